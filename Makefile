@@ -1,0 +1,40 @@
+# The two commands the README opens with: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test test-all bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed-base: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $@
+
+demo: $(VENV)/.installed-base
+	$(BIN)/python examples/seeds.py
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+# The suite on every CPython 3.10-3.13 found (pyenv's or on PATH), each in its own venv.
+test-all:
+	@for v in 3.10 3.11 3.12 3.13; do \
+	  py=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v.*/bin/python 2>/dev/null | tail -n 1); \
+	  if [ -z "$$py" ]; then echo "== python$$v: not found, skipped"; continue; fi; \
+	  echo "== python$$v ($$py)"; \
+	  $(MAKE) --no-print-directory test PYTHON=$$py VENV=.venv-$$v || exit 1; \
+	done
+
+bench: $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .venv-3.* build *.egg-info

@@ -1,0 +1,19 @@
+"""srcad: reverse-mode automatic differentiation of NumPy code by source transformation.
+
+    @srcad.differentiable
+    def f(x, M):
+        return np.tanh(x @ M).sum()
+
+    f.grad(x, M); f.adjoint(x, M, v); y, pullback = f.vjp(x, M); srcad.show(f)
+"""
+from . import rules as _rules  # noqa: F401  (fills the rule tables)
+from .api import adjoint, differentiable, grad, show, value_and_grad, vjp
+from .errors import (CotangentError, NoRuleError, SourceUnavailableError, SrcadError, SrcadSyntaxError,
+                     UserCodeError)
+
+__all__ = [
+    "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show",
+    "SrcadError", "SrcadSyntaxError", "NoRuleError", "SourceUnavailableError", "CotangentError",
+    "UserCodeError",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,124 @@
+"""Small gast helpers shared by the passes: building, copying, renaming, printing."""
+import copy
+import re
+
+import astor
+import gast
+
+_ANNO = "_srcad_anno"
+
+
+def anno(node, key, default=None):
+    return getattr(node, _ANNO, {}).get(key, default)
+
+
+def set_anno(node, key, value):
+    annos = getattr(node, _ANNO, None)
+    if annos is None:
+        annos = {}
+        setattr(node, _ANNO, annos)
+    annos[key] = value
+    return node
+
+
+def load(name):
+    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+
+
+def store(name):
+    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+
+
+def const(value):
+    return gast.Constant(value=value, kind=None)
+
+
+def assign(target, value):
+    if isinstance(target, str):
+        target = store(target)
+    return gast.Assign(targets=[target], value=value, type_comment=None)
+
+
+def is_atom(node):
+    """Names and literal constants: what A-normal form allows as an operand."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return isinstance(node.operand, gast.Constant)
+    if isinstance(node, gast.Tuple):
+        return all(isinstance(e, gast.Constant) for e in node.elts)
+    return False
+
+
+def parse_expr(src):
+    return gast.parse(src.strip()).body[0].value
+
+
+def parse_stmts(src):
+    return gast.parse(src).body
+
+
+def deepcopy(node):
+    """Copy a tree, keeping srcad annotations (resolved objects are shared, not copied)."""
+    memo = {}
+    for sub in gast.walk(node):
+        annos = getattr(sub, _ANNO, None)
+        if annos:
+            for value in annos.values():
+                memo[id(value)] = value
+    return copy.deepcopy(node, memo)
+
+
+def names_read(node):
+    """Names a tree loads."""
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def names_stored(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def all_names(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name)}
+
+
+class _Renamer(gast.NodeTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit_Name(self, node):
+        new = self.mapping.get(node.id)
+        if new is None:
+            return node
+        if isinstance(new, str):
+            node.id = new
+            return node
+        return deepcopy(new)
+
+
+def replace_names(node, mapping):
+    """Replace names by other names (str values) or by copies of expressions (node values)."""
+    return _Renamer(mapping).visit(node)
+
+
+COMMENT_MARK = "#srcad-comment: "
+
+
+def comment(text):
+    """A statement that prints as a ``# text`` comment line."""
+    return gast.Expr(value=const(COMMENT_MARK + " ".join(text.split())))
+
+
+_COMMENT_LINE = re.compile(r"^(\s*)('''|\"\"\"|['\"])" + re.escape(COMMENT_MARK) + r"(.*?)\2\s*$", re.M)
+
+
+def to_source(node):
+    """Python source for a gast tree, with comment markers turned into comments."""
+    if isinstance(node, list):
+        node = gast.Module(body=node, type_ignores=[])
+    text = astor.to_source(gast.gast_to_ast(gast.fix_missing_locations(node)))
+    return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_unescape(m.group(3), m.group(2))}", text)
+
+
+def _unescape(text, quote):
+    return text.replace("\\" + quote[0], quote[0]).replace("\\\\", "\\")

@@ -1,0 +1,98 @@
+"""Code generation: from the finished joint adjoint to Python source.
+
+Three functions come out of one joint adjoint ``f_adjoint(*params, v=None)``:
+``f_adjoint`` itself (forward and reverse sweeps in one call), and the split pair
+``f_forward(*params) -> (y, saved)`` / ``f_backward(saved, v=None) -> grads`` that
+``vjp`` uses so one forward sweep can serve many cotangents. ``f_backward`` copies the
+value stacks and the arrays it restores in place, so it can be called again.
+"""
+import dataclasses
+
+import gast
+
+from . import astutil as A
+
+
+@dataclasses.dataclass
+class Generated:
+    name: str
+    joint_source: str
+    forward_source: str
+    backward_source: str
+    module_source: str
+    closure: dict  # name -> object the generated functions close over
+    filename: str = ""
+    functions: tuple = ()
+
+
+def _stored_names(stmts):
+    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+
+
+def _read_names(stmts):
+    return A.names_read(gast.Module(body=stmts, type_ignores=[]))
+
+
+def _mutated_in_reverse(stmts):
+    """Names whose contents the reverse sweep changes in place (element restores, pops)."""
+    names = set()
+    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            base = s.targets[0].value
+            if isinstance(base, gast.Name):
+                names.add(base.id)
+        elif (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+              and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "pop"
+              and isinstance(s.value.func.value, gast.Name)):
+            names.add(s.value.func.value.id)
+    return names
+
+
+def codegen(node, source, module):
+    """Sources for the joint adjoint and the forward/backward pair; see module doc."""
+    n = A.anno(node, "n_forward")
+    fwd, rev = node.body[:n], node.body[n:]
+    params = A.anno(node, "params")
+    out = A.anno(node, "output")
+    namer = A.anno(node, "namer")
+    cot = A.anno(node, "cotangent")
+    base = source.fn.__name__ if source.fn.__name__ != "<lambda>" else "lambda_"
+    joint = node
+    joint.name = f"{base}_adjoint"
+    joint.args.defaults = list(source.node.args.defaults) + [A.const(None)]
+
+    defined = set(params) | _stored_names(fwd)
+    adjoint_names = _stored_names(rev) - defined
+    live = sorted((_read_names(rev) & defined) - adjoint_names | ({out.id} & defined if isinstance(out, gast.Name) else set()))
+    live = sorted(set(live))
+    saved = namer.unique("_saved")
+    forward_body = [A.deepcopy(s) for s in fwd]
+    pack = gast.Tuple(elts=[A.load(x) for x in live], ctx=gast.Load())
+    forward_body.append(gast.Return(value=gast.Tuple(elts=[A.deepcopy(out), pack], ctx=gast.Load())))
+    forward = gast.FunctionDef(
+        name=f"{base}_forward", args=gast.arguments(
+            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in params],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=list(source.node.args.defaults)),
+        body=forward_body, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    backward_body = []
+    if live:
+        unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
+        backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
+    from . import runtime
+
+    copy_value = module.ref("copy_value", runtime.copy_value)
+    for name in sorted(set(A.anno(node, "stacks") or ()) | (_mutated_in_reverse(rev) & set(live))):
+        if name in live:
+            backward_body.append(A.assign(name, gast.Call(func=A.load(copy_value), args=[A.load(name)], keywords=[])))
+    backward_body += [A.deepcopy(s) for s in rev]
+    backward = gast.FunctionDef(
+        name=f"{base}_backward", args=gast.arguments(
+            args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
+                  gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
+            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
+        body=backward_body, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    joint_source = A.to_source(joint)
+    forward_source = A.to_source(forward)
+    backward_source = A.to_source(backward)
+    return module.finish(base, joint_source, forward_source, backward_source)

@@ -1,0 +1,47 @@
+"""Errors srcad raises. Each one names the user's file and line and says what to do."""
+
+
+class SrcadError(Exception):
+    """Base class of every error srcad raises on purpose."""
+
+
+def _where(filename, lineno):
+    if filename is None:
+        return ""
+    return f"{filename}:{lineno}: " if lineno else f"{filename}: "
+
+
+class SrcadSyntaxError(SyntaxError, SrcadError):
+    """Python that srcad cannot differentiate (yet), at the user's file and line.
+
+    It is a ``SyntaxError``, so tracebacks show the offending line with a caret.
+    """
+
+    def __init__(self, message, filename=None, lineno=None, offset=None, text=None):
+        super().__init__(message, (filename, lineno, (offset or 0) + 1, text))
+        self.message = message
+
+    def __str__(self):
+        text = f"\n    {self.text.strip()}" if self.text else ""
+        return f"{_where(self.filename, self.lineno)}{self.message}{text}"
+
+
+class NoRuleError(SrcadError, LookupError):
+    """A call to a function that has no derivative rule and no Python source."""
+
+
+class SourceUnavailableError(SrcadError, OSError):
+    """The function's source code cannot be read (interactive session, exec, C code)."""
+
+
+class CotangentError(SrcadError, ValueError):
+    """A cotangent whose structure or shape does not match the function's output."""
+
+
+class UserCodeError(SrcadError):
+    """A construct srcad understands but cannot differentiate correctly as written."""
+
+    def __init__(self, message, filename=None, lineno=None):
+        super().__init__(f"{_where(filename, lineno)}{message}")
+        self.filename = filename
+        self.lineno = lineno

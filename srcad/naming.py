@@ -1,0 +1,40 @@
+"""Deterministic names for everything srcad generates.
+
+The convention (documented in docs/generated-code.md):
+
+- ``_t1, _t2, ...``      A-normal-form temporaries, numbered in source order.
+- ``dx``                 the adjoint of ``x`` (``d_x`` if the function already uses ``dx``).
+- ``x_dot``              the tangent of ``x`` in forward mode.
+- ``_x_stack``           values of ``x`` saved inside loops; ``_x_1`` saved outside loops.
+- ``_range1``, ``_seq1`` loop helpers; ``_n1`` trip counts; ``_skip1``/``_stop1`` break flags.
+- ``<fn>_<name>``        locals of a helper function inlined into its caller.
+"""
+
+
+class Namer:
+    """Hands out fresh names that never collide with the user's or with each other."""
+
+    def __init__(self, taken=()):
+        self.taken = set(taken)
+        self.counters = {}
+
+    def reserve(self, names):
+        self.taken.update(names)
+
+    def fresh(self, base):
+        """``_t`` -> ``_t1``, ``_t2``, ...; numbering is per base, so output is deterministic."""
+        n = self.counters.get(base, 0)
+        while True:
+            n += 1
+            name = f"{base}{n}"
+            if name not in self.taken:
+                self.counters[base] = n
+                self.taken.add(name)
+                return name
+
+    def unique(self, name):
+        """``name`` itself if free, else ``name_``, ``name__``, ..."""
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name

@@ -1,0 +1,1 @@
+"""The compiler's passes, one module each; ``srcad.pipeline`` lists them in order."""

@@ -1,0 +1,111 @@
+"""Call resolution: bind every call in a function to the Python object it calls."""
+import gast
+
+from ..astutil import anno, set_anno
+
+
+class Callee:
+    """What a call site calls: a known object, a method of a local value, or a local function."""
+
+    __slots__ = ("kind", "obj", "name")
+
+    def __init__(self, kind, obj=None, name=None):
+        self.kind, self.obj, self.name = kind, obj, name
+
+    def __repr__(self):
+        return f"Callee({self.kind}, {self.name or self.obj!r})"
+
+
+def local_names(fn_node):
+    """Names bound inside ``fn_node``'s own scope: parameters, assignments, loop targets, defs."""
+    names = {a.id for a in fn_node.args.args + fn_node.args.kwonlyargs + fn_node.args.posonlyargs}
+    for extra in (fn_node.args.vararg, fn_node.args.kwarg):
+        if extra is not None:
+            names.add(extra.id)
+    stack = list(fn_node.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, gast.FunctionDef):
+            names.add(node.name)
+            continue  # its body is its own scope
+        if isinstance(node, gast.Lambda):
+            continue
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        stack.extend(gast.iter_child_nodes(node))
+    return names
+
+
+def _dotted(node):
+    """``a.b.c`` as ['a', 'b', 'c'], or None for anything that is not a plain dotted name."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    parts.append(node.id)
+    return parts[::-1]
+
+
+def resolve_calls(node, source, local_functions=()):
+    """Annotate each ``gast.Call`` in ``node`` with a ``Callee`` under the key ``"callee"``.
+
+    Afterwards every call is one of: ``Callee("object", obj)`` for a name or dotted name
+    that resolves through the function's closure, globals and builtins (``np.sin`` becomes
+    the real ``numpy.sin``); ``Callee("method", name=...)`` for a method of a local value
+    (``x.sum``); ``Callee("local", name=...)`` for a function defined inside the function.
+    A name that resolves nowhere raises ``SrcadSyntaxError`` at its line.
+
+    >>> import gast, numpy as np
+    >>> from srcad.source import capture
+    >>> def f(x):
+    ...     return np.sin(x).sum()
+    >>> src = capture(f)
+    >>> tree = resolve_calls(src.node, src)
+    >>> calls = [n for n in gast.walk(tree) if isinstance(n, gast.Call)]
+    >>> sorted(str(anno(c, "callee")) for c in calls)
+    ["Callee(method, 'sum')", "Callee(object, 'np.sin')"]
+    """
+    locals_ = local_names(node)
+    local_functions = set(local_functions) | {
+        n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef) and n is not node
+    }
+    local_functions |= {
+        t.id
+        for n in gast.walk(node)
+        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
+        for t in n.targets
+        if isinstance(t, gast.Name)
+    }
+    for call in gast.walk(node):
+        if not isinstance(call, gast.Call) or anno(call, "callee") is not None:
+            continue
+        parts = _dotted(call.func)
+        if parts is None:
+            if isinstance(call.func, gast.Attribute):
+                set_anno(call, "callee", Callee("method", name=call.func.attr))
+                continue
+            raise source.syntax_error(
+                "srcad cannot tell which function this call calls; call a named function", call
+            )
+        root = parts[0]
+        if root in local_functions and len(parts) == 1:
+            set_anno(call, "callee", Callee("local", name=root))
+        elif root in locals_:
+            if len(parts) == 1:
+                raise source.syntax_error(
+                    f"'{root}' is a local variable, so srcad cannot tell which function it holds; "
+                    "call the function by its global name, or define it with def in this function",
+                    call,
+                )
+            set_anno(call, "callee", Callee("method", name=parts[-1]))
+        else:
+            try:
+                obj = source.lookup(root)
+                for attr in parts[1:]:
+                    obj = getattr(obj, attr)
+            except (KeyError, AttributeError):
+                raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
+            set_anno(call, "callee", Callee("object", obj=obj, name=".".join(parts)))
+    return node

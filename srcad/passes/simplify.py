@@ -1,0 +1,145 @@
+"""Simplification: drop adjoint code that has no effect.
+
+Afterwards the reverse sweep has no loop or branch whose body only restores values no
+other reverse code reads, no trip counter that no loop reads, no ``pass`` beside other
+statements and no comment that introduces nothing. First accumulations are already plain
+assignments (the reverse pass tracks which adjoints are still zero).
+
+>>> import gast
+>>> from srcad.astutil import parse_stmts, to_source, set_anno
+>>> fn = parse_stmts('''
+... def f_adjoint(x, v=None):
+...     pass
+...     return x
+... ''')[0]
+>>> _ = set_anno(fn, "n_forward", 1)
+>>> print(to_source(simplify(fn)).strip())
+def f_adjoint(x, v=None):
+    return x
+"""
+import gast
+
+from .. import astutil as A
+
+
+def _is_placeholder(s):
+    return A.anno(s, "save") is not None or A.anno(s, "restore") is not None
+
+
+def _is_comment(s):
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
+            and isinstance(s.value.value, str) and s.value.value.startswith(A.COMMENT_MARK))
+
+
+def _reads(stmts):
+    names = set()
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.stmt) and _is_placeholder(n):
+                continue
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                names.add(n.id)
+    return names
+
+
+def _placeholder_vars(stmts):
+    return {A.anno(n, "restore").var for s in stmts for n in gast.walk(s)
+            if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None}
+
+
+def _only_placeholders(stmts):
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.For)):
+            if not _only_placeholders(s.body + s.orelse):
+                return False
+        elif not (_is_placeholder(s) or _is_comment(s) or isinstance(s, gast.Pass)):
+            return False
+    return True
+
+
+def _prune(stmts, needed, removed_sites):
+    out = []
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.For)) and _only_placeholders([s]) and not (_placeholder_vars([s]) & needed):
+            for n in gast.walk(s):
+                if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None:
+                    removed_sites.add(A.anno(n, "restore").id)
+            continue
+        if isinstance(s, (gast.If, gast.For)):
+            s.body = _prune(s.body, needed, removed_sites)
+            s.orelse = _prune(s.orelse, needed, removed_sites)
+        out.append(s)
+    return out
+
+
+def _drop_forward(stmts, dead_vars, removed_sites):
+    out = []
+    for s in stmts:
+        save = A.anno(s, "save")
+        if save is not None and save.id in removed_sites:
+            continue
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in dead_vars:
+            continue
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = _drop_forward(s.body, dead_vars, removed_sites)
+            s.orelse = _drop_forward(s.orelse, dead_vars, removed_sites)
+        out.append(s)
+    return out
+
+
+def tidy(stmts):
+    """Remove ``pass`` beside other statements and comments that introduce nothing."""
+    out = []
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = tidy(s.body) or [gast.Pass()]
+            s.orelse = tidy(s.orelse)
+            if isinstance(s, gast.If) and all(isinstance(b, gast.Pass) for b in s.body) and s.orelse:
+                s.test = gast.UnaryOp(op=gast.Not(), operand=s.test)
+                s.body, s.orelse = s.orelse, []
+        out.append(s)
+    out = [s for s in out if not isinstance(s, gast.Pass)] or ([gast.Pass()] if out else [])
+    kept = []
+    for i, s in enumerate(out):
+        if _is_comment(s) and (i + 1 == len(out) or _is_comment(out[i + 1])):
+            continue
+        kept.append(s)
+    return kept
+
+
+def simplify(node):
+    """Remove adjoint code without effect from the joint adjoint ``node``; see module doc."""
+    n = A.anno(node, "n_forward")
+    fwd, rev = node.body[:n], node.body[n:]
+    counters = {s.targets[0].id for s in gast.walk(gast.Module(body=fwd, type_ignores=[]))
+                if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
+    removed_sites = set()
+    while True:
+        needed = _reads(rev)
+        before = len(removed_sites)
+        rev = _prune(rev, needed, removed_sites)
+        if len(removed_sites) == before:
+            break
+    dead_counters = counters - _reads(rev)
+    for s in gast.walk(gast.Module(body=rev, type_ignores=[])):
+        if isinstance(s, gast.stmt) and A.anno(s, "restore") is not None and A.anno(s, "restore").var in dead_counters:
+            removed_sites.add(A.anno(s, "restore").id)
+    rev = _drop_restores(rev, removed_sites)
+    fwd = _drop_forward(fwd, dead_counters, removed_sites)
+    fwd, rev = tidy(fwd), tidy(rev)
+    node.body = fwd + rev
+    A.set_anno(node, "n_forward", len(fwd))
+    return node
+
+
+def _drop_restores(stmts, removed_sites):
+    out = []
+    for s in stmts:
+        restore = A.anno(s, "restore")
+        if restore is not None and restore.id in removed_sites:
+            continue
+        if isinstance(s, (gast.If, gast.For)):
+            s.body = _drop_restores(s.body, removed_sites)
+            s.orelse = _drop_restores(s.orelse, removed_sites)
+        out.append(s)
+    return out

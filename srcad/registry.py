@@ -1,0 +1,158 @@
+"""Derivative rules as data: tables keyed by the real Python object (``numpy.sin``),
+by a method or attribute name of arrays (``"sum"``, ``"T"``), or by a gast node type
+(``gast.Mult``), each filled by a decorator. Registering a key twice is an error.
+
+A rule is a template function whose body reads like the math::
+
+    @register_vjp(np.sin)
+    def sin(y, x):
+        d[x] += d[y] * np.cos(x)
+
+The first parameter names the call's result; the others bind like the call's own
+parameters, defaults included. ``d[x]`` is the adjoint of whatever variable ``x`` is
+bound to (``t[x]`` its tangent in forward-mode rules); a statement that would update the
+adjoint of a constant or of a value that does not need one is dropped.
+"""
+import builtins
+import inspect
+import textwrap
+
+import gast
+
+from . import astutil as A
+from .errors import SrcadError
+
+VJP = {}  # key -> Rule
+JVP = {}
+NONDIFFERENTIABLE = {}  # key -> reason (str)
+#: array methods and attributes that stand for a function of the array: "sum" -> np.sum
+METHODS = {}
+ATTRIBUTES = {}
+NONDIFF_METHODS = set()
+NONDIFF_ATTRIBUTES = set()
+
+
+class Rule:
+    """A parsed rule template: its parameters, defaults, body and the globals it uses."""
+
+    def __init__(self, key, fn, marker):
+        self.key = key
+        self.fn = fn
+        self.marker = marker
+        sig = inspect.signature(fn)
+        params = list(sig.parameters.values())
+        self.result = params[0].name
+        self.params = params[1:]
+        self.filename = inspect.getsourcefile(fn)
+        source, self.lineno = inspect.getsourcelines(fn)
+        tree = gast.parse(textwrap.dedent("".join(source)))
+        fdef = tree.body[0]
+        body = fdef.body
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+            body = body[1:]  # docstring
+        self.body = body
+        local = {p.name for p in params} | A.names_stored(gast.Module(body=body, type_ignores=[])) | {marker}
+        self._global_names = sorted(A.names_read(gast.Module(body=body, type_ignores=[])) - local)
+        self._globals = None
+        self.locals = sorted(A.names_stored(gast.Module(body=body, type_ignores=[])) - {p.name for p in params})
+
+    @property
+    def globals(self):
+        """The module-level names the template uses (helpers may be defined after the rule)."""
+        if self._globals is None:
+            builtin_names = set(dir(builtins))
+            found = {}
+            for name in self._global_names:
+                if name in self.fn.__globals__:
+                    found[name] = self.fn.__globals__[name]
+                elif name not in builtin_names:
+                    raise SrcadError(f"{self.filename}:{self.lineno}: rule for {describe(self.key)} "
+                                     f"uses unknown name {name!r}")
+            self._globals = found
+        return self._globals
+
+    def __repr__(self):
+        return f"<{self.marker}-rule for {describe(self.key)} at {self.filename}:{self.lineno}>"
+
+
+def describe(key):
+    if isinstance(key, type) and issubclass(key, gast.AST):
+        return f"the operator {key.__name__}"
+    if isinstance(key, tuple):
+        return f"the {key[0]} .{key[1]}"
+    module = getattr(key, "__module__", None) or ""
+    name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
+    if module in ("builtins", ""):
+        return name
+    return f"{module}.{name}"
+
+
+def _register(table, key, rule, what):
+    try:
+        existing = table.get(key)
+    except TypeError:
+        raise SrcadError(f"cannot register a {what} rule for unhashable {key!r}") from None
+    if existing is not None:
+        raise SrcadError(f"a {what} rule for {describe(key)} is already registered ({existing})")
+    table[key] = rule
+
+
+def _distinct(keys):
+    """Aliases such as ``np.abs`` and ``np.absolute`` are one object: register it once."""
+    out = []
+    for key in keys:
+        if not any(key is k for k in out):
+            out.append(key)
+    return out
+
+
+def register_vjp(*keys):
+    """Register a reverse-mode rule (template) for each of ``keys``."""
+
+    def decorate(fn):
+        for key in _distinct(keys):
+            _register(VJP, key, Rule(key, fn, "d"), "vjp")
+        return fn
+
+    return decorate
+
+
+def register_jvp(*keys):
+    """Register a forward-mode rule (template) for each of ``keys``."""
+
+    def decorate(fn):
+        for key in _distinct(keys):
+            _register(JVP, key, Rule(key, fn, "t"), "jvp")
+        return fn
+
+    return decorate
+
+
+def register_method(name, function):
+    """``x.name(...)`` on an array is differentiated as ``function(x, ...)``."""
+    _register(METHODS, name, function, "method")
+
+
+def register_attribute(name, function):
+    """``x.name`` on an array is differentiated as ``function(x)``."""
+    _register(ATTRIBUTES, name, function, "attribute")
+
+
+def register_nondifferentiable(*keys, reason="its output does not depend smoothly on its input"):
+    """Calls to ``keys`` produce values that carry no derivative (shapes, indices, flags)."""
+    for key in _distinct(keys):
+        _register(NONDIFFERENTIABLE, key, reason, "non-differentiable")
+
+
+def is_nondifferentiable(key):
+    try:
+        return key in NONDIFFERENTIABLE
+    except TypeError:
+        return False
+
+
+def lookup(table, key):
+    try:
+        return table.get(key)
+    except TypeError:
+        return None

@@ -1,0 +1,3 @@
+"""srcad's own derivative rules, one module per namespace. Importing this package fills
+the tables in ``srcad.registry``."""
+from . import operators, numpy_core, builtin_rules, methods, nondifferentiable  # noqa: F401

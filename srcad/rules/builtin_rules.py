@@ -1,0 +1,80 @@
+"""Rules for Python builtins used on numbers and arrays."""
+import builtins
+
+import numpy as np
+
+from ..registry import register_vjp
+from ..runtime import sum_grad, unbroadcast
+
+
+@register_vjp(builtins.sum)
+def sum_(y, iterable, start=0):
+    d[iterable] += sum_grad(d[y], iterable)
+    d[start] += unbroadcast(d[y], start)
+
+
+@register_vjp(builtins.abs)
+def abs_(y, x):
+    d[x] += d[y] * np.sign(x)
+
+
+@register_vjp(builtins.float, builtins.complex)
+def float_(y, x=0.0):
+    d[x] += d[y]
+
+
+@register_vjp(builtins.max)
+def max_(y, a, *rest, key=None, default=None):
+    """Over an iterable or over arguments; the first maximal item gets the cotangent."""
+    if rest:
+        d[a] += d[y] * (a is y)
+        for r in rest:
+            d[r] += d[y] * (r is y and a is not y)
+    else:
+        d[a] += pick_grad(d[y], a, y)
+
+
+@register_vjp(builtins.min)
+def min_(y, a, *rest, key=None, default=None):
+    """Over an iterable or over arguments; the first minimal item gets the cotangent."""
+    if rest:
+        d[a] += d[y] * (a is y)
+        for r in rest:
+            d[r] += d[y] * (r is y and a is not y)
+    else:
+        d[a] += pick_grad(d[y], a, y)
+
+
+def pick_grad(g, items, chosen):
+    """The adjoint of ``max(items)``/``min(items)``: all of it to the first chosen item."""
+    if isinstance(items, (list, tuple)):
+        out = [0.0 * g for _ in items]
+        out[next(i for i, v in enumerate(items) if v is chosen or v == chosen)] = g
+        return out
+    items = np.asarray(items)
+    out = np.zeros(items.shape, np.result_type(items.dtype, np.float64))
+    out[int(np.argmax(items == chosen))] = g
+    return out
+
+
+@register_vjp(builtins.list, builtins.tuple)
+def list_(y, iterable=()):
+    d[iterable] += list_grad(d[y], iterable)
+
+
+def list_grad(g, iterable):
+    """The adjoint of ``list(x)``: back to an array if ``x`` was one."""
+    if isinstance(iterable, np.ndarray):
+        return np.asarray(g).reshape(iterable.shape)
+    return list(g)
+
+
+@register_vjp(builtins.reversed)
+def reversed_(y, seq):
+    d[seq] += reversed_grad(d[y], seq)
+
+
+def reversed_grad(g, seq):
+    if isinstance(seq, np.ndarray):
+        return np.asarray(g)[::-1]
+    return list(g)[::-1]

@@ -1,0 +1,58 @@
+"""Rules for Python's operators, keyed by gast node type."""
+import gast
+import numpy as np
+
+from ..registry import register_vjp
+from ..runtime import matmul_dx, matmul_dy, unbroadcast
+
+
+@register_vjp(gast.Add, np.add)
+def add(z, x, y):
+    d[x] += unbroadcast(d[z], x)
+    d[y] += unbroadcast(d[z], y)
+
+
+@register_vjp(gast.Sub, np.subtract)
+def subtract(z, x, y):
+    d[x] += unbroadcast(d[z], x)
+    d[y] += unbroadcast(-d[z], y)
+
+
+@register_vjp(gast.Mult, np.multiply)
+def multiply(z, x, y):
+    d[x] += unbroadcast(d[z] * y, x)
+    d[y] += unbroadcast(d[z] * x, y)
+
+
+@register_vjp(gast.Div, np.divide)
+def divide(z, x, y):
+    d[x] += unbroadcast(d[z] / y, x)
+    d[y] += unbroadcast(-d[z] * z / y, y)
+
+
+@register_vjp(gast.Pow, np.power)
+def power(z, x, y):
+    d[x] += unbroadcast(d[z] * y * x ** (y - 1), x)
+    d[y] += unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
+
+
+@register_vjp(gast.MatMult, np.matmul)
+def matmul(z, x, y):
+    d[x] += matmul_dx(d[z], x, y)
+    d[y] += matmul_dy(d[z], x, y)
+
+
+@register_vjp(gast.USub, np.negative)
+def negative(y, x):
+    d[x] += -d[y]
+
+
+@register_vjp(gast.UAdd, np.positive)
+def positive(y, x):
+    d[x] += d[y]
+
+
+@register_vjp(gast.Mod, np.mod)
+def mod(z, x, y):
+    d[x] += unbroadcast(d[z], x)
+    d[y] += unbroadcast(-d[z] * np.floor_divide(x, y), y)

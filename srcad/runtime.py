@@ -1,0 +1,353 @@
+"""Helpers that generated code calls. Each is small, documented and has rules of its own
+(see ``srcad/rules/runtime_rules.py``), so generated code can itself be differentiated.
+"""
+import numbers
+
+import numpy as np
+
+from .errors import CotangentError
+
+_CONTAINERS = (list, tuple, dict)
+
+
+def shape_of(x):
+    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting); ``g`` if it fits."""
+    gshape = g.shape if isinstance(g, np.ndarray) else np.shape(g)
+    xshape = x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    if gshape == xshape:
+        return g
+    extra = len(gshape) - len(xshape)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    if not xshape:
+        return g[()] if isinstance(g, np.ndarray) else g
+    return np.broadcast_to(g, xshape) if g.shape != xshape else g
+
+
+def _grad_dtype(x):
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.inexact):
+        return dtype
+    return np.float64
+
+
+def zeros_like(x):
+    """A zero adjoint for ``x``: float zeros of its shape (lists, tuples and dicts of them)."""
+    if isinstance(x, dict):
+        return {k: zeros_like(v) for k, v in x.items()}
+    if isinstance(x, _CONTAINERS):
+        return [zeros_like(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, _grad_dtype(x))
+    if isinstance(x, np.generic):
+        return _grad_dtype(x).type(0) if hasattr(_grad_dtype(x), "type") else 0.0
+    return 0.0
+
+
+def copy_grad(g):
+    """A private copy of an adjoint so it can be updated in place."""
+    if isinstance(g, np.ndarray):
+        return g.copy()
+    if isinstance(g, dict):
+        return {k: copy_grad(v) for k, v in g.items()}
+    if isinstance(g, _CONTAINERS):
+        return [copy_grad(v) for v in g]
+    return g
+
+
+def add_grads(a, b):
+    """``a + b`` for adjoints, where None is zero and containers add item by item."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = add_grads(out.get(k), v)
+        return out
+    if isinstance(a, _CONTAINERS):
+        return [add_grads(u, v) for u, v in zip(a, b)]
+    return a + b
+
+
+def copy_value(v):
+    """A snapshot of a value about to be overwritten in place (lists and dicts: shallow)."""
+    if isinstance(v, (np.ndarray, list, dict)):
+        return v.copy()
+    return v
+
+
+def as_real(x):
+    """Integer arguments that are differentiated are treated as real (float64)."""
+    if isinstance(x, np.ndarray):
+        return x if x.dtype.kind in "fc" else x.astype(np.float64)
+    if isinstance(x, (bool, np.bool_)):
+        return x
+    if isinstance(x, numbers.Integral):
+        return float(x)
+    if isinstance(x, _CONTAINERS):
+        items = x.items() if isinstance(x, dict) else enumerate(x)
+        if any(isinstance(v, (numbers.Integral, np.ndarray, *_CONTAINERS)) for _, v in items):
+            if isinstance(x, dict):
+                return {k: as_real(v) for k, v in x.items()}
+            return type(x)(as_real(v) for v in x)
+    return x
+
+
+def finish(g, x):
+    """The gradient returned for argument ``x``: its shape, its type, zeros for None."""
+    if g is None:
+        g = zeros_like(x)
+    if isinstance(x, dict):
+        return {k: finish(g.get(k) if isinstance(g, dict) else None, v) for k, v in x.items()}
+    if isinstance(x, _CONTAINERS):
+        items = [finish(gi, xi) for gi, xi in zip(g, x)]
+        return tuple(items) if isinstance(x, tuple) else items
+    if isinstance(x, np.ndarray):
+        g = np.asarray(g)
+        if g.shape != x.shape:
+            g = unbroadcast(np.broadcast_to(g, np.broadcast_shapes(g.shape, x.shape)), x)
+            g = np.asarray(g)
+        dtype = _grad_dtype(x)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        elif not g.flags.writeable or g.base is not None:
+            g = g.copy()  # never hand out a view of the cotangent or a read-only broadcast
+        return g
+    if isinstance(x, np.generic):
+        return _grad_dtype(x).type(np.asarray(g).sum() if np.ndim(g) else g)
+    if isinstance(x, (numbers.Real, bool)):
+        return float(np.sum(g)) if np.ndim(g) else float(g)
+    return g
+
+
+def cotangent(v, y):
+    """Check a cotangent ``v`` against the output ``y`` and return it shaped like ``y``.
+
+    ``v=None`` means 1 for a scalar output and is an error otherwise.
+    """
+    if v is None:
+        return default_cotangent(y)
+    if isinstance(y, _CONTAINERS):
+        if isinstance(y, dict):
+            if not isinstance(v, dict) or set(v) != set(y):
+                raise CotangentError(f"the output is a dict with keys {sorted(y)}; pass v as a dict with the same keys")
+            return {k: cotangent(v[k], y[k]) for k in y}
+        if not isinstance(v, _CONTAINERS) or len(v) != len(y):
+            raise CotangentError(
+                f"the output is a {type(y).__name__} of {len(y)} values; pass v as a tuple of {len(y)} cotangents"
+            )
+        return [cotangent(vi, yi) for vi, yi in zip(v, y)]
+    yshape = shape_of(y)
+    vshape = shape_of(v)
+    if vshape != yshape:
+        if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
+            return np.reshape(v, yshape) if yshape else np.asarray(v).reshape(())[()]
+        raise CotangentError(
+            f"the cotangent v has shape {vshape} but the output has shape {yshape}; "
+            "pass v with the output's shape"
+        )
+    return v
+
+
+def default_cotangent(y):
+    """v = 1 for a scalar output; an error that says to pass v otherwise."""
+    if isinstance(y, _CONTAINERS) or np.size(y) != 1:
+        shape = f"a {type(y).__name__}" if isinstance(y, _CONTAINERS) else f"shape {shape_of(y)}"
+        raise CotangentError(
+            f"the output has {shape}, so a gradient can only be implicitly taken for a scalar output; "
+            "pass the cotangent v (vector-Jacobian product) explicitly"
+        )
+    if isinstance(y, np.ndarray):
+        return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
+    if isinstance(y, np.generic) and y.dtype.kind in "fc":
+        return y.dtype.type(1)
+    return 1.0
+
+
+def sum_to_reduced(g, x, axis, keepdims):
+    """The adjoint of a reduction over ``axis``: ``g`` broadcast back to ``x``'s shape."""
+    xshape = shape_of(x)
+    if axis is None:
+        return np.broadcast_to(g, xshape)
+    if not keepdims:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        ndim = len(xshape)
+        g = np.expand_dims(g, tuple(a % ndim for a in axes))
+    return np.broadcast_to(g, xshape)
+
+
+def expand_reduced(r, x, axis, keepdims):
+    """A reduction's result reshaped so it broadcasts against ``x`` (for max/min masks)."""
+    if axis is None or keepdims:
+        return r
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return np.expand_dims(r, tuple(a % np.ndim(x) for a in axes))
+
+
+def scatter_add(buffer, index, g):
+    """``buffer[index] += g`` where repeated integer indices accumulate."""
+    if _has_int_array(index):
+        np.add.at(buffer, index, g)
+    else:
+        buffer[index] += g
+
+
+def _has_int_array(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    for p in parts:
+        if isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu":
+            return True
+    return False
+
+
+def unstack(g, axis=0):
+    """The pieces that ``np.stack(pieces, axis)`` joined, as a list."""
+    return list(np.moveaxis(g, axis, 0))
+
+
+def matmul_dx(g, x, y):
+    """The adjoint of ``x`` in ``x @ y`` (1-D operands and batch broadcasting included)."""
+    return _matmul_grads(g, x, y, 0)
+
+
+def matmul_dy(g, x, y):
+    """The adjoint of ``y`` in ``x @ y``."""
+    return _matmul_grads(g, x, y, 1)
+
+
+def _matmul_grads(g, x, y, which):
+    x = np.asarray(x)
+    y = np.asarray(y)
+    g = np.asarray(g)
+    if x.ndim == 2 and y.ndim == 2:
+        return g @ y.T if which == 0 else x.T @ g
+    if x.ndim == 1 and y.ndim == 1:
+        return g * y if which == 0 else g * x
+    x2 = x[None, :] if x.ndim == 1 else x
+    y2 = y[:, None] if y.ndim == 1 else y
+    if x.ndim == 1:
+        g = np.expand_dims(g, -2)
+    if y.ndim == 1:
+        g = np.expand_dims(g, -1)
+    if which == 0:
+        grad = g @ np.swapaxes(y2, -1, -2)
+        return unbroadcast(grad, x2).reshape(x.shape)
+    grad = np.swapaxes(x2, -1, -2) @ g
+    return unbroadcast(grad, y2).reshape(y.shape)
+
+
+def _einsum_parse(subscripts, shapes):
+    """Explicit per-operand letter strings and the output string, ellipses expanded."""
+    subscripts = subscripts.replace(" ", "")
+    if "->" in subscripts:
+        ins, out = subscripts.split("->")
+    else:
+        ins, out = subscripts, None
+    ins = ins.split(",")
+    used = set("".join(ins).replace(".", ""))
+    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
+    ell_len = 0
+    for term, shape in zip(ins, shapes):
+        if "..." in term:
+            ell_len = max(ell_len, len(shape) - (len(term) - 3))
+    ell = "".join(free[:ell_len])
+    expanded = []
+    for term, shape in zip(ins, shapes):
+        if "..." in term:
+            n = len(shape) - (len(term) - 3)
+            term = term.replace("...", ell[ell_len - n:] if n else "")
+        expanded.append(term)
+    if out is None:
+        letters = "".join(expanded)
+        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell))
+    else:
+        out = out.replace("...", ell)
+    return expanded, out
+
+
+def einsum_grad(subscripts, index, g, *operands):
+    """The adjoint of operand ``index`` of ``np.einsum(subscripts, *operands)``."""
+    operands = [np.asarray(o) for o in operands]
+    ins, out = _einsum_parse(subscripts, [o.shape for o in operands])
+    target = ins[index]
+    others = [(t, o) for i, (t, o) in enumerate(zip(ins, operands)) if i != index]
+    letters = "".join(dict.fromkeys(target))
+    elsewhere = set(out).union(*(set(t) for t, _ in others))
+    kept = "".join(c for c in letters if c in elsewhere)
+    spec = ",".join([t for t, _ in others] + [out]) + "->" + kept
+    grad = np.einsum(spec, *[o for _, o in others], g)
+    sizes = {c: n for c, n in zip(target, operands[index].shape)}
+    full = tuple(sizes[c] for c in letters)
+    grad = np.broadcast_to(np.expand_dims(grad, tuple(i for i, c in enumerate(letters) if c not in elsewhere)), full)
+    if len(letters) == len(target):
+        return np.transpose(grad, [letters.index(c) for c in target]) if letters != target else grad
+    result = np.zeros(operands[index].shape, np.result_type(grad.dtype, operands[index].dtype))
+    np.einsum(target + "->" + letters, result)[...] = grad
+    return result
+
+
+def prod_grad(g, x, axis=None, keepdims=False):
+    """The adjoint of ``np.prod(x, axis)``: products of all other factors (zeros included)."""
+    x = np.asarray(x)
+    g = sum_to_reduced(g, x, axis, keepdims)
+    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
+    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    moved = np.transpose(x, rest + axes)
+    flat = moved.reshape(moved.shape[: len(rest)] + (-1,))
+    ones = np.ones(flat.shape[:-1] + (1,), flat.dtype)
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
+    right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
+    others = (left * right).reshape(moved.shape)
+    return g * np.transpose(others, np.argsort(rest + axes))
+
+
+def extremum_grad(g, x, y, axis=None, keepdims=False):
+    """The adjoint of ``max``/``min`` over ``axis``: ties share the cotangent equally."""
+    mask = x == expand_reduced(y, x, axis, keepdims)
+    count = np.sum(mask, axis=axis, keepdims=True)
+    return sum_to_reduced(g, x, axis, keepdims) * mask / count
+
+
+def sum_grad(g, x):
+    """The adjoint of the builtin ``sum(x)`` (over the first axis, or a list's items)."""
+    if isinstance(x, (list, tuple)):
+        return [g for _ in x]
+    return np.broadcast_to(g, shape_of(x))
+
+
+def transpose_back(g, axes):
+    """Undo ``np.transpose(x, axes)`` (or ``x.transpose(*axes)``)."""
+    if isinstance(axes, tuple) and len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+        axes = axes[0]
+    if axes is None or len(axes) == 0:
+        return np.transpose(g)
+    return np.transpose(g, np.argsort(axes))
+
+
+def concat_grad(g, pieces, axis=0):
+    """Split the adjoint of ``np.concatenate(pieces, axis)`` into the pieces' adjoints."""
+    if axis is None:
+        sizes = np.cumsum([np.size(p) for p in pieces])[:-1]
+        return [part.reshape(np.shape(p)) for part, p in zip(np.split(g, sizes), pieces)]
+    sizes = np.cumsum([np.shape(p)[axis] for p in pieces])[:-1]
+    return np.split(g, sizes, axis=axis)
+
+
+def trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    """The adjoint of ``np.trace(a, offset, axis1, axis2)``: ``g`` on that diagonal."""
+    a = np.asarray(a)
+    moved = np.zeros(np.moveaxis(a, (axis1, axis2), (-2, -1)).shape, np.result_type(a.dtype, np.float64))
+    rows, cols = moved.shape[-2:]
+    i = np.arange(max(0, min(rows - max(0, -offset), cols - max(0, offset))))
+    moved[..., i + max(0, -offset), i + max(0, offset)] = np.expand_dims(g, -1)
+    return np.moveaxis(moved, (-2, -1), (axis1, axis2))

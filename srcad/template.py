@@ -1,0 +1,279 @@
+"""Instantiating rule templates at a call site.
+
+A rule's body is specialised to one call: parameters become the call's operands,
+``d[x]`` (or ``t[x]``) becomes an adjoint (tangent) variable through a *handler* that
+knows which values are active and which adjoints are still zero, ``if`` tests on
+literal arguments are decided now, ``for op in operands`` over a ``*operands``
+parameter is unrolled, and the template's own temporaries get fresh names.
+"""
+import builtins
+import inspect
+
+import gast
+
+from . import astutil as A
+from .errors import SrcadError
+
+
+class Zero(Exception):
+    """Raised inside instantiation when a statement reads an adjoint that is zero."""
+
+
+def bind(rule, args, keywords, site):
+    """Map the rule's parameters to the call's operand atoms (defaults as literals)."""
+    bound = {}
+    params = rule.params
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = next((p for p in params if p.kind == p.VAR_POSITIONAL), None)
+    varkw = next((p for p in params if p.kind == p.VAR_KEYWORD), None)
+    for arg in args:
+        if isinstance(arg, gast.Starred):
+            raise site.error("srcad cannot differentiate a call with * arguments; pass the operands one by one")
+    if len(args) > len(positional) and varargs is None:
+        raise site.error(f"too many arguments for the rule of {site.what}")
+    for p, arg in zip(positional, args):
+        bound[p.name] = arg
+    if varargs is not None:
+        bound[varargs.name] = list(args[len(positional):])
+    extra = {}
+    names = {p.name for p in params}
+    for kw in keywords:
+        if kw.arg is None:
+            raise site.error("srcad cannot differentiate a call with ** arguments")
+        if kw.arg in names and kw.arg not in bound and kw.arg != getattr(varargs, "name", None):
+            bound[kw.arg] = kw.value
+        elif varkw is not None:
+            extra[kw.arg] = kw.value
+        else:
+            raise site.error(
+                f"the derivative rule of {site.what} does not support the keyword argument '{kw.arg}'"
+            )
+    for p in params:
+        if p.name in bound or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is inspect.Parameter.empty:
+            raise site.error(f"missing argument '{p.name}' for {site.what}")
+        bound[p.name] = _literal(p.default, rule)
+    if varkw is not None:
+        bound[varkw.name] = extra
+    return bound
+
+
+def _literal(value, rule):
+    if isinstance(value, (type(None), bool, int, float, complex, str)):
+        return A.const(value)
+    if isinstance(value, tuple) and all(isinstance(v, (int, float, str, type(None))) for v in value):
+        return gast.Tuple(elts=[A.const(v) for v in value], ctx=gast.Load())
+    raise SrcadError(f"{rule}: default values of rule parameters must be literals")
+
+
+def instantiate(rule, result, bound, handler, namer, refs):
+    """The statements of ``rule`` for one call site.
+
+    ``result`` is the atom holding the call's value; ``bound`` maps parameters to atoms;
+    ``handler`` resolves ``d[...]``; ``refs(name, obj)`` gives the name under which a
+    global the template uses is visible in generated code.
+    """
+    env = dict(bound)
+    env[rule.result] = result
+    renames = {name: namer.fresh("_" + name.strip("_")) for name in rule.locals}
+    globals_ = {name: refs(name, obj) for name, obj in rule.globals.items()}
+    body = [A.deepcopy(s) for s in rule.body]
+    out = []
+    _emit_block(body, env, renames, globals_, handler, rule, out, set())
+    return out
+
+
+def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
+    for stmt in stmts:
+        if isinstance(stmt, gast.For) and isinstance(stmt.iter, (gast.Name, gast.Call)):
+            seq = _vararg(stmt.iter, env)
+            if seq is not None:
+                for i, item in enumerate(seq):
+                    sub = dict(env)
+                    target = stmt.target
+                    if isinstance(target, gast.Tuple):
+                        sub[target.elts[0].id] = A.const(i)
+                        sub[target.elts[1].id] = item
+                    else:
+                        sub[target.id] = item
+                    _emit_block([A.deepcopy(s) for s in stmt.body], sub, renames, globals_, handler, rule, out,
+                                zero_locals)
+                continue
+        if isinstance(stmt, gast.If):
+            decided = _decide(stmt.test, env)
+            if decided is not None:
+                branch = stmt.body if decided else stmt.orelse
+                _emit_block(branch, env, renames, globals_, handler, rule, out, zero_locals)
+                continue
+            body, orelse = [], []
+            _emit_block(stmt.body, env, renames, globals_, handler, rule, body, zero_locals)
+            _emit_block(stmt.orelse, env, renames, globals_, handler, rule, orelse, zero_locals)
+            if body or orelse:
+                test = _substitute(stmt.test, env, renames, globals_, handler, rule, zero_locals)
+                out.append(gast.If(test=test, body=body or [gast.Pass()], orelse=orelse))
+            continue
+        _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals)
+
+
+def _vararg(node, env):
+    if isinstance(node, gast.Name) and isinstance(env.get(node.id), list):
+        return env[node.id]
+    if (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "enumerate"
+            and len(node.args) == 1 and isinstance(node.args[0], gast.Name)
+            and isinstance(env.get(node.args[0].id), list)):
+        return env[node.args[0].id]
+    return None
+
+
+def _decide(test, env):
+    """Evaluate a test that only involves literal-bound parameters; None if it can't be."""
+    names = A.names_read(test)
+    values = {}
+    for name in names:
+        node = env.get(name)
+        if isinstance(node, list):
+            values[name] = tuple(object() for _ in node)
+            continue
+        if node is None or isinstance(node, dict):
+            if name in ("None", "True", "False", "isinstance", "len", "tuple", "int", "str"):
+                continue
+            return None
+        if not (isinstance(node, gast.Constant) or (isinstance(node, gast.Tuple) and A.is_atom(node))):
+            return None
+        values[name] = _value(node)
+    if any(isinstance(n, (gast.Subscript, gast.Attribute, gast.Call)) and not _safe_call(n)
+           for n in gast.walk(test)):
+        return None
+    code = compile(gast.gast_to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
+                   "<rule test>", "eval")
+    return bool(eval(code, {"__builtins__": builtins}, values))
+
+
+def _safe_call(node):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id in ("isinstance", "len", "tuple", "int", "str"))
+
+
+def _value(node):
+    if isinstance(node, gast.Constant):
+        return node.value
+    return tuple(e.value for e in node.elts)
+
+
+def _marker_target(node, rule, env):
+    """If ``node`` is ``d[p]``, the atom p is bound to (or the string name of a local)."""
+    if (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == rule.marker):
+        key = node.slice
+        if isinstance(key, gast.Name) and key.id in env:
+            return env[key.id]
+        raise SrcadError(f"{rule}: {rule.marker}[...] must name a parameter")
+    return None
+
+
+def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
+    """Replace parameters, locals, globals and marker reads in an expression."""
+
+    class Sub(gast.NodeTransformer):
+        def visit_Call(self, n):
+            args = []
+            for a in n.args:
+                if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) and isinstance(env.get(a.value.id), list):
+                    args.extend(A.deepcopy(x) for x in env[a.value.id])
+                else:
+                    args.append(a)
+            n.args = args
+            return self.generic_visit(n)
+
+        def visit_Subscript(self, n):
+            bound = _marker_target(n, rule, env)
+            if bound is None:
+                return self.generic_visit(n)
+            if not isinstance(bound, gast.Name):
+                raise Zero()
+            expr = handler.read(bound.id)
+            if expr is None:
+                raise Zero()
+            return expr
+
+        def visit_Name(self, n):
+            if n.id in env:
+                value = env[n.id]
+                if isinstance(value, list):  # *args: a tuple of the call's operands
+                    return gast.Tuple(elts=[A.deepcopy(v) for v in value], ctx=gast.Load())
+                if isinstance(value, dict):
+                    raise SrcadError(f"{rule}: **{n.id} can only be ignored")
+                return A.deepcopy(value)
+            if n.id in renames:
+                if n.id in zero_locals and isinstance(n.ctx, gast.Load):
+                    raise Zero()
+                n.id = renames[n.id]
+            elif n.id in globals_:
+                n.id = globals_[n.id]
+            return n
+
+    return Sub().visit(node)
+
+
+def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):
+    # d[x] += e : accumulate into an adjoint
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add):
+        bound = _marker_target(stmt.target, rule, env)
+        if bound is not None:
+            if not isinstance(bound, gast.Name) or not handler.is_active(bound.id):
+                return
+            try:
+                value = _substitute(stmt.value, env, renames, globals_, handler, rule, zero_locals)
+            except Zero:
+                return
+            out.extend(handler.accumulate(bound.id, value))
+            return
+    # d[x][i] += e, np.add.at(d[x], i, e): update an adjoint buffer in place
+    mutated = _mutated_buffer(stmt, rule, env)
+    if mutated is not None:
+        if not isinstance(mutated, gast.Name) or not handler.is_active(mutated.id):
+            return
+        try:
+            probe = _substitute(A.deepcopy(stmt), env, renames, globals_, _NoRead(handler, mutated.id), rule,
+                                zero_locals)
+        except Zero:
+            return
+        del probe
+        out.extend(handler.own(mutated.id))
+        out.append(_substitute(stmt, env, renames, globals_, handler, rule, zero_locals))
+        return
+    try:
+        new = _substitute(stmt, env, renames, globals_, handler, rule, zero_locals)
+    except Zero:
+        for name in A.names_stored(stmt):
+            zero_locals.add(name)
+        return
+    for name in A.names_stored(stmt):
+        zero_locals.discard(name)
+    out.append(new)
+
+
+class _NoRead:
+    """Probe handler: is any adjoint other than the mutated buffer zero?"""
+
+    def __init__(self, handler, skip):
+        self.handler, self.skip = handler, skip
+
+    def read(self, name):
+        if name == self.skip:
+            return A.load(name)
+        return self.handler.read(name)
+
+
+def _mutated_buffer(stmt, rule, env):
+    target = None
+    if isinstance(stmt, (gast.AugAssign, gast.Assign)):
+        t = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
+        if isinstance(t, gast.Subscript):
+            target = _marker_target(t.value, rule, env)
+    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
+        func = stmt.value.func
+        if isinstance(func, gast.Attribute) and func.attr == "at":
+            target = _marker_target(stmt.value.args[0], rule, env)
+    return target
