@@ -66,7 +66,10 @@ def codegen(node, source, module):
     live = sorted((_read_names(rev) & defined) - adjoint_names | ({out.id} & defined if isinstance(out, gast.Name) else set()))
     live = sorted(set(live))
     saved = namer.unique("_saved")
-    forward_body = [A.deepcopy(s) for s in fwd]
+    top_level = {t.id for s in fwd if isinstance(s, gast.Assign) for t in s.targets if isinstance(t, gast.Name)}
+    # names bound only inside a branch or loop may be unbound when packed
+    forward_body = [A.assign(x, A.const(None)) for x in live if x not in top_level and x not in params]
+    forward_body += [A.deepcopy(s) for s in fwd]
     pack = gast.Tuple(elts=[A.load(x) for x in live], ctx=gast.Load())
     forward_body.append(gast.Return(value=gast.Tuple(elts=[A.deepcopy(out), pack], ctx=gast.Load())))
     forward = gast.FunctionDef(

@@ -85,8 +85,7 @@ def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, direct
 
             numeric = _vdot(v, _sub(shifted(eps), shifted(-eps))) / (2 * eps)
             analytic = sum(_vdot(g, u) for g, u in zip(grads_t, direction))
-            tol = atol + rtol * max(abs(numeric), abs(analytic), 1.0) + 1e-4 * eps * 1e6 * 0
-            if not abs(numeric - analytic) <= tol + 1e-6 * max(1.0, abs(numeric)):
+            if not abs(numeric - analytic) <= atol + rtol * max(abs(numeric), abs(analytic), 1.0):
                 raise AssertionError(
                     f"{name} of {getattr(fn, '__qualname__', fn)}: directional derivative {analytic!r} "
                     f"but finite differences give {numeric!r} (direction {k})")

@@ -135,9 +135,16 @@ def _first_definitions(fwd, params):
             site = A.anno(s, "save")
             if site is not None and site.kind == "name" and not site.in_loop and site.var not in seen:
                 first.add(site.id)
-            if isinstance(s, (gast.If, gast.For, gast.While)):
+            if isinstance(s, gast.If):  # the branches are exclusive
+                before = set(seen)
                 scan(s.body)
+                after_body = set(seen)
+                seen.clear()
+                seen.update(before)
                 scan(s.orelse)
+                seen.update(after_body)
+            elif isinstance(s, (gast.For, gast.While)):
+                scan(s.body)
             seen.update(A.names_stored(s) if not isinstance(s, (gast.If, gast.For, gast.While))
                         else A.names_stored(gast.Module(body=s.body + s.orelse, type_ignores=[]))
                         | ({s.target.id} if isinstance(s, gast.For) else set()))
