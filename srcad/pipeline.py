@@ -1,6 +1,6 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture -> resolve_calls -> normalize -> activity -> reverse -> simplify
+    capture -> resolve_calls -> normalize -> check_aliasing -> activity -> reverse -> simplify
             -> record_values -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -12,6 +12,7 @@ import os
 from . import astutil as A
 from .codegen import codegen
 from .passes.activity import activity
+from .passes.aliasing import check_aliasing
 from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.resolve_calls import resolve_calls
@@ -32,6 +33,7 @@ def _stages(source, wrt, options, module):
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source)),
         ("normalize", lambda node: normalize(node, source)),
+        ("check_aliasing", lambda node: check_aliasing(node, source)),
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),

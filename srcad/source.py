@@ -83,6 +83,10 @@ def capture(fn):
                 f"own ({exc.msg}); define it with a plain def statement."
             ) from None
         node = module.body[0]
+        if isinstance(node, gast.AsyncFunctionDef):
+            gast.increment_lineno(node, first - 1)
+            raise SrcadSyntaxError("srcad does not support async functions", filename, node.lineno,
+                                   node.col_offset, linecache.getline(filename, node.lineno))
         if not isinstance(node, gast.FunctionDef):
             raise SourceUnavailableError(
                 f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}."

@@ -483,11 +483,12 @@ class _Reverse:
         if rule is None:
             if _is_python_function(key):
                 raise NoRuleError(self.where(s) + f"{what} has no derivative rule")
+            shown = what if "." in what else registry.describe(key)
             raise NoRuleError(
                 self.where(s) + f"{what} ({registry.describe(key)}) has no derivative rule and no Python "
-                "source to differentiate. Register one with @srcad.extend.register_vjp("
-                f"{registry.describe(key)}), mark it with srcad.extend.register_nondifferentiable, "
-                "or wrap the call in srcad.stop_gradient if no derivative should flow through it.")
+                f"source to differentiate. Register one with @srcad.extend.register_vjp({shown}), mark it "
+                "with srcad.extend.register_nondifferentiable, or wrap the call in srcad.stop_gradient if "
+                "no derivative should flow through it.")
         site = _CallSite(self, s, what)
         bound = bind(rule, args, keywords, site)
         return instantiate(rule, A.load(var), bound, self, self.namer, self.refs)
