@@ -1,8 +1,8 @@
 """The public API: the decorator and the function transformations built on it."""
 import functools
-import inspect
 
 from .compile import compile_function
+from .errors import CotangentError
 from .pipeline import param_names
 from .source import capture, unwrap
 
@@ -29,7 +29,8 @@ class Differentiable(functools.partial):
         self.__srcad_function__ = fn
         self._wrt = wrt_tuple
         self._single = single
-        self._nparams = None
+        code = fn.__code__
+        self._required = code.co_argcount - len(fn.__defaults__ or ())
         self._bound = {}  # container signature -> (joint, forward, backward)
         return self
 
@@ -47,7 +48,6 @@ class Differentiable(functools.partial):
             node = capture(fn).node
             names = param_names(node, self._wrt)
             params = [a.id for a in node.args.args]
-            self._nparams = len(params)
             containers = tuple(params[i] for i in kinds if i < len(params))
             compiled = compile_function(fn, names, containers)
             bound = compiled.bind(fn)
@@ -55,22 +55,21 @@ class Differentiable(functools.partial):
             self._compiled = compiled
         return bound
 
-    def _split_v(self, args):
-        if self._nparams is None:
-            self._nparams = len(inspect.signature(self.func).parameters)
-        if len(args) > self._nparams:
-            return args[: self._nparams], args[self._nparams]
-        return args, None
-
     def adjoint(self, *args, **kwargs):
-        """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar)."""
-        if len(args) > (self._nparams or 0):
-            args, v = self._split_v(args)
-            if v is not None:
-                kwargs["v"] = v
+        """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
+
+        ``v`` is the keyword ``v=`` or else the last positional argument beyond the
+        function's required parameters (so with defaults, ``f.adjoint(x, v)`` works).
+        """
+        if "v" not in kwargs and len(args) > self._required:
+            kwargs["v"] = args[-1]
+            args = args[:-1]
         joint = self._functions(args)[0]
-        grads = joint(*args, **_rename_v(kwargs, joint))
-        return grads if self._single or len(self._wrt) > 1 else grads
+        try:
+            return joint(*args, **_rename_v(kwargs, joint))
+        except CotangentError as exc:
+            code = self.func.__code__
+            raise CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}") from None
 
     def vjp(self, *args, **kwargs):
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times."""

@@ -26,10 +26,17 @@ class Compiled:
         self.generated = generated
         self.codes = codes
         self.user_freevars = freevars_of_user
+        self._bound = {}  # function instance -> its generated functions
 
     def bind(self, fn):
         """Functions (joint, forward, backward) closing over ``fn``'s own cells."""
         fn = unwrap(fn)
+        bound = self._bound.get(fn)
+        if bound is None:
+            bound = self._bound[fn] = self._make(fn)
+        return bound
+
+    def _make(self, fn):
         user_cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         helper_cells = {name: types.CellType(obj) for name, obj in self.generated.closure.items()}
         out = []

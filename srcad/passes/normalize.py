@@ -173,11 +173,20 @@ class _Normalizer:
                 rhs = A.load(temp)
             out.append(A.assign(target.id, rhs))
         elif isinstance(target, (gast.Tuple, gast.List)):
-            if any(isinstance(e, gast.Starred) for e in target.elts):
-                raise self.error("srcad does not support starred assignment targets", target)
+            stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
             source = self.atom(value, out)
+            after = len(target.elts) - (stars[0] + 1) if stars else 0
             for i, elt in enumerate(target.elts):
-                item = gast.Subscript(value=A.deepcopy(source), slice=A.const(i), ctx=gast.Load())
+                if isinstance(elt, gast.Starred):  # first, *rest = seq: rest = list(seq[1:])
+                    stop = A.const(-after) if after else None
+                    part = gast.Subscript(value=A.deepcopy(source), slice=gast.Slice(A.const(i), stop, None),
+                                          ctx=gast.Load())
+                    as_list = gast.Call(func=A.load("list"), args=[part], keywords=[])
+                    A.set_anno(as_list, "callee", Callee("object", obj=builtins.list, name="list"))
+                    self.assign_to(elt.value, as_list, out)
+                    continue
+                index = i if not stars or i < stars[0] else i - len(target.elts)
+                item = gast.Subscript(value=A.deepcopy(source), slice=A.const(index), ctx=gast.Load())
                 self.assign_to(elt, item, out)
         elif isinstance(target, gast.Subscript):
             base = target.value
@@ -596,10 +605,10 @@ def _eliminate_block(stmts, state, namer, loops=()):
                 out.append(gast.copy_location(A.assign(loop.stop, A.const(True)), s))
             return out
         if isinstance(s, gast.If):
+            jumps = _jumps([s])
             s.body = _eliminate_block(s.body, state, namer, loops) or [gast.Pass()]
             s.orelse = _eliminate_block(s.orelse, state, namer, loops)
             out.append(s)
-            jumps = _jumps([s])
             if jumps and rest:
                 flag = loops[-1].skip if loops else state["flag"]
                 out.append(_guard(flag, _eliminate_block(rest, state, namer, loops)))

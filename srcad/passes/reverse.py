@@ -456,9 +456,11 @@ class _Reverse:
         callee = A.anno(rhs, "callee")
         if id(s) in self.primal_callees:
             bwd, saved, args = self.primal_callees[id(s)]
+            pullback = gast.Call(func=A.load(bwd), args=[A.load(saved), A.load(self.dname(var))], keywords=[])
+            if len(args) == 1:  # one gradient comes back as itself, several as a tuple
+                return self.accumulate(args[0].id, pullback)
             grads = self.namer.fresh("_g")
-            code = [A.assign(grads, gast.Call(func=A.load(bwd), args=[A.load(saved), A.load(self.dname(var))],
-                                              keywords=[]))]
+            code = [A.assign(grads, pullback)]
             for i, arg in enumerate(args):
                 item = gast.Subscript(value=A.load(grads), slice=A.const(i), ctx=gast.Load())
                 code.extend(self.accumulate(arg.id, item))
