@@ -29,8 +29,8 @@ class Differentiable(functools.partial):
         self.__srcad_function__ = fn
         self._wrt = wrt_tuple
         self._single = single
-        code = fn.__code__
-        self._required = code.co_argcount - len(fn.__defaults__ or ())
+        code = getattr(fn, "__code__", None)  # not a Python function: capture() explains
+        self._required = code.co_argcount - len(fn.__defaults__ or ()) if code else 0
         self._bound = {}  # container signature -> (joint, forward, backward)
         return self
 
