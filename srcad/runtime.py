@@ -16,7 +16,11 @@ def shape_of(x):
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting); ``g`` if it fits."""
-    gshape = g.shape if isinstance(g, np.ndarray) else np.shape(g)
+    if g.__class__ is not np.ndarray:
+        return g  # a scalar adjoint: x was a scalar too
+    if x.__class__ is np.ndarray and g.shape == x.shape:
+        return g
+    gshape = g.shape
     xshape = x.shape if isinstance(x, np.ndarray) else np.shape(x)
     if gshape == xshape:
         return g

@@ -16,17 +16,20 @@ from .. import astutil as A
 from .. import runtime
 
 
-def _walk_stmts(stmts):
+def _walk_stmts(stmts, skip_loops_over=None):
     for s in stmts:
+        if isinstance(s, gast.For) and isinstance(s.target, gast.Name) and s.target.id == skip_loops_over:
+            continue
         yield s
         if isinstance(s, (gast.If, gast.For, gast.While)):
-            yield from _walk_stmts(s.body)
-            yield from _walk_stmts(s.orelse)
+            yield from _walk_stmts(s.body, skip_loops_over)
+            yield from _walk_stmts(s.orelse, skip_loops_over)
 
 
-def _reads(stmts):
+def _reads(stmts, skip_loops_over=None):
+    """Names the statements read; with ``skip_loops_over``, not inside a loop over that name."""
     names = set()
-    for s in _walk_stmts(stmts):
+    for s in _walk_stmts(stmts, skip_loops_over):
         if A.anno(s, "save") is not None or A.anno(s, "restore") is not None:
             continue
         children = [c for c in gast.iter_child_nodes(s) if not isinstance(c, gast.stmt)]
@@ -91,6 +94,8 @@ def record_values(node, refs):
                 continue
             if site.var not in needed or site.id in first_definitions:
                 continue
+            if site.loop_target and site.var not in _reads(rev, skip_loops_over=site.var):
+                continue  # only reverse loops read it, and they set it themselves
             if site.kind == "append":
                 if role == "restore":
                     pop = gast.Attribute(value=A.load(site.var), attr="pop", ctx=gast.Load())

@@ -48,6 +48,7 @@ class Site:
     def __init__(self, ident, kind, var, index=None, in_loop=False, origin=None):
         self.id, self.kind, self.var, self.index, self.in_loop = ident, kind, var, index, in_loop
         self.origin = origin
+        self.loop_target = False  # the variable of a for loop: its reverse loop sets it again
 
 
 def placeholder(role, site):
@@ -189,6 +190,7 @@ class _Reverse:
             elif isinstance(s, gast.For):
                 counter = None
                 site = self.site("name", s.target.id, loops, origin=origin)
+                site.loop_target = True
                 A.set_anno(s, "site", site)
                 out.append(placeholder("save", site))
                 body = self.forward(s.body, loops + (s,))
