@@ -41,7 +41,10 @@ class Differentiable(functools.partial):
         return self if obj is None else functools.partial(self, obj)
 
     def _functions(self, args):
-        kinds = tuple(i for i, a in enumerate(args) if isinstance(a, _CONTAINERS))
+        kinds = ()
+        for i, a in enumerate(args):
+            if a.__class__ in _CONTAINERS:
+                kinds += (i,)
         bound = self._bound.get(kinds)
         if bound is None:
             fn = self.func

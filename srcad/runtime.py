@@ -108,6 +108,9 @@ def as_real(x):
 
 def finish(g, x):
     """The gradient returned for argument ``x``: its shape, its type, zeros for None."""
+    if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
+            and g.dtype == x.dtype and g.base is None and x.dtype.kind == "f"):
+        return g  # already right, and not a view of anything the caller holds
     if g is None:
         g = zeros_like(x)
     if isinstance(x, dict):
@@ -139,7 +142,11 @@ def cotangent(v, y):
     ``v=None`` means 1 for a scalar output and is an error otherwise.
     """
     if v is None:
+        if y.__class__ is float or y.__class__ is np.float64:
+            return 1.0  # the common case: a scalar loss
         return default_cotangent(y)
+    if v.__class__ is np.ndarray and y.__class__ is np.ndarray and v.shape == y.shape:
+        return v
     if isinstance(y, _CONTAINERS):
         if isinstance(y, dict):
             if not isinstance(v, dict) or set(v) != set(y):
@@ -181,7 +188,7 @@ def sum_to_reduced(g, x, axis, keepdims):
     """The adjoint of a reduction over ``axis``: ``g`` broadcast back to ``x``'s shape."""
     xshape = shape_of(x)
     if axis is None:
-        return np.broadcast_to(g, xshape)
+        return np.full(xshape, g) if np.ndim(g) == 0 else np.broadcast_to(g, xshape)
     if not keepdims:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         ndim = len(xshape)
