@@ -1,12 +1,16 @@
 """The public API: the decorator and the function transformations built on it."""
 import functools
 
+import numpy as np
+
 from .compile import compile_function
+from .passes.shapes import arg_spec, spec_key
 from .errors import CotangentError
-from .pipeline import param_names
+from .pipeline import compile_jvp, param_names
 from .source import capture, unwrap
 
 _CONTAINERS = (list, tuple, dict)
+_MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
 
 def _normalize_wrt(wrt):
@@ -41,22 +45,34 @@ class Differentiable(functools.partial):
         return self if obj is None else functools.partial(self, obj)
 
     def _functions(self, args):
-        kinds = ()
-        for i, a in enumerate(args):
-            if a.__class__ in _CONTAINERS:
-                kinds += (i,)
-        bound = self._bound.get(kinds)
+        """The generated (joint, forward, backward) for arguments like ``args``."""
+        key = ()
+        for a in args:
+            cls = a.__class__
+            key += ((a.shape, a.dtype),) if cls is np.ndarray else (spec_key(a) if cls in _CONTAINERS else cls,)
+        bound = self._bound.get(key)
         if bound is None:
-            fn = self.func
-            node = capture(fn).node
-            names = param_names(node, self._wrt)
-            params = [a.id for a in node.args.args]
-            containers = tuple(params[i] for i in kinds if i < len(params))
-            compiled = compile_function(fn, names, containers)
-            bound = compiled.bind(fn)
-            self._bound[kinds] = bound
-            self._compiled = compiled
+            bound = self._bound[key] = self._compile(args, key)
         return bound
+
+    def _source_function(self, args):
+        """The Python function whose code is differentiated (nested derivatives differ)."""
+        return self.func
+
+    def _compile(self, args, key):
+        fn = self._source_function(args)
+        node = capture(fn).node
+        names = param_names(node, self._wrt)
+        params = [a.id for a in node.args.args]
+        containers = tuple(p for p, a in zip(params, args) if isinstance(a, _CONTAINERS))
+        specialised = sum(1 for k in self._bound if k is not None) < _MAX_SPECIALISATIONS
+        if specialised and len(args) == len(params):
+            specs = {p: arg_spec(a) for p, a in zip(params, args)}
+            compiled = compile_function(fn, names, containers, specs, key)
+        else:  # many shapes seen: one generic version that checks shapes at run time
+            compiled = compile_function(fn, names, containers)
+        self._compiled = compiled
+        return compiled.bind(fn)
 
     def adjoint(self, *args, **kwargs):
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
@@ -94,7 +110,8 @@ class Differentiable(functools.partial):
 
     @property
     def adjoint_source(self):
-        """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``."""
+        """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
+        arguments of the last call (code is specialised on shapes and dtypes), or generic."""
         self._ensure_compiled()
         return self._compiled.generated.joint_source
 
@@ -126,6 +143,9 @@ def differentiable(fn=None, *, wrt=0):
 
 
 def _as_differentiable(fun, wrt):
+    inner = getattr(fun, "__srcad_differentiable__", None)
+    if inner is not None:  # a gradient srcad made: differentiate its generated adjoint
+        return _Nested(fun, inner, wrt)
     fn = unwrap(fun)
     return Differentiable(fn, wrt)
 
@@ -169,7 +189,140 @@ def adjoint(fun, wrt=0):
     return companion
 
 
-def show(fun):
-    """Print the generated adjoint of ``fun``."""
+def show(fun, *args):
+    """Print the generated adjoint of ``fun``: for arguments like ``args`` if given (code is
+    specialised on their shapes and dtypes), else the last one generated, else the generic one."""
     d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)
+    if args:
+        d._functions(args)
     print(d.adjoint_source)
+
+
+# ---- derivatives of derivatives, forward mode, Jacobians and Hessians --------------------
+
+
+class _Nested(Differentiable):
+    """The derivative of a gradient made by ``srcad.grad``: the generated adjoint ``f_adjoint``
+    (valid srcad input itself) is what gets differentiated."""
+
+    def __new__(cls, gradient, inner, wrt=0):
+        self = super().__new__(cls, gradient, wrt)
+        self._inner = inner
+        self._required = inner._required
+        return self
+
+    def _source_function(self, args):
+        return self._inner._functions(args)[0]
+
+
+def source_function(fun, args):
+    """The Python function srcad transforms for ``fun(*args)``: ``fun`` itself, or for a
+    gradient made by ``srcad.grad`` the generated adjoint that computes it."""
+    inner = getattr(fun, "__srcad_differentiable__", None)
+    if inner is not None:
+        return inner._functions(tuple(args))[0]
+    if isinstance(fun, Differentiable):
+        return fun._source_function(tuple(args))
+    return unwrap(fun)
+
+
+def _params(fn):
+    code = fn.__code__
+    return code.co_varnames[: code.co_argcount]
+
+
+def jvp(fun, primals, tangents):
+    """``(y, y_dot)``: ``fun(*primals)`` and its directional derivative J·t, by forward mode.
+
+    ``tangents`` has one entry per primal: an array (or number, list, dict) shaped like that
+    argument, or None for an argument that is held constant. ``fun`` may itself be a gradient
+    made by ``srcad.grad`` (then ``y_dot`` is a Hessian-vector product).
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(tangents) != len(primals):
+        raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "
+                         f"{len(primals)} primals and {len(tangents)} tangents")
+    fn = source_function(fun, primals)
+    params = _params(fn)
+    if len(primals) > len(params):
+        raise TypeError(f"{fn.__qualname__} takes {len(params)} arguments but jvp got {len(primals)} primals")
+    wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
+    containers = tuple(p for p, a in zip(params, primals) if isinstance(a, _CONTAINERS))
+    compiled = compile_jvp(fn, wrt, containers)
+    keywords = {compiled.tangent_params[p]: t for p, t in zip(params, tangents) if t is not None}
+    return compiled.bind(fn)(*primals, **keywords)
+
+
+def _wrt_position(fun, args, wrt):
+    if isinstance(wrt, (tuple, list)):
+        raise ValueError("jacobian, hessian and hvp take one argument at a time: wrt must be an index or a name")
+    if isinstance(wrt, str):
+        params = _params(source_function(fun, args))
+        if wrt not in params:
+            raise ValueError(f"wrt={wrt!r} is not a parameter of the function (parameters: {list(params)})")
+        return params.index(wrt)
+    if not -len(args) <= wrt < len(args):
+        raise IndexError(f"wrt={wrt} but the function was given {len(args)} arguments")
+    return wrt % len(args)
+
+
+def _basis(shape):
+    """The unit arrays of ``shape``, in C order."""
+    size = int(np.prod(shape, dtype=np.int64))
+    for k in range(size):
+        e = np.zeros(size)
+        e[k] = 1.0
+        yield e.reshape(shape)
+
+
+def jacobian(fun, wrt=0, mode="rev"):
+    """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt``, shaped ``y.shape + x.shape``.
+
+    ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
+    entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
+    entry through ``jvp`` (cheap when inputs are few).
+    """
+    if mode not in ("rev", "fwd"):
+        raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
+    reverse = _as_differentiable(fun, wrt) if mode == "rev" else None
+
+    def jacobian_fn(*args):
+        pos = _wrt_position(fun, args, wrt)
+        x_shape = np.shape(args[pos])
+        if mode == "rev":
+            y, pullback = reverse.vjp(*args)
+            rows = [np.asarray(pullback(e), np.float64) for e in _basis(np.shape(y))]
+            return np.stack(rows).reshape(np.shape(y) + x_shape) if rows else np.zeros(np.shape(y) + x_shape)
+        tangents = [None] * len(args)
+        columns, y = [], None
+        for e in _basis(x_shape):
+            tangents[pos] = e
+            y, y_dot = jvp(fun, args, tangents)
+            columns.append(np.asarray(y_dot, np.float64))
+        if y is None:  # x has no entries
+            y = fun(*args)
+        y_shape = np.shape(y)
+        if not columns:
+            return np.zeros(y_shape + x_shape)
+        return np.stack(columns, axis=-1).reshape(y_shape + x_shape)
+
+    return jacobian_fn
+
+
+def hessian(fun, wrt=0):
+    """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt``,
+    shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one jvp per entry of x)."""
+    return jacobian(grad(fun, wrt), wrt, mode="fwd")
+
+
+def hvp(fun, wrt=0):
+    """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient)."""
+    gradient = grad(fun, wrt)
+
+    def hessian_vector_product(*args):
+        *args, v = args
+        tangents = [None] * len(args)
+        tangents[_wrt_position(fun, args, wrt)] = v
+        return jvp(gradient, args, tangents)[1]
+
+    return hessian_vector_product

@@ -110,20 +110,24 @@ class Module:
         return Generated(base, joint_source, forward_source, backward_source, factory, dict(self.closure))
 
 
-def compile_function(fn, wrt, container_params=()):
-    """Transform and compile ``fn`` for ``wrt`` (parameter names); cached."""
+def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):
+    """Transform and compile ``fn`` for ``wrt`` (parameter names); cached.
+
+    ``specs`` (parameter -> ``passes.shapes.arg_spec``) specialises the code on argument
+    shapes and dtypes; ``spec_key`` is their hashable summary for the cache.
+    """
     from .pipeline import Options, transform
 
     fn = unwrap(fn)
-    key = (fn.__code__, tuple(wrt), tuple(container_params))
+    key = (fn.__code__, tuple(wrt), tuple(container_params), spec_key)
     compiled = _CACHE.get(key)
     if compiled is not None:
         return compiled
-    _IN_PROGRESS.add(key)
+    _IN_PROGRESS.add(key[:3])
     try:
-        generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params)))
+        generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs))
     finally:
-        _IN_PROGRESS.discard(key)
+        _IN_PROGRESS.discard(key[:3])
     filename = f"<srcad-generated {fn.__module__}.{fn.__qualname__} #{next(_counter)}>"
     text = generated.module_source
     lines = text.splitlines(keepends=True)

@@ -10,9 +10,11 @@ import builtins
 import inspect
 
 import gast
+import numpy as np
 
 from . import astutil as A
 from .errors import SrcadError
+from .runtime import unbroadcast
 
 
 class Zero(Exception):
@@ -101,17 +103,22 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
                                 zero_locals)
                 continue
         if isinstance(stmt, gast.If):
-            decided = _decide(stmt.test, env)
+            decided = _decide(stmt.test, env, handler, rule)
             if decided is not None:
                 branch = stmt.body if decided else stmt.orelse
                 _emit_block(branch, env, renames, globals_, handler, rule, out, zero_locals)
                 continue
-            body, orelse = [], []
-            _emit_block(stmt.body, env, renames, globals_, handler, rule, body, zero_locals)
-            _emit_block(stmt.orelse, env, renames, globals_, handler, rule, orelse, zero_locals)
-            if body or orelse:
-                test = _substitute(stmt.test, env, renames, globals_, handler, rule, zero_locals)
-                out.append(gast.If(test=test, body=body or [gast.Pass()], orelse=orelse))
+            test = _substitute(stmt.test, env, renames, globals_, handler, rule, zero_locals)
+
+            def emit(branch):
+                code = []
+                _emit_block(branch, env, renames, globals_, handler, rule, code, zero_locals)
+                return code
+
+            # decided at run time: the handler merges what each branch did to the adjoints
+            node = handler.branch(test, lambda: emit(stmt.body), lambda: emit(stmt.orelse))
+            if any(not isinstance(b, gast.Pass) for b in node.body + node.orelse):
+                out.append(node)
             continue
         _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals)
 
@@ -126,33 +133,61 @@ def _vararg(node, env):
     return None
 
 
-def _decide(test, env):
-    """Evaluate a test that only involves literal-bound parameters; None if it can't be."""
-    names = A.names_read(test)
+_SHAPE_QUERIES = {"ndim", "shape", "size", "dtype", "iscomplexobj", "isscalar"}
+_BUILTIN_QUERIES = {"isinstance", "len", "tuple", "int", "str", "float", "None", "True", "False"}
+
+
+def _decide(test, env, handler, rule):
+    """Evaluate a test on literal arguments and known shapes now; None if it must wait.
+
+    Array operands may appear only inside shape queries (``np.ndim(x)``, ``x.shape``,
+    ``len(x)``), which are evaluated on stand-ins of the known shape and dtype.
+    """
     values = {}
-    for name in names:
+    for name in A.names_read(test):
         node = env.get(name)
         if isinstance(node, list):
             values[name] = tuple(object() for _ in node)
-            continue
-        if node is None or isinstance(node, dict):
-            if name in ("None", "True", "False", "isinstance", "len", "tuple", "int", "str"):
-                continue
+        elif isinstance(node, (gast.Constant, gast.Tuple)) and A.is_atom(node):
+            values[name] = _value(node)
+        elif isinstance(node, gast.Name):
+            spec = getattr(handler, "spec", lambda n: None)(node.id)
+            if spec is None or not _only_shape_queries(test, name):
+                return None
+            values[name] = spec.dummy()
+        elif name in rule.globals:
+            values[name] = rule.globals[name]
+        elif name not in _BUILTIN_QUERIES:
             return None
-        if not (isinstance(node, gast.Constant) or (isinstance(node, gast.Tuple) and A.is_atom(node))):
+    for n in gast.walk(test):
+        if isinstance(n, gast.Call) and not _query_call(n, rule):
             return None
-        values[name] = _value(node)
-    if any(isinstance(n, (gast.Subscript, gast.Attribute, gast.Call)) and not _safe_call(n)
-           for n in gast.walk(test)):
-        return None
+        if isinstance(n, gast.Subscript) and not isinstance(n.value, (gast.Attribute, gast.Call)):
+            return None
     code = compile(gast.gast_to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
                    "<rule test>", "eval")
     return bool(eval(code, {"__builtins__": builtins}, values))
 
 
-def _safe_call(node):
-    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
-            and node.func.id in ("isinstance", "len", "tuple", "int", "str"))
+def _query_call(node, rule):
+    func = node.func
+    if isinstance(func, gast.Name):
+        return func.id in _BUILTIN_QUERIES
+    return isinstance(func, gast.Attribute) and func.attr in _SHAPE_QUERIES and isinstance(func.value, gast.Name) \
+        and rule.globals.get(func.value.id) is np
+
+
+def _only_shape_queries(test, name):
+    """Is every use of ``name`` in ``test`` the argument of a shape query?"""
+    allowed = set()
+    for n in gast.walk(test):
+        if isinstance(n, gast.Call) and (
+                (isinstance(n.func, gast.Attribute) and n.func.attr in _SHAPE_QUERIES)
+                or (isinstance(n.func, gast.Name) and n.func.id in ("len", "isinstance"))):
+            allowed.update(id(a) for a in n.args[:1])
+        if isinstance(n, gast.Attribute) and n.attr in _SHAPE_QUERIES:
+            allowed.add(id(n.value))
+    return all(id(n) in allowed for n in gast.walk(test) if isinstance(n, gast.Name) and n.id == name)
 
 
 def _value(node):
@@ -176,7 +211,17 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
     """Replace parameters, locals, globals and marker reads in an expression."""
 
     class Sub(gast.NodeTransformer):
+        def visit_Attribute(self, n):
+            folded = _fold_shape_query(n, env, handler, rule)
+            return folded if folded is not None else self.generic_visit(n)
+
         def visit_Call(self, n):
+            folded = _fold_shape_query(n, env, handler, rule)
+            if folded is not None:
+                return folded
+            if (isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2
+                    and _same_shape(n.args[1], env[rule.result], env, handler)):
+                return self.visit(n.args[0])  # no broadcasting happened: nothing to sum
             args = []
             for a in n.args:
                 if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) and isinstance(env.get(a.value.id), list):
@@ -214,6 +259,47 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             return n
 
     return Sub().visit(node)
+
+
+def _fold_shape_query(node, env, handler, rule):
+    """``np.shape(x)``, ``np.ndim(x)``, ``len(x)``, ``x.shape``... as literals when x's shape is known."""
+    spec = getattr(handler, "spec", None)
+    if spec is None:
+        return None
+    if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords:
+        func, arg = node.func, node.args[0]
+        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
+                and rule.globals.get(func.value.id) is np and func.attr in ("shape", "ndim", "size"):
+            query = func.attr
+        elif isinstance(func, gast.Name) and func.id == "len" and func.id not in rule.globals:
+            query = "len"
+        else:
+            return None
+    elif isinstance(node, gast.Attribute) and node.attr in ("shape", "ndim", "size"):
+        query, arg = node.attr, node.value
+    else:
+        return None
+    bound = env.get(arg.id) if isinstance(arg, gast.Name) else None
+    known = spec(bound.id) if isinstance(bound, gast.Name) else None
+    if known is None or (query == "len" and not known.shape):
+        return None
+    value = {"shape": known.shape, "ndim": len(known.shape), "size": int(np.prod(known.shape)),
+             "len": known.shape[0] if known.shape else None}[query]
+    if isinstance(value, tuple):
+        return gast.Tuple(elts=[A.const(v) for v in value], ctx=gast.Load())
+    return A.const(value)
+
+
+def _same_shape(operand, result, env, handler):
+    """Do the operand (a template name) and the result provably have the same shape?"""
+    spec = getattr(handler, "spec", None)
+    if spec is None or not isinstance(operand, gast.Name) or not isinstance(result, gast.Name):
+        return False
+    bound = env.get(operand.id)
+    if not isinstance(bound, gast.Name):
+        return False
+    a, b = spec(bound.id), spec(result.id)
+    return a is not None and b is not None and a.shape == b.shape
 
 
 def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):

@@ -6,6 +6,7 @@ and read the diff.
 import os
 import pathlib
 
+import numpy as np
 import pytest
 
 import golden_functions as g
@@ -13,18 +14,21 @@ import srcad
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 CASES = {
-    "mlp_loss": (g.mlp_loss, (0, 1)),
-    "for_loop": (g.for_loop, 0),
-    "while_loop": (g.while_loop, 0),
-    "branch": (g.branch, 0),
-    "logsumexp_loop": (g.logsumexp_loop, 0),
+    "mlp_loss": (g.mlp_loss, (0, 1), (np.ones((8, 4)), np.ones((4, 3)), np.ones(3))),
+    "for_loop": (g.for_loop, 0, (np.ones(5),)),
+    "while_loop": (g.while_loop, 0, (np.ones(3),)),
+    "branch": (g.branch, 0, (np.ones(3), 1.0)),
+    "logsumexp_loop": (g.logsumexp_loop, 0, (np.ones(6),)),
+    "mlp_loss_generic": (g.mlp_loss, (0, 1), None),
 }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_generated_source_matches_golden(name):
-    fn, wrt = CASES[name]
+    fn, wrt, args = CASES[name]
     d = srcad.differentiable(fn, wrt=wrt)
+    if args is not None:  # specialised on these shapes and dtypes
+        d._functions(args)
     text = f"# joint adjoint\n{d.adjoint_source}\n# forward/backward pair (vjp)\n{d.vjp_source}"
     path = GOLDEN / f"{name}.py.txt"
     if os.environ.get("SRCAD_UPDATE_GOLDEN") == "1":

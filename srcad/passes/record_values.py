@@ -2,7 +2,8 @@
 
 The reverse pass leaves a ``save`` placeholder before every assignment of the forward
 sweep and a ``restore`` placeholder after its reverse. Afterwards a placeholder has
-become real code only if the reverse sweep reads the variable: outside loops a plain
+become real code only if the reverse sweep later reads the value it restores (backward
+liveness over the reverse sweep, loops iterated to a fixpoint): outside loops a plain
 copy (``_y_1 = y`` ... ``y = _y_1``), inside loops a value stack (``_y_stack.append(y)``
 ... ``y = _y_stack.pop()``); an element update saves only the elements it overwrites,
 and ``list.append`` is undone with ``pop``. Placeholders nobody needs are gone.
@@ -16,28 +17,52 @@ from .. import astutil as A
 from .. import runtime
 
 
-def _walk_stmts(stmts, skip_loops_over=None):
+def _walk_stmts(stmts):
     for s in stmts:
-        if isinstance(s, gast.For) and isinstance(s.target, gast.Name) and s.target.id == skip_loops_over:
-            continue
         yield s
         if isinstance(s, (gast.If, gast.For, gast.While)):
-            yield from _walk_stmts(s.body, skip_loops_over)
-            yield from _walk_stmts(s.orelse, skip_loops_over)
+            yield from _walk_stmts(s.body)
+            yield from _walk_stmts(s.orelse)
 
 
-def _reads(stmts, skip_loops_over=None):
-    """Names the statements read; with ``skip_loops_over``, not inside a loop over that name."""
-    names = set()
-    for s in _walk_stmts(stmts, skip_loops_over):
-        if A.anno(s, "save") is not None or A.anno(s, "restore") is not None:
-            continue
-        children = [c for c in gast.iter_child_nodes(s) if not isinstance(c, gast.stmt)]
-        for c in children:
-            for n in gast.walk(c):
-                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                    names.add(n.id)
-    return names
+def _uses(node):
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def _needed_restores(rev):
+    """Restores whose value the reverse sweep reads later (backward liveness, loops to a fixpoint)."""
+    needed = set()
+
+    def block(stmts, live):
+        for s in reversed(stmts):
+            live = stmt(s, live)
+        return live
+
+    def stmt(s, live):
+        site = A.anno(s, "restore")
+        if site is not None:
+            if site.var not in live:
+                return live
+            needed.add(site.id)
+            if site.kind == "name":
+                return live - {site.var}
+            return live | ({site.var} | (_uses(site.index) if site.index is not None else set()))
+        if isinstance(s, gast.If):
+            return block(s.body, live) | block(s.orelse, live) | _uses(s.test)
+        if isinstance(s, gast.For):
+            target = s.target.id
+            body_in = set()
+            while True:
+                new = block(s.body, live | body_in) - {target}
+                if new <= body_in:
+                    break
+                body_in |= new
+            return live | body_in | _uses(s.iter)
+        defs = {t.id for t in gast.walk(s) if isinstance(t, gast.Name) and isinstance(t.ctx, gast.Store)}
+        return (live - defs) | _uses(s)
+
+    block(rev, set())
+    return needed
 
 
 def record_values(node, refs):
@@ -46,18 +71,7 @@ def record_values(node, refs):
     namer = A.anno(node, "namer")
     params = set(A.anno(node, "params"))
     fwd, rev = node.body[:n], node.body[n:]
-    sites = {A.anno(s, "save").id: A.anno(s, "save") for s in _walk_stmts(fwd) if A.anno(s, "save") is not None}
-    sites.update({A.anno(s, "restore").id: A.anno(s, "restore") for s in _walk_stmts(rev)
-                  if A.anno(s, "restore") is not None})
-    needed = _reads(rev)
-    while True:  # restoring S[i] reads i: keep what restores read, too
-        more = set()
-        for site in sites.values():
-            if site.var in needed and site.index is not None:
-                more |= A.names_read(site.index)
-        if more <= needed:
-            break
-        needed |= more
+    needed = _needed_restores(rev)
     first_definitions = _first_definitions(fwd, params)
     copy_value = refs("copy_value", runtime.copy_value)
     stacks, slots, preinit = {}, {}, []
@@ -92,10 +106,8 @@ def record_values(node, refs):
                     s.orelse = rewrite(s.orelse, role)
                 out.append(s)
                 continue
-            if site.var not in needed or site.id in first_definitions:
+            if site.id not in needed or site.id in first_definitions:
                 continue
-            if site.loop_target and site.var not in _reads(rev, skip_loops_over=site.var):
-                continue  # only reverse loops read it, and they set it themselves
             if site.kind == "append":
                 if role == "restore":
                     pop = gast.Attribute(value=A.load(site.var), attr="pop", ctx=gast.Load())

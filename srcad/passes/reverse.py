@@ -38,6 +38,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
+from .shapes import Spec
 
 ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
 
@@ -48,7 +49,6 @@ class Site:
     def __init__(self, ident, kind, var, index=None, in_loop=False, origin=None):
         self.id, self.kind, self.var, self.index, self.in_loop = ident, kind, var, index, in_loop
         self.origin = origin
-        self.loop_target = False  # the variable of a for loop: its reverse loop sets it again
 
 
 def placeholder(role, site):
@@ -86,6 +86,7 @@ class _Reverse:
         self.adjoint_names = {}
         self.sites = []
         self.int_names = _int_names(node)
+        self.specs = A.anno(node, "specs") or {}
         self.primal_callees = {}  # id(stmt) -> (backward name, saved name, wrt param names)
 
     # ---- adjoint variables ---------------------------------------------------------
@@ -105,9 +106,13 @@ class _Reverse:
     def call(self, name, obj, *args):
         return gast.Call(func=self.fn(name, obj), args=list(args), keywords=[])
 
-    # the handler protocol of template.instantiate: is_active, read, accumulate, own
+    # the handler protocol of template.instantiate: is_active, read, accumulate, own, spec, branch
     def is_active(self, var):
         return var in self.active
+
+    def spec(self, var):
+        """The shape and dtype of ``var`` if known at generation time (``passes.shapes.Spec``)."""
+        return self.specs.get(var)
 
     def read(self, var):
         if self.get(var) == ZERO:
@@ -190,7 +195,6 @@ class _Reverse:
             elif isinstance(s, gast.For):
                 counter = None
                 site = self.site("name", s.target.id, loops, origin=origin)
-                site.loop_target = True
                 A.set_anno(s, "site", site)
                 out.append(placeholder("save", site))
                 body = self.forward(s.body, loops + (s,))
@@ -666,7 +670,9 @@ def reverse(node, source, wrt, refs, callees):
     ret = body.pop() if body and isinstance(body[-1], gast.Return) else gast.Return(value=A.const(None))
     params = [a.id for a in node.args.args]
     # differentiated integers are reals; arguments updated in place are copied first
-    entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt]
+    param_specs = A.anno(node, "param_specs") or {}
+    entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
+             if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")]
     mutated = _mutated_names(body) & set(params)
     entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = entry + rv.forward(body)

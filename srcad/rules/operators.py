@@ -32,14 +32,21 @@ def divide(z, x, y):
 
 @register_vjp(gast.Pow, np.power)
 def power(z, x, y):
-    d[x] += unbroadcast(d[z] * y * x ** (y - 1), x)
+    if isinstance(y, int) and y == 2:
+        d[x] += unbroadcast(d[z] * 2 * x, x)
+    else:
+        d[x] += unbroadcast(d[z] * y * x ** (y - 1), x)
     d[y] += unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
 
 
 @register_vjp(gast.MatMult, np.matmul)
 def matmul(z, x, y):
-    d[x] += matmul_dx(d[z], x, y)
-    d[y] += matmul_dy(d[z], x, y)
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        d[x] += d[z] @ y.T
+        d[y] += x.T @ d[z]
+    else:
+        d[x] += matmul_dx(d[z], x, y)
+        d[y] += matmul_dy(d[z], x, y)
 
 
 @register_vjp(gast.USub, np.negative)

@@ -1,0 +1,386 @@
+"""Shape inference: the shape and dtype of every variable, for one set of argument shapes.
+
+srcad specialises generated code on the shapes and dtypes of the arguments (the cache key
+includes them), so most shapes are known when the adjoint is generated. Afterwards the
+function carries the annotation ``"specs"``: for each variable whose every assignment has
+the same known shape and dtype, a ``Spec``; variables whose shape depends on data (boolean
+masks, lists grown in loops) or differs between assignments are absent. Rules use this to
+decide ``if np.ndim(x) == 2:`` at generation time, and ``unbroadcast`` disappears where
+no broadcasting happened.
+
+>>> import numpy as np
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> from srcad.astutil import anno
+>>> def f(x, W):
+...     h = np.tanh(x @ W)
+...     return h.sum(axis=0)
+>>> src = capture(f)
+>>> node = normalize(resolve_calls(src.node, src), src)
+>>> specs = anno(infer_shapes(node, {"x": arg_spec(np.ones((4, 3))), "W": arg_spec(np.ones((3, 2)))}), "specs")
+>>> specs["h"], specs["_t2"]
+(Spec((4, 2), float64), Spec((2,), float64))
+"""
+import builtins
+import numbers
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from .. import registry
+
+
+class Spec:
+    """A value known up to its data: an array or scalar of this shape and dtype."""
+
+    __slots__ = ("shape", "dtype", "python")
+
+    def __init__(self, shape, dtype, python=None):
+        self.shape, self.dtype, self.python = tuple(shape), np.dtype(dtype), python
+
+    def __eq__(self, other):
+        return (isinstance(other, Spec) and self.shape == other.shape and self.dtype == other.dtype
+                and self.python == other.python)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype, self.python))
+
+    def __repr__(self):
+        return f"Spec({self.shape}, {self.dtype})"
+
+    def dummy(self):
+        """A stand-in value of this shape and dtype (a zero-strided view: no memory)."""
+        if self.python is not None:
+            return self.python(0)
+        return np.broadcast_to(np.zeros((), self.dtype), self.shape)
+
+
+_BOTTOM = object()  # not assigned yet
+_UNKNOWN = object()  # depends on data
+
+
+def arg_spec(value):
+    """What specialisation keeps of an argument: shapes and dtypes, container structure."""
+    if value.__class__ is np.ndarray:
+        return Spec(value.shape, value.dtype)
+    if isinstance(value, bool):
+        return Spec((), np.bool_, bool)
+    if isinstance(value, numbers.Integral) and not isinstance(value, np.generic):
+        return Spec((), np.int64, int)
+    if isinstance(value, float):
+        return Spec((), np.float64, float)
+    if isinstance(value, np.generic):
+        return Spec((), value.dtype)
+    if isinstance(value, (list, tuple)) and len(value) <= 64:
+        return type(value)(arg_spec(v) for v in value)
+    if isinstance(value, dict) and len(value) <= 64 and all(isinstance(k, str) for k in value):
+        return ("dict", tuple((k, arg_spec(v)) for k, v in value.items()))
+    return _UNKNOWN
+
+
+def spec_key(value):
+    """A hashable key of ``arg_spec(value)`` (for the compile cache)."""
+    spec = arg_spec(value)
+    return _freeze(spec)
+
+
+def _freeze(spec):
+    if isinstance(spec, list):
+        return ("list",) + tuple(_freeze(s) for s in spec)
+    if isinstance(spec, tuple) and spec and spec[0] == "dict":
+        return ("dict",) + tuple((k, _freeze(v)) for k, v in spec[1])
+    if isinstance(spec, tuple):
+        return ("tuple",) + tuple(_freeze(s) for s in spec)
+    return spec if isinstance(spec, Spec) else None
+
+
+def _as_value(spec):
+    """Abstract argument -> an abstract value of the interpreter."""
+    if isinstance(spec, tuple) and spec and spec[0] == "dict":
+        return {k: _as_value(v) for k, v in spec[1]}
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_as_value(s) for s in spec)
+    return spec
+
+
+def _join(a, b):
+    if a is _BOTTOM:
+        return b
+    if b is _BOTTOM or a is b:
+        return a
+    if isinstance(a, Spec) and isinstance(b, Spec) and a.shape == b.shape:
+        return Spec(a.shape, np.result_type(a.dtype, b.dtype), a.python if a.python is b.python else None)
+    try:
+        if type(a) is type(b) and a == b:
+            return a
+    except Exception:  # comparing arrays or odd objects
+        pass
+    if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
+        return Spec((), np.int64, int)
+    return _UNKNOWN
+
+
+def _concrete(value):
+    return value is not _UNKNOWN and value is not _BOTTOM and not isinstance(value, Spec)
+
+
+def _to_dummy(value):
+    if isinstance(value, Spec):
+        return value.dummy()
+    if isinstance(value, list):
+        return [_to_dummy(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_to_dummy(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_dummy(v) for k, v in value.items()}
+    if value is _UNKNOWN or value is _BOTTOM:
+        raise LookupError
+    return value
+
+
+def _from_result(result):
+    if isinstance(result, np.ndarray):
+        return Spec(result.shape, result.dtype)
+    if isinstance(result, np.generic):
+        return Spec((), result.dtype)
+    if isinstance(result, bool):
+        return Spec((), np.bool_, bool)
+    if isinstance(result, float):
+        return Spec((), np.float64, float)
+    if isinstance(result, (int, tuple, str, type(None))) and not isinstance(result, bool):
+        return result if not isinstance(result, tuple) or all(isinstance(v, (int, type(None))) for v in result) else _UNKNOWN
+    return _UNKNOWN
+
+
+_EXPENSIVE = {np.dot, np.matmul, np.einsum, np.tensordot, np.inner, np.outer, np.kron, np.vdot}
+_SHAPE_ONLY_BUILTINS = {builtins.len, builtins.range, builtins.int, builtins.float, builtins.abs,
+                        builtins.min, builtins.max, builtins.tuple}
+
+
+class _Interpreter:
+    def __init__(self, env, local_names=()):
+        self.env = env
+        self.locals = set(local_names)
+
+    def value(self, node):
+        if isinstance(node, gast.Constant):
+            if isinstance(node.value, (float, complex)):  # values of floats do not matter, their kind does
+                return Spec((), np.float64 if isinstance(node.value, float) else np.complex128, type(node.value))
+            return node.value
+        if isinstance(node, gast.Name):
+            return self.env.get(node.id, _BOTTOM if node.id in self.locals else _UNKNOWN)
+        if A.is_atom(node):
+            return _UNKNOWN if not isinstance(node, gast.UnaryOp) else -node.operand.value
+        return _UNKNOWN
+
+    def rhs(self, node):
+        if any(self.env.get(n, _BOTTOM) is _BOTTOM for n in _operand_names(node) if n in self.locals):
+            return _BOTTOM  # an operand not computed yet: come back in the next round
+        try:
+            return self._rhs(node)
+        except Exception:  # an operation the stand-ins cannot run: shape unknown
+            return _UNKNOWN
+
+    def _rhs(self, node):
+        if A.is_atom(node):
+            return self.value(node)
+        if isinstance(node, gast.BinOp):
+            return self.binop(node.op, self.value(node.left), self.value(node.right))
+        if isinstance(node, gast.UnaryOp):
+            operand = self.value(node.operand)
+            if isinstance(node.op, gast.Not):
+                return Spec((), np.bool_, bool)
+            if _concrete(operand) and isinstance(operand, numbers.Number):
+                return -operand if isinstance(node.op, gast.USub) else operand
+            return operand if isinstance(operand, Spec) else _UNKNOWN
+        if isinstance(node, gast.Attribute):
+            base = self.value(node.value)
+            if isinstance(base, Spec):
+                if node.attr in ("shape", "ndim", "size", "T", "real", "imag", "dtype"):
+                    return _from_result(getattr(base.dummy(), node.attr)) if node.attr != "dtype" else _UNKNOWN
+            return _UNKNOWN
+        if isinstance(node, gast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, (gast.Tuple, gast.List)):
+            items = [self.value(e) for e in node.elts]
+            return tuple(items) if isinstance(node, gast.Tuple) else list(items)
+        if isinstance(node, gast.Dict):
+            keys = [self.value(k) for k in node.keys]
+            if all(isinstance(k, str) for k in keys):
+                return {k: self.value(v) for k, v in zip(keys, node.values)}
+            return _UNKNOWN
+        if isinstance(node, gast.Call):
+            return self.call(node)
+        return _UNKNOWN
+
+    def binop(self, op, a, b):
+        if _concrete(a) and _concrete(b) and isinstance(a, int) and isinstance(b, int):
+            if isinstance(op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+                return {gast.Add: a + b, gast.Sub: a - b, gast.Mult: a * b,
+                        gast.FloorDiv: a // b if b else None, gast.Mod: a % b if b else None}[type(op)]
+        if isinstance(op, gast.MatMult):
+            return self.matmul(a, b)
+        if a is _UNKNOWN or b is _UNKNOWN:
+            return _UNKNOWN
+        da, db = _to_dummy(a), _to_dummy(b)
+        if isinstance(op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
+            shape = np.broadcast_shapes(np.shape(da), np.shape(db))
+            sample = {gast.Add: np.add, gast.Sub: np.subtract, gast.Mult: np.multiply, gast.Div: np.true_divide,
+                      gast.Pow: np.power, gast.FloorDiv: np.floor_divide, gast.Mod: np.mod}[type(op)]
+            first = np.zeros((), np.result_type(da)) if not isinstance(da, (int, float)) else da
+            second = np.zeros((), np.result_type(db)) if not isinstance(db, (int, float)) else db
+            with np.errstate(all="ignore"):
+                out = sample(first, second)
+            if isinstance(a, Spec) and a.python and isinstance(b, Spec) and b.python or (
+                    isinstance(da, (int, float)) and isinstance(db, (int, float))):
+                return Spec((), np.float64, float) if isinstance(out, float) or out.dtype.kind == "f" else _UNKNOWN
+            return Spec(shape, np.asarray(out).dtype)
+        return _UNKNOWN
+
+    def matmul(self, a, b):
+        if not (isinstance(a, Spec) and isinstance(b, Spec)) or not a.shape or not b.shape:
+            return _UNKNOWN
+        sa, sb = a.shape, b.shape
+        dtype = np.result_type(a.dtype, b.dtype)
+        if len(sa) == 1 and len(sb) == 1:
+            return Spec((), dtype) if sa == sb else _UNKNOWN
+        left = sa if len(sa) > 1 else (1,) + sa
+        right = sb if len(sb) > 1 else sb + (1,)
+        if left[-1] != right[-2]:
+            return _UNKNOWN
+        shape = np.broadcast_shapes(left[:-2], right[:-2]) + (left[-2], right[-1])
+        if len(sa) == 1:
+            shape = shape[:-2] + shape[-1:]
+        if len(sb) == 1:
+            shape = shape[:-1]
+        return Spec(shape, dtype)
+
+    def subscript(self, node):
+        base = self.value(node.value)
+        if isinstance(base, (list, tuple)):
+            key = self.value(node.slice) if not isinstance(node.slice, (gast.Slice, gast.Tuple)) else None
+            if isinstance(key, Spec) or key is _UNKNOWN:  # an item chosen at run time: all must agree
+                items = list(base)
+                joined = items[0] if items else _UNKNOWN
+                for item in items[1:]:
+                    joined = _join(joined, item) if _same(joined, item) else _UNKNOWN
+                return joined
+        index = self.index(node.slice)
+        if isinstance(base, (list, tuple, dict)) and _concrete(index) and not isinstance(index, (tuple, slice)):
+            return base[index]
+        if isinstance(base, (tuple, list)) and isinstance(index, slice):
+            return base[index]
+        if isinstance(base, Spec):
+            return _from_result(base.dummy()[_to_dummy(index)])
+        return _UNKNOWN
+
+    def index(self, idx):
+        if isinstance(idx, gast.Slice):
+            parts = [None if p is None else self.value(p) for p in (idx.lower, idx.upper, idx.step)]
+            if any(p is _UNKNOWN or isinstance(p, Spec) for p in parts):
+                raise LookupError  # a slice whose bounds depend on data
+            return slice(*parts)
+        if isinstance(idx, gast.Tuple):
+            return tuple(self.index(e) for e in idx.elts)
+        value = self.value(idx)
+        if isinstance(value, Spec) and value.shape == () and value.dtype.kind in "iu":
+            return 0  # any integer selects the same shape
+        if isinstance(value, Spec) or value is _UNKNOWN:
+            raise LookupError  # an index array: the result's shape depends on it
+        return value
+
+    def call(self, node):
+        callee = A.anno(node, "callee")
+        args = [self.value(a) if not isinstance(a, gast.Starred) else _UNKNOWN for a in node.args]
+        kwargs = {k.arg: self.value(k.value) for k in node.keywords}
+        if callee.kind == "method":
+            receiver = self.value(node.func.value)
+            if not isinstance(receiver, Spec):
+                return _UNKNOWN
+            fn = registry.METHODS.get(callee.name)
+            if fn is None:
+                fn = getattr(np.ndarray, callee.name, None)
+                if fn is None or callee.name in ("fill", "sort", "resize"):
+                    return _UNKNOWN
+            args = [receiver] + args
+        elif callee.kind == "object":
+            fn = callee.obj
+        else:
+            return _UNKNOWN
+        if any(fn is e for e in _EXPENSIVE):
+            if fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
+                return self.matmul(*args)
+            return _UNKNOWN
+        is_numpy = getattr(fn, "__module__", "") in ("numpy", "numpy.linalg") or isinstance(fn, np.ufunc) \
+            or getattr(fn, "__objclass__", None) is np.ndarray
+        if not (is_numpy or fn in _SHAPE_ONLY_BUILTINS):
+            return _UNKNOWN
+        if any(isinstance(a, Spec) and a.python is None and int(np.prod(a.shape)) > 1_000_000 for a in args):
+            return _UNKNOWN  # too large to run on stand-ins at generation time
+        with np.errstate(all="ignore"):
+            result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
+        if isinstance(result, range):
+            return result
+        return _from_result(result)
+
+
+def _operand_names(node):
+    """Names ``node`` reads as values (not the dotted names of the functions it calls)."""
+    if isinstance(node, gast.Call):
+        names = set()
+        for a in node.args + [k.value for k in node.keywords]:
+            names |= _operand_names(a)
+        if isinstance(node.func, gast.Attribute) and A.anno(node, "callee").kind == "method":
+            names |= _operand_names(node.func.value)
+        return names
+    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def infer_shapes(node, specs):
+    """Annotate ``node`` (A-normal form) with ``"specs"``; ``specs`` maps parameters to ``arg_spec``s."""
+    env = {name: _as_value(spec) for name, spec in specs.items()}
+    params = set(env)
+    from .resolve_calls import local_names
+
+    interp = _Interpreter(env, local_names(node))
+    assigns = [s for s in gast.walk(node) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    loops = [s for s in gast.walk(node) if isinstance(s, gast.For)]
+    appended = {s.value.func.value.id for s in gast.walk(node)
+                if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
+                and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
+                and isinstance(s.value.func.value, gast.Name)}
+    for _ in range(20):
+        changed = False
+        for s in assigns:
+            name = s.targets[0].id
+            new = _join(env.get(name, _BOTTOM) if name in env or name in params else _BOTTOM, interp.rhs(s.value))
+            if name in appended:
+                new = _UNKNOWN  # a list that grows
+            if not _same(env.get(name, _BOTTOM), new):
+                env[name] = new
+                changed = True
+        for loop in loops:
+            rng = env.get(loop.iter.id, _UNKNOWN)
+            new = Spec((), np.int64, int)
+            if isinstance(rng, range) and len(rng) == 1:
+                new = rng[0]
+            name = loop.target.id
+            if not _same(env.get(name, _BOTTOM), _join(env.get(name, _BOTTOM), new)):
+                env[name] = _join(env.get(name, _BOTTOM), new)
+                changed = True
+        if not changed:
+            break
+    A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
+    A.set_anno(node, "param_specs", dict(specs))
+    return node
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
