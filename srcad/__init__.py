@@ -5,14 +5,18 @@
         return np.tanh(x @ M).sum()
 
     f.grad(x, M); f.adjoint(x, M, v); y, pullback = f.vjp(x, M); srcad.show(f)
+
+Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
+``srcad.jacobian(f, mode="fwd")``, ``srcad.hessian(f)``, ``srcad.hvp(f)``, ``srcad.grad(srcad.grad(f))``.
 """
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
-from .api import adjoint, differentiable, grad, show, value_and_grad, vjp
+from .api import adjoint, differentiable, grad, hessian, hvp, jacobian, jvp, show, value_and_grad, vjp
+from .extend import custom_vjp, stop_gradient
 from .errors import (CotangentError, NoRuleError, SourceUnavailableError, SrcadError, SrcadSyntaxError,
                      UserCodeError)
 
 __all__ = [
-    "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show",
+    "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show", "custom_vjp", "stop_gradient", "jvp", "jacobian", "hessian", "hvp",
     "SrcadError", "SrcadSyntaxError", "NoRuleError", "SourceUnavailableError", "CotangentError",
     "UserCodeError",
 ]

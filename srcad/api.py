@@ -1,8 +1,11 @@
 """The public API: the decorator and the function transformations built on it."""
 import functools
+import inspect
+import linecache
 
 import numpy as np
 
+from . import registry
 from .compile import compile_function
 from .passes.shapes import arg_spec, spec_key
 from .errors import CotangentError
@@ -27,8 +30,10 @@ class Differentiable(functools.partial):
     """
 
     def __new__(cls, fn, wrt=0):
+        original, fn = fn, unwrap(fn)
         self = super().__new__(cls, fn)
         functools.update_wrapper(self, fn)
+        self._original = original  # what calls resolve to: a custom_vjp keeps its rule
         wrt_tuple, single = _normalize_wrt(wrt)
         self.__srcad_function__ = fn
         self._wrt = wrt_tuple
@@ -57,6 +62,8 @@ class Differentiable(functools.partial):
 
     def _source_function(self, args):
         """The Python function whose code is differentiated (nested derivatives differ)."""
+        if registry.lookup(registry.VJP, self._original) is not None:
+            return _trampoline(self._original)  # a custom rule: differentiate a call to it
         return self.func
 
     def _compile(self, args, key):
@@ -138,16 +145,15 @@ def _rename_v(kwargs, joint):
 def differentiable(fn=None, *, wrt=0):
     """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``."""
     if fn is None:
-        return lambda f: Differentiable(unwrap(f), wrt)
-    return Differentiable(unwrap(fn), wrt)
+        return lambda f: Differentiable(f, wrt)
+    return Differentiable(fn, wrt)
 
 
 def _as_differentiable(fun, wrt):
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None:  # a gradient srcad made: differentiate its generated adjoint
         return _Nested(fun, inner, wrt)
-    fn = unwrap(fun)
-    return Differentiable(fn, wrt)
+    return Differentiable(fun, wrt)
 
 
 def grad(fun, wrt=0):
@@ -196,6 +202,24 @@ def show(fun, *args):
     if args:
         d._functions(args)
     print(d.adjoint_source)
+
+
+_TRAMPOLINES = {}
+
+
+def _trampoline(target):
+    """A small Python function that calls ``target`` (which has a rule), for srcad to read."""
+    fn = _TRAMPOLINES.get(target)
+    if fn is None:
+        params = list(inspect.signature(target).parameters)
+        name = getattr(target, "__name__", "custom")
+        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(params)})\n"
+        filename = f"<srcad-trampoline {name}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        namespace = {"__srcad_target__": target}
+        exec(compile(text, filename, "exec"), namespace)
+        fn = _TRAMPOLINES[target] = namespace[name]
+    return fn
 
 
 # ---- derivatives of derivatives, forward mode, Jacobians and Hessians --------------------

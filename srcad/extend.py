@@ -1,15 +1,64 @@
-"""The rule-author API: teach srcad the derivative of code it cannot read.
+"""The rule-author API: teach srcad derivatives of code it cannot (or should not) read.
 
 Rules are templates written like the math; see ``docs/extending.md``::
 
     from srcad.extend import register_vjp
 
-    @register_vjp(mylib.softplus)
-    def softplus(y, x):
-        d[x] += d[y] / (1 + np.exp(-x))
+    @register_vjp(scipy.special.ndtr)
+    def ndtr(y, x):
+        d[x] += d[y] * np.exp(-x**2 / 2) / np.sqrt(2 * np.pi)
 """
+import functools
+
 from .registry import (register_attribute, register_jvp, register_method, register_nondifferentiable,
                        register_vjp)
 
 __all__ = ["register_vjp", "register_jvp", "register_method", "register_attribute",
-           "register_nondifferentiable"]
+           "register_nondifferentiable", "nondifferentiable", "custom_vjp", "stop_gradient"]
+
+
+def nondifferentiable(fn):
+    """Decorator: calls to ``fn`` carry no derivative (their values pass through)."""
+    register_nondifferentiable(fn)
+    return fn
+
+
+def stop_gradient(x):
+    """``x`` itself, with no derivative flowing through it."""
+    return x
+
+
+register_nondifferentiable(stop_gradient, reason="stop_gradient blocks derivatives on purpose")
+
+
+class custom_vjp:
+    """Replace the derived adjoint of a function with a hand-written rule.
+
+        @srcad.custom_vjp
+        def softplus(x):
+            return np.log1p(np.exp(x))
+
+        @softplus.defvjp
+        def softplus_vjp(y, x):
+            d[x] += d[y] * scipy.special.expit(x)
+
+    Calls to ``softplus`` inside differentiated code, and ``srcad.grad(softplus)``, use the
+    rule — for numerical stability, or to wrap code srcad cannot read.
+    """
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = self.__srcad_function__ = fn
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def defvjp(self, template):
+        """Register ``template`` (a rule in srcad's template form) as this function's vjp."""
+        register_vjp(self)(template)
+        return template
+
+    def defjvp(self, template):
+        """Register ``template`` as this function's forward-mode (tangent) rule."""
+        register_jvp(self)(template)
+        return template

@@ -1,0 +1,60 @@
+"""Teaching srcad derivatives: a rule for a library function, a hand-written adjoint for
+your own function, a function marked non-differentiable, and stop_gradient.
+
+Run: python examples/custom_rules.py
+"""
+import numpy as np
+import scipy.special
+
+import srcad
+from srcad.extend import nondifferentiable, register_vjp
+
+
+# 1. A library function srcad cannot read (a C ufunc): give it a rule, written like the math.
+@register_vjp(scipy.special.ndtr)
+def ndtr(y, x):
+    d[x] += d[y] * np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
+
+
+def probit_loss(z):
+    return -np.log(scipy.special.ndtr(z)).sum()
+
+
+# 2. Your own function, with a hand-written adjoint for numerical stability:
+#    d/dx log(1 + e^x) = σ(x), computed without overflow for large x.
+@srcad.custom_vjp
+def softplus(x):
+    return np.logaddexp(0.0, x)
+
+
+@softplus.defvjp
+def softplus_vjp(y, x):
+    d[x] += d[y] * scipy.special.expit(x)
+
+
+def smooth_hinge(w, X):
+    return softplus(1.0 - X @ w).mean()
+
+
+# 3. A function whose output carries no derivative, and stop_gradient.
+@nondifferentiable
+def bucket(x):
+    return np.floor(x * 4) / 4
+
+
+def quantized_energy(x):
+    return (x * bucket(x)).sum() + (x * srcad.stop_gradient(x)).sum()
+
+
+if __name__ == "__main__":
+    z = np.array([-1.0, 0.5, 2.0])
+    print("probit loss gradient    ", srcad.grad(probit_loss)(z))
+    print("  expected -φ(z)/Φ(z)   ", -np.exp(-z**2 / 2) / np.sqrt(2 * np.pi) / scipy.special.ndtr(z))
+    X = np.array([[1.0, 2.0], [-1.0, 0.5], [800.0, -300.0]])
+    w = np.array([0.3, -0.2])
+    print("smooth hinge gradient   ", srcad.grad(smooth_hinge)(w, X))
+    print("softplus'(1000) (stable)", srcad.grad(softplus)(1000.0))
+    x = np.array([0.3, 0.9])
+    print("quantized energy grad   ", srcad.grad(quantized_energy)(x), "= bucket(x) + x")
+    print("\nThe adjoint srcad generated for smooth_hinge:\n")
+    srcad.show(smooth_hinge, w, X)
