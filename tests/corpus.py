@@ -304,3 +304,24 @@ def tuple_params(t):
 
 def integer_argument(n, x):
     return n * x
+
+
+def while_break_continue(x):
+    s = 0.0
+    k = 0
+    while True:
+        k = k + 1
+        if k == 2:
+            continue
+        s = s + np.sin(x[k % len(x)]) * k
+        if k > 4:
+            break
+    return s
+
+
+def dict_output(x):
+    return {"double": x * 2, "norm": (x * x).sum()}
+
+
+def list_output(x):
+    return [x[0] * x[1], x * 3]

@@ -58,6 +58,9 @@ CASES = [
     (c.dict_params, ({"W": vec((3, 2)), "b": vec(2)}, vec((4, 3))), 0),
     (c.list_params, ([vec((3, 3)), vec((3, 2))], vec((2, 3))), 0),
     (c.tuple_params, ((vec(3), vec(3)),), 0),
+    (c.while_break_continue, (vec(3),), 0),
+    (c.dict_output, (vec(3),), 0),
+    (c.list_output, (vec(3),), 0),
 ]
 
 

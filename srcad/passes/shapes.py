@@ -372,6 +372,8 @@ def infer_shapes(node, specs):
                 changed = True
         if not changed:
             break
+    else:  # no fixpoint: claim nothing rather than something unsound
+        env = {}
     A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
     A.set_anno(node, "param_specs", dict(specs))
     return node
