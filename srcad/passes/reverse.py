@@ -175,6 +175,9 @@ class _Reverse:
                 site = self.site("name", var, loops, origin=origin)
                 A.set_anno(s, "site", site)
                 out.append(placeholder("save", site))
+                if _is_pop(s.value):  # the reverse sweep pushes the popped value back
+                    stack = s.value.func.value.id
+                    A.set_anno(s, "pop_site", self.site("pop", stack, loops, index=A.load(var), origin=origin))
                 out.extend(self.forward_assign(s, var, loops))
             elif isinstance(s, gast.Assign):  # S[index] = value
                 target = s.targets[0]
@@ -266,6 +269,9 @@ class _Reverse:
         return out
 
     def reverse_stmt(self, s):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and _is_pop(s.value):
+            code = self.unpop(s.value.func.value.id, s.targets[0].id)
+            return code + [placeholder("restore", A.anno(s, "pop_site")), placeholder("restore", A.anno(s, "site"))]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             var = s.targets[0].id
             code = self.guarded(var, lambda: self.rule(var, s)) if var in self.active else []
@@ -551,6 +557,23 @@ class _Reverse:
             code.append(gast.Expr(value=pop))
         return code
 
+    def unpop(self, stack, var):
+        """The adjoint of ``var = stack.pop()``: push ``d[var]`` (or zeros) back onto ``d[stack]``,
+        so it stays aligned with ``stack`` even where ``d[var]`` is zero."""
+        from .. import runtime
+
+        state = self.get(var) if var in self.active else ZERO
+        self.state[var] = ZERO
+        if stack not in self.active or (self.get(stack) == ZERO and state == ZERO):
+            return []
+        zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
+        item = zeros if state == ZERO else A.load(self.dname(var))
+        if state == MAYBE:
+            test = gast.Compare(left=A.load(self.dname(var)), ops=[gast.Is()], comparators=[A.const(None)])
+            item = gast.IfExp(test=test, body=zeros, orelse=A.load(self.dname(var)))
+        push = gast.Attribute(value=A.load(self.dname(stack)), attr="append", ctx=gast.Load())
+        return self.own(stack) + [gast.Expr(value=gast.Call(func=push, args=[item], keywords=[]))]
+
 
 def _mutated_names(stmts):
     names = set()
@@ -558,6 +581,8 @@ def _mutated_names(stmts):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             names.add(s.targets[0].value.id)
         elif isinstance(s, gast.Expr) and _is_append(s):
+            names.add(s.value.func.value.id)
+        elif isinstance(s, gast.Assign) and _is_pop(s.value):
             names.add(s.value.func.value.id)
     return names
 
@@ -593,6 +618,13 @@ def _is_append(s):
     callee = A.anno(s.value, "callee") if isinstance(s.value, gast.Call) else None
     return (callee is not None and callee.kind == "method" and callee.name == "append"
             and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
+
+
+def _is_pop(rhs):
+    """``L.pop()`` (no index): what generated value stacks do."""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return (callee is not None and callee.kind == "method" and callee.name == "pop"
+            and isinstance(rhs.func.value, gast.Name) and not rhs.args and not rhs.keywords)
 
 
 def _is_break_guard(s):
@@ -713,4 +745,5 @@ def reverse(node, source, wrt, refs, callees):
     A.set_anno(adj, "cotangent", v)
     A.set_anno(adj, "namer", rv.namer)
     A.set_anno(adj, "wrt", tuple(wrt))
+    A.set_anno(adj, "adjoint_names", set(rv.adjoint_names.values()))
     return adj

@@ -107,6 +107,71 @@ def tidy(stmts):
     return kept
 
 
+def _written(stmt):
+    """Names a statement rebinds or changes in place."""
+    names = set()
+    for n in gast.walk(stmt):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            names.add(n.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            names.add(n.target.id)
+        elif isinstance(n, (gast.Assign, gast.AugAssign)):
+            for t in (n.targets if isinstance(n, gast.Assign) else [n.target]):
+                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                    names.add(t.value.id)
+        elif isinstance(n, gast.Call) and n.args and isinstance(n.args[0], gast.Name) and (
+                isinstance(n.func, gast.Attribute) and n.func.attr in ("at", "pop", "append")):
+            names.add(n.args[0].id)
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name) \
+                and n.func.attr in ("pop", "append"):
+            names.add(n.func.value.id)
+    return names
+
+
+def _propagate_copies(stmts, single, adjoints, reads):
+    """Within one block, ``a = b`` between adjoints: read ``b`` where ``a`` was read.
+
+    ``a`` must be assigned only here and read only later in this block, and ``b`` must not
+    change before the last of those reads (in the last one it may: its value is read first).
+    """
+    i = 0
+    while i < len(stmts):
+        s = stmts[i]
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = _propagate_copies(s.body, single, adjoints, reads)
+            s.orelse = _propagate_copies(s.orelse, single, adjoints, reads)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
+                and s.targets[0].id in single and s.value.id in adjoints):
+            a, b = s.targets[0].id, s.value.id
+            users = [j for j in range(i + 1, len(stmts)) if a in A.names_read(stmts[j])]
+            local_reads = sum(_count_reads(stmts[j], a) for j in users)
+            last = users[-1] if users else i
+            compound = isinstance(stmts[last], (gast.If, gast.For, gast.While))
+            changed = any(b in _written(stmts[j]) for j in range(i + 1, last + (1 if compound else 0)))
+            if local_reads == reads.get(a, 0) and not changed:
+                for j in users:
+                    A.replace_names(stmts[j], {a: b})
+                reads[b] = reads.get(b, 0) + local_reads - 1
+                del stmts[i]
+                continue
+        i += 1
+    return [s for s in stmts if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                                     and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+
+
+def _count_reads(node, name):
+    return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
+
+
+def _single_assignments(stmts, names):
+    counts = {}
+    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(s, gast.stmt) and not isinstance(s, (gast.If, gast.For, gast.While)):
+            for name in _written(s):
+                counts[name] = counts.get(name, 0) + 1
+    return {n for n in names if counts.get(n, 0) == 1}
+
+
 def simplify(node):
     """Remove adjoint code without effect from the joint adjoint ``node``; see module doc."""
     n = A.anno(node, "n_forward")
@@ -127,6 +192,13 @@ def simplify(node):
     rev = _drop_restores(rev, removed_sites)
     fwd = _drop_forward(fwd, dead_counters, removed_sites)
     fwd, rev = tidy(fwd), tidy(rev)
+    # an adjoint that only renames another (d_t6 = d_t7) is read under its first name
+    adjoints = A.anno(node, "adjoint_names") or set()
+    reads = {}
+    for n in gast.walk(gast.Module(body=rev, type_ignores=[])):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            reads[n.id] = reads.get(n.id, 0) + 1
+    rev = _propagate_copies(rev, _single_assignments(rev, adjoints), adjoints, reads)
     node.body = fwd + rev
     A.set_anno(node, "n_forward", len(fwd))
     return node
