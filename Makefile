@@ -26,8 +26,9 @@ test: $(VENV)/.installed-test
 # The suite on every CPython 3.10-3.13 found (pyenv's or on PATH), each in its own venv.
 test-all:
 	@for v in 3.10 3.11 3.12 3.13; do \
-	  py=$$(command -v python$$v || ls -d $$HOME/.pyenv/versions/$$v.*/bin/python 2>/dev/null | tail -n 1); \
-	  if [ -z "$$py" ]; then echo "== python$$v: not found, skipped"; continue; fi; \
+	  py=$$(ls -d $$HOME/.pyenv/versions/$$v.*/bin/python 2>/dev/null | tail -n 1); \
+	  [ -n "$$py" ] || py=$$(command -v python$$v); \
+	  if [ -z "$$py" ] || ! "$$py" -c "" 2>/dev/null; then echo "== python$$v: not found, skipped"; continue; fi; \
 	  echo "== python$$v ($$py)"; \
 	  $(MAKE) --no-print-directory test PYTHON=$$py VENV=.venv-$$v || exit 1; \
 	done
