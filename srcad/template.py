@@ -148,7 +148,7 @@ def _decide(test, env, handler, rule):
         node = env.get(name)
         if isinstance(node, list):
             values[name] = tuple(object() for _ in node)
-        elif isinstance(node, (gast.Constant, gast.Tuple)) and A.is_atom(node):
+        elif isinstance(node, (gast.Constant, gast.Tuple, gast.UnaryOp)) and A.is_atom(node):
             values[name] = _value(node)
         elif isinstance(node, gast.Name):
             spec = getattr(handler, "spec", lambda n: None)(node.id)
@@ -191,8 +191,11 @@ def _only_shape_queries(test, name):
 
 
 def _value(node):
+    """The Python value of a literal atom (``3``, ``-1``, ``(0, 1)``)."""
     if isinstance(node, gast.Constant):
         return node.value
+    if isinstance(node, gast.UnaryOp):
+        return -node.operand.value if isinstance(node.op, gast.USub) else node.operand.value
     return tuple(e.value for e in node.elts)
 
 

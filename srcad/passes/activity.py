@@ -60,7 +60,8 @@ def _flows(rhs):
         callee = A.anno(rhs, "callee")
         if callee.kind == "object" and registry.is_nondifferentiable(callee.obj):
             return set()
-        if callee.kind == "method" and callee.name in registry.NONDIFF_METHODS:
+        if callee.kind == "method" and (callee.name in registry.NONDIFF_METHODS or registry.is_nondifferentiable(
+                registry.METHODS.get(callee.name))):
             return set()
         names = set()
         for arg in rhs.args + [k.value for k in rhs.keywords]:

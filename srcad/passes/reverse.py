@@ -481,6 +481,8 @@ class _Reverse:
             if callee.name in registry.NONDIFF_METHODS:
                 return []
             fn = registry.METHODS.get(callee.name)
+            if fn is not None and registry.is_nondifferentiable(fn):
+                return []
             if fn is None:
                 raise NoRuleError(
                     self.where(s) + f"no derivative rule for the method .{callee.name}(); "

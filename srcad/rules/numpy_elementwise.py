@@ -13,7 +13,7 @@ import gast
 import numpy as np
 
 from ..errors import SrcadError
-from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from ..registry import register_jvp, register_vjp
 from ..runtime import unbroadcast
 
 LN2 = math.log(2.0)
@@ -34,9 +34,19 @@ def broadcast_like(t, y):
 
 
 # ---- rounding: piecewise constant, zero derivative -----------------------------------
-# sign, floor, ceil, trunc, rint and fix are listed in nondifferentiable.py.
-register_nondifferentiable(*(getattr(np, name) for name in ("round", "around") if hasattr(np, name)),
-                           reason="rounding is piecewise constant: its derivative is zero")
+# sign, floor, ceil, trunc, rint and fix are listed in nondifferentiable.py. round has
+# rules instead, because the method ``x.round()`` maps to it and methods need a rule.
+ROUNDS = tuple(getattr(np, name) for name in ("round", "around") if hasattr(np, name))
+
+
+@register_vjp(*ROUNDS)
+def round_(y, a, decimals=0, out=None):
+    """Rounding is piecewise constant: no cotangent flows back."""
+
+
+@register_jvp(*ROUNDS)
+def round_jvp(y, a, decimals=0, out=None):
+    """Rounding is piecewise constant: the tangent is zero."""
 
 
 # ---- jvp rules of the vjp rules in numpy_core.py --------------------------------------
@@ -449,12 +459,15 @@ def bessel_i1(x):
     dtype = x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64
     size = np.abs(x.astype(np.float64))
     n = 32 + int(math.sqrt(25.0 * float(np.max(size, initial=1.0))))
-    c = np.cos(math.pi * (np.arange(n) + 0.5) / n)
-    small = np.minimum(size, 1.0)[..., None]
-    large = np.maximum(size, 1.0)[..., None]
-    near_zero = np.mean(np.expm1(small * c) * c, axis=-1)
-    far = np.exp(large[..., 0] + np.log(np.mean(np.exp(large * (c - 1)) * c, axis=-1)))
-    return (np.sign(x) * np.where(size < 1.0, near_zero, far)).astype(dtype)
+    small = np.minimum(size, 1.0)
+    large = np.maximum(size, 1.0)
+    near_zero = np.zeros(size.shape)
+    far = np.zeros(size.shape)
+    for c in np.cos(math.pi * (np.arange(n) + 0.5) / n):  # a loop: memory stays the size of x
+        near_zero += np.expm1(small * c) * c
+        far += np.exp(large * (c - 1)) * c
+    far = np.exp(large + np.log(far / n))
+    return (np.sign(x) * np.where(size < 1.0, near_zero / n, far)).astype(dtype)
 
 
 # ---- binary functions ----------------------------------------------------------------

@@ -11,7 +11,7 @@ Most reductions here are written with a *slope*: an array shaped like the input 
 import numpy as np
 
 from ..registry import register_jvp, register_vjp
-from ..runtime import expand_reduced, extremum_grad, prod_grad, sum_to_reduced, unbroadcast
+from ..runtime import expand_reduced, extremum_grad, prod_grad, sum_to_reduced
 
 
 def float_dtype(a):
@@ -278,7 +278,7 @@ def cumprod_tangent(ta, a, axis):
     out = np.zeros(a_scan.shape, np.result_type(t_scan, a_scan, np.float32))
     for i in range(a_scan.shape[0]):
         out[i] = (out[i - 1] * a_scan[i] if i else 0) + before[i] * t_scan[i]
-    return scan_restore(out, a, axis)
+    return out if axis is None else np.moveaxis(out, 0, axis)
 
 
 # ---- norms -------------------------------------------------------------------------------

@@ -1,0 +1,476 @@
+"""Elementwise NumPy and math functions: vjp rules against finite differences through
+srcad, jvp rules evaluated directly against finite differences, ties, zero derivatives,
+float32."""
+import ast
+import inspect
+import math
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad import registry
+from srcad.rules import numpy_elementwise
+from srcad.testing import check_grads
+
+SHAPES = [(), (3,), (2, 3)]
+PAIRS = [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3))]
+
+# (key the rule is registered for, function for srcad, domain); key None: the same
+# function through an operator, method or attribute
+UNARY = [
+    (np.sin, lambda x: np.sin(x), (-2, 2)),
+    (np.cos, lambda x: np.cos(x), (-2, 2)),
+    (np.tan, lambda x: np.tan(x), (-1.2, 1.2)),
+    (np.arcsin, lambda x: np.arcsin(x), (-0.9, 0.9)),
+    (np.arccos, lambda x: np.arccos(x), (-0.9, 0.9)),
+    (np.arctan, lambda x: np.arctan(x), (-3, 3)),
+    (np.sinh, lambda x: np.sinh(x), (-2, 2)),
+    (np.cosh, lambda x: np.cosh(x), (-2, 2)),
+    (np.tanh, lambda x: np.tanh(x), (-2, 2)),
+    (np.arcsinh, lambda x: np.arcsinh(x), (-3, 3)),
+    (np.arccosh, lambda x: np.arccosh(x), (1.1, 3)),
+    (np.arctanh, lambda x: np.arctanh(x), (-0.9, 0.9)),
+    (np.exp, lambda x: np.exp(x), (-2, 2)),
+    (np.exp2, lambda x: np.exp2(x), (-2, 2)),
+    (np.expm1, lambda x: np.expm1(x), (-2, 2)),
+    (np.log, lambda x: np.log(x), (0.1, 3)),
+    (np.log2, lambda x: np.log2(x), (0.1, 3)),
+    (np.log10, lambda x: np.log10(x), (0.1, 3)),
+    (np.log1p, lambda x: np.log1p(x), (-0.9, 3)),
+    (np.sqrt, lambda x: np.sqrt(x), (0.1, 3)),
+    (np.cbrt, lambda x: np.cbrt(x), (0.2, 3)),
+    (np.cbrt, lambda x: np.cbrt(-x), (0.2, 3)),
+    (np.square, lambda x: np.square(x), (-2, 2)),
+    (np.reciprocal, lambda x: np.reciprocal(x), (0.2, 3)),
+    (np.reciprocal, lambda x: np.reciprocal(-x), (0.2, 3)),
+    (np.negative, lambda x: np.negative(x), (-2, 2)),
+    (np.positive, lambda x: np.positive(x), (-2, 2)),
+    (np.abs, lambda x: np.abs(x), (-2, 2)),
+    (np.absolute, lambda x: np.absolute(x), (-2, 2)),
+    (np.fabs, lambda x: np.fabs(x), (-2, 2)),
+    (np.deg2rad, lambda x: np.deg2rad(x), (-90, 90)),
+    (np.rad2deg, lambda x: np.rad2deg(x), (-2, 2)),
+    (np.degrees, lambda x: np.degrees(x), (-2, 2)),
+    (np.radians, lambda x: np.radians(x), (-90, 90)),
+    (np.sinc, lambda x: np.sinc(x), (-2, 2)),
+    (np.nan_to_num, lambda x: np.nan_to_num(x), (-2, 2)),
+    (np.real, lambda x: np.real(x), (-2, 2)),
+    (np.imag, lambda x: np.imag(x) + x, (-2, 2)),
+    (np.conj, lambda x: np.conj(x), (-2, 2)),
+    (np.conjugate, lambda x: np.conjugate(x), (-2, 2)),
+    (np.i0, lambda x: np.i0(x), (-3, 3)),
+    (np.i0, lambda x: np.i0(x), (8, 30)),
+    (None, lambda x: -x, (-2, 2)),
+    (None, lambda x: +x, (-2, 2)),
+    (None, lambda x: x.conjugate() * x.real + x.imag, (-2, 2)),
+]
+
+# array methods and attributes (not on Python floats)
+METHODS = [
+    lambda x: x.conj() * x.real + x.imag,
+    lambda x: x.clip(-0.5, 0.5),
+    lambda x: x.clip(max=0.5) * x.clip(min=-0.5),
+    lambda x: x.clip(x[0] - 0.5, x[1] + 0.5),
+]
+
+MATH_UNARY = [
+    (math.sin, lambda x: math.sin(x), (-2, 2)),
+    (math.cos, lambda x: math.cos(x), (-2, 2)),
+    (math.tan, lambda x: math.tan(x), (-1.2, 1.2)),
+    (math.asin, lambda x: math.asin(x), (-0.9, 0.9)),
+    (math.acos, lambda x: math.acos(x), (-0.9, 0.9)),
+    (math.atan, lambda x: math.atan(x), (-3, 3)),
+    (math.sinh, lambda x: math.sinh(x), (-2, 2)),
+    (math.cosh, lambda x: math.cosh(x), (-2, 2)),
+    (math.tanh, lambda x: math.tanh(x), (-2, 2)),
+    (math.asinh, lambda x: math.asinh(x), (-3, 3)),
+    (math.acosh, lambda x: math.acosh(x), (1.1, 3)),
+    (math.atanh, lambda x: math.atanh(x), (-0.9, 0.9)),
+    (math.exp, lambda x: math.exp(x), (-2, 2)),
+    (math.expm1, lambda x: math.expm1(x), (-2, 2)),
+    (math.log, lambda x: math.log(x), (0.1, 3)),
+    (math.log2, lambda x: math.log2(x), (0.1, 3)),
+    (math.log10, lambda x: math.log10(x), (0.1, 3)),
+    (math.log1p, lambda x: math.log1p(x), (-0.9, 3)),
+    (math.sqrt, lambda x: math.sqrt(x), (0.1, 3)),
+    (math.fabs, lambda x: math.fabs(x), (-2, 2)),
+    (math.degrees, lambda x: math.degrees(x), (-2, 2)),
+    (math.radians, lambda x: math.radians(x), (-90, 90)),
+]
+if hasattr(math, "exp2"):  # Python 3.11+
+    MATH_UNARY.append((math.exp2, lambda x: math.exp2(x), (-2, 2)))
+    MATH_UNARY.append((math.cbrt, lambda x: math.cbrt(x), (0.2, 3)))
+
+# (key, function for srcad, domain of x, domain of y)
+BINARY = [
+    (np.add, lambda x, y: np.add(x, y), (-2, 2), (-2, 2)),
+    (np.subtract, lambda x, y: np.subtract(x, y), (-2, 2), (-2, 2)),
+    (np.multiply, lambda x, y: np.multiply(x, y), (-2, 2), (-2, 2)),
+    (np.divide, lambda x, y: np.divide(x, y), (-2, 2), (0.5, 2)),
+    (np.true_divide, lambda x, y: np.true_divide(x, y), (-2, 2), (0.5, 2)),
+    (np.power, lambda x, y: np.power(x, y), (0.5, 2), (-2, 2)),
+    (np.float_power, lambda x, y: np.float_power(x, y), (0.5, 2), (-2, 2)),
+    (np.maximum, lambda x, y: np.maximum(x, y), (-2, 2), (-2, 2)),
+    (np.minimum, lambda x, y: np.minimum(x, y), (-2, 2), (-2, 2)),
+    (np.fmax, lambda x, y: np.fmax(x, y), (-2, 2), (-2, 2)),
+    (np.fmin, lambda x, y: np.fmin(x, y), (-2, 2), (-2, 2)),
+    (np.arctan2, lambda x, y: np.arctan2(x, y), (-2, 2), (-2, 2)),
+    (np.hypot, lambda x, y: np.hypot(x, y), (0.3, 2), (-2, -0.3)),
+    (np.logaddexp, lambda x, y: np.logaddexp(x, y), (-2, 2), (-2, 2)),
+    (np.logaddexp2, lambda x, y: np.logaddexp2(x, y), (-2, 2), (-2, 2)),
+    (np.mod, lambda x, y: np.mod(x, y), (-3, 3), (0.7, 2)),
+    (np.remainder, lambda x, y: np.remainder(x, -y), (-3, 3), (0.7, 2)),
+    (np.fmod, lambda x, y: np.fmod(x, y), (-3, 3), (0.7, 2)),
+    (np.fmod, lambda x, y: np.fmod(x, -y), (-3, 3), (0.7, 2)),
+    (np.copysign, lambda x, y: np.copysign(x, y), (-2, 2), (-2, 2)),
+    (np.where, lambda x, y: np.where(x > y, x * 2, y), (-2, 2), (-2, 2)),
+    (np.clip, lambda x, y: np.clip(x, y, 1.0), (-2, 2), (-1, 0.5)),
+    (np.clip, lambda x, y: np.clip(x, -1.0, y), (-2, 2), (-0.5, 1)),
+    (np.clip, lambda x, y: np.clip(x * y, None, 0.5), (-2, 2), (-2, 2)),
+    (np.select, lambda x, y: np.select([x > 0, y > 0], [x, y * 2], default=x * y), (-2, 2), (-2, 2)),
+    (None, lambda x, y: x + y, (-2, 2), (-2, 2)),
+    (None, lambda x, y: x - y, (-2, 2), (-2, 2)),
+    (None, lambda x, y: x * y, (-2, 2), (-2, 2)),
+    (None, lambda x, y: x / y, (-2, 2), (0.5, 2)),
+    (None, lambda x, y: x ** y, (0.5, 2), (-2, 2)),
+    (None, lambda x, y: x % y, (-3, 3), (0.7, 2)),
+]
+if np.lib.NumpyVersion(np.__version__) >= "2.1.0":  # clip's min=/max= keywords
+    BINARY.append((np.clip, lambda x, y: np.clip(x, min=y, max=1.0), (-2, 2), (-1, 0.5)))
+
+MATH_BINARY = [
+    (math.log, lambda x, y: math.log(x, y), (0.2, 3), (1.5, 4)),
+    (math.pow, lambda x, y: math.pow(x, y), (0.5, 2), (-2, 2)),
+    (math.atan2, lambda x, y: math.atan2(x, y), (-2, 2), (-2, 2)),
+    (math.hypot, lambda x, y: math.hypot(x, y, x * y), (0.3, 2), (0.3, 2)),
+    (math.fmod, lambda x, y: math.fmod(x, y), (-3, 3), (0.7, 2)),
+    (math.remainder, lambda x, y: math.remainder(x, y), (-3, 3), (0.7, 2)),
+    (math.copysign, lambda x, y: math.copysign(x, y), (-2, 2), (-2, 2)),
+]
+
+
+def sample(rng, domain, shape):
+    low, high = domain
+    return float(rng.uniform(low, high)) if shape == () else rng.uniform(low, high, shape)
+
+
+def label(row):
+    key, fun = row[0], row[1]
+    return getattr(key, "__name__", None) or f"line{fun.__code__.co_firstlineno}"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("row", UNARY, ids=label)
+def test_unary(row, shape):
+    _, fun, domain = row
+    x = sample(np.random.default_rng(1), domain, shape)
+    check_grads(fun, (x,))
+
+
+@pytest.mark.parametrize("shape", SHAPES[1:])
+@pytest.mark.parametrize("fun", METHODS, ids=lambda f: f"line{f.__code__.co_firstlineno}")
+def test_methods(fun, shape):
+    check_grads(fun, (np.random.default_rng(8).uniform(-1, 1, shape),))
+
+
+@pytest.mark.parametrize("row", MATH_UNARY, ids=label)
+def test_math_unary(row):
+    _, fun, domain = row
+    check_grads(fun, (sample(np.random.default_rng(2), domain, ()),))
+
+
+@pytest.mark.parametrize("shapes", PAIRS, ids=str)
+@pytest.mark.parametrize("row", BINARY, ids=label)
+def test_binary(row, shapes):
+    _, fun, x_domain, y_domain = row
+    rng = np.random.default_rng(3)
+    x = sample(rng, x_domain, shapes[0])
+    y = sample(rng, y_domain, shapes[1])
+    check_grads(fun, (x, y), wrt=(0, 1))
+    check_grads(fun, (x, y), wrt=1)
+
+
+@pytest.mark.parametrize("row", MATH_BINARY, ids=label)
+def test_math_binary(row):
+    _, fun, x_domain, y_domain = row
+    rng = np.random.default_rng(4)
+    check_grads(fun, (sample(rng, x_domain, ()), sample(rng, y_domain, ())), wrt=(0, 1))
+
+
+def nan_to_num_with_replacements(x, big):
+    return np.nan_to_num(x, nan=big, posinf=2 * big, neginf=-big) * x[1]
+
+
+def test_nan_to_num_replacements():
+    x = np.array([np.nan, 0.5, np.inf, -np.inf, -1.5])
+    v = np.arange(1.0, 6.0)
+    gx, gbig = srcad.differentiable(nan_to_num_with_replacements, wrt=(0, 1)).adjoint(x, 3.0, v)
+    # d/dbig of [big, 0.5, 2 big, -big, -1.5] * x[1]; d/dx: only finite entries, plus x[1]'s factor
+    y = np.nan_to_num(x, nan=3.0, posinf=6.0, neginf=-3.0)
+    assert gbig == pytest.approx(0.5 * (1 * 1 + 3 * 2 - 4 * 1))
+    np.testing.assert_allclose(gx, np.array([0, 0.5 * 2, 0, 0, 0.5 * 5]) + np.array([0, np.dot(v, y), 0, 0, 0]))
+
+
+def test_i0_derivative_is_i1():
+    from scipy import special
+
+    x = np.array([-700.0, -30.0, -1.5, -1e-9, 0.0, 1e-300, 2e-5, 0.3, 1.0, 1.0000001, 7.5, 80.0, 709.0])
+    np.testing.assert_allclose(numpy_elementwise.bessel_i1(x), special.i1(x), rtol=1e-13, atol=0)
+
+
+# ---- ties, kinks and zero derivatives ----------------------------------------------------
+def max_of(x, y):
+    return np.maximum(x, y)
+
+
+def min_of(x, y):
+    return np.minimum(x, y)
+
+
+def fmax_of(x, y):
+    return np.fmax(x, y)
+
+
+def fmin_of(x, y):
+    return np.fmin(x, y)
+
+
+@pytest.mark.parametrize("fun, x_share, y_share", [
+    (max_of, [1, 0.5, 0, 0, 0], [0, 0.5, 1, 0, 0]),
+    (min_of, [0, 0.5, 1, 0, 0], [1, 0.5, 0, 0, 0]),
+    (fmax_of, [1, 0.5, 0, 0, 1], [0, 0.5, 1, 1, 0]),
+    (fmin_of, [0, 0.5, 1, 0, 1], [1, 0.5, 0, 1, 0]),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_binary_extremum_ties_split_equally(fun, x_share, y_share):
+    """Ties split equally; with a NaN, maximum/minimum give neither operand anything (the
+    result is NaN), fmax/fmin give it all to the other operand (the one they return)."""
+    x = np.array([3.0, 2.0, -1.0, np.nan, 4.0])
+    y = np.array([1.0, 2.0, 5.0, 1.0, np.nan])
+    v = np.array([1.0, 2.0, 3.0, 4.0, 5.0])
+    gx, gy = srcad.differentiable(fun, wrt=(0, 1)).adjoint(x, y, v)
+    np.testing.assert_array_equal(gx, v * np.array(x_share))
+    np.testing.assert_array_equal(gy, v * np.array(y_share))
+
+
+def clip_between(x, lo, hi):
+    return np.clip(x, lo, hi)
+
+
+def test_clip_ties_split_equally():
+    x = np.array([-2.0, -1.0, 0.5, 1.0, 3.0])
+    lo, hi = -1.0, 1.0
+    v = np.array([1.0, 2.0, 4.0, 8.0, 16.0])
+    gx, glo, ghi = srcad.differentiable(clip_between, wrt=(0, 1, 2)).adjoint(x, lo, hi, v)
+    np.testing.assert_array_equal(gx, [0.0, 1.0, 4.0, 4.0, 0.0])
+    assert glo == 1.0 + 1.0  # all of x[0]'s, half of x[1]'s
+    assert ghi == 4.0 + 16.0  # half of x[3]'s, all of x[4]'s
+
+
+# (rounding function, its value times x, its value alone): gradients rounding(x) and 0
+ROUNDING = [
+    (np.sign, lambda x: np.sum(np.sign(x) * x), lambda z: np.sum(np.sign(z) + 0 * z)),
+    (np.floor, lambda x: np.sum(np.floor(x) * x), lambda z: np.sum(np.floor(z) + 0 * z)),
+    (np.ceil, lambda x: np.sum(np.ceil(x) * x), lambda z: np.sum(np.ceil(z) + 0 * z)),
+    (np.round, lambda x: np.sum(np.round(x) * x), lambda z: np.sum(np.round(z) + 0 * z)),
+    (np.round, lambda x: np.sum(x.round() * x), lambda z: np.sum(z.round() + 0 * z)),
+    (np.trunc, lambda x: np.sum(np.trunc(x) * x), lambda z: np.sum(np.trunc(z) + 0 * z)),
+    (np.rint, lambda x: np.sum(np.rint(x) * x), lambda z: np.sum(np.rint(z) + 0 * z)),
+    (np.fix, lambda x: np.sum(np.fix(x) * x), lambda z: np.sum(np.fix(z) + 0 * z)),
+]
+
+
+@pytest.mark.parametrize("rounding, times_x, alone", ROUNDING, ids=lambda p: getattr(p, "__name__", ""))
+def test_rounding_has_zero_derivative(rounding, times_x, alone):
+    x = np.array([-1.7, -0.2, 0.4, 1.5, 2.6])
+    np.testing.assert_array_equal(srcad.grad(times_x)(x), rounding(x))
+    np.testing.assert_array_equal(srcad.grad(alone)(x), np.zeros(5))
+
+
+def test_complex_arguments_are_refused():
+    def conj_sum(z):
+        return np.sum(np.conj(z) * 2.0)
+
+    with pytest.raises(srcad.SrcadError, match="real arrays only"):
+        srcad.grad(conj_sum)(np.array([1 + 2j, 3.0]))
+
+
+FLOAT32 = [
+    lambda x: np.sin(x) * np.arcsin(x / 3),
+    lambda x: np.exp2(x) + np.log10(x + 2) + np.cbrt(x + 2),
+    lambda x: np.maximum(x, 0.1) + np.hypot(x, 2.0) + np.clip(x, -0.5, 0.5),
+    lambda x: np.sinc(x) + np.i0(x) + np.fmod(x, 0.7) + np.logaddexp(x, 0.2),
+]
+
+
+@pytest.mark.parametrize("fun", FLOAT32, ids=lambda f: f"line{f.__code__.co_firstlineno}")
+def test_float32_keeps_float32(fun):
+    x = np.array([-0.8, 0.3, 1.1], dtype=np.float32)
+    v = np.ones(3, np.float32)
+    g32 = srcad.differentiable(fun).adjoint(x, v)
+    g64 = srcad.differentiable(fun).adjoint(x.astype(np.float64), v.astype(np.float64))
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, g64, rtol=1e-5)
+
+
+# ---- jvp rules, evaluated directly ---------------------------------------------------------
+class ZeroTangent(Exception):
+    """A statement read the tangent of a value that has none: the engine drops it."""
+
+
+class Tangents:
+    """``t`` for running a jvp template as Python: ``t[value]`` by object identity;
+    ``t[result] += ...`` starts from zero."""
+
+    def __init__(self, pairs, result):
+        self.by_id = {id(value): tangent for value, tangent in pairs}
+        self.result = result
+
+    def __getitem__(self, value):
+        found = self.by_id.get(id(value))
+        if found is None and value is self.result:
+            return 0.0
+        if found is None and isinstance(value, list):  # a list operand: its items' tangents
+            items = [self.by_id.get(id(item)) for item in value]
+            if all(item is None for item in items):
+                raise ZeroTangent
+            return items
+        if found is None:
+            raise ZeroTangent
+        return [np.copy(item) for item in found] if isinstance(found, list) else np.copy(found)
+
+    def __setitem__(self, value, tangent):
+        self.by_id[id(value)] = tangent
+
+
+def run_jvp(key, args, kwargs, tangents):
+    """``(y, ẏ)`` for ``y = key(*args, **kwargs)`` by its jvp rule, run statement by statement
+    like the engine does (a statement reading a zero tangent is dropped); ``tangents``
+    maps argument positions or keyword names to tangents. ``ẏ`` is None if it stays zero."""
+    rule = registry.JVP[key]
+    y = key(*args, **kwargs)
+    operands = [(args[k] if isinstance(k, int) else kwargs[k], t) for k, t in tangents.items()]
+    if any(y is value for value, _ in operands):
+        y = np.copy(y)  # np.real(x) is x: give the result its own identity
+    bound = inspect.signature(rule.fn).bind(y, *args, **kwargs)
+    bound.apply_defaults()
+    store = Tangents(operands, y)
+    namespace = {**rule.fn.__globals__, **bound.arguments, "t": store}
+    for stmt in rule.body:
+        module = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[stmt], type_ignores=[])))
+        try:
+            exec(compile(module, rule.filename, "exec"), namespace)
+        except ZeroTangent:
+            pass
+    return y, store.by_id.get(id(y))
+
+
+def check_jvp(key, args, kwargs=None, wrt=(0,), eps=1e-6, seed=0):
+    """The jvp rule of ``key`` against central finite differences in a random direction."""
+    kwargs = kwargs or {}
+    rng = np.random.default_rng(seed)
+    directions = {k: rng.standard_normal(np.shape(args[k] if isinstance(k, int) else kwargs[k])) for k in wrt}
+
+    def shifted(step):
+        moved_args = list(args)
+        moved_kwargs = dict(kwargs)
+        for k, u in directions.items():
+            target = moved_args if isinstance(k, int) else moved_kwargs
+            target[k] = target[k] + step * u
+        return np.asarray(key(*moved_args, **moved_kwargs), np.float64)
+
+    y, tangent = run_jvp(key, list(args), kwargs, directions)
+    if tangent is None:  # no statement applied: a zero derivative
+        tangent = np.zeros(np.shape(y))
+    assert np.shape(tangent) == np.shape(y), f"{key}: tangent shape {np.shape(tangent)} != {np.shape(y)}"
+    numeric = (shifted(eps) - shifted(-eps)) / (2 * eps)
+    np.testing.assert_allclose(tangent, numeric, rtol=1e-5, atol=1e-7, err_msg=f"jvp of {registry.describe(key)}")
+
+
+MODULES = ("srcad.rules.numpy_elementwise",)
+ALSO_COVERED = {  # vjp rules elsewhere whose jvp rules this module provides
+    np.sin, np.cos, np.tan, np.exp, np.log, np.sqrt, np.tanh, np.abs, np.maximum, np.minimum, np.where,
+    np.add, np.subtract, np.multiply, np.divide, np.power, np.negative, np.positive, np.mod, np.matmul,
+    math.sin, math.cos, math.tan, math.exp, math.log, math.sqrt, math.tanh, math.fabs, math.pow,
+    gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.USub, gast.UAdd, gast.Mod,
+}
+
+
+def covered_keys(modules, also):
+    keys = [k for k, rule in registry.VJP.items() if rule.fn.__module__ in modules]
+    keys += [k for k in registry.VJP if any(k is a for a in also)]
+    return keys
+
+
+def test_every_covered_vjp_rule_has_a_jvp_rule():
+    keys = covered_keys(MODULES, ALSO_COVERED)
+    assert len(keys) > 80
+    missing = [registry.describe(k) for k in keys if registry.lookup(registry.JVP, k) is None]
+    assert not missing
+    for key in keys:
+        rule = registry.JVP[key]
+        assert rule.marker == "t" and (rule.body or key in numpy_elementwise.ROUNDS)
+        assert rule.globals is not None  # every name the template uses resolves
+
+
+def unary_jvp_cases():
+    rng = np.random.default_rng(5)
+    cases = [(key, [sample(rng, domain, (2, 3))]) for key, _, domain in UNARY if key is not None]
+    cases += [(key, [sample(rng, domain, ())]) for key, _, domain in MATH_UNARY]
+    cases += [(key, [rng.uniform(-3, 3, (2, 3))]) for key in numpy_elementwise.ROUNDS]
+    return cases
+
+
+def binary_jvp_cases():
+    rng = np.random.default_rng(6)
+    cases = []
+    for key, _, x_domain, y_domain in BINARY:
+        if key not in (None, np.where, np.select, np.clip):
+            args = [sample(rng, x_domain, (2, 3)), sample(rng, y_domain, (3,))]
+            cases.append((key, args, {}, (0, 1)))
+            cases.append((key, args, {}, (1,)))  # only the smaller operand has a tangent
+    for key, _, x_domain, y_domain in MATH_BINARY:
+        if key is not math.hypot:
+            cases.append((key, [sample(rng, x_domain, ()), sample(rng, y_domain, ())], {}, (0, 1)))
+    a, b, c = rng.uniform(-2, 2, (3, 2, 3))
+    cases += [
+        (math.hypot, [0.5, -1.5, 2.0], {}, (0, 1, 2)),
+        (np.matmul, [a, b.T], {}, (0, 1)),
+        (np.where, [a > 0, a, b[0]], {}, (1, 2)),
+        (np.where, [a > 0, a, b[0]], {}, (2,)),
+        (np.clip, [a, b, 1.5], {}, (0, 1)),
+        (np.clip, [a, -1.5, c], {}, (0, 2)),
+        (np.select, [[a > 0, b > 0], [a, b], c], {}, (2,)),
+        (np.nan_to_num, [np.array([np.nan, np.inf, -np.inf, 0.5])], dict(nan=1.0, posinf=2.0, neginf=3.0),
+         (0, "nan", "posinf", "neginf")),
+    ]
+    if np.lib.NumpyVersion(np.__version__) >= "2.1.0":
+        cases.append((np.clip, [a], dict(min=b, max=c + 3), (0, "min", "max")))
+    return cases
+
+
+@pytest.mark.parametrize("key, args", unary_jvp_cases(), ids=lambda p: registry.describe(p) if callable(p) else "")
+def test_unary_jvp(key, args):
+    check_jvp(key, args)
+
+
+@pytest.mark.parametrize("key, args, kwargs, wrt", binary_jvp_cases(),
+                         ids=lambda p: registry.describe(p) if callable(p) else "")
+def test_binary_jvp(key, args, kwargs, wrt):
+    check_jvp(key, args, kwargs, wrt)
+
+
+def test_select_jvp_uses_choice_tangents():
+    a = np.array([1.0, -2.0, 3.0])
+    b = np.array([4.0, 5.0, -6.0])
+    y, tangent = run_jvp(np.select, [[a > 0, b > 0], [a, b], 0.0], {}, {1: [np.ones(3), 10 * np.ones(3)]})
+    np.testing.assert_array_equal(tangent, [1.0, 10.0, 1.0])
+
+
+def test_jvp_cases_cover_the_jvp_rules():
+    exercised = {registry.JVP[case[0]].fn for case in unary_jvp_cases() + binary_jvp_cases()}
+    rules = {rule.fn for key, rule in registry.JVP.items()
+             if rule.fn.__module__ in MODULES and key is not np.conjugate}
+    # np.conj is np.conjugate, exercised through the UNARY row for np.conj
+    assert not {fn.__name__ for fn in rules - exercised}
