@@ -1,4 +1,5 @@
 """The public API: the decorator and the function transformations built on it."""
+import contextlib
 import functools
 import inspect
 import linecache
@@ -38,6 +39,7 @@ class Differentiable(functools.partial):
         self.__srcad_function__ = fn
         self._wrt = wrt_tuple
         self._single = single
+        self._one_tuple = not single and len(wrt_tuple) == 1
         code = getattr(fn, "__code__", None)  # not a Python function: capture() explains
         self._required = code.co_argcount - len(fn.__defaults__ or ()) if code else 0
         self._bound = {}  # container signature -> (joint, forward, backward)
@@ -90,9 +92,21 @@ class Differentiable(functools.partial):
         if "v" not in kwargs and len(args) > self._required:
             kwargs["v"] = args[-1]
             args = args[:-1]
+        return self._joint(args, kwargs)
+
+    def _joint(self, args, kwargs):
         joint = self._functions(args)[0]
+        with self._cotangent_errors():
+            return self._pack(joint(*args, **_rename_v(kwargs, joint)))
+
+    def _pack(self, grads):
+        """``wrt=(0,)`` asks for a tuple: a one-element tuple it gets."""
+        return (grads,) if self._one_tuple else grads
+
+    @contextlib.contextmanager
+    def _cotangent_errors(self):
         try:
-            return joint(*args, **_rename_v(kwargs, joint))
+            yield
         except CotangentError as exc:
             code = self.func.__code__
             raise CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}") from None
@@ -103,13 +117,14 @@ class Differentiable(functools.partial):
         y, saved = forward(*args, **kwargs)
 
         def pullback(v=None):
-            return backward(saved, v)
+            with self._cotangent_errors():
+                return self._pack(backward(saved, v))
 
         return y, pullback
 
     def grad(self, *args, **kwargs):
         """The gradient of a scalar output with respect to the ``wrt`` arguments."""
-        return self._functions(args)[0](*args, **kwargs)
+        return self._joint(args, kwargs)
 
     def value_and_grad(self, *args, **kwargs):
         y, pullback = self.vjp(*args, **kwargs)
@@ -165,7 +180,11 @@ def grad(fun, wrt=0):
         return d.grad(*args, **kwargs)
 
     gradient.__srcad_differentiable__ = d
+    gradient.__srcad_source__ = lambda: d._functions(())[0]  # what srcad reads when code calls it
     return gradient
+
+
+grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
 
 
 def value_and_grad(fun, wrt=0):
@@ -211,15 +230,34 @@ def _trampoline(target):
     """A small Python function that calls ``target`` (which has a rule), for srcad to read."""
     fn = _TRAMPOLINES.get(target)
     if fn is None:
-        params = list(inspect.signature(target).parameters)
+        params, call = _trampoline_params(target)
         name = getattr(target, "__name__", "custom")
-        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(params)})\n"
+        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(call)})\n"
         filename = f"<srcad-trampoline {name}>"
         linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
         namespace = {"__srcad_target__": target}
         exec(compile(text, filename, "exec"), namespace)
         fn = _TRAMPOLINES[target] = namespace[name]
     return fn
+
+
+def _trampoline_params(target):
+    """Parameters (with literal defaults) to declare, and the arguments to pass on."""
+    if isinstance(target, np.ufunc):
+        names = [f"x{i + 1}" for i in range(target.nin)]
+        return names, names
+    params, call = [], []
+    for p in inspect.signature(target).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is p.empty:
+            params.append(p.name)
+        elif isinstance(p.default, (type(None), bool, int, float, str)):
+            params.append(f"{p.name}={p.default!r}")
+        else:
+            continue
+        call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+    return params, call
 
 
 # ---- derivatives of derivatives, forward mode, Jacobians and Hessians --------------------

@@ -34,7 +34,7 @@ def _read_names(stmts):
 
 
 def _mutated_in_reverse(stmts):
-    """Names whose contents the reverse sweep changes in place (element restores, pops)."""
+    """Names whose contents the reverse sweep changes in place (element restores, pops, pushes)."""
     names = set()
     for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
@@ -42,7 +42,7 @@ def _mutated_in_reverse(stmts):
             if isinstance(base, gast.Name):
                 names.add(base.id)
         elif (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
-              and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "pop"
+              and isinstance(s.value.func, gast.Attribute) and s.value.func.attr in ("pop", "append")
               and isinstance(s.value.func.value, gast.Name)):
             names.add(s.value.func.value.id)
     return names

@@ -12,6 +12,7 @@ import linecache
 import textwrap
 import types
 
+from . import cache as persistent_cache
 from .source import unwrap
 
 _counter = itertools.count(1)
@@ -125,7 +126,10 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):
         return compiled
     _IN_PROGRESS.add(key[:3])
     try:
-        generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs))
+        generated = persistent_cache.load_generated(fn, key)
+        if generated is None:
+            generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs))
+            persistent_cache.store_generated(fn, key, generated)
     finally:
         _IN_PROGRESS.discard(key[:3])
     filename = f"<srcad-generated {fn.__module__}.{fn.__qualname__} #{next(_counter)}>"

@@ -116,7 +116,7 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
                 return code
 
             # decided at run time: the handler merges what each branch did to the adjoints
-            node = handler.branch(test, lambda: emit(stmt.body), lambda: emit(stmt.orelse))
+            node = handler.rule_branch(test, lambda: emit(stmt.body), lambda: emit(stmt.orelse))
             if any(not isinstance(b, gast.Pass) for b in node.body + node.orelse):
                 out.append(node)
             continue

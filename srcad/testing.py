@@ -17,6 +17,8 @@ def _unflatten(template, leaves):
         return {k: _unflatten(template[k], leaves) for k in sorted(template)}
     if isinstance(template, (list, tuple)):
         items = [_unflatten(t, leaves) for t in template]
+        if hasattr(template, "_fields"):  # a namedtuple, such as np.linalg.slogdet's result
+            return type(template)(*items)
         return type(template)(items) if isinstance(template, tuple) else items
     return leaves.pop(0)
 

@@ -159,3 +159,11 @@ def test_wrt_errors():
         srcad.grad(loss, wrt="y")(np.ones((1, 2)), np.eye(2))
     with pytest.raises(IndexError):
         srcad.grad(loss, wrt=5)(np.ones((1, 2)), np.eye(2))
+
+
+def test_one_element_wrt_tuple_gives_a_tuple():
+    x, M = np.ones((1, 2)), np.eye(2)
+    (gx,) = srcad.grad(loss, wrt=(0,))(x, M)
+    np.testing.assert_allclose(gx, srcad.grad(loss)(x, M))
+    y, pullback = srcad.vjp(loss, x, M, wrt=("M",))
+    assert isinstance(pullback(), tuple) and len(pullback()) == 1

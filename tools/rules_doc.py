@@ -26,6 +26,13 @@ DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 NAMESPACES = [("builtins", builtins), ("math", math), ("numpy", np), ("numpy.linalg", np.linalg),
               ("numpy.fft", np.fft), ("numpy.random", np.random), ("numpy.ndarray", np.ndarray)]
 
+try:  # scipy is optional: its rules register only where it is installed
+    import scipy.special
+
+    NAMESPACES.append(("scipy.special", scipy.special))
+except ImportError:
+    pass
+
 OPERATORS = {
     gast.Add: "x + y", gast.Sub: "x - y", gast.Mult: "x * y", gast.Div: "x / y", gast.FloorDiv: "x // y",
     gast.Mod: "x % y", gast.Pow: "x ** y", gast.MatMult: "x @ y", gast.USub: "-x", gast.UAdd: "+x",

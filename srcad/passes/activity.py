@@ -21,7 +21,7 @@ Afterwards the function carries the annotation ``"active"`` (a set of names) and
 >>> src = capture(f)
 >>> node = activity(normalize(resolve_calls(src.node, src), src), src, wrt=("x",))
 >>> sorted(anno(node, "active"))
-['_t2', 'x', 'y']
+['_t2', '_t3', '_t4', 'x', 'y']
 """
 import builtins
 

@@ -15,6 +15,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
+from .simplify import tidy
 
 
 def _walk_stmts(stmts):
@@ -113,6 +114,10 @@ def record_values(node, refs):
                     pop = gast.Attribute(value=A.load(site.var), attr="pop", ctx=gast.Load())
                     out.append(gast.Expr(value=gast.Call(func=pop, args=[], keywords=[])))
                 continue
+            if site.kind == "pop":  # undo ``y = L.pop()``: push y back (its index is y)
+                push = gast.Attribute(value=A.load(site.var), attr="append", ctx=gast.Load())
+                out.append(gast.Expr(value=gast.Call(func=push, args=[A.deepcopy(site.index)], keywords=[])))
+                continue
             if site.kind == "name" and site.var not in params and site.var not in preinit:
                 preinit.append(site.var)
             where = storage(site)
@@ -133,7 +138,7 @@ def record_values(node, refs):
 
     # a value saved before its first assignment (in a loop, or in a branch not taken) is None
     fwd = rewrite(fwd, "save")
-    rev = rewrite(rev, "restore")
+    rev = tidy(rewrite(rev, "restore"))  # a branch left with only a comment is not valid Python
     head = [A.assign(var, A.const(None)) for var in preinit if _maybe_unbound(var, fwd)]
     head += [A.assign(stack, gast.List(elts=[], ctx=gast.Load())) for stack in stacks.values()]
     fwd = head + fwd

@@ -86,6 +86,10 @@ def resolve_calls(node, source, local_functions=()):
             if isinstance(call.func, gast.Attribute):
                 set_anno(call, "callee", Callee("method", name=call.func.attr))
                 continue
+            made = _static_call(call.func, source, locals_)
+            if made is not None:  # srcad.grad(h)(x): the function srcad.grad(h) makes
+                set_anno(call, "callee", Callee("object", obj=_readable(made), name=type(made).__name__))
+                continue
             raise source.syntax_error(
                 "srcad cannot tell which function this call calls; call a named function", call
             )
@@ -102,10 +106,54 @@ def resolve_calls(node, source, local_functions=()):
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
             try:
-                obj = source.lookup(root)
-                for attr in parts[1:]:
-                    obj = getattr(obj, attr)
+                obj = _lookup(parts, source)
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
-            set_anno(call, "callee", Callee("object", obj=obj, name=".".join(parts)))
+            set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
     return node
+
+
+def _lookup(parts, source):
+    obj = source.lookup(parts[0])
+    for attr in parts[1:]:
+        obj = getattr(obj, attr)
+    return obj
+
+
+def _readable(obj):
+    """What srcad reads for a call of ``obj``: a gradient made by ``srcad.grad`` reads as its
+    generated adjoint (``__srcad_source__``), whose source is registered with linecache."""
+    make = getattr(obj, "__srcad_source__", None)
+    return make() if make is not None else obj
+
+
+def _static_call(func, source, locals_):
+    """``transform(h, ...)`` evaluated now, if ``transform`` is marked ``__srcad_static__`` (pure
+    function transformations such as ``srcad.grad``) and its arguments are globals or literals."""
+    if not isinstance(func, gast.Call):
+        return None
+    parts = _dotted(func.func)
+    if parts is None or parts[0] in locals_:
+        return None
+    try:
+        transform = _lookup(parts, source)
+    except (KeyError, AttributeError):
+        return None
+    if not getattr(transform, "__srcad_static__", False):
+        return None
+    values = []
+    for arg in list(func.args) + [k.value for k in func.keywords]:
+        if isinstance(arg, gast.Constant) or (isinstance(arg, gast.Tuple) and all(
+                isinstance(e, gast.Constant) for e in arg.elts)):
+            values.append(gast.literal_eval(arg))
+            continue
+        arg_parts = _dotted(arg)
+        if arg_parts is None or arg_parts[0] in locals_:
+            return None
+        try:
+            values.append(_lookup(arg_parts, source))
+        except (KeyError, AttributeError):
+            return None
+    positional = values[: len(func.args)]
+    keywords = {k.arg: v for k, v in zip(func.keywords, values[len(func.args):])}
+    return transform(*positional, **keywords)

@@ -13,11 +13,11 @@ alias the cotangent or another adjoint; copied before any in-place update) or *m
 (``None`` or a value, after control flow merges; guarded by ``is not None``).
 
 >>> import numpy as np
->>> from srcad.source import capture
 >>> from srcad.pipeline import Options, transform
+>>> from srcad.passes.shapes import arg_spec
 >>> def f(x):
 ...     return np.sin(x) * 2.0
->>> print(transform(f, Options(wrt=(0,))).joint_source.strip())
+>>> print(transform(f, Options(wrt=(0,), specs={"x": arg_spec(np.ones(3))})).joint_source.strip())
 def f_adjoint(x, v=None):
     # line 2: return np.sin(x) * 2.0
     _t1 = np.sin(x)
@@ -106,7 +106,7 @@ class _Reverse:
     def call(self, name, obj, *args):
         return gast.Call(func=self.fn(name, obj), args=list(args), keywords=[])
 
-    # the handler protocol of template.instantiate: is_active, read, accumulate, own, spec, branch
+    # the handler protocol of template.instantiate: is_active, read, accumulate, own, spec, rule_branch
     def is_active(self, var):
         return var in self.active
 
@@ -329,6 +329,10 @@ class _Reverse:
             return []
 
         return [self.branch(test, live, dead)]
+
+    def rule_branch(self, test, make_body, make_orelse):
+        """A run-time ``if`` inside a rule template (handler protocol of template.instantiate)."""
+        return self.branch(test, make_body, make_orelse)
 
     def branch(self, test, make_body, make_orelse):
         before = dict(self.state)

@@ -9,13 +9,15 @@ assignments (the reverse pass tracks which adjoints are still zero).
 >>> from srcad.astutil import parse_stmts, to_source, set_anno
 >>> fn = parse_stmts('''
 ... def f_adjoint(x, v=None):
+...     y = x * 2
 ...     pass
-...     return x
+...     return y
 ... ''')[0]
->>> _ = set_anno(fn, "n_forward", 1)
+>>> _ = set_anno(fn, "n_forward", 2)
 >>> print(to_source(simplify(fn)).strip())
 def f_adjoint(x, v=None):
-    return x
+    y = x * 2
+    return y
 """
 import gast
 

@@ -11,7 +11,7 @@ for _name, _fn in {
     "astype": np.ndarray.astype, "item": np.ndarray.item, "cumsum": np.cumsum, "cumprod": np.cumprod,
     "var": np.var, "std": np.std, "clip": np.clip, "swapaxes": np.swapaxes, "diagonal": np.diagonal,
     "conj": np.conj, "conjugate": np.conjugate, "round": np.round, "repeat": np.repeat, "take": np.take,
-    "sort": np.sort, "ptp": np.ptp, "tolist": np.ndarray.tolist,
+    "ptp": np.ptp, "tolist": np.ndarray.tolist,
 }.items():
     register_method(_name, _fn)
 
@@ -31,12 +31,15 @@ def copy(y, a, order="K", subok=False):
 
 @register_vjp(np.ndarray.astype)
 def astype(y, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
-    d[a] += cast_like(d[y], a)
+    """A cast to an integer or boolean type is piecewise constant: its derivative is zero."""
+    d[a] += cast_like(d[y], a, y)
 
 
-def cast_like(g, x):
-    """An adjoint in ``x``'s float dtype (float64 for integer ``x``)."""
+def cast_like(g, x, y):
+    """The adjoint of ``y = x.astype(...)`` in ``x``'s float dtype; zero if ``y`` is not real."""
     dtype = getattr(x, "dtype", None)
+    if not np.issubdtype(np.asarray(y).dtype, np.inexact):
+        return np.zeros(np.shape(x), dtype if dtype is not None and dtype.kind in "fc" else np.float64)
     if dtype is not None and np.issubdtype(dtype, np.floating):
         return np.asarray(g, dtype)
     return g

@@ -9,8 +9,8 @@ import numpy as np
 from ..registry import register_nondifferentiable
 
 _numpy = [
-    "zeros", "ones", "empty", "full", "eye", "identity", "arange", "linspace", "logspace", "geomspace",
-    "zeros_like", "ones_like", "empty_like", "full_like", "argmax", "argmin", "argsort", "argwhere",
+    "zeros", "ones", "empty", "eye", "identity", "arange", "linspace", "logspace", "geomspace",
+    "zeros_like", "ones_like", "empty_like", "argmax", "argmin", "argsort", "argwhere",
     "nonzero", "flatnonzero", "shape", "ndim", "size", "isnan", "isfinite", "isinf", "isclose", "allclose",
     "array_equal", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "logical_or", "logical_not", "logical_xor", "all", "any", "count_nonzero", "searchsorted", "digitize",

@@ -1,0 +1,381 @@
+"""An opt-in cache of generated code across processes: ``SRCAD_CACHE_DIR=/path/to/dir``.
+
+Transforming a function is the expensive part of its first use; this cache keeps the
+generated source, so a new process compiles it without running the pipeline again.
+
+Safe by construction:
+
+- The directory must belong to the user and allow nobody else in (mode 0700; srcad
+  creates it so). If it is a symlink, someone else's, or group/world accessible, srcad
+  warns once and caches nothing.
+- Everything is done relative to a descriptor of that checked directory, and no path
+  component inside it is followed if it is a symlink (``O_NOFOLLOW``).
+- Entries are written to a fresh temporary file in the same directory, fsynced, then
+  renamed over the entry (``os.replace``), so a reader sees a whole entry or none.
+- An entry's name is the sha256 of its *key material*: srcad's version and source files,
+  Python's and NumPy's versions, the function's source, file, line and code, what every
+  name it uses is bound to (so rebinding ``act = np.sin`` is a different entry), the
+  registered rules, ``wrt``, container parameters and the argument shapes the code is
+  specialised on. The file repeats that hash and a hash of its contents; both are checked
+  before the code is used, as are its owner and that it is a regular file.
+- Only code whose every closure object can be found again by module and qualified name
+  is cached (srcad's helpers and rules' globals); code that calls other differentiated
+  user functions is not.
+
+A missing, unreadable or mismatching entry is a miss: the function is transformed as
+without a cache.
+"""
+import dataclasses
+import hashlib
+import importlib
+import json
+import os
+import re
+import stat
+import sys
+import types
+import warnings
+
+import numpy as np
+
+ENV_VAR = "SRCAD_CACHE_DIR"
+FORMAT = "srcad-cache 1"
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_SUPPORTED = bool(_NOFOLLOW and _DIRECTORY and hasattr(os, "getuid")
+                  and {os.open, os.rename, os.unlink} <= os.supports_dir_fd)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_warned = set()
+_fingerprints = {}  # memoised per process: srcad's sources, the rule tables
+
+
+class CacheWarning(UserWarning):
+    """The persistent cache is not used (unsafe directory) or could not write an entry."""
+
+
+def _warn_once(what, message):
+    if what not in _warned:
+        _warned.add(what)
+        warnings.warn(message, CacheWarning, stacklevel=4)
+
+
+# ---- the directory and the files
+
+def directory():
+    """The cache directory's path from the environment, or None when caching is off."""
+    path = os.environ.get(ENV_VAR)
+    return os.path.abspath(os.path.expanduser(path)) if path else None
+
+
+def _open_directory(path):
+    """A descriptor of ``path`` if it is a private directory of this user, else None (warned)."""
+    if not _SUPPORTED:
+        _warn_once(("platform",), f"{ENV_VAR} is set but this platform lacks O_NOFOLLOW/dir_fd; srcad caches nothing")
+        return None
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+    except OSError as exc:
+        _warn_once(path, f"{ENV_VAR}={path!r} cannot be used ({exc.strerror or exc}; a symlink is refused); "
+                         "srcad caches nothing")
+        return None
+    info = os.fstat(fd)
+    problem = None
+    if not stat.S_ISDIR(info.st_mode):
+        problem = "it is not a directory"
+    elif info.st_uid != os.getuid():
+        problem = f"it belongs to uid {info.st_uid}, not to this user"
+    elif info.st_mode & 0o077:
+        problem = f"its mode is {stat.S_IMODE(info.st_mode):o}; it must be 700 (chmod 700 it)"
+    if problem:
+        os.close(fd)
+        _warn_once(path, f"{ENV_VAR}={path!r} is refused: {problem}; srcad caches nothing")
+        return None
+    return fd
+
+
+def _digest(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load(key_material):
+    """The text stored under ``key_material``, or None (no cache, no entry, or a bad one)."""
+    path = directory()
+    if path is None:
+        return None
+    fd = _open_directory(path)
+    if fd is None:
+        return None
+    key = _digest(key_material)
+    try:
+        entry = os.open(key, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+    except OSError:  # absent, or a symlink
+        os.close(fd)
+        return None
+    try:
+        info = os.fstat(entry)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022 \
+                or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        with os.fdopen(entry, "rb", closefd=False) as f:
+            data = f.read(MAX_ENTRY_BYTES + 1)
+    finally:
+        os.close(entry)
+        os.close(fd)
+    return _verified(data, key)
+
+
+def _verified(data, key):
+    """The payload of an entry if its header names ``key`` and its contents hash right."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    header, _, payload = text.partition("\n\n")
+    lines = header.split("\n")
+    if len(lines) != 3 or lines[0] != FORMAT or lines[1] != f"key {key}" or lines[2] != f"sha256 {_digest(payload)}":
+        return None
+    return payload
+
+
+def store(key_material, payload):
+    """Write ``payload`` under ``key_material`` atomically; True if it was written."""
+    path = directory()
+    if path is None:
+        return False
+    fd = _open_directory(path)
+    if fd is None:
+        return False
+    key = _digest(key_material)
+    data = f"{FORMAT}\nkey {key}\nsha256 {_digest(payload)}\n\n{payload}".encode("utf-8")
+    temporary = f".{key}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
+    try:
+        out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600, dir_fd=fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view):]
+            os.fsync(out)
+        finally:
+            os.close(out)
+        os.replace(temporary, key, src_dir_fd=fd, dst_dir_fd=fd)
+        return True
+    except OSError as exc:
+        try:
+            os.unlink(temporary, dir_fd=fd)
+        except OSError:
+            pass
+        _warn_once(("write", path), f"srcad could not write to its cache {path!r}: {exc}")
+        return False
+    finally:
+        os.close(fd)
+
+
+# ---- what generated code depends on: the key material
+
+def _stable(text):
+    """``text`` without memory addresses, which differ between processes."""
+    return _ADDRESS.sub("", text)
+
+
+def _const_repr(const):
+    if isinstance(const, types.CodeType):
+        return _code_digest(const)
+    if isinstance(const, frozenset):  # its order follows string hashes, which differ between processes
+        return f"frozenset({sorted(_const_repr(c) for c in const)})"
+    if isinstance(const, tuple):
+        return f"({', '.join(_const_repr(c) for c in const)},)"
+    return _stable(repr(const))
+
+
+def _code_digest(code):
+    """The parts of a code object that decide what it does (nested code objects included)."""
+    h = hashlib.sha256()
+    h.update(code.co_code)
+    for const in code.co_consts:
+        h.update(_const_repr(const).encode() + b"\0")
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_filename, code.co_firstlineno))
+             .encode())
+    return h.hexdigest()
+
+
+def _describe(value, names, depth=0):
+    """What ``value`` is, as far as generated code could depend on it (never its data)."""
+    if isinstance(value, types.ModuleType):
+        members = [f"{n}={_describe(getattr(value, n), names, depth + 1)}" for n in sorted(names)
+                   if depth < 2 and n in vars(value)]
+        return f"module {value.__name__}({', '.join(members)})"
+    value = getattr(value, "__srcad_function__", value)
+    if isinstance(value, types.MethodType):
+        value = value.__func__
+    if isinstance(value, types.FunctionType):
+        return f"function {value.__module__}.{value.__qualname__} {_code_digest(value.__code__)}"
+    if isinstance(value, np.ndarray):
+        return f"ndarray {value.shape} {value.dtype}"
+    kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if callable(value):
+        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
+        return _stable(f"{kind} {getattr(value, '__module__', '')}.{name}")
+    return kind
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _environment(fn):
+    """What each name ``fn`` uses (globals, closure cells, builtins) is bound to now."""
+    names = _code_names(fn.__code__)
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    builtins = fn.__globals__.get("__builtins__", {})
+    builtins = vars(builtins) if isinstance(builtins, types.ModuleType) else builtins
+    lines = []
+    for name in sorted(names | set(cells)):
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:  # an empty cell
+                lines.append(f"{name}: empty cell")
+                continue
+        elif name in fn.__globals__:
+            value = fn.__globals__[name]
+        elif name in builtins:
+            value = builtins[name]
+        else:
+            continue  # an attribute name, or unbound
+        lines.append(f"{name}: {_describe(value, names)}")
+    return lines
+
+
+def _srcad_fingerprint():
+    """A hash of srcad's own source files (the pipeline and the rules that come with it)."""
+    if "srcad" not in _fingerprints:
+        root = os.path.dirname(os.path.abspath(__file__))
+        h = hashlib.sha256()
+        for folder, dirs, files in sorted(os.walk(root)):
+            dirs.sort()
+            for name in sorted(f for f in files if f.endswith(".py")):
+                with open(os.path.join(folder, name), "rb") as f:
+                    h.update(name.encode() + b"\0" + f.read())
+        _fingerprints["srcad"] = h.hexdigest()
+    return _fingerprints["srcad"]
+
+
+def _rules_fingerprint():
+    """A hash of the rule tables (users register rules of their own)."""
+    from . import registry
+
+    tables = (registry.VJP, registry.JVP, registry.NONDIFFERENTIABLE, registry.METHODS, registry.ATTRIBUTES,
+              registry.NONDIFF_METHODS, registry.NONDIFF_ATTRIBUTES)
+    sizes = tuple(len(t) for t in tables)
+    if _fingerprints.get("rules", (None,))[0] != sizes:
+        h = hashlib.sha256()
+        for table in tables:
+            entries = table.items() if isinstance(table, dict) else ((k, None) for k in table)
+            for line in sorted(_stable(f"{registry.describe(k)} -> {_describe_rule(v)}") for k, v in entries):
+                h.update(line.encode() + b"\n")
+        _fingerprints["rules"] = (sizes, h.hexdigest())
+    return _fingerprints["rules"][1]
+
+
+def _describe_rule(value):
+    fn = getattr(value, "fn", None)  # a registry.Rule: its template function
+    if isinstance(fn, types.FunctionType):
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        return name if fn.__module__.startswith(__package__ + ".") else f"{name} {_code_digest(fn.__code__)}"
+    return _stable(_describe(value, ())) if not isinstance(value, str) else value
+
+
+def key_material(fn, key):
+    """Everything the code generated for ``fn`` under the in-memory cache's ``key`` depends on.
+
+    ``key`` is ``(fn.__code__, wrt, container parameters, specialisation)``; all but the
+    code object (described here by its contents) go into the material as they are.
+    """
+    import inspect
+
+    from . import __version__
+    from .codegen import Generated
+
+    code = fn.__code__
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        source = ""
+    return "\n".join([
+        FORMAT,
+        f"srcad {__version__} {_srcad_fingerprint()}",
+        f"python {sys.version} {sys.implementation.cache_tag}",
+        f"numpy {np.__version__}",
+        f"generated fields {[f.name for f in dataclasses.fields(Generated)]}",
+        f"function {fn.__module__}.{fn.__qualname__} in {code.co_filename}:{code.co_firstlineno}",
+        f"code {_code_digest(code)}",
+        f"wrt, containers, specialisation {key[1:]!r}",
+        f"rules {_rules_fingerprint()}",
+        "environment:", *_environment(fn),
+        "source:", source,
+    ])
+
+
+# ---- generated code to text and back
+
+def _reference(obj):
+    """``(module, qualname)`` under which ``obj`` itself can be imported again, or None."""
+    if isinstance(obj, types.ModuleType):
+        return (obj.__name__, "")
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if not isinstance(module, str) or not isinstance(qualname, str) or "<" in qualname:
+        return None
+    try:
+        found = _resolve(module, qualname)
+    except Exception:  # anything an import can raise: then it is not cacheable
+        return None
+    return (module, qualname) if found is obj else None
+
+
+def _resolve(module, qualname):
+    value = importlib.import_module(module)
+    for part in filter(None, qualname.split(".")):
+        value = getattr(value, part)
+    return value
+
+
+def load_generated(fn, key):
+    """The ``codegen.Generated`` cached for ``fn`` under the compile-cache ``key``, or None."""
+    if directory() is None:
+        return None
+    payload = load(key_material(fn, key))
+    if payload is None:
+        return None
+    from .codegen import Generated
+
+    try:
+        fields = json.loads(payload)
+        closure = {name: _resolve(module, qualname) for name, (module, qualname) in fields.pop("closure").items()}
+        return Generated(closure=closure, **fields)
+    except Exception:  # an entry of another layout, or a helper that moved: transform afresh
+        return None
+
+
+def store_generated(fn, key, generated):
+    """Cache ``generated`` for ``fn`` if every object it closes over can be imported again."""
+    if directory() is None:
+        return False
+    closure = {}
+    for name, obj in generated.closure.items():
+        reference = _reference(obj)
+        if reference is None:
+            return False
+        closure[name] = reference
+    fields = {f.name: getattr(generated, f.name) for f in dataclasses.fields(generated)
+              if isinstance(getattr(generated, f.name), str) and f.name != "filename"}
+    fields["closure"] = closure
+    return store(key_material(fn, key), json.dumps(fields, sort_keys=True))

@@ -1,0 +1,540 @@
+"""Forward transform: build ``f_jvp(*params, *tangents) -> (y, y_dot)`` from a function in
+A-normal form with activity.
+
+The result is the primal statements in their order, each followed by the statements that
+compute the tangents of what it assigns (instantiated from the ``t[...]`` rules of
+``registry.JVP``). Branches and loops stay as they are, with tangent code inside; nothing
+is saved. A tangent is tracked statically: *zero* (no variable exists: rules that read it
+are dropped), *owned* (a buffer only this variable refers to) or *shared* (may alias the
+caller's tangent or another tangent; copied before an in-place update). Where control flow
+joins a path on which a tangent is zero with one on which it is live, the zero path gets
+``x_dot = zeros_like(x)``: at the end of a branch, before a loop, or at the end of a loop
+body. Element updates ``S[i] = e`` become ``S_dot[i] = e_dot``; ``L.append(e)`` and
+``L.pop()`` are mirrored on ``L_dot``; displays become displays of tangents; calls of the
+user's own Python functions call their own jvp (compiled once).
+
+The returned tangent is shaped like the output (zeros if it does not depend on ``wrt``).
+
+>>> import numpy as np
+>>> from srcad.pipeline import Options, transform_jvp
+>>> def f(x, c):
+...     y = 2.0
+...     if c > 0:
+...         y = np.sin(x)
+...     return y
+>>> print(transform_jvp(f, Options(wrt=("x",))).source.strip())
+def f_jvp(x, c, x_dot):
+    x = as_real(x)
+    # line 2: y = 2.0
+    y = 2.0
+    # line 3: if c > 0:
+    _t1 = c > 0
+    if _t1:
+        # line 4: y = np.sin(x)
+        y = np.sin(x)
+        y_dot = x_dot * np.cos(x)
+    else:
+        y_dot = zeros_like(y)
+    return y, finish(y_dot, y)
+"""
+import collections
+import inspect
+import types
+
+import gast
+
+from .. import astutil as A
+from .. import registry
+from ..errors import NoRuleError
+from ..template import bind, instantiate
+from .activity import _NONDIFF_OPS
+
+ZERO, OWNED, SHARED = "zero", "owned", "shared"
+
+
+class _CallSite:
+    """Where a rule is being instantiated, for error messages."""
+
+    def __init__(self, source, node, what):
+        self.source, self.node, self.what = source, node, what
+
+    def error(self, message):
+        return self.source.syntax_error(message, self.node)
+
+
+def _user_function(obj):
+    """The plain Python function behind ``obj`` if srcad can read it, else None."""
+    fn = getattr(obj, "__srcad_function__", obj)
+    return fn if isinstance(fn, types.FunctionType) else None
+
+
+def _method_call(rhs, name):
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return (callee is not None and callee.kind == "method" and callee.name == name
+            and isinstance(rhs.func.value, gast.Name))
+
+
+def _is_break_guard(s):
+    return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break)
+
+
+def _stores(stmts):
+    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+
+
+def _read_counts(node):
+    return collections.Counter(n.id for n in gast.walk(node)
+                               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+
+
+def _exposed(stmts, assigned=frozenset()):
+    """Names a block may read before assigning them (whose value comes from before the block)."""
+    assigned, exposed = set(assigned), set()
+    for s in stmts:
+        if isinstance(s, gast.If):
+            exposed |= A.names_read(s.test) - assigned
+            body, orelse = _exposed(s.body, assigned), _exposed(s.orelse, assigned)
+            exposed |= body | orelse
+            assigned |= _definitely_assigned(s.body) & _definitely_assigned(s.orelse)
+        elif isinstance(s, (gast.For, gast.While)):
+            exposed |= A.names_read(s) - assigned
+        else:
+            exposed |= A.names_read(s) - assigned
+            assigned |= A.names_stored(s)
+    return exposed
+
+
+def _definitely_assigned(stmts):
+    names = set()
+    for s in stmts:
+        if isinstance(s, gast.If):
+            names |= _definitely_assigned(s.body) & _definitely_assigned(s.orelse)
+        elif not isinstance(s, (gast.For, gast.While)):
+            names |= A.names_stored(s)
+    return names
+
+
+def _mutated(stmts):
+    """Names updated in place: ``S[i] = e``, ``L.append(e)``, ``L.pop()``."""
+    names = set()
+    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            names.add(s.targets[0].value.id)
+        elif isinstance(s, (gast.Assign, gast.Expr)) and (_method_call(s.value, "append")
+                                                           or _method_call(s.value, "pop")):
+            names.add(s.value.func.value.id)
+    return names
+
+
+class _Forward:
+    def __init__(self, node, source, wrt, refs):
+        self.source = source
+        self.namer = A.anno(node, "namer")
+        self.active = A.anno(node, "active")
+        self.refs = refs
+        self.containers = A.anno(node, "containers")
+        self.reads = _read_counts(node)
+        self.state = {}
+        self.tangent_names = {}
+        self.bound = set()  # names certainly bound here
+        self.preinit = set()  # names that need ``x = None`` at entry so zeros_like(x) can run
+        self.arithmetic = False  # is the statement being differentiated an operator?
+        self.last_line = None
+
+    # ---- tangent variables -------------------------------------------------------------
+    def tname(self, var):
+        name = self.tangent_names.get(var)
+        if name is None:
+            name = self.namer.unique(var + "_dot")
+            self.tangent_names[var] = name
+        return name
+
+    def get(self, var):
+        return self.state.get(var, ZERO)
+
+    def helper(self, name, *args):
+        from .. import runtime
+
+        return gast.Call(func=A.load(self.refs(name, getattr(runtime, name))), args=list(args), keywords=[])
+
+    def zeros(self, var):
+        """``var_dot = zeros_like(var)``; ``var`` is bound to None at entry if it may be unbound here."""
+        if var not in self.bound:
+            self.preinit.add(var)
+        return A.assign(self.tname(var), self.helper("zeros_like", A.load(var)))
+
+    # the handler protocol of template.instantiate: is_active, read, accumulate, own, rule_branch
+    def is_active(self, var):
+        return var in self.active
+
+    def read(self, var):
+        if var not in self.active or self.get(var) == ZERO:
+            return None
+        return A.load(self.tname(var))
+
+    def accumulate(self, var, expr):
+        name = self.tname(var)
+        container = var in self.containers
+        if self.get(var) == ZERO:
+            self.state[var] = OWNED if container or self.fresh(expr) else SHARED
+            return [A.assign(name, expr)]
+        self.state[var] = OWNED
+        if container or not self.arithmetic:  # a call may return a tuple: add item by item
+            return [A.assign(name, self.helper("add_grads", A.load(name), expr))]
+        return [A.assign(name, gast.BinOp(left=A.load(name), op=gast.Add(), right=expr))]
+
+    def fresh(self, expr):
+        """Does ``expr`` build a new value that the tangent may own?"""
+        if isinstance(expr, (gast.BinOp, gast.UnaryOp)):
+            return True
+        from .. import runtime
+
+        fresh_helpers = {self.refs(n, getattr(runtime, n)) for n in ("zeros_like", "copy_grad")}
+        return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in fresh_helpers
+
+    def own(self, var):
+        """Make the tangent of ``var`` a buffer that may be updated in place."""
+        state = self.get(var)
+        self.state[var] = OWNED
+        if state == ZERO:
+            return [self.zeros(var)]
+        if state == SHARED and var not in self.containers:
+            return [A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var))))]
+        return []
+
+    def convert(self, var, have, want):
+        """Code that brings the tangent of ``var`` from state ``have`` to ``want``."""
+        if have == want or want == SHARED and have == OWNED or want == ZERO:
+            return []
+        if have == ZERO:
+            return [self.zeros(var)]
+        if want == OWNED and var not in self.containers:  # shared -> owned
+            return [A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var))))]
+        return []
+
+    # ---- statements --------------------------------------------------------------------
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            origin = A.anno(s, "origin") or s
+            line = getattr(origin, "lineno", None)
+            if line is not None and line != self.last_line and not isinstance(s, (gast.If, gast.For, gast.While)):
+                out.append(A.comment(f"line {line}: {self.source.line(line).strip()}"))
+                self.last_line = line
+            out.extend(self.stmt(s))
+        return out
+
+    def stmt(self, s):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            var = s.targets[0].id
+            self.bound.add(var)  # the tangent code runs after the primal statement
+            if _method_call(s.value, "pop"):
+                return [s] + self.pop(s.value, var)
+            if var in self.active:
+                self.state[var] = ZERO
+                return self.assignment(var, s)
+            self.state.pop(var, None)
+            return [s]
+        if isinstance(s, gast.Assign):  # S[index] = value
+            target = s.targets[0]
+            var = target.value.id
+            return (self.subscript_store(var, target.slice, s.value) if var in self.active else []) + [s]
+        if isinstance(s, gast.Expr) and _method_call(s.value, "append") and len(s.value.args) == 1:
+            var = s.value.func.value.id
+            return (self.append(var, s.value.args[0]) if var in self.active else []) + [s]
+        if isinstance(s, gast.Expr) and _method_call(s.value, "pop"):
+            return [s] + self.pop(s.value, None)
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            return [s] + self.effect_call(s)
+        if isinstance(s, gast.If):
+            if _is_break_guard(s):
+                return [s]
+            return [self.branch(s)]
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s)
+        return [s]
+
+    def assignment(self, var, s):
+        """The primal ``var = rhs`` and the statements computing ``var_dot``."""
+        rhs = s.value
+        code = [s]
+        self.arithmetic = isinstance(rhs, (gast.BinOp, gast.UnaryOp))  # operators give arrays or numbers
+        if isinstance(rhs, gast.Name):
+            tangent = self.read(rhs.id)
+            if tangent is not None:
+                code.extend(self.accumulate(var, tangent))
+        elif isinstance(rhs, (gast.Constant, gast.Compare, gast.JoinedStr)):
+            pass
+        elif isinstance(rhs, (gast.Tuple, gast.List)):
+            elts = [self.read_or_zeros(e) for e in rhs.elts]
+            if any(self.read(e.id) is not None for e in rhs.elts if isinstance(e, gast.Name)):
+                code.extend(self.accumulate(var, type(rhs)(elts=elts, ctx=gast.Load())))
+        elif isinstance(rhs, gast.Dict):
+            if any(self.read(v.id) is not None for v in rhs.values if isinstance(v, gast.Name)):
+                display = gast.Dict(keys=[A.deepcopy(k) for k in rhs.keys],
+                                    values=[self.read_or_zeros(v) for v in rhs.values])
+                code.extend(self.accumulate(var, display))
+        elif isinstance(rhs, gast.Subscript):
+            if isinstance(rhs.value, gast.Name) and self.read(rhs.value.id) is not None:
+                item = gast.Subscript(value=self.read(rhs.value.id), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
+                code.extend(self.accumulate(var, item))
+        elif isinstance(rhs, gast.BinOp):
+            if not isinstance(rhs.op, _NONDIFF_OPS):
+                code.extend(self.apply(type(rhs.op), var, [rhs.left, rhs.right], [], s,
+                                       f"the operator {type(rhs.op).__name__}"))
+        elif isinstance(rhs, gast.UnaryOp):
+            if not isinstance(rhs.op, (gast.Not, gast.Invert)):
+                code.extend(self.apply(type(rhs.op), var, [rhs.operand], [], s,
+                                       f"the operator {type(rhs.op).__name__}"))
+        elif isinstance(rhs, gast.Attribute):
+            if rhs.attr not in registry.NONDIFF_ATTRIBUTES:
+                fn = registry.ATTRIBUTES.get(rhs.attr)
+                if fn is None:
+                    raise NoRuleError(self.where(s) + f"no derivative rule for the attribute .{rhs.attr}; "
+                                      "srcad.extend.register_attribute maps an attribute to a function with a rule")
+                code.extend(self.apply(fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}"))
+        elif isinstance(rhs, gast.Call):
+            code = self.call(var, s)
+        else:
+            raise self.source.syntax_error(f"srcad cannot differentiate {type(rhs).__name__}", s)
+        return code
+
+    def read_or_zeros(self, atom):
+        """The tangent of an operand, or an explicit zero of its shape."""
+        tangent = self.read(atom.id) if isinstance(atom, gast.Name) else None
+        return tangent if tangent is not None else self.helper("zeros_like", A.deepcopy(atom))
+
+    def where(self, node):
+        line = getattr(A.anno(node, "origin") or node, "lineno", None)
+        text = self.source.line(line).strip() if line else ""
+        return f"{self.source.filename}:{line}: in {text!r}: " if line else f"{self.source.filename}: "
+
+    def call(self, var, s):
+        rhs = s.value
+        callee = A.anno(rhs, "callee")
+        if callee.kind == "method":
+            if callee.name in registry.NONDIFF_METHODS:
+                return [s]
+            fn = registry.METHODS.get(callee.name)
+            if fn is None:
+                raise NoRuleError(
+                    self.where(s) + f"no derivative rule for the method .{callee.name}(); "
+                    "srcad.extend.register_method maps a method to a function with a rule")
+            return [s] + self.apply(fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
+                                    f"the method .{callee.name}()")
+        obj = callee.obj
+        if registry.is_nondifferentiable(obj):
+            return [s]
+        if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
+            return self.user_call(var, s, _user_function(obj))
+        return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)
+
+    def apply(self, key, var, args, keywords, s, what):
+        rule = registry.lookup(registry.JVP, key)
+        if rule is None:
+            name = registry.describe(key)
+            raise NoRuleError(
+                self.where(s) + f"{what} ({name}) has no forward-mode (jvp) derivative rule. Register one with "
+                f"@srcad.extend.register_jvp({name}) (a template like `t[y] += t[x] * np.cos(x)`), or mark it "
+                "with srcad.extend.register_nondifferentiable if no derivative flows through it.")
+        bound = bind(rule, args, keywords, _CallSite(self.source, s, what))
+        return instantiate(rule, A.load(var) if var else A.const(None), bound, self, self.namer, self.refs)
+
+    def effect_call(self, s):
+        """A call for its effect: in-place helpers (``scatter_add``) with rules mutate tangents too."""
+        call = s.value
+        callee = A.anno(call, "callee")
+        touched = set()
+        for arg in call.args + [k.value for k in call.keywords]:
+            touched |= A.names_read(arg)
+        if callee.kind == "method" and isinstance(call.func.value, gast.Name):
+            if call.func.value.id in self.active and callee.name not in registry.NONDIFF_METHODS:
+                raise self.source.syntax_error(
+                    f"srcad cannot differentiate the in-place method .{callee.name}() on a value that is "
+                    "being differentiated; assign a new value instead", s)
+            return []
+        live = {n for n in touched if n in self.active or self.get(n) != ZERO}
+        if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or not live:
+            return []
+        if registry.lookup(registry.JVP, callee.obj) is None and _user_function(callee.obj) is not None:
+            return []  # the user's own function, called for its printing or checking
+        return self.apply(callee.obj, None, call.args, call.keywords, s, callee.name)
+
+    def user_call(self, var, s, fn):
+        """``y = g(a, b)`` for the user's own function ``g``: call its jvp."""
+        from ..pipeline import compile_jvp
+
+        rhs = s.value
+        try:
+            bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
+        except TypeError as exc:
+            raise self.source.syntax_error(f"bad call to {fn.__name__}: {exc}", rhs) from None
+        wrt = tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and self.read(a.id) is not None)
+        if not wrt:
+            return [s]
+        containers = tuple(p for p, a in bound.arguments.items()
+                           if isinstance(a, gast.Name) and a.id in self.containers)
+        compiled = compile_jvp(fn, wrt, containers, caller=(self.source, rhs))
+        name = self.refs(f"{fn.__name__}_jvp", compiled.bind(fn))
+        tangents = [gast.keyword(arg=compiled.tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
+        keywords = list(rhs.keywords) + tangents
+        call = gast.Call(func=A.load(name), args=list(rhs.args), keywords=keywords)
+        target = gast.Tuple(elts=[A.store(var), A.store(self.tname(var))], ctx=gast.Store())
+        self.state[var] = SHARED
+        return [gast.Assign(targets=[target], value=call, type_comment=None)]
+
+    # ---- containers and element updates --------------------------------------------------
+    def subscript_store(self, var, index, value):
+        tangent = self.read(value.id) if isinstance(value, gast.Name) else None
+        if tangent is None:
+            if self.get(var) == ZERO:
+                return []  # the whole tangent is still zero
+            tangent = self.helper("zeros_like", A.deepcopy(value)) if var in self.containers else A.const(0.0)
+        code = self.own(var)
+        target = gast.Subscript(value=A.load(self.tname(var)), slice=A.deepcopy(index), ctx=gast.Store())
+        code.append(A.assign(target, tangent))
+        return code
+
+    def append(self, var, value):
+        tangent = self.read(value.id) if isinstance(value, gast.Name) else None
+        if tangent is None and self.get(var) == ZERO:
+            return []
+        code = self.own(var)  # before the primal append: the tangent list matches the list so far
+        item = tangent if tangent is not None else self.helper("zeros_like", A.deepcopy(value))
+        push = gast.Attribute(value=A.load(self.tname(var)), attr="append", ctx=gast.Load())
+        code.append(gast.Expr(value=gast.Call(func=push, args=[item], keywords=[])))
+        return code
+
+    def pop(self, call, var):
+        """``y = L.pop(...)``: pop the tangent list in step, whether or not ``y`` needs a tangent."""
+        stack = call.func.value.id
+        if var is not None:
+            self.state[var] = ZERO
+        if stack not in self.active or self.get(stack) == ZERO:
+            return []
+        popped = gast.Call(func=gast.Attribute(value=A.load(self.tname(stack)), attr="pop", ctx=gast.Load()),
+                           args=[A.deepcopy(a) for a in call.args], keywords=[])
+        if var is not None and var in self.active:
+            self.state[var] = SHARED
+            return [A.assign(self.tname(var), popped)]
+        return [gast.Expr(value=popped)]
+
+    # ---- control flow ----------------------------------------------------------------------
+    def read_outside(self, stmt):
+        """Names read somewhere other than inside ``stmt``: their tangents must be right after it."""
+        inside = _read_counts(stmt)
+        return {name for name, n in self.reads.items() if n > inside[name]}
+
+    def branch(self, s):
+        return self.join_paths(s.test, lambda: self.block(s.body), lambda: self.block(s.orelse), self.read_outside(s))
+
+    def rule_branch(self, test, make_body, make_orelse):
+        """A run-time ``if`` inside a rule template (handler protocol of template.instantiate)."""
+        return self.join_paths(test, make_body, make_orelse, set(self.active))
+
+    def join_paths(self, test, make_body, make_orelse, live_after):
+        """``if test: body else: orelse``, with zero tangents materialized where paths join."""
+        before_state, before_bound = dict(self.state), set(self.bound)
+        body = make_body()
+        body_state, body_bound = self.state, self.bound
+        self.state, self.bound = dict(before_state), set(before_bound)
+        orelse = make_orelse()
+        paths = [(body_state, body_bound, body), (self.state, self.bound, orelse)]
+        merged = {}
+        for var in set(body_state) | set(self.state):
+            states = [st.get(var, ZERO) for st, _, _ in paths]
+            if all(x == ZERO for x in states) or var not in live_after:
+                continue
+            merged[var] = OWNED if all(x in (ZERO, OWNED) for x in states) else SHARED
+            for (st, bound, code), have in zip(paths, states):
+                if have == ZERO:
+                    self.bound = bound
+                    code.append(self.zeros(var))
+        self.state = merged
+        self.bound = body_bound & paths[1][1]
+        return gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)
+
+    def loop(self, s):
+        """Iterate the body's tangent states to a fixpoint; zeros are materialized where paths join."""
+        entry, bound_before = dict(self.state), set(self.bound)
+        mutated = _mutated(s.body)
+        # only tangents read before they are assigned in the body, or after the loop, carry over
+        needed = _exposed(s.body, {s.target.id} if isinstance(s, gast.For) else ()) | self.read_outside(s)
+        start = dict(entry)
+        snapshot = (dict(self.namer.counters), set(self.namer.taken), dict(self.tangent_names), set(self.preinit))
+        while True:
+            self.namer.counters, self.namer.taken = dict(snapshot[0]), set(snapshot[1])
+            self.tangent_names, self.preinit = dict(snapshot[2]), set(snapshot[3])
+            self.state, self.last_line = dict(start), None
+            self.bound = bound_before | ({s.target.id} if isinstance(s, gast.For) else set())
+            body = self.block(s.body)
+            end = self.state
+            target = {}
+            for var in set(start) | set(end):
+                have = {start.get(var, ZERO), end.get(var, ZERO)}
+                if have == {ZERO} or var not in needed:
+                    continue
+                owned = have <= {ZERO, OWNED} or (var in mutated and var not in self.containers)
+                target[var] = OWNED if owned else SHARED
+            if target == {v: x for v, x in start.items() if x != ZERO}:
+                break
+            start = target
+        end_bound = self.bound
+        self.bound = bound_before
+        pre = [c for var in sorted(start) for c in self.convert(var, entry.get(var, ZERO), start[var])]
+        self.bound = end_bound
+        tail = [c for var in sorted(start) for c in self.convert(var, end.get(var, ZERO), start[var])]
+        if body and _is_break_guard(body[-1]):
+            body[-1:-1] = tail
+        else:
+            body.extend(tail)
+        self.state, self.bound, self.last_line = dict(start), bound_before, None
+        if isinstance(s, gast.For):
+            new = gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[], type_comment=None)
+        else:
+            new = gast.While(test=s.test, body=body or [gast.Pass()], orelse=[])
+        return pre + [new]
+
+
+def forward(node, source, wrt, refs):
+    """Build ``f_jvp`` from ``node`` (A-normal form with activity); see the module doc.
+
+    The new ``FunctionDef`` carries the annotation ``"tangent_params"`` (parameter name ->
+    name of its tangent parameter).
+    """
+    from .. import runtime
+
+    fw = _Forward(node, source, wrt, refs)
+    body = list(node.body)
+    ret = body.pop() if body and isinstance(body[-1], gast.Return) else gast.Return(value=A.const(None))
+    params = [a.id for a in node.args.args]
+    fw.bound = set(params)
+    tangents = {p: fw.tname(p) for p in wrt}
+    entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt]
+    mutated = _mutated(body) & set(params)
+    entry += [A.assign(p, gast.Call(func=A.load(refs("copy_value", runtime.copy_value)), args=[A.load(p)],
+                                    keywords=[])) for p in sorted(mutated)]
+    for p in wrt:
+        fw.state[p] = SHARED
+        if p in mutated:  # the caller's tangent must not change either
+            entry.append(A.assign(tangents[p], fw.helper("copy_grad", A.load(tangents[p]))))
+            fw.state[p] = OWNED
+    code = fw.block(body)
+    out = ret.value
+    tangent = fw.read(out.id) if isinstance(out, gast.Name) else None
+    result = gast.Tuple(elts=[A.deepcopy(out), fw.helper("finish", tangent or A.const(None), A.deepcopy(out))],
+                        ctx=gast.Load())
+    head = [A.assign(var, A.const(None)) for var in sorted(fw.preinit)]
+    defaults = list(source.node.args.defaults)
+    names = params + ([] if defaults else [tangents[p] for p in wrt])
+    kwonly = [tangents[p] for p in wrt] if defaults else []
+    args = gast.arguments(
+        args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in names],
+        posonlyargs=[], vararg=None,
+        kwonlyargs=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in kwonly],
+        kw_defaults=[None] * len(kwonly), kwarg=None, defaults=defaults)
+    fn = gast.FunctionDef(name=f"{node.name}_jvp", args=args, body=head + entry + code + [gast.Return(value=result)],
+                          decorator_list=[], returns=None, type_comment=None, type_params=[])
+    A.set_anno(fn, "tangent_params", tangents)
+    A.set_anno(fn, "namer", fw.namer)
+    return fn

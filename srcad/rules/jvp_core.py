@@ -1,0 +1,78 @@
+"""Forward-mode (jvp) rules for the vjp rules of ``builtin_rules.py`` and ``methods.py``.
+
+The jvp rules of the operators and of the elementwise, reduction, product and shape
+functions of ``numpy_core.py`` live beside their breadth modules (``numpy_elementwise.py``,
+``numpy_reductions.py``, ``numpy_products.py``, ``numpy_shapes.py``).
+"""
+import builtins
+
+import numpy as np
+
+from ..registry import register_jvp
+from .builtin_rules import reversed_grad
+from .numpy_elementwise import broadcast_like
+
+
+@register_jvp(builtins.sum)
+def sum_(y, iterable, start=0):
+    t[y] += broadcast_like(sum(t[iterable]), y)
+    t[y] += broadcast_like(t[start], y)
+
+
+@register_jvp(builtins.abs)
+def abs_(y, x):
+    t[y] += t[x] * np.sign(x)
+
+
+@register_jvp(builtins.float)
+def float_(y, x=0.0):
+    t[y] += float(t[x])
+
+
+@register_jvp(builtins.complex)
+def complex_(y, real=0.0, imag=0.0):
+    t[y] += complex(t[real])
+    t[y] += 1j * t[imag]
+
+
+@register_jvp(builtins.max, builtins.min)
+def extremum(y, a, *rest, key=None, default=None):
+    """Over an iterable or over arguments: the tangent of the first chosen item."""
+    if rest:
+        t[y] += t[a] * (a is y)
+        for r in rest:
+            t[y] += t[r] * (r is y and a is not y)
+    else:
+        t[y] += pick_tangent(t[a], a, y)
+
+
+def pick_tangent(tangents, items, chosen):
+    """The tangent of ``max(items)``/``min(items)``: that of the first chosen item."""
+    if isinstance(items, (list, tuple)):
+        return tangents[next(i for i, v in enumerate(items) if v is chosen or v == chosen)]
+    return np.asarray(tangents)[int(np.argmax(np.asarray(items) == chosen))]
+
+
+@register_jvp(builtins.list)
+def list_(y, iterable=()):
+    t[y] += list(t[iterable])
+
+
+@register_jvp(builtins.tuple)
+def tuple_(y, iterable=()):
+    t[y] += tuple(t[iterable])
+
+
+@register_jvp(builtins.reversed)
+def reversed_(y, seq):
+    t[y] += reversed_grad(t[seq], seq)
+
+
+@register_jvp(np.ndarray.item)
+def item(y, a, *index):
+    t[y] += np.asarray(t[a]).item(*index)
+
+
+@register_jvp(np.ndarray.tolist)
+def tolist(y, a):
+    t[y] += np.asarray(t[a]).tolist()

@@ -1,0 +1,343 @@
+"""Rules for the helpers that generated code calls, so that generated code is itself valid
+srcad input: ``srcad.grad(srcad.grad(f))`` differentiates ``f_adjoint`` and
+``srcad.hessian(f)`` runs forward mode over it.
+
+Most helpers are linear in their cotangent argument ``g`` (the other arguments only give
+shapes); products and einsum are multilinear, and the adjoint of ``np.prod`` involves the
+(symmetric) Hessian of a product, applied by ``prod_hvp``.
+"""
+import numpy as np
+
+from .. import runtime
+from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, einsum_grad, expand_reduced,
+                       extremum_grad, finish, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
+                       trace_grad, transpose_back, unbroadcast, unstack)
+from .builtin_rules import list_grad, pick_grad, reversed_grad
+from .jvp_core import pick_tangent
+from .methods import cast_like, item_position
+from .numpy_elementwise import broadcast_like
+
+register_nondifferentiable(runtime.zeros_like, runtime.shape_of, runtime.default_cotangent, item_position,
+                           reason="it builds zeros, a shape or a constant")
+
+
+# ---- values passed through ---------------------------------------------------------------
+@register_vjp(as_real)
+def as_real_vjp(y, x):
+    d[x] += d[y]
+
+
+@register_jvp(as_real)
+def as_real_jvp(y, x):
+    t[y] += t[x]
+
+
+@register_vjp(copy_value, copy_grad)
+def copy_vjp(y, v):
+    d[v] += d[y]
+
+
+@register_jvp(copy_value, copy_grad)
+def copy_jvp(y, v):
+    t[y] += copy_grad(t[v])
+
+
+@register_vjp(cotangent)
+def cotangent_vjp(c, v, y):
+    d[v] += finish(d[c], v)
+
+
+@register_jvp(cotangent)
+def cotangent_jvp(c, v, y):
+    t[c] += cotangent(t[v], y)
+
+
+@register_vjp(finish)
+def finish_vjp(y, g, x):
+    d[g] += finish(d[y], g)
+
+
+@register_jvp(finish)
+def finish_jvp(y, g, x):
+    t[y] += finish(t[g], x)
+
+
+@register_vjp(add_grads)
+def add_grads_vjp(y, a, b):
+    d[a] += d[y]
+    d[b] += d[y]
+
+
+@register_jvp(add_grads)
+def add_grads_jvp(y, a, b):
+    t[y] += t[a]
+    t[y] += t[b]
+
+
+# ---- broadcasting and reductions ---------------------------------------------------------
+# np.full broadcasts a (differentiable) fill value: rules generated adjoints use it for sums
+@register_vjp(np.full)
+def full_vjp(y, shape, fill_value, dtype=None, order="C", like=None):
+    d[fill_value] += unbroadcast(d[y], fill_value)
+
+
+@register_jvp(np.full)
+def full_jvp(y, shape, fill_value, dtype=None, order="C", like=None):
+    t[y] += broadcast_like(t[fill_value], y)
+
+
+@register_vjp(np.full_like)
+def full_like_vjp(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, device=None):
+    d[fill_value] += unbroadcast(d[y], fill_value)
+
+
+@register_jvp(np.full_like)
+def full_like_jvp(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, device=None):
+    t[y] += broadcast_like(t[fill_value], y)
+
+
+@register_vjp(unbroadcast)
+def unbroadcast_vjp(y, g, x):
+    d[g] += broadcast_like(d[y], g)
+
+
+@register_jvp(unbroadcast)
+def unbroadcast_jvp(y, g, x):
+    t[y] += unbroadcast(t[g], x)
+
+
+@register_vjp(sum_to_reduced)
+def sum_to_reduced_vjp(y, g, x, axis, keepdims):
+    d[g] += unbroadcast(np.sum(d[y], axis=axis, keepdims=keepdims), g)
+
+
+@register_jvp(sum_to_reduced)
+def sum_to_reduced_jvp(y, g, x, axis, keepdims):
+    t[y] += sum_to_reduced(t[g], x, axis, keepdims)
+
+
+@register_vjp(expand_reduced)
+def expand_reduced_vjp(y, r, x, axis, keepdims):
+    d[r] += np.reshape(d[y], np.shape(r))
+
+
+@register_jvp(expand_reduced)
+def expand_reduced_jvp(y, r, x, axis, keepdims):
+    t[y] += expand_reduced(t[r], x, axis, keepdims)
+
+
+@register_vjp(extremum_grad)
+def extremum_grad_vjp(r, g, x, y, axis=None, keepdims=False):
+    """The tie weights are piecewise constant in ``x``: only ``g`` gets a cotangent."""
+    d[g] += unbroadcast(np.sum(d[r] * extremum_grad(1.0, x, y, axis, keepdims), axis=axis, keepdims=keepdims), g)
+
+
+@register_jvp(extremum_grad)
+def extremum_grad_jvp(r, g, x, y, axis=None, keepdims=False):
+    t[r] += extremum_grad(t[g], x, y, axis, keepdims)
+
+
+@register_vjp(prod_grad)
+def prod_grad_vjp(y, g, x, axis=None, keepdims=False):
+    d[g] += unbroadcast(np.sum(d[y] * prod_grad(1.0, x, axis, keepdims), axis=axis, keepdims=keepdims), g)
+    d[x] += sum_to_reduced(g, x, axis, keepdims) * prod_hvp(x, d[y], axis)
+
+
+@register_jvp(prod_grad)
+def prod_grad_jvp(y, g, x, axis=None, keepdims=False):
+    t[y] += prod_grad(t[g], x, axis, keepdims)
+    t[y] += sum_to_reduced(g, x, axis, keepdims) * prod_hvp(x, t[x], axis)
+
+
+def prod_hvp(x, v, axis=None):
+    """H·v for the Hessian H of ``np.prod(x, axis)`` within each reduced group:
+    ``(H v)_i = Σ_{j≠i} v_j Π_{k∉{i,j}} x_k``, computed with dual-number running products
+    (exact when some ``x_k`` are zero)."""
+    x = np.asarray(x)
+    v = np.broadcast_to(v, x.shape)
+    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
+    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
+    rest = tuple(a for a in range(x.ndim) if a not in axes)
+    order = rest + axes
+    moved_shape = np.transpose(x, order).shape
+    xs = np.transpose(x, order).reshape(moved_shape[: len(rest)] + (-1,))
+    vs = np.transpose(v, order).reshape(xs.shape)
+    n = xs.shape[-1]
+    dtype = np.result_type(xs.dtype, vs.dtype, np.float64)
+    left, left_dot = np.ones(xs.shape, dtype), np.zeros(xs.shape, dtype)  # Π_{k<i} and its derivative
+    right, right_dot = np.ones(xs.shape, dtype), np.zeros(xs.shape, dtype)  # Π_{k>i}
+    for i in range(1, n):
+        left[..., i] = left[..., i - 1] * xs[..., i - 1]
+        left_dot[..., i] = left_dot[..., i - 1] * xs[..., i - 1] + left[..., i - 1] * vs[..., i - 1]
+        j = n - 1 - i
+        right[..., j] = right[..., j + 1] * xs[..., j + 1]
+        right_dot[..., j] = right_dot[..., j + 1] * xs[..., j + 1] + right[..., j + 1] * vs[..., j + 1]
+    hv = (left_dot * right + left * right_dot).reshape(moved_shape)
+    return np.transpose(hv, np.argsort(order))
+
+
+# ---- products ----------------------------------------------------------------------------
+@register_vjp(matmul_dx)
+def matmul_dx_vjp(r, g, x, y):
+    d[g] += unbroadcast(np.matmul(d[r], y), g)
+    d[y] += matmul_dy(g, d[r], y)
+
+
+@register_jvp(matmul_dx)
+def matmul_dx_jvp(r, g, x, y):
+    t[r] += matmul_dx(t[g], x, y)
+    t[r] += matmul_dx(g, x, t[y])
+
+
+@register_vjp(matmul_dy)
+def matmul_dy_vjp(r, g, x, y):
+    d[g] += unbroadcast(np.matmul(x, d[r]), g)
+    d[x] += matmul_dx(g, x, d[r])
+
+
+@register_jvp(matmul_dy)
+def matmul_dy_jvp(r, g, x, y):
+    t[r] += matmul_dy(t[g], x, y)
+    t[r] += matmul_dy(g, t[x], y)
+
+
+@register_vjp(einsum_grad)
+def einsum_grad_vjp(r, subscripts, index, g, *operands):
+    """``r = ∂⟨g, E(operands)⟩/∂operand[index]``, multilinear in ``g`` and the other operands."""
+    d[g] += unbroadcast(np.einsum(subscripts, *replaced(operands, index, d[r])), g)
+    for j, op in enumerate(operands):
+        if j != index:
+            d[op] += einsum_grad(subscripts, j, g, *replaced(operands, index, d[r]))
+
+
+@register_jvp(einsum_grad)
+def einsum_grad_jvp(r, subscripts, index, g, *operands):
+    t[r] += einsum_grad(subscripts, index, t[g], *operands)
+    for j, op in enumerate(operands):
+        if j != index:
+            t[r] += einsum_grad(subscripts, index, g, *replaced(operands, j, t[op]))
+
+
+def replaced(operands, index, value):
+    """``operands`` with the one at ``index`` replaced by ``value``."""
+    out = list(operands)
+    out[index] = value
+    return out
+
+
+# ---- shapes and containers ---------------------------------------------------------------
+@register_vjp(unstack)
+def unstack_vjp(y, g, axis=0):
+    d[g] += np.stack(d[y], axis=axis)
+
+
+@register_jvp(unstack)
+def unstack_jvp(y, g, axis=0):
+    t[y] += unstack(t[g], axis)
+
+
+@register_vjp(sum_grad)
+def sum_grad_vjp(y, g, x):
+    d[g] += sum_grad_back(d[y], g)
+
+
+@register_jvp(sum_grad)
+def sum_grad_jvp(y, g, x):
+    t[y] += sum_grad(t[g], x)
+
+
+def sum_grad_back(gs, g):
+    """The adjoint of ``sum_grad``: add the copies of ``g`` back up."""
+    if isinstance(gs, (list, tuple)):
+        return sum(gs[1:], gs[0]) if gs else zeros_of(g)
+    return unbroadcast(gs, g)
+
+
+def zeros_of(g):
+    return np.zeros(np.shape(g))
+
+
+@register_vjp(transpose_back)
+def transpose_back_vjp(y, g, axes):
+    d[g] += transpose_forward(d[y], axes)
+
+
+@register_jvp(transpose_back)
+def transpose_back_jvp(y, g, axes):
+    t[y] += transpose_back(t[g], axes)
+
+
+def transpose_forward(g, axes):
+    """``np.transpose(g, axes)``, with ``axes`` as ``transpose_back`` takes them."""
+    if isinstance(axes, tuple) and len(axes) == 1 and not isinstance(axes[0], (int, np.integer)):
+        axes = axes[0]
+    if axes is None or len(axes) == 0:
+        return np.transpose(g)
+    return np.transpose(g, axes)
+
+
+@register_vjp(concat_grad)
+def concat_grad_vjp(y, g, pieces, axis=0):
+    d[g] += np.concatenate([np.ravel(p) for p in d[y]] if axis is None else d[y], axis=axis)
+
+
+@register_jvp(concat_grad)
+def concat_grad_jvp(y, g, pieces, axis=0):
+    t[y] += concat_grad(t[g], pieces, axis)
+
+
+@register_vjp(trace_grad)
+def trace_grad_vjp(y, g, a, offset=0, axis1=0, axis2=1):
+    d[g] += np.trace(d[y], offset, axis1, axis2)
+
+
+@register_jvp(trace_grad)
+def trace_grad_jvp(y, g, a, offset=0, axis1=0, axis2=1):
+    t[y] += trace_grad(t[g], a, offset, axis1, axis2)
+
+
+@register_jvp(scatter_add)
+def scatter_add_jvp(y, buffer, index, g):
+    np.add.at(t[buffer], index, t[g])
+
+
+# ---- helpers of builtin_rules.py and methods.py ------------------------------------------
+@register_vjp(pick_grad)
+def pick_grad_vjp(y, g, items, chosen):
+    d[g] += pick_tangent(d[y], items, chosen)
+
+
+@register_jvp(pick_grad)
+def pick_grad_jvp(y, g, items, chosen):
+    t[y] += pick_grad(t[g], items, chosen)
+
+
+@register_vjp(list_grad)
+def list_grad_vjp(y, g, iterable):
+    d[g] += list(d[y])
+
+
+@register_jvp(list_grad)
+def list_grad_jvp(y, g, iterable):
+    t[y] += list_grad(t[g], iterable)
+
+
+@register_vjp(reversed_grad)
+def reversed_grad_vjp(y, g, seq):
+    d[g] += reversed_grad(d[y], g)
+
+
+@register_jvp(reversed_grad)
+def reversed_grad_jvp(y, g, seq):
+    t[y] += reversed_grad(t[g], seq)
+
+
+@register_vjp(cast_like)
+def cast_like_vjp(y, g, x):
+    d[g] += cast_like(d[y], g)
+
+
+@register_jvp(cast_like)
+def cast_like_jvp(y, g, x):
+    t[y] += cast_like(t[g], x)
