@@ -160,15 +160,17 @@ def fresh_processes(repeats):
         return json.loads(out.stdout.strip().splitlines()[-1])
 
     base = {k: v for k, v in os.environ.items() if k != "SRCAD_CACHE_DIR"}
-    cold = [child(base) for _ in range(repeats)]
-    cache_dir = tempfile.mkdtemp(prefix="srcad-bench-")
-    try:
-        env = dict(base, SRCAD_CACHE_DIR=os.path.join(cache_dir, "cache"))
-        filling = child(env)
-        warm = [child(env) for _ in range(repeats)]
-    finally:
-        shutil.rmtree(cache_dir, ignore_errors=True)
-    same = all(np.allclose(np.asarray(a), np.asarray(b)) for r in warm for a, b in zip(r["grads"], cold[0]["grads"]))
+    cold, filling, warm = [], [], []
+    for _ in range(repeats):
+        cold.append(child(base))
+        cache_dir = tempfile.mkdtemp(prefix="srcad-bench-")
+        try:
+            env = dict(base, SRCAD_CACHE_DIR=os.path.join(cache_dir, "cache"))
+            filling.append(child(env))
+            warm.append(child(env))
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+    same = all(np.array_equal(np.asarray(a), np.asarray(b)) for r in warm for a, b in zip(r["grads"], cold[0]["grads"]))
     return {"cold": cold, "filling": filling, "warm": warm, "same": same}
 
 
@@ -319,8 +321,8 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
             "| what | first call | `import srcad` |",
             "|---|---|---|",
             f"| no persistent cache | {fmt_time(cold)} | {fmt_time(min(r['import'] for r in fresh['cold']))} |",
-            f"| `SRCAD_CACHE_DIR` set, cache empty (fills it) | {fmt_time(fresh['filling']['first'])} | "
-            f"{fmt_time(fresh['filling']['import'])} |",
+            f"| `SRCAD_CACHE_DIR` set, cache empty (fills it) | {fmt_time(min(r['first'] for r in fresh['filling']))} | "
+            f"{fmt_time(min(r['import'] for r in fresh['filling']))} |",
             f"| `SRCAD_CACHE_DIR` set, cache warm | {fmt_time(warm)} | "
             f"{fmt_time(min(r['import'] for r in fresh['warm']))} |",
             "",
@@ -408,10 +410,12 @@ def main():
     table, notes, versions = [], [], []
     for s in chosen:
         try:
-            versions.append(s.version() or s.label)
+            version = s.version()
         except systems.Unavailable as exc:
-            versions.append(f"{s.label}: not available")
+            version = f"{s.label}: not available"
             notes.append(f"{s.label} skipped: {exc}")
+        if version and version not in versions:
+            versions.append(version)
     for w in todo:
         print(f"{w.key}: {w.title}", flush=True)
         results = bench_workload(w, chosen, opts.rounds, opts.min_time)

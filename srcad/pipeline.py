@@ -1,6 +1,6 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture -> resolve_calls -> normalize -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify
+    capture -> resolve_calls -> normalize -> eliminate_common_subexpressions -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify
             -> record_values -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -18,6 +18,7 @@ from .codegen import codegen
 from .errors import SrcadError
 from .passes.activity import activity
 from .passes.aliasing import check_aliasing
+from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
 from .passes.normalize import normalize
 from .passes.record_values import record_values
@@ -41,6 +42,7 @@ def _stages(source, wrt, options, module):
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source)),
         ("normalize", lambda node: normalize(node, source)),
+        ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         ("check_aliasing", lambda node: check_aliasing(node, source)),
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),

@@ -51,7 +51,7 @@ def zeros_like(x):
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _grad_dtype(x))
     if isinstance(x, np.generic):
-        return _grad_dtype(x).type(0) if hasattr(_grad_dtype(x), "type") else 0.0
+        return np.dtype(_grad_dtype(x)).type(0)
     return 0.0
 
 
@@ -130,7 +130,7 @@ def finish(g, x):
             g = g.copy()  # never hand out a view of the cotangent or a read-only broadcast
         return g
     if isinstance(x, np.generic):
-        return _grad_dtype(x).type(np.asarray(g).sum() if np.ndim(g) else g)
+        return np.dtype(_grad_dtype(x)).type(np.asarray(g).sum() if np.ndim(g) else g)
     if isinstance(x, (numbers.Real, bool)):
         return float(np.sum(g)) if np.ndim(g) else float(g)
     return g

@@ -101,3 +101,15 @@ async def coroutine(x):
 def updates_argument(x):
     x[0] = 3.0
     return (x * x).sum()
+
+
+def fills_in_helper(x):
+    out = np.zeros(3)
+    np.copyto(out, x)
+    return out.sum()
+
+
+def sums_into_out(x):
+    y = np.zeros(3)
+    z = np.add(x, 1.0, out=y)
+    return y.sum() + z.sum()

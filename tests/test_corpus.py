@@ -61,6 +61,7 @@ CASES = [
     (c.while_break_continue, (vec(3),), 0),
     (c.dict_output, (vec(3),), 0),
     (c.list_output, (vec(3),), 0),
+    (c.add_at, (vec(3),), 0),
 ]
 
 

@@ -29,9 +29,11 @@ UNSUPPORTED = [
     (e.mutual_a, "return mutual_a", "calls itself"),
     (e.view_then_update, "r[1] = x", "shares memory with 'A'"),
     (e.updates_argument_view, "head[0] = 5.0", "shares memory with the argument 'x'"),
-    (e.in_place_sort, "y.sort()", "in-place method .sort()"),
+    (e.in_place_sort, "y.sort()", "cannot see what the call .sort() changes in 'y'"),
     (e.local_function_value, "return f(x)", "local variable"),
     (e.calls_unknown, "undefined_function", "is not defined"),
+    (e.fills_in_helper, "np.copyto", "cannot see what the call"),
+    (e.sums_into_out, "out=y", "with out= (it writes into an existing array)"),
 ]
 
 

@@ -62,6 +62,7 @@ UNARY = [
     (np.conjugate, lambda x: np.conjugate(x), (-2, 2)),
     (np.i0, lambda x: np.i0(x), (-3, 3)),
     (np.i0, lambda x: np.i0(x), (8, 30)),
+    (numpy_elementwise.bessel_i1, lambda x: numpy_elementwise.bessel_i1(x), (-3, 3)),
     (None, lambda x: -x, (-2, 2)),
     (None, lambda x: +x, (-2, 2)),
     (None, lambda x: x.conjugate() * x.real + x.imag, (-2, 2)),

@@ -86,7 +86,11 @@ def _edges(stmts, edges, containers):
                 edges.append((base, _flows(s.value) | {base}))
         elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             callee = A.anno(s.value, "callee")
-            if callee is not None and callee.kind == "method" and callee.name == "append":
+            added = _scatter_add_args(s)
+            if added is not None:  # np.add.at(buffer, index, values) adds values into buffer
+                buffer, _, values = added
+                edges.append((buffer.id, _flows(values) | {buffer.id}))
+            elif callee is not None and callee.kind == "method" and callee.name == "append":
                 receiver = s.value.func.value
                 if isinstance(receiver, gast.Name):
                     edges.append((receiver.id, _flows(s.value.args[0]) | {receiver.id}))
@@ -94,6 +98,12 @@ def _edges(stmts, edges, containers):
         elif isinstance(s, (gast.If, gast.For, gast.While)):
             _edges(s.body, edges, containers)
             _edges(s.orelse, edges, containers)
+
+
+def _scatter_add_args(s):
+    from .reverse import _scatter_add_args as args
+
+    return args(s)
 
 
 def _is_container(rhs, containers):
@@ -152,5 +162,6 @@ def activity(node, source, wrt, container_params=()):
                 useful |= sources
                 changed = True
     A.set_anno(node, "active", varied & useful)
+    A.set_anno(node, "varied", varied)
     A.set_anno(node, "containers", containers)
     return node

@@ -33,6 +33,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import registry
@@ -78,6 +79,7 @@ class _Reverse:
         self.source = source
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
+        self.varied = A.anno(node, "varied") or set()
         self.containers = A.anno(node, "containers")
         self.wrt = wrt
         self.refs = refs
@@ -189,6 +191,12 @@ class _Reverse:
                 site = self.site("append", s.value.func.value.id, loops, origin=origin)
                 A.set_anno(s, "site", site)
                 out.append(s)
+            elif isinstance(s, gast.Expr) and _scatter_add_args(s) is not None:  # np.add.at(a, i, v)
+                buffer, index, _ = _scatter_add_args(s)
+                site = self.site("subscript", buffer.id, loops, index=index, origin=origin)
+                A.set_anno(s, "site", site)
+                out.append(placeholder("save", site))
+                out.append(s)
             elif isinstance(s, gast.If):
                 if _is_break_guard(s):
                     out.append(s)
@@ -290,13 +298,14 @@ class _Reverse:
             if var in self.active:
                 code = self.guarded(var, lambda: self.append(var, s.value.args[0]), consume=False)
             return code + [placeholder("restore", A.anno(s, "site"))]
+        if isinstance(s, gast.Expr) and _scatter_add_args(s) is not None:
+            buffer, index, values = _scatter_add_args(s)
+            code = []
+            if buffer.id in self.active and isinstance(values, gast.Name) and values.id in self.active:
+                code = self.guarded(buffer.id, lambda: self.scatter_add(buffer.id, index, values.id), consume=False)
+            return code + [placeholder("restore", A.anno(s, "site"))]
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-            callee = A.anno(s.value, "callee")
-            if (callee is not None and callee.kind == "method" and isinstance(s.value.func.value, gast.Name)
-                    and s.value.func.value.id in self.active and callee.name not in registry.NONDIFF_METHODS):
-                raise self.source.syntax_error(
-                    f"srcad cannot differentiate the in-place method .{callee.name}() on a value that is "
-                    "being differentiated; assign a new value instead", s)
+            self.check_effect_only_call(s)
             return []
         if isinstance(s, gast.If):
             if _is_break_guard(s):
@@ -510,6 +519,10 @@ class _Reverse:
                 "with srcad.extend.register_nondifferentiable, or wrap the call in srcad.stop_gradient if "
                 "no derivative should flow through it.")
         site = _CallSite(self, s, what)
+        if any(k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None) for k in keywords):
+            raise self.source.syntax_error(
+                f"srcad does not differentiate {what} with out= (it writes into an existing array); "
+                "assign the result instead", A.anno(s, "origin") or s)
         bound = bind(rule, args, keywords, site)
         return instantiate(rule, A.load(var), bound, self, self.namer, self.refs)
 
@@ -552,6 +565,33 @@ class _Reverse:
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
                              A.const(0)))
         return code
+
+    def scatter_add(self, var, index, values):
+        """``np.add.at(var, index, values)``: each added value's adjoint is its slot's."""
+        from .. import runtime
+
+        gathered = gast.Subscript(value=A.load(self.dname(var)), slice=A.deepcopy(index), ctx=gast.Load())
+        return self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
+
+    def check_effect_only_call(self, s):
+        """A call for its effect must not touch values that carry derivatives: srcad cannot
+        see what it changes (an in-place method, a helper that fills an array)."""
+        call = s.value
+        callee = A.anno(call, "callee")
+        if callee is None or (callee.kind == "object" and registry.is_nondifferentiable(callee.obj)):
+            return
+        if callee.kind == "method" and callee.name in registry.NONDIFF_METHODS:
+            return
+        operands = list(call.args) + [k.value for k in call.keywords]
+        if callee.kind == "method":
+            operands.append(call.func.value)
+        touched = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & self.varied)
+        if touched:
+            what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
+            raise self.source.syntax_error(
+                f"srcad cannot see what the call {what} changes in '{touched[0]}', which carries a derivative; "
+                "assign its result instead of calling it for its effect (or wrap the argument in "
+                "srcad.stop_gradient if no derivative should flow)", A.anno(s, "origin") or s)
 
     def append(self, var, value):
         code = self.own(var)
@@ -624,6 +664,27 @@ def _is_append(s):
     callee = A.anno(s.value, "callee") if isinstance(s.value, gast.Call) else None
     return (callee is not None and callee.kind == "method" and callee.name == "append"
             and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
+
+
+def _scatter_add_args(s):
+    """(buffer, index, values) of ``np.add.at(buffer, index, values)`` or srcad's ``scatter_add``."""
+    from .. import runtime
+
+    call = s.value
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
+        return None
+    if not (callee.obj is runtime.scatter_add or _is_add_at(callee.obj)):
+        return None
+    buffer, index, values = call.args
+    return (buffer, index, values) if isinstance(buffer, gast.Name) else None
+
+
+def _is_add_at(obj):
+    try:
+        return obj == np.add.at
+    except Exception:  # objects whose == does not answer a bool
+        return False
 
 
 def _is_pop(rhs):

@@ -16,7 +16,7 @@ _numpy = [
     "logical_or", "logical_not", "logical_xor", "all", "any", "count_nonzero", "searchsorted", "digitize",
     "result_type", "dtype", "iscomplexobj", "isrealobj", "isscalar", "indices", "meshgrid", "mgrid",
     "ogrid", "tri", "diag_indices", "tril_indices", "triu_indices", "unravel_index", "ravel_multi_index",
-    "broadcast_shapes", "floor_divide", "bincount", "histogram", "unique", "lexsort", "issubdtype",
+    "broadcast_shapes", "floor_divide", "histogram", "unique", "lexsort", "issubdtype",
     "sign", "floor", "ceil", "trunc", "rint", "fix", "signbit", "heaviside",
 ]
 register_nondifferentiable(*(getattr(np, name) for name in _numpy if hasattr(np, name)))

@@ -470,6 +470,22 @@ def bessel_i1(x):
     return (np.sign(x) * np.where(size < 1.0, near_zero / n, far)).astype(dtype)
 
 
+@register_vjp(bessel_i1)
+def bessel_i1_vjp(y, x):
+    d[x] += d[y] * bessel_i1_slope(x, y)
+
+
+@register_jvp(bessel_i1)
+def bessel_i1_jvp(y, x):
+    t[y] += t[x] * bessel_i1_slope(x, y)
+
+
+def bessel_i1_slope(x, i1):
+    """I₁'(x) = I₀(x) − I₁(x)/x, and 1/2 at 0 (so second derivatives of i0 have rules too)."""
+    x = np.asarray(x)
+    return np.where(x == 0, 0.5, np.i0(x) - i1 / np.where(x == 0, 1.0, x))
+
+
 # ---- binary functions ----------------------------------------------------------------
 def larger_share(a, b):
     """The share of ``a`` in ``max(a, b)``: 1 if larger, 1/2 on a tie, else 0."""

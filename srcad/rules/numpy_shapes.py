@@ -808,3 +808,14 @@ def diff_jvp(y, a, n=1, axis=-1, prepend=None, append=None):
 # index bookkeeping that generated adjoints call: no derivative flows through it
 register_nondifferentiable(ravel_order, transpose_axes, rollaxis_destination, permutation_to, check_pad_mode,
                            pad_sources, hstack_axis, reason="it computes positions, axes or an order")
+
+
+@register_vjp(np.bincount)
+def bincount(y, x, weights=None, minlength=0):
+    """Linear in ``weights``: each weight's adjoint is its bin's."""
+    d[weights] += d[y][x]
+
+
+@register_jvp(np.bincount)
+def bincount_jvp(y, x, weights=None, minlength=0):
+    t[y] += np.bincount(x, t[weights], minlength)
