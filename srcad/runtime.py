@@ -102,7 +102,10 @@ def as_real(x):
         if any(isinstance(v, (numbers.Integral, np.ndarray, *_CONTAINERS)) for _, v in items):
             if isinstance(x, dict):
                 return {k: as_real(v) for k, v in x.items()}
-            return type(x)(as_real(v) for v in x)
+            items = [as_real(v) for v in x]
+            if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.eigh's result
+                return type(x)(*items)
+            return type(x)(items)
     return x
 
 

@@ -151,3 +151,26 @@ def test_bad_arguments():
         srcad.jacobian(rosenbrock, mode="sideways")
     with pytest.raises(ValueError):
         srcad.hessian(quadratic, wrt=(0, 1))(np.ones(2), np.eye(2))
+
+
+def eigenvalue_energy(A):
+    return (np.linalg.eigvalsh(A) ** 2).sum()
+
+
+def pad_energy(x):
+    return (np.pad(x, 2) ** 3).sum()
+
+
+def i0_sum(x):
+    return np.i0(x).sum()
+
+
+@pytest.mark.parametrize("fun,make", [
+    (eigenvalue_energy, lambda rng: (lambda B: B @ B.T + 3 * np.eye(3))(rng.standard_normal((3, 3)))),
+    (pad_energy, lambda rng: rng.standard_normal(4)),
+    (i0_sum, lambda rng: np.array([0.3, 2.0, 6.0])),
+])
+def test_second_derivatives_through_library_rules(fun, make, rng):
+    x = make(rng)
+    H = srcad.hessian(fun)(x)
+    np.testing.assert_allclose(H, hessian_by_differences(fun, (x,), 0), rtol=1e-5, atol=1e-5)
