@@ -37,14 +37,20 @@ class Options:
     debug: bool = False
 
 
-def _stages(source, wrt, options, module):
-    """The pipeline. Each stage takes the tree and returns the next one."""
+def _front_end(source, wrt, options):
+    """The stages both modes share: from source to A-normal form with activity."""
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source)),
         ("normalize", lambda node: normalize(node, source)),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         ("check_aliasing", lambda node: check_aliasing(node, source)),
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
+    ]
+
+
+def _stages(source, wrt, options, module):
+    """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
+    return _front_end(source, wrt, options) + [
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
@@ -54,11 +60,7 @@ def _stages(source, wrt, options, module):
 
 def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
-    return [
-        ("resolve_calls", lambda node: resolve_calls(node, source)),
-        ("normalize", lambda node: normalize(node, source)),
-        ("check_aliasing", lambda node: check_aliasing(node, source)),
-        ("activity", lambda node: activity(node, source, wrt, options.container_params)),
+    return _front_end(source, wrt, options) + [
         ("forward", lambda node: forward(node, source, wrt, module.ref)),
     ]
 
@@ -78,8 +80,8 @@ def param_names(fn_node, wrt):
     return tuple(names)
 
 
-def transform(fn, options=Options(), module=None):
-    """Run the pipeline on ``fn``; returns a ``codegen.Generated`` (sources and functions)."""
+def _run(fn, options, stages, module=None):
+    """Capture ``fn`` and run ``stages`` on it; returns (tree, source, module)."""
     from .compile import Module
 
     debug = options.debug or os.environ.get("SRCAD_DEBUG") == "1"
@@ -93,12 +95,18 @@ def transform(fn, options=Options(), module=None):
     module = module or Module(source)
     if debug:
         print(f"# ---- capture\n{A.to_source(node)}")
-    for name, stage in _stages(source, wrt, options, module):
+    for name, stage in stages(source, wrt, options, module):
         node = stage(node)
         if debug:
             print(f"# ---- {name}\n{A.to_source(node)}")
+    return node, source, module
+
+
+def transform(fn, options=Options(), module=None):
+    """Run the pipeline on ``fn``; returns a ``codegen.Generated`` (sources and functions)."""
+    node, source, module = _run(fn, options, _stages, module)
     generated = codegen(node, source, module)
-    if debug:
+    if options.debug or os.environ.get("SRCAD_DEBUG") == "1":
         print(f"# ---- codegen\n{generated.module_source}")
     return generated
 
@@ -117,23 +125,7 @@ class GeneratedJVP:
 
 def transform_jvp(fn, options=Options()):
     """Run the forward-mode pipeline on ``fn``; returns a ``GeneratedJVP``."""
-    from .compile import Module
-
-    debug = options.debug or os.environ.get("SRCAD_DEBUG") == "1"
-    source = capture(fn)
-    node = source.node
-    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
-        raise source.syntax_error(
-            "srcad differentiates functions with plain positional parameters; "
-            "*args, **kwargs, keyword-only and positional-only parameters are not supported", node)
-    wrt = param_names(node, options.wrt)
-    module = Module(source)
-    if debug:
-        print(f"# ---- capture\n{A.to_source(node)}")
-    for name, stage in _forward_stages(source, wrt, options, module):
-        node = stage(node)
-        if debug:
-            print(f"# ---- {name}\n{A.to_source(node)}")
+    node, source, module = _run(fn, options, _forward_stages)
     text = A.to_source(node)
     names = sorted(set(module.closure) | set(source.closure))
     factory = (f"def __srcad_factory__({', '.join(names)}):\n" + textwrap.indent(text, "    ")

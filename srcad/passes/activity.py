@@ -26,9 +26,11 @@ Afterwards the function carries the annotation ``"active"`` (a set of names) and
 import builtins
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import registry
+from .. import runtime
 
 _NONDIFF_OPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
 _CONTAINER_CALLS = {builtins.list, builtins.tuple, builtins.dict, builtins.zip, builtins.enumerate, builtins.sorted}
@@ -86,7 +88,7 @@ def _edges(stmts, edges, containers):
                 edges.append((base, _flows(s.value) | {base}))
         elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             callee = A.anno(s.value, "callee")
-            added = _scatter_add_args(s)
+            added = scatter_add_args(s)
             if added is not None:  # np.add.at(buffer, index, values) adds values into buffer
                 buffer, _, values = added
                 edges.append((buffer.id, _flows(values) | {buffer.id}))
@@ -100,10 +102,23 @@ def _edges(stmts, edges, containers):
             _edges(s.orelse, edges, containers)
 
 
-def _scatter_add_args(s):
-    from .reverse import _scatter_add_args as args
+def scatter_add_args(s):
+    """(buffer, index, values) of ``np.add.at(buffer, index, values)`` or srcad's ``scatter_add``."""
+    call = s.value
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
+        return None
+    if not (callee.obj is runtime.scatter_add or _is_add_at(callee.obj)):
+        return None
+    buffer, index, values = call.args
+    return (buffer, index, values) if isinstance(buffer, gast.Name) else None
 
-    return args(s)
+
+def _is_add_at(obj):
+    try:
+        return obj == np.add.at
+    except Exception:  # objects whose == does not answer a bool
+        return False
 
 
 def _is_container(rhs, containers):

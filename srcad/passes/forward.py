@@ -47,7 +47,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
-from .activity import _NONDIFF_OPS
+from .activity import _NONDIFF_OPS, scatter_add_args
 
 ZERO, OWNED, SHARED = "zero", "owned", "shared"
 
@@ -244,6 +244,8 @@ class _Forward:
             return (self.append(var, s.value.args[0]) if var in self.active else []) + [s]
         if isinstance(s, gast.Expr) and _method_call(s.value, "pop"):
             return [s] + self.pop(s.value, None)
+        if isinstance(s, gast.Expr) and scatter_add_args(s) is not None:
+            return [s] + self.scatter_add(*scatter_add_args(s), s.value.func)
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return [s] + self.effect_call(s)
         if isinstance(s, gast.If):
@@ -253,6 +255,15 @@ class _Forward:
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s)
         return [s]
+
+    def scatter_add(self, buffer, index, values, func):
+        """``np.add.at(buffer, index, values)`` adds the values' tangents the same way."""
+        tangent = self.read(values.id) if isinstance(values, gast.Name) and buffer.id in self.active else None
+        if tangent is None:
+            return []
+        call = gast.Call(func=A.deepcopy(func), args=[A.load(self.tname(buffer.id)), A.deepcopy(index), tangent],
+                         keywords=[])
+        return self.own(buffer.id) + [gast.Expr(value=call)]
 
     def assignment(self, var, s):
         """The primal ``var = rhs`` and the statements computing ``var_dot``."""

@@ -33,12 +33,12 @@ import inspect
 import types
 
 import gast
-import numpy as np
 
 from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
+from .activity import scatter_add_args
 from .shapes import Spec
 
 ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
@@ -191,8 +191,8 @@ class _Reverse:
                 site = self.site("append", s.value.func.value.id, loops, origin=origin)
                 A.set_anno(s, "site", site)
                 out.append(s)
-            elif isinstance(s, gast.Expr) and _scatter_add_args(s) is not None:  # np.add.at(a, i, v)
-                buffer, index, _ = _scatter_add_args(s)
+            elif isinstance(s, gast.Expr) and scatter_add_args(s) is not None:  # np.add.at(a, i, v)
+                buffer, index, _ = scatter_add_args(s)
                 site = self.site("subscript", buffer.id, loops, index=index, origin=origin)
                 A.set_anno(s, "site", site)
                 out.append(placeholder("save", site))
@@ -298,8 +298,8 @@ class _Reverse:
             if var in self.active:
                 code = self.guarded(var, lambda: self.append(var, s.value.args[0]), consume=False)
             return code + [placeholder("restore", A.anno(s, "site"))]
-        if isinstance(s, gast.Expr) and _scatter_add_args(s) is not None:
-            buffer, index, values = _scatter_add_args(s)
+        if isinstance(s, gast.Expr) and scatter_add_args(s) is not None:
+            buffer, index, values = scatter_add_args(s)
             code = []
             if buffer.id in self.active and isinstance(values, gast.Name) and values.id in self.active:
                 code = self.guarded(buffer.id, lambda: self.scatter_add(buffer.id, index, values.id), consume=False)
@@ -664,27 +664,6 @@ def _is_append(s):
     callee = A.anno(s.value, "callee") if isinstance(s.value, gast.Call) else None
     return (callee is not None and callee.kind == "method" and callee.name == "append"
             and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
-
-
-def _scatter_add_args(s):
-    """(buffer, index, values) of ``np.add.at(buffer, index, values)`` or srcad's ``scatter_add``."""
-    from .. import runtime
-
-    call = s.value
-    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
-        return None
-    if not (callee.obj is runtime.scatter_add or _is_add_at(callee.obj)):
-        return None
-    buffer, index, values = call.args
-    return (buffer, index, values) if isinstance(buffer, gast.Name) else None
-
-
-def _is_add_at(obj):
-    try:
-        return obj == np.add.at
-    except Exception:  # objects whose == does not answer a bool
-        return False
 
 
 def _is_pop(rhs):
