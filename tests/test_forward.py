@@ -296,9 +296,18 @@ def scatters_into(x):
     return S
 
 
-def test_effect_call_without_rule_is_an_error_not_a_silent_zero():
-    with pytest.raises(srcad.NoRuleError):
-        srcad.jvp(scatters_into, (1.0,), (1.0,))
+def copies_into(x):
+    S = np.zeros(3)
+    np.copyto(S, x)
+    return S
+
+
+def test_add_at_adds_tangents_and_other_effect_calls_are_errors():
+    y, y_dot = srcad.jvp(scatters_into, (1.5,), (1.0,))
+    np.testing.assert_array_equal(y, [3.0, 0.0, 0.0])
+    np.testing.assert_array_equal(y_dot, [2.0, 0.0, 0.0])
+    with pytest.raises(srcad.SrcadError):
+        srcad.jvp(copies_into, (1.0,), (1.0,))
 
 
 def test_generated_source_is_readable_and_materializes_zeros_where_paths_join():
