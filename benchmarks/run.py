@@ -302,7 +302,8 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
             f"| cached use: a new `srcad.differentiable(f)` wrapper, first call (in-memory cache warm) | "
             f"{fmt_time(first['rewrap'])} | microseconds: "
             f"{'yes' if first['rewrap'] - first['steady'] < 1e-4 else '**no**'} |",
-            f"| of which the cache lookup (− steady call) | {fmt_time(first['rewrap'] - first['steady'])} | |",
+            f"| of which the new wrapper's first-call overhead (− steady call) | "
+            f"{fmt_time(first['rewrap'] - first['steady'])} | |",
         ]
         if jax_first is not None:
             lines.append(f"| for scale: JAX `jit(grad)` first call (trace + compile) | {fmt_time(jax_first)} | |")
@@ -392,8 +393,8 @@ def plot(path, table, chosen):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--min-time", type=float, default=0.05, help="seconds of calls per measurement")
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--min-time", type=float, default=0.03, help="seconds of calls per measurement")
     parser.add_argument("--only", default="", help="comma-separated workload keys (default: all)")
     parser.add_argument("--systems", default="", help="comma-separated system keys (default: all)")
     parser.add_argument("--quick", action="store_true", help="few short rounds, no fresh processes: a smoke test")

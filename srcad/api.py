@@ -1,8 +1,8 @@
 """The public API: the decorator and the function transformations built on it."""
-import contextlib
 import functools
 import inspect
 import linecache
+import types
 
 import numpy as np
 
@@ -10,7 +10,8 @@ from . import registry
 from .compile import compile_function
 from .passes.shapes import arg_spec, spec_key
 from .errors import CotangentError
-from .pipeline import compile_jvp, param_names
+from .compile import compile_jvp, guards_hold
+from .pipeline import param_names
 from .source import capture, unwrap
 
 _CONTAINERS = (list, tuple, dict)
@@ -42,7 +43,8 @@ class Differentiable(functools.partial):
         self._one_tuple = not single and len(wrt_tuple) == 1
         code = getattr(fn, "__code__", None)  # not a Python function: capture() explains
         self._required = code.co_argcount - len(fn.__defaults__ or ()) if code else 0
-        self._bound = {}  # container signature -> (joint, forward, backward)
+        self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
+        self._guards = {}  # the same key -> globals the code was made for (checked per call)
         return self
 
     def __repr__(self):
@@ -58,8 +60,8 @@ class Differentiable(functools.partial):
             cls = a.__class__
             key += ((a.shape, a.dtype),) if cls is np.ndarray else (spec_key(a) if cls in _CONTAINERS else cls,)
         bound = self._bound.get(key)
-        if bound is None:
-            bound = self._bound[key] = self._compile(args, key)
+        if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
+            bound = self._bound[key] = self._compile(args, key)  # new shapes, or a global was rebound
         return bound
 
     def _source_function(self, args):
@@ -70,9 +72,10 @@ class Differentiable(functools.partial):
 
     def _compile(self, args, key):
         fn = self._source_function(args)
-        node = capture(fn).node
-        names = param_names(node, self._wrt)
-        params = [a.id for a in node.args.args]
+        if not isinstance(fn, types.FunctionType):
+            capture(fn)  # raises the error that says why srcad cannot read it
+        params = _params(fn)
+        names = param_names(params, self._wrt)
         containers = tuple(p for p, a in zip(params, args) if isinstance(a, _CONTAINERS))
         specialised = sum(1 for k in self._bound if k is not None) < _MAX_SPECIALISATIONS
         if specialised and len(args) == len(params):
@@ -81,6 +84,11 @@ class Differentiable(functools.partial):
         else:  # many shapes seen: one generic version that checks shapes at run time
             compiled = compile_function(fn, names, containers)
         self._compiled = compiled
+        rebindable = compiled.global_guards(fn)
+        if rebindable:
+            self._guards[key] = rebindable
+        else:
+            self._guards.pop(key, None)
         return compiled.bind(fn)
 
     def adjoint(self, *args, **kwargs):
@@ -96,20 +104,15 @@ class Differentiable(functools.partial):
 
     def _joint(self, args, kwargs):
         joint = self._functions(args)[0]
-        with self._cotangent_errors():
-            return self._pack(joint(*args, **_rename_v(kwargs, joint)))
-
-    def _pack(self, grads):
-        """``wrt=(0,)`` asks for a tuple: a one-element tuple it gets."""
-        return (grads,) if self._one_tuple else grads
-
-    @contextlib.contextmanager
-    def _cotangent_errors(self):
         try:
-            yield
+            grads = joint(*args, **_rename_v(kwargs, joint)) if kwargs else joint(*args)
         except CotangentError as exc:
-            code = self.func.__code__
-            raise CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}") from None
+            raise self._located(exc) from None
+        return (grads,) if self._one_tuple else grads  # wrt=(0,) asks for a tuple
+
+    def _located(self, exc):
+        code = self.func.__code__
+        return CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}")
 
     def vjp(self, *args, **kwargs):
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times."""
@@ -117,8 +120,11 @@ class Differentiable(functools.partial):
         y, saved = forward(*args, **kwargs)
 
         def pullback(v=None):
-            with self._cotangent_errors():
-                return self._pack(backward(saved, v))
+            try:
+                grads = backward(saved, v)
+            except CotangentError as exc:
+                raise self._located(exc) from None
+            return (grads,) if self._one_tuple else grads
 
         return y, pullback
 
@@ -312,7 +318,7 @@ def jvp(fun, primals, tangents):
     containers = tuple(p for p, a in zip(params, primals) if isinstance(a, _CONTAINERS))
     compiled = compile_jvp(fn, wrt, containers)
     keywords = {compiled.tangent_params[p]: t for p, t in zip(params, tangents) if t is not None}
-    return compiled.bind(fn)(*primals, **keywords)
+    return compiled.bind(fn)[0](*primals, **keywords)
 
 
 def _wrt_position(fun, args, wrt):

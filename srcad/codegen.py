@@ -22,7 +22,7 @@ class Generated:
     module_source: str
     closure: dict  # name -> object the generated functions close over
     filename: str = ""
-    functions: tuple = ()
+    inherited: list = dataclasses.field(default_factory=list)  # guards of the user functions it calls
 
 
 def _stored_names(stmts):

@@ -109,17 +109,21 @@ def as_real(x):
     return x
 
 
-def finish(g, x):
-    """The gradient returned for argument ``x``: its shape, its type, zeros for None."""
+def finish(g, x, shared=False):
+    """The gradient returned for argument ``x``: its shape, its type, zeros for None.
+
+    ``shared`` says ``g`` may be the caller's cotangent or another returned gradient: the
+    caller then gets a copy, never an alias.
+    """
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
-            and g.dtype == x.dtype and g.base is None and x.dtype.kind == "f"):
-        return g  # already right, and not a view of anything the caller holds
+            and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
+        return g.copy() if shared else g
     if g is None:
         g = zeros_like(x)
     if isinstance(x, dict):
-        return {k: finish(g.get(k) if isinstance(g, dict) else None, v) for k, v in x.items()}
+        return {k: finish(g.get(k) if isinstance(g, dict) else None, v, shared) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):
-        items = [finish(gi, xi) for gi, xi in zip(g, x)]
+        items = [finish(gi, xi, shared) for gi, xi in zip(g, x)]
         return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, np.ndarray):
         g = np.asarray(g)
@@ -129,8 +133,8 @@ def finish(g, x):
         dtype = _grad_dtype(x)
         if g.dtype != dtype:
             g = g.astype(dtype)
-        elif not g.flags.writeable or g.base is not None:
-            g = g.copy()  # never hand out a view of the cotangent or a read-only broadcast
+        elif shared or not g.flags.writeable or g.base is not None:
+            g = g.copy()  # never hand out the cotangent, a view of it or a read-only broadcast
         return g
     if isinstance(x, np.generic):
         return np.dtype(_grad_dtype(x)).type(np.asarray(g).sum() if np.ndim(g) else g)

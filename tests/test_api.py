@@ -112,7 +112,7 @@ def test_second_use_does_no_transformation(monkeypatch):
     monkeypatch.setattr(pipeline, "transform", fail)
     g = srcad.differentiable(loss)  # a new wrapper of the same function: compiled code is shared
     g.grad(np.ones((1, 2)), np.eye(2))
-    assert any(key[0] is loss.__code__ for key in compiled._CACHE)
+    assert any(key[1] is loss.__code__ for key in compiled._CACHE)
 
 
 def test_closures_are_live():
@@ -167,3 +167,49 @@ def test_one_element_wrt_tuple_gives_a_tuple():
     np.testing.assert_allclose(gx, srcad.grad(loss)(x, M))
     y, pullback = srcad.vjp(loss, x, M, wrt=("M",))
     assert isinstance(pullback(), tuple) and len(pullback()) == 1
+
+
+def identity(x):
+    return x
+
+
+def plus(x, y):
+    return x + y
+
+
+def test_gradients_never_alias_the_cotangent_or_each_other():
+    x, v = np.ones(3), np.arange(3.0)
+    g = srcad.differentiable(identity).adjoint(x, v)
+    assert not np.shares_memory(g, v)
+    gx, gy = srcad.differentiable(plus, wrt=(0, 1)).adjoint(x, x, v)
+    assert not np.shares_memory(gx, v) and not np.shares_memory(gx, gy)
+    np.testing.assert_array_equal(gx, v)
+    y, y_dot = srcad.jvp(identity, (x,), (v,))
+    assert not np.shares_memory(y_dot, v)
+
+
+def make_activation_sum(act):
+    def f(x):
+        return np.sum(act(x))
+    return f
+
+
+ACTIVATION = np.tanh
+
+
+def global_activation_sum(x):
+    return np.sum(ACTIVATION(x))
+
+
+def test_code_is_not_reused_for_other_bindings():
+    global ACTIVATION
+    x = np.linspace(0.1, 1.0, 3)
+    np.testing.assert_allclose(srcad.grad(make_activation_sum(np.tanh))(x), 1 - np.tanh(x) ** 2)
+    np.testing.assert_allclose(srcad.grad(make_activation_sum(np.sin))(x), np.cos(x))
+    g = srcad.grad(global_activation_sum)
+    np.testing.assert_allclose(g(x), 1 - np.tanh(x) ** 2)
+    ACTIVATION = np.sin
+    try:
+        np.testing.assert_allclose(g(x), np.cos(x))
+    finally:
+        ACTIVATION = np.tanh

@@ -114,6 +114,13 @@ def test_a_file_in_place_of_the_directory_is_refused(cache_dir):
         assert cache.load("material") is None
 
 
+def test_platform_without_nofollow_caches_nothing(cache_dir, monkeypatch):
+    monkeypatch.setattr(cache, "_SUPPORTED", False)
+    with pytest.warns(cache.CacheWarning, match="caches nothing"):
+        assert cache.store("material", "payload") is False
+    assert not cache_dir.exists()
+
+
 # ---- the entries
 
 def test_entry_is_private_and_carries_its_hashes(cache_dir):

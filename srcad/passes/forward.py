@@ -127,11 +127,12 @@ def _mutated(stmts):
 
 
 class _Forward:
-    def __init__(self, node, source, wrt, refs):
+    def __init__(self, node, source, wrt, refs, callees):
         self.source = source
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
         self.refs = refs
+        self.callees = callees
         self.containers = A.anno(node, "containers")
         self.reads = _read_counts(node)
         self.state = {}
@@ -373,8 +374,6 @@ class _Forward:
 
     def user_call(self, var, s, fn):
         """``y = g(a, b)`` for the user's own function ``g``: call its jvp."""
-        from ..pipeline import compile_jvp
-
         rhs = s.value
         try:
             bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
@@ -385,9 +384,9 @@ class _Forward:
             return [s]
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)
-        compiled = compile_jvp(fn, wrt, containers, caller=(self.source, rhs))
-        name = self.refs(f"{fn.__name__}_jvp", compiled.bind(fn))
-        tangents = [gast.keyword(arg=compiled.tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
+        jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs)
+        name = self.refs(f"{fn.__name__}_jvp", jvp_fn)
+        tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + tangents
         call = gast.Call(func=A.load(name), args=list(rhs.args), keywords=keywords)
         target = gast.Tuple(elts=[A.store(var), A.store(self.tname(var))], ctx=gast.Store())
@@ -507,7 +506,7 @@ class _Forward:
         return pre + [new]
 
 
-def forward(node, source, wrt, refs):
+def forward(node, source, wrt, refs, callees):
     """Build ``f_jvp`` from ``node`` (A-normal form with activity); see the module doc.
 
     The new ``FunctionDef`` carries the annotation ``"tangent_params"`` (parameter name ->
@@ -515,7 +514,7 @@ def forward(node, source, wrt, refs):
     """
     from .. import runtime
 
-    fw = _Forward(node, source, wrt, refs)
+    fw = _Forward(node, source, wrt, refs, callees)
     body = list(node.body)
     ret = body.pop() if body and isinstance(body[-1], gast.Return) else gast.Return(value=A.const(None))
     params = [a.id for a in node.args.args]
@@ -533,8 +532,10 @@ def forward(node, source, wrt, refs):
     code = fw.block(body)
     out = ret.value
     tangent = fw.read(out.id) if isinstance(out, gast.Name) else None
-    result = gast.Tuple(elts=[A.deepcopy(out), fw.helper("finish", tangent or A.const(None), A.deepcopy(out))],
-                        ctx=gast.Load())
+    finished = fw.helper("finish", tangent or A.const(None), A.deepcopy(out))
+    if tangent is not None and fw.get(out.id) != OWNED:  # it may alias the caller's tangent
+        finished.args.append(A.const(True))
+    result = gast.Tuple(elts=[A.deepcopy(out), finished], ctx=gast.Load())
     head = [A.assign(var, A.const(None)) for var in sorted(fw.preinit)]
     defaults = list(source.node.args.defaults)
     names = params + ([] if defaults else [tangents[p] for p in wrt])

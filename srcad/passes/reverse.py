@@ -775,7 +775,10 @@ def reverse(node, source, wrt, refs, callees):
     grads = []
     for p in wrt:
         g = A.load(rv.dname(p)) if rv.get(p) != ZERO else A.const(None)
-        grads.append(rv.call("finish", runtime.finish, g, A.load(p)))
+        finished = rv.call("finish", runtime.finish, g, A.load(p))
+        if rv.get(p) not in (ZERO, OWNED):  # it may alias the cotangent or another gradient
+            finished.args.append(A.const(True))
+        grads.append(finished)
     result = grads[0] if len(grads) == 1 else gast.Tuple(elts=grads, ctx=gast.Load())
     rev.append(gast.Return(value=result))
     args = gast.arguments(

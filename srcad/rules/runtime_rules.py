@@ -45,7 +45,7 @@ def copy_jvp(y, v):
 
 @register_vjp(cotangent)
 def cotangent_vjp(c, v, y):
-    d[v] += finish(d[c], v)
+    d[v] += finish(d[c], v, True)
 
 
 @register_jvp(cotangent)
@@ -54,13 +54,13 @@ def cotangent_jvp(c, v, y):
 
 
 @register_vjp(finish)
-def finish_vjp(y, g, x):
-    d[g] += finish(d[y], g)
+def finish_vjp(y, g, x, shared=False):
+    d[g] += finish(d[y], g, True)
 
 
 @register_jvp(finish)
-def finish_jvp(y, g, x):
-    t[y] += finish(t[g], x)
+def finish_jvp(y, g, x, shared=False):
+    t[y] += finish(t[g], x, True)
 
 
 @register_vjp(add_grads)
