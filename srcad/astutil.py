@@ -1,5 +1,4 @@
 """Small gast helpers shared by the passes: building, copying, renaming, printing."""
-import copy
 import re
 
 import astor
@@ -59,14 +58,25 @@ def parse_stmts(src):
 
 
 def deepcopy(node):
-    """Copy a tree, keeping srcad annotations (resolved objects are shared, not copied)."""
-    memo = {}
-    for sub in gast.walk(node):
-        annos = getattr(sub, _ANNO, None)
-        if annos:
-            for value in annos.values():
-                memo[id(value)] = value
-    return copy.deepcopy(node, memo)
+    """Copy a tree, keeping srcad annotations (resolved objects are shared, not copied).
+
+    A structural clone: ``copy.deepcopy``'s memo bookkeeping made it a third of the time
+    spent generating code.
+    """
+    if isinstance(node, list):
+        return [deepcopy(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = node.__class__.__new__(node.__class__)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if key == _ANNO:
+            fields[key] = dict(value)
+        elif isinstance(value, (gast.AST, list)):
+            fields[key] = deepcopy(value)
+        else:
+            fields[key] = value
+    return new
 
 
 def names_read(node):

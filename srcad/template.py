@@ -222,9 +222,10 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             folded = _fold_shape_query(n, env, handler, rule)
             if folded is not None:
                 return folded
-            if (isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2
-                    and _same_shape(n.args[1], env[rule.result], env, handler)):
-                return self.visit(n.args[0])  # no broadcasting happened: nothing to sum
+            if isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
+                shapes = _known_shapes(n.args[1], env[rule.result], env, handler)
+                if shapes is not None:  # the sum that undoes broadcasting, decided now
+                    return _static_unbroadcast(self.visit(n.args[0]), *shapes, handler)
             args = []
             for a in n.args:
                 if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) and isinstance(env.get(a.value.id), list):
@@ -293,16 +294,35 @@ def _fold_shape_query(node, env, handler, rule):
     return A.const(value)
 
 
-def _same_shape(operand, result, env, handler):
-    """Do the operand (a template name) and the result provably have the same shape?"""
+def _known_shapes(operand, result, env, handler):
+    """The shapes of an operand (a template name) and the result, if both are known now."""
     spec = getattr(handler, "spec", None)
     if spec is None or not isinstance(operand, gast.Name) or not isinstance(result, gast.Name):
-        return False
+        return None
     bound = env.get(operand.id)
     if not isinstance(bound, gast.Name):
-        return False
+        return None
     a, b = spec(bound.id), spec(result.id)
-    return a is not None and b is not None and a.shape == b.shape
+    return (a.shape, b.shape) if a is not None and b is not None else None
+
+
+def _static_unbroadcast(expr, operand_shape, result_shape, handler):
+    """``unbroadcast(expr, x)`` for known shapes: ``expr`` itself, or the exact ``np.sum``."""
+    lead = len(result_shape) - len(operand_shape)
+    stretched = [lead + i for i, n in enumerate(operand_shape) if n == 1 and result_shape[lead + i] != 1]
+    axes = list(range(lead)) + stretched
+    if not axes:
+        return expr
+    np_name = handler.refs("np", np)
+    keywords = [gast.keyword(arg="axis", value=gast.Tuple(elts=[A.const(a) for a in axes], ctx=gast.Load()))]
+    if stretched:
+        keywords.append(gast.keyword(arg="keepdims", value=A.const(True)))
+    total = gast.Call(func=gast.Attribute(value=A.load(np_name), attr="sum", ctx=gast.Load()), args=[expr],
+                      keywords=keywords if operand_shape else [])
+    if stretched and lead:
+        shape = gast.Tuple(elts=[A.const(n) for n in operand_shape], ctx=gast.Load())
+        total = gast.Call(func=gast.Attribute(value=total, attr="reshape", ctx=gast.Load()), args=[shape], keywords=[])
+    return total
 
 
 def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):
