@@ -83,7 +83,10 @@ def where(y, condition, x, z):
 @register_vjp(np.sum)
 def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
-        d[a] += np.full(np.shape(a), d[y])
+        if np.size(a) <= 4096:  # small: filling is cheapest; large: a read-only view costs nothing
+            d[a] += np.full(np.shape(a), d[y])
+        else:
+            d[a] += np.broadcast_to(d[y], np.shape(a))
     else:
         d[a] += sum_to_reduced(d[y], a, axis, keepdims)
 
@@ -91,7 +94,10 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
 @register_vjp(np.mean)
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
-        d[a] += np.full(np.shape(a), d[y] / np.size(a))
+        if np.size(a) <= 4096:
+            d[a] += np.full(np.shape(a), d[y] / np.size(a))
+        else:
+            d[a] += np.broadcast_to(d[y] / np.size(a), np.shape(a))
     else:
         d[a] += sum_to_reduced(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
 
