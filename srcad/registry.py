@@ -14,7 +14,9 @@ bound to (``t[x]`` its tangent in forward-mode rules); a statement that would up
 adjoint of a constant or of a value that does not need one is dropped.
 """
 import builtins
+import functools
 import inspect
+import sys
 import textwrap
 
 import gast
@@ -33,36 +35,53 @@ NONDIFF_ATTRIBUTES = set()
 
 
 class Rule:
-    """A parsed rule template: its parameters, defaults, body and the globals it uses."""
+    """A rule template: its parameters and defaults now; its body, parsed on first use
+    (parsing hundreds of templates at import would make ``import srcad`` slow)."""
 
     def __init__(self, key, fn, marker):
         self.key = key
         self.fn = fn
         self.marker = marker
-        sig = inspect.signature(fn)
-        params = list(sig.parameters.values())
+        params = list(inspect.signature(fn).parameters.values())
         self.result = params[0].name
         self.params = params[1:]
-        self.filename = inspect.getsourcefile(fn)
-        source, self.lineno = inspect.getsourcelines(fn)
-        tree = gast.parse(textwrap.dedent("".join(source)))
-        fdef = tree.body[0]
-        body = fdef.body
+        self._globals = None
+
+    @functools.cached_property
+    def _parsed(self):
+        source, lineno = inspect.getsourcelines(self.fn)
+        body = gast.parse(textwrap.dedent("".join(source))).body[0].body
         if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
             body = body[1:]  # docstring
-        self.body = body
-        local = {p.name for p in params} | A.names_stored(gast.Module(body=body, type_ignores=[])) | {marker}
-        self._global_names = sorted(A.names_read(gast.Module(body=body, type_ignores=[])) - local)
-        self._globals = None
-        self.locals = sorted(A.names_stored(gast.Module(body=body, type_ignores=[])) - {p.name for p in params})
+        return body, lineno
+
+    @property
+    def body(self):
+        return self._parsed[0]
+
+    @property
+    def lineno(self):
+        return self._parsed[1]
+
+    @property
+    def filename(self):
+        return inspect.getsourcefile(self.fn)
+
+    @functools.cached_property
+    def locals(self):
+        """Names the template assigns: its temporaries, renamed at each call site."""
+        stored = A.names_stored(gast.Module(body=self.body, type_ignores=[]))
+        return sorted(stored - {p.name for p in self.params} - {self.result})
 
     @property
     def globals(self):
         """The module-level names the template uses (helpers may be defined after the rule)."""
         if self._globals is None:
+            module = gast.Module(body=self.body, type_ignores=[])
+            local = {p.name for p in self.params} | {self.result, self.marker} | A.names_stored(module)
             builtin_names = set(dir(builtins))
             found = {}
-            for name in self._global_names:
+            for name in sorted(A.names_read(module) - local):
                 if name in self.fn.__globals__:
                     found[name] = self.fn.__globals__[name]
                 elif name not in builtin_names:
@@ -146,13 +165,33 @@ def register_nondifferentiable(*keys, reason="its output does not depend smoothl
 
 def is_nondifferentiable(key):
     try:
-        return key in NONDIFFERENTIABLE
+        found = key in NONDIFFERENTIABLE
     except TypeError:
         return False
+    return found or (load_optional_rules() and is_nondifferentiable(key))
 
 
 def lookup(table, key):
     try:
-        return table.get(key)
+        found = table.get(key)
     except TypeError:
         return None
+    if found is None and load_optional_rules():
+        return lookup(table, key)
+    return found
+
+
+_OPTIONAL_LOADED = set()
+
+
+def load_optional_rules():
+    """Register the rules for optional libraries already imported by the user (SciPy):
+    importing SciPy just to register rules would slow down ``import srcad``. True if any
+    new rules were loaded."""
+    loaded = False
+    if "scipy" in sys.modules and "scipy" not in _OPTIONAL_LOADED:
+        _OPTIONAL_LOADED.add("scipy")
+        from .rules import scipy_special  # noqa: F401  (registers its rules)
+
+        loaded = True
+    return loaded

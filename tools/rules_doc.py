@@ -30,6 +30,7 @@ try:  # scipy is optional: its rules register only where it is installed
     import scipy.special
 
     NAMESPACES.append(("scipy.special", scipy.special))
+    registry.load_optional_rules()
 except ImportError:
     pass
 

@@ -1,3 +1,5 @@
 """srcad's own derivative rules, one module per namespace. Importing this package fills
-the tables in ``srcad.registry``."""
-from . import operators, numpy_core, numpy_elementwise, numpy_reductions, numpy_shapes, numpy_products, numpy_linalg, scipy_special, builtin_rules, methods, nondifferentiable, jvp_core, runtime_rules  # noqa: F401
+the tables in ``srcad.registry``; the rules for SciPy (``scipy_special``) are registered
+when SciPy is first in use (``registry.load_optional_rules``)."""
+from . import (builtin_rules, jvp_core, methods, nondifferentiable, numpy_core, numpy_elementwise,  # noqa: F401
+               numpy_linalg, numpy_products, numpy_reductions, numpy_shapes, operators, runtime_rules)
