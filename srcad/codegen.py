@@ -9,8 +9,10 @@ value stacks and the arrays it restores in place, so it can be called again.
 import dataclasses
 
 import gast
+import numpy as np
 
 from . import astutil as A
+from .passes.simplify import tidy
 
 
 @dataclasses.dataclass
@@ -48,6 +50,56 @@ def _mutated_in_reverse(stmts):
     return names
 
 
+def _pure(rhs):
+    """Is computing ``rhs`` free of effects (so an unread result need not be computed)?"""
+    from . import registry
+
+    if isinstance(rhs, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript,
+                        gast.Attribute, gast.Tuple, gast.List, gast.Dict)):
+        return True
+    if isinstance(rhs, gast.Call):
+        callee = A.anno(rhs, "callee")
+        if callee is None:
+            return False
+        if callee.kind == "method":
+            return callee.name in registry.METHODS or callee.name in registry.NONDIFF_METHODS
+        module = getattr(callee.obj, "__module__", None) or ""
+        numpy_function = isinstance(callee.obj, np.ufunc) or module == "numpy" or module.startswith("numpy.linalg")
+        return numpy_function and registry.lookup(registry.VJP, callee.obj) is not None
+    return False
+
+
+def _without_unread(fwd, rev):
+    """``fwd`` without assignments of pure values that no statement reads."""
+    while True:
+        reads = _read_names(fwd) | _read_names(rev)
+        dead = [s for s in _assignments(fwd) if s.targets[0].id not in reads and _pure(s.value)]
+        if not dead:
+            return fwd
+        fwd = _drop(fwd, {id(s) for s in dead})
+
+
+def _assignments(stmts):
+    for s in stmts:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            yield s
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            yield from _assignments(s.body)
+            yield from _assignments(s.orelse)
+
+
+def _drop(stmts, ids):
+    out = []
+    for s in stmts:
+        if id(s) in ids:
+            continue
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = _drop(s.body, ids) or [gast.Pass()]
+            s.orelse = _drop(s.orelse, ids)
+        out.append(s)
+    return out
+
+
 def codegen(node, source, module):
     """Sources for the joint adjoint and the forward/backward pair; see module doc."""
     n = A.anno(node, "n_forward")
@@ -60,6 +112,8 @@ def codegen(node, source, module):
     joint = node
     joint.name = f"{base}_adjoint"
     joint.args.defaults = list(source.node.args.defaults) + [A.const(None)]
+    # the joint adjoint returns only gradients: forward values nothing reads are not computed
+    joint.body = tidy(_without_unread([A.deepcopy(s) for s in fwd], rev)) + rev
 
     defined = set(params) | _stored_names(fwd)
     adjoint_names = _stored_names(rev) - defined

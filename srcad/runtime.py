@@ -1,6 +1,7 @@
 """Helpers that generated code calls. Each is small, documented and has rules of its own
 (see ``srcad/rules/runtime_rules.py``), so generated code can itself be differentiated.
 """
+import math
 import numbers
 
 import numpy as np
@@ -174,6 +175,24 @@ def cotangent(v, y):
             "pass v with the output's shape"
         )
     return v
+
+
+def cotangent_like(v, shape, dtype):
+    """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
+    generated: the output itself need not be computed to check ``v``."""
+    if v is None:
+        if shape == () or math.prod(shape) == 1:
+            return np.dtype(dtype).type(1) if not shape else np.ones(shape, dtype)
+        raise CotangentError(
+            f"the output has shape {shape}, so a gradient can only be implicitly taken for a scalar output; "
+            "pass the cotangent v (vector-Jacobian product) explicitly")
+    vshape = v.shape if v.__class__ is np.ndarray else np.shape(v)
+    if vshape == shape:
+        return v
+    if math.prod(vshape) == 1 and math.prod(shape) == 1:
+        return np.reshape(v, shape) if shape else np.asarray(v).reshape(())[()]
+    raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
+                         "pass v with the output's shape")
 
 
 def default_cotangent(y):

@@ -149,7 +149,8 @@ def _propagate_copies(stmts, single, adjoints, reads):
             local_reads = sum(_count_reads(stmts[j], a) for j in users)
             last = users[-1] if users else i
             compound = isinstance(stmts[last], (gast.If, gast.For, gast.While))
-            changed = any(b in _written(stmts[j]) for j in range(i + 1, last + (1 if compound else 0)))
+            changed = any(b in _written(stmts[j]) and not _is_copy(stmts[j], b, a)  # b = a gives b back
+                          for j in range(i + 1, last + (1 if compound else 0)))
             if local_reads == reads.get(a, 0) and not changed:
                 for j in users:
                     A.replace_names(stmts[j], {a: b})
@@ -159,6 +160,11 @@ def _propagate_copies(stmts, single, adjoints, reads):
         i += 1
     return [s for s in stmts if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
                                      and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+
+
+def _is_copy(stmt, target, source):
+    return (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == target
+            and isinstance(stmt.value, gast.Name) and stmt.value.id == source)
 
 
 def _count_reads(node, name):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, einsum_grad, expand_reduced,
+from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, expand_reduced,
                        extremum_grad, finish, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
@@ -51,6 +51,16 @@ def cotangent_vjp(c, v, y):
 @register_jvp(cotangent)
 def cotangent_jvp(c, v, y):
     t[c] += cotangent(t[v], y)
+
+
+@register_vjp(cotangent_like)
+def cotangent_like_vjp(c, v, shape, dtype):
+    d[v] += finish(d[c], v, True)
+
+
+@register_jvp(cotangent_like)
+def cotangent_like_jvp(c, v, shape, dtype):
+    t[c] += cotangent_like(t[v], shape, dtype)
 
 
 @register_vjp(finish)
