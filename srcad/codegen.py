@@ -70,13 +70,43 @@ def _pure(rhs):
 
 
 def _without_unread(fwd, rev):
-    """``fwd`` without assignments of pure values that no statement reads."""
+    """``fwd`` without assignments of pure values that nothing needs: live names are those the
+    reverse sweep or any statement with an effect reads, and what live values are made from."""
+    removable = [s for s in _assignments(fwd) if _pure(s.value)]
+    candidates = {id(s) for s in removable}
+    live = _read_names(rev)
+    for s in _statements(fwd):
+        if id(s) not in candidates:
+            live |= _own_reads(s)
     while True:
-        reads = _read_names(fwd) | _read_names(rev)
-        dead = [s for s in _assignments(fwd) if s.targets[0].id not in reads and _pure(s.value)]
-        if not dead:
-            return fwd
-        fwd = _drop(fwd, {id(s) for s in dead})
+        grown = set(live)
+        for s in removable:
+            if s.targets[0].id in live:
+                grown |= A.names_read(s.value)
+        if grown == live:
+            break
+        live = grown
+    dead = {id(s) for s in removable if s.targets[0].id not in live}
+    return _drop(fwd, dead) if dead else fwd
+
+
+def _statements(stmts):
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            yield from _statements(s.body)
+            yield from _statements(s.orelse)
+
+
+def _own_reads(stmt):
+    """Names a statement reads itself (for a loop or branch: its header, not its body)."""
+    if isinstance(stmt, gast.If):
+        return A.names_read(stmt.test)
+    if isinstance(stmt, gast.While):
+        return A.names_read(stmt.test)
+    if isinstance(stmt, gast.For):
+        return A.names_read(stmt.iter)
+    return A.names_read(stmt)
 
 
 def _assignments(stmts):

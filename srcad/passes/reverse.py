@@ -85,6 +85,7 @@ class _Reverse:
         self.adjoint_names = {}
         self.sites = []
         self.int_names = _int_names(node)
+        _mark_defined_before_loops(node.body, {a.id for a in node.args.args})
         self.specs = A.anno(node, "specs") or {}
         self.primal_callees = {}  # id(stmt) -> (backward name, saved name, wrt param names)
 
@@ -130,6 +131,8 @@ class _Reverse:
         if container:
             self.state[var] = SHARED if state == MAYBE else OWNED
             return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
+        if state in (OWNED, SHARED) and _is_full(expr):
+            expr = expr.args[1]  # adding np.full(shape, s) to an adjoint of that shape adds s
         if state == OWNED:
             return [gast.AugAssign(target=A.store(d), op=gast.Add(), value=expr)]
         if state == SHARED:
@@ -378,9 +381,10 @@ class _Reverse:
             body = self.reverse(s.body)
             end = self.state
             target = {}
+            defined = A.anno(s, "defined_before") or set()
             for var in set(start) | set(end):
                 a, b = start.get(var, ZERO), end.get(var, ZERO)
-                target[var] = _join(a, b, var not in assigned)
+                target[var] = _join(a, b, var not in assigned, var in defined)
             if all(target[v] == start.get(v, ZERO) for v in target):
                 break
             start = target
@@ -416,6 +420,8 @@ class _Reverse:
             return []
         if want == MAYBE:
             return [A.assign(d, A.const(None))] if have == ZERO else []
+        if want == SHARED and have == ZERO:
+            return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
         if want == OWNED:
             if have == ZERO:
                 return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
@@ -637,15 +643,39 @@ def _counter(name, body):
     return [A.set_anno(A.assign(name, A.const(0)), "counter_init", True)]
 
 
-def _join(a, b, invariant):
-    """The state an adjoint must have at the top of a reverse loop body."""
+def _mark_defined_before_loops(stmts, defined):
+    """Annotate each loop with the names bound on every path that reaches it."""
+    defined = set(defined)
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While)):
+            A.set_anno(s, "defined_before", set(defined))
+            inner = defined | ({s.target.id} if isinstance(s, gast.For) else set())
+            _mark_defined_before_loops(s.body, inner)
+        elif isinstance(s, gast.If):
+            defined |= _mark_defined_before_loops(s.body, defined) & _mark_defined_before_loops(s.orelse, defined)
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            defined.add(s.targets[0].id)
+    return defined
+
+
+def _join(a, b, invariant, defined_before):
+    """The state an adjoint must have at the top of a reverse loop body (``a`` at entry,
+    ``b`` at the end of the body)."""
     if a == b:
         return a
     if invariant:  # not assigned in the loop: materialize a buffer once, before the loop
         return OWNED
+    if defined_before and a == ZERO and b in (OWNED, SHARED):
+        return b  # carried by the loop and bound before it: zeros once, before the loop
     if ZERO in (a, b) or MAYBE in (a, b):
         return MAYBE
     return SHARED
+
+
+def _is_full(expr):
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr == "full"
+            and isinstance(expr.func.value, gast.Name) and expr.func.value.id == "np" and len(expr.args) == 2
+            and not expr.keywords)
 
 
 def _fresh(expr):
