@@ -34,14 +34,9 @@ class SourceUnavailableError(SrcadError, OSError):
     """The function's source code cannot be read (interactive session, exec, C code)."""
 
 
+class UnsupportedCaseError(SrcadError, NotImplementedError):
+    """A case of a function srcad has a rule for, but does not differentiate (a mode, an option)."""
+
+
 class CotangentError(SrcadError, ValueError):
     """A cotangent whose structure or shape does not match the function's output."""
-
-
-class UserCodeError(SrcadError):
-    """A construct srcad understands but cannot differentiate correctly as written."""
-
-    def __init__(self, message, filename=None, lineno=None):
-        super().__init__(f"{_where(filename, lineno)}{message}")
-        self.filename = filename
-        self.lineno = lineno

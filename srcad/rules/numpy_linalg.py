@@ -18,6 +18,7 @@ Assumptions, as for any derivative of these decompositions:
 """
 import numpy as np
 
+from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_vjp
 from ..runtime import unbroadcast, zeros_like
 from .numpy_shapes import item_grad
@@ -367,7 +368,7 @@ def pinv_jvp(y, a, rcond=None, hermitian=False, rtol=None):
 def _qr_parts(g, y, a, mode):
     """``(Q, R)`` of the reduced QR and the cotangents on them (None where there are none)."""
     if mode == "raw":
-        raise NotImplementedError("srcad does not differentiate np.linalg.qr(mode='raw')")
+        raise UnsupportedCaseError("srcad does not differentiate np.linalg.qr(mode='raw')")
     if mode == "r":
         return np.linalg.qr(a)[0], y, None, g
     q, r = y
@@ -419,7 +420,7 @@ def _qr_square_tangent(ta, q, r):
 
 def qr_tangent(ta, y, a, mode):
     if mode == "raw":
-        raise NotImplementedError("srcad does not differentiate np.linalg.qr(mode='raw')")
+        raise UnsupportedCaseError("srcad does not differentiate np.linalg.qr(mode='raw')")
     q, r = (np.linalg.qr(a)[0], y) if mode == "r" else y
     rows, cols = np.shape(a)[-2:]
     k = min(rows, cols)

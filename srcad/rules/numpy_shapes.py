@@ -8,6 +8,7 @@ adjoint (None): the helpers use zeros there.
 """
 import numpy as np
 
+from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import concat_grad, unbroadcast, unstack, zeros_like
 
@@ -518,7 +519,7 @@ def check_pad_mode(mode, reflect_type):
     """The modes whose padding only copies elements or constants."""
     if mode not in _PAD_MODES or (mode in ("reflect", "symmetric") and reflect_type != "even"):
         detail = f", reflect_type={reflect_type!r}" if mode in ("reflect", "symmetric") else ""
-        raise NotImplementedError(
+        raise UnsupportedCaseError(
             f"srcad differentiates np.pad in the modes {', '.join(_PAD_MODES)} (reflect and symmetric "
             f"with reflect_type='even'), not mode={mode!r}{detail}")
 
