@@ -2,6 +2,7 @@
 reads source), differentiated and checked against finite differences."""
 import importlib.util
 import itertools
+import os
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
@@ -13,6 +14,7 @@ UNARY = ["np.sin({})", "np.tanh({})", "np.exp(0.3 * ({}))", "np.sqrt(({}) ** 2 +
 BINARY = ["({} + {})", "({} - {})", "({} * {})", "({} / (1.5 + ({}) ** 2))", "np.maximum({}, {})"]
 SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((2, 3), (2, 1)), ((3,), ()), ((2, 3), (2, 3))]
 _counter = itertools.count()
+EXAMPLES = int(os.environ.get("SRCAD_EXAMPLES", 40))  # SRCAD_EXAMPLES=1000 for a longer hunt
 
 
 def expressions(depth):
@@ -36,7 +38,7 @@ def build(tmp_path, body):
     return module.f
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(expr=expressions(3), shapes=st.sampled_from(SHAPES), reduce=st.sampled_from(["", ".sum()", ".mean()"]),
        loop=st.booleans(), seed=st.integers(0, 2**16))
 def test_random_programs(tmp_path_factory, expr, shapes, reduce, loop, seed):
@@ -50,4 +52,40 @@ def test_random_programs(tmp_path_factory, expr, shapes, reduce, loop, seed):
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1.0, 1.0, shapes[0])
     y = rng.uniform(-1.0, 1.0, shapes[1]) if shapes[1] else float(rng.uniform(-1.0, 1.0))
+    check_grads(f, (x, y), wrt=(0, 1), rtol=1e-4, atol=1e-6)
+
+
+STATEMENTS = [
+    "s = s + np.sin(x[{i}]) * y",
+    "s = s * 0.9 + x[{i}] ** 2",
+    "if x[{i}] > y:\n        s = s + x[{i}] * 2.0\n    else:\n        s = s - np.tanh(x[{i}])",
+    "buf[{i}] = s * x[{i}]",
+    "buf[{i}] += x[{j}] * y",
+    "acc.append(s * x[{j}])",
+    "t = x[{i}]\n    if t > 0.5:\n        s = s + t\n    s = s * t",
+    "while s < 1.0:\n        s = s + 0.3 + x[{i}] ** 2",
+]
+
+
+def flow_programs():
+    statement = st.tuples(st.sampled_from(STATEMENTS), st.integers(0, 3), st.integers(0, 3))
+    return st.lists(statement, min_size=1, max_size=6)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(body=flow_programs(), loop=st.booleans(), seed=st.integers(0, 2**16))
+def test_random_control_flow(tmp_path_factory, body, loop, seed):
+    lines = [template.format(i=i, j=j) for template, i, j in body]
+    indent = "        " if loop else "    "
+    inner = "\n".join(indent + line.replace("\n    ", "\n" + indent) for line in lines)
+    text = ("def f(x, y):\n    s = 0.5 * y\n    buf = np.zeros(4)\n    acc = [x[0]]\n"
+            + ("    for k in range(2):\n" if loop else "") + inner
+            + "\n    return s + (buf * x).sum() + np.stack(acc).sum()\n")
+    f = build(tmp_path_factory.mktemp("flow"), text)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1.0, 1.0, 4)
+    y = float(rng.uniform(0.2, 1.0))
+    # keep away from branch boundaries, where the derivative jumps
+    if any(abs(x[i] - y) < 1e-3 or abs(x[i] - 0.5) < 1e-3 for i in range(4)):
+        x = x + 0.01
     check_grads(f, (x, y), wrt=(0, 1), rtol=1e-4, atol=1e-6)
