@@ -7,13 +7,20 @@ Rules are templates written like the math; see ``docs/extending.md``::
     @register_vjp(scipy.special.ndtr)
     def ndtr(y, x):
         d[x] += d[y] * np.exp(-x**2 / 2) / np.sqrt(2 * np.pi)
+
+An elementwise function of one argument needs only its derivative, from the result ``y``
+and the argument ``x``; that gives both the vjp and the jvp rule::
+
+    @register_elementwise(scipy.special.ndtri)
+    def ndtri(y, x):
+        return np.sqrt(2 * np.pi) * np.exp(y**2 / 2)
 """
 import functools
 
-from .registry import (register_attribute, register_jvp, register_method, register_nondifferentiable,
-                       register_vjp)
+from .registry import (register_attribute, register_elementwise, register_jvp, register_method,
+                       register_nondifferentiable, register_vjp)
 
-__all__ = ["register_vjp", "register_jvp", "register_method", "register_attribute",
+__all__ = ["register_vjp", "register_jvp", "register_elementwise", "register_method", "register_attribute",
            "register_nondifferentiable", "nondifferentiable", "custom_vjp", "stop_gradient"]
 
 

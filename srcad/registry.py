@@ -12,6 +12,12 @@ The first parameter names the call's result; the others bind like the call's own
 parameters, defaults included. ``d[x]`` is the adjoint of whatever variable ``x`` is
 bound to (``t[x]`` its tangent in forward-mode rules); a statement that would update the
 adjoint of a constant or of a value that does not need one is dropped.
+
+An elementwise function of one argument states its derivative once, and gets both rules::
+
+    @register_elementwise(np.sinh)
+    def sinh(y, x):
+        return np.cosh(x)  # registers d[x] += d[y] * np.cosh(x) and t[y] += t[x] * np.cosh(x)
 """
 import builtins
 import functools
@@ -49,11 +55,7 @@ class Rule:
 
     @functools.cached_property
     def _parsed(self):
-        source, lineno = inspect.getsourcelines(self.fn)
-        body = gast.parse(textwrap.dedent("".join(source))).body[0].body
-        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
-            body = body[1:]  # docstring
-        return body, lineno
+        return _function_body(self.fn)
 
     @property
     def body(self):
@@ -92,6 +94,52 @@ class Rule:
 
     def __repr__(self):
         return f"<{self.marker}-rule for {describe(self.key)} at {self.filename}:{self.lineno}>"
+
+
+def _function_body(fn):
+    """The statements of ``fn`` without its docstring, and the line it starts on."""
+    source, lineno = inspect.getsourcelines(fn)
+    body = gast.parse(textwrap.dedent("".join(source))).body[0].body
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # docstring
+    return body, lineno
+
+
+class ElementwiseRule(Rule):
+    """A rule made from a derivative template ``def f(y, x): return <dy/dx>``: the vjp
+    ``d[x] += d[y] * <dy/dx>`` or the jvp ``t[y] += t[x] * <dy/dx>``."""
+
+    @functools.cached_property
+    def _parsed(self):
+        body, lineno = _function_body(self.fn)
+        if len(body) != 1 or not isinstance(body[0], gast.Return) or body[0].value is None:
+            raise SrcadError(f"{self.filename}:{lineno}: the elementwise rule for {describe(self.key)} must be "
+                             "a single `return <derivative>` (dy/dx in terms of the result and the argument)")
+        x = self.params[0].name
+        # reverse mode pulls d[y] back into d[x]; forward mode pushes t[x] forward into t[y]
+        source, target = (self.result, x) if self.marker == "d" else (x, self.result)
+        update = gast.AugAssign(target=_marked(self.marker, target, gast.Store()), op=gast.Add(),
+                                value=_times(_marked(self.marker, source, gast.Load()), body[0].value))
+        gast.copy_location(update, body[0])
+        return [gast.fix_missing_locations(update)], lineno
+
+
+def _marked(marker, name, ctx):
+    """``d[name]`` (or ``t[name]``)."""
+    return gast.Subscript(value=A.load(marker), slice=A.load(name), ctx=ctx)
+
+
+def _times(factor, derivative):
+    """``factor * derivative`` written as by hand, so that elementwise rules generate the same
+    code as their two-rule form: ``g * a * b`` for ``a * b``, ``g / b`` for ``1 / b``,
+    ``-g * a`` for ``-a``."""
+    if isinstance(derivative, gast.UnaryOp) and isinstance(derivative.op, gast.USub):
+        return _times(gast.UnaryOp(op=gast.USub(), operand=factor), derivative.operand)
+    if isinstance(derivative, gast.BinOp) and isinstance(derivative.op, (gast.Mult, gast.Div)):
+        return gast.BinOp(left=_times(factor, derivative.left), op=derivative.op, right=derivative.right)
+    if isinstance(derivative, gast.Constant) and type(derivative.value) is int and derivative.value == 1:
+        return factor
+    return gast.BinOp(left=factor, op=gast.Mult(), right=derivative)
 
 
 def describe(key):
@@ -142,6 +190,32 @@ def register_jvp(*keys):
     def decorate(fn):
         for key in _distinct(keys):
             _register(JVP, key, Rule(key, fn, "t"), "jvp")
+        return fn
+
+    return decorate
+
+
+def register_elementwise(*keys):
+    """Register the vjp and the jvp rule of an elementwise function of one argument, for each
+    of ``keys``, from one template that returns the derivative dy/dx::
+
+        @register_elementwise(np.sinh, math.sinh)
+        def sinh(y, x):
+            return np.cosh(x)
+
+    registers ``d[x] += d[y] * np.cosh(x)`` and ``t[y] += t[x] * np.cosh(x)``. The derivative
+    may use the result (the first parameter) and the argument.
+    """
+
+    def decorate(fn):
+        params = list(inspect.signature(fn).parameters.values())
+        if len(params) != 2 or any(p.kind != p.POSITIONAL_OR_KEYWORD or p.default is not p.empty for p in params):
+            code = fn.__code__
+            raise SrcadError(f"{code.co_filename}:{code.co_firstlineno}: the elementwise rule {fn.__qualname__} "
+                             "must take exactly the result and the argument: `def f(y, x): return <dy/dx>`")
+        for key in _distinct(keys):
+            _register(VJP, key, ElementwiseRule(key, fn, "d"), "vjp")
+            _register(JVP, key, ElementwiseRule(key, fn, "t"), "jvp")
         return fn
 
     return decorate

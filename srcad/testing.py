@@ -1,4 +1,7 @@
-"""Testing helpers shipped for users: check a gradient against finite differences."""
+"""Testing helpers shipped for users: check a gradient (``check_grads``) or a forward-mode
+tangent (``check_jvp``) against finite differences."""
+import inspect
+
 import numpy as np
 
 _CONTAINERS = (list, tuple, dict)
@@ -55,7 +58,7 @@ def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, direct
     fn = fun.func if isinstance(fun, Differentiable) else fun
     d = Differentiable(fn, wrt)
     args = list(args)
-    params = list(__import__("inspect").signature(fn).parameters)
+    params = list(inspect.signature(fn).parameters)
     positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
     y = fn(*args)
     rng = np.random.default_rng(seed)
@@ -94,6 +97,65 @@ def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, direct
     return results[0][1]
 
 
+def check_jvp(fun, args, wrt=0, direction=None, eps=1e-6, rtol=1e-5, atol=1e-7, directions=3, seed=0):
+    """Check srcad's forward mode J·u for ``fun`` at ``args`` against central finite differences.
+
+    Along tangents u of the ``wrt`` arguments (positions or names; ``direction`` if given,
+    shaped like the argument, a tuple of them when ``wrt`` is a tuple; else ``directions``
+    random ones) it runs the generated forward-mode code through ``srcad.jvp``, checks that
+    its value is ``fun(*args)`` and that the tangent has the result's structure and shapes,
+    and compares the tangent entry by entry with ``(f(x + εu) - f(x - εu)) / 2ε``, raising
+    ``AssertionError`` with both numbers where they differ by more than
+    ``atol + rtol * max(|tangent|, |difference|)``. Returns the tangent of the first
+    direction it checked (None for ``directions=0``).
+    """
+    from .api import jvp
+
+    wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
+    params = list(inspect.signature(fun).parameters)
+    positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
+    args = list(args)
+    name = getattr(fun, "__qualname__", fun)
+    y = fun(*args)
+    rng = np.random.default_rng(seed)
+    if direction is not None:
+        chosen = [tuple(direction) if isinstance(wrt, (tuple, list)) else (direction,)]
+    else:
+        chosen = [tuple(_random_like(args[p], rng) for p in positions) for _ in range(directions)]
+    checked = []
+    for k, tangents in enumerate(chosen):
+        moving = [None] * len(args)
+        for p, u in zip(positions, tangents):
+            moving[p] = u
+        value, tangent = jvp(fun, args, moving)
+        _assert_close(value, y, "jvp's value", rtol, atol)
+        # forward mode gives a named tuple result (slogdet, svd) a plain tuple of tangents
+        _assert_structure(tangent, y, f"jvp of {name}", "tangent", "result", exact_types=False)
+
+        def shifted(t):
+            return fun(*[a if u is None else _axpy(a, t, u) for a, u in zip(args, moving)])
+
+        plus, minus = _flatten(shifted(eps)), _flatten(shifted(-eps))
+        for item, (got, up, down) in enumerate(zip(_flatten(tangent), plus, minus)):
+            numeric = (np.asarray(up, np.float64) - np.asarray(down, np.float64)) / (2 * eps)
+            _assert_tangent_close(np.asarray(got, np.float64), numeric, rtol, atol,
+                                  f"jvp of {name}" + (f", result item {item}" if len(plus) > 1 else "")
+                                  + f" (direction {k})")
+        checked.append(tangent)
+    return checked[0] if checked else None
+
+
+def _assert_tangent_close(got, numeric, rtol, atol, where):
+    excess = np.abs(got - numeric) - (atol + rtol * np.maximum(np.abs(got), np.abs(numeric)))
+    wrong = ~(excess <= 0)  # NaN in either is wrong
+    if wrong.any():
+        worst = np.unravel_index(np.argmax(np.where(np.isnan(excess), np.inf, excess)), np.shape(excess))
+        index = f" at index {tuple(int(i) for i in worst)}" if np.ndim(excess) else ""
+        raise AssertionError(f"{where}: tangent {float(got[worst])!r} but finite differences give "
+                             f"{float(numeric[worst])!r}"
+                             f"{index} ({int(wrong.sum())} of {wrong.size} entries differ)")
+
+
 def _sub(a, b):
     leaves = [np.asarray(u, np.float64) - np.asarray(w, np.float64) for u, w in zip(_flatten(a), _flatten(b))]
     return _unflatten(a, leaves) if isinstance(a, _CONTAINERS) else leaves[0]
@@ -105,14 +167,17 @@ def _assert_close(a, b, what, rtol, atol):
             raise AssertionError(f"{what} differs: {u!r} vs {w!r}")
 
 
-def _assert_structure(g, x, name):
+def _assert_structure(g, x, name, what="gradient", of="argument", exact_types=True):
+    """``g`` (the ``what``) is laid out like ``x`` (the ``of``): the same containers and shapes;
+    without ``exact_types``, a plain tuple stands for a named tuple."""
     if isinstance(x, dict):
-        assert isinstance(g, dict) and set(g) == set(x), f"{name}: gradient keys {list(g)} != {list(x)}"
+        assert isinstance(g, dict) and set(g) == set(x), f"{name}: {what} keys {list(g)} != {list(x)}"
         for k in x:
-            _assert_structure(g[k], x[k], name)
+            _assert_structure(g[k], x[k], name, what, of, exact_types)
     elif isinstance(x, (list, tuple)):
-        assert isinstance(g, type(x)) and len(g) == len(x), f"{name}: gradient {type(g).__name__} != {type(x).__name__}"
+        container = type(x) if exact_types else (list if isinstance(x, list) else tuple)
+        assert isinstance(g, container) and len(g) == len(x), f"{name}: {what} {type(g).__name__} != {type(x).__name__}"
         for gi, xi in zip(g, x):
-            _assert_structure(gi, xi, name)
+            _assert_structure(gi, xi, name, what, of, exact_types)
     else:
-        assert np.shape(g) == np.shape(x), f"{name}: gradient shape {np.shape(g)} != argument shape {np.shape(x)}"
+        assert np.shape(g) == np.shape(x), f"{name}: {what} shape {np.shape(g)} != {of} shape {np.shape(x)}"

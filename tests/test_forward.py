@@ -7,58 +7,7 @@ import pytest
 import srcad
 import srcad.extend
 from srcad.pipeline import Options, transform_jvp
-
-
-def fd_jvp(fun, primals, tangents, eps=1e-6):
-    """(f(x + εt) - f(x - εt)) / 2ε, with None tangents held constant."""
-    def moved(sign):
-        return [p if t is None else _axpy(p, sign * eps, t) for p, t in zip(primals, tangents)]
-    return _scale(_sub(fun(*moved(1)), fun(*moved(-1))), 1 / (2 * eps))
-
-
-def _axpy(x, a, t):
-    if isinstance(x, (list, tuple)):
-        return type(x)(_axpy(u, a, v) for u, v in zip(x, t))
-    if isinstance(x, dict):
-        return {k: _axpy(x[k], a, t[k]) for k in x}
-    return np.asarray(x, np.float64) + a * np.asarray(t, np.float64) if np.ndim(x) else float(x) + a * float(t)
-
-
-def _sub(a, b):
-    if isinstance(a, (list, tuple)):
-        return [_sub(u, v) for u, v in zip(a, b)]
-    if isinstance(a, dict):
-        return {k: _sub(a[k], b[k]) for k in a}
-    return np.asarray(a, np.float64) - np.asarray(b, np.float64)
-
-
-def _scale(a, c):
-    if isinstance(a, list):
-        return [_scale(u, c) for u in a]
-    if isinstance(a, dict):
-        return {k: _scale(v, c) for k, v in a.items()}
-    return a * c
-
-
-def assert_close(got, want, rtol=1e-5, atol=1e-7):
-    if isinstance(want, (list, tuple)):
-        assert isinstance(got, (list, tuple)) and len(got) == len(want)
-        for g, w in zip(got, want):
-            assert_close(g, w, rtol, atol)
-    elif isinstance(want, dict):
-        assert set(got) == set(want)
-        for k in want:
-            assert_close(got[k], want[k], rtol, atol)
-    else:
-        assert np.shape(got) == np.shape(want), (np.shape(got), np.shape(want))
-        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
-
-
-def check_jvp(fun, primals, tangents, rtol=1e-5, atol=1e-7):
-    y, y_dot = srcad.jvp(fun, primals, tangents)
-    assert_close(y, fun(*primals), 0, 0)
-    assert_close(y_dot, fd_jvp(fun, primals, tangents), rtol, atol)
-    return y_dot
+from srcad.testing import check_jvp
 
 
 # ---- straight-line code -------------------------------------------------------------------
@@ -91,10 +40,8 @@ def builtins_and_methods(x):
 def test_straight_line_matches_finite_differences(fun, shapes, rng):
     primals = [rng.standard_normal(s) if s else float(rng.standard_normal()) for s in shapes]
     for k in range(len(primals)):  # one argument at a time, then all together
-        tangents = [None] * len(primals)
-        tangents[k] = rng.standard_normal(shapes[k]) if shapes[k] else 1.0
-        check_jvp(fun, primals, tangents)
-    check_jvp(fun, primals, [rng.standard_normal(s) if s else 0.7 for s in shapes])
+        check_jvp(fun, primals, wrt=k)
+    check_jvp(fun, primals, wrt=tuple(range(len(primals))))
 
 
 def test_pytorch_tutorial_example_one_jvp_gives_the_whole_column():
@@ -157,25 +104,25 @@ def loop_assigned_later(x):
 
 def test_loop_matches_finite_differences(rng):
     x = rng.standard_normal(6)
-    check_jvp(rosenbrock, (x,), (rng.standard_normal(6),), rtol=1e-4)
+    check_jvp(rosenbrock, (x,), rtol=1e-4)
 
 
 @pytest.mark.parametrize("c", [1.0, 0.0, -2.0])
 def test_every_branch_matches_finite_differences(c, rng):
     x = rng.standard_normal(4)
-    check_jvp(branches, (x, c), (rng.standard_normal(4), None))
+    check_jvp(branches, (x, c))
 
 
 @pytest.mark.parametrize("n", [0, 3, 9])
 def test_break_and_continue(n, rng):
     x = rng.standard_normal(3) * 0.5
-    check_jvp(early_exit, (x, n), (rng.standard_normal(3), None))
+    check_jvp(early_exit, (x, n))
 
 
 def test_while_loop_and_values_from_earlier_iterations(rng):
     x = rng.standard_normal(3)
-    check_jvp(while_loop, (x,), (rng.standard_normal(3),))
-    check_jvp(loop_assigned_later, (x,), (rng.standard_normal(3),))
+    check_jvp(while_loop, (x,))
+    check_jvp(loop_assigned_later, (x,))
 
 
 # ---- containers and element updates -------------------------------------------------------
@@ -207,20 +154,19 @@ def container_argument(params, x):
 
 def test_element_updates(rng):
     x, w = rng.standard_normal(2), rng.standard_normal(2)
-    check_jvp(element_updates, (x, w), (rng.standard_normal(2), rng.standard_normal(2)))
-    check_jvp(element_updates, (x, w), (None, rng.standard_normal(2)))
+    check_jvp(element_updates, (x, w), wrt=(0, 1))
+    check_jvp(element_updates, (x, w), wrt=1)
 
 
 def test_lists_stacks_tuples_and_dicts(rng):
     x = rng.standard_normal(3)
-    check_jvp(lists_and_stacks, (x,), (rng.standard_normal(3),))
+    check_jvp(lists_and_stacks, (x,))
 
 
 def test_container_arguments_and_outputs(rng):
     params = {"W": rng.standard_normal((2, 3)), "b": rng.standard_normal(2)}
     x = rng.standard_normal(3)
-    tangent = {"W": rng.standard_normal((2, 3)), "b": rng.standard_normal(2)}
-    y_dot = check_jvp(container_argument, (params, x), (tangent, None))
+    y_dot = check_jvp(container_argument, (params, x), wrt=0)
     assert isinstance(y_dot, tuple) and isinstance(y_dot[1], list)
 
 
@@ -255,8 +201,8 @@ def calls_user_function(x, w):
 
 def test_calls_of_the_users_functions(rng):
     x, w = rng.standard_normal(3), rng.standard_normal(3)
-    check_jvp(calls_user_function, (x, w), (rng.standard_normal(3), None))
-    check_jvp(calls_user_function, (x, w), (None, rng.standard_normal(3)))
+    check_jvp(calls_user_function, (x, w), wrt=0)
+    check_jvp(calls_user_function, (x, w), wrt=1)
 
 
 def test_integer_argument_and_constant_output():
@@ -327,7 +273,7 @@ def test_math_functions():
     def f(x):
         return math.sin(x) * math.exp(x) + math.log(x, 2.0) + math.sqrt(x)
 
-    check_jvp(f, (1.3,), (1.0,))
+    check_jvp(f, (1.3,))
 
 
 def halved_square(x):
@@ -350,3 +296,41 @@ def test_rule_with_a_run_time_branch(x):
     x = np.array(x)
     y, y_dot = srcad.jvp(calls_rule_with_branch, (x,), (np.ones(2),))
     np.testing.assert_allclose(y_dot, 6 * x if x.sum() > 0 else np.zeros(2))
+
+
+# ---- srcad.testing.check_jvp itself --------------------------------------------------------
+slightly_wrong = Opaque()  # doubles, with a rule that says 2.001
+
+
+@srcad.extend.register_jvp(slightly_wrong)
+def _slightly_wrong_jvp(y, x):
+    t[y] += t[x] * 2.001  # noqa: F821
+
+
+def calls_slightly_wrong(x):
+    return slightly_wrong(x) + x
+
+
+def test_check_jvp_reports_a_wrong_tangent_with_both_numbers():
+    with pytest.raises(AssertionError, match=r"tangent 3\.001 but finite differences give (3\.0|2\.99)"):
+        check_jvp(calls_slightly_wrong, (np.array([0.5, -1.0]),), direction=np.ones(2))
+
+
+def test_check_jvp_wants_a_tangent_shaped_like_the_result(monkeypatch):
+    def summed_jvp(fun, primals, tangents):  # a forward mode that loses the result's shape
+        return fun(*primals), np.sum(tangents[0]) * 3.0
+
+    monkeypatch.setattr(srcad.api, "jvp", summed_jvp)
+    with pytest.raises(AssertionError, match=r"tangent shape \(\) != result shape \(2,\)"):
+        check_jvp(calls_slightly_wrong, (np.array([0.5, -1.0]),))
+
+
+def linear(x, A):
+    return A @ x
+
+
+def test_check_jvp_along_a_given_direction_of_a_named_argument(rng):
+    x, A, U = rng.standard_normal(3), rng.standard_normal((2, 3)), rng.standard_normal((2, 3))
+    np.testing.assert_allclose(check_jvp(linear, (x, A), wrt="A", direction=U), U @ x)
+    x_dot, A_dot = rng.standard_normal(3), rng.standard_normal((2, 3))
+    np.testing.assert_allclose(check_jvp(linear, (x, A), wrt=(0, 1), direction=(x_dot, A_dot)), A @ x_dot + A_dot @ x)

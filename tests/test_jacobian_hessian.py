@@ -3,21 +3,16 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.testing import check_jvp
 
 
-def fd_jacobian(fun, args, wrt, eps=1e-6):
-    """Central differences, one input entry at a time: shape y.shape + x.shape."""
-    x = np.asarray(args[wrt], np.float64)
-    columns = []
-    for k in range(x.size):
-        e = np.zeros(x.size)
-        e[k] = eps
-        plus, minus = list(args), list(args)
-        plus[wrt] = x + e.reshape(x.shape)
-        minus[wrt] = x - e.reshape(x.shape)
-        columns.append((np.asarray(fun(*plus), np.float64) - np.asarray(fun(*minus), np.float64)) / (2 * eps))
-    y_shape = np.shape(fun(*args))
-    return np.stack(columns, axis=-1).reshape(y_shape + x.shape)
+def checked_jacobian(fun, args, wrt, **tolerances):
+    """The Jacobian column by column (shape y.shape + x.shape): the jvp along each unit
+    direction of argument ``wrt``, each compared with central differences by ``check_jvp``."""
+    x_shape = np.shape(args[wrt])
+    columns = [check_jvp(fun, args, wrt, direction=e.reshape(x_shape), **tolerances)
+               for e in np.eye(int(np.prod(x_shape)))]
+    return np.stack(columns, axis=-1).reshape(np.shape(fun(*args)) + x_shape)
 
 
 def layer(x, W):
@@ -64,10 +59,10 @@ def test_jacobian_of_vector_function(mode, rng):
     x, W = rng.standard_normal(3), rng.standard_normal((4, 3))
     J = srcad.jacobian(layer, mode=mode)(x, W)
     assert J.shape == (4, 3)
-    np.testing.assert_allclose(J, fd_jacobian(layer, (x, W), 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(J, checked_jacobian(layer, (x, W), 0), rtol=1e-12, atol=1e-12)
     JW = srcad.jacobian(layer, wrt="W", mode=mode)(x, W)
     assert JW.shape == (4, 4, 3)
-    np.testing.assert_allclose(JW, fd_jacobian(layer, (x, W), 1), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(JW, checked_jacobian(layer, (x, W), 1), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("mode", ["rev", "fwd"])
@@ -75,7 +70,7 @@ def test_jacobian_shape_is_output_shape_then_input_shape(mode, rng):
     A, x = rng.standard_normal((2, 2)), rng.standard_normal(2)
     J = srcad.jacobian(matrix_output, wrt=0, mode=mode)(A, x)
     assert J.shape == (2, 2, 2, 2)
-    np.testing.assert_allclose(J, fd_jacobian(matrix_output, (A, x), 0), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(J, checked_jacobian(matrix_output, (A, x), 0), rtol=1e-12, atol=1e-12)
     g = srcad.jacobian(rosenbrock, mode=mode)(x)  # scalar output: the gradient
     assert g.shape == (2,)
     np.testing.assert_allclose(g, srcad.grad(rosenbrock)(x))
@@ -99,15 +94,17 @@ def test_pytorch_tutorial_example():
     np.testing.assert_allclose(srcad.jacobian(f, mode="rev")(1.0), [-3.0, 5.0])
 
 
-def hessian_by_differences(fun, args, wrt, eps=1e-5):
-    return fd_jacobian(srcad.grad(fun, wrt), args, wrt, eps)
+def checked_hessian(fun, args, wrt, rtol, atol):
+    """The Hessian column by column: Hessian-vector products (jvp of the gradient) along unit
+    directions, each compared with central differences of the gradient."""
+    return checked_jacobian(srcad.grad(fun, wrt), args, wrt, eps=1e-5, rtol=rtol, atol=atol)
 
 
 def test_rosenbrock_loop_hessian(rng):
     x = rng.standard_normal(5)
     H = srcad.hessian(rosenbrock)(x)
     assert H.shape == (5, 5)
-    np.testing.assert_allclose(H, hessian_by_differences(rosenbrock, (x,), 0), rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(H, checked_hessian(rosenbrock, (x,), 0, rtol=1e-6, atol=1e-5), rtol=1e-12)
     np.testing.assert_allclose(H, H.T)
     # closed form at a point: the tridiagonal Rosenbrock Hessian
     x = np.array([1.0, 2.0, 0.5])
@@ -127,13 +124,14 @@ def test_hessian_through_loops_branches_and_matmul(wrt, rng):
     H = srcad.hessian(looped_network, wrt=wrt)(x, W)
     shape = np.shape((x, W)[wrt])
     assert H.shape == shape + shape
-    np.testing.assert_allclose(H, hessian_by_differences(looped_network, (x, W), wrt), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(H, checked_hessian(looped_network, (x, W), wrt, rtol=1e-5, atol=1e-6), rtol=1e-12)
 
 
 def test_hessian_of_reductions(rng):
     x = rng.standard_normal(5)
     H = srcad.hessian(log_sum_exp_with_branch)(x)
-    np.testing.assert_allclose(H, hessian_by_differences(log_sum_exp_with_branch, (x,), 0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(H, checked_hessian(log_sum_exp_with_branch, (x,), 0, rtol=1e-5, atol=1e-6),
+                               rtol=1e-12)
 
 
 def test_hvp_equals_hessian_times_vector(rng):
@@ -173,4 +171,4 @@ def i0_sum(x):
 def test_second_derivatives_through_library_rules(fun, make, rng):
     x = make(rng)
     H = srcad.hessian(fun)(x)
-    np.testing.assert_allclose(H, hessian_by_differences(fun, (x,), 0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(H, checked_hessian(fun, (x,), 0, rtol=1e-5, atol=1e-5), rtol=1e-12)

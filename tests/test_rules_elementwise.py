@@ -1,8 +1,5 @@
-"""Elementwise NumPy and math functions: vjp rules against finite differences through
-srcad, jvp rules evaluated directly against finite differences, ties, zero derivatives,
-float32."""
-import ast
-import inspect
+"""Elementwise NumPy and math functions: vjp and jvp rules against finite differences
+through srcad, ties, zero derivatives, float32, and ``register_elementwise``."""
 import math
 
 import gast
@@ -10,9 +7,13 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad import astutil as A
 from srcad import registry
+from srcad.errors import SrcadError
+from srcad.extend import register_elementwise
 from srcad.rules import numpy_elementwise
-from srcad.testing import check_grads
+from srcad.testing import check_grads, check_jvp
+from test_rules_shapes import check_call_jvp, jvp_of
 
 SHAPES = [(), (3,), (2, 3)]
 PAIRS = [((), ()), ((3,), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3))]
@@ -63,6 +64,8 @@ UNARY = [
     (np.i0, lambda x: np.i0(x), (-3, 3)),
     (np.i0, lambda x: np.i0(x), (8, 30)),
     (numpy_elementwise.bessel_i1, lambda x: numpy_elementwise.bessel_i1(x), (-3, 3)),
+    (np.round, lambda x: np.round(x), (-3, 3)),
+    (np.around, lambda x: np.around(x), (-3, 3)),
     (None, lambda x: -x, (-2, 2)),
     (None, lambda x: +x, (-2, 2)),
     (None, lambda x: x.conjugate() * x.real + x.imag, (-2, 2)),
@@ -168,18 +171,23 @@ def test_unary(row, shape):
     _, fun, domain = row
     x = sample(np.random.default_rng(1), domain, shape)
     check_grads(fun, (x,))
+    check_jvp(fun, (x,))
 
 
 @pytest.mark.parametrize("shape", SHAPES[1:])
 @pytest.mark.parametrize("fun", METHODS, ids=lambda f: f"line{f.__code__.co_firstlineno}")
 def test_methods(fun, shape):
-    check_grads(fun, (np.random.default_rng(8).uniform(-1, 1, shape),))
+    x = np.random.default_rng(8).uniform(-1, 1, shape)
+    check_grads(fun, (x,))
+    check_jvp(fun, (x,))
 
 
 @pytest.mark.parametrize("row", MATH_UNARY, ids=label)
 def test_math_unary(row):
     _, fun, domain = row
-    check_grads(fun, (sample(np.random.default_rng(2), domain, ()),))
+    x = sample(np.random.default_rng(2), domain, ())
+    check_grads(fun, (x,))
+    check_jvp(fun, (x,))
 
 
 @pytest.mark.parametrize("shapes", PAIRS, ids=str)
@@ -189,15 +197,18 @@ def test_binary(row, shapes):
     rng = np.random.default_rng(3)
     x = sample(rng, x_domain, shapes[0])
     y = sample(rng, y_domain, shapes[1])
-    check_grads(fun, (x, y), wrt=(0, 1))
-    check_grads(fun, (x, y), wrt=1)
+    for wrt in ((0, 1), 1):  # y alone: its tangent (maybe smaller than the result) still gives a result-shaped one
+        check_grads(fun, (x, y), wrt=wrt)
+        check_jvp(fun, (x, y), wrt=wrt)
 
 
 @pytest.mark.parametrize("row", MATH_BINARY, ids=label)
 def test_math_binary(row):
     _, fun, x_domain, y_domain = row
     rng = np.random.default_rng(4)
-    check_grads(fun, (sample(rng, x_domain, ()), sample(rng, y_domain, ())), wrt=(0, 1))
+    args = (sample(rng, x_domain, ()), sample(rng, y_domain, ()))
+    check_grads(fun, args, wrt=(0, 1))
+    check_jvp(fun, args, wrt=(0, 1))
 
 
 def nan_to_num_with_replacements(x, big):
@@ -315,82 +326,73 @@ def test_float32_keeps_float32(fun):
     np.testing.assert_allclose(g32, g64, rtol=1e-5)
 
 
-# ---- jvp rules, evaluated directly ---------------------------------------------------------
-class ZeroTangent(Exception):
-    """A statement read the tangent of a value that has none: the engine drops it."""
+# ---- jvp rules: calls with some operands constant, and coverage --------------------------
+def jvp_calls():
+    """(key, args, keyword arguments, the operands that move) for ``check_call_jvp``."""
+    rng = np.random.default_rng(6)
+    a, b, c = rng.uniform(-2, 2, (3, 2, 3))
+    calls = [
+        (math.hypot, [0.5, -1.5, 2.0], {}, (0, 1, 2)),
+        (np.matmul, [a, b.T], {}, (0, 1)),
+        (np.where, [a > 0, a, b[0]], {}, (1, 2)),
+        (np.where, [a > 0, a, b[0]], {}, (2,)),
+        (np.clip, [a, b, 1.5], {}, (0, 1)),
+        (np.clip, [a, -1.5, c], {}, (0, 2)),
+        (np.select, [[a > 0, b > 0], [a, b], c], {}, (2,)),
+        (np.nan_to_num, [np.array([np.nan, np.inf, -np.inf, 0.5])], dict(nan=1.0, posinf=2.0, neginf=3.0),
+         (0, "nan", "posinf", "neginf")),
+    ]
+    if np.lib.NumpyVersion(np.__version__) >= "2.1.0":
+        calls.append((np.clip, [a], dict(min=b, max=c + 3), (0, "min", "max")))
+    return calls
 
 
-class Tangents:
-    """``t`` for running a jvp template as Python: ``t[value]`` by object identity;
-    ``t[result] += ...`` starts from zero."""
-
-    def __init__(self, pairs, result):
-        self.by_id = {id(value): tangent for value, tangent in pairs}
-        self.result = result
-
-    def __getitem__(self, value):
-        found = self.by_id.get(id(value))
-        if found is None and value is self.result:
-            return 0.0
-        if found is None and isinstance(value, list):  # a list operand: its items' tangents
-            items = [self.by_id.get(id(item)) for item in value]
-            if all(item is None for item in items):
-                raise ZeroTangent
-            return items
-        if found is None:
-            raise ZeroTangent
-        return [np.copy(item) for item in found] if isinstance(found, list) else np.copy(found)
-
-    def __setitem__(self, value, tangent):
-        self.by_id[id(value)] = tangent
+def call_id(part):
+    return registry.describe(part) if callable(part) else ""
 
 
-def run_jvp(key, args, kwargs, tangents):
-    """``(y, ẏ)`` for ``y = key(*args, **kwargs)`` by its jvp rule, run statement by statement
-    like the engine does (a statement reading a zero tangent is dropped); ``tangents``
-    maps argument positions or keyword names to tangents. ``ẏ`` is None if it stays zero."""
-    rule = registry.JVP[key]
-    y = key(*args, **kwargs)
-    operands = [(args[k] if isinstance(k, int) else kwargs[k], t) for k, t in tangents.items()]
-    if any(y is value for value, _ in operands):
-        y = np.copy(y)  # np.real(x) is x: give the result its own identity
-    bound = inspect.signature(rule.fn).bind(y, *args, **kwargs)
-    bound.apply_defaults()
-    store = Tangents(operands, y)
-    namespace = {**rule.fn.__globals__, **bound.arguments, "t": store}
-    for stmt in rule.body:
-        module = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[stmt], type_ignores=[])))
-        try:
-            exec(compile(module, rule.filename, "exec"), namespace)
-        except ZeroTangent:
-            pass
-    return y, store.by_id.get(id(y))
+@pytest.mark.parametrize("key, args, kwargs, wrt", jvp_calls(), ids=call_id)
+def test_jvp_of_calls(key, args, kwargs, wrt):
+    check_call_jvp(key, args, wrt, kwargs)
 
 
-def check_jvp(key, args, kwargs=None, wrt=(0,), eps=1e-6, seed=0):
-    """The jvp rule of ``key`` against central finite differences in a random direction."""
-    kwargs = kwargs or {}
-    rng = np.random.default_rng(seed)
-    directions = {k: rng.standard_normal(np.shape(args[k] if isinstance(k, int) else kwargs[k])) for k in wrt}
+def rule_calls():
+    """(key, args, keyword arguments, the operands that move) for every jvp rule by itself."""
+    rng = np.random.default_rng(5)
+    calls = [(key, [sample(rng, domain, (2, 3))], {}, (0,)) for key, _, domain in UNARY if key is not None]
+    calls += [(key, [sample(rng, domain, ())], {}, (0,)) for key, _, domain in MATH_UNARY]
+    for key, _, x_domain, y_domain in BINARY:
+        if key not in (None, np.where, np.select, np.clip):  # rows that call key(x, y) as it is
+            args = [sample(rng, x_domain, (2, 3)), sample(rng, y_domain, (3,))]
+            calls += [(key, args, {}, (0, 1)), (key, args, {}, (1,))]
+    calls += [(key, [sample(rng, x_domain, ()), sample(rng, y_domain, ())], {}, (0, 1))
+              for key, _, x_domain, y_domain in MATH_BINARY if key is not math.hypot]
+    return calls + jvp_calls()
 
-    def shifted(step):
-        moved_args = list(args)
-        moved_kwargs = dict(kwargs)
-        for k, u in directions.items():
-            target = moved_args if isinstance(k, int) else moved_kwargs
-            target[k] = target[k] + step * u
-        return np.asarray(key(*moved_args, **moved_kwargs), np.float64)
 
-    y, tangent = run_jvp(key, list(args), kwargs, directions)
-    if tangent is None:  # no statement applied: a zero derivative
-        tangent = np.zeros(np.shape(y))
-    assert np.shape(tangent) == np.shape(y), f"{key}: tangent shape {np.shape(tangent)} != {np.shape(y)}"
-    numeric = (shifted(eps) - shifted(-eps)) / (2 * eps)
-    np.testing.assert_allclose(tangent, numeric, rtol=1e-5, atol=1e-7, err_msg=f"jvp of {registry.describe(key)}")
+@pytest.mark.parametrize("key, args, kwargs, wrt", rule_calls(), ids=call_id)
+def test_jvp_rule_alone_gives_a_result_shaped_tangent(key, args, kwargs, wrt):
+    """Each forward rule broadcasts its tangent to the result's shape (``broadcast_like``),
+    even from a smaller operand alone: srcad fits a tangent to its value only where it
+    leaves the function, so a smaller one would be wrong in the code after the call."""
+    tangents = {k: np.ones(np.shape(args[k] if isinstance(k, int) else kwargs[k])) for k in wrt}
+    tangent = jvp_of(key, args, kwargs, tangents)
+    assert tangent is None or np.shape(tangent) == np.shape(key(*args, **kwargs))  # None: no statement, zero
+
+
+def select_first_true(a, b):
+    return np.select([a > 0, b > 0], [a, b])
+
+
+def test_select_jvp_uses_choice_tangents():
+    a = np.array([1.0, -2.0, 3.0])
+    b = np.array([4.0, 5.0, -6.0])
+    tangent = check_jvp(select_first_true, (a, b), wrt=(0, 1), direction=(np.ones(3), 10 * np.ones(3)))
+    np.testing.assert_array_equal(tangent, [1.0, 10.0, 1.0])
 
 
 MODULES = ("srcad.rules.numpy_elementwise",)
-ALSO_COVERED = {  # vjp rules elsewhere whose jvp rules this module provides
+ALSO_COVERED = {  # elementwise vjp rules in numpy_core.py and operators.py, checked here
     np.sin, np.cos, np.tan, np.exp, np.log, np.sqrt, np.tanh, np.abs, np.maximum, np.minimum, np.where,
     np.add, np.subtract, np.multiply, np.divide, np.power, np.negative, np.positive, np.mod, np.matmul,
     math.sin, math.cos, math.tan, math.exp, math.log, math.sqrt, math.tanh, math.fabs, math.pow,
@@ -415,63 +417,78 @@ def test_every_covered_vjp_rule_has_a_jvp_rule():
         assert rule.globals is not None  # every name the template uses resolves
 
 
-def unary_jvp_cases():
-    rng = np.random.default_rng(5)
-    cases = [(key, [sample(rng, domain, (2, 3))]) for key, _, domain in UNARY if key is not None]
-    cases += [(key, [sample(rng, domain, ())]) for key, _, domain in MATH_UNARY]
-    cases += [(key, [rng.uniform(-3, 3, (2, 3))]) for key in numpy_elementwise.ROUNDS]
-    return cases
+def test_jvp_checks_cover_the_jvp_rules():
+    rows = UNARY + MATH_UNARY + BINARY + MATH_BINARY + jvp_calls()  # end to end through srcad.jvp
+    checked = {registry.JVP[row[0]].fn for row in rows if row[0] is not None}
+    assert checked == {registry.JVP[call[0]].fn for call in rule_calls()}  # and each rule by itself
+    rules = {registry.JVP[key].fn for key in covered_keys(MODULES, ALSO_COVERED)}
+    rules |= {rule.fn for rule in registry.JVP.values() if rule.fn.__module__ in MODULES}
+    assert not {fn.__name__ for fn in rules - checked}
 
 
-def binary_jvp_cases():
-    rng = np.random.default_rng(6)
-    cases = []
-    for key, _, x_domain, y_domain in BINARY:
-        if key not in (None, np.where, np.select, np.clip):
-            args = [sample(rng, x_domain, (2, 3)), sample(rng, y_domain, (3,))]
-            cases.append((key, args, {}, (0, 1)))
-            cases.append((key, args, {}, (1,)))  # only the smaller operand has a tangent
-    for key, _, x_domain, y_domain in MATH_BINARY:
-        if key is not math.hypot:
-            cases.append((key, [sample(rng, x_domain, ()), sample(rng, y_domain, ())], {}, (0, 1)))
-    a, b, c = rng.uniform(-2, 2, (3, 2, 3))
-    cases += [
-        (math.hypot, [0.5, -1.5, 2.0], {}, (0, 1, 2)),
-        (np.matmul, [a, b.T], {}, (0, 1)),
-        (np.where, [a > 0, a, b[0]], {}, (1, 2)),
-        (np.where, [a > 0, a, b[0]], {}, (2,)),
-        (np.clip, [a, b, 1.5], {}, (0, 1)),
-        (np.clip, [a, -1.5, c], {}, (0, 2)),
-        (np.select, [[a > 0, b > 0], [a, b], c], {}, (2,)),
-        (np.nan_to_num, [np.array([np.nan, np.inf, -np.inf, 0.5])], dict(nan=1.0, posinf=2.0, neginf=3.0),
-         (0, "nan", "posinf", "neginf")),
-    ]
-    if np.lib.NumpyVersion(np.__version__) >= "2.1.0":
-        cases.append((np.clip, [a], dict(min=b, max=c + 3), (0, "min", "max")))
-    return cases
+# ---- register_elementwise: the derivative once, both rules ---------------------------------
+@pytest.mark.parametrize("key, vjp, jvp", [
+    (np.sin, "d[x] += d[y] * np.cos(x)", "t[y] += t[x] * np.cos(x)"),
+    (np.cos, "d[x] += -d[y] * np.sin(x)", "t[y] += -t[x] * np.sin(x)"),
+    (np.log, "d[x] += d[y] / x", "t[y] += t[x] / x"),
+    (np.arccos, "d[x] += -d[y] / np.sqrt(1 - x ** 2)", "t[y] += -t[x] / np.sqrt(1 - x ** 2)"),
+    (np.tan, "d[x] += d[y] * (1 + y ** 2)", "t[y] += t[x] * (1 + y ** 2)"),
+    (np.exp2, "d[x] += d[y] * y * LN2", "t[y] += t[x] * y * LN2"),
+    (np.reciprocal, "d[x] += -d[y] * y ** 2", "t[y] += -t[x] * y ** 2"),
+    (np.deg2rad, "d[x] += d[y] * RAD_PER_DEG", "t[y] += t[x] * RAD_PER_DEG"),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_elementwise_rules_are_written_out_as_by_hand(key, vjp, jvp):
+    assert A.to_source(registry.VJP[key].body).strip() == vjp
+    assert A.to_source(registry.JVP[key].body).strip() == jvp
 
 
-@pytest.mark.parametrize("key, args", unary_jvp_cases(), ids=lambda p: registry.describe(p) if callable(p) else "")
-def test_unary_jvp(key, args):
-    check_jvp(key, args)
+class Softsign:
+    """x / (1 + |x|), as an object: srcad cannot read its source, so it needs a rule."""
+
+    def __call__(self, x):
+        return x / (1 + np.abs(x))
 
 
-@pytest.mark.parametrize("key, args, kwargs, wrt", binary_jvp_cases(),
-                         ids=lambda p: registry.describe(p) if callable(p) else "")
-def test_binary_jvp(key, args, kwargs, wrt):
-    check_jvp(key, args, kwargs, wrt)
+softsign = Softsign()
 
 
-def test_select_jvp_uses_choice_tangents():
-    a = np.array([1.0, -2.0, 3.0])
-    b = np.array([4.0, 5.0, -6.0])
-    y, tangent = run_jvp(np.select, [[a > 0, b > 0], [a, b], 0.0], {}, {1: [np.ones(3), 10 * np.ones(3)]})
-    np.testing.assert_array_equal(tangent, [1.0, 10.0, 1.0])
+@register_elementwise(softsign)
+def softsign_derivative(y, x):
+    return (1 - np.abs(y)) ** 2  # 1 / (1 + |x|)², from the result
 
 
-def test_jvp_cases_cover_the_jvp_rules():
-    exercised = {registry.JVP[case[0]].fn for case in unary_jvp_cases() + binary_jvp_cases()}
-    rules = {rule.fn for key, rule in registry.JVP.items()
-             if rule.fn.__module__ in MODULES and key is not np.conjugate}
-    # np.conj is np.conjugate, exercised through the UNARY row for np.conj
-    assert not {fn.__name__ for fn in rules - exercised}
+def softsign_energy(x, w):
+    return np.sum(softsign(x * w) ** 2)
+
+
+def test_users_elementwise_rule_in_both_modes():
+    rng = np.random.default_rng(9)
+    x, w = rng.uniform(-2, 2, 4), rng.uniform(-2, 2, 4)
+    check_grads(softsign_energy, (x, w), wrt=(0, 1))
+    check_jvp(softsign_energy, (x, w), wrt=(0, 1))
+    assert registry.VJP[softsign].marker == "d" and registry.JVP[softsign].marker == "t"
+
+
+def test_elementwise_rule_errors():
+    with pytest.raises(SrcadError, match="already registered"):
+        @register_elementwise(np.sin)
+        def sin_again(y, x):
+            return np.cos(x)
+
+    with pytest.raises(SrcadError, match="exactly the result and the argument"):
+        @register_elementwise(Softsign())
+        def two_arguments(z, x, y):
+            return y
+
+    statements = Softsign()
+
+    @register_elementwise(statements)
+    def not_one_return(y, x):
+        slope = 1 - np.abs(y)
+        return slope**2
+
+    try:  # the template is read on first use
+        with pytest.raises(SrcadError, match="single `return <derivative>`"):
+            registry.VJP[statements].body
+    finally:
+        del registry.VJP[statements], registry.JVP[statements]

@@ -1,9 +1,14 @@
 """Shape, indexing and joining rules (srcad/rules/numpy_shapes.py) against finite differences.
 
 Reverse rules run end to end through srcad (``check_grads``: joint adjoint and vjp
-pullback). Forward rules are instantiated by srcad's template machinery exactly as a
-forward pass would, executed, and compared with central differences (``check_jvp``).
+pullback); forward rules too (``check_jvp``), on the same functions and on single calls
+with keyword arguments (``check_call_jvp``). ``jvp_of`` runs one jvp template by itself,
+instantiated by srcad's template machinery exactly as a forward pass would.
 """
+import itertools
+import linecache
+import math
+
 import gast
 import numpy as np
 import pytest
@@ -13,7 +18,7 @@ from srcad import astutil as A
 from srcad import registry, runtime
 from srcad.naming import Namer
 from srcad.template import bind, instantiate
-from srcad.testing import _axpy, _flatten, _random_like, check_grads
+from srcad.testing import check_grads, check_jvp
 
 RNG = np.random.default_rng(1)
 
@@ -22,7 +27,65 @@ def R(*shape):
     return RNG.standard_normal(shape)
 
 
-# ---- forward rules: instantiate the template, run it, compare with finite differences --------
+def wrt_all(args):
+    return tuple(range(len(args))) if len(args) > 1 else 0
+
+
+# ---- one call, end to end: ``function(*args, **kwargs)`` as code srcad reads -----------------
+
+_CALLS = itertools.count()
+
+
+def _is_literal(value):
+    """A value A-normal form keeps as a literal operand: a number, string, None, or a tuple of them."""
+    if isinstance(value, tuple):
+        return all(_is_literal(v) and not isinstance(v, tuple) for v in value)
+    if isinstance(value, float):
+        return math.isfinite(value)  # repr(inf) is not Python source
+    return isinstance(value, (type(None), bool, int, str))
+
+
+def _atom_name(key):
+    """The name of operand ``key`` (a position or a keyword) in code made for a test."""
+    return f"a{key}" if isinstance(key, int) else f"k_{key}"
+
+
+def calling(function, args, kwargs, wrt):
+    """``function(*args, **kwargs)`` as a Python function srcad can read, and the values to
+    call it with. Its parameters are the operands ``wrt`` names (positions in ``args``,
+    keyword names); the other operands are literals in its source where user code would
+    write literals, and global names otherwise."""
+    namespace = {"function": function}
+    params, values = [], []
+
+    def operand(key, value):
+        name = _atom_name(key)
+        if key in wrt:
+            params.append(name)
+            values.append(value)
+            return name
+        if _is_literal(value):
+            return repr(value)
+        namespace[name] = value
+        return name
+
+    call_args = [operand(i, a) for i, a in enumerate(args)] + [f"{k}={operand(k, v)}" for k, v in kwargs.items()]
+    name = f"{getattr(function, '__name__', 'function')}_call"
+    text = f"def {name}({', '.join(params)}):\n    return function({', '.join(call_args)})\n"
+    filename = f"<call {next(_CALLS)} of {registry.describe(function)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name], values
+
+
+def check_call_jvp(function, args, wrt=(0,), kwargs=None, **tolerances):
+    """``check_jvp`` of the call ``function(*args, **kwargs)`` with the operands ``wrt``
+    (positions, keyword names) moving; returns the tangent."""
+    fun, values = calling(function, args, kwargs or {}, wrt)
+    return check_jvp(fun, values, wrt_all(values), **tolerances)
+
+
+# ---- one jvp template by itself ------------------------------------------------------------
 
 class _TangentHandler:
     """The handler protocol of ``srcad.template.instantiate`` for tangents ``t_<name>``."""
@@ -52,20 +115,10 @@ class _Site:
         return AssertionError(message)
 
 
-def _is_literal(value):
-    if isinstance(value, tuple):
-        return all(isinstance(v, (type(None), bool, int, float, str)) for v in value)
-    return isinstance(value, (type(None), bool, int, float, str))
-
-
-def _atom_name(key):
-    return f"a{key}" if isinstance(key, int) else f"k_{key}"
-
-
 def jvp_of(function, args, kwargs, tangents):
-    """The tangent of ``function(*args, **kwargs)`` by its jvp rule when ``args[i]`` (or the
-    keyword argument ``i``) moves by ``tangents[i]``; literal arguments are literals, as in
-    A-normal form. None means zero."""
+    """The tangent of ``function(*args, **kwargs)`` by its jvp rule alone when ``args[i]``
+    (or the keyword argument ``i``) moves by ``tangents[i]``; literal arguments are
+    literals, as in A-normal form. None means zero."""
     rule = registry.JVP[function]
     env = {"add_grads": runtime.add_grads}
 
@@ -93,53 +146,6 @@ def jvp_of(function, args, kwargs, tangents):
     module = gast.gast_to_ast(gast.fix_missing_locations(gast.Module(body=body, type_ignores=[])))
     exec(compile(module, f"<jvp rule of {registry.describe(function)}>", "exec"), env)
     return env.get("t_y")
-
-
-def check_jvp(function, args, wrt=(0,), kwargs=None, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
-    """Compare the jvp rule of ``function`` with central differences along random tangents
-    of the arguments ``wrt`` (positions, or names of keyword arguments). Returns the rule's
-    tangent."""
-    kwargs = kwargs or {}
-    rng = np.random.default_rng(seed)
-    tangents = {key: _random_like(args[key] if isinstance(key, int) else kwargs[key], rng) for key in wrt}
-    got = jvp_of(function, args, kwargs, tangents)
-
-    def moved(step):
-        new, new_kwargs = list(args), dict(kwargs)
-        for key, t in tangents.items():
-            where = new if isinstance(key, int) else new_kwargs
-            where[key] = _axpy(where[key], step, t)
-        return function(*new, **new_kwargs)
-
-    plus, minus = _flatten(moved(eps)), _flatten(moved(-eps))
-    expected = [(np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps) for p, m in zip(plus, minus)]
-    leaves = _flatten(got) if got is not None else [0.0] * len(expected)
-    assert len(leaves) == len(expected), f"tangent has {len(leaves)} items, the result {len(expected)}"
-    for k, (g, e) in enumerate(zip(leaves, expected)):
-        g = np.broadcast_to(np.asarray(g, np.float64), np.shape(e))
-        assert np.allclose(g, e, rtol=rtol, atol=atol), f"item {k}: jvp {g!r}\n finite differences {e!r}"
-    return got
-
-
-def check_forward(fun, args, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
-    """``srcad.jvp`` of ``fun`` (forward mode, end to end) against central differences along
-    random tangents of all arguments."""
-    rng = np.random.default_rng(seed)
-    tangents = [_random_like(a, rng) for a in args]
-    _, got = srcad.jvp(fun, tuple(args), tuple(tangents))
-    plus = fun(*[_axpy(a, eps, t) for a, t in zip(args, tangents)])
-    minus = fun(*[_axpy(a, -eps, t) for a, t in zip(args, tangents)])
-    expected = [(np.asarray(p, np.float64) - np.asarray(m, np.float64)) / (2 * eps)
-                for p, m in zip(_flatten(plus), _flatten(minus))]
-    leaves = _flatten(got)
-    assert len(leaves) == len(expected), f"tangent has {len(leaves)} items, the result {len(expected)}"
-    for k, (g, e) in enumerate(zip(leaves, expected)):
-        g = np.asarray(g, np.float64)
-        assert np.allclose(g, e, rtol=rtol, atol=atol), f"item {k}: jvp {g!r}\n finite differences {e!r}"
-
-
-def wrt_all(args):
-    return tuple(range(len(args))) if len(args) > 1 else 0
 
 
 # ---- reverse rules ---------------------------------------------------------------------------
@@ -735,14 +741,14 @@ TUPLE_TANGENT_SUMS = {"atleast_2d-several"}
                          ids=[c[0] for c in VJP_CASES if c[0] not in TUPLE_TANGENT_SUMS])
 def test_forward_mode(name, fun, args):
     if name in FLOAT32_RESULTS:
-        check_forward(fun, args, eps=1e-3, rtol=1e-3, atol=1e-5)
+        check_jvp(fun, args, wrt_all(args), eps=1e-3, rtol=1e-3, atol=1e-5)
     else:
-        check_forward(fun, args)
+        check_jvp(fun, args, wrt_all(args))
 
 
 def test_forward_mode_adds_the_tangents_of_a_tuple_result():
     """``np.atleast_2d(x, y)`` gets one tangent statement per argument, each a tuple."""
-    check_forward(f_atleast_2d_many, [R(3), R(2, 3)])
+    check_jvp(f_atleast_2d_many, [R(3), R(2, 3)], (0, 1))
 
 
 def test_array_int_dtype_has_no_gradient_through_the_cast():
@@ -864,9 +870,9 @@ def _jvp_id(case):
 @pytest.mark.parametrize("function, args, kwargs, wrt", JVP_CASES, ids=[_jvp_id(c) for c in JVP_CASES])
 def test_jvp(function, args, kwargs, wrt):
     if kwargs.get("dtype") is np.float32 or any(a is np.float32 for a in args):
-        check_jvp(function, args, wrt, kwargs, eps=1e-3, rtol=1e-3, atol=1e-5)
+        check_call_jvp(function, args, wrt, kwargs, eps=1e-3, rtol=1e-3, atol=1e-5)
     else:
-        check_jvp(function, args, wrt, kwargs)
+        check_call_jvp(function, args, wrt, kwargs)
 
 
 def test_jvp_of_a_list_item_without_tangent_uses_zeros():
@@ -884,7 +890,7 @@ def test_diff_with_keyword_prepend():
 
 def test_array_of_a_nested_list_jvp():
     x, y = 0.5, R(2)
-    check_jvp(np.array, [[[x, 1.0], list(y)]], (0,))
+    check_call_jvp(np.array, [[[x, 1.0], list(y)]], (0,))
 
 
 # ---- every reverse rule of the module has a forward rule ------------------------------------

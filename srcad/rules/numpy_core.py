@@ -1,36 +1,38 @@
 """Rules for the core of NumPy: elementwise functions and reductions (products and shapes are in
-``numpy_products.py`` and ``numpy_shapes.py``)."""
+``numpy_products.py`` and ``numpy_shapes.py``). The ``register_elementwise`` rules here are
+both directions; the jvp rules of the others are in ``numpy_elementwise.py`` and
+``numpy_reductions.py``."""
 import math
 
 import numpy as np
 
-from ..registry import register_vjp
+from ..registry import register_elementwise, register_vjp
 from ..runtime import extremum_grad, prod_grad, sum_to_reduced, unbroadcast
 
 
-@register_vjp(np.sin, math.sin)
+@register_elementwise(np.sin, math.sin)
 def sin(y, x):
-    d[x] += d[y] * np.cos(x)
+    return np.cos(x)
 
 
-@register_vjp(np.cos, math.cos)
+@register_elementwise(np.cos, math.cos)
 def cos(y, x):
-    d[x] += -d[y] * np.sin(x)
+    return -np.sin(x)
 
 
-@register_vjp(np.tan, math.tan)
+@register_elementwise(np.tan, math.tan)
 def tan(y, x):
-    d[x] += d[y] * (1 + y**2)
+    return 1 + y**2
 
 
-@register_vjp(np.exp, math.exp)
+@register_elementwise(np.exp, math.exp)
 def exp(y, x):
-    d[x] += d[y] * y
+    return y
 
 
-@register_vjp(np.log)
+@register_elementwise(np.log)
 def log(y, x):
-    d[x] += d[y] / x
+    return 1 / x
 
 
 @register_vjp(math.log)
@@ -39,19 +41,19 @@ def math_log(y, x, base=math.e):
     d[base] += -d[y] * y / (base * np.log(base))
 
 
-@register_vjp(np.sqrt, math.sqrt)
+@register_elementwise(np.sqrt, math.sqrt)
 def sqrt(y, x):
-    d[x] += d[y] / (2 * y)
+    return 1 / (2 * y)
 
 
-@register_vjp(np.tanh, math.tanh)
+@register_elementwise(np.tanh, math.tanh)
 def tanh(y, x):
-    d[x] += d[y] * (1 - y**2)
+    return 1 - y**2
 
 
-@register_vjp(np.abs, np.absolute, math.fabs)
+@register_elementwise(np.abs, np.absolute, math.fabs)
 def absolute(y, x):
-    d[x] += d[y] * np.sign(x)
+    return np.sign(x)
 
 
 @register_vjp(math.pow)

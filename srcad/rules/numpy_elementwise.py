@@ -1,7 +1,9 @@
 """Elementwise NumPy (and ``math``) functions: reverse and forward rules.
 
-The vjp rules of sin, cos, tan, exp, log, sqrt, tanh, abs, maximum, minimum, where and of
-the operators live in ``numpy_core.py`` and ``operators.py``; their jvp rules are here.
+Functions of one argument whose derivative is a factor state it once
+(``register_elementwise``), which gives both rules. The vjp rules of math.log, math.pow,
+maximum, minimum, where and of the operators live in ``numpy_core.py`` and
+``operators.py``; their jvp rules are here.
 
 Forward rules broadcast a tangent that does not involve the other operands to the
 result's shape (``broadcast_like``), so ``t[y]`` always has the shape of ``y``. Constants
@@ -13,7 +15,7 @@ import gast
 import numpy as np
 
 from ..errors import SrcadError
-from ..registry import register_jvp, register_vjp
+from ..registry import register_elementwise, register_jvp, register_vjp
 from ..runtime import unbroadcast
 
 LN2 = math.log(2.0)
@@ -50,50 +52,10 @@ def round_jvp(y, a, decimals=0, out=None):
 
 
 # ---- jvp rules of the vjp rules in numpy_core.py --------------------------------------
-@register_jvp(np.sin, math.sin)
-def sin(y, x):
-    t[y] += t[x] * np.cos(x)
-
-
-@register_jvp(np.cos, math.cos)
-def cos(y, x):
-    t[y] += -t[x] * np.sin(x)
-
-
-@register_jvp(np.tan, math.tan)
-def tan(y, x):
-    t[y] += t[x] * (1 + y**2)
-
-
-@register_jvp(np.exp, math.exp)
-def exp(y, x):
-    t[y] += t[x] * y
-
-
-@register_jvp(np.log)
-def log(y, x):
-    t[y] += t[x] / x
-
-
 @register_jvp(math.log)
 def math_log(y, x, base=math.e):
     t[y] += t[x] / (x * np.log(base))
     t[y] += -t[base] * y / (base * np.log(base))
-
-
-@register_jvp(np.sqrt, math.sqrt)
-def sqrt(y, x):
-    t[y] += t[x] / (2 * y)
-
-
-@register_jvp(np.tanh, math.tanh)
-def tanh(y, x):
-    t[y] += t[x] * (1 - y**2)
-
-
-@register_jvp(np.abs, math.fabs)
-def absolute(y, x):
-    t[y] += t[x] * np.sign(x)
 
 
 @register_jvp(math.pow)
@@ -175,205 +137,105 @@ def mod(z, x, y):
     t[z] += -t[y] * np.floor_divide(x, y)
 
 
-# ---- unary functions -----------------------------------------------------------------
-@register_vjp(np.arcsin, math.asin)
+# ---- unary functions (an elementwise rule returns dy/dx, from the result y and x) ------
+@register_elementwise(np.arcsin, math.asin)
 def arcsin(y, x):
-    d[x] += d[y] / np.sqrt(1 - x**2)
+    return 1 / np.sqrt(1 - x**2)
 
 
-@register_jvp(np.arcsin, math.asin)
-def arcsin_jvp(y, x):
-    t[y] += t[x] / np.sqrt(1 - x**2)
-
-
-@register_vjp(np.arccos, math.acos)
+@register_elementwise(np.arccos, math.acos)
 def arccos(y, x):
-    d[x] += -d[y] / np.sqrt(1 - x**2)
+    return -1 / np.sqrt(1 - x**2)
 
 
-@register_jvp(np.arccos, math.acos)
-def arccos_jvp(y, x):
-    t[y] += -t[x] / np.sqrt(1 - x**2)
-
-
-@register_vjp(np.arctan, math.atan)
+@register_elementwise(np.arctan, math.atan)
 def arctan(y, x):
-    d[x] += d[y] / (1 + x**2)
+    return 1 / (1 + x**2)
 
 
-@register_jvp(np.arctan, math.atan)
-def arctan_jvp(y, x):
-    t[y] += t[x] / (1 + x**2)
-
-
-@register_vjp(np.sinh, math.sinh)
+@register_elementwise(np.sinh, math.sinh)
 def sinh(y, x):
-    d[x] += d[y] * np.cosh(x)
+    return np.cosh(x)
 
 
-@register_jvp(np.sinh, math.sinh)
-def sinh_jvp(y, x):
-    t[y] += t[x] * np.cosh(x)
-
-
-@register_vjp(np.cosh, math.cosh)
+@register_elementwise(np.cosh, math.cosh)
 def cosh(y, x):
-    d[x] += d[y] * np.sinh(x)
+    return np.sinh(x)
 
 
-@register_jvp(np.cosh, math.cosh)
-def cosh_jvp(y, x):
-    t[y] += t[x] * np.sinh(x)
-
-
-@register_vjp(np.arcsinh, math.asinh)
+@register_elementwise(np.arcsinh, math.asinh)
 def arcsinh(y, x):
-    d[x] += d[y] / np.sqrt(x**2 + 1)
+    return 1 / np.sqrt(x**2 + 1)
 
 
-@register_jvp(np.arcsinh, math.asinh)
-def arcsinh_jvp(y, x):
-    t[y] += t[x] / np.sqrt(x**2 + 1)
-
-
-@register_vjp(np.arccosh, math.acosh)
+@register_elementwise(np.arccosh, math.acosh)
 def arccosh(y, x):
-    d[x] += d[y] / np.sqrt(x**2 - 1)
+    return 1 / np.sqrt(x**2 - 1)
 
 
-@register_jvp(np.arccosh, math.acosh)
-def arccosh_jvp(y, x):
-    t[y] += t[x] / np.sqrt(x**2 - 1)
-
-
-@register_vjp(np.arctanh, math.atanh)
+@register_elementwise(np.arctanh, math.atanh)
 def arctanh(y, x):
-    d[x] += d[y] / (1 - x**2)
+    return 1 / (1 - x**2)
 
 
-@register_jvp(np.arctanh, math.atanh)
-def arctanh_jvp(y, x):
-    t[y] += t[x] / (1 - x**2)
-
-
-@register_vjp(np.exp2, *math_functions("exp2"))
+@register_elementwise(np.exp2, *math_functions("exp2"))
 def exp2(y, x):
-    d[x] += d[y] * y * LN2
+    return y * LN2
 
 
-@register_jvp(np.exp2, *math_functions("exp2"))
-def exp2_jvp(y, x):
-    t[y] += t[x] * y * LN2
-
-
-@register_vjp(np.expm1, math.expm1)
+@register_elementwise(np.expm1, math.expm1)
 def expm1(y, x):
-    d[x] += d[y] * (y + 1)
+    return y + 1
 
 
-@register_jvp(np.expm1, math.expm1)
-def expm1_jvp(y, x):
-    t[y] += t[x] * (y + 1)
-
-
-@register_vjp(np.log2, math.log2)
+@register_elementwise(np.log2, math.log2)
 def log2(y, x):
-    d[x] += d[y] / (x * LN2)
+    return 1 / (x * LN2)
 
 
-@register_jvp(np.log2, math.log2)
-def log2_jvp(y, x):
-    t[y] += t[x] / (x * LN2)
-
-
-@register_vjp(np.log10, math.log10)
+@register_elementwise(np.log10, math.log10)
 def log10(y, x):
-    d[x] += d[y] / (x * LN10)
+    return 1 / (x * LN10)
 
 
-@register_jvp(np.log10, math.log10)
-def log10_jvp(y, x):
-    t[y] += t[x] / (x * LN10)
-
-
-@register_vjp(np.log1p, math.log1p)
+@register_elementwise(np.log1p, math.log1p)
 def log1p(y, x):
-    d[x] += d[y] / (1 + x)
+    return 1 / (1 + x)
 
 
-@register_jvp(np.log1p, math.log1p)
-def log1p_jvp(y, x):
-    t[y] += t[x] / (1 + x)
-
-
-@register_vjp(np.cbrt, *math_functions("cbrt"))
+@register_elementwise(np.cbrt, *math_functions("cbrt"))
 def cbrt(y, x):
-    d[x] += d[y] / (3 * y**2)
+    return 1 / (3 * y**2)
 
 
-@register_jvp(np.cbrt, *math_functions("cbrt"))
-def cbrt_jvp(y, x):
-    t[y] += t[x] / (3 * y**2)
-
-
-@register_vjp(np.square)
+@register_elementwise(np.square)
 def square(y, x):
-    d[x] += d[y] * 2 * x
+    return 2 * x
 
 
-@register_jvp(np.square)
-def square_jvp(y, x):
-    t[y] += t[x] * 2 * x
-
-
-@register_vjp(np.reciprocal)
+@register_elementwise(np.reciprocal)
 def reciprocal(y, x):
-    d[x] += -d[y] * y**2
+    return -y**2
 
 
-@register_jvp(np.reciprocal)
-def reciprocal_jvp(y, x):
-    t[y] += -t[x] * y**2
-
-
-@register_vjp(np.fabs)
+@register_elementwise(np.fabs)
 def fabs(y, x):
-    d[x] += d[y] * np.sign(x)
+    return np.sign(x)
 
 
-@register_jvp(np.fabs)
-def fabs_jvp(y, x):
-    t[y] += t[x] * np.sign(x)
-
-
-@register_vjp(np.deg2rad, np.radians, math.radians)
+@register_elementwise(np.deg2rad, np.radians, math.radians)
 def deg2rad(y, x):
-    d[x] += d[y] * RAD_PER_DEG
+    return RAD_PER_DEG
 
 
-@register_jvp(np.deg2rad, np.radians, math.radians)
-def deg2rad_jvp(y, x):
-    t[y] += t[x] * RAD_PER_DEG
-
-
-@register_vjp(np.rad2deg, np.degrees, math.degrees)
+@register_elementwise(np.rad2deg, np.degrees, math.degrees)
 def rad2deg(y, x):
-    d[x] += d[y] * DEG_PER_RAD
+    return DEG_PER_RAD
 
 
-@register_jvp(np.rad2deg, np.degrees, math.degrees)
-def rad2deg_jvp(y, x):
-    t[y] += t[x] * DEG_PER_RAD
-
-
-@register_vjp(np.sinc)
+@register_elementwise(np.sinc)
 def sinc(y, x):
-    d[x] += d[y] * sinc_slope(x)
-
-
-@register_jvp(np.sinc)
-def sinc_jvp(y, x):
-    t[y] += t[x] * sinc_slope(x)
+    return sinc_slope(x)
 
 
 def sinc_slope(x):
@@ -437,14 +299,9 @@ def real_only(g, x, name):
     return g
 
 
-@register_vjp(np.i0)
+@register_elementwise(np.i0)
 def i0(y, x):
-    d[x] += d[y] * bessel_i1(x)
-
-
-@register_jvp(np.i0)
-def i0_jvp(y, x):
-    t[y] += t[x] * bessel_i1(x)
+    return bessel_i1(x)
 
 
 def bessel_i1(x):
@@ -470,14 +327,9 @@ def bessel_i1(x):
     return (np.sign(x) * np.where(size < 1.0, near_zero / n, far)).astype(dtype)
 
 
-@register_vjp(bessel_i1)
-def bessel_i1_vjp(y, x):
-    d[x] += d[y] * bessel_i1_slope(x, y)
-
-
-@register_jvp(bessel_i1)
-def bessel_i1_jvp(y, x):
-    t[y] += t[x] * bessel_i1_slope(x, y)
+@register_elementwise(bessel_i1)
+def bessel_i1_derivative(y, x):
+    return bessel_i1_slope(x, y)
 
 
 def bessel_i1_slope(x, i1):
