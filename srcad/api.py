@@ -291,7 +291,10 @@ def source_function(fun, args):
         return inner._functions(tuple(args))[0]
     if isinstance(fun, Differentiable):
         return fun._source_function(tuple(args))
-    return unwrap(fun)
+    fn = unwrap(fun)
+    if not isinstance(fn, types.FunctionType) and registry.lookup(registry.JVP, fun) is not None:
+        return _trampoline(fun)  # a library function with a rule: differentiate a call to it
+    return fn
 
 
 def _params(fn):

@@ -125,6 +125,8 @@ def finish(g, x, shared=False):
         return {k: finish(g.get(k) if isinstance(g, dict) else None, v, shared) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):
         items = [finish(gi, xi, shared) for gi, xi in zip(g, x)]
+        if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
+            return type(x)(*items)
         return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, np.ndarray):
         g = np.asarray(g)
@@ -142,6 +144,17 @@ def finish(g, x, shared=False):
     if isinstance(x, (numbers.Real, bool)):
         return float(np.sum(g)) if np.ndim(g) else float(g)
     return g
+
+
+def finish_tangent(t, y, shared=False):
+    """The tangent returned for output ``y``: its shape (a zero or scalar tangent broadcast to
+    it), its type, never an alias of the caller's tangent when ``shared``. A tangent larger
+    than its output is a rule's mistake: an error, not a silent sum."""
+    if t is not None and not isinstance(y, _CONTAINERS):
+        tshape, yshape = shape_of(t), shape_of(y)
+        if tshape != yshape and np.broadcast_shapes(tshape, yshape) != yshape:
+            raise ValueError(f"a tangent of shape {tshape} for an output of shape {yshape}")
+    return finish(t, y, shared)
 
 
 def cotangent(v, y):

@@ -334,3 +334,16 @@ def test_check_jvp_along_a_given_direction_of_a_named_argument(rng):
     np.testing.assert_allclose(check_jvp(linear, (x, A), wrt="A", direction=U), U @ x)
     x_dot, A_dot = rng.standard_normal(3), rng.standard_normal((2, 3))
     np.testing.assert_allclose(check_jvp(linear, (x, A), wrt=(0, 1), direction=(x_dot, A_dot)), A @ x_dot + A_dot @ x)
+
+
+def test_a_library_function_with_a_rule_directly():
+    y, y_dot = srcad.jvp(np.sin, (1.0,), (2.0,))
+    assert y == np.sin(1.0) and y_dot == 2.0 * np.cos(1.0)
+
+
+def test_a_tangent_larger_than_its_output_is_an_error():
+    from srcad.runtime import finish_tangent
+
+    np.testing.assert_array_equal(finish_tangent(0.0, np.ones(3)), np.zeros(3))
+    with pytest.raises(ValueError, match="tangent of shape"):
+        finish_tangent(np.ones((2, 2)), np.ones(2))

@@ -35,7 +35,7 @@ def f_jvp(x, c, x_dot):
         y_dot = x_dot * np.cos(x)
     else:
         y_dot = zeros_like(y)
-    return y, finish(y_dot, y)
+    return y, finish_tangent(y_dot, y)
 """
 import collections
 import inspect
@@ -532,7 +532,7 @@ def forward(node, source, wrt, refs, callees):
     code = fw.block(body)
     out = ret.value
     tangent = fw.read(out.id) if isinstance(out, gast.Name) else None
-    finished = fw.helper("finish", tangent or A.const(None), A.deepcopy(out))
+    finished = fw.helper("finish_tangent", tangent or A.const(None), A.deepcopy(out))
     if tangent is not None and fw.get(out.id) != OWNED:  # it may alias the caller's tangent
         finished.args.append(A.const(True))
     result = gast.Tuple(elts=[A.deepcopy(out), finished], ctx=gast.Load())

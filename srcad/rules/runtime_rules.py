@@ -10,8 +10,8 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, expand_reduced,
-                       extremum_grad, finish, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
+from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad,
+                       expand_reduced, extremum_grad, finish, finish_tangent, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
@@ -71,6 +71,16 @@ def finish_vjp(y, g, x, shared=False):
 @register_jvp(finish)
 def finish_jvp(y, g, x, shared=False):
     t[y] += finish(t[g], x, True)
+
+
+@register_vjp(finish_tangent)
+def finish_tangent_vjp(y, tangent, x, shared=False):
+    d[tangent] += unbroadcast(finish(d[y], x, True), tangent)
+
+
+@register_jvp(finish_tangent)
+def finish_tangent_jvp(y, tangent, x, shared=False):
+    t[y] += finish_tangent(t[tangent], x, True)
 
 
 @register_vjp(add_grads)
