@@ -331,3 +331,27 @@ def add_at(x):
     out = np.zeros(3)
     np.add.at(out, np.array([0, 2, 2]), x * 2)
     return (out * out).sum()
+
+
+def view_then_update(X):
+    Y = np.zeros_like(X)
+    for i in range(X.shape[0]):
+        Y[i, :] = X[i, :] * (i + 1)
+    Y[:, 0] = Y[:, 0] ** 2
+    return Y.sum()
+
+
+def nested_params(p):
+    total = 0.0
+    for layer in p["layers"]:
+        total = total + (layer["W"] ** 2).sum() * layer["s"]
+    return total
+
+
+def returns_pair(x):
+    return x * 2, x.sum()
+
+
+def unpacks_helper_result(x):
+    a, b = returns_pair(x)
+    return (a * b).sum()

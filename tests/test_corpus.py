@@ -62,6 +62,9 @@ CASES = [
     (c.dict_output, (vec(3),), 0),
     (c.list_output, (vec(3),), 0),
     (c.add_at, (vec(3),), 0),
+    (c.view_then_update, (vec((3, 4)),), 0),
+    (c.nested_params, ({"layers": [{"W": vec((3, 4)), "s": 2.0}, {"W": vec(4), "s": 3.0}]},), 0),
+    (c.unpacks_helper_result, (vec(4),), 0),
 ]
 
 

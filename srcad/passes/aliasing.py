@@ -10,7 +10,9 @@ wrong gradient. Afterwards this pass guarantees that for every in-place update o
   ``S.reshape(...)``, a container item ``params["W"]``) is read after the update, and
 - ``S`` is not a view of a parameter (that would change the caller's array).
 
-Otherwise it raises ``SrcadSyntaxError`` at the update, saying to use ``.copy()``.
+Otherwise it raises ``SrcadSyntaxError`` at the update, saying to use ``.copy()``. The
+annotation ``"views"`` lists ``(view, base, statement)`` for every name that may share
+another's memory (``record_values`` copies views the reverse sweep reads).
 
 >>> import numpy as np
 >>> from srcad.source import capture
@@ -82,12 +84,14 @@ def check_aliasing(node, source):
     flat = list(_statements(node.body))
     position = {id(s): i for i, (s, _) in enumerate(flat)}
     links = {}  # name -> [(other name, defining statement)]
+    views = []  # (view, base, defining statement): for record_values
     for s, loops in flat:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             other = _view_source(s.value, ())
             if other is not None and other != s.targets[0].id:
                 links.setdefault(s.targets[0].id, []).append((other, s, loops))
                 links.setdefault(other, []).append((s.targets[0].id, s, loops))
+                views.append((s.targets[0].id, other, s))
     for s, loops in flat:
         mutated = _mutated(s)
         if mutated is None or mutated not in links:
@@ -108,6 +112,7 @@ def check_aliasing(node, source):
                     f"write '{mutated if link.targets[0].id == mutated else other} = {hint}.copy()' "
                     f"(or update '{other if link.targets[0].id == mutated else mutated}' itself)",
                     A.anno(s, "origin") or s)
+    A.set_anno(node, "views", views)
     return node
 
 

@@ -30,6 +30,25 @@ def _uses(node):
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
 
 
+def _copy_views_read_later(fwd, rev, node, refs):
+    """A view (``r = S[:, 0]``) of an array updated in place later (``S[:, 0] = ...``) holds
+    the new values by the time the reverse sweep reads it: make it a copy in the forward
+    sweep. The aliasing check guarantees the primal never reads such a view after the
+    update, so the primal computes the same values."""
+    mutated = {site.var for s in _walk_stmts(fwd) for site in [A.anno(s, "save")]
+               if site is not None and site.kind in ("subscript", "append")}
+    reads = set()
+    for s in _walk_stmts(rev):
+        if A.anno(s, "restore") is None and not isinstance(s, (gast.If, gast.For, gast.While)):
+            reads |= _uses(s)
+        elif isinstance(s, (gast.If, gast.While)):
+            reads |= _uses(s.test)
+    copy_value = refs("copy_value", runtime.copy_value)
+    for view, base, stmt in A.anno(node, "views") or []:
+        if base in mutated and view in reads:
+            stmt.value = gast.Call(func=A.load(copy_value), args=[stmt.value], keywords=[])
+
+
 def _needed_restores(rev):
     """Restores whose value the reverse sweep reads later (backward liveness, loops to a fixpoint)."""
     needed = set()
@@ -72,6 +91,7 @@ def record_values(node, refs):
     namer = A.anno(node, "namer")
     params = set(A.anno(node, "params"))
     fwd, rev = node.body[:n], node.body[n:]
+    _copy_views_read_later(fwd, rev, node, refs)
     needed = _needed_restores(rev)
     first_definitions = _first_definitions(fwd, params)
     copy_value = refs("copy_value", runtime.copy_value)

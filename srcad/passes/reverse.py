@@ -77,7 +77,8 @@ class _Reverse:
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
         self.varied = A.anno(node, "varied") or set()
-        self.containers = A.anno(node, "containers")
+        # lists, tuples and dicts: known from the code, or from the arguments' structure
+        self.containers = A.anno(node, "containers") | (A.anno(node, "container_values") or set())
         self.wrt = wrt
         self.refs = refs
         self.callees = callees
@@ -828,4 +829,5 @@ def reverse(node, source, wrt, refs, callees):
     A.set_anno(adj, "namer", rv.namer)
     A.set_anno(adj, "wrt", tuple(wrt))
     A.set_anno(adj, "adjoint_names", set(rv.adjoint_names.values()))
+    A.set_anno(adj, "views", A.anno(node, "views") or [])
     return adj

@@ -375,6 +375,7 @@ def infer_shapes(node, specs):
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
     A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
+    A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
     A.set_anno(node, "param_specs", dict(specs))
     return node
 
