@@ -64,6 +64,8 @@ STATEMENTS = [
     "acc.append(s * x[{j}])",
     "t = x[{i}]\n    if t > 0.5:\n        s = s + t\n    s = s * t",
     "while s < 1.0:\n        s = s + 0.3 + x[{i}] ** 2",
+    "r = buf[1:3]\n    s = s + (r * r * x[{i}]).sum()\n    buf[{j}] = s * 0.5",
+    "buf[:2] = buf[:2] * x[{i}] + s",
 ]
 
 

@@ -66,14 +66,16 @@ def _maybe_view_index(index):
     return True
 
 
-def _statements(stmts, loops=()):
-    """Every simple statement in textual order, with the loops that contain it."""
+def _statements(stmts, loops=(), in_branch=False):
+    """Every simple statement in textual order, with the loops that contain it (statements
+    inside a branch are annotated ``in_branch``)."""
     for s in stmts:
+        A.set_anno(s, "in_branch", in_branch)
         if isinstance(s, gast.If):
-            yield from _statements(s.body, loops)
-            yield from _statements(s.orelse, loops)
+            yield from _statements(s.body, loops, True)
+            yield from _statements(s.orelse, loops, True)
         elif isinstance(s, (gast.For, gast.While)):
-            yield from _statements(s.body, loops + (s,))
+            yield from _statements(s.body, loops + (s,), False)
         else:
             yield s, loops
 
@@ -130,12 +132,17 @@ def _read_after(name, mutation, loops, link, link_loops, flat, position):
     m, made = position[id(mutation)], position[id(link)]
     reads = [(position[id(s)], s_loops) for s, s_loops in flat
              if s is not mutation and name in A.names_read(s)]
+    # a read is current if the name was bound anew before it (unconditionally, at this loop depth)
+    rebound = [position[id(s)] for s, s_loops in flat
+               if s_loops == loops and not A.anno(s, "in_branch") and isinstance(s, gast.Assign)
+               and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name]
     if made < m:
-        if any(p > m for p, _ in reads):
+        if any(p > m and not any(m < q < p for q in rebound) for p, _ in reads):
             return True
         # in a loop, the update also precedes the next iteration's reads of a view made outside it
         outer = [loop for loop in loops if loop not in link_loops]
         return any(loop in r_loops for p, r_loops in reads for loop in outer)
     # made after the update in the same loop: reads before it see last iteration's view
     shared = [loop for loop in loops if loop in link_loops]
-    return any(p < made and any(loop in r_loops for loop in shared) for p, r_loops in reads)
+    return any(p < made and any(loop in r_loops for loop in shared) and not any(q < p for q in rebound)
+               for p, r_loops in reads)
