@@ -79,6 +79,15 @@ def deepcopy(node):
     return new
 
 
+def walk_statements(stmts):
+    """Every statement in ``stmts``, and in the bodies of its branches and loops, in order."""
+    for s in stmts:
+        yield s
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            yield from walk_statements(s.body)
+            yield from walk_statements(s.orelse)
+
+
 def names_read(node):
     """Names a tree loads."""
     return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}

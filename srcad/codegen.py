@@ -75,7 +75,7 @@ def _without_unread(fwd, rev):
     removable = [s for s in _assignments(fwd) if _pure(s.value)]
     candidates = {id(s) for s in removable}
     live = _read_names(rev)
-    for s in _statements(fwd):
+    for s in A.walk_statements(fwd):
         if id(s) not in candidates:
             live |= _own_reads(s)
     while True:
@@ -88,14 +88,6 @@ def _without_unread(fwd, rev):
         live = grown
     dead = {id(s) for s in removable if s.targets[0].id not in live}
     return _drop(fwd, dead) if dead else fwd
-
-
-def _statements(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            yield from _statements(s.body)
-            yield from _statements(s.orelse)
 
 
 def _own_reads(stmt):

@@ -1,7 +1,20 @@
+import importlib.util
+import pathlib
+
 import numpy as np
 import pytest
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
 
 
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+def load_example(name):
+    """Import ``examples/<name>.py`` as a module (the examples are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,7 +1,4 @@
 """The rule-author API: user rules, custom_vjp, non-differentiable functions, stop_gradient."""
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 import scipy.special
@@ -9,17 +6,12 @@ import scipy.special
 import srcad
 from srcad import registry
 from srcad.errors import SrcadError
+from conftest import load_example
 from srcad.testing import check_grads
-
-EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "custom_rules.py"
-
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("custom_rules", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("custom_rules")
 
 
 def test_rule_for_a_library_function(example):

@@ -1,22 +1,15 @@
 """The numbers PyTorch printed in the backward(gradient) tutorials, reproduced by
 examples/seeds.py (imported here, so the demo and the test run the same code)."""
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
+from conftest import load_example
 from srcad.testing import check_grads
-
-EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "seeds.py"
 
 
 @pytest.fixture(scope="module")
 def seeds():
-    spec = importlib.util.spec_from_file_location("seeds", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_example("seeds")
 
 
 def test_linear_pullbacks(seeds):

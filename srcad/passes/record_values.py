@@ -18,31 +18,19 @@ from .. import runtime
 from .simplify import tidy
 
 
-def _walk_stmts(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            yield from _walk_stmts(s.body)
-            yield from _walk_stmts(s.orelse)
-
-
-def _uses(node):
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
-
-
 def _copy_views_read_later(fwd, rev, node, refs):
     """A view (``r = S[:, 0]``) of an array updated in place later (``S[:, 0] = ...``) holds
     the new values by the time the reverse sweep reads it: make it a copy in the forward
     sweep. The aliasing check guarantees the primal never reads such a view after the
     update, so the primal computes the same values."""
-    mutated = {site.var for s in _walk_stmts(fwd) for site in [A.anno(s, "save")]
+    mutated = {site.var for s in A.walk_statements(fwd) for site in [A.anno(s, "save")]
                if site is not None and site.kind in ("subscript", "append")}
     reads = set()
-    for s in _walk_stmts(rev):
+    for s in A.walk_statements(rev):
         if A.anno(s, "restore") is None and not isinstance(s, (gast.If, gast.For, gast.While)):
-            reads |= _uses(s)
+            reads |= A.names_read(s)
         elif isinstance(s, (gast.If, gast.While)):
-            reads |= _uses(s.test)
+            reads |= A.names_read(s.test)
     copy_value = refs("copy_value", runtime.copy_value)
     for view, base, stmt in A.anno(node, "views") or []:
         if base in mutated and view in reads:
@@ -66,9 +54,9 @@ def _needed_restores(rev):
             needed.add(site.id)
             if site.kind == "name":
                 return live - {site.var}
-            return live | ({site.var} | (_uses(site.index) if site.index is not None else set()))
+            return live | ({site.var} | (A.names_read(site.index) if site.index is not None else set()))
         if isinstance(s, gast.If):
-            return block(s.body, live) | block(s.orelse, live) | _uses(s.test)
+            return block(s.body, live) | block(s.orelse, live) | A.names_read(s.test)
         if isinstance(s, gast.For):
             target = s.target.id
             body_in = set()
@@ -77,9 +65,9 @@ def _needed_restores(rev):
                 if new <= body_in:
                     break
                 body_in |= new
-            return live | body_in | _uses(s.iter)
+            return live | body_in | A.names_read(s.iter)
         defs = {t.id for t in gast.walk(s) if isinstance(t, gast.Name) and isinstance(t.ctx, gast.Store)}
-        return (live - defs) | _uses(s)
+        return (live - defs) | A.names_read(s)
 
     block(rev, set())
     return needed
