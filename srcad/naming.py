@@ -3,7 +3,7 @@
 The convention (documented in docs/generated-code.md):
 
 - ``_t1, _t2, ...``      A-normal-form temporaries, numbered in source order.
-- ``dx``                 the adjoint of ``x`` (``d_x`` if the function already uses ``dx``).
+- ``dx``                 the adjoint of ``x`` (``dx_`` if the function already uses ``dx``).
 - ``x_dot``              the tangent of ``x`` in forward mode.
 - ``_x_stack``           values of ``x`` saved inside loops; ``_x_1`` saved outside loops.
 - ``_range1``, ``_seq1`` loop helpers; ``_n1`` trip counts; ``_skip1``/``_stop1`` break flags.
