@@ -237,9 +237,15 @@ def test_forward_mode(name, fun, args):
 
 def test_cross_of_2_vectors():
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # NumPy 2 deprecates 2-vectors
-        check_grads(f_cross, [R(4, 2), R(2)], wrt=(0, 1))
-        check_grads(f_cross, [R(2), R(3)], wrt=(0, 1))
+        warnings.simplefilter("ignore", DeprecationWarning)  # NumPy 2.0-2.4 deprecate 2-vectors
+        for args in ([R(4, 2), R(2)], [R(2), R(3)]):
+            try:
+                f_cross(*args)
+            except ValueError:  # NumPy 2.5 refuses them: so does the differentiated code
+                with pytest.raises(ValueError):
+                    srcad.grad(lambda a, b: f_cross(a, b).sum())(*args)
+                continue
+            check_grads(f_cross, args, wrt=(0, 1))
 
 
 def test_einsum_adjoint_of_only_the_second_operand():
