@@ -7,10 +7,9 @@ import types
 import numpy as np
 
 from . import registry
-from .compile import compile_function
-from .passes.shapes import arg_spec, spec_key
+from .compile import compile_function, compile_jvp, guards_hold
 from .errors import CotangentError
-from .compile import compile_jvp, guards_hold
+from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
 from .source import capture, unwrap
 
@@ -77,7 +76,7 @@ class Differentiable(functools.partial):
         params = _params(fn)
         names = param_names(params, self._wrt)
         containers = tuple(p for p, a in zip(params, args) if isinstance(a, _CONTAINERS))
-        specialised = sum(1 for k in self._bound if k is not None) < _MAX_SPECIALISATIONS
+        specialised = len(self._bound) < _MAX_SPECIALISATIONS
         if specialised and len(args) == len(params):
             specs = {p: arg_spec(a) for p, a in zip(params, args)}
             compiled = compile_function(fn, names, containers, specs, key)
