@@ -251,6 +251,21 @@ def scatter_add(buffer, index, g):
         buffer[index] += g
 
 
+def stored_adjoint(g, index, value):
+    """The adjoint of ``value`` in ``S[index] = value``, from ``g`` (the adjoint of ``S``).
+
+    With repeated positions in an integer-array index NumPy keeps one write per position;
+    only the values it kept get their slot's adjoint, the others get zero."""
+    region = g[index]
+    if not _has_int_array(index):
+        return unbroadcast(copy_value(region), value)
+    ids = np.arange(np.size(region)).reshape(np.shape(region))
+    marker = np.full(np.shape(g), -1)
+    marker[index] = ids
+    kept = marker[index] == ids
+    return unbroadcast(np.where(kept, region, 0.0), value)
+
+
 def _has_int_array(index):
     parts = index if isinstance(index, tuple) else (index,)
     for p in parts:

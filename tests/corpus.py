@@ -355,3 +355,10 @@ def returns_pair(x):
 def unpacks_helper_result(x):
     a, b = returns_pair(x)
     return (a * b).sum()
+
+
+def repeated_store(x, e):
+    S = np.zeros(3)
+    S[[0, 0, 2]] = e
+    S[np.array([1, 1])] = x[0] * 3
+    return (S * x).sum()

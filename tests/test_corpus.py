@@ -65,6 +65,7 @@ CASES = [
     (c.view_then_update, (vec((3, 4)),), 0),
     (c.nested_params, ({"layers": [{"W": vec((3, 4)), "s": 2.0}, {"W": vec(4), "s": 3.0}]},), 0),
     (c.unpacks_helper_result, (vec(4),), 0),
+    (c.repeated_store, (vec(3), vec(3)), (0, 1)),
 ]
 
 

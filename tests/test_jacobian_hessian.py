@@ -172,3 +172,16 @@ def test_second_derivatives_through_library_rules(fun, make, rng):
     x = make(rng)
     H = srcad.hessian(fun)(x)
     np.testing.assert_allclose(H, checked_hessian(fun, (x,), 0, rtol=1e-5, atol=1e-5), rtol=1e-12)
+
+
+def stores_through_repeats(x, e):
+    S = np.zeros(3)
+    S[[0, 0, 2]] = e  # position 0 keeps e[1]
+    return (S * x).sum()
+
+
+@pytest.mark.parametrize("mode", ["fwd", "rev"])
+def test_mixed_second_derivative_through_repeated_stores(mode):
+    x, e = np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, 3.0])
+    J = srcad.jacobian(srcad.grad(stores_through_repeats, wrt=1), wrt=0, mode=mode)(x, e)
+    np.testing.assert_array_equal(J, [[0, 0, 0], [1, 0, 0], [0, 0, 1]])

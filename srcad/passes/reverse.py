@@ -561,9 +561,14 @@ class _Reverse:
         d = self.dname(var)
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
-            g = self.call("copy_value", runtime.copy_value, region)
-            if var not in self.containers:
-                g = self.call("unbroadcast", runtime.unbroadcast, g, A.load(value.id))
+            if var in self.containers:
+                g = self.call("copy_value", runtime.copy_value, region)
+            elif _basic_index(index, self.int_names):
+                g = self.call("unbroadcast", runtime.unbroadcast,
+                              self.call("copy_value", runtime.copy_value, region), A.load(value.id))
+            else:  # an index array may repeat a position: only the write NumPy keeps counts
+                g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), _index_expr(index),
+                              A.load(value.id))
             code.extend(self.accumulate(value.id, g))
         code.extend(self.own(var))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),

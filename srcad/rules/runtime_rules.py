@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad,
+from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
@@ -71,6 +71,25 @@ def finish_vjp(y, g, x, shared=False):
 @register_jvp(finish)
 def finish_jvp(y, g, x, shared=False):
     t[y] += finish(t[g], x, True)
+
+
+@register_vjp(stored_adjoint)
+def stored_adjoint_vjp(y, g, index, value):
+    """Linear in ``g``: the kept slots' adjoints go back to those slots."""
+    d[g] += unstore(d[y], g, index, value)
+
+
+@register_jvp(stored_adjoint)
+def stored_adjoint_jvp(y, g, index, value):
+    t[y] += stored_adjoint(t[g], index, value)
+
+
+def unstore(h, g, index, value):
+    """The transpose of ``stored_adjoint``: ``h`` (shaped like ``value``) into the kept slots
+    of an array shaped like ``g`` (assigning keeps the same write per slot as the primal)."""
+    out = np.zeros(np.shape(g), np.result_type(np.asarray(h).dtype, np.float64))
+    out[index] = np.broadcast_to(h, np.shape(out[index]))
+    return out
 
 
 @register_vjp(finish_tangent)
