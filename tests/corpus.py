@@ -362,3 +362,30 @@ def repeated_store(x, e):
     S[[0, 0, 2]] = e
     S[np.array([1, 1])] = x[0] * 3
     return (S * x).sum()
+
+
+def aug_repeated(x):
+    y = x.copy()
+    y[[0, 0, 2]] += x[1] * x[:3]
+    return (y ** 2).sum()
+
+def fancy_2d(X):
+    rows = np.array([0, 2, 2])
+    cols = np.array([1, 0, 1])
+    return (X[rows, cols] ** 2).sum() + X[rows].sum() + X[:, [1, 1]].sum()
+
+def bool_read_write(x):
+    m = x > 0
+    y = np.zeros_like(x)
+    y[m] = x[m] ** 2
+    y[~m] = -x[~m]
+    return (y * x).sum()
+
+def ellipsis_newaxis(T):
+    return (T[..., 0] * T[:, None, 1, :].sum(axis=1)[..., 0][:, None]).sum()
+
+def slice_assign_loop(x):
+    out = np.zeros(6)
+    for i in range(3):
+        out[2 * i:2 * i + 2] = x[i] * np.array([1.0, -1.0]) + out[max(0, 2 * i - 2)]
+    return (out ** 2).sum()

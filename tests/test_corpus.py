@@ -66,6 +66,11 @@ CASES = [
     (c.nested_params, ({"layers": [{"W": vec((3, 4)), "s": 2.0}, {"W": vec(4), "s": 3.0}]},), 0),
     (c.unpacks_helper_result, (vec(4),), 0),
     (c.repeated_store, (vec(3), vec(3)), (0, 1)),
+    (c.aug_repeated, (vec(4),), 0),
+    (c.fancy_2d, (vec((3, 3)),), 0),
+    (c.bool_read_write, (vec(4),), 0),
+    (c.ellipsis_newaxis, (vec((2, 3, 4)),), 0),
+    (c.slice_assign_loop, (vec(3),), 0),
 ]
 
 
