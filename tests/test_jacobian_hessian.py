@@ -185,3 +185,14 @@ def test_mixed_second_derivative_through_repeated_stores(mode):
     x, e = np.array([0.3, -0.2, 0.5]), np.array([1.0, 2.0, 3.0])
     J = srcad.jacobian(srcad.grad(stores_through_repeats, wrt=1), wrt=0, mode=mode)(x, e)
     np.testing.assert_array_equal(J, [[0, 0, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def cast_energy(x):
+    y = (x * x).astype(np.float32)
+    return (y.astype(np.float64) * x).sum()
+
+
+def test_second_derivative_through_astype():
+    x = np.array([0.5, -1.0, 2.0])
+    H = srcad.hessian(cast_energy)(x)
+    np.testing.assert_allclose(H, np.diag(6 * x), rtol=1e-6)

@@ -373,10 +373,10 @@ def reversed_grad_jvp(y, g, seq):
 
 
 @register_vjp(cast_like)
-def cast_like_vjp(y, g, x):
-    d[g] += cast_like(d[y], g)
+def cast_like_vjp(y, g, x, result):
+    d[g] += cast_like(d[y], g, result)
 
 
 @register_jvp(cast_like)
-def cast_like_jvp(y, g, x):
-    t[y] += cast_like(t[g], x)
+def cast_like_jvp(y, g, x, result):
+    t[y] += cast_like(t[g], x, result)
