@@ -2,7 +2,7 @@
 it this module registers nothing (and srcad still imports)."""
 import numpy as np
 
-from ..registry import register_jvp, register_vjp
+from ..registry import register_elementwise, register_jvp, register_vjp
 from ..runtime import unbroadcast
 from .numpy_shapes import item_grad
 
@@ -64,61 +64,33 @@ def ratio_where_x(x, y):
 
 if special is not None:
 
-    @register_vjp(special.expit)
+    @register_elementwise(special.expit)
     def expit(y, x):
-        d[x] += d[y] * y * (1 - y)
+        return y * (1 - y)
 
-    @register_jvp(special.expit)
-    def expit_jvp(y, x):
-        t[y] += t[x] * y * (1 - y)
-
-    @register_vjp(special.logit)
+    @register_elementwise(special.logit)
     def logit(y, x):
-        d[x] += d[y] / (x * (1 - x))
+        return 1 / (x * (1 - x))
 
-    @register_jvp(special.logit)
-    def logit_jvp(y, x):
-        t[y] += t[x] / (x * (1 - x))
-
-    @register_vjp(special.erf)
+    @register_elementwise(special.erf)
     def erf(y, x):
-        d[x] += d[y] * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
+        return (2 / np.sqrt(np.pi)) * np.exp(-x * x)
 
-    @register_jvp(special.erf)
-    def erf_jvp(y, x):
-        t[y] += t[x] * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
-
-    @register_vjp(special.erfc)
+    @register_elementwise(special.erfc)
     def erfc(y, x):
-        d[x] += -d[y] * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
+        return -(2 / np.sqrt(np.pi)) * np.exp(-x * x)
 
-    @register_jvp(special.erfc)
-    def erfc_jvp(y, x):
-        t[y] += -t[x] * (2 / np.sqrt(np.pi)) * np.exp(-x * x)
-
-    @register_vjp(special.gamma)
+    @register_elementwise(special.gamma)
     def gamma(y, x):
-        d[x] += d[y] * y * special.digamma(x)
+        return y * special.digamma(x)
 
-    @register_jvp(special.gamma)
-    def gamma_jvp(y, x):
-        t[y] += t[x] * y * special.digamma(x)
-
-    @register_vjp(special.gammaln)
+    @register_elementwise(special.gammaln)
     def gammaln(y, x):
-        d[x] += d[y] * special.digamma(x)
+        return special.digamma(x)
 
-    @register_jvp(special.gammaln)
-    def gammaln_jvp(y, x):
-        t[y] += t[x] * special.digamma(x)
-
-    @register_vjp(special.digamma, special.psi)
+    @register_elementwise(special.digamma, special.psi)
     def digamma(y, x):
-        d[x] += d[y] * special.polygamma(1, x)
-
-    @register_jvp(special.digamma, special.psi)
-    def digamma_jvp(y, x):
-        t[y] += t[x] * special.polygamma(1, x)
+        return special.polygamma(1, x)
 
     @register_vjp(special.xlogy)
     def xlogy(z, x, y):
