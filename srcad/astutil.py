@@ -49,10 +49,6 @@ def is_atom(node):
     return False
 
 
-def parse_expr(src):
-    return gast.parse(src.strip()).body[0].value
-
-
 def parse_stmts(src):
     return gast.parse(src).body
 

@@ -236,10 +236,10 @@ def sum_to_reduced(g, x, axis, keepdims):
 
 
 def expand_reduced(r, x, axis, keepdims):
-    """A reduction's result reshaped so it broadcasts against ``x`` (for max/min masks)."""
+    """A reduction's result (or its adjoint) reshaped so it broadcasts against ``x``."""
     if axis is None or keepdims:
         return r
-    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
     return np.expand_dims(r, tuple(a % np.ndim(x) for a in axes))
 
 

@@ -48,6 +48,8 @@ from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
 from .activity import _NONDIFF_OPS, scatter_add_args
+from .normalize import is_break_guard
+from .resolve_calls import method_call
 
 ZERO, OWNED, SHARED = "zero", "owned", "shared"
 
@@ -68,18 +70,6 @@ def _user_function(obj):
     return fn if isinstance(fn, types.FunctionType) else None
 
 
-def _method_call(rhs, name):
-    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    return (callee is not None and callee.kind == "method" and callee.name == name
-            and isinstance(rhs.func.value, gast.Name))
-
-
-def _is_break_guard(s):
-    return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break)
-
-
-def _stores(stmts):
-    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
 
 
 def _read_counts(node):
@@ -120,8 +110,8 @@ def _mutated(stmts):
     for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             names.add(s.targets[0].value.id)
-        elif isinstance(s, (gast.Assign, gast.Expr)) and (_method_call(s.value, "append")
-                                                           or _method_call(s.value, "pop")):
+        elif isinstance(s, (gast.Assign, gast.Expr)) and (method_call(s.value, "append")
+                                                           or method_call(s.value, "pop")):
             names.add(s.value.func.value.id)
     return names
 
@@ -229,7 +219,7 @@ class _Forward:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             var = s.targets[0].id
             self.bound.add(var)  # the tangent code runs after the primal statement
-            if _method_call(s.value, "pop"):
+            if method_call(s.value, "pop"):
                 return [s] + self.pop(s.value, var)
             if var in self.active:
                 self.state[var] = ZERO
@@ -240,17 +230,17 @@ class _Forward:
             target = s.targets[0]
             var = target.value.id
             return (self.subscript_store(var, target.slice, s.value) if var in self.active else []) + [s]
-        if isinstance(s, gast.Expr) and _method_call(s.value, "append") and len(s.value.args) == 1:
+        if isinstance(s, gast.Expr) and method_call(s.value, "append") and len(s.value.args) == 1:
             var = s.value.func.value.id
             return (self.append(var, s.value.args[0]) if var in self.active else []) + [s]
-        if isinstance(s, gast.Expr) and _method_call(s.value, "pop"):
+        if isinstance(s, gast.Expr) and method_call(s.value, "pop"):
             return [s] + self.pop(s.value, None)
         if isinstance(s, gast.Expr) and scatter_add_args(s) is not None:
             return [s] + self.scatter_add(*scatter_add_args(s), s.value.func)
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return [s] + self.effect_call(s)
         if isinstance(s, gast.If):
-            if _is_break_guard(s):
+            if is_break_guard(s):
                 return [s]
             return [self.branch(s)]
         if isinstance(s, (gast.For, gast.While)):
@@ -494,7 +484,7 @@ class _Forward:
         pre = [c for var in sorted(start) for c in self.convert(var, entry.get(var, ZERO), start[var])]
         self.bound = end_bound
         tail = [c for var in sorted(start) for c in self.convert(var, end.get(var, ZERO), start[var])]
-        if body and _is_break_guard(body[-1]):
+        if body and is_break_guard(body[-1]):
             body[-1:-1] = tail
         else:
             body.extend(tail)

@@ -514,6 +514,12 @@ def _lambda_def(name, lam):
 # ---- break, continue and return as flags ------------------------------------------
 
 
+def is_break_guard(s):
+    """``if _stopN: break``, the only ``break`` left after normalization."""
+    return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break)
+
+
+
 def _jumps(stmts, loop_level=True):
     """Which of break/continue/return can leave this block (not counting inner loops' own)."""
     found = set()

@@ -16,6 +16,13 @@ class Callee:
         return f"Callee({self.kind}, {self.name or self.obj!r})"
 
 
+def method_call(node, name):
+    """Is ``node`` a call of the method ``name`` on a named local value (``L.append(...)``)?"""
+    callee = anno(node, "callee") if isinstance(node, gast.Call) else None
+    return (callee is not None and callee.kind == "method" and callee.name == name
+            and isinstance(node.func.value, gast.Name))
+
+
 def local_names(fn_node):
     """Names bound inside ``fn_node``'s own scope: parameters, assignments, loop targets, defs."""
     names = {a.id for a in fn_node.args.args + fn_node.args.kwonlyargs + fn_node.args.posonlyargs}

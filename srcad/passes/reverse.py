@@ -36,6 +36,8 @@ from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
 from .activity import scatter_add_args
+from .normalize import is_break_guard
+from .resolve_calls import method_call
 from .shapes import Spec
 
 ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
@@ -199,7 +201,7 @@ class _Reverse:
                 out.append(placeholder("save", site))
                 out.append(s)
             elif isinstance(s, gast.If):
-                if _is_break_guard(s):
+                if is_break_guard(s):
                     out.append(s)
                     continue
                 out.append(gast.If(test=s.test, body=self.forward(s.body, loops) or [gast.Pass()],
@@ -309,7 +311,7 @@ class _Reverse:
             self.check_effect_only_call(s)
             return []
         if isinstance(s, gast.If):
-            if _is_break_guard(s):
+            if is_break_guard(s):
                 return []
             return [self.branch(s.test, lambda: self.reverse(s.body), lambda: self.reverse(s.orelse))]
         if isinstance(s, (gast.For, gast.While)):
@@ -694,20 +696,13 @@ def _has_code(code):
 
 
 def _is_append(s):
-    callee = A.anno(s.value, "callee") if isinstance(s.value, gast.Call) else None
-    return (callee is not None and callee.kind == "method" and callee.name == "append"
-            and isinstance(s.value.func.value, gast.Name) and len(s.value.args) == 1)
+    return method_call(s.value, "append") and len(s.value.args) == 1
 
 
 def _is_pop(rhs):
     """``L.pop()`` (no index): what generated value stacks do."""
-    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    return (callee is not None and callee.kind == "method" and callee.name == "pop"
-            and isinstance(rhs.func.value, gast.Name) and not rhs.args and not rhs.keywords)
+    return method_call(rhs, "pop") and not rhs.args and not rhs.keywords
 
-
-def _is_break_guard(s):
-    return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break)
 
 
 def _int_names(node):

@@ -3,21 +3,13 @@ it this module registers nothing (and srcad still imports)."""
 import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
-from ..runtime import unbroadcast
+from ..runtime import expand_reduced, unbroadcast
 from .numpy_shapes import item_grad
 
 try:
     from scipy import special
 except ImportError:  # SciPy is not a dependency of srcad
     special = None
-
-
-def expand_reduced(r, x, axis, keepdims):
-    """A reduction's result (or adjoint) reshaped to broadcast against ``x``."""
-    if axis is None or keepdims:
-        return r
-    axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    return np.expand_dims(r, tuple(ax % np.ndim(x) for ax in axes))
 
 
 def logsumexp_weights(a, y, axis, b, keepdims, return_sign):
