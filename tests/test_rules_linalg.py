@@ -7,6 +7,7 @@ every entry, including the triangle that cholesky/eigh do not read.
 import numpy as np
 import pytest
 
+import srcad
 from srcad import registry
 from srcad.testing import check_grads, check_jvp
 from test_rules_shapes import check_call_jvp, jvp_of, wrt_all
@@ -430,3 +431,13 @@ def test_every_linalg_rule_has_both_directions():
     for name in names:
         key = getattr(np.linalg, name)
         assert registry.lookup(registry.VJP, key) is not None and registry.lookup(registry.JVP, key) is not None
+
+
+def qr_raw(a):
+    h, tau = np.linalg.qr(a, mode="raw")
+    return h.sum() + tau.sum()
+
+
+def test_qr_raw_mode_is_an_unsupported_case():
+    with pytest.raises(srcad.UnsupportedCaseError, match="mode='raw'"):
+        srcad.grad(qr_raw)(np.eye(3) + 0.1)
