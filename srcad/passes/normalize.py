@@ -358,6 +358,13 @@ class _Normalizer:
             callee = A.anno(e, "callee")
         if callee.kind == "local":
             return inline_call(self, e, callee.name, out)
+        if callee.kind == "method" and callee.name == "get":
+            return self.mapping_get(e, out)
+        if callee.kind == "object" and callee.obj is dict and not e.args:
+            keys = [A.const(k.arg) for k in e.keywords]
+            if None in [k.arg for k in e.keywords]:
+                raise self.error("srcad does not support ** in dict(...); build the dict with a display {...}", e)
+            return self.expr_Dict(gast.Dict(keys=keys, values=[k.value for k in e.keywords]), out)
         if callee.kind == "method":
             func = gast.Attribute(value=self.atom(e.func.value, out), attr=e.func.attr, ctx=gast.Load())
         else:
@@ -372,3 +379,17 @@ class _Normalizer:
         new = gast.Call(func=func, args=args, keywords=keywords)
         A.set_anno(new, "callee", callee)
         return gast.copy_location(new, e)
+
+    def mapping_get(self, e, out):
+        """``d.get(k, default)`` as ``d[k] if k in d else default``, so each branch differentiates."""
+        if not 1 <= len(e.args) <= 2 or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error("srcad supports d.get(key) and d.get(key, default) on a dict", e)
+        mapping = self.atom(e.func.value, out)
+        key = self.atom(e.args[0], out)
+        default = self.atom(e.args[1], out) if len(e.args) > 1 else A.const(None)
+        found = self.namer.fresh("_t")
+        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[mapping])))
+        result = self.namer.fresh("_t")
+        value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
+        out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))
+        return A.load(result)
