@@ -253,4 +253,4 @@ def test_a_surviving_jump_is_an_error_not_a_guess():
         check_jumps_eliminated(loop, Source())
     stray = gast.parse("for i in r:\n    if s:\n        break\n    f(x)").body
     with pytest.raises(SrcadSyntaxError, match="internal error"):
-        check_jumps_eliminated(stray[0].body, Source(), in_loop=True)
+        check_jumps_eliminated(stray, Source())
