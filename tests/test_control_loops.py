@@ -219,3 +219,32 @@ def test_other_dict_methods_are_refused(f, args):
         check_grads(f, args)
     with pytest.raises(SrcadError):
         check_jvp(f, args)
+
+
+# ---- the items of the iterable share its memory ------------------------------------------
+
+
+def writes_into_rows_of_argument(X):
+    s = 0.0
+    for row in X:
+        row[0] = 1.0
+        s = s + np.sum(row * row)
+    return s
+
+
+def writes_into_iterated_array(X):
+    Y = X * 1.0
+    s = 0.0
+    for row in Y:
+        Y[2] = Y[2] * 2.0
+        s = s + np.sum(row * row)
+    return s
+
+
+@pytest.mark.parametrize("f", [writes_into_rows_of_argument, writes_into_iterated_array])
+def test_updates_through_loop_items_are_refused(f):
+    X = vec(4, 3)
+    with pytest.raises(SrcadSyntaxError, match="in-place update"):
+        srcad.grad(f)(X)
+    with pytest.raises(SrcadSyntaxError, match="in-place update"):
+        srcad.jvp(f, (X,), (X,))
