@@ -49,7 +49,26 @@ def body_rebinds_sequence(x):
     return s
 
 
-@pytest.mark.parametrize("f,arg", [(loop_variable_rebinds_sequence, vec(3, 3)),
+def range_variable_rebound_in_body(x):
+    s = 0.0
+    for i in range(3):
+        i = i * 2
+        s = s + x[i] * x[0]
+    return s
+
+
+def nested_loops_share_a_variable(x):
+    s = 0.0
+    for i in range(3):
+        for i in range(i, 4):
+            s = s + np.sin(x[i]) * x[0]
+        s = s * x[i]
+    return s
+
+
+@pytest.mark.parametrize("f,arg", [(range_variable_rebound_in_body, vec(6)),
+                                   (nested_loops_share_a_variable, vec(4)),
+                                   (loop_variable_rebinds_sequence, vec(3, 3)),
                                    (loop_variable_rebinds_sequence, [vec(2), vec(3)]),
                                    (loop_variable_rebinds_reversed, vec(4)),
                                    (body_rebinds_sequence, vec(3, 2))])

@@ -1,6 +1,7 @@
 """Loop lowering: every ``for`` loop becomes a loop over a ``range`` bound to a name.
 
-Guarantee: ``for i in range(...)`` keeps its counter; any other iterable is evaluated once,
+Guarantee: ``for i in range(...)`` keeps its counter (a fresh ``_kN`` if the body rebinds
+``i``, then ``i = _kN`` first in the body); any other iterable is evaluated once,
 before the loop, into fresh names (so the loop variable may rebind the sequence's own name:
 ``for x in x``), and the loop variables are bound by indexing inside the body. The iterable
 is ``range``, ``enumerate``, ``zip`` (nested in any combination, unpacked into any nesting
@@ -67,8 +68,12 @@ def _lower_for(norm, s, out):
             raise norm.error("a range loop needs a plain name as its variable", s.target)
         range_name = norm.namer.fresh("_range")
         out.append(A.assign(range_name, norm.rhs(it, out)))
-        body = norm.block(s.body)
-        out.append(gast.For(target=A.store(s.target.id), iter=A.load(range_name), body=body or [gast.Pass()],
+        counter, body = s.target.id, []
+        if counter in A.names_stored(gast.Module(body=s.body, type_ignores=[])):
+            counter = norm.namer.fresh("_k")  # the body rebinds the variable: count apart from it
+            body.append(A.assign(s.target.id, A.load(counter)))
+        body += norm.block(s.body)
+        out.append(gast.For(target=A.store(counter), iter=A.load(range_name), body=body or [gast.Pass()],
                             orelse=[], type_comment=None))
         return
     lengths, item = _iteration(norm, it, out)
