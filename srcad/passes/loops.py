@@ -44,8 +44,6 @@ _DICT_VIEWS = ("keys", "values", "items")
 
 def lower_loop(norm, s, out):
     """Append the lowered form of the loop ``s`` to ``out``; ``norm`` normalises the parts."""
-    if s.orelse:
-        raise norm.error(f"srcad does not support {type(s).__name__.lower()} ... else", s)
     if isinstance(s, gast.While):
         _lower_while(norm, s, out)
     else:
