@@ -79,8 +79,11 @@ class _Reverse:
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
         self.varied = A.anno(node, "varied") or set()
+        self.specs = A.anno(node, "specs") or {}
         # lists, tuples and dicts: known from the code, or from the arguments' structure
         self.containers = A.anno(node, "containers") | (A.anno(node, "container_values") or set())
+        # what a user's function returned may be a tuple: its adjoint is added item by item
+        self.added_as_containers = self.containers | (_call_results(node) - set(self.specs))
         self.wrt = wrt
         self.refs = refs
         self.callees = callees
@@ -89,7 +92,6 @@ class _Reverse:
         self.sites = []
         self.int_names = _int_names(node)
         _mark_defined_before_loops(node.body, {a.id for a in node.args.args})
-        self.specs = A.anno(node, "specs") or {}
         self.primal_callees = {}  # id(stmt) -> (backward name, saved name, wrt param names)
 
     # ---- adjoint variables ---------------------------------------------------------
@@ -127,7 +129,7 @@ class _Reverse:
 
         d = self.dname(var)
         state = self.get(var)
-        container = var in self.containers
+        container = var in self.added_as_containers
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
             return [A.assign(d, expr)]
@@ -253,7 +255,7 @@ class _Reverse:
         if not wrt:
             return [s]
         container_params = tuple(p for p, a in bound.arguments.items()
-                                 if isinstance(a, gast.Name) and a.id in self.containers)
+                                 if isinstance(a, gast.Name) and a.id in self.added_as_containers)
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs)
         base = fn.__name__
         fwd_name = self.refs(f"{base}_forward", forward_fn)
@@ -261,7 +263,7 @@ class _Reverse:
         saved = self.namer.fresh(f"_{base}_saved")
         site = self.site("name", saved, loops)
         call = gast.Call(func=A.load(fwd_name), args=rhs.args, keywords=rhs.keywords)
-        self.primal_callees[id(s)] = (bwd_name, saved, [bound.arguments[p] for p in wrt])
+        self.primal_callees[id(s)] = (bwd_name, saved, [bound.arguments[p] for p in wrt], site)
         target = gast.Tuple(elts=[A.store(var), A.store(saved)], ctx=gast.Store())
         return [placeholder("save", site), gast.Assign(targets=[target], value=call, type_comment=None)]
 
@@ -287,7 +289,10 @@ class _Reverse:
             var = s.targets[0].id
             code = self.guarded(var, lambda: self.rule(var, s)) if var in self.active else []
             self.state[var] = ZERO
-            return code + [placeholder("restore", A.anno(s, "site"))]
+            code.append(placeholder("restore", A.anno(s, "site")))
+            if id(s) in self.primal_callees:  # the callee's residuals are a value like any other
+                code.append(placeholder("restore", self.primal_callees[id(s)][3]))
+            return code
         if isinstance(s, gast.Assign):
             target = s.targets[0]
             var = target.value.id
@@ -486,7 +491,7 @@ class _Reverse:
     def call_rule(self, var, rhs, s):
         callee = A.anno(rhs, "callee")
         if id(s) in self.primal_callees:
-            bwd, saved, args = self.primal_callees[id(s)]
+            bwd, saved, args, _ = self.primal_callees[id(s)]
             pullback = gast.Call(func=A.load(bwd), args=[A.load(saved), A.load(self.dname(var))], keywords=[])
             if len(args) == 1:  # one gradient comes back as itself, several as a tuple
                 return self.accumulate(args[0].id, pullback)
@@ -540,7 +545,7 @@ class _Reverse:
             return []
         d_base = self.dname(base.id)
         g = A.load(self.dname(var))
-        if base.id in self.containers:
+        if base.id in self.added_as_containers:
             code = self.own(base.id)
             item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
             added = self.call("add_grads", runtime.add_grads, item, g)
@@ -563,11 +568,11 @@ class _Reverse:
         d = self.dname(var)
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
-            if var in self.containers:
-                g = self.call("copy_value", runtime.copy_value, region)
-            elif _basic_index(index, self.int_names):
+            if _basic_index(index, self.int_names):  # unbroadcast leaves an item of a list as it is
                 g = self.call("unbroadcast", runtime.unbroadcast,
                               self.call("copy_value", runtime.copy_value, region), A.load(value.id))
+            elif var in self.containers:  # a key of a dict
+                g = self.call("copy_value", runtime.copy_value, region)
             else:  # an index array may repeat a position: only the write NumPy keeps counts
                 g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), _index_expr(index),
                               A.load(value.id))
@@ -630,6 +635,27 @@ class _Reverse:
             item = gast.IfExp(test=test, body=zeros, orelse=A.load(self.dname(var)))
         push = gast.Attribute(value=A.load(self.dname(stack)), attr="append", ctx=gast.Load())
         return self.own(stack) + [gast.Expr(value=gast.Call(func=push, args=[item], keywords=[]))]
+
+
+def _call_results(node):
+    """Names bound to what a Python function returned (a tuple, perhaps: the forward
+    function srcad generates returns the value and its residuals) and items of them.
+    Their adjoints are added with ``add_grads``, which is also right for arrays."""
+    names = set()
+    grown = True
+    while grown:
+        grown = False
+        for s in gast.walk(node):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)) or s.targets[0].id in names:
+                continue
+            rhs = s.value
+            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+            if (callee is not None and callee.kind == "object" and _is_python_function(callee.obj)
+                    and registry.lookup(registry.VJP, callee.obj) is None) or (
+                    isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) and rhs.value.id in names):
+                names.add(s.targets[0].id)
+                grown = True
+    return names
 
 
 def _mutated_names(stmts):
