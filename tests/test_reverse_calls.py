@@ -1,5 +1,7 @@
 """Calls to the user's own functions: the callee's residuals are recorded like any other
 value (per loop iteration, per branch, per call on one line), in every mode."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -151,3 +153,67 @@ def test_helper_residuals_second_order(fn):
     numeric = (gradient(X3 + eps * u) - gradient(X3 - eps * u)) / (2 * eps)
     np.testing.assert_allclose(hv, numeric, rtol=1e-5, atol=1e-7)
     check_grads(gradient, (X3,), v=u)  # reverse over reverse
+
+
+def quadratic(x):
+    return np.sum(x ** 2) * 1.5
+
+
+quadratic_adjoint = srcad.adjoint(quadratic)
+quadratic_differentiable = srcad.differentiable(quadratic)
+
+
+def calls_adjoint_companion(x):
+    return np.sum(quadratic_adjoint(x))
+
+
+def calls_differentiable_grad(x):
+    return np.sum(quadratic_differentiable.grad(x))
+
+
+@pytest.mark.parametrize("fn", [calls_adjoint_companion, calls_differentiable_grad])
+def test_derivative_made_by_srcad_is_refused(fn):
+    """A companion srcad.adjoint(f) is not f: its call is refused, never differentiated as f."""
+    x = np.array([0.5, 2.0])
+    with pytest.raises(srcad.SrcadSyntaxError, match="derivative made by srcad") as info:
+        srcad.grad(fn)(x)
+    assert info.value.filename == __file__
+
+
+def calls_grad_directly(x):
+    return np.sum(srcad.grad(quadratic)(x))
+
+
+def test_grad_written_in_the_code_is_differentiated():
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(srcad.grad(calls_grad_directly)(x), [3.0, 3.0])
+    check_grads(calls_grad_directly, (x,))
+
+
+def doubled(fn):
+    @functools.wraps(fn)
+    def wrapper(x):
+        return fn(x) * 2.0
+
+    return wrapper
+
+
+@doubled
+def doubled_sine(x):
+    return np.sum(np.sin(x))
+
+
+def calls_doubled_sine(x):
+    h = x
+    for i in range(2):
+        h = h + doubled_sine(h)
+    return h
+
+
+def test_wrapper_is_read_from_its_own_code():
+    """functools.wraps sets __wrapped__; srcad reads the wrapper's own source, not the wrapped one."""
+    x = np.array([0.3, -0.7])
+    np.testing.assert_allclose(srcad.grad(doubled_sine)(x), 2.0 * np.cos(x))
+    check_grads(doubled_sine, (x,))
+    check_grads(calls_doubled_sine, (x,), v=np.array([0.4, 1.1]))
+    check_jvp(calls_doubled_sine, (x,))

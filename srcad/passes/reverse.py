@@ -246,6 +246,7 @@ class _Reverse:
             return [s]
         # a call to the user's own Python function: run its forward sweep, keep its state
         fn = getattr(callee.obj, "__srcad_function__", callee.obj)
+        self.refuse_derivative_call(fn, callee.name, rhs)
         try:
             bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
         except TypeError as exc:
@@ -518,9 +519,23 @@ class _Reverse:
             return []
         return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
 
+    def refuse_derivative_call(self, obj, name, node):
+        """A derivative srcad made (``srcad.adjoint(f)``, ``D.grad``) is not ``f``: refuse to
+        differentiate a call to it, rather than read the wrong source."""
+        from .. import api
+
+        made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
+        made = made or (isinstance(obj, types.FunctionType) and obj.__code__.co_filename == api.__file__)
+        if made:
+            raise self.source.syntax_error(
+                f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
+                "the code calls srcad.grad(f)(...) directly. Write that, or wrap the call in "
+                "srcad.stop_gradient if no derivative should flow through it", node)
+
     def apply(self, table, key, var, args, keywords, s, what):
         rule = registry.lookup(table, key)
         if rule is None:
+            self.refuse_derivative_call(key, what, A.anno(s, "origin") or s)
             if _is_python_function(key):
                 raise NoRuleError(self.where(s) + f"{what} has no derivative rule")
             shown = what if "." in what else registry.describe(key)
