@@ -421,13 +421,14 @@ def infer_shapes(node, specs):
     for name in changing & params:
         if isinstance(env[name], (list, tuple, dict)):
             env[name] = _UNKNOWN
-    for _ in range(20):
+    never = set()  # assigned from values that are never computed here: unknown, not ignored
+    for _ in range(40):
         changed = False
         for s in assigns:
             name = s.targets[0].id
             new = _join(env.get(name, _BOTTOM) if name in env or name in params else _BOTTOM, interp.rhs(s.value))
-            if name in changing and isinstance(new, (list, tuple, dict)):
-                new = _UNKNOWN  # a list or dict whose items change after it is bound
+            if name in never or (name in changing and isinstance(new, (list, tuple, dict))):
+                new = _UNKNOWN  # unknown, or a list or dict whose items change after it is bound
             if not _same(env.get(name, _BOTTOM), new):
                 env[name] = new
                 changed = True
@@ -441,7 +442,10 @@ def infer_shapes(node, specs):
                 env[name] = _join(env.get(name, _BOTTOM), new)
                 changed = True
         if not changed:
-            break
+            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is _BOTTOM} - never
+            if not stuck:
+                break
+            never |= stuck
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
     A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
