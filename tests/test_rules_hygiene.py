@@ -21,7 +21,7 @@ import pytest
 
 import srcad
 from srcad import registry, runtime
-from srcad.rules import builtin_rules, methods, numpy_products
+from srcad.rules import builtin_rules, methods, numpy_joining, numpy_products
 from srcad.testing import check_grads, check_jvp
 
 import test_rules_elementwise
@@ -103,6 +103,7 @@ EXTRA_CALLS = [
     (np.full_like, [R(2, 3), 0.7], {}, (1,), None),
     (numpy_products.einsum_grad, [R(2, 4), 0, "ij,jk->ik", R(2, 3), R(3, 4)], {}, (0, 3, 4), None),
     (numpy_products.dot_grad, [R(2, 4), R(2, 3), R(3, 4), 0], {}, (0, 1, 2), None),
+    (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
     (runtime.as_real, [R(3)], {}, (0,), None),
     (runtime.copy_value, [R(3)], {}, (0,), None),
     (runtime.copy_grad, [R(3)], {}, (0,), None),

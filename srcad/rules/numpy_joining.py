@@ -92,9 +92,52 @@ def column_stack_jvp(y, tup):
     t[y] += np.column_stack(filled(t[tup], tup))
 
 
+def split_bounds(n, indices_or_sections):
+    """``(start, stop)`` of each piece ``np.array_split`` cuts from a length-``n`` axis: the
+    pieces are slices, so unsorted or negative indices give empty or overlapping pieces."""
+    if np.ndim(indices_or_sections) == 0:
+        sections = int(indices_or_sections)
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        stops = np.cumsum(sizes).tolist()
+        return list(zip([0] + stops[:-1], stops))
+    cuts = [0] + [int(i) for i in indices_or_sections] + [n]
+    return [slice(a, b).indices(n)[:2] for a, b in zip(cuts[:-1], cuts[1:])]
+
+
+def split_grad(gs, ary, indices_or_sections, axis):
+    """The adjoint of ``ary`` in ``np.split(ary, indices_or_sections, axis)`` (or
+    ``array_split``): each piece's adjoint added into the slice it came from (None: zero)."""
+    shape = np.shape(ary)
+    axis = axis % len(shape)
+    given = [g for g in gs if g is not None]
+    out = np.zeros(shape, np.result_type(*[np.asarray(g).dtype for g in given], np.float16) if given else float)
+    moved = np.moveaxis(out, axis, 0)  # a view: adding into it fills ``out``
+    for (start, stop), g in zip(split_bounds(shape[axis], indices_or_sections), gs):
+        if g is not None and stop > start:
+            moved[start:stop] += np.moveaxis(np.asarray(g), axis, 0)
+    return out
+
+
+def split_axis(ary, which):
+    """The axis ``np.hsplit`` (``"h"``), ``np.vsplit`` (``"v"``) or ``np.dsplit`` (``"d"``) cuts."""
+    return {"h": 1 if np.ndim(ary) > 1 else 0, "v": 0, "d": 2}[which]
+
+
+# generated adjoints call split_grad: it is linear in the pieces' adjoints
+@register_vjp(split_grad)
+def split_grad_vjp(r, gs, ary, indices_or_sections, axis):
+    d[gs] += np.array_split(d[r], indices_or_sections, axis)
+
+
+@register_jvp(split_grad)
+def split_grad_jvp(r, gs, ary, indices_or_sections, axis):
+    t[r] += split_grad(t[gs], ary, indices_or_sections, axis)
+
+
 @register_vjp(np.split, np.array_split)
 def split(y, ary, indices_or_sections, axis=0):
-    d[ary] += np.concatenate(filled(d[y], y), axis)
+    d[ary] += split_grad(d[y], ary, indices_or_sections, axis)
 
 
 @register_jvp(np.split)
@@ -109,7 +152,7 @@ def array_split_jvp(y, ary, indices_or_sections, axis=0):
 
 @register_vjp(np.hsplit)
 def hsplit(y, ary, indices_or_sections):
-    d[ary] += np.hstack(filled(d[y], y))
+    d[ary] += split_grad(d[y], ary, indices_or_sections, split_axis(ary, "h"))
 
 
 @register_jvp(np.hsplit)
@@ -119,7 +162,7 @@ def hsplit_jvp(y, ary, indices_or_sections):
 
 @register_vjp(np.vsplit)
 def vsplit(y, ary, indices_or_sections):
-    d[ary] += np.vstack(filled(d[y], y))
+    d[ary] += split_grad(d[y], ary, indices_or_sections, split_axis(ary, "v"))
 
 
 @register_jvp(np.vsplit)
@@ -129,7 +172,7 @@ def vsplit_jvp(y, ary, indices_or_sections):
 
 @register_vjp(np.dsplit)
 def dsplit(y, ary, indices_or_sections):
-    d[ary] += np.dstack(filled(d[y], y))
+    d[ary] += split_grad(d[y], ary, indices_or_sections, split_axis(ary, "d"))
 
 
 @register_jvp(np.dsplit)
@@ -138,4 +181,4 @@ def dsplit_jvp(y, ary, indices_or_sections):
 
 
 # index bookkeeping that generated adjoints call: no derivative flows through it
-register_nondifferentiable(hstack_axis, reason="it computes positions, axes or an order")
+register_nondifferentiable(hstack_axis, split_bounds, split_axis, reason="it computes positions, axes or an order")
