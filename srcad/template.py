@@ -14,6 +14,7 @@ import numpy as np
 
 from . import astutil as A
 from .errors import SrcadError
+from .registry import Refusal
 from .runtime import unbroadcast
 
 
@@ -23,6 +24,8 @@ class Zero(Exception):
 
 def bind(rule, args, keywords, site):
     """Map the rule's parameters to the call's operand atoms (defaults as literals)."""
+    if isinstance(rule, Refusal):
+        raise site.error(rule.message())
     bound = {}
     params = rule.params
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]

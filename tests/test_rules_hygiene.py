@@ -21,7 +21,7 @@ import pytest
 
 import srcad
 from srcad import registry, runtime
-from srcad.rules import builtin_rules, methods, numpy_joining, numpy_products
+from srcad.rules import builtin_rules, methods, numpy_indexing, numpy_joining, numpy_products, numpy_shapes
 from srcad.testing import check_grads, check_jvp
 
 import test_rules_elementwise
@@ -103,6 +103,16 @@ EXTRA_CALLS = [
     (np.full_like, [R(2, 3), 0.7], {}, (1,), None),
     (numpy_products.einsum_grad, [R(2, 4), 0, "ij,jk->ik", R(2, 3), R(3, 4)], {}, (0, 3, 4), None),
     (numpy_products.dot_grad, [R(2, 4), R(2, 3), R(3, 4), 0], {}, (0, 1, 2), None),
+    (numpy_shapes.tile_grad, [R(4, 3), R(2, 3), (2, 1)], {}, (0,), None),
+    (numpy_shapes.repeat_grad, [R(2, 6), R(2, 3), 2, 1], {}, (0,), None),
+    (numpy_shapes.reorder_grad, [R(2, 3), np.array([[3.0, 1, 2], [0, 5, 4]]), np.array([[1.0, 2, 3], [0, 4, 5]]), 1],
+     {}, (0,), None),
+    (numpy_shapes.array_grad, [R(2, 2), [[0.5, 1.5], [2.5, 3.5]], R(2, 2)], {}, (0,), None),
+    (numpy_joining.unjoin, [R(3, 3), [R(2, 3), R(3)], np.atleast_2d, 0], {}, (0,), None),
+    (numpy_indexing.diff_grad, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),
+    (numpy_indexing.pad_grad, [R(7), R(3), 2, "reflect", "even"], {}, (0,), None),
+    (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
+    (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
     (runtime.as_real, [R(3)], {}, (0,), None),
     (runtime.copy_value, [R(3)], {}, (0,), None),

@@ -135,6 +135,17 @@ def pad_constant_tangent(tc, array, pad_width):
     return np.pad(zeros, pad_width, mode="constant", constant_values=tc)
 
 
+# generated adjoints call pad_grad (Pᵀg for the copying pad P): its adjoint is the pad itself
+@register_vjp(pad_grad)
+def pad_grad_vjp(r, g, array, pad_width, mode, reflect_type):
+    d[g] += pad_tangent(d[r], pad_width, mode, reflect_type)
+
+
+@register_jvp(pad_grad)
+def pad_grad_jvp(r, g, array, pad_width, mode, reflect_type):
+    t[r] += pad_grad(t[g], array, pad_width, mode, reflect_type)
+
+
 @register_vjp(np.pad)
 def pad(y, array, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
         reflect_type="even"):
@@ -228,6 +239,17 @@ def diff_tangent(tv, a, n, axis, prepend, append, which):
         else:
             parts.append(np.zeros(block.shape, np.result_type(np.asarray(tv).dtype, np.float16)))
     return np.diff(np.concatenate(parts, axis=axis), n, axis=axis)
+
+
+# generated adjoints call diff_grad (J_which^T g): its adjoint is diff_tangent (J_which h)
+@register_vjp(diff_grad)
+def diff_grad_vjp(r, g, a, n, axis, prepend, append, which):
+    d[g] += diff_tangent(d[r], a, n, axis, prepend, append, which)
+
+
+@register_jvp(diff_grad)
+def diff_grad_jvp(r, g, a, n, axis, prepend, append, which):
+    t[r] += diff_grad(t[g], a, n, axis, prepend, append, which)
 
 
 @register_vjp(np.diff)

@@ -7,7 +7,7 @@ joining the pieces' cotangents (zeros for a piece without one).
 import numpy as np
 
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import concat_grad, unstack
+from ..runtime import concat_grad, unstack, zeros_like
 from .numpy_shapes import filled
 
 
@@ -20,6 +20,25 @@ def unjoin(g, pieces, promote, axis):
     parts = np.split(g, np.cumsum(sizes)[:-1], axis=axis)
     grads = [np.reshape(part, np.shape(p)) for part, p in zip(parts, pieces)]
     return np.stack(grads) if isinstance(pieces, np.ndarray) else grads
+
+
+def join_back(hs, pieces, promote, axis):
+    """The adjoint of ``unjoin`` in its cotangent: the pieces' cotangents (zeros where a piece
+    has none) promoted and concatenated again."""
+    hs = [None] * len(pieces) if hs is None else hs
+    return np.concatenate([np.reshape(zeros_like(p) if h is None else h, np.shape(promote(p)))
+                           for h, p in zip(hs, pieces)], axis)
+
+
+# generated adjoints call unjoin: splitting the cotangent is undone by joining
+@register_vjp(unjoin)
+def unjoin_vjp(r, g, pieces, promote, axis):
+    d[g] += np.reshape(join_back(d[r], pieces, promote, axis), np.shape(g))
+
+
+@register_jvp(unjoin)
+def unjoin_jvp(r, g, pieces, promote, axis):
+    t[r] += unjoin(t[g], pieces, promote, axis)
 
 
 def as_column(a):

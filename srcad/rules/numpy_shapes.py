@@ -316,6 +316,18 @@ def reorder_tangent(t, a, y, axis):
     return np.take_along_axis(np.asarray(t), permutation_to(np.asarray(a), y, axis), axis)
 
 
+# generated adjoints call reorder_grad: a scatter through a permutation, undone by a gather
+# (the permutation is piecewise constant in ``a``: no derivative flows into it)
+@register_vjp(reorder_grad)
+def reorder_grad_vjp(r, g, a, y, axis):
+    d[g] += np.reshape(reorder_tangent(d[r], a, y, axis), np.shape(g))
+
+
+@register_jvp(reorder_grad)
+def reorder_grad_jvp(r, g, a, y, axis):
+    t[r] += reorder_grad(t[g], a, y, axis)
+
+
 @register_vjp(np.sort)
 def sort(y, a, axis=-1, kind=None, order=None, stable=None):
     d[a] += reorder_grad(d[y], a, y, axis)
@@ -349,6 +361,17 @@ def tile_grad(g, a, reps):
     return np.reshape(np.sum(blocks, axis=tuple(range(0, 2 * n, 2))), shape)
 
 
+# generated adjoints call tile_grad: it is linear in the cotangent
+@register_vjp(tile_grad)
+def tile_grad_vjp(r, g, a, reps):
+    d[g] += np.tile(d[r], reps)
+
+
+@register_jvp(tile_grad)
+def tile_grad_jvp(r, g, a, reps):
+    t[r] += tile_grad(t[g], a, reps)
+
+
 @register_vjp(np.tile)
 def tile(y, A, reps):
     d[A] += tile_grad(d[y], A, reps)
@@ -370,6 +393,17 @@ def repeat_grad(g, a, repeats, axis):
     owners = np.repeat(np.arange(shape[axis]), repeats)
     np.add.at(np.moveaxis(out, axis, 0), owners, np.moveaxis(np.asarray(g), axis, 0))
     return out
+
+
+# generated adjoints call repeat_grad: summing the copies is undone by repeating
+@register_vjp(repeat_grad)
+def repeat_grad_vjp(r, g, a, repeats, axis):
+    d[g] += np.reshape(np.repeat(d[r], repeats, axis), np.shape(g))
+
+
+@register_jvp(repeat_grad)
+def repeat_grad_jvp(r, g, a, repeats, axis):
+    t[r] += repeat_grad(t[g], a, repeats, axis)
 
 
 @register_vjp(np.repeat)
@@ -426,8 +460,19 @@ def array_tangent(t, obj, y):
 def _fill_nested(t, obj):
     if isinstance(obj, (list, tuple)):
         items = [None] * len(obj) if t is None else t
-        return [_fill_nested(ti, oi) for ti, oi in zip(items, obj)]
+        return [_fill_nested(ti, oi) for ti, oi in zip(items, obj, strict=True)]
     return zeros_like(obj) if t is None else t
+
+
+# generated adjoints call array_grad: splitting into the nesting is undone by np.array
+@register_vjp(array_grad)
+def array_grad_vjp(r, g, obj, y):
+    d[g] += np.reshape(array_tangent(d[r], obj, y), np.shape(g))
+
+
+@register_jvp(array_grad)
+def array_grad_jvp(r, g, obj, y):
+    t[r] += array_grad(t[g], obj, y)
 
 
 @register_vjp(np.array)
