@@ -2,7 +2,7 @@
 
 The jvp rules of the operators and of the elementwise, reduction, product and shape
 functions of ``numpy_core.py`` live beside their breadth modules (``numpy_elementwise.py``,
-``numpy_reductions.py``, ``numpy_products.py``, ``numpy_shapes.py``).
+``numpy_reductions.py``, ``numpy_products.py``, ``numpy_shapes.py`` and its neighbours).
 """
 import builtins
 
