@@ -121,6 +121,13 @@ def pairs_unpacked(pairs):
     return acc
 
 
+def starred_target_over_zip(x, y, z):
+    acc = 0.0
+    for a, *rest in zip(x, y, z):
+        acc = acc + a * rest[0] * np.sin(rest[1])
+    return acc
+
+
 def comprehension_over_enumerate_zip(x, y):
     return sum([i * a * b for i, (a, b) in enumerate(zip(x, y))])
 
@@ -133,6 +140,7 @@ def comprehension_over_enumerate_zip(x, y):
     (zip_of_rows_and_list, (vec(3, 2), [vec(2), vec(2), vec(1)]), (0, 1)),
     (pairs_unpacked, ([(vec(2), vec(2)), (vec(2), vec(2))],), 0),
     (comprehension_over_enumerate_zip, (vec(3), vec(3)), (0, 1)),
+    (starred_target_over_zip, (vec(3), vec(3), vec(4)), (0, 1, 2)),
 ])
 def test_enumerate_zip_nest_in_any_combination(f, args, wrt):
     check_both_modes(f, args, wrt)

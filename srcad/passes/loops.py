@@ -154,8 +154,9 @@ def _length(norm, seq, out):
 
 def _bind(norm, target, item, out):
     """``target = item``, matching nested tuples of names against tuple displays directly."""
-    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(item, gast.Tuple):
-        if any(isinstance(e, gast.Starred) for e in target.elts) or len(target.elts) != len(item.elts):
+    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(item, gast.Tuple) \
+            and not any(isinstance(e, gast.Starred) for e in target.elts):  # a, *rest = ...: by indexing
+        if len(target.elts) != len(item.elts):
             raise norm.error(f"this loop unpacks {len(item.elts)} values into {len(target.elts)} names", target)
         for elt, value in zip(target.elts, item.elts):
             _bind(norm, elt, value, out)
