@@ -113,7 +113,16 @@ def nested_helpers_shadow(x):
     return np.sum(outer(x) * w)
 
 
+def dict_comprehension_scope(x, d):
+    k = "b"
+    v = x * 2.0
+    scaled = {k: v * x for k, v in d.items() if k != "skip"}
+    squares = {name: np.sum(scaled[name] ** 2) for name in scaled}
+    return sum([squares[name] for name in squares]) + np.sum(d[k] * v)
+
+
 @pytest.mark.parametrize("f,args,wrt", [
+    (dict_comprehension_scope, (vec(3), {"a": vec(3), "b": vec(3), "skip": vec(3)}), (0, 1)),
     (comprehension_variable_shadows_local, (vec(3),), 0),
     (comprehension_variable_shadows_parameter, (vec(3), vec(2, 3)), (0, 1)),
     (nested_comprehensions_reuse_a_name, (vec(3),), 0),

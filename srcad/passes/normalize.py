@@ -64,7 +64,6 @@ _UNSUPPORTED_EXPRS = {
     gast.Await: "await",
     gast.NamedExpr: "assignment expressions (:=)",
     gast.SetComp: "set comprehensions",
-    gast.DictComp: "dict comprehensions",
 }
 
 
@@ -343,6 +342,9 @@ class _Normalizer:
         raise self.error("assign a lambda to a name before calling it (f = lambda x: ...)", e)
 
     def expr_ListComp(self, e, out):
+        return inline_comprehension(self, e, out)
+
+    def expr_DictComp(self, e, out):
         return inline_comprehension(self, e, out)
 
     def expr_GeneratorExp(self, e, out):
