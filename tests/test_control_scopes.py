@@ -121,7 +121,18 @@ def dict_comprehension_scope(x, d):
     return sum([squares[name] for name in squares]) + np.sum(d[k] * v)
 
 
+def defaults_are_evaluated_where_defined(x):
+    scale = x[0] * 2.0
+
+    def h(v, s=scale, t=np.sin(x[1])):
+        return v * s + t
+    fixed = lambda v, s=scale: v * s  # noqa: E731
+    scale = x[2] * 5.0
+    return np.sum(h(x) + fixed(x) * scale)
+
+
 @pytest.mark.parametrize("f,args,wrt", [
+    (defaults_are_evaluated_where_defined, (vec(3),), 0),
     (dict_comprehension_scope, (vec(3), {"a": vec(3), "b": vec(3), "skip": vec(3)}), (0, 1)),
     (comprehension_variable_shadows_local, (vec(3),), 0),
     (comprehension_variable_shadows_parameter, (vec(3), vec(2, 3)), (0, 1)),

@@ -130,6 +130,16 @@ class _Normalizer:
 
     def stmt_FunctionDef(self, s, out):
         self.local_functions[s.name] = s
+        # Python evaluates default values once, where the function is defined: keep them there
+        s.args.defaults = [self.default_value(d, out) for d in s.args.defaults]
+        s.args.kw_defaults = [None if d is None else self.default_value(d, out) for d in s.args.kw_defaults]
+
+    def default_value(self, value, out):
+        if isinstance(value, gast.Constant):
+            return value
+        name = self.namer.fresh("_default")
+        out.append(gast.copy_location(A.assign(name, self.rhs(value, out)), value))
+        return A.load(name)
 
     def stmt_AnnAssign(self, s, out):
         if s.value is not None:
@@ -137,7 +147,7 @@ class _Normalizer:
 
     def stmt_Assign(self, s, out):
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-            self.local_functions[s.targets[0].id] = lambda_def(s.targets[0].id, s.value)
+            self.stmt_FunctionDef(gast.copy_location(lambda_def(s.targets[0].id, s.value), s), out)
             return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], s.value, out)
