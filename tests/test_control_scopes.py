@@ -131,7 +131,17 @@ def defaults_are_evaluated_where_defined(x):
     return np.sum(h(x) + fixed(x) * scale)
 
 
+def arguments_are_evaluated_in_call_order(x):
+    stack = [x * 1.0, np.sin(x), x ** 2]
+
+    def h(a, b):
+        return a * 3.0 + b
+    first = h(b=stack.pop(), a=stack.pop())
+    return np.sum(first * stack.pop())
+
+
 @pytest.mark.parametrize("f,args,wrt", [
+    (arguments_are_evaluated_in_call_order, (vec(3),), 0),
     (defaults_are_evaluated_where_defined, (vec(3),), 0),
     (dict_comprehension_scope, (vec(3), {"a": vec(3), "b": vec(3), "skip": vec(3)}), (0, 1)),
     (comprehension_variable_shadows_local, (vec(3),), 0),

@@ -99,24 +99,22 @@ def inline_call(norm, call, name, out):
     if len(call.args) > len(args.args):
         raise norm.error(f"'{name}' takes {len(args.args)} positional arguments but {len(call.args)} were given",
                          call)
-    bound = {}
+    bound = {}  # the arguments are evaluated in the caller's order, before the helper runs
     for param, value in zip(params, call.args):
         if isinstance(value, gast.Starred):
             raise norm.error("srcad cannot inline a call with * arguments", value)
-        bound[param] = value
+        bound[param] = norm.atom(value, out)
     for kw in call.keywords:
         if kw.arg is None or kw.arg not in params or kw.arg in bound:
             raise norm.error(f"bad keyword argument for '{name}'", call)
-        bound[kw.arg] = kw.value
+        bound[kw.arg] = norm.atom(kw.value, out)
     defaults = dict(zip([a.id for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
     defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     for param in params:
-        if param not in bound:
-            if param not in defaults:
-                raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
-            bound[param] = A.deepcopy(defaults[param])
-    for param in params:
-        out.append(gast.copy_location(A.assign(renames[param], norm.rhs(bound[param], out)), call))
+        if param not in bound and param not in defaults:
+            raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
+        value = bound[param] if param in bound else A.deepcopy(defaults[param])
+        out.append(gast.copy_location(A.assign(renames[param], value), call))
     body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
     result = norm.namer.fresh(f"{name}_result")
     body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result)
