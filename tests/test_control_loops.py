@@ -204,6 +204,12 @@ def dict_built_inside(x, y):
     return s + sum([np.sum(v) for v in d.values()])
 
 
+def dict_display_in_python_order(x, y):
+    parts = [x * 2.0, "a", np.sin(y), "b"]
+    d = {parts.pop(): parts.pop(), parts.pop(): parts.pop()}  # key, value, key, value
+    return np.sum(d["b"] * 3.0 + d["a"])
+
+
 def nested_dict_iteration(p):
     total = 0.0
     for name, layer in p.items():
@@ -219,6 +225,7 @@ def nested_dict_iteration(p):
     (dict_get, ({"a": vec(3), "b": vec(3)}, vec(3)), (0, 1)),
     (dict_get, ({"a": vec(3)}, vec(3)), (0, 1)),
     (dict_built_inside, (vec(3), vec(3)), (0, 1)),
+    (dict_display_in_python_order, (vec(3), vec(3)), (0, 1)),
     (nested_dict_iteration, ({"one": {"W": vec(2, 2), "b": vec(2)}, "three": {"W": vec(3)}},), 0),
 ])
 def test_dicts_iterate_and_get_like_python(f, args, wrt):

@@ -338,7 +338,8 @@ class _Normalizer:
     def expr_Dict(self, e, out):
         if any(k is None for k in e.keys):
             raise self.error("srcad does not support ** in dict displays", e)
-        return gast.Dict(keys=self.atoms(e.keys, out), values=self.atoms(e.values, out))
+        pairs = [(self.atom(k, out), self.atom(v, out)) for k, v in zip(e.keys, e.values)]  # Python's order
+        return gast.Dict(keys=[k for k, _ in pairs], values=[v for _, v in pairs])
 
     def expr_JoinedStr(self, e, out):
         return e  # text for printing: never differentiated
