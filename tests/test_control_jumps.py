@@ -250,6 +250,17 @@ def else_returns(x, limit):
     return x[i] * 2.0
 
 
+def while_compound_test_break(x):
+    s = 0.0
+    k = 0
+    while k < 4 and x[k] < 5.0:  # x[4] would fail: the test is not recomputed after the break
+        k = k + 1
+        if k == 4:
+            break
+        s = s + x[k] ** 2
+    return s
+
+
 rng = np.random.default_rng(7)
 SMALL = rng.uniform(0.2, 1.0, 4)
 
@@ -283,6 +294,10 @@ def test_depth_three_jumps_at_every_level(f, thresholds):
 def test_loop_else_runs_when_no_break(f, limit):
     x = rng.uniform(0.2, 1.0, 4)
     check_both_modes(f, (x, limit))
+
+
+def test_while_with_a_compound_test_and_break():
+    check_both_modes(while_compound_test_break, (SMALL.copy(),))
 
 
 def test_while_else_with_continue():

@@ -59,7 +59,8 @@ class _Program:
         if self.rng.random() < 0.5:
             self.emit(indent, f"for {v} in range({n}):")
         else:
-            self.emit(indent, f"{v} = -1\nwhile {v} < {n - 1}:\n    {v} = {v} + 1")
+            more = self.rng.choice(["", " and s < 40.0"])
+            self.emit(indent, f"{v} = -1\nwhile {v} < {n - 1}{more}:\n    {v} = {v} + 1")
         self.block(indent + 1, depth + 1, names + [v], True)
         self.update(indent + 1, names + [v])
         if self.rng.random() < 0.25:

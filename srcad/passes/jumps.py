@@ -2,8 +2,7 @@
 
 Guarantee: afterwards a block holds no ``continue``, no ``return`` but (at the top level)
 one final ``return``, and the only ``break`` is ``if _stopN: break`` as the last statement
-of its loop's body (of a ``while`` loop: followed only by the recomputation of its test).
-Every loop at every depth is rewritten, whether or not the loops around
+of its loop's body. Every loop at every depth is rewritten, whether or not the loops around
 it jump, with flags of its own: ``_skipN`` (skip the rest of this pass) is reset at the top
 of each pass, ``_stopN`` (leave the loop) just before the loop starts. A ``return`` sets the
 flags of every loop it leaves. A loop's ``else:`` becomes ``if not _stopN:`` after it (no
@@ -65,21 +64,19 @@ def eliminate_jumps(body, namer, source, top_level, result=None):
     return new
 
 
-def check_jumps_eliminated(stmts, source, loop=None):
-    """Raise an internal srcad error if a jump survived in ``stmts``, the body of ``loop``
-    (or of no loop); see the module docstring."""
+def check_jumps_eliminated(stmts, source, in_loop=False):
+    """Raise an internal srcad error if a jump survived in ``stmts`` (the body of a loop if
+    ``in_loop``); see the module docstring."""
     for i, s in enumerate(stmts):
-        rest = stmts[i + 1:]
-        if isinstance(s, (gast.Break, gast.Continue)) or is_break_guard(s) and not (
-                isinstance(loop, gast.For) and not rest
-                or isinstance(loop, gast.While) and all(isinstance(r, gast.Assign) for r in rest)):
+        last_in_loop = in_loop and i == len(stmts) - 1
+        if isinstance(s, (gast.Break, gast.Continue)) or is_break_guard(s) and not last_in_loop:
             raise source.syntax_error(
                 "internal error: srcad left a jump it cannot differentiate; please report this function", s)
         if isinstance(s, gast.If) and not is_break_guard(s):
             check_jumps_eliminated(s.body, source)
             check_jumps_eliminated(s.orelse, source)
         elif isinstance(s, (gast.For, gast.While)):
-            check_jumps_eliminated(s.body, source, loop=s)
+            check_jumps_eliminated(s.body, source, in_loop=True)
 
 
 def _jumps(stmts):

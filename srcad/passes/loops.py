@@ -7,7 +7,8 @@ before the loop, into fresh names (so the loop variable may rebind the sequence'
 is ``range``, ``enumerate``, ``zip`` (nested in any combination, unpacked into any nesting
 of names), ``d.keys()``, ``d.values()``, ``d.items()`` of a dict ``d``, or any other value,
 which ``list(...)`` materialises: a sequence, an array (its rows) or a dict (its keys, as
-Python iterates it). A ``while`` loop's test is recomputed at the end of each pass.
+Python iterates it). A ``while`` loop's test is recomputed at the end of each pass (before
+its ``if _stopN: break``, and only if the loop goes on).
 
 >>> import gast
 >>> from srcad.source import capture
@@ -37,6 +38,7 @@ import builtins
 import gast
 
 from .. import astutil as A
+from .jumps import is_break_guard
 from .resolve_calls import Callee
 
 _DICT_VIEWS = ("keys", "values", "items")
@@ -55,7 +57,15 @@ def _lower_while(norm, s, out):
     test = norm.atom(s.test, cond)
     out.extend(cond)
     body = norm.block(s.body)
-    body.extend(A.deepcopy(c) for c in cond)  # the test is recomputed after each pass
+    recompute = [A.deepcopy(c) for c in cond]  # the test is recomputed after each pass
+    if recompute and body and is_break_guard(body[-1]):
+        # ... unless the loop is about to stop (the test may fail then): the guard stays last
+        guard = body.pop()
+        going_on = norm.namer.fresh("_t")
+        body += [A.assign(going_on, gast.UnaryOp(op=gast.Not(), operand=A.deepcopy(guard.test))),
+                 gast.If(test=A.load(going_on), body=recompute, orelse=[]), guard]
+    else:
+        body += recompute
     out.append(gast.While(test=test, body=body or [gast.Pass()], orelse=[]))
 
 
