@@ -272,3 +272,14 @@ def test_callee_residuals_keep_what_they_were_given(fn):
     the values the callee's backward function reads."""
     b = np.array([0.3, 0.6, 0.8])
     check_grads(fn, (b, b + 1.0), wrt=(0, 1))
+
+
+def test_helper_over_layers_second_order():
+    layers = [(rng.uniform(-1, 1, (3, 3)), rng.uniform(-1, 1, 3)) for _ in range(3)]
+    u = rng.standard_normal(3)
+    gradient = srcad.grad(helper_over_layers, wrt=1)
+    hv = srcad.hvp(helper_over_layers, wrt=1)(layers, X3, u)
+    eps = 1e-5
+    numeric = (gradient(layers, X3 + eps * u) - gradient(layers, X3 - eps * u)) / (2 * eps)
+    np.testing.assert_allclose(hv, numeric, rtol=1e-5, atol=1e-7)
+    check_grads(gradient, (layers, X3), wrt=1, v=u)  # reverse over reverse
