@@ -224,9 +224,17 @@ class _Interpreter:
             return node.value
         if isinstance(node, gast.Name):
             return self.env.get(node.id, _BOTTOM if node.id in self.locals else _UNKNOWN)
-        if A.is_atom(node):
-            return _UNKNOWN if not isinstance(node, gast.UnaryOp) else -node.operand.value
+        if isinstance(node, gast.UnaryOp) and A.is_atom(node):  # -3 or +3
+            return self.value(node.operand) if isinstance(node.op, gast.UAdd) else self.negated(node.operand)
+        if isinstance(node, gast.Tuple) and A.is_atom(node):  # (3, 4)
+            return tuple(self.value(e) for e in node.elts)
         return _UNKNOWN
+
+    def negated(self, constant):
+        value = self.value(constant)
+        if isinstance(value, Spec):
+            return value
+        return -value if isinstance(value, numbers.Number) else _UNKNOWN
 
     def rhs(self, node):
         if any(self.env.get(n, _BOTTOM) is _BOTTOM for n in _operand_names(node) if n in self.locals):
@@ -367,6 +375,8 @@ class _Interpreter:
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
                 if not (_hashable(fn) in _PLAIN_BUILTINS or _hashable(fn) in _FROM_SHAPES or _is_numpy(fn)):
                     return _UNKNOWN
+                if any(_large(a) for a in args + list(kwargs.values())):
+                    return _UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
                 with np.errstate(all="ignore"):
                     return _from_result(fn(*args, **kwargs))
             if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
@@ -382,6 +392,13 @@ class _Interpreter:
         with np.errstate(all="ignore"):
             result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
         return _from_result(result) if fn in _SHAPE_QUERIES else _typed(result)
+
+
+def _large(value):
+    """Is ``value`` a size, or a shape, of more than a million entries?"""
+    if isinstance(value, tuple) and value and all(isinstance(v, int) for v in value):
+        return int(np.prod(value, dtype=np.float64)) > 1_000_000
+    return isinstance(value, int) and value > 1_000_000
 
 
 def _hashable(fn):
