@@ -50,6 +50,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
+        ("bind_builtins", module.bind_builtins),
     ]
 
 
@@ -57,6 +58,7 @@ def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
     return _front_end(source, wrt, options) + [
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
+        ("bind_builtins", module.bind_builtins),
     ]
 
 
@@ -118,6 +120,7 @@ class GeneratedJVP:
     closure: dict  # name -> object the generated function uses
     tangent_params: dict  # parameter name -> name of its tangent parameter
     inherited: list  # guards of the user functions it calls
+    resolved: list  # (name path, object) the compiler resolved in the user's scope
     filename: str = ""
 
 
@@ -127,4 +130,4 @@ def transform_jvp(fn, options=Options()):
     text = A.to_source(node)
     factory = module.factory([text], [node.name])
     return GeneratedJVP(node.name, text, factory, dict(module.closure), A.anno(node, "tangent_params"),
-                        list(module.inherited))
+                        list(module.inherited), module.resolved())

@@ -37,7 +37,7 @@ import builtins
 import gast
 
 from .. import astutil as A
-from ..naming import Namer
+from ..naming import Namer, builtin
 from .resolve_calls import Callee, local_names, resolve_calls
 
 _UNSUPPORTED_STMTS = {
@@ -181,7 +181,7 @@ class _Normalizer:
                     stop = A.const(-after) if after else None
                     part = gast.Subscript(value=A.deepcopy(source), slice=gast.Slice(A.const(i), stop, None),
                                           ctx=gast.Load())
-                    as_list = gast.Call(func=A.load("list"), args=[part], keywords=[])
+                    as_list = gast.Call(func=builtin("list"), args=[part], keywords=[])
                     A.set_anno(as_list, "callee", Callee("object", obj=builtins.list, name="list"))
                     self.assign_to(elt.value, as_list, out)
                     continue
@@ -260,7 +260,7 @@ class _Normalizer:
         else:
             if isinstance(it, gast.Call) and not _is_call_to(it, builtins.list):
                 # iterators (reversed, dict views, generators) are materialized once
-                lst = gast.Call(func=A.load("list"), args=[it], keywords=[])
+                lst = gast.Call(func=builtin("list"), args=[it], keywords=[])
                 A.set_anno(lst, "callee", Callee("object", obj=builtins.list, name="list"))
                 it = gast.copy_location(lst, it)
             seq = self.atom(it, out)
@@ -278,15 +278,15 @@ class _Normalizer:
         """``_rangeN = range(len(a))`` (or ``range(min(len(a), len(b)))``) for indexed loops."""
         lens = []
         for seq in seqs:
-            call = gast.Call(func=A.load("len"), args=[A.deepcopy(seq)], keywords=[])
+            call = gast.Call(func=builtin("len"), args=[A.deepcopy(seq)], keywords=[])
             A.set_anno(call, "callee", Callee("object", obj=builtins.len, name="len"))
             lens.append(self.atom(call, out))
         n = lens[0]
         if len(lens) > 1:
-            call = gast.Call(func=A.load("min"), args=lens, keywords=[])
+            call = gast.Call(func=builtin("min"), args=lens, keywords=[])
             A.set_anno(call, "callee", Callee("object", obj=builtins.min, name="min"))
             n = self.atom(call, out)
-        rng = gast.Call(func=A.load("range"), args=[n], keywords=[])
+        rng = gast.Call(func=builtin("range"), args=[n], keywords=[])
         A.set_anno(rng, "callee", Callee("object", obj=builtins.range, name="range"))
         name = self.namer.fresh("_range")
         out.append(A.assign(name, rng))

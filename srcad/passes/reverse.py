@@ -34,6 +34,7 @@ import gast
 from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
+from ..naming import builtin
 from ..template import bind, instantiate
 from .activity import scatter_add_args
 from .normalize import is_break_guard
@@ -402,12 +403,12 @@ class _Reverse:
             rng = A.load(s.iter.id)
             if counter is not None:
                 rng = gast.Subscript(value=rng, slice=gast.Slice(None, A.load(counter[0]), None), ctx=gast.Load())
-            it = gast.Call(func=A.load("reversed"), args=[rng], keywords=[])
+            it = gast.Call(func=builtin("reversed"), args=[rng], keywords=[])
             loop = gast.For(target=A.store(s.target.id), iter=it, body=body or [gast.Pass()], orelse=[],
                             type_comment=None)
             post = [placeholder("restore", A.anno(s, "site"))]
         else:
-            it = gast.Call(func=A.load("range"), args=[A.load(counter[0])], keywords=[])
+            it = gast.Call(func=builtin("range"), args=[A.load(counter[0])], keywords=[])
             loop = gast.For(target=A.store(self.namer.fresh("_i")), iter=it, body=body or [gast.Pass()],
                             orelse=[], type_comment=None)
             post = []
@@ -761,7 +762,7 @@ def _index_expr(index):
     """An index as a value (slices become ``slice(...)``) to pass to a helper."""
     if isinstance(index, gast.Slice):
         parts = [p if p is not None else A.const(None) for p in (index.lower, index.upper, index.step)]
-        return gast.Call(func=A.load("slice"), args=[A.deepcopy(p) for p in parts], keywords=[])
+        return gast.Call(func=builtin("slice"), args=[A.deepcopy(p) for p in parts], keywords=[])
     if isinstance(index, gast.Tuple):
         return gast.Tuple(elts=[_index_expr(e) for e in index.elts], ctx=gast.Load())
     return A.deepcopy(index)
