@@ -23,6 +23,7 @@ import types
 import weakref
 
 import gast
+import numpy as np
 
 from . import cache as persistent_cache
 from .errors import SrcadError
@@ -163,6 +164,35 @@ def module_attribute_guards(module_source, closure):
     return list(guards.values())
 
 
+_PRISTINE = {}  # module name -> its namespace when srcad first saw it
+
+
+def _remember(module):
+    return _PRISTINE.setdefault(module.__name__, dict(vars(module)))
+
+
+for _module in (np, np.linalg, np.fft):
+    _remember(_module)
+
+
+def check_unpatched(guards, fn):
+    """Refuse generated code that would call a module function someone replaced (``np.cos =
+    ...``): srcad's rules mean the library's own functions, and a patched one would give
+    another derivative silently."""
+    for guard in guards:
+        owner = _follow(guard.holder, guard.attrs[:-1]) if guard.kind == "object" else None
+        if not isinstance(owner, types.ModuleType):
+            continue
+        original = _remember(owner).get(guard.attrs[-1], _MISSING)
+        if original is not _MISSING and original is not guard.obj:
+            code = fn.__code__
+            raise SrcadError(
+                f"{code.co_filename}:{code.co_firstlineno}: {fn.__qualname__}: the derivative srcad generates "
+                f"calls {owner.__name__}.{guard.attrs[-1]}, which has been replaced ({guard.obj!r}) since srcad "
+                "was imported; srcad's rules compute with the library's own function. Restore it (undo the "
+                "monkeypatch) before differentiating.")
+
+
 class Compiled:
     """Generated code objects of one function: bind them to a function instance to run.
 
@@ -172,12 +202,13 @@ class Compiled:
     it calls and of the module attributes it reads.
     """
 
-    def __init__(self, generated, codes, argdefs, made_for, inherited=()):
+    def __init__(self, fn, generated, codes, argdefs, made_for, inherited=()):
         self.generated = generated
         self.codes = codes
         self.argdefs = argdefs
         self.made_for = list(made_for)
         self.inherited = list(inherited) + module_attribute_guards(generated.module_source, generated.closure)
+        check_unpatched(self.inherited, fn)
         self._bound = weakref.WeakKeyDictionary()  # function instance -> its generated functions
 
     def matches(self, fn):
@@ -439,7 +470,7 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):
         base = generated.name
         generated.filename, codes = _load(generated.module_source, fn, "",
                                           [f"{base}_{part}" for part in ("adjoint", "forward", "backward")])
-        return Compiled(generated, codes, lambda d: (d + (None,), d, (None,)), bindings(fn, generated.resolved),
+        return Compiled(fn, generated, codes, lambda d: (d + (None,), d, (None,)), bindings(fn, generated.resolved),
                         generated.inherited)
 
     return _cached(key, fn, make)
@@ -458,7 +489,7 @@ def compile_jvp(fn, wrt, container_params=(), caller=None):
     def make():
         generated = transform_jvp(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params)))
         generated.filename, codes = _load(generated.module_source, fn, " jvp", [generated.name])
-        compiled = Compiled(generated, codes, lambda d: (d,), bindings(fn, generated.resolved), generated.inherited)
+        compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved), generated.inherited)
         compiled.tangent_params = generated.tangent_params
         return compiled
 
