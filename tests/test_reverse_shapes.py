@@ -10,7 +10,7 @@ from srcad.passes.normalize import normalize
 from srcad.passes.resolve_calls import resolve_calls
 from srcad.passes.shapes import arg_spec, infer_shapes
 from srcad.source import capture
-from srcad.testing import check_grads
+from srcad.testing import check_grads, check_jvp
 
 rng = np.random.default_rng(3)
 
@@ -40,6 +40,7 @@ def test_int_argument_sizes_an_array():
     d = rng.uniform(0.2, 1.0, 4)
     check_grads(sized_by_int, (d, 4))
     check_grads(sized_by_int, (rng.uniform(0.2, 1.0, 5), 5))  # the same code, another n
+    check_jvp(sized_by_int, (d, 4))
     assert "S" not in specs_of(sized_by_int, d, 4)
 
 
