@@ -38,6 +38,7 @@ import builtins
 import gast
 
 from .. import astutil as A
+from ..naming import builtin
 from .jumps import is_break_guard
 from .resolve_calls import Callee
 
@@ -175,7 +176,7 @@ def _bind(norm, target, item, out):
 
 
 def _call(fn, name, args):
-    call = gast.Call(func=A.load(name), args=list(args), keywords=[])
+    call = gast.Call(func=builtin(name), args=list(args), keywords=[])
     A.set_anno(call, "callee", Callee("object", obj=fn, name=name))
     return call
 

@@ -39,7 +39,7 @@ import builtins
 import gast
 
 from .. import astutil as A
-from ..naming import Namer
+from ..naming import Namer, builtin
 from .inline import inline_call, inline_comprehension, lambda_def
 from .jumps import check_jumps_eliminated, eliminate_jumps, is_break_guard  # noqa: F401 (is_break_guard: reverse, forward)
 from .loops import lower_loop
@@ -191,7 +191,7 @@ class _Normalizer:
                     stop = A.const(-after) if after else None
                     part = gast.Subscript(value=A.deepcopy(source), slice=gast.Slice(A.const(i), stop, None),
                                           ctx=gast.Load())
-                    as_list = gast.Call(func=A.load("list"), args=[part], keywords=[])
+                    as_list = gast.Call(func=builtin("list"), args=[part], keywords=[])
                     A.set_anno(as_list, "callee", Callee("object", obj=builtins.list, name="list"))
                     self.assign_to(elt.value, as_list, out)
                     continue

@@ -13,6 +13,7 @@ y = 1
 import gast
 
 from .. import astutil as A
+from ..naming import builtin
 from .reverse_state import ZERO, loop_entry_state, placeholder
 
 
@@ -75,12 +76,12 @@ class Loops:
             rng = A.load(s.iter.id)
             if counter is not None:
                 rng = gast.Subscript(value=rng, slice=gast.Slice(None, A.load(counter[0]), None), ctx=gast.Load())
-            it = gast.Call(func=A.load("reversed"), args=[rng], keywords=[])
+            it = gast.Call(func=builtin("reversed"), args=[rng], keywords=[])
             loop = gast.For(target=A.store(s.target.id), iter=it, body=body or [gast.Pass()], orelse=[],
                             type_comment=None)
             post = [placeholder("restore", A.anno(s, "site"))]
         else:
-            it = gast.Call(func=A.load("range"), args=[A.load(counter[0])], keywords=[])
+            it = gast.Call(func=builtin("range"), args=[A.load(counter[0])], keywords=[])
             loop = gast.For(target=A.store(self.namer.fresh("_i")), iter=it, body=body or [gast.Pass()],
                             orelse=[], type_comment=None)
             post = []

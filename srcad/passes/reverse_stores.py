@@ -14,6 +14,7 @@ import builtins
 import gast
 
 from .. import astutil as A
+from ..naming import builtin
 from .resolve_calls import method_call
 from .reverse_state import MAYBE, ZERO
 
@@ -178,7 +179,7 @@ def index_expr(index):
     """An index as a value (slices become ``slice(...)``) to pass to a helper."""
     if isinstance(index, gast.Slice):
         parts = [p if p is not None else A.const(None) for p in (index.lower, index.upper, index.step)]
-        return gast.Call(func=A.load("slice"), args=[A.deepcopy(p) for p in parts], keywords=[])
+        return gast.Call(func=builtin("slice"), args=[A.deepcopy(p) for p in parts], keywords=[])
     if isinstance(index, gast.Tuple):
         return gast.Tuple(elts=[index_expr(e) for e in index.elts], ctx=gast.Load())
     return A.deepcopy(index)
