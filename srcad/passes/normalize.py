@@ -14,8 +14,9 @@ literal), every temporary a fresh ``_tN``:
 This module normalises statements and expressions; the other rooms of the pass are
 ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
-defined in the function, ``def`` or ``lambda``, and comprehensions are inlined, each in a
-scope of fresh names). Augmented assignment becomes plain assignment; ``d.get(k, default)``
+defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
+are inlined, each in a scope of fresh names; a helper's default values are evaluated where
+it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment; ``d.get(k, default)``
 becomes a membership test and a branch, ``dict(a=x)`` a dict display.
 
 >>> import gast, numpy as np
