@@ -246,6 +246,14 @@ def register_source_derivative(*helpers):
     SOURCE_DIFFERENTIABLE.update(helpers)
 
 
+def no_derivative(what, instead):
+    """A marker for rule templates of functions that have a derivative srcad does not compute:
+    ``d[start] += no_derivative("the start of np.logspace", "write ...")`` refuses the call,
+    when the template is instantiated, if and only if ``start`` is differentiated (an inactive
+    argument drops the statement). Never called at run time."""
+    raise SrcadError(f"srcad does not differentiate {what}; {instead}")
+
+
 def is_nondifferentiable(key):
     try:
         found = key in NONDIFFERENTIABLE

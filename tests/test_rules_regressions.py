@@ -217,3 +217,108 @@ def test_a_helper_without_a_rule_is_refused_not_read_as_source():
 
     with pytest.raises(srcad.SrcadSyntaxError, match="convolve_grad .* has no derivative rule"):
         srcad.hvp(convolved)(R(3), R(3))
+
+
+# ---- np.linspace with differentiated endpoints (was silently zero) --------------------------
+
+def linspace_endpoints(x):
+    return np.sum(np.linspace(x[0], x[1], 5) ** 2)
+
+
+def linspace_arrays(x):
+    return np.sum(np.sin(np.linspace(x[0], x[1:], 4, axis=-1)) * np.arange(8.0).reshape(2, 4))
+
+
+def linspace_no_endpoint(x):
+    return np.sum(np.linspace(x[:2], 2.0, 3, endpoint=False, axis=0) ** 3)
+
+
+def linspace_single(x):
+    return np.sum(np.linspace(x[0], x[2], 1) ** 2)
+
+
+@pytest.mark.parametrize("fun", [linspace_endpoints, linspace_arrays, linspace_no_endpoint, linspace_single],
+                         ids=lambda f: f.__name__)
+def test_linspace_endpoints(fun):
+    x = R(3)
+    check_all_modes(fun, (x,))
+    check_second_order(fun, x)
+
+
+def linspace_with_step(x):
+    samples, step = np.linspace(x[0], x[1], 5, retstep=True)
+    return np.sum(samples) * step
+
+
+def test_linspace_retstep_is_refused():
+    with pytest.raises(srcad.SrcadSyntaxError, match="np.linspace with retstep=True"):
+        srcad.grad(linspace_with_step)(R(2))
+
+
+# ---- functions with a derivative srcad does not compute are refused, not zero ---------------
+
+def logspace_(x):
+    return np.sum(np.logspace(x[0], x[1], 4))
+
+
+def arange_(x):
+    return np.sum(np.arange(x[0], 3.0, 0.5) ** 2)
+
+
+def meshgrid_(x):
+    a, b = np.meshgrid(x, x ** 2)
+    return np.sum(a * b)
+
+
+def unique_(x):
+    return np.sum(np.unique(x) ** 2)
+
+
+def histogram_weights(x):
+    h, edges = np.histogram(np.arange(3.0), bins=3, weights=x)
+    return np.sum(h ** 2)
+
+
+def heaviside_at_zero(x):
+    return np.sum(np.heaviside(np.zeros(3), x) * 2.0)
+
+
+def sorted_(x):
+    s = sorted(x)
+    return s[0] * 2.0 + s[2]
+
+
+def divmod_(x):
+    q, r = divmod(x[0], 0.3)
+    return r * 2.0
+
+
+def zip_list(x):
+    pairs = list(zip(x, x ** 2))
+    return pairs[0][0] * pairs[1][1]
+
+
+def normal_(x):
+    return np.sum(np.random.normal(x, 1.0))
+
+
+@pytest.mark.parametrize("fun, what", [
+    (logspace_, "np.logspace in its start"), (arange_, "np.arange in a float argument"),
+    (meshgrid_, "np.meshgrid"), (unique_, "np.unique"), (histogram_weights, "np.histogram"),
+    (heaviside_at_zero, "np.heaviside in its second argument"), (sorted_, "sorted"), (divmod_, "divmod"),
+    (zip_list, "zip"), (normal_, "np.random.normal in its loc"),
+], ids=lambda p: getattr(p, "__name__", ""))
+def test_a_derivative_srcad_lacks_is_refused_in_both_modes(fun, what):
+    x = np.abs(R(3)) + 0.2
+    for run in (lambda: srcad.grad(fun)(x), lambda: srcad.jvp(fun, (x,), (np.ones(3),))):
+        with pytest.raises(srcad.SrcadSyntaxError, match=f"srcad does not differentiate {what}") as caught:
+            run()
+        assert caught.value.filename == __file__  # names the user's file and line
+
+
+def arange_of_a_count(x):
+    return np.sum(x * np.arange(3)) + np.sum(np.unique(np.array([2.0, 1.0, 2.0])) * x[0])
+
+
+def test_constant_arguments_still_pass_through():
+    check_all_modes(arange_of_a_count, (R(3),))
