@@ -149,6 +149,13 @@ def describe(key):
         return f"the operator {key.__name__}"
     if isinstance(key, tuple):
         return f"the {key[0]} .{key[1]}"
+    owner = getattr(key, "__self__", None)
+    if getattr(key, "__name__", None) == "__getitem__" and owner is not None:  # np.r_[...]
+        import numpy
+
+        names = [name for name, value in vars(numpy).items() if value is owner]
+        if names:
+            return f"numpy.{names[0]}[...]"
     module = getattr(key, "__module__", None) or ""
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
     if module in ("builtins", ""):

@@ -103,6 +103,10 @@ EXTRA_CALLS = [
     (np.full_like, [R(2, 3), 0.7], {}, (1,), None),
     (numpy_products.einsum_grad, [R(2, 4), 0, "ij,jk->ik", R(2, 3), R(3, 4)], {}, (0, 3, 4), None),
     (numpy_products.dot_grad, [R(2, 4), R(2, 3), R(3, 4), 0], {}, (0, 1, 2), None),
+    (np.r_.__getitem__, [(R(3), 0.5, R(2, 1).ravel())], {}, (0,), None),
+    (np.c_.__getitem__, [(R(3), R(3, 2))], {}, (0,), None),
+    (numpy_joining.index_concat_grad, [R(4, 3), (R(4), R(4, 2)), np.c_], {}, (0,), None),
+    (numpy_joining.index_concat_tangent, [[R(2), R(3)], (R(2), R(3)), np.r_], {}, (0,), None),
     (np.linspace, [0.3, R(3)], {"num": 4, "axis": -1}, (0, 1), None),
     (numpy_shapes.linspace_grad, [R(3, 4), R(3), R(3, 4), 4, True, -1, "stop"], {}, (0,), None),
     (numpy_shapes.linspace_tangent, [R(3), R(3, 4), 4, False, 1, "start"], {}, (0,), None),
@@ -168,6 +172,7 @@ REFUSED_CALLS = [
     (builtins.enumerate, [R(3)], {}, (0,), "list({fn}({0}))"),
     (np.random.normal, [0.3, 1.2], {}, (0, 1), None),
     (np.random.uniform, [0.3, 1.2], {}, (0, 1), None),
+    (builtins.slice, [0.3, 1.2, 0.5], {}, (0,), None),
 ]
 
 

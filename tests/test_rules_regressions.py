@@ -322,3 +322,56 @@ def arange_of_a_count(x):
 
 def test_constant_arguments_still_pass_through():
     check_all_modes(arange_of_a_count, (R(3),))
+
+
+# ---- np.r_[...] and np.c_[...]: index tricks whose key holds the data (was silently zero) ----
+
+def r_arrays(x):
+    return np.sum(np.r_[x, x * 2] ** 2)
+
+
+def r_scalars(x):
+    return np.sum(np.r_[x[0], 1.5, x[1:] ** 2, x[2]] ** 3)
+
+
+def c_columns(x):
+    return np.sum(np.c_[x, np.sin(x), x ** 2] ** 3 * np.arange(9.0).reshape(3, 3))
+
+
+def c_matrix(x):
+    return np.sum(np.c_[np.outer(x, x), x] ** 2)
+
+
+@pytest.mark.parametrize("fun", [r_arrays, r_scalars, c_columns, c_matrix], ids=lambda f: f.__name__)
+def test_index_trick_concatenation(fun):
+    x = R(3)
+    check_all_modes(fun, (x,))
+    check_second_order(fun, x)
+
+
+def r_directive(x):
+    return np.sum(np.r_["0,2", x, x])
+
+
+def r_slice_bounds(x):
+    return np.sum(np.r_[0.0:x[0]:5j] ** 2)
+
+
+def mgrid_constant(x):
+    grid = np.mgrid[0:3, 0:2]
+    return np.sum(grid[0] * x[0]) + np.sum(np.ogrid[0:3][0] * x)
+
+
+def test_index_trick_directives_are_refused():
+    with pytest.raises(srcad.UnsupportedCaseError, match="no directive strings or slices"):
+        srcad.grad(r_directive)(R(3))
+
+
+def test_index_trick_slice_with_differentiated_bounds_is_refused():
+    with pytest.raises(srcad.SrcadSyntaxError, match="a slice with differentiated bounds") as caught:
+        srcad.grad(r_slice_bounds)(R(3))
+    assert caught.value.filename == __file__
+
+
+def test_index_tricks_with_constant_keys_pass_through():
+    check_all_modes(mgrid_constant, (R(3),))

@@ -198,3 +198,20 @@ def enumerate_(y, iterable, start=0):
 @register_jvp(builtins.enumerate)
 def enumerate_jvp(y, iterable, start=0):
     t[y] += t[iterable] * no_derivative("enumerate() of differentiated values outside a for loop", _PAIRS)
+
+
+_SLICE = "index tricks with differentiated slice bounds (np.r_[a:b:5j], np.mgrid) are np.linspace(a, b, 5)"
+
+
+@register_vjp(builtins.slice)
+def slice_(y, start, stop=None, step=None):
+    d[start] += no_derivative("a slice with differentiated bounds", _SLICE)
+    d[stop] += no_derivative("a slice with differentiated bounds", _SLICE)
+    d[step] += no_derivative("a slice with differentiated bounds", _SLICE)
+
+
+@register_jvp(builtins.slice)
+def slice_jvp(y, start, stop=None, step=None):
+    t[y] += t[start] * no_derivative("a slice with differentiated bounds", _SLICE)
+    t[y] += t[stop] * no_derivative("a slice with differentiated bounds", _SLICE)
+    t[y] += t[step] * no_derivative("a slice with differentiated bounds", _SLICE)
