@@ -375,3 +375,36 @@ def test_index_trick_slice_with_differentiated_bounds_is_refused():
 
 def test_index_tricks_with_constant_keys_pass_through():
     check_all_modes(mgrid_constant, (R(3),))
+
+
+# ---- 0 * inf: an infinite local derivative (sqrt at 0) gives NaN, as in JAX and PyTorch ------
+
+def nbody_in_place(x):
+    diff = x[:, None] - x[None, :]
+    r = np.sqrt(diff ** 2)  # the diagonal is identically 0
+    r[r > 0] = 1 / r[r > 0]
+    return np.sum(r)
+
+
+def nbody_double_where(x):
+    diff = x[:, None] - x[None, :]
+    r2 = diff ** 2
+    safe = np.where(r2 > 0, r2, 1.0)  # the documented recipe: never evaluate sqrt's slope at 0
+    return np.sum(np.where(r2 > 0, 1 / np.sqrt(safe), 0.0))
+
+
+def test_infinite_local_derivative_gives_nan_not_a_plausible_number():
+    """The diagonal distance sqrt((x_i - x_i) ** 2) is identically 0, but the chain rule meets
+    sqrt's slope 1 / (2 * 0) there, and the IEEE product inf * 0 is NaN. srcad keeps that NaN
+    (a loud signal, as JAX and PyTorch give) rather than a where() in every sqrt, power and
+    division rule (1.4-1.7x their cost, and 6x for power's zero slope)."""
+    x = np.array([0.0, 1.0, 3.0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grad = srcad.grad(nbody_in_place)(x)
+    assert np.all(np.isnan(grad))
+
+
+def test_the_double_where_recipe_gives_the_derivative():
+    x = np.array([0.0, 1.0, 3.0])
+    check_all_modes(nbody_double_where, (x,))
+    check_second_order(nbody_double_where, x)
