@@ -298,6 +298,8 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
                 n.id = renames[n.id]
             elif n.id in globals_:
                 n.id = globals_[n.id]
+            elif isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id):  # never resolved in the user's scope
+                n.id = handler.refs(n.id, getattr(builtins, n.id))
             return n
 
     return Sub().visit(node)

@@ -55,12 +55,17 @@ def pick_tangent(tangents, items, chosen):
 
 @register_jvp(builtins.list)
 def list_(y, iterable=()):
-    t[y] += list(t[iterable])
+    t[y] += list(items_tangent(t[iterable], iterable))
 
 
 @register_jvp(builtins.tuple)
 def tuple_(y, iterable=()):
-    t[y] += tuple(t[iterable])
+    t[y] += tuple(items_tangent(t[iterable], iterable))
+
+
+def items_tangent(tangent, iterable):
+    """The tangents of the items ``iter(x)`` yields: zeros for a dict, whose items are its keys."""
+    return [0.0] * len(iterable) if isinstance(iterable, dict) else tangent
 
 
 @register_jvp(builtins.reversed)
