@@ -203,22 +203,6 @@ def test_second_order_through_a_nested_array_forward_over_reverse():
     check_second_order(array_nested, R(3, 3), reverse_over_reverse=False)
 
 
-def test_a_helper_without_a_rule_is_refused_not_read_as_source():
-    """srcad's own helpers are never differentiated from their source unless allowlisted: a
-    helper that updates a view in place (``np.add.at(np.moveaxis(out, ...))``) would give zero."""
-    from srcad import registry
-    from srcad.rules import numpy_products
-
-    refusal = registry.lookup(registry.JVP, numpy_products.convolve_grad)
-    assert isinstance(refusal, registry.Refusal)
-
-    def convolved(x):
-        return np.sum(np.convolve(x, x ** 2) ** 2)
-
-    with pytest.raises(srcad.SrcadSyntaxError, match="convolve_grad .* has no derivative rule"):
-        srcad.hvp(convolved)(R(3), R(3))
-
-
 # ---- np.linspace with differentiated endpoints (was silently zero) --------------------------
 
 def linspace_endpoints(x):
@@ -408,3 +392,31 @@ def test_the_double_where_recipe_gives_the_derivative():
     x = np.array([0.0, 1.0, 3.0])
     check_all_modes(nbody_double_where, (x,))
     check_second_order(nbody_double_where, x)
+
+
+def take_and_diagonal(x):
+    return np.sum(np.take(x, [0, 5, 5, 7]) ** 3) + np.sum(np.diagonal(np.outer(x[0], x[1]), 1) ** 2)
+
+
+def convolved(x):
+    return np.sum(np.convolve(x[0], x[1] ** 2, "same") ** 2)
+
+
+@pytest.mark.parametrize("fun", [take_and_diagonal, convolved], ids=lambda f: f.__name__)
+def test_second_order_through_take_diagonal_convolve(fun):
+    check_second_order(fun, R(3, 3))
+
+
+def median_of_cubes(x):
+    return np.median(x ** 3)
+
+
+def test_a_helper_that_is_not_pure_is_refused_not_read_as_source():
+    """srcad's own helpers are read as source only if they compute values without updating
+    anything in place; ``median_slope`` (no rule of its own) is refused at second order."""
+    from srcad import registry
+    from srcad.rules import numpy_reductions
+
+    assert isinstance(registry.lookup(registry.JVP, numpy_reductions.median_slope), registry.Refusal)
+    with pytest.raises(srcad.SrcadSyntaxError, match="median_slope .* has no derivative rule"):
+        srcad.hvp(median_of_cubes)(R(5), R(5))
