@@ -420,3 +420,23 @@ def test_a_helper_that_is_not_pure_is_refused_not_read_as_source():
     assert isinstance(registry.lookup(registry.JVP, numpy_reductions.median_slope), registry.Refusal)
     with pytest.raises(srcad.SrcadSyntaxError, match="median_slope .* has no derivative rule"):
         srcad.hvp(median_of_cubes)(R(5), R(5))
+
+
+def r_one_item(x):
+    return np.sum(np.r_[x ** 2] * np.arange(3.0)) + np.sum(np.c_[x] ** 3)
+
+
+def test_index_trick_of_one_item():
+    x = R(3)
+    check_all_modes(r_one_item, (x,))
+    check_second_order(r_one_item, x)
+
+
+def complex_of_two(x):
+    return abs(complex(1.0, x))
+
+
+def test_complex_imaginary_part_is_refused_in_forward_mode():
+    """Its jvp used only the real part's tangent (the imaginary part's was dropped)."""
+    with pytest.raises(srcad.SrcadSyntaxError, match="complex\\(\\) in its imaginary part"):
+        srcad.jvp(complex_of_two, (0.5,), (1.0,))

@@ -215,11 +215,13 @@ def _trick_items(key):
 
 def index_concat_grad(g, key, trick):
     """The adjoints of the items of ``trick[key]`` (``np.r_`` or ``np.c_``): ``g`` split at
-    the items' sizes along the trick's axis, each shaped like its item."""
+    the items' sizes along the trick's axis, each shaped like its item (one adjoint for a key
+    that is one item)."""
     items = _trick_items(key)
     sizes = [np.shape(trick[item])[trick.axis] for item in items]  # each item as the trick promotes it
     parts = np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=trick.axis)
-    return [np.reshape(part, np.shape(item)) for part, item in zip(parts, items)]
+    grads = [np.reshape(part, np.shape(item)) for part, item in zip(parts, items)]
+    return grads if isinstance(key, tuple) else grads[0]
 
 
 def index_concat_tangent(tk, key, trick):
