@@ -95,10 +95,61 @@ class Guard:
             return self.holder.__code__ is self.obj
         else:
             value = self.holder
-        return _follow(value, self.attrs) is self.obj
+        return _same(_follow(value, self.attrs), self.obj)
 
     def __repr__(self):
         return f"Guard({'.'.join((self.name,) + self.attrs)} is {self.obj!r})"
+
+
+def _same(current, expected):
+    """Is ``current`` the object the code was made for? A bound method is made afresh by every
+    attribute read, so it counts as the same if its object and function are."""
+    return current is expected or (isinstance(current, (types.MethodType, types.BuiltinMethodType))
+                                    and type(current) is type(expected) and current == expected)
+
+
+def _hold(obj):
+    """A way back to ``obj`` that does not keep it (and the module it came from) alive when
+    it supports weak references; call it for the object, or _MISSING once it is gone."""
+    try:
+        ref = weakref.WeakMethod(obj) if isinstance(obj, types.MethodType) else weakref.ref(obj)
+    except TypeError:  # builtins, ufuncs: nothing of the user's to keep alive
+        return lambda: obj
+
+    def held():
+        value = ref()
+        return _MISSING if value is None else value
+
+    return held
+
+
+class _CalleeGuard:
+    """The user's function this code calls still has the code and bindings its compiled
+    adjoint was made for (held weakly: the caller's cache entry must not keep it alive)."""
+
+    __slots__ = ("fn", "code", "compiled")
+
+    def __init__(self, fn, compiled, weak=True):
+        self.fn = weakref.ref(fn) if weak else (lambda: fn)
+        self.code, self.compiled = weakref.ref(fn.__code__), compiled
+
+    def holds(self):
+        fn = self.fn()
+        return fn is not None and fn.__code__ is self.code() and self.compiled.matches(fn)
+
+
+class _CalleeFunction:
+    """Stands in the generated closure for a callee's generated function (``helper_forward``)
+    until the code is bound: then it is the callee's own, bound to the live callee."""
+
+    def __init__(self, guard, index):
+        self.guard, self.index = guard, index
+
+    def resolve(self):
+        fn = self.guard.fn()
+        if fn is None:
+            raise SrcadError("a function this generated code calls no longer exists; differentiate again")
+        return self.guard.compiled.bind(fn)[self.index]
 
 
 def guards_hold(guards):
@@ -206,36 +257,34 @@ class Compiled:
         self.generated = generated
         self.codes = codes
         self.argdefs = argdefs
-        self.made_for = list(made_for)
-        self.inherited = list(inherited) + module_attribute_guards(generated.module_source, generated.closure)
-        check_unpatched(self.inherited, fn)
-        self._bound = weakref.WeakKeyDictionary()  # function instance -> its generated functions
+        # held weakly: a cache entry lives as long as the user's code, never longer
+        self.made_for = [(path, _hold(obj)) for path, obj in made_for]
+        generated.resolved = []
+        attribute_guards = module_attribute_guards(generated.module_source, generated.closure)
+        check_unpatched(attribute_guards, fn)
+        self.inherited = list(inherited) + attribute_guards
 
     def matches(self, fn):
         """Was this code made for bindings like ``fn``'s (its closure, its globals)?"""
-        for path, obj in self.made_for:
-            if _follow(_scope_value(fn, path[0]), path[1:]) is not obj:
+        for path, held in self.made_for:
+            if not _same(_follow(_scope_value(fn, path[0]), path[1:]), held()):
                 return False
         return guards_hold(self.inherited)
 
     def global_guards(self, fn):
         """Everything that can change under the same function object, checked per call: its
-        code (``%autoreload``), its globals and closure cells, attributes on the way."""
+        code (``%autoreload``), its globals and closure cells, attributes on the way, the
+        functions it calls and the module attributes it reads."""
         return ([Guard("code", fn, fn.__name__, (), fn.__code__)]
-                + [_bound_guard(fn, path, obj) for path, obj in self.made_for] + self.inherited)
+                + [_bound_guard(fn, path, held()) for path, held in self.made_for] + self.inherited)
 
     def bind(self, fn):
-        """The generated functions, closing over ``fn``'s own cells."""
+        """The generated functions, closing over ``fn``'s own cells (made afresh: callers
+        such as ``srcad.differentiable`` keep them)."""
         fn = unwrap(fn)
-        with _LOCK:
-            bound = self._bound.get(fn)
-            if bound is None:
-                bound = self._bound[fn] = self._make(fn)
-        return bound
-
-    def _make(self, fn):
         user_cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        helper_cells = {name: types.CellType(obj) for name, obj in self.generated.closure.items()}
+        helper_cells = {name: types.CellType(obj.resolve() if isinstance(obj, _CalleeFunction) else obj)
+                        for name, obj in self.generated.closure.items()}
         out = []
         for code, argdefs in zip(self.codes, self.argdefs(fn.__defaults__ or ())):
             closure = tuple(user_cells[name] if name in user_cells else helper_cells[name]
@@ -352,6 +401,7 @@ class Module:
         self.source = source
         self.closure = {}
         self.inherited = []  # guards of the user functions this code calls
+        self._callee_functions = {}  # (guard, index) -> the one stand-in for that function
 
     def ref(self, name, obj):
         """The name under which generated code sees ``obj``: always a parameter of the
@@ -409,15 +459,31 @@ class Module:
             compiled = compile_function(fn, wrt, container_params)
         except _Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
-        self.inherited.extend(compiled.global_guards(fn))
-        _, forward, backward = compiled.bind(fn)
-        return forward, backward
+        guard = self._callee_guard(fn, compiled)
+        return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
     def jvp_callee(self, fn, wrt, container_params, source, node):
         """The jvp function of the user's function ``fn`` and its tangent parameter names."""
         compiled = compile_jvp(fn, wrt, container_params, caller=(source, node))
-        self.inherited.extend(compiled.global_guards(fn))
-        return compiled.bind(fn)[0], compiled.tangent_params
+        return self._callee_function(self._callee_guard(fn, compiled), 0), compiled.tangent_params
+
+    def _callee_guard(self, fn, compiled):
+        for guard in self.inherited:
+            if guard.fn() is unwrap(fn) and guard.compiled is compiled:
+                return guard
+        fn = unwrap(fn)
+        # a callee found through a name is guarded by that name: hold it weakly; one made while
+        # compiling (``srcad.grad(h)(x)`` in the code) lives only here
+        named = any(unwrap(obj) is fn for _, obj in self._resolved())
+        guard = _CalleeGuard(fn, compiled, weak=named)
+        self.inherited.append(guard)
+        return guard
+
+    def _callee_function(self, guard, index):
+        key = (id(guard), index)
+        if key not in self._callee_functions:
+            self._callee_functions[key] = _CalleeFunction(guard, index)
+        return self._callee_functions[key]
 
     def bind_builtins(self, node):
         """Route the builtins passes emit (``naming.builtin("range")``) through ``ref``."""

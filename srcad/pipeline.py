@@ -167,8 +167,11 @@ def _instructions(code):
     targets. A call of an attribute of a name bound by ``import`` compiles differently
     (3.11: no LOAD_METHOD, NULL pushed apart), which the function compiled on its own cannot
     know: both read the same."""
-    found = [i for i in dis.get_instructions(code) if i.opname != "PUSH_NULL"]
-    index = {i.offset: n for n, i in enumerate(found)}
+    index, found = {}, []
+    for i in dis.get_instructions(code):
+        index[i.offset] = len(found)  # a skipped instruction stands for the next one
+        if i.opname not in ("PUSH_NULL", "EXTENDED_ARG"):  # EXTENDED_ARG: longer code, larger jumps
+            found.append(i)
     out = []
     for i in found:
         if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
