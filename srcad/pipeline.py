@@ -1,7 +1,8 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture -> resolve_calls -> normalize -> eliminate_common_subexpressions -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify
-            -> record_values -> codegen -> compile (and cache)
+    capture (+ check_source_is_code) -> resolve_calls -> normalize -> eliminate_common_subexpressions
+            -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify -> record_values
+            -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
