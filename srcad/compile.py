@@ -27,7 +27,7 @@ import gast
 from . import cache as persistent_cache
 from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
-                     _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards)
+                     _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards, GuardList)
 from .source import unwrap
 
 _counter = itertools.count(1)
@@ -66,8 +66,8 @@ class Compiled:
         """Everything that can change under the same function object, checked per call: its
         code (``%autoreload``), its globals and closure cells, attributes on the way, the
         functions it calls and the module attributes it reads."""
-        return ([Guard("code", fn, fn.__name__, (), fn.__code__)]
-                + [_bound_guard(fn, path, held()) for path, held in self.made_for] + self.inherited)
+        return GuardList([Guard("code", fn, fn.__name__, (), fn.__code__)]
+                         + [_bound_guard(fn, path, held()) for path, held in self.made_for] + self.inherited)
 
     def bind(self, fn):
         """The generated functions, closing over ``fn``'s own cells (made afresh: callers

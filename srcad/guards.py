@@ -144,7 +144,51 @@ class _CalleeFunction:
 
 def guards_hold(guards):
     """Are all ``guards`` (``Compiled.global_guards``) still true?"""
+    if isinstance(guards, GuardList):
+        return guards.hold()
     return all(g.holds() for g in guards)
+
+
+class GuardList(list):
+    """Guards checked on every call. Most are one attribute of a module or a function
+    (``np.dot``, ``f.__code__``) or a global: those are read with one ``map`` each and
+    compared as a list, so the check costs a fraction of a microsecond; any difference (or
+    a guard of another form) falls back to each guard's own ``holds``."""
+
+    def __init__(self, guards):
+        super().__init__(guards)
+        self._attr_holders, self._attr_names, self._attr_objs = [], [], []
+        self._dicts, self._keys, self._dict_objs = [], [], []
+        self._global_dicts, self._global_keys, self._global_attrs, self._global_objs = [], [], [], []
+        self._others = []
+        for g in guards:
+            simple = isinstance(g, Guard) and (callable(g.obj) or isinstance(g.obj, types.ModuleType))
+            global_ = simple and g.kind == "scope" and g.name in g.holder  # not a builtin
+            if simple and g.kind == "object" and len(g.attrs) == 1:
+                self._attr_holders.append(g.holder), self._attr_names.append(g.attrs[0])
+                self._attr_objs.append(g.obj)
+            elif isinstance(g, Guard) and g.kind == "code":
+                self._attr_holders.append(g.holder), self._attr_names.append("__code__")
+                self._attr_objs.append(g.obj)
+            elif global_ and not g.attrs:
+                self._dicts.append(g.holder), self._keys.append(g.name), self._dict_objs.append(g.obj)
+            elif global_ and len(g.attrs) == 1:  # np.dot: a global module's attribute
+                self._global_dicts.append(g.holder), self._global_keys.append(g.name)
+                self._global_attrs.append(g.attrs[0]), self._global_objs.append(g.obj)
+            else:
+                self._others.append(g)
+
+    def hold(self):
+        try:
+            fast = (list(map(getattr, self._attr_holders, self._attr_names)) == self._attr_objs
+                    and list(map(dict.get, self._dicts, self._keys)) == self._dict_objs
+                    and list(map(getattr, map(dict.__getitem__, self._global_dicts, self._global_keys),
+                                 self._global_attrs)) == self._global_objs)
+        except Exception:  # an attribute gone, or an odd object's __eq__: ask each guard
+            fast = False
+        if not fast:
+            return all(g.holds() for g in self)
+        return all(g.holds() for g in self._others)
 
 
 def bindings(fn, resolved=()):
