@@ -14,6 +14,7 @@ True
 """
 import builtins
 import types
+from operator import is_
 import weakref
 
 import gast
@@ -152,7 +153,7 @@ def guards_hold(guards):
 class GuardList(list):
     """Guards checked on every call. Most are one attribute of a module or a function
     (``np.dot``, ``f.__code__``) or a global: those are read with one ``map`` each and
-    compared as a list, so the check costs a fraction of a microsecond; any difference (or
+    compared by identity, so the check costs a fraction of a microsecond; any difference (or
     a guard of another form) falls back to each guard's own ``holds``."""
 
     def __init__(self, guards):
@@ -180,10 +181,10 @@ class GuardList(list):
 
     def hold(self):
         try:
-            fast = (list(map(getattr, self._attr_holders, self._attr_names)) == self._attr_objs
-                    and list(map(dict.get, self._dicts, self._keys)) == self._dict_objs
-                    and list(map(getattr, map(dict.__getitem__, self._global_dicts, self._global_keys),
-                                 self._global_attrs)) == self._global_objs)
+            fast = (all(map(is_, map(getattr, self._attr_holders, self._attr_names), self._attr_objs))
+                    and all(map(is_, map(dict.get, self._dicts, self._keys), self._dict_objs))
+                    and all(map(is_, map(getattr, map(dict.__getitem__, self._global_dicts, self._global_keys),
+                                         self._global_attrs), self._global_objs)))
         except Exception:  # an attribute gone, or an odd object's __eq__: ask each guard
             fast = False
         if not fast:
