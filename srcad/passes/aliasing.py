@@ -1,18 +1,29 @@
 """Aliasing check: refuse in-place updates whose effect on other names srcad cannot see.
 
 NumPy views share memory: after ``r = A[0]; r[1] = x`` the array ``A`` has changed too.
-srcad keeps the primal's exact semantics, but its adjoint follows names, so an in-place
-update through one name that another name still reads afterwards would give a silently
-wrong gradient. Afterwards this pass guarantees that for every in-place update of ``S``
-(``S[i] = e``, ``S[i] += e``, ``S.append(e)``):
+srcad's adjoint follows names, so it must know which names may share memory. This pass
+tracks it *fail closed*: a value is a new array only if it comes from an allowlist of
+operations known to return fresh memory (arithmetic, ufuncs, reductions, ``np.zeros``,
+``.copy()``, ``np.concatenate``, ``@`` ...); any other value (``x.T``, ``np.flip(x)``,
+``np.asarray(x)``, ``x.reshape(...)``, a basic slice, a call of a user function, an item of a
+container) may share memory with every array it was computed from. Afterwards it
+guarantees, for every in-place update of ``S`` (``S[i] = e``, ``S.append(e)``, ``np.add.at``,
+an augmented assignment ``S += e``, a call made for its effect such as ``np.copyto(S, e)``):
 
-- no other name that may share ``S``'s memory (``y = S``, a basic slice ``S[1:3]``, ``S.T``,
-  ``S.reshape(...)``, a container item ``params["W"]``) is read after the update, and
-- ``S`` is not a view of a parameter (that would change the caller's array).
+- no other name that may share memory with ``S`` is read after the update (before it is
+  bound again), and
+- the update does not reach an argument's memory through another name (srcad never
+  changes the caller's arrays), nor a global array;
+- a call made for its effect does not change memory an earlier statement read (its old
+  value could not be restored for the derivative), and no call writes into an ``out``
+  argument, by keyword or by position.
 
-Otherwise it raises ``SrcadSyntaxError`` at the update, saying to use ``.copy()``. The
-annotation ``"views"`` lists ``(view, base, statement)`` for every name that may share
-another's memory (``record_values`` copies views the reverse sweep reads).
+Otherwise it raises ``SrcadSyntaxError`` at the update, saying what to copy.
+
+``memory_flow`` is the analysis behind it (flow-sensitive, loops to a fixpoint): for every
+name, the abstract memory its value owns and the memory reachable inside it (items of a
+list). ``record_values`` runs it again on the forward sweep to copy, before an in-place
+update, the values the reverse sweep still reads.
 
 >>> import numpy as np
 >>> from srcad.source import capture
@@ -28,121 +39,580 @@ another's memory (``record_values`` copies views the reverse sweep reads).
 ...     check_aliasing(normalize(resolve_calls(src.node, src), src), src)
 ... except SyntaxError as e:
 ...     print(e.msg)
-in-place update of 'r', which shares memory with 'A' (line 3), and 'A' is read after it; write 'r = A[0].copy()' (or update 'A' itself)
+in-place update of 'r', which shares memory with 'A' (line 3), and 'A' is read after it (line 5); write 'r = A[0].copy()' (or update 'A' itself)
 """
+import builtins
+import inspect
+
 import gast
 import numpy as np
 
 from .. import astutil as A
-
-_VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "diagonal", "view", "T"}
-_VIEW_FUNCTIONS = {np.reshape, np.transpose, np.ravel, np.squeeze, np.swapaxes, np.diagonal, np.expand_dims,
-                   np.moveaxis, np.broadcast_to, np.asarray, np.atleast_1d, np.atleast_2d}
+from .. import registry
+from .. import runtime
 
 
-def _view_source(rhs, containers):
-    """The name ``rhs`` may be a view of (or the same object as), or None."""
-    if isinstance(rhs, gast.Name):
-        return rhs.id
-    if isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name):
-        return rhs.value.id if _maybe_view_index(rhs.slice) else None
-    if isinstance(rhs, gast.Attribute) and rhs.attr in _VIEW_METHODS and isinstance(rhs.value, gast.Name):
-        return rhs.value.id
-    if isinstance(rhs, gast.Call):
-        callee = A.anno(rhs, "callee")
-        if callee.kind == "method" and callee.name in _VIEW_METHODS and isinstance(rhs.func.value, gast.Name):
-            return rhs.func.value.id
-        if callee.kind == "object" and any(callee.obj is f for f in _VIEW_FUNCTIONS):
-            if rhs.args and isinstance(rhs.args[0], gast.Name):
-                return rhs.args[0].id
+def _numpy(*names):
+    found = set()
+    for name in names:
+        obj = np
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            found.add(obj)
+    return found
+
+
+# Functions whose result is a new array (never a view of an argument), per NumPy's docs and
+# checked with np.shares_memory. np.diag, np.einsum, np.linalg.matrix_power(a, 1), np.diff(a, 0)
+# and ndarray.conj() of a real array can return their argument or a view: not listed.
+_FRESH_FUNCTIONS = _numpy(
+    "array", "copy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+    "eye", "identity", "arange", "linspace", "logspace", "geomspace", "tri", "tril", "triu", "vander",
+    "meshgrid", "indices", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "block",
+    "append", "insert", "delete", "repeat", "tile", "pad", "roll", "kron", "outer", "inner", "cross",
+    "dot", "vdot", "matmul", "tensordot", "trace", "sum", "prod", "mean", "std", "var", "max", "min",
+    "amax", "amin", "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "nanprod", "nanmean",
+    "nanstd", "nanvar", "nanmax", "nanmin", "median", "average", "ptp", "count_nonzero", "where", "clip",
+    "round", "around", "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "take", "choose", "select",
+    "piecewise", "interp", "searchsorted", "unique", "bincount", "histogram", "cov", "corrcoef", "convolve",
+    "correlate", "isclose", "allclose", "array_equal", "nan_to_num", "polyval", "trapezoid", "trapz",
+    "triu_indices", "tril_indices", "diag_indices", "linalg.inv", "linalg.solve", "linalg.det",
+    "linalg.slogdet", "linalg.norm", "linalg.cholesky", "linalg.qr", "linalg.svd", "linalg.eigh",
+    "linalg.eigvalsh", "linalg.eig", "linalg.eigvals", "linalg.pinv", "linalg.lstsq", "linalg.multi_dot",
+    "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.fft2", "fft.ifft2", "fft.fftn", "fft.ifftn",
+) | {builtins.abs, builtins.round, builtins.sum, builtins.pow, builtins.len, builtins.int, builtins.float,
+     builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
+     # srcad's own helpers, which code srcad generates (and differentiates again) calls
+     runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint}
+# Indices that are arrays: indexing with them copies (advanced indexing).
+_INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "nonzero", "flatnonzero", "argwhere", "arange", "where")
+# Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
+_FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",
+                  "argsort", "all", "any", "cumsum", "cumprod", "dot", "trace", "round", "clip", "flatten",
+                  "tolist", "item", "astype", "nonzero", "repeat", "take", "compress", "searchsorted",
+                  "tobytes", "count", "index"}
+_SHALLOW_COPIES = {"copy"}
+# New containers whose items are the arguments' items (or the arguments themselves).
+_CONTAINER_BUILDERS = {builtins.list, builtins.tuple, builtins.dict, builtins.zip, builtins.enumerate,
+                       builtins.sorted, builtins.reversed, builtins.set, builtins.frozenset}
+# Attributes that describe an array without sharing its memory.
+_PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
+# Methods that change their receiver: a call for its effect updates it in place.
+_MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
+                     "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
+_NO_EFFECT = {builtins.print}
+
+
+def _is(obj, group):
+    try:
+        return obj in group
+    except TypeError:  # unhashable objects are in none of these sets
+        return False
+
+
+def _is_ufunc(obj):
+    return isinstance(obj, np.ufunc)
+
+
+def _out_position(call):
+    """The index of the positional parameter ``out`` of the function ``call`` calls, or None."""
+    callee = A.anno(call, "callee")
+    shift = 0
+    if callee.kind == "object":
+        fn = callee.obj
+    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
+        fn, shift = getattr(np, callee.name, None), 1
+    else:
+        return None
+    if fn is None:
+        return None
+    if _is_ufunc(fn):
+        return fn.nin - shift
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(params):
+        if p.name == "out" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return i - shift
     return None
 
 
-def _maybe_view_index(index):
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    for p in parts:
-        if isinstance(p, gast.List):
+def out_argument(call):
+    """The ``out`` argument a call writes into (``out=a`` or passed by position), or None."""
+    for k in call.keywords:
+        if k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None):
+            return k.value
+    position = _out_position(call)
+    if position is not None and position >= 0 and not any(isinstance(a, gast.Starred) for a in call.args):
+        if len(call.args) > position:
+            arg = call.args[position]
+            if not (isinstance(arg, gast.Constant) and arg.value is None):
+                return arg
+    return None
+
+
+def _copies(call):
+    """False if the call is asked not to copy (``copy=False``)."""
+    for k in call.keywords:
+        if k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True):
             return False
     return True
 
 
-def _statements(stmts, loops=(), in_branch=False):
-    """Every simple statement in textual order, with the loops that contain it (statements
-    inside a branch are annotated ``in_branch``)."""
-    for s in stmts:
-        A.set_anno(s, "in_branch", in_branch)
+class Memory:
+    """What a name's value may share: ``own`` (its own memory) and ``inner`` (memory of
+    the values inside it, for lists, tuples and dicts), as sets of abstract locations.
+
+    A location is ``("arg", p)`` (an argument), ``("global", n)``, or ``(age, id)`` for what a
+    statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
+    made afresh in each pass of a loop is told apart from last pass's)."""
+
+    __slots__ = ("own", "inner", "array")
+
+    def __init__(self, own=frozenset(), inner=frozenset(), array=False):
+        self.own, self.inner = frozenset(own), frozenset(inner)
+        self.array = array  # surely an array or a number: it holds no other values
+
+    def all(self):
+        return self.own | self.inner
+
+    def __eq__(self, other):
+        return self.own == other.own and self.inner == other.inner and self.array == other.array
+
+    def __or__(self, other):
+        return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array)
+
+
+class _State:
+    """The facts at one program point: memory of each name, names whose memory another
+    name updated (``stale``: name -> update statement), and memory earlier statements read."""
+
+    def __init__(self, names=None, stale=None, observed=frozenset(), bound=None):
+        self.names = dict(names or {})
+        self.stale = dict(stale or {})
+        self.observed = frozenset(observed)
+        self.bound = dict(bound or {})  # name -> statement that last bound it (for hints)
+
+    def copy(self):
+        return _State(self.names, self.stale, self.observed, self.bound)
+
+    def join(self, other):
+        names = dict(self.names)
+        for n, m in other.names.items():
+            names[n] = names[n] | m if n in names else m
+        stale = dict(other.stale)
+        stale.update(self.stale)
+        bound = dict(other.bound)
+        bound.update(self.bound)
+        return _State(names, stale, self.observed | other.observed, bound)
+
+    def __eq__(self, other):
+        return (self.names == other.names and set(self.stale) == set(other.stale)
+                and self.observed == other.observed)
+
+
+class _Refusal(Exception):
+    """Raised inside the analysis; ``check_aliasing`` turns it into a srcad error."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.message, self.node = message, node
+
+
+class _Flow:
+    """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
+
+    def __init__(self, params, local, check, on_statement=None):
+        self.params = set(params)
+        self.local = set(local)  # names the function binds: unbound on a first pass, not globals
+        self.check = check
+        self.on_statement = on_statement  # called with (statement, state before) in the final pass
+        self.recording = True
+        self.index_arrays = set()  # names bound to index arrays: indexing with them copies
+        self.mutated = set()  # every location an in-place update may reach
+
+    # ---- values ---------------------------------------------------------------------
+    def memory(self, state, atom):
+        if isinstance(atom, gast.Name):
+            found = state.names.get(atom.id)
+            if found is None and (atom.id in self.local and atom.id not in self.params):
+                return Memory()
+            if found is None:
+                kind = "arg" if atom.id in self.params else "global"
+                return Memory({(kind, atom.id)}, {(kind + "-item", atom.id)})
+            return found
+        if isinstance(atom, gast.Starred):
+            return self.memory(state, atom.value)
+        if isinstance(atom, (gast.Tuple, gast.List)):
+            inner = frozenset()
+            for e in atom.elts:
+                inner |= self.memory(state, e).all()
+            return Memory(frozenset(), inner)
+        return Memory()
+
+    def value(self, state, rhs, here):
+        """The memory of ``rhs``'s value, and whether it is new memory made here."""
+        new = frozenset({("new", here)})
+        if isinstance(rhs, gast.Name):
+            return self.memory(state, rhs), False
+        if isinstance(rhs, (gast.Constant, gast.JoinedStr)):
+            return Memory(array=True), False
+        if isinstance(rhs, (gast.Compare, gast.UnaryOp)):
+            return Memory(new, array=True), True
+        if isinstance(rhs, gast.BinOp):
+            operands = [rhs.left, rhs.right]
+            if isinstance(rhs.op, (gast.Add, gast.Mult)) and not any(self.numeric(state, o) for o in operands):
+                # list + list and list * n keep the items
+                return Memory(new, self.memory(state, rhs.left).inner | self.memory(state, rhs.right).inner), True
+            return Memory(new, array=True), True
+        if isinstance(rhs, gast.Attribute):
+            if rhs.attr in _PLAIN_ATTRIBUTES:
+                return Memory(array=True), False
+            base = self.memory(state, rhs.value)
+            if base.array:
+                return Memory(base.own | new, array=True), True
+            return Memory(base.all() | new, base.inner), True
+        if isinstance(rhs, gast.Subscript):
+            base = self.memory(state, rhs.value)
+            own = new if self.advanced(rhs.slice) else base.all() | new
+            return Memory(own, base.inner, base.array), True
+        if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
+            return Memory(new, self.memory(state, rhs).inner), True
+        if isinstance(rhs, gast.Dict):
+            inner = frozenset()
+            for v in rhs.values:
+                inner |= self.memory(state, v).all()
+            return Memory(new, inner), True
+        if isinstance(rhs, gast.Call):
+            return self.call_value(state, rhs, new), True
+        shared = frozenset()
+        for name in A.names_read(rhs):
+            shared |= self.memory(state, A.load(name)).all()
+        return Memory(shared | new, shared), True
+
+    def operands(self, call):
+        ops = list(call.args) + [k.value for k in call.keywords]
+        callee = A.anno(call, "callee")
+        if callee is not None and callee.kind == "method":
+            ops.append(call.func.value)
+        return ops
+
+    def call_value(self, state, call, new):
+        callee = A.anno(call, "callee")
+        reached = frozenset()
+        for op in self.operands(call):
+            reached |= self.memory(state, op).all()
+        if callee is not None and callee.kind == "object":
+            obj = callee.obj
+            if _is(obj, _CONTAINER_BUILDERS):
+                return Memory(new, reached)
+            if obj is runtime.copy_value:
+                copied = self.memory(state, call.args[0])
+                return Memory(new, copied.inner, copied.array)
+            if (_is(obj, _FRESH_FUNCTIONS) or _is_ufunc(obj)) and _copies(call):
+                return Memory(new, array=True)
+        if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
+            items = self.memory(state, call.func.value).inner
+            for arg in call.args[1:]:  # a default
+                items |= self.memory(state, arg).all()
+            return Memory(items | new, items)
+        if callee is not None and callee.kind == "method" and callee.name in _FRESH_METHODS and _copies(call):
+            if callee.name in _SHALLOW_COPIES:
+                copied = self.memory(state, call.func.value)
+                return Memory(new, copied.inner, copied.array)
+            return Memory(new, array=True)
+        return Memory(reached | new, reached)
+
+    def numeric(self, state, atom):
+        """Is ``atom`` surely a number or an array (so ``+`` and ``*`` make a new array)?"""
+        if isinstance(atom, gast.Constant):
+            return isinstance(atom.value, (float, complex, bool))
+        return isinstance(atom, gast.Name) and self.memory(state, atom).array
+
+    def advanced(self, index):
+        """Does this index copy (a list or an index array in it)?"""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
+                   for p in parts)
+
+    def note_index_array(self, name, rhs):
+        callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+        if isinstance(rhs, gast.Compare) or (callee is not None and callee.kind == "object"
+                                              and _is(callee.obj, _INDEX_ARRAY_FUNCTIONS)):
+            self.index_arrays.add(name)
+
+    # ---- statements -------------------------------------------------------------------
+    def block(self, stmts, state):
+        for s in stmts:
+            state = self.stmt(s, state)
+        return state
+
+    def stmt(self, s, state):
         if isinstance(s, gast.If):
-            yield from _statements(s.body, loops, True)
-            yield from _statements(s.orelse, loops, True)
-        elif isinstance(s, (gast.For, gast.While)):
-            yield from _statements(s.body, loops + (s,), False)
-        else:
-            yield s, loops
+            self.reads(s, A.names_read(s.test), state)
+            return self.block(s.body, state.copy()).join(self.block(s.orelse, state.copy()))
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, state)
+        if self.recording and self.on_statement is not None:
+            self.on_statement(s, state)
+        if isinstance(s, gast.Assign):
+            return self.assign(s, state)
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            return self.effect(s, state)
+        self.reads(s, A.names_read(s), state)
+        return state
+
+    def loop(self, s, state):
+        head = s.iter if isinstance(s, gast.For) else s.test
+        self.reads(s, A.names_read(head), state)
+        recording, self.recording = self.recording, False
+        entry = state
+        for _ in range(50):
+            inside = entry.copy()
+            if isinstance(s, gast.For):
+                inside = self.bind(inside, s.target.id, Memory(), s)
+            end = self.block(s.body, inside)
+            joined = entry.join(end)
+            if joined == entry:
+                break
+            entry = joined
+        self.recording = recording
+        if recording:  # the final pass, with the loop-head facts of every pass
+            inside = entry.copy()
+            if isinstance(s, gast.For):
+                inside = self.bind(inside, s.target.id, Memory(), s)
+            self.block(s.body, inside)
+        return entry
+
+    def reads(self, s, names, state, observe=True):
+        for name in sorted(names):
+            if name in state.stale and self.check:
+                self.refuse_stale(name, state, s)
+            if observe:
+                state.observed = state.observed | self.memory(state, A.load(name)).all()
+
+    def bind(self, state, name, memory, s):
+        state = state.copy()
+        state.names[name] = memory
+        state.stale.pop(name, None)
+        state.bound[name] = s
+        return state
+
+    def age(self, state, here):
+        """A statement runs again: what it made before is now old memory."""
+        new, old = ("new", here), ("old", here)
+
+        def aged(locations):
+            return frozenset(old if loc == new else loc for loc in locations) if new in locations else locations
+
+        state = state.copy()
+        state.names = {n: Memory(aged(m.own), aged(m.inner), m.array) for n, m in state.names.items()}
+        state.observed = aged(state.observed)
+        return state
+
+    def assign(self, s, state):
+        target = s.targets[0]
+        rhs = s.value
+        if isinstance(rhs, gast.Call) and self.check:
+            out = out_argument(rhs)
+            if out is not None:
+                raise _Refusal(f"srcad does not differentiate {_describe(rhs)} with out= (it writes into an "
+                               "existing array); assign the result instead", s)
+        nondiff = _nondifferentiable(rhs)
+        self.reads(s, A.names_read(rhs), state, observe=not nondiff and not _shape_query(rhs))
+        callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+        if callee is not None and callee.kind == "method" and callee.name in _MUTATING_METHODS:
+            receiver = rhs.func.value.id
+            if callee.name == "pop" and not rhs.args:  # y = L.pop(): the reverse sweep pushes y back
+                state = self.update(s, state, receiver, exempt={receiver})
+            else:
+                state = self.changes(s, state, rhs)
+        in_place = A.anno(s, "in_place")
+        if in_place is not None:  # ``z += e`` on an array updates z's memory (srcad rebinds z instead)
+            updated, exempt, _ = in_place
+            state = self.update(s, state, updated, exempt={updated, exempt}, writes=False)
+        if isinstance(target, gast.Name):
+            memory, made = self.value(state, rhs, id(s))
+            if made:
+                state = self.age(state, id(s))
+                memory, _ = self.value(state, rhs, id(s))
+            self.note_index_array(target.id, rhs)
+            state = self.bind(state, target.id, memory, s)
+            if not nondiff:
+                state.observed = state.observed | memory.own
+            return state
+        if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
+            memory, _ = self.value(state, rhs, id(s))
+            state = self.age(state, id(s))
+            memory, _ = self.value(state, rhs, id(s))
+            for elt in target.elts:
+                state = self.bind(state, elt.id, memory, s)
+            return state
+        base = target.value.id  # S[index] = value
+        self.reads(s, A.names_read(target.slice), state)
+        return self.update(s, state, base, exempt={base}, stored=self.memory(state, rhs))
+
+    def effect(self, s, state):
+        call = s.value
+        callee = A.anno(call, "callee")
+        if self.check:
+            out = out_argument(call)
+            if out is not None:
+                raise _Refusal(f"srcad does not differentiate {_describe(call)} with out= (it writes into an "
+                               "existing array); assign the result instead", s)
+        self.reads(s, A.names_read(call), state, observe=False)
+        if callee is not None and callee.kind == "object" and _is(callee.obj, _NO_EFFECT):
+            return state
+        if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
+            return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
+                               stored=self.memory(state, call.args[0]))
+        scatter = _scatter_add(call)
+        if scatter is not None:
+            return self.update(s, state, scatter.id, exempt={scatter.id})
+        return self.changes(s, state, call)
+
+    def changes(self, s, state, call):
+        """A call that may change its operands in place, with no save srcad can undo."""
+        callee = A.anno(call, "callee")
+        # a call for its effect may change its arguments (np.copyto(a, b), rng.shuffle(a)), and
+        # its receiver if it is a known in-place method (a.sort())
+        changed = [a for a in call.args if isinstance(a, gast.Name)]
+        if callee is not None and callee.kind == "method" and callee.name in _MUTATING_METHODS:
+            changed.append(call.func.value)
+        for arg in changed:
+            seen = self.memory(state, arg).own & state.observed
+            if seen and self.check:
+                raise _Refusal(
+                    f"srcad cannot see what the call {_describe(call)} changes in '{arg.id}', whose earlier value "
+                    f"an earlier statement read and the derivative may need; call it on a copy "
+                    f"('{arg.id} = {arg.id}.copy()' first) or assign its result instead", s)
+        for arg in changed:
+            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False)
+        return state
+
+    def update(self, s, state, name, exempt, stored=None, writes=True):
+        """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
+        ``writes``: srcad's own code writes there (an element update), so it must not be an
+        argument's memory reached through another name, nor a global's."""
+        memory = self.memory(state, A.load(name))
+        changed = memory.own
+        self.mutated |= changed
+        if self.check and writes:
+            self.check_caller_memory(s, state, name, changed)
+        state = state.copy()
+        for other, m in state.names.items():
+            if other not in exempt and m.all() & changed and other not in state.stale:
+                state.stale[other] = (name, s)
+        if stored is not None and stored.all():  # a list keeps what is stored in it
+            added = stored.all()
+            state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
+                           for n, m in state.names.items()}
+        return state
+
+    def check_caller_memory(self, s, state, name, changed):
+        for kind, owner in sorted(changed, key=repr):
+            if kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
+                raise _Refusal(
+                    f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
+                    f"srcad never changes the caller's arrays: copy first ('{name} = ...copy()')", s)
+            if kind in ("global", "global-item"):
+                raise _Refusal(
+                    f"in-place update of '{name}', which shares memory with the global '{owner}'; "
+                    f"srcad does not change arrays outside the function: copy first ('{name} = {owner}.copy()')", s)
+
+    def refuse_stale(self, name, state, read):
+        updated, update = state.stale[name]
+        binding = state.bound.get(updated)
+        made = A.anno(binding, "origin") if binding is not None else None
+        line = getattr(A.anno(read, "origin") or read, "lineno", "?")
+        raise _Refusal((updated, name, made, line), update)
+
+
+def _bound_names(stmts):
+    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+
+
+def _nondifferentiable(rhs):
+    """A call whose rule reads nothing (constructors, index queries): it observes no values."""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    if callee is None:
+        return False
+    if callee.kind == "object":
+        return registry.is_nondifferentiable(callee.obj)
+    return callee.name in registry.NONDIFF_METHODS
+
+
+def _shape_query(rhs):
+    return isinstance(rhs, gast.Attribute) and rhs.attr in _PLAIN_ATTRIBUTES
+
+
+def _scatter_add(call):
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
+        return None
+    try:
+        is_add_at = callee.obj is runtime.scatter_add or callee.obj == np.add.at
+    except Exception:  # objects whose == does not answer a bool
+        return None
+    return call.args[0] if is_add_at and isinstance(call.args[0], gast.Name) else None
+
+
+def _describe(call):
+    callee = A.anno(call, "callee")
+    if callee is not None and callee.kind == "method":
+        return f".{callee.name}()"
+    return f"{callee.name if callee is not None else 'the function'}(...)"
+
+
+def memory_flow(stmts, params, on_statement):
+    """Run the memory analysis over ``stmts`` without refusing anything; ``on_statement``
+    gets every simple statement with the facts before it (``_State``). Returns the set of
+    locations in-place updates may reach."""
+    flow = _Flow(params, _bound_names(stmts), check=False, on_statement=on_statement)
+    flow.block(stmts, _State())
+    return flow.mutated
+
+
+def may_change_later(memory, mutated):
+    """May an in-place update reach ``memory`` (locations of a value at some point)? An array
+    made by the latest run of a statement may be updated after it ages."""
+    aged = {("new", loc[1]) for loc in mutated if loc[0] == "old"}
+    return bool(memory & (mutated | aged))
+
+
+def sharing(state, name):
+    """Other names whose values may share memory with ``name``'s (or hold it as an item)."""
+    own = state.names[name].own if name in state.names else frozenset()
+    return {n for n, m in state.names.items() if n != name and m.all() & own}
 
 
 def check_aliasing(node, source):
-    """Raise ``SrcadSyntaxError`` for unsafe in-place updates (see module doc); return ``node``."""
-    params = {a.id for a in node.args.args}
-    flat = list(_statements(node.body))
-    position = {id(s): i for i, (s, _) in enumerate(flat)}
-    links = {}  # name -> [(other name, defining statement)]
-    views = []  # (view, base, defining statement): for record_values
-    for s, loops in flat:
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            other = _view_source(s.value, ())
-            if other is not None and other != s.targets[0].id:
-                links.setdefault(s.targets[0].id, []).append((other, s, loops))
-                links.setdefault(other, []).append((s.targets[0].id, s, loops))
-                views.append((s.targets[0].id, other, s))
-    for s, loops in flat:
-        mutated = _mutated(s)
-        if mutated is None or mutated not in links:
-            continue
-        for other, link, link_loops in links[mutated]:
-            if other in params and link.targets[0].id == mutated:
-                raise source.syntax_error(
-                    f"in-place update of '{mutated}', which shares memory with the argument '{other}'; "
-                    f"srcad never changes the caller's arrays: copy first ('{mutated} = ...copy()')",
-                    A.anno(s, "origin") or s)
-            if _read_after(other, s, loops, link, link_loops, flat, position):
-                origin = A.anno(link, "origin") or link
-                text = source.line(getattr(origin, "lineno", None)).strip()
-                hint = text.split("=", 1)[1].strip() if "=" in text else "..."
-                raise source.syntax_error(
-                    f"in-place update of '{mutated}', which shares memory with '{other}' "
-                    f"(line {getattr(origin, 'lineno', '?')}), and '{other}' is read after it; "
-                    f"write '{mutated if link.targets[0].id == mutated else other} = {hint}.copy()' "
-                    f"(or update '{other if link.targets[0].id == mutated else mutated}' itself)",
-                    A.anno(s, "origin") or s)
-    A.set_anno(node, "views", views)
+    """Raise ``SrcadSyntaxError`` for in-place updates srcad cannot follow (see module doc);
+    return ``node``."""
+    flow = _Flow([a.id for a in node.args.args], _bound_names(node.body), check=True)
+    try:
+        flow.block(node.body, _State())
+    except _Refusal as refusal:
+        origin = A.anno(refusal.node, "origin") or refusal.node
+        message = refusal.message
+        if isinstance(message, tuple):
+            message = _stale_message(source, A.anno(refusal.node, "in_place"), *message)
+        raise source.syntax_error(message, origin) from None
     return node
 
 
-def _mutated(s):
-    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-        return s.targets[0].value.id
-    if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
-            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)):
-        return s.value.func.value.id
-    return None
+def _stale_message(source, in_place, updated, reader, made, line):
+    made_line = getattr(made, "lineno", None)
+    where = f" (line {made_line})" if made_line else ""
+    if in_place is not None:
+        op = in_place[2]
+        return (f"'{updated} {op}= ...' updates '{updated}' in place, and '{reader}', which shares memory with "
+                f"it{where}, is read after it (line {line}); write '{updated} = {updated} {op} ...' to make a new "
+                f"array instead")
+    text = source.line(made_line).strip() if made_line else ""
+    hint = text.split("=", 1)[1].strip() if text.count("=") == 1 else "..."
+    return (f"in-place update of '{updated}', which shares memory with '{reader}'{where}, and '{reader}' is "
+            f"read after it (line {line}); write '{updated} = {hint}.copy()' (or update '{reader}' itself)")
 
-
-def _read_after(name, mutation, loops, link, link_loops, flat, position):
-    """Is ``name`` read after ``mutation`` while the memory it shares may be stale?"""
-    m, made = position[id(mutation)], position[id(link)]
-    reads = [(position[id(s)], s_loops) for s, s_loops in flat
-             if s is not mutation and name in A.names_read(s)]
-    # a read is current if the name was bound anew before it (unconditionally, at this loop depth)
-    rebound = [position[id(s)] for s, s_loops in flat
-               if s_loops == loops and not A.anno(s, "in_branch") and isinstance(s, gast.Assign)
-               and isinstance(s.targets[0], gast.Name) and s.targets[0].id == name]
-    if made < m:
-        if any(p > m and not any(m < q < p for q in rebound) for p, _ in reads):
-            return True
-        # in a loop, the update also precedes the next iteration's reads of a view made outside it
-        outer = [loop for loop in loops if loop not in link_loops]
-        return any(loop in r_loops for p, r_loops in reads for loop in outer)
-    # made after the update in the same loop: reads before it see last iteration's view
-    shared = [loop for loop in loops if loop in link_loops]
-    return any(p < made and any(loop in r_loops for loop in shared) and not any(q < p for q in rebound)
-               for p, r_loops in reads)
