@@ -43,6 +43,7 @@ in-place update of 'r', which shares memory with 'A' (line 3), and 'A' is read a
 """
 import builtins
 import inspect
+import types
 
 import gast
 import numpy as np
@@ -193,7 +194,7 @@ class _State:
         self.names = dict(names or {})
         self.stale = dict(stale or {})
         self.observed = frozenset(observed)
-        self.bound = dict(bound or {})  # name -> statement that last bound it (for hints)
+        self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
 
     def copy(self):
         return _State(self.names, self.stale, self.observed, self.bound)
@@ -230,6 +231,7 @@ class _Flow:
         self.check = check
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
+        self.bindings = 0
         self.index_arrays = set()  # names bound to index arrays: indexing with them copies
         self.mutated = set()  # every location an in-place update may reach
 
@@ -313,6 +315,11 @@ class _Flow:
                 return Memory(new, copied.inner, copied.array)
             if (_is(obj, _FRESH_FUNCTIONS) or _is_ufunc(obj)) and _copies(call):
                 return Memory(new, array=True)
+        summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        if summary is not None:
+            returned = self.helper_result(state, call, callee.obj, summary[0])
+            if returned is not None:
+                return Memory(returned.all() | new, returned.all())
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
             items = self.memory(state, call.func.value).inner
             for arg in call.args[1:]:  # a default
@@ -324,6 +331,17 @@ class _Flow:
                 return Memory(new, copied.inner, copied.array)
             return Memory(new, array=True)
         return Memory(reached | new, reached)
+
+    def helper_result(self, state, call, fn, returned_params):
+        """Memory a user function's result may share: that of the arguments it may return."""
+        bound = _bind(fn, call)
+        if bound is None:
+            return None
+        memory = Memory()
+        for param in returned_params:
+            for arg in bound.get(param, ()):
+                memory = memory | self.memory(state, arg)
+        return memory
 
     def numeric(self, state, atom):
         """Is ``atom`` surely a number or an array (so ``+`` and ``*`` make a new array)?"""
@@ -397,7 +415,8 @@ class _Flow:
         state = state.copy()
         state.names[name] = memory
         state.stale.pop(name, None)
-        state.bound[name] = s
+        self.bindings += 1
+        state.bound[name] = (self.bindings, s)
         return state
 
     def age(self, state, here):
@@ -429,6 +448,14 @@ class _Flow:
                 state = self.update(s, state, receiver, exempt={receiver})
             else:
                 state = self.changes(s, state, rhs)
+        summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        if summary is not None and summary[1]:
+            # srcad runs a differentiated helper on copies of what it updates: the caller must not
+            # read those arrays afterwards (it would see them changed without srcad)
+            for param, args in (_bind(callee.obj, rhs) or {}).items():
+                for arg in args:
+                    if param in summary[1] and isinstance(arg, gast.Name):
+                        state = self.update(s, state, arg.id, exempt=set(), writes=False)
         in_place = A.anno(s, "in_place")
         if in_place is not None:  # ``z += e`` on an array updates z's memory (srcad rebinds z instead)
             updated, exempt, _ = in_place
@@ -524,10 +551,74 @@ class _Flow:
 
     def refuse_stale(self, name, state, read):
         updated, update = state.stale[name]
-        binding = state.bound.get(updated)
-        made = A.anno(binding, "origin") if binding is not None else None
+        # the name bound later is the one that made the two share memory: copy there
+        later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound),
+                    key=lambda b: b[0], default=(0, None, updated))
+        made = A.anno(later[1], "origin") if later[1] is not None else None
         line = getattr(A.anno(read, "origin") or read, "lineno", "?")
-        raise _Refusal((updated, name, made, line), update)
+        raise _Refusal((updated, name, made, later[2], line), update)
+
+
+_SUMMARIES = {}  # (function, code) -> (parameters its result may share, parameters it updates in place)
+
+
+def _plain_function(obj):
+    fn = getattr(obj, "__srcad_function__", obj)
+    if not isinstance(fn, types.FunctionType) or registry.lookup(registry.VJP, obj) is not None:
+        return None
+    return None if registry.is_nondifferentiable(obj) else fn
+
+
+def _helper_summary(obj):
+    """For a user function srcad reads the source of: which parameters' memory its result
+    may share, and which parameters' memory it updates in place. None if unknown (then
+    its result may share all its arguments' memory)."""
+    fn = _plain_function(obj)
+    if fn is None:
+        return None
+    key = (fn, fn.__code__)
+    if key in _SUMMARIES:
+        return _SUMMARIES[key]
+    _SUMMARIES[key] = None  # recursion: unknown while it is being read
+    from ..errors import SrcadError
+    from ..source import capture
+    from .normalize import normalize
+    from .resolve_calls import resolve_calls
+
+    try:
+        source = capture(fn)
+        node = normalize(resolve_calls(source.node, source), source)
+    except (SrcadError, SyntaxError, OSError, TypeError):
+        return None
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        return None
+    params = [a.id for a in args.args]
+    returned = []
+
+    def at_return(s, state):
+        if isinstance(s, gast.Return):
+            returned.append(flow.memory(state, s.value).all())
+
+    flow = _Flow(params, _bound_names(node.body), check=False, on_statement=at_return)
+    flow.block(node.body, _State())
+    reached = frozenset().union(*returned)
+    shared = {p for p in params if reached & {("arg", p), ("arg-item", p)}}
+    updated = {p for p in params if flow.mutated & {("arg", p), ("arg-item", p)}}
+    _SUMMARIES[key] = (shared, updated)
+    return _SUMMARIES[key]
+
+
+def _bind(fn, call):
+    """parameter -> [argument atoms] for a call of ``fn`` (a ``*args`` parameter gets several)."""
+    fn = getattr(fn, "__srcad_function__", fn)
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except (TypeError, ValueError):
+        return None
+    return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
 
 
 def _bound_names(stmts):
@@ -598,21 +689,29 @@ def check_aliasing(node, source):
         origin = A.anno(refusal.node, "origin") or refusal.node
         message = refusal.message
         if isinstance(message, tuple):
-            message = _stale_message(source, A.anno(refusal.node, "in_place"), *message)
+            message = _stale_message(source, refusal.node, *message)
         raise source.syntax_error(message, origin) from None
     return node
 
 
-def _stale_message(source, in_place, updated, reader, made, line):
+def _stale_message(source, update, updated, reader, made, copied, line):
+    in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
     where = f" (line {made_line})" if made_line else ""
+    if isinstance(update, gast.Assign) and isinstance(update.value, gast.Call) and updated == reader:
+        return (f"{_describe(update.value)} updates its argument '{updated}' in place, and '{updated}' is read "
+                f"after the call (line {line}); srcad differentiates the function on a copy of its arguments, "
+                f"so make it return the new value instead")
     if in_place is not None:
         op = in_place[2]
         return (f"'{updated} {op}= ...' updates '{updated}' in place, and '{reader}', which shares memory with "
                 f"it{where}, is read after it (line {line}); write '{updated} = {updated} {op} ...' to make a new "
                 f"array instead")
-    text = source.line(made_line).strip() if made_line else ""
-    hint = text.split("=", 1)[1].strip() if text.count("=") == 1 else "..."
+    single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
+    hint = A.to_source(made.value).strip() if single else "..."
+    if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
+        hint = f"({hint})"
+    instead = f" (or update '{reader}' itself)" if copied == updated else ""
     return (f"in-place update of '{updated}', which shares memory with '{reader}'{where}, and '{reader}' is "
-            f"read after it (line {line}); write '{updated} = {hint}.copy()' (or update '{reader}' itself)")
+            f"read after it (line {line}); write '{copied} = {hint}.copy()'{instead}")
 

@@ -61,6 +61,37 @@ def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
                             if isinstance(a, gast.Name) else a for a in s.value.args]
 
 
+def _finish_with_entry_values(fwd, rev, params, refs, namer):
+    """``finish(dx, x)`` at the end of the reverse sweep needs the argument ``x`` only for its
+    shape and type: read it from a name bound once at entry, so a loop that rebinds ``x``
+    (``x = x * c``) need not save every old ``x`` just to restore the argument."""
+    finish, as_real = refs("finish", runtime.finish), refs("as_real", runtime.as_real)
+    entry, start = 0, 0
+    while entry < len(fwd) and _entry_conversion(fwd[entry], params):
+        entry += 1
+        if fwd[entry - 1].value.func.id == as_real:
+            start = entry  # after integers became reals, before arguments updated in place are copied
+    # rebound after entry, or copied at entry because updated in place
+    rebound = A.names_stored(gast.Module(body=fwd[start:], type_ignores=[]))
+    kept = {}
+    for call in gast.walk(gast.Module(body=rev, type_ignores=[])):
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == finish
+                and len(call.args) > 1 and isinstance(call.args[1], gast.Name) and call.args[1].id in rebound
+                and call.args[1].id in params):
+            p = call.args[1].id
+            if p not in kept:
+                kept[p] = namer.unique(f"_{p}_arg")
+            call.args[1] = A.load(kept[p])
+    return fwd[:start] + [A.assign(name, A.load(p)) for p, name in kept.items()] + fwd[start:]
+
+
+def _entry_conversion(s, params):
+    """``x = as_real(x)`` or ``x = copy_value(x)``, which the forward sweep starts with."""
+    return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in params
+            and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name) and len(s.value.args) == 1
+            and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == s.targets[0].id)
+
+
 def _needed_restores(rev, sharers):
     """Restores whose value the reverse sweep reads later (backward liveness, loops to a
     fixpoint), and for each in-place update the other names sharing its memory that the
@@ -109,6 +140,7 @@ def record_values(node, refs):
     namer = A.anno(node, "namer")
     params = set(A.anno(node, "params"))
     fwd, rev = node.body[:n], node.body[n:]
+    fwd = _finish_with_entry_values(fwd, rev, params, refs, namer)
     facts = _Sharing(fwd, params)
     needed, snapshots = _needed_restores(rev, facts.sharers)
     first_definitions = _first_definitions(fwd, params)
