@@ -232,7 +232,7 @@ class _Flow:
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
         self.bindings = 0
-        self.index_arrays = set()  # names bound to index arrays: indexing with them copies
+        self.index_arrays = set()  # names only ever bound to index arrays: indexing with them copies
         self.mutated = set()  # every location an in-place update may reach
 
     # ---- values ---------------------------------------------------------------------
@@ -355,12 +355,6 @@ class _Flow:
         return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
                    for p in parts)
 
-    def note_index_array(self, name, rhs):
-        callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-        if isinstance(rhs, gast.Compare) or (callee is not None and callee.kind == "object"
-                                              and _is(callee.obj, _INDEX_ARRAY_FUNCTIONS)):
-            self.index_arrays.add(name)
-
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
         for s in stmts:
@@ -465,7 +459,6 @@ class _Flow:
             if made:
                 state = self.age(state, id(s))
                 memory, _ = self.value(state, rhs, id(s))
-            self.note_index_array(target.id, rhs)
             state = self.bind(state, target.id, memory, s)
             if not nondiff:
                 state.observed = state.observed | memory.own
@@ -601,6 +594,7 @@ def _helper_summary(obj):
             returned.append(flow.memory(state, s.value).all())
 
     flow = _Flow(params, _bound_names(node.body), check=False, on_statement=at_return)
+    flow.index_arrays = _index_arrays(node.body)
     flow.block(node.body, _State())
     reached = frozenset().union(*returned)
     shared = {p for p in params if reached & {("arg", p), ("arg-item", p)}}
@@ -619,6 +613,24 @@ def _bind(fn, call):
     except (TypeError, ValueError):
         return None
     return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
+
+
+def _index_arrays(stmts):
+    """Names every binding of which is an index array (a list, a mask, np.argsort(...))."""
+    found, other = set(), set()
+    for s in A.walk_statements(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            rhs = s.value
+            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+            if (isinstance(rhs, (gast.List, gast.Compare))
+                    or (callee is not None and callee.kind == "object" and _is(callee.obj, _INDEX_ARRAY_FUNCTIONS))):
+                found.add(s.targets[0].id)
+                continue
+        if isinstance(s, gast.For):
+            other.add(s.target.id)
+        elif not isinstance(s, (gast.If, gast.While)):
+            other |= A.names_stored(s)
+    return found - other
 
 
 def _bound_names(stmts):
@@ -662,6 +674,7 @@ def memory_flow(stmts, params, on_statement):
     gets every simple statement with the facts before it (``_State``). Returns the set of
     locations in-place updates may reach."""
     flow = _Flow(params, _bound_names(stmts), check=False, on_statement=on_statement)
+    flow.index_arrays = _index_arrays(stmts)
     flow.block(stmts, _State())
     return flow.mutated
 
@@ -683,6 +696,7 @@ def check_aliasing(node, source):
     """Raise ``SrcadSyntaxError`` for in-place updates srcad cannot follow (see module doc);
     return ``node``."""
     flow = _Flow([a.id for a in node.args.args], _bound_names(node.body), check=True)
+    flow.index_arrays = _index_arrays(node.body)
     try:
         flow.block(node.body, _State())
     except _Refusal as refusal:
