@@ -259,11 +259,21 @@ def index_copy_then_update(x):
     return np.sum(y * x)
 
 
+def row_update_in_place(X):
+    Y = X * 1.0
+    for i in range(3):
+        r = Y[i]
+        r *= 2.0
+        Y[i] = np.tanh(r)  # overwrites all that r *= 2.0 changed in Y
+    return np.sum(Y ** 2)
+
+
 def test_common_in_place_patterns_are_not_refused():
     checked(stencil, np.linspace(0.1, 1.0, 6), 0.2, wrt=(0, 1))
     checked(outer_fill, X3)
     checked(head_update, X3)
     checked(index_copy_then_update, X3)
+    checked(row_update_in_place, np.arange(9.0).reshape(3, 3) / 10)
 
 
 # ---- rebinding loops save nothing the reverse sweep does not read ----------------------------

@@ -9,7 +9,15 @@ copy (``_y_1 = y`` ... ``y = _y_1``), inside loops a value stack (``_y_stack.app
 and ``list.append`` is undone with ``pop``. Placeholders nobody needs are gone.
 
 In ``for ...: y = y * 2`` nothing is saved (the adjoint, ``dy = dy * 2``, reads no ``y``);
-in ``for ...: y = np.sin(y)`` every old ``y`` is (``dy = dy * np.cos(y)`` reads it).
+in ``for ...: y = np.sin(y)`` every old ``y`` is (``dy = dy * np.cos(y)`` reads it). The
+argument ``finish`` needs for the gradient's shape is read from a name bound at entry.
+
+Memory shared between names (``passes.memory``) is followed too, so the reverse sweep reads
+every value as the forward sweep saw it: before an in-place update, another name that
+shares the updated memory and that the reverse sweep reads later is replaced by a copy
+(``x = np.tanh(x); x[0] *= 2.0``: tanh's rule reads the old ``x``); a saved value an in-place
+update may reach later is saved as a copy; and a user function's forward sweep, which keeps
+its arguments for its backward sweep, gets copies of those a later update may reach.
 """
 import copy
 
@@ -17,7 +25,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from .aliasing import may_change_later, memory_flow, sharing
+from .memory import may_change_later, memory_flow, sharing
 from .simplify import tidy
 
 
