@@ -62,7 +62,7 @@ def capture(fn):
     code = fn.__code__
     filename = code.co_filename
     try:
-        lines, _ = inspect.getsourcelines(fn)
+        lines, _ = inspect.getsourcelines(code)  # its own code: never a __wrapped__ function's
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"{filename}:{code.co_firstlineno}: cannot read the source of {fn.__qualname__!r} "
@@ -92,6 +92,10 @@ def capture(fn):
                 f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}."
             )
         gast.increment_lineno(node, first - 1)
+        if node.name != code.co_name:
+            raise SourceUnavailableError(
+                f"{filename}:{first}: the source found for {fn.__qualname__!r} defines {node.name!r}; "
+                "define the function with a plain def statement.")
     node.decorator_list = []
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return FunctionSource(fn, node, filename, fn.__globals__, closure)
