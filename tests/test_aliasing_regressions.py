@@ -268,12 +268,23 @@ def row_update_in_place(X):
     return np.sum(Y ** 2)
 
 
+def copy_then_update_in_loop(x):
+    A = np.sin(x) + 1.0
+    s = 0.0
+    for i in range(2):
+        B = A.copy()  # forward mode: B's tangent must not stay A's, which A[0] *= 2.0 updates
+        s = s + np.sum(np.exp(A) * np.sum(np.tanh(B) * B))
+        A[0] *= 2.0
+    return s + np.sum(B ** 2)
+
+
 def test_common_in_place_patterns_are_not_refused():
     checked(stencil, np.linspace(0.1, 1.0, 6), 0.2, wrt=(0, 1))
     checked(outer_fill, X3)
     checked(head_update, X3)
     checked(index_copy_then_update, X3)
     checked(row_update_in_place, np.arange(9.0).reshape(3, 3) / 10)
+    checked(copy_then_update_in_loop, X4)
 
 
 # ---- rebinding loops save nothing the reverse sweep does not read ----------------------------

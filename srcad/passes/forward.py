@@ -169,6 +169,10 @@ class _Forward:
         container = var in self.containers
         if self.get(var) == ZERO:
             self.state[var] = OWNED if container or self.fresh(expr) else SHARED
+            if isinstance(expr, gast.Name):  # B_dot = A_dot: A's tangent is no longer A's own buffer
+                for other, tangent in self.tangent_names.items():
+                    if tangent == expr.id and self.get(other) == OWNED:
+                        self.state[other] = SHARED
             return [A.assign(name, expr)]
         self.state[var] = OWNED
         if container or not self.arithmetic:  # a call may return a tuple: add item by item

@@ -61,12 +61,16 @@ class _Sharing:
 
 def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
     """A user function's forward sweep keeps references to its arguments for its backward
-    sweep: pass it copies of those a later in-place update may change."""
+    sweep: pass it copies of those a later in-place update may change. Returns whether it did."""
+    copied = False
     for s in A.walk_statements(fwd):
         args = sharing_facts.callee_args.get(id(s))
         if args:
-            s.value.args = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy)
-                            if isinstance(a, gast.Name) else a for a in s.value.args]
+            new = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy) if isinstance(a, gast.Name) else a
+                   for a in s.value.args]
+            copied |= any(n is not a for n, a in zip(new, s.value.args))
+            s.value.args = new
+    return copied
 
 
 def _finish_with_entry_values(fwd, rev, params, refs, namer):
@@ -149,12 +153,13 @@ def record_values(node, refs):
     params = set(A.anno(node, "params"))
     fwd, rev = node.body[:n], node.body[n:]
     fwd = _finish_with_entry_values(fwd, rev, params, refs, namer)
-    facts = _Sharing(fwd, params)
-    needed, snapshots = _needed_restores(rev, facts.sharers)
-    first_definitions = _first_definitions(fwd, params)
     copy_value = refs("copy_value", runtime.copy_value)
     deep_copy = refs("deepcopy", copy.deepcopy)
-    _copy_callee_arguments(fwd, facts, copy_value, deep_copy)
+    facts = _Sharing(fwd, params)
+    if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
+        facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
+    needed, snapshots = _needed_restores(rev, facts.sharers)
+    first_definitions = _first_definitions(fwd, params)
 
     def snapshot(site):
         """Copies of the other names sharing the memory an update changes, taken before it."""
