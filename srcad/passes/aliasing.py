@@ -54,12 +54,12 @@ def check_aliasing(node, source):
         origin = A.anno(refusal.node, "origin") or refusal.node
         message = refusal.message
         if isinstance(message, tuple):
-            message = _stale_message(source, refusal.node, *message)
+            message = _stale_message(refusal.node, *message)
         raise source.syntax_error(message, origin) from None
     return node
 
 
-def _stale_message(source, update, updated, reader, made, copied, line):
+def _stale_message(update, updated, reader, made, copied, line):
     in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
     where = f" (line {made_line})" if made_line else ""
