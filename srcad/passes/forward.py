@@ -169,6 +169,13 @@ class _Forward:
         container = var in self.containers
         if self.get(var) == ZERO:
             self.state[var] = OWNED if container or self.fresh(expr) else SHARED
+            # B = A.copy(); B_dot = A_dot (or broadcast_like(A_dot, B)): A no longer owns its buffer. A
+            # view (B = A[0]; B_dot = A_dot[0]) shares memory in the primal too: the aliasing check covers it
+            if self.state[var] == SHARED and isinstance(expr, (gast.Name, gast.Call)):
+                read = A.names_read(expr)
+                for other, tangent in self.tangent_names.items():
+                    if tangent in read and self.get(other) == OWNED:
+                        self.state[other] = SHARED
             return [A.assign(name, expr)]
         self.state[var] = OWNED
         if container or not self.arithmetic:  # a call may return a tuple: add item by item

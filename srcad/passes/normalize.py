@@ -66,6 +66,9 @@ _UNSUPPORTED_EXPRS = {
     gast.NamedExpr: "assignment expressions (:=)",
     gast.SetComp: "set comprehensions",
 }
+_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.MatMult: "@", gast.Pow: "**",
+              gast.FloorDiv: "//", gast.Mod: "%", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
+              gast.LShift: "<<", gast.RShift: ">>"}
 
 
 def normalize(node, source, namer=None):
@@ -158,19 +161,32 @@ class _Normalizer:
             self.assign_to(target, value, out)
 
     def stmt_AugAssign(self, s, out):
+        """``z += e`` becomes ``z = z + e``: right for numbers and tuples, which are rebound. On an
+        array (or a list) it updates z's memory in place, so the statement computing ``z + e`` is
+        annotated ``in_place`` = (z, exempt name, operator) for the aliasing check, which refuses
+        when another name sharing z's memory is read afterwards."""
         target = s.target
+        start = len(out)
         if isinstance(target, gast.Name):
             rhs = gast.BinOp(left=A.load(target.id), op=s.op, right=s.value)
             self.assign_to(A.store(target.id), gast.copy_location(rhs, s), out)
+            updated, exempt = target.id, None
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value, out)
             index = self.index(target.slice, out)
             old = gast.Subscript(value=base, slice=index, ctx=gast.Load())
-            rhs = gast.BinOp(left=old, op=s.op, right=s.value)
+            updated = self.atom(old, out)  # S[i] += e updates the item S[i] in place, then stores it
+            rhs = gast.BinOp(left=updated, op=s.op, right=s.value)
             new = self.atom(gast.copy_location(rhs, s), out)
             out.append(A.assign(gast.Subscript(value=base, slice=A.deepcopy(index), ctx=gast.Store()), new))
+            updated, exempt = getattr(updated, "id", None), getattr(base, "id", None)
         else:
             raise self.error("srcad supports augmented assignment to names and subscripts only", s)
+        for new in out[start:]:
+            value = getattr(new, "value", None)
+            if (isinstance(new, gast.Assign) and isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name)
+                    and value.left.id == updated and type(value.op) is type(s.op)):
+                A.set_anno(new, "in_place", (updated, exempt, _OPERATORS.get(type(s.op), "op")))
 
     def assign_to(self, target, value, out):
         if isinstance(target, gast.Name):
