@@ -315,6 +315,8 @@ class Generator:
             a, b = self.expr(sc, shape, d)[0], self.expr(sc, other, d)[0]
             if self.p(0.5):
                 a, b = b, a  # the broadcast operand on either side
+            if a == b:  # max(s, s) is always at its kink
+                forms = [t for t, f in BINARY if f != "kinks" and self.on(f)]
             return rng.choice(forms).format(a, b), None
         if kind == "scalar":
             return self.const(), None

@@ -2,6 +2,7 @@
 vocabulary (rule template parameters and temporaries, runtime helpers, generated-name
 patterns), Python builtins, NumPy-like module names, and a few ordinary ones."""
 import builtins
+import functools
 import keyword
 
 # builtins the generated programs call; a function that uses one as a variable never calls it
@@ -34,6 +35,7 @@ def srcad_names():
     return found
 
 
+@functools.lru_cache(maxsize=None)
 def name_pool():
     """Sorted, deterministic: every usable identifier from all the sources above."""
     pool = set(CALLED_BUILTINS) | set(NUMPY_LIKE) | set(GENERATED) | set(ORDINARY) | srcad_names()
@@ -41,5 +43,5 @@ def name_pool():
               and n not in ("self", "cls", "True", "False", "None", "print", "isinstance", "type",
                             "super", "object", "__builtins__")}
     # builtins other than the ones we call are fine to shadow; keep them, they are adversarial too
-    return sorted(usable | {n for n in ("sorted", "map", "iter", "next", "any", "all", "round", "int", "tuple",
-                                        "dict", "set", "pow", "divmod") if hasattr(builtins, n)})
+    return tuple(sorted(usable | {n for n in ("sorted", "map", "iter", "next", "any", "all", "round", "int", "tuple",
+                                        "dict", "set", "pow", "divmod") if hasattr(builtins, n)}))

@@ -107,6 +107,8 @@ class ProgramGenerator(Generator):
         if len(shape) == 1:
             forms = [(f"[{self.index(sc, n)}]", ()), ("[1:3]", ()), ("[::2]", ()), ("[:]", shape),
                      ("[...]", shape), ("[-1]", ())]
+            if self.call_builtin(sc, "slice"):
+                forms.append(("[slice(1, None, 2)]", ()))
             if self.on("fancy"):
                 forms += [(f"[[0, {n - 1}]]", ()), ("[[1, 1, 2]]", ()), ("[NP.array([2, 0])]", ())]
                 if with_mask:
@@ -115,7 +117,7 @@ class ProgramGenerator(Generator):
             m = shape[1]
             forms = [(f"[{self.index(sc, n)}]", (m,)), (f"[{self.index(sc, n)}, {self.index(sc, m)}]", ()),
                      (f"[:, {self.index(sc, m)}]", (n,)), ("[1:]", (m,)), (f"[..., {self.index(sc, m)}]", (n,)),
-                     ("[:, 1:3]", ())]
+                     ("[:, 1:3]", ()), (f"[{self.index(sc, n)}][{self.index(sc, m)}]", ())]
             if self.on("fancy"):
                 forms += [("[[0, 2]]", (m,)), ("[[1, 1]]", (m,)), (f"[:, [{m - 1}, 0]]", ())]
                 if with_mask:
@@ -373,7 +375,11 @@ class ProgramGenerator(Generator):
         sc.result = ("tuple", result) if isinstance(result, list) else ("a", result)
         body = self.block(sc, rng.randint(1, 3), 2 if self.on("loops") else 1)
         head = ", ".join(p + (f"={defaults[p]}" if p in defaults else "") for p, _ in params)
-        lines = [f"def {name}({head}):"] + indent(body + ["return " + self.result_expr(sc, 2)])
+        if self.on("closures") and sc.result[0] == "a" and self.p(0.2):
+            sc.defined = {p: None for p, _ in params}
+            lines = [f"{name} = lambda {head}: {self.expr(sc, result, 2)[0]}"]
+        else:
+            lines = [f"def {name}({head}):"] + indent(body + ["return " + self.result_expr(sc, 2)])
         self.helpers.append(Fn(name, params, defaults, result))
         return lines
 
