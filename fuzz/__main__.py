@@ -41,6 +41,7 @@ def main(argv=None):
     parser.add_argument("--minimize-budget", type=float, default=60.0, help="seconds per failure group (0: off)")
     parser.add_argument("--size", type=float, default=1.0, help="program size factor")
     parser.add_argument("--time", type=float, default=None, help="stop generating after this many seconds")
+    parser.add_argument("--minimize-refusals", action="store_true", help="also shrink one program per refusal reason")
     parser.add_argument("--quiet", action="store_true")
     a = parser.parse_args(argv)
     seed = a.seed if a.seed is not None else random.randrange(1_000_000)
@@ -48,7 +49,7 @@ def main(argv=None):
     print(f"fuzz: seed {seed}, {a.n} programs, modes {','.join(modes)}", flush=True)
     log = None if a.quiet else (lambda s: print(s, flush=True))
     stats = run(a.n, seed, modes, parse_features(a.features), budget=a.minimize_budget, log=log,
-                deadline=a.time, size=a.size)
+                deadline=a.time, size=a.size, minimize_refusals=a.minimize_refusals)
     print(report(stats, modes, a.out))
     return 1 if stats.failures else 0
 

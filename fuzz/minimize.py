@@ -102,9 +102,18 @@ def _apply(tree, candidate):
     return tree
 
 
+def _changed_line(tree, candidate):
+    """The line a replacement changes (None for deletions): it must be code that runs."""
+    what, index, _ = candidate
+    if what != "replace":
+        return None
+    node = _loaded_expressions(tree)[index]
+    return getattr(node, "lineno", None)
+
+
 def minimize(source, entry, still_fails, budget=120.0, max_tries=600):
-    """The smallest variant of ``source`` found for which ``still_fails(text)`` holds."""
-    tree = ast.parse(source)
+    """The smallest variant of ``source`` found for which ``still_fails(text, changed_line)`` holds."""
+    tree = ast.parse(ast.unparse(ast.parse(source)))  # line numbers of the layout candidates have
     start, tries = time.monotonic(), 0
     improved = True
     while improved:
@@ -118,7 +127,7 @@ def minimize(source, entry, still_fails, budget=120.0, max_tries=600):
             except Exception:
                 continue
             tries += 1
-            if still_fails(text):
+            if still_fails(text, _changed_line(tree, candidate)):
                 tree = ast.parse(text)
                 improved = True
                 break

@@ -167,6 +167,38 @@ def margin(fn, args):
     return _margin[0]
 
 
+def unexecuted(fn, args, source):
+    """Lines of statements inside functions of ``source`` that ``fn(*args)`` does not execute."""
+    filename = fn.__code__.co_filename
+    lines = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            body = node.body if isinstance(node.body, list) else []
+            for inner in body:
+                lines.update(n.lineno for n in ast.walk(inner) if isinstance(n, ast.stmt))
+    ran = set()
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_filename != filename:
+            return None
+        if event == "line":
+            ran.add(frame.f_lineno)
+        return tracer
+
+    old = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        with time_limit(5):  # a shrunk program may loop forever
+            fn(*copy.deepcopy(args))
+    except Timeout:
+        raise
+    except Exception:
+        pass
+    finally:
+        sys.settrace(old)
+    return lines - ran
+
+
 # ---- the program at its inputs ---------------------------------------------------------------
 def leaves(x):
     if isinstance(x, dict):

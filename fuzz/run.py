@@ -55,24 +55,38 @@ def screen(program, directory, tries=8):
     raise oracle.Invalid("no inputs away from branch boundaries and kinks")
 
 
-def still_failing(program, args, mode, key, directory):
-    def test(text):
+def still_failing(program, args, mode, key, directory, status="fail"):
+    """The minimiser's test: the variant runs cleanly, away from kinks, leaves no more code
+    unexecuted than the program it shrinks (so nothing changes in dead code) and fails as before."""
+    def test(text, changed_line=None):
         try:
             fn = oracle.load(text, directory, program.entry)
             probe = oracle.load(text, directory, program.entry, instrument=True)
+            dead = oracle.unexecuted(fn, args, text)
+            if len(dead) > test.dead or changed_line in dead:
+                return False
             oracle.run_plain(fn, args)
             if oracle.margin(probe, args) < oracle.MARGIN:
                 return False
         except Exception:
             return False
         outcome = oracle.check(mode, fn, program, args)
-        return outcome.status == "fail" and outcome.key == key
+        if outcome.status == status and outcome.key == key:
+            test.dead = len(dead)
+            return True
+        return False
+    try:
+        test.dead = len(oracle.unexecuted(oracle.load(program.source, directory, program.entry), args,
+                                          program.source))
+    except Exception:
+        test.dead = 10**6
     return test
 
 
 def run(n, seed, modes=oracle.MODES, features=FEATURES, minimize_each=1, budget=60.0, log=print,
-        deadline=None, size=1.0, directory=None):
-    """Fuzz ``n`` programs from ``seed``; minimise the first ``minimize_each`` failures of each key."""
+        deadline=None, size=1.0, directory=None, minimize_refusals=False):
+    """Fuzz ``n`` programs from ``seed``; minimise the first ``minimize_each`` failures of each key
+    (and with ``minimize_refusals`` one program per refusal reason)."""
     stats = Stats()
     directory = pathlib.Path(directory or tempfile.mkdtemp(prefix="srcad_fuzz_"))
     directory.mkdir(parents=True, exist_ok=True)
@@ -95,7 +109,7 @@ def run(n, seed, modes=oracle.MODES, features=FEATURES, minimize_each=1, budget=
                 stats.noise += 1
             if outcome.status == "refused":
                 stats.refusals[(mode, outcome.key)] += 1
-                stats.refusal_example.setdefault((mode, outcome.key), (program.seed, outcome.detail))
+                stats.refusal_example.setdefault((mode, outcome.key), Failure(program, args, mode, outcome))
             elif outcome.status == "fail":
                 stats.failures[outcome.key].append(Failure(program, args, mode, outcome))
         if log and (i + 1) % 50 == 0:
@@ -107,6 +121,11 @@ def run(n, seed, modes=oracle.MODES, features=FEATURES, minimize_each=1, budget=
             failure.minimal = minimize(failure.program.source, failure.program.entry, test, budget=budget) \
                 if budget > 0 else failure.program.source
             failure.signature = signature(failure.minimal, failure.program.entry)
+    if minimize_refusals:
+        for (mode, key), example in stats.refusal_example.items():
+            test = still_failing(example.program, example.args, mode, key, directory, status="refused")
+            example.minimal = minimize(example.program.source, example.program.entry, test, budget=budget / 2)
+            example.signature = signature(example.minimal, example.program.entry)
     stats.seconds = time.monotonic() - start
     return stats
 
@@ -145,13 +164,17 @@ def report(stats, modes, out=None):
         lines.append(f"{mode}: passed {c['pass']}, refused {c['refused']}, failed {c['fail']}, n/a {c['n/a']}")
     lines.append(f"finite differences at their limit (passed a loose recheck): {stats.noise}")
     lines.append("refusals by reason:")
-    for (mode, reason), count in stats.refusals.most_common():
-        seed = stats.refusal_example[(mode, reason)][0]
-        lines.append(f"    {count:5d}  [{mode}] {reason}  (e.g. seed {seed})")
-    lines.append(f"failure groups: {len(stats.failures)}")
     out = pathlib.Path(out) if out else None
     if out:
         out.mkdir(parents=True, exist_ok=True)
+    for number, ((mode, reason), count) in enumerate(stats.refusals.most_common(), 1):
+        example = stats.refusal_example[(mode, reason)]
+        lines.append(f"    {count:5d}  [{mode}] {reason}  (e.g. seed {example.program.seed})")
+        if out and example.minimal:
+            path = out / f"refusal{number:02d}.py"
+            path.write_text(reproducer(example, f"refused: {reason}"))
+            lines.append(f"      minimal: {path}")
+    lines.append(f"failure groups: {len(stats.failures)}")
     for number, (key, failures) in enumerate(sorted(stats.failures.items(), key=lambda kv: -len(kv[1])), 1):
         first = failures[0]
         lines.append(f"  #{number}: {len(failures)} x {key}   [{first.signature}]  seeds "
