@@ -93,7 +93,8 @@ def run(n, seed, modes=oracle.MODES, features=FEATURES, minimize_each=1, budget=
     start = time.monotonic()
     for i in range(n):
         if deadline is not None and time.monotonic() - start > deadline:
-            log(f"time is up after {i} programs")
+            if log:
+                log(f"time is up after {i} programs")
             break
         stats.programs += 1
         program = generate(seed * 1_000_003 + i, features, size)
