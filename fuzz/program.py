@@ -1,8 +1,9 @@
 """Statements, functions and whole programs for the generator (expressions: generate.py)."""
 import numpy as np
 
-from .generate import CONVERT, FEATURES, OPERAND_SHAPES, SHAPES, Fn, Generator, Program, Scope, _simple
-from .names import CALLED_BUILTINS, NUMPY_LIKE
+from .generate import FEATURES, Fn, Generator, Program, Scope, _simple
+from .names import CALLED_BUILTINS
+from .templates import CONVERT, OPERAND_SHAPES, SHAPES
 
 LEAD = {(3,): 3, (4,): 4, (12,): 12, (3, 4): 3, (4, 3): 4}
 
