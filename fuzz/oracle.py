@@ -255,6 +255,7 @@ class time_limit:
 def normalise(message):
     """A message with what varies between programs (names, numbers, paths) blanked out."""
     first = str(message).strip().splitlines()[0] if str(message).strip() else ""
+    first = re.sub(r"<srcad-generated [^>]*>", "<srcad-generated>", first)
     first = re.sub(r"^\S+\.py:\d+: ", "", first)
     first = re.sub(r"/\S+\.py", "FILE", first)
     first = re.sub(r"'[^']*'", "'…'", first)
