@@ -32,6 +32,7 @@ a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 ['v']
 """
 import inspect
+import threading
 import types
 
 import gast
@@ -460,7 +461,10 @@ class _Flow:
         raise Refusal((updated, name, made, later[2], line), update)
 
 
-_SUMMARIES = {}  # (function, code) -> (parameters its result may share, parameters it updates in place)
+# (function, code) -> (parameters its result may share, parameters it updates in place), kept
+# only while the outermost summary is being made: a summary read later could describe
+# bindings that have since changed, and a lasting table would keep every function alive.
+_SUMMARIES = threading.local()
 
 
 def _plain_function(obj):
@@ -477,10 +481,21 @@ def _helper_summary(obj):
     fn = _plain_function(obj)
     if fn is None:
         return None
+    outermost = getattr(_SUMMARIES, "table", None) is None
+    if outermost:
+        _SUMMARIES.table = {}
+    try:
+        return _summarise(fn, _SUMMARIES.table)
+    finally:
+        if outermost:
+            _SUMMARIES.table = None
+
+
+def _summarise(fn, table):
     key = (fn, fn.__code__)
-    if key in _SUMMARIES:
-        return _SUMMARIES[key]
-    _SUMMARIES[key] = None  # recursion: unknown while it is being read
+    if key in table:
+        return table[key]
+    table[key] = None  # recursion: unknown while it is being read
     from ..errors import SrcadError
     from ..source import capture
     from .normalize import normalize
@@ -506,8 +521,8 @@ def _helper_summary(obj):
     reached = frozenset().union(*returned)
     shared = {p for p in params if reached & {("arg", p), ("arg-item", p)}}
     updated = {p for p in params if flow.mutated & {("arg", p), ("arg-item", p)}}
-    _SUMMARIES[key] = (shared, updated)
-    return _SUMMARIES[key]
+    table[key] = (shared, updated)
+    return table[key]
 
 
 def _bind(fn, call):
