@@ -67,6 +67,16 @@ def copy_grad(g):
     return g
 
 
+def grad_buffer(g):
+    """``g`` as a buffer that may be written into: a number (the adjoint of a 0-d array after
+    NumPy arithmetic, or a float cotangent) becomes a new 0-d array; arrays, lists and dicts
+    are returned as they are."""
+    if isinstance(g, (np.ndarray, list, dict)):
+        return g
+    buffer = np.array(g)
+    return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
+
+
 def add_grads(a, b):
     """``a + b`` for adjoints, where None is zero and containers add item by item."""
     if a is None:

@@ -124,6 +124,7 @@ class _Forward:
         self.refs = refs
         self.callees = callees
         self.containers = A.anno(node, "containers")
+        self.specs = A.anno(node, "specs") or {}
         self.reads = _read_counts(node)
         self.loops = []  # the loops being transformed, outermost first
         self.state = {}
@@ -185,14 +186,19 @@ class _Forward:
         return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in fresh_helpers
 
     def own(self, var):
-        """Make the tangent of ``var`` a buffer that may be updated in place."""
+        """Make the tangent of ``var`` a buffer that may be updated in place (an ndarray where
+        ``var`` may be a 0-d array: NumPy arithmetic on 0-d arrays gives scalars)."""
         state = self.get(var)
         self.state[var] = OWNED
+        code = []
         if state == ZERO:
-            return [self.zeros(var)]
-        if state == SHARED and var not in self.containers:
-            return [A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var))))]
-        return []
+            code.append(self.zeros(var))
+        elif state == SHARED and var not in self.containers:
+            code.append(A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var)))))
+        spec = self.specs.get(var)
+        if var not in self.containers and (spec is None or spec.shape == () and spec.python is None):
+            code.append(A.assign(self.tname(var), self.helper("grad_buffer", A.load(self.tname(var)))))
+        return code
 
     def convert(self, var, have, want):
         """Code that brings the tangent of ``var`` from state ``have`` to ``want``."""

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
+from ..runtime import (add_grads, as_real, concat_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
@@ -33,12 +33,12 @@ def as_real_jvp(y, x):
     t[y] += t[x]
 
 
-@register_vjp(copy_value, copy_grad)
+@register_vjp(copy_value, copy_grad, grad_buffer)
 def copy_vjp(y, v):
     d[v] += d[y]
 
 
-@register_jvp(copy_value, copy_grad)
+@register_jvp(copy_value, copy_grad, grad_buffer)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 
