@@ -42,6 +42,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import registry
@@ -336,7 +337,25 @@ class _Forward:
             return [s]
         if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
             return self.user_call(var, s, _user_function(obj))
-        return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)
+        arrays, args = self.lists_as_arrays(obj, rhs.args, s) if isinstance(obj, np.ufunc) else ([], rhs.args)
+        return [s] + arrays + self.apply(obj, var, args, rhs.keywords, s, callee.name)
+
+    def lists_as_arrays(self, ufunc, args, s):
+        """A ufunc takes a list as the array ``np.asarray`` makes of it; its rule does arithmetic on
+        tangents, which must not be lists (``[t] * 2`` repeats a list): pass it such an array."""
+        code, passed = [], []
+        for a in args:
+            if not (isinstance(a, gast.Name) and a.id in self.containers and a.id in self.active):
+                passed.append(a)
+                continue
+            array = self.namer.fresh(a.id + "_array")
+            as_array = gast.Attribute(value=A.load(self.refs("np", np)), attr="asarray", ctx=gast.Load())
+            code.append(A.assign(array, gast.Call(func=as_array, args=[A.load(a.id)], keywords=[])))
+            self.active.add(array)
+            self.bound.add(array)
+            code.extend(self.apply(np.asarray, array, [a], [], s, "np.asarray"))
+            passed.append(A.load(array))
+        return code, passed
 
     def apply(self, key, var, args, keywords, s, what):
         rule = registry.lookup(registry.JVP, key)

@@ -73,6 +73,8 @@ class AdjointState:
         d = self.dname(var)
         state = self.get(var)
         container = var in self.added_as_containers
+        if container:  # a NumPy function that took a list as an array gives an array adjoint
+            expr = self.call("container_grad", runtime.container_grad, expr, A.load(var))
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
             return [A.assign(d, expr)]
