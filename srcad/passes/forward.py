@@ -49,7 +49,7 @@ from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
 from .activity import _NONDIFF_OPS, scatter_add_args
-from .normalize import is_break_guard
+from .jumps import is_break_guard
 from .resolve_calls import method_call
 
 ZERO, OWNED, SHARED = "zero", "owned", "shared"
