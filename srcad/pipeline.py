@@ -84,6 +84,17 @@ def param_names(params, wrt):
     return tuple(names)
 
 
+def check_parameters(source):
+    """Refuse, at the ``def`` line, a function with ``*args``, ``**kwargs`` or keyword-only
+    parameters (positional-only ones are supported)."""
+    args = source.node.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        raise source.syntax_error(
+            "srcad differentiates functions with positional parameters only; *args, **kwargs and "
+            "keyword-only parameters are not supported: take a tuple, list or dict as one parameter instead",
+            source.node)
+
+
 def _run(fn, options, stages, module=None):
     """Capture ``fn`` and run ``stages`` on it; returns (tree, source, module)."""
     from .compile import Module
@@ -92,10 +103,9 @@ def _run(fn, options, stages, module=None):
     source = capture(fn)
     node = source.node
     check_source_is_code(source)
-    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
-        raise source.syntax_error(
-            "srcad differentiates functions with plain positional parameters; "
-            "*args, **kwargs, keyword-only and positional-only parameters are not supported", node)
+    check_parameters(source)
+    # positional-only parameters are passed by position like the others: plain ones from here on
+    node.args.args, node.args.posonlyargs = node.args.posonlyargs + node.args.args, []
     wrt = param_names([a.id for a in node.args.args], options.wrt)
     module = module or Module(source)
     if debug:
