@@ -1,6 +1,6 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture -> resolve_calls -> normalize -> eliminate_common_subexpressions -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify
+    capture -> resolve_calls -> normalize -> eliminate_common_subexpressions -> check_aliasing -> activity -> ufunc_arrays -> infer_shapes -> reverse -> simplify
             -> record_values -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -25,6 +25,7 @@ from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.resolve_calls import resolve_calls
 from .passes.reverse import reverse
+from .passes.array_arguments import ufunc_arrays
 from .passes.shapes import infer_shapes
 from .passes.simplify import simplify
 from .source import capture
@@ -52,6 +53,7 @@ def _front_end(source, wrt, options):
 def _stages(source, wrt, options, module):
     """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
     return _front_end(source, wrt, options) + [
+        ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
@@ -63,6 +65,7 @@ def _stages(source, wrt, options, module):
 def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
     return _front_end(source, wrt, options) + [
+        ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("bind_builtins", module.bind_builtins),
     ]

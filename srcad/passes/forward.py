@@ -42,7 +42,6 @@ import inspect
 import types
 
 import gast
-import numpy as np
 
 from .. import astutil as A
 from .. import registry
@@ -125,7 +124,6 @@ class _Forward:
         self.refs = refs
         self.callees = callees
         self.containers = A.anno(node, "containers")
-        self.specs = A.anno(node, "specs") or {}
         self.reads = _read_counts(node)
         self.loops = []  # the loops being transformed, outermost first
         self.state = {}
@@ -196,8 +194,7 @@ class _Forward:
             code.append(self.zeros(var))
         elif state == SHARED and var not in self.containers:
             code.append(A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var)))))
-        spec = self.specs.get(var)
-        if var not in self.containers and (spec is None or spec.shape == () and spec.python is None):
+        if var not in self.containers:  # forward mode knows no shapes: any array may be 0-d
             code.append(A.assign(self.tname(var), self.helper("grad_buffer", A.load(self.tname(var)))))
         return code
 
@@ -337,25 +334,7 @@ class _Forward:
             return [s]
         if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
             return self.user_call(var, s, _user_function(obj))
-        arrays, args = self.lists_as_arrays(obj, rhs.args, s) if isinstance(obj, np.ufunc) else ([], rhs.args)
-        return [s] + arrays + self.apply(obj, var, args, rhs.keywords, s, callee.name)
-
-    def lists_as_arrays(self, ufunc, args, s):
-        """A ufunc takes a list as the array ``np.asarray`` makes of it; its rule does arithmetic on
-        tangents, which must not be lists (``[t] * 2`` repeats a list): pass it such an array."""
-        code, passed = [], []
-        for a in args:
-            if not (isinstance(a, gast.Name) and a.id in self.containers and a.id in self.active):
-                passed.append(a)
-                continue
-            array = self.namer.fresh(a.id + "_array")
-            as_array = gast.Attribute(value=A.load(self.refs("np", np)), attr="asarray", ctx=gast.Load())
-            code.append(A.assign(array, gast.Call(func=as_array, args=[A.load(a.id)], keywords=[])))
-            self.active.add(array)
-            self.bound.add(array)
-            code.extend(self.apply(np.asarray, array, [a], [], s, "np.asarray"))
-            passed.append(A.load(array))
-        return code, passed
+        return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)
 
     def apply(self, key, var, args, keywords, s, what):
         rule = registry.lookup(registry.JVP, key)
