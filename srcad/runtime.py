@@ -69,9 +69,9 @@ def copy_grad(g):
 
 def grad_buffer(g):
     """``g`` as a buffer that may be written into: a number (the adjoint of a 0-d array after
-    NumPy arithmetic, or a float cotangent) becomes a new 0-d array; arrays, lists and dicts
+    NumPy arithmetic, or a float cotangent) becomes a new 0-d array; arrays and containers
     are returned as they are."""
-    if isinstance(g, (np.ndarray, list, dict)):
+    if isinstance(g, (np.ndarray, *_CONTAINERS)):
         return g
     buffer = np.array(g)
     return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
