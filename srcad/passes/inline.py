@@ -6,7 +6,9 @@ accident. Every local of an inlined helper (parameters, assignments, loop variab
 fresh ``<helper>_<name>`` name at each call, and every comprehension variable a fresh
 ``_<name>N`` name, as Python 3 gives comprehensions a scope of their own; the names a helper
 reads but does not bind are the enclosing function's, as in Python. A comprehension's first
-iterable is evaluated in the enclosing scope, the rest of it in its own.
+iterable is evaluated in the enclosing scope, the rest of it in its own. Arguments bind as
+Python binds them: positional-only, keyword-only and default parameters, ``*rest`` (a tuple
+of the extra positional arguments) and ``**options`` (a dict of the extra keywords).
 
 >>> import gast
 >>> from srcad.source import capture
