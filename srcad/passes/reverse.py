@@ -35,6 +35,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
+from ..source import identifier
 from .activity import scatter_add_args
 from .normalize import is_break_guard
 from .resolve_calls import method_call
@@ -255,7 +256,7 @@ class _Reverse:
         container_params = tuple(p for p, a in bound.arguments.items()
                                  if isinstance(a, gast.Name) and a.id in self.containers)
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs)
-        base = fn.__name__
+        base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
         bwd_name = self.refs(f"{base}_backward", backward_fn)
         saved = self.namer.fresh(f"_{base}_saved")
