@@ -26,7 +26,7 @@ import numpy as np
 from . import registry
 from .arguments import CONTAINERS, Signature, check_arguments, checked_cotangent, snapshot, target, where
 from .compile import compile_function, compile_jvp, guards_hold
-from .errors import CotangentError, WrtError
+from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
 from .source import capture, unwrap
@@ -169,7 +169,7 @@ class Differentiable(functools.partial):
         if by_keyword and "v" in kwargs:
             v = kwargs.pop("v")
         else:
-            needed = self._sig.needed(kwargs) if self._sig is not None else len(args)
+            needed = self._sig.needed({**self._fixed, **kwargs}) if self._sig is not None else len(args)
             if needed is not None and len(args) > needed:
                 *args, v = args
             elif needed is None and not by_keyword:
@@ -279,8 +279,17 @@ def grad(fun, wrt=0):
         return d.grad(*args, **kwargs)
 
     gradient.__srcad_differentiable__ = d
-    gradient.__srcad_source__ = lambda: d._functions(())[0]  # what srcad reads when code calls it
+    gradient.__srcad_source__ = functools.partial(_nested_source, d)  # what srcad reads when code calls it
     return gradient
+
+
+def _nested_source(d):
+    """The generated adjoint a call of ``srcad.grad(f)`` inside differentiated code reads."""
+    if d._prefix or d._fixed:
+        raise ArgumentError(f"{d._sig.where}: the gradient of a bound method or functools.partial cannot be "
+                            "differentiated again where it is called inside differentiated code; differentiate "
+                            "a function that takes the object (or the fixed values) as arguments")
+    return d._functions(())[0]
 
 
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling

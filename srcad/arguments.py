@@ -79,7 +79,8 @@ class Signature:
         self.varargs = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
         self.varkw = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
         self.simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
-        self.required = sum(1 for p in params if p.kind in _POSITIONAL and p.default is p.empty)
+        self.required_names = tuple(p.name for p in params if p.kind in _POSITIONAL and p.default is p.empty)
+        self.required = len(self.required_names)
         self.bound = bound
         self.visible = self.positional[bound:]  # what wrt=0, 1, ... denote
 
@@ -104,7 +105,7 @@ class Signature:
                 if self.varargs is not None:
                     raise WrtError(f"{self.where}: wrt={w} falls in *{self.varargs}; srcad differentiates with "
                                    f"respect to named parameters: write the function with one parameter per "
-                                   f"argument (or pass wrt={self.varargs!r} for the whole tuple)")
+                                   f"argument (or pass wrt={self.varargs!r} for the whole tuple){self._wrapper()}")
                 raise WrtError(f"{self.where}: wrt={w} but the function takes {len(self.visible)} "
                                f"argument{'s' if len(self.visible) != 1 else ''} ({', '.join(self.visible)})")
             if w in self.positional[: self.bound]:
@@ -120,6 +121,14 @@ class Signature:
             raise WrtError(f"{self.where}: wrt={tuple(wrt)!r} names a parameter twice")
         return tuple(names)
 
+    def _wrapper(self):
+        inner = getattr(self.fn, "__wrapped__", None)
+        if inner is None:
+            return ""
+        return (f". {self.fn.__qualname__} is a wrapper another decorator made around {where(inner)}, and srcad "
+                "differentiates the code that runs: apply srcad.differentiable to the function before the other "
+                "decorator, or give the wrapper the function's parameters")
+
     def cotangent_by_keyword(self):
         """May ``v=`` pass the cotangent? Not when it would bind a parameter (or ``**kwargs``)."""
         return "v" not in self.names and self.varkw is None
@@ -129,9 +138,8 @@ class Signature:
         them a positional argument is the cotangent (None: with ``*args`` none is)."""
         if self.varargs is not None:
             return None
-        required = [p.name for p in self.signature.parameters.values()
-                    if p.kind in _POSITIONAL and p.default is p.empty][self.bound:]
-        return sum(1 for name in required if name not in keywords)
+        required = self.required_names[self.bound:]
+        return sum(1 for name in required if name not in keywords) if keywords else len(required)
 
     def bind(self, args, kwargs):
         """``(positional, keywords)`` to call the function (and its generated code) with;
