@@ -112,7 +112,8 @@ class Signature:
                 raise WrtError(f"{self.where}: wrt={w!r} is bound already (a method's self or a partial's "
                                "argument) and is held constant")
             if w not in self.names:
-                close = difflib.get_close_matches(w, self.names, n=1)
+                close = [n for n in self.names if n.lower() == w.lower()] or difflib.get_close_matches(
+                    w, self.names, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise WrtError(f"{self.where}: wrt={w!r} is not a parameter (parameters: "
                                f"{', '.join(self.names)}){hint}")
