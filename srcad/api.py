@@ -327,7 +327,7 @@ def show(fun, *args):
     specialised on their shapes and dtypes), else the last one generated, else the generic one."""
     d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)
     if args:
-        d._functions(args)
+        d._functions(*d._bind(args, {}))
     print(d.adjoint_source)
 
 
