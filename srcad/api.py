@@ -50,6 +50,9 @@ class Differentiable(functools.partial):
     """
 
     def __new__(cls, fn, wrt=0):
+        inner = getattr(fn, "__srcad_differentiable__", None)
+        if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
+            return _Nested(fn, inner, wrt)
         func, prefix, fixed, descriptor = target(fn)
         self = super().__new__(cls, func, *prefix, **fixed)
         functools.update_wrapper(self, func)
@@ -67,6 +70,7 @@ class Differentiable(functools.partial):
         self._names = sig.wrt_names(self._wrt) if sig is not None else None  # a misspelled wrt fails now
         self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
         self._guards = {}  # the same key -> globals the code was made for (checked per call)
+        self._method = None  # bound to a self: its (_sig, _names, _bound, _guards), shared by every self
         return self
 
     def __repr__(self):
@@ -82,14 +86,16 @@ class Differentiable(functools.partial):
     def _bound_to(self, first):
         """This function with its first parameter bound to ``first`` (a method's ``self``):
         it shares the compiled code, and ``wrt`` counts the arguments after ``first``."""
+        method = self._method
+        if method is None:  # wrt names other parameters than in unbound calls: its own caches
+            sig = self._sig.shifted(1) if self._sig is not None else None
+            method = self._method = (sig, sig.wrt_names(self._wrt) if sig is not None else None, {}, {})
         new = functools.partial.__new__(type(self), self.func, first, *self._prefix, **self._fixed)
         new.__dict__.update(self.__dict__)
         new._prefix = (first,) + self._prefix
         new.__srcad_function__ = functools.partial(self.func, *new._prefix, **self._fixed)
-        new._descriptor = None
-        if self._sig is not None:
-            new._sig = self._sig.shifted(1)
-            new._names = new._sig.wrt_names(self._wrt)
+        new._descriptor = new._method = None
+        new._sig, new._names, new._bound, new._guards = method
         return new
 
     def _bind(self, args, kwargs):
@@ -264,10 +270,7 @@ def differentiable(fn=None, *, wrt=0):
 
 
 def _as_differentiable(fun, wrt):
-    inner = getattr(fun, "__srcad_differentiable__", None)
-    if inner is not None:  # a gradient srcad made: differentiate its generated adjoint
-        return _Nested(fun, inner, wrt)
-    return Differentiable(fun, wrt)
+    return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
 
 
 def grad(fun, wrt=0):

@@ -116,7 +116,7 @@ class Signature:
                     w, self.names, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise WrtError(f"{self.where}: wrt={w!r} is not a parameter (parameters: "
-                               f"{', '.join(self.names)}){hint}")
+                               f"{', '.join(self.names)}){hint}{self._wrapper()}")
             names.append(w)
         if len(set(names)) != len(names):
             raise WrtError(f"{self.where}: wrt={tuple(wrt)!r} names a parameter twice")

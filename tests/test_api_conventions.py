@@ -175,6 +175,8 @@ def test_a_decorated_function_is_differentiated_as_the_wrapper_that_runs():
     np.testing.assert_allclose(reference, 2.0 * np.cos(X))  # the wrapper's factor 2 is in it
     with pytest.raises(srcad.WrtError, match="wrapper another decorator made"):
         srcad.grad(doubled_any)  # never the inner function's gradient, silently half the truth
+    with pytest.raises(srcad.WrtError, match="wrapper another decorator made"):
+        srcad.grad(doubled_any, wrt="x")
 
 
 def star(*xs):
