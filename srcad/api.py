@@ -17,22 +17,19 @@ How arguments are passed, everywhere:
   floats where a derivative is asked; ``wrt`` is checked when the transform is made.
 """
 import functools
-import inspect
-import linecache
 import types
 
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, Signature, check_arguments, checked_cotangent, snapshot, target, where
+from .arguments import CONTAINERS, Signature, check_arguments, checked_cotangent, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
-from .source import capture, unwrap
+from .source import capture, trampoline, unwrap
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
-_COTANGENT_PARAMS = {}  # generated joint adjoint's code -> the name of its cotangent parameter
 
 
 def _normalize_wrt(wrt):
@@ -53,7 +50,7 @@ class Differentiable(functools.partial):
         inner = getattr(fn, "__srcad_differentiable__", None)
         if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
             return _Nested(fn, inner, wrt)
-        func, prefix, fixed, descriptor = target(fn)
+        func, prefix, fixed, descriptor = unbind(fn)
         self = super().__new__(cls, func, *prefix, **fixed)
         functools.update_wrapper(self, func)
         self._original = fn  # what calls resolve to: a custom_vjp keeps its rule
@@ -120,6 +117,7 @@ class Differentiable(functools.partial):
                 containers = True
             else:
                 key += (cls,)
+                containers = containers or isinstance(a, CONTAINERS)  # a named tuple: its items vary
         if kwargs:
             key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
             containers = True
@@ -138,7 +136,7 @@ class Differentiable(functools.partial):
     def _source_function(self, args):
         """The Python function whose code is differentiated (nested derivatives differ)."""
         if registry.lookup(registry.VJP, self._original) is not None:
-            return _trampoline(self._original)  # a custom rule: differentiate a call to it
+            return trampoline(self._original)  # a custom rule: differentiate a call to it
         return self.func
 
     def _compile(self, args, kwargs, key):
@@ -179,14 +177,14 @@ class Differentiable(functools.partial):
             if needed is not None and len(args) > needed:
                 *args, v = args
             elif needed is None and not by_keyword:
-                raise WrtError(f"{self._sig.where}: with *{self._sig.varargs} and a parameter v (or **kwargs), "
+                raise ArgumentError(f"{self._where}: with *{self._sig.varargs} and a parameter v (or **kwargs), "
                                "adjoint cannot tell the cotangent apart: use vjp(...) and its pullback")
         return self._joint(*self._bind(tuple(args), kwargs), v)
 
     def _joint(self, args, kwargs, v):
         joint = self._functions(args, kwargs)[0]
         if v is not None:
-            v = checked_cotangent(v, self._sig.where if self._sig else self.func.__qualname__)
+            v = checked_cotangent(v, self._where)
         try:
             if v is None and not kwargs:
                 grads = joint(*args)
@@ -197,6 +195,10 @@ class Differentiable(functools.partial):
         except CotangentError as exc:
             raise self._located(exc) from None
         return (grads,) if self._one_tuple else grads  # wrt=(0,) asks for a tuple
+
+    @property
+    def _where(self):
+        return self._sig.where if self._sig is not None else self.func.__qualname__
 
     def _located(self, exc):
         code = self.func.__code__
@@ -213,11 +215,10 @@ class Differentiable(functools.partial):
     def _vjp(self, args, kwargs):
         _, forward, backward = self._functions(args, kwargs)
         y, saved = forward(*args, **kwargs)
-        where = self._sig.where if self._sig else self.func.__qualname__
 
         def pullback(v=None):
             try:
-                grads = backward(saved, checked_cotangent(v, where))
+                grads = backward(saved, checked_cotangent(v, self._where))
             except CotangentError as exc:
                 raise self._located(exc) from None
             return (grads,) if self._one_tuple else grads
@@ -230,6 +231,7 @@ class Differentiable(functools.partial):
         return self._joint(*self._bind(args, kwargs), None)
 
     def value_and_grad(self, *args, **kwargs):
+        """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
@@ -256,10 +258,7 @@ def _cotangent_param(joint):
     """The name of the generated joint adjoint's cotangent parameter (``v``, or ``v_`` when
     the function has a parameter ``v``): its last parameter."""
     code = joint.__code__
-    name = _COTANGENT_PARAMS.get(code)
-    if name is None:
-        name = _COTANGENT_PARAMS[code] = code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]
-    return name
+    return code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]
 
 
 def differentiable(fn=None, *, wrt=0):
@@ -334,43 +333,6 @@ def show(fun, *args):
     print(d.adjoint_source)
 
 
-_TRAMPOLINES = {}
-
-
-def _trampoline(target):
-    """A small Python function that calls ``target`` (which has a rule), for srcad to read."""
-    fn = _TRAMPOLINES.get(target)
-    if fn is None:
-        params, call = _trampoline_params(target)
-        name = getattr(target, "__name__", "custom")
-        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(call)})\n"
-        filename = f"<srcad-trampoline {name}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
-        namespace = {"__srcad_target__": target}
-        exec(compile(text, filename, "exec"), namespace)
-        fn = _TRAMPOLINES[target] = namespace[name]
-    return fn
-
-
-def _trampoline_params(target):
-    """Parameters (with literal defaults) to declare, and the arguments to pass on."""
-    if isinstance(target, np.ufunc):
-        names = [f"x{i + 1}" for i in range(target.nin)]
-        return names, names
-    params, call = [], []
-    for p in inspect.signature(target).parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if p.default is p.empty:
-            params.append(p.name)
-        elif isinstance(p.default, (type(None), bool, int, float, str)):
-            params.append(f"{p.name}={p.default!r}")
-        else:
-            continue
-        call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
-    return params, call
-
-
 # ---- derivatives of derivatives, forward mode, Jacobians and Hessians --------------------
 
 
@@ -398,15 +360,15 @@ def source_function(fun, args):
 
 def _forward_target(fun, args):
     """``(function, prefix, fixed)``: what forward mode transforms for ``fun(*args)``, with
-    the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.target``)."""
+    the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.unbind``)."""
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None:
         return inner._functions(*inner._bind(args, {}))[0], inner._prefix, inner._fixed
     if isinstance(fun, Differentiable):
         return fun._source_function(args), fun._prefix, fun._fixed
-    fn, prefix, fixed, _ = target(fun)
+    fn, prefix, fixed, _ = unbind(fun)
     if not isinstance(fn, types.FunctionType) and registry.lookup(registry.JVP, fun) is not None:
-        return _trampoline(fun), (), {}  # a library function with a rule: differentiate a call to it
+        return trampoline(fun), (), {}  # a library function with a rule: differentiate a call to it
     return fn, prefix, fixed
 
 

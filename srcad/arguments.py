@@ -1,6 +1,6 @@
 """What srcad accepts as a function to differentiate and as its arguments.
 
-- ``target(fn)``: the plain Python function behind a callable, the arguments bound in
+- ``unbind(fn)``: the plain Python function behind a callable, the arguments bound in
   front of the caller's (``self`` of a bound method, a ``functools.partial``'s) and the
   keywords fixed by a partial.
 - ``Signature``: the function's parameters; turns ``wrt`` into parameter names when the
@@ -36,7 +36,7 @@ CONTAINERS = (list, tuple, dict)
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def target(fn):
+def unbind(fn):
     """``(function, prefix, fixed, descriptor)`` for a callable: the plain function that
     runs, the positional arguments bound in front of the caller's, keywords fixed by a
     ``functools.partial``, and ``"static"``/``"class"`` for a staticmethod/classmethod object."""

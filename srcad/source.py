@@ -1,4 +1,5 @@
-"""Source capture: from a live Python function to a gast ``FunctionDef`` with true line numbers."""
+"""Source capture: from a live Python function to a gast ``FunctionDef`` with true line numbers
+(``capture``), and source to read for a function that has a rule instead (``trampoline``)."""
 import dataclasses
 import inspect
 import linecache
@@ -6,6 +7,7 @@ import textwrap
 import types
 
 import gast
+import numpy as np
 
 from .errors import SourceUnavailableError, SrcadSyntaxError
 
@@ -110,6 +112,43 @@ def capture(fn):
     node.decorator_list = []
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return FunctionSource(fn, node, filename, fn.__globals__, closure)
+
+
+_TRAMPOLINES = {}  # function with a rule -> the trampoline that calls it
+
+
+def trampoline(target):
+    """A small Python function that calls ``target`` (which has a rule), for srcad to read."""
+    fn = _TRAMPOLINES.get(target)
+    if fn is None:
+        params, call = _trampoline_params(target)
+        name = getattr(target, "__name__", "custom")
+        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(call)})\n"
+        filename = f"<srcad-trampoline {name}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        namespace = {"__srcad_target__": target}
+        exec(compile(text, filename, "exec"), namespace)
+        fn = _TRAMPOLINES[target] = namespace[name]
+    return fn
+
+
+def _trampoline_params(target):
+    """Parameters (with literal defaults) to declare, and the arguments to pass on."""
+    if isinstance(target, np.ufunc):
+        names = [f"x{i + 1}" for i in range(target.nin)]
+        return names, names
+    params, call = [], []
+    for p in inspect.signature(target).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is p.empty:
+            params.append(p.name)
+        elif isinstance(p.default, (type(None), bool, int, float, str)):
+            params.append(f"{p.name}={p.default!r}")
+        else:
+            continue
+        call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+    return params, call
 
 
 def _lambda_node(fn, filename):

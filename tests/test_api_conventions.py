@@ -223,10 +223,15 @@ def test_lambda_called_from_differentiated_code():
 
 
 def test_lambdas_are_cut_out_exactly():
-    np.testing.assert_allclose(check_grads(first, (X,), v=np.ones(3)), np.cos(X))
-    np.testing.assert_allclose(check_grads(second, (X,), v=np.ones(3)), -np.sin(X))
     np.testing.assert_allclose(check_grads(in_a_call["key"], (X,), v=np.ones(3)), 2 * np.exp(X))
     inner = returns_lambda(None)  # the inner of two nested lambdas with the same parameters
+    if not hasattr(inner.__code__, "co_positions"):  # Python 3.10 keeps no columns: look-alikes are refused
+        for fn in (first, second, inner):
+            with pytest.raises(srcad.SourceUnavailableError, match="several lambdas on the line"):
+                srcad.grad(fn)(X)
+        return
+    np.testing.assert_allclose(check_grads(first, (X,), v=np.ones(3)), np.cos(X))
+    np.testing.assert_allclose(check_grads(second, (X,), v=np.ones(3)), -np.sin(X))
     np.testing.assert_allclose(check_grads(inner, (X,), v=np.ones(3)), 3.0 * np.ones(3))
 
 

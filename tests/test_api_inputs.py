@@ -212,6 +212,10 @@ twins = (lambda t: t * 2.0, lambda t: t * 3.0)  # noqa: E731
 
 
 def test_lambdas_on_one_line_are_told_apart_by_position():
+    if not hasattr(twins[0].__code__, "co_positions"):  # Python 3.10: no columns, look-alikes are refused
+        with pytest.raises(srcad.SourceUnavailableError, match="several lambdas on the line"):
+            srcad.grad(twins[0])(X)
+        return
     np.testing.assert_allclose(check_grads(twins[0], (X,), v=np.ones(3)), 2.0 * np.ones(3))
     np.testing.assert_allclose(check_grads(twins[1], (X,), v=np.ones(3)), 3.0 * np.ones(3))
 
