@@ -22,7 +22,7 @@ import types
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, Signature, check_arguments, checked_cotangent, snapshot, unbind, where
+from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
@@ -57,7 +57,7 @@ class Differentiable(functools.partial):
         self.__srcad_function__ = func if not (prefix or fixed) else functools.partial(func, *prefix, **fixed)
         self._descriptor = descriptor
         source = self._source_function(())
-        sig = Signature(source, len(prefix)) if isinstance(source, types.FunctionType) else None
+        sig = signature(source, len(prefix)) if isinstance(source, types.FunctionType) else None
         return self._setup(prefix, fixed, sig, wrt)  # sig None: srcad cannot read it (the first call says why)
 
     def _setup(self, prefix, fixed, sig, wrt):

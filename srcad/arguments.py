@@ -27,6 +27,7 @@ import functools
 import inspect
 import numbers
 import types
+import weakref
 
 import numpy as np
 
@@ -63,6 +64,17 @@ def where(fn):
     code = getattr(fn, "__code__", None)
     name = getattr(fn, "__qualname__", repr(fn))
     return f"{code.co_filename}:{code.co_firstlineno}: {name}" if code else name
+
+
+_SIGNATURES = weakref.WeakKeyDictionary()  # function -> its Signature with nothing bound
+
+
+def signature(fn, bound=0):
+    """``Signature(fn, bound)``, made once per function (``srcad.grad(f)`` in a loop stays cheap)."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = Signature(fn)
+    return sig.shifted(bound) if bound else sig
 
 
 class Signature:
