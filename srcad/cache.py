@@ -6,8 +6,8 @@ generated source, so a new process compiles it without running the pipeline agai
 Safe by construction:
 
 - The directory must belong to the user and allow nobody else in (mode 0700; srcad
-  creates it so). If it is a symlink, someone else's, or group/world accessible, srcad
-  warns once and caches nothing.
+  creates it so). If its path contains a symlink, or it is someone else's, or group/world
+  accessible, srcad warns once and caches nothing.
 - Everything is done relative to a descriptor of that checked directory, and no path
   component inside it is followed if it is a symlink (``O_NOFOLLOW``).
 - Entries are written to a fresh temporary file in the same directory, fsynced, then
@@ -19,15 +19,18 @@ Safe by construction:
   specialised on. The file repeats that hash and a hash of its contents; both are checked
   before the code is used, as are its owner and that it is a regular file.
 - Only code whose every closure object can be found again by module and qualified name
-  is cached (srcad's helpers and rules' globals); code that calls other differentiated
-  user functions is not.
+  among the modules already imported is cached (srcad's helpers and rules' globals); code
+  that calls other differentiated user functions is not. Reading an entry never imports.
+- The entry lists every name path the code was resolved through (``cfg.act``) with a
+  description of what it denoted; an entry is used only if each still denotes the same.
+- An entry is opened without following symlinks and without blocking (a FIFO is refused),
+  and must be a regular file; the cache directory's path must contain no symlink.
 
 A missing, unreadable or mismatching entry is a miss: the function is transformed as
 without a cache.
 """
 import dataclasses
 import hashlib
-import importlib
 import json
 import os
 import re
@@ -71,16 +74,19 @@ def directory():
 
 
 def _open_directory(path):
-    """A descriptor of ``path`` if it is a private directory of this user, else None (warned)."""
+    """A descriptor of ``path`` if it is a private directory of this user, else None (warned).
+
+    The path is walked from the root one component at a time, each opened relative to its
+    parent without following symlinks: a symlink anywhere on the way is refused.
+    """
     if not _SUPPORTED:
         _warn_once(("platform",), f"{ENV_VAR} is set but this platform lacks O_NOFOLLOW/dir_fd; srcad caches nothing")
         return None
     try:
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC)
+        fd = _walk(path)
     except OSError as exc:
-        _warn_once(path, f"{ENV_VAR}={path!r} cannot be used ({exc.strerror or exc}; a symlink is refused); "
-                         "srcad caches nothing")
+        _warn_once(path, f"{ENV_VAR}={path!r} cannot be used ({exc.strerror or exc}); srcad caches "
+                         "nothing")
         return None
     info = os.fstat(fd)
     problem = None
@@ -97,6 +103,38 @@ def _open_directory(path):
     return fd
 
 
+def _walk(path):
+    """Open the absolute directory ``path`` component by component (creating missing ones,
+    mode 0700), never following a symlink."""
+    flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+    fd = os.open(os.sep, flags)
+    try:
+        for part in [p for p in path.split(os.sep) if p]:
+            try:
+                child = _open_child(part, flags, fd)
+            except OSError:
+                if stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
+                    raise OSError(f"{part!r} in it is a symlink, and a symlink is refused") from None
+                raise
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _open_child(part, flags, fd):
+    try:
+        return os.open(part, flags, dir_fd=fd)
+    except FileNotFoundError:
+        try:
+            os.mkdir(part, 0o700, dir_fd=fd)
+        except FileExistsError:  # made meanwhile by another process
+            pass
+        return os.open(part, flags, dir_fd=fd)
+
+
 def _digest(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -111,7 +149,8 @@ def load(key_material):
         return None
     key = _digest(key_material)
     try:
-        entry = os.open(key, os.O_RDONLY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+        # non-blocking: opening a FIFO planted under the entry's name must not wait for a writer
+        entry = os.open(key, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
     except OSError:  # absent, or a symlink
         os.close(fd)
         return None
@@ -342,10 +381,27 @@ def _reference(obj):
 
 
 def _resolve(module, qualname):
-    value = importlib.import_module(module)
+    """The object at ``module.qualname`` among modules already imported: an entry names
+    modules, and reading it must never import (run) one."""
+    value = sys.modules[module]
     for part in filter(None, qualname.split(".")):
         value = getattr(value, part)
     return value
+
+
+def _resolved_now(fn, described):
+    """``(path, object)`` for each name path the entry's code was resolved through, if each
+    still denotes an object described the same way (``cfg.act`` is still ``numpy.tanh``)."""
+    from .compile import _MISSING, _follow, _scope_value
+
+    resolved = []
+    for path, description in described:
+        path = tuple(path)
+        obj = _follow(_scope_value(fn, path[0]), path[1:])
+        if obj is _MISSING or _describe(obj, ()) != description:
+            return None
+        resolved.append((path, obj))
+    return resolved
 
 
 def load_generated(fn, key):
@@ -360,7 +416,10 @@ def load_generated(fn, key):
     try:
         fields = json.loads(payload)
         closure = {name: _resolve(module, qualname) for name, (module, qualname) in fields.pop("closure").items()}
-        return Generated(closure=closure, **fields)
+        resolved = _resolved_now(fn, fields.pop("resolved"))
+        if resolved is None:  # made for other bindings of a path its calls went through
+            return None
+        return Generated(closure=closure, resolved=resolved, **fields)
     except Exception:  # an entry of another layout, or a helper that moved: transform afresh
         return None
 
@@ -378,4 +437,5 @@ def store_generated(fn, key, generated):
     fields = {f.name: getattr(generated, f.name) for f in dataclasses.fields(generated)
               if isinstance(getattr(generated, f.name), str) and f.name != "filename"}
     fields["closure"] = closure
+    fields["resolved"] = [[list(path), _describe(obj, ())] for path, obj in generated.resolved]
     return store(key_material(fn, key), json.dumps(fields, sort_keys=True))

@@ -26,6 +26,7 @@ class Generated:
     closure: dict  # name -> object the generated functions close over
     filename: str = ""
     inherited: list = dataclasses.field(default_factory=list)  # guards of the user functions it calls
+    resolved: list = dataclasses.field(default_factory=list)  # (name path, object) the compiler resolved
 
 
 def _stored_names(stmts):

@@ -38,3 +38,18 @@ class Namer:
             name += "_"
         self.taken.add(name)
         return name
+
+
+BUILTIN = "builtin"  # annotation of a Name that means a Python builtin, whatever the user's scope says
+
+
+def builtin(name):
+    """A read of the builtin ``name`` (``range``, ``len``, ``slice``...) in generated code.
+
+    Passes emit builtins through this, never as a bare name, which user code could shadow
+    (``len = 3``, a global ``range``); the compiler binds it to the real builtin under a
+    name the function does not use (``compile.Module.bind_builtins``).
+    """
+    from .astutil import load, set_anno
+
+    return set_anno(load(name), BUILTIN, name)

@@ -6,11 +6,17 @@
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
 """
+import ast
 import dataclasses
+import dis
 import os
+import types
+
+import gast
 
 from . import astutil as A
 from .codegen import codegen
+from .errors import SourceUnavailableError
 from .passes.activity import activity
 from .passes.aliasing import check_aliasing
 from .passes.cse import eliminate_common_subexpressions
@@ -50,6 +56,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
+        ("bind_builtins", module.bind_builtins),
     ]
 
 
@@ -57,6 +64,7 @@ def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
     return _front_end(source, wrt, options) + [
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
+        ("bind_builtins", module.bind_builtins),
     ]
 
 
@@ -83,6 +91,7 @@ def _run(fn, options, stages, module=None):
     debug = options.debug or os.environ.get("SRCAD_DEBUG") == "1"
     source = capture(fn)
     node = source.node
+    check_source_is_code(source)
     if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
         raise source.syntax_error(
             "srcad differentiates functions with plain positional parameters; "
@@ -96,6 +105,112 @@ def _run(fn, options, stages, module=None):
         if debug:
             print(f"# ---- {name}\n{A.to_source(node)}")
     return node, source, module
+
+
+_FUTURE_FLAGS = 0x1FE0000  # the __future__ compiler flags a code object carries in co_flags
+
+
+def check_source_is_code(source):
+    """Refuse to differentiate source that is not what ``fn.__code__`` was compiled from.
+
+    The parsed function is compiled again, in a scope with the same free variables (and
+    class, for name mangling), and its code compared with the running code, nested code
+    objects included: a file edited after its module was imported fails here instead of
+    giving the gradient of code that does not run.
+    """
+    fn = source.fn
+    code = fn.__code__
+    wrapper = _wrapped(source.node, code, fn.__qualname__)
+    try:
+        compiled = compile(wrapper, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+    except SyntaxError:
+        compiled = None
+    found = _find_code(compiled, source.node.name) if compiled is not None else None
+    qualnames = (getattr(found, "co_qualname", None), getattr(code, "co_qualname", fn.__qualname__))
+    if found is None or not _same_code(found, code, qualnames, fn.__name__ == "<lambda>"):
+        raise SourceUnavailableError(
+            f"{code.co_filename}:{code.co_firstlineno}: the source of {fn.__qualname__!r} in this file is not "
+            "the code that runs (the file was edited after the module was imported); srcad differentiates "
+            "source, so reload the module (importlib.reload, or restart) before differentiating it.")
+
+
+def _wrapped(node, code, qualname):
+    """``node`` inside a function defining ``code``'s free variables (and its class)."""
+    body = [A.deepcopy(node)]
+    parts = qualname.split(".")
+    if len(parts) > 1 and parts[-2] != "<locals>":  # a method: mangling needs its class
+        body = [gast.ClassDef(name=parts[-2], bases=[], keywords=[], body=body, decorator_list=[], type_params=[])]
+    free = [v for v in code.co_freevars if v != "__class__"]
+    body = [A.assign(v, A.const(None)) for v in free] + body
+    if node.name not in free:  # the function's reads of its own name stay global reads
+        body.insert(0, gast.Global(names=[node.name]))
+    outer = gast.FunctionDef(
+        name="__srcad_outer__", args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
+                                                    kw_defaults=[], kwarg=None, defaults=[]),
+        body=body, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    tree = gast.gast_to_ast(gast.Module(body=[outer], type_ignores=[]))
+    return ast.fix_missing_locations(tree)
+
+
+def _find_code(code, name):
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        if c.co_name == name and c is not code:
+            return c
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return None
+
+
+def _instructions(code):
+    """``code``'s instructions with names for arguments and instruction numbers for jump
+    targets. A call of an attribute of a name bound by ``import`` compiles differently
+    (3.11: no LOAD_METHOD, NULL pushed apart), which the function compiled on its own cannot
+    know: both read the same."""
+    found, index, pending = [], {}, []
+    for i in dis.get_instructions(code):
+        pending.append(i.offset)
+        # layout, not meaning: EXTENDED_ARG comes and goes with how far a jump reaches
+        if i.opname not in ("PUSH_NULL", "EXTENDED_ARG", "NOP", "CACHE"):
+            index.update((offset, len(found)) for offset in pending)
+            pending = []
+            found.append(i)
+    out = []
+    for i in found:
+        if i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
+            arg = index.get(i.argval)
+        elif i.opcode in dis.hasconst:
+            arg = i.arg  # constants are compared on their own
+        elif i.opname in ("LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"):
+            arg = i.argval
+        else:
+            arg = repr(i.argval)
+        out.append(("LOAD_ATTR" if i.opname == "LOAD_METHOD" else i.opname, arg))
+    return out
+
+
+def _same_code(a, b, qualnames, from_lambda=False):
+    """Do two code objects do the same thing (bytecode, names, constants, nested code)?
+    ``qualnames`` are the function's qualified names in ``a`` and ``b`` (they prefix those
+    of the classes and functions it defines)."""
+    if _instructions(a) != _instructions(b) or a.co_varnames != b.co_varnames \
+            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars:
+        return False
+    consts_a, consts_b = a.co_consts, b.co_consts
+    if from_lambda:  # a def keeps a docstring slot that a lambda does not
+        consts_a, consts_b = [c for c in consts_a if c is not None], [c for c in consts_b if c is not None]
+    if len(consts_a) != len(consts_b):
+        return False
+    for x, y in zip(consts_a, consts_b):
+        if isinstance(x, types.CodeType) and isinstance(y, types.CodeType):
+            if not _same_code(x, y, qualnames):
+                return False
+        elif isinstance(x, str) and qualnames[0] and x.startswith(qualnames[0] + "."):
+            if qualnames[1] + x[len(qualnames[0]):] != y:
+                return False
+        elif type(x) is not type(y) or repr(x) != repr(y):
+            return False
+    return True
 
 
 def transform(fn, options=Options(), module=None):
@@ -118,6 +233,7 @@ class GeneratedJVP:
     closure: dict  # name -> object the generated function uses
     tangent_params: dict  # parameter name -> name of its tangent parameter
     inherited: list  # guards of the user functions it calls
+    resolved: list  # (name path, object) the compiler resolved in the user's scope
     filename: str = ""
 
 
@@ -127,4 +243,4 @@ def transform_jvp(fn, options=Options()):
     text = A.to_source(node)
     factory = module.factory([text], [node.name])
     return GeneratedJVP(node.name, text, factory, dict(module.closure), A.anno(node, "tangent_params"),
-                        list(module.inherited))
+                        list(module.inherited), module.resolved())

@@ -37,6 +37,8 @@ NONDIFFERENTIABLE = {}  # key -> reason (str)
 METHODS = {}
 ATTRIBUTES = {}
 NONDIFF_METHODS = set()
+#: srcad helpers whose Python source srcad may differentiate (see ``register_source_derivative``)
+SOURCE_DIFFERENTIABLE = set()
 NONDIFF_ATTRIBUTES = set()
 
 
@@ -237,6 +239,13 @@ def register_nondifferentiable(*keys, reason="its output does not depend smoothl
         _register(NONDIFFERENTIABLE, key, reason, "non-differentiable")
 
 
+def register_source_derivative(*helpers):
+    """srcad may differentiate these helpers of its own rules by reading their source (second
+    order), instead of refusing: each is plain NumPy with no in-place update of a view, and a
+    second-order test checks it against finite differences."""
+    SOURCE_DIFFERENTIABLE.update(helpers)
+
+
 def is_nondifferentiable(key):
     try:
         found = key in NONDIFFERENTIABLE
@@ -246,13 +255,47 @@ def is_nondifferentiable(key):
 
 
 def lookup(table, key):
+    """The rule for ``key`` in ``table``; None if there is none (the caller may then read
+    ``key``'s Python source). srcad's own helpers, which rules call in the derivative code
+    they generate, are never read as source: without a rule they get a ``Refusal``."""
     try:
         found = table.get(key)
     except TypeError:
         return None
     if found is None and load_optional_rules():
         return lookup(table, key)
+    if found is None and _is_srcad_helper(key) and key not in NONDIFFERENTIABLE and key not in SOURCE_DIFFERENTIABLE:
+        return Refusal(key, "d" if table is VJP else "t")
     return found
+
+
+#: modules whose functions are srcad's derivative machinery, not user code
+_HELPER_MODULES = ("srcad.runtime", "srcad.rules.")
+
+
+def _is_srcad_helper(key):
+    module = getattr(key, "__module__", None) or ""
+    return inspect.isfunction(key) and (module == _HELPER_MODULES[0] or module.startswith(_HELPER_MODULES[1]))
+
+
+class Refusal:
+    """The rule of a srcad helper that has none: binding it is an error (fail closed).
+
+    Such a helper appears in code srcad generated, so a derivative of it is a derivative of a
+    derivative. Read as plain source it could come out silently wrong (it may update a view
+    in place, as ``np.add.at(np.moveaxis(out, ...))`` does), so srcad refuses instead."""
+
+    def __init__(self, key, marker):
+        self.key, self.marker = key, marker
+
+    def message(self):
+        mode = "reverse-mode (vjp)" if self.marker == "d" else "forward-mode (jvp)"
+        return (f"srcad cannot differentiate its own helper {describe(self.key)} ({mode}): it has no derivative "
+                "rule, so this derivative of a derivative (grad of grad, hessian, hvp) through it is not "
+                "supported")
+
+    def __repr__(self):
+        return f"<refusal for {describe(self.key)}>"
 
 
 _OPTIONAL_LOADED = set()

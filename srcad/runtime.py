@@ -239,8 +239,10 @@ def default_cotangent(y):
 def sum_to_reduced(g, x, axis, keepdims):
     """The adjoint of a reduction over ``axis``: ``g`` broadcast back to ``x``'s shape."""
     xshape = shape_of(x)
+    if np.ndim(g) == 0:  # one value for every element (a scalar seed such as 1.0, or axis=None)
+        return np.full(xshape, g)
     if axis is None:
-        return np.full(xshape, g) if np.ndim(g) == 0 else np.broadcast_to(g, xshape)
+        return np.broadcast_to(g, xshape)
     if not keepdims:
         axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
         ndim = len(xshape)

@@ -81,7 +81,7 @@ def capture(fn):
     filename = code.co_filename
     first = code.co_firstlineno
     try:
-        lines, _ = inspect.getsourcelines(code)  # the code object: inspect would follow __wrapped__
+        lines, _ = inspect.getsourcelines(code)  # its own code: never a __wrapped__ function's
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"{filename}:{first}: cannot read the source of {fn.__qualname__!r} "
@@ -109,6 +109,10 @@ def capture(fn):
                 f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}."
             )
         gast.increment_lineno(node, first - 1)
+        if node.name != code.co_name:
+            raise SourceUnavailableError(
+                f"{filename}:{first}: the source found for {fn.__qualname__!r} defines {node.name!r}; "
+                "define the function with a plain def statement.")
     node.decorator_list = []
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return FunctionSource(fn, node, filename, fn.__globals__, closure)

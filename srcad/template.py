@@ -14,6 +14,7 @@ import numpy as np
 
 from . import astutil as A
 from .errors import SrcadError
+from .registry import Refusal
 from .runtime import unbroadcast
 
 
@@ -23,6 +24,8 @@ class Zero(Exception):
 
 def bind(rule, args, keywords, site):
     """Map the rule's parameters to the call's operand atoms (defaults as literals)."""
+    if isinstance(rule, Refusal):
+        raise site.error(rule.message())
     bound = {}
     params = rule.params
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -211,9 +214,24 @@ def _marker_target(node, rule, env):
 
 
 def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
-    """Replace parameters, locals, globals and marker reads in an expression."""
+    """Replace parameters, locals, globals and marker reads in an expression, in one pass.
+
+    Hygiene by construction: every node that comes from outside the template (a call's operand
+    atom, the result's name, a spliced ``*operands`` item, an adjoint read) is *opaque* — it is
+    never visited again, so a user variable that happens to be called like a template parameter
+    (``y``), local or global (``np``) can never be substituted a second time. Template locals
+    get fresh names and globals the names ``refs`` reserved, so neither can meet a user name.
+    """
+    opaque = set()  # ids of the nodes spliced in from the call site
+
+    def splice(node):
+        opaque.add(id(node))
+        return node
 
     class Sub(gast.NodeTransformer):
+        def visit(self, n):
+            return n if id(n) in opaque else super().visit(n)
+
         def visit_Attribute(self, n):
             folded = _fold_shape_query(n, env, handler, rule)
             return folded if folded is not None else self.generic_visit(n)
@@ -225,11 +243,11 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             if isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
                 shapes = _known_shapes(n.args[1], env[rule.result], env, handler)
                 if shapes is not None:  # the sum that undoes broadcasting, decided now
-                    return _static_unbroadcast(self.visit(n.args[0]), *shapes, handler)
+                    return splice(_static_unbroadcast(self.visit(n.args[0]), *shapes, handler))
             args = []
             for a in n.args:
                 if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) and isinstance(env.get(a.value.id), list):
-                    args.extend(A.deepcopy(x) for x in env[a.value.id])
+                    args.extend(splice(A.deepcopy(x)) for x in env[a.value.id])
                 else:
                     args.append(a)
             n.args = args
@@ -244,22 +262,24 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             expr = handler.read(bound.id)
             if expr is None:
                 raise Zero()
-            return expr
+            return splice(expr)
 
         def visit_Name(self, n):
             if n.id in env:
                 value = env[n.id]
                 if isinstance(value, list):  # *args: a tuple of the call's operands
-                    return gast.Tuple(elts=[A.deepcopy(v) for v in value], ctx=gast.Load())
+                    return splice(gast.Tuple(elts=[A.deepcopy(v) for v in value], ctx=gast.Load()))
                 if isinstance(value, dict):
                     raise SrcadError(f"{rule}: **{n.id} can only be ignored")
-                return A.deepcopy(value)
+                return splice(A.deepcopy(value))
             if n.id in renames:
                 if n.id in zero_locals and isinstance(n.ctx, gast.Load):
                     raise Zero()
                 n.id = renames[n.id]
             elif n.id in globals_:
                 n.id = globals_[n.id]
+            elif isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id):  # never resolved in the user's scope
+                n.id = handler.refs(n.id, getattr(builtins, n.id))
             return n
 
     return Sub().visit(node)

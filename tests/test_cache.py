@@ -24,7 +24,7 @@ def cache_dir(tmp_path, monkeypatch):
     """A fresh cache directory in the environment, a fresh in-memory cache, warnings re-armed."""
     path = tmp_path / "srcad-cache"
     monkeypatch.setenv(cache.ENV_VAR, str(path))
-    monkeypatch.setattr(srcad_compile, "_CACHE", {})
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
     monkeypatch.setattr(cache, "_warned", set())
     return path
 
@@ -212,7 +212,7 @@ def test_round_trip_skips_the_pipeline_and_gives_the_same_gradients(cache_dir, m
     fresh = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)
     assert len(entries(cache_dir)) == 1
 
-    monkeypatch.setattr(srcad_compile, "_CACHE", {})
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
 
     def no_transform(*a, **k):
         raise AssertionError("the pipeline ran although the code was cached")
@@ -265,7 +265,7 @@ def test_round_trip_in_a_fresh_process(cache_dir, tmp_path):
 def test_rebinding_a_global_callee_is_a_different_entry(cache_dir, monkeypatch):
     x = np.linspace(0.1, 1.0, 4)
     np.testing.assert_allclose(srcad.grad(uses_global)(x), 1 - np.tanh(x) ** 2)
-    monkeypatch.setattr(srcad_compile, "_CACHE", {})
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
     monkeypatch.setitem(globals(), "act", np.sin)
     np.testing.assert_allclose(srcad.grad(uses_global)(x), np.cos(x))
     assert len(entries(cache_dir)) == 2
@@ -293,7 +293,7 @@ def test_entry_with_an_unknown_helper_is_a_miss(cache_dir, monkeypatch):
     payload = json.dumps(fields, sort_keys=True)
     lines = header.split("\n")
     path.write_text("\n".join(lines[:2] + [f"sha256 {cache._digest(payload)}"]) + "\n\n" + payload)
-    monkeypatch.setattr(srcad_compile, "_CACHE", {})
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
     again = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)  # transformed afresh
     for g, h in zip(again, fresh):
         np.testing.assert_array_equal(g, h)

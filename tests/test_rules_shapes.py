@@ -1,4 +1,5 @@
-"""Shape, indexing and joining rules (srcad/rules/numpy_shapes.py) against finite differences.
+"""Shape, indexing and joining rules (srcad/rules/numpy_shapes.py, numpy_indexing.py,
+numpy_joining.py) against finite differences.
 
 Reverse rules run end to end through srcad (``check_grads``: joint adjoint and vjp
 pullback); forward rules too (``check_jvp``), on the same functions and on single calls
@@ -895,7 +896,8 @@ def test_array_of_a_nested_list_jvp():
 
 # ---- every reverse rule of the module has a forward rule ------------------------------------
 
-MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_products", "srcad.rules.numpy_linalg",
+MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_indexing", "srcad.rules.numpy_joining",
+           "srcad.rules.numpy_products", "srcad.rules.numpy_linalg",
            "srcad.rules.scipy_special")
 
 

@@ -30,6 +30,8 @@ another's memory (``record_values`` copies views the reverse sweep reads).
 ...     print(e.msg)
 in-place update of 'r', which shares memory with 'A' (line 3), and 'A' is read after it; write 'r = A[0].copy()' (or update 'A' itself)
 """
+import builtins
+
 import gast
 import numpy as np
 
@@ -37,7 +39,8 @@ from .. import astutil as A
 
 _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "diagonal", "view", "T"}
 _VIEW_FUNCTIONS = {np.reshape, np.transpose, np.ravel, np.squeeze, np.swapaxes, np.diagonal, np.expand_dims,
-                   np.moveaxis, np.broadcast_to, np.asarray, np.atleast_1d, np.atleast_2d}
+                   np.moveaxis, np.broadcast_to, np.asarray, np.atleast_1d, np.atleast_2d,
+                   builtins.list, builtins.tuple, builtins.reversed}  # their items are the argument's
 
 
 def _view_source(rhs, containers):
@@ -98,12 +101,13 @@ def check_aliasing(node, source):
         mutated = _mutated(s)
         if mutated is None or mutated not in links:
             continue
+        argument = next((b for b in sorted(_bases(mutated, links)) if b in params), None)
+        if argument is not None:
+            raise source.syntax_error(
+                f"in-place update of '{mutated}', which shares memory with the argument '{argument}'; "
+                f"srcad never changes the caller's arrays: copy first ('{mutated} = ...copy()')",
+                A.anno(s, "origin") or s)
         for other, link, link_loops in links[mutated]:
-            if other in params and link.targets[0].id == mutated:
-                raise source.syntax_error(
-                    f"in-place update of '{mutated}', which shares memory with the argument '{other}'; "
-                    f"srcad never changes the caller's arrays: copy first ('{mutated} = ...copy()')",
-                    A.anno(s, "origin") or s)
             if _read_after(other, s, loops, link, link_loops, flat, position):
                 origin = A.anno(link, "origin") or link
                 text = source.line(getattr(origin, "lineno", None)).strip()
@@ -116,6 +120,18 @@ def check_aliasing(node, source):
                     A.anno(s, "origin") or s)
     A.set_anno(node, "views", views)
     return node
+
+
+def _bases(name, links):
+    """The names ``name`` may be a view of, through any chain of views (``r = x[0]; q = r[1:]``)."""
+    found, todo = set(), [name]
+    while todo:
+        view = todo.pop()
+        for other, link, _ in links.get(view, ()):
+            if link.targets[0].id == view and other not in found:
+                found.add(other)
+                todo.append(other)
+    return found
 
 
 def _mutated(s):

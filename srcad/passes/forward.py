@@ -126,6 +126,7 @@ class _Forward:
         self.callees = callees
         self.containers = A.anno(node, "containers")
         self.reads = _read_counts(node)
+        self.loops = []  # the loops being transformed, outermost first
         self.state = {}
         self.tangent_names = {}
         self.bound = set()  # names certainly bound here
@@ -422,9 +423,13 @@ class _Forward:
 
     # ---- control flow ----------------------------------------------------------------------
     def read_outside(self, stmt):
-        """Names read somewhere other than inside ``stmt``: their tangents must be right after it."""
+        """Names read somewhere other than inside ``stmt``: their tangents must be right after it.
+        Inside a loop that includes all the loop reads: its next pass runs ``stmt`` again."""
+        if self.loops:  # a loop's next pass reads again what the loop reads
+            stmt = self.loops[0]
         inside = _read_counts(stmt)
-        return {name for name, n in self.reads.items() if n > inside[name]}
+        outside = {name for name, n in self.reads.items() if n > inside[name]}
+        return outside | set(inside) if self.loops else outside
 
     def branch(self, s):
         return self.join_paths(s.test, lambda: self.block(s.body), lambda: self.block(s.orelse), self.read_outside(s))
@@ -462,6 +467,13 @@ class _Forward:
         # only tangents read before they are assigned in the body, or after the loop, carry over
         needed = _exposed(s.body, {s.target.id} if isinstance(s, gast.For) else ()) | self.read_outside(s)
         start = dict(entry)
+        self.loops.append(s)
+        try:
+            return self.loop_fixpoint(s, entry, bound_before, mutated, needed, start)
+        finally:
+            self.loops.pop()
+
+    def loop_fixpoint(self, s, entry, bound_before, mutated, needed, start):
         snapshot = (dict(self.namer.counters), set(self.namer.taken), dict(self.tangent_names), set(self.preinit))
         while True:
             self.namer.counters, self.namer.taken = dict(snapshot[0]), set(snapshot[1])

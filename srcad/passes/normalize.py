@@ -11,10 +11,12 @@ literal), every temporary a fresh ``_tN``:
 - ``while name: ...`` whose test is recomputed at the end of the body;
 - ``if _stopN: break`` as the last statement of a loop body, and one final ``return atom``.
 
-``break``, ``continue`` and early ``return`` become flags and guards; ``for`` over arrays,
-lists, ``enumerate`` and ``zip`` becomes a ``range`` loop with indexing; augmented
-assignment becomes plain assignment; helper functions defined in the function (``def``
-or ``lambda``) and comprehensions are inlined.
+This module normalises statements and expressions; the other rooms of the pass are
+``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
+(``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
+defined in the function, ``def`` or ``lambda``, and comprehensions are inlined, each in a
+scope of fresh names). Augmented assignment becomes plain assignment; ``d.get(k, default)``
+becomes a membership test and a branch, ``dict(a=x)`` a dict display.
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -37,8 +39,11 @@ import builtins
 import gast
 
 from .. import astutil as A
-from ..naming import Namer
-from .resolve_calls import Callee, local_names, resolve_calls
+from ..naming import Namer, builtin
+from .inline import inline_call, inline_comprehension, lambda_def
+from .jumps import check_jumps_eliminated, eliminate_jumps, is_break_guard  # noqa: F401 (is_break_guard: reverse, forward)
+from .loops import lower_loop
+from .resolve_calls import Callee, resolve_calls
 
 _UNSUPPORTED_STMTS = {
     gast.Try: "try statements",
@@ -69,13 +74,9 @@ def normalize(node, source, namer=None):
     norm = _Normalizer(source, namer)
     body = eliminate_jumps(node.body, namer, source, top_level=True)
     node.body = norm.block(body) or [gast.Pass()]
+    check_jumps_eliminated(node.body, source)
     A.set_anno(node, "namer", namer)
     return node
-
-
-def _is_call_to(node, obj):
-    callee = A.anno(node, "callee") if isinstance(node, gast.Call) else None
-    return callee is not None and callee.kind == "object" and callee.obj is obj
 
 
 class _Normalizer:
@@ -137,7 +138,7 @@ class _Normalizer:
 
     def stmt_Assign(self, s, out):
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-            self.local_functions[s.targets[0].id] = _lambda_def(s.targets[0].id, s.value)
+            self.local_functions[s.targets[0].id] = lambda_def(s.targets[0].id, s.value)
             return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], s.value, out)
@@ -181,7 +182,7 @@ class _Normalizer:
                     stop = A.const(-after) if after else None
                     part = gast.Subscript(value=A.deepcopy(source), slice=gast.Slice(A.const(i), stop, None),
                                           ctx=gast.Load())
-                    as_list = gast.Call(func=A.load("list"), args=[part], keywords=[])
+                    as_list = gast.Call(func=builtin("list"), args=[part], keywords=[])
                     A.set_anno(as_list, "callee", Callee("object", obj=builtins.list, name="list"))
                     self.assign_to(elt.value, as_list, out)
                     continue
@@ -216,81 +217,10 @@ class _Normalizer:
         return test
 
     def stmt_While(self, s, out):
-        if s.orelse:
-            raise self.error("srcad does not support while ... else", s)
-        cond = []
-        test = self.atom(s.test, cond)
-        out.extend(cond)
-        body = self.block(s.body)
-        body.extend(A.deepcopy(c) for c in cond)  # the test is recomputed after each pass
-        out.append(gast.While(test=test, body=body or [gast.Pass()], orelse=[]))
+        lower_loop(self, s, out)
 
     def stmt_For(self, s, out):
-        if s.orelse:
-            raise self.error("srcad does not support for ... else", s)
-        it = s.iter
-        body = []
-        if _is_call_to(it, builtins.range):
-            if not isinstance(s.target, gast.Name):
-                raise self.error("a range loop needs a plain name as its variable", s.target)
-            range_name = self.namer.fresh("_range")
-            out.append(A.assign(range_name, self.rhs(it, out)))
-            target = s.target.id
-        elif _is_call_to(it, builtins.enumerate):
-            if not (isinstance(s.target, gast.Tuple) and len(s.target.elts) == 2):
-                raise self.error("unpack enumerate into two names: for i, x in enumerate(...)", s.target)
-            seq = self.atom(it.args[0], out)
-            range_name = self.range_over([seq], out)
-            counter, item = s.target.elts
-            target = self.namer.fresh("_k")
-            if len(it.args) > 1 or it.keywords:
-                start = it.args[1] if len(it.args) > 1 else it.keywords[0].value
-                self.assign_to(counter, gast.BinOp(left=A.load(target), op=gast.Add(), right=start), body)
-            else:
-                self.assign_to(counter, A.load(target), body)
-            self.assign_to(item, gast.Subscript(value=seq, slice=A.load(target), ctx=gast.Load()), body)
-        elif _is_call_to(it, builtins.zip):
-            if not (isinstance(s.target, gast.Tuple) and len(s.target.elts) == len(it.args)):
-                raise self.error("unpack zip into one name per sequence", s.target)
-            seqs = [self.atom(a, out) for a in it.args]
-            range_name = self.range_over(seqs, out)
-            target = self.namer.fresh("_k")
-            for seq, elt in zip(seqs, s.target.elts):
-                self.assign_to(elt, gast.Subscript(value=A.deepcopy(seq), slice=A.load(target), ctx=gast.Load()), body)
-        else:
-            if isinstance(it, gast.Call) and not _is_call_to(it, builtins.list):
-                # iterators (reversed, dict views, generators) are materialized once
-                lst = gast.Call(func=A.load("list"), args=[it], keywords=[])
-                A.set_anno(lst, "callee", Callee("object", obj=builtins.list, name="list"))
-                it = gast.copy_location(lst, it)
-            seq = self.atom(it, out)
-            if not isinstance(seq, gast.Name):
-                raise self.error("srcad cannot loop over a literal", it)
-            range_name = self.range_over([seq], out)
-            target = self.namer.fresh("_k")
-            self.assign_to(s.target, gast.Subscript(value=seq, slice=A.load(target), ctx=gast.Load()), body)
-        body = self.block(body) + self.block(s.body)
-        loop = gast.For(target=A.store(target), iter=A.load(range_name), body=body or [gast.Pass()],
-                        orelse=[], type_comment=None)
-        out.append(loop)
-
-    def range_over(self, seqs, out):
-        """``_rangeN = range(len(a))`` (or ``range(min(len(a), len(b)))``) for indexed loops."""
-        lens = []
-        for seq in seqs:
-            call = gast.Call(func=A.load("len"), args=[A.deepcopy(seq)], keywords=[])
-            A.set_anno(call, "callee", Callee("object", obj=builtins.len, name="len"))
-            lens.append(self.atom(call, out))
-        n = lens[0]
-        if len(lens) > 1:
-            call = gast.Call(func=A.load("min"), args=lens, keywords=[])
-            A.set_anno(call, "callee", Callee("object", obj=builtins.min, name="min"))
-            n = self.atom(call, out)
-        rng = gast.Call(func=A.load("range"), args=[n], keywords=[])
-        A.set_anno(rng, "callee", Callee("object", obj=builtins.range, name="range"))
-        name = self.namer.fresh("_range")
-        out.append(A.assign(name, rng))
-        return name
+        lower_loop(self, s, out)
 
     def stmt_Break(self, s, out):
         out.append(s)  # only `if _stopN: break` reaches here (see eliminate_jumps)
@@ -413,22 +343,7 @@ class _Normalizer:
         raise self.error("assign a lambda to a name before calling it (f = lambda x: ...)", e)
 
     def expr_ListComp(self, e, out):
-        result = self.namer.fresh("_list")
-        out.append(A.assign(result, gast.List(elts=[], ctx=gast.Load())))
-        append = gast.Call(func=gast.Attribute(value=A.load(result), attr="append", ctx=gast.Load()),
-                           args=[e.elt], keywords=[])
-        A.set_anno(append, "callee", Callee("method", name="append"))
-        inner = [gast.Expr(value=append)]
-        for gen in reversed(e.generators):
-            if gen.is_async:
-                raise self.error("srcad does not support async comprehensions", e)
-            for cond in reversed(gen.ifs):
-                inner = [gast.If(test=cond, body=inner, orelse=[])]
-            inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
-        for stmt in inner:
-            gast.copy_location(stmt, e)
-            self.stmt(stmt, out)
-        return A.load(result)
+        return inline_comprehension(self, e, out)
 
     def expr_GeneratorExp(self, e, out):
         return self.expr_ListComp(e, out)  # materialized: sum(f(x) for x in xs) == sum([...])
@@ -442,7 +357,14 @@ class _Normalizer:
             resolve_calls(e, self.source, self.local_functions)
             callee = A.anno(e, "callee")
         if callee.kind == "local":
-            return self.inline(e, callee.name, out)
+            return inline_call(self, e, callee.name, out)
+        if callee.kind == "method" and callee.name == "get":
+            return self.mapping_get(e, out)
+        if callee.kind == "object" and callee.obj is dict and not e.args:
+            keys = [A.const(k.arg) for k in e.keywords]
+            if None in [k.arg for k in e.keywords]:
+                raise self.error("srcad does not support ** in dict(...); build the dict with a display {...}", e)
+            return self.expr_Dict(gast.Dict(keys=keys, values=[k.value for k in e.keywords]), out)
         if callee.kind == "method":
             func = gast.Attribute(value=self.atom(e.func.value, out), attr=e.func.attr, ctx=gast.Load())
         else:
@@ -458,183 +380,16 @@ class _Normalizer:
         A.set_anno(new, "callee", callee)
         return gast.copy_location(new, e)
 
-    def inline(self, call, name, out):
-        """Inline a helper defined inside the function: its locals get ``name_`` prefixes."""
-        fdef = self.local_functions.get(name)
-        if fdef is None:
-            raise self.error(f"'{name}' is called before it is defined", call)
-        if name in self.inlining:
-            raise self.error(
-                f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
-                "Write it as a loop, or define it at module level with a custom_vjp", call)
-        args = fdef.args
-        if args.vararg or args.kwarg or args.posonlyargs:
-            raise self.error(f"srcad cannot inline '{name}': it takes *args, **kwargs or positional-only parameters", call)
-        params = [a.id for a in args.args] + [a.id for a in args.kwonlyargs]
-        renames = {p: self.namer.unique(f"{name}_{p}") for p in sorted(local_names(fdef))}
-        bound = {}
-        for param, value in zip(params, call.args):
-            if isinstance(value, gast.Starred):
-                raise self.error("srcad cannot inline a call with * arguments", value)
-            bound[param] = value
-        for kw in call.keywords:
-            if kw.arg is None or kw.arg not in params or kw.arg in bound:
-                raise self.error(f"bad keyword argument for '{name}'", call)
-            bound[kw.arg] = kw.value
-        defaults = dict(zip([a.id for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
-        defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-        for param in params:
-            if param not in bound:
-                if param not in defaults:
-                    raise self.error(f"missing argument '{param}' in call to '{name}'", call)
-                bound[param] = A.deepcopy(defaults[param])
-        for param in params:
-            out.append(gast.copy_location(A.assign(renames[param], self.rhs(bound[param], out)), call))
-        body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
-        result = self.namer.fresh(f"{name}_result")
-        body = eliminate_jumps(body, self.namer, self.source, top_level=False, result=result)
-        self.inlining.append(name)
-        saved_functions = dict(self.local_functions)
-        try:
-            for stmt in body:
-                self.stmt(stmt, out)
-        finally:
-            self.inlining.pop()
-            self.local_functions = saved_functions
+    def mapping_get(self, e, out):
+        """``d.get(k, default)`` as ``d[k] if k in d else default``, so each branch differentiates."""
+        if not 1 <= len(e.args) <= 2 or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
+            raise self.error("srcad supports d.get(key) and d.get(key, default) on a dict", e)
+        mapping = self.atom(e.func.value, out)
+        key = self.atom(e.args[0], out)
+        default = self.atom(e.args[1], out) if len(e.args) > 1 else A.const(None)
+        found = self.namer.fresh("_t")
+        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[mapping])))
+        result = self.namer.fresh("_t")
+        value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
+        out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))
         return A.load(result)
-
-
-def _lambda_def(name, lam):
-    ret = gast.copy_location(gast.Return(value=lam.body), lam.body)
-    fdef = gast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[], returns=None,
-                            type_comment=None, type_params=[])
-    return gast.copy_location(fdef, lam)
-
-
-# ---- break, continue and return as flags ------------------------------------------
-
-
-def is_break_guard(s):
-    """``if _stopN: break``, the only ``break`` left after normalization."""
-    return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break)
-
-
-
-def _jumps(stmts, loop_level=True):
-    """Which of break/continue/return can leave this block (not counting inner loops' own)."""
-    found = set()
-    for s in stmts:
-        for node in _walk_stmts(s, loop_level):
-            if isinstance(node, gast.Break):
-                found.add("break")
-            elif isinstance(node, gast.Continue):
-                found.add("continue")
-            elif isinstance(node, gast.Return):
-                found.add("return")
-    return found
-
-
-def _walk_stmts(stmt, loop_level):
-    """Statements inside ``stmt``; an inner loop contributes only its returns."""
-    yield stmt
-    if isinstance(stmt, gast.If):
-        for s in stmt.body + stmt.orelse:
-            yield from _walk_stmts(s, loop_level)
-    elif isinstance(stmt, (gast.For, gast.While)):
-        for s in stmt.body + stmt.orelse:
-            for inner in _walk_stmts(s, False):
-                if isinstance(inner, gast.Return) or not isinstance(inner, (gast.Break, gast.Continue)):
-                    yield inner
-    elif isinstance(stmt, gast.FunctionDef):
-        return
-
-
-class _Loop:
-    def __init__(self, skip, stop):
-        self.skip, self.stop = skip, stop
-
-
-def eliminate_jumps(body, namer, source, top_level, result=None):
-    """Rewrite ``break``/``continue``/``return`` into flag assignments and guarded blocks.
-
-    At the top level the function keeps a single final ``return``; for an inlined helper
-    every ``return e`` becomes ``result = e``.
-    """
-    returns = [n for s in body for n in _walk_stmts(s, True) if isinstance(n, gast.Return)]
-    simple = len(returns) == 1 and body and body[-1] is returns[0]
-    if top_level and (not returns or simple):
-        state = None
-    elif not top_level and simple:
-        last = body[-1]
-        value = last.value if last.value is not None else A.const(None)
-        return body[:-1] + [gast.copy_location(A.assign(result, value), last)]
-    else:
-        state = {
-            "flag": namer.fresh("_returned"),
-            "value": result or namer.fresh("_retval"),
-            "loops": [],
-        }
-    if state is None:
-        new = _eliminate_block(body, None, namer)
-        return new
-    new = [A.assign(state["flag"], A.const(False)), A.assign(state["value"], A.const(None))]
-    new += _eliminate_block(body, state, namer)
-    if top_level:
-        new.append(gast.Return(value=A.load(state["value"])))
-    return new
-
-
-def _guard(flag, stmts):
-    test = gast.UnaryOp(op=gast.Not(), operand=A.load(flag))
-    return gast.If(test=test, body=stmts, orelse=[])
-
-
-def _eliminate_block(stmts, state, namer, loops=()):
-    out = []
-    for i, s in enumerate(stmts):
-        rest = stmts[i + 1:]
-        if isinstance(s, gast.Return):
-            if state is None:  # the single final return
-                out.append(s)
-                return out
-            if s.value is not None:
-                out.append(gast.copy_location(A.assign(state["value"], s.value), s))
-            out.append(gast.copy_location(A.assign(state["flag"], A.const(True)), s))
-            for loop in loops:
-                out.append(A.assign(loop.skip, A.const(True)))
-                out.append(A.assign(loop.stop, A.const(True)))
-            return out
-        if isinstance(s, (gast.Break, gast.Continue)):
-            loop = loops[-1]
-            out.append(gast.copy_location(A.assign(loop.skip, A.const(True)), s))
-            if isinstance(s, gast.Break):
-                out.append(gast.copy_location(A.assign(loop.stop, A.const(True)), s))
-            return out
-        if isinstance(s, gast.If):
-            jumps = _jumps([s])
-            s.body = _eliminate_block(s.body, state, namer, loops) or [gast.Pass()]
-            s.orelse = _eliminate_block(s.orelse, state, namer, loops)
-            out.append(s)
-            if jumps and rest:
-                flag = loops[-1].skip if loops else state["flag"]
-                out.append(_guard(flag, _eliminate_block(rest, state, namer, loops)))
-                return out
-            continue
-        if isinstance(s, (gast.For, gast.While)):
-            inner = _jumps(s.body)
-            if inner:
-                loop = _Loop(namer.fresh("_skip"), namer.fresh("_stop"))
-                body = [A.assign(loop.skip, A.const(False))]
-                body += _eliminate_block(s.body, state, namer, loops + (loop,))
-                if inner & {"break", "return"}:
-                    body.append(gast.If(test=A.load(loop.stop), body=[gast.Break()], orelse=[]))
-                    out.append(A.assign(loop.stop, A.const(False)))
-                s.body = body
-            out.append(s)
-            if "return" in inner and rest:
-                flag = loops[-1].skip if loops else state["flag"]
-                out.append(_guard(flag, _eliminate_block(rest, state, namer, loops)))
-                return out
-            continue
-        out.append(s)
-    return out

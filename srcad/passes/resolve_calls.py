@@ -58,6 +58,9 @@ def _dotted(node):
 def resolve_calls(node, source, local_functions=()):
     """Annotate each ``gast.Call`` in ``node`` with a ``Callee`` under the key ``"callee"``.
 
+    Every name path resolved this way is recorded with its object under ``"resolved"`` on
+    ``source.node``: the code generated from it is only valid while they are the same.
+
     Afterwards every call is one of: ``Callee("object", obj)`` for a name or dotted name
     that resolves through the function's closure, globals and builtins (``np.sin`` becomes
     the real ``numpy.sin``); ``Callee("method", name=...)`` for a method of a local value
@@ -121,9 +124,16 @@ def resolve_calls(node, source, local_functions=()):
 
 
 def _lookup(parts, source):
+    """The object the dotted name ``parts`` denotes now; recorded on the function's node
+    (``"resolved"``: ``(path, object)`` pairs), so the compiled code can be guarded on it."""
     obj = source.lookup(parts[0])
     for attr in parts[1:]:
         obj = getattr(obj, attr)
+    resolved = anno(source.node, "resolved")
+    if resolved is None:
+        resolved = []
+        set_anno(source.node, "resolved", resolved)
+    resolved.append((tuple(parts), obj))
     return obj
 
 

@@ -110,8 +110,8 @@ def _join(a, b):
         return b
     if b is _BOTTOM or a is b:
         return a
-    if isinstance(a, Spec) and isinstance(b, Spec) and a.shape == b.shape:
-        return Spec(a.shape, np.result_type(a.dtype, b.dtype), a.python if a.python is b.python else None)
+    if isinstance(a, Spec) and isinstance(b, Spec) and a.shape == b.shape and a.dtype == b.dtype:
+        return Spec(a.shape, a.dtype, a.python if a.python is b.python else None)
     try:
         if type(a) is type(b) and a == b:
             return a
@@ -154,9 +154,62 @@ def _from_result(result):
     return _UNKNOWN
 
 
-_EXPENSIVE = {np.dot, np.matmul, np.einsum, np.tensordot, np.inner, np.outer, np.kron, np.vdot}
-_SHAPE_ONLY_BUILTINS = {builtins.len, builtins.range, builtins.int, builtins.float, builtins.abs,
-                        builtins.min, builtins.max, builtins.tuple}
+def _names(*names, module=np):
+    return {getattr(module, n) for n in names if hasattr(module, n)}
+
+
+# NumPy functions whose result's shape and dtype follow from the shapes and dtypes of the
+# arguments at these positions (which may be stand-ins) and the values of all the others
+# (which must be known). Anything else, and any function that would have to run on
+# stand-in data, leaves its result unknown.
+_FROM_SHAPES = dict.fromkeys(_names(
+    "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+    "cumsum", "cumprod", "ptp", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmax", "nanmin",
+    "reshape", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims", "ravel", "flip", "fliplr",
+    "flipud", "rot90", "roll", "broadcast_to", "diagonal", "trace", "tril", "triu", "diag", "copy",
+    "asarray", "array", "asanyarray", "ascontiguousarray", "zeros_like", "ones_like", "empty_like",
+    "real", "imag", "sort", "tile", "repeat", "diff", "float64", "float32", "complex128", "sinc",
+    "angle", "around", "round", "shape", "ndim", "size", "squeeze", "atleast_1d",
+), (0,))
+_FROM_SHAPES.update(dict.fromkeys(_names("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"), (0,)))
+_FROM_SHAPES.update(dict.fromkeys(_names("full_like"), (0, 1)))
+_FROM_SHAPES.update(dict.fromkeys(_names("full"), (1,)))
+_FROM_SHAPES.update(dict.fromkeys(_names("where", "clip"), (0, 1, 2)))
+_FROM_SHAPES.update(dict.fromkeys(_names("norm", module=np.linalg), (0,)))
+# of these, only the result's shape is asked: their integers are exact, not stand-ins
+_SHAPE_QUERIES = _names("shape", "ndim", "size") | {builtins.len}
+_FROM_SHAPES[builtins.len] = (0,)
+_FROM_SHAPES[builtins.abs] = (0,)
+# ndarray methods of the same kind: the receiver may be a stand-in, the other arguments not
+_METHODS_FROM_SHAPES = {
+    "sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "all", "any", "cumsum",
+    "cumprod", "reshape", "transpose", "swapaxes", "squeeze", "ravel", "flatten", "copy", "astype",
+    "conj", "conjugate", "diagonal", "trace", "round", "repeat",
+}
+# builtins run only on known values (``range(n)``, ``int(k)``): on a stand-in they would guess
+_PLAIN_BUILTINS = {builtins.range, builtins.int, builtins.float, builtins.min, builtins.max, builtins.tuple}
+
+
+def _has_standin(value):
+    """Does ``value`` hold a ``Spec`` (a value known only by its shape and dtype)?"""
+    if isinstance(value, Spec):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_standin(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_standin(v) for v in value.values())
+    return False
+
+
+def _typed(result):
+    """What a result computed from stand-ins says: its kind, never its stand-in value."""
+    if isinstance(result, bool):
+        return Spec((), np.bool_, bool)
+    if isinstance(result, numbers.Integral) and not isinstance(result, np.generic):
+        return Spec((), np.int64, int)
+    if isinstance(result, (tuple, list, dict, range)):
+        return _UNKNOWN
+    return _from_result(result)
 
 
 class _Interpreter:
@@ -292,38 +345,55 @@ class _Interpreter:
         return value
 
     def call(self, node):
+        """The result of a call, run on stand-ins only where only their shapes matter."""
         callee = A.anno(node, "callee")
         args = [self.value(a) if not isinstance(a, gast.Starred) else _UNKNOWN for a in node.args]
         kwargs = {k.arg: self.value(k.value) for k in node.keywords}
+        if any(v is _UNKNOWN for v in args + list(kwargs.values())):
+            return _UNKNOWN
         if callee.kind == "method":
             receiver = self.value(node.func.value)
-            if not isinstance(receiver, Spec):
+            if not isinstance(receiver, Spec) or receiver.python is not None:
                 return _UNKNOWN
-            fn = registry.METHODS.get(callee.name)
-            if fn is None:
-                fn = getattr(np.ndarray, callee.name, None)
-                if fn is None or callee.name in ("fill", "sort", "resize"):
-                    return _UNKNOWN
-            args = [receiver] + args
+            if callee.name == "dot" and len(args) == 1 and not kwargs:
+                return self.matmul(receiver, args[0])
+            if callee.name not in _METHODS_FROM_SHAPES or _has_standin(args) or _has_standin(kwargs):
+                return _UNKNOWN
+            fn, args, data = getattr(np.ndarray, callee.name), [receiver] + args, (0,)
         elif callee.kind == "object":
             fn = callee.obj
+            if any(fn is e for e in (np.dot, np.matmul)):
+                return self.matmul(*args) if len(args) == 2 and not kwargs else _UNKNOWN
+            if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
+                if not (_hashable(fn) in _PLAIN_BUILTINS or _hashable(fn) in _FROM_SHAPES or _is_numpy(fn)):
+                    return _UNKNOWN
+                with np.errstate(all="ignore"):
+                    return _from_result(fn(*args, **kwargs))
+            if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
+                return Spec((), np.int64, int) if fn is builtins.int else Spec((), np.float64, float)
+            data = (tuple(range(len(args))) if isinstance(fn, np.ufunc) else _FROM_SHAPES.get(_hashable(fn)))
+            if data is None or _has_standin(kwargs) or any(
+                    _has_standin(a) for i, a in enumerate(args) if i not in data):
+                return _UNKNOWN
         else:
-            return _UNKNOWN
-        if any(fn is e for e in _EXPENSIVE):
-            if fn in (np.dot, np.matmul) and len(args) == 2 and not kwargs:
-                return self.matmul(*args)
-            return _UNKNOWN
-        is_numpy = getattr(fn, "__module__", "") in ("numpy", "numpy.linalg") or isinstance(fn, np.ufunc) \
-            or getattr(fn, "__objclass__", None) is np.ndarray
-        if not (is_numpy or fn in _SHAPE_ONLY_BUILTINS):
             return _UNKNOWN
         if any(isinstance(a, Spec) and a.python is None and int(np.prod(a.shape)) > 1_000_000 for a in args):
             return _UNKNOWN  # too large to run on stand-ins at generation time
         with np.errstate(all="ignore"):
             result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
-        if isinstance(result, range):
-            return result
-        return _from_result(result)
+        return _from_result(result) if fn in _SHAPE_QUERIES else _typed(result)
+
+
+def _hashable(fn):
+    try:
+        hash(fn)
+        return fn
+    except TypeError:
+        return None
+
+
+def _is_numpy(fn):
+    return getattr(fn, "__module__", "") in ("numpy", "numpy.linalg") or isinstance(fn, np.ufunc)
 
 
 def _operand_names(node):
@@ -347,17 +417,18 @@ def infer_shapes(node, specs):
     interp = _Interpreter(env, local_names(node))
     assigns = [s for s in gast.walk(node) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
     loops = [s for s in gast.walk(node) if isinstance(s, gast.For)]
-    appended = {s.value.func.value.id for s in gast.walk(node)
-                if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
-                and isinstance(s.value.func, gast.Attribute) and s.value.func.attr == "append"
-                and isinstance(s.value.func.value, gast.Name)}
-    for _ in range(20):
+    changing = _changing_containers(node)
+    for name in changing & params:
+        if isinstance(env[name], (list, tuple, dict)):
+            env[name] = _UNKNOWN
+    never = set()  # assigned from values that are never computed here: unknown, not ignored
+    for _ in range(40):
         changed = False
         for s in assigns:
             name = s.targets[0].id
             new = _join(env.get(name, _BOTTOM) if name in env or name in params else _BOTTOM, interp.rhs(s.value))
-            if name in appended:
-                new = _UNKNOWN  # a list that grows
+            if name in never or (name in changing and isinstance(new, (list, tuple, dict))):
+                new = _UNKNOWN  # unknown, or a list or dict whose items change after it is bound
             if not _same(env.get(name, _BOTTOM), new):
                 env[name] = new
                 changed = True
@@ -371,13 +442,57 @@ def infer_shapes(node, specs):
                 env[name] = _join(env.get(name, _BOTTOM), new)
                 changed = True
         if not changed:
-            break
+            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is _BOTTOM} - never
+            if not stuck:
+                break
+            never |= stuck
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
     A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
     A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
     A.set_anno(node, "param_specs", dict(specs))
     return node
+
+
+# every method of list and dict that changes it
+_CHANGING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "update",
+                     "setdefault", "popitem"}
+
+
+def _keeps_arguments(fn):
+    """NumPy's functions and Python's builtins do not change a list or dict passed to them."""
+    return _is_numpy(fn) or getattr(fn, "__module__", None) == "builtins"
+
+
+def _changing_containers(node):
+    """Names that may hold a list or dict changed after it is bound (an item stored, a
+    method such as ``append`` called, passed to a function that may change it), together
+    with every name that may share items with them. Their structure is not known."""
+    changed, links = set(), []
+    for s in gast.walk(node):
+        if isinstance(s, gast.Assign):
+            target = s.targets[0]
+            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+                changed.add(target.value.id)
+            elif isinstance(target, gast.Name) and isinstance(s.value, (gast.Name, gast.Subscript, gast.List,
+                                                                         gast.Tuple, gast.Dict, gast.BinOp, gast.Call)):
+                # an alias, an item, a literal holding it, a concatenation or a copy may share items
+                links.append({target.id} | _operand_names(s.value))
+        if isinstance(s, gast.Call):
+            callee = A.anno(s, "callee")
+            if callee is not None and callee.kind == "method":
+                if callee.name in _CHANGING_METHODS and isinstance(s.func.value, gast.Name):
+                    changed.add(s.func.value.id)
+            elif callee is None or callee.kind != "object" or not _keeps_arguments(callee.obj):
+                changed |= _operand_names(s)
+    grown = True
+    while grown:  # a name linked to a changing one may share its items
+        grown = False
+        for group in links:
+            if group & changed and not group <= changed:
+                changed |= group
+                grown = True
+    return changed
 
 
 def _same(a, b):

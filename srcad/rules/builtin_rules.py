@@ -63,7 +63,9 @@ def list_(y, iterable=()):
 
 
 def list_grad(g, iterable):
-    """The adjoint of ``list(x)``: back to an array if ``x`` was one."""
+    """The adjoint of ``list(x)``: back to an array if ``x`` was one; none for a dict (its keys)."""
+    if isinstance(iterable, dict):
+        return None
     if isinstance(iterable, np.ndarray):
         return np.asarray(g).reshape(iterable.shape)
     return list(g)

@@ -2,7 +2,7 @@
 
 The jvp rules of the operators and of the elementwise, reduction, product and shape
 functions of ``numpy_core.py`` live beside their breadth modules (``numpy_elementwise.py``,
-``numpy_reductions.py``, ``numpy_products.py``, ``numpy_shapes.py``).
+``numpy_reductions.py``, ``numpy_products.py``, ``numpy_shapes.py`` and its neighbours).
 """
 import builtins
 
@@ -55,12 +55,17 @@ def pick_tangent(tangents, items, chosen):
 
 @register_jvp(builtins.list)
 def list_(y, iterable=()):
-    t[y] += list(t[iterable])
+    t[y] += list(items_tangent(t[iterable], iterable))
 
 
 @register_jvp(builtins.tuple)
 def tuple_(y, iterable=()):
-    t[y] += tuple(t[iterable])
+    t[y] += tuple(items_tangent(t[iterable], iterable))
+
+
+def items_tangent(tangent, iterable):
+    """The tangents of the items ``iter(x)`` yields: zeros for a dict, whose items are its keys."""
+    return [0.0] * len(iterable) if isinstance(iterable, dict) else tangent
 
 
 @register_jvp(builtins.reversed)

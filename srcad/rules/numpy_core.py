@@ -1,5 +1,5 @@
 """Rules for the core of NumPy: elementwise functions and reductions (products and shapes are in
-``numpy_products.py`` and ``numpy_shapes.py``). The ``register_elementwise`` rules here are
+``numpy_products.py`` and ``numpy_shapes.py``, ``numpy_indexing.py``, ``numpy_joining.py``). The ``register_elementwise`` rules here are
 both directions; the jvp rules of the others are in ``numpy_elementwise.py`` and
 ``numpy_reductions.py``."""
 import math

@@ -279,6 +279,26 @@ def kron_grad(g, a, b, which):
     return grad.reshape(b.shape)
 
 
+# generated adjoints call kron_grad: bilinear in the cotangent and the other operand
+@register_vjp(kron_grad)
+def kron_grad_vjp(r, g, a, b, which):
+    if which == 0:
+        d[g] += np.kron(d[r], b)
+        d[b] += kron_grad(g, d[r], b, 1)
+    else:
+        d[g] += np.kron(a, d[r])
+        d[a] += kron_grad(g, a, d[r], 0)
+
+
+@register_jvp(kron_grad)
+def kron_grad_jvp(r, g, a, b, which):
+    t[r] += kron_grad(t[g], a, b, which)
+    if which == 0:
+        t[r] += kron_grad(g, a, t[b], 0)
+    else:
+        t[r] += kron_grad(g, t[a], b, 1)
+
+
 @register_vjp(np.kron)
 def kron(y, a, b):
     d[a] += kron_grad(d[y], a, b, 0)
@@ -314,6 +334,26 @@ def cross_grad(g, a, b, axisa, axisb, axisc, axis, which):
     moved = np.moveaxis(np.asarray(x), ax, -1)
     grad = unbroadcast(grad[..., :moved.shape[-1]], moved)
     return np.moveaxis(grad, -1, ax)
+
+
+# generated adjoints call cross_grad: bilinear in the cotangent and the other operand
+@register_vjp(cross_grad)
+def cross_grad_vjp(r, g, a, b, axisa, axisb, axisc, axis, which):
+    if which == 0:
+        d[g] += np.cross(d[r], b, axisa, axisb, axisc, axis)
+        d[b] += cross_grad(g, d[r], b, axisa, axisb, axisc, axis, 1)
+    else:
+        d[g] += np.cross(a, d[r], axisa, axisb, axisc, axis)
+        d[a] += cross_grad(g, a, d[r], axisa, axisb, axisc, axis, 0)
+
+
+@register_jvp(cross_grad)
+def cross_grad_jvp(r, g, a, b, axisa, axisb, axisc, axis, which):
+    t[r] += cross_grad(t[g], a, b, axisa, axisb, axisc, axis, which)
+    if which == 0:
+        t[r] += cross_grad(g, a, t[b], axisa, axisb, axisc, axis, 0)
+    else:
+        t[r] += cross_grad(g, t[a], b, axisa, axisb, axisc, axis, 1)
 
 
 @register_vjp(np.cross)

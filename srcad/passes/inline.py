@@ -1,0 +1,123 @@
+"""Inlining: helpers defined in the function (``def``, ``lambda``) and comprehensions.
+
+Guarantee: an inlined scope never reads or overwrites a name of the scope around it by
+accident. Every local of an inlined helper (parameters, assignments, loop variables) gets a
+fresh ``<helper>_<name>`` name at each call, and every comprehension variable a fresh
+``_<name>N`` name, as Python 3 gives comprehensions a scope of their own; the names a helper
+reads but does not bind are the enclosing function's, as in Python. A comprehension's first
+iterable is evaluated in the enclosing scope, the rest of it in its own.
+
+>>> import gast
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> from srcad.astutil import to_source
+>>> def f(y):
+...     e = y[0]
+...     pieces = [e * 3.0 for e in y]
+...     return e
+>>> src = capture(f)
+>>> print(to_source(normalize(resolve_calls(src.node, src), src)).strip())
+def f(y):
+    e = y[0]
+    _list1 = []
+    _seq1 = list(y)
+    _t1 = len(_seq1)
+    _range1 = range(_t1)
+    for _k1 in _range1:
+        _e1 = _seq1[_k1]
+        _t2 = _e1 * 3.0
+        _list1.append(_t2)
+    pieces = _list1
+    return e
+"""
+import gast
+
+from .. import astutil as A
+from .jumps import eliminate_jumps
+from .resolve_calls import Callee, local_names
+
+
+def lambda_def(name, lam):
+    """``name = lambda args: body`` as the helper ``def name(args): return body``."""
+    ret = gast.copy_location(gast.Return(value=lam.body), lam.body)
+    fdef = gast.FunctionDef(name=name, args=lam.args, body=[ret], decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
+    return gast.copy_location(fdef, lam)
+
+
+def inline_comprehension(norm, e, out):
+    """A list comprehension (or generator expression, materialised) as a loop filling a list."""
+    for gen in e.generators:
+        if gen.is_async:
+            raise norm.error("srcad does not support async comprehensions", e)
+    scope = sorted({n.id for gen in e.generators for n in gast.walk(gen.target)
+                    if isinstance(n, gast.Name)})
+    renames = {name: norm.namer.fresh(f"_{name}") for name in scope}
+    first_iter = e.generators[0].iter
+    e = A.replace_names(A.deepcopy(e), renames)
+    e.generators[0].iter = first_iter  # evaluated in the enclosing scope
+    result = norm.namer.fresh("_list")
+    out.append(A.assign(result, gast.List(elts=[], ctx=gast.Load())))
+    append = gast.Call(func=gast.Attribute(value=A.load(result), attr="append", ctx=gast.Load()),
+                       args=[e.elt], keywords=[])
+    A.set_anno(append, "callee", Callee("method", name="append"))
+    inner = [gast.Expr(value=append)]
+    for gen in reversed(e.generators):
+        for cond in reversed(gen.ifs):
+            inner = [gast.If(test=cond, body=inner, orelse=[])]
+        inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
+    for stmt in inner:
+        gast.copy_location(stmt, e)
+        norm.stmt(stmt, out)
+    return A.load(result)
+
+
+def inline_call(norm, call, name, out):
+    """Inline a call of the helper ``name``; returns the atom holding its result."""
+    fdef = norm.local_functions.get(name)
+    if fdef is None:
+        raise norm.error(f"'{name}' is called before it is defined", call)
+    if name in norm.inlining:
+        raise norm.error(
+            f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
+            "Write it as a loop, or define it at module level with a custom_vjp", call)
+    args = fdef.args
+    if args.vararg or args.kwarg or args.posonlyargs:
+        raise norm.error(f"srcad cannot inline '{name}': it takes *args, **kwargs or positional-only parameters",
+                         call)
+    params = [a.id for a in args.args] + [a.id for a in args.kwonlyargs]
+    renames = {p: norm.namer.unique(f"{name}_{p}") for p in sorted(local_names(fdef))}
+    if len(call.args) > len(args.args):
+        raise norm.error(f"'{name}' takes {len(args.args)} positional arguments but {len(call.args)} were given",
+                         call)
+    bound = {}
+    for param, value in zip(params, call.args):
+        if isinstance(value, gast.Starred):
+            raise norm.error("srcad cannot inline a call with * arguments", value)
+        bound[param] = value
+    for kw in call.keywords:
+        if kw.arg is None or kw.arg not in params or kw.arg in bound:
+            raise norm.error(f"bad keyword argument for '{name}'", call)
+        bound[kw.arg] = kw.value
+    defaults = dict(zip([a.id for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
+    defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    for param in params:
+        if param not in bound:
+            if param not in defaults:
+                raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
+            bound[param] = A.deepcopy(defaults[param])
+    for param in params:
+        out.append(gast.copy_location(A.assign(renames[param], norm.rhs(bound[param], out)), call))
+    body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
+    result = norm.namer.fresh(f"{name}_result")
+    body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result)
+    norm.inlining.append(name)
+    saved_functions = dict(norm.local_functions)
+    try:
+        for stmt in body:
+            norm.stmt(stmt, out)
+    finally:
+        norm.inlining.pop()
+        norm.local_functions = saved_functions
+    return A.load(result)

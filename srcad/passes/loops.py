@@ -1,0 +1,172 @@
+"""Loop lowering: every ``for`` loop becomes a loop over a ``range`` bound to a name.
+
+Guarantee: ``for i in range(...)`` keeps its counter; any other iterable is evaluated once,
+before the loop, into fresh names (so the loop variable may rebind the sequence's own name:
+``for x in x``), and the loop variables are bound by indexing inside the body. The iterable
+is ``range``, ``enumerate``, ``zip`` (nested in any combination, unpacked into any nesting
+of names), ``d.keys()``, ``d.values()``, ``d.items()`` of a dict ``d``, or any other value,
+which ``list(...)`` materialises: a sequence, an array (its rows) or a dict (its keys, as
+Python iterates it). A ``while`` loop's test is recomputed at the end of each pass.
+
+>>> import gast
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> from srcad.astutil import to_source
+>>> def f(x, y):
+...     for i, (a, b) in enumerate(zip(x, y)):
+...         s = a * b
+>>> src = capture(f)
+>>> print(to_source(normalize(resolve_calls(src.node, src), src)).strip())
+def f(x, y):
+    _seq1 = list(x)
+    _t1 = len(_seq1)
+    _seq2 = list(y)
+    _t2 = len(_seq2)
+    _t3 = min(_t1, _t2)
+    _range1 = range(_t3)
+    for _k1 in _range1:
+        i = _k1
+        a = _seq1[_k1]
+        b = _seq2[_k1]
+        s = a * b
+"""
+import builtins
+
+import gast
+
+from .. import astutil as A
+from ..naming import builtin
+from .resolve_calls import Callee
+
+_DICT_VIEWS = ("keys", "values", "items")
+
+
+def lower_loop(norm, s, out):
+    """Append the lowered form of the loop ``s`` to ``out``; ``norm`` normalises the parts."""
+    if s.orelse:
+        raise norm.error(f"srcad does not support {type(s).__name__.lower()} ... else", s)
+    if isinstance(s, gast.While):
+        _lower_while(norm, s, out)
+    else:
+        _lower_for(norm, s, out)
+
+
+def _lower_while(norm, s, out):
+    cond = []
+    test = norm.atom(s.test, cond)
+    out.extend(cond)
+    body = norm.block(s.body)
+    body.extend(A.deepcopy(c) for c in cond)  # the test is recomputed after each pass
+    out.append(gast.While(test=test, body=body or [gast.Pass()], orelse=[]))
+
+
+def _lower_for(norm, s, out):
+    it = s.iter
+    if _is_call_to(it, builtins.range):
+        if not isinstance(s.target, gast.Name):
+            raise norm.error("a range loop needs a plain name as its variable", s.target)
+        range_name = norm.namer.fresh("_range")
+        out.append(A.assign(range_name, norm.rhs(it, out)))
+        body = norm.block(s.body)
+        out.append(gast.For(target=A.store(s.target.id), iter=A.load(range_name), body=body or [gast.Pass()],
+                            orelse=[], type_comment=None))
+        return
+    lengths, item = _iteration(norm, it, out)
+    n = lengths[0] if len(lengths) == 1 else norm.atom(_call(builtins.min, "min", lengths), out)
+    range_name = norm.namer.fresh("_range")
+    out.append(A.assign(range_name, _call(builtins.range, "range", [n])))
+    counter = norm.namer.fresh("_k")
+    body = []
+    _bind(norm, s.target, item(counter), body)
+    body = norm.block(body) + norm.block(s.body)
+    out.append(gast.For(target=A.store(counter), iter=A.load(range_name), body=body or [gast.Pass()],
+                        orelse=[], type_comment=None))
+
+
+def _iteration(norm, it, out):
+    """``(lengths, item)``: the lengths of the sequences ``it`` walks (it stops at the shortest)
+    and ``item(k)``, the expression of its ``k``-th element. Emits the sequences into ``out``."""
+    if _is_call_to(it, builtins.enumerate):
+        if not it.args or len(it.args) + len(it.keywords) > 2 or any(k.arg != "start" for k in it.keywords):
+            raise norm.error("srcad supports enumerate(sequence) and enumerate(sequence, start)", it)
+        lengths, inner = _iteration(norm, it.args[0], out)
+        start = it.args[1] if len(it.args) > 1 else it.keywords[0].value if it.keywords else None
+        start = None if start is None else norm.atom(start, out)
+
+        def counted(k):
+            count = A.load(k) if start is None else gast.BinOp(left=A.load(k), op=gast.Add(), right=A.deepcopy(start))
+            return gast.Tuple(elts=[count, inner(k)], ctx=gast.Load())
+        return lengths, counted
+    if _is_call_to(it, builtins.zip):
+        if not it.args or it.keywords or any(isinstance(a, gast.Starred) for a in it.args):
+            raise norm.error("srcad supports zip of one or more sequences, without * or keywords", it)
+        parts = [_iteration(norm, a, out) for a in it.args]
+
+        def zipped(k):
+            return gast.Tuple(elts=[item(k) for _, item in parts], ctx=gast.Load())
+        return [n for lengths, _ in parts for n in lengths], zipped
+    view = _dict_view(it)
+    if view is not None:
+        mapping = norm.namer.fresh("_seq")
+        out.append(A.assign(mapping, norm.rhs(it.func.value, out)))
+        keys_view = gast.Call(func=gast.Attribute(value=A.load(mapping), attr="keys", ctx=gast.Load()),
+                              args=[], keywords=[])
+        A.set_anno(keys_view, "callee", Callee("method", name="keys"))
+        keys = _materialise(norm, keys_view, "_keys", out)
+
+        def element(k):
+            key = gast.Subscript(value=A.load(keys), slice=A.load(k), ctx=gast.Load())
+            value = gast.Subscript(value=A.load(mapping), slice=A.deepcopy(key), ctx=gast.Load())
+            return {"keys": key, "values": value, "items": gast.Tuple(elts=[A.deepcopy(key), value],
+                                                                         ctx=gast.Load())}[view]
+        return [_length(norm, keys, out)], element
+    seq = _materialise(norm, it, "_seq", out)
+
+    def indexed(k):
+        return gast.Subscript(value=A.load(seq), slice=A.load(k), ctx=gast.Load())
+    return [_length(norm, seq, out)], indexed
+
+
+def _dict_view(it):
+    """``keys``/``values``/``items`` for ``d.keys()`` etc. without arguments, else None."""
+    callee = A.anno(it, "callee") if isinstance(it, gast.Call) else None
+    if callee is not None and callee.kind == "method" and callee.name in _DICT_VIEWS and not it.args \
+            and not it.keywords:
+        return callee.name
+    return None
+
+
+def _materialise(norm, it, base, out):
+    """``_seqN = list(it)``: the iterable evaluated once, as Python's ``for`` does, into a fresh name."""
+    name = norm.namer.fresh(base)
+    fresh = _is_call_to(it, builtins.range) or _is_call_to(it, builtins.list)
+    value = it if fresh else _call(builtins.list, "list", [it])
+    out.append(gast.copy_location(A.assign(name, norm.rhs(value, out)), it))
+    return name
+
+
+def _length(norm, seq, out):
+    return norm.atom(_call(builtins.len, "len", [A.load(seq)]), out)
+
+
+def _bind(norm, target, item, out):
+    """``target = item``, matching nested tuples of names against tuple displays directly."""
+    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(item, gast.Tuple):
+        if any(isinstance(e, gast.Starred) for e in target.elts) or len(target.elts) != len(item.elts):
+            raise norm.error(f"this loop unpacks {len(item.elts)} values into {len(target.elts)} names", target)
+        for elt, value in zip(target.elts, item.elts):
+            _bind(norm, elt, value, out)
+        return
+    out.append(gast.copy_location(A.assign(target, item), target))
+
+
+def _call(fn, name, args):
+    call = gast.Call(func=builtin(name), args=list(args), keywords=[])
+    A.set_anno(call, "callee", Callee("object", obj=fn, name=name))
+    return call
+
+
+def _is_call_to(node, obj):
+    callee = A.anno(node, "callee") if isinstance(node, gast.Call) else None
+    return callee is not None and callee.kind == "object" and callee.obj is obj

@@ -1,0 +1,187 @@
+"""Calls in the reverse transform: rules of library functions, and calls to the user's own
+Python functions, whose forward function returns its value and its residuals. The residuals
+are a value like any other: saved per call (per loop iteration, per branch) by
+``record_values``, and handed to the callee's backward function in the reverse sweep.
+
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> def inner(z):
+...     return z * 2.0, z
+>>> def f(x):
+...     a, b = inner(x)
+...     return a * b
+>>> src = capture(f)
+>>> sorted(call_results(normalize(resolve_calls(src.node, src), src)))
+['_t1', 'a', 'b']
+"""
+import inspect
+import types
+
+import gast
+
+from .. import astutil as A
+from .. import registry
+from ..errors import NoRuleError
+from ..template import bind, instantiate
+from ..source import identifier
+from .reverse_state import placeholder
+
+
+class _CallSite:
+    """Where a rule is being instantiated, for error messages."""
+
+    def __init__(self, ctx, node, what):
+        self.ctx, self.node, self.what = ctx, node, what
+
+    def error(self, message):
+        return self.ctx.source.syntax_error(message, self.node)
+
+
+def is_python_function(obj):
+    obj = getattr(obj, "__srcad_function__", obj)
+    return isinstance(obj, types.FunctionType)
+
+
+class Calls:
+    """The call handling of ``_Reverse``."""
+
+    def forward_assign(self, s, var, loops):
+        rhs = s.value
+        callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+        if (callee is None or callee.kind != "object" or var not in self.active
+                or registry.lookup(registry.VJP, callee.obj) is not None
+                or registry.is_nondifferentiable(callee.obj) or not is_python_function(callee.obj)):
+            return [s]
+        # a call to the user's own Python function: run its forward sweep, keep its state
+        fn = getattr(callee.obj, "__srcad_function__", callee.obj)
+        self.refuse_derivative_call(fn, callee.name, rhs)
+        try:
+            bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
+        except TypeError as exc:
+            raise self.source.syntax_error(f"bad call to {callee.name}: {exc}", rhs) from None
+        wrt = tuple(p for p, a in bound.arguments.items()
+                    if isinstance(a, gast.Name) and a.id in self.active)
+        if not wrt:
+            return [s]
+        container_params = tuple(p for p, a in bound.arguments.items()
+                                 if isinstance(a, gast.Name) and a.id in self.added_as_containers)
+        forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs)
+        base = identifier(fn)  # a lambda's name is no identifier
+        fwd_name = self.refs(f"{base}_forward", forward_fn)
+        bwd_name = self.refs(f"{base}_backward", backward_fn)
+        saved = self.namer.fresh(f"_{base}_saved")
+        site = self.site("name", saved, loops)
+        call = gast.Call(func=A.load(fwd_name), args=rhs.args, keywords=rhs.keywords)
+        self.primal_callees[id(s)] = (bwd_name, saved, [bound.arguments[p] for p in wrt], site)
+        target = gast.Tuple(elts=[A.store(var), A.store(saved)], ctx=gast.Store())
+        return [placeholder("save", site), gast.Assign(targets=[target], value=call, type_comment=None)]
+
+    def where(self, node):
+        line = getattr(A.anno(node, "origin") or node, "lineno", None)
+        text = self.source.line(line).strip() if line else ""
+        return f"{self.source.filename}:{line}: in {text!r}: " if line else f"{self.source.filename}: "
+
+    def call_rule(self, var, rhs, s):
+        callee = A.anno(rhs, "callee")
+        if id(s) in self.primal_callees:
+            bwd, saved, args, _ = self.primal_callees[id(s)]
+            pullback = gast.Call(func=A.load(bwd), args=[A.load(saved), A.load(self.dname(var))], keywords=[])
+            if len(args) == 1:  # one gradient comes back as itself, several as a tuple
+                return self.accumulate(args[0].id, pullback)
+            grads = self.namer.fresh("_g")
+            code = [A.assign(grads, pullback)]
+            for i, arg in enumerate(args):
+                item = gast.Subscript(value=A.load(grads), slice=A.const(i), ctx=gast.Load())
+                code.extend(self.accumulate(arg.id, item))
+            return code
+        if callee.kind == "method":
+            if callee.name in registry.NONDIFF_METHODS:
+                return []
+            fn = registry.METHODS.get(callee.name)
+            if fn is not None and registry.is_nondifferentiable(fn):
+                return []
+            if fn is None:
+                raise NoRuleError(
+                    self.where(s) + f"no derivative rule for the method .{callee.name}(); "
+                    "srcad.extend.register_method maps a method to a function with a rule")
+            return self.apply(registry.VJP, fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
+                              f"the method .{callee.name}()")
+        obj = callee.obj
+        if registry.is_nondifferentiable(obj):
+            return []
+        return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
+
+    def refuse_derivative_call(self, obj, name, node):
+        """A derivative srcad made (``srcad.adjoint(f)``, ``D.grad``) is not ``f``: refuse to
+        differentiate a call to it, rather than read the wrong source."""
+        from .. import api
+
+        made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
+        made = made or (isinstance(obj, types.FunctionType) and obj.__code__.co_filename == api.__file__)
+        if made:
+            raise self.source.syntax_error(
+                f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
+                "the code calls srcad.grad(f)(...) directly. Write that, or wrap the call in "
+                "srcad.stop_gradient if no derivative should flow through it", node)
+
+    def apply(self, table, key, var, args, keywords, s, what):
+        rule = registry.lookup(table, key)
+        if rule is None:
+            self.refuse_derivative_call(key, what, A.anno(s, "origin") or s)
+            if is_python_function(key):
+                raise NoRuleError(self.where(s) + f"{what} has no derivative rule")
+            shown = what if "." in what else registry.describe(key)
+            raise NoRuleError(
+                self.where(s) + f"{what} ({registry.describe(key)}) has no derivative rule and no Python "
+                f"source to differentiate. Register one with @srcad.extend.register_vjp({shown}), mark it "
+                "with srcad.extend.register_nondifferentiable, or wrap the call in srcad.stop_gradient if "
+                "no derivative should flow through it.")
+        site = _CallSite(self, s, what)
+        if any(k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None) for k in keywords):
+            raise self.source.syntax_error(
+                f"srcad does not differentiate {what} with out= (it writes into an existing array); "
+                "assign the result instead", A.anno(s, "origin") or s)
+        bound = bind(rule, args, keywords, site)
+        return instantiate(rule, A.load(var), bound, self, self.namer, self.refs)
+
+    def check_effect_only_call(self, s):
+        """A call for its effect must not touch values that carry derivatives: srcad cannot
+        see what it changes (an in-place method, a helper that fills an array)."""
+        call = s.value
+        callee = A.anno(call, "callee")
+        if callee is None or (callee.kind == "object" and registry.is_nondifferentiable(callee.obj)):
+            return
+        if callee.kind == "method" and callee.name in registry.NONDIFF_METHODS:
+            return
+        operands = list(call.args) + [k.value for k in call.keywords]
+        if callee.kind == "method":
+            operands.append(call.func.value)
+        touched = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & self.varied)
+        if touched:
+            what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
+            raise self.source.syntax_error(
+                f"srcad cannot see what the call {what} changes in '{touched[0]}', which carries a derivative; "
+                "assign its result instead of calling it for its effect (or wrap the argument in "
+                "srcad.stop_gradient if no derivative should flow)", A.anno(s, "origin") or s)
+
+
+def call_results(node):
+    """Names bound to what a Python function returned (a tuple, perhaps: the forward
+    function srcad generates returns the value and its residuals) and items of them.
+    Their adjoints are added with ``add_grads``, which is also right for arrays."""
+    names = set()
+    grown = True
+    while grown:
+        grown = False
+        for s in gast.walk(node):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)) or s.targets[0].id in names:
+                continue
+            rhs = s.value
+            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+            if (callee is not None and callee.kind == "object" and is_python_function(callee.obj)
+                    and registry.lookup(registry.VJP, callee.obj) is None) or (
+                    isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) and rhs.value.id in names):
+                names.add(s.targets[0].id)
+                grown = True
+    return names

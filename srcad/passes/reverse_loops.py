@@ -1,0 +1,112 @@
+"""Loops of the reverse transform: the forward sweep counts trips where it must, and the
+reverse sweep runs the body backwards with each adjoint in one state at the top of the body
+(iterated to a fixpoint).
+
+>>> import gast
+>>> from srcad import astutil as A
+>>> body = [A.assign("y", A.const(1))]
+>>> print(A.to_source(gast.Module(body=trip_counter("_n1", body) + body, type_ignores=[])).strip())
+_n1 = 0
+_n1 = _n1 + 1
+y = 1
+"""
+import gast
+
+from .. import astutil as A
+from ..naming import builtin
+from .reverse_state import ZERO, loop_entry_state, placeholder
+
+
+class Loops:
+    """The loop handling of ``_Reverse``."""
+
+    def forward_loop(self, s, loops):
+        """The forward sweep of a loop, with a trip counter where the reverse loop needs one
+        (a ``while``, or a ``for`` that may break)."""
+        if isinstance(s, gast.For):
+            site = self.site("name", s.target.id, loops, origin=A.anno(s, "origin"))
+            A.set_anno(s, "site", site)
+            out = [placeholder("save", site)]
+            body = self.forward(s.body, loops + (s,))
+            if any(isinstance(n, gast.Break) for n in gast.walk(gast.Module(body=s.body, type_ignores=[]))):
+                out.extend(self.new_counter(s, loops))
+                out.extend(trip_counter(A.anno(s, "counter")[0], body))
+            return out + [gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)]
+        out = self.new_counter(s, loops)
+        body = self.forward(s.body, loops + (s,))
+        out.extend(trip_counter(A.anno(s, "counter")[0], body))
+        return out + [gast.While(test=s.test, body=body, orelse=[])]
+
+    def new_counter(self, s, loops):
+        """A trip counter for loop ``s`` (annotation ``"counter"``), recorded like any value."""
+        counter = self.namer.fresh("_n")
+        site = self.site("name", counter, loops)
+        A.set_anno(s, "counter", (counter, site))
+        return [placeholder("save", site)]
+
+    def reverse_loop(self, s):
+        assigned = A.names_stored(gast.Module(body=s.body, type_ignores=[]))
+        if isinstance(s, gast.For):
+            assigned.add(s.target.id)
+        entry = dict(self.state)
+        start = dict(entry)
+        snapshot = (dict(self.namer.counters), set(self.namer.taken), dict(self.adjoint_names))
+        for _ in range(6):
+            self.namer.counters, self.namer.taken, self.adjoint_names = (
+                dict(snapshot[0]), set(snapshot[1]), dict(snapshot[2]))
+            self.state = dict(start)
+            body = self.reverse(s.body)
+            end = self.state
+            target = {}
+            defined = A.anno(s, "defined_before") or set()
+            for var in set(start) | set(end):
+                a, b = start.get(var, ZERO), end.get(var, ZERO)
+                target[var] = loop_entry_state(a, b, var not in assigned, var in defined)
+            if all(target[v] == start.get(v, ZERO) for v in target):
+                break
+            start = target
+        pre = []
+        for var, want in sorted(start.items()):
+            pre.extend(self.convert(var, entry.get(var, ZERO), want))
+        for var, want in sorted(start.items()):
+            body.extend(self.convert(var, end.get(var, ZERO), want))
+        self.state = dict(start)
+        counter = A.anno(s, "counter")
+        if isinstance(s, gast.For):
+            rng = A.load(s.iter.id)
+            if counter is not None:
+                rng = gast.Subscript(value=rng, slice=gast.Slice(None, A.load(counter[0]), None), ctx=gast.Load())
+            it = gast.Call(func=builtin("reversed"), args=[rng], keywords=[])
+            loop = gast.For(target=A.store(s.target.id), iter=it, body=body or [gast.Pass()], orelse=[],
+                            type_comment=None)
+            post = [placeholder("restore", A.anno(s, "site"))]
+        else:
+            it = gast.Call(func=builtin("range"), args=[A.load(counter[0])], keywords=[])
+            loop = gast.For(target=A.store(self.namer.fresh("_i")), iter=it, body=body or [gast.Pass()],
+                            orelse=[], type_comment=None)
+            post = []
+        if counter is not None:
+            post.append(placeholder("restore", counter[1]))
+        return pre + [loop] + post
+
+
+def trip_counter(name, body):
+    """``name = 0`` before a loop and ``name = name + 1`` first in its body."""
+    step = A.assign(name, gast.BinOp(left=A.load(name), op=gast.Add(), right=A.const(1)))
+    body.insert(0, A.set_anno(step, "counter_init", True))
+    return [A.set_anno(A.assign(name, A.const(0)), "counter_init", True)]
+
+
+def mark_defined_before_loops(stmts, defined):
+    """Annotate each loop with the names bound on every path that reaches it."""
+    defined = set(defined)
+    for s in stmts:
+        if isinstance(s, (gast.For, gast.While)):
+            A.set_anno(s, "defined_before", set(defined))
+            inner = defined | ({s.target.id} if isinstance(s, gast.For) else set())
+            mark_defined_before_loops(s.body, inner)
+        elif isinstance(s, gast.If):
+            defined |= mark_defined_before_loops(s.body, defined) & mark_defined_before_loops(s.orelse, defined)
+        elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            defined.add(s.targets[0].id)
+    return defined

@@ -1,0 +1,207 @@
+"""What the reverse transform tracks: the static state of each adjoint variable, and the
+sites where the forward sweep overwrites a value the reverse sweep may read.
+
+An adjoint is *zero* (no code yet: reading it drops the rule), *owned* (a buffer only this
+variable refers to, updated in place), *shared* (may alias the cotangent or another adjoint;
+copied before any in-place update) or *maybe* (``None`` or a value, after control flow
+merges; guarded by ``is not None``). Where paths join, code brings each adjoint to one state.
+
+>>> loop_entry_state(ZERO, OWNED, invariant=False, defined_before=True)
+'owned'
+>>> loop_entry_state(ZERO, SHARED, invariant=False, defined_before=False)
+'maybe'
+"""
+import gast
+
+from .. import astutil as A
+
+ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
+
+
+class Site:
+    """A place where the forward sweep overwrites a value the reverse sweep may need."""
+
+    def __init__(self, ident, kind, var, index=None, in_loop=False, origin=None):
+        self.id, self.kind, self.var, self.index, self.in_loop = ident, kind, var, index, in_loop
+        self.origin = origin
+
+
+def placeholder(role, site):
+    node = gast.Expr(value=A.const(f"{role} {site.var}"))
+    A.set_anno(node, role, site)
+    return node
+
+
+class AdjointState:
+    """Adjoint variables of ``_Reverse``: their names, states and the code that updates them
+    (the handler protocol of ``template.instantiate``: is_active, read, accumulate, own, spec,
+    rule_branch)."""
+
+    def dname(self, var):
+        name = self.adjoint_names.get(var)
+        if name is None:
+            name = self.namer.unique("d" + var)
+            self.adjoint_names[var] = name
+        return name
+
+    def get(self, var):
+        return self.state.get(var, ZERO)
+
+    def fn(self, name, obj):
+        return A.load(self.refs(name, obj))
+
+    def call(self, name, obj, *args):
+        return gast.Call(func=self.fn(name, obj), args=list(args), keywords=[])
+
+    # the handler protocol of template.instantiate: is_active, read, accumulate, own, spec, rule_branch
+
+    def is_active(self, var):
+        return var in self.active
+
+    def spec(self, var):
+        """The shape and dtype of ``var`` if known at generation time (``passes.shapes.Spec``)."""
+        return self.specs.get(var)
+
+    def read(self, var):
+        if self.get(var) == ZERO:
+            return None
+        return A.load(self.dname(var))
+
+    def accumulate(self, var, expr):
+        from .. import runtime
+
+        d = self.dname(var)
+        state = self.get(var)
+        container = var in self.added_as_containers
+        if state == ZERO:
+            self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
+            return [A.assign(d, expr)]
+        if container:
+            self.state[var] = SHARED if state == MAYBE else OWNED
+            return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
+        if state in (OWNED, SHARED) and _is_full(expr):
+            expr = expr.args[1]  # adding np.full(shape, s) to an adjoint of that shape adds s
+        if state == OWNED:
+            return [gast.AugAssign(target=A.store(d), op=gast.Add(), value=expr)]
+        if state == SHARED:
+            self.state[var] = OWNED
+            return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
+        # maybe: None or a value
+        self.state[var] = SHARED
+        return [A.assign(d, gast.IfExp(
+                test=gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)]),
+                body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
+
+    def own(self, var):
+        """Make the adjoint of ``var`` a buffer that may be updated in place."""
+        from .. import runtime
+
+        d = self.dname(var)
+        state = self.get(var)
+        self.state[var] = OWNED
+        if state == OWNED:
+            return []
+        zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
+        copy = self.call("copy_grad", runtime.copy_grad, A.load(d))
+        if state == ZERO:
+            return [A.assign(d, zeros)]
+        if state == SHARED:
+            return [A.assign(d, copy)]
+        test = gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)])
+        return [A.assign(d, gast.IfExp(test=test, body=zeros, orelse=copy))]
+
+    def guarded(self, var, make, consume=True):
+        """Run ``make`` with ``d[var]`` live; wrap in ``is not None`` if it may be None."""
+        state = self.get(var)
+        if state == ZERO:
+            return []
+        if state != MAYBE:
+            return make()
+        d = self.dname(var)
+        test = gast.Compare(left=A.load(d), ops=[gast.IsNot()], comparators=[A.const(None)])
+
+        def live():
+            self.state[var] = SHARED
+            code = make()
+            if consume:
+                self.state[var] = ZERO
+            return code
+
+        def dead():
+            if consume:
+                self.state[var] = ZERO
+            return []
+
+        return [self.branch(test, live, dead)]
+
+    def rule_branch(self, test, make_body, make_orelse):
+        """A run-time ``if`` inside a rule template (handler protocol of template.instantiate)."""
+        return self.branch(test, make_body, make_orelse)
+
+    def branch(self, test, make_body, make_orelse):
+        before = dict(self.state)
+        body = make_body()
+        after_body = self.state
+        self.state = dict(before)
+        orelse = make_orelse()
+        after_orelse = self.state
+        self.state = self.merge([(after_body, body), (after_orelse, orelse)])
+        return gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)
+
+    def merge(self, branches):
+        merged = {}
+        for var in set().union(*(st for st, _ in branches)):
+            states = [st.get(var, ZERO) for st, _ in branches]
+            if all(s == states[0] for s in states):
+                merged[var] = states[0]
+                continue
+            target = MAYBE if (ZERO in states or MAYBE in states) else SHARED
+            for (st, code), s in zip(branches, states):
+                if s == ZERO:
+                    code.append(A.assign(self.dname(var), A.const(None)))
+            merged[var] = target
+        return merged
+
+    def convert(self, var, have, want):
+        from .. import runtime
+
+        d = self.dname(var)
+        if have == want or want == SHARED and have == OWNED:
+            return []
+        if want == MAYBE:
+            return [A.assign(d, A.const(None))] if have == ZERO else []
+        if want == SHARED and have == ZERO:
+            return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
+        if want == OWNED:
+            if have == ZERO:
+                return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
+            if have == SHARED:
+                return [A.assign(d, self.call("copy_grad", runtime.copy_grad, A.load(d)))]
+            if have == MAYBE:
+                return self.own(var)
+        raise AssertionError(f"cannot bring adjoint of {var} from {have} to {want}")
+
+
+def loop_entry_state(a, b, invariant, defined_before):
+    """The state an adjoint must have at the top of a reverse loop body (``a`` at entry,
+    ``b`` at the end of the body)."""
+    if a == b:
+        return a
+    if invariant:  # not assigned in the loop: materialize a buffer once, before the loop
+        return OWNED
+    if defined_before and a == ZERO and b in (OWNED, SHARED):
+        return b  # carried by the loop and bound before it: zeros once, before the loop
+    if ZERO in (a, b) or MAYBE in (a, b):
+        return MAYBE
+    return SHARED
+
+
+def _is_full(expr):
+    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr == "full"
+            and isinstance(expr.func.value, gast.Name) and expr.func.value.id == "np" and len(expr.args) == 2
+            and not expr.keywords)
+
+
+def _fresh(expr):
+    """Does ``expr`` build a new value (so the adjoint may own it)?"""
+    return isinstance(expr, (gast.BinOp, gast.UnaryOp))

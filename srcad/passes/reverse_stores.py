@@ -1,0 +1,185 @@
+"""Element updates and containers in the reverse transform: ``S[i] = e``, reads ``x[i]``,
+``np.add.at``, ``L.append(e)`` and ``y = L.pop()``. An index of ints, slices, ``...`` and
+``None`` only (``basic_index``) cannot repeat a position, so its adjoint is a plain ``+=``;
+any other index goes through a helper that counts only the write NumPy keeps.
+
+>>> import gast
+>>> basic_index(gast.parse("x[i, 1:3]").body[0].value.slice, {"i"})
+True
+>>> basic_index(gast.parse("x[idx]").body[0].value.slice, {"i"})
+False
+"""
+import builtins
+
+import gast
+
+from .. import astutil as A
+from ..naming import builtin
+from .resolve_calls import method_call
+from .reverse_state import MAYBE, ZERO
+
+
+class Stores:
+    """The element-update and container handling of ``_Reverse``."""
+
+    def subscript_read(self, var, rhs):
+        from .. import runtime
+
+        base = rhs.value
+        if not (isinstance(base, gast.Name) and base.id in self.active):
+            return []
+        d_base = self.dname(base.id)
+        g = A.load(self.dname(var))
+        if base.id in self.added_as_containers:
+            code = self.own(base.id)
+            item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
+            added = self.call("add_grads", runtime.add_grads, item, g)
+            code.append(A.assign(gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice),
+                                                ctx=gast.Store()), added))
+            return code
+        code = self.own(base.id)
+        if basic_index(rhs.slice, self.int_names):
+            target = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Store())
+            code.append(gast.AugAssign(target=target, op=gast.Add(), value=g))
+        else:
+            index = index_expr(rhs.slice)
+            code.append(gast.Expr(value=self.call("scatter_add", runtime.scatter_add, A.load(d_base), index, g)))
+        return code
+
+    def subscript_store(self, var, index, value):
+        from .. import runtime
+
+        code = []
+        d = self.dname(var)
+        region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
+        if isinstance(value, gast.Name) and value.id in self.active:
+            if basic_index(index, self.int_names):  # unbroadcast leaves an item of a list as it is
+                g = self.call("unbroadcast", runtime.unbroadcast,
+                              self.call("copy_value", runtime.copy_value, region), A.load(value.id))
+            elif var in self.containers:  # a key of a dict
+                g = self.call("copy_value", runtime.copy_value, region)
+            else:  # an index array may repeat a position: only the write NumPy keeps counts
+                g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), index_expr(index),
+                              A.load(value.id))
+            code.extend(self.accumulate(value.id, g))
+        code.extend(self.own(var))
+        code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
+                             A.const(0)))
+        return code
+
+    def scatter_add(self, var, index, values):
+        """``np.add.at(var, index, values)``: each added value's adjoint is its slot's."""
+        from .. import runtime
+
+        gathered = gast.Subscript(value=A.load(self.dname(var)), slice=A.deepcopy(index), ctx=gast.Load())
+        return self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
+
+    def append(self, var, value):
+        code = self.own(var)
+        pop = gast.Call(func=gast.Attribute(value=A.load(self.dname(var)), attr="pop", ctx=gast.Load()),
+                        args=[], keywords=[])
+        if isinstance(value, gast.Name) and value.id in self.active:
+            code.extend(self.accumulate(value.id, pop))
+        else:
+            code.append(gast.Expr(value=pop))
+        return code
+
+    def unpop(self, stack, var):
+        """The adjoint of ``var = stack.pop()``: push ``d[var]`` (or zeros) back onto ``d[stack]``,
+        so it stays aligned with ``stack`` even where ``d[var]`` is zero."""
+        from .. import runtime
+
+        state = self.get(var) if var in self.active else ZERO
+        self.state[var] = ZERO
+        if stack not in self.active or (self.get(stack) == ZERO and state == ZERO):
+            return []
+        zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
+        item = zeros if state == ZERO else A.load(self.dname(var))
+        if state == MAYBE:
+            test = gast.Compare(left=A.load(self.dname(var)), ops=[gast.Is()], comparators=[A.const(None)])
+            item = gast.IfExp(test=test, body=zeros, orelse=A.load(self.dname(var)))
+        push = gast.Attribute(value=A.load(self.dname(stack)), attr="append", ctx=gast.Load())
+        return self.own(stack) + [gast.Expr(value=gast.Call(func=push, args=[item], keywords=[]))]
+
+
+def mutated_names(stmts):
+    names = set()
+    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
+            names.add(s.targets[0].value.id)
+        elif isinstance(s, gast.Expr) and is_append(s):
+            names.add(s.value.func.value.id)
+        elif isinstance(s, gast.Assign) and is_pop(s.value):
+            names.add(s.value.func.value.id)
+    return names
+
+
+def is_append(s):
+    return method_call(s.value, "append") and len(s.value.args) == 1
+
+
+def is_pop(rhs):
+    """``L.pop()`` (no index): what generated value stacks do."""
+    return method_call(rhs, "pop") and not rhs.args and not rhs.keywords
+
+
+def int_names(node):
+    ints = set()
+    changed = True
+    while changed:
+        changed = False
+        for s in gast.walk(node):
+            name = None
+            if isinstance(s, gast.For) and isinstance(s.target, gast.Name):
+                name = s.target.id
+            elif isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and _is_int(s.value, ints):
+                name = s.targets[0].id
+            if name is not None and name not in ints:
+                ints.add(name)
+                changed = True
+    return ints
+
+
+def _is_int(e, ints):
+    if isinstance(e, gast.Constant):
+        return isinstance(e.value, int) and not isinstance(e.value, bool)
+    if isinstance(e, gast.Name):
+        return e.id in ints
+    if isinstance(e, gast.BinOp) and isinstance(e.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+        return _is_int(e.left, ints) and _is_int(e.right, ints)
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.USub):
+        return _is_int(e.operand, ints)
+    if isinstance(e, gast.Call):
+        callee = A.anno(e, "callee")
+        return callee is not None and callee.kind == "object" and callee.obj in (builtins.len, builtins.int)
+    if isinstance(e, gast.Subscript) and isinstance(e.value, gast.Name):
+        return e.value.id in ints  # an item of a shape tuple
+    if isinstance(e, gast.Attribute):
+        return e.attr in ("shape", "ndim", "size")
+    return False
+
+
+def basic_index(index, ints):
+    """Ints, slices, ``...`` and ``None`` only: no repeated positions, ``+=`` is exact."""
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    for p in parts:
+        if isinstance(p, gast.Slice):
+            continue
+        if isinstance(p, gast.Constant) and (p.value is None or p.value is Ellipsis or type(p.value) is int):
+            continue
+        if isinstance(p, gast.UnaryOp) and isinstance(p.operand, gast.Constant):
+            continue
+        if isinstance(p, gast.Name) and p.id in ints:
+            continue
+        return False
+    return True
+
+
+def index_expr(index):
+    """An index as a value (slices become ``slice(...)``) to pass to a helper."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else A.const(None) for p in (index.lower, index.upper, index.step)]
+        return gast.Call(func=builtin("slice"), args=[A.deepcopy(p) for p in parts], keywords=[])
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[index_expr(e) for e in index.elts], ctx=gast.Load())
+    return A.deepcopy(index)

@@ -1,0 +1,281 @@
+"""Rules for NumPy's diagonals and triangles, padding, taking, differences and bincount,
+reverse (vjp) and forward (jvp).
+
+All of them are linear in their array argument: the forward rule applies the routine to
+the tangent, the reverse rule scatters the cotangent back (into zeros of the operand's
+shape, adding where one element fed several outputs).
+"""
+import numpy as np
+
+from ..errors import UnsupportedCaseError
+from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from ..runtime import unbroadcast
+from .numpy_shapes import grad_zeros
+
+
+# ---- diagonals and triangles ----------------------------------------------------------------
+
+def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
+    """The adjoint of ``np.diagonal(a, offset, axis1, axis2)``: ``g`` on that diagonal."""
+    shape = np.shape(a)
+    axis1, axis2 = axis1 % len(shape), axis2 % len(shape)
+    rest = [n for i, n in enumerate(shape) if i not in (axis1, axis2)]
+    out = grad_zeros(rest + [shape[axis1], shape[axis2]], g)
+    i = np.arange(np.shape(g)[-1])
+    out[..., i + max(0, -offset), i + max(0, offset)] = g
+    return np.moveaxis(out, (-2, -1), (axis1, axis2))
+
+
+def diag_grad(g, v, k):
+    """The adjoint of ``np.diag(v, k)``: the diagonal of ``g`` (1-D ``v``), or ``g`` on the
+    diagonal of a zero matrix (2-D ``v``)."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k)
+    return diagonal_grad(g, v, k)
+
+
+@register_vjp(np.diag)
+def diag(y, v, k=0):
+    d[v] += diag_grad(d[y], v, k)
+
+
+@register_jvp(np.diag)
+def diag_jvp(y, v, k=0):
+    t[y] += np.diag(t[v], k)
+
+
+@register_vjp(np.diagonal)
+def diagonal(y, a, offset=0, axis1=0, axis2=1):
+    d[a] += diagonal_grad(d[y], a, offset, axis1, axis2)
+
+
+@register_jvp(np.diagonal)
+def diagonal_jvp(y, a, offset=0, axis1=0, axis2=1):
+    t[y] += np.diagonal(t[a], offset, axis1, axis2)
+
+
+@register_vjp(np.tril)
+def tril(y, m, k=0):
+    d[m] += unbroadcast(np.tril(d[y], k), m)  # a 1-D m is broadcast to a square
+
+
+@register_jvp(np.tril)
+def tril_jvp(y, m, k=0):
+    t[y] += np.tril(t[m], k)
+
+
+@register_vjp(np.triu)
+def triu(y, m, k=0):
+    d[m] += unbroadcast(np.triu(d[y], k), m)
+
+
+@register_jvp(np.triu)
+def triu_jvp(y, m, k=0):
+    t[y] += np.triu(t[m], k)
+
+
+# ---- padding and taking ---------------------------------------------------------------------
+
+_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+
+
+def check_pad_mode(mode, reflect_type):
+    """The modes whose padding only copies elements or constants."""
+    if mode not in _PAD_MODES or (mode in ("reflect", "symmetric") and reflect_type != "even"):
+        detail = f", reflect_type={reflect_type!r}" if mode in ("reflect", "symmetric") else ""
+        raise UnsupportedCaseError(
+            f"srcad differentiates np.pad in the modes {', '.join(_PAD_MODES)} (reflect and symmetric "
+            f"with reflect_type='even'), not mode={mode!r}{detail}")
+
+
+def pad_sources(shape, pad_width, mode, reflect_type):
+    """For each element of the padded array, the C-order position of the input element it
+    copies, or ``-1 - (2 * axis + side)`` where it holds the constant of that axis and side."""
+    check_pad_mode(mode, reflect_type)
+    index = np.arange(int(np.prod(shape))).reshape(shape)
+    if mode == "constant":
+        codes = -1 - np.arange(2 * len(shape)).reshape(len(shape), 2)
+        return np.pad(index, pad_width, mode="constant", constant_values=codes)
+    return np.pad(index, pad_width, mode=mode)
+
+
+def pad_grad(g, array, pad_width, mode, reflect_type):
+    """The adjoint of ``np.pad(array, ...)`` for the array: each element sums its copies."""
+    sources = np.ravel(pad_sources(np.shape(array), pad_width, mode, reflect_type))
+    copied = sources >= 0
+    sums = np.bincount(sources[copied], weights=np.ravel(g)[copied], minlength=np.size(array))
+    return sums.astype(np.result_type(np.asarray(g).dtype, np.float16)).reshape(np.shape(array))
+
+
+def pad_constant_grad(g, array, pad_width, constant_values):
+    """The adjoint of ``np.pad(array, ..., constant_values=c)`` for ``c``, which NumPy reads
+    as one value, a (before, after) pair, or one pair per axis."""
+    ndim = np.ndim(array)
+    sources = np.ravel(pad_sources(np.shape(array), pad_width, "constant", "even"))
+    constant = sources < 0
+    sums = np.bincount(-1 - sources[constant], weights=np.ravel(g)[constant], minlength=2 * ndim)
+    sums = sums.reshape(ndim, 2)
+    c = np.asarray(constant_values)
+    if c.size == 1:
+        return np.reshape(sums.sum(), c.shape)
+    if c.size == 2 and c.shape != (2, 1):
+        return np.reshape(sums.sum(0), c.shape)
+    return unbroadcast(sums, c)
+
+
+def pad_tangent(t, pad_width, mode, reflect_type):
+    check_pad_mode(mode, reflect_type)
+    if mode in ("reflect", "symmetric"):
+        return np.pad(t, pad_width, mode=mode, reflect_type=reflect_type)
+    return np.pad(t, pad_width, mode=mode)
+
+
+def pad_constant_tangent(tc, array, pad_width):
+    zeros = np.zeros(np.shape(array), np.result_type(np.asarray(tc).dtype, np.float16))
+    return np.pad(zeros, pad_width, mode="constant", constant_values=tc)
+
+
+# generated adjoints call pad_grad (Pᵀg for the copying pad P): its adjoint is the pad itself
+@register_vjp(pad_grad)
+def pad_grad_vjp(r, g, array, pad_width, mode, reflect_type):
+    d[g] += pad_tangent(d[r], pad_width, mode, reflect_type)
+
+
+@register_jvp(pad_grad)
+def pad_grad_jvp(r, g, array, pad_width, mode, reflect_type):
+    t[r] += pad_grad(t[g], array, pad_width, mode, reflect_type)
+
+
+@register_vjp(np.pad)
+def pad(y, array, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
+        reflect_type="even"):
+    d[array] += pad_grad(d[y], array, pad_width, mode, reflect_type)
+    d[constant_values] += pad_constant_grad(d[y], array, pad_width, constant_values)
+
+
+@register_jvp(np.pad)
+def pad_jvp(y, array, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
+            reflect_type="even"):
+    t[y] += pad_tangent(t[array], pad_width, mode, reflect_type)
+    t[y] += pad_constant_tangent(t[constant_values], array, pad_width)
+
+
+def take_grad(g, a, indices, axis, mode):
+    """The adjoint of ``np.take(a, indices, axis, mode=mode)``: repeated indices add up."""
+    shape = np.shape(a)
+    n = int(np.prod(shape)) if axis is None else shape[axis]
+    indices = np.asarray(indices)
+    if mode == "wrap":
+        indices = indices % n
+    elif mode == "clip":
+        indices = np.clip(indices, 0, n - 1)
+    if axis is None:
+        flat = grad_zeros(n, g)
+        np.add.at(flat, indices, g)
+        return flat.reshape(shape)
+    out = grad_zeros(shape, g)
+    np.add.at(out, (slice(None),) * (axis % len(shape)) + (indices,), g)
+    return out
+
+
+@register_vjp(np.take)
+def take(y, a, indices, axis=None, out=None, mode="raise"):
+    d[a] += take_grad(d[y], a, indices, axis, mode)
+
+
+@register_jvp(np.take)
+def take_jvp(y, a, indices, axis=None, out=None, mode="raise"):
+    t[y] += np.take(t[a], indices, axis, mode=mode)
+
+
+# ---- differences ----------------------------------------------------------------------------
+
+def _diff_pieces(a, axis, prepend, append):
+    """The blocks ``np.diff`` joins before differencing: (prepend, a, append), None if absent."""
+    a = np.asarray(a)
+    axis = axis % a.ndim
+
+    def block(v):
+        if v is None:
+            return None
+        v = np.asarray(v)
+        if v.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            v = np.broadcast_to(v, shape)
+        return v
+
+    return block(prepend), a, block(append), axis
+
+
+def diff_grad(g, a, n, axis, prepend, append, which):
+    """The adjoint of ``np.diff(a, n, axis, prepend, append)`` for ``which`` of "a",
+    "prepend" or "append" (None means the argument was not given)."""
+    before, a, after, axis = _diff_pieces(a, axis, prepend, append)
+    g = np.asarray(g)
+    for _ in range(n):  # the adjoint of one first difference
+        pad = [(0, 0)] * g.ndim
+        pad[axis] = (1, 1)
+        g = -np.diff(np.pad(g, pad), axis=axis)
+    sizes = [0 if before is None else before.shape[axis], a.shape[axis]]
+    parts = np.split(g, np.cumsum(sizes), axis=axis)
+    if which == "a":
+        return parts[1]
+    if which == "prepend":
+        return np.reshape(np.sum(parts[0]), ()) if np.ndim(prepend) == 0 else parts[0]
+    return np.reshape(np.sum(parts[2]), ()) if np.ndim(append) == 0 else parts[2]
+
+
+def diff_tangent(tv, a, n, axis, prepend, append, which):
+    """The tangent of ``np.diff`` when only the argument ``which`` moves (by ``tv``)."""
+    before, a, after, axis = _diff_pieces(a, axis, prepend, append)
+    blocks = {"prepend": before, "a": a, "append": after}
+    parts = []
+    for name, block in blocks.items():
+        if block is None:
+            continue
+        if name == which:
+            parts.append(np.broadcast_to(tv, block.shape))
+        else:
+            parts.append(np.zeros(block.shape, np.result_type(np.asarray(tv).dtype, np.float16)))
+    return np.diff(np.concatenate(parts, axis=axis), n, axis=axis)
+
+
+# generated adjoints call diff_grad (J_which^T g): its adjoint is diff_tangent (J_which h)
+@register_vjp(diff_grad)
+def diff_grad_vjp(r, g, a, n, axis, prepend, append, which):
+    d[g] += diff_tangent(d[r], a, n, axis, prepend, append, which)
+
+
+@register_jvp(diff_grad)
+def diff_grad_jvp(r, g, a, n, axis, prepend, append, which):
+    t[r] += diff_grad(t[g], a, n, axis, prepend, append, which)
+
+
+@register_vjp(np.diff)
+def diff(y, a, n=1, axis=-1, prepend=None, append=None):
+    d[a] += diff_grad(d[y], a, n, axis, prepend, append, "a")
+    d[prepend] += diff_grad(d[y], a, n, axis, prepend, append, "prepend")
+    d[append] += diff_grad(d[y], a, n, axis, prepend, append, "append")
+
+
+@register_jvp(np.diff)
+def diff_jvp(y, a, n=1, axis=-1, prepend=None, append=None):
+    t[y] += diff_tangent(t[a], a, n, axis, prepend, append, "a")
+    t[y] += diff_tangent(t[prepend], a, n, axis, prepend, append, "prepend")
+    t[y] += diff_tangent(t[append], a, n, axis, prepend, append, "append")
+
+
+@register_vjp(np.bincount)
+def bincount(y, x, weights=None, minlength=0):
+    """Linear in ``weights``: each weight's adjoint is its bin's."""
+    d[weights] += d[y][x]
+
+
+@register_jvp(np.bincount)
+def bincount_jvp(y, x, weights=None, minlength=0):
+    t[y] += np.bincount(x, t[weights], minlength)
+
+
+# index bookkeeping that generated adjoints call: no derivative flows through it
+register_nondifferentiable(check_pad_mode, pad_sources, reason="it computes positions, axes or an order")

@@ -1,0 +1,273 @@
+"""Rule templates are instantiated hygienically: a user's name never meets a template's.
+
+``srcad.template`` substitutes a call's operand atoms into a rule template in one pass, and a
+spliced atom is never visited again; template locals get fresh names and globals the names
+the compiler reserved. The sweep below holds every registered vjp and jvp rule to that: each
+rule is called at a site whose operands and result are named after the rule's own parameters
+(each operand after another one), locals and globals (``np``, ``unbroadcast``...), and srcad's
+generated names (``dx``, ``_t1``), and checked against finite differences.
+
+The calls come from the per-rule tables of tests/test_rules_*.py; ``EXTRA_CALLS`` covers the
+rules those tables do not call directly (builtins, operators, srcad's own run-time helpers).
+"""
+import builtins
+import itertools
+import keyword
+import linecache
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad import registry, runtime
+from srcad.rules import builtin_rules, methods, numpy_indexing, numpy_joining, numpy_products, numpy_shapes
+from srcad.testing import check_grads, check_jvp
+
+import test_rules_elementwise
+import test_rules_linalg
+import test_rules_products
+import test_rules_reductions
+import test_rules_shapes
+import test_rules_special
+
+RNG = np.random.default_rng(11)
+
+
+def R(*shape):
+    return RNG.standard_normal(shape)
+
+
+# ---- regression: the operand named like the template's result (issue 9) ---------------------
+
+def mm(x, y):
+    return np.einsum('ij,jk->ik', x, y)
+
+
+def inner_tensordot(x, y):
+    return np.sum(np.inner(x, y) ** 2) + np.sum(np.tensordot(y, x, 1) ** 2)
+
+
+def test_einsum_operand_named_like_the_rule_result():
+    """``einsum(y, subscripts, *operands)``: the user's ``y`` spliced through ``*operands`` was
+    substituted again, by the call's result, so dx was computed with the output for y."""
+    x, y = R(3, 3), R(3, 3)
+    check_grads(mm, (x, y), wrt=(0, 1))
+    check_jvp(mm, (x, y), wrt=(0, 1))
+
+
+def test_hvp_through_inner_and_tensordot_with_square_operands():
+    x, y, u = R(3, 3), R(3, 3), R(3, 3)
+    eps = 1e-5
+    gradient = srcad.grad(inner_tensordot)
+    numeric = (gradient(x + eps * u, y) - gradient(x - eps * u, y)) / (2 * eps)
+    np.testing.assert_allclose(srcad.hvp(inner_tensordot)(x, y, u), numeric, rtol=1e-5, atol=1e-7)
+
+
+# ---- the calls: every table row of the per-rule tests, and the rules they leave out ----------
+
+def _float_arrays(args):
+    return tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f")
+
+
+def _positive(*shape):
+    return RNG.uniform(0.5, 2.0, shape)
+
+
+#: (key, args, keyword arguments, the operands that move, the expression: None for a call)
+EXTRA_CALLS = [
+    (gast.Add, [R(2, 3), R(3)], {}, (0, 1), "{0} + {1}"),
+    (gast.Sub, [R(2, 3), R(3)], {}, (0, 1), "{0} - {1}"),
+    (gast.Mult, [R(2, 3), R(3)], {}, (0, 1), "{0} * {1}"),
+    (gast.Div, [R(2, 3), _positive(3)], {}, (0, 1), "{0} / {1}"),
+    (gast.Pow, [_positive(2, 3), R(3)], {}, (0, 1), "{0} ** {1}"),
+    (gast.MatMult, [R(2, 3), R(3, 4)], {}, (0, 1), "{0} @ {1}"),
+    (gast.USub, [R(3)], {}, (0,), "-{0}"),
+    (gast.UAdd, [R(3)], {}, (0,), "+{0}"),
+    (gast.Mod, [_positive(3) * 3, _positive(3)], {}, (0, 1), "{0} % {1}"),
+    (builtins.sum, [[R(3), R(3)]], {}, (0,), None),
+    (builtins.abs, [R(3)], {}, (0,), None),
+    (builtins.float, [0.7], {}, (0,), None),
+    (builtins.max, [0.3, 0.9], {}, (0, 1), None),
+    (builtins.min, [0.3, 0.9], {}, (0, 1), None),
+    (builtins.list, [R(3)], {}, (0,), None),
+    (builtins.tuple, [R(3)], {}, (0,), None),
+    (builtins.reversed, [R(3)], {}, (0,), "list({fn}({0}))"),
+    (np.ndarray.item, [R(3), 1], {}, (0,), None),
+    (np.ndarray.tolist, [R(3)], {}, (0,), None),
+    (np.asanyarray, [R(2, 3)], {}, (0,), None),
+    (np.ascontiguousarray, [R(2, 3)], {}, (0,), None),
+    (np.asfortranarray, [R(2, 3)], {}, (0,), None),
+    (np.bincount, [np.array([0, 1, 1, 3])], {"weights": R(4)}, ("weights",), None),
+    (np.full, [(2, 3), 0.7], {}, (1,), None),
+    (np.full_like, [R(2, 3), 0.7], {}, (1,), None),
+    (numpy_products.einsum_grad, [R(2, 4), 0, "ij,jk->ik", R(2, 3), R(3, 4)], {}, (0, 3, 4), None),
+    (numpy_products.dot_grad, [R(2, 4), R(2, 3), R(3, 4), 0], {}, (0, 1, 2), None),
+    (numpy_shapes.tile_grad, [R(4, 3), R(2, 3), (2, 1)], {}, (0,), None),
+    (numpy_shapes.repeat_grad, [R(2, 6), R(2, 3), 2, 1], {}, (0,), None),
+    (numpy_shapes.reorder_grad, [R(2, 3), np.array([[3.0, 1, 2], [0, 5, 4]]), np.array([[1.0, 2, 3], [0, 4, 5]]), 1],
+     {}, (0,), None),
+    (numpy_shapes.array_grad, [R(2, 2), [[0.5, 1.5], [2.5, 3.5]], R(2, 2)], {}, (0,), None),
+    (numpy_joining.unjoin, [R(3, 3), [R(2, 3), R(3)], np.atleast_2d, 0], {}, (0,), None),
+    (numpy_indexing.diff_grad, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),
+    (numpy_indexing.pad_grad, [R(7), R(3), 2, "reflect", "even"], {}, (0,), None),
+    (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
+    (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
+    (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
+    (runtime.as_real, [R(3)], {}, (0,), None),
+    (runtime.copy_value, [R(3)], {}, (0,), None),
+    (runtime.copy_grad, [R(3)], {}, (0,), None),
+    (runtime.cotangent, [R(3), R(3)], {}, (0,), None),
+    (runtime.cotangent_like, [R(2, 3), (2, 3), "float64"], {}, (0,), None),
+    (runtime.finish, [R(3), R(3), True], {}, (0,), None),
+    (runtime.stored_adjoint, [R(4), (np.array([0, 2, 2]),), R(3)], {}, (0,), None),
+    (runtime.finish_tangent, [R(3), R(3), True], {}, (0,), None),
+    (runtime.add_grads, [R(3), R(3)], {}, (0, 1), None),
+    (runtime.unbroadcast, [R(2, 3), R(3)], {}, (0,), None),
+    (runtime.sum_to_reduced, [R(3), R(2, 3), 0, False], {}, (0,), None),
+    (runtime.expand_reduced, [R(3), R(2, 3), 0, False], {}, (0,), None),
+    (runtime.extremum_grad, [R(3), np.array([[1.0, 2, 3], [0, 5, 3]]), np.array([1.0, 5, 3]), 0, False], {},
+     (0,), None),
+    (runtime.prod_grad, [R(3), R(2, 3), 0, False], {}, (0, 1), None),
+    (runtime.matmul_dx, [R(2, 4), R(2, 3), R(3, 4)], {}, (0, 1, 2), None),
+    (runtime.matmul_dy, [R(2, 4), R(2, 3), R(3, 4)], {}, (0, 1, 2), None),
+    (runtime.einsum_grad, ["ij,jk->ik", 0, R(2, 4), R(2, 3), R(3, 4)], {}, (2, 3, 4), None),
+    (runtime.unstack, [R(2, 3)], {}, (0,), None),
+    (runtime.sum_grad, [R(3), R(2, 3)], {}, (0,), None),
+    (runtime.transpose_back, [R(3, 2), (1, 0)], {}, (0,), None),
+    (runtime.concat_grad, [R(5), [R(2), R(3)], 0], {}, (0,), None),
+    (runtime.trace_grad, [0.7, R(3, 3)], {}, (0,), None),
+    (runtime.scatter_add, [R(4), [0, 1, 1], R(3)], {}, (0, 2), "{fn}({0}, {1}, {2})"),
+    (builtin_rules.pick_grad, [0.7, [0.2, 0.9], 0.9], {}, (0,), None),
+    (builtin_rules.list_grad, [[0.5, 0.7], R(2)], {}, (0,), None),
+    (builtin_rules.reversed_grad, [R(3), R(3)], {}, (0,), None),
+    (methods.cast_like, [R(3), R(3), R(3)], {}, (0,), None),
+]
+
+
+#: srcad differentiates real values only (np.real/np.imag of a complex value are refused), so
+#: finite differences cannot check ``complex``; its vjp template is float's, swept above
+NOT_SWEPT = {builtins.complex}
+
+
+def table_calls():
+    """(key, args, keyword arguments, the operands that move, expression) from the rule tables."""
+    rng = np.random.default_rng(7)
+    reductions = test_rules_reductions
+    calls = [(*row, None) for row in test_rules_elementwise.rule_calls()]
+    calls += [(*row, None) for row in test_rules_shapes.JVP_CASES]
+    calls += [(f, a, k, _float_arrays(a), None) for f, a, k in test_rules_products.JVP_CASES]
+    calls += [(f, a, k, _float_arrays(a), None) for _, f, a, k in test_rules_linalg.JVP_CASES]
+    calls += [(f, a, k, tuple(range(len(a))) + tuple(n for n, v in k.items() if isinstance(v, np.ndarray)), None)
+              for _, f, a, k in test_rules_special.JVP_CASES]
+    calls += [(key, [reductions.sample(rng, dom, (2, 3))], kw, (0,), None) for key, kw, _, dom in reductions.WHOLE]
+    calls += [(key, [reductions.sample(rng, dom, shape)], kw, (0,), None)
+              for key, kw, _, shape, dom in reductions.AXES]
+    return calls + EXTRA_CALLS
+
+
+def first_call_per_key():
+    seen, out = set(), []
+    for call in table_calls():
+        if id(call[0]) not in seen:
+            seen.add(id(call[0]))
+            out.append(call)
+    return out
+
+
+CALLS = first_call_per_key()
+
+
+def _own_rule(key):
+    rule = registry.VJP.get(key) or registry.JVP.get(key)
+    return rule is not None and rule.fn.__module__.startswith("srcad.")
+
+
+def test_every_registered_rule_is_swept():
+    """Every template srcad registers is instantiated by the sweep (aliases such as ``float`` and
+    ``complex`` share one template; hygiene is a property of the template)."""
+    registry.load_optional_rules()
+    swept = {id(table[call[0]].fn) for call in CALLS for table in (registry.VJP, registry.JVP) if call[0] in table}
+    missing = [registry.describe(key) for table in (registry.VJP, registry.JVP) for key in table
+               if _own_rule(key) and id(table[key].fn) not in swept and key not in NOT_SWEPT]
+    assert not missing, f"rules without a call in the hygiene sweep: {sorted(set(missing))}"
+
+
+# ---- hostile names --------------------------------------------------------------------------
+
+#: names srcad generates itself (docs/generated-code.md), hostile as user names too
+GENERATED = ["dx", "x_dot", "_t1", "_x_stack", "d", "t", "np"]
+
+
+def hostile_names(key):
+    """The rule templates' own names: result and parameters first (so that operand i is named
+    after the template's parameter i - 1), then locals, globals and srcad's generated names."""
+    names = []
+    for table in (registry.VJP, registry.JVP):
+        rule = table.get(key)
+        if rule is not None:
+            names += [rule.result] + [p.name for p in rule.params] + list(rule.locals) + sorted(rule.globals)
+    names += GENERATED
+    return [n for n in dict.fromkeys(names) if n.isidentifier() and not keyword.iskeyword(n)]
+
+
+_PROGRAMS = itertools.count()
+
+
+def program(key, args, kwargs, wrt, expression, names):
+    """``result = key(*args, **kwargs)`` written with hostile names: the moving operands are the
+    function's parameters, the other non-literal operands module globals, all named from
+    ``names`` in order, and the result takes the next free name."""
+    pool = iter(names)
+    namespace = {"function_under_test": key}
+    params, values = [], []
+
+    def operand(position, value):
+        if position not in wrt and test_rules_shapes._is_literal(value):
+            return repr(value)
+        name = next(pool)
+        if position in wrt:
+            params.append(name)
+            values.append(value)
+        else:
+            namespace[name] = value
+        return name
+
+    atoms = [operand(i, a) for i, a in enumerate(args)]
+    keywords = [f"{k}={operand(k, v)}" for k, v in kwargs.items()]
+    result = next(pool)
+    if expression is None:
+        expression = "{fn}(" + ", ".join(["{%d}" % i for i in range(len(atoms))] + keywords) + ")"
+    body = f"    {result} = {expression.format(*atoms, fn='function_under_test')}\n"
+    if key is runtime.scatter_add:  # an in-place helper: the result is its buffer, a copy of the input
+        body = f"    {atoms[0]} = {atoms[0]} * 1.0\n    {body.strip()}\n    {result} = {atoms[0]}\n"
+    text = f"def swept({', '.join(params)}):\n{body}    return {result}\n"
+    filename = f"<hygiene sweep {next(_PROGRAMS)} of {registry.describe(key)}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace["swept"], values, text
+
+
+def _tolerances(args, kwargs):
+    low = any(getattr(v, "dtype", None) == np.float32 or v is np.float32 for v in list(args) + list(kwargs.values()))
+    return dict(eps=1e-3, rtol=1e-3, atol=1e-5) if low else dict(rtol=1e-4, atol=1e-6)
+
+
+def _label(call):
+    return registry.describe(call[0]).replace("numpy.", "np.").replace("srcad.", "")
+
+
+@pytest.mark.parametrize("order", ["params-first", "globals-first"])
+@pytest.mark.parametrize("call", CALLS, ids=[_label(c) for c in CALLS])
+def test_rule_at_a_site_named_like_its_template(call, order):
+    key, args, kwargs, wrt, expression = call
+    names = hostile_names(key)
+    if order == "globals-first":
+        names = names[::-1]
+    fun, values, text = program(key, args, kwargs, wrt, expression, names)
+    positions = tuple(range(len(values))) if len(values) > 1 else 0
+    tolerances = _tolerances(args, kwargs)
+    if registry.VJP.get(key) is not None:
+        check_grads(fun, values, wrt=positions, directions=1, mode="joint", **tolerances)
+    if registry.JVP.get(key) is not None:
+        check_jvp(fun, values, wrt=positions, directions=1, **tolerances)
