@@ -111,6 +111,7 @@ def test_bound_method_holds_self_constant():
     check_jvp(model.loss, (X,))
     other = Model(W * 2.0)  # the same compiled code, another self
     np.testing.assert_allclose(other.decorated_loss.grad(X), check_grads(other.loss, (X,), v=1.0))
+    check_grads(other.decorated_loss, (X,), wrt="x")  # check_grads takes the bound method as it is
 
 
 def test_bound_method_wrt_counts_arguments_after_self():
