@@ -37,8 +37,6 @@ NONDIFFERENTIABLE = {}  # key -> reason (str)
 METHODS = {}
 ATTRIBUTES = {}
 NONDIFF_METHODS = set()
-#: srcad helpers whose Python source srcad may differentiate (see ``register_source_derivative``)
-SOURCE_DIFFERENTIABLE = set()
 NONDIFF_ATTRIBUTES = set()
 
 
@@ -149,6 +147,13 @@ def describe(key):
         return f"the operator {key.__name__}"
     if isinstance(key, tuple):
         return f"the {key[0]} .{key[1]}"
+    owner = getattr(key, "__self__", None)
+    if getattr(key, "__name__", None) == "__getitem__" and owner is not None:  # np.r_[...]
+        import numpy
+
+        names = [name for name, value in vars(numpy).items() if value is owner]
+        if names:
+            return f"numpy.{names[0]}[...]"
     module = getattr(key, "__module__", None) or ""
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
     if module in ("builtins", ""):
@@ -239,11 +244,12 @@ def register_nondifferentiable(*keys, reason="its output does not depend smoothl
         _register(NONDIFFERENTIABLE, key, reason, "non-differentiable")
 
 
-def register_source_derivative(*helpers):
-    """srcad may differentiate these helpers of its own rules by reading their source (second
-    order), instead of refusing: each is plain NumPy with no in-place update of a view, and a
-    second-order test checks it against finite differences."""
-    SOURCE_DIFFERENTIABLE.update(helpers)
+def no_derivative(what, instead):
+    """A marker for rule templates of functions that have a derivative srcad does not compute:
+    ``d[start] += no_derivative("the start of np.logspace", "write ...")`` refuses the call,
+    when the template is instantiated, if and only if ``start`` is differentiated (an inactive
+    argument drops the statement). Never called at run time."""
+    raise SrcadError(f"srcad does not differentiate {what}; {instead}")
 
 
 def is_nondifferentiable(key):
@@ -257,14 +263,15 @@ def is_nondifferentiable(key):
 def lookup(table, key):
     """The rule for ``key`` in ``table``; None if there is none (the caller may then read
     ``key``'s Python source). srcad's own helpers, which rules call in the derivative code
-    they generate, are never read as source: without a rule they get a ``Refusal``."""
+    they generate, are read as source only if they are pure (``_pure``): any other without a
+    rule gets a ``Refusal``."""
     try:
         found = table.get(key)
     except TypeError:
         return None
     if found is None and load_optional_rules():
         return lookup(table, key)
-    if found is None and _is_srcad_helper(key) and key not in NONDIFFERENTIABLE and key not in SOURCE_DIFFERENTIABLE:
+    if found is None and _is_srcad_helper(key) and key not in NONDIFFERENTIABLE and not _pure(key):
         return Refusal(key, "d" if table is VJP else "t")
     return found
 
@@ -278,12 +285,38 @@ def _is_srcad_helper(key):
     return inspect.isfunction(key) and (module == _HELPER_MODULES[0] or module.startswith(_HELPER_MODULES[1]))
 
 
+@functools.lru_cache(maxsize=None)
+def _pure(fn):
+    """Does ``fn`` only compute values? Every statement binds plain names, returns, or is an
+    ``if``/``for`` of such statements, and no call passes ``out=``. A helper that stores into
+    an element or attribute, updates in place (``+=``), or calls for an effect
+    (``np.add.at(view, ...)``) is not: its source cannot be trusted to differentiate."""
+    try:
+        body, _ = _function_body(fn)
+    except (OSError, TypeError):
+        return False
+    for node in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (gast.AugAssign, gast.Expr, gast.Global, gast.Nonlocal, gast.With, gast.Try,
+                             gast.Delete, gast.Lambda, gast.FunctionDef)):
+            return False
+        if isinstance(node, gast.Assign) and not all(isinstance(t, (gast.Name, gast.Tuple)) for t in node.targets):
+            return False
+        if isinstance(node, gast.Tuple) and isinstance(node.ctx, gast.Store) and not all(
+                isinstance(e, gast.Name) for e in node.elts):
+            return False
+        if isinstance(node, gast.keyword) and node.arg == "out":
+            return False
+    return True
+
+
 class Refusal:
     """The rule of a srcad helper that has none: binding it is an error (fail closed).
 
     Such a helper appears in code srcad generated, so a derivative of it is a derivative of a
-    derivative. Read as plain source it could come out silently wrong (it may update a view
-    in place, as ``np.add.at(np.moveaxis(out, ...))`` does), so srcad refuses instead."""
+    derivative. Only a helper that computes values without updating anything in place
+    (``_pure``) is read as source; another, read as source, could come out silently wrong (it
+    may update a view in place, as ``np.add.at(np.moveaxis(out, ...))`` does), so srcad
+    refuses instead."""
 
     def __init__(self, key, marker):
         self.key, self.marker = key, marker

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import astutil as A
 from .errors import SrcadError
-from .registry import Refusal
+from .registry import Refusal, no_derivative
 from .runtime import unbroadcast
 
 
@@ -22,11 +22,23 @@ class Zero(Exception):
     """Raised inside instantiation when a statement reads an adjoint that is zero."""
 
 
+class _Refused(Exception):
+    """Raised inside instantiation by a live ``no_derivative(...)`` marker."""
+
+
+class Binding(dict):
+    """Parameter name -> operand atom, remembering the call site for refusals."""
+
+    def __init__(self, site):
+        super().__init__()
+        self.site = site
+
+
 def bind(rule, args, keywords, site):
     """Map the rule's parameters to the call's operand atoms (defaults as literals)."""
     if isinstance(rule, Refusal):
         raise site.error(rule.message())
-    bound = {}
+    bound = Binding(site)
     params = rule.params
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     varargs = next((p for p in params if p.kind == p.VAR_POSITIONAL), None)
@@ -85,7 +97,12 @@ def instantiate(rule, result, bound, handler, namer, refs):
     globals_ = {name: refs(name, obj) for name, obj in rule.globals.items()}
     body = [A.deepcopy(s) for s in rule.body]
     out = []
-    _emit_block(body, env, renames, globals_, handler, rule, out, set())
+    try:
+        _emit_block(body, env, renames, globals_, handler, rule, out, set())
+    except _Refused as refusal:
+        site = getattr(bound, "site", None)
+        message = str(refusal)
+        raise site.error(message) if site is not None else SrcadError(message) from None
     return out
 
 
@@ -240,6 +257,9 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             folded = _fold_shape_query(n, env, handler, rule)
             if folded is not None:
                 return folded
+            if isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is no_derivative:
+                what, instead = (rule.globals[a.id] if isinstance(a, gast.Name) else _value(a) for a in n.args)
+                raise _Refused(f"srcad does not differentiate {what}; {instead}")
             if isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
                 shapes = _known_shapes(n.args[1], env[rule.result], env, handler)
                 if shapes is not None:  # the sum that undoes broadcasting, decided now

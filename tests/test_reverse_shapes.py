@@ -10,7 +10,7 @@ from srcad.passes.normalize import normalize
 from srcad.passes.resolve_calls import resolve_calls
 from srcad.passes.shapes import arg_spec, infer_shapes
 from srcad.source import capture
-from srcad.testing import check_grads
+from srcad.testing import check_grads, check_jvp
 
 rng = np.random.default_rng(3)
 
@@ -40,6 +40,7 @@ def test_int_argument_sizes_an_array():
     d = rng.uniform(0.2, 1.0, 4)
     check_grads(sized_by_int, (d, 4))
     check_grads(sized_by_int, (rng.uniform(0.2, 1.0, 5), 5))  # the same code, another n
+    check_jvp(sized_by_int, (d, 4))
     assert "S" not in specs_of(sized_by_int, d, 4)
 
 
@@ -125,3 +126,28 @@ def test_dtypes_that_differ_are_not_joined():
     assert "y" not in specs_of(int_and_float_paths, x, True)
     check_grads(int_and_float_paths, (x, True))
     check_grads(int_and_float_paths, (x, False))
+
+
+def literal_shapes(x):
+    S = np.zeros((2, 3))
+    k = +2
+    S[0, :] = x * k
+    return S * np.ones(k)[:, None]
+
+
+def test_literal_shape_tuple_and_unary_plus():
+    """``np.zeros((2, 3))`` is specialised; ``+2`` is 2 (it once read as -2)."""
+    x = rng.standard_normal(3)
+    specs = specs_of(literal_shapes, x)
+    assert specs["S"].shape == (2, 3)
+    assert "k" not in specs  # a known int, not a stand-in
+    assert specs["_t2"].shape == (2,)  # np.ones(k)
+    check_grads(literal_shapes, (x,))
+
+
+def test_huge_literal_array_is_not_built_at_generation_time():
+    def make(x):
+        big = np.ones((100000, 100000))
+        return x * 2.0
+
+    assert "big" not in specs_of(make, np.ones(2))

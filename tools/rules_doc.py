@@ -58,6 +58,10 @@ def names_of(key):
                 found.append(f"{prefix}.{attr}")
     own = getattr(key, "__name__", None)
     found.sort(key=lambda name: name.rsplit(".", 1)[1] != own)
+    owner = getattr(key, "__self__", None)
+    if not found and owner is not None and not isinstance(owner, type(builtins)):  # np.r_.__getitem__
+        found = [f"{prefix}.{attr}.{own}" for prefix, namespace in NAMESPACES
+                 for attr, value in sorted(vars(namespace).items()) if value is owner and not attr.startswith("_")]
     if not found:
         module = getattr(key, "__module__", None) or "builtins"
         found.append(f"{module}.{getattr(key, '__qualname__', None) or own or repr(key)}")
@@ -103,10 +107,17 @@ def mark(present):
     return "✓" if present else "–"
 
 
+def refused(key):
+    return any(rule is not None and module_of(rule) == "refusals"
+               for rule in (registry.lookup(registry.VJP, key), registry.lookup(registry.JVP, key)))
+
+
 def function_tables():
     keys = list(registry.VJP) + [k for k in registry.JVP if registry.lookup(registry.VJP, k) is None]
     groups = {}
     for key in keys:
+        if refused(key):
+            continue
         vjp, jvp = registry.lookup(registry.VJP, key), registry.lookup(registry.JVP, key)
         modules = ", ".join(sorted({module_of(rule) for rule in (vjp, jvp) if rule is not None}))
         row = f"| {label(key)} | {mark(vjp)} | {mark(jvp)} | {modules} |"
@@ -131,6 +142,15 @@ def method_tables():
     return lines
 
 
+def refusal_list():
+    lines = ["", "## Refused when differentiated", "",
+             "These have a derivative srcad does not compute: a call where a differentiated value reaches",
+             "one of the arguments listed in `srcad/rules/refusals.py` is an error that names the line",
+             "and says what to write instead; with constant arguments they pass through.", ""]
+    keys = [key for key in registry.VJP if refused(key)]
+    return lines + [f"- {label(key)}" for key in sorted(keys, key=lambda k: names_of(k)[0])]
+
+
 def nondifferentiable_list():
     lines = ["", "## Without derivative", "",
              "Their results carry no derivative: nothing flows back into their arguments."]
@@ -147,7 +167,8 @@ def nondifferentiable_list():
 
 
 def render():
-    return "\n".join([HEADER.rstrip("\n")] + function_tables() + method_tables() + nondifferentiable_list()) + "\n"
+    sections = function_tables() + method_tables() + refusal_list() + nondifferentiable_list()
+    return "\n".join([HEADER.rstrip("\n")] + sections) + "\n"
 
 
 def entry(line):

@@ -36,6 +36,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from .activity import scatter_add_args
 
 _VIEW_METHODS = {"reshape", "transpose", "ravel", "squeeze", "swapaxes", "diagonal", "view", "T"}
 _VIEW_FUNCTIONS = {np.reshape, np.transpose, np.ravel, np.squeeze, np.swapaxes, np.diagonal, np.expand_dims,
@@ -137,6 +138,9 @@ def _bases(name, links):
 def _mutated(s):
     if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
         return s.targets[0].value.id
+    added = scatter_add_args(s) if isinstance(s, gast.Expr) else None
+    if added is not None:  # np.add.at(buffer, index, values) updates buffer in place
+        return added[0].id
     if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
             and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)):
         return s.value.func.value.id

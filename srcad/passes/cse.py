@@ -2,7 +2,9 @@
 
 Afterwards no temporary of the A-normal form recomputes an indexing, attribute, operator or
 comparison on atoms that an earlier temporary of the same block already holds, with nothing
-rebound or updated in place in between. Calls are left alone (they may have effects). Fewer
+rebound in between and no memory possibly updated in place (an element store, or a call that
+may change its arguments: anything but a function or method with a rule). Calls themselves
+are left alone (they may have effects). Fewer
 temporaries mean fewer values saved for the reverse sweep, and shorter generated code.
 
 >>> import numpy as np
@@ -23,6 +25,7 @@ def f(x, i):
 import gast
 
 from .. import astutil as A
+from .. import registry
 
 _PURE = (gast.Subscript, gast.Attribute, gast.BinOp, gast.UnaryOp, gast.Compare)
 
@@ -32,14 +35,29 @@ def _key(expr):
 
 
 def _changed(stmt):
-    """Names a statement rebinds or updates in place."""
-    names = A.names_stored(stmt)
+    """Names a statement rebinds."""
+    return A.names_stored(stmt)
+
+
+def _updates_memory(stmt):
+    """May ``stmt`` change an array or list in place, through any name that shares it? An
+    element store may, and so may any call srcad does not know to return a new value (a
+    method such as ``fill``, ``np.add.at``, a user's function, ``out=``)."""
     for n in gast.walk(stmt):
         if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
-            names.add(n.targets[0].value.id)
-        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name):
-            names.add(n.func.value.id)  # a method may change its receiver
-    return names
+            return True
+        if isinstance(n, gast.Call) and not _returns_new_value(n):
+            return True
+    return False
+
+
+def _returns_new_value(call):
+    callee = A.anno(call, "callee")
+    if callee is None or any(k.arg == "out" for k in call.keywords):
+        return False
+    if callee.kind == "method":
+        return callee.name in registry.METHODS or callee.name in registry.NONDIFF_METHODS
+    return callee.kind == "object" and registry.lookup(registry.VJP, callee.obj) is not None
 
 
 def _block(stmts, renames):
@@ -56,13 +74,20 @@ def _block(stmts, renames):
                 renames[s.targets[0].id] = available[key][0]
                 s.srcad_dead = True
                 continue
-            changed = _changed(s)
-            available = {k: v for k, v in available.items() if not (v[1] & changed) and v[0] not in changed}
+            available = _still_available(available, s)
             available[key] = (s.targets[0].id, A.names_read(s.value))
             continue
-        changed = _changed(s)
-        available = {k: v for k, v in available.items() if not (v[1] & changed) and v[0] not in changed}
+        available = _still_available(available, s)
     return [s for s in stmts if not getattr(s, "srcad_dead", False)]
+
+
+def _still_available(available, stmt):
+    """What ``available`` still holds after ``stmt``: nothing if it may update memory in place
+    (the names an expression reads may share it), else what reads nothing it rebinds."""
+    if _updates_memory(stmt):
+        return {}
+    changed = _changed(stmt)
+    return {k: v for k, v in available.items() if not (v[1] & changed) and v[0] not in changed}
 
 
 def eliminate_common_subexpressions(node):

@@ -1,5 +1,6 @@
 """Call resolution: bind every call in a function to the Python object it calls."""
 import gast
+import numpy as np
 
 from ..astutil import anno, set_anno
 
@@ -120,7 +121,50 @@ def resolve_calls(node, source, local_functions=()):
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
             set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
-    return node
+    return _ItemCalls(source, locals_).visit(node)
+
+
+#: values whose ``[...]`` is indexing proper (its derivative flows to the indexed value)
+_INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, int, float, complex, type)
+
+
+class _ItemCalls(gast.NodeTransformer):
+    """``obj[key]`` for a module-level object that is not an array or container (``np.r_``,
+    ``np.c_``, ``np.mgrid``) is a call of ``obj.__getitem__``, which needs a derivative rule
+    like any call: its key holds the data (``np.r_[x, 2 * x]``), so it must not read as
+    indexing a constant, whose derivative would be silently zero."""
+
+    def __init__(self, source, locals_):
+        self.source, self.locals_ = source, locals_
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        parts = _dotted(node.value)
+        if not isinstance(node.ctx, gast.Load) or parts is None or parts[0] in self.locals_:
+            return node
+        try:
+            obj = _lookup(parts, self.source)
+        except (KeyError, AttributeError):
+            return node
+        if isinstance(obj, _INDEXABLE) or not hasattr(type(obj), "__getitem__"):
+            return node
+        func = gast.Attribute(value=node.value, attr="__getitem__", ctx=gast.Load())
+        call = gast.Call(func=func, args=[self.key(node.slice)], keywords=[])
+        set_anno(call, "callee", Callee("object", obj=obj.__getitem__, name=".".join(parts) + ".__getitem__"))
+        return gast.copy_location(call, node)
+
+    def key(self, index):
+        """An index expression as a value: ``a:b:c`` becomes ``slice(a, b, c)``."""
+        if isinstance(index, gast.Slice):
+            bounds = [gast.Constant(value=None, kind=None) if b is None else b
+                      for b in (index.lower, index.upper, index.step)]
+            call = gast.Call(func=gast.Name(id="slice", ctx=gast.Load(), annotation=None, type_comment=None),
+                             args=bounds, keywords=[])
+            set_anno(call, "callee", Callee("object", obj=slice, name="slice"))
+            return call
+        if isinstance(index, gast.Tuple):
+            return gast.Tuple(elts=[self.key(e) for e in index.elts], ctx=gast.Load())
+        return index
 
 
 def _lookup(parts, source):

@@ -64,6 +64,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         self.adjoint_names = {}
         self.sites = []
         self.int_names = int_names(node)
+        self.updated_in_place = _sharing(mutated_names(node.body), A.anno(node, "views") or [])
         mark_defined_before_loops(node.body, {a.id for a in node.args.args})
         self.primal_callees = {}  # id(stmt) -> (backward name, residuals name, arguments, residuals site)
 
@@ -214,6 +215,20 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         if isinstance(rhs, gast.Call):
             return self.call_rule(var, rhs, s)
         raise self.source.syntax_error(f"srcad cannot differentiate {type(rhs).__name__}", s)
+
+
+def _sharing(names, views):
+    """``names`` and every name that may share memory with one of them (``views``:
+    (view, base, statement) from the aliasing check)."""
+    out = set(names)
+    grown = True
+    while grown:
+        grown = False
+        for view, base, _ in views:
+            if (view in out) != (base in out):
+                out |= {view, base}
+                grown = True
+    return out
 
 
 def _has_code(code):

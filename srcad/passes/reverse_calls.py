@@ -72,10 +72,20 @@ class Calls:
         bwd_name = self.refs(f"{base}_backward", backward_fn)
         saved = self.namer.fresh(f"_{base}_saved")
         site = self.site("name", saved, loops)
-        call = gast.Call(func=A.load(fwd_name), args=rhs.args, keywords=rhs.keywords)
+        call = gast.Call(func=A.load(fwd_name), args=[self.snapshot(a) for a in rhs.args],
+                         keywords=[gast.keyword(arg=k.arg, value=self.snapshot(k.value)) for k in rhs.keywords])
         self.primal_callees[id(s)] = (bwd_name, saved, [bound.arguments[p] for p in wrt], site)
         target = gast.Tuple(elts=[A.store(var), A.store(saved)], ctx=gast.Store())
         return [placeholder("save", site), gast.Assign(targets=[target], value=call, type_comment=None)]
+
+    def snapshot(self, arg):
+        """``arg`` for a callee's forward function: a copy if its memory is updated in place
+        anywhere in this function, since the callee's residuals keep what they were given."""
+        from .. import runtime
+
+        if isinstance(arg, gast.Name) and arg.id in self.updated_in_place:
+            return self.call("copy_value", runtime.copy_value, arg)
+        return arg
 
     def where(self, node):
         line = getattr(A.anno(node, "origin") or node, "lineno", None)

@@ -29,7 +29,8 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .. import registry
+from .standins import (CHANGING_METHODS, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
+                       runs_on_known_values, standin_positions)
 
 
 class Spec:
@@ -154,42 +155,6 @@ def _from_result(result):
     return _UNKNOWN
 
 
-def _names(*names, module=np):
-    return {getattr(module, n) for n in names if hasattr(module, n)}
-
-
-# NumPy functions whose result's shape and dtype follow from the shapes and dtypes of the
-# arguments at these positions (which may be stand-ins) and the values of all the others
-# (which must be known). Anything else, and any function that would have to run on
-# stand-in data, leaves its result unknown.
-_FROM_SHAPES = dict.fromkeys(_names(
-    "sum", "prod", "mean", "std", "var", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
-    "cumsum", "cumprod", "ptp", "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmax", "nanmin",
-    "reshape", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims", "ravel", "flip", "fliplr",
-    "flipud", "rot90", "roll", "broadcast_to", "diagonal", "trace", "tril", "triu", "diag", "copy",
-    "asarray", "array", "asanyarray", "ascontiguousarray", "zeros_like", "ones_like", "empty_like",
-    "real", "imag", "sort", "tile", "repeat", "diff", "float64", "float32", "complex128", "sinc",
-    "angle", "around", "round", "shape", "ndim", "size", "squeeze", "atleast_1d",
-), (0,))
-_FROM_SHAPES.update(dict.fromkeys(_names("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"), (0,)))
-_FROM_SHAPES.update(dict.fromkeys(_names("full_like"), (0, 1)))
-_FROM_SHAPES.update(dict.fromkeys(_names("full"), (1,)))
-_FROM_SHAPES.update(dict.fromkeys(_names("where", "clip"), (0, 1, 2)))
-_FROM_SHAPES.update(dict.fromkeys(_names("norm", module=np.linalg), (0,)))
-# of these, only the result's shape is asked: their integers are exact, not stand-ins
-_SHAPE_QUERIES = _names("shape", "ndim", "size") | {builtins.len}
-_FROM_SHAPES[builtins.len] = (0,)
-_FROM_SHAPES[builtins.abs] = (0,)
-# ndarray methods of the same kind: the receiver may be a stand-in, the other arguments not
-_METHODS_FROM_SHAPES = {
-    "sum", "prod", "mean", "std", "var", "max", "min", "argmax", "argmin", "all", "any", "cumsum",
-    "cumprod", "reshape", "transpose", "swapaxes", "squeeze", "ravel", "flatten", "copy", "astype",
-    "conj", "conjugate", "diagonal", "trace", "round", "repeat",
-}
-# builtins run only on known values (``range(n)``, ``int(k)``): on a stand-in they would guess
-_PLAIN_BUILTINS = {builtins.range, builtins.int, builtins.float, builtins.min, builtins.max, builtins.tuple}
-
-
 def _has_standin(value):
     """Does ``value`` hold a ``Spec`` (a value known only by its shape and dtype)?"""
     if isinstance(value, Spec):
@@ -224,9 +189,17 @@ class _Interpreter:
             return node.value
         if isinstance(node, gast.Name):
             return self.env.get(node.id, _BOTTOM if node.id in self.locals else _UNKNOWN)
-        if A.is_atom(node):
-            return _UNKNOWN if not isinstance(node, gast.UnaryOp) else -node.operand.value
+        if isinstance(node, gast.UnaryOp) and A.is_atom(node):  # -3 or +3
+            return self.value(node.operand) if isinstance(node.op, gast.UAdd) else self.negated(node.operand)
+        if isinstance(node, gast.Tuple) and A.is_atom(node):  # (3, 4)
+            return tuple(self.value(e) for e in node.elts)
         return _UNKNOWN
+
+    def negated(self, constant):
+        value = self.value(constant)
+        if isinstance(value, Spec):
+            return value
+        return -value if isinstance(value, numbers.Number) else _UNKNOWN
 
     def rhs(self, node):
         if any(self.env.get(n, _BOTTOM) is _BOTTOM for n in _operand_names(node) if n in self.locals):
@@ -357,7 +330,7 @@ class _Interpreter:
                 return _UNKNOWN
             if callee.name == "dot" and len(args) == 1 and not kwargs:
                 return self.matmul(receiver, args[0])
-            if callee.name not in _METHODS_FROM_SHAPES or _has_standin(args) or _has_standin(kwargs):
+            if not method_runs_on_standin(callee.name) or _has_standin(args) or _has_standin(kwargs):
                 return _UNKNOWN
             fn, args, data = getattr(np.ndarray, callee.name), [receiver] + args, (0,)
         elif callee.kind == "object":
@@ -365,13 +338,15 @@ class _Interpreter:
             if any(fn is e for e in (np.dot, np.matmul)):
                 return self.matmul(*args) if len(args) == 2 and not kwargs else _UNKNOWN
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
-                if not (_hashable(fn) in _PLAIN_BUILTINS or _hashable(fn) in _FROM_SHAPES or _is_numpy(fn)):
+                if not runs_on_known_values(fn):
                     return _UNKNOWN
+                if any(is_large(a) for a in args + list(kwargs.values())):
+                    return _UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
                 with np.errstate(all="ignore"):
                     return _from_result(fn(*args, **kwargs))
             if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
                 return Spec((), np.int64, int) if fn is builtins.int else Spec((), np.float64, float)
-            data = (tuple(range(len(args))) if isinstance(fn, np.ufunc) else _FROM_SHAPES.get(_hashable(fn)))
+            data = standin_positions(fn, len(args))
             if data is None or _has_standin(kwargs) or any(
                     _has_standin(a) for i, a in enumerate(args) if i not in data):
                 return _UNKNOWN
@@ -381,19 +356,7 @@ class _Interpreter:
             return _UNKNOWN  # too large to run on stand-ins at generation time
         with np.errstate(all="ignore"):
             result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
-        return _from_result(result) if fn in _SHAPE_QUERIES else _typed(result)
-
-
-def _hashable(fn):
-    try:
-        hash(fn)
-        return fn
-    except TypeError:
-        return None
-
-
-def _is_numpy(fn):
-    return getattr(fn, "__module__", "") in ("numpy", "numpy.linalg") or isinstance(fn, np.ufunc)
+        return _from_result(result) if is_shape_query(fn) else _typed(result)
 
 
 def _operand_names(node):
@@ -454,16 +417,6 @@ def infer_shapes(node, specs):
     return node
 
 
-# every method of list and dict that changes it
-_CHANGING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort", "update",
-                     "setdefault", "popitem"}
-
-
-def _keeps_arguments(fn):
-    """NumPy's functions and Python's builtins do not change a list or dict passed to them."""
-    return _is_numpy(fn) or getattr(fn, "__module__", None) == "builtins"
-
-
 def _changing_containers(node):
     """Names that may hold a list or dict changed after it is bound (an item stored, a
     method such as ``append`` called, passed to a function that may change it), together
@@ -481,9 +434,9 @@ def _changing_containers(node):
         if isinstance(s, gast.Call):
             callee = A.anno(s, "callee")
             if callee is not None and callee.kind == "method":
-                if callee.name in _CHANGING_METHODS and isinstance(s.func.value, gast.Name):
+                if callee.name in CHANGING_METHODS and isinstance(s.func.value, gast.Name):
                     changed.add(s.func.value.id)
-            elif callee is None or callee.kind != "object" or not _keeps_arguments(callee.obj):
+            elif callee is None or callee.kind != "object" or not keeps_arguments(callee.obj):
                 changed |= _operand_names(s)
     grown = True
     while grown:  # a name linked to a changing one may share its items

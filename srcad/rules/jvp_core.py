@@ -8,7 +8,7 @@ import builtins
 
 import numpy as np
 
-from ..registry import register_jvp
+from ..registry import no_derivative, register_jvp
 from .builtin_rules import reversed_grad
 from .numpy_elementwise import broadcast_like
 
@@ -32,6 +32,7 @@ def float_(y, x=0.0):
 @register_jvp(builtins.complex)
 def complex_(y, real=0.0, imag=0.0):
     t[y] += complex(t[real])
+    t[y] += t[imag] * no_derivative("complex() in its imaginary part", "srcad differentiates real values only")
     t[y] += 1j * t[imag]
 
 

@@ -1,6 +1,10 @@
 """The explicit list of functions whose values carry no derivative: constructors, index
 and shape queries, comparisons and predicates. Their results pass through; no adjoint
-flows into their arguments. Anything not listed here and without a rule is an error."""
+flows into their arguments. Anything not listed here and without a rule is an error.
+
+Only functions whose float results are piecewise constant in every argument belong here; one
+with a derivative in some float argument (``np.linspace``'s endpoints, ``np.histogram``'s
+weights) has a rule, or a refusal in ``refusals.py`` when that argument is differentiated."""
 import builtins
 import math
 
@@ -9,26 +13,25 @@ import numpy as np
 from ..registry import register_nondifferentiable
 
 _numpy = [
-    "zeros", "ones", "empty", "eye", "identity", "arange", "linspace", "logspace", "geomspace",
+    "zeros", "ones", "empty", "eye", "identity",
     "zeros_like", "ones_like", "empty_like", "argmax", "argmin", "argsort", "argwhere",
     "nonzero", "flatnonzero", "shape", "ndim", "size", "isnan", "isfinite", "isinf", "isclose", "allclose",
     "array_equal", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "logical_or", "logical_not", "logical_xor", "all", "any", "count_nonzero", "searchsorted", "digitize",
-    "result_type", "dtype", "iscomplexobj", "isrealobj", "isscalar", "indices", "meshgrid", "mgrid",
+    "result_type", "dtype", "iscomplexobj", "isrealobj", "isscalar", "indices", "mgrid",
     "ogrid", "tri", "diag_indices", "tril_indices", "triu_indices", "unravel_index", "ravel_multi_index",
-    "broadcast_shapes", "floor_divide", "histogram", "unique", "lexsort", "issubdtype",
-    "sign", "floor", "ceil", "trunc", "rint", "fix", "signbit", "heaviside",
+    "broadcast_shapes", "floor_divide", "lexsort", "issubdtype",
+    "sign", "floor", "ceil", "trunc", "rint", "fix", "signbit",
 ]
 register_nondifferentiable(*(getattr(np, name) for name in _numpy if hasattr(np, name)))
 register_nondifferentiable(
-    np.random.default_rng, np.random.rand, np.random.randn, np.random.normal, np.random.uniform,
+    np.random.default_rng, np.random.rand, np.random.randn,
     np.random.randint, np.random.seed, np.random.random,
     reason="random numbers do not depend on the arguments",
 )
 register_nondifferentiable(
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance, builtins.type,
-    builtins.print, builtins.str, builtins.repr, builtins.round, builtins.enumerate, builtins.zip,
-    builtins.hasattr, builtins.id, builtins.hash, builtins.sorted, builtins.any, builtins.all,
-    builtins.divmod, math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite,
-    math.isclose, math.factorial, math.comb, math.perm, math.gcd,
+    builtins.print, builtins.str, builtins.repr, builtins.round,
+    builtins.hasattr, builtins.id, builtins.hash, builtins.any, builtins.all,
+    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose, math.factorial, math.comb, math.perm, math.gcd,
 )

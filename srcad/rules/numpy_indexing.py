@@ -26,6 +26,17 @@ def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
     return np.moveaxis(out, (-2, -1), (axis1, axis2))
 
 
+# generated adjoints call diagonal_grad: placing on the diagonal is undone by reading it
+@register_vjp(diagonal_grad)
+def diagonal_grad_vjp(r, g, a, offset=0, axis1=0, axis2=1):
+    d[g] += np.diagonal(d[r], offset, axis1, axis2)
+
+
+@register_jvp(diagonal_grad)
+def diagonal_grad_jvp(r, g, a, offset=0, axis1=0, axis2=1):
+    t[r] += diagonal_grad(t[g], a, offset, axis1, axis2)
+
+
 def diag_grad(g, v, k):
     """The adjoint of ``np.diag(v, k)``: the diagonal of ``g`` (1-D ``v``), or ``g`` on the
     diagonal of a zero matrix (2-D ``v``)."""
@@ -176,6 +187,17 @@ def take_grad(g, a, indices, axis, mode):
     out = grad_zeros(shape, g)
     np.add.at(out, (slice(None),) * (axis % len(shape)) + (indices,), g)
     return out
+
+
+# generated adjoints call take_grad: the scatter-add is undone by taking again
+@register_vjp(take_grad)
+def take_grad_vjp(r, g, a, indices, axis, mode):
+    d[g] += np.reshape(np.take(d[r], indices, axis, mode=mode), np.shape(g))
+
+
+@register_jvp(take_grad)
+def take_grad_jvp(r, g, a, indices, axis, mode):
+    t[r] += take_grad(t[g], a, indices, axis, mode)
 
 
 @register_vjp(np.take)

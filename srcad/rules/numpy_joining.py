@@ -6,6 +6,7 @@ joining the pieces' cotangents (zeros for a piece without one).
 """
 import numpy as np
 
+from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import concat_grad, unstack, zeros_like
 from .numpy_shapes import filled
@@ -199,5 +200,77 @@ def dsplit_jvp(y, ary, indices_or_sections):
     t[y] += np.dsplit(t[ary], indices_or_sections)
 
 
+# ---- np.r_[...] and np.c_[...]: concatenation written as indexing ---------------------------
+
+def _trick_items(key):
+    """The items ``np.r_[key]`` (or ``np.c_``) joins; strings (directives) and slices (ranges)
+    are not differentiated."""
+    items = key if isinstance(key, tuple) else (key,)
+    for item in items:
+        if isinstance(item, (str, slice)):
+            raise UnsupportedCaseError("srcad differentiates np.r_[...] and np.c_[...] of arrays and numbers only "
+                                       "(no directive strings or slices); use np.concatenate or np.linspace")
+    return items
+
+
+def index_concat_grad(g, key, trick):
+    """The adjoints of the items of ``trick[key]`` (``np.r_`` or ``np.c_``): ``g`` split at
+    the items' sizes along the trick's axis, each shaped like its item (one adjoint for a key
+    that is one item)."""
+    items = _trick_items(key)
+    sizes = [np.shape(trick[item])[trick.axis] for item in items]  # each item as the trick promotes it
+    parts = np.split(np.asarray(g), np.cumsum(sizes)[:-1], axis=trick.axis)
+    grads = [np.reshape(part, np.shape(item)) for part, item in zip(parts, items)]
+    return grads if isinstance(key, tuple) else grads[0]
+
+
+def index_concat_tangent(tk, key, trick):
+    """``trick[key]`` with each item replaced by its tangent (zeros where it has none)."""
+    items = _trick_items(key)
+    tangents = [None] * len(items) if tk is None else (tk if isinstance(key, tuple) else [tk])
+    return trick[tuple(zeros_like(item) if ti is None else ti for ti, item in zip(tangents, items))]
+
+
+@register_vjp(np.r_.__getitem__)
+def r_(y, key):
+    d[key] += index_concat_grad(d[y], key, np.r_)
+
+
+@register_jvp(np.r_.__getitem__)
+def r_jvp(y, key):
+    t[y] += index_concat_tangent(t[key], key, np.r_)
+
+
+@register_vjp(np.c_.__getitem__)
+def c_(y, key):
+    d[key] += index_concat_grad(d[y], key, np.c_)
+
+
+@register_jvp(np.c_.__getitem__)
+def c_jvp(y, key):
+    t[y] += index_concat_tangent(t[key], key, np.c_)
+
+
+# the two helpers are each other's adjoint (both linear in their first argument)
+@register_vjp(index_concat_grad)
+def index_concat_grad_vjp(r, g, key, trick):
+    d[g] += index_concat_tangent(d[r], key, trick)
+
+
+@register_jvp(index_concat_grad)
+def index_concat_grad_jvp(r, g, key, trick):
+    t[r] += index_concat_grad(t[g], key, trick)
+
+
+@register_vjp(index_concat_tangent)
+def index_concat_tangent_vjp(r, tk, key, trick):
+    d[tk] += index_concat_grad(d[r], key, trick)
+
+
+@register_jvp(index_concat_tangent)
+def index_concat_tangent_jvp(r, tk, key, trick):
+    t[r] += index_concat_tangent(t[tk], key, trick)
+
+
 # index bookkeeping that generated adjoints call: no derivative flows through it
-register_nondifferentiable(hstack_axis, split_bounds, split_axis, reason="it computes positions, axes or an order")
+register_nondifferentiable(hstack_axis, split_bounds, split_axis, _trick_items, reason="it computes positions, axes or an order")

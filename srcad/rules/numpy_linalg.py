@@ -19,7 +19,7 @@ Assumptions, as for any derivative of these decompositions:
 import numpy as np
 
 from ..errors import UnsupportedCaseError
-from ..registry import register_jvp, register_nondifferentiable, register_source_derivative, register_vjp
+from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import unbroadcast, zeros_like
 from .numpy_shapes import item_grad
 
@@ -226,8 +226,6 @@ def eigh_grad(g, y, lower):
     return from_triangle(vectors @ inner @ mT(vectors), lower)
 
 
-# plain NumPy, differentiated from its source for second derivatives (tests/test_jacobian_hessian.py)
-register_source_derivative(eigh_grad, mT, from_triangle, _gaps_inverse)
 register_nondifferentiable(eye_like, _nonzero, reason="it builds an identity matrix or tests for zeros")
 
 

@@ -381,6 +381,26 @@ def convolve_grad(g, a, v, mode, which):
     return np.reshape(np.correlate(full, a1, "valid"), np.shape(v))
 
 
+# generated adjoints call convolve_grad: bilinear in the cotangent and the other operand
+@register_vjp(convolve_grad)
+def convolve_grad_vjp(r, g, a, v, mode, which):
+    if which == 0:
+        d[g] += np.convolve(d[r], v, mode)
+        d[v] += convolve_grad(g, d[r], v, mode, 1)
+    else:
+        d[g] += np.convolve(a, d[r], mode)
+        d[a] += convolve_grad(g, a, d[r], mode, 0)
+
+
+@register_jvp(convolve_grad)
+def convolve_grad_jvp(r, g, a, v, mode, which):
+    t[r] += convolve_grad(t[g], a, v, mode, which)
+    if which == 0:
+        t[r] += convolve_grad(g, a, t[v], mode, 0)
+    else:
+        t[r] += convolve_grad(g, t[a], v, mode, 1)
+
+
 @register_vjp(np.convolve)
 def convolve(y, a, v, mode="full"):
     d[a] += convolve_grad(d[y], a, v, mode, 0)

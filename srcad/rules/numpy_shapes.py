@@ -11,7 +11,7 @@ in ``numpy_indexing.py``.
 """
 import numpy as np
 
-from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import unbroadcast, zeros_like
 
 
@@ -495,6 +495,78 @@ def asarray_jvp(y, a, dtype=None, order=None, device=None, copy=None, like=None)
     t[y] += array_tangent(t[a], a, y)
 
 
+# ---- evenly spaced values ------------------------------------------------------------------
+
+def linspace_weights(y, num, endpoint, axis, which):
+    """How much each sample of ``np.linspace`` moves with its ``"start"`` or ``"stop"``:
+    ``1 - s`` or ``s`` for ``s = i / (num - 1)`` (``i / num`` without the endpoint), shaped to
+    broadcast along ``axis`` of the result ``y``; zeros for an integer result."""
+    ndim = np.ndim(y)
+    shape = [1] * ndim
+    shape[axis % ndim] = num
+    if not np.issubdtype(np.asarray(y).dtype, np.inexact):
+        return np.zeros(shape)
+    s = np.linspace(0.0, 1.0, num, endpoint=endpoint)
+    return np.reshape(1.0 - s if which == "start" else s, shape)
+
+
+def linspace_grad(g, v, y, num, endpoint, axis, which):
+    """The adjoint of the endpoint ``v`` (``which``: "start" or "stop") of ``y = np.linspace(...)``."""
+    weights = linspace_weights(y, num, endpoint, axis, which)
+    return unbroadcast(np.sum(np.asarray(g) * weights, axis=axis % np.ndim(y)), v)
+
+
+def linspace_tangent(tv, y, num, endpoint, axis, which):
+    """The tangent of ``y = np.linspace(...)`` when its endpoint ``which`` moves by ``tv``."""
+    tv = np.asarray(tv)
+    ndim = np.ndim(y)
+    tv = np.reshape(tv, (1,) * (ndim - 1 - tv.ndim) + tv.shape)  # the broadcast endpoints' rank
+    weights = linspace_weights(y, num, endpoint, axis, which)
+    return np.broadcast_to(np.expand_dims(tv, axis % ndim) * weights, np.shape(y))
+
+
+_RETSTEP = "compute the step as (stop - start) / (num - 1) instead"
+
+
+@register_vjp(np.linspace)
+def linspace(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    if retstep:
+        d[start] += no_derivative("np.linspace with retstep=True", _RETSTEP)
+        d[stop] += no_derivative("np.linspace with retstep=True", _RETSTEP)
+    d[start] += linspace_grad(d[y], start, y, num, endpoint, axis, "start")
+    d[stop] += linspace_grad(d[y], stop, y, num, endpoint, axis, "stop")
+
+
+@register_jvp(np.linspace)
+def linspace_jvp(y, start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    if retstep:
+        t[y] += t[start] * no_derivative("np.linspace with retstep=True", _RETSTEP)
+        t[y] += t[stop] * no_derivative("np.linspace with retstep=True", _RETSTEP)
+    t[y] += linspace_tangent(t[start], y, num, endpoint, axis, "start")
+    t[y] += linspace_tangent(t[stop], y, num, endpoint, axis, "stop")
+
+
+# the two helpers are each other's adjoint (both linear in their first argument)
+@register_vjp(linspace_grad)
+def linspace_grad_vjp(r, g, v, y, num, endpoint, axis, which):
+    d[g] += linspace_tangent(d[r], y, num, endpoint, axis, which)
+
+
+@register_jvp(linspace_grad)
+def linspace_grad_jvp(r, g, v, y, num, endpoint, axis, which):
+    t[r] += linspace_grad(t[g], v, y, num, endpoint, axis, which)
+
+
+@register_vjp(linspace_tangent)
+def linspace_tangent_vjp(r, tv, y, num, endpoint, axis, which):
+    d[tv] += linspace_grad(d[r], tv, y, num, endpoint, axis, which)
+
+
+@register_jvp(linspace_tangent)
+def linspace_tangent_jvp(r, tv, y, num, endpoint, axis, which):
+    t[r] += linspace_tangent(t[tv], y, num, endpoint, axis, which)
+
+
 # index bookkeeping that generated adjoints call: no derivative flows through it
-register_nondifferentiable(ravel_order, transpose_axes, rollaxis_destination, permutation_to,
-                           reason="it computes positions, axes or an order")
+register_nondifferentiable(ravel_order, transpose_axes, rollaxis_destination, permutation_to, linspace_weights,
+                           reason="it computes positions, axes, weights or an order")
