@@ -1,7 +1,8 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture -> resolve_calls -> normalize -> eliminate_common_subexpressions -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify
-            -> record_values -> codegen -> compile (and cache)
+    capture (+ check_source_is_code) -> resolve_calls -> normalize -> eliminate_common_subexpressions
+            -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify -> record_values
+            -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -167,13 +168,10 @@ def _instructions(code):
     targets. A call of an attribute of a name bound by ``import`` compiles differently
     (3.11: no LOAD_METHOD, NULL pushed apart), which the function compiled on its own cannot
     know: both read the same."""
-    found, index, pending = [], {}, []
+    index, found = {}, []
     for i in dis.get_instructions(code):
-        pending.append(i.offset)
-        # layout, not meaning: EXTENDED_ARG comes and goes with how far a jump reaches
-        if i.opname not in ("PUSH_NULL", "EXTENDED_ARG", "NOP", "CACHE"):
-            index.update((offset, len(found)) for offset in pending)
-            pending = []
+        index[i.offset] = len(found)  # a skipped instruction stands for the next one
+        if i.opname not in ("PUSH_NULL", "EXTENDED_ARG", "NOP"):  # layout: jump reach, line markers
             found.append(i)
     out = []
     for i in found:
