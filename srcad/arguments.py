@@ -82,8 +82,9 @@ class Signature:
     parameters are filled (``self`` of a method, a partial's arguments)."""
 
     def __init__(self, fn, bound=0):
-        self.fn = fn
+        # no reference to fn: the table of signatures must not keep functions alive
         self.where = where(fn)
+        self.wrapper_hint = _wrapper_hint(fn)
         self.signature = inspect.signature(fn, follow_wrapped=False)
         params = list(self.signature.parameters.values())
         self.names = tuple(p.name for p in params)
@@ -117,7 +118,7 @@ class Signature:
                 if self.varargs is not None:
                     raise WrtError(f"{self.where}: wrt={w} falls in *{self.varargs}; srcad differentiates with "
                                    f"respect to named parameters: write the function with one parameter per "
-                                   f"argument (or pass wrt={self.varargs!r} for the whole tuple){self._wrapper()}")
+                                   f"argument (or pass wrt={self.varargs!r} for the whole tuple){self.wrapper_hint}")
                 raise WrtError(f"{self.where}: wrt={w} but the function takes {len(self.visible)} "
                                f"argument{'s' if len(self.visible) != 1 else ''} ({', '.join(self.visible)})")
             if w in self.positional[: self.bound]:
@@ -128,19 +129,11 @@ class Signature:
                     w, self.names, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise WrtError(f"{self.where}: wrt={w!r} is not a parameter (parameters: "
-                               f"{', '.join(self.names)}){hint}{self._wrapper()}")
+                               f"{', '.join(self.names)}){hint}{self.wrapper_hint}")
             names.append(w)
         if len(set(names)) != len(names):
             raise WrtError(f"{self.where}: wrt={tuple(wrt)!r} names a parameter twice")
         return tuple(names)
-
-    def _wrapper(self):
-        inner = getattr(self.fn, "__wrapped__", None)
-        if inner is None:
-            return ""
-        return (f". {self.fn.__qualname__} is a wrapper another decorator made around {where(inner)}, and srcad "
-                "differentiates the code that runs: apply srcad.differentiable to the function before the other "
-                "decorator, or give the wrapper the function's parameters")
 
     def cotangent_by_keyword(self):
         """May ``v=`` pass the cotangent? Not when it would bind a parameter (or ``**kwargs``)."""
@@ -183,6 +176,15 @@ class Signature:
             else:
                 out.append(params[name].default if params[name].default is not params[name].empty else None)
         return out
+
+
+def _wrapper_hint(fn):
+    inner = getattr(fn, "__wrapped__", None)
+    if inner is None:
+        return ""
+    return (f". {fn.__qualname__} is a wrapper another decorator made around {where(inner)}, and srcad "
+            "differentiates the code that runs: apply srcad.differentiable to the function before the other "
+            "decorator, or give the wrapper the function's parameters")
 
 
 def check_arguments(where_, names, values, differentiated):
