@@ -26,8 +26,13 @@ from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
+<<<<<<< HEAD
 from .pipeline import param_names
 from .source import capture, trampoline, unwrap
+=======
+from .pipeline import check_parameters, param_names
+from .source import capture, unwrap
+>>>>>>> main
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
@@ -374,6 +379,8 @@ def _forward_target(fun, args):
 
 def _params(fn):
     code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        check_parameters(capture(fn))  # refused at the user's def line, before arguments are bound
     return code.co_varnames[: code.co_argcount]
 
 
