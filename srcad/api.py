@@ -17,6 +17,7 @@ How arguments are passed, everywhere:
   floats where a derivative is asked; ``wrt`` is checked when the transform is made.
 """
 import functools
+import inspect
 import types
 
 import numpy as np
@@ -26,13 +27,8 @@ from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
-<<<<<<< HEAD
-from .pipeline import param_names
-from .source import capture, trampoline, unwrap
-=======
 from .pipeline import check_parameters, param_names
-from .source import capture, unwrap
->>>>>>> main
+from .source import capture, trampoline, unwrap
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
