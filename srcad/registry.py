@@ -341,7 +341,7 @@ def load_optional_rules():
     loaded = False
     if "scipy" in sys.modules and "scipy" not in _OPTIONAL_LOADED:
         _OPTIONAL_LOADED.add("scipy")
-        from .rules import scipy_special  # noqa: F401  (registers its rules)
+        from .rules import scipy_library  # noqa: F401  (registers the rules of every SciPy module)
 
         loaded = True
     return loaded
