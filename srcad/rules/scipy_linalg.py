@@ -133,7 +133,7 @@ def lu_parts(lu, piv):
     """``P``, ``L``, ``U`` with ``A = P L U`` from ``lu_factor``'s packed result."""
     n = np.shape(lu)[-1]
     rows = list(range(n))
-    for i, p in enumerate(piv):
+    for i, p in enumerate(np.asarray(piv, int)):  # pivots may arrive as floats in derivative code
         rows[i], rows[p] = rows[p], rows[i]
     permutation = np.eye(n)[:, rows]  # column j of P is e_{rows[j]}: (P L U)[rows] = L U
     return permutation, np.tril(lu, -1) + np.eye(n), np.triu(lu)
@@ -142,15 +142,16 @@ def lu_parts(lu, piv):
 register_nondifferentiable(lu_parts, reason="it unpacks a permutation (piecewise constant)")
 
 
-def _square(a, what):
-    if np.ndim(a) != 2 or np.shape(a)[0] != np.shape(a)[1]:
-        raise UnsupportedCaseError(f"srcad differentiates {what} of square matrices only")
+def not_square(a):
+    return np.ndim(a) != 2 or np.shape(a)[0] != np.shape(a)[1]
+
 
 
 def lu_factor_grad(g, a, y):
     """The adjoint of ``lu`` in ``(lu, piv) = lu_factor(a)``: with ``F = L⁻¹ Pᵀ dA U⁻¹``,
     ``dL = L strictly_lower(F)`` and ``dU = upper(F) U``."""
-    _square(a, "scipy.linalg.lu_factor")
+    if not_square(a):
+        raise UnsupportedCaseError("srcad differentiates scipy.linalg.lu_factor of square matrices only")
     lu, piv = y
     p, lower, upper = lu_parts(lu, piv)
     g = np.asarray(g[0])
@@ -159,7 +160,8 @@ def lu_factor_grad(g, a, y):
 
 
 def lu_factor_tangent(ta, a, y):
-    _square(a, "scipy.linalg.lu_factor")
+    if not_square(a):
+        raise UnsupportedCaseError("srcad differentiates scipy.linalg.lu_factor of square matrices only")
     lu, piv = y
     p, lower, upper = lu_parts(lu, piv)
     f = mT(np.linalg.solve(mT(upper), mT(np.linalg.solve(lower, mT(p) @ ta))))

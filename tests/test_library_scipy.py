@@ -1,0 +1,497 @@
+"""Rules for SciPy calls (srcad/rules/scipy_*.py) against finite differences: every row is
+checked in reverse mode (joint and pullback), forward mode, with float32 arguments, and second
+order (hvp in the first argument)."""
+import numpy as np
+import pytest
+import scipy.linalg as linalg
+import scipy.special as special
+import scipy.stats as stats
+
+import srcad
+from library_check import check_first_order, check_float32, check_second_order
+
+RNG = np.random.default_rng(10)
+
+
+def R(*shape):
+    return RNG.standard_normal(shape)
+
+
+def positive(*shape):
+    return RNG.uniform(0.5, 2.5, shape)
+
+
+def unit(*shape):
+    return RNG.uniform(0.15, 0.85, shape)
+
+
+def spd(n):
+    b = R(n, n)
+    return b @ b.T + n * np.eye(n)
+
+
+def general(n):
+    return R(n, n) + n * np.eye(n)
+
+
+# ---- scipy.special -----------------------------------------------------------------------------
+
+def f_erfinv(x):
+    return special.erfinv(x)
+
+
+def f_erfcinv(x):
+    return special.erfcinv(x)
+
+
+def f_erfcx(x):
+    return special.erfcx(x)
+
+
+def f_log_expit(x):
+    return special.log_expit(x)
+
+
+def f_rgamma(x):
+    return special.rgamma(x)
+
+
+def f_entr(x):
+    return special.entr(x)
+
+
+def f_i0(x):
+    return special.i0(x)
+
+
+def f_i1(x):
+    return special.i1(x)
+
+
+def f_i0e(x):
+    return special.i0e(x)
+
+
+def f_i1e(x):
+    return special.i1e(x)
+
+
+def f_j0(x):
+    return special.j0(x)
+
+
+def f_j1(x):
+    return special.j1(x)
+
+
+def f_y0(x):
+    return special.y0(x)
+
+
+def f_y1(x):
+    return special.y1(x)
+
+
+def f_polygamma(x):
+    return special.polygamma(1, x)
+
+
+def f_iv(x):
+    return special.iv(1.5, x)
+
+
+def f_ive(x):
+    return special.ive(2, x)
+
+
+def f_jv(x):
+    return special.jv(2.5, x)
+
+
+def f_jn(x):
+    return special.jn(2, x)
+
+
+def f_yv(x):
+    return special.yv(0.5, x)
+
+
+def f_yn(x):
+    return special.yn(1, x)
+
+
+def f_multigammaln(x):
+    return special.multigammaln(x, 3)
+
+
+def f_beta(a, b):
+    return special.beta(a, b)
+
+
+def f_betaln(a, b):
+    return special.betaln(a, b)
+
+
+def f_rel_entr(x, y):
+    return special.rel_entr(x, y)
+
+
+def f_kl_div(x, y):
+    return special.kl_div(x, y)
+
+
+def f_gammainc(x):
+    return special.gammainc(2.5, x)
+
+
+def f_gammaincc(x):
+    return special.gammaincc(1.5, x)
+
+
+def f_norm_logpdf(x, loc, scale):
+    return stats.norm.logpdf(x, loc, scale)
+
+
+def f_norm_pdf(x, loc, scale):
+    return stats.norm.pdf(x, loc=loc, scale=scale)
+
+
+def f_norm_cdf(x, loc, scale):
+    return stats.norm.cdf(x, loc, scale)
+
+
+def f_norm_logcdf(x, scale):
+    return stats.norm.logcdf(x, scale=scale)
+
+
+def f_norm_sf(x, loc):
+    return stats.norm.sf(x, loc)
+
+
+def f_norm_logsf(x, scale):
+    return stats.norm.logsf(x, 0.1, scale)
+
+
+def f_norm_ppf(q, loc, scale):
+    return stats.norm.ppf(q, loc, scale)
+
+
+def f_norm_isf(q, scale):
+    return stats.norm.isf(q, scale=scale)
+
+
+def f_t_logpdf(x, df, scale):
+    return stats.t.logpdf(x, df, 0.2, scale)
+
+
+def f_t_pdf(x, df, loc):
+    return stats.t.pdf(x, df, loc)
+
+
+def f_t_cdf(x, loc, scale):
+    return stats.t.cdf(x, 4.0, loc, scale)
+
+
+def f_t_logcdf(x, scale):
+    return stats.t.logcdf(x, 3.0, scale=scale)
+
+
+def f_t_sf(x):
+    return stats.t.sf(x, 2.5)
+
+
+def f_t_logsf(x, loc):
+    return stats.t.logsf(x, 5.0, loc)
+
+
+def f_t_ppf(q, scale):
+    return stats.t.ppf(q, 4.0, 0.1, scale)
+
+
+def f_t_isf(q):
+    return stats.t.isf(q, 4.0)
+
+
+def f_gamma_logpdf(x, a, scale):
+    return stats.gamma.logpdf(x, a, 0.0, scale)
+
+
+def f_gamma_pdf(x, a, loc):
+    return stats.gamma.pdf(x, a, loc)
+
+
+def f_gamma_cdf(x, scale):
+    return stats.gamma.cdf(x, 2.0, scale=scale)
+
+
+def f_gamma_logcdf(x, loc):
+    return stats.gamma.logcdf(x, 1.5, loc)
+
+
+def f_gamma_sf(x):
+    return stats.gamma.sf(x, 3.0)
+
+
+def f_gamma_logsf(x, scale):
+    return stats.gamma.logsf(x, 2.0, 0.0, scale)
+
+
+def f_gamma_ppf(q, scale):
+    return stats.gamma.ppf(q, 2.5, 0.2, scale)
+
+
+def f_gamma_isf(q):
+    return stats.gamma.isf(q, 2.5)
+
+
+def f_beta_logpdf(x, a, b):
+    return stats.beta.logpdf(x, a, b)
+
+
+def f_beta_pdf(x, a, b):
+    return stats.beta.pdf(x, a, b, 0.0, 1.0)
+
+
+def f_beta_pdf_loc_scale(x, loc, scale):
+    return stats.beta.pdf(x, 2.0, 3.0, loc, scale)
+
+
+def f_beta_cdf(x, scale):
+    return stats.beta.cdf(x, 2.0, 3.0, 0.0, scale)
+
+
+def f_beta_logcdf(x):
+    return stats.beta.logcdf(x, 2.0, 1.5)
+
+
+def f_beta_sf(x):
+    return stats.beta.sf(x, 2.0, 1.5)
+
+
+def f_beta_logsf(x):
+    return stats.beta.logsf(x, 2.0, 1.5)
+
+
+def f_beta_ppf(q, loc):
+    return stats.beta.ppf(q, 2.0, 3.0, loc)
+
+
+def f_beta_isf(q):
+    return stats.beta.isf(q, 2.0, 3.0)
+
+
+def f_multivariate_normal_logpdf(x, mean, cov):
+    return stats.multivariate_normal.logpdf(x, mean, cov)
+
+
+def f_multivariate_normal_logpdf_one_point(x, cov):
+    return stats.multivariate_normal.logpdf(x, cov=cov)
+
+
+def f_solve_triangular_lower(a, b):
+    return linalg.solve_triangular(a, b, lower=True)
+
+
+def f_solve_triangular_trans_unit(a, b):
+    return linalg.solve_triangular(a, b, trans=1, unit_diagonal=True)
+
+
+def f_solve_triangular_trans_T(a, b):
+    return linalg.solve_triangular(a, b, trans="T", lower=True)
+
+
+def f_cholesky(a):
+    return linalg.cholesky(a)
+
+
+def f_cholesky_lower(a):
+    return linalg.cholesky(a, lower=True)
+
+
+def f_solve(a, b):
+    return linalg.solve(a, b)
+
+
+def f_solve_pos(a, b):
+    return linalg.solve(a, b, assume_a="pos")
+
+
+def f_solve_sym_lower(a, b):
+    return linalg.solve(a, b, lower=True, assume_a="sym")
+
+
+def f_solve_transposed(a, b):
+    return linalg.solve(a, b, transposed=True)
+
+
+def f_inv(a):
+    return linalg.inv(a)
+
+
+def f_det(a):
+    return linalg.det(a)
+
+
+def f_eigh_eigvals_only(a):
+    return linalg.eigh(a, eigvals_only=True)
+
+
+def f_eigh_upper(a):
+    return linalg.eigh(a, lower=False)[0]
+
+
+def f_expm(a):
+    return linalg.expm(a)
+
+
+def f_sqrtm(a):
+    return linalg.sqrtm(a)
+
+
+def f_solve_sylvester(a, b, q):
+    return linalg.solve_sylvester(a, b, q)
+
+
+SPECIAL = [
+    ("erfinv", f_erfinv, [unit(4) - 0.5]),
+    ("erfcinv", f_erfcinv, [unit(4)]),
+    ("erfcx", f_erfcx, [R(4)]),
+    ("log_expit", f_log_expit, [R(2, 3)]),
+    ("rgamma", f_rgamma, [positive(4)]),
+    ("entr", f_entr, [positive(4)]),
+    ("i0", f_i0, [R(4)]),
+    ("i1", f_i1, [R(4)]),
+    ("i0e", f_i0e, [R(4)]),
+    ("i1e", f_i1e, [R(4)]),
+    ("j0", f_j0, [positive(4)]),
+    ("j1", f_j1, [positive(4)]),
+    ("y0", f_y0, [positive(4)]),
+    ("y1", f_y1, [positive(4)]),
+    ("polygamma", f_polygamma, [positive(4)]),
+    ("iv", f_iv, [positive(4)]),
+    ("ive", f_ive, [R(4)]),
+    ("jv", f_jv, [positive(4)]),
+    ("jn", f_jn, [positive(4)]),
+    ("yv", f_yv, [positive(4)]),
+    ("yn", f_yn, [positive(4)]),
+    ("multigammaln", f_multigammaln, [positive(4) + 2]),
+    ("beta", f_beta, [positive(3), positive(2, 3)]),
+    ("betaln", f_betaln, [positive(3), positive(3)]),
+    ("rel_entr", f_rel_entr, [positive(3), positive(3)]),
+    ("kl_div", f_kl_div, [positive(2, 3), positive(3)]),
+    ("gammainc", f_gammainc, [positive(4)]),
+    ("gammaincc", f_gammaincc, [positive(4)]),
+]
+
+# ---- scipy.stats -------------------------------------------------------------------------------
+
+STATS = [
+    ("norm.logpdf", f_norm_logpdf, [R(3), R(3), positive(3)]),
+    ("norm.pdf", f_norm_pdf, [R(3), 0.3, 1.4]),
+    ("norm.cdf", f_norm_cdf, [R(2, 3), R(3), 1.2]),
+    ("norm.logcdf", f_norm_logcdf, [R(3), 1.3]),
+    ("norm.sf", f_norm_sf, [R(3), 0.2]),
+    ("norm.logsf", f_norm_logsf, [R(3), positive(3)]),
+    ("norm.ppf", f_norm_ppf, [unit(3), 0.4, 1.3]),
+    ("norm.isf", f_norm_isf, [unit(3), positive(3)]),
+    ("t.logpdf", f_t_logpdf, [R(3), positive(3) + 1, 1.3]),
+    ("t.pdf", f_t_pdf, [R(3), 3.5, R(3)]),
+    ("t.cdf", f_t_cdf, [R(3), 0.3, 1.5]),
+    ("t.logcdf", f_t_logcdf, [R(3), 1.5]),
+    ("t.sf", f_t_sf, [R(3)]),
+    ("t.logsf", f_t_logsf, [R(3), 0.2]),
+    ("t.ppf", f_t_ppf, [unit(3), 1.2]),
+    ("t.isf", f_t_isf, [unit(3)]),
+    ("gamma.logpdf", f_gamma_logpdf, [positive(3), positive(3) + 1, 1.3]),
+    ("gamma.pdf", f_gamma_pdf, [positive(3), 2.5, -0.2]),
+    ("gamma.cdf", f_gamma_cdf, [positive(3), 1.5]),
+    ("gamma.logcdf", f_gamma_logcdf, [positive(3), 0.1]),
+    ("gamma.sf", f_gamma_sf, [positive(3)]),
+    ("gamma.logsf", f_gamma_logsf, [positive(3), 1.4]),
+    ("gamma.ppf", f_gamma_ppf, [unit(3), 1.5]),
+    ("gamma.isf", f_gamma_isf, [unit(3)]),
+    ("beta.logpdf", f_beta_logpdf, [unit(3), positive(3) + 1, positive(3) + 1]),
+    ("beta.pdf", f_beta_pdf, [unit(3), 2.5, 3.0]),
+    ("beta.pdf-loc-scale", f_beta_pdf_loc_scale, [unit(3), -0.1, 1.3]),
+    ("beta.cdf", f_beta_cdf, [unit(3), 1.2]),
+    ("beta.logcdf", f_beta_logcdf, [unit(3)]),
+    ("beta.sf", f_beta_sf, [unit(3)]),
+    ("beta.logsf", f_beta_logsf, [unit(3)]),
+    ("beta.ppf", f_beta_ppf, [unit(3), 0.3]),
+    ("beta.isf", f_beta_isf, [unit(3)]),
+    ("multivariate_normal.logpdf", f_multivariate_normal_logpdf,
+     [R(4, 3), R(3), spd(3)]),
+    ("multivariate_normal.logpdf-one-point", f_multivariate_normal_logpdf_one_point,
+     [R(3), spd(3)]),
+]
+
+# ---- scipy.linalg ------------------------------------------------------------------------------
+
+
+def cho(a, b):
+    c = linalg.cho_factor(a)
+    return linalg.cho_solve(c, b)
+
+
+def cho_lower(a, b):
+    c, low = linalg.cho_factor(a, lower=True)
+    return linalg.cho_solve((c, low), b)
+
+
+def lu(a, b):
+    factors = linalg.lu_factor(a)
+    return linalg.lu_solve(factors, b)
+
+
+def lu_transposed(a, b):
+    lu_, piv = linalg.lu_factor(a)
+    return linalg.lu_solve((lu_, piv), b, trans=1)
+
+
+def eigh_both(a):
+    w, v = linalg.eigh(a)
+    return w + np.abs(v[0])
+
+
+LINALG = [
+    ("solve_triangular-lower", f_solve_triangular_lower, [general(3), R(3, 2)]),
+    ("solve_triangular-trans-unit", f_solve_triangular_trans_unit,
+     [general(3), R(3)]),
+    ("solve_triangular-trans-T", f_solve_triangular_trans_T,
+     [general(3), R(3, 2)]),
+    ("cholesky", f_cholesky, [spd(3)]),
+    ("cholesky-lower", f_cholesky_lower, [spd(3)]),
+    ("cho_factor-cho_solve", cho, [spd(3), R(3, 2)]),
+    ("cho_factor-cho_solve-lower", cho_lower, [spd(3), R(3)]),
+    ("lu_factor-lu_solve", lu, [general(3), R(3, 2)]),
+    ("lu_factor-lu_solve-trans", lu_transposed, [general(3), R(3)]),
+    ("solve", f_solve, [general(3), R(3, 2)]),
+    ("solve-pos", f_solve_pos, [spd(3), R(3, 2)]),
+    ("solve-sym-lower", f_solve_sym_lower, [spd(3), R(3)]),
+    ("solve-transposed", f_solve_transposed, [general(3), R(3)]),
+    ("inv", f_inv, [general(3)]),
+    ("det", f_det, [general(3)]),
+    ("eigh", eigh_both, [spd(3)]),
+    ("eigh-eigvals_only", f_eigh_eigvals_only, [spd(3)]),
+    ("eigh-upper", f_eigh_upper, [spd(3)]),
+    ("expm", f_expm, [R(3, 3) / 2]),
+    ("sqrtm", f_sqrtm, [spd(3)]),
+    ("solve_sylvester", f_solve_sylvester, [general(3), general(2), R(3, 2)]),
+]
+
+CASES = SPECIAL + STATS + LINALG
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_first_order(name, fun, args):
+    check_first_order(fun, args)
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_float32(name, fun, args):
+    check_float32(fun, args)
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_second_order(name, fun, args):
+    check_second_order(fun, args)
