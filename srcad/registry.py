@@ -228,6 +228,24 @@ def register_elementwise(*keys):
     return decorate
 
 
+#: rules right for complex operands, with a complex cotangent ``∂L/∂Re + i ∂L/∂Im`` (reverse)
+#: and a complex tangent (forward); every other rule is refused a complex operand
+COMPLEX_SAFE = set()
+COMPLEX_SAFE_SUMMARY = "np.fft transforms, np.real, np.imag, np.abs, np.conj, +, -, sums and indexing"
+
+
+def register_complex_safe(*keys):
+    """Mark the rules of ``keys`` as right for complex operands (see ``COMPLEX_SAFE``)."""
+    COMPLEX_SAFE.update(_distinct(keys))
+
+
+def is_complex_safe(key):
+    try:
+        return key in COMPLEX_SAFE
+    except TypeError:
+        return False
+
+
 def register_method(name, function):
     """``x.name(...)`` on an array is differentiated as ``function(x, ...)``."""
     _register(METHODS, name, function, "method")

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .errors import CotangentError
+from .errors import CotangentError, UnsupportedCaseError
 
 _CONTAINERS = (list, tuple, dict)
 
@@ -119,6 +119,8 @@ def finish(g, x, shared=False):
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
             and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
         return g.copy() if shared else g
+    if isinstance(x, (np.ndarray, np.generic, complex)) and np.iscomplexobj(x):  # intermediates only (np.fft)
+        raise UnsupportedCaseError("srcad differentiates real arguments only; this argument is complex")
     if g is None:
         g = zeros_like(x)
     if isinstance(x, dict):

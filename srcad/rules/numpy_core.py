@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..registry import register_elementwise, register_vjp
+from ..registry import register_elementwise, register_jvp, register_vjp
 from ..runtime import extremum_grad, prod_grad, sum_to_reduced, unbroadcast
 
 
@@ -51,9 +51,20 @@ def tanh(y, x):
     return 1 - y**2
 
 
-@register_elementwise(np.abs, np.absolute, math.fabs)
+@register_vjp(np.abs, np.absolute, math.fabs)
 def absolute(y, x):
-    return np.sign(x)
+    """For complex ``x``, ``sign(x) = x / |x|`` is ``∂|x|/∂Re + i ∂|x|/∂Im`` (numpy_fft.py)."""
+    d[x] += d[y] * np.sign(x)
+
+
+@register_jvp(np.abs, np.absolute, math.fabs)
+def absolute_jvp(y, x):
+    t[y] += complex_abs_tangent(t[x], x) if np.iscomplexobj(x) else t[x] * np.sign(x)
+
+
+def complex_abs_tangent(tx, x):
+    """``Re(conj(x) ẋ) / |x|``: the tangent of ``|x|`` for complex ``x``."""
+    return np.real(np.conjugate(np.sign(x)) * tx)
 
 
 @register_vjp(math.pow)
