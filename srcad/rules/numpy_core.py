@@ -53,18 +53,22 @@ def tanh(y, x):
 
 @register_vjp(np.abs, np.absolute, math.fabs)
 def absolute(y, x):
-    """For complex ``x``, ``sign(x) = x / |x|`` is ``∂|x|/∂Re + i ∂|x|/∂Im`` (numpy_fft.py)."""
-    d[x] += d[y] * np.sign(x)
+    if np.iscomplexobj(x):  # ∂|x|/∂Re + i ∂|x|/∂Im (the cotangent convention of numpy_fft.py)
+        d[x] += d[y] * unit_phase(x)
+    else:
+        d[x] += d[y] * np.sign(x)
 
 
 @register_jvp(np.abs, np.absolute, math.fabs)
 def absolute_jvp(y, x):
-    t[y] += complex_abs_tangent(t[x], x) if np.iscomplexobj(x) else t[x] * np.sign(x)
+    t[y] += np.real(np.conjugate(unit_phase(x)) * t[x]) if np.iscomplexobj(x) else t[x] * np.sign(x)
 
 
-def complex_abs_tangent(tx, x):
-    """``Re(conj(x) ẋ) / |x|``: the tangent of ``|x|`` for complex ``x``."""
-    return np.real(np.conjugate(np.sign(x)) * tx)
+def unit_phase(x):
+    """``x / |x|`` for complex ``x`` (0 at 0): unlike ``np.sign``, which srcad treats as piecewise
+    constant, it differentiates as the smooth function it is."""
+    size = np.abs(x)
+    return x / np.where(size == 0, 1.0, size)
 
 
 @register_vjp(math.pow)

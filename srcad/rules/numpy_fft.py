@@ -18,7 +18,7 @@ and ``np.abs``, ``np.real``, ``np.imag``, ``np.conj`` (real-in, real-out program
 import gast
 import numpy as np
 
-from ..registry import register_complex_safe, register_jvp, register_vjp
+from ..registry import register_complex_safe, register_jvp, register_nondifferentiable, register_vjp
 
 DUAL_NORM = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -26,12 +26,11 @@ DUAL_NORM = {None: "forward", "backward": "forward", "forward": "backward", "ort
 def resized(g, length, axis):
     """``g`` cut or zero-padded to ``length`` along ``axis``."""
     g = np.asarray(g)
+    axis = axis % g.ndim
     have = g.shape[axis]
     if have >= length:
         return np.take(g, np.arange(length), axis=axis)
-    pad = [(0, 0)] * g.ndim
-    pad[axis] = (0, length - have)
-    return np.pad(g, pad)
+    return np.pad(g, [(0, length - have) if i == axis else (0, 0) for i in range(g.ndim)])
 
 
 def like_input(g, x):
@@ -48,16 +47,25 @@ def transform_axes(x, s, axes, default):
     return tuple(range(np.ndim(x))) if default is None else tuple(a % np.ndim(x) for a in default)
 
 
+register_nondifferentiable(transform_axes, reason="it computes axis numbers")
+
+
 def fft_grad(g, x, n, axis, norm, inverse):
     """The adjoint of ``x`` in ``fft(x, n, axis, norm)`` (``ifft`` when ``inverse``)."""
-    back = (np.fft.fft if inverse else np.fft.ifft)(g, axis=axis, norm=DUAL_NORM[norm])
+    if inverse:
+        back = np.fft.fft(g, axis=axis, norm=DUAL_NORM[norm])
+    else:
+        back = np.fft.ifft(g, axis=axis, norm=DUAL_NORM[norm])
     return like_input(resized(back, np.shape(x)[axis], axis), x)
 
 
 def fftn_grad(g, x, s, axes, norm, inverse, default_axes):
     """The adjoint of ``x`` in ``fftn(x, s, axes, norm)`` (``ifftn`` when ``inverse``)."""
     axes = transform_axes(x, s, axes, default_axes)
-    back = (np.fft.fftn if inverse else np.fft.ifftn)(g, axes=axes, norm=DUAL_NORM[norm])
+    if inverse:
+        back = np.fft.fftn(g, axes=axes, norm=DUAL_NORM[norm])
+    else:
+        back = np.fft.ifftn(g, axes=axes, norm=DUAL_NORM[norm])
     for axis in axes:
         back = resized(back, np.shape(x)[axis], axis)
     return like_input(back, x)
@@ -81,6 +89,9 @@ def hermitian_weights(half, n, axis, ndim):
     shape = [1] * ndim
     shape[axis] = half
     return np.reshape(weights, shape)
+
+
+register_nondifferentiable(hermitian_weights, reason="it builds constant weights")
 
 
 def irfft_grad(g, x, n, axis, norm):

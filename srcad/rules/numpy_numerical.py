@@ -12,7 +12,7 @@ Refused: spacings of ``np.gradient``, the sample points ``xp`` and ``period`` of
 import numpy as np
 
 from ..errors import UnsupportedCaseError
-from ..registry import no_derivative, register_jvp, register_vjp
+from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import unbroadcast, zeros_like
 
 # ---- np.append --------------------------------------------------------------------------------
@@ -56,23 +56,26 @@ def gradient_axes(f, axis):
     return tuple(a % np.ndim(f) for a in axes)
 
 
-def gradient_matrix(f, varargs, axes, k, edge_order):
-    """The matrix ``D`` of ``np.gradient`` along ``axes[k]``: ``result = D @ f`` on that axis.
-    The spacing is 1 (no varargs), one for every axis, or one per axis."""
-    spacing = varargs if len(varargs) < 2 else (varargs[k],)
-    return np.gradient(np.eye(np.shape(f)[axes[k]]), *spacing, axis=0, edge_order=edge_order)
+register_nondifferentiable(gradient_axes, reason="it computes axis numbers")
+
+
+def gradient_spacings(varargs, count):
+    """The spacing arguments of each of ``count`` axes: none (1), one for every axis, or one each."""
+    if len(varargs) < 2:
+        return [tuple(varargs)] * count
+    return [(h,) for h in varargs]
 
 
 def gradient_grad(g, f, varargs, axis, edge_order):
     """The adjoint of ``f`` in ``np.gradient(f, *varargs, axis, edge_order)``: ``Dᵀ ḡ`` along
-    each axis, summed over the axes' results."""
+    each axis, summed over the axes' results; ``D``, the differencing matrix along an axis, is
+    ``np.gradient`` of an identity matrix."""
     axes = gradient_axes(f, axis)
-    parts = g if len(axes) > 1 else [g]
+    parts = list(g) if len(axes) > 1 else [g]
     grad = np.zeros(np.shape(f), np.result_type(np.asarray(f).dtype, np.float16))
-    for k in range(len(axes)):
-        matrix = gradient_matrix(f, varargs, axes, k, edge_order)
-        moved = np.moveaxis(np.asarray(parts[k]), axes[k], -1) @ matrix
-        grad = grad + np.moveaxis(moved, -1, axes[k])
+    for ax, part, spacing in zip(axes, parts, gradient_spacings(varargs, len(axes))):
+        matrix = np.gradient(np.eye(np.shape(f)[ax]), *spacing, axis=0, edge_order=edge_order)
+        grad = grad + np.moveaxis(np.moveaxis(np.asarray(part), ax, -1) @ matrix, -1, ax)
     return grad
 
 
@@ -92,12 +95,15 @@ def gradient_jvp(y, f, *varargs, axis=None, edge_order=1):
 
 # ---- np.interp --------------------------------------------------------------------------------
 
+PERIODIC = ("srcad does not differentiate np.interp with period; wrap x yourself (x % period) and pass the "
+            "periodic sample points")
+
+
 def interp_weights(x, xp, period):
     """``W`` with ``np.interp(x, xp, fp) = W @ fp`` (x flattened) inside ``[xp[0], xp[-1]]`` and
     at the clamped ends, and the masks of points left and right of the range."""
     if period is not None:
-        raise UnsupportedCaseError("srcad does not differentiate np.interp with period; wrap x yourself "
-                                   "(x % period) and pass the periodic sample points")
+        raise UnsupportedCaseError(PERIODIC)
     x = np.ravel(x)
     xp = np.asarray(xp)
     n = xp.shape[0]
@@ -107,8 +113,10 @@ def interp_weights(x, xp, period):
     return basis[k] * (1 - w)[:, None] + basis[k + 1] * w[:, None], x < xp[0], x > xp[-1]
 
 
-def interp_slope(x, xp, fp):
+def interp_slope(x, xp, fp, period):
     """``∂y/∂x``: the slope of the segment ``x`` is in, 0 outside ``[xp[0], xp[-1]]``."""
+    if period is not None:
+        raise UnsupportedCaseError(PERIODIC)
     xp, fp = np.asarray(xp), np.asarray(fp)
     k = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, xp.shape[0] - 2)
     inside = (x >= xp[0]) & (x <= xp[-1])
@@ -129,7 +137,7 @@ def interp_fp_tangent(tfp, x, xp, left, right, period):
 
 @register_vjp(np.interp)
 def interp(y, x, xp, fp, left=None, right=None, period=None):
-    d[x] += d[y] * interp_slope(x, xp, fp)
+    d[x] += d[y] * interp_slope(x, xp, fp, period)
     d[fp] += interp_fp_grad(d[y], x, xp, left, right, period)
     d[left] += np.sum(d[y] * (x < xp[0]))
     d[right] += np.sum(d[y] * (x > xp[-1]))
@@ -138,7 +146,7 @@ def interp(y, x, xp, fp, left=None, right=None, period=None):
 
 @register_jvp(np.interp)
 def interp_jvp(y, x, xp, fp, left=None, right=None, period=None):
-    t[y] += t[x] * interp_slope(x, xp, fp)
+    t[y] += t[x] * interp_slope(x, xp, fp, period)
     t[y] += interp_fp_tangent(t[fp], x, xp, left, right, period)
     t[y] += t[left] * (x < xp[0])
     t[y] += t[right] * (x > xp[-1])
@@ -181,9 +189,7 @@ def polyval_jvp(y, p, x):
 
 def _along(v, axis, ndim):
     """A 1-D ``v`` shaped to broadcast along ``axis`` of an ``ndim``-dimensional array."""
-    shape = [1] * ndim
-    shape[axis] = -1
-    return np.reshape(v, shape)
+    return np.reshape(v, [-1 if i == axis % ndim else 1 for i in range(ndim)])
 
 
 def _pad_ends(v, axis, before):
