@@ -3,7 +3,15 @@ checked in reverse mode (joint and pullback), forward mode, with float32 argumen
 order (hvp in the first argument)."""
 import numpy as np
 import pytest
+import importlib.util
+import pathlib
+import subprocess
+import sys
+import textwrap
+
 import scipy.linalg as linalg
+import scipy.optimize as optimize
+import scipy.signal as signal
 import scipy.special as special
 import scipy.stats as stats
 
@@ -479,7 +487,75 @@ LINALG = [
     ("solve_sylvester", f_solve_sylvester, [general(3), general(2), R(3, 2)]),
 ]
 
-CASES = SPECIAL + STATS + LINALG
+# ---- scipy.signal, scipy.optimize --------------------------------------------------------------
+
+
+def f_convolve(a, b, mode):
+    return signal.convolve(a, b, mode=mode)
+
+
+def f_convolve_full(a, b):
+    return f_convolve(a, b, "full")
+
+
+def f_convolve_same(a, b):
+    return f_convolve(a, b, "same")
+
+
+def f_convolve_valid(a, b):
+    return f_convolve(a, b, "valid")
+
+
+def f_correlate_full(a, b):
+    return signal.correlate(a, b)
+
+
+def f_correlate_same(a, b):
+    return signal.correlate(a, b, mode="same")
+
+
+def f_correlate_valid(a, b):
+    return signal.correlate(a, b, "valid")
+
+
+def f_fftconvolve_full(a, b):
+    return signal.fftconvolve(a, b)
+
+
+def f_fftconvolve_same(a, b):
+    return signal.fftconvolve(a, b, mode="same")
+
+
+def f_fftconvolve_valid(a, b):
+    return signal.fftconvolve(a, b, "valid")
+
+
+def f_rosen(x):
+    return optimize.rosen(x)
+
+
+def f_rosen_der(x):
+    return optimize.rosen_der(x)
+
+
+SIGNAL = [
+    ("convolve-full", f_convolve_full, [R(7), R(3)]),
+    ("convolve-same", f_convolve_same, [R(7), R(4)]),
+    ("convolve-valid", f_convolve_valid, [R(7), R(3)]),
+    ("convolve-valid-longer-kernel", f_convolve_valid, [R(3), R(6)]),
+    ("convolve-2d-same", f_convolve_same, [R(5, 4), R(2, 3)]),
+    ("correlate-full", f_correlate_full, [R(6), R(3)]),
+    ("correlate-same-2d", f_correlate_same, [R(4, 5), R(3, 2)]),
+    ("correlate-valid", f_correlate_valid, [R(6), R(4)]),
+    ("fftconvolve-full-2d", f_fftconvolve_full, [R(4, 3), R(2, 2)]),
+    ("fftconvolve-same", f_fftconvolve_same, [R(6), R(3)]),
+    ("fftconvolve-valid", f_fftconvolve_valid, [R(6), R(3)]),
+    ("rosen", f_rosen, [R(5)]),
+    ("rosen-2d", f_rosen, [R(4, 3)]),
+    ("rosen_der", f_rosen_der, [R(5)]),
+]
+
+CASES = SPECIAL + STATS + LINALG + SIGNAL
 
 
 @pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
@@ -492,6 +568,104 @@ def test_float32(name, fun, args):
     check_float32(fun, args)
 
 
-@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+#: second order of these is the third derivative of rosen (rosen_hess has no rule) or of a matrix
+#: (rosen_der's derivative, rosen_hess, takes a vector): clear errors, tested below
+SECOND_ORDER_REFUSED = {"rosen-2d": "of a vector only", "rosen_der": "no derivative rule"}
+SECOND_ORDER = [c for c in CASES if c[0] not in SECOND_ORDER_REFUSED]
+
+
+@pytest.mark.parametrize("name, fun, args", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
 def test_second_order(name, fun, args):
     check_second_order(fun, args)
+
+
+@pytest.mark.parametrize("name, message", SECOND_ORDER_REFUSED.items())
+def test_second_order_refused(name, message):
+    _, fun, args = next(c for c in CASES if c[0] == name)
+    with pytest.raises(srcad.SrcadError, match=message):
+        check_second_order(fun, args)
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def t_cdf_in_df(x, df):
+    return np.sum(stats.t.cdf(x, df))
+
+
+def polygamma_order(n, x):
+    return np.sum(special.polygamma(n, x))
+
+
+def eigh_generalized(a, b):
+    return np.sum(linalg.eigh(a, b)[0])
+
+
+def eigh_subset(a):
+    return np.sum(linalg.eigh(a, subset_by_index=[0, 1])[0])
+
+
+def solve_banded(a, b):
+    return np.sum(linalg.solve(a, b, assume_a="tridiagonal"))
+
+
+def cho_factor_unused_triangle(a):
+    c, low = linalg.cho_factor(a)
+    return np.sum(c)
+
+
+def sqrtm_complex(a):
+    return np.sum(np.real(linalg.sqrtm(a)))
+
+
+def fftconvolve_axes(a, b):
+    return np.sum(signal.fftconvolve(a, b, axes=1))
+
+
+def mvn_diagonal_cov(x, cov):
+    return np.sum(stats.multivariate_normal.logpdf(x, np.zeros(3), cov))
+
+
+REFUSED = [
+    ("t.cdf-in-df", t_cdf_in_df, [R(3), 3.0], 1, "scipy.stats.t.cdf in its shape df"),
+    ("polygamma-order", polygamma_order, [2.0, positive(3)], 0, "polygamma in its order"),
+    ("eigh-generalized", eigh_generalized, [spd(3), spd(3)], 0, "generalized eigenproblem"),
+    ("eigh-subset", eigh_subset, [spd(3)], 0, "subset_by_index"),
+    ("solve-tridiagonal", solve_banded, [general(3), R(3)], 0, "assume_a='tridiagonal'"),
+    ("cho_factor-unused-triangle", cho_factor_unused_triangle, [spd(3)], 0, "outside its triangle"),
+    ("sqrtm-complex", sqrtm_complex, [-spd(3)], 0, "complex"),
+    ("fftconvolve-axes", fftconvolve_axes, [R(2, 5), R(2, 3)], 0, "fftconvolve with axes"),
+    ("mvn-diagonal-cov", mvn_diagonal_cov, [R(4, 3), positive(3)], 1, "full covariance matrix"),
+]
+
+
+@pytest.mark.parametrize("name, fun, args, wrt, message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused(name, fun, args, wrt, message):
+    """Options srcad does not differentiate are errors naming them, never a silent guess."""
+    with pytest.raises(srcad.SrcadError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        srcad.grad(fun, wrt=wrt)(*args)
+
+
+def test_scipy_rules_register_only_once_scipy_is_imported(tmp_path):
+    """``import srcad`` imports no SciPy; the SciPy rules register when a program uses SciPy."""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import srcad
+        from srcad import registry
+        assert not any(name == "scipy" or name.startswith("scipy.") for name in sys.modules), "scipy imported"
+        import scipy.stats
+
+        @srcad.differentiable
+        def f(x):
+            return np.sum(scipy.stats.norm.logpdf(x))
+
+        print(f.grad(np.ones(3)))
+        assert registry.VJP.get(scipy.stats.norm.logpdf) is not None
+    """)
+    script = tmp_path / "lazy_scipy.py"
+    script.write_text(code)
+    root = str(pathlib.Path(importlib.util.find_spec("srcad").origin).parents[1])
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                            env={"PYTHONPATH": root, "PATH": ""})
+    assert result.returncode == 0, result.stderr
+    assert "[-1. -1. -1.]" in result.stdout
