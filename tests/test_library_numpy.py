@@ -239,3 +239,24 @@ def test_refused_arguments():
         srcad.grad(interp_in_xp, wrt=1)(R(6), XP.copy())
     with pytest.raises(srcad.UnsupportedCaseError, match="period"):
         srcad.grad(interp_periodic, wrt=0)(R(3))
+
+
+# ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
+
+HYGIENE_CALLS = [
+    (np.append, [R(3), R(2, 2)], {}, (0, 1), None),
+    (np.gradient, [R(4, 5), 0.5], {"axis": 1, "edge_order": 2}, (0,), None),
+    (np.interp, [RNG.uniform(-2.8, 2.8, 5), XP, R(6)], {"left": 0.3}, (0, 2, "left"), None),
+    (np.polyval, [R(4), R(3)], {}, (0, 1), None),
+    (np.trapezoid, [R(4, 5), COORDS], {}, (0, 1), None),
+    (np.fft.fft, [R(6), 8], {}, (0,), "abs({fn}({0}, {1}))"),
+    (np.fft.ifft, [R(6), None, -1, "ortho"], {}, (0,), "abs({fn}({0}, {1}, {2}, {3}))"),
+    (np.fft.rfft, [R(6)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.irfft, [R(6), 9], {}, (0,), "{fn}({0}, {1})"),
+    (np.fft.fft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.ifft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.fftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.ifftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.fftshift, [R(5)], {}, (0,), None),
+    (np.fft.ifftshift, [R(5)], {}, (0,), None),
+]

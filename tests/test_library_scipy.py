@@ -669,3 +669,71 @@ def test_scipy_rules_register_only_once_scipy_is_imported(tmp_path):
                             env={"PYTHONPATH": root, "PATH": ""})
     assert result.returncode == 0, result.stderr
     assert "[-1. -1. -1.]" in result.stdout
+
+
+# ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
+
+def _stats_calls():
+    """Every method of every distribution, moving every argument it differentiates."""
+    rows = []
+    for dist, shapes in [(stats.norm, []), (stats.t, [3.5]), (stats.gamma, [2.5]), (stats.beta, [2.0, 3.0])]:
+        for method in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]:
+            density = method in ("logpdf", "pdf")
+            first = unit(3) if dist is stats.beta or method in ("ppf", "isf") else positive(3)
+            args = [first, *shapes, 0.1 if method in ("ppf", "isf") or dist is not stats.beta else -0.1, 1.2]
+            moving = (0, len(args) - 2, len(args) - 1) + (tuple(range(1, 1 + len(shapes))) if density else ())
+            rows.append((getattr(dist, method), args, {}, moving, None))
+    return rows
+
+
+SPD3 = spd(3)
+LU3 = linalg.lu_factor(general(3))
+CHO3 = linalg.cho_factor(SPD3)
+
+HYGIENE_CALLS = _stats_calls() + [
+    (stats.multivariate_normal.logpdf, [R(4, 3), R(3), SPD3], {}, (0, 1, 2), None),
+    (special.erfinv, [unit(3) - 0.5], {}, (0,), None),
+    (special.erfcinv, [unit(3)], {}, (0,), None),
+    (special.erfcx, [R(3)], {}, (0,), None),
+    (special.log_expit, [R(3)], {}, (0,), None),
+    (special.rgamma, [positive(3)], {}, (0,), None),
+    (special.entr, [positive(3)], {}, (0,), None),
+    (special.i0, [R(3)], {}, (0,), None),
+    (special.i1, [R(3)], {}, (0,), None),
+    (special.i0e, [R(3)], {}, (0,), None),
+    (special.i1e, [R(3)], {}, (0,), None),
+    (special.j0, [positive(3)], {}, (0,), None),
+    (special.j1, [positive(3)], {}, (0,), None),
+    (special.y0, [positive(3)], {}, (0,), None),
+    (special.y1, [positive(3)], {}, (0,), None),
+    (special.polygamma, [1, positive(3)], {}, (1,), None),
+    (special.iv, [1.5, positive(3)], {}, (1,), None),
+    (special.ive, [2.0, R(3)], {}, (1,), None),
+    (special.jv, [2.5, positive(3)], {}, (1,), None),
+    (special.yv, [0.5, positive(3)], {}, (1,), None),
+    (special.multigammaln, [positive(3) + 2, 3], {}, (0,), None),
+    (special.beta, [positive(3), positive(2, 3)], {}, (0, 1), None),
+    (special.betaln, [positive(3), positive(3)], {}, (0, 1), None),
+    (special.rel_entr, [positive(3), positive(3)], {}, (0, 1), None),
+    (special.kl_div, [positive(3), positive(3)], {}, (0, 1), None),
+    (special.gammainc, [2.5, positive(3)], {}, (1,), None),
+    (special.gammaincc, [1.5, positive(3)], {}, (1,), None),
+    (linalg.solve_triangular, [general(3), R(3, 2)], {"trans": 1, "lower": True}, (0, 1), None),
+    (linalg.cholesky, [SPD3], {"lower": True}, (0,), None),
+    (linalg.cho_factor, [SPD3, True], {}, (0,), "{fn}({0}, {1})[0][:, 0]"),
+    (linalg.cho_solve, [CHO3, R(3, 2)], {}, (1,), None),
+    (linalg.lu_factor, [general(3)], {}, (0,), "{fn}({0})[0]"),
+    (linalg.lu_solve, [LU3, R(3)], {"trans": 1}, (1,), None),
+    (linalg.solve, [SPD3, R(3, 2)], {"assume_a": "pos"}, (0, 1), None),
+    (linalg.inv, [general(3)], {}, (0,), None),
+    (linalg.det, [general(3)], {}, (0,), None),
+    (linalg.eigh, [SPD3], {}, (0,), "{fn}({0})[0]"),
+    (linalg.expm, [R(3, 3) / 2], {}, (0,), None),
+    (linalg.sqrtm, [SPD3], {}, (0,), None),
+    (linalg.solve_sylvester, [general(3), general(2), R(3, 2)], {}, (0, 1, 2), None),
+    (signal.convolve, [R(6), R(3)], {"mode": "same"}, (0, 1), None),
+    (signal.correlate, [R(6), R(3)], {"mode": "valid"}, (0, 1), None),
+    (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),
+    (optimize.rosen, [R(4)], {}, (0,), None),
+    (optimize.rosen_der, [R(4)], {}, (0,), None),
+]

@@ -15,6 +15,8 @@ twice and ignores the imaginary parts of the first and (for even n) last: its ad
 srcad's other rules differentiate real values: keep complex values between the transforms
 and ``np.abs``, ``np.real``, ``np.imag``, ``np.conj`` (real-in, real-out programs).
 """
+import builtins
+
 import gast
 import numpy as np
 
@@ -203,5 +205,5 @@ def ifftshift_jvp(y, x, axes=None):
 
 
 register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2,
-                      np.fft.ifft2, np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, np.conjugate,
+                      np.fft.ifft2, np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs, np.conjugate,
                       gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum)
