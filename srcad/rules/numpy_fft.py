@@ -101,7 +101,7 @@ def irfft_grad(g, x, n, axis, norm):
     length = 2 * (np.shape(x)[axis] - 1) if n is None else n
     half = np.fft.rfft(g, axis=axis, norm=DUAL_NORM[norm])
     half = half * hermitian_weights(half.shape[axis], length, axis % np.ndim(half), np.ndim(half))
-    return resized(half, np.shape(x)[axis], axis)
+    return like_input(resized(half, np.shape(x)[axis], axis), x)
 
 
 @register_vjp(np.fft.fft)
