@@ -737,3 +737,20 @@ HYGIENE_CALLS = _stats_calls() + [
     (optimize.rosen, [R(4)], {}, (0,), None),
     (optimize.rosen_der, [R(4)], {}, (0,), None),
 ]
+
+
+def test_scipy_rule_modules_import_without_scipy(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["scipy"] = None  # any import of scipy now fails
+        from srcad import registry
+        from srcad.rules import scipy_library  # noqa: F401
+        assert not any(rule.fn.__module__.startswith("srcad.rules.scipy") for rule in registry.VJP.values())
+        print("ok")
+    """)
+    script = tmp_path / "without_scipy.py"
+    script.write_text(code)
+    root = str(pathlib.Path(importlib.util.find_spec("srcad").origin).parents[1])
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                            env={"PYTHONPATH": root, "PATH": ""})
+    assert result.returncode == 0, result.stderr

@@ -204,6 +204,7 @@ def ifftshift_jvp(y, x, axes=None):
     t[y] += np.fft.ifftshift(t[x], axes)
 
 
+# the rules above, and those of srcad's other modules that are right for complex values too
 register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2,
-                      np.fft.ifft2, np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs, np.conjugate,
-                      gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum)
+                      np.fft.ifft2, np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs,
+                      np.conjugate, gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum)

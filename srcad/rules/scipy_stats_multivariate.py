@@ -34,7 +34,8 @@ def mvn_precision_residual(x, mean, cov):
 
 
 def mvn_cov_grad(g, x, mean, cov):
-    """The adjoint of ``cov``: ``½ Σ_points g (Σ⁻¹ r rᵀ Σ⁻¹ - Σ⁻¹)`` on the lower triangle SciPy reads."""
+    """The adjoint of ``cov``: ``½ Σ_points g (Σ⁻¹ r rᵀ Σ⁻¹ - Σ⁻¹)``, on the lower triangle SciPy
+    reads."""
     solved, precision = mvn_precision_residual(x, mean, cov)
     g = np.asarray(g)
     points = solved.reshape(-1, solved.shape[-1])
