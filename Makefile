@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-all bench clean
+.PHONY: demo test test-all bench clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ test-all:
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m pip install --quiet -e ".[bench]"
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/run.py
+
+# The adversarial fuzzer: N random programs (SEED=... to repeat a run), reproducers in fuzz-out/.
+fuzz: $(VENV)/.installed-test
+	$(BIN)/python -m fuzz --n $(or $(N),500) $(if $(SEED),--seed $(SEED)) --out fuzz-out
 
 clean:
 	rm -rf $(VENV) .venv-3.* build *.egg-info

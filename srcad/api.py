@@ -10,7 +10,7 @@ from . import registry
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import CotangentError
 from .passes.shapes import arg_spec, spec_key
-from .pipeline import param_names
+from .pipeline import check_parameters, param_names
 from .source import capture, unwrap
 
 _CONTAINERS = (list, tuple, dict)
@@ -298,6 +298,8 @@ def source_function(fun, args):
 
 def _params(fn):
     code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        check_parameters(capture(fn))  # refused at the user's def line, before arguments are bound
     return code.co_varnames[: code.co_argcount]
 
 

@@ -392,7 +392,7 @@ def _resolve(module, qualname):
 def _resolved_now(fn, described):
     """``(path, object)`` for each name path the entry's code was resolved through, if each
     still denotes an object described the same way (``cfg.act`` is still ``numpy.tanh``)."""
-    from .compile import _MISSING, _follow, _scope_value
+    from .guards import _MISSING, _follow, _scope_value
 
     resolved = []
     for path, description in described:

@@ -23,174 +23,16 @@ import types
 import weakref
 
 import gast
-import numpy as np
 
 from . import cache as persistent_cache
 from .errors import SrcadError
+from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
+                     _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards, GuardList)
 from .source import unwrap
 
 _counter = itertools.count(1)
 _LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
 _LOCAL = threading.local()  # .in_progress: this thread's compilations (recursion detection)
-_MISSING = object()
-
-
-# ---- guards: what generated code takes as fixed
-
-
-def _scope_value(fn, name):
-    """What ``name`` denotes in ``fn``'s scope now (closure, globals, builtins), or _MISSING."""
-    code = fn.__code__
-    if name in code.co_freevars:
-        return _cell_contents(fn.__closure__[code.co_freevars.index(name)])
-    value = fn.__globals__.get(name, _MISSING)
-    if value is _MISSING:
-        value = _builtins_of(fn.__globals__).get(name, _MISSING)
-    return value
-
-
-def _builtins_of(scope):
-    found = scope.get("__builtins__", builtins)
-    return vars(found) if isinstance(found, types.ModuleType) else found
-
-
-def _follow(value, attrs):
-    for attr in attrs:
-        if value is _MISSING:
-            break
-        try:
-            value = getattr(value, attr)
-        except Exception:  # a property that raises is as good as no attribute
-            return _MISSING
-    return value
-
-
-def _cell_contents(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:  # an empty cell
-        return _MISSING
-
-
-class Guard:
-    """One binding checked per call: ``root.attrs`` (read from ``holder``) is still ``obj``.
-
-    ``holder`` is a closure cell, a globals dict (falling back to its builtins), or any
-    object whose attributes are read (a module generated code closes over).
-    """
-
-    __slots__ = ("kind", "holder", "name", "attrs", "obj")
-
-    def __init__(self, kind, holder, name, attrs, obj):
-        self.kind, self.holder, self.name, self.attrs, self.obj = kind, holder, name, tuple(attrs), obj
-
-    def holds(self):
-        if self.kind == "cell":
-            value = _cell_contents(self.holder)
-        elif self.kind == "scope":
-            value = self.holder.get(self.name, _MISSING)
-            if value is _MISSING:
-                value = _builtins_of(self.holder).get(self.name, _MISSING)
-        elif self.kind == "code":  # a function's code swapped (IPython's %autoreload)
-            return self.holder.__code__ is self.obj
-        else:
-            value = self.holder
-        return _follow(value, self.attrs) is self.obj
-
-    def __repr__(self):
-        return f"Guard({'.'.join((self.name,) + self.attrs)} is {self.obj!r})"
-
-
-def guards_hold(guards):
-    """Are all ``guards`` (``Compiled.global_guards``) still true?"""
-    return all(g.holds() for g in guards)
-
-
-def bindings(fn, resolved=()):
-    """What generated code for ``fn`` takes as fixed, as ``(path, object)`` pairs: every name
-    path the compiler resolved (``resolved``: ``("cfg", "act")``) and every function-valued
-    global or closure variable the code names (``act = np.tanh``). Rules were chosen for
-    them, so a function whose ``act`` is ``np.sin`` must not reuse that code."""
-    code = fn.__code__
-    names = set(code.co_freevars)
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    found = {tuple(path): obj for path, obj in resolved}
-    for name in sorted(names):
-        obj = _scope_value(fn, name)
-        if obj is not _MISSING and callable(obj) and not isinstance(obj, types.ModuleType) \
-                and (name,) not in found and (name in code.co_freevars or name in fn.__globals__):
-            found[(name,)] = obj
-    return sorted(found.items(), key=lambda item: item[0])
-
-
-def _bound_guard(fn, path, obj):
-    """The per-call form of a binding of ``fn``: reads its cell or its globals directly."""
-    name, attrs = path[0], path[1:]
-    code = fn.__code__
-    if name in code.co_freevars:
-        return Guard("cell", fn.__closure__[code.co_freevars.index(name)], name, attrs, obj)
-    return Guard("scope", fn.__globals__, name, attrs, obj)
-
-
-def module_attribute_guards(module_source, closure):
-    """Guards on attributes generated code reads off modules it closes over (``np_.cos``):
-    monkeypatching ``np.cos`` must not change what the compiled code computes unseen."""
-    guards = {}
-    for node in gast.walk(gast.parse(module_source)):
-        if not isinstance(node, gast.Attribute):
-            continue
-        attrs = []
-        root = node
-        while isinstance(root, gast.Attribute):
-            attrs.append(root.attr)
-            root = root.value
-        if isinstance(root, gast.Name) and isinstance(closure.get(root.id), types.ModuleType):
-            module = closure[root.id]
-            attrs = tuple(reversed(attrs))
-            # a leading run of module attributes (np.linalg.norm): guard the path to the first non-module
-            path = ()
-            value = module
-            for attr in attrs:
-                value = _follow(value, (attr,))
-                path += (attr,)
-                if not isinstance(value, types.ModuleType):
-                    break
-            if value is not _MISSING:
-                guards[(id(module), path)] = Guard("object", module, root.id, path, value)
-    return list(guards.values())
-
-
-_PRISTINE = {}  # module name -> its namespace when srcad first saw it
-
-
-def _remember(module):
-    return _PRISTINE.setdefault(module.__name__, dict(vars(module)))
-
-
-for _module in (np, np.linalg, np.fft):
-    _remember(_module)
-
-
-def check_unpatched(guards, fn):
-    """Refuse generated code that would call a module function someone replaced (``np.cos =
-    ...``): srcad's rules mean the library's own functions, and a patched one would give
-    another derivative silently."""
-    for guard in guards:
-        owner = _follow(guard.holder, guard.attrs[:-1]) if guard.kind == "object" else None
-        if not isinstance(owner, types.ModuleType):
-            continue
-        original = _remember(owner).get(guard.attrs[-1], _MISSING)
-        if original is not _MISSING and original is not guard.obj:
-            code = fn.__code__
-            raise SrcadError(
-                f"{code.co_filename}:{code.co_firstlineno}: {fn.__qualname__}: the derivative srcad generates "
-                f"calls {owner.__name__}.{guard.attrs[-1]}, which has been replaced ({guard.obj!r}) since srcad "
-                "was imported; srcad's rules compute with the library's own function. Restore it (undo the "
-                "monkeypatch) before differentiating.")
 
 
 class Compiled:
@@ -206,36 +48,34 @@ class Compiled:
         self.generated = generated
         self.codes = codes
         self.argdefs = argdefs
-        self.made_for = list(made_for)
-        self.inherited = list(inherited) + module_attribute_guards(generated.module_source, generated.closure)
-        check_unpatched(self.inherited, fn)
-        self._bound = weakref.WeakKeyDictionary()  # function instance -> its generated functions
+        # held weakly: a cache entry lives as long as the user's code, never longer
+        self.made_for = [(path, _hold(obj)) for path, obj in made_for]
+        generated.resolved = []
+        attribute_guards = module_attribute_guards(generated.module_source, generated.closure)
+        check_unpatched(attribute_guards, fn)
+        self.inherited = list(inherited) + attribute_guards
 
     def matches(self, fn):
         """Was this code made for bindings like ``fn``'s (its closure, its globals)?"""
-        for path, obj in self.made_for:
-            if _follow(_scope_value(fn, path[0]), path[1:]) is not obj:
+        for path, held in self.made_for:
+            if not _same(_follow(_scope_value(fn, path[0]), path[1:]), held()):
                 return False
         return guards_hold(self.inherited)
 
     def global_guards(self, fn):
         """Everything that can change under the same function object, checked per call: its
-        code (``%autoreload``), its globals and closure cells, attributes on the way."""
-        return ([Guard("code", fn, fn.__name__, (), fn.__code__)]
-                + [_bound_guard(fn, path, obj) for path, obj in self.made_for] + self.inherited)
+        code (``%autoreload``), its globals and closure cells, attributes on the way, the
+        functions it calls and the module attributes it reads."""
+        return GuardList([Guard("code", fn, fn.__name__, (), fn.__code__)]
+                         + [_bound_guard(fn, path, held()) for path, held in self.made_for] + self.inherited)
 
     def bind(self, fn):
-        """The generated functions, closing over ``fn``'s own cells."""
+        """The generated functions, closing over ``fn``'s own cells (made afresh: callers
+        such as ``srcad.differentiable`` keep them)."""
         fn = unwrap(fn)
-        with _LOCK:
-            bound = self._bound.get(fn)
-            if bound is None:
-                bound = self._bound[fn] = self._make(fn)
-        return bound
-
-    def _make(self, fn):
         user_cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        helper_cells = {name: types.CellType(obj) for name, obj in self.generated.closure.items()}
+        helper_cells = {name: types.CellType(obj.resolve() if isinstance(obj, _CalleeFunction) else obj)
+                        for name, obj in self.generated.closure.items()}
         out = []
         for code, argdefs in zip(self.codes, self.argdefs(fn.__defaults__ or ())):
             closure = tuple(user_cells[name] if name in user_cells else helper_cells[name]
@@ -352,6 +192,7 @@ class Module:
         self.source = source
         self.closure = {}
         self.inherited = []  # guards of the user functions this code calls
+        self._callee_functions = {}  # (guard, index) -> the one stand-in for that function
 
     def ref(self, name, obj):
         """The name under which generated code sees ``obj``: always a parameter of the
@@ -409,15 +250,31 @@ class Module:
             compiled = compile_function(fn, wrt, container_params)
         except _Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
-        self.inherited.extend(compiled.global_guards(fn))
-        _, forward, backward = compiled.bind(fn)
-        return forward, backward
+        guard = self._callee_guard(fn, compiled)
+        return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
     def jvp_callee(self, fn, wrt, container_params, source, node):
         """The jvp function of the user's function ``fn`` and its tangent parameter names."""
         compiled = compile_jvp(fn, wrt, container_params, caller=(source, node))
-        self.inherited.extend(compiled.global_guards(fn))
-        return compiled.bind(fn)[0], compiled.tangent_params
+        return self._callee_function(self._callee_guard(fn, compiled), 0), compiled.tangent_params
+
+    def _callee_guard(self, fn, compiled):
+        for guard in self.inherited:
+            if guard.fn() is unwrap(fn) and guard.compiled is compiled:
+                return guard
+        fn = unwrap(fn)
+        # a callee found through a name is guarded by that name: hold it weakly; one made while
+        # compiling (``srcad.grad(h)(x)`` in the code) lives only here
+        named = any(unwrap(obj) is fn for _, obj in self._resolved())
+        guard = _CalleeGuard(fn, compiled, weak=named)
+        self.inherited.append(guard)
+        return guard
+
+    def _callee_function(self, guard, index):
+        key = (id(guard), index)
+        if key not in self._callee_functions:
+            self._callee_functions[key] = _CalleeFunction(guard, index)
+        return self._callee_functions[key]
 
     def bind_builtins(self, node):
         """Route the builtins passes emit (``naming.builtin("range")``) through ``ref``."""

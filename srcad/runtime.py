@@ -67,6 +67,34 @@ def copy_grad(g):
     return g
 
 
+def grad_buffer(g):
+    """``g`` as a buffer that may be written into: a number (the adjoint of a 0-d array after
+    NumPy arithmetic, or a float cotangent) becomes a new 0-d array; arrays and containers
+    are returned as they are."""
+    if isinstance(g, (np.ndarray, *_CONTAINERS)):
+        return g
+    buffer = np.array(g)
+    return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
+
+
+def container_grad(g, x):
+    """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
+    a NumPy function gives a list it took as an array) becomes a list of its rows, item by
+    item like ``x``; any other ``g`` is returned as it is."""
+    if g.__class__ is np.ndarray and isinstance(x, (list, tuple)):
+        if len(g) != len(x):
+            raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")
+        return [container_grad(gi, xi) for gi, xi in zip(g, x)]
+    return g
+
+
+def stacked_grad(g, like):
+    """The inverse of ``container_grad``: ``g`` stacked back into an array where ``like`` is one."""
+    if like.__class__ is np.ndarray and isinstance(g, (list, tuple)):
+        return np.reshape(np.array([stacked_grad(gi, li) for gi, li in zip(g, like)]), like.shape)
+    return g
+
+
 def add_grads(a, b):
     """``a + b`` for adjoints, where None is zero and containers add item by item."""
     if a is None:

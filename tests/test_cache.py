@@ -6,6 +6,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 import pytest
@@ -297,3 +298,96 @@ def test_entry_with_an_unknown_helper_is_a_miss(cache_dir, monkeypatch):
     again = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)  # transformed afresh
     for g, h in zip(again, fresh):
         np.testing.assert_array_equal(g, h)
+
+
+# ---- entries that must never hang, import or run
+
+def test_fifo_in_place_of_an_entry_does_not_hang(cache_dir):
+    """Regression: the entry was opened blocking, so a FIFO under its name waited for a writer."""
+    cache_dir.mkdir(mode=0o700)
+    os.mkfifo(cache_dir / cache._digest("material"), 0o600)
+    result = []
+    reader = threading.Thread(target=lambda: result.append(cache.load("material")), daemon=True)
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "loading an entry that is a FIFO hangs"
+    assert result == [None]
+
+
+def test_symlink_anywhere_in_the_directory_path_is_refused(tmp_path, monkeypatch):
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "link" / "srcad-cache"))
+    monkeypatch.setattr(cache, "_warned", set())
+    with pytest.warns(cache.CacheWarning, match="'link' in it is a symlink"):
+        assert cache.store("material", "payload") is False
+    assert not (real / "srcad-cache").exists()  # nothing created through the link
+
+
+def _rewrite_entry(path, change):
+    header, payload = path.read_text().split("\n\n", 1)
+    fields = json.loads(payload)
+    change(fields)
+    payload = json.dumps(fields, sort_keys=True)
+    lines = header.split("\n")
+    path.write_text("\n".join(lines[:2] + [f"sha256 {cache._digest(payload)}"]) + "\n\n" + payload)
+
+
+def test_an_entry_never_imports_the_modules_it_names(cache_dir, monkeypatch, tmp_path):
+    marker = tmp_path / "imported"
+    (tmp_path / "srcad_entry_named_module.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\ndef helper(x):\n    return x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    args = model_inputs()
+    fresh = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)
+    (name,) = entries(cache_dir)
+
+    def name_the_module(fields):
+        fields["closure"][sorted(fields["closure"])[0]] = ["srcad_entry_named_module", "helper"]
+
+    _rewrite_entry(cache_dir / name, name_the_module)
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    again = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)  # a miss: transformed afresh
+    assert not marker.exists() and "srcad_entry_named_module" not in sys.modules
+    for g, h in zip(again, fresh):
+        np.testing.assert_array_equal(g, h)
+
+
+def test_tampered_generated_code_never_runs(cache_dir, monkeypatch):
+    args = model_inputs()
+    srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)
+    (name,) = entries(cache_dir)
+    path = cache_dir / name
+    text = path.read_text()
+    assert "np.tanh" in text or "tanh" in text
+    path.write_text(text.replace("* (1 - ", "* (2 - ").replace("1 - ", "2 - "))  # a wrong derivative, old hash
+    assert path.read_text() != text
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    check_grads(srcad.differentiable(model, wrt=(0, 1)), args, wrt=(0, 1))
+
+
+class Config:
+    pass
+
+
+cfg = Config()
+cfg.act = np.tanh
+
+
+def through_attribute(x):
+    return np.sum(cfg.act(x))
+
+
+def test_entry_is_used_only_for_the_attribute_bindings_it_was_made_for(cache_dir, monkeypatch):
+    """Regression: the key described ``cfg`` by its type only, so a process where
+    ``cfg.act`` is ``np.sin`` reused the code made for ``np.tanh``."""
+    x = np.linspace(0.1, 1.0, 4)
+    np.testing.assert_allclose(srcad.grad(through_attribute)(x), 1 - np.tanh(x) ** 2)
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())  # as in a new process
+    monkeypatch.setattr(cfg, "act", np.sin)
+    np.testing.assert_allclose(srcad.grad(through_attribute)(x), np.cos(x))
+    check_grads(through_attribute, (x,))
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(cfg, "act", np.tanh)  # the entry (one per key) is now sin's: a miss, never sin's code
+    np.testing.assert_allclose(srcad.grad(through_attribute)(x), 1 - np.tanh(x) ** 2)

@@ -194,12 +194,27 @@ def test_unchanged_sources_of_every_kind_are_accepted(tmp_path):
 
 
         square = lambda x: np.sum(x * x)
+
+
+        def long_loop(x):  # jumps past 256 bytes: EXTENDED_ARG where the standalone copy has none
+            s = 0.0
+            for k in range(2):
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+                s = s + np.sin(x[0]) * np.cos(x[1]) + np.tanh(x[2])
+            return s
     '''))
     module = _import(path)
     model = module.Model()
     check_grads(srcad.differentiable(module.Model.loss, wrt=1), (model, X), wrt=1)
     check_all_modes(module.make(1.5))
     check_all_modes(module.square)
+    check_all_modes(module.long_loop)
 
 
 def _import(path):

@@ -5,6 +5,7 @@ import dis
 import importlib.util
 import sys
 import textwrap
+import types
 
 import numpy as np
 import pytest
@@ -143,3 +144,20 @@ def test_generated_code_binds_its_builtins_in_its_closure(hostile):
     read = {i.argval for i in dis.get_instructions(joint) if i.opname == "LOAD_GLOBAL"}
     assert read <= {"numpy", "helper"}, read  # every global the generated code reads is the user's own
     assert all(v is not hostile._poison for v in free.values())
+
+
+def test_rules_np_is_not_the_users_rebound_global(tmp_path):
+    """Rule templates say ``np.cos``; when the user's global ``np`` is NumPy the generated code
+    may share the name, under a guard: rebinding the user's ``np`` gets code of its own."""
+    path = tmp_path / "srcad_rebinds_np.py"
+    path.write_text("import numpy\nnp = numpy\n\ndef f(x):\n    return np.sum(np.sin(x) * x)\n")
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    d = srcad.differentiable(module.f)
+    np.testing.assert_allclose(d.grad(X), np.cos(X) * X + np.sin(X))
+    fake = types.SimpleNamespace(sin=np.sin, sum=np.sum, cos=lambda x: 0.0 * x)  # a wrong cos
+    module.np = fake
+    np.testing.assert_allclose(d.grad(X), np.cos(X) * X + np.sin(X))
+    check_grads(module.f, (X,))
+    check_jvp(module.f, (X,))

@@ -48,7 +48,7 @@ from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
 from .activity import _NONDIFF_OPS, scatter_add_args
-from .normalize import is_break_guard
+from .jumps import is_break_guard
 from .resolve_calls import method_call
 
 ZERO, OWNED, SHARED = "zero", "owned", "shared"
@@ -169,6 +169,13 @@ class _Forward:
         container = var in self.containers
         if self.get(var) == ZERO:
             self.state[var] = OWNED if container or self.fresh(expr) else SHARED
+            # B = A.copy(); B_dot = A_dot (or broadcast_like(A_dot, B)): A no longer owns its buffer. A
+            # view (B = A[0]; B_dot = A_dot[0]) shares memory in the primal too: the aliasing check covers it
+            if self.state[var] == SHARED and isinstance(expr, (gast.Name, gast.Call)):
+                read = A.names_read(expr)
+                for other, tangent in self.tangent_names.items():
+                    if tangent in read and self.get(other) == OWNED:
+                        self.state[other] = SHARED
             return [A.assign(name, expr)]
         self.state[var] = OWNED
         if container or not self.arithmetic:  # a call may return a tuple: add item by item
@@ -185,14 +192,18 @@ class _Forward:
         return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in fresh_helpers
 
     def own(self, var):
-        """Make the tangent of ``var`` a buffer that may be updated in place."""
+        """Make the tangent of ``var`` a buffer that may be updated in place (an ndarray where
+        ``var`` may be a 0-d array: NumPy arithmetic on 0-d arrays gives scalars)."""
         state = self.get(var)
         self.state[var] = OWNED
+        code = []
         if state == ZERO:
-            return [self.zeros(var)]
-        if state == SHARED and var not in self.containers:
-            return [A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var))))]
-        return []
+            code.append(self.zeros(var))
+        elif state == SHARED and var not in self.containers:
+            code.append(A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var)))))
+        if var not in self.containers:  # forward mode knows no shapes: any array may be 0-d
+            code.append(A.assign(self.tname(var), self.helper("grad_buffer", A.load(self.tname(var)))))
+        return code
 
     def convert(self, var, have, want):
         """Code that brings the tangent of ``var`` from state ``have`` to ``want``."""

@@ -17,7 +17,7 @@ This module normalises statements and expressions; the other rooms of the pass a
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
 it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment; ``d.get(k, default)``
-becomes a membership test and a branch, ``dict(a=x)`` a dict display.
+becomes ``k in d.keys()`` and a branch (an array has no ``.keys``: it fails as ``.get`` would), ``dict(a=x)`` a dict display.
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -42,7 +42,7 @@ import gast
 from .. import astutil as A
 from ..naming import Namer, builtin
 from .inline import inline_call, inline_comprehension, lambda_def
-from .jumps import check_jumps_eliminated, eliminate_jumps, is_break_guard  # noqa: F401 (is_break_guard: reverse, forward)
+from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .resolve_calls import Callee, resolve_calls
 
@@ -66,6 +66,9 @@ _UNSUPPORTED_EXPRS = {
     gast.NamedExpr: "assignment expressions (:=)",
     gast.SetComp: "set comprehensions",
 }
+_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.MatMult: "@", gast.Pow: "**",
+              gast.FloorDiv: "//", gast.Mod: "%", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
+              gast.LShift: "<<", gast.RShift: ">>"}
 
 
 def normalize(node, source, namer=None):
@@ -158,19 +161,32 @@ class _Normalizer:
             self.assign_to(target, value, out)
 
     def stmt_AugAssign(self, s, out):
+        """``z += e`` becomes ``z = z + e``: right for numbers and tuples, which are rebound. On an
+        array (or a list) it updates z's memory in place, so the statement computing ``z + e`` is
+        annotated ``in_place`` = (z, exempt name, operator) for the aliasing check, which refuses
+        when another name sharing z's memory is read afterwards."""
         target = s.target
+        start = len(out)
         if isinstance(target, gast.Name):
             rhs = gast.BinOp(left=A.load(target.id), op=s.op, right=s.value)
             self.assign_to(A.store(target.id), gast.copy_location(rhs, s), out)
+            updated, exempt = target.id, None
         elif isinstance(target, gast.Subscript):
             base = self.atom(target.value, out)
             index = self.index(target.slice, out)
             old = gast.Subscript(value=base, slice=index, ctx=gast.Load())
-            rhs = gast.BinOp(left=old, op=s.op, right=s.value)
+            updated = self.atom(old, out)  # S[i] += e updates the item S[i] in place, then stores it
+            rhs = gast.BinOp(left=updated, op=s.op, right=s.value)
             new = self.atom(gast.copy_location(rhs, s), out)
             out.append(A.assign(gast.Subscript(value=base, slice=A.deepcopy(index), ctx=gast.Store()), new))
+            updated, exempt = getattr(updated, "id", None), getattr(base, "id", None)
         else:
             raise self.error("srcad supports augmented assignment to names and subscripts only", s)
+        for new in out[start:]:
+            value = getattr(new, "value", None)
+            if (isinstance(new, gast.Assign) and isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name)
+                    and value.left.id == updated and type(value.op) is type(s.op)):
+                A.set_anno(new, "in_place", (updated, exempt, _OPERATORS.get(type(s.op), "op")))
 
     def assign_to(self, target, value, out):
         if isinstance(target, gast.Name):
@@ -401,8 +417,13 @@ class _Normalizer:
         mapping = self.atom(e.func.value, out)
         key = self.atom(e.args[0], out)
         default = self.atom(e.args[1], out) if len(e.args) > 1 else A.const(None)
+        # `key in d.keys()`, not `key in d`: an array has no .keys() (nor .get()), so it fails
+        # as the user's own code does instead of testing membership of a value
+        keys = gast.Call(func=gast.Attribute(value=A.deepcopy(mapping), attr="keys", ctx=gast.Load()), args=[],
+                         keywords=[])
+        A.set_anno(keys, "callee", Callee("method", name="keys"))
         found = self.namer.fresh("_t")
-        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[mapping])))
+        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[self.atom(keys, out)])))
         result = self.namer.fresh("_t")
         value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
         out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))

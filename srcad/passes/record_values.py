@@ -9,37 +9,107 @@ copy (``_y_1 = y`` ... ``y = _y_1``), inside loops a value stack (``_y_stack.app
 and ``list.append`` is undone with ``pop``. Placeholders nobody needs are gone.
 
 In ``for ...: y = y * 2`` nothing is saved (the adjoint, ``dy = dy * 2``, reads no ``y``);
-in ``for ...: y = np.sin(y)`` every old ``y`` is (``dy = dy * np.cos(y)`` reads it).
+in ``for ...: y = np.sin(y)`` every old ``y`` is (``dy = dy * np.cos(y)`` reads it). The
+argument ``finish`` needs for the gradient's shape is read from a name bound at entry.
+
+Memory shared between names (``passes.memory``) is followed too, so the reverse sweep reads
+every value as the forward sweep saw it: before an in-place update, another name that
+shares the updated memory and that the reverse sweep reads later is replaced by a copy
+(``x = np.tanh(x); x[0] *= 2.0``: tanh's rule reads the old ``x``); a saved value an in-place
+update may reach later is saved as a copy; and a user function's forward sweep, which keeps
+its arguments for its backward sweep, gets copies of those a later update may reach.
 """
+import copy
+
 import gast
 
 from .. import astutil as A
 from .. import runtime
+from .memory import may_change_later, memory_flow, sharing
 from .simplify import tidy
 
 
-def _copy_views_read_later(fwd, rev, node, refs):
-    """A view (``r = S[:, 0]``) of an array updated in place later (``S[:, 0] = ...``) holds
-    the new values by the time the reverse sweep reads it: make it a copy in the forward
-    sweep. The aliasing check guarantees the primal never reads such a view after the
-    update, so the primal computes the same values."""
-    mutated = {site.var for s in A.walk_statements(fwd) for site in [A.anno(s, "save")]
-               if site is not None and site.kind in ("subscript", "append")}
-    reads = set()
-    for s in A.walk_statements(rev):
-        if A.anno(s, "restore") is None and not isinstance(s, (gast.If, gast.For, gast.While)):
-            reads |= A.names_read(s)
-        elif isinstance(s, (gast.If, gast.While)):
-            reads |= A.names_read(s.test)
-    copy_value = refs("copy_value", runtime.copy_value)
-    for view, base, stmt in A.anno(node, "views") or []:
-        if base in mutated and view in reads:
-            stmt.value = gast.Call(func=A.load(copy_value), args=[stmt.value], keywords=[])
+class _Sharing:
+    """What the forward sweep's memory analysis says about each save site (``aliasing.memory_flow``)."""
+
+    def __init__(self, fwd, params):
+        self.sharers = {}  # update site id -> {name sharing the updated memory: needs a deep copy}
+        self.saved = {}  # name site id -> memory of the value it saves
+        self.callee_args = {}  # id of ``y, saved = f_forward(...)`` -> {argument: its memory}
+        self.mutated = memory_flow(fwd, params, self.note)
+
+    def note(self, s, state):
+        site = A.anno(s, "site") if not isinstance(s, gast.Expr) or A.anno(s, "save") is None else A.anno(s, "save")
+        if site is not None and site.kind in ("subscript", "append") and site.var in state.names:
+            own = state.names[site.var].own
+            self.sharers[site.id] = {n: bool(state.names[n].inner & own) for n in sharing(state, site.var)}
+        elif site is not None and site.kind == "name" and site.var in state.names:
+            self.saved[site.id] = state.names[site.var]
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Call):
+            self.callee_args[id(s)] = {a.id: state.names.get(a.id) for a in s.value.args if isinstance(a, gast.Name)}
+
+    def copy_of(self, memory, value, copy_value, deep_copy):
+        """``value`` itself, or a copy of it if a later in-place update may reach its memory."""
+        if memory is None:
+            return value
+        if may_change_later(memory.inner, self.mutated):
+            return gast.Call(func=A.load(deep_copy), args=[value], keywords=[])
+        if may_change_later(memory.own, self.mutated):
+            return gast.Call(func=A.load(copy_value), args=[value], keywords=[])
+        return value
 
 
-def _needed_restores(rev):
-    """Restores whose value the reverse sweep reads later (backward liveness, loops to a fixpoint)."""
+def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
+    """A user function's forward sweep keeps references to its arguments for its backward
+    sweep: pass it copies of those a later in-place update may change. Returns whether it did."""
+    copied = False
+    for s in A.walk_statements(fwd):
+        args = sharing_facts.callee_args.get(id(s))
+        if args:
+            new = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy) if isinstance(a, gast.Name) else a
+                   for a in s.value.args]
+            copied |= any(n is not a for n, a in zip(new, s.value.args))
+            s.value.args = new
+    return copied
+
+
+def _finish_with_entry_values(fwd, rev, params, refs, namer):
+    """``finish(dx, x)`` at the end of the reverse sweep needs the argument ``x`` only for its
+    shape and type: read it from a name bound once at entry, so a loop that rebinds ``x``
+    (``x = x * c``) need not save every old ``x`` just to restore the argument."""
+    finish, as_real = refs("finish", runtime.finish), refs("as_real", runtime.as_real)
+    entry, start = 0, 0
+    while entry < len(fwd) and _entry_conversion(fwd[entry], params):
+        entry += 1
+        if fwd[entry - 1].value.func.id == as_real:
+            start = entry  # after integers became reals, before arguments updated in place are copied
+    # rebound after entry, or copied at entry because updated in place
+    rebound = A.names_stored(gast.Module(body=fwd[start:], type_ignores=[]))
+    kept = {}
+    for call in gast.walk(gast.Module(body=rev, type_ignores=[])):
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == finish
+                and len(call.args) > 1 and isinstance(call.args[1], gast.Name) and call.args[1].id in rebound
+                and call.args[1].id in params):
+            p = call.args[1].id
+            if p not in kept:
+                kept[p] = namer.unique(f"_{p}_arg")
+            call.args[1] = A.load(kept[p])
+    return fwd[:start] + [A.assign(name, A.load(p)) for p, name in kept.items()] + fwd[start:]
+
+
+def _entry_conversion(s, params):
+    """``x = as_real(x)`` or ``x = copy_value(x)``, which the forward sweep starts with."""
+    return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in params
+            and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name) and len(s.value.args) == 1
+            and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == s.targets[0].id)
+
+
+def _needed_restores(rev, sharers):
+    """Restores whose value the reverse sweep reads later (backward liveness, loops to a
+    fixpoint), and for each in-place update the other names sharing its memory that the
+    reverse sweep reads later (they must be copied before the update)."""
     needed = set()
+    snapshots = {}
 
     def block(stmts, live):
         for s in reversed(stmts):
@@ -49,6 +119,9 @@ def _needed_restores(rev):
     def stmt(s, live):
         site = A.anno(s, "restore")
         if site is not None:
+            read_later = set(sharers.get(site.id, ())) & live
+            if read_later:
+                snapshots.setdefault(site.id, set()).update(read_later)
             if site.var not in live:
                 return live
             needed.add(site.id)
@@ -70,7 +143,7 @@ def _needed_restores(rev):
         return (live - defs) | A.names_read(s)
 
     block(rev, set())
-    return needed
+    return needed, snapshots
 
 
 def record_values(node, refs):
@@ -79,10 +152,22 @@ def record_values(node, refs):
     namer = A.anno(node, "namer")
     params = set(A.anno(node, "params"))
     fwd, rev = node.body[:n], node.body[n:]
-    _copy_views_read_later(fwd, rev, node, refs)
-    needed = _needed_restores(rev)
-    first_definitions = _first_definitions(fwd, params)
+    fwd = _finish_with_entry_values(fwd, rev, params, refs, namer)
     copy_value = refs("copy_value", runtime.copy_value)
+    deep_copy = refs("deepcopy", copy.deepcopy)
+    facts = _Sharing(fwd, params)
+    if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
+        facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
+    needed, snapshots = _needed_restores(rev, facts.sharers)
+    first_definitions = _first_definitions(fwd, params)
+
+    def snapshot(site):
+        """Copies of the other names sharing the memory an update changes, taken before it."""
+        copies = []
+        for other in sorted(snapshots.get(site.id, ())):
+            how = deep_copy if facts.sharers[site.id][other] else copy_value
+            copies.append(A.assign(other, gast.Call(func=A.load(how), args=[A.load(other)], keywords=[])))
+        return copies
     stacks, slots, preinit = {}, {}, []
 
     def storage(site):
@@ -98,7 +183,7 @@ def record_values(node, refs):
         if site.kind == "subscript":
             region = gast.Subscript(value=A.load(site.var), slice=A.deepcopy(site.index), ctx=gast.Load())
             return gast.Call(func=A.load(copy_value), args=[region], keywords=[])
-        return A.load(site.var)
+        return facts.copy_of(facts.saved.get(site.id), A.load(site.var), copy_value, deep_copy)
 
     def target_of(site):
         if site.kind == "subscript":
@@ -109,6 +194,8 @@ def record_values(node, refs):
         out = []
         for s in stmts:
             site = A.anno(s, role)
+            if role == "save" and site is None and A.anno(s, "site") is not None:
+                out.extend(snapshot(A.anno(s, "site")))
             if site is None:
                 if isinstance(s, (gast.If, gast.For, gast.While)):
                     s.body = rewrite(s.body, role) or [gast.Pass()]

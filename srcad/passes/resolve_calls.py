@@ -44,6 +44,22 @@ def local_names(fn_node):
     return names
 
 
+def _calls_in_scopes(node, locals_):
+    """Each call in ``node`` with the local names where it runs: a nested ``def`` or ``lambda``
+    adds its parameters and assignments to its enclosing scope's."""
+    stack = [(child, locals_) for child in gast.iter_child_nodes(node)]
+    while stack:
+        n, scope = stack.pop()
+        if isinstance(n, gast.FunctionDef):
+            scope = scope | local_names(n)
+        elif isinstance(n, gast.Lambda):
+            params = n.args.posonlyargs + n.args.args + n.args.kwonlyargs + [n.args.vararg, n.args.kwarg]
+            scope = scope | {a.id for a in params if a is not None}
+        if isinstance(n, gast.Call):
+            yield n, scope
+        stack.extend((child, scope) for child in gast.iter_child_nodes(n))
+
+
 def _dotted(node):
     """``a.b.c`` as ['a', 'b', 'c'], or None for anything that is not a plain dotted name."""
     parts = []
@@ -89,8 +105,8 @@ def resolve_calls(node, source, local_functions=()):
         for t in n.targets
         if isinstance(t, gast.Name)
     }
-    for call in gast.walk(node):
-        if not isinstance(call, gast.Call) or anno(call, "callee") is not None:
+    for call, locals_ in _calls_in_scopes(node, locals_):
+        if anno(call, "callee") is not None:
             continue
         parts = _dotted(call.func)
         if parts is None:

@@ -35,7 +35,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from .activity import scatter_add_args
-from .normalize import is_break_guard
+from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
 from .reverse_loops import Loops, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder

@@ -49,7 +49,7 @@ class Stores:
     def subscript_store(self, var, index, value):
         from .. import runtime
 
-        code = []
+        code = self.own(var)  # before reading: a 0-d adjoint may be a scalar until it is owned
         d = self.dname(var)
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
@@ -62,7 +62,6 @@ class Stores:
                 g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), index_expr(index),
                               A.load(value.id))
             code.extend(self.accumulate(value.id, g))
-        code.extend(self.own(var))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
                              A.const(0)))
         return code
@@ -71,8 +70,9 @@ class Stores:
         """``np.add.at(var, index, values)``: each added value's adjoint is its slot's."""
         from .. import runtime
 
+        code = self.own(var) if self.may_be_0d_array(var) else []  # a float cannot be indexed
         gathered = gast.Subscript(value=A.load(self.dname(var)), slice=A.deepcopy(index), ctx=gast.Load())
-        return self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
+        return code + self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
 
     def append(self, var, value):
         code = self.own(var)

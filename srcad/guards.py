@@ -1,0 +1,279 @@
+"""Guards: what compiled code takes as fixed, and the checks that it still is.
+
+Every name path the compiler resolved in the user's scope (``np.sin``, ``cfg.act``, a
+closure's ``act``), every function-valued global or closure variable the code names, every
+user function it calls and every attribute generated code reads off a module it closes
+over (``np.cos``) is recorded. ``Compiled.matches`` checks them on every cache lookup,
+``Compiled.global_guards`` gives the per-call checks. Recorded objects are held weakly
+where they can be, so a cache entry never keeps the user's functions or modules alive.
+
+>>> import numpy as np
+>>> g = Guard("object", np, "np", ("cos",), np.cos)
+>>> g.holds()
+True
+"""
+import builtins
+import types
+from operator import is_
+import weakref
+
+import gast
+import numpy as np
+
+from .errors import SrcadError
+
+_MISSING = object()
+
+
+def _scope_value(fn, name):
+    """What ``name`` denotes in ``fn``'s scope now (closure, globals, builtins), or _MISSING."""
+    code = fn.__code__
+    if name in code.co_freevars:
+        return _cell_contents(fn.__closure__[code.co_freevars.index(name)])
+    value = fn.__globals__.get(name, _MISSING)
+    if value is _MISSING:
+        value = _builtins_of(fn.__globals__).get(name, _MISSING)
+    return value
+
+
+def _builtins_of(scope):
+    found = scope.get("__builtins__", builtins)
+    return vars(found) if isinstance(found, types.ModuleType) else found
+
+
+def _follow(value, attrs):
+    for attr in attrs:
+        if value is _MISSING:
+            break
+        try:
+            value = getattr(value, attr)
+        except Exception:  # a property that raises is as good as no attribute
+            return _MISSING
+    return value
+
+
+def _cell_contents(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return _MISSING
+
+
+class Guard:
+    """One binding checked per call: ``root.attrs`` (read from ``holder``) is still ``obj``.
+
+    ``holder`` is a closure cell, a globals dict (falling back to its builtins), or any
+    object whose attributes are read (a module generated code closes over).
+    """
+
+    __slots__ = ("kind", "holder", "name", "attrs", "obj")
+
+    def __init__(self, kind, holder, name, attrs, obj):
+        self.kind, self.holder, self.name, self.attrs, self.obj = kind, holder, name, tuple(attrs), obj
+
+    def holds(self):
+        kind = self.kind
+        if kind == "object":
+            value = self.holder
+        elif kind == "scope":
+            value = self.holder.get(self.name, _MISSING)
+            if value is _MISSING:
+                value = _builtins_of(self.holder).get(self.name, _MISSING)
+        elif kind == "cell":
+            value = _cell_contents(self.holder)
+        else:  # "code": a function's code swapped (IPython's %autoreload)
+            return self.holder.__code__ is self.obj
+        for attr in self.attrs:
+            value = getattr(value, attr, _MISSING)
+        obj = self.obj
+        return value is obj or _same(value, obj)
+
+    def __repr__(self):
+        return f"Guard({'.'.join((self.name,) + self.attrs)} is {self.obj!r})"
+
+
+def _same(current, expected):
+    """Is ``current`` the object the code was made for? A bound method is made afresh by every
+    attribute read, so it counts as the same if its object and function are."""
+    return current is expected or (isinstance(current, (types.MethodType, types.BuiltinMethodType))
+                                    and type(current) is type(expected) and current == expected)
+
+
+def _hold(obj):
+    """A way back to ``obj`` that does not keep it (and the module it came from) alive when
+    it supports weak references; call it for the object, or _MISSING once it is gone."""
+    try:
+        ref = weakref.WeakMethod(obj) if isinstance(obj, types.MethodType) else weakref.ref(obj)
+    except TypeError:  # builtins, ufuncs: nothing of the user's to keep alive
+        return lambda: obj
+
+    def held():
+        value = ref()
+        return _MISSING if value is None else value
+
+    return held
+
+
+class _CalleeGuard:
+    """The user's function this code calls still has the code and bindings its compiled
+    adjoint was made for (held weakly: the caller's cache entry must not keep it alive)."""
+
+    __slots__ = ("fn", "code", "compiled")
+
+    def __init__(self, fn, compiled, weak=True):
+        self.fn = weakref.ref(fn) if weak else (lambda: fn)
+        self.code, self.compiled = weakref.ref(fn.__code__), compiled
+
+    def holds(self):
+        fn = self.fn()
+        return fn is not None and fn.__code__ is self.code() and self.compiled.matches(fn)
+
+
+class _CalleeFunction:
+    """Stands in the generated closure for a callee's generated function (``helper_forward``)
+    until the code is bound: then it is the callee's own, bound to the live callee."""
+
+    def __init__(self, guard, index):
+        self.guard, self.index = guard, index
+
+    def resolve(self):
+        fn = self.guard.fn()
+        if fn is None:
+            raise SrcadError("a function this generated code calls no longer exists; differentiate again")
+        return self.guard.compiled.bind(fn)[self.index]
+
+
+def guards_hold(guards):
+    """Are all ``guards`` (``Compiled.global_guards``) still true?"""
+    if isinstance(guards, GuardList):
+        return guards.hold()
+    return all(g.holds() for g in guards)
+
+
+class GuardList(list):
+    """Guards checked on every call. Most are one attribute of a module or a function
+    (``np.dot``, ``f.__code__``) or a global: those are read with one ``map`` each and
+    compared by identity, so the check costs a fraction of a microsecond; any difference (or
+    a guard of another form) falls back to each guard's own ``holds``."""
+
+    def __init__(self, guards):
+        super().__init__(guards)
+        self._attr_holders, self._attr_names, self._attr_objs = [], [], []
+        self._dicts, self._keys, self._dict_objs = [], [], []
+        self._global_dicts, self._global_keys, self._global_attrs, self._global_objs = [], [], [], []
+        self._others = []
+        for g in guards:
+            simple = isinstance(g, Guard) and (callable(g.obj) or isinstance(g.obj, types.ModuleType))
+            global_ = simple and g.kind == "scope" and g.name in g.holder  # not a builtin
+            if simple and g.kind == "object" and len(g.attrs) == 1:
+                self._attr_holders.append(g.holder), self._attr_names.append(g.attrs[0])
+                self._attr_objs.append(g.obj)
+            elif isinstance(g, Guard) and g.kind == "code":
+                self._attr_holders.append(g.holder), self._attr_names.append("__code__")
+                self._attr_objs.append(g.obj)
+            elif global_ and not g.attrs:
+                self._dicts.append(g.holder), self._keys.append(g.name), self._dict_objs.append(g.obj)
+            elif global_ and len(g.attrs) == 1:  # np.dot: a global module's attribute
+                self._global_dicts.append(g.holder), self._global_keys.append(g.name)
+                self._global_attrs.append(g.attrs[0]), self._global_objs.append(g.obj)
+            else:
+                self._others.append(g)
+
+    def hold(self):
+        try:
+            fast = (all(map(is_, map(getattr, self._attr_holders, self._attr_names), self._attr_objs))
+                    and all(map(is_, map(dict.get, self._dicts, self._keys), self._dict_objs))
+                    and all(map(is_, map(getattr, map(dict.__getitem__, self._global_dicts, self._global_keys),
+                                         self._global_attrs), self._global_objs)))
+        except Exception:  # an attribute gone, or an odd object's __eq__: ask each guard
+            fast = False
+        if not fast:
+            return all(g.holds() for g in self)
+        return all(g.holds() for g in self._others)
+
+
+def bindings(fn, resolved=()):
+    """What generated code for ``fn`` takes as fixed, as ``(path, object)`` pairs: every name
+    path the compiler resolved (``resolved``: ``("cfg", "act")``) and every function-valued
+    global or closure variable the code names (``act = np.tanh``). Rules were chosen for
+    them, so a function whose ``act`` is ``np.sin`` must not reuse that code."""
+    code = fn.__code__
+    names = set(code.co_freevars)
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    found = {tuple(path): obj for path, obj in resolved}
+    for name in sorted(names):
+        obj = _scope_value(fn, name)
+        if obj is not _MISSING and callable(obj) and not isinstance(obj, types.ModuleType) \
+                and (name,) not in found and (name in code.co_freevars or name in fn.__globals__):
+            found[(name,)] = obj
+    return sorted(found.items(), key=lambda item: item[0])
+
+
+def _bound_guard(fn, path, obj):
+    """The per-call form of a binding of ``fn``: reads its cell or its globals directly."""
+    name, attrs = path[0], path[1:]
+    code = fn.__code__
+    if name in code.co_freevars:
+        return Guard("cell", fn.__closure__[code.co_freevars.index(name)], name, attrs, obj)
+    return Guard("scope", fn.__globals__, name, attrs, obj)
+
+
+def module_attribute_guards(module_source, closure):
+    """Guards on attributes generated code reads off modules it closes over (``np_.cos``):
+    monkeypatching ``np.cos`` must not change what the compiled code computes unseen."""
+    guards = {}
+    for node in gast.walk(gast.parse(module_source)):
+        if not isinstance(node, gast.Attribute):
+            continue
+        attrs = []
+        root = node
+        while isinstance(root, gast.Attribute):
+            attrs.append(root.attr)
+            root = root.value
+        if isinstance(root, gast.Name) and isinstance(closure.get(root.id), types.ModuleType):
+            module = closure[root.id]
+            attrs = tuple(reversed(attrs))
+            # a leading run of module attributes (np.linalg.norm): guard the path to the first non-module
+            path = ()
+            value = module
+            for attr in attrs:
+                value = _follow(value, (attr,))
+                path += (attr,)
+                if not isinstance(value, types.ModuleType):
+                    break
+            if value is not _MISSING:
+                guards[(id(module), path)] = Guard("object", module, root.id, path, value)
+    return list(guards.values())
+
+
+_PRISTINE = {}  # module name -> its namespace when srcad first saw it
+
+
+def _remember(module):
+    return _PRISTINE.setdefault(module.__name__, dict(vars(module)))
+
+
+for _module in (np, np.linalg, np.fft):
+    _remember(_module)
+
+
+def check_unpatched(guards, fn):
+    """Refuse generated code that would call a module function someone replaced (``np.cos =
+    ...``): srcad's rules mean the library's own functions, and a patched one would give
+    another derivative silently."""
+    for guard in guards:
+        owner = _follow(guard.holder, guard.attrs[:-1]) if guard.kind == "object" else None
+        if not isinstance(owner, types.ModuleType):
+            continue
+        original = _remember(owner).get(guard.attrs[-1], _MISSING)
+        if original is not _MISSING and original is not guard.obj:
+            code = fn.__code__
+            raise SrcadError(
+                f"{code.co_filename}:{code.co_firstlineno}: {fn.__qualname__}: the derivative srcad generates "
+                f"calls {owner.__name__}.{guard.attrs[-1]}, which has been replaced ({guard.obj!r}) since srcad "
+                "was imported; srcad's rules compute with the library's own function. Restore it (undo the "
+                "monkeypatch) before differentiating.")

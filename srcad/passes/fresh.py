@@ -1,0 +1,135 @@
+"""Which calls return fresh memory: the allowlist behind ``passes.memory``.
+
+Only what NumPy's documentation promises (and ``np.shares_memory`` confirms) is listed as
+fresh; everything else may return a view of, or the very object passed as, an argument.
+``np.diag``, ``np.einsum``, ``np.linalg.matrix_power(a, 1)``, ``np.diff(a, n=0)`` and
+``ndarray.conj()`` of a real array can return a view or their argument: they are not listed.
+
+>>> import gast, numpy as np
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> def f(x, a):
+...     return np.cumsum(x, 0, None, a)
+>>> src = capture(f)
+>>> call = resolve_calls(src.node, src).body[0].value
+>>> out_argument(call).id
+'a'
+"""
+import builtins
+import inspect
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from .. import runtime
+
+
+def _numpy(*names):
+    found = set()
+    for name in names:
+        obj = np
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        if obj is not None:
+            found.add(obj)
+    return found
+
+
+# Functions whose result is a new array (never a view of an argument).
+FRESH_FUNCTIONS = _numpy(
+    "array", "copy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+    "eye", "identity", "arange", "linspace", "logspace", "geomspace", "tri", "tril", "triu", "vander",
+    "meshgrid", "indices", "concatenate", "stack", "vstack", "hstack", "dstack", "column_stack", "block",
+    "append", "insert", "delete", "repeat", "tile", "pad", "roll", "kron", "outer", "inner", "cross",
+    "dot", "vdot", "matmul", "tensordot", "trace", "sum", "prod", "mean", "std", "var", "max", "min",
+    "amax", "amin", "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "nanprod", "nanmean",
+    "nanstd", "nanvar", "nanmax", "nanmin", "median", "average", "ptp", "count_nonzero", "where", "clip",
+    "round", "around", "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "take", "choose", "select",
+    "piecewise", "interp", "searchsorted", "unique", "bincount", "histogram", "cov", "corrcoef", "convolve",
+    "correlate", "isclose", "allclose", "array_equal", "nan_to_num", "polyval", "trapezoid", "trapz",
+    "triu_indices", "tril_indices", "diag_indices", "linalg.inv", "linalg.solve", "linalg.det",
+    "linalg.slogdet", "linalg.norm", "linalg.cholesky", "linalg.qr", "linalg.svd", "linalg.eigh",
+    "linalg.eigvalsh", "linalg.eig", "linalg.eigvals", "linalg.pinv", "linalg.lstsq", "linalg.multi_dot",
+    "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.fft2", "fft.ifft2", "fft.fftn", "fft.ifftn",
+) | {builtins.abs, builtins.round, builtins.sum, builtins.pow, builtins.len, builtins.int, builtins.float,
+     builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
+     # srcad's own helpers, which code srcad generates (and differentiates again) calls
+     runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint}
+# srcad's helpers that return (a reduction of) some of their arguments, never the others:
+# ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
+RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,)}
+# Indices that are arrays: indexing with them copies (advanced indexing).
+INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "nonzero", "flatnonzero", "argwhere", "arange", "where")
+# Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
+FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",
+                  "argsort", "all", "any", "cumsum", "cumprod", "dot", "trace", "round", "clip", "flatten",
+                  "tolist", "item", "astype", "nonzero", "repeat", "take", "compress", "searchsorted",
+                  "tobytes", "count", "index"}
+SHALLOW_COPIES = {"copy"}
+# New containers whose items are the arguments' items (or the arguments themselves).
+CONTAINER_BUILDERS = {builtins.list, builtins.tuple, builtins.dict, builtins.zip, builtins.enumerate,
+                       builtins.sorted, builtins.reversed, builtins.set, builtins.frozenset}
+# Attributes that describe an array without sharing its memory.
+PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
+# Methods that change their receiver: a call for its effect updates it in place.
+MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
+                     "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
+NO_EFFECT = {builtins.print}
+
+
+def is_in(obj, group):
+    try:
+        return obj in group
+    except TypeError:  # unhashable objects are in none of these sets
+        return False
+
+
+def is_ufunc(obj):
+    return isinstance(obj, np.ufunc)
+
+
+def _out_position(call):
+    """The index of the positional parameter ``out`` of the function ``call`` calls, or None."""
+    callee = A.anno(call, "callee")
+    shift = 0
+    if callee.kind == "object":
+        fn = callee.obj
+    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
+        fn, shift = getattr(np, callee.name, None), 1
+    else:
+        return None
+    if fn is None:
+        return None
+    if is_ufunc(fn):
+        return fn.nin - shift
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(params):
+        if p.name == "out" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            return i - shift
+    return None
+
+
+def out_argument(call):
+    """The ``out`` argument a call writes into (``out=a`` or passed by position), or None."""
+    for k in call.keywords:
+        if k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None):
+            return k.value
+    position = _out_position(call)
+    if position is not None and position >= 0 and not any(isinstance(a, gast.Starred) for a in call.args):
+        if len(call.args) > position:
+            arg = call.args[position]
+            if not (isinstance(arg, gast.Constant) and arg.value is None):
+                return arg
+    return None
+
+
+def copies(call):
+    """False if the call is asked not to copy (``copy=False``)."""
+    for k in call.keywords:
+        if k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True):
+            return False
+    return True

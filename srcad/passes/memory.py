@@ -1,0 +1,625 @@
+"""Memory analysis: which names may share memory, decided fail closed.
+
+A value is new memory only if it comes from an allowlist of operations known to return a
+fresh array (arithmetic, ufuncs and reductions without ``out``, ``np.zeros``, ``.copy()``,
+``np.concatenate``, ``@`` ... checked against NumPy's docs and ``np.shares_memory``); any
+other value (``x.T``, ``np.flip(x)``, ``np.asarray(x)``, ``x.reshape(...)``, a basic slice,
+an item of a container, a call of a function srcad cannot read) may share the memory of
+every value it was computed from. A user function whose source srcad reads is summarised:
+which arguments its result may share and which it updates in place.
+
+The analysis is flow-sensitive (loops to a fixpoint). For each name it keeps the abstract
+memory its value owns and the memory reachable inside it (items of a list), as sets of
+locations: an argument, a global, or what a statement allocated, told apart as its latest
+run (``new``) or earlier ones (``old``), so the array ``un = u.copy()`` makes in this pass of
+a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
+``passes.record_values`` runs it on the forward sweep (``memory_flow``).
+
+>>> import gast, numpy as np
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> def f(x):
+...     y = x * 2.0
+...     v = y[1:]
+...     c = y.copy()
+...     return v
+>>> src = capture(f)
+>>> node = normalize(resolve_calls(src.node, src), src)
+>>> at_return = []
+>>> _ = memory_flow(node.body, ["x"], lambda s, state: isinstance(s, gast.Return) and at_return.append(state))
+>>> sorted(sharing(at_return[0], "y"))
+['v']
+"""
+import inspect
+import threading
+import types
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from .. import registry
+from .. import runtime
+from .fresh import (CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS, MUTATING_METHODS,
+                    NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
+                    out_argument)
+
+
+class Memory:
+    """What a name's value may share: ``own`` (its own memory) and ``inner`` (memory of
+    the values inside it, for lists, tuples and dicts), as sets of abstract locations.
+
+    A location is ``("arg", p)`` (an argument), ``("global", n)``, or ``(age, id)`` for what a
+    statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
+    made afresh in each pass of a loop is told apart from last pass's)."""
+
+    __slots__ = ("own", "inner", "array")
+
+    def __init__(self, own=frozenset(), inner=frozenset(), array=False):
+        self.own, self.inner = frozenset(own), frozenset(inner)
+        self.array = array  # surely an array or a number: it holds no other values
+
+    def all(self):
+        return self.own | self.inner
+
+    def __eq__(self, other):
+        return self.own == other.own and self.inner == other.inner and self.array == other.array
+
+    def __or__(self, other):
+        return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array)
+
+
+class _State:
+    """The facts at one program point: memory of each name, names whose memory another
+    name updated (``stale``: name -> update statement), and memory earlier statements read."""
+
+    def __init__(self, names=None, stale=None, observed=frozenset(), bound=None):
+        self.names = dict(names or {})
+        self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
+        self.observed = frozenset(observed)
+        self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
+
+    def copy(self):
+        return _State(self.names, self.stale, self.observed, self.bound)
+
+    def join(self, other):
+        names = dict(self.names)
+        for n, m in other.names.items():
+            names[n] = names[n] | m if n in names else m
+        stale = dict(other.stale)
+        stale.update(self.stale)
+        bound = dict(other.bound)
+        bound.update(self.bound)
+        return _State(names, stale, self.observed | other.observed, bound)
+
+    def __eq__(self, other):
+        return (self.names == other.names and set(self.stale) == set(other.stale)
+                and self.observed == other.observed)
+
+
+class Refusal(Exception):
+    """An in-place update srcad cannot follow; ``check_aliasing`` makes it a srcad error.
+    ``message`` is text, or for a stale read (updated, reader, binding, copied name, line)."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.message, self.node = message, node
+
+
+class _Flow:
+    """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
+
+    def __init__(self, params, stmts, check, on_statement=None):
+        self.params = set(params)
+        self.local = _bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
+        self.check = check
+        self.on_statement = on_statement  # called with (statement, state before) in the final pass
+        self.recording = True
+        self.bindings = 0
+        self.index_arrays = _index_arrays(stmts)  # indexing with these copies
+        self.mutated = set()  # every location an in-place update may reach
+
+    # ---- values ---------------------------------------------------------------------
+    def memory(self, state, atom):
+        if isinstance(atom, gast.Name):
+            found = state.names.get(atom.id)
+            if found is None and (atom.id in self.local and atom.id not in self.params):
+                return Memory()
+            if found is None:
+                kind = "arg" if atom.id in self.params else "global"
+                return Memory({(kind, atom.id)}, {(kind + "-item", atom.id)})
+            return found
+        if isinstance(atom, gast.Starred):
+            return self.memory(state, atom.value)
+        if isinstance(atom, (gast.Tuple, gast.List)):
+            inner = frozenset()
+            for e in atom.elts:
+                inner |= self.memory(state, e).all()
+            return Memory(frozenset(), inner)
+        return Memory()
+
+    def value(self, state, rhs, here):
+        """The memory of ``rhs``'s value, and whether it is new memory made here."""
+        new = frozenset({("new", here)})
+        if isinstance(rhs, gast.Name):
+            return self.memory(state, rhs), False
+        if isinstance(rhs, (gast.Constant, gast.JoinedStr)):
+            return Memory(array=True), False
+        if isinstance(rhs, (gast.Compare, gast.UnaryOp)):
+            return Memory(new, array=True), True
+        if isinstance(rhs, gast.BinOp):
+            operands = [rhs.left, rhs.right]
+            if isinstance(rhs.op, (gast.Add, gast.Mult)) and not any(self.numeric(state, o) for o in operands):
+                # list + list and list * n keep the items
+                return Memory(new, self.memory(state, rhs.left).inner | self.memory(state, rhs.right).inner), True
+            return Memory(new, array=True), True
+        if isinstance(rhs, gast.Attribute):
+            if rhs.attr in PLAIN_ATTRIBUTES:
+                return Memory(array=True), False
+            base = self.memory(state, rhs.value)
+            if base.array:
+                return Memory(base.own | new, array=True), True
+            return Memory(base.all() | new, base.inner), True
+        if isinstance(rhs, gast.Subscript):
+            base = self.memory(state, rhs.value)
+            own = new if self.advanced(rhs.slice) else base.all() | new
+            return Memory(own, base.inner, base.array), True
+        if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
+            return Memory(new, self.memory(state, rhs).inner), True
+        if isinstance(rhs, gast.Dict):
+            inner = frozenset()
+            for v in rhs.values:
+                inner |= self.memory(state, v).all()
+            return Memory(new, inner), True
+        if isinstance(rhs, gast.Call):
+            return self.call_value(state, rhs, new), True
+        shared = frozenset()
+        for name in A.names_read(rhs):
+            shared |= self.memory(state, A.load(name)).all()
+        return Memory(shared | new, shared), True
+
+    def operands(self, call):
+        ops = list(call.args) + [k.value for k in call.keywords]
+        callee = A.anno(call, "callee")
+        if callee is not None and callee.kind == "method":
+            ops.append(call.func.value)
+        return ops
+
+    def call_value(self, state, call, new):
+        callee = A.anno(call, "callee")
+        reached = frozenset()
+        for op in self.operands(call):
+            reached |= self.memory(state, op).all()
+        if callee is not None and callee.kind == "object":
+            obj = callee.obj
+            if is_in(obj, CONTAINER_BUILDERS):
+                return Memory(new, reached)
+            if obj is runtime.copy_value:
+                copied = self.memory(state, call.args[0])
+                return Memory(new, copied.inner, copied.array)
+            if is_in(obj, RETURNS_ARGUMENTS) and len(call.args) > max(RETURNS_ARGUMENTS[obj]):
+                shared = [self.memory(state, call.args[k]) for k in RETURNS_ARGUMENTS[obj]]
+                return Memory(frozenset().union(*(m.own for m in shared)) | new,
+                              frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared))
+            if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
+                return Memory(new, array=True)
+        summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        if summary is not None:
+            returned = self.helper_result(state, call, callee.obj, summary[0])
+            if returned is not None:
+                return Memory(returned.all() | new, returned.all())
+        if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
+            items = self.memory(state, call.func.value).inner
+            for arg in call.args[1:]:  # a default
+                items |= self.memory(state, arg).all()
+            return Memory(items | new, items)
+        if callee is not None and callee.kind == "method" and callee.name in FRESH_METHODS and copies(call):
+            if callee.name in SHALLOW_COPIES:
+                copied = self.memory(state, call.func.value)
+                return Memory(new, copied.inner, copied.array)
+            return Memory(new, array=True)
+        return Memory(reached | new, reached)
+
+    def helper_result(self, state, call, fn, returned_params):
+        """Memory a user function's result may share: that of the arguments it may return."""
+        bound = _bind(fn, call)
+        if bound is None:
+            return None
+        memory = Memory()
+        for param in returned_params:
+            for arg in bound.get(param, ()):
+                memory = memory | self.memory(state, arg)
+        return memory
+
+    def numeric(self, state, atom):
+        """Is ``atom`` surely a number or an array (so ``+`` and ``*`` make a new array)?"""
+        if isinstance(atom, gast.Constant):
+            return isinstance(atom.value, (float, complex, bool))
+        return isinstance(atom, gast.Name) and self.memory(state, atom).array
+
+    def advanced(self, index):
+        """Does this index copy (a list or an index array in it)?"""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
+                   for p in parts)
+
+    # ---- statements -------------------------------------------------------------------
+    def block(self, stmts, state):
+        for s in stmts:
+            state = self.stmt(s, state)
+        return state
+
+    def stmt(self, s, state):
+        if isinstance(s, gast.If):
+            self.reads(s, A.names_read(s.test), state)
+            return self.block(s.body, state.copy()).join(self.block(s.orelse, state.copy()))
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, state)
+        if self.recording and self.on_statement is not None:
+            self.on_statement(s, state)
+        if isinstance(s, gast.Assign):
+            return self.assign(s, state)
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+            return self.effect(s, state)
+        self.reads(s, A.names_read(s), state)
+        return state
+
+    def loop(self, s, state):
+        head = s.iter if isinstance(s, gast.For) else s.test
+        self.reads(s, A.names_read(head), state)
+        recording, self.recording = self.recording, False
+        entry = state
+        for _ in range(50):
+            inside = entry.copy()
+            if isinstance(s, gast.For):
+                inside = self.bind(inside, s.target.id, Memory(), s)
+            end = self.block(s.body, inside)
+            joined = entry.join(end)
+            if joined == entry:
+                break
+            entry = joined
+        self.recording = recording
+        if recording:  # the final pass, with the loop-head facts of every pass
+            inside = entry.copy()
+            if isinstance(s, gast.For):
+                inside = self.bind(inside, s.target.id, Memory(), s)
+            self.block(s.body, inside)
+        return entry
+
+    def reads(self, s, names, state, observe=True):
+        for name in sorted(names):
+            if name in state.stale and self.check:
+                self.refuse_stale(name, state, s)
+            if observe:
+                state.observed = state.observed | self.memory(state, A.load(name)).all()
+
+    def bind(self, state, name, memory, s):
+        state = state.copy()
+        state.names[name] = memory
+        state.stale.pop(name, None)
+        self.bindings += 1
+        state.bound[name] = (self.bindings, s)
+        return state
+
+    def age(self, state, here):
+        """A statement runs again: what it made before is now old memory."""
+        new, old = ("new", here), ("old", here)
+
+        def aged(locations):
+            return frozenset(old if loc == new else loc for loc in locations) if new in locations else locations
+
+        state = state.copy()
+        state.names = {n: Memory(aged(m.own), aged(m.inner), m.array) for n, m in state.names.items()}
+        state.observed = aged(state.observed)
+        return state
+
+    def assign(self, s, state):
+        target = s.targets[0]
+        rhs = s.value
+        if isinstance(rhs, gast.Call) and self.check:
+            out = out_argument(rhs)
+            if out is not None:
+                raise Refusal(f"srcad does not differentiate {describe_call(rhs)} with out= (it writes into an "
+                               "existing array); assign the result instead", s)
+        nondiff = _nondifferentiable(rhs)
+        self.reads(s, A.names_read(rhs), state, observe=not nondiff and not _shape_query(rhs))
+        callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+        if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
+            receiver = rhs.func.value.id
+            if callee.name == "pop" and not rhs.args:  # y = L.pop(): the reverse sweep pushes y back
+                state = self.update(s, state, receiver, exempt={receiver})
+            else:
+                state = self.changes(s, state, rhs)
+        summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        if summary is not None and summary[1]:
+            # srcad runs a differentiated helper on copies of what it updates: the caller must not
+            # read those arrays afterwards (it would see them changed without srcad)
+            for param, args in (_bind(callee.obj, rhs) or {}).items():
+                for arg in args:
+                    if param in summary[1] and isinstance(arg, gast.Name):
+                        state = self.update(s, state, arg.id, exempt=set(), writes=False)
+        in_place = A.anno(s, "in_place")
+        if in_place is not None:  # ``z += e`` on an array updates z's memory (srcad rebinds z instead)
+            updated, exempt, _ = in_place
+            state = self.update(s, state, updated, exempt={updated, exempt}, writes=False)
+        if isinstance(target, gast.Name):
+            memory, made = self.value(state, rhs, id(s))
+            if made:
+                state = self.age(state, id(s))
+                memory, _ = self.value(state, rhs, id(s))
+            state = self.bind(state, target.id, memory, s)
+            if not nondiff:
+                state.observed = state.observed | memory.own
+            return state
+        if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
+            memory, _ = self.value(state, rhs, id(s))
+            state = self.age(state, id(s))
+            memory, _ = self.value(state, rhs, id(s))
+            for elt in target.elts:
+                state = self.bind(state, elt.id, memory, s)
+            return state
+        base = target.value.id  # S[index] = value
+        self.reads(s, A.names_read(target.slice), state)
+        state = self.update(s, state, base, exempt={base}, stored=self.memory(state, rhs))
+        if self.overwrites_change(state, base, target.slice):
+            del state.stale[base]
+        return state
+
+    def overwrites_change(self, state, base, index):
+        """``r = S[i]; r *= 2.0; S[i] = ...``: the store overwrites all that the update through
+        ``r`` changed in ``S`` (same basic index, its names not bound again since)."""
+        if base not in state.stale:
+            return False
+        made = state.stale[base][2]  # the binding of the name the update went through
+        if made is None or not isinstance(made[1], gast.Assign):
+            return False
+        view = made[1].value
+        if not (isinstance(view, gast.Subscript) and isinstance(view.value, gast.Name) and view.value.id == base):
+            return False
+        if gast.dump(view.slice) != gast.dump(index) or self.advanced(index):
+            return False
+        return all(state.bound.get(n, (0,))[0] < made[0] for n in A.names_read(index))
+
+    def effect(self, s, state):
+        call = s.value
+        callee = A.anno(call, "callee")
+        if self.check:
+            out = out_argument(call)
+            if out is not None:
+                raise Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
+                               "existing array); assign the result instead", s)
+        self.reads(s, A.names_read(call), state, observe=False)
+        if callee is not None and callee.kind == "object" and is_in(callee.obj, NO_EFFECT):
+            return state
+        if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
+            return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
+                               stored=self.memory(state, call.args[0]))
+        scatter = _scatter_add(call)
+        if scatter is not None:
+            return self.update(s, state, scatter.id, exempt={scatter.id})
+        return self.changes(s, state, call)
+
+    def changes(self, s, state, call):
+        """A call that may change its operands in place, with no save srcad can undo."""
+        callee = A.anno(call, "callee")
+        # a call for its effect may change its arguments (np.copyto(a, b), rng.shuffle(a)), and
+        # its receiver if it is a known in-place method (a.sort())
+        changed = [a for a in call.args if isinstance(a, gast.Name)]
+        if callee is not None and callee.kind == "object":
+            summary = _helper_summary(callee.obj)
+            if summary is not None:  # a user function: the arguments it updates in place
+                bound = _bind(callee.obj, call) or {}
+                changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
+            elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
+                changed = []  # without out= these only read their arguments
+        if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
+            changed.append(call.func.value)
+        for arg in changed:
+            seen = self.memory(state, arg).own & state.observed
+            if seen and self.check:
+                raise Refusal(
+                    f"srcad cannot see what the call {describe_call(call)} changes in '{arg.id}', whose earlier value "
+                    f"an earlier statement read and the derivative may need; call it on a copy "
+                    f"('{arg.id} = {arg.id}.copy()' first) or assign its result instead", s)
+        for arg in changed:
+            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False)
+        return state
+
+    def update(self, s, state, name, exempt, stored=None, writes=True):
+        """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
+        ``writes``: srcad's own code writes there (an element update), so it must not be an
+        argument's memory reached through another name, nor a global's."""
+        memory = self.memory(state, A.load(name))
+        changed = memory.own
+        self.mutated |= changed
+        if self.check and writes:
+            self.check_caller_memory(s, state, name, changed)
+        state = state.copy()
+        for other, m in state.names.items():
+            if other not in exempt and m.all() & changed and other not in state.stale:
+                state.stale[other] = (name, s, state.bound.get(name))
+        if stored is not None and stored.all():  # a list keeps what is stored in it
+            added = stored.all()
+            state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
+                           for n, m in state.names.items()}
+        return state
+
+    def check_caller_memory(self, s, state, name, changed):
+        for kind, owner in sorted(changed, key=repr):
+            if kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
+                raise Refusal(
+                    f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
+                    f"srcad never changes the caller's arrays: copy first ('{name} = ...copy()')", s)
+            if kind in ("global", "global-item"):
+                raise Refusal(
+                    f"in-place update of '{name}', which shares memory with the global '{owner}'; "
+                    f"srcad does not change arrays outside the function: copy first ('{name} = {owner}.copy()')", s)
+
+    def refuse_stale(self, name, state, read):
+        updated, update, _ = state.stale[name]
+        # the name bound later is the one that made the two share memory: copy there
+        later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound),
+                    key=lambda b: b[0], default=(0, None, updated))
+        made = A.anno(later[1], "origin") if later[1] is not None else None
+        line = getattr(A.anno(read, "origin") or read, "lineno", "?")
+        raise Refusal((updated, name, made, later[2], line), update)
+
+
+# (function, code) -> (parameters its result may share, parameters it updates in place), kept
+# only while the outermost summary is being made: a summary read later could describe
+# bindings that have since changed, and a lasting table would keep every function alive.
+_SUMMARIES = threading.local()
+
+
+def _plain_function(obj):
+    fn = getattr(obj, "__srcad_function__", obj)
+    if not isinstance(fn, types.FunctionType) or registry.lookup(registry.VJP, obj) is not None:
+        return None
+    return None if registry.is_nondifferentiable(obj) else fn
+
+
+def _helper_summary(obj):
+    """For a user function srcad reads the source of: which parameters' memory its result
+    may share, and which parameters' memory it updates in place. None if unknown (then
+    its result may share all its arguments' memory)."""
+    fn = _plain_function(obj)
+    if fn is None:
+        return None
+    outermost = getattr(_SUMMARIES, "table", None) is None
+    if outermost:
+        _SUMMARIES.table = {}
+    try:
+        return _summarise(fn, _SUMMARIES.table)
+    finally:
+        if outermost:
+            _SUMMARIES.table = None
+
+
+def _summarise(fn, table):
+    key = (fn, fn.__code__)
+    if key in table:
+        return table[key]
+    table[key] = None  # recursion: unknown while it is being read
+    from ..errors import SrcadError
+    from ..source import capture
+    from .normalize import normalize
+    from .resolve_calls import resolve_calls
+
+    try:
+        source = capture(fn)
+        node = normalize(resolve_calls(source.node, source), source)
+    except (SrcadError, SyntaxError, OSError, TypeError):
+        return None
+    args = node.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+        return None
+    params = [a.id for a in args.args]
+    returned = []
+
+    def at_return(s, state):
+        if isinstance(s, gast.Return):
+            returned.append(flow.memory(state, s.value).all())
+
+    flow = _Flow(params, node.body, check=False, on_statement=at_return)
+    flow.block(node.body, _State())
+    reached = frozenset().union(*returned)
+    shared = {p for p in params if reached & {("arg", p), ("arg-item", p)}}
+    updated = {p for p in params if flow.mutated & {("arg", p), ("arg-item", p)}}
+    table[key] = (shared, updated)
+    return table[key]
+
+
+def _bind(fn, call):
+    """parameter -> [argument atoms] for a call of ``fn`` (a ``*args`` parameter gets several)."""
+    fn = getattr(fn, "__srcad_function__", fn)
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except (TypeError, ValueError):
+        return None
+    return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
+
+
+def _index_arrays(stmts):
+    """Names every binding of which is an index array (a list, a mask, np.argsort(...))."""
+    found, other = set(), set()
+    for s in A.walk_statements(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            rhs = s.value
+            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+            if (isinstance(rhs, (gast.List, gast.Compare))
+                    or (callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))):
+                found.add(s.targets[0].id)
+                continue
+        if isinstance(s, gast.For):
+            other.add(s.target.id)
+        elif not isinstance(s, (gast.If, gast.While)):
+            other |= A.names_stored(s)
+    return found - other
+
+
+def _bound_names(stmts):
+    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+
+
+def _nondifferentiable(rhs):
+    """A call whose rule reads nothing (constructors, index queries): it observes no values."""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    if callee is None:
+        return False
+    if callee.kind == "object":
+        return registry.is_nondifferentiable(callee.obj)
+    return callee.name in registry.NONDIFF_METHODS
+
+
+def _shape_query(rhs):
+    return isinstance(rhs, gast.Attribute) and rhs.attr in PLAIN_ATTRIBUTES
+
+
+def _scatter_add(call):
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
+        return None
+    try:
+        is_add_at = callee.obj is runtime.scatter_add or callee.obj == np.add.at
+    except Exception:  # objects whose == does not answer a bool
+        return None
+    return call.args[0] if is_add_at and isinstance(call.args[0], gast.Name) else None
+
+
+def describe_call(call):
+    """``np.add(...)`` or ``.sort()``, for messages."""
+    callee = A.anno(call, "callee")
+    if callee is not None and callee.kind == "method":
+        return f".{callee.name}()"
+    return f"{callee.name if callee is not None else 'the function'}(...)"
+
+
+def memory_flow(stmts, params, on_statement):
+    """Run the memory analysis over ``stmts`` without refusing anything; ``on_statement``
+    gets every simple statement with the facts before it (``_State``). Returns the set of
+    locations in-place updates may reach."""
+    flow = _Flow(params, stmts, check=False, on_statement=on_statement)
+    flow.block(stmts, _State())
+    return flow.mutated
+
+
+def may_change_later(memory, mutated):
+    """May an in-place update reach ``memory`` (locations of a value at some point)? An array
+    made by the latest run of a statement may be updated after it ages."""
+    aged = {("new", loc[1]) for loc in mutated if loc[0] == "old"}
+    return bool(memory & (mutated | aged))
+
+
+def sharing(state, name):
+    """Other names whose values may share memory with ``name``'s (or hold it as an item)."""
+    own = state.names[name].own if name in state.names else frozenset()
+    return {n for n, m in state.names.items() if n != name and m.all() & own}
+
+
+def check_memory(stmts, params):
+    """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
+    in-place update srcad cannot follow (see ``passes.aliasing``)."""
+    _Flow(params, stmts, check=True).block(stmts, _State())

@@ -1,0 +1,311 @@
+"""Regression tests for issue 9's aliasing cases: each in-place update srcad cannot follow is
+refused at the user's line; each it can is differentiated right (finite differences, joint
+adjoint, vjp pullback called twice, forward mode)."""
+import linecache
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import SrcadSyntaxError
+from srcad.testing import check_grads, check_jvp
+
+X3 = np.array([0.3, 0.5, 0.7])
+X4 = np.array([0.3, 0.5, 0.7, 0.9])
+BUFFER = np.zeros(3)
+
+
+def checked(f, *args, wrt=0):
+    check_grads(f, args, wrt=wrt)
+    check_jvp(f, args, wrt=wrt)
+
+
+def refused(f, *args, line_text, message):
+    with pytest.raises(SrcadSyntaxError) as info:
+        srcad.grad(f)(*args)
+    err = info.value
+    assert message in str(err), str(err)
+    assert err.filename == __file__
+    assert line_text in linecache.getline(err.filename, err.lineno)
+    return str(err)
+
+
+# ---- augmented assignment: in place on arrays, a rebinding on numbers -----------------------
+
+def iadd_through_alias(x):
+    y = x * 1.0
+    z = y
+    z += 1.0
+    return np.sum(y * y)
+
+
+def iadd_without_alias_read(x):
+    y = x * 1.0
+    z = y
+    z *= x
+    return np.sum(z * z)
+
+
+def iadd_on_numbers(x):
+    s = 0.0
+    t = s
+    s += 1.0
+    return np.sum(x) * t + s
+
+
+def iadd_on_list_alias(x):
+    acc = [x * 1.0]
+    keep = acc
+    acc += [x * 2.0]
+    return sum(keep[-1])
+
+
+def test_augmented_assignment_through_an_alias_is_refused():
+    refused(iadd_through_alias, X3, line_text="z += 1.0", message="'z += ...' updates 'z' in place")
+    refused(iadd_on_list_alias, X3, line_text="acc += [x * 2.0]", message="'acc += ...' updates 'acc' in place")
+
+
+def test_augmented_assignment_without_a_later_alias_read():
+    checked(iadd_without_alias_read, X3)
+    checked(iadd_on_numbers, X3)
+
+
+# ---- fail closed: views are whatever is not known to be fresh -------------------------------
+
+def update_through_flip(x):
+    A = x * 1.0
+    B = np.flip(A)
+    B[0] = 0.0
+    return np.sum(A * x)
+
+
+def update_through_helper_result(x):
+    w = x * 2.0
+    d = returns_argument(w)
+    w[0] = 0.0
+    return np.sum(d * x)
+
+
+def returns_argument(a):
+    return a
+
+
+def update_list_item_alias(x):
+    items = [x * 1.0]
+    first = items[0]
+    first[0] = 5.0
+    return np.sum(items[0] * x)
+
+
+def update_global(x):
+    BUFFER[0] = x[0]
+    return np.sum(BUFFER)
+
+
+def test_updates_through_views_are_refused():
+    message = refused(update_through_flip, X3, line_text="B[0] = 0.0", message="shares memory with 'A'")
+    assert "B = np.flip(A).copy()" in message
+    message = refused(update_through_helper_result, X3, line_text="w[0] = 0.0", message="shares memory with 'd'")
+    assert "d = returns_argument(w).copy()" in message
+    refused(update_list_item_alias, X3, line_text="first[0] = 5.0", message="shares memory with 'items'")
+    refused(update_global, X3, line_text="BUFFER[0] = x[0]", message="shares memory with the global 'BUFFER'")
+
+
+# ---- out arguments, by keyword or by position -----------------------------------------------
+
+def cumsum_positional_out(x):
+    a = np.zeros(4)
+    np.cumsum(x, 0, None, a)
+    return a * 1.0
+
+
+def ufunc_positional_out(x):
+    a = np.zeros(4)
+    b = np.add(x, 1.0, a)
+    return a * b
+
+
+def method_positional_out(x):
+    a = np.zeros(4)
+    b = x.cumsum(0, None, a)
+    return a * b
+
+
+@pytest.mark.parametrize("f,text", [(cumsum_positional_out, "np.cumsum(x, 0, None, a)"),
+                                    (ufunc_positional_out, "np.add(x, 1.0, a)"),
+                                    (method_positional_out, "x.cumsum(0, None, a)")])
+def test_positional_out_is_refused(f, text):
+    refused(f, X4, line_text=text, message="with out= (it writes into an existing array)")
+
+
+# ---- values the reverse sweep reads, changed in place later ---------------------------------
+
+def tanh_then_update(x):
+    x = np.tanh(x)
+    x[0] *= 2.0
+    return np.sum(x)
+
+
+def normalise_then_update(x):
+    p = np.exp(x)
+    p = p / np.sum(p)
+    p[0] = p[1] * 3.0
+    return np.sum(p * p)
+
+
+def helper(u, w):
+    return np.sin(u) * w
+
+
+def helper_then_update(b, x):
+    w = x * 1.0
+    d = helper(b, w)
+    w[0] = 0.0
+    return d * x
+
+
+def helper_then_update_summed(b, x):
+    w = x * 1.0
+    s = np.sum(helper(b, w))
+    w[0] = 0.0
+    return s * np.sum(w)
+
+
+def saved_value_updated_through_alias(x):
+    y = x * 1.0
+    z = y
+    y = np.sin(y)
+    z[0] = 0.0
+    return np.sum(y) + np.sum(z * x)
+
+
+def tanh_update_in_loop(x):
+    for i in range(3):
+        x = np.tanh(x)
+        x[0] *= 2.0
+    return np.sum(x * x)
+
+
+def test_values_read_by_the_reverse_sweep_are_copied_before_an_update():
+    checked(tanh_then_update, X3)
+    checked(normalise_then_update, X3)
+    checked(helper_then_update, X3, X3 + 1, wrt=(0, 1))
+    checked(helper_then_update_summed, X3, X3 + 1, wrt=(0, 1))
+    checked(saved_value_updated_through_alias, X3)
+    checked(tanh_update_in_loop, X3)
+
+
+def test_second_order_through_a_copied_value():
+    H = srcad.hessian(tanh_then_update)(X3)
+    eps = 1e-6
+    grad = srcad.grad(tanh_then_update)
+    numeric = np.array([(grad(X3 + eps * e) - grad(X3 - eps * e)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(H, numeric, rtol=1e-5, atol=1e-7)
+
+
+def mutating_helper(a):
+    a[0] = 1.0
+    return np.sum(a * a)
+
+
+def calls_mutating_helper(x):
+    w = x * 2.0
+    s = mutating_helper(w)
+    return s + np.sum(w * x)
+
+
+def sort_after_read(x):
+    c = np.array([3.0, 1.0, 2.0])
+    y = np.sum(x * c)
+    c.sort()
+    return y + np.sum(c * x)
+
+
+def test_changes_srcad_cannot_undo_are_refused():
+    refused(calls_mutating_helper, X3, line_text="s = mutating_helper(w)",
+            message="mutating_helper(...) updates its argument 'w' in place")
+    refused(sort_after_read, X3, line_text="c.sort()", message="cannot see what the call .sort() changes in 'c'")
+
+
+# ---- no false refusals ------------------------------------------------------------------------
+
+def stencil(u, c):
+    for n in range(4):
+        un = u.copy()
+        un[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2]) + 0.1 * u[1:-1] ** 2
+        u = un
+    return np.sum(u * u)
+
+
+def outer_fill(x):
+    n = x.shape[0]
+    S = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            S[i, j] = np.sin(x[i]) * x[j]
+    return np.sum(S ** 2)
+
+
+def head_update(x):
+    buf = np.ones(3) * 2.0
+    buf[:2] = buf[:2] * x[:2]
+    return np.sum(buf * x)
+
+
+def index_copy_then_update(x):
+    idx = np.argsort(x)
+    y = x[idx]
+    y[0] = 5.0
+    return np.sum(y * x)
+
+
+def row_update_in_place(X):
+    Y = X * 1.0
+    for i in range(3):
+        r = Y[i]
+        r *= 2.0
+        Y[i] = np.tanh(r)  # overwrites all that r *= 2.0 changed in Y
+    return np.sum(Y ** 2)
+
+
+def copy_then_update_in_loop(x):
+    A = np.sin(x) + 1.0
+    s = 0.0
+    for i in range(2):
+        B = A.copy()  # forward mode: B's tangent must not stay A's, which A[0] *= 2.0 updates
+        s = s + np.sum(np.exp(A) * np.sum(np.tanh(B) * B))
+        A[0] *= 2.0
+    return s + np.sum(B ** 2)
+
+
+def test_common_in_place_patterns_are_not_refused():
+    checked(stencil, np.linspace(0.1, 1.0, 6), 0.2, wrt=(0, 1))
+    checked(outer_fill, X3)
+    checked(head_update, X3)
+    checked(index_copy_then_update, X3)
+    checked(row_update_in_place, np.arange(9.0).reshape(3, 3) / 10)
+    checked(copy_then_update_in_loop, X4)
+
+
+# ---- rebinding loops save nothing the reverse sweep does not read ----------------------------
+
+def scale_loop(x, c):
+    for i in range(4):
+        x = x * c
+    return np.sum(x)
+
+
+def double_loop(x):
+    for i in range(4):
+        x = x * 2.0
+    return np.sum(x)
+
+
+def test_rebinding_loop_saves_no_old_values():
+    d = srcad.differentiable(scale_loop, wrt=0)
+    np.testing.assert_allclose(d.grad(X3, 2.0), np.full(3, 16.0))
+    assert "_stack" not in d.adjoint_source
+    d = srcad.differentiable(double_loop)
+    np.testing.assert_allclose(d.grad(X3), np.full(3, 16.0))
+    assert "_stack" not in d.adjoint_source
+    checked(scale_loop, X3, 1.5, wrt=(0, 1))
