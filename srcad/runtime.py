@@ -215,6 +215,8 @@ def cotangent(v, y):
             )
         return [cotangent(vi, yi) for vi, yi in zip(v, y)]
     yshape = shape_of(y)
+    if isinstance(v, _CONTAINERS):
+        raise _not_an_array(v, yshape)
     vshape = shape_of(v)
     if vshape != yshape:
         if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
@@ -235,13 +237,24 @@ def cotangent_like(v, shape, dtype):
         raise CotangentError(
             f"the output has shape {shape}, so a gradient can only be implicitly taken for a scalar output; "
             "pass the cotangent v (vector-Jacobian product) explicitly")
-    vshape = v.shape if v.__class__ is np.ndarray else np.shape(v)
+    if v.__class__ is np.ndarray:
+        vshape = v.shape
+    elif isinstance(v, _CONTAINERS):
+        raise _not_an_array(v, shape)
+    else:
+        vshape = np.shape(v)
     if vshape == shape:
         return v
     if math.prod(vshape) == 1 and math.prod(shape) == 1:
         return np.reshape(v, shape) if shape else np.asarray(v).reshape(())[()]
     raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
                          "pass v with the output's shape")
+
+
+def _not_an_array(v, shape):
+    # a list would add by concatenation: a cotangent for an array output must be an array
+    return CotangentError(f"the output is an array of shape {shape} but the cotangent v is a {type(v).__name__}; "
+                          "pass an array (np.asarray(v))")
 
 
 def default_cotangent(y):

@@ -47,6 +47,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
+from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
 from .jumps import is_break_guard
 from .resolve_calls import method_call
@@ -387,7 +388,7 @@ class _Forward:
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs)
-        name = self.refs(f"{fn.__name__}_jvp", jvp_fn)
+        name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + tangents
         call = gast.Call(func=A.load(name), args=list(rhs.args), keywords=keywords)
