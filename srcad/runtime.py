@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .errors import CotangentError
+from .errors import CotangentError, UnsupportedCaseError
 
 _CONTAINERS = (list, tuple, dict)
 
@@ -147,12 +147,18 @@ def finish(g, x, shared=False):
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
             and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
         return g.copy() if shared else g
+    return _finish(g, x, shared, True)
+
+
+def _finish(g, x, shared, real_only):
+    if real_only and isinstance(x, (np.ndarray, np.generic, complex)) and np.iscomplexobj(x):
+        raise UnsupportedCaseError("srcad differentiates real arguments only; this argument is complex")
     if g is None:
         g = zeros_like(x)
     if isinstance(x, dict):
-        return {k: finish(g.get(k) if isinstance(g, dict) else None, v, shared) for k, v in x.items()}
+        return {k: _finish(g.get(k) if isinstance(g, dict) else None, v, shared, real_only) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):
-        items = [finish(gi, xi, shared) for gi, xi in zip(g, x)]
+        items = [_finish(gi, xi, shared, real_only) for gi, xi in zip(g, x)]
         if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
             return type(x)(*items)
         return tuple(items) if isinstance(x, tuple) else items
@@ -182,7 +188,7 @@ def finish_tangent(t, y, shared=False):
         tshape, yshape = shape_of(t), shape_of(y)
         if tshape != yshape and np.broadcast_shapes(tshape, yshape) != yshape:
             raise ValueError(f"a tangent of shape {tshape} for an output of shape {yshape}")
-    return finish(t, y, shared)
+    return _finish(t, y, shared, False)  # complex values too: split code returns saved intermediates
 
 
 def cotangent(v, y):

@@ -136,6 +136,9 @@ def resolve_calls(node, source, local_functions=()):
                 obj = _lookup(parts, source)
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
+            if _array_method(obj):  # c.dot(x) of a global array c: differentiated like np.dot(c, x)
+                set_anno(call, "callee", Callee("method", name=parts[-1]))
+                continue
             set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
     return _ItemCalls(source, locals_).visit(node)
 
@@ -181,6 +184,14 @@ class _ItemCalls(gast.NodeTransformer):
         if isinstance(index, gast.Tuple):
             return gast.Tuple(elts=[self.key(e) for e in index.elts], ctx=gast.Load())
         return index
+
+
+def _array_method(obj):
+    """Is ``obj`` a method of an array that srcad differentiates as a function of the array
+    (``registry.METHODS``)?"""
+    from .. import registry
+
+    return isinstance(getattr(obj, "__self__", None), np.ndarray) and getattr(obj, "__name__", None) in registry.METHODS
 
 
 def _lookup(parts, source):
