@@ -127,6 +127,7 @@ EXTRA_CALLS = [
     (runtime.as_real, [R(3)], {}, (0,), None),
     (runtime.copy_value, [R(3)], {}, (0,), None),
     (runtime.copy_grad, [R(3)], {}, (0,), None),
+    (runtime.list_adjoint, [R(3, 2), [R(2), R(2), R(2)]], {}, (0,), None),
     (runtime.cotangent, [R(3), R(3)], {}, (0,), None),
     (runtime.cotangent_like, [R(2, 3), (2, 3), "float64"], {}, (0,), None),
     (runtime.finish, [R(3), R(3), True], {}, (0,), None),

@@ -75,6 +75,8 @@ class AdjointState:
         container = var in self.added_as_containers
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
+            if container:  # a NumPy rule that read a list as an array gives an array: its rows
+                expr = self.call("list_adjoint", runtime.list_adjoint, expr, A.load(var))
             return [A.assign(d, expr)]
         if container:
             self.state[var] = SHARED if state == MAYBE else OWNED

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
+from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, list_adjoint, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
@@ -41,6 +41,16 @@ def copy_vjp(y, v):
 @register_jvp(copy_value, copy_grad)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
+
+
+@register_vjp(list_adjoint)
+def list_adjoint_vjp(r, g, x):
+    d[g] += finish(d[r], g, True)
+
+
+@register_jvp(list_adjoint)
+def list_adjoint_jvp(r, g, x):
+    t[r] += list_adjoint(t[g], x)
 
 
 @register_vjp(cotangent)
