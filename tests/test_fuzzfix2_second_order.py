@@ -79,7 +79,12 @@ def inner_list_operand(X):
     return np.inner([np.cos(row[1]) for row in X], X[:, 2])
 
 
-@pytest.mark.parametrize("f", [einsum_list_operand, dot_list_operand, inner_list_operand])
+def builtin_sum_of_comprehension(X):  # a list adjoint that is a list already: unchanged
+    return sum([row[0] * row[1] for row in X]) * X[0, 2]
+
+
+@pytest.mark.parametrize("f", [einsum_list_operand, dot_list_operand, inner_list_operand,
+                               builtin_sum_of_comprehension])
 def test_list_operand_of_numpy_product(f):
     X = np.random.default_rng(2).normal(size=(3, 3))
     _check_all(f, (X,))
