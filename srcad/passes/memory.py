@@ -323,14 +323,17 @@ class _Flow:
                 raise Refusal(f"srcad does not differentiate {describe_call(rhs)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
         nondiff = _nondifferentiable(rhs)
-        self.reads(s, A.names_read(rhs), state, observe=not nondiff and not _shape_query(rhs))
+        observe = not nondiff and not _shape_query(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
+            # the call's own read of its receiver is not an earlier statement's: observe it after
+            self.reads(s, A.names_read(rhs), state, observe=False)
             receiver = rhs.func.value.id
             if callee.name == "pop" and not rhs.args:  # y = L.pop(): the reverse sweep pushes y back
                 state = self.update(s, state, receiver, exempt={receiver})
             else:
                 state = self.changes(s, state, rhs)
+        self.reads(s, A.names_read(rhs), state, observe=observe)
         summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
@@ -349,7 +352,7 @@ class _Flow:
                 state = self.age(state, id(s))
                 memory, _ = self.value(state, rhs, id(s))
             state = self.bind(state, target.id, memory, s)
-            if not nondiff:
+            if not nondiff and not isinstance(rhs, _DISPLAYS):  # a display's derivative reads only its adjoint
                 state.observed = state.observed | memory.own
             return state
         if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
@@ -414,7 +417,7 @@ class _Flow:
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
-            changed.append(call.func.value)
+            changed = [call.func.value]  # a known in-place method changes its receiver, not its arguments
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
@@ -562,6 +565,9 @@ def _index_arrays(stmts):
 
 def _bound_names(stmts):
     return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+
+
+_DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
 
 
 def _nondifferentiable(rhs):
