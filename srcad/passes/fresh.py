@@ -80,6 +80,8 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
+# Of those, methods that only look their arguments up (a key, an index, an item to find).
+LOOKUP_METHODS = {"pop", "remove", "discard"}
 NO_EFFECT = {builtins.print}
 
 

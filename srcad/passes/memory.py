@@ -41,8 +41,8 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS, MUTATING_METHODS,
-                    NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
+from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
+                    LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
                     out_argument)
 
 
@@ -429,7 +429,9 @@ class _Flow:
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
-            changed = [call.func.value]  # a known in-place method changes its receiver, not its arguments
+            if callee.name in LOOKUP_METHODS:  # L.pop(i), d.pop(key): the arguments are only looked up
+                changed = []
+            changed.append(call.func.value)
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
