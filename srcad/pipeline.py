@@ -1,7 +1,7 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> resolve_calls -> normalize -> eliminate_common_subexpressions
-            -> check_aliasing -> activity -> ufunc_arrays -> infer_shapes -> reverse -> simplify
+            -> activity -> check_aliasing -> ufunc_arrays -> infer_shapes -> reverse -> simplify
             -> record_values -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -46,8 +46,9 @@ def _front_end(source, wrt, options):
         ("resolve_calls", lambda node: resolve_calls(node, source)),
         ("normalize", lambda node: normalize(node, source)),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
-        ("check_aliasing", lambda node: check_aliasing(node, source)),
+        # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
+        ("check_aliasing", lambda node: check_aliasing(node, source)),
     ]
 
 

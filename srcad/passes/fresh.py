@@ -58,7 +58,12 @@ FRESH_FUNCTIONS = _numpy(
      runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint}
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
-RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,)}
+# ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
+# ``cotangent(v, y)`` is ``v``, a reshape of it, a new list of its items, or new ones.
+RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
+                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,)}
+# Functions whose result is an array (never a list) that may share its first argument's memory.
+ARRAY_VIEWS = _numpy("broadcast_to")
 # Indices that are arrays: indexing with them copies (advanced indexing).
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "nonzero", "flatnonzero", "argwhere", "arange", "where")
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
@@ -75,6 +80,8 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
+# Of those, methods that only look their arguments up (a key, an index, an item to find).
+LOOKUP_METHODS = {"pop", "remove", "discard"}
 NO_EFFECT = {builtins.print}
 
 

@@ -41,8 +41,8 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from .fresh import (CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS, MUTATING_METHODS,
-                    NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
+from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
+                    LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
                     out_argument)
 
 
@@ -54,20 +54,25 @@ class Memory:
     statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
     made afresh in each pass of a loop is told apart from last pass's)."""
 
-    __slots__ = ("own", "inner", "array")
+    __slots__ = ("own", "inner", "array", "listy")
 
-    def __init__(self, own=frozenset(), inner=frozenset(), array=False):
+    def __init__(self, own=frozenset(), inner=frozenset(), array=False, listy=None):
         self.own, self.inner = frozenset(own), frozenset(inner)
         self.array = array  # surely an array or a number: it holds no other values
+        # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
+        # ``L.pop()`` change (``own`` unless the value is known to be an array there)
+        self.listy = self.own if listy is None else frozenset(listy)
 
     def all(self):
         return self.own | self.inner
 
     def __eq__(self, other):
-        return self.own == other.own and self.inner == other.inner and self.array == other.array
+        return (self.own == other.own and self.inner == other.inner and self.array == other.array
+                and self.listy == other.listy)
 
     def __or__(self, other):
-        return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array)
+        return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array,
+                      self.listy | other.listy)
 
 
 class _State:
@@ -201,7 +206,14 @@ class _Flow:
             if is_in(obj, RETURNS_ARGUMENTS) and len(call.args) > max(RETURNS_ARGUMENTS[obj]):
                 shared = [self.memory(state, call.args[k]) for k in RETURNS_ARGUMENTS[obj]]
                 return Memory(frozenset().union(*(m.own for m in shared)) | new,
-                              frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared))
+                              frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared),
+                              frozenset().union(*(m.listy for m in shared)) | new)
+            if is_in(obj, ARRAY_VIEWS) and call.args:  # an array, never a list: sharing, not being, its argument
+                return Memory(self.memory(state, call.args[0]).all() | new, array=True, listy=())
+            if obj is runtime.container_grad and len(call.args) == 2:
+                # g itself, or a new list of g's rows: a list only if new when g is an array
+                g = self.memory(state, call.args[0])
+                return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
             if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
                 return Memory(new, array=True)
         summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
@@ -310,7 +322,7 @@ class _Flow:
             return frozenset(old if loc == new else loc for loc in locations) if new in locations else locations
 
         state = state.copy()
-        state.names = {n: Memory(aged(m.own), aged(m.inner), m.array) for n, m in state.names.items()}
+        state.names = {n: Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy)) for n, m in state.names.items()}
         state.observed = aged(state.observed)
         return state
 
@@ -323,14 +335,17 @@ class _Flow:
                 raise Refusal(f"srcad does not differentiate {describe_call(rhs)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
         nondiff = _nondifferentiable(rhs)
-        self.reads(s, A.names_read(rhs), state, observe=not nondiff and not _shape_query(rhs))
+        observe = not nondiff and not _shape_query(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
+            # the call's own read of its receiver is not an earlier statement's: observe it after
+            self.reads(s, A.names_read(rhs), state, observe=False)
             receiver = rhs.func.value.id
             if callee.name == "pop" and not rhs.args:  # y = L.pop(): the reverse sweep pushes y back
-                state = self.update(s, state, receiver, exempt={receiver})
+                state = self.update(s, state, receiver, exempt={receiver}, structure=True)
             else:
                 state = self.changes(s, state, rhs)
+        self.reads(s, A.names_read(rhs), state, observe=observe)
         summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
@@ -349,7 +364,7 @@ class _Flow:
                 state = self.age(state, id(s))
                 memory, _ = self.value(state, rhs, id(s))
             state = self.bind(state, target.id, memory, s)
-            if not nondiff:
+            if not nondiff and not isinstance(rhs, _DISPLAYS):  # a display's derivative reads only its adjoint
                 state.observed = state.observed | memory.own
             return state
         if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
@@ -394,7 +409,7 @@ class _Flow:
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
-                               stored=self.memory(state, call.args[0]))
+                               stored=self.memory(state, call.args[0]), structure=True)
         scatter = _scatter_add(call)
         if scatter is not None:
             return self.update(s, state, scatter.id, exempt={scatter.id})
@@ -414,6 +429,8 @@ class _Flow:
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
+            if callee.name in LOOKUP_METHODS:  # L.pop(i), d.pop(key): the arguments are only looked up
+                changed = []
             changed.append(call.func.value)
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
@@ -426,12 +443,13 @@ class _Flow:
             state = self.update(s, state, arg.id, exempt={arg.id}, writes=False)
         return state
 
-    def update(self, s, state, name, exempt, stored=None, writes=True):
+    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False):
         """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
         ``writes``: srcad's own code writes there (an element update), so it must not be an
-        argument's memory reached through another name, nor a global's."""
+        argument's memory reached through another name, nor a global's. ``structure``: a list
+        grows or shrinks (append, pop), which changes only the list object."""
         memory = self.memory(state, A.load(name))
-        changed = memory.own
+        changed = memory.listy if structure else memory.own
         self.mutated |= changed
         if self.check and writes:
             self.check_caller_memory(s, state, name, changed)
@@ -562,6 +580,9 @@ def _index_arrays(stmts):
 
 def _bound_names(stmts):
     return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+
+
+_DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
 
 
 def _nondifferentiable(rhs):

@@ -165,6 +165,8 @@ def record_values(node, refs):
         """Copies of the other names sharing the memory an update changes, taken before it."""
         copies = []
         for other in sorted(snapshots.get(site.id, ())):
+            if other not in params and other not in preinit:  # bound in a branch not taken: None
+                preinit.append(other)
             how = deep_copy if facts.sharers[site.id][other] else copy_value
             copies.append(A.assign(other, gast.Call(func=A.load(how), args=[A.load(other)], keywords=[])))
         return copies
