@@ -85,6 +85,19 @@ LOOKUP_METHODS = {"pop", "remove", "discard"}
 NO_EFFECT = {builtins.print}
 
 
+# Library functions that write into an argument even when their result is assigned.
+_LIBRARY_MUTATORS = _numpy("copyto", "put", "place", "putmask", "fill_diagonal", "random.shuffle")
+_PURE_LIBRARIES = {"numpy", "math", "builtins", "scipy", "operator", "srcad"}
+
+
+def known_pure(obj):
+    """Does calling ``obj`` leave its arguments as they were? Known only for the libraries
+    srcad has rules for (less their few in-place functions); a function of yours declared
+    without derivative (``register_nondifferentiable``) may change them."""
+    module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
+    return module.split(".")[0] in _PURE_LIBRARIES and not is_in(obj, _LIBRARY_MUTATORS)
+
+
 def is_in(obj, group):
     try:
         return obj in group

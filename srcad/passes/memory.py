@@ -42,8 +42,8 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
-                    LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
-                    out_argument)
+                    LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
+                    copies, is_in, is_ufunc, known_pure, out_argument)
 
 
 class Memory:
@@ -346,6 +346,9 @@ class _Flow:
             else:
                 state = self.changes(s, state, rhs)
         self.reads(s, A.names_read(rhs), state, observe=observe)
+        if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
+            # a function declared without derivative may still change its arguments in place
+            state = self.changes(s, state, rhs)
         summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
