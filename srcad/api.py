@@ -25,7 +25,7 @@ import numpy as np
 from . import registry
 from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
-from .errors import ArgumentError, CotangentError, WrtError
+from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
 from .source import capture, trampoline, unwrap
@@ -65,6 +65,12 @@ class Differentiable(functools.partial):
         self._prefix, self._fixed, self._sig = prefix, fixed, sig
         self._wrt, self._single = _normalize_wrt(wrt)
         self._one_tuple = not self._single and len(self._wrt) == 1
+        source = self._source_function(())
+        if sig is not None and not sig.wrapper_hint and isinstance(source, types.FunctionType):
+            try:
+                _params(source)  # *args, **kwargs, keyword-only: refused at the def line, before wrt
+            except SourceUnavailableError:
+                pass  # the first call says why srcad cannot read it
         self._names = sig.wrt_names(self._wrt) if sig is not None else None  # a misspelled wrt fails now
         self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
         self._guards = {}  # the same key -> globals the code was made for (checked per call)

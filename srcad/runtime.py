@@ -119,19 +119,28 @@ def copy_value(v):
 
 
 def as_real(x):
-    """Integer arguments that are differentiated are treated as real (float64)."""
+    """Integer arguments that are differentiated are treated as real (float64).
+
+    Integer scalars inside a container stay integers: they may count or index (the trip
+    counts and positions in the residuals of srcad's own code, which second order
+    differentiates), and Python's arithmetic makes them real wherever they meet a float.
+    """
+    return _as_real(x, False)
+
+
+def _as_real(x, inside):
     if isinstance(x, np.ndarray):
         return x if x.dtype.kind in "fc" else x.astype(np.float64)
     if isinstance(x, (bool, np.bool_)):
         return x
     if isinstance(x, numbers.Integral):
-        return float(x)
+        return x if inside else float(x)
     if isinstance(x, _CONTAINERS):
         items = x.items() if isinstance(x, dict) else enumerate(x)
-        if any(isinstance(v, (numbers.Integral, np.ndarray, *_CONTAINERS)) for _, v in items):
+        if any(isinstance(v, (np.ndarray, *_CONTAINERS)) for _, v in items):
             if isinstance(x, dict):
-                return {k: as_real(v) for k, v in x.items()}
-            items = [as_real(v) for v in x]
+                return {k: _as_real(v, True) for k, v in x.items()}
+            items = [_as_real(v, True) for v in x]
             if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.eigh's result
                 return type(x)(*items)
             return type(x)(items)

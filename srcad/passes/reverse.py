@@ -272,7 +272,8 @@ def reverse(node, source, wrt, refs, callees):
         rev.append(A.assign(rv.dname(out.id), check))
         rv.state[out.id] = SHARED
     else:
-        rev.append(gast.Expr(value=rv.call("cotangent", runtime.cotangent, A.load(v), out)))
+        # bound, not called for its effect: the code srcad generates is valid srcad input
+        rev.append(A.assign(rv.namer.fresh("_checked_v"), rv.call("cotangent", runtime.cotangent, A.load(v), out)))
     rev.extend(rv.reverse(body))
     grads = []
     for p in wrt:
