@@ -21,6 +21,12 @@ def srcad_names():
     import srcad  # noqa: F401  (fills the tables)
     from srcad import registry, runtime
 
+    try:  # SciPy's rules register once SciPy is imported: load them, so the pool does not
+        import scipy.special  # noqa: F401  depend on what ran before
+    except ImportError:
+        pass
+    registry.load_optional_rules()
+
     found = set()
     for table in (registry.VJP, registry.JVP):
         for rule in table.values():

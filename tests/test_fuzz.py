@@ -9,13 +9,14 @@ from fuzz.program import generate
 from fuzz.run import report, run
 
 SEED = 20261123
-N = int(os.environ.get("SRCAD_FUZZ_N", 40))
+N = int(os.environ.get("SRCAD_FUZZ_N", 30))
 
 
 def test_fuzz_fixed_seed_batch(tmp_path):
-    # time-bounded: generation stops after 60 s, each failure group is minimised for at most 3 s
-    stats = run(N, SEED, MODES, log=None, deadline=60.0, budget=3.0, directory=tmp_path)
-    assert stats.programs >= 20
+    # the same N programs on every machine, whatever its load: no deadline on generation;
+    # each failure group is minimised for at most 3 s
+    stats = run(N, SEED, MODES, log=None, budget=3.0, directory=tmp_path)
+    assert stats.programs == N
     assert not stats.failures, "\n" + report(stats, MODES)
 
 
