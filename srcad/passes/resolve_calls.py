@@ -25,12 +25,13 @@ def method_call(node, name):
 
 
 def local_names(fn_node):
-    """Names bound inside ``fn_node``'s own scope: parameters, assignments, loop targets, defs."""
+    """Names bound inside ``fn_node``'s own scope (a def or a lambda): parameters,
+    assignments, loop targets, defs."""
     names = {a.id for a in fn_node.args.args + fn_node.args.kwonlyargs + fn_node.args.posonlyargs}
     for extra in (fn_node.args.vararg, fn_node.args.kwarg):
         if extra is not None:
             names.add(extra.id)
-    stack = list(fn_node.body)
+    stack = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
     while stack:
         node = stack.pop()
         if isinstance(node, gast.FunctionDef):
@@ -89,8 +90,8 @@ def resolve_calls(node, source, local_functions=()):
         for t in n.targets
         if isinstance(t, gast.Name)
     }
-    for call in gast.walk(node):
-        if not isinstance(call, gast.Call) or anno(call, "callee") is not None:
+    for call, locals_ in _calls_in_scope(node, locals_):
+        if anno(call, "callee") is not None:
             continue
         parts = _dotted(call.func)
         if parts is None:
@@ -121,7 +122,17 @@ def resolve_calls(node, source, local_functions=()):
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
             set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
-    return _ItemCalls(source, locals_).visit(node)
+    return _ItemCalls(source, local_names(node)).visit(node)
+
+
+def _calls_in_scope(node, locals_):
+    """Every call under ``node`` with the local names of its scope: inside a nested def or
+    lambda, its parameters and assignments are local too (``lambda u: u.reshape(3)``)."""
+    for child in gast.iter_child_nodes(node):
+        if isinstance(child, gast.Call):
+            yield child, locals_
+        nested = isinstance(child, (gast.FunctionDef, gast.Lambda))
+        yield from _calls_in_scope(child, locals_ | local_names(child) if nested else locals_)
 
 
 #: values whose ``[...]`` is indexing proper (its derivative flows to the indexed value)
@@ -136,6 +147,14 @@ class _ItemCalls(gast.NodeTransformer):
 
     def __init__(self, source, locals_):
         self.source, self.locals_ = source, locals_
+
+    def visit_FunctionDef(self, node):  # a nested scope: its own locals are locals too
+        outer, self.locals_ = self.locals_, self.locals_ | local_names(node)
+        self.generic_visit(node)
+        self.locals_ = outer
+        return node
+
+    visit_Lambda = visit_FunctionDef
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
