@@ -297,3 +297,28 @@ def slices_then_updates(b, operands):
 def test_basic_slice_of_argument_is_still_refused():
     message, line = refusal(slices_then_updates, 0.7, X4.copy())
     assert "argument 'operands'" in message and "c[1] += 1.14" in line
+
+
+def element_update_under_a_view(x):
+    A = np.full((4, 3), 1.5)
+    for a, e in zip(A.reshape(12), x):
+        A[..., -2] *= np.tanh(e)
+        b = a * 2.0
+    return b * x.sum()
+
+
+def update_after_early_return(x, s):
+    for k in range(2):
+        if s > 0.61:
+            return s
+        s *= s
+    return 0.42 * x.sum()
+
+
+def test_refusals_of_element_updates_and_returns_name_user_code():
+    message, line = refusal(element_update_under_a_view, X4)
+    assert "'A[..., -2] *= ...'" in message and "make 'a' a copy" in message, message
+    assert "A[..., -2] *=" in line
+    message, line = refusal(update_after_early_return, X4, np.array([0.4, 0.5]))
+    assert "the value returned (line" in message and "'s = s * ...'" in message, message
+    assert "s *= s" in line

@@ -75,8 +75,17 @@ class _UserText:
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 bound.setdefault(s.targets[0].id, []).append(s)
         self.single = {n: stmts[0] for n, stmts in bound.items() if len(stmts) == 1 and n not in self.user}
+        # the result variable that lowering ``return e`` inside branches or loops introduces
+        last = node.body[-1] if node.body else None
+        result = last.value.id if isinstance(last, gast.Return) and isinstance(last.value, gast.Name) else None
+        self.returned = {}
+        if result in bound and result not in self.user and result not in self.single:
+            self.returned[result] = sorted({A.anno(s, "origin").lineno for s in bound[result]
+                                            if getattr(A.anno(s, "origin"), "lineno", None)})
 
     def __call__(self, name):
+        if self.returned.get(name):
+            return f"the value returned (line {', '.join(map(str, self.returned[name]))})"
         return A.to_source(self.expr(name, 0)).strip()
 
     def names_in(self, words):
@@ -133,29 +142,34 @@ def _stale_message(update, text, updated, reader, made, copied, line):
     in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
     where = f" (line {made_line})" if made_line else ""
-    written, read, temporary = text(updated), text(reader), updated not in text.user
+    after = f"after it (line {line})" if line else "after it"
+    written, read = text(updated), text(reader)
     if isinstance(update, gast.Assign) and isinstance(update.value, gast.Call) and updated == reader:
         return (f"{describe_call(update.value)} updates its argument '{written}' in place, and '{written}' is read "
-                f"after the call (line {line}); srcad differentiates the function on a copy of its arguments, "
-                f"so make it return the new value instead")
+                f"{after.replace('after it', 'after the call')}; srcad differentiates the function on a copy of "
+                f"its arguments, so make it return the new value instead")
     loop_line = text.loop_line(reader) if reader in text.single else None
     if loop_line is not None:
         shares = "" if written == read else f", which shares memory with '{read}',"
         return (f"in-place update of '{written}'{shares} while the for loop at line {loop_line} iterates over "
                 f"'{read}'; iterate over a copy instead ('for ... in {read}.copy()')")
+    if copied not in text.user:  # srcad's temporary: copy the expression where the user wrote it
+        fix = f"write '{text(copied)}.copy()' there instead"
+    else:
+        single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
+        hint = text.value(made.value) if single else "..."
+        if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
+            hint = f"({hint})"
+        fix = f"write '{copied} = {hint}.copy()'" + (f" (or update '{read}' itself)" if copied == updated else "")
     if in_place is not None:
         op = in_place[2]
-        instead = (f"update '{read}' through one subscript ('{read}[i, j] {op}= ...', not '{read}[i][j] {op}= ...') "
-                   f"or make a new array" if temporary else f"write '{written} = {written} {op} ...' to make a new array")
+        if updated in text.user:
+            fix = f"write '{written} = {written} {op} ...' to make a new array instead"
+        elif re.fullmatch(re.escape(read) + r"\[[^\]]*\]\[.*\]", written):  # P[1][3] += ...: P[1] is a view
+            fix = f"update '{read}' through one subscript ('{read}[i, j] {op}= ...', not '{read}[i][j] {op}= ...')"
+        else:  # S[i] op= e: S[i] may be a view, so S's memory changes under what shares it
+            fix = f"make '{read}' a copy where it is assigned ('.copy()')"
         return (f"'{written} {op}= ...' updates '{written}' in place, and '{read}', which shares memory with "
-                f"it{where}, is read after it (line {line}); {instead} instead")
-    if copied not in text.user:  # srcad's temporary: copy the expression where the user wrote it
-        return (f"in-place update of '{written}', which shares memory with '{read}'{where}, and '{read}' is "
-                f"read after it (line {line}); write '{text(copied)}.copy()' there instead")
-    single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
-    hint = text.value(made.value) if single else "..."
-    if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
-        hint = f"({hint})"
-    instead = f" (or update '{read}' itself)" if copied == updated else ""
+                f"it{where}, is read {after}; {fix}")
     return (f"in-place update of '{written}', which shares memory with '{read}'{where}, and '{read}' is "
-            f"read after it (line {line}); write '{copied} = {hint}.copy()'{instead}")
+            f"read {after}; {fix}")
