@@ -322,3 +322,18 @@ def test_refusals_of_element_updates_and_returns_name_user_code():
     message, line = refusal(update_after_early_return, X4, np.array([0.4, 0.5]))
     assert "the value returned (line" in message and "'s = s * ...'" in message, message
     assert "s *= s" in line
+
+
+def scales_in_place(acc, t):
+    acc *= np.tanh(t)
+    return acc
+
+
+def comprehension_passes_item_to_updating_helper(x, M):
+    return x + sum([scales_in_place(d, d) for d in np.prod(0.9 + 0.1 * M, axis=1)])
+
+
+def test_refusal_inside_comprehension_names_its_variable_and_line():
+    message, line = refusal(comprehension_passes_item_to_updating_helper, 0.3, np.ones((3, 4)))
+    assert "'d'" in message and "np.prod(0.9 + 0.1 * M, axis=1)" in message, message
+    assert "for d in np.prod" in line

@@ -53,7 +53,7 @@ def check_aliasing(node, source):
     try:
         check_memory(node.body, [a.id for a in node.args.args])
     except Refusal as refusal:
-        origin = A.anno(refusal.node, "origin") or refusal.node
+        origin = _located(node.body, refusal.node)
         text = _UserText(node, source)
         message = refusal.message
         if isinstance(message, tuple):
@@ -62,6 +62,20 @@ def check_aliasing(node, source):
             message = text.names_in(message)
         raise source.syntax_error(message, origin) from None
     return node
+
+
+def _located(stmts, stmt):
+    """The user's statement ``stmt`` came from; for a statement srcad made without a line
+    (a call inside a comprehension), the nearest user statement before it."""
+    found = None
+    for s in A.walk_statements(stmts):
+        origin = A.anno(s, "origin") or s
+        if getattr(origin, "lineno", None):
+            found = origin
+        if s is stmt:
+            break
+    origin = A.anno(stmt, "origin") or stmt
+    return origin if getattr(origin, "lineno", None) else found or origin
 
 
 class _UserText:
@@ -88,6 +102,15 @@ class _UserText:
             return f"the value returned (line {', '.join(map(str, self.returned[name]))})"
         return A.to_source(self.expr(name, 0)).strip()
 
+    def renamed(self, name):
+        """The user's name behind a renamed comprehension variable (``_e1`` for ``e``) or an
+        inlined helper's local (``reps_u`` for ``u``), or None."""
+        comprehension = re.fullmatch(r"_(\w+?)\d+", name)
+        if comprehension and comprehension.group(1) in self.user:
+            return comprehension.group(1)
+        helper = [name[len(h) + 1:] for h in self.user if name.startswith(h + "_") and name[len(h) + 1:] in self.user]
+        return max(helper, key=len) if helper else None
+
     def names_in(self, words):
         """``words`` with each temporary (a name with ``_``, never an English word) replaced by
         the expression it holds."""
@@ -100,8 +123,8 @@ class _UserText:
 
     def expr(self, name, depth):
         made = self.single.get(name)
-        if made is None or depth > 8:
-            return A.load(name)
+        if made is None or depth > 8 or self.renamed(name):
+            return A.load(self.renamed(name) or name)
         return self.expand(self.loop_sequence(name) or A.deepcopy(made.value), depth + 1)
 
     def expand(self, value, depth):
@@ -120,7 +143,9 @@ class _UserText:
         """``_seq1 = list(r)`` made for ``for o in r``: the loop's own iterable, ``r``."""
         made = self.single.get(name)
         loop = A.anno(made, "origin") if made is not None else None
-        if isinstance(loop, gast.For) and isinstance(made.value, gast.Call) and len(made.value.args) == 1:
+        callee = A.anno(made.value, "callee") if made is not None and isinstance(made.value, gast.Call) else None
+        if (isinstance(loop, gast.For) and callee is not None and callee.kind == "object" and callee.obj is list
+                and len(made.value.args) == 1):
             return A.deepcopy(made.value.args[0])
         return None
 
