@@ -12,12 +12,12 @@ Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
 from .api import adjoint, differentiable, grad, hessian, hvp, jacobian, jvp, show, value_and_grad, vjp
 from .extend import custom_vjp, stop_gradient
-from .errors import (CotangentError, NoRuleError, SourceUnavailableError, SrcadError, SrcadSyntaxError,
-                     UnsupportedCaseError)
+from .errors import (ArgumentError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,
+                     SrcadSyntaxError, UnsupportedCaseError, WrtError)
 
 __all__ = [
     "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show", "custom_vjp", "stop_gradient", "jvp", "jacobian", "hessian", "hvp",
     "SrcadError", "SrcadSyntaxError", "NoRuleError", "SourceUnavailableError", "CotangentError",
-    "UnsupportedCaseError",
+    "UnsupportedCaseError", "ArgumentError", "WrtError",
 ]
 __version__ = "0.1.0"

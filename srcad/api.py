@@ -1,19 +1,35 @@
-"""The public API: the decorator and the function transformations built on it."""
+"""The public API: the decorator and the function transformations built on it.
+
+How arguments are passed, everywhere:
+
+- Every argument, positional or keyword, is the function's: ``f.grad(x, v=3.0)`` binds the
+  function's parameter ``v``. ``grad``, ``value_and_grad``, ``vjp``, ``jvp``, ``jacobian``
+  and ``hessian`` take no cotangent at all.
+- ``adjoint(*args, v)``: the cotangent is the keyword ``v=`` when the function has no
+  parameter named ``v`` (and no ``**kwargs``); otherwise, and always when given positionally,
+  it is the last positional argument beyond those the function requires.
+  ``hvp(f)(*args, v)`` takes its vector last, positionally.
+- A bound method (``srcad.grad(model.loss)``, or a ``@srcad.differentiable`` method used
+  through an instance) holds ``self`` constant and ``wrt`` counts the arguments after it;
+  a ``functools.partial`` holds its arguments constant; a function wrapped by another
+  decorator is read as the wrapper that runs.
+- Arguments are checked (``srcad.arguments``): exact ``np.ndarray`` only, nothing complex,
+  floats where a derivative is asked; ``wrt`` is checked when the transform is made.
+"""
 import functools
 import inspect
-import linecache
 import types
 
 import numpy as np
 
 from . import registry
+from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
-from .errors import CotangentError
+from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .passes.shapes import arg_spec, spec_key
-from .pipeline import param_names
-from .source import capture, unwrap
+from .pipeline import check_parameters, param_names
+from .source import capture, trampoline, unwrap
 
-_CONTAINERS = (list, tuple, dict)
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
 
@@ -27,57 +43,119 @@ class Differentiable(functools.partial):
 
     ``f.adjoint(*args, v)`` gives vᵀJ for the ``wrt`` arguments (``v`` may be omitted
     for a scalar output); ``f.vjp(*args)`` gives ``(y, pullback)``; ``f.grad``,
-    ``f.value_and_grad``; ``f.adjoint_source`` is the generated code.
+    ``f.value_and_grad``; ``f.adjoint_source`` is the generated code. How arguments and
+    the cotangent are passed: see ``srcad.api``.
     """
 
     def __new__(cls, fn, wrt=0):
-        original, fn = fn, unwrap(fn)
-        self = super().__new__(cls, fn)
-        functools.update_wrapper(self, fn)
-        self._original = original  # what calls resolve to: a custom_vjp keeps its rule
-        wrt_tuple, single = _normalize_wrt(wrt)
-        self.__srcad_function__ = fn
-        self._wrt = wrt_tuple
-        self._single = single
-        self._one_tuple = not single and len(wrt_tuple) == 1
-        code = getattr(fn, "__code__", None)  # not a Python function: capture() explains
-        self._required = code.co_argcount - len(fn.__defaults__ or ()) if code else 0
+        inner = getattr(fn, "__srcad_differentiable__", None)
+        if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
+            return _Nested(fn, inner, wrt)
+        func, prefix, fixed, descriptor = unbind(fn)
+        self = super().__new__(cls, func, *prefix, **fixed)
+        functools.update_wrapper(self, func)
+        self._original = fn  # what calls resolve to: a custom_vjp keeps its rule
+        self.__srcad_function__ = func if not (prefix or fixed) else functools.partial(func, *prefix, **fixed)
+        self._descriptor = descriptor
+        source = self._source_function(())
+        sig = signature(source, len(prefix)) if isinstance(source, types.FunctionType) else None
+        return self._setup(prefix, fixed, sig, wrt)  # sig None: srcad cannot read it (the first call says why)
+
+    def _setup(self, prefix, fixed, sig, wrt):
+        self._prefix, self._fixed, self._sig = prefix, fixed, sig
+        self._wrt, self._single = _normalize_wrt(wrt)
+        self._one_tuple = not self._single and len(self._wrt) == 1
+        source = self._source_function(())
+        if sig is not None and not sig.wrapper_hint and isinstance(source, types.FunctionType):
+            try:
+                _params(source)  # *args, **kwargs, keyword-only: refused at the def line, before wrt
+            except SourceUnavailableError:
+                pass  # the first call says why srcad cannot read it
+        self._names = sig.wrt_names(self._wrt) if sig is not None else None  # a misspelled wrt fails now
         self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
         self._guards = {}  # the same key -> globals the code was made for (checked per call)
+        self._method = None  # bound to a self: its (_sig, _names, _bound, _guards), shared by every self
         return self
 
     def __repr__(self):
         return f"<srcad.differentiable {self.func.__qualname__} wrt={self._wrt if not self._single else self._wrt[0]}>"
 
     def __get__(self, obj, objtype=None):
-        return self if obj is None else functools.partial(self, obj)
+        if self._descriptor == "static":
+            return self
+        if self._descriptor == "class":
+            return self._bound_to(objtype if objtype is not None else type(obj))
+        return self if obj is None else self._bound_to(obj)
 
-    def _functions(self, args):
-        """The generated (joint, forward, backward) for arguments like ``args``."""
+    def _bound_to(self, first):
+        """This function with its first parameter bound to ``first`` (a method's ``self``):
+        it shares the compiled code, and ``wrt`` counts the arguments after ``first``."""
+        method = self._method
+        if method is None:  # wrt names other parameters than in unbound calls: its own caches
+            sig = self._sig.shifted(1) if self._sig is not None else None
+            method = self._method = (sig, sig.wrt_names(self._wrt) if sig is not None else None, {}, {})
+        new = functools.partial.__new__(type(self), self.func, first, *self._prefix, **self._fixed)
+        new.__dict__.update(self.__dict__)
+        new._prefix = (first,) + self._prefix
+        new.__srcad_function__ = functools.partial(self.func, *new._prefix, **self._fixed)
+        new._descriptor = new._method = None
+        new._sig, new._names, new._bound, new._guards = method
+        return new
+
+    def _bind(self, args, kwargs):
+        """The caller's arguments as (positional, keywords) for the generated code."""
+        args = self._prefix + args if self._prefix else args
+        if self._fixed:
+            kwargs = {**self._fixed, **kwargs}
+        if self._sig is None:
+            return args, kwargs
+        return self._sig.bind(args, kwargs)
+
+    def _functions(self, args, kwargs=None):
+        """The generated (joint, forward, backward) for arguments like ``args``, ``kwargs``."""
         key = ()
+        containers = False
         for a in args:
             cls = a.__class__
-            key += ((a.shape, a.dtype),) if cls is np.ndarray else (spec_key(a) if cls in _CONTAINERS else cls,)
+            if cls is np.ndarray:
+                key += ((a.shape, a.dtype),)
+            elif cls in CONTAINERS:
+                key += (spec_key(a),)
+                containers = True
+            else:
+                key += (cls,)
+                containers = containers or isinstance(a, CONTAINERS)  # a named tuple: its items vary
+        if kwargs:
+            key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
+            containers = True
         bound = self._bound.get(key)
+        if (bound is None or containers) and self._sig is not None and (args or kwargs):
+            self._check(args, kwargs or {})  # array keys hold class, shape, dtype: checked once
         if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
-            bound = self._bound[key] = self._compile(args, key)  # new shapes, or a global was rebound
+            bound = self._bound[key] = self._compile(args, kwargs or {}, key)  # new shapes, or a global was rebound
         return bound
+
+    def _check(self, args, kwargs):
+        names = self._sig.names
+        values = self._sig.values(args, kwargs, names)
+        check_arguments(self._sig.where, names, values, self._names)
 
     def _source_function(self, args):
         """The Python function whose code is differentiated (nested derivatives differ)."""
         if registry.lookup(registry.VJP, self._original) is not None:
-            return _trampoline(self._original)  # a custom rule: differentiate a call to it
+            return trampoline(self._original)  # a custom rule: differentiate a call to it
         return self.func
 
-    def _compile(self, args, key):
+    def _compile(self, args, kwargs, key):
         fn = self._source_function(args)
         if not isinstance(fn, types.FunctionType):
             capture(fn)  # raises the error that says why srcad cannot read it
         params = _params(fn)
-        names = param_names(params, self._wrt)
-        containers = tuple(p for p, a in zip(params, args) if isinstance(a, _CONTAINERS))
+        names = self._names if self._names is not None else param_names(params, self._wrt)
+        containers = tuple(p for p, a in zip(params, args) if isinstance(a, CONTAINERS))
+        containers += tuple(p for p, a in kwargs.items() if isinstance(a, CONTAINERS))
         specialised = len(self._bound) < _MAX_SPECIALISATIONS
-        if specialised and len(args) == len(params):
+        if specialised and len(args) == len(params) and not kwargs:
             specs = {p: arg_spec(a) for p, a in zip(params, args)}
             compiled = compile_function(fn, names, containers, specs, key)
         else:  # many shapes seen: one generic version that checks shapes at run time
@@ -93,34 +171,61 @@ class Differentiable(functools.partial):
     def adjoint(self, *args, **kwargs):
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
 
-        ``v`` is the keyword ``v=`` or else the last positional argument beyond the
-        function's required parameters (so with defaults, ``f.adjoint(x, v)`` works).
+        ``v`` is the keyword ``v=`` unless the function has a parameter named ``v`` (then
+        ``v=`` is that parameter), or else the last positional argument beyond those the
+        function requires (so with defaults, ``f.adjoint(x, v)`` works).
         """
-        if "v" not in kwargs and len(args) > self._required:
-            kwargs["v"] = args[-1]
-            args = args[:-1]
-        return self._joint(args, kwargs)
+        v = None
+        by_keyword = self._sig is None or self._sig.cotangent_by_keyword()
+        if by_keyword and "v" in kwargs:
+            v = kwargs.pop("v")
+        else:
+            needed = self._sig.needed({**self._fixed, **kwargs}) if self._sig is not None else len(args)
+            if needed is not None and len(args) > needed:
+                *args, v = args
+            elif needed is None and not by_keyword:
+                raise ArgumentError(f"{self._where}: with *{self._sig.varargs} and a parameter v (or **kwargs), "
+                               "adjoint cannot tell the cotangent apart: use vjp(...) and its pullback")
+        return self._joint(*self._bind(tuple(args), kwargs), v)
 
-    def _joint(self, args, kwargs):
-        joint = self._functions(args)[0]
+    def _joint(self, args, kwargs, v):
+        joint = self._functions(args, kwargs)[0]
+        if v is not None:
+            v = checked_cotangent(v, self._where)
         try:
-            grads = joint(*args, **_rename_v(kwargs, joint)) if kwargs else joint(*args)
+            if v is None and not kwargs:
+                grads = joint(*args)
+            else:
+                kwargs = dict(kwargs)
+                kwargs[_cotangent_param(joint)] = v
+                grads = joint(*args, **kwargs)
         except CotangentError as exc:
             raise self._located(exc) from None
         return (grads,) if self._one_tuple else grads  # wrt=(0,) asks for a tuple
+
+    @property
+    def _where(self):
+        return self._sig.where if self._sig is not None else self.func.__qualname__
 
     def _located(self, exc):
         code = self.func.__code__
         return CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}")
 
     def vjp(self, *args, **kwargs):
-        """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times."""
-        _, forward, backward = self._functions(args)
+        """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times.
+
+        The forward pass runs on a copy of the arrays among the arguments, so changing them
+        afterwards does not change what the pullback computes."""
+        args, kwargs = self._bind(args, kwargs)
+        return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
+
+    def _vjp(self, args, kwargs):
+        _, forward, backward = self._functions(args, kwargs)
         y, saved = forward(*args, **kwargs)
 
         def pullback(v=None):
             try:
-                grads = backward(saved, v)
+                grads = backward(saved, checked_cotangent(v, self._where))
             except CotangentError as exc:
                 raise self._located(exc) from None
             return (grads,) if self._one_tuple else grads
@@ -128,11 +233,13 @@ class Differentiable(functools.partial):
         return y, pullback
 
     def grad(self, *args, **kwargs):
-        """The gradient of a scalar output with respect to the ``wrt`` arguments."""
-        return self._joint(args, kwargs)
+        """The gradient of a scalar output with respect to the ``wrt`` arguments; every
+        argument (keyword ``v=`` too) is the function's."""
+        return self._joint(*self._bind(args, kwargs), None)
 
     def value_and_grad(self, *args, **kwargs):
-        y, pullback = self.vjp(*args, **kwargs)
+        """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
+        y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
     @property
@@ -154,12 +261,11 @@ class Differentiable(functools.partial):
             self._functions(())
 
 
-def _rename_v(kwargs, joint):
-    if "v" in kwargs:
-        name = joint.__code__.co_varnames[joint.__code__.co_argcount - 1]
-        if name != "v":
-            kwargs[name] = kwargs.pop("v")
-    return kwargs
+def _cotangent_param(joint):
+    """The name of the generated joint adjoint's cotangent parameter (``v``, or ``v_`` when
+    the function has a parameter ``v``): its last parameter."""
+    code = joint.__code__
+    return code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]
 
 
 def differentiable(fn=None, *, wrt=0):
@@ -170,10 +276,7 @@ def differentiable(fn=None, *, wrt=0):
 
 
 def _as_differentiable(fun, wrt):
-    inner = getattr(fun, "__srcad_differentiable__", None)
-    if inner is not None:  # a gradient srcad made: differentiate its generated adjoint
-        return _Nested(fun, inner, wrt)
-    return Differentiable(fun, wrt)
+    return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
 
 
 def grad(fun, wrt=0):
@@ -185,8 +288,17 @@ def grad(fun, wrt=0):
         return d.grad(*args, **kwargs)
 
     gradient.__srcad_differentiable__ = d
-    gradient.__srcad_source__ = lambda: d._functions(())[0]  # what srcad reads when code calls it
+    gradient.__srcad_source__ = functools.partial(_nested_source, d)  # what srcad reads when code calls it
     return gradient
+
+
+def _nested_source(d):
+    """The generated adjoint a call of ``srcad.grad(f)`` inside differentiated code reads."""
+    if d._prefix or d._fixed:
+        raise ArgumentError(f"{d._sig.where}: the gradient of a bound method or functools.partial cannot be "
+                            "differentiated again where it is called inside differentiated code; differentiate "
+                            "a function that takes the object (or the fixed values) as arguments")
+    return d._functions(())[0]
 
 
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
@@ -224,45 +336,8 @@ def show(fun, *args):
     specialised on their shapes and dtypes), else the last one generated, else the generic one."""
     d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)
     if args:
-        d._functions(args)
+        d._functions(*d._bind(args, {}))
     print(d.adjoint_source)
-
-
-_TRAMPOLINES = {}
-
-
-def _trampoline(target):
-    """A small Python function that calls ``target`` (which has a rule), for srcad to read."""
-    fn = _TRAMPOLINES.get(target)
-    if fn is None:
-        params, call = _trampoline_params(target)
-        name = getattr(target, "__name__", "custom")
-        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(call)})\n"
-        filename = f"<srcad-trampoline {name}>"
-        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
-        namespace = {"__srcad_target__": target}
-        exec(compile(text, filename, "exec"), namespace)
-        fn = _TRAMPOLINES[target] = namespace[name]
-    return fn
-
-
-def _trampoline_params(target):
-    """Parameters (with literal defaults) to declare, and the arguments to pass on."""
-    if isinstance(target, np.ufunc):
-        names = [f"x{i + 1}" for i in range(target.nin)]
-        return names, names
-    params, call = [], []
-    for p in inspect.signature(target).parameters.values():
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            continue
-        if p.default is p.empty:
-            params.append(p.name)
-        elif isinstance(p.default, (type(None), bool, int, float, str)):
-            params.append(f"{p.name}={p.default!r}")
-        else:
-            continue
-        call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
-    return params, call
 
 
 # ---- derivatives of derivatives, forward mode, Jacobians and Hessians --------------------
@@ -273,10 +348,12 @@ class _Nested(Differentiable):
     (valid srcad input itself) is what gets differentiated."""
 
     def __new__(cls, gradient, inner, wrt=0):
-        self = super().__new__(cls, gradient, wrt)
+        self = functools.partial.__new__(cls, gradient)
+        functools.update_wrapper(self, gradient)
+        self._original = self.__srcad_function__ = gradient
+        self._descriptor = None
         self._inner = inner
-        self._required = inner._required
-        return self
+        return self._setup(inner._prefix, inner._fixed, inner._sig, wrt)
 
     def _source_function(self, args):
         return self._inner._functions(args)[0]
@@ -285,19 +362,27 @@ class _Nested(Differentiable):
 def source_function(fun, args):
     """The Python function srcad transforms for ``fun(*args)``: ``fun`` itself, or for a
     gradient made by ``srcad.grad`` the generated adjoint that computes it."""
+    return _forward_target(fun, tuple(args))[0]
+
+
+def _forward_target(fun, args):
+    """``(function, prefix, fixed)``: what forward mode transforms for ``fun(*args)``, with
+    the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.unbind``)."""
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None:
-        return inner._functions(tuple(args))[0]
+        return inner._functions(*inner._bind(args, {}))[0], inner._prefix, inner._fixed
     if isinstance(fun, Differentiable):
-        return fun._source_function(tuple(args))
-    fn = unwrap(fun)
+        return fun._source_function(args), fun._prefix, fun._fixed
+    fn, prefix, fixed, _ = unbind(fun)
     if not isinstance(fn, types.FunctionType) and registry.lookup(registry.JVP, fun) is not None:
-        return _trampoline(fun)  # a library function with a rule: differentiate a call to it
-    return fn
+        return trampoline(fun), (), {}  # a library function with a rule: differentiate a call to it
+    return fn, prefix, fixed
 
 
 def _params(fn):
     code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        check_parameters(capture(fn))  # refused at the user's def line, before arguments are bound
     return code.co_varnames[: code.co_argcount]
 
 
@@ -312,28 +397,41 @@ def jvp(fun, primals, tangents):
     if len(tangents) != len(primals):
         raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "
                          f"{len(primals)} primals and {len(tangents)} tangents")
-    fn = source_function(fun, primals)
+    fn, prefix, fixed = _forward_target(fun, primals)
+    if not isinstance(fn, types.FunctionType):
+        capture(fn)  # raises the error that says why srcad cannot read it
+    primals, tangents = prefix + primals, (None,) * len(prefix) + tangents
     params = _params(fn)
     if len(primals) > len(params):
-        raise TypeError(f"{fn.__qualname__} takes {len(params)} arguments but jvp got {len(primals)} primals")
+        raise TypeError(f"{fn.__qualname__} takes {len(params) - len(prefix)} arguments but jvp got "
+                        f"{len(primals) - len(prefix)} primals")
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
-    containers = tuple(p for p, a in zip(params, primals) if isinstance(a, _CONTAINERS))
+    check_arguments(where(fn), params, primals, wrt)
+    containers = tuple(p for p, a in zip(params, primals) if isinstance(a, CONTAINERS))
     compiled = compile_jvp(fn, wrt, containers)
-    keywords = {compiled.tangent_params[p]: t for p, t in zip(params, tangents) if t is not None}
-    return compiled.bind(fn)[0](*primals, **keywords)
+    keywords = {compiled.tangent_params[p]: checked_cotangent(t, where(fn), "tangent")
+                for p, t in zip(params, tangents) if t is not None}
+    return compiled.bind(fn)[0](*primals, **fixed, **keywords)
 
 
 def _wrt_position(fun, args, wrt):
-    if isinstance(wrt, (tuple, list)):
-        raise ValueError("jacobian, hessian and hvp take one argument at a time: wrt must be an index or a name")
+    """The position among ``args`` of the one argument ``wrt`` denotes."""
     if isinstance(wrt, str):
-        params = _params(source_function(fun, args))
+        fn, prefix, _ = _forward_target(fun, args)
+        params = _params(fn)[len(prefix):]
         if wrt not in params:
-            raise ValueError(f"wrt={wrt!r} is not a parameter of the function (parameters: {list(params)})")
+            raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")
         return params.index(wrt)
     if not -len(args) <= wrt < len(args):
-        raise IndexError(f"wrt={wrt} but the function was given {len(args)} arguments")
+        raise WrtError(f"wrt={wrt} but the function was given {len(args)} arguments")
     return wrt % len(args)
+
+
+def _one_wrt(fun, wrt):
+    """Check, when the transform is made, that ``wrt`` is one argument ``fun`` has."""
+    if isinstance(wrt, (tuple, list)):
+        raise WrtError("jacobian, hessian and hvp take one argument at a time: wrt must be an index or a name")
+    _as_differentiable(fun, wrt)
 
 
 def _basis(shape):
@@ -354,13 +452,14 @@ def jacobian(fun, wrt=0, mode="rev"):
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
+    _one_wrt(fun, wrt)
     reverse = _as_differentiable(fun, wrt) if mode == "rev" else None
 
     def jacobian_fn(*args):
         pos = _wrt_position(fun, args, wrt)
         x_shape = np.shape(args[pos])
         if mode == "rev":
-            y, pullback = reverse.vjp(*args)
+            y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
             rows = [np.asarray(pullback(e), np.float64) for e in _basis(np.shape(y))]
             return np.stack(rows).reshape(np.shape(y) + x_shape) if rows else np.zeros(np.shape(y) + x_shape)
         tangents = [None] * len(args)
@@ -382,11 +481,14 @@ def jacobian(fun, wrt=0, mode="rev"):
 def hessian(fun, wrt=0):
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt``,
     shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one jvp per entry of x)."""
+    _one_wrt(fun, wrt)
     return jacobian(grad(fun, wrt), wrt, mode="fwd")
 
 
 def hvp(fun, wrt=0):
-    """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient)."""
+    """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
+    ``v`` is the last positional argument, always."""
+    _one_wrt(fun, wrt)
     gradient = grad(fun, wrt)
 
     def hessian_vector_product(*args):

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import astutil as A
 from .passes.simplify import tidy
+from .source import identifier
 
 
 @dataclasses.dataclass
@@ -131,7 +132,7 @@ def codegen(node, source, module):
     out = A.anno(node, "output")
     namer = A.anno(node, "namer")
     cot = A.anno(node, "cotangent")
-    base = source.fn.__name__ if source.fn.__name__ != "<lambda>" else "lambda_"
+    base = identifier(source.fn)
     joint = node
     joint.name = f"{base}_adjoint"
     joint.args.defaults = list(source.node.args.defaults) + [A.const(None)]

@@ -202,10 +202,11 @@ class Module:
         ``name__``, ... If the function's own global (or builtin) ``name`` is ``obj``, the
         user's reads of it see the same object, and a guard recompiles if it is rebound."""
         from .astutil import anno
+        from .naming import identifier
 
         namer = anno(self.source.node, "namer")
         taken = namer.taken if namer is not None else set()
-        candidate = name
+        candidate = identifier(name)
         while True:
             if candidate in self.closure:
                 if self.closure[candidate] is obj:

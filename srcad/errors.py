@@ -40,3 +40,13 @@ class UnsupportedCaseError(SrcadError, NotImplementedError):
 
 class CotangentError(SrcadError, ValueError):
     """A cotangent whose structure or shape does not match the function's output."""
+
+
+class ArgumentError(SrcadError, TypeError, ValueError):
+    """An argument srcad does not differentiate with: an ndarray subclass (np.matrix, a masked
+    array), a complex number, an integer where a derivative is asked, or a call that does not
+    bind to the function's parameters."""
+
+
+class WrtError(SrcadError, ValueError, IndexError):
+    """A ``wrt`` that names no parameter the caller can differentiate with respect to."""

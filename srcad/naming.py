@@ -9,6 +9,15 @@ The convention (documented in docs/generated-code.md):
 - ``_range1``, ``_seq1`` loop helpers; ``_n1`` trip counts; ``_skip1``/``_stop1`` break flags.
 - ``<fn>_<name>``        locals of a helper function inlined into its caller.
 """
+import keyword
+import re
+
+
+def identifier(text):
+    """``text`` made a valid Python identifier: generated names are built from user objects'
+    names (``f.__name__``), which need not be one (``<lambda>``, ``functools.partial``)."""
+    name = re.sub(r"\W", "_", text) or "_"
+    return "_" + name if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
 class Namer:
@@ -23,6 +32,7 @@ class Namer:
 
     def fresh(self, base):
         """``_t`` -> ``_t1``, ``_t2``, ...; numbering is per base, so output is deterministic."""
+        base = identifier(base)
         n = self.counters.get(base, 0)
         while True:
             n += 1
@@ -34,6 +44,7 @@ class Namer:
 
     def unique(self, name):
         """``name`` itself if free, else ``name_``, ``name__``, ..."""
+        name = identifier(name)
         while name in self.taken:
             name += "_"
         self.taken.add(name)

@@ -1,8 +1,8 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> resolve_calls -> normalize -> eliminate_common_subexpressions
-            -> check_aliasing -> activity -> infer_shapes -> reverse -> simplify -> record_values
-            -> bind_builtins -> codegen -> compile (and cache)
+            -> check_aliasing -> activity -> ufunc_arrays -> infer_shapes -> reverse -> simplify
+            -> record_values -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -26,6 +26,7 @@ from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.resolve_calls import resolve_calls
 from .passes.reverse import reverse
+from .passes.array_arguments import ufunc_arrays
 from .passes.shapes import infer_shapes
 from .passes.simplify import simplify
 from .source import capture
@@ -53,6 +54,7 @@ def _front_end(source, wrt, options):
 def _stages(source, wrt, options, module):
     """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
     return _front_end(source, wrt, options) + [
+        ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
@@ -64,6 +66,7 @@ def _stages(source, wrt, options, module):
 def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
     return _front_end(source, wrt, options) + [
+        ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("bind_builtins", module.bind_builtins),
     ]
@@ -85,6 +88,17 @@ def param_names(params, wrt):
     return tuple(names)
 
 
+def check_parameters(source):
+    """Refuse, at the ``def`` line, a function with ``*args``, ``**kwargs`` or keyword-only
+    parameters (positional-only ones are supported)."""
+    args = source.node.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        raise source.syntax_error(
+            "srcad differentiates functions with positional parameters only; *args, **kwargs and "
+            "keyword-only parameters are not supported: take a tuple, list or dict as one parameter instead",
+            source.node)
+
+
 def _run(fn, options, stages, module=None):
     """Capture ``fn`` and run ``stages`` on it; returns (tree, source, module)."""
     from .compile import Module
@@ -93,10 +107,9 @@ def _run(fn, options, stages, module=None):
     source = capture(fn)
     node = source.node
     check_source_is_code(source)
-    if node.args.vararg or node.args.kwarg or node.args.kwonlyargs or node.args.posonlyargs:
-        raise source.syntax_error(
-            "srcad differentiates functions with plain positional parameters; "
-            "*args, **kwargs, keyword-only and positional-only parameters are not supported", node)
+    check_parameters(source)
+    # positional-only parameters are passed by position like the others: plain ones from here on
+    node.args.args, node.args.posonlyargs = node.args.posonlyargs + node.args.args, []
     wrt = param_names([a.id for a in node.args.args], options.wrt)
     module = module or Module(source)
     if debug:

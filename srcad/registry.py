@@ -154,11 +154,29 @@ def describe(key):
         names = [name for name, value in vars(numpy).items() if value is owner]
         if names:
             return f"numpy.{names[0]}[...]"
+    if owner is not None and not inspect.ismodule(owner) and not isinstance(owner, type):
+        instance = _public_name(owner, type(owner).__module__)
+        if instance is not None:  # scipy.stats.norm.logpdf, not rv_continuous.logpdf
+            return f"{instance}.{key.__name__}"
     module = getattr(key, "__module__", None) or ""
+    if "._" in module and _public_name(key, module) is not None:  # scipy.linalg, not scipy.linalg._basic
+        return _public_name(key, module)
     name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
     if module in ("builtins", ""):
         return name
     return f"{module}.{name}"
+
+
+def _public_name(obj, module):
+    """``"scipy.stats.norm"`` for an object a package on the path of ``module`` holds under a
+    public name (``scipy.linalg._basic`` → ``scipy.linalg``); None if none does."""
+    parts = (module or "").split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        package = sys.modules.get(".".join(parts[:cut]))
+        for name, value in vars(package).items() if package is not None else ():
+            if value is obj and not name.startswith("_"):
+                return f"{package.__name__}.{name}"
+    return None
 
 
 def _register(table, key, rule, what):
@@ -226,6 +244,24 @@ def register_elementwise(*keys):
         return fn
 
     return decorate
+
+
+#: rules right for complex operands, with a complex cotangent ``∂L/∂Re + i ∂L/∂Im`` (reverse)
+#: and a complex tangent (forward); every other rule is refused a complex operand
+COMPLEX_SAFE = set()
+COMPLEX_SAFE_SUMMARY = "np.fft transforms, np.real, np.imag, np.abs, np.conj, +, -, sums and indexing"
+
+
+def register_complex_safe(*keys):
+    """Mark the rules of ``keys`` as right for complex operands (see ``COMPLEX_SAFE``)."""
+    COMPLEX_SAFE.update(_distinct(keys))
+
+
+def is_complex_safe(key):
+    try:
+        return key in COMPLEX_SAFE
+    except TypeError:
+        return False
 
 
 def register_method(name, function):
@@ -341,7 +377,7 @@ def load_optional_rules():
     loaded = False
     if "scipy" in sys.modules and "scipy" not in _OPTIONAL_LOADED:
         _OPTIONAL_LOADED.add("scipy")
-        from .rules import scipy_special  # noqa: F401  (registers its rules)
+        from .rules import scipy_library  # noqa: F401  (registers the rules of every SciPy module)
 
         loaded = True
     return loaded

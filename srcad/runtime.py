@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .errors import CotangentError
+from .errors import CotangentError, UnsupportedCaseError
 
 _CONTAINERS = (list, tuple, dict)
 
@@ -67,6 +67,34 @@ def copy_grad(g):
     return g
 
 
+def grad_buffer(g):
+    """``g`` as a buffer that may be written into: a number (the adjoint of a 0-d array after
+    NumPy arithmetic, or a float cotangent) becomes a new 0-d array; arrays and containers
+    are returned as they are."""
+    if isinstance(g, (np.ndarray, *_CONTAINERS)):
+        return g
+    buffer = np.array(g)
+    return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
+
+
+def container_grad(g, x):
+    """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
+    a NumPy function gives a list it took as an array) becomes a list of its rows, item by
+    item like ``x``; any other ``g`` is returned as it is."""
+    if g.__class__ is np.ndarray and isinstance(x, (list, tuple)):
+        if len(g) != len(x):
+            raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")
+        return [container_grad(gi, xi) for gi, xi in zip(g, x)]
+    return g
+
+
+def stacked_grad(g, like):
+    """The inverse of ``container_grad``: ``g`` stacked back into an array where ``like`` is one."""
+    if like.__class__ is np.ndarray and isinstance(g, (list, tuple)):
+        return np.reshape(np.array([stacked_grad(gi, li) for gi, li in zip(g, like)]), like.shape)
+    return g
+
+
 def add_grads(a, b):
     """``a + b`` for adjoints, where None is zero and containers add item by item."""
     if a is None:
@@ -91,19 +119,28 @@ def copy_value(v):
 
 
 def as_real(x):
-    """Integer arguments that are differentiated are treated as real (float64)."""
+    """Integer arguments that are differentiated are treated as real (float64).
+
+    Integer scalars inside a container stay integers: they may count or index (the trip
+    counts and positions in the residuals of srcad's own code, which second order
+    differentiates), and Python's arithmetic makes them real wherever they meet a float.
+    """
+    return _as_real(x, False)
+
+
+def _as_real(x, inside):
     if isinstance(x, np.ndarray):
         return x if x.dtype.kind in "fc" else x.astype(np.float64)
     if isinstance(x, (bool, np.bool_)):
         return x
     if isinstance(x, numbers.Integral):
-        return float(x)
+        return x if inside else float(x)
     if isinstance(x, _CONTAINERS):
         items = x.items() if isinstance(x, dict) else enumerate(x)
-        if any(isinstance(v, (numbers.Integral, np.ndarray, *_CONTAINERS)) for _, v in items):
+        if any(isinstance(v, (np.ndarray, *_CONTAINERS)) for _, v in items):
             if isinstance(x, dict):
-                return {k: as_real(v) for k, v in x.items()}
-            items = [as_real(v) for v in x]
+                return {k: _as_real(v, True) for k, v in x.items()}
+            items = [_as_real(v, True) for v in x]
             if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.eigh's result
                 return type(x)(*items)
             return type(x)(items)
@@ -119,12 +156,18 @@ def finish(g, x, shared=False):
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
             and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
         return g.copy() if shared else g
+    return _finish(g, x, shared, True)
+
+
+def _finish(g, x, shared, real_only):
+    if real_only and isinstance(x, (np.ndarray, np.generic, complex)) and np.iscomplexobj(x):
+        raise UnsupportedCaseError("srcad differentiates real arguments only; this argument is complex")
     if g is None:
         g = zeros_like(x)
     if isinstance(x, dict):
-        return {k: finish(g.get(k) if isinstance(g, dict) else None, v, shared) for k, v in x.items()}
+        return {k: _finish(g.get(k) if isinstance(g, dict) else None, v, shared, real_only) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):
-        items = [finish(gi, xi, shared) for gi, xi in zip(g, x)]
+        items = [_finish(gi, xi, shared, real_only) for gi, xi in zip(g, x)]
         if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
             return type(x)(*items)
         return tuple(items) if isinstance(x, tuple) else items
@@ -154,7 +197,7 @@ def finish_tangent(t, y, shared=False):
         tshape, yshape = shape_of(t), shape_of(y)
         if tshape != yshape and np.broadcast_shapes(tshape, yshape) != yshape:
             raise ValueError(f"a tangent of shape {tshape} for an output of shape {yshape}")
-    return finish(t, y, shared)
+    return _finish(t, y, shared, False)  # complex values too: split code returns saved intermediates
 
 
 def cotangent(v, y):
@@ -181,6 +224,8 @@ def cotangent(v, y):
             )
         return [cotangent(vi, yi) for vi, yi in zip(v, y)]
     yshape = shape_of(y)
+    if isinstance(v, _CONTAINERS):
+        raise _not_an_array(v, yshape)
     vshape = shape_of(v)
     if vshape != yshape:
         if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
@@ -201,13 +246,24 @@ def cotangent_like(v, shape, dtype):
         raise CotangentError(
             f"the output has shape {shape}, so a gradient can only be implicitly taken for a scalar output; "
             "pass the cotangent v (vector-Jacobian product) explicitly")
-    vshape = v.shape if v.__class__ is np.ndarray else np.shape(v)
+    if v.__class__ is np.ndarray:
+        vshape = v.shape
+    elif isinstance(v, _CONTAINERS):
+        raise _not_an_array(v, shape)
+    else:
+        vshape = np.shape(v)
     if vshape == shape:
         return v
     if math.prod(vshape) == 1 and math.prod(shape) == 1:
         return np.reshape(v, shape) if shape else np.asarray(v).reshape(())[()]
     raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
                          "pass v with the output's shape")
+
+
+def _not_an_array(v, shape):
+    # a list would add by concatenation: a cotangent for an array output must be an array
+    return CotangentError(f"the output is an array of shape {shape} but the cotangent v is a {type(v).__name__}; "
+                          "pass an array (np.asarray(v))")
 
 
 def default_cotangent(y):

@@ -1,4 +1,5 @@
-"""Source capture: from a live Python function to a gast ``FunctionDef`` with true line numbers."""
+"""Source capture: from a live Python function to a gast ``FunctionDef`` with true line numbers
+(``capture``), and source to read for a function that has a rule instead (``trampoline``)."""
 import dataclasses
 import inspect
 import linecache
@@ -6,6 +7,7 @@ import textwrap
 import types
 
 import gast
+import numpy as np
 
 from .errors import SourceUnavailableError, SrcadSyntaxError
 
@@ -51,8 +53,24 @@ def unwrap(fn):
     return fn
 
 
+def identifier(fn):
+    """A name for code generated from ``fn`` that is a Python identifier (``lambda_`` for a lambda)."""
+    name = fn.__name__
+    return name if name.isidentifier() else "lambda_"
+
+
 def capture(fn):
-    """Read, dedent and parse ``fn``'s source; line numbers point into the user's file."""
+    """Read and parse ``fn``'s own source; line numbers point into the user's file.
+
+    The source is that of ``fn``'s code object: a function wrapped by another decorator
+    (``functools.wraps``) reads as the wrapper that runs, never as the function it wraps.
+    A lambda is cut out of its file exactly, by the positions of its code.
+
+    >>> import numpy as np
+    >>> square = lambda t: t ** 2
+    >>> capture(square).node.name
+    'lambda_'
+    """
     fn = unwrap(fn)
     if not isinstance(fn, types.FunctionType):
         raise SourceUnavailableError(
@@ -61,22 +79,21 @@ def capture(fn):
         )
     code = fn.__code__
     filename = code.co_filename
+    first = code.co_firstlineno
     try:
         lines, _ = inspect.getsourcelines(code)  # its own code: never a __wrapped__ function's
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
-            f"{filename}:{code.co_firstlineno}: cannot read the source of {fn.__qualname__!r} "
+            f"{filename}:{first}: cannot read the source of {fn.__qualname__!r} "
             f"({exc}). srcad transforms source code, so the function must be defined in a file "
             "(not typed at the interactive prompt or built with exec); put it in a module, or "
             "give srcad a rule for it with srcad.extend.register_vjp."
         ) from None
-    text = textwrap.dedent("".join(lines))
-    first = code.co_firstlineno
     if fn.__name__ == "<lambda>":
-        node = _lambda_node(fn, text, first, filename)
+        node = _lambda_node(fn, filename)
     else:
         try:
-            module = gast.parse(text)
+            module = gast.parse(textwrap.dedent("".join(lines)))
         except SyntaxError as exc:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse on its "
@@ -101,29 +118,72 @@ def capture(fn):
     return FunctionSource(fn, node, filename, fn.__globals__, closure)
 
 
-def _lambda_node(fn, text, first, filename):
-    """Find the one lambda in ``text`` whose parameters match ``fn``'s and make it a def."""
+_TRAMPOLINES = {}  # function with a rule -> the trampoline that calls it
+
+
+def trampoline(target):
+    """A small Python function that calls ``target`` (which has a rule), for srcad to read."""
+    fn = _TRAMPOLINES.get(target)
+    if fn is None:
+        params, call = _trampoline_params(target)
+        name = getattr(target, "__name__", "custom")
+        text = f"def {name}({', '.join(params)}):\n    return __srcad_target__({', '.join(call)})\n"
+        filename = f"<srcad-trampoline {name}>"
+        linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+        namespace = {"__srcad_target__": target}
+        exec(compile(text, filename, "exec"), namespace)
+        fn = _TRAMPOLINES[target] = namespace[name]
+    return fn
+
+
+def _trampoline_params(target):
+    """Parameters (with literal defaults) to declare, and the arguments to pass on."""
+    if isinstance(target, np.ufunc):
+        names = [f"x{i + 1}" for i in range(target.nin)]
+        return names, names
+    params, call = [], []
+    for p in inspect.signature(target).parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.default is p.empty:
+            params.append(p.name)
+        elif isinstance(p.default, (type(None), bool, int, float, str)):
+            params.append(f"{p.name}={p.default!r}")
+        else:
+            continue
+        call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+    return params, call
+
+
+def _lambda_node(fn, filename):
+    """The lambda expression ``fn`` was made from, as a def named ``lambda_``.
+
+    The whole file is parsed (so a lambda inside a multi-line expression is found too) and
+    the lambda is the one on ``fn``'s first line, with its parameters, whose body holds the
+    source positions of ``fn``'s instructions; the innermost if lambdas nest.
+    """
+    code = fn.__code__
+    first = code.co_firstlineno
     try:
-        module = gast.parse(text)
+        module = gast.parse("".join(linecache.getlines(filename, fn.__globals__)))
     except SyntaxError:
-        # getsource gives the whole statement's first line; a lambda in a continued
-        # expression cannot be cut out of it reliably.
         module = None
-    params = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    params = code.co_varnames[: code.co_argcount]
+    span = _code_span(code)
     found = []
-    if module is not None:
-        gast.increment_lineno(module, first - 1)
-        for node in gast.walk(module):
-            if isinstance(node, gast.Lambda):
-                names = tuple(a.id for a in node.args.args)
-                if names == params:
-                    found.append(node)
+    for node in gast.walk(module) if module is not None else ():
+        if (isinstance(node, gast.Lambda) and node.lineno == first
+                and tuple(a.id for a in node.args.args) == params
+                and (span is None or _contains(node.body, span))):
+            found.append(node)
+    if span is not None and len(found) > 1:  # nested lambdas: the innermost holds the span
+        found.sort(key=lambda n: (n.body.end_lineno - n.body.lineno, n.body.end_col_offset - n.body.col_offset))
+        found = found[:1] if _contains(found[1].body, _node_span(found[0].body)) else found
     if len(found) != 1:
-        raise SourceUnavailableError(
-            f"{filename}:{first}: cannot find the source of this lambda "
-            f"({'several lambdas on the line take the same parameters' if found else 'its line does not parse alone'}); "
-            "write it as a def."
-        )
+        why = ("several lambdas on the line take the same parameters" if found
+               else "its file does not parse" if module is None else "no lambda on its line matches it")
+        raise SourceUnavailableError(f"{filename}:{first}: cannot find the source of this lambda ({why}); "
+                                     "write it as a def.")
     lam = found[0]
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
@@ -132,3 +192,27 @@ def _lambda_node(fn, text, first, filename):
         type_comment=None, type_params=[],
     )
     return gast.copy_location(node, lam)
+
+
+def _code_span(code):
+    """((line, column), (end line, end column)) covering ``code``'s instructions, or None
+    when Python keeps no column information (``-X no_debug_ranges``, before 3.11)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    starts, ends = [], []
+    for line, end_line, col, end_col in positions():
+        if None in (line, end_line, col, end_col) or (line, col) == (end_line, end_col):
+            continue  # no position, or a zero-width one (RESUME)
+        starts.append((line, col))
+        ends.append((end_line, end_col))
+    return (min(starts), max(ends)) if starts else None
+
+
+def _node_span(node):
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _contains(node, span):
+    start, end = _node_span(node)
+    return start <= span[0] and span[1] <= end

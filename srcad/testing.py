@@ -52,13 +52,14 @@ def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, direct
     ``"joint"`` (``f.adjoint``), ``"split"`` (``vjp`` then the pullback, called twice)
     or ``"both"``. Returns the gradient it checked.
     """
-    from .api import Differentiable, _as_differentiable
+    from .api import _as_differentiable
 
     wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
-    fn = fun.func if isinstance(fun, Differentiable) else fun
+    fn = fun  # a srcad.differentiable runs the original function (a bound method with its self)
     d = _as_differentiable(fn, wrt)  # a gradient made by srcad.grad: its generated adjoint
     args = list(args)
-    params = list(inspect.signature(fn).parameters)
+    # the parameters the caller passes (after a bound method's self or a partial's arguments)
+    params = list(d._sig.visible) if d._sig is not None else list(inspect.signature(fn).parameters)
     positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
     y = fn(*args)
     rng = np.random.default_rng(seed)

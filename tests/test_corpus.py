@@ -89,11 +89,14 @@ def test_float32_keeps_float32():
     np.testing.assert_allclose(g, 2 * (1 - np.tanh(x.astype(np.float64)) ** 2), rtol=1e-5)
 
 
-def test_integer_argument_is_real():
-    from srcad import adjoint
+def test_integer_argument_is_refused_where_differentiated():
+    from srcad import ArgumentError, adjoint
 
-    g = adjoint(c.integer_argument, wrt=0)(3, np.ones(2), np.array([1.0, 2.0]))
+    with pytest.raises(ArgumentError, match="integer .* pass 3.0"):
+        adjoint(c.integer_argument, wrt=0)(3, np.ones(2), np.array([1.0, 2.0]))
+    with pytest.raises(ArgumentError, match="dtype int64.*astype"):
+        adjoint(c.integer_argument, wrt=1)(3, np.array([1, 2]), np.array([1.0, 2.0]))
+    g = adjoint(c.integer_argument, wrt=0)(3.0, np.ones(2), np.array([1.0, 2.0]))
     assert isinstance(g, float) and g == 3.0
-    g = adjoint(c.integer_argument, wrt=1)(3, np.array([1, 2]), np.array([1.0, 2.0]))
-    assert g.dtype == np.float64
+    g = adjoint(c.integer_argument, wrt=1)(3, np.array([1.0, 2.0]), np.array([1.0, 2.0]))  # n held constant
     np.testing.assert_array_equal(g, [3.0, 6.0])

@@ -205,14 +205,18 @@ def test_calls_of_the_users_functions(rng):
     check_jvp(calls_user_function, (x, w), wrt=1)
 
 
-def test_integer_argument_and_constant_output():
+def test_integer_argument_is_refused_and_constant_output():
     def f(n, x):
         return n * x ** 2, 7.0
 
-    y, (d_first, d_const) = srcad.jvp(f, (3, 2.0), (1.0, 0.5))
+    with pytest.raises(srcad.ArgumentError, match="integer .* pass 3.0"):
+        srcad.jvp(f, (3, 2.0), (1.0, 0.5))  # a tangent for an integer: pass a float (as JAX asks)
+    y, (d_first, d_const) = srcad.jvp(f, (3.0, 2.0), (1.0, 0.5))
     assert y == (12.0, 7.0)
     assert d_first == pytest.approx(4.0 + 6.0)
     assert d_const == 0.0
+    y, (d_first, _) = srcad.jvp(f, (3, 2.0), (None, 0.5))  # an integer held constant is fine
+    assert d_first == pytest.approx(6.0)
 
 
 class Opaque:

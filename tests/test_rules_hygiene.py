@@ -24,6 +24,8 @@ from srcad import registry, runtime
 from srcad.rules import builtin_rules, methods, numpy_indexing, numpy_joining, numpy_products, numpy_shapes
 from srcad.testing import check_grads, check_jvp
 
+import test_library_numpy
+import test_library_scipy
 import test_rules_elementwise
 import test_rules_linalg
 import test_rules_products
@@ -127,6 +129,9 @@ EXTRA_CALLS = [
     (runtime.as_real, [R(3)], {}, (0,), None),
     (runtime.copy_value, [R(3)], {}, (0,), None),
     (runtime.copy_grad, [R(3)], {}, (0,), None),
+    (runtime.grad_buffer, [R(3)], {}, (0,), None),
+    (runtime.container_grad, [R(2, 3), [R(3), R(3)]], {}, (0,), None),
+    (runtime.stacked_grad, [[R(3), R(3)], R(2, 3)], {}, (0,), None),
     (runtime.cotangent, [R(3), R(3)], {}, (0,), None),
     (runtime.cotangent_like, [R(2, 3), (2, 3), "float64"], {}, (0,), None),
     (runtime.finish, [R(3), R(3), True], {}, (0,), None),
@@ -192,6 +197,7 @@ def table_calls():
     calls += [(key, [reductions.sample(rng, dom, (2, 3))], kw, (0,), None) for key, kw, _, dom in reductions.WHOLE]
     calls += [(key, [reductions.sample(rng, dom, shape)], kw, (0,), None)
               for key, kw, _, shape, dom in reductions.AXES]
+    calls += test_library_numpy.HYGIENE_CALLS + test_library_scipy.HYGIENE_CALLS
     return calls + EXTRA_CALLS + REFUSED_CALLS
 
 

@@ -1,6 +1,7 @@
 """Generated code is specialised on argument shapes and dtypes: every specialisation, and
 the generic fallback, must give the same (right) gradients."""
 import numpy as np
+import pytest
 
 import srcad
 from srcad.testing import check_grads
@@ -69,7 +70,9 @@ def test_dtypes_are_part_of_the_specialisation():
     f = srcad.differentiable(affine)
     g64 = f.grad(np.ones(3), np.ones(3))
     g32 = f.grad(np.ones(3, np.float32), np.ones(3, np.float32))
-    gint = f.grad(np.ones(3, int), np.ones(3))
+    gint = f.grad(np.ones(3), np.ones(3, int))  # an integer constant; an integer x is refused
     assert g64.dtype == np.float64 and g32.dtype == np.float32 and gint.dtype == np.float64
     np.testing.assert_allclose(g32, g64)
     np.testing.assert_allclose(gint, g64)
+    with pytest.raises(srcad.ArgumentError, match="dtype int64"):
+        f.grad(np.ones(3, int), np.ones(3))

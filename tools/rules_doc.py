@@ -27,9 +27,14 @@ NAMESPACES = [("builtins", builtins), ("math", math), ("numpy", np), ("numpy.lin
               ("numpy.fft", np.fft), ("numpy.random", np.random), ("numpy.ndarray", np.ndarray)]
 
 try:  # scipy is optional: its rules register only where it is installed
+    import scipy.linalg
+    import scipy.optimize
+    import scipy.signal
     import scipy.special
+    import scipy.stats
 
-    NAMESPACES.append(("scipy.special", scipy.special))
+    NAMESPACES += [(name, sys.modules[name]) for name in
+                   ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal", "scipy.optimize")]
     registry.load_optional_rules()
 except ImportError:
     pass

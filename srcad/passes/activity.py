@@ -176,7 +176,23 @@ def activity(node, source, wrt, container_params=()):
             if target in useful and not sources <= useful:
                 useful |= sources
                 changed = True
+    _refuse_indexed_pops(node, source, varied)
     A.set_anno(node, "active", varied & useful)
     A.set_anno(node, "varied", varied)
     A.set_anno(node, "containers", containers)
     return node
+
+
+def _refuse_indexed_pops(node, source, varied):
+    """``L.pop()`` takes the last item in both modes; ``L.pop(i)``, ``d.pop(key)`` and a default
+    of a container that carries derivatives are refused (forward mode gave wrong tangents)."""
+    for s in gast.walk(node):
+        call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "pop"
+                and isinstance(call.func.value, gast.Name) and call.func.value.id in varied
+                and (call.args or call.keywords)):
+            name = call.func.value.id
+            raise source.syntax_error(
+                f"{name}.pop(...) with an index, a key or a default is not supported: srcad differentiates "
+                f"only {name}.pop() (the last item of a list); read the item ({name}[key]) and build the "
+                "list or dict without it", A.anno(s, "origin") or s)

@@ -47,8 +47,9 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
+from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
-from .normalize import is_break_guard
+from .jumps import is_break_guard
 from .resolve_calls import method_call
 
 ZERO, OWNED, SHARED = "zero", "owned", "shared"
@@ -192,14 +193,18 @@ class _Forward:
         return isinstance(expr, gast.Call) and isinstance(expr.func, gast.Name) and expr.func.id in fresh_helpers
 
     def own(self, var):
-        """Make the tangent of ``var`` a buffer that may be updated in place."""
+        """Make the tangent of ``var`` a buffer that may be updated in place (an ndarray where
+        ``var`` may be a 0-d array: NumPy arithmetic on 0-d arrays gives scalars)."""
         state = self.get(var)
         self.state[var] = OWNED
+        code = []
         if state == ZERO:
-            return [self.zeros(var)]
-        if state == SHARED and var not in self.containers:
-            return [A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var))))]
-        return []
+            code.append(self.zeros(var))
+        elif state == SHARED and var not in self.containers:
+            code.append(A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var)))))
+        if var not in self.containers:  # forward mode knows no shapes: any array may be 0-d
+            code.append(A.assign(self.tname(var), self.helper("grad_buffer", A.load(self.tname(var)))))
+        return code
 
     def convert(self, var, have, want):
         """Code that brings the tangent of ``var`` from state ``have`` to ``want``."""
@@ -383,7 +388,7 @@ class _Forward:
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs)
-        name = self.refs(f"{fn.__name__}_jvp", jvp_fn)
+        name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + tangents
         call = gast.Call(func=A.load(name), args=list(rhs.args), keywords=keywords)

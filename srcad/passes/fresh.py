@@ -56,6 +56,9 @@ FRESH_FUNCTIONS = _numpy(
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint}
+# srcad's helpers that return (a reduction of) some of their arguments, never the others:
+# ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
+RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,)}
 # Indices that are arrays: indexing with them copies (advanced indexing).
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "nonzero", "flatnonzero", "argwhere", "arange", "where")
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).

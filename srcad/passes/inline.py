@@ -6,7 +6,9 @@ accident. Every local of an inlined helper (parameters, assignments, loop variab
 fresh ``<helper>_<name>`` name at each call, and every comprehension variable a fresh
 ``_<name>N`` name, as Python 3 gives comprehensions a scope of their own; the names a helper
 reads but does not bind are the enclosing function's, as in Python. A comprehension's first
-iterable is evaluated in the enclosing scope, the rest of it in its own.
+iterable is evaluated in the enclosing scope, the rest of it in its own. Arguments bind as
+Python binds them: positional-only, keyword-only and default parameters, ``*rest`` (a tuple
+of the extra positional arguments) and ``**options`` (a dict of the extra keywords).
 
 >>> import gast
 >>> from srcad.source import capture
@@ -91,25 +93,39 @@ def inline_call(norm, call, name, out):
             f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
             "Write it as a loop, or define it at module level with a custom_vjp", call)
     args = fdef.args
-    if args.vararg or args.kwarg or args.posonlyargs:
-        raise norm.error(f"srcad cannot inline '{name}': it takes *args, **kwargs or positional-only parameters",
-                         call)
-    params = [a.id for a in args.args] + [a.id for a in args.kwonlyargs]
+    positional = [a.id for a in args.posonlyargs + args.args]
+    params = positional + [a.id for a in args.kwonlyargs]
     renames = {p: norm.namer.unique(f"{name}_{p}") for p in sorted(local_names(fdef))}
-    if len(call.args) > len(args.args):
-        raise norm.error(f"'{name}' takes {len(args.args)} positional arguments but {len(call.args)} were given",
+    if len(call.args) > len(positional) and args.vararg is None:
+        raise norm.error(f"'{name}' takes {len(positional)} positional arguments but {len(call.args)} were given",
                          call)
     bound = {}  # the arguments are evaluated in the caller's order, before the helper runs
-    for param, value in zip(params, call.args):
+    extra_args, extra_keywords = [], {}
+    for i, value in enumerate(call.args):
         if isinstance(value, gast.Starred):
             raise norm.error("srcad cannot inline a call with * arguments", value)
-        bound[param] = norm.atom(value, out)
+        if i < len(positional):
+            bound[positional[i]] = norm.atom(value, out)
+        else:
+            extra_args.append(norm.atom(value, out))
+    by_keyword = [a.id for a in args.args + args.kwonlyargs]  # positional-only parameters have no keyword
     for kw in call.keywords:
-        if kw.arg is None or kw.arg not in params or kw.arg in bound:
+        if kw.arg is None or kw.arg in bound or kw.arg in extra_keywords:
             raise norm.error(f"bad keyword argument for '{name}'", call)
-        bound[kw.arg] = norm.atom(kw.value, out)
-    defaults = dict(zip([a.id for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
+        if kw.arg in by_keyword:
+            bound[kw.arg] = norm.atom(kw.value, out)
+        elif args.kwarg is not None:
+            extra_keywords[kw.arg] = norm.atom(kw.value, out)
+        else:
+            raise norm.error(f"bad keyword argument for '{name}'", call)
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    if args.vararg is not None:  # *rest: a tuple of the extra positional arguments
+        params.append(args.vararg.id)
+        bound[args.vararg.id] = gast.Tuple(elts=extra_args, ctx=gast.Load())
+    if args.kwarg is not None:  # **options: a dict of the extra keyword arguments
+        params.append(args.kwarg.id)
+        bound[args.kwarg.id] = gast.Dict(keys=[A.const(k) for k in extra_keywords], values=list(extra_keywords.values()))
     for param in params:
         if param not in bound and param not in defaults:
             raise norm.error(f"missing argument '{param}' in call to '{name}'", call)

@@ -42,7 +42,8 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from .fresh import (CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS, MUTATING_METHODS,
-                    NO_EFFECT, PLAIN_ATTRIBUTES, SHALLOW_COPIES, copies, is_in, is_ufunc, out_argument)
+                    NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc,
+                    out_argument)
 
 
 class Memory:
@@ -197,6 +198,10 @@ class _Flow:
             if obj is runtime.copy_value:
                 copied = self.memory(state, call.args[0])
                 return Memory(new, copied.inner, copied.array)
+            if is_in(obj, RETURNS_ARGUMENTS) and len(call.args) > max(RETURNS_ARGUMENTS[obj]):
+                shared = [self.memory(state, call.args[k]) for k in RETURNS_ARGUMENTS[obj]]
+                return Memory(frozenset().union(*(m.own for m in shared)) | new,
+                              frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared))
             if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
                 return Memory(new, array=True)
         summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None

@@ -17,7 +17,7 @@ This module normalises statements and expressions; the other rooms of the pass a
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
 it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment; ``d.get(k, default)``
-becomes a membership test and a branch, ``dict(a=x)`` a dict display.
+becomes ``k in d.keys()`` and a branch (an array has no ``.keys``: it fails as ``.get`` would), ``dict(a=x)`` a dict display.
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -42,7 +42,7 @@ import gast
 from .. import astutil as A
 from ..naming import Namer, builtin
 from .inline import inline_call, inline_comprehension, lambda_def
-from .jumps import check_jumps_eliminated, eliminate_jumps, is_break_guard  # noqa: F401 (is_break_guard: reverse, forward)
+from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .resolve_calls import Callee, resolve_calls
 
@@ -417,8 +417,13 @@ class _Normalizer:
         mapping = self.atom(e.func.value, out)
         key = self.atom(e.args[0], out)
         default = self.atom(e.args[1], out) if len(e.args) > 1 else A.const(None)
+        # `key in d.keys()`, not `key in d`: an array has no .keys() (nor .get()), so it fails
+        # as the user's own code does instead of testing membership of a value
+        keys = gast.Call(func=gast.Attribute(value=A.deepcopy(mapping), attr="keys", ctx=gast.Load()), args=[],
+                         keywords=[])
+        A.set_anno(keys, "callee", Callee("method", name="keys"))
         found = self.namer.fresh("_t")
-        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[mapping])))
+        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[self.atom(keys, out)])))
         result = self.namer.fresh("_t")
         value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
         out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))

@@ -25,13 +25,12 @@ def method_call(node, name):
 
 
 def local_names(fn_node):
-    """Names bound inside ``fn_node``'s own scope (a def or a lambda): parameters,
-    assignments, loop targets, defs."""
+    """Names bound inside ``fn_node``'s own scope: parameters, assignments, loop targets, defs."""
     names = {a.id for a in fn_node.args.args + fn_node.args.kwonlyargs + fn_node.args.posonlyargs}
     for extra in (fn_node.args.vararg, fn_node.args.kwarg):
         if extra is not None:
             names.add(extra.id)
-    stack = list(fn_node.body) if isinstance(fn_node.body, list) else [fn_node.body]
+    stack = list(fn_node.body)
     while stack:
         node = stack.pop()
         if isinstance(node, gast.FunctionDef):
@@ -43,6 +42,22 @@ def local_names(fn_node):
             names.add(node.id)
         stack.extend(gast.iter_child_nodes(node))
     return names
+
+
+def _calls_in_scopes(node, locals_):
+    """Each call in ``node`` with the local names where it runs: a nested ``def`` or ``lambda``
+    adds its parameters and assignments to its enclosing scope's."""
+    stack = [(child, locals_) for child in gast.iter_child_nodes(node)]
+    while stack:
+        n, scope = stack.pop()
+        if isinstance(n, gast.FunctionDef):
+            scope = scope | local_names(n)
+        elif isinstance(n, gast.Lambda):
+            params = n.args.posonlyargs + n.args.args + n.args.kwonlyargs + [n.args.vararg, n.args.kwarg]
+            scope = scope | {a.id for a in params if a is not None}
+        if isinstance(n, gast.Call):
+            yield n, scope
+        stack.extend((child, scope) for child in gast.iter_child_nodes(n))
 
 
 def _dotted(node):
@@ -90,7 +105,7 @@ def resolve_calls(node, source, local_functions=()):
         for t in n.targets
         if isinstance(t, gast.Name)
     }
-    for call, locals_ in _calls_in_scope(node, locals_):
+    for call, locals_ in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue
         parts = _dotted(call.func)
@@ -121,18 +136,11 @@ def resolve_calls(node, source, local_functions=()):
                 obj = _lookup(parts, source)
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
+            if _array_method(obj):  # c.dot(x) of a global array c: differentiated like np.dot(c, x)
+                set_anno(call, "callee", Callee("method", name=parts[-1]))
+                continue
             set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
-    return _ItemCalls(source, local_names(node)).visit(node)
-
-
-def _calls_in_scope(node, locals_):
-    """Every call under ``node`` with the local names of its scope: inside a nested def or
-    lambda, its parameters and assignments are local too (``lambda u: u.reshape(3)``)."""
-    for child in gast.iter_child_nodes(node):
-        if isinstance(child, gast.Call):
-            yield child, locals_
-        nested = isinstance(child, (gast.FunctionDef, gast.Lambda))
-        yield from _calls_in_scope(child, locals_ | local_names(child) if nested else locals_)
+    return _ItemCalls(source, locals_).visit(node)
 
 
 #: values whose ``[...]`` is indexing proper (its derivative flows to the indexed value)
@@ -147,14 +155,6 @@ class _ItemCalls(gast.NodeTransformer):
 
     def __init__(self, source, locals_):
         self.source, self.locals_ = source, locals_
-
-    def visit_FunctionDef(self, node):  # a nested scope: its own locals are locals too
-        outer, self.locals_ = self.locals_, self.locals_ | local_names(node)
-        self.generic_visit(node)
-        self.locals_ = outer
-        return node
-
-    visit_Lambda = visit_FunctionDef
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
@@ -184,6 +184,14 @@ class _ItemCalls(gast.NodeTransformer):
         if isinstance(index, gast.Tuple):
             return gast.Tuple(elts=[self.key(e) for e in index.elts], ctx=gast.Load())
         return index
+
+
+def _array_method(obj):
+    """Is ``obj`` a method of an array that srcad differentiates as a function of the array
+    (``registry.METHODS``)?"""
+    from .. import registry
+
+    return isinstance(getattr(obj, "__self__", None), np.ndarray) and getattr(obj, "__name__", None) in registry.METHODS
 
 
 def _lookup(parts, source):

@@ -35,7 +35,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from .activity import scatter_add_args
-from .normalize import is_break_guard
+from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
 from .reverse_loops import Loops, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder
@@ -272,7 +272,8 @@ def reverse(node, source, wrt, refs, callees):
         rev.append(A.assign(rv.dname(out.id), check))
         rv.state[out.id] = SHARED
     else:
-        rev.append(gast.Expr(value=rv.call("cotangent", runtime.cotangent, A.load(v), out)))
+        # bound, not called for its effect: the code srcad generates is valid srcad input
+        rev.append(A.assign(rv.namer.fresh("_checked_v"), rv.call("cotangent", runtime.cotangent, A.load(v), out)))
     rev.extend(rv.reverse(body))
     grads = []
     for p in wrt:

@@ -24,6 +24,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError
 from ..template import bind, instantiate
+from ..source import identifier
 from .reverse_state import placeholder
 
 
@@ -66,7 +67,7 @@ class Calls:
         container_params = tuple(p for p, a in bound.arguments.items()
                                  if isinstance(a, gast.Name) and a.id in self.added_as_containers)
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs)
-        base = fn.__name__
+        base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
         bwd_name = self.refs(f"{base}_backward", backward_fn)
         saved = self.namer.fresh(f"_{base}_saved")

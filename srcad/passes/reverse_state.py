@@ -73,6 +73,8 @@ class AdjointState:
         d = self.dname(var)
         state = self.get(var)
         container = var in self.added_as_containers
+        if container:  # a NumPy function that took a list as an array gives an array adjoint
+            expr = self.call("container_grad", runtime.container_grad, expr, A.load(var))
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
             return [A.assign(d, expr)]
@@ -93,22 +95,37 @@ class AdjointState:
                 body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
 
     def own(self, var):
-        """Make the adjoint of ``var`` a buffer that may be updated in place."""
+        """Make the adjoint of ``var`` a buffer that may be updated in place: a private copy,
+        and an ndarray where ``var`` may be a 0-d array (NumPy arithmetic on 0-d arrays gives
+        scalars, and the cotangent may be a float: neither can be written into)."""
         from .. import runtime
 
         d = self.dname(var)
         state = self.get(var)
         self.state[var] = OWNED
-        if state == OWNED:
-            return []
         zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
         copy = self.call("copy_grad", runtime.copy_grad, A.load(d))
-        if state == ZERO:
-            return [A.assign(d, zeros)]
-        if state == SHARED:
-            return [A.assign(d, copy)]
-        test = gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)])
-        return [A.assign(d, gast.IfExp(test=test, body=zeros, orelse=copy))]
+        if state == OWNED:
+            value = A.load(d)
+        elif state == ZERO:
+            value = zeros
+        elif state == SHARED:
+            value = copy
+        else:
+            test = gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)])
+            value = gast.IfExp(test=test, body=zeros, orelse=copy)
+        if self.may_be_0d_array(var):
+            value = self.call("grad_buffer", runtime.grad_buffer, value)
+        elif state == OWNED:
+            return []
+        return [A.assign(d, value)]
+
+    def may_be_0d_array(self, var):
+        """Is ``var`` possibly a 0-d array (shape unknown, or ``()`` and not a Python number)?"""
+        if var in self.added_as_containers:
+            return False
+        spec = self.spec(var)
+        return spec is None or spec.shape == () and spec.python is None
 
     def guarded(self, var, make, consume=True):
         """Run ``make`` with ``d[var]`` live; wrap in ``is not None`` if it may be None."""

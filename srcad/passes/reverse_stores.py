@@ -49,7 +49,8 @@ class Stores:
     def subscript_store(self, var, index, value):
         from .. import runtime
 
-        code, held = [], None
+        code = self.own(var)  # before reading: a 0-d adjoint may be a scalar until it is owned
+        held = None
         d = self.dname(var)
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
@@ -66,7 +67,6 @@ class Stores:
                 code.append(A.assign(A.store(held), g))
             else:
                 code.extend(self.accumulate(value.id, g))
-        code.extend(self.own(var))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
                              A.const(0)))
         if held:
@@ -77,8 +77,9 @@ class Stores:
         """``np.add.at(var, index, values)``: each added value's adjoint is its slot's."""
         from .. import runtime
 
+        code = self.own(var) if self.may_be_0d_array(var) else []  # a float cannot be indexed
         gathered = gast.Subscript(value=A.load(self.dname(var)), slice=A.deepcopy(index), ctx=gast.Load())
-        return self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
+        return code + self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
 
     def append(self, var, value):
         code = self.own(var)

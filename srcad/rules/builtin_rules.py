@@ -5,6 +5,7 @@ import numpy as np
 
 from ..registry import register_vjp
 from ..runtime import sum_grad, unbroadcast
+from .numpy_core import unit_phase
 
 
 @register_vjp(builtins.sum)
@@ -15,7 +16,7 @@ def sum_(y, iterable, start=0):
 
 @register_vjp(builtins.abs)
 def abs_(y, x):
-    d[x] += d[y] * np.sign(x)
+    d[x] += d[y] * (unit_phase(x) if np.iscomplexobj(x) else np.sign(x))
 
 
 @register_vjp(builtins.float, builtins.complex)

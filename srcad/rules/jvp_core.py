@@ -10,6 +10,7 @@ import numpy as np
 
 from ..registry import no_derivative, register_jvp
 from .builtin_rules import reversed_grad
+from .numpy_core import unit_phase
 from .numpy_elementwise import broadcast_like
 
 
@@ -21,7 +22,7 @@ def sum_(y, iterable, start=0):
 
 @register_jvp(builtins.abs)
 def abs_(y, x):
-    t[y] += t[x] * np.sign(x)
+    t[y] += np.real(np.conjugate(unit_phase(x)) * t[x]) if np.iscomplexobj(x) else t[x] * np.sign(x)
 
 
 @register_jvp(builtins.float)

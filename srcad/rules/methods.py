@@ -20,7 +20,7 @@ register_attribute("real", np.real)
 register_attribute("imag", np.imag)
 
 NONDIFF_METHODS.update({"argmax", "argmin", "argsort", "nonzero", "any", "all", "keys", "__len__",
-                        "count", "index", "searchsorted", "get"})
+                        "count", "index", "searchsorted"})
 NONDIFF_ATTRIBUTES.update({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"})
 
 

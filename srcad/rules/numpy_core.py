@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ..registry import register_elementwise, register_vjp
+from ..registry import register_elementwise, register_jvp, register_vjp
 from ..runtime import extremum_grad, prod_grad, sum_to_reduced, unbroadcast
 
 
@@ -51,9 +51,24 @@ def tanh(y, x):
     return 1 - y**2
 
 
-@register_elementwise(np.abs, np.absolute, math.fabs)
+@register_vjp(np.abs, np.absolute, math.fabs)
 def absolute(y, x):
-    return np.sign(x)
+    if np.iscomplexobj(x):  # ∂|x|/∂Re + i ∂|x|/∂Im (the cotangent convention of numpy_fft.py)
+        d[x] += d[y] * unit_phase(x)
+    else:
+        d[x] += d[y] * np.sign(x)
+
+
+@register_jvp(np.abs, np.absolute, math.fabs)
+def absolute_jvp(y, x):
+    t[y] += np.real(np.conjugate(unit_phase(x)) * t[x]) if np.iscomplexobj(x) else t[x] * np.sign(x)
+
+
+def unit_phase(x):
+    """``x / |x|`` for complex ``x`` (0 at 0): unlike ``np.sign``, which srcad treats as piecewise
+    constant, it differentiates as the smooth function it is."""
+    size = np.abs(x)
+    return x / np.where(size == 0, 1.0, size)
 
 
 @register_vjp(math.pow)

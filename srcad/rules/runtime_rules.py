@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, copy_grad, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
+from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
@@ -33,12 +33,12 @@ def as_real_jvp(y, x):
     t[y] += t[x]
 
 
-@register_vjp(copy_value, copy_grad)
+@register_vjp(copy_value, copy_grad, grad_buffer)
 def copy_vjp(y, v):
     d[v] += d[y]
 
 
-@register_jvp(copy_value, copy_grad)
+@register_jvp(copy_value, copy_grad, grad_buffer)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 
@@ -360,6 +360,26 @@ def list_grad_vjp(y, g, iterable):
 @register_jvp(list_grad)
 def list_grad_jvp(y, g, iterable):
     t[y] += list_grad(t[g], iterable)
+
+
+@register_vjp(container_grad)
+def container_grad_vjp(y, g, x):
+    d[g] += stacked_grad(d[y], g)
+
+
+@register_jvp(container_grad)
+def container_grad_jvp(y, g, x):
+    t[y] += container_grad(t[g], x)
+
+
+@register_vjp(stacked_grad)
+def stacked_grad_vjp(y, g, like):
+    d[g] += container_grad(d[y], g)
+
+
+@register_jvp(stacked_grad)
+def stacked_grad_jvp(y, g, like):
+    t[y] += stacked_grad(t[g], like)
 
 
 @register_vjp(reversed_grad)

@@ -2,7 +2,7 @@
 it this module registers nothing (and srcad still imports)."""
 import numpy as np
 
-from ..registry import register_elementwise, register_jvp, register_vjp
+from ..registry import no_derivative, register_elementwise, register_jvp, register_vjp
 from ..runtime import expand_reduced, unbroadcast
 from .numpy_shapes import item_grad
 
@@ -47,6 +47,11 @@ def xlogy_dx(x, y):
 
 def xlog1py_dx(x, y):
     return np.log1p(np.where((x == 0) & (y == -1), 0.0, y))
+
+
+def i1_dx(x):
+    """``I₁'(x) = (I₀(x) + I₂(x)) / 2`` (finite at 0, unlike ``I₀ - I₁/x``)."""
+    return (special.i0(x) + special.iv(2, x)) / 2
 
 
 def ratio_where_x(x, y):
@@ -129,3 +134,191 @@ if special is not None:
     @register_jvp(special.log_softmax)
     def log_softmax_jvp(y, x, axis=None):
         t[y] += t[x] - np.sum(np.exp(y) * t[x], axis=axis, keepdims=True)
+
+    @register_elementwise(special.erfinv)
+    def erfinv(y, x):
+        return (np.sqrt(np.pi) / 2) * np.exp(y * y)
+
+    @register_elementwise(special.erfcinv)
+    def erfcinv(y, x):
+        return -(np.sqrt(np.pi) / 2) * np.exp(y * y)
+
+    @register_elementwise(special.erfcx)
+    def erfcx(y, x):
+        return 2 * x * y - 2 / np.sqrt(np.pi)
+
+    @register_elementwise(special.log_expit)
+    def log_expit(y, x):
+        return special.expit(-x)
+
+    @register_elementwise(special.rgamma)
+    def rgamma(y, x):
+        return -y * special.digamma(x)
+
+    @register_elementwise(special.entr)
+    def entr(y, x):
+        return -(np.log(x) + 1)
+
+    @register_elementwise(special.i0)
+    def i0(y, x):
+        return special.i1(x)
+
+    @register_elementwise(special.i1)
+    def i1(y, x):
+        return i1_dx(x)
+
+    @register_elementwise(special.i0e)
+    def i0e(y, x):
+        return special.i1e(x) - np.sign(x) * y
+
+    @register_elementwise(special.i1e)
+    def i1e(y, x):
+        return (special.i0e(x) + special.ive(2, x)) / 2 - np.sign(x) * y
+
+    @register_elementwise(special.j0)
+    def j0(y, x):
+        return -special.j1(x)
+
+    @register_elementwise(special.j1)
+    def j1(y, x):
+        return (special.j0(x) - special.jv(2, x)) / 2
+
+    @register_elementwise(special.y0)
+    def y0(y, x):
+        return -special.y1(x)
+
+    @register_elementwise(special.y1)
+    def y1(y, x):
+        return (special.y0(x) - special.yv(2, x)) / 2
+
+    # ---- functions of an order (or a count) and x: the order has no derivative -----------
+
+    @register_vjp(special.polygamma)
+    def polygamma(y, n, x):
+        d[x] += unbroadcast(d[y] * special.polygamma(n + 1, x), x)
+        d[n] += no_derivative("scipy.special.polygamma in its order n", "n is an integer")
+
+    @register_jvp(special.polygamma)
+    def polygamma_jvp(y, n, x):
+        t[y] += t[x] * special.polygamma(n + 1, x)
+        t[y] += t[n] * no_derivative("scipy.special.polygamma in its order n", "n is an integer")
+
+    @register_vjp(special.iv)
+    def iv(y, v, z):
+        d[z] += unbroadcast(d[y] * (special.iv(v - 1, z) + special.iv(v + 1, z)) / 2, z)
+        d[v] += no_derivative("scipy.special.iv in its order v", "pass the order as a constant")
+
+    @register_jvp(special.iv)
+    def iv_jvp(y, v, z):
+        t[y] += t[z] * (special.iv(v - 1, z) + special.iv(v + 1, z)) / 2
+        t[y] += t[v] * no_derivative("scipy.special.iv in its order v", "pass the order as a constant")
+
+    @register_vjp(special.ive)
+    def ive(y, v, z):
+        d[z] += unbroadcast(d[y] * ((special.ive(v - 1, z) + special.ive(v + 1, z)) / 2 - np.sign(z) * y), z)
+        d[v] += no_derivative("scipy.special.ive in its order v", "pass the order as a constant")
+
+    @register_jvp(special.ive)
+    def ive_jvp(y, v, z):
+        t[y] += t[z] * ((special.ive(v - 1, z) + special.ive(v + 1, z)) / 2 - np.sign(z) * y)
+        t[y] += t[v] * no_derivative("scipy.special.ive in its order v", "pass the order as a constant")
+
+    @register_vjp(special.jv)
+    def jv(y, v, z):
+        d[z] += unbroadcast(d[y] * (special.jv(v - 1, z) - special.jv(v + 1, z)) / 2, z)
+        d[v] += no_derivative("scipy.special.jv in its order v", "pass the order as a constant")
+
+    @register_jvp(special.jv)
+    def jv_jvp(y, v, z):
+        t[y] += t[z] * (special.jv(v - 1, z) - special.jv(v + 1, z)) / 2
+        t[y] += t[v] * no_derivative("scipy.special.jv in its order v", "pass the order as a constant")
+
+    @register_vjp(special.yv, special.yn)
+    def yv(y, v, z):
+        d[z] += unbroadcast(d[y] * (special.yv(v - 1, z) - special.yv(v + 1, z)) / 2, z)
+        d[v] += no_derivative("scipy.special.yv in its order v", "pass the order as a constant")
+
+    @register_jvp(special.yv, special.yn)
+    def yv_jvp(y, v, z):
+        t[y] += t[z] * (special.yv(v - 1, z) - special.yv(v + 1, z)) / 2
+        t[y] += t[v] * no_derivative("scipy.special.yv in its order v", "pass the order as a constant")
+
+    @register_vjp(special.multigammaln)
+    def multigammaln(y, a, dimension):
+        d[a] += d[y] * multigammaln_da(a, dimension)
+
+    @register_jvp(special.multigammaln)
+    def multigammaln_jvp(y, a, dimension):
+        t[y] += t[a] * multigammaln_da(a, dimension)
+
+    # ---- functions of two arguments ------------------------------------------------------
+
+    @register_vjp(special.beta)
+    def beta(y, a, b):
+        d[a] += unbroadcast(d[y] * y * (special.digamma(a) - special.digamma(a + b)), a)
+        d[b] += unbroadcast(d[y] * y * (special.digamma(b) - special.digamma(a + b)), b)
+
+    @register_jvp(special.beta)
+    def beta_jvp(y, a, b):
+        t[y] += t[a] * y * (special.digamma(a) - special.digamma(a + b))
+        t[y] += t[b] * y * (special.digamma(b) - special.digamma(a + b))
+
+    @register_vjp(special.betaln)
+    def betaln(y, a, b):
+        d[a] += unbroadcast(d[y] * (special.digamma(a) - special.digamma(a + b)), a)
+        d[b] += unbroadcast(d[y] * (special.digamma(b) - special.digamma(a + b)), b)
+
+    @register_jvp(special.betaln)
+    def betaln_jvp(y, a, b):
+        t[y] += t[a] * (special.digamma(a) - special.digamma(a + b))
+        t[y] += t[b] * (special.digamma(b) - special.digamma(a + b))
+
+    @register_vjp(special.rel_entr)
+    def rel_entr(z, x, y):
+        d[x] += unbroadcast(d[z] * (np.log(x / y) + 1), x)
+        d[y] += unbroadcast(-d[z] * x / y, y)
+
+    @register_jvp(special.rel_entr)
+    def rel_entr_jvp(z, x, y):
+        t[z] += t[x] * (np.log(x / y) + 1)
+        t[z] += -t[y] * x / y
+
+    @register_vjp(special.kl_div)
+    def kl_div(z, x, y):
+        d[x] += unbroadcast(d[z] * np.log(x / y), x)
+        d[y] += unbroadcast(d[z] * (1 - x / y), y)
+
+    @register_jvp(special.kl_div)
+    def kl_div_jvp(z, x, y):
+        t[z] += t[x] * np.log(x / y)
+        t[z] += t[y] * (1 - x / y)
+
+    @register_vjp(special.gammainc)
+    def gammainc(y, a, x):
+        d[x] += unbroadcast(d[y] * gamma_density(a, x), x)
+        d[a] += no_derivative("scipy.special.gammainc in its shape a", "only x is differentiated")
+
+    @register_jvp(special.gammainc)
+    def gammainc_jvp(y, a, x):
+        t[y] += t[x] * gamma_density(a, x)
+        t[y] += t[a] * no_derivative("scipy.special.gammainc in its shape a", "only x is differentiated")
+
+    @register_vjp(special.gammaincc)
+    def gammaincc(y, a, x):
+        d[x] += unbroadcast(-d[y] * gamma_density(a, x), x)
+        d[a] += no_derivative("scipy.special.gammaincc in its shape a", "only x is differentiated")
+
+    @register_jvp(special.gammaincc)
+    def gammaincc_jvp(y, a, x):
+        t[y] += -t[x] * gamma_density(a, x)
+        t[y] += t[a] * no_derivative("scipy.special.gammaincc in its shape a", "only x is differentiated")
+
+
+def multigammaln_da(a, dimension):
+    """``∂/∂a log Γ_d(a) = Σ_{j<d} ψ(a - j/2)`` (``d`` is the dimension)."""
+    return np.sum(special.digamma(np.asarray(a)[..., None] - np.arange(dimension) / 2), axis=-1)
+
+
+def gamma_density(a, x):
+    """``x^(a-1) e^(-x) / Γ(a)``, the derivative of the regularised incomplete gamma functions in x."""
+    return np.exp((a - 1) * np.log(x) - x - special.gammaln(a))

@@ -1,0 +1,278 @@
+"""What srcad accepts as a function to differentiate and as its arguments.
+
+- ``unbind(fn)``: the plain Python function behind a callable, the arguments bound in
+  front of the caller's (``self`` of a bound method, a ``functools.partial``'s) and the
+  keywords fixed by a partial.
+- ``Signature``: the function's parameters; turns ``wrt`` into parameter names when the
+  transform is made (a misspelled name fails then, with a suggestion) and binds a call's
+  arguments to them.
+- ``check_arguments``: an allowlist of argument values. Arrays must be exactly
+  ``np.ndarray`` (no ``np.matrix``, masked array or other subclass), nothing may be
+  complex, and what is differentiated must be float (arrays, NumPy scalars, Python
+  floats, and lists, tuples and dicts of them).
+- ``checked_cotangent``: the same for a cotangent ``v`` (integers become floats).
+- ``snapshot``: a private copy of arguments, so a pullback computes the derivative at the
+  values the forward pass saw even if the caller changes its arrays afterwards.
+
+>>> sig = Signature(lambda x, scale=2.0: x * scale)
+>>> sig.wrt_names((0, "scale"))
+('x', 'scale')
+>>> sig.wrt_names(("scael",))
+Traceback (most recent call last):
+...
+srcad.errors.WrtError: <doctest srcad.arguments[0]>:1: <lambda>: wrt='scael' is not a parameter (parameters: x, scale); did you mean 'scale'?
+"""
+import difflib
+import functools
+import inspect
+import numbers
+import types
+import weakref
+
+import numpy as np
+
+from .errors import ArgumentError, CotangentError, WrtError
+
+CONTAINERS = (list, tuple, dict)
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def unbind(fn):
+    """``(function, prefix, fixed, descriptor)`` for a callable: the plain function that
+    runs, the positional arguments bound in front of the caller's, keywords fixed by a
+    ``functools.partial``, and ``"static"``/``"class"`` for a staticmethod/classmethod object."""
+    prefix, fixed, descriptor = (), {}, None
+    while True:
+        if isinstance(fn, functools.partial):  # srcad.differentiable objects are partials too
+            prefix = fn.args + prefix
+            fixed = {**fn.keywords, **fixed}
+            fn = fn.func
+        elif isinstance(fn, types.MethodType):
+            prefix = (fn.__self__,) + prefix
+            fn = fn.__func__
+        elif isinstance(fn, (staticmethod, classmethod)):
+            descriptor = "static" if isinstance(fn, staticmethod) else "class"
+            fn = fn.__func__
+        elif getattr(fn, "__srcad_function__", fn) is not fn:  # srcad.custom_vjp
+            fn = fn.__srcad_function__
+        else:
+            return fn, prefix, fixed, descriptor
+
+
+def where(fn):
+    """``file:line: name`` of a Python function, for messages."""
+    code = getattr(fn, "__code__", None)
+    name = getattr(fn, "__qualname__", repr(fn))
+    return f"{code.co_filename}:{code.co_firstlineno}: {name}" if code else name
+
+
+_SIGNATURES = weakref.WeakKeyDictionary()  # function -> its Signature with nothing bound
+
+
+def signature(fn, bound=0):
+    """``Signature(fn, bound)``, made once per function (``srcad.grad(f)`` in a loop stays cheap)."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = Signature(fn)
+    return sig.shifted(bound) if bound else sig
+
+
+class Signature:
+    """The parameters of ``fn`` as a caller sees them once ``bound`` leading positional
+    parameters are filled (``self`` of a method, a partial's arguments)."""
+
+    def __init__(self, fn, bound=0):
+        # no reference to fn: the table of signatures must not keep functions alive
+        self.where = where(fn)
+        self.wrapper_hint = _wrapper_hint(fn)
+        self.signature = inspect.signature(fn, follow_wrapped=False)
+        params = list(self.signature.parameters.values())
+        self.names = tuple(p.name for p in params)
+        self.positional = tuple(p.name for p in params if p.kind in _POSITIONAL)
+        self.varargs = next((p.name for p in params if p.kind is p.VAR_POSITIONAL), None)
+        self.varkw = next((p.name for p in params if p.kind is p.VAR_KEYWORD), None)
+        self.simple = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params)
+        self.required_names = tuple(p.name for p in params if p.kind in _POSITIONAL and p.default is p.empty)
+        self.required = len(self.required_names)
+        self.bound = bound
+        self.visible = self.positional[bound:]  # what wrt=0, 1, ... denote
+
+    def shifted(self, more):
+        """This signature with ``more`` leading parameters bound too (a method's ``self``)."""
+        new = object.__new__(Signature)
+        new.__dict__.update(self.__dict__)
+        new.bound = self.bound + more
+        new.visible = self.positional[new.bound:]
+        return new
+
+    def wrt_names(self, wrt):
+        """``wrt`` (positions among the caller's arguments, or names) as parameter names."""
+        names = []
+        for w in wrt:
+            if isinstance(w, bool) or not isinstance(w, (int, str)):
+                raise WrtError(f"{self.where}: wrt={w!r}: wrt is a parameter's position or name, or a tuple of them")
+            if isinstance(w, int):
+                if -len(self.visible) <= w < len(self.visible):
+                    names.append(self.visible[w])
+                    continue
+                if self.varargs is not None:
+                    raise WrtError(f"{self.where}: wrt={w} falls in *{self.varargs}; srcad differentiates with "
+                                   f"respect to named parameters: write the function with one parameter per "
+                                   f"argument (or pass wrt={self.varargs!r} for the whole tuple){self.wrapper_hint}")
+                raise WrtError(f"{self.where}: wrt={w} but the function takes {len(self.visible)} "
+                               f"argument{'s' if len(self.visible) != 1 else ''} ({', '.join(self.visible)})")
+            if w in self.positional[: self.bound]:
+                raise WrtError(f"{self.where}: wrt={w!r} is bound already (a method's self or a partial's "
+                               "argument) and is held constant")
+            if w not in self.names:
+                close = [n for n in self.names if n.lower() == w.lower()] or difflib.get_close_matches(
+                    w, self.names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise WrtError(f"{self.where}: wrt={w!r} is not a parameter (parameters: "
+                               f"{', '.join(self.names)}){hint}{self.wrapper_hint}")
+            names.append(w)
+        if len(set(names)) != len(names):
+            raise WrtError(f"{self.where}: wrt={tuple(wrt)!r} names a parameter twice")
+        return tuple(names)
+
+    def cotangent_by_keyword(self):
+        """May ``v=`` pass the cotangent? Not when it would bind a parameter (or ``**kwargs``)."""
+        return "v" not in self.names and self.varkw is None
+
+    def needed(self, keywords):
+        """How many positional arguments the caller must pass, given ``keywords``: beyond
+        them a positional argument is the cotangent (None: with ``*args`` none is)."""
+        if self.varargs is not None:
+            return None
+        required = self.required_names[self.bound:]
+        return sum(1 for name in required if name not in keywords) if keywords else len(required)
+
+    def bind(self, args, kwargs):
+        """``(positional, keywords)`` to call the function (and its generated code) with;
+        for plain positional parameters every argument, defaults included, is positional."""
+        n = len(args)
+        if not kwargs and self.simple and self.required <= n <= len(self.names):
+            return args, {}
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise ArgumentError(f"{self.where}: {exc}") from None
+        if self.simple:
+            bound.apply_defaults()
+            return tuple(bound.arguments.values()), {}
+        return bound.args, bound.kwargs
+
+    def values(self, positional, keywords, names):
+        """The arguments bound to parameters ``names`` (defaults where not passed)."""
+        out = []
+        params = self.signature.parameters
+        for name in names:
+            if name in self.positional and self.positional.index(name) < len(positional):
+                out.append(positional[self.positional.index(name)])
+            elif name in keywords:
+                out.append(keywords[name])
+            elif name == self.varargs:
+                out.append(tuple(positional[len(self.positional):]))
+            else:
+                out.append(params[name].default if params[name].default is not params[name].empty else None)
+        return out
+
+
+def _wrapper_hint(fn):
+    inner = getattr(fn, "__wrapped__", None)
+    if inner is None:
+        return ""
+    return (f". {fn.__qualname__} is a wrapper another decorator made around {where(inner)}, and srcad "
+            "differentiates the code that runs: apply srcad.differentiable to the function before the other "
+            "decorator, or give the wrapper the function's parameters")
+
+
+def check_arguments(where_, names, values, differentiated):
+    """Raise ``ArgumentError`` for an argument outside the allowlist (see the module doc)."""
+    for name, value in zip(names, values):
+        why = _refusal(value, name in differentiated)
+        if why is not None:
+            raise ArgumentError(f"{where_}: argument {name!r} is {why}")
+
+
+def _refusal(x, differentiated):
+    cls = x.__class__
+    if cls is np.ndarray:
+        kind = x.dtype.kind
+        if kind == "c":
+            return f"a complex array; {_COMPLEX}"
+        if differentiated and kind != "f":
+            return (f"an array of dtype {x.dtype}, and srcad differentiates only with respect to floats: "
+                    "pass it converted with .astype(float), or leave it out of wrt")
+        return None
+    if isinstance(x, np.ndarray):
+        return (f"a {cls.__module__}.{cls.__qualname__}, a subclass of np.ndarray that srcad does not model "
+                "(np.matrix multiplies with *, a masked array ignores masked entries); pass a plain "
+                "array (np.asarray(x), or for a masked array x.filled(value))")
+    if isinstance(x, (dict, list, tuple)):
+        items = x.values() if isinstance(x, dict) else x
+        for item in items:
+            why = _refusal(item, differentiated)
+            if why is not None:
+                return f"a {cls.__name__} holding {why}"
+        return None
+    if isinstance(x, (complex, np.complexfloating)):
+        return f"a complex number; {_COMPLEX}"
+    if differentiated and not (cls is float or isinstance(x, np.floating)):
+        if isinstance(x, (numbers.Integral, np.bool_)):
+            return (f"an integer ({x!r}), and srcad differentiates only with respect to floats: pass "
+                    f"{float(x)!r}, or leave it out of wrt")
+        return (f"a {cls.__name__}, and srcad differentiates only with respect to float arrays and numbers "
+                "(and lists, tuples and dicts of them)")
+    return None
+
+
+_COMPLEX = ("srcad differentiates real arrays only (no convention for complex derivatives is "
+            "implemented): pass the real and imaginary parts as separate float arrays")
+
+
+def checked_cotangent(v, where_, what="cotangent"):
+    """``v`` as a cotangent (or a tangent): float arrays and numbers (integer ones become
+    float) in tuples, lists and dicts; anything else is a ``CotangentError``. Cheap for a
+    float array."""
+    cls = v.__class__
+    if v is None or cls is float:
+        return v
+    if cls is np.ndarray:
+        kind = v.dtype.kind
+        if kind == "f":
+            return v
+        if kind in "iu":
+            return v.astype(np.float64)
+    elif cls is dict:
+        return {k: checked_cotangent(item, where_, what) for k, item in v.items()}
+    elif cls is list or cls is tuple:
+        return cls(checked_cotangent(item, where_, what) for item in v)
+    elif isinstance(v, tuple) and hasattr(v, "_fields"):  # a named tuple output's cotangent
+        return cls(*(checked_cotangent(item, where_, what) for item in v))
+    elif isinstance(v, np.floating):
+        return v
+    elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return float(v)
+    kind = (f"an array of dtype {v.dtype}" if cls is np.ndarray
+            else f"a {cls.__module__}.{cls.__qualname__} (an ndarray subclass)" if isinstance(v, np.ndarray)
+            else f"a {cls.__name__}")
+    extra = f"; {_COMPLEX}" if isinstance(v, (complex, np.complexfloating)) or (
+        isinstance(v, np.ndarray) and v.dtype.kind == "c") else ""
+    raise CotangentError(f"{where_}: the {what} is {kind}; pass a float array or number "
+                         f"(a tuple or dict of them for a tuple or dict output){extra}")
+
+
+def snapshot(x):
+    """A copy of ``x``'s arrays (inside lists, tuples and dicts); other values as they are."""
+    cls = x.__class__
+    if cls is np.ndarray:
+        return x.copy()
+    if cls is list:
+        return [snapshot(item) for item in x]
+    if cls is dict:
+        return {k: snapshot(item) for k, item in x.items()}
+    if isinstance(x, tuple):
+        items = [snapshot(item) for item in x]
+        return cls(*items) if hasattr(x, "_fields") else cls(items)
+    return x

@@ -1,0 +1,106 @@
+"""Rules for ``scipy.signal`` convolutions and ``scipy.optimize``'s Rosenbrock function,
+reverse (vjp) and forward (jvp).
+
+``convolve``, ``correlate`` and ``fftconvolve`` (without ``axes``) are bilinear: a tangent
+convolves each tangent with the other operand, and the adjoint of one operand correlates the
+cotangent, placed where the ``mode``'s output sits in the full convolution, with the other
+(``valid`` over the full size). ``fftconvolve(axes=...)`` is refused.
+"""
+import numpy as np
+
+from ..errors import UnsupportedCaseError
+from ..registry import register_jvp, register_vjp
+
+try:
+    from scipy import optimize, signal
+except ImportError:  # SciPy is not a dependency of srcad
+    signal = None
+
+
+def full_cotangent(g, in1, in2, mode):
+    """``g``, the cotangent of the ``mode`` output, zero-padded to the full convolution's shape
+    (the ``same`` and ``valid`` outputs are its centred parts)."""
+    g = np.asarray(g)
+    full = [a + b - 1 for a, b in zip(np.shape(in1), np.shape(in2))]
+    if mode == "full":
+        return g
+    if mode not in ("same", "valid"):
+        raise UnsupportedCaseError(f"srcad does not differentiate convolutions with mode={mode!r}")
+    starts = [(f - n) // 2 for f, n in zip(full, g.shape)]
+    return np.pad(g, [(s, f - n - s) for s, f, n in zip(starts, full, g.shape)])
+
+
+def convolve_grad(g, in1, in2, mode, which):
+    """The adjoint of ``in1`` (which=0) or ``in2`` (which=1) in ``convolve(in1, in2, mode)``."""
+    full = full_cotangent(g, in1, in2, mode)
+    return signal.correlate(full, in2 if which == 0 else in1, mode="valid")
+
+
+def correlate_grad(g, in1, in2, mode, which):
+    """``correlate(in1, in2) = convolve(in1, flip(in2))``: the adjoint through the flip."""
+    flipped = np.flip(in2)
+    grad = convolve_grad(g, in1, flipped, mode, which)
+    return grad if which == 0 else np.flip(grad)
+
+
+def over_all_axes(mode, axes):
+    """``mode``, after refusing ``fftconvolve(axes=...)``."""
+    if axes is not None:
+        raise UnsupportedCaseError("srcad does not differentiate scipy.signal.fftconvolve with axes; "
+                                   "use scipy.signal.convolve over all axes")
+    return mode
+
+
+def rosen_der_checked(x):
+    if np.ndim(x) != 1:
+        raise UnsupportedCaseError("srcad differentiates scipy.optimize.rosen_der of a vector only")
+    return x
+
+
+if signal is not None:
+
+    @register_vjp(signal.convolve)
+    def convolve(y, in1, in2, mode="full", method="auto"):
+        d[in1] += convolve_grad(d[y], in1, in2, mode, 0)
+        d[in2] += convolve_grad(d[y], in1, in2, mode, 1)
+
+    @register_jvp(signal.convolve)
+    def convolve_jvp(y, in1, in2, mode="full", method="auto"):
+        t[y] += signal.convolve(t[in1], in2, mode=mode)
+        t[y] += signal.convolve(in1, t[in2], mode=mode)
+
+    @register_vjp(signal.fftconvolve)
+    def fftconvolve(y, in1, in2, mode="full", axes=None):
+        d[in1] += convolve_grad(d[y], in1, in2, over_all_axes(mode, axes), 0)
+        d[in2] += convolve_grad(d[y], in1, in2, over_all_axes(mode, axes), 1)
+
+    @register_jvp(signal.fftconvolve)
+    def fftconvolve_jvp(y, in1, in2, mode="full", axes=None):
+        t[y] += signal.fftconvolve(t[in1], in2, mode=over_all_axes(mode, axes))
+        t[y] += signal.fftconvolve(in1, t[in2], mode=over_all_axes(mode, axes))
+
+    @register_vjp(signal.correlate)
+    def correlate(y, in1, in2, mode="full", method="auto"):
+        d[in1] += correlate_grad(d[y], in1, in2, mode, 0)
+        d[in2] += correlate_grad(d[y], in1, in2, mode, 1)
+
+    @register_jvp(signal.correlate)
+    def correlate_jvp(y, in1, in2, mode="full", method="auto"):
+        t[y] += signal.correlate(t[in1], in2, mode=mode)
+        t[y] += signal.correlate(in1, t[in2], mode=mode)
+
+    @register_vjp(optimize.rosen)
+    def rosen(y, x):
+        d[x] += d[y] * optimize.rosen_der(x)
+
+    @register_jvp(optimize.rosen)
+    def rosen_jvp(y, x):
+        t[y] += np.sum(optimize.rosen_der(x) * t[x], axis=0)
+
+    @register_vjp(optimize.rosen_der)
+    def rosen_der(y, x):
+        d[x] += optimize.rosen_hess(rosen_der_checked(x)) @ d[y]
+
+    @register_jvp(optimize.rosen_der)
+    def rosen_der_jvp(y, x):
+        t[y] += optimize.rosen_hess(rosen_der_checked(x)) @ t[x]

@@ -1,0 +1,262 @@
+"""Rules for NumPy's numerical helpers and np.fft (srcad/rules/numpy_numerical.py,
+numpy_fft.py) against finite differences: each row in reverse mode (joint and pullback),
+forward mode, with float32 arguments, and second order (hvp in the first argument). FFT
+programs are real-in, real-out: complex values stay between the transforms."""
+import numpy as np
+import pytest
+
+import srcad
+from library_check import check_first_order, check_float32, check_second_order
+
+RNG = np.random.default_rng(12)
+
+
+def R(*shape):
+    return RNG.standard_normal(shape)
+
+
+XP = np.linspace(-2.0, 2.0, 6)
+COORDS = np.cumsum(RNG.uniform(0.3, 1.0, 5))
+COORDS_2D = np.cumsum(RNG.uniform(0.3, 1.0, (4, 5)), axis=1)
+H = R(6)
+C = R(3, 5)
+
+
+def f_append(x, m):
+    return np.append(x, m)
+
+
+def f_append_axis(m, n):
+    return np.append(m, n, axis=1)
+
+
+def f_gradient_2d(m):
+    rows, cols = np.gradient(m)
+    return rows * cols
+
+
+def f_gradient_spacing_edge2(x):
+    return np.gradient(x, 0.3, edge_order=2)
+
+
+def f_gradient_coordinates(x):
+    return np.gradient(x, COORDS)
+
+
+def f_gradient_axis(m):
+    return np.gradient(m, 0.5, axis=1)
+
+
+def f_interp(x, fp):
+    return np.interp(x, XP, fp)
+
+
+def f_interp_left_right(x, fp, left):
+    return np.interp(x, XP, fp, left=left, right=2.0)
+
+
+def f_polyval(p, x):
+    return np.polyval(p, x)
+
+
+def f_trapezoid(m):
+    return np.trapezoid(m)
+
+
+def f_trapezoid_x_2d(m, x):
+    return np.trapezoid(m, x, axis=1)
+
+
+def f_trapezoid_x(m, x):
+    return np.trapezoid(m, x=x)
+
+
+def f_trapezoid_dx(m, dx):
+    return np.trapezoid(m, dx=dx, axis=0)
+
+
+def f_cumprod_with_zeros(x):
+    return np.cumprod(x * np.array([1.0, 0.0, 1.0, 1.0, 0.0, 1.0]))
+
+
+def f_constant_dot(x):
+    return C.dot(x)
+
+
+def f_constant_methods(x):
+    return C.T.dot(C.dot(x)) + C.sum(axis=0) * x
+
+
+def f_power_spectrum(x):
+    return np.abs(np.fft.rfft(x)) ** 2
+
+
+def f_rfft_n_ortho(x):
+    return np.abs(np.fft.rfft(x, n=9, norm="ortho"))
+
+
+def f_irfft_of_rfft(x):
+    return np.fft.irfft(np.fft.rfft(x) + np.fft.rfft(x[::-1]), n=6)
+
+
+def f_irfft_odd(x):
+    return np.fft.irfft(np.fft.rfft(x), n=5, norm="forward")
+
+
+def f_fft_real_imag(x):
+    spectrum = np.fft.fft(x, n=8)
+    return np.real(spectrum) ** 2 + np.imag(spectrum) * x[0]
+
+
+def f_ifft_of_fft(x):
+    return np.real(np.fft.ifft(np.fft.fft(x) - np.conj(np.fft.fft(x[::-1]))))
+
+
+def f_fft2_abs(m):
+    return np.abs(np.fft.fft2(m, norm="forward"))
+
+
+def f_ifft2_axes(m):
+    return np.abs(np.fft.ifft2(m, s=(3, 6), axes=(1, 0)))
+
+
+def f_fftn_abs(m):
+    return np.abs(np.fft.ifftn(m, s=(5, 7), axes=(0, 1)))
+
+
+def f_fft_axis(m):
+    return np.abs(np.fft.fft(m, axis=0, norm="ortho")) + np.abs(np.fft.ifft(m, n=7, axis=1))[:, :5]
+
+
+def f_fftshift(x):
+    return np.fft.fftshift(x) * x + np.fft.ifftshift(x)
+
+
+CASES = [
+    ("append", f_append, [R(5), R(2, 2)]),
+    ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
+    ("gradient-2d", f_gradient_2d, [R(4, 5)]),
+    ("gradient-spacing-edge_order-2", f_gradient_spacing_edge2, [R(5)]),
+    ("gradient-coordinates", f_gradient_coordinates, [R(5)]),
+    ("gradient-axis", f_gradient_axis, [R(4, 5)]),
+    ("interp", f_interp, [RNG.uniform(-2.8, 2.8, 7), R(6)]),
+    ("interp-left-right", f_interp_left_right, [np.array([-2.5, -1.1, 0.3, 1.7, 2.6]), R(6), 0.5]),
+    ("polyval", f_polyval, [R(4), R(3, 2)]),
+    ("trapezoid", f_trapezoid, [R(4, 5)]),
+    ("trapezoid-x-2d", f_trapezoid_x_2d, [R(4, 5), COORDS_2D]),
+    ("trapezoid-x", f_trapezoid_x, [R(4, 5), COORDS]),
+    ("trapezoid-dx", f_trapezoid_dx, [R(4, 5), 0.3]),
+    ("cumprod-with-zeros", f_cumprod_with_zeros, [R(6)]),
+    ("constant-array-dot", f_constant_dot, [R(5)]),
+    ("constant-array-methods", f_constant_methods, [R(5)]),
+    ("fft-power-spectrum", f_power_spectrum, [R(6)]),
+    ("rfft-n-ortho", f_rfft_n_ortho, [R(6)]),
+    ("irfft-of-rfft", f_irfft_of_rfft, [R(6)]),
+    ("irfft-odd-forward", f_irfft_odd, [R(5)]),
+    ("fft-real-imag", f_fft_real_imag, [R(6)]),
+    ("ifft-of-fft", f_ifft_of_fft, [R(6)]),
+    ("fft2", f_fft2_abs, [R(3, 4)]),
+    ("ifft2-s-axes", f_ifft2_axes, [R(4, 5)]),
+    ("ifftn-s", f_fftn_abs, [R(4, 5)]),
+    ("fft-axis-n", f_fft_axis, [R(4, 5)]),
+    ("fftshift", f_fftshift, [R(5)]),
+]
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_first_order(name, fun, args):
+    check_first_order(fun, args)
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_float32(name, fun, args):
+    check_float32(fun, args)
+
+
+#: np.cumprod's adjoint helper updates a view in place: srcad refuses to differentiate it again
+SECOND_ORDER_REFUSED = {"cumprod-with-zeros"}
+SECOND_ORDER = [c for c in CASES if c[0] not in SECOND_ORDER_REFUSED]
+
+
+@pytest.mark.parametrize("name, fun, args", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
+def test_second_order(name, fun, args):
+    check_second_order(fun, args)
+
+
+def test_second_order_through_cumprod_is_refused():
+    with pytest.raises(srcad.SrcadSyntaxError, match="cannot differentiate its own helper"):
+        check_second_order(f_cumprod_with_zeros, [R(6)])
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def complex_product(x):
+    spectrum = np.fft.rfft(x)
+    return np.sum(np.abs(spectrum * spectrum))
+
+
+def complex_exponential(x):
+    z = np.exp(1j * x)
+    return np.sum(np.abs(z * z + x))
+
+
+def test_complex_product_is_refused_in_reverse_mode():
+    """Regression: a complex product's adjoint needs a conjugate the real rules do not take;
+    ``np.exp(1j * x)`` gave a silent wrong gradient. It is refused, and forward mode (where
+    these rules are right for complex values) checks against finite differences."""
+    x = R(6)
+    for fun in (complex_product, complex_exponential):
+        with pytest.raises(srcad.SrcadSyntaxError, match="complex values only through"):
+            srcad.grad(fun)(x)
+        srcad.testing.check_jvp(fun, (x,))
+
+
+def complex_argument(z):
+    return np.sum(np.abs(z))
+
+
+def test_complex_arguments_are_refused():
+    with pytest.raises(srcad.ArgumentError, match="complex array; srcad differentiates real arrays only"):
+        srcad.grad(complex_argument)(np.array([1 + 2j, 3.0]))
+
+
+def gradient_in_spacing(x, h):
+    return np.gradient(x, h)
+
+
+def interp_in_xp(x, xp):
+    return np.interp(0.3, xp, x)
+
+
+def interp_periodic(x):
+    return np.sum(np.interp(x, XP, np.sin(XP), period=4.0))
+
+
+def test_refused_arguments():
+    with pytest.raises(srcad.SrcadSyntaxError, match="np.gradient in its spacing"):
+        srcad.grad(gradient_in_spacing, wrt=1)(R(5), 0.5)
+    with pytest.raises(srcad.SrcadSyntaxError, match="np.interp in its sample points"):
+        srcad.grad(interp_in_xp, wrt=1)(R(6), XP.copy())
+    with pytest.raises(srcad.UnsupportedCaseError, match="period"):
+        srcad.grad(interp_periodic, wrt=0)(R(3))
+
+
+# ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
+
+HYGIENE_CALLS = [
+    (np.append, [R(3), R(2, 2)], {}, (0, 1), None),
+    (np.gradient, [R(4, 5), 0.5], {"axis": 1, "edge_order": 2}, (0,), None),
+    (np.interp, [RNG.uniform(-2.8, 2.8, 5), XP, R(6)], {"left": 0.3}, (0, 2, "left"), None),
+    (np.polyval, [R(4), R(3)], {}, (0, 1), None),
+    (np.trapezoid, [R(4, 5), COORDS], {}, (0, 1), None),
+    (np.fft.fft, [R(6), 8], {}, (0,), "abs({fn}({0}, {1}))"),
+    (np.fft.ifft, [R(6), None, -1, "ortho"], {}, (0,), "abs({fn}({0}, {1}, {2}, {3}))"),
+    (np.fft.rfft, [R(6)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.irfft, [R(6), 9], {}, (0,), "{fn}({0}, {1})"),
+    (np.fft.fft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.ifft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.fftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.ifftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.fftshift, [R(5)], {}, (0,), None),
+    (np.fft.ifftshift, [R(5)], {}, (0,), None),
+]

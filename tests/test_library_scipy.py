@@ -1,0 +1,756 @@
+"""Rules for SciPy calls (srcad/rules/scipy_*.py) against finite differences: every row is
+checked in reverse mode (joint and pullback), forward mode, with float32 arguments, and second
+order (hvp in the first argument)."""
+import numpy as np
+import pytest
+import importlib.util
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import scipy.linalg as linalg
+import scipy.optimize as optimize
+import scipy.signal as signal
+import scipy.special as special
+import scipy.stats as stats
+
+import srcad
+from library_check import check_first_order, check_float32, check_second_order
+
+RNG = np.random.default_rng(10)
+
+
+def R(*shape):
+    return RNG.standard_normal(shape)
+
+
+def positive(*shape):
+    return RNG.uniform(0.5, 2.5, shape)
+
+
+def unit(*shape):
+    return RNG.uniform(0.15, 0.85, shape)
+
+
+def spd(n):
+    b = R(n, n)
+    return b @ b.T + n * np.eye(n)
+
+
+def general(n):
+    return R(n, n) + n * np.eye(n)
+
+
+# ---- scipy.special -----------------------------------------------------------------------------
+
+def f_erfinv(x):
+    return special.erfinv(x)
+
+
+def f_erfcinv(x):
+    return special.erfcinv(x)
+
+
+def f_erfcx(x):
+    return special.erfcx(x)
+
+
+def f_log_expit(x):
+    return special.log_expit(x)
+
+
+def f_rgamma(x):
+    return special.rgamma(x)
+
+
+def f_entr(x):
+    return special.entr(x)
+
+
+def f_i0(x):
+    return special.i0(x)
+
+
+def f_i1(x):
+    return special.i1(x)
+
+
+def f_i0e(x):
+    return special.i0e(x)
+
+
+def f_i1e(x):
+    return special.i1e(x)
+
+
+def f_j0(x):
+    return special.j0(x)
+
+
+def f_j1(x):
+    return special.j1(x)
+
+
+def f_y0(x):
+    return special.y0(x)
+
+
+def f_y1(x):
+    return special.y1(x)
+
+
+def f_polygamma(x):
+    return special.polygamma(1, x)
+
+
+def f_iv(x):
+    return special.iv(1.5, x)
+
+
+def f_ive(x):
+    return special.ive(2, x)
+
+
+def f_jv(x):
+    return special.jv(2.5, x)
+
+
+def f_jn(x):
+    return special.jn(2, x)
+
+
+def f_yv(x):
+    return special.yv(0.5, x)
+
+
+def f_yn(x):
+    return special.yn(1, x)
+
+
+def f_multigammaln(x):
+    return special.multigammaln(x, 3)
+
+
+def f_beta(a, b):
+    return special.beta(a, b)
+
+
+def f_betaln(a, b):
+    return special.betaln(a, b)
+
+
+def f_rel_entr(x, y):
+    return special.rel_entr(x, y)
+
+
+def f_kl_div(x, y):
+    return special.kl_div(x, y)
+
+
+def f_gammainc(x):
+    return special.gammainc(2.5, x)
+
+
+def f_gammaincc(x):
+    return special.gammaincc(1.5, x)
+
+
+def f_norm_logpdf(x, loc, scale):
+    return stats.norm.logpdf(x, loc, scale)
+
+
+def f_norm_pdf(x, loc, scale):
+    return stats.norm.pdf(x, loc=loc, scale=scale)
+
+
+def f_norm_cdf(x, loc, scale):
+    return stats.norm.cdf(x, loc, scale)
+
+
+def f_norm_logcdf(x, scale):
+    return stats.norm.logcdf(x, scale=scale)
+
+
+def f_norm_sf(x, loc):
+    return stats.norm.sf(x, loc)
+
+
+def f_norm_logsf(x, scale):
+    return stats.norm.logsf(x, 0.1, scale)
+
+
+def f_norm_ppf(q, loc, scale):
+    return stats.norm.ppf(q, loc, scale)
+
+
+def f_norm_isf(q, scale):
+    return stats.norm.isf(q, scale=scale)
+
+
+def f_t_logpdf(x, df, scale):
+    return stats.t.logpdf(x, df, 0.2, scale)
+
+
+def f_t_pdf(x, df, loc):
+    return stats.t.pdf(x, df, loc)
+
+
+def f_t_cdf(x, loc, scale):
+    return stats.t.cdf(x, 4.0, loc, scale)
+
+
+def f_t_logcdf(x, scale):
+    return stats.t.logcdf(x, 3.0, scale=scale)
+
+
+def f_t_sf(x):
+    return stats.t.sf(x, 2.5)
+
+
+def f_t_logsf(x, loc):
+    return stats.t.logsf(x, 5.0, loc)
+
+
+def f_t_ppf(q, scale):
+    return stats.t.ppf(q, 4.0, 0.1, scale)
+
+
+def f_t_isf(q):
+    return stats.t.isf(q, 4.0)
+
+
+def f_gamma_logpdf(x, a, scale):
+    return stats.gamma.logpdf(x, a, 0.0, scale)
+
+
+def f_gamma_pdf(x, a, loc):
+    return stats.gamma.pdf(x, a, loc)
+
+
+def f_gamma_cdf(x, scale):
+    return stats.gamma.cdf(x, 2.0, scale=scale)
+
+
+def f_gamma_logcdf(x, loc):
+    return stats.gamma.logcdf(x, 1.5, loc)
+
+
+def f_gamma_sf(x):
+    return stats.gamma.sf(x, 3.0)
+
+
+def f_gamma_logsf(x, scale):
+    return stats.gamma.logsf(x, 2.0, 0.0, scale)
+
+
+def f_gamma_ppf(q, scale):
+    return stats.gamma.ppf(q, 2.5, 0.2, scale)
+
+
+def f_gamma_isf(q):
+    return stats.gamma.isf(q, 2.5)
+
+
+def f_beta_logpdf(x, a, b):
+    return stats.beta.logpdf(x, a, b)
+
+
+def f_beta_pdf(x, a, b):
+    return stats.beta.pdf(x, a, b, 0.0, 1.0)
+
+
+def f_beta_pdf_loc_scale(x, loc, scale):
+    return stats.beta.pdf(x, 2.0, 3.0, loc, scale)
+
+
+def f_beta_cdf(x, scale):
+    return stats.beta.cdf(x, 2.0, 3.0, 0.0, scale)
+
+
+def f_beta_logcdf(x):
+    return stats.beta.logcdf(x, 2.0, 1.5)
+
+
+def f_beta_sf(x):
+    return stats.beta.sf(x, 2.0, 1.5)
+
+
+def f_beta_logsf(x):
+    return stats.beta.logsf(x, 2.0, 1.5)
+
+
+def f_beta_ppf(q, loc):
+    return stats.beta.ppf(q, 2.0, 3.0, loc)
+
+
+def f_beta_isf(q):
+    return stats.beta.isf(q, 2.0, 3.0)
+
+
+def f_multivariate_normal_logpdf(x, mean, cov):
+    return stats.multivariate_normal.logpdf(x, mean, cov)
+
+
+def f_multivariate_normal_logpdf_one_point(x, cov):
+    return stats.multivariate_normal.logpdf(x, cov=cov)
+
+
+def f_solve_triangular_lower(a, b):
+    return linalg.solve_triangular(a, b, lower=True)
+
+
+def f_solve_triangular_trans_unit(a, b):
+    return linalg.solve_triangular(a, b, trans=1, unit_diagonal=True)
+
+
+def f_solve_triangular_trans_T(a, b):
+    return linalg.solve_triangular(a, b, trans="T", lower=True)
+
+
+def f_cholesky(a):
+    return linalg.cholesky(a)
+
+
+def f_cholesky_lower(a):
+    return linalg.cholesky(a, lower=True)
+
+
+def f_solve(a, b):
+    return linalg.solve(a, b)
+
+
+def f_solve_pos(a, b):
+    return linalg.solve(a, b, assume_a="pos")
+
+
+def f_solve_sym_lower(a, b):
+    return linalg.solve(a, b, lower=True, assume_a="sym")
+
+
+def f_solve_transposed(a, b):
+    return linalg.solve(a, b, transposed=True)
+
+
+def f_inv(a):
+    return linalg.inv(a)
+
+
+def f_det(a):
+    return linalg.det(a)
+
+
+def f_eigh_eigvals_only(a):
+    return linalg.eigh(a, eigvals_only=True)
+
+
+def f_eigh_upper(a):
+    return linalg.eigh(a, lower=False)[0]
+
+
+def f_expm(a):
+    return linalg.expm(a)
+
+
+def f_sqrtm(a):
+    return linalg.sqrtm(a)
+
+
+def f_solve_sylvester(a, b, q):
+    return linalg.solve_sylvester(a, b, q)
+
+
+SPECIAL = [
+    ("erfinv", f_erfinv, [unit(4) - 0.5]),
+    ("erfcinv", f_erfcinv, [unit(4)]),
+    ("erfcx", f_erfcx, [R(4)]),
+    ("log_expit", f_log_expit, [R(2, 3)]),
+    ("rgamma", f_rgamma, [positive(4)]),
+    ("entr", f_entr, [positive(4)]),
+    ("i0", f_i0, [R(4)]),
+    ("i1", f_i1, [R(4)]),
+    ("i0e", f_i0e, [R(4)]),
+    ("i1e", f_i1e, [R(4)]),
+    ("j0", f_j0, [positive(4)]),
+    ("j1", f_j1, [positive(4)]),
+    ("y0", f_y0, [positive(4)]),
+    ("y1", f_y1, [positive(4)]),
+    ("polygamma", f_polygamma, [positive(4)]),
+    ("iv", f_iv, [positive(4)]),
+    ("ive", f_ive, [R(4)]),
+    ("jv", f_jv, [positive(4)]),
+    ("jn", f_jn, [positive(4)]),
+    ("yv", f_yv, [positive(4)]),
+    ("yn", f_yn, [positive(4)]),
+    ("multigammaln", f_multigammaln, [positive(4) + 2]),
+    ("beta", f_beta, [positive(3), positive(2, 3)]),
+    ("betaln", f_betaln, [positive(3), positive(3)]),
+    ("rel_entr", f_rel_entr, [positive(3), positive(3)]),
+    ("kl_div", f_kl_div, [positive(2, 3), positive(3)]),
+    ("gammainc", f_gammainc, [positive(4)]),
+    ("gammaincc", f_gammaincc, [positive(4)]),
+]
+
+# ---- scipy.stats -------------------------------------------------------------------------------
+
+STATS = [
+    ("norm.logpdf", f_norm_logpdf, [R(3), R(3), positive(3)]),
+    ("norm.pdf", f_norm_pdf, [R(3), 0.3, 1.4]),
+    ("norm.cdf", f_norm_cdf, [R(2, 3), R(3), 1.2]),
+    ("norm.logcdf", f_norm_logcdf, [R(3), 1.3]),
+    ("norm.sf", f_norm_sf, [R(3), 0.2]),
+    ("norm.logsf", f_norm_logsf, [R(3), positive(3)]),
+    ("norm.ppf", f_norm_ppf, [unit(3), 0.4, 1.3]),
+    ("norm.isf", f_norm_isf, [unit(3), positive(3)]),
+    ("t.logpdf", f_t_logpdf, [R(3), positive(3) + 1, 1.3]),
+    ("t.pdf", f_t_pdf, [R(3), 3.5, R(3)]),
+    ("t.cdf", f_t_cdf, [R(3), 0.3, 1.5]),
+    ("t.logcdf", f_t_logcdf, [R(3), 1.5]),
+    ("t.sf", f_t_sf, [R(3)]),
+    ("t.logsf", f_t_logsf, [R(3), 0.2]),
+    ("t.ppf", f_t_ppf, [unit(3), 1.2]),
+    ("t.isf", f_t_isf, [unit(3)]),
+    ("gamma.logpdf", f_gamma_logpdf, [positive(3), positive(3) + 1, 1.3]),
+    ("gamma.pdf", f_gamma_pdf, [positive(3), 2.5, -0.2]),
+    ("gamma.cdf", f_gamma_cdf, [positive(3), 1.5]),
+    ("gamma.logcdf", f_gamma_logcdf, [positive(3), 0.1]),
+    ("gamma.sf", f_gamma_sf, [positive(3)]),
+    ("gamma.logsf", f_gamma_logsf, [positive(3), 1.4]),
+    ("gamma.ppf", f_gamma_ppf, [unit(3), 1.5]),
+    ("gamma.isf", f_gamma_isf, [unit(3)]),
+    ("beta.logpdf", f_beta_logpdf, [unit(3), positive(3) + 1, positive(3) + 1]),
+    ("beta.pdf", f_beta_pdf, [unit(3), 2.5, 3.0]),
+    ("beta.pdf-loc-scale", f_beta_pdf_loc_scale, [unit(3), -0.1, 1.3]),
+    ("beta.cdf", f_beta_cdf, [unit(3), 1.2]),
+    ("beta.logcdf", f_beta_logcdf, [unit(3)]),
+    ("beta.sf", f_beta_sf, [unit(3)]),
+    ("beta.logsf", f_beta_logsf, [unit(3)]),
+    ("beta.ppf", f_beta_ppf, [unit(3), 0.3]),
+    ("beta.isf", f_beta_isf, [unit(3)]),
+    ("multivariate_normal.logpdf", f_multivariate_normal_logpdf,
+     [R(4, 3), R(3), spd(3)]),
+    ("multivariate_normal.logpdf-one-point", f_multivariate_normal_logpdf_one_point,
+     [R(3), spd(3)]),
+]
+
+# ---- scipy.linalg ------------------------------------------------------------------------------
+
+
+def cho(a, b):
+    c = linalg.cho_factor(a)
+    return linalg.cho_solve(c, b)
+
+
+def cho_lower(a, b):
+    c, low = linalg.cho_factor(a, lower=True)
+    return linalg.cho_solve((c, low), b)
+
+
+def lu(a, b):
+    factors = linalg.lu_factor(a)
+    return linalg.lu_solve(factors, b)
+
+
+def lu_transposed(a, b):
+    lu_, piv = linalg.lu_factor(a)
+    return linalg.lu_solve((lu_, piv), b, trans=1)
+
+
+def eigh_both(a):
+    w, v = linalg.eigh(a)
+    return w + np.abs(v[0])
+
+
+LINALG = [
+    ("solve_triangular-lower", f_solve_triangular_lower, [general(3), R(3, 2)]),
+    ("solve_triangular-trans-unit", f_solve_triangular_trans_unit,
+     [general(3), R(3)]),
+    ("solve_triangular-trans-T", f_solve_triangular_trans_T,
+     [general(3), R(3, 2)]),
+    ("cholesky", f_cholesky, [spd(3)]),
+    ("cholesky-lower", f_cholesky_lower, [spd(3)]),
+    ("cho_factor-cho_solve", cho, [spd(3), R(3, 2)]),
+    ("cho_factor-cho_solve-lower", cho_lower, [spd(3), R(3)]),
+    ("lu_factor-lu_solve", lu, [general(3), R(3, 2)]),
+    ("lu_factor-lu_solve-trans", lu_transposed, [general(3), R(3)]),
+    ("solve", f_solve, [general(3), R(3, 2)]),
+    ("solve-pos", f_solve_pos, [spd(3), R(3, 2)]),
+    ("solve-sym-lower", f_solve_sym_lower, [spd(3), R(3)]),
+    ("solve-transposed", f_solve_transposed, [general(3), R(3)]),
+    ("inv", f_inv, [general(3)]),
+    ("det", f_det, [general(3)]),
+    ("eigh", eigh_both, [spd(3)]),
+    ("eigh-eigvals_only", f_eigh_eigvals_only, [spd(3)]),
+    ("eigh-upper", f_eigh_upper, [spd(3)]),
+    ("expm", f_expm, [R(3, 3) / 2]),
+    ("sqrtm", f_sqrtm, [spd(3)]),
+    ("solve_sylvester", f_solve_sylvester, [general(3), general(2), R(3, 2)]),
+]
+
+# ---- scipy.signal, scipy.optimize --------------------------------------------------------------
+
+
+def f_convolve(a, b, mode):
+    return signal.convolve(a, b, mode=mode)
+
+
+def f_convolve_full(a, b):
+    return f_convolve(a, b, "full")
+
+
+def f_convolve_same(a, b):
+    return f_convolve(a, b, "same")
+
+
+def f_convolve_valid(a, b):
+    return f_convolve(a, b, "valid")
+
+
+def f_correlate_full(a, b):
+    return signal.correlate(a, b)
+
+
+def f_correlate_same(a, b):
+    return signal.correlate(a, b, mode="same")
+
+
+def f_correlate_valid(a, b):
+    return signal.correlate(a, b, "valid")
+
+
+def f_fftconvolve_full(a, b):
+    return signal.fftconvolve(a, b)
+
+
+def f_fftconvolve_same(a, b):
+    return signal.fftconvolve(a, b, mode="same")
+
+
+def f_fftconvolve_valid(a, b):
+    return signal.fftconvolve(a, b, "valid")
+
+
+def f_rosen(x):
+    return optimize.rosen(x)
+
+
+def f_rosen_der(x):
+    return optimize.rosen_der(x)
+
+
+SIGNAL = [
+    ("convolve-full", f_convolve_full, [R(7), R(3)]),
+    ("convolve-same", f_convolve_same, [R(7), R(4)]),
+    ("convolve-valid", f_convolve_valid, [R(7), R(3)]),
+    ("convolve-valid-longer-kernel", f_convolve_valid, [R(3), R(6)]),
+    ("convolve-2d-same", f_convolve_same, [R(5, 4), R(2, 3)]),
+    ("correlate-full", f_correlate_full, [R(6), R(3)]),
+    ("correlate-same-2d", f_correlate_same, [R(4, 5), R(3, 2)]),
+    ("correlate-valid", f_correlate_valid, [R(6), R(4)]),
+    ("fftconvolve-full-2d", f_fftconvolve_full, [R(4, 3), R(2, 2)]),
+    ("fftconvolve-same", f_fftconvolve_same, [R(6), R(3)]),
+    ("fftconvolve-valid", f_fftconvolve_valid, [R(6), R(3)]),
+    ("rosen", f_rosen, [R(5)]),
+    ("rosen-2d", f_rosen, [R(4, 3)]),
+    ("rosen_der", f_rosen_der, [R(5)]),
+]
+
+CASES = SPECIAL + STATS + LINALG + SIGNAL
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_first_order(name, fun, args):
+    check_first_order(fun, args)
+
+
+@pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
+def test_float32(name, fun, args):
+    check_float32(fun, args)
+
+
+#: second order of these is the third derivative of rosen (rosen_hess has no rule) or of a matrix
+#: (rosen_der's derivative, rosen_hess, takes a vector): clear errors, tested below
+SECOND_ORDER_REFUSED = {"rosen-2d": "of a vector only", "rosen_der": "no derivative rule"}
+SECOND_ORDER = [c for c in CASES if c[0] not in SECOND_ORDER_REFUSED]
+
+
+@pytest.mark.parametrize("name, fun, args", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
+def test_second_order(name, fun, args):
+    check_second_order(fun, args)
+
+
+@pytest.mark.parametrize("name, message", SECOND_ORDER_REFUSED.items())
+def test_second_order_refused(name, message):
+    _, fun, args = next(c for c in CASES if c[0] == name)
+    with pytest.raises(srcad.SrcadError, match=message):
+        check_second_order(fun, args)
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def t_cdf_in_df(x, df):
+    return np.sum(stats.t.cdf(x, df))
+
+
+def polygamma_order(n, x):
+    return np.sum(special.polygamma(n, x))
+
+
+def eigh_generalized(a, b):
+    return np.sum(linalg.eigh(a, b)[0])
+
+
+def eigh_subset(a):
+    return np.sum(linalg.eigh(a, subset_by_index=[0, 1])[0])
+
+
+def solve_banded(a, b):
+    return np.sum(linalg.solve(a, b, assume_a="tridiagonal"))
+
+
+def cho_factor_unused_triangle(a):
+    c, low = linalg.cho_factor(a)
+    return np.sum(c)
+
+
+def sqrtm_complex(a):
+    return np.sum(np.real(linalg.sqrtm(a)))
+
+
+def fftconvolve_axes(a, b):
+    return np.sum(signal.fftconvolve(a, b, axes=1))
+
+
+def mvn_diagonal_cov(x, cov):
+    return np.sum(stats.multivariate_normal.logpdf(x, np.zeros(3), cov))
+
+
+REFUSED = [
+    ("t.cdf-in-df", t_cdf_in_df, [R(3), 3.0], 1, "scipy.stats.t.cdf in its shape df"),
+    ("polygamma-order", polygamma_order, [2.0, positive(3)], 0, "polygamma in its order"),
+    ("eigh-generalized", eigh_generalized, [spd(3), spd(3)], 0, "generalized eigenproblem"),
+    ("eigh-subset", eigh_subset, [spd(3)], 0, "subset_by_index"),
+    ("solve-tridiagonal", solve_banded, [general(3), R(3)], 0, "assume_a='tridiagonal'"),
+    ("cho_factor-unused-triangle", cho_factor_unused_triangle, [spd(3)], 0, "outside its triangle"),
+    ("sqrtm-complex", sqrtm_complex, [-spd(3)], 0, "complex"),
+    ("fftconvolve-axes", fftconvolve_axes, [R(2, 5), R(2, 3)], 0, "fftconvolve with axes"),
+    ("mvn-diagonal-cov", mvn_diagonal_cov, [R(4, 3), positive(3)], 1, "full covariance matrix"),
+]
+
+
+@pytest.mark.parametrize("name, fun, args, wrt, message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused(name, fun, args, wrt, message):
+    """Options srcad does not differentiate are errors naming them, never a silent guess."""
+    with pytest.raises(srcad.SrcadError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        srcad.grad(fun, wrt=wrt)(*args)
+
+
+def test_scipy_rules_register_only_once_scipy_is_imported(tmp_path):
+    """``import srcad`` imports no SciPy; the SciPy rules register when a program uses SciPy."""
+    code = textwrap.dedent("""
+        import sys
+        import numpy as np
+        import srcad
+        from srcad import registry
+        assert not any(name == "scipy" or name.startswith("scipy.") for name in sys.modules), "scipy imported"
+        import scipy.stats
+
+        @srcad.differentiable
+        def f(x):
+            return np.sum(scipy.stats.norm.logpdf(x))
+
+        print(f.grad(np.ones(3)))
+        assert registry.VJP.get(scipy.stats.norm.logpdf) is not None
+    """)
+    script = tmp_path / "lazy_scipy.py"
+    script.write_text(code)
+    root = str(pathlib.Path(importlib.util.find_spec("srcad").origin).parents[1])
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                            env={"PYTHONPATH": root, "PATH": ""})
+    assert result.returncode == 0, result.stderr
+    assert "[-1. -1. -1.]" in result.stdout
+
+
+# ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
+
+def _stats_calls():
+    """Every method of every distribution, moving every argument it differentiates."""
+    rows = []
+    for dist, shapes in [(stats.norm, []), (stats.t, [3.5]), (stats.gamma, [2.5]), (stats.beta, [2.0, 3.0])]:
+        for method in ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"]:
+            density = method in ("logpdf", "pdf")
+            first = unit(3) if dist is stats.beta or method in ("ppf", "isf") else positive(3)
+            args = [first, *shapes, 0.1 if method in ("ppf", "isf") or dist is not stats.beta else -0.1, 1.2]
+            moving = (0, len(args) - 2, len(args) - 1) + (tuple(range(1, 1 + len(shapes))) if density else ())
+            rows.append((getattr(dist, method), args, {}, moving, None))
+    return rows
+
+
+SPD3 = spd(3)
+LU3 = linalg.lu_factor(general(3))
+CHO3 = linalg.cho_factor(SPD3)
+
+HYGIENE_CALLS = _stats_calls() + [
+    (stats.multivariate_normal.logpdf, [R(4, 3), R(3), SPD3], {}, (0, 1, 2), None),
+    (special.erfinv, [unit(3) - 0.5], {}, (0,), None),
+    (special.erfcinv, [unit(3)], {}, (0,), None),
+    (special.erfcx, [R(3)], {}, (0,), None),
+    (special.log_expit, [R(3)], {}, (0,), None),
+    (special.rgamma, [positive(3)], {}, (0,), None),
+    (special.entr, [positive(3)], {}, (0,), None),
+    (special.i0, [R(3)], {}, (0,), None),
+    (special.i1, [R(3)], {}, (0,), None),
+    (special.i0e, [R(3)], {}, (0,), None),
+    (special.i1e, [R(3)], {}, (0,), None),
+    (special.j0, [positive(3)], {}, (0,), None),
+    (special.j1, [positive(3)], {}, (0,), None),
+    (special.y0, [positive(3)], {}, (0,), None),
+    (special.y1, [positive(3)], {}, (0,), None),
+    (special.polygamma, [1, positive(3)], {}, (1,), None),
+    (special.iv, [1.5, positive(3)], {}, (1,), None),
+    (special.ive, [2.0, R(3)], {}, (1,), None),
+    (special.jv, [2.5, positive(3)], {}, (1,), None),
+    (special.yv, [0.5, positive(3)], {}, (1,), None),
+    (special.multigammaln, [positive(3) + 2, 3], {}, (0,), None),
+    (special.beta, [positive(3), positive(2, 3)], {}, (0, 1), None),
+    (special.betaln, [positive(3), positive(3)], {}, (0, 1), None),
+    (special.rel_entr, [positive(3), positive(3)], {}, (0, 1), None),
+    (special.kl_div, [positive(3), positive(3)], {}, (0, 1), None),
+    (special.gammainc, [2.5, positive(3)], {}, (1,), None),
+    (special.gammaincc, [1.5, positive(3)], {}, (1,), None),
+    (linalg.solve_triangular, [general(3), R(3, 2)], {"trans": 1, "lower": True}, (0, 1), None),
+    (linalg.cholesky, [SPD3], {"lower": True}, (0,), None),
+    (linalg.cho_factor, [SPD3, True], {}, (0,), "{fn}({0}, {1})[0][:, 0]"),
+    (linalg.cho_solve, [CHO3, R(3, 2)], {}, (1,), None),
+    (linalg.lu_factor, [general(3)], {}, (0,), "{fn}({0})[0]"),
+    (linalg.lu_solve, [LU3, R(3)], {"trans": 1}, (1,), None),
+    (linalg.solve, [SPD3, R(3, 2)], {"assume_a": "pos"}, (0, 1), None),
+    (linalg.inv, [general(3)], {}, (0,), None),
+    (linalg.det, [general(3)], {}, (0,), None),
+    (linalg.eigh, [SPD3], {}, (0,), "{fn}({0})[0]"),
+    (linalg.expm, [R(3, 3) / 2], {}, (0,), None),
+    (linalg.sqrtm, [SPD3], {}, (0,), None),
+    (linalg.solve_sylvester, [general(3), general(2), R(3, 2)], {}, (0, 1, 2), None),
+    (signal.convolve, [R(6), R(3)], {"mode": "same"}, (0, 1), None),
+    (signal.correlate, [R(6), R(3)], {"mode": "valid"}, (0, 1), None),
+    (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),
+    (optimize.rosen, [R(4)], {}, (0,), None),
+    (optimize.rosen_der, [R(4)], {}, (0,), None),
+]
+
+
+def test_scipy_rule_modules_import_without_scipy(tmp_path):
+    code = textwrap.dedent("""
+        import sys
+        sys.modules["scipy"] = None  # any import of scipy now fails
+        from srcad import registry
+        from srcad.rules import scipy_library  # noqa: F401
+        assert not any(rule.fn.__module__.startswith("srcad.rules.scipy") for rule in registry.VJP.values())
+        print("ok")
+    """)
+    script = tmp_path / "without_scipy.py"
+    script.write_text(code)
+    root = str(pathlib.Path(importlib.util.find_spec("srcad").origin).parents[1])
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=root,
+                            env={"PYTHONPATH": root, "PATH": ""})
+    assert result.returncode == 0, result.stderr
