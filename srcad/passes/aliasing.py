@@ -39,6 +39,8 @@ forward sweep to copy, before an in-place update, the values the reverse sweep s
 ...     print(e.msg)
 in-place update of 'r', which shares memory with 'A' (line 3), and 'A' is read after it (line 5); write 'r = A[0].copy()' (or update 'A' itself)
 """
+import re
+
 import gast
 
 from .. import astutil as A
@@ -47,36 +49,152 @@ from .memory import Refusal, check_memory, describe_call
 
 def check_aliasing(node, source):
     """Raise ``SrcadSyntaxError`` for in-place updates srcad cannot follow (see module doc);
-    return ``node``."""
+    return ``node``. The message names the user's expressions, never srcad's temporaries."""
     try:
         check_memory(node.body, [a.id for a in node.args.args])
     except Refusal as refusal:
-        origin = A.anno(refusal.node, "origin") or refusal.node
+        origin = _located(node.body, refusal.node)
+        text = _UserText(node, source)
         message = refusal.message
         if isinstance(message, tuple):
-            message = _stale_message(refusal.node, *message)
+            message = _stale_message(refusal.node, text, *message)
+        else:
+            message = text.names_in(message)
         raise source.syntax_error(message, origin) from None
     return node
 
 
-def _stale_message(update, updated, reader, made, copied, line):
+def _located(stmts, stmt):
+    """The user's statement ``stmt`` came from; for a statement srcad made without a line
+    (a call inside a comprehension), the nearest user statement before it."""
+    found = None
+    for s in A.walk_statements(stmts):
+        origin = A.anno(s, "origin") or s
+        if getattr(origin, "lineno", None):
+            found = origin
+        if s is stmt:
+            break
+    origin = A.anno(stmt, "origin") or stmt
+    return origin if getattr(origin, "lineno", None) else found or origin
+
+
+class _UserText:
+    """A name as the user wrote it: a temporary of A-normal form (``_t2 = P[1]``) reads as
+    the expression it holds (``P[1]``); the sequence a for loop iterates is marked as such."""
+
+    def __init__(self, node, source):
+        self.user = _code_names(source.fn.__code__)
+        bound = {}
+        for s in A.walk_statements(node.body):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                bound.setdefault(s.targets[0].id, []).append(s)
+        self.single = {n: stmts[0] for n, stmts in bound.items() if len(stmts) == 1 and n not in self.user}
+        # the result variable that lowering ``return e`` inside branches or loops introduces
+        last = node.body[-1] if node.body else None
+        result = last.value.id if isinstance(last, gast.Return) and isinstance(last.value, gast.Name) else None
+        self.returned = {}
+        if result in bound and result not in self.user and result not in self.single:
+            self.returned[result] = sorted({A.anno(s, "origin").lineno for s in bound[result]
+                                            if getattr(A.anno(s, "origin"), "lineno", None)})
+
+    def __call__(self, name):
+        if self.returned.get(name):
+            return f"the value returned (line {', '.join(map(str, self.returned[name]))})"
+        return A.to_source(self.expr(name, 0)).strip()
+
+    def renamed(self, name):
+        """The user's name behind a renamed comprehension variable (``_e1`` for ``e``) or an
+        inlined helper's local (``reps_u`` for ``u``), or None."""
+        comprehension = re.fullmatch(r"_(\w+?)\d+", name)
+        if comprehension and comprehension.group(1) in self.user:
+            return comprehension.group(1)
+        helper = [name[len(h) + 1:] for h in self.user if name.startswith(h + "_") and name[len(h) + 1:] in self.user]
+        return max(helper, key=len) if helper else None
+
+    def names_in(self, words):
+        """``words`` with each temporary (a name with ``_``, never an English word) replaced by
+        the expression it holds."""
+        return re.sub(r"\b\w*_\w*\b", lambda word: self(word.group()) if word.group() in self.single else word.group(),
+                      words)
+
+    def value(self, expr):
+        """``expr`` (an expression of the transformed code) with temporaries expanded."""
+        return A.to_source(self.expand(A.deepcopy(expr), 0)).strip()
+
+    def expr(self, name, depth):
+        made = self.single.get(name)
+        if made is None or depth > 8 or self.renamed(name):
+            return A.load(self.renamed(name) or name)
+        return self.expand(self.loop_sequence(name) or A.deepcopy(made.value), depth + 1)
+
+    def expand(self, value, depth):
+        if isinstance(value, gast.Name):
+            return self.expr(value.id, depth)
+        for n in list(gast.walk(value)):
+            for field, child in gast.iter_fields(n):
+                if isinstance(child, gast.Name) and child.id in self.single:
+                    setattr(n, field, self.expr(child.id, depth))
+                elif isinstance(child, list):
+                    child[:] = [self.expr(c.id, depth) if isinstance(c, gast.Name) and c.id in self.single
+                                else c for c in child]
+        return value
+
+    def loop_sequence(self, name):
+        """``_seq1 = list(r)`` made for ``for o in r``: the loop's own iterable, ``r``."""
+        made = self.single.get(name)
+        loop = A.anno(made, "origin") if made is not None else None
+        callee = A.anno(made.value, "callee") if made is not None and isinstance(made.value, gast.Call) else None
+        if (isinstance(loop, gast.For) and callee is not None and callee.kind == "object" and callee.obj is list
+                and len(made.value.args) == 1):
+            return A.deepcopy(made.value.args[0])
+        return None
+
+    def loop_line(self, name):
+        return A.anno(self.single[name], "origin").lineno if self.loop_sequence(name) is not None else None
+
+
+def _code_names(code):
+    """Every name the user's compiled code (and the code nested in it) uses: srcad's tree
+    may already hold its own temporaries."""
+    names = set(code.co_varnames + code.co_names + code.co_cellvars + code.co_freevars)
+    for const in code.co_consts:
+        if hasattr(const, "co_varnames"):
+            names |= _code_names(const)
+    return names
+
+
+def _stale_message(update, text, updated, reader, made, copied, line):
     in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
     where = f" (line {made_line})" if made_line else ""
+    after = f"after it (line {line})" if line else "after it"
+    written, read = text(updated), text(reader)
     if isinstance(update, gast.Assign) and isinstance(update.value, gast.Call) and updated == reader:
-        return (f"{describe_call(update.value)} updates its argument '{updated}' in place, and '{updated}' is read "
-                f"after the call (line {line}); srcad differentiates the function on a copy of its arguments, "
-                f"so make it return the new value instead")
+        return (f"{describe_call(update.value)} updates its argument '{written}' in place, and '{written}' is read "
+                f"{after.replace('after it', 'after the call')}; srcad differentiates the function on a copy of "
+                f"its arguments, so make it return the new value instead")
+    loop_line = text.loop_line(reader) if reader in text.single else None
+    if loop_line is not None:
+        shares = "" if written == read else f", which shares memory with '{read}',"
+        return (f"in-place update of '{written}'{shares} while the for loop at line {loop_line} iterates over "
+                f"'{read}'; iterate over a copy instead ('for ... in {read}.copy()')")
+    if copied not in text.user:  # srcad's temporary: copy the expression where the user wrote it
+        fix = f"write '{text(copied)}.copy()' there instead"
+    else:
+        single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
+        hint = text.value(made.value) if single else "..."
+        if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
+            hint = f"({hint})"
+        fix = f"write '{copied} = {hint}.copy()'" + (f" (or update '{read}' itself)" if copied == updated else "")
     if in_place is not None:
         op = in_place[2]
-        return (f"'{updated} {op}= ...' updates '{updated}' in place, and '{reader}', which shares memory with "
-                f"it{where}, is read after it (line {line}); write '{updated} = {updated} {op} ...' to make a new "
-                f"array instead")
-    single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
-    hint = A.to_source(made.value).strip() if single else "..."
-    if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
-        hint = f"({hint})"
-    instead = f" (or update '{reader}' itself)" if copied == updated else ""
-    return (f"in-place update of '{updated}', which shares memory with '{reader}'{where}, and '{reader}' is "
-            f"read after it (line {line}); write '{copied} = {hint}.copy()'{instead}")
-
+        if updated in text.user:
+            fix = f"write '{written} = {written} {op} ...' to make a new array instead"
+        elif re.fullmatch(re.escape(read) + r"\[[^\]]*\]\[.*\]", written):  # P[1][3] += ...: P[1] is a view
+            fix = f"update '{read}' through one subscript ('{read}[i, j] {op}= ...', not '{read}[i][j] {op}= ...')"
+        else:  # S[i] op= e: S[i] may be a view, so S's memory changes under what shares it
+            fix = f"make '{read}' a copy where it is assigned ('.copy()')"
+        return (f"'{written} {op}= ...' updates '{written}' in place, and '{read}', which shares memory with "
+                f"it{where}, is read {after}; {fix}")
+    return (f"in-place update of '{written}', which shares memory with '{read}'{where}, and '{read}' is "
+            f"read {after}; {fix}")

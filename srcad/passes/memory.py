@@ -483,7 +483,7 @@ class _Flow:
         later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound),
                     key=lambda b: b[0], default=(0, None, updated))
         made = A.anno(later[1], "origin") if later[1] is not None else None
-        line = getattr(A.anno(read, "origin") or read, "lineno", "?")
+        line = getattr(A.anno(read, "origin") or read, "lineno", None)
         raise Refusal((updated, name, made, later[2], line), update)
 
 

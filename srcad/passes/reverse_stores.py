@@ -50,6 +50,7 @@ class Stores:
         from .. import runtime
 
         code = self.own(var)  # before reading: a 0-d adjoint may be a scalar until it is owned
+        held = None
         d = self.dname(var)
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
@@ -61,9 +62,15 @@ class Stores:
             else:  # an index array may repeat a position: only the write NumPy keeps counts
                 g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), index_expr(index),
                               A.load(value.id))
-            code.extend(self.accumulate(value.id, g))
+            if value.id == var:  # `S[idx] = S`: hold the region's cotangent, add it after zeroing
+                held = self.namer.fresh("_g")
+                code.append(A.assign(A.store(held), g))
+            else:
+                code.extend(self.accumulate(value.id, g))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
                              A.const(0)))
+        if held:
+            code.extend(self.accumulate(var, A.load(held)))
         return code
 
     def scatter_add(self, var, index, values):
