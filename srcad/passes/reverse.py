@@ -231,6 +231,18 @@ def _sharing(names, views):
     return out
 
 
+def _bind_discarded_pops(stmts, namer):
+    """``L.pop()`` for its effect becomes ``_poppedN = L.pop()``: the reverse sweep pushes
+    the popped item's (zero) adjoint back, so ``L``'s adjoint stays aligned with ``L``."""
+    for i, s in enumerate(stmts):
+        if isinstance(s, gast.Expr) and is_pop(s.value):
+            bound = gast.copy_location(A.assign(namer.fresh("_popped"), s.value), s)
+            stmts[i] = A.set_anno(bound, "origin", A.anno(s, "origin"))
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            _bind_discarded_pops(s.body, namer)
+            _bind_discarded_pops(s.orelse, namer)
+
+
 def _has_code(code):
     return any(A.anno(c, "restore") is None for c in code)
 
@@ -239,6 +251,7 @@ def reverse(node, source, wrt, refs, callees):
     """Build the joint adjoint of ``node`` (A-normal form, with activity); see module doc."""
     from .. import runtime
 
+    _bind_discarded_pops(node.body, A.anno(node, "namer"))
     rv = _Reverse(node, source, wrt, refs, callees)
     body = list(node.body)
     ret = body.pop() if body and isinstance(body[-1], gast.Return) else gast.Return(value=A.const(None))

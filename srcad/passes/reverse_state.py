@@ -94,11 +94,15 @@ class AdjointState:
 
     def own(self, var):
         """Make the adjoint of ``var`` a buffer that may be updated in place."""
+        state = self.get(var)
+        self.state[var] = OWNED
+        return self.owned_from(var, state)
+
+    def owned_from(self, var, state):
+        """The code that makes the adjoint of ``var``, now in ``state``, an owned buffer."""
         from .. import runtime
 
         d = self.dname(var)
-        state = self.get(var)
-        self.state[var] = OWNED
         if state == OWNED:
             return []
         zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
@@ -172,13 +176,8 @@ class AdjointState:
             return [A.assign(d, A.const(None))] if have == ZERO else []
         if want == SHARED and have == ZERO:
             return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
-        if want == OWNED:
-            if have == ZERO:
-                return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
-            if have == SHARED:
-                return [A.assign(d, self.call("copy_grad", runtime.copy_grad, A.load(d)))]
-            if have == MAYBE:
-                return self.own(var)
+        if want == OWNED:  # from ``have``, not the current state: a loop converts at its entry and its end
+            return self.owned_from(var, have)
         raise AssertionError(f"cannot bring adjoint of {var} from {have} to {want}")
 
 

@@ -17,6 +17,7 @@ from .. import astutil as A
 from ..naming import builtin
 from .resolve_calls import method_call
 from .reverse_state import MAYBE, ZERO
+from .shapes import Spec
 
 
 class Stores:
@@ -64,8 +65,19 @@ class Stores:
             code.extend(self.accumulate(value.id, g))
         code.extend(self.own(var))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
-                             A.const(0)))
+                             self.zero_slot(var, value)))
         return code
+
+    def zero_slot(self, var, value):
+        """What clears the slot ``value`` was stored into: ``0`` in an array; in a list, tuple
+        or dict (or what is not known to be an array) ``runtime.cleared_slot``, which gives
+        zeros shaped like a container ``value``, since later adjoints add to it item by item."""
+        from .. import runtime
+
+        spec = self.spec(var)
+        if var not in self.added_as_containers and isinstance(spec, Spec) and spec.python is None:
+            return A.const(0)
+        return self.call("cleared_slot", runtime.cleared_slot, A.deepcopy(value))
 
     def scatter_add(self, var, index, values):
         """``np.add.at(var, index, values)``: each added value's adjoint is its slot's."""
