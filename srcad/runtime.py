@@ -255,8 +255,11 @@ def expand_reduced(r, x, axis, keepdims):
 
 
 def scatter_add(buffer, index, g):
-    """``buffer[index] += g`` where repeated integer indices accumulate."""
-    if _has_int_array(index):
+    """``buffer[index] += g`` where repeated integer indices accumulate; an item of a list,
+    tuple or dict adds like one (``+=`` would concatenate a list)."""
+    if not isinstance(buffer, np.ndarray):
+        buffer[index] = add_grads(buffer[index], g)
+    elif _has_int_array(index):
         np.add.at(buffer, index, g)
     else:
         buffer[index] += g

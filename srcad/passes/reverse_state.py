@@ -14,6 +14,7 @@ merges; guarded by ``is not None``). Where paths join, code brings each adjoint 
 import gast
 
 from .. import astutil as A
+from .shapes import Spec
 
 ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
 
@@ -72,7 +73,7 @@ class AdjointState:
 
         d = self.dname(var)
         state = self.get(var)
-        container = var in self.added_as_containers
+        container = self.maybe_container(var)
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
             return [A.assign(d, expr)]
@@ -91,6 +92,12 @@ class AdjointState:
         return [A.assign(d, gast.IfExp(
                 test=gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)]),
                 body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
+
+    def maybe_container(self, var):
+        """May ``var`` hold a list, tuple or dict? Only a value known to be an array or a
+        number has an adjoint that ``+`` adds (on a list ``+=`` would concatenate); any other
+        is added by ``add_grads``, item by item."""
+        return var in self.added_as_containers or not isinstance(self.spec(var), Spec)
 
     def own(self, var):
         """Make the adjoint of ``var`` a buffer that may be updated in place."""

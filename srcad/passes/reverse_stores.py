@@ -17,7 +17,6 @@ from .. import astutil as A
 from ..naming import builtin
 from .resolve_calls import method_call
 from .reverse_state import MAYBE, ZERO
-from .shapes import Spec
 
 
 class Stores:
@@ -31,7 +30,8 @@ class Stores:
             return []
         d_base = self.dname(base.id)
         g = A.load(self.dname(var))
-        if base.id in self.added_as_containers:
+        basic = basic_index(rhs.slice, self.int_names)
+        if base.id in self.added_as_containers or (basic and self.maybe_container(base.id)):
             code = self.own(base.id)
             item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
             added = self.call("add_grads", runtime.add_grads, item, g)
@@ -39,7 +39,7 @@ class Stores:
                                                 ctx=gast.Store()), added))
             return code
         code = self.own(base.id)
-        if basic_index(rhs.slice, self.int_names):
+        if basic:
             target = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Store())
             code.append(gast.AugAssign(target=target, op=gast.Add(), value=g))
         else:
@@ -74,8 +74,7 @@ class Stores:
         zeros shaped like a container ``value``, since later adjoints add to it item by item."""
         from .. import runtime
 
-        spec = self.spec(var)
-        if var not in self.added_as_containers and isinstance(spec, Spec) and spec.python is None:
+        if not self.maybe_container(var) and self.spec(var).python is None:
             return A.const(0)
         return self.call("cleared_slot", runtime.cleared_slot, A.deepcopy(value))
 
