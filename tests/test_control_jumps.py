@@ -199,6 +199,68 @@ def local_helper_with_loop_jumps(x):
     return np.sum(grow(x) * x)
 
 
+def for_else(x, limit):
+    s = 0.0
+    for i in range(4):
+        if s > limit:
+            break
+        s = s + x[i] ** 2
+    else:
+        s = s * 3.0
+    return s
+
+
+def while_else_continue_only(x):
+    s = 0.0
+    k = 0
+    while k < 4:
+        k = k + 1
+        if k == 2:
+            continue
+        s = s + np.sin(x[k - 1])
+    else:
+        s = s * x[0]
+    return s
+
+
+def inner_else_breaks_outer(x, limit):
+    s = 0.0
+    for i in range(4):
+        for j in range(3):
+            if s > limit:
+                break
+            s = s + x[i] * x[j]
+        else:
+            s = s + 1.0
+            if i == 2:
+                break
+            continue
+        s = s * 0.5
+    else:
+        return s * x[3]
+    return s
+
+
+def else_returns(x, limit):
+    for i in range(4):
+        if x[i] > limit:
+            break
+    else:
+        return np.sum(x ** 2)
+    return x[i] * 2.0
+
+
+def while_compound_test_break(x):
+    s = 0.0
+    k = 0
+    while k < 4 and x[k] < 5.0:  # x[4] would fail: the test is not recomputed after the break
+        k = k + 1
+        if k == 4:
+            break
+        s = s + x[k] ** 2
+    return s
+
+
 rng = np.random.default_rng(7)
 SMALL = rng.uniform(0.2, 1.0, 4)
 
@@ -224,6 +286,22 @@ def test_depth_three_jumps_at_every_level(f, thresholds):
     x = rng.uniform(0.5, 1.5, 4)
     assert f(x, *thresholds) != f(x, NEVER, NEVER, NEVER) or thresholds[0] == NEVER == thresholds[2]
     check_both_modes(f, (x,) + thresholds)
+
+
+@pytest.mark.parametrize("f,limit", [(for_else, NEVER), (for_else, 0.5), (inner_else_breaks_outer, NEVER),
+                                     (inner_else_breaks_outer, 1.0), (inner_else_breaks_outer, 3.0),
+                                     (else_returns, NEVER), (else_returns, 0.6)])
+def test_loop_else_runs_when_no_break(f, limit):
+    x = rng.uniform(0.2, 1.0, 4)
+    check_both_modes(f, (x, limit))
+
+
+def test_while_with_a_compound_test_and_break():
+    check_both_modes(while_compound_test_break, (SMALL.copy(),))
+
+
+def test_while_else_with_continue():
+    check_both_modes(while_else_continue_only, (SMALL.copy(),))
 
 
 def nonlinear_nest(x):

@@ -49,7 +49,26 @@ def body_rebinds_sequence(x):
     return s
 
 
-@pytest.mark.parametrize("f,arg", [(loop_variable_rebinds_sequence, vec(3, 3)),
+def range_variable_rebound_in_body(x):
+    s = 0.0
+    for i in range(3):
+        i = i * 2
+        s = s + x[i] * x[0]
+    return s
+
+
+def nested_loops_share_a_variable(x):
+    s = 0.0
+    for i in range(3):
+        for i in range(i, 4):
+            s = s + np.sin(x[i]) * x[0]
+        s = s * x[i]
+    return s
+
+
+@pytest.mark.parametrize("f,arg", [(range_variable_rebound_in_body, vec(6)),
+                                   (nested_loops_share_a_variable, vec(4)),
+                                   (loop_variable_rebinds_sequence, vec(3, 3)),
                                    (loop_variable_rebinds_sequence, [vec(2), vec(3)]),
                                    (loop_variable_rebinds_reversed, vec(4)),
                                    (body_rebinds_sequence, vec(3, 2))])
@@ -102,6 +121,13 @@ def pairs_unpacked(pairs):
     return acc
 
 
+def starred_target_over_zip(x, y, z):
+    acc = 0.0
+    for a, *rest in zip(x, y, z):
+        acc = acc + a * rest[0] * np.sin(rest[1])
+    return acc
+
+
 def comprehension_over_enumerate_zip(x, y):
     return sum([i * a * b for i, (a, b) in enumerate(zip(x, y))])
 
@@ -114,6 +140,7 @@ def comprehension_over_enumerate_zip(x, y):
     (zip_of_rows_and_list, (vec(3, 2), [vec(2), vec(2), vec(1)]), (0, 1)),
     (pairs_unpacked, ([(vec(2), vec(2)), (vec(2), vec(2))],), 0),
     (comprehension_over_enumerate_zip, (vec(3), vec(3)), (0, 1)),
+    (starred_target_over_zip, (vec(3), vec(3), vec(4)), (0, 1, 2)),
 ])
 def test_enumerate_zip_nest_in_any_combination(f, args, wrt):
     check_both_modes(f, args, wrt)
@@ -177,6 +204,12 @@ def dict_built_inside(x, y):
     return s + sum([np.sum(v) for v in d.values()])
 
 
+def dict_display_in_python_order(x, y):
+    parts = [x * 2.0, "a", np.sin(y), "b"]
+    d = {parts.pop(): parts.pop(), parts.pop(): parts.pop()}  # key, value, key, value
+    return np.sum(d["b"] * 3.0 + d["a"])
+
+
 def nested_dict_iteration(p):
     total = 0.0
     for name, layer in p.items():
@@ -192,6 +225,7 @@ def nested_dict_iteration(p):
     (dict_get, ({"a": vec(3), "b": vec(3)}, vec(3)), (0, 1)),
     (dict_get, ({"a": vec(3)}, vec(3)), (0, 1)),
     (dict_built_inside, (vec(3), vec(3)), (0, 1)),
+    (dict_display_in_python_order, (vec(3), vec(3)), (0, 1)),
     (nested_dict_iteration, ({"one": {"W": vec(2, 2), "b": vec(2)}, "three": {"W": vec(3)}},), 0),
 ])
 def test_dicts_iterate_and_get_like_python(f, args, wrt):

@@ -113,7 +113,37 @@ def nested_helpers_shadow(x):
     return np.sum(outer(x) * w)
 
 
+def dict_comprehension_scope(x, d):
+    k = "b"
+    v = x * 2.0
+    scaled = {k: v * x for k, v in d.items() if k != "skip"}
+    squares = {name: np.sum(scaled[name] ** 2) for name in scaled}
+    return sum([squares[name] for name in squares]) + np.sum(d[k] * v)
+
+
+def defaults_are_evaluated_where_defined(x):
+    scale = x[0] * 2.0
+
+    def h(v, s=scale, t=np.sin(x[1])):
+        return v * s + t
+    fixed = lambda v, s=scale: v * s  # noqa: E731
+    scale = x[2] * 5.0
+    return np.sum(h(x) + fixed(x) * scale)
+
+
+def arguments_are_evaluated_in_call_order(x):
+    stack = [x * 1.0, np.sin(x), x ** 2]
+
+    def h(a, b):
+        return a * 3.0 + b
+    first = h(b=stack.pop(), a=stack.pop())
+    return np.sum(first * stack.pop())
+
+
 @pytest.mark.parametrize("f,args,wrt", [
+    (arguments_are_evaluated_in_call_order, (vec(3),), 0),
+    (defaults_are_evaluated_where_defined, (vec(3),), 0),
+    (dict_comprehension_scope, (vec(3), {"a": vec(3), "b": vec(3), "skip": vec(3)}), (0, 1)),
     (comprehension_variable_shadows_local, (vec(3),), 0),
     (comprehension_variable_shadows_parameter, (vec(3), vec(2, 3)), (0, 1)),
     (nested_comprehensions_reuse_a_name, (vec(3),), 0),

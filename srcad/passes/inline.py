@@ -1,4 +1,5 @@
-"""Inlining: helpers defined in the function (``def``, ``lambda``) and comprehensions.
+"""Inlining: helpers defined in the function (``def``, ``lambda``) and comprehensions
+(list, dict, generator expressions).
 
 Guarantee: an inlined scope never reads or overwrites a name of the scope around it by
 accident. Every local of an inlined helper (parameters, assignments, loop variables) gets a
@@ -47,7 +48,8 @@ def lambda_def(name, lam):
 
 
 def inline_comprehension(norm, e, out):
-    """A list comprehension (or generator expression, materialised) as a loop filling a list."""
+    """A list or dict comprehension (or a generator expression, materialised as a list) as a
+    loop filling a fresh ``_listN`` or ``_dictN``."""
     for gen in e.generators:
         if gen.is_async:
             raise norm.error("srcad does not support async comprehensions", e)
@@ -57,12 +59,18 @@ def inline_comprehension(norm, e, out):
     first_iter = e.generators[0].iter
     e = A.replace_names(A.deepcopy(e), renames)
     e.generators[0].iter = first_iter  # evaluated in the enclosing scope
-    result = norm.namer.fresh("_list")
-    out.append(A.assign(result, gast.List(elts=[], ctx=gast.Load())))
-    append = gast.Call(func=gast.Attribute(value=A.load(result), attr="append", ctx=gast.Load()),
-                       args=[e.elt], keywords=[])
-    A.set_anno(append, "callee", Callee("method", name="append"))
-    inner = [gast.Expr(value=append)]
+    if isinstance(e, gast.DictComp):  # {k: v for ...}: d[k] = v in the loop
+        result = norm.namer.fresh("_dict")
+        out.append(A.assign(result, gast.Dict(keys=[], values=[])))
+        store = gast.Subscript(value=A.load(result), slice=e.key, ctx=gast.Store())
+        inner = [A.assign(store, e.value)]
+    else:
+        result = norm.namer.fresh("_list")
+        out.append(A.assign(result, gast.List(elts=[], ctx=gast.Load())))
+        append = gast.Call(func=gast.Attribute(value=A.load(result), attr="append", ctx=gast.Load()),
+                           args=[e.elt], keywords=[])
+        A.set_anno(append, "callee", Callee("method", name="append"))
+        inner = [gast.Expr(value=append)]
     for gen in reversed(e.generators):
         for cond in reversed(gen.ifs):
             inner = [gast.If(test=cond, body=inner, orelse=[])]
@@ -91,24 +99,22 @@ def inline_call(norm, call, name, out):
     if len(call.args) > len(args.args):
         raise norm.error(f"'{name}' takes {len(args.args)} positional arguments but {len(call.args)} were given",
                          call)
-    bound = {}
+    bound = {}  # the arguments are evaluated in the caller's order, before the helper runs
     for param, value in zip(params, call.args):
         if isinstance(value, gast.Starred):
             raise norm.error("srcad cannot inline a call with * arguments", value)
-        bound[param] = value
+        bound[param] = norm.atom(value, out)
     for kw in call.keywords:
         if kw.arg is None or kw.arg not in params or kw.arg in bound:
             raise norm.error(f"bad keyword argument for '{name}'", call)
-        bound[kw.arg] = kw.value
+        bound[kw.arg] = norm.atom(kw.value, out)
     defaults = dict(zip([a.id for a in args.args][len(args.args) - len(args.defaults):], args.defaults))
     defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     for param in params:
-        if param not in bound:
-            if param not in defaults:
-                raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
-            bound[param] = A.deepcopy(defaults[param])
-    for param in params:
-        out.append(gast.copy_location(A.assign(renames[param], norm.rhs(bound[param], out)), call))
+        if param not in bound and param not in defaults:
+            raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
+        value = bound[param] if param in bound else A.deepcopy(defaults[param])
+        out.append(gast.copy_location(A.assign(renames[param], value), call))
     body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
     result = norm.namer.fresh(f"{name}_result")
     body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result)

@@ -2,11 +2,11 @@
 
 Guarantee: afterwards a block holds no ``continue``, no ``return`` but (at the top level)
 one final ``return``, and the only ``break`` is ``if _stopN: break`` as the last statement
-of its loop's body (of a ``while`` loop: followed only by the recomputation of its test).
-Every loop at every depth is rewritten, whether or not the loops around
+of its loop's body. Every loop at every depth is rewritten, whether or not the loops around
 it jump, with flags of its own: ``_skipN`` (skip the rest of this pass) is reset at the top
 of each pass, ``_stopN`` (leave the loop) just before the loop starts. A ``return`` sets the
-flags of every loop it leaves. ``check_jumps_eliminated`` holds the output to this.
+flags of every loop it leaves. A loop's ``else:`` becomes ``if not _stopN:`` after it (no
+``else`` is left). ``check_jumps_eliminated`` holds the output to this.
 
 >>> import gast
 >>> from srcad.astutil import to_source
@@ -48,7 +48,7 @@ def eliminate_jumps(body, namer, source, top_level, result=None):
     At the top level the function keeps a single final ``return``; for an inlined helper
     (``top_level=False``) every ``return e`` becomes ``result = e``.
     """
-    returns = [n for s in body for n in _walk_stmts(s, True) if isinstance(n, gast.Return)]
+    returns = [n for s in body for n in _walk_stmts(s) if isinstance(n, gast.Return)]
     simple = len(returns) == 1 and body and body[-1] is returns[0]
     if not top_level and simple:
         last = body[-1]
@@ -64,28 +64,26 @@ def eliminate_jumps(body, namer, source, top_level, result=None):
     return new
 
 
-def check_jumps_eliminated(stmts, source, loop=None):
-    """Raise an internal srcad error if a jump survived in ``stmts``, the body of ``loop``
-    (or of no loop); see the module docstring."""
+def check_jumps_eliminated(stmts, source, in_loop=False):
+    """Raise an internal srcad error if a jump survived in ``stmts`` (the body of a loop if
+    ``in_loop``); see the module docstring."""
     for i, s in enumerate(stmts):
-        rest = stmts[i + 1:]
-        if isinstance(s, (gast.Break, gast.Continue)) or is_break_guard(s) and not (
-                isinstance(loop, gast.For) and not rest
-                or isinstance(loop, gast.While) and all(isinstance(r, gast.Assign) for r in rest)):
+        last_in_loop = in_loop and i == len(stmts) - 1
+        if isinstance(s, (gast.Break, gast.Continue)) or is_break_guard(s) and not last_in_loop:
             raise source.syntax_error(
                 "internal error: srcad left a jump it cannot differentiate; please report this function", s)
         if isinstance(s, gast.If) and not is_break_guard(s):
             check_jumps_eliminated(s.body, source)
             check_jumps_eliminated(s.orelse, source)
         elif isinstance(s, (gast.For, gast.While)):
-            check_jumps_eliminated(s.body, source, loop=s)
+            check_jumps_eliminated(s.body, source, in_loop=True)
 
 
 def _jumps(stmts):
     """Which of break/continue/return can leave this block (not counting inner loops' own)."""
     found = set()
     for s in stmts:
-        for node in _walk_stmts(s, True):
+        for node in _walk_stmts(s):
             if isinstance(node, gast.Break):
                 found.add("break")
             elif isinstance(node, gast.Continue):
@@ -95,17 +93,19 @@ def _jumps(stmts):
     return found
 
 
-def _walk_stmts(stmt, loop_level):
-    """Statements inside ``stmt``; an inner loop contributes only its returns."""
+def _walk_stmts(stmt):
+    """Statements inside ``stmt``; an inner loop's body contributes only its returns."""
     yield stmt
     if isinstance(stmt, gast.If):
         for s in stmt.body + stmt.orelse:
-            yield from _walk_stmts(s, loop_level)
+            yield from _walk_stmts(s)
     elif isinstance(stmt, (gast.For, gast.While)):
-        for s in stmt.body + stmt.orelse:
-            for inner in _walk_stmts(s, False):
+        for s in stmt.body:
+            for inner in _walk_stmts(s):
                 if not isinstance(inner, (gast.Break, gast.Continue)):
                     yield inner
+        for s in stmt.orelse:  # a loop's ``else`` runs after it: its jumps are the enclosing loop's
+            yield from _walk_stmts(s)
 
 
 class _Loop:
@@ -151,21 +151,28 @@ def _eliminate_block(stmts, state, namer, loops=()):
             continue
         if isinstance(s, (gast.For, gast.While)):
             inner = _jumps(s.body)
+            stop = None
             if inner:
                 loop = _Loop(namer.fresh("_skip"), namer.fresh("_stop"))
                 body = [A.assign(loop.skip, A.const(False))]
                 body += _eliminate_block(s.body, state, namer, loops + (loop,))
                 if inner & {"break", "return"}:
-                    body.append(gast.If(test=A.load(loop.stop), body=[gast.Break()], orelse=[]))
-                    out.append(A.assign(loop.stop, A.const(False)))
+                    stop = loop.stop
+                    body.append(gast.If(test=A.load(stop), body=[gast.Break()], orelse=[]))
+                    out.append(A.assign(stop, A.const(False)))
                 s.body = body
             else:  # no jump leaves this loop, but loops inside it may jump: rewrite them too
                 s.body = _eliminate_block(s.body, state, namer, loops) or [gast.Pass()]
             out.append(s)
+            if s.orelse:  # ``else:`` runs when the loop ends without ``break``
+                rest = ([gast.If(test=gast.UnaryOp(op=gast.Not(), operand=A.load(stop)), body=s.orelse, orelse=[])]
+                        if stop else s.orelse) + rest
+                s.orelse = []
             if "return" in inner and rest:
                 flag = loops[-1].skip if loops else state["flag"]
                 out.append(_guard(flag, _eliminate_block(rest, state, namer, loops)))
                 return out
-            continue
+            out.extend(_eliminate_block(rest, state, namer, loops))
+            return out
         out.append(s)
     return out

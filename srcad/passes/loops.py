@@ -1,12 +1,14 @@
 """Loop lowering: every ``for`` loop becomes a loop over a ``range`` bound to a name.
 
-Guarantee: ``for i in range(...)`` keeps its counter; any other iterable is evaluated once,
+Guarantee: ``for i in range(...)`` keeps its counter (a fresh ``_kN`` if the body rebinds
+``i``, then ``i = _kN`` first in the body); any other iterable is evaluated once,
 before the loop, into fresh names (so the loop variable may rebind the sequence's own name:
 ``for x in x``), and the loop variables are bound by indexing inside the body. The iterable
 is ``range``, ``enumerate``, ``zip`` (nested in any combination, unpacked into any nesting
 of names), ``d.keys()``, ``d.values()``, ``d.items()`` of a dict ``d``, or any other value,
 which ``list(...)`` materialises: a sequence, an array (its rows) or a dict (its keys, as
-Python iterates it). A ``while`` loop's test is recomputed at the end of each pass.
+Python iterates it). A ``while`` loop's test is recomputed at the end of each pass (before
+its ``if _stopN: break``, and only if the loop goes on).
 
 >>> import gast
 >>> from srcad.source import capture
@@ -37,6 +39,7 @@ import gast
 
 from .. import astutil as A
 from ..naming import builtin
+from .jumps import is_break_guard
 from .resolve_calls import Callee
 
 _DICT_VIEWS = ("keys", "values", "items")
@@ -44,8 +47,6 @@ _DICT_VIEWS = ("keys", "values", "items")
 
 def lower_loop(norm, s, out):
     """Append the lowered form of the loop ``s`` to ``out``; ``norm`` normalises the parts."""
-    if s.orelse:
-        raise norm.error(f"srcad does not support {type(s).__name__.lower()} ... else", s)
     if isinstance(s, gast.While):
         _lower_while(norm, s, out)
     else:
@@ -57,7 +58,15 @@ def _lower_while(norm, s, out):
     test = norm.atom(s.test, cond)
     out.extend(cond)
     body = norm.block(s.body)
-    body.extend(A.deepcopy(c) for c in cond)  # the test is recomputed after each pass
+    recompute = [A.deepcopy(c) for c in cond]  # the test is recomputed after each pass
+    if recompute and body and is_break_guard(body[-1]):
+        # ... unless the loop is about to stop (the test may fail then): the guard stays last
+        guard = body.pop()
+        going_on = norm.namer.fresh("_t")
+        body += [A.assign(going_on, gast.UnaryOp(op=gast.Not(), operand=A.deepcopy(guard.test))),
+                 gast.If(test=A.load(going_on), body=recompute, orelse=[]), guard]
+    else:
+        body += recompute
     out.append(gast.While(test=test, body=body or [gast.Pass()], orelse=[]))
 
 
@@ -68,8 +77,12 @@ def _lower_for(norm, s, out):
             raise norm.error("a range loop needs a plain name as its variable", s.target)
         range_name = norm.namer.fresh("_range")
         out.append(A.assign(range_name, norm.rhs(it, out)))
-        body = norm.block(s.body)
-        out.append(gast.For(target=A.store(s.target.id), iter=A.load(range_name), body=body or [gast.Pass()],
+        counter, body = s.target.id, []
+        if counter in A.names_stored(gast.Module(body=s.body, type_ignores=[])):
+            counter = norm.namer.fresh("_k")  # the body rebinds the variable: count apart from it
+            body.append(A.assign(s.target.id, A.load(counter)))
+        body += norm.block(s.body)
+        out.append(gast.For(target=A.store(counter), iter=A.load(range_name), body=body or [gast.Pass()],
                             orelse=[], type_comment=None))
         return
     lengths, item = _iteration(norm, it, out)
@@ -152,8 +165,9 @@ def _length(norm, seq, out):
 
 def _bind(norm, target, item, out):
     """``target = item``, matching nested tuples of names against tuple displays directly."""
-    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(item, gast.Tuple):
-        if any(isinstance(e, gast.Starred) for e in target.elts) or len(target.elts) != len(item.elts):
+    if isinstance(target, (gast.Tuple, gast.List)) and isinstance(item, gast.Tuple) \
+            and not any(isinstance(e, gast.Starred) for e in target.elts):  # a, *rest = ...: by indexing
+        if len(target.elts) != len(item.elts):
             raise norm.error(f"this loop unpacks {len(item.elts)} values into {len(target.elts)} names", target)
         for elt, value in zip(target.elts, item.elts):
             _bind(norm, elt, value, out)

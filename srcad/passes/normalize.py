@@ -14,8 +14,9 @@ literal), every temporary a fresh ``_tN``:
 This module normalises statements and expressions; the other rooms of the pass are
 ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
-defined in the function, ``def`` or ``lambda``, and comprehensions are inlined, each in a
-scope of fresh names). Augmented assignment becomes plain assignment; ``d.get(k, default)``
+defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
+are inlined, each in a scope of fresh names; a helper's default values are evaluated where
+it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment; ``d.get(k, default)``
 becomes a membership test and a branch, ``dict(a=x)`` a dict display.
 
 >>> import gast, numpy as np
@@ -64,7 +65,6 @@ _UNSUPPORTED_EXPRS = {
     gast.Await: "await",
     gast.NamedExpr: "assignment expressions (:=)",
     gast.SetComp: "set comprehensions",
-    gast.DictComp: "dict comprehensions",
 }
 
 
@@ -131,6 +131,16 @@ class _Normalizer:
 
     def stmt_FunctionDef(self, s, out):
         self.local_functions[s.name] = s
+        # Python evaluates default values once, where the function is defined: keep them there
+        s.args.defaults = [self.default_value(d, out) for d in s.args.defaults]
+        s.args.kw_defaults = [None if d is None else self.default_value(d, out) for d in s.args.kw_defaults]
+
+    def default_value(self, value, out):
+        if isinstance(value, gast.Constant):
+            return value
+        name = self.namer.fresh("_default")
+        out.append(gast.copy_location(A.assign(name, self.rhs(value, out)), value))
+        return A.load(name)
 
     def stmt_AnnAssign(self, s, out):
         if s.value is not None:
@@ -138,7 +148,7 @@ class _Normalizer:
 
     def stmt_Assign(self, s, out):
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-            self.local_functions[s.targets[0].id] = lambda_def(s.targets[0].id, s.value)
+            self.stmt_FunctionDef(gast.copy_location(lambda_def(s.targets[0].id, s.value), s), out)
             return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], s.value, out)
@@ -329,7 +339,8 @@ class _Normalizer:
     def expr_Dict(self, e, out):
         if any(k is None for k in e.keys):
             raise self.error("srcad does not support ** in dict displays", e)
-        return gast.Dict(keys=self.atoms(e.keys, out), values=self.atoms(e.values, out))
+        pairs = [(self.atom(k, out), self.atom(v, out)) for k, v in zip(e.keys, e.values)]  # Python's order
+        return gast.Dict(keys=[k for k, _ in pairs], values=[v for _, v in pairs])
 
     def expr_JoinedStr(self, e, out):
         return e  # text for printing: never differentiated
@@ -343,6 +354,9 @@ class _Normalizer:
         raise self.error("assign a lambda to a name before calling it (f = lambda x: ...)", e)
 
     def expr_ListComp(self, e, out):
+        return inline_comprehension(self, e, out)
+
+    def expr_DictComp(self, e, out):
         return inline_comprehension(self, e, out)
 
     def expr_GeneratorExp(self, e, out):
