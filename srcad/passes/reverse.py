@@ -258,8 +258,10 @@ def reverse(node, source, wrt, refs, callees):
     params = [a.id for a in node.args.args]
     # differentiated integers are reals; arguments updated in place are copied first
     param_specs = A.anno(node, "param_specs") or {}
+    # (not in code srcad generated: its residuals keep their ints, such as trip counts)
     entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
-             if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")]
+             if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
+             and not source.is_generated()]
     mutated = mutated_names(body) & set(params)
     entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = entry + rv.forward(body)
