@@ -28,7 +28,7 @@ from . import cache as persistent_cache
 from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards, GuardList)
-from .source import unwrap
+from .source import GENERATED_FILENAME, unwrap
 
 _counter = itertools.count(1)
 _LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
@@ -174,7 +174,7 @@ def _release(filename):
 def _load(text, fn, suffix, names):
     """Compile a generated factory module; its inner code objects named ``names``. The
     source stays in ``linecache`` while any of them lives."""
-    filename = f"<srcad-generated {fn.__module__}.{fn.__qualname__}{suffix} #{next(_counter)}>"
+    filename = f"{GENERATED_FILENAME}{fn.__module__}.{fn.__qualname__}{suffix} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     factory = next(c for c in compile(text, filename, "exec").co_consts if isinstance(c, types.CodeType))
     inner = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}

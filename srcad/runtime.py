@@ -56,6 +56,13 @@ def zeros_like(x):
     return 0.0
 
 
+def cleared_slot(value):
+    """What the slot of an adjoint holds after ``S[i] = value`` was reversed: zeros shaped like
+    ``value`` if it is a list, tuple or dict (later adjoints add to it item by item), else 0
+    (which adds to an item of any shape, also one that ``value`` replaced)."""
+    return zeros_like(value) if isinstance(value, _CONTAINERS) else 0
+
+
 def copy_grad(g):
     """A private copy of an adjoint so it can be updated in place."""
     if isinstance(g, np.ndarray):
@@ -304,8 +311,11 @@ def expand_reduced(r, x, axis, keepdims):
 
 
 def scatter_add(buffer, index, g):
-    """``buffer[index] += g`` where repeated integer indices accumulate."""
-    if _has_int_array(index):
+    """``buffer[index] += g`` where repeated integer indices accumulate; an item of a list,
+    tuple or dict adds like one (``+=`` would concatenate a list)."""
+    if not isinstance(buffer, np.ndarray):
+        buffer[index] = add_grads(buffer[index], g)
+    elif _has_int_array(index):
         np.add.at(buffer, index, g)
     else:
         buffer[index] += g

@@ -11,6 +11,8 @@ import numpy as np
 
 from .errors import SourceUnavailableError, SrcadSyntaxError
 
+GENERATED_FILENAME = "<srcad-generated "  # how the file name of generated code begins
+
 
 @dataclasses.dataclass
 class FunctionSource:
@@ -21,6 +23,10 @@ class FunctionSource:
     filename: str
     globals: dict
     closure: dict  # free variable name -> cell
+
+    def is_generated(self):
+        """Is this code srcad generated (an adjoint or pullback being differentiated again)?"""
+        return self.filename.startswith(GENERATED_FILENAME)
 
     def line(self, lineno):
         return linecache.getline(self.filename, lineno).rstrip("\n") if lineno else ""

@@ -2,9 +2,10 @@
 
 A rule's body is specialised to one call: parameters become the call's operands,
 ``d[x]`` (or ``t[x]``) becomes an adjoint (tangent) variable through a *handler* that
-knows which values are active and which adjoints are still zero, ``if`` tests on
-literal arguments are decided now, ``for op in operands`` over a ``*operands``
-parameter is unrolled, and the template's own temporaries get fresh names.
+knows which values are active and which adjoints are still zero, ``if`` tests and
+conditional expressions on literal arguments are decided now (generated code never tests a
+literal with ``is``), ``for op in operands`` over a ``*operands`` parameter is unrolled,
+and the template's own temporaries get fresh names.
 """
 import builtins
 import inspect
@@ -291,6 +292,16 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             n.args = args
             return self.generic_visit(n)
 
+        def visit_IfExp(self, n):
+            decided = _decide(n.test, env, handler, rule)  # ``g if axis is None else ...`` with axis=0
+            if decided is None:
+                return self.generic_visit(n)
+            return self.visit(n.body if decided else n.orelse)
+
+        def visit_Compare(self, n):
+            n = self.generic_visit(n)
+            return _fold_literal_identity(n)
+
         def visit_Subscript(self, n):
             bound = _marker_target(n, rule, env)
             if bound is None:
@@ -321,6 +332,25 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
             return n
 
     return Sub().visit(node)
+
+
+def _fold_literal_identity(node):
+    """``0 is None``, ``0.41 is not y``: a number, string or tuple literal spliced into an
+    identity test the template could not decide. Python warns about ``is`` with a literal;
+    such a literal is taken as identical to nothing else (the rules ask whether a computed
+    value *is* one of the operands, as ``max(x, 0.41) is x``), so the test is a constant."""
+    if not (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
+        return node
+    if not any(_warned_literal(e) for e in (node.left, node.comparators[0])):
+        return node
+    return A.const(isinstance(node.ops[0], gast.IsNot))
+
+
+def _warned_literal(node):
+    """A literal that Python refuses to compare by identity without a warning."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) not in (type(None), bool, type(...))
+    return A.is_atom(node) and not isinstance(node, gast.Name)
 
 
 def _fold_shape_query(node, env, handler, rule):

@@ -413,6 +413,9 @@ class _Flow:
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
                                stored=self.memory(state, call.args[0]), structure=True)
+        if callee is not None and callee.kind == "method" and callee.name == "pop" and not call.args:
+            # L.pop() for its effect: reverse binds the item, as for y = L.pop(), and pushes it back
+            return self.update(s, state, call.func.value.id, exempt={call.func.value.id}, structure=True)
         scatter = _scatter_add(call)
         if scatter is not None:
             return self.update(s, state, scatter.id, exempt={scatter.id})

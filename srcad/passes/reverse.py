@@ -231,6 +231,18 @@ def _sharing(names, views):
     return out
 
 
+def _bind_discarded_pops(stmts, namer):
+    """``L.pop()`` for its effect becomes ``_poppedN = L.pop()``: the reverse sweep pushes
+    the popped item's (zero) adjoint back, so ``L``'s adjoint stays aligned with ``L``."""
+    for i, s in enumerate(stmts):
+        if isinstance(s, gast.Expr) and is_pop(s.value):
+            bound = gast.copy_location(A.assign(namer.fresh("_popped"), s.value), s)
+            stmts[i] = A.set_anno(bound, "origin", A.anno(s, "origin"))
+        elif isinstance(s, (gast.If, gast.For, gast.While)):
+            _bind_discarded_pops(s.body, namer)
+            _bind_discarded_pops(s.orelse, namer)
+
+
 def _has_code(code):
     return any(A.anno(c, "restore") is None for c in code)
 
@@ -239,14 +251,17 @@ def reverse(node, source, wrt, refs, callees):
     """Build the joint adjoint of ``node`` (A-normal form, with activity); see module doc."""
     from .. import runtime
 
+    _bind_discarded_pops(node.body, A.anno(node, "namer"))
     rv = _Reverse(node, source, wrt, refs, callees)
     body = list(node.body)
     ret = body.pop() if body and isinstance(body[-1], gast.Return) else gast.Return(value=A.const(None))
     params = [a.id for a in node.args.args]
     # differentiated integers are reals; arguments updated in place are copied first
     param_specs = A.anno(node, "param_specs") or {}
+    # (not in code srcad generated: its residuals keep their ints, such as trip counts)
     entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
-             if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")]
+             if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
+             and not source.is_generated()]
     mutated = mutated_names(body) & set(params)
     entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = entry + rv.forward(body)

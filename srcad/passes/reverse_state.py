@@ -14,6 +14,7 @@ merges; guarded by ``is not None``). Where paths join, code brings each adjoint 
 import gast
 
 from .. import astutil as A
+from .shapes import Spec
 
 ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
 
@@ -72,8 +73,8 @@ class AdjointState:
 
         d = self.dname(var)
         state = self.get(var)
-        container = var in self.added_as_containers
-        if container:  # a NumPy function that took a list as an array gives an array adjoint
+        container = self.maybe_container(var)
+        if var in self.added_as_containers:  # a NumPy function that took a list as an array gives an array adjoint
             expr = self.call("container_grad", runtime.container_grad, expr, A.load(var))
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
@@ -94,15 +95,25 @@ class AdjointState:
                 test=gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)]),
                 body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
 
+    def maybe_container(self, var):
+        """May ``var`` hold a list, tuple or dict? Only a value known to be an array or a
+        number has an adjoint that ``+`` adds (on a list ``+=`` would concatenate); any other
+        is added by ``add_grads``, item by item."""
+        return var in self.added_as_containers or not isinstance(self.spec(var), Spec)
+
     def own(self, var):
-        """Make the adjoint of ``var`` a buffer that may be updated in place: a private copy,
-        and an ndarray where ``var`` may be a 0-d array (NumPy arithmetic on 0-d arrays gives
-        scalars, and the cotangent may be a float: neither can be written into)."""
+        """Make the adjoint of ``var`` a buffer that may be updated in place."""
+        state = self.get(var)
+        self.state[var] = OWNED
+        return self.owned_from(var, state)
+
+    def owned_from(self, var, state):
+        """The code that makes the adjoint of ``var``, now in ``state``, an owned buffer: a
+        private copy, and an ndarray where ``var`` may be a 0-d array (NumPy arithmetic on 0-d
+        arrays gives scalars, and the cotangent may be a float: neither can be written into)."""
         from .. import runtime
 
         d = self.dname(var)
-        state = self.get(var)
-        self.state[var] = OWNED
         zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
         copy = self.call("copy_grad", runtime.copy_grad, A.load(d))
         if state == OWNED:
@@ -189,13 +200,8 @@ class AdjointState:
             return [A.assign(d, A.const(None))] if have == ZERO else []
         if want == SHARED and have == ZERO:
             return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
-        if want == OWNED:
-            if have == ZERO:
-                return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
-            if have == SHARED:
-                return [A.assign(d, self.call("copy_grad", runtime.copy_grad, A.load(d)))]
-            if have == MAYBE:
-                return self.own(var)
+        if want == OWNED:  # from ``have``, not the current state: a loop converts at its entry and its end
+            return self.owned_from(var, have)
         raise AssertionError(f"cannot bring adjoint of {var} from {have} to {want}")
 
 

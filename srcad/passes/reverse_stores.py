@@ -30,7 +30,8 @@ class Stores:
             return []
         d_base = self.dname(base.id)
         g = A.load(self.dname(var))
-        if base.id in self.added_as_containers:
+        basic = basic_index(rhs.slice, self.int_names)
+        if base.id in self.added_as_containers or (basic and self.maybe_container(base.id)):
             code = self.own(base.id)
             item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
             added = self.call("add_grads", runtime.add_grads, item, g)
@@ -38,7 +39,7 @@ class Stores:
                                                 ctx=gast.Store()), added))
             return code
         code = self.own(base.id)
-        if basic_index(rhs.slice, self.int_names):
+        if basic:
             target = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Store())
             code.append(gast.AugAssign(target=target, op=gast.Add(), value=g))
         else:
@@ -68,10 +69,20 @@ class Stores:
             else:
                 code.extend(self.accumulate(value.id, g))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
-                             A.const(0)))
+                             self.zero_slot(var, value)))
         if held:
             code.extend(self.accumulate(var, A.load(held)))
         return code
+
+    def zero_slot(self, var, value):
+        """What clears the slot ``value`` was stored into: ``0`` in an array; in a list, tuple
+        or dict (or what is not known to be an array) ``runtime.cleared_slot``, which gives
+        zeros shaped like a container ``value``, since later adjoints add to it item by item."""
+        from .. import runtime
+
+        if not self.maybe_container(var) and self.spec(var).python is None:
+            return A.const(0)
+        return self.call("cleared_slot", runtime.cleared_slot, A.deepcopy(value))
 
     def scatter_add(self, var, index, values):
         """``np.add.at(var, index, values)``: each added value's adjoint is its slot's."""

@@ -6,6 +6,8 @@ Most helpers are linear in their cotangent argument ``g`` (the other arguments o
 shapes); products and einsum are multilinear, and the adjoint of ``np.prod`` involves the
 (symmetric) Hessian of a product, applied by ``prod_hvp``.
 """
+import copy
+
 import numpy as np
 
 from .. import runtime
@@ -18,7 +20,7 @@ from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
 from .numpy_elementwise import broadcast_like
 
-register_nondifferentiable(runtime.zeros_like, runtime.shape_of, runtime.default_cotangent, item_position,
+register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
 
 
@@ -33,12 +35,13 @@ def as_real_jvp(y, x):
     t[y] += t[x]
 
 
-@register_vjp(copy_value, copy_grad, grad_buffer)
+# copy.deepcopy: generated code snapshots a list or dict whose items an update reaches with it
+@register_vjp(copy_value, copy_grad, grad_buffer, copy.deepcopy)
 def copy_vjp(y, v):
     d[v] += d[y]
 
 
-@register_jvp(copy_value, copy_grad, grad_buffer)
+@register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 
