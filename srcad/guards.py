@@ -176,7 +176,7 @@ class GuardList(list):
             fast = False
         if not fast:
             return all(g.holds() for g in self)
-        return all(g.holds() for g in self._others)
+        return not self._others or all(g.holds() for g in self._others)
 
 
 def _identity_term(g):
@@ -201,11 +201,18 @@ def _identity_term(g):
 def _identity_check(tests, objects):
     """A function of no arguments that is True when every test holds: the holders and
     expected objects are its defaults, so each test is a few attribute reads and an ``is``."""
-    params = [f"_{k}" for k in range(len(objects))]
-    body = " and ".join(t.format(h=params[2 * k], o=params[2 * k + 1]) for k, t in enumerate(tests)) or "True"
-    namespace = {"_MISSING": _MISSING, **dict(zip(params, objects))}
-    exec(f"def check({', '.join(p + '=' + p for p in params)}):\n    return {body}\n", namespace)
-    return namespace["check"]
+    code = _CHECK_CODES.get(tuple(tests))
+    if code is None:
+        params = [f"_{k}" for k in range(len(objects))]
+        body = " and ".join(t.format(h=params[2 * k], o=params[2 * k + 1]) for k, t in enumerate(tests)) or "True"
+        namespace = {"_MISSING": _MISSING}
+        exec(f"def check({', '.join(params)}):\n    return {body}\n", namespace)
+        code = _CHECK_CODES[tuple(tests)] = namespace["check"].__code__
+    return types.FunctionType(code, _CHECK_GLOBALS, "check", tuple(objects))
+
+
+_CHECK_CODES = {}  # the tests, as text -> the code that runs them (functions differ in their defaults only)
+_CHECK_GLOBALS = {"_MISSING": _MISSING}
 
 
 def bindings(fn, resolved=()):
