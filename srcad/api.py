@@ -75,7 +75,19 @@ class Differentiable(functools.partial):
         self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
         self._guards = {}  # the same key -> globals the code was made for (checked per call)
         self._method = None  # bound to a self: its (_sig, _names, _bound, _guards), shared by every self
+        self._plan()
         return self
+
+    def _plan(self):
+        """What every call would otherwise work out again from the signature alone: the
+        common call (plain positional parameters, nothing fixed by keyword, no keywords
+        given) then binds without ``inspect`` and finds its cotangent by counting."""
+        sig = self._sig
+        self._where = sig.where if sig is not None else self.func.__qualname__
+        self._plain = sig is not None and sig.simple and not self._fixed
+        if self._plain:
+            self._needed = sig.needed({})  # adjoint: beyond these positional arguments comes v
+            self._fewest, self._most = sig.required, len(sig.names)  # with the prefix, as sig.bind counts
 
     def __repr__(self):
         return f"<srcad.differentiable {self.func.__qualname__} wrt={self._wrt if not self._single else self._wrt[0]}>"
@@ -100,10 +112,15 @@ class Differentiable(functools.partial):
         new.__srcad_function__ = functools.partial(self.func, *new._prefix, **self._fixed)
         new._descriptor = new._method = None
         new._sig, new._names, new._bound, new._guards = method
+        new._plan()
         return new
 
     def _bind(self, args, kwargs):
         """The caller's arguments as (positional, keywords) for the generated code."""
+        if self._plain and not kwargs:  # every argument positional already: what sig.bind returns
+            full = self._prefix + args if self._prefix else args
+            if self._fewest <= len(full) <= self._most:
+                return full, kwargs
         args = self._prefix + args if self._prefix else args
         if self._fixed:
             kwargs = {**self._fixed, **kwargs}
@@ -129,6 +146,10 @@ class Differentiable(functools.partial):
             key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
             containers = True
         bound = self._bound.get(key)
+        if bound is not None and not containers:  # arrays seen before: only the guards to check
+            guards = self._guards.get(key)
+            if guards is None or guards_hold(guards):
+                return bound
         if (bound is None or containers) and self._sig is not None and (args or kwargs):
             self._check(args, kwargs or {})  # array keys hold class, shape, dtype: checked once
         if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
@@ -175,6 +196,13 @@ class Differentiable(functools.partial):
         ``v=`` is that parameter), or else the last positional argument beyond those the
         function requires (so with defaults, ``f.adjoint(x, v)`` works).
         """
+        if self._plain and not kwargs:  # the common call: v is last, or absent
+            full = self._prefix + args if self._prefix else args
+            v = None
+            if len(args) > self._needed:
+                v, full = full[-1], full[:-1]
+            if self._fewest <= len(full) <= self._most:
+                return self._joint(full, kwargs, v)
         v = None
         by_keyword = self._sig is None or self._sig.cotangent_by_keyword()
         if by_keyword and "v" in kwargs:
@@ -193,8 +221,10 @@ class Differentiable(functools.partial):
         if v is not None:
             v = checked_cotangent(v, self._where)
         try:
-            if v is None and not kwargs:
+            if not kwargs and v is None:
                 grads = joint(*args)
+            elif not kwargs and len(args) == _positional_cotangent(joint):
+                grads = joint(*args, v)  # every parameter given: the next position is the cotangent
             else:
                 kwargs = dict(kwargs)
                 kwargs[_cotangent_param(joint)] = v
@@ -202,10 +232,6 @@ class Differentiable(functools.partial):
         except CotangentError as exc:
             raise self._located(exc) from None
         return (grads,) if self._one_tuple else grads  # wrt=(0,) asks for a tuple
-
-    @property
-    def _where(self):
-        return self._sig.where if self._sig is not None else self.func.__qualname__
 
     def _located(self, exc):
         code = self.func.__code__
@@ -266,6 +292,13 @@ def _cotangent_param(joint):
     the function has a parameter ``v``): its last parameter."""
     code = joint.__code__
     return code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]
+
+
+def _positional_cotangent(joint):
+    """How many arguments precede the cotangent when every parameter of the generated joint
+    adjoint is passed by position (-1: it cannot be passed by position)."""
+    code = joint.__code__
+    return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
 
 
 def differentiable(fn=None, *, wrt=0):

@@ -13,8 +13,8 @@ where they can be, so a cache entry never keeps the user's functions or modules 
 True
 """
 import builtins
+import keyword
 import types
-from operator import is_
 import weakref
 
 import gast
@@ -152,44 +152,67 @@ def guards_hold(guards):
 
 class GuardList(list):
     """Guards checked on every call. Most are one attribute of a module or a function
-    (``np.dot``, ``f.__code__``) or a global: those are read with one ``map`` each and
-    compared by identity, so the check costs a fraction of a microsecond; any difference (or
-    a guard of another form) falls back to each guard's own ``holds``."""
+    (``np.dot``, ``f.__code__``) or a global: those are compared by identity in one small
+    generated function (``_identity_check``), so the check costs a fraction of a microsecond;
+    any difference (or a guard of another form) falls back to each guard's own ``holds``."""
 
     def __init__(self, guards):
         super().__init__(guards)
-        self._attr_holders, self._attr_names, self._attr_objs = [], [], []
-        self._dicts, self._keys, self._dict_objs = [], [], []
-        self._global_dicts, self._global_keys, self._global_attrs, self._global_objs = [], [], [], []
-        self._others = []
+        terms, objects, self._others = {}, [], []
         for g in guards:
-            simple = isinstance(g, Guard) and (callable(g.obj) or isinstance(g.obj, types.ModuleType))
-            global_ = simple and g.kind == "scope" and g.name in g.holder  # not a builtin
-            if simple and g.kind == "object" and len(g.attrs) == 1:
-                self._attr_holders.append(g.holder), self._attr_names.append(g.attrs[0])
-                self._attr_objs.append(g.obj)
-            elif isinstance(g, Guard) and g.kind == "code":
-                self._attr_holders.append(g.holder), self._attr_names.append("__code__")
-                self._attr_objs.append(g.obj)
-            elif global_ and not g.attrs:
-                self._dicts.append(g.holder), self._keys.append(g.name), self._dict_objs.append(g.obj)
-            elif global_ and len(g.attrs) == 1:  # np.dot: a global module's attribute
-                self._global_dicts.append(g.holder), self._global_keys.append(g.name)
-                self._global_attrs.append(g.attrs[0]), self._global_objs.append(g.obj)
-            else:
+            term = _identity_term(g)
+            if term is None:
                 self._others.append(g)
+            else:  # the same guard twice (np.dot read at two places): one test
+                terms.setdefault((term[0], id(term[1]), id(term[2])), term)
+        for term in terms.values():
+            objects.extend(term[1:])
+        self._fast = _identity_check([t[0] for t in terms.values()], objects)
 
     def hold(self):
         try:
-            fast = (all(map(is_, map(getattr, self._attr_holders, self._attr_names), self._attr_objs))
-                    and all(map(is_, map(dict.get, self._dicts, self._keys), self._dict_objs))
-                    and all(map(is_, map(getattr, map(dict.__getitem__, self._global_dicts, self._global_keys),
-                                         self._global_attrs), self._global_objs)))
-        except Exception:  # an attribute gone, or an odd object's __eq__: ask each guard
+            fast = self._fast()
+        except Exception:  # an attribute gone, a global deleted: ask each guard
             fast = False
         if not fast:
             return all(g.holds() for g in self)
-        return all(g.holds() for g in self._others)
+        return not self._others or all(g.holds() for g in self._others)
+
+
+def _identity_term(g):
+    """``(test, holder, expected)`` for a guard that one identity test decides, with ``{h}``
+    and ``{o}`` standing for its holder and expected object; None for any other guard."""
+    if not isinstance(g, Guard):
+        return None
+    if g.kind == "code":
+        return ("{h}.__code__ is {o}", g.holder, g.obj)
+    simple = callable(g.obj) or isinstance(g.obj, types.ModuleType)
+    if not simple or not all(a.isidentifier() and not keyword.iskeyword(a) for a in g.attrs):
+        return None
+    if g.kind == "object" and len(g.attrs) == 1:
+        return (f"{{h}}.{g.attrs[0]} is {{o}}", g.holder, g.obj)
+    if g.kind == "scope" and g.name in g.holder and len(g.attrs) <= 1:  # a global (not a builtin), np.dot
+        path = "".join(f".{a}" for a in g.attrs)
+        return (f"{{h}}.get({g.name!r}, _MISSING){path} is {{o}}" if not path
+                else f"{{h}}[{g.name!r}]{path} is {{o}}", g.holder, g.obj)
+    return None
+
+
+def _identity_check(tests, objects):
+    """A function of no arguments that is True when every test holds: the holders and
+    expected objects are its defaults, so each test is a few attribute reads and an ``is``."""
+    code = _CHECK_CODES.get(tuple(tests))
+    if code is None:
+        params = [f"_{k}" for k in range(len(objects))]
+        body = " and ".join(t.format(h=params[2 * k], o=params[2 * k + 1]) for k, t in enumerate(tests)) or "True"
+        namespace = {"_MISSING": _MISSING}
+        exec(f"def check({', '.join(params)}):\n    return {body}\n", namespace)
+        code = _CHECK_CODES[tuple(tests)] = namespace["check"].__code__
+    return types.FunctionType(code, _CHECK_GLOBALS, "check", tuple(objects))
+
+
+_CHECK_CODES = {}  # the tests, as text -> the code that runs them (functions differ in their defaults only)
+_CHECK_GLOBALS = {"_MISSING": _MISSING}
 
 
 def bindings(fn, resolved=()):
