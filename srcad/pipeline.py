@@ -141,7 +141,10 @@ def check_source_is_code(source):
     except SyntaxError:
         compiled = None
     found = _find_code(compiled, source.node.name) if compiled is not None else None
-    qualnames = (getattr(found, "co_qualname", None), getattr(code, "co_qualname", fn.__qualname__))
+    parts = fn.__qualname__.split(".")
+    inside = ".".join(parts[-2:]) if len(parts) > 1 and parts[-2] != "<locals>" else parts[-1]
+    wrapped_qualname = f"__srcad_outer__.<locals>.{inside}"  # before 3.11 code objects have no co_qualname
+    qualnames = (getattr(found, "co_qualname", wrapped_qualname), getattr(code, "co_qualname", fn.__qualname__))
     if found is None or not _same_code(found, code, qualnames, fn.__name__ == "<lambda>"):
         raise SourceUnavailableError(
             f"{code.co_filename}:{code.co_firstlineno}: the source of {fn.__qualname__!r} in this file is not "
