@@ -3,6 +3,8 @@ functions, closures, generated code and its linecache entries when the user's co
 import gc
 import importlib.util
 import linecache
+import pathlib
+import subprocess
 import sys
 import threading
 import tracemalloc
@@ -90,7 +92,7 @@ def _retained_per_call(loop, n):
         tracemalloc.stop()
 
 
-def test_decorated_functions_and_closures_are_released():
+def _decorated_functions_and_closures_are_released():
     """Regression: the compiled code kept every function instance it was bound to (about
     1 KB per decorated function or short-lived closure, never freed)."""
     def decorated(n):
@@ -138,7 +140,7 @@ def _traced_without_method_cache():
     return sum(stat.size for stat in snapshot.statistics("filename"))
 
 
-def test_distinct_functions_release_their_generated_code_and_linecache(tmp_path):
+def _distinct_functions_release_their_generated_code_and_linecache(tmp_path):
     """Regression: every function ever differentiated stayed in the cache (about 10 KB each),
     with its generated source in linecache, after its module was gone."""
     count = 25
@@ -156,3 +158,22 @@ def test_distinct_functions_release_their_generated_code_and_linecache(tmp_path)
     assert len(linecache.cache) <= lines_before
     assert not codes & set(srcad_compile._CACHE._entries)
     assert retained < 2000, retained  # it was about 10 KB; what is left is dicts grown once
+
+
+def _in_a_fresh_process(name, *args):
+    """Run the measurement ``name`` in a new interpreter: what earlier tests and pytest's own
+    recorders (warnings, captured output) keep is not srcad's to release."""
+    here = pathlib.Path(__file__).resolve().parent
+    code = (f"import sys; sys.path[:0] = [{str(here)!r}, {str(here.parent)!r}]; import pathlib; "
+            f"import test_runtime_resources as t; t.{name}(*[pathlib.Path(a) for a in sys.argv[1:]])")
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_decorated_functions_and_closures_are_released():
+    _in_a_fresh_process("_decorated_functions_and_closures_are_released")
+
+
+def test_distinct_functions_release_their_generated_code_and_linecache(tmp_path):
+    _in_a_fresh_process("_distinct_functions_release_their_generated_code_and_linecache", tmp_path)
