@@ -31,6 +31,7 @@ a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 >>> sorted(sharing(at_return[0], "y"))
 ['v']
 """
+import contextlib
 import inspect
 import threading
 import types
@@ -79,14 +80,15 @@ class _State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
 
-    def __init__(self, names=None, stale=None, observed=frozenset(), bound=None):
+    def __init__(self, names=None, stale=None, observed=frozenset(), bound=None, made=frozenset()):
         self.names = dict(names or {})
         self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
         self.observed = frozenset(observed)
         self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
+        self.made = made  # statements whose ("new", id) location may appear here: only those can age
 
     def copy(self):
-        return _State(self.names, self.stale, self.observed, self.bound)
+        return _State(self.names, self.stale, self.observed, self.bound, self.made)
 
     def join(self, other):
         names = dict(self.names)
@@ -96,7 +98,7 @@ class _State:
         stale.update(self.stale)
         bound = dict(other.bound)
         bound.update(self.bound)
-        return _State(names, stale, self.observed | other.observed, bound)
+        return _State(names, stale, self.observed | other.observed, bound, self.made | other.made)
 
     def __eq__(self, other):
         return (self.names == other.names and set(self.stale) == set(other.stale)
@@ -124,6 +126,13 @@ class _Flow:
         self.bindings = 0
         self.index_arrays = _index_arrays(stmts)  # indexing with these copies
         self.mutated = set()  # every location an in-place update may reach
+        self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
+
+    def names_read(self, node):
+        found = self._read.get(id(node))
+        if found is None:
+            found = self._read[id(node)] = A.names_read(node)
+        return found
 
     # ---- values ---------------------------------------------------------------------
     def memory(self, state, atom):
@@ -180,7 +189,7 @@ class _Flow:
         if isinstance(rhs, gast.Call):
             return self.call_value(state, rhs, new), True
         shared = frozenset()
-        for name in A.names_read(rhs):
+        for name in self.names_read(rhs):
             shared |= self.memory(state, A.load(name)).all()
         return Memory(shared | new, shared), True
 
@@ -264,7 +273,7 @@ class _Flow:
 
     def stmt(self, s, state):
         if isinstance(s, gast.If):
-            self.reads(s, A.names_read(s.test), state)
+            self.reads(s, self.names_read(s.test), state)
             return self.block(s.body, state.copy()).join(self.block(s.orelse, state.copy()))
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
@@ -274,12 +283,12 @@ class _Flow:
             return self.assign(s, state)
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.effect(s, state)
-        self.reads(s, A.names_read(s), state)
+        self.reads(s, self.names_read(s), state)
         return state
 
     def loop(self, s, state):
         head = s.iter if isinstance(s, gast.For) else s.test
-        self.reads(s, A.names_read(head), state)
+        self.reads(s, self.names_read(head), state)
         recording, self.recording = self.recording, False
         entry = state
         for _ in range(50):
@@ -324,6 +333,7 @@ class _Flow:
         state = state.copy()
         state.names = {n: Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy)) for n, m in state.names.items()}
         state.observed = aged(state.observed)
+        state.made = state.made - {here}
         return state
 
     def assign(self, s, state):
@@ -339,13 +349,13 @@ class _Flow:
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             # the call's own read of its receiver is not an earlier statement's: observe it after
-            self.reads(s, A.names_read(rhs), state, observe=False)
+            self.reads(s, self.names_read(rhs), state, observe=False)
             receiver = rhs.func.value.id
             if callee.name == "pop" and not rhs.args:  # y = L.pop(): the reverse sweep pushes y back
                 state = self.update(s, state, receiver, exempt={receiver}, structure=True)
             else:
                 state = self.changes(s, state, rhs)
-        self.reads(s, A.names_read(rhs), state, observe=observe)
+        self.reads(s, self.names_read(rhs), state, observe=observe)
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
@@ -362,23 +372,25 @@ class _Flow:
             updated, exempt, _ = in_place
             state = self.update(s, state, updated, exempt={updated, exempt}, writes=False)
         if isinstance(target, gast.Name):
-            memory, made = self.value(state, rhs, id(s))
-            if made:
+            if id(s) in state.made:  # this statement ran before: what it made then is old now
                 state = self.age(state, id(s))
-                memory, _ = self.value(state, rhs, id(s))
+            memory, made = self.value(state, rhs, id(s))
             state = self.bind(state, target.id, memory, s)
+            if made:
+                state.made = state.made | {id(s)}
             if not nondiff and not isinstance(rhs, _DISPLAYS):  # a display's derivative reads only its adjoint
                 state.observed = state.observed | memory.own
             return state
         if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
-            memory, _ = self.value(state, rhs, id(s))
-            state = self.age(state, id(s))
+            if id(s) in state.made:
+                state = self.age(state, id(s))
             memory, _ = self.value(state, rhs, id(s))
             for elt in target.elts:
                 state = self.bind(state, elt.id, memory, s)
+            state.made = state.made | {id(s)}
             return state
         base = target.value.id  # S[index] = value
-        self.reads(s, A.names_read(target.slice), state)
+        self.reads(s, self.names_read(target.slice), state)
         state = self.update(s, state, base, exempt={base}, stored=self.memory(state, rhs))
         if self.overwrites_change(state, base, target.slice):
             del state.stale[base]
@@ -397,7 +409,7 @@ class _Flow:
             return False
         if gast.dump(view.slice) != gast.dump(index) or self.advanced(index):
             return False
-        return all(state.bound.get(n, (0,))[0] < made[0] for n in A.names_read(index))
+        return all(state.bound.get(n, (0,))[0] < made[0] for n in self.names_read(index))
 
     def effect(self, s, state):
         call = s.value
@@ -407,7 +419,7 @@ class _Flow:
             if out is not None:
                 raise Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
-        self.reads(s, A.names_read(call), state, observe=False)
+        self.reads(s, self.names_read(call), state, observe=False)
         if callee is not None and callee.kind == "object" and is_in(callee.obj, NO_EFFECT):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
@@ -491,9 +503,22 @@ class _Flow:
 
 
 # (function, code) -> (parameters its result may share, parameters it updates in place), kept
-# only while the outermost summary is being made: a summary read later could describe
-# bindings that have since changed, and a lasting table would keep every function alive.
+# only while one analysis runs (a call site in a loop is met on every pass, and each helper is
+# read once): a summary read later could describe bindings that have since changed, and a
+# lasting table would keep every function alive.
 _SUMMARIES = threading.local()
+
+
+@contextlib.contextmanager
+def _summaries_kept():
+    outermost = getattr(_SUMMARIES, "table", None) is None
+    if outermost:
+        _SUMMARIES.table = {}
+    try:
+        yield _SUMMARIES.table
+    finally:
+        if outermost:
+            _SUMMARIES.table = None
 
 
 def _plain_function(obj):
@@ -510,14 +535,8 @@ def _helper_summary(obj):
     fn = _plain_function(obj)
     if fn is None:
         return None
-    outermost = getattr(_SUMMARIES, "table", None) is None
-    if outermost:
-        _SUMMARIES.table = {}
-    try:
-        return _summarise(fn, _SUMMARIES.table)
-    finally:
-        if outermost:
-            _SUMMARIES.table = None
+    with _summaries_kept() as table:
+        return _summarise(fn, table)
 
 
 def _summarise(fn, table):
@@ -629,7 +648,8 @@ def memory_flow(stmts, params, on_statement):
     gets every simple statement with the facts before it (``_State``). Returns the set of
     locations in-place updates may reach."""
     flow = _Flow(params, stmts, check=False, on_statement=on_statement)
-    flow.block(stmts, _State())
+    with _summaries_kept():
+        flow.block(stmts, _State())
     return flow.mutated
 
 
@@ -649,4 +669,5 @@ def sharing(state, name):
 def check_memory(stmts, params):
     """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
     in-place update srcad cannot follow (see ``passes.aliasing``)."""
-    _Flow(params, stmts, check=True).block(stmts, _State())
+    with _summaries_kept():
+        _Flow(params, stmts, check=True).block(stmts, _State())
