@@ -1,7 +1,7 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> resolve_calls -> normalize -> eliminate_common_subexpressions
-            -> activity -> check_aliasing -> ufunc_arrays -> infer_shapes -> reverse -> simplify
+            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes -> reverse -> simplify
             -> record_values -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -20,6 +20,7 @@ from .codegen import codegen
 from .errors import SourceUnavailableError
 from .passes.activity import activity
 from .passes.aliasing import check_aliasing
+from .passes.complex_values import check_complex
 from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
 from .passes.normalize import normalize
@@ -56,6 +57,7 @@ def _stages(source, wrt, options, module):
     """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
+        ("check_complex", lambda node: check_complex(node, source, module.ref)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
@@ -68,6 +70,7 @@ def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
+        ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("bind_builtins", module.bind_builtins),
     ]

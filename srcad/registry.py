@@ -249,7 +249,8 @@ def register_elementwise(*keys):
 #: rules right for complex operands, with a complex cotangent ``∂L/∂Re + i ∂L/∂Im`` (reverse)
 #: and a complex tangent (forward); every other rule is refused a complex operand
 COMPLEX_SAFE = set()
-COMPLEX_SAFE_SUMMARY = "np.fft transforms, np.real, np.imag, np.abs, np.conj, +, -, sums and indexing"
+COMPLEX_SAFE_SUMMARY = ("np.fft transforms, np.real, np.imag, np.abs, np.conj, +, -, sums, indexing, reshaping, "
+                        "joining and products with real constants")
 
 
 def register_complex_safe(*keys):

@@ -244,6 +244,23 @@ def cotangent(v, y):
     return v
 
 
+def real_constant(value, message):
+    """Raise unless ``value`` (a number, an array, or a list, tuple or dict of them) is real: a
+    value srcad did not compute, read by a derivative that is right for real values only."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        if getattr(dtype, "kind", None) == "c":
+            raise UnsupportedCaseError(message)
+    elif isinstance(value, complex):
+        raise UnsupportedCaseError(message)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            real_constant(item, message)
+    elif isinstance(value, dict):
+        for item in value.values():
+            real_constant(item, message)
+
+
 def cotangent_like(v, shape, dtype):
     """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
     generated: the output itself need not be computed to check ``v``."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import astutil as A
 from .errors import SrcadError
-from .registry import COMPLEX_SAFE_SUMMARY, Refusal, describe, is_complex_safe, no_derivative
+from .registry import Refusal, describe, no_derivative
 from .runtime import unbroadcast
 
 
@@ -92,7 +92,6 @@ def instantiate(rule, result, bound, handler, namer, refs):
     ``handler`` resolves ``d[...]``; ``refs(name, obj)`` gives the name under which a
     global the template uses is visible in generated code.
     """
-    _refuse_complex(rule, result, bound, handler)
     env = dict(bound)
     env[rule.result] = result
     renames = {name: namer.fresh("_" + name.strip("_")) for name in rule.locals}
@@ -106,23 +105,6 @@ def instantiate(rule, result, bound, handler, namer, refs):
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
     return out
-
-
-def _refuse_complex(rule, result, bound, handler):
-    """Most rules differentiate real values only (a complex operand would need conjugated
-    derivatives in reverse mode): refuse a complex operand or result, where its dtype is known,
-    unless the rule is one of ``registry.COMPLEX_SAFE``."""
-    spec = getattr(handler, "spec", None)
-    if spec is None or is_complex_safe(rule.key):
-        return
-    atoms = [result] + [a for v in bound.values() for a in (v if isinstance(v, list) else [v])]
-    for atom in atoms:
-        known = spec(atom.id) if isinstance(atom, gast.Name) else None
-        if getattr(known, "dtype", None) is not None and known.dtype.kind == "c":
-            message = (f"srcad differentiates complex values only through {COMPLEX_SAFE_SUMMARY}; "
-                       f"this call of {describe(rule.key)} has a complex operand or result")
-            site = getattr(bound, "site", None)
-            raise site.error(message) if site is not None else SrcadError(message)
 
 
 def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):

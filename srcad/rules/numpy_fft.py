@@ -207,4 +207,13 @@ def ifftshift_jvp(y, x, axes=None):
 # the rules above, and those of srcad's other modules that are right for complex values too
 register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2,
                       np.fft.ifft2, np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs,
-                      np.conjugate, gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum)
+                      np.conjugate, gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum,
+                      # the derivatives above call these, and second order differentiates them
+                      # through their source: they are linear, so that is right for complex values
+                      resized, like_input, fft_grad, fftn_grad, rfft_grad, irfft_grad,
+                      # linear maps with real coefficients act on real and imaginary parts alike
+                      # (each checked in tests/test_complex_values.py)
+                      np.asarray, np.array, np.copy, np.reshape, np.transpose, np.ravel, np.concatenate, np.stack,
+                      np.vstack, np.hstack, np.squeeze, np.expand_dims, np.take, np.flip, np.roll, np.cumsum,
+                      np.mean, np.diff, np.trace, np.diag, np.swapaxes, np.moveaxis, np.broadcast_to, np.tile,
+                      np.repeat)

@@ -1,0 +1,380 @@
+"""Complex values: refuse every derivative srcad would take wrongly for a complex operand.
+
+srcad's rules are derivatives of real functions; only the rules in ``registry.COMPLEX_SAFE``
+are also right for complex values (with the cotangent convention ∂L/∂Re + i ∂L/∂Im).
+Arguments are real (``srcad.arguments`` refuses complex ones), so a complex value can enter
+the derivative only from a complex literal, a call that makes complex values (``np.fft.fft``,
+``astype(complex)``, ``dtype=``), or a value srcad does not compute itself (a global, an
+attribute of an object, the result of a call that carries no derivative). This pass decides,
+fail closed:
+
+- which names may hold complex values (flow-insensitive, through every operation except
+  those that return real values: ``np.real``, ``np.abs``, comparisons, shape queries);
+- that no active statement applies a rule outside ``registry.COMPLEX_SAFE`` (or a function
+  without derivative, or a user function) to a value that may be complex: a srcad error at
+  the user's line;
+- that every value srcad does not compute and a derivative reads is checked to be real when
+  the function runs (``runtime.real_constant`` before the statement: a cheap dtype test).
+
+>>> import gast, numpy as np
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> from srcad.passes.activity import activity
+>>> def f(x):
+...     z = np.fft.fft(x)
+...     return np.real(np.sum(np.exp(z)))
+>>> src = capture(f)
+>>> node = activity(normalize(resolve_calls(src.node, src), src), src, wrt=("x",))
+>>> check_complex(node, src, lambda name, obj: name)
+Traceback (most recent call last):
+...
+srcad.errors.SrcadSyntaxError: ...complex...
+"""
+import builtins
+import types
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from .. import registry
+from .. import runtime
+from .fresh import PLAIN_ATTRIBUTES
+from .resolve_calls import Callee
+
+#: calls that may return a complex value for real operands
+_COMPLEX_MAKERS = {np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2, np.fft.ifft2,
+                   np.fft.rfftn, np.fft.rfft2, np.fft.ihfft, np.linalg.eig, np.linalg.eigvals, np.roots, np.poly,
+                   builtins.complex, np.complex64, np.complex128, np.vectorize, np.frompyfunc}
+_COMPLEX_MAKERS |= {getattr(np.emath, n) for n in dir(np.emath) if callable(getattr(np.emath, n))}
+#: calls whose result is real (or an index) whatever their operands
+_REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, np.isnan, np.isinf, np.isfinite,
+                 np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj, np.argmax, np.argmin, np.argsort,
+                 np.nonzero, np.flatnonzero, np.count_nonzero, np.shape, np.ndim, np.size, builtins.len,
+                 builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant}
+#: functions without derivative that are right to treat as such for complex operands: their
+#: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
+_COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,
+                                      np.linalg.norm, builtins.float}) | {np.round, np.around, np.rint}
+_REAL_DTYPES = {float, int, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.bool_,
+                "float", "float64", "float32", "f8", "f4", "int", "int64", "int32", "bool"}
+
+
+def check_complex(node, source, ref, mode="rev"):
+    """Refuse (``SrcadSyntaxError`` at the user's line) every active statement that would apply
+    a derivative not right for complex values to one that may be complex, and insert
+    ``runtime.real_constant(value, message)`` before each active statement that reads a value
+    srcad does not compute (a global, an attribute, an inactive call's result) unless it is
+    surely real. ``ref(name, obj)`` names an object in generated code; ``mode`` is ``"rev"`` or
+    ``"fwd"`` (forward mode also takes holomorphic functions' rules, ``f'(z) · dz``)."""
+    active, varied = A.anno(node, "active"), A.anno(node, "varied")
+    statements = [s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While))]
+    local = A.names_stored(node) | {a.id for a in node.args.args}
+    complex_names = _may_be_complex(statements, source, local)
+    unverified = _unverified(statements, active, local, source)
+    for s in statements:
+        target = _target(s)
+        operands = _operands(s)
+        # an active statement, or one that drops the derivative of a varied operand (np.sign)
+        if target is None or not (target & active or operands & varied):
+            continue
+        operation = _operation(s)
+        if (operands | target) & complex_names and not _right_for_complex(operation, mode) \
+                and not _scaled_by_real_constant(s, operation, complex_names, active):
+            raise source.syntax_error(
+                f"srcad differentiates complex values only through {registry.COMPLEX_SAFE_SUMMARY}; "
+                f"{_describe(operation)} here may have a complex operand or result: take np.real or "
+                "np.imag (or np.abs) of the complex value first, or differentiate its real and imaginary "
+                "parts as separate real arrays", A.anno(s, "origin") or s)
+    _insert_checks(node, active, {n: v for n, v in unverified.items() if n not in complex_names}, source, ref)
+    return node
+
+
+def _may_be_complex(statements, source, local):
+    found = set()
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            target = _target(s)
+            if target is None or target <= found:
+                continue
+            if _makes_complex(s, found, source, local):
+                found |= target
+                changed = True
+    return found
+
+
+def _makes_complex(s, found, source, local):
+    if isinstance(s, gast.For):
+        return _atom_complex(s.iter, found, source, local)
+    if isinstance(s, gast.Expr):  # L.append(z): L holds a complex value
+        return any(_atom_complex(a, found, source, local) for a in s.value.args)
+    rhs = s.value
+    if isinstance(rhs, gast.Call):
+        callee = A.anno(rhs, "callee")
+        obj = callee.obj if callee is not None and callee.kind == "object" else None
+        name = callee.name if callee is not None and callee.kind == "method" else None
+        if _is_in(obj, _REAL_RESULTS) or name in ("real", "imag", "__abs__"):
+            return False
+        if _is_in(obj, _COMPLEX_MAKERS) or name in ("astype", "view"):
+            return True
+        if any(k.arg == "dtype" and not _real_dtype(k.value, source) for k in rhs.keywords):
+            return True
+        operands = list(rhs.args) + [k.value for k in rhs.keywords]
+        if name is not None:
+            operands.append(rhs.func.value)
+        return any(_atom_complex(a, found, source, local) for a in operands)
+    if isinstance(rhs, gast.Attribute):
+        if rhs.attr in ("real", "imag") or rhs.attr in PLAIN_ATTRIBUTES:
+            return False
+        return _atom_complex(rhs.value, found, source, local)
+    if isinstance(rhs, gast.Compare):
+        return False
+    return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
+
+
+def _atom_complex(atom, found, source, local):
+    if isinstance(atom, gast.Constant):
+        return isinstance(atom.value, complex)
+    if isinstance(atom, gast.Starred):
+        atom = atom.value
+    if not isinstance(atom, gast.Name):
+        return any(_atom_complex(e, found, source, local) for e in getattr(atom, "elts", ()))
+    if atom.id in found:
+        return True
+    if atom.id in local:
+        return False
+    try:  # a global or closure value as it is now; runtime.real_constant checks it at each call
+        return np.iscomplexobj(source.lookup(atom.id))
+    except Exception:
+        return False
+
+
+def _real_dtype(node, source):
+    if isinstance(node, gast.Constant):
+        return node.value in _REAL_DTYPES
+    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+        try:
+            return getattr(source.lookup(node.value.id), node.attr) in _REAL_DTYPES
+        except Exception:
+            return False
+    if isinstance(node, gast.Name):
+        try:
+            return source.lookup(node.id) in _REAL_DTYPES
+        except Exception:
+            return False
+    return False
+
+
+def _unverified(statements, active, local, source):
+    """Names an active statement reads whose values srcad does not compute: globals, attributes
+    of objects, results of calls made without derivative (user functions run as they are)."""
+    made_outside = {}  # name -> the statement that read it from outside
+    for s in statements:
+        target = _target(s)
+        if target is None or target & active or not isinstance(s, gast.Assign):
+            continue
+        rhs = s.value
+        if isinstance(rhs, gast.Attribute) and rhs.attr not in PLAIN_ATTRIBUTES | {"real", "imag"} \
+                and not _module_constant(rhs, source, local):
+            made_outside.update(dict.fromkeys(target, s))
+        elif isinstance(rhs, gast.Call):
+            callee = A.anno(rhs, "callee")
+            obj = callee.obj if callee is not None and callee.kind == "object" else None
+            if not (_is_in(obj, _REAL_RESULTS) or _known_real(obj)):
+                made_outside.update(dict.fromkeys(target, s))
+    read = set()
+    for s in statements:
+        target = _target(s)
+        if target is not None and target & active:
+            read |= _operands(s)
+    return {n: _user_text(made_outside[n].value) if n in made_outside else n
+            for n in read if n not in active and (n in made_outside or n not in local and not _code(source, n))}
+
+
+def _code(source, name):
+    """Does a global or closure name denote a module, class or function (never a value)?"""
+    try:
+        value = source.lookup(name)
+    except Exception:
+        return False
+    return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
+
+
+def _module_constant(rhs, source, local):
+    """``np.pi``, ``math.e``: a real number a module defines."""
+    if not isinstance(rhs.value, gast.Name) or rhs.value.id in local:
+        return False
+    try:
+        owner = source.lookup(rhs.value.id)
+    except Exception:
+        return False
+    return isinstance(owner, types.ModuleType) and isinstance(getattr(owner, rhs.attr, None), (float, int))
+
+
+def _known_real(obj):
+    """A library function with a real rule or none needed, not one that makes complex values."""
+    if obj is None or _is_in(obj, _COMPLEX_MAKERS):
+        return False
+    return (registry.lookup(registry.VJP, obj) is not None or registry.lookup(registry.JVP, obj) is not None
+            or registry.is_nondifferentiable(obj))
+
+
+def _insert_checks(node, active, names, source, ref):
+    if not names:
+        return
+    check = ref("real_constant", runtime.real_constant)
+
+    def visit(block):
+        out = []
+        for s in block:
+            for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
+                if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
+                    visit(inner)
+            target = _target(s)
+            if target is not None and target & active:
+                for name in sorted(_operands(s) & set(names)):
+                    origin = A.anno(s, "origin") or s
+                    where = f"{source.filename}:{getattr(origin, 'lineno', '?')}"
+                    message = (f"{where}: '{names[name]}' is complex; srcad differentiates real values only "
+                               "here: take np.real/np.imag of it first, or pass its real and imaginary parts "
+                               "separately")
+                    call = gast.Call(func=A.load(check), args=[A.load(name), A.const(message)], keywords=[])
+                    A.set_anno(call, "callee", Callee("object", obj=runtime.real_constant, name="real_constant"))
+                    new = gast.copy_location(gast.Expr(value=call), s)
+                    A.set_anno(new, "origin", origin)
+                    out.append(new)
+            out.append(s)
+        block[:] = out
+
+    visit(node.body)
+
+
+def _user_text(rhs):
+    """A value as the user wrote it (``o.c``, ``helper(t)``), for messages."""
+    return A.to_source(rhs).strip()
+
+
+def _target(s):
+    """Names a simple statement binds (None for other statements)."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            return {t.value.id} if isinstance(t.value, gast.Name) else None
+        return A.names_stored(t)
+    if isinstance(s, gast.For):
+        return A.names_stored(s.target)
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+        callee = A.anno(s.value, "callee")
+        if callee is not None and callee.kind == "method" and isinstance(s.value.func.value, gast.Name):
+            return {s.value.func.value.id}
+    return None
+
+
+def _operands(s):
+    """Names whose values the statement computes with (not the function a call names)."""
+    if isinstance(s, gast.For):
+        return A.names_read(s.iter)
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        return _values_read(s.value) | (A.names_read(t.slice) if isinstance(t, gast.Subscript) else set())
+    if isinstance(s, gast.Expr):
+        return _values_read(s.value)
+    return A.names_read(s)
+
+
+def _values_read(rhs):
+    if not isinstance(rhs, gast.Call):
+        return A.names_read(rhs)
+    names = set()
+    for a in list(rhs.args) + [k.value for k in rhs.keywords]:
+        names |= A.names_read(a)
+    callee = A.anno(rhs, "callee")
+    if callee is not None and callee.kind == "method":
+        names |= A.names_read(rhs.func.value)
+    return names
+
+
+def _operation(s):
+    """What the statement applies: a rule key, ``"method:<name>"``, or a structural kind."""
+    rhs = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+    if isinstance(rhs, gast.BinOp):
+        return type(rhs.op)
+    if isinstance(rhs, gast.UnaryOp):
+        return type(rhs.op)
+    if isinstance(rhs, gast.Call):
+        callee = A.anno(rhs, "callee")
+        if callee is None:
+            return "call"
+        if callee.kind == "object":
+            return callee.obj
+        method = registry.METHODS.get(callee.name)
+        return method if method is not None else f"method:{callee.name}"
+    if isinstance(rhs, gast.Attribute):
+        return {"real": np.real, "imag": np.imag}.get(rhs.attr, f"attribute:{rhs.attr}")
+    return "structure"  # copies, indexing, displays, loop items: linear and right for complex values
+
+
+def _scaled_by_real_constant(s, operation, complex_names, active):
+    """``z * c``, ``c * z``, ``z / c`` with one complex operand ``z`` and a real constant ``c``:
+    the rule multiplies the cotangent by ``c`` (or ``1 / c``), which is its own conjugate."""
+    if not _is_in(operation, _SCALINGS):
+        return False
+    rhs = s.value
+    operands = [rhs.left, rhs.right] if isinstance(rhs, gast.BinOp) else list(rhs.args)
+    if len(operands) != 2 or (isinstance(rhs, gast.Call) and rhs.keywords):
+        return False
+    kinds = [_kind(a, complex_names, active) for a in operands]
+    if _is_in(operation, _DIVISIONS):
+        return kinds == ["complex", "constant"]
+    return sorted(kinds) == ["complex", "constant"]
+
+
+def _kind(atom, complex_names, active):
+    if isinstance(atom, gast.Constant):
+        return "constant" if isinstance(atom.value, (int, float)) else "other"
+    if isinstance(atom, gast.Name):
+        if atom.id in complex_names:
+            return "complex"
+        return "other" if atom.id in active else "constant"
+    return "other"
+
+
+_DIVISIONS = {gast.Div, np.divide, np.true_divide}
+_SCALINGS = _DIVISIONS | {gast.Mult, np.multiply}
+
+
+def _right_for_complex(operation, mode):
+    if operation in ("structure", "attribute:T", "method:append", "method:copy", "method:conj",
+                     "method:conjugate") or operation in {f"attribute:{a}" for a in PLAIN_ATTRIBUTES}:
+        return True
+    if isinstance(operation, str):
+        return False
+    # a call that makes complex values has its own rule, which decides (np.fft.fft, complex())
+    return (registry.is_complex_safe(operation) or _is_in(operation, _COMPLEX_CONSTANT)
+            or _is_in(operation, _COMPLEX_MAKERS) or mode == "fwd" and _is_in(operation, _HOLOMORPHIC))
+
+
+#: forward mode pushes a tangent through f'(z) · dz, right for complex z when f is holomorphic
+#: (its rules never take an absolute value, a conjugate or a real part)
+_HOLOMORPHIC = {gast.Add, gast.Sub, gast.Mult, gast.Div, gast.USub, gast.UAdd, gast.MatMult, np.add, np.subtract,
+                np.multiply, np.divide, np.true_divide, np.negative, np.positive, np.exp, np.expm1, np.log, np.log1p,
+                np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh, np.sqrt, np.square, np.reciprocal, np.sum,
+                np.cumsum, np.prod, np.mean, np.matmul, np.dot, np.inner, np.outer, np.tensordot, np.einsum,
+                np.transpose, np.reshape, np.ravel, np.concatenate, np.stack, np.trace, np.diag, np.squeeze,
+                np.expand_dims, np.linalg.inv, np.linalg.solve}
+
+
+def _describe(operation):
+    if isinstance(operation, str):
+        return {"call": "this call"}.get(operation, f"'{operation.split(':', 1)[1]}'" if ":" in operation else operation)
+    return registry.describe(operation)
+
+
+def _is_in(obj, table):
+    try:
+        return obj in table
+    except TypeError:
+        return False
