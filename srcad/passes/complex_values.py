@@ -92,6 +92,7 @@ def check_complex(node, source, ref, mode="rev"):
 
 
 def _may_be_complex(statements, source, local):
+    dtypes = _dtype_names(statements, source, local)
     found = set()
     changed = True
     while changed:
@@ -100,13 +101,13 @@ def _may_be_complex(statements, source, local):
             target = _target(s)
             if target is None or target <= found:
                 continue
-            if _makes_complex(s, found, source, local):
+            if _makes_complex(s, found, source, local, dtypes):
                 found |= target
                 changed = True
     return found
 
 
-def _makes_complex(s, found, source, local):
+def _makes_complex(s, found, source, local, dtypes):
     if isinstance(s, gast.For):
         return _atom_complex(s.iter, found, source, local)
     if isinstance(s, gast.Expr):  # L.append(z): L holds a complex value
@@ -118,9 +119,11 @@ def _makes_complex(s, found, source, local):
         name = callee.name if callee is not None and callee.kind == "method" else None
         if _is_in(obj, _REAL_RESULTS) or name in ("real", "imag", "__abs__"):
             return False
-        if _is_in(obj, _COMPLEX_MAKERS) or name in ("astype", "view"):
+        if _is_in(obj, _COMPLEX_MAKERS):
             return True
-        if any(k.arg == "dtype" and not _real_dtype(k.value, source) for k in rhs.keywords):
+        if name in ("astype", "view") and not (rhs.args and _real_dtype(rhs.args[0], source, dtypes, found)):
+            return True
+        if any(k.arg == "dtype" and not _real_dtype(k.value, source, dtypes, found) for k in rhs.keywords):
             return True
         operands = list(rhs.args) + [k.value for k in rhs.keywords]
         if name is not None:
@@ -132,6 +135,8 @@ def _makes_complex(s, found, source, local):
         return _atom_complex(rhs.value, found, source, local)
     if isinstance(rhs, gast.Compare):
         return False
+    if any(isinstance(n, gast.Constant) and isinstance(n.value, complex) for n in gast.walk(rhs)):
+        return True
     return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
 
 
@@ -152,7 +157,29 @@ def _atom_complex(atom, found, source, local):
         return False
 
 
-def _real_dtype(node, source):
+def _dtype_names(statements, source, local):
+    """Names bound once, to a real dtype (``np.float32``: None) or to ``x.dtype`` (x's name)."""
+    bindings = {}
+    for s in statements:
+        for name in _target(s) or ():
+            bindings.setdefault(name, []).append(s)
+    dtypes = {}
+    for name, found in bindings.items():
+        s = found[0]
+        if len(found) != 1 or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
+            continue
+        rhs = s.value
+        if isinstance(rhs, gast.Attribute) and rhs.attr == "dtype" and isinstance(rhs.value, gast.Name):
+            dtypes[name] = rhs.value.id
+        elif _real_dtype(rhs, source, {}, set()) and not (isinstance(rhs, gast.Name) and rhs.id in local):
+            dtypes[name] = None
+    return dtypes
+
+
+def _real_dtype(node, source, dtypes, found):
+    """Is ``node`` a real dtype: a literal one, or ``x.dtype`` of a value that is not complex?"""
+    if isinstance(node, gast.Name) and node.id in dtypes:
+        return dtypes[node.id] is None or dtypes[node.id] not in found
     if isinstance(node, gast.Constant):
         return node.value in _REAL_DTYPES
     if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
