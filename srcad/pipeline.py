@@ -24,6 +24,7 @@ from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
 from .passes.normalize import normalize
 from .passes.record_values import record_values
+from .passes.regions import restore_regions
 from .passes.resolve_calls import resolve_calls
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
@@ -60,6 +61,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
+        ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("bind_builtins", module.bind_builtins),
     ]
 
@@ -69,6 +71,7 @@ def _forward_stages(source, wrt, options, module):
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
+        ("restore_regions", restore_regions),
         ("bind_builtins", module.bind_builtins),
     ]
 

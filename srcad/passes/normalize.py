@@ -45,10 +45,9 @@ from .inline import inline_call, inline_comprehension, lambda_def
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .resolve_calls import Callee, resolve_calls
+from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
-    gast.Try: "try statements",
-    gast.With: "with statements",
     gast.AsyncWith: "async with",
     gast.AsyncFor: "async for",
     gast.AsyncFunctionDef: "async functions",
@@ -88,6 +87,7 @@ class _Normalizer:
         self.namer = namer
         self.local_functions = {}  # name -> FunctionDef of a helper defined in the function
         self.inlining = []
+        self.loop_depth = 0  # loops around the statement being normalised
 
     def error(self, message, node):
         return self.source.syntax_error(message, node)
@@ -232,6 +232,7 @@ class _Normalizer:
     def stmt_If(self, s, out):
         test = self.atom(s.test, out)
         body = self.block(s.body) or [gast.Pass()]
+        prepare_region(self, test, body, s)
         orelse = self.block(s.orelse)
         out.append(gast.If(test=self.test_atom(test, out), body=body, orelse=orelse))
 
