@@ -43,13 +43,14 @@ def is_break_guard(s):
     return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break) and not s.orelse
 
 
-def eliminate_jumps(body, namer, source, top_level, result=None):
+def eliminate_jumps(body, namer, source, top_level, result=None, params=()):
     """Rewrite ``break``/``continue``/``return`` in ``body`` into flag assignments and guards.
 
     At the top level the function keeps a single final ``return``; for an inlined helper
-    (``top_level=False``) every ``return e`` becomes ``result = e``.
+    (``top_level=False``) every ``return e`` becomes ``result = e``. ``with`` and ``try``
+    statements are lowered first (``passes.statements``; ``params``: the function's).
     """
-    body = lower_statements(body, namer, source)
+    body = lower_statements(body, namer, source, params)  # with and try first: they may hold jumps
     returns = [n for s in body for n in _walk_stmts(s) if isinstance(n, gast.Return)]
     simple = len(returns) == 1 and body and body[-1] is returns[0]
     if not top_level and simple:

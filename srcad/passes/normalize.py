@@ -41,6 +41,7 @@ import gast
 
 from .. import astutil as A
 from ..naming import Namer, builtin
+from .binding import module_helper
 from .inline import inline_call, inline_comprehension, lambda_def
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
@@ -74,7 +75,8 @@ def normalize(node, source, namer=None):
     """Return the A-normal form of the function ``node`` (see the module docstring)."""
     namer = namer or Namer(A.all_names(node) | set(source.closure))
     norm = _Normalizer(source, namer)
-    body = eliminate_jumps(node.body, namer, source, top_level=True)
+    params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+    body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
     node.body = norm.block(body) or [gast.Pass()]
     check_jumps_eliminated(node.body, source)
     A.set_anno(node, "namer", namer)
@@ -389,6 +391,9 @@ class _Normalizer:
             callee = A.anno(e, "callee")
         if callee.kind == "local":
             return inline_call(self, e, callee.name, out)
+        helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
+        if helper is not None:  # *args, **kwargs, keyword-only, or a call with * or **
+            return inline_call(self, e, helper.name, out, helper)
         if callee.kind == "method" and callee.name == "get":
             return self.mapping_get(e, out)
         if callee.kind == "object" and callee.obj is dict and not e.args:

@@ -19,7 +19,7 @@ derivatives run, and an exception there propagates unchanged.
 >>> from srcad.passes.statements import Region
 >>> region = Region("except", flag="_try1", caught="_caught1", exception="_exception1",
 ...                 handlers=[gast.parse("ValueError", mode="eval").body])
->>> fn = gast.parse("def f():\n    pass").body[0]
+>>> fn = gast.parse("def f(): pass").body[0]
 >>> fn.body = [gast.If(test=set_anno(load("_try1"), "region", region), body=[assign("a", const(1))], orelse=[])]
 >>> print(to_source(restore_regions(fn)).strip())
 def f():

@@ -84,8 +84,24 @@ class Region:
         self.name = name  # finally: the name the exception is bound to while it runs
 
 
-def lower_statements(body, namer, source):
-    """``body`` with every ``with`` and ``try`` statement lowered to a region (module doc)."""
+class _Scope:
+    """The function being lowered: its source (for errors and names), its statements and
+    its parameters (to tell which names a try body alone binds)."""
+
+    def __init__(self, source, stmts, params):
+        self.source, self.stmts, self.params = source, list(stmts), set(params)
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+
+def lower_statements(body, namer, source, params=()):
+    """``body`` (of a function with ``params``) with every ``with`` and ``try`` statement
+    lowered to a region (module doc)."""
+    return _lower_block(body, namer, _Scope(source, body, params) if source is not None else None)
+
+
+def _lower_block(body, namer, source):
     out = []
     for s in body:
         if isinstance(s, gast.With):
@@ -95,7 +111,7 @@ def lower_statements(body, namer, source):
         else:
             for field in ("body", "orelse"):
                 if isinstance(s, (gast.If, gast.For, gast.While)):
-                    setattr(s, field, lower_statements(getattr(s, field), namer, source))
+                    setattr(s, field, _lower_block(getattr(s, field), namer, source))
             out.append(s)
     return out
 
@@ -116,7 +132,7 @@ def _method(name, receiver, args):
 
 def _lower_with(s, namer, source):
     if not s.items:
-        return lower_statements(s.body, namer, source)
+        return _lower_block(s.body, namer, source)
     item, rest = s.items[0], s.items[1:]
     body = [gast.copy_location(gast.With(items=rest, body=s.body, type_comment=None), s)] if rest else s.body
     _check_manager(item.context_expr, source, s)
@@ -125,7 +141,7 @@ def _lower_with(s, namer, source):
     enter = _method("__enter__", manager, [])
     entered = A.assign(item.optional_vars, enter) if item.optional_vars is not None else gast.Expr(value=enter)
     out.append(gast.copy_location(entered, s))
-    region, _ = _region("with", namer, lower_statements(body, namer, source), s, manager=manager)
+    region, _ = _region("with", namer, _lower_block(body, namer, source), s, manager=manager)
     out.extend(region)
     leave = gast.Expr(value=_method("__exit__", manager, [A.const(None)] * 3))
     out.append(A.set_anno(gast.copy_location(leave, s), "always_runs", True))
@@ -158,17 +174,17 @@ def _lower_try(s, namer, source):
                     "an exception); move it after the try statement", node)
     if _only_reraises(s, source):  # cleanup, then the exception goes on: nothing is caught
         handler = s.handlers[0]
-        out, _ = _region("finally", namer, lower_statements(s.body, namer, source), s,
-                         cleanup=lower_statements(handler.body, namer, source), name=handler.name)
-        out += lower_statements(s.orelse, namer, source)
+        out, _ = _region("finally", namer, _lower_block(s.body, namer, source), s,
+                         cleanup=_lower_block(handler.body, namer, source), name=handler.name)
+        out += _lower_block(s.orelse, namer, source)
     elif s.handlers:
         out = _lower_handlers(s, namer, source)
     else:
-        out = lower_statements(s.body + s.orelse, namer, source)
+        out = _lower_block(s.body + s.orelse, namer, source)
     if not s.finalbody:
         return out
-    cleanup = lower_statements(s.finalbody, namer, source)
-    region, _ = _region("finally", namer, out, s, cleanup=lower_statements(A.deepcopy(s.finalbody), namer, source))
+    cleanup = _lower_block(s.finalbody, namer, source)
+    region, _ = _region("finally", namer, out, s, cleanup=_lower_block(A.deepcopy(s.finalbody), namer, source))
     for stmt in cleanup:
         A.set_anno(stmt, "always_runs", True)
     return region + cleanup
@@ -228,14 +244,14 @@ def _lower_handlers(s, namer, source):
     setup += [A.assign(renames[n], A.load(n) if n in elsewhere else A.const(None))
               for n in sorted(exposed | (partly - elsewhere))]
     setup = [gast.copy_location(x, s) for x in setup]
-    region, _ = _region("except", namer, lower_statements(body, namer, source), s, flag=flag, caught=caught,
+    region, _ = _region("except", namer, _lower_block(body, namer, source), s, flag=flag, caught=caught,
                         exception=exception, handlers=[h.type for h in s.handlers])
     handed_on = definite | exposed | (partly - elsewhere)
     commit = [gast.copy_location(A.assign(n, A.load(renames[n])), s) for n in bound if n in handed_on]
-    orelse = lower_statements(s.orelse, namer, source)
+    orelse = _lower_block(s.orelse, namer, source)
     handlers = []
     for i, h in enumerate(s.handlers):
-        hbody = lower_statements(h.body, namer, source)
+        hbody = _lower_block(h.body, namer, source)
         hbody = [_reraise(x, exception) for x in hbody]
         if h.name is not None:
             hbody.insert(0, gast.copy_location(A.assign(h.name, A.load(exception)), h))
@@ -353,14 +369,11 @@ def _stores(node):
 
 
 def _bound_elsewhere(s, source):
-    """(names bound outside the try body ``s`` in the function, parameters included; names
-    read outside it)."""
+    """(names bound outside the try body ``s`` in the function ``source`` (a ``_Scope``),
+    parameters included; names read outside it)."""
     inside = {id(n) for x in s.body for n in gast.walk(x)}
-    fn = source.node
-    bound = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
-    bound |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
-    read = set()
-    for node in gast.walk(fn):
+    bound, read = set(source.params), set()
+    for node in gast.walk(gast.Module(body=source.stmts, type_ignores=[])):
         if isinstance(node, gast.Name) and id(node) not in inside:
             (bound if isinstance(node.ctx, gast.Store) else read).add(node.id)
     return bound, read
