@@ -79,13 +79,14 @@ def bind_arguments(norm, call, name, fdef, out):
     extra_keywords = {}
     for kw in keywords:
         if kw.arg in bound or kw.arg in extra_keywords:
-            raise norm.error(f"'{name}' got multiple values for argument '{kw.arg}'", call)
+            raise norm.error(f"bad keyword argument for '{name}': '{kw.arg}' has a value already", call)
         if kw.arg in by_keyword:
             bound[kw.arg] = norm.atom(kw.value, out)
         elif args.kwarg is not None:
             extra_keywords[kw.arg] = norm.atom(kw.value, out)
         else:
-            raise norm.error(f"'{name}' got an unexpected keyword argument '{kw.arg}'", call)
+            raise norm.error(f"bad keyword argument for '{name}': it has no parameter '{kw.arg}' to pass by keyword",
+                             call)
     defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     if mapping is not None:
