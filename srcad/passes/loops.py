@@ -76,6 +76,8 @@ def _lower_while(norm, s, out):
 
 def _lower_for(norm, s, out):
     it = s.iter
+    if isinstance(it, gast.Call):
+        A.set_anno(it, "consumed", True)  # map(...) and filter(...) run out after one pass: this one
     if _is_call_to(it, builtins.range):
         if not isinstance(s.target, gast.Name):
             raise norm.error("a range loop needs a plain name as its variable", s.target)

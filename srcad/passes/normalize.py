@@ -42,6 +42,7 @@ import gast
 from .. import astutil as A
 from ..naming import Namer, builtin
 from .binding import module_helper
+from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .inline import inline_call, inline_comprehension, lambda_def
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
@@ -127,6 +128,9 @@ class _Normalizer:
     def stmt_Expr(self, s, out):
         if isinstance(s.value, gast.Constant):
             return  # a docstring or a bare literal
+        if isinstance(s.value, gast.Call) and is_check(s.value):  # np.testing.assert_*: a check
+            check_statement(self, s.value, out)
+            return
         if isinstance(s.value, gast.Call):
             call = self.call(s.value, out)
             if call is not None:
@@ -389,6 +393,10 @@ class _Normalizer:
         if callee is None:
             resolve_calls(e, self.source, self.local_functions)
             callee = A.anno(e, "callee")
+        mark_consumed(callee, e)
+        lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
+        if lowered is not None:
+            return lowered
         if callee.kind == "local":
             return inline_call(self, e, callee.name, out)
         helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
