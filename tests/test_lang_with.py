@@ -148,3 +148,19 @@ def test_manager_given_a_value_with_derivative_is_refused():
 
     with pytest.raises(Exception, match="nullcontext"):
         srcad.grad(carries)(X)
+
+
+G = np.array([1.0, 2.0, 3.0])
+
+
+def writes_through_as_name(x):
+    with contextlib.nullcontext(G) as y:
+        y[0] = x[0]
+    return np.sum(G * x)
+
+
+def test_as_name_keeps_the_aliasing_check():
+    # y is G: the update would change a global array, which srcad refuses as for any alias
+    with pytest.raises(SrcadSyntaxError, match="shares memory with the global 'G'") as e:
+        srcad.grad(writes_through_as_name)(X)
+    assert e.value.lineno == writes_through_as_name.__code__.co_firstlineno + 2
