@@ -176,10 +176,27 @@ def _method_call(receiver, name):
     return A.set_anno(call, "callee", Callee("method", name=name))
 
 
+def _updates_parameter(fdef):
+    """Does ``fdef`` write into one of its parameters (``p[...] = ...``, ``p[...] += ...``,
+    ``p += ...``)?"""
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    for node in gast.walk(fdef):
+        target = node.targets[0] if isinstance(node, gast.Assign) and len(node.targets) == 1 else (
+            node.target if isinstance(node, gast.AugAssign) else None)
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        if isinstance(target, gast.Name) and target.id in params and (
+                isinstance(node, gast.AugAssign) or isinstance(node.targets[0], gast.Subscript)):
+            return True
+    return False
+
+
 def module_helper(norm, call, obj):
     """The ``FunctionDef`` to inline for a call of ``obj``, a Python function defined in the
     caller's module (same globals, no closure), when its parameters are not all plain
-    positional ones or the call passes ``*`` or ``**``; None to leave the call as it is.
+    positional ones, the call passes ``*`` or ``**``, or it is called for its effect and
+    updates one of its parameters in place (a solver's ``step(field)``: inlined, the update
+    is the caller's, checked like its own); None to leave the call as it is.
     Such a function of another module, or one that reads a global the caller binds as a
     local, is refused at the call."""
     fn = getattr(obj, "__srcad_function__", obj)
@@ -190,7 +207,8 @@ def module_helper(norm, call, obj):
     code = fn.__code__
     packed = bool(code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
     spread = any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
-    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount):
+    updates = A.anno(call, "for_effect") and code.co_argcount and fn.__globals__ is norm.source.globals
+    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
         return None
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
         if not (packed or spread):
@@ -203,6 +221,8 @@ def module_helper(norm, call, obj):
     from ..source import capture
 
     helper = capture(fn)
+    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount) and not _updates_parameter(helper.node):
+        return None  # called for an effect srcad leaves to the function (printing, checking)
     check_source_is_code(helper)
     resolve_calls(helper.node, helper)
     resolved = A.anno(helper.node, "resolved") or []  # guarded like the caller's own names

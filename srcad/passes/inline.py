@@ -98,8 +98,15 @@ def inline_call(norm, call, name, out, fdef=None):
     bound = bind_arguments(norm, call, name, fdef, out)  # in the caller's order, before the helper runs
     args = fdef.args
     order = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
+    rebound = A.names_stored(gast.Module(body=fdef.body, type_ignores=[]))
     for param in [a.id for a in order if a is not None]:
-        out.append(gast.copy_location(A.assign(renames[param], bound[param]), call))
+        value = bound[param]
+        if A.anno(call, "for_effect") and isinstance(value, gast.Name) and param not in rebound:
+            # called for its effect: the parameter is the caller's array itself, so an update
+            # through it is the caller's own (and checked as such), not one through an alias
+            renames[param] = value.id
+            continue
+        out.append(gast.copy_location(A.assign(renames[param], value), call))
     body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
     result = norm.namer.fresh(f"{name}_result")
     body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result,

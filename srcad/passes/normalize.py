@@ -132,6 +132,7 @@ class _Normalizer:
             check_statement(self, s.value, out)
             return
         if isinstance(s.value, gast.Call):
+            A.set_anno(s.value, "for_effect", True)  # a helper updating its arguments is inlined
             call = self.call(s.value, out)
             if call is not None:
                 out.append(gast.Expr(value=call))
