@@ -466,6 +466,10 @@ def _wrt_position(fun, args, wrt):
     """The position among ``args`` of the one argument ``wrt`` denotes."""
     if isinstance(wrt, str):
         fn, prefix, _ = _forward_target(fun, args)
+        sig = _user_signature(fun)
+        if sig is not None and not sig.simple and wrt not in sig.positional:  # keyword-only, *args, **kwargs
+            raise WrtError(f"{sig.where}: wrt={wrt!r}: jacobian, hessian and hvp take the argument they "
+                           "differentiate by position; use srcad.grad or srcad.vjp for this parameter")
         params = _params(fn)[len(prefix):]
         if wrt not in params:
             raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")

@@ -162,3 +162,11 @@ def test_unknown_key_in_spread_mapping_raises():
     np.testing.assert_allclose(srcad.grad(f)(X, {"scale": 2.0}), 2.0 * np.ones(3))
     with pytest.raises(TypeError, match="unexpected keyword argument"):
         srcad.grad(f)(X, {"scael": 2.0})
+
+
+def test_hvp_by_name_of_a_keyword_only_parameter_refused():
+    def f(x, *rest, scale=1.0):
+        return np.sum(x * scale) * len(rest)
+
+    with pytest.raises(srcad.WrtError, match="take the argument they differentiate by position"):
+        srcad.hvp(f, wrt="scale")(X, Y, Y, X)

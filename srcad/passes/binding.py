@@ -44,6 +44,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
+from ..errors import SrcadError
 from ..naming import builtin
 from .resolve_calls import Callee, local_names, resolve_calls
 
@@ -220,9 +221,15 @@ def module_helper(norm, call, obj):
     from ..pipeline import check_source_is_code
     from ..source import capture
 
-    helper = capture(fn)
-    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount) and not _updates_parameter(helper.node):
-        return None  # called for an effect srcad leaves to the function (printing, checking)
+    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount):  # only called for its effect
+        try:
+            helper = capture(fn)
+        except SrcadError:
+            return None  # no source to read: the call stays a call, judged as before
+        if not _updates_parameter(helper.node):
+            return None  # an effect srcad leaves to the function (printing, checking)
+    else:
+        helper = capture(fn)
     check_source_is_code(helper)
     resolve_calls(helper.node, helper)
     resolved = A.anno(helper.node, "resolved") or []  # guarded like the caller's own names

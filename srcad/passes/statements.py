@@ -13,16 +13,20 @@ inside the body leaves it through ``passes.jumps`` as any branch, and statements
   and never swallow an exception are accepted (``CONTEXT_MANAGERS``, and classes registered
   with ``srcad.extend.register_context_manager``); anything else is refused at its line.
 - ``try: body except E as e: h ... else: orelse finally: cleanup``: the body runs in the
-  region with every name it binds renamed (so an exception half-way leaves the enclosing
-  scope as it was); the region's flag ``_tryN`` records whether it finished and
-  ``_caughtN`` which handler caught. After it, ``if _tryN:`` binds the body's names and runs
-  ``orelse``, else the handler ``_caughtN`` names runs (``e`` bound to the exception, a bare
-  ``raise`` re-raising it). The reverse sweep thus differentiates the branch that ran, as for
-  an ``if`` on a recorded flag. ``cleanup`` runs after all of it, and when an exception
-  leaves, before it propagates. Refused: ``try`` with ``except`` inside a loop of the
+  region with every name it binds renamed; the region's flag ``_tryN`` records whether it
+  finished and ``_caughtN`` which handler caught. After it, ``if _tryN:`` binds the body's
+  names and runs ``orelse``, else the handler ``_caughtN`` names runs (``e`` bound to the
+  exception, a bare ``raise`` re-raising it). The reverse sweep thus differentiates the
+  branch that ran, as for an ``if`` on a recorded flag. Python leaves what the body bound
+  before the exception visible to the handler and after it; srcad differentiates the body
+  whole or not at all, so each such name a handler or later code reads must be bound again by
+  every handler first (else refused). ``cleanup`` runs after all of it, and when an exception
+  leaves, before it propagates; ``except BaseException: ...; raise`` (code srcad generated
+  reads so) is a cleanup too. Refused: ``try`` with ``except`` inside a loop of the
   differentiated code (stacks of saved values would lose their order; call a module-level
   function holding the ``try`` instead), a body that updates arrays, lists or dicts in place,
-  and ``return``/``break``/``continue`` in ``finally``. An exception in the reverse sweep
+  a name bound on some paths of the body only and read outside it, and
+  ``return``/``break``/``continue`` in ``finally``. An exception in the reverse sweep
   propagates: no handler runs for it.
 
 >>> import gast
@@ -53,7 +57,6 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..naming import builtin
 from .fresh import MUTATING_METHODS, known_pure
 from .resolve_calls import Callee
 
