@@ -25,9 +25,9 @@ import numpy as np
 from . import registry
 from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
-from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
+from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
-from .pipeline import check_parameters, param_names
+from .pipeline import param_names
 from .source import capture, trampoline, unwrap
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
@@ -65,12 +65,6 @@ class Differentiable(functools.partial):
         self._prefix, self._fixed, self._sig = prefix, fixed, sig
         self._wrt, self._single = _normalize_wrt(wrt)
         self._one_tuple = not self._single and len(self._wrt) == 1
-        source = self._source_function(())
-        if sig is not None and not sig.wrapper_hint and isinstance(source, types.FunctionType):
-            try:
-                _params(source)  # *args, **kwargs, keyword-only: refused at the def line, before wrt
-            except SourceUnavailableError:
-                pass  # the first call says why srcad cannot read it
         self._names = sig.wrt_names(self._wrt) if sig is not None else None  # a misspelled wrt fails now
         self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
         self._guards = {}  # the same key -> globals the code was made for (checked per call)
@@ -413,10 +407,17 @@ def _forward_target(fun, args):
 
 
 def _params(fn):
+    """The parameters of the code generated for ``fn``: all of them, in order (``*args`` and
+    ``**kwargs`` as one tuple and one dict parameter, keyword-only ones as plain ones)."""
     code = fn.__code__
-    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
-        check_parameters(capture(fn))  # refused at the user's def line, before arguments are bound
-    return code.co_varnames[: code.co_argcount]
+    names, n = code.co_varnames, code.co_argcount
+    if not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) and not code.co_kwonlyargcount:
+        return names[:n]
+    keyword_only, rest = names[n:n + code.co_kwonlyargcount], n + code.co_kwonlyargcount
+    varargs = names[rest:rest + 1] if code.co_flags & inspect.CO_VARARGS else ()
+    rest += len(varargs)
+    varkw = names[rest:rest + 1] if code.co_flags & inspect.CO_VARKEYWORDS else ()
+    return names[:n] + varargs + keyword_only + varkw
 
 
 def jvp(fun, primals, tangents):
@@ -434,6 +435,10 @@ def jvp(fun, primals, tangents):
     if not isinstance(fn, types.FunctionType):
         capture(fn)  # raises the error that says why srcad cannot read it
     primals, tangents = prefix + primals, (None,) * len(prefix) + tangents
+    sig = _user_signature(fun)
+    if sig is not None and not sig.simple:  # *args, keyword-only, **kwargs: every parameter by position
+        primals, tangents = sig.bind_tangents(primals, tangents, fixed)
+        fixed = {}
     params = _params(fn)
     if len(primals) > len(params):
         raise TypeError(f"{fn.__qualname__} takes {len(params) - len(prefix)} arguments but jvp got "
@@ -447,10 +452,24 @@ def jvp(fun, primals, tangents):
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)
 
 
+def _user_signature(fun):
+    """The signature of the user's function behind ``fun`` (for a gradient srcad made, of
+    the function it differentiates), or None."""
+    inner = getattr(fun, "__srcad_differentiable__", None)
+    if inner is not None or isinstance(fun, Differentiable):
+        return (inner or fun)._sig
+    fn = unbind(fun)[0]
+    return signature(fn) if isinstance(fn, types.FunctionType) else None
+
+
 def _wrt_position(fun, args, wrt):
     """The position among ``args`` of the one argument ``wrt`` denotes."""
     if isinstance(wrt, str):
         fn, prefix, _ = _forward_target(fun, args)
+        sig = _user_signature(fun)
+        if sig is not None and not sig.simple and wrt not in sig.positional:  # keyword-only, *args, **kwargs
+            raise WrtError(f"{sig.where}: wrt={wrt!r}: jacobian, hessian and hvp take the argument they "
+                           "differentiate by position; use srcad.grad or srcad.vjp for this parameter")
         params = _params(fn)[len(prefix):]
         if wrt not in params:
             raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")

@@ -157,13 +157,32 @@ class Signature:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.where}: {exc}") from None
-        if self.simple:
-            bound.apply_defaults()
-            return tuple(bound.arguments.values()), {}
-        return bound.args, bound.kwargs
+        bound.apply_defaults()  # every parameter by position, *args a tuple and **kwargs a dict
+        return tuple(bound.arguments.values()), {}
+
+    def bind_tangents(self, args, tangents, fixed):
+        """``bind`` for forward mode: ``(arguments, tangents)`` with every parameter by
+        position; a parameter without a tangent (a default, a fixed keyword) gets None, and
+        ``*args`` a tuple of tangents (zeros for those not given) or None."""
+        values, _ = self.bind(args, fixed)
+        try:
+            given = self.signature.bind_partial(*tangents).arguments
+        except TypeError as exc:
+            raise ArgumentError(f"{self.where}: {exc}") from None
+        out = []
+        for name, value in zip(self.names, values):
+            t = given.get(name)
+            if name == self.varargs and t is not None:
+                t = None if all(u is None for u in t) else tuple(
+                    np.zeros(np.shape(a)) if u is None else u for u, a in zip(t, value))
+            out.append(None if name == self.varkw else t)
+        return tuple(values), tuple(out)
 
     def values(self, positional, keywords, names):
         """The arguments bound to parameters ``names`` (defaults where not passed)."""
+        if not self.simple and not keywords and len(positional) == len(self.names):  # as ``bind`` gives them
+            given = dict(zip(self.names, positional))
+            return [given[name] for name in names]
         out = []
         params = self.signature.parameters
         for name in names:

@@ -17,11 +17,13 @@ and the argument ``x``; that gives both the vjp and the jvp rule::
 """
 import functools
 
+from .passes.statements import register_context_manager
 from .registry import (no_derivative, register_attribute, register_elementwise, register_jvp, register_method,
                        register_nondifferentiable, register_vjp)
 
 __all__ = ["register_vjp", "register_jvp", "register_elementwise", "register_method", "register_attribute",
-           "register_nondifferentiable", "nondifferentiable", "no_derivative", "custom_vjp", "stop_gradient"]
+           "register_nondifferentiable", "nondifferentiable", "no_derivative", "custom_vjp", "stop_gradient",
+           "register_context_manager"]
 
 
 def nondifferentiable(fn):

@@ -25,6 +25,7 @@ from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
 from .passes.normalize import normalize
 from .passes.record_values import record_values
+from .passes.regions import restore_regions
 from .passes.resolve_calls import resolve_calls
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
@@ -62,6 +63,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
+        ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("bind_builtins", module.bind_builtins),
     ]
 
@@ -72,6 +74,7 @@ def _forward_stages(source, wrt, options, module):
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
+        ("restore_regions", restore_regions),
         ("bind_builtins", module.bind_builtins),
     ]
 
@@ -93,14 +96,17 @@ def param_names(params, wrt):
 
 
 def check_parameters(source):
-    """Refuse, at the ``def`` line, a function with ``*args``, ``**kwargs`` or keyword-only
-    parameters (positional-only ones are supported)."""
+    """Make the parameters of the function plain positional ones, in the order Python lists
+    them: positional-only and ordinary parameters, ``*args`` (a tuple), keyword-only ones,
+    ``**kwargs`` (a dict). The generated code takes every argument so (the API binds a
+    call's arguments to that order, defaults filled in)."""
     args = source.node.args
-    if args.vararg or args.kwarg or args.kwonlyargs:
-        raise source.syntax_error(
-            "srcad differentiates functions with positional parameters only; *args, **kwargs and "
-            "keyword-only parameters are not supported: take a tuple, list or dict as one parameter instead",
-            source.node)
+    if args.vararg or args.kwarg or args.kwonlyargs:  # defaults are the API's to fill in
+        flat = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
+        args.args, args.defaults, args.posonlyargs = [a for a in flat if a is not None], [], []
+        args.vararg = args.kwarg = None
+        args.kwonlyargs, args.kw_defaults = [], []
+    args.args, args.posonlyargs = args.posonlyargs + args.args, []
 
 
 def _run(fn, options, stages, module=None):
@@ -112,8 +118,6 @@ def _run(fn, options, stages, module=None):
     node = source.node
     check_source_is_code(source)
     check_parameters(source)
-    # positional-only parameters are passed by position like the others: plain ones from here on
-    node.args.args, node.args.posonlyargs = node.args.posonlyargs + node.args.args, []
     wrt = param_names([a.id for a in node.args.args], options.wrt)
     module = module or Module(source)
     if debug:

@@ -1,9 +1,9 @@
 """Parameters beyond plain positional ones (issues 9 and 10).
 
 ``def f(*xs)`` failed with an IndexError before srcad's refusal was reached; ``*args``,
-``**kwargs`` and keyword-only parameters of the differentiated function are now refused at its
-``def`` line in both modes, before any argument is bound. Positional-only parameters are
-supported. Local helpers (``def`` and ``lambda`` inside the function) take positional-only,
+``**kwargs`` and keyword-only parameters of the differentiated function were then refused at its
+``def`` line; since issue 10 they are differentiated (``*args`` as one tuple parameter, see
+tests/test_lang_signatures.py). Positional-only parameters are supported. Local helpers (``def`` and ``lambda`` inside the function) take positional-only,
 ``*args``, keyword-only and ``**kwargs`` parameters, and methods of their parameters resolve
 (``v.sum()`` inside a helper was looked up as a global). Each supported function is checked
 against finite differences in reverse mode (joint adjoint and the pullback called twice),
@@ -35,16 +35,26 @@ def double_star(x, **options):
     return np.sum(x * options.get("scale", 1.0))
 
 
-@pytest.mark.parametrize("f", [star_args, keyword_only, star_args_after_positional, double_star])
-def test_refused_at_the_def_line_in_both_modes(f):
-    args = (X, X) if f in (star_args, star_args_after_positional) else (X,)
-    with pytest.raises(SrcadSyntaxError, match="positional parameters only") as info:
-        srcad.grad(f)(*args)
-    assert info.value.lineno == f.__code__.co_firstlineno
-    with pytest.raises(SrcadSyntaxError, match="positional parameters only"):
-        srcad.jvp(f, args, (np.ones(3),) + (None,) * (len(args) - 1))
-    with pytest.raises(SrcadSyntaxError, match="positional parameters only"):
-        srcad.vjp(f, *args)
+@pytest.mark.parametrize("f", [keyword_only, star_args_after_positional, double_star])
+def test_differentiated_in_both_modes(f):
+    # issue 10: these were refused at the def line; now every parameter is passed by position
+    # to the generated code (*rest a tuple, **options a dict), wrt=0 is x
+    args = (X, X) if f is star_args_after_positional else (X,)
+    if f is star_args_after_positional:  # a positional cotangent would be one more *rest item: v= here
+        pullback = check_grads(f, args, mode="split", v=1.0)
+        np.testing.assert_allclose(srcad.adjoint(f)(*args, v=1.0), pullback)
+    else:
+        check_grads(f, args)
+    check_jvp(f, args)
+
+
+def test_star_args_differentiated_as_one_tuple():
+    with pytest.raises(srcad.WrtError, match=r"wrt=0 falls in \*xs.*wrt='xs'"):
+        srcad.grad(star_args)
+    g = srcad.grad(star_args, wrt="xs")(X, 2.0 * X)
+    assert isinstance(g, tuple) and len(g) == 2
+    np.testing.assert_allclose(g[0], 2.0 * X)
+    np.testing.assert_allclose(g[1], X)
 
 
 def positional_only(x, /, y):

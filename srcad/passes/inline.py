@@ -37,6 +37,7 @@ def f(y):
 import gast
 
 from .. import astutil as A
+from .binding import bind_arguments
 from .jumps import eliminate_jumps
 from .resolve_calls import Callee, local_names
 
@@ -83,57 +84,33 @@ def inline_comprehension(norm, e, out):
     return A.load(result)
 
 
-def inline_call(norm, call, name, out):
-    """Inline a call of the helper ``name``; returns the atom holding its result."""
-    fdef = norm.local_functions.get(name)
+def inline_call(norm, call, name, out, fdef=None):
+    """Inline a call of the helper ``name`` (a function defined in the caller, or ``fdef``:
+    one of its module, see ``binding.module_helper``); returns the atom holding its result."""
+    fdef = fdef or norm.local_functions.get(name)
     if fdef is None:
         raise norm.error(f"'{name}' is called before it is defined", call)
     if name in norm.inlining:
         raise norm.error(
             f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
             "Write it as a loop, or define it at module level with a custom_vjp", call)
-    args = fdef.args
-    positional = [a.id for a in args.posonlyargs + args.args]
-    params = positional + [a.id for a in args.kwonlyargs]
     renames = {p: norm.namer.unique(f"{name}_{p}") for p in sorted(local_names(fdef))}
-    if len(call.args) > len(positional) and args.vararg is None:
-        raise norm.error(f"'{name}' takes {len(positional)} positional arguments but {len(call.args)} were given",
-                         call)
-    bound = {}  # the arguments are evaluated in the caller's order, before the helper runs
-    extra_args, extra_keywords = [], {}
-    for i, value in enumerate(call.args):
-        if isinstance(value, gast.Starred):
-            raise norm.error("srcad cannot inline a call with * arguments", value)
-        if i < len(positional):
-            bound[positional[i]] = norm.atom(value, out)
-        else:
-            extra_args.append(norm.atom(value, out))
-    by_keyword = [a.id for a in args.args + args.kwonlyargs]  # positional-only parameters have no keyword
-    for kw in call.keywords:
-        if kw.arg is None or kw.arg in bound or kw.arg in extra_keywords:
-            raise norm.error(f"bad keyword argument for '{name}'", call)
-        if kw.arg in by_keyword:
-            bound[kw.arg] = norm.atom(kw.value, out)
-        elif args.kwarg is not None:
-            extra_keywords[kw.arg] = norm.atom(kw.value, out)
-        else:
-            raise norm.error(f"bad keyword argument for '{name}'", call)
-    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-    defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    if args.vararg is not None:  # *rest: a tuple of the extra positional arguments
-        params.append(args.vararg.id)
-        bound[args.vararg.id] = gast.Tuple(elts=extra_args, ctx=gast.Load())
-    if args.kwarg is not None:  # **options: a dict of the extra keyword arguments
-        params.append(args.kwarg.id)
-        bound[args.kwarg.id] = gast.Dict(keys=[A.const(k) for k in extra_keywords], values=list(extra_keywords.values()))
-    for param in params:
-        if param not in bound and param not in defaults:
-            raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
-        value = bound[param] if param in bound else A.deepcopy(defaults[param])
+    bound = bind_arguments(norm, call, name, fdef, out)  # in the caller's order, before the helper runs
+    args = fdef.args
+    order = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
+    rebound = A.names_stored(gast.Module(body=fdef.body, type_ignores=[]))
+    for param in [a.id for a in order if a is not None]:
+        value = bound[param]
+        if A.anno(call, "for_effect") and isinstance(value, gast.Name) and param not in rebound:
+            # called for its effect: the parameter is the caller's array itself, so an update
+            # through it is the caller's own (and checked as such), not one through an alias
+            renames[param] = value.id
+            continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
     body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
     result = norm.namer.fresh(f"{name}_result")
-    body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result)
+    body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result,
+                           params=[renames[p] for p in bound])
     norm.inlining.append(name)
     saved_functions = dict(norm.local_functions)
     try:

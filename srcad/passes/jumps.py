@@ -35,6 +35,7 @@ return s
 import gast
 
 from .. import astutil as A
+from .statements import lower_statements
 
 
 def is_break_guard(s):
@@ -42,12 +43,14 @@ def is_break_guard(s):
     return isinstance(s, gast.If) and len(s.body) == 1 and isinstance(s.body[0], gast.Break) and not s.orelse
 
 
-def eliminate_jumps(body, namer, source, top_level, result=None):
+def eliminate_jumps(body, namer, source, top_level, result=None, params=()):
     """Rewrite ``break``/``continue``/``return`` in ``body`` into flag assignments and guards.
 
     At the top level the function keeps a single final ``return``; for an inlined helper
-    (``top_level=False``) every ``return e`` becomes ``result = e``.
+    (``top_level=False``) every ``return e`` becomes ``result = e``. ``with`` and ``try``
+    statements are lowered first (``passes.statements``; ``params``: the function's).
     """
+    body = lower_statements(body, namer, source, params)  # with and try first: they may hold jumps
     returns = [n for s in body for n in _walk_stmts(s) if isinstance(n, gast.Return)]
     simple = len(returns) == 1 and body and body[-1] is returns[0]
     if not top_level and simple:
@@ -145,8 +148,7 @@ def _eliminate_block(stmts, state, namer, loops=()):
             s.orelse = _eliminate_block(s.orelse, state, namer, loops)
             out.append(s)
             if jumps and rest:
-                flag = loops[-1].skip if loops else state["flag"]
-                out.append(_guard(flag, _eliminate_block(rest, state, namer, loops)))
+                out.extend(_guarded_rest(rest, state, namer, loops))
                 return out
             continue
         if isinstance(s, (gast.For, gast.While)):
@@ -169,10 +171,26 @@ def _eliminate_block(stmts, state, namer, loops=()):
                         if stop else s.orelse) + rest
                 s.orelse = []
             if "return" in inner and rest:
-                flag = loops[-1].skip if loops else state["flag"]
-                out.append(_guard(flag, _eliminate_block(rest, state, namer, loops)))
+                out.extend(_guarded_rest(rest, state, namer, loops))
                 return out
             out.extend(_eliminate_block(rest, state, namer, loops))
             return out
         out.append(s)
+    return out
+
+
+def _guarded_rest(rest, state, namer, loops):
+    """The statements after a jump, run only if it did not happen; those marked
+    ``"always_runs"`` (a context manager's exit, a ``finally`` body) run either way."""
+    flag = loops[-1].skip if loops else state["flag"]
+    out, run = [], []
+    for s in rest + [None]:
+        if s is None or A.anno(s, "always_runs"):
+            if run:
+                out.append(_guard(flag, _eliminate_block(run, state, namer, loops)))
+                run = []
+            if s is not None:
+                out.append(s)
+        else:
+            run.append(s)
     return out

@@ -47,10 +47,14 @@ _DICT_VIEWS = ("keys", "values", "items")
 
 def lower_loop(norm, s, out):
     """Append the lowered form of the loop ``s`` to ``out``; ``norm`` normalises the parts."""
-    if isinstance(s, gast.While):
-        _lower_while(norm, s, out)
-    else:
-        _lower_for(norm, s, out)
+    norm.loop_depth += 1  # a try statement with except refuses to be inside a loop
+    try:
+        if isinstance(s, gast.While):
+            _lower_while(norm, s, out)
+        else:
+            _lower_for(norm, s, out)
+    finally:
+        norm.loop_depth -= 1
 
 
 def _lower_while(norm, s, out):
@@ -72,6 +76,8 @@ def _lower_while(norm, s, out):
 
 def _lower_for(norm, s, out):
     it = s.iter
+    if isinstance(it, gast.Call):
+        A.set_anno(it, "consumed", True)  # map(...) and filter(...) run out after one pass: this one
     if _is_call_to(it, builtins.range):
         if not isinstance(s.target, gast.Name):
             raise norm.error("a range loop needs a plain name as its variable", s.target)

@@ -41,14 +41,15 @@ import gast
 
 from .. import astutil as A
 from ..naming import Namer, builtin
+from .binding import module_helper
+from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .inline import inline_call, inline_comprehension, lambda_def
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .resolve_calls import Callee, resolve_calls
+from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
-    gast.Try: "try statements",
-    gast.With: "with statements",
     gast.AsyncWith: "async with",
     gast.AsyncFor: "async for",
     gast.AsyncFunctionDef: "async functions",
@@ -75,7 +76,8 @@ def normalize(node, source, namer=None):
     """Return the A-normal form of the function ``node`` (see the module docstring)."""
     namer = namer or Namer(A.all_names(node) | set(source.closure))
     norm = _Normalizer(source, namer)
-    body = eliminate_jumps(node.body, namer, source, top_level=True)
+    params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+    body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
     node.body = norm.block(body) or [gast.Pass()]
     check_jumps_eliminated(node.body, source)
     A.set_anno(node, "namer", namer)
@@ -88,6 +90,7 @@ class _Normalizer:
         self.namer = namer
         self.local_functions = {}  # name -> FunctionDef of a helper defined in the function
         self.inlining = []
+        self.loop_depth = 0  # loops around the statement being normalised
 
     def error(self, message, node):
         return self.source.syntax_error(message, node)
@@ -125,7 +128,11 @@ class _Normalizer:
     def stmt_Expr(self, s, out):
         if isinstance(s.value, gast.Constant):
             return  # a docstring or a bare literal
+        if isinstance(s.value, gast.Call) and is_check(s.value):  # np.testing.assert_*: a check
+            check_statement(self, s.value, out)
+            return
         if isinstance(s.value, gast.Call):
+            A.set_anno(s.value, "for_effect", True)  # a helper updating its arguments is inlined
             call = self.call(s.value, out)
             if call is not None:
                 out.append(gast.Expr(value=call))
@@ -232,6 +239,7 @@ class _Normalizer:
     def stmt_If(self, s, out):
         test = self.atom(s.test, out)
         body = self.block(s.body) or [gast.Pass()]
+        prepare_region(self, test, body, s)
         orelse = self.block(s.orelse)
         out.append(gast.If(test=self.test_atom(test, out), body=body, orelse=orelse))
 
@@ -386,8 +394,15 @@ class _Normalizer:
         if callee is None:
             resolve_calls(e, self.source, self.local_functions)
             callee = A.anno(e, "callee")
+        mark_consumed(callee, e)
+        lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
+        if lowered is not None:
+            return lowered
         if callee.kind == "local":
             return inline_call(self, e, callee.name, out)
+        helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
+        if helper is not None:  # *args, **kwargs, keyword-only, or a call with * or **
+            return inline_call(self, e, helper.name, out, helper)
         if callee.kind == "method" and callee.name == "get":
             return self.mapping_get(e, out)
         if callee.kind == "object" and callee.obj is dict and not e.args:

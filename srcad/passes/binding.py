@@ -1,0 +1,244 @@
+"""Argument binding for inlined calls, as Python binds them: ``f(a, *seq, k=v, **d)``.
+
+Guarantee: ``bind_arguments`` gives each parameter of the inlined function an atom holding
+what Python would bind to it, evaluated in the caller's order: plain positional arguments,
+then the items of a final ``*seq`` (its length checked when the code runs: a mismatch
+raises ``TypeError`` as the call would), keywords, and the entries of a final ``**d``
+(a key that names no parameter, or one already bound, raises ``TypeError``). ``*rest`` is a
+tuple and ``**options`` a dict of what is left over; defaults fill the rest.
+``module_helper`` decides which functions of the caller's own module are inlined rather
+than called: those with ``*args``, ``**kwargs``, keyword-only or positional-only
+parameters, and any called with ``*`` or ``**``.
+
+>>> import gast
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> from srcad.astutil import to_source
+>>> def f(x, pair):
+...     def scaled(a, b, *, by=2.0):
+...         return (a + b) * by
+...     return scaled(*pair, by=x)
+>>> src = capture(f)
+>>> print(to_source(normalize(resolve_calls(src.node, src), src)).strip())
+def f(x, pair):
+    _seq1 = list(pair)
+    _t1 = len(_seq1)
+    _t2 = _t1 != 2
+    if _t2:
+        raise TypeError('*pair must hold 2 items for scaled()')
+    _t3 = _seq1[0]
+    _t4 = _seq1[1]
+    scaled_a = _t3
+    scaled_b = _t4
+    scaled_by = x
+    _t5 = scaled_a + scaled_b
+    scaled_result1 = _t5 * scaled_by
+    return scaled_result1
+"""
+import builtins
+import inspect
+import types
+
+import gast
+
+from .. import astutil as A
+from .. import registry
+from ..errors import SrcadError
+from ..naming import builtin
+from .resolve_calls import Callee, local_names, resolve_calls
+
+
+def bind_arguments(norm, call, name, fdef, out):
+    """``{parameter: atom}`` for a call of the inlined ``fdef`` (see the module doc)."""
+    args = fdef.args
+    positional = [a.id for a in args.posonlyargs + args.args]
+    plain, starred = list(call.args), None
+    if plain and isinstance(plain[-1], gast.Starred):
+        starred = plain.pop()
+    if any(isinstance(a, gast.Starred) for a in plain):
+        raise norm.error("srcad inlines a call with one *sequence, as its last positional argument", call)
+    if len(plain) > len(positional) and args.vararg is None:
+        raise norm.error(f"'{name}' takes {len(positional)} positional arguments but {len(plain)} were given", call)
+    bound, extra_args = {}, []
+    for i, value in enumerate(plain):
+        if i < len(positional):
+            bound[positional[i]] = norm.atom(value, out)
+        else:
+            extra_args.append(norm.atom(value, out))
+    rest = None  # *rest from the items of *seq beyond the positional parameters
+    if starred is not None:
+        if extra_args:
+            raise norm.error("srcad inlines f(a, *seq) only when the plain arguments fill no *rest parameter", call)
+        rest = _bind_sequence(norm, call, name, positional[len(plain):], args.vararg is not None, starred, bound, out)
+    keywords, mapping = list(call.keywords), None
+    if keywords and keywords[-1].arg is None:
+        mapping = norm.atom(keywords.pop().value, out)
+    if any(k.arg is None for k in keywords):
+        raise norm.error("srcad inlines a call with one **mapping, as its last argument", call)
+    by_keyword = [a.id for a in args.args + args.kwonlyargs]  # positional-only parameters have no keyword
+    extra_keywords = {}
+    for kw in keywords:
+        if kw.arg in bound or kw.arg in extra_keywords:
+            raise norm.error(f"bad keyword argument for '{name}': '{kw.arg}' has a value already", call)
+        if kw.arg in by_keyword:
+            bound[kw.arg] = norm.atom(kw.value, out)
+        elif args.kwarg is not None:
+            extra_keywords[kw.arg] = norm.atom(kw.value, out)
+        else:
+            raise norm.error(f"bad keyword argument for '{name}': it has no parameter '{kw.arg}' to pass by keyword",
+                             call)
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    if mapping is not None:
+        options = _bind_mapping(norm, name, by_keyword, args.kwarg is not None, mapping, bound, defaults,
+                                extra_keywords, out)
+        if options is not None:
+            bound[args.kwarg.id] = options
+    if args.vararg is not None:
+        bound[args.vararg.id] = rest if rest is not None else gast.Tuple(elts=extra_args, ctx=gast.Load())
+    if args.kwarg is not None and args.kwarg.id not in bound:
+        bound[args.kwarg.id] = gast.Dict(keys=[A.const(k) for k in extra_keywords], values=list(extra_keywords.values()))
+    for param in positional + [a.id for a in args.kwonlyargs]:
+        if param not in bound:
+            if param not in defaults:
+                raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
+            bound[param] = A.deepcopy(defaults[param])
+    return bound
+
+
+def _bind_sequence(norm, call, name, params, has_rest, starred, bound, out):
+    """Bind ``params`` to the items of ``*seq``; returns the atom for ``*rest`` (or None)."""
+    seq = norm.namer.fresh("_seq")
+    out.append(gast.copy_location(A.assign(seq, norm.rhs(_builtin_call("list", starred.value), out)), call))
+    count = norm.atom(_builtin_call("len", A.load(seq)), out)
+    what = A.to_source(starred.value).strip()
+    test = gast.Compare(left=count, ops=[gast.Lt() if has_rest else gast.NotEq()], comparators=[A.const(len(params))])
+    message = f"*{what} must hold {'at least ' if has_rest else ''}{len(params)} items for {name}()"
+    _raise_if(norm, test, message, call, out)
+    for k, param in enumerate(params):
+        bound[param] = norm.atom(gast.Subscript(value=A.load(seq), slice=A.const(k), ctx=gast.Load()), out)
+    if not has_rest:
+        return None
+    tail = gast.Subscript(value=A.load(seq), slice=gast.Slice(A.const(len(params)), None, None), ctx=gast.Load())
+    return norm.atom(_builtin_call("tuple", tail), out)
+
+
+def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults, extra_keywords, out):
+    """Bind the parameters left by keyword from the dict ``mapping`` (``**d``)."""
+    keys = norm.atom(_method_call(A.deepcopy(mapping), "keys"), out)
+    taken = [p for p in by_keyword if p in bound or p in extra_keywords]
+    for param in taken:  # Python: "got multiple values"
+        found = norm.atom(gast.Compare(left=A.const(param), ops=[gast.In()], comparators=[A.deepcopy(keys)]), out)
+        _raise_if(norm, found, f"{name}() got multiple values for argument '{param}'", mapping, out)
+    for param in by_keyword:
+        if param in bound:
+            continue
+        if param in defaults:
+            value = gast.Call(func=gast.Attribute(value=A.deepcopy(mapping), attr="get", ctx=gast.Load()),
+                              args=[A.const(param), defaults.pop(param)], keywords=[])
+            A.set_anno(value, "callee", Callee("method", name="get"))
+        else:
+            value = gast.Subscript(value=A.deepcopy(mapping), slice=A.const(param), ctx=gast.Load())
+        bound[param] = norm.atom(value, out)
+    names = gast.Tuple(elts=[A.const(p) for p in by_keyword], ctx=gast.Load())
+    key = norm.namer.fresh("_key")
+    unknown = gast.Compare(left=A.load(key), ops=[gast.NotIn()], comparators=[names])
+    if has_options:  # **options: the entries that name no parameter, after the explicit keywords
+        item = gast.Subscript(value=A.deepcopy(mapping), slice=A.load(key), ctx=gast.Load())
+        entries = gast.DictComp(key=A.load(key), value=item, generators=[
+            gast.comprehension(target=A.store(key), iter=A.deepcopy(keys), ifs=[unknown], is_async=0)])
+        options = norm.atom(entries, out)
+        for k, v in extra_keywords.items():
+            out.append(A.assign(gast.Subscript(value=options, slice=A.const(k), ctx=gast.Store()), v))
+        return options
+    check = gast.For(target=A.store(key), iter=A.deepcopy(keys), body=[gast.If(test=unknown, body=[_raise(
+        f"{name}() got an unexpected keyword argument in **{A.to_source(mapping).strip()}")], orelse=[])],
+        orelse=[], type_comment=None)
+    norm.stmt(gast.copy_location(check, mapping), out)
+    return None
+
+
+def _raise(message):
+    return gast.Raise(exc=_builtin_call("TypeError", A.const(message)), cause=None)
+
+
+def _raise_if(norm, test, message, node, out):
+    norm.stmt(gast.copy_location(gast.If(test=test, body=[_raise(message)], orelse=[]), node), out)
+
+
+def _builtin_call(name, *args):
+    call = gast.Call(func=builtin(name), args=list(args), keywords=[])
+    return A.set_anno(call, "callee", Callee("object", obj=getattr(builtins, name), name=name))
+
+
+def _method_call(receiver, name):
+    call = gast.Call(func=gast.Attribute(value=receiver, attr=name, ctx=gast.Load()), args=[], keywords=[])
+    return A.set_anno(call, "callee", Callee("method", name=name))
+
+
+def _updates_parameter(fdef):
+    """Does ``fdef`` write into one of its parameters (``p[...] = ...``, ``p[...] += ...``,
+    ``p += ...``)?"""
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    for node in gast.walk(fdef):
+        target = node.targets[0] if isinstance(node, gast.Assign) and len(node.targets) == 1 else (
+            node.target if isinstance(node, gast.AugAssign) else None)
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        if isinstance(target, gast.Name) and target.id in params and (
+                isinstance(node, gast.AugAssign) or isinstance(node.targets[0], gast.Subscript)):
+            return True
+    return False
+
+
+def module_helper(norm, call, obj):
+    """The ``FunctionDef`` to inline for a call of ``obj``, a Python function defined in the
+    caller's module (same globals, no closure), when its parameters are not all plain
+    positional ones, the call passes ``*`` or ``**``, or it is called for its effect and
+    updates one of its parameters in place (a solver's ``step(field)``: inlined, the update
+    is the caller's, checked like its own); None to leave the call as it is.
+    Such a function of another module, or one that reads a global the caller binds as a
+    local, is refused at the call."""
+    fn = getattr(obj, "__srcad_function__", obj)
+    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
+        return None
+    if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
+        return None
+    code = fn.__code__
+    packed = bool(code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
+    spread = any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+    updates = A.anno(call, "for_effect") and code.co_argcount and fn.__globals__ is norm.source.globals
+    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
+        return None
+    if fn.__globals__ is not norm.source.globals or fn.__closure__:
+        if not (packed or spread):
+            return None  # keyword-only parameters bind by name at the call as they do in Python
+        raise norm.error(
+            f"srcad inlines a call of {fn.__qualname__} with * or ** (or to a function with *args or **kwargs) "
+            "only when it is defined at the top level of this module; pass its arguments one by one, or "
+            "define it here", call)
+    from ..pipeline import check_source_is_code
+    from ..source import capture
+
+    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount):  # only called for its effect
+        try:
+            helper = capture(fn)
+        except SrcadError:
+            return None  # no source to read: the call stays a call, judged as before
+        if not _updates_parameter(helper.node):
+            return None  # an effect srcad leaves to the function (printing, checking)
+    else:
+        helper = capture(fn)
+    check_source_is_code(helper)
+    resolve_calls(helper.node, helper)
+    resolved = A.anno(helper.node, "resolved") or []  # guarded like the caller's own names
+    A.set_anno(norm.source.node, "resolved", (A.anno(norm.source.node, "resolved") or []) + resolved)
+    fdef = helper.node
+    shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & local_names(norm.source.node))
+    if shadowed:
+        raise norm.error(
+            f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "
+            "binds as a local name; rename one of them", call)
+    norm.namer.reserve(A.all_names(fdef))
+    return fdef

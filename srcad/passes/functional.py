@@ -1,0 +1,195 @@
+"""Functions as values: ``map``, ``filter``, ``functools.reduce``, ``operator.add`` and the
+like, and ``np.testing.assert_*`` checks; part of normalisation.
+
+Guarantee: afterwards no call of these is left.
+
+- ``operator.add(a, b)`` (and ``sub``, ``mul``, ``truediv``, ``matmul``, ``pow``, ``neg``,
+  ``getitem``, comparisons, ...) is the operator itself, ``a + b``.
+- ``map(f, xs, ys)`` is the list ``[f(x, y) for x, y in zip(xs, ys)]`` and ``filter(f, xs)``
+  ``[x for x in xs if f(x)]`` (``filter(None, xs)``: ``if x``), where ``f`` is a lambda, a
+  function of the module or of the function (inlined), a library function or an ``operator``
+  function. Python's ``map`` and ``filter`` return iterators that run out; a list does not, so
+  they are taken only where one pass consumes them: as the argument of ``list``, ``tuple``,
+  ``sum``, ``sorted``, ``min``, ``max``, ``zip``, ``enumerate``, ``np.array``/``np.stack``/...,
+  or the iterable of a ``for`` loop or comprehension. Elsewhere they are refused.
+- ``functools.reduce(f, xs[, start])`` is a loop ``acc = f(acc, x)``.
+- ``np.testing.assert_*(...)`` for its effect is a check: it runs in the forward pass like an
+  ``assert`` statement (so not under ``python -O``), its operands are never differentiated.
+
+>>> import gast, operator
+>>> from srcad.source import capture
+>>> from srcad.passes.resolve_calls import resolve_calls
+>>> from srcad.passes.normalize import normalize
+>>> from srcad.astutil import to_source
+>>> def f(x, y):
+...     return sum(map(operator.mul, x, y))
+>>> src = capture(f)
+>>> print(to_source(normalize(resolve_calls(src.node, src), src)).strip())
+def f(x, y):
+    _list1 = []
+    _seq1 = list(x)
+    _t1 = len(_seq1)
+    _seq2 = list(y)
+    _t2 = len(_seq2)
+    _t3 = min(_t1, _t2)
+    _range1 = range(_t3)
+    for _k1 in _range1:
+        _item11 = _seq1[_k1]
+        _item21 = _seq2[_k1]
+        _t4 = _item11 * _item21
+        _list1.append(_t4)
+    _t5 = sum(_list1)
+    return _t5
+"""
+import builtins
+import functools
+import operator
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from ..naming import builtin
+from .resolve_calls import Callee, local_names, resolve_calls
+
+_BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult, operator.truediv: gast.Div,
+           operator.floordiv: gast.FloorDiv, operator.mod: gast.Mod, operator.pow: gast.Pow,
+           operator.matmul: gast.MatMult, operator.and_: gast.BitAnd, operator.or_: gast.BitOr,
+           operator.xor: gast.BitXor}
+_UNARY = {operator.neg: gast.USub, operator.pos: gast.UAdd, operator.not_: gast.Not, operator.invert: gast.Invert}
+_COMPARE = {operator.lt: gast.Lt, operator.le: gast.LtE, operator.gt: gast.Gt, operator.ge: gast.GtE,
+            operator.eq: gast.Eq, operator.ne: gast.NotEq}
+#: calls that consume one pass of an iterable given to them
+_CONSUMERS = {builtins.list, builtins.tuple, builtins.sum, builtins.sorted, builtins.min, builtins.max,
+              builtins.zip, builtins.enumerate, builtins.any, builtins.all, np.array, np.asarray, np.stack,
+              np.vstack, np.hstack, np.concatenate, np.column_stack}
+CHECKS = {getattr(np.testing, n) for n in dir(np.testing) if n.startswith("assert")}
+
+
+def _is(obj, table):
+    try:
+        return obj in table
+    except TypeError:
+        return False
+
+
+def mark_consumed(callee, call):
+    """Mark a ``map``/``filter`` argument of a call that consumes one pass of it."""
+    if callee.kind == "object" and _is(callee.obj, _CONSUMERS):
+        for arg in call.args:
+            if isinstance(arg, gast.Call):
+                A.set_anno(arg, "consumed", True)
+
+
+def is_check(call):
+    """Is ``call`` a ``np.testing.assert_*`` call?"""
+    callee = A.anno(call, "callee")
+    return callee is not None and callee.kind == "object" and _is(callee.obj, CHECKS)
+
+
+def check_statement(norm, call, out):
+    """``np.testing.assert_*(...)`` for its effect, as an ``assert`` of its result on atoms."""
+    args = [norm.atom(a, out) for a in call.args]
+    keywords = [gast.keyword(arg=k.arg, value=norm.atom(k.value, out)) for k in call.keywords]
+    checked = A.set_anno(gast.Call(func=call.func, args=args, keywords=keywords), "callee", A.anno(call, "callee"))
+    test = gast.Compare(left=checked, ops=[gast.Is()], comparators=[A.const(None)])
+    out.append(gast.copy_location(gast.Assert(test=test, msg=None), call))
+
+
+def functional_rhs(norm, call, callee, out):
+    """The lowered form of ``call`` if it is one this module rewrites (see the module doc),
+    else None."""
+    if callee.kind != "object":
+        return None
+    obj = callee.obj
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    if _is(obj, _BINARY) and len(call.args) == 2 and not call.keywords:
+        return gast.BinOp(left=norm.atom(call.args[0], out), op=_BINARY[obj](), right=norm.atom(call.args[1], out))
+    if _is(obj, _UNARY) and len(call.args) == 1 and not call.keywords:
+        return gast.UnaryOp(op=_UNARY[obj](), operand=norm.atom(call.args[0], out))
+    if _is(obj, _COMPARE) and len(call.args) == 2 and not call.keywords:
+        left = norm.atom(call.args[0], out)
+        return gast.Compare(left=left, ops=[_COMPARE[obj]()], comparators=[norm.atom(call.args[1], out)])
+    if obj is operator.getitem and len(call.args) == 2 and not call.keywords:
+        return norm.rhs(gast.Subscript(value=call.args[0], slice=call.args[1], ctx=gast.Load()), out)
+    if obj in (builtins.map, builtins.filter):
+        if not A.anno(call, "consumed"):
+            raise norm.error(
+                f"srcad takes {callee.name}(...) where one pass consumes it (list({callee.name}(...)), "
+                f"sum(...), a for loop); Python's {callee.name} is an iterator that runs out, so "
+                f"write list({callee.name}(...)) to keep it", call)
+        if call.keywords or len(call.args) < 2 or obj is builtins.filter and len(call.args) != 2:
+            raise norm.error(f"srcad supports {callee.name}(function, iterable...) without keywords", call)
+        return norm.rhs(_comprehension(norm, call, obj is builtins.filter, out), out)
+    if obj is functools.reduce and 2 <= len(call.args) <= 3 and not call.keywords:
+        return _reduce(norm, call, out)
+    return None
+
+
+def _function_call(norm, fn, args, out, node):
+    """A call of the function value ``fn`` (a lambda becomes a helper of the function)."""
+    if isinstance(fn, gast.Lambda):
+        name = norm.namer.fresh("_lambda")
+        ret = gast.copy_location(gast.Return(value=fn.body), fn.body)
+        fdef = gast.FunctionDef(name=name, args=fn.args, body=[ret], decorator_list=[], returns=None,
+                                type_comment=None, type_params=[])
+        norm.stmt_FunctionDef(gast.copy_location(fdef, fn), out)
+        call = gast.Call(func=A.load(name), args=args, keywords=[])
+        return A.set_anno(gast.copy_location(call, node), "callee", Callee("local", name=name))
+    call = gast.copy_location(gast.Call(func=A.deepcopy(fn), args=args, keywords=[]), node)
+    root = fn
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    if isinstance(root, gast.Name) and root.id in norm.local_functions and root is fn:
+        return A.set_anno(call, "callee", Callee("local", name=fn.id))
+    if isinstance(root, gast.Name) and root.id in local_names(norm.source.node):
+        raise norm.error(f"'{root.id}' is a local variable, so srcad cannot tell which function it holds; pass "
+                         "a function by its global name, a lambda, or one defined with def in this function", node)
+    scope = gast.FunctionDef(name="_", args=norm.source.node.args, body=[gast.Expr(value=call)], decorator_list=[],
+                             returns=None, type_comment=None, type_params=[])
+    resolve_calls(scope, norm.source, norm.local_functions)  # as the call's own site would resolve it
+    return call
+
+
+def _comprehension(norm, call, keep, out):
+    fn, iterables = call.args[0], call.args[1:]
+    # the comprehension gives its variables fresh names of their own
+    items = [A.store(f"item{i + 1}" if len(iterables) > 1 else "item") for i in range(len(iterables))]
+    if len(iterables) == 1:
+        target, source = items[0], iterables[0]
+    else:
+        target = gast.Tuple(elts=items, ctx=gast.Store())
+        source = A.set_anno(gast.Call(func=builtin("zip"), args=list(iterables), keywords=[]), "callee",
+                            Callee("object", obj=builtins.zip, name="zip"))
+    loads = [A.load(t.id) for t in items]
+    if keep:  # filter
+        test = loads[0] if _is_none(fn) else _function_call(norm, fn, loads, out, call)
+        return gast.ListComp(elt=A.load(items[0].id), generators=[
+            gast.comprehension(target=target, iter=source, ifs=[test], is_async=0)])
+    return gast.ListComp(elt=_function_call(norm, fn, loads, out, call), generators=[
+        gast.comprehension(target=target, iter=source, ifs=[], is_async=0)])
+
+
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _reduce(norm, call, out):
+    fn, sequence = call.args[0], call.args[1]
+    items = norm.namer.fresh("_seq")
+    out.append(A.assign(items, norm.rhs(A.set_anno(gast.Call(func=builtin("list"), args=[sequence], keywords=[]),
+                                                   "callee", Callee("object", obj=builtins.list, name="list")), out)))
+    acc = norm.namer.fresh("_acc")
+    start = 0
+    if len(call.args) == 3:
+        out.append(A.assign(acc, norm.rhs(call.args[2], out)))
+    else:  # the first item starts (Python raises TypeError for an empty sequence; this IndexError)
+        out.append(A.assign(acc, gast.Subscript(value=A.load(items), slice=A.const(0), ctx=gast.Load())))
+        start = 1
+    item = norm.namer.fresh("_item")
+    rest = gast.Subscript(value=A.load(items), slice=gast.Slice(A.const(start), None, None), ctx=gast.Load())
+    step = A.assign(acc, _function_call(norm, fn, [A.load(acc), A.load(item)], out, call))
+    loop = gast.For(target=A.store(item), iter=rest, body=[step], orelse=[], type_comment=None)
+    norm.stmt(gast.copy_location(loop, call), out)
+    return A.load(acc)

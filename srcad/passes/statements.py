@@ -1,0 +1,411 @@
+"""``with`` and ``try`` statements as *regions*: code the analyses read as plain branches,
+which ``passes.regions`` turns back into real ``try`` statements in the generated code.
+
+Guarantee: afterwards no ``With`` or ``Try`` is left. Each becomes a *region*
+``_regionN = True; if _regionN: body`` (its test carries the annotation ``"region"``, a
+``Region``) followed by code that runs after it; a ``return``, ``break`` or ``continue``
+inside the body leaves it through ``passes.jumps`` as any branch, and statements marked
+``"always_runs"`` (a manager's exit, a ``finally`` body) run after a jump too.
+
+- ``with m(...) as a: body`` runs ``a = _withN.__enter__()``, the region, then
+  ``_withN.__exit__(None, None, None)``; if the body raises, the generated code calls
+  ``__exit__`` with the exception and re-raises it. Only managers that do not touch values
+  and never swallow an exception are accepted (``CONTEXT_MANAGERS``, and classes registered
+  with ``srcad.extend.register_context_manager``); anything else is refused at its line.
+- ``try: body except E as e: h ... else: orelse finally: cleanup``: the body runs in the
+  region with every name it binds renamed; the region's flag ``_tryN`` records whether it
+  finished and ``_caughtN`` which handler caught. After it, ``if _tryN:`` binds the body's
+  names and runs ``orelse``, else the handler ``_caughtN`` names runs (``e`` bound to the
+  exception, a bare ``raise`` re-raising it). The reverse sweep thus differentiates the
+  branch that ran, as for an ``if`` on a recorded flag. Python leaves what the body bound
+  before the exception visible to the handler and after it; srcad differentiates the body
+  whole or not at all, so each such name a handler or later code reads must be bound again by
+  every handler first (else refused). ``cleanup`` runs after all of it, and when an exception
+  leaves, before it propagates; ``except BaseException: ...; raise`` (code srcad generated
+  reads so) is a cleanup too. Refused: ``try`` with ``except`` inside a loop of the
+  differentiated code (stacks of saved values would lose their order; call a module-level
+  function holding the ``try`` instead), a body that updates arrays, lists or dicts in place,
+  a name bound on some paths of the body only and read outside it, and
+  ``return``/``break``/``continue`` in ``finally``. An exception in the reverse sweep
+  propagates: no handler runs for it.
+
+>>> import gast
+>>> from srcad.astutil import to_source
+>>> from srcad.naming import Namer
+>>> body = gast.parse('''
+... try:
+...     L = chol(S)
+... except ValueError:
+...     L = S
+... y = L''').body
+>>> print(to_source(lower_statements(body, Namer(), None)).strip())
+_try1 = True
+_caught1 = 0
+_exception1 = None
+if _try1:
+    _try1_L = chol(S)
+if _try1:
+    L = _try1_L
+else:
+    L = S
+y = L
+"""
+import contextlib
+import warnings
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from .fresh import MUTATING_METHODS, known_pure
+from .resolve_calls import Callee
+
+#: managers that touch no value srcad differentiates and never swallow an exception
+CONTEXT_MANAGERS = {np.errstate, np.printoptions, warnings.catch_warnings, contextlib.nullcontext,
+                    contextlib.redirect_stdout, contextlib.redirect_stderr, np.testing.suppress_warnings}
+
+
+def register_context_manager(cls):
+    """Let ``with cls(...):`` run in differentiated code: ``cls`` promises that entering and
+    leaving change no array or value the function computes with, and that its ``__exit__``
+    never swallows an exception. Returns ``cls`` (usable as a class decorator)."""
+    CONTEXT_MANAGERS.add(cls)
+    return cls
+
+
+class Region:
+    """What ``passes.regions`` needs to rebuild a ``try`` around a region's body."""
+
+    def __init__(self, kind, manager=None, flag=None, caught=None, exception=None, handlers=(), cleanup=(),
+                 name=None):
+        self.kind = kind  # "with", "except" or "finally"
+        self.manager = manager  # with: the name holding the context manager
+        self.flag, self.caught, self.exception = flag, caught, exception  # except: the names it sets
+        self.handlers = list(handlers)  # except: the exception type expressions (None: bare except)
+        self.raw_cleanup = list(cleanup)  # finally: what runs before an exception propagates ...
+        self.cleanup = []  # ... normalised (by ``prepare_region``)
+        self.name = name  # finally: the name the exception is bound to while it runs
+
+
+class _Scope:
+    """The function being lowered: its source (for errors and names), its statements and
+    its parameters (to tell which names a try body alone binds)."""
+
+    def __init__(self, source, stmts, params):
+        self.source, self.stmts, self.params = source, list(stmts), set(params)
+
+    def __getattr__(self, name):
+        return getattr(self.source, name)
+
+
+def lower_statements(body, namer, source, params=()):
+    """``body`` (of a function with ``params``) with every ``with`` and ``try`` statement
+    lowered to a region (module doc)."""
+    return _lower_block(body, namer, _Scope(source, body, params) if source is not None else None)
+
+
+def _lower_block(body, namer, source):
+    out = []
+    for s in body:
+        if isinstance(s, gast.With):
+            out.extend(_lower_with(s, namer, source))
+        elif isinstance(s, gast.Try):
+            out.extend(_lower_try(s, namer, source))
+        else:
+            for field in ("body", "orelse"):
+                if isinstance(s, (gast.If, gast.For, gast.While)):
+                    setattr(s, field, _lower_block(getattr(s, field), namer, source))
+            out.append(s)
+    return out
+
+
+def _region(kind, namer, body, stmt, **info):
+    flag = info.get("flag") or namer.fresh("_region")
+    region = Region(kind, flag=flag, **{k: v for k, v in info.items() if k != "flag"})
+    test = A.set_anno(A.load(flag), "region", region)
+    setup = [] if kind == "except" else [gast.copy_location(A.assign(flag, A.const(True)), stmt)]
+    return setup + [gast.copy_location(gast.If(test=test, body=body or [gast.Pass()], orelse=[]), stmt)], region
+
+
+def _method(name, receiver, args):
+    call = gast.Call(func=gast.Attribute(value=A.load(receiver), attr=name, ctx=gast.Load()), args=args,
+                     keywords=[])
+    return A.set_anno(call, "callee", Callee("method", name=name))
+
+
+def _lower_with(s, namer, source):
+    if not s.items:
+        return _lower_block(s.body, namer, source)
+    item, rest = s.items[0], s.items[1:]
+    body = [gast.copy_location(gast.With(items=rest, body=s.body, type_comment=None), s)] if rest else s.body
+    _check_manager(item.context_expr, source, s)
+    manager = namer.fresh("_with")
+    out = [gast.copy_location(A.assign(manager, item.context_expr), s)]
+    enter = _method("__enter__", manager, [])
+    entered = A.assign(item.optional_vars, enter) if item.optional_vars is not None else gast.Expr(value=enter)
+    out.append(gast.copy_location(entered, s))
+    region, _ = _region("with", namer, _lower_block(body, namer, source), s, manager=manager)
+    out.extend(region)
+    leave = gast.Expr(value=_method("__exit__", manager, [A.const(None)] * 3))
+    out.append(A.set_anno(gast.copy_location(leave, s), "always_runs", True))
+    return out
+
+
+def _check_manager(expr, source, s):
+    callee = A.anno(expr, "callee") if isinstance(expr, gast.Call) else None
+    obj = callee.obj if callee is not None and callee.kind == "object" else None
+    try:
+        known = obj in CONTEXT_MANAGERS
+    except TypeError:  # unhashable
+        known = False
+    if not known:
+        what = f"'{callee.name}'" if callee is not None and callee.name else "this context manager"
+        raise source.syntax_error(
+            f"srcad runs a with statement only for context managers known not to touch the values it "
+            f"differentiates and never to swallow an exception (np.errstate, warnings.catch_warnings, "
+            f"contextlib.nullcontext, np.printoptions, ...); {what} is not one of them. If it is such a "
+            f"manager (a timer, a logger), register its class with srcad.extend.register_context_manager",
+            expr)
+
+
+def _lower_try(s, namer, source):
+    for stmt in s.finalbody:
+        for node in gast.walk(stmt):
+            if isinstance(node, (gast.Return, gast.Break, gast.Continue)):
+                raise source.syntax_error(
+                    "srcad does not support return, break or continue in a finally block (it would discard "
+                    "an exception); move it after the try statement", node)
+    if _only_reraises(s, source):  # cleanup, then the exception goes on: nothing is caught
+        handler = s.handlers[0]
+        out, _ = _region("finally", namer, _lower_block(s.body, namer, source), s,
+                         cleanup=_lower_block(handler.body, namer, source), name=handler.name)
+        out += _lower_block(s.orelse, namer, source)
+    elif s.handlers:
+        out = _lower_handlers(s, namer, source)
+    else:
+        out = _lower_block(s.body + s.orelse, namer, source)
+    if not s.finalbody:
+        return out
+    cleanup = _lower_block(s.finalbody, namer, source)
+    region, _ = _region("finally", namer, out, s, cleanup=_lower_block(A.deepcopy(s.finalbody), namer, source))
+    for stmt in cleanup:
+        A.set_anno(stmt, "always_runs", True)
+    return region + cleanup
+
+
+def _only_reraises(s, source):
+    """``try: ... except BaseException: cleanup; raise``, as code srcad generated reads: the
+    handler catches everything, jumps nowhere and ends by re-raising what it caught."""
+    if len(s.handlers) != 1 or source is None:
+        return False
+    handler = s.handlers[0]
+    last = handler.body[-1]
+    if not (isinstance(last, gast.Raise) and last.exc is None):
+        return False
+    if any(isinstance(n, (gast.Return, gast.Break, gast.Continue, gast.Raise, gast.Try))
+           for stmt in handler.body[:-1] for n in gast.walk(stmt)):
+        return False
+    if handler.type is None:
+        return True
+    parts = []
+    node = handler.type
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return False
+    try:
+        obj = source.lookup(node.id)
+        for attr in reversed(parts):
+            obj = getattr(obj, attr)
+    except (KeyError, AttributeError):
+        return False
+    return obj is BaseException
+
+
+def _lower_handlers(s, namer, source):
+    flag, caught, exception = namer.fresh("_try"), namer.fresh("_caught"), namer.fresh("_exception")
+    bound = sorted(_bound_names(s.body))
+    renames = {name: f"{flag}_{name}" for name in bound}
+    namer.reserve(renames.values())
+    body = A.replace_names(A.deepcopy(gast.Module(body=s.body, type_ignores=[])), renames).body
+    exposed = _exposed(s.body, set()) & set(bound)
+    definite = _definitely_bound(s.body)
+    # names the body reads before binding them start from the enclosing scope's values
+    setup = [A.assign(flag, A.const(True)), A.assign(caught, A.const(0)), A.assign(exception, A.const(None))]
+    # a name bound nowhere else starts as None (Python: unbound), so it can be handed on
+    elsewhere, read_outside = _bound_elsewhere(s, source) if source is not None else (set(bound), set(bound))
+    partly = set(bound) - definite - exposed
+    refused = sorted(partly & elsewhere & read_outside)
+    if refused:
+        raise source.syntax_error(
+            f"srcad differentiates a try body that binds each name it hands on on every path; "
+            f"'{refused[0]}' is bound on some paths of this try body only and read outside it: "
+            f"assign it on every path of the body (or before the try statement and not again)", s)
+    if source is not None and not source.is_generated():  # (generated code reads them under its flags)
+        _check_handlers_rebind(s, set(bound) & read_outside, source)
+    setup += [A.assign(renames[n], A.load(n) if n in elsewhere else A.const(None))
+              for n in sorted(exposed | (partly - elsewhere))]
+    setup = [gast.copy_location(x, s) for x in setup]
+    region, _ = _region("except", namer, _lower_block(body, namer, source), s, flag=flag, caught=caught,
+                        exception=exception, handlers=[h.type for h in s.handlers])
+    handed_on = definite | exposed | (partly - elsewhere)
+    commit = [gast.copy_location(A.assign(n, A.load(renames[n])), s) for n in bound if n in handed_on]
+    orelse = _lower_block(s.orelse, namer, source)
+    handlers = []
+    for i, h in enumerate(s.handlers):
+        hbody = _lower_block(h.body, namer, source)
+        hbody = [_reraise(x, exception) for x in hbody]
+        if h.name is not None:
+            hbody.insert(0, gast.copy_location(A.assign(h.name, A.load(exception)), h))
+        handlers.append((i + 1, gast.copy_location(gast.If(test=None, body=hbody or [gast.Pass()], orelse=[]), h)))
+    chain = []
+    for index, branch in reversed(handlers):
+        if not chain:  # the last handler: nothing else can have caught it
+            chain = branch.body
+            continue
+        branch.test = gast.Compare(left=A.load(caught), ops=[gast.Eq()], comparators=[A.const(index)])
+        branch.orelse = chain
+        chain = [branch]
+    dispatch = gast.If(test=A.load(flag), body=commit + orelse or [gast.Pass()], orelse=chain)
+    return setup + region + [gast.copy_location(dispatch, s)]
+
+
+def _check_handlers_rebind(s, names, source):
+    """Python leaves a name the body bound before the exception with that value in the
+    handler and after it. srcad differentiates the body as a whole or not at all, so a
+    handler must bind again each such name that is read outside the body before reading it
+    (or end by raising)."""
+    for h in s.handlers:
+        raises = bool(h.body) and isinstance(h.body[-1], gast.Raise)
+        exposed = _exposed(h.body, {h.name.id} if h.name is not None else set())
+        stale = sorted(n for n in names if n in exposed or not raises and n not in _definitely_bound(h.body))
+        if stale:
+            raise source.syntax_error(
+                f"'{stale[0]}' is bound in this try body and read after the exception handler without being "
+                f"bound again there: Python would give it the value the body reached before the exception, "
+                f"and srcad differentiates the body as a whole or not at all. Bind '{stale[0]}' in every "
+                f"except clause before reading it (or compute it before the try statement)", h)
+
+
+def _reraise(stmt, exception):
+    """A bare ``raise`` in a handler re-raises the exception it handles."""
+    for node in gast.walk(stmt):
+        if isinstance(node, gast.Raise) and node.exc is None:
+            node.exc = A.load(exception)
+    return stmt
+
+
+def _bound_names(stmts):
+    """Names the statements bind in their own scope (not in nested functions or lambdas)."""
+    names = set()
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            continue  # its name stays: calls of a local helper are resolved by name
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
+            names.add(node.id)
+        stack.extend(gast.iter_child_nodes(node))
+    return names
+
+
+def _definitely_bound(stmts):
+    """Names bound on every path through ``stmts`` that ends normally."""
+    bound = set()
+    for s in stmts:
+        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
+            if not isinstance(s, gast.AnnAssign) or s.value is not None:
+                bound |= {n.id for t in targets for n in gast.walk(t)
+                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+        elif isinstance(s, gast.If):
+            bound |= _definitely_bound(s.body) & _definitely_bound(s.orelse)
+        elif isinstance(s, gast.With):
+            bound |= {n.id for i in s.items if i.optional_vars is not None for n in gast.walk(i.optional_vars)
+                      if isinstance(n, gast.Name)} | _definitely_bound(s.body)
+        elif isinstance(s, gast.Try):  # the body and else ran, or a handler did; then finally
+            done = _definitely_bound(s.body + s.orelse)
+            for h in s.handlers:
+                done &= _definitely_bound(h.body) | ({h.name.id} if h.name is not None else set())
+            bound |= done | _definitely_bound(s.finalbody)
+    return bound
+
+
+def _exposed(stmts, bound):
+    """Names ``stmts`` may read before binding them, given ``bound`` is bound on entry."""
+    found = set()
+    bound = set(bound)
+    for s in stmts:
+        if isinstance(s, gast.If):
+            found |= _reads(s.test) - bound
+            found |= _exposed(s.body, bound) | _exposed(s.orelse, bound)
+        elif isinstance(s, (gast.For, gast.While)):
+            head = s.iter if isinstance(s, gast.For) else s.test
+            found |= _reads(head) - bound
+            inner = bound | (_stores(s.target) if isinstance(s, gast.For) else set())
+            found |= _exposed(s.body, inner) | _exposed(s.orelse, bound)
+        elif isinstance(s, gast.With):
+            found |= _reads(s.items) - bound
+            found |= _exposed(s.body, bound | {n for i in s.items for n in _stores(i)})
+        elif isinstance(s, gast.Try):
+            found |= _exposed(s.body, bound) | _exposed(s.finalbody, bound)
+            found |= _exposed(s.orelse, bound | _definitely_bound(s.body))
+            for h in s.handlers:
+                found |= (_reads(h.type) if h.type is not None else set()) - bound
+                found |= _exposed(h.body, bound | ({h.name.id} if h.name is not None else set()))
+        elif isinstance(s, gast.AugAssign):
+            found |= _reads(s) - bound
+            found |= {s.target.id} - bound if isinstance(s.target, gast.Name) else set()
+        else:
+            found |= _reads(s) - bound
+        bound |= _definitely_bound([s])
+    return found
+
+
+def _reads(node):
+    return A.names_read(gast.Module(body=node, type_ignores=[]) if isinstance(node, list) else node)
+
+
+def _stores(node):
+    return A.names_stored(node)
+
+
+def _bound_elsewhere(s, source):
+    """(names bound outside the try body ``s`` in the function ``source`` (a ``_Scope``),
+    parameters included; names read outside it)."""
+    inside = {id(n) for x in s.body for n in gast.walk(x)}
+    bound, read = set(source.params), set()
+    for node in gast.walk(gast.Module(body=source.stmts, type_ignores=[])):
+        if isinstance(node, gast.Name) and id(node) not in inside:
+            (bound if isinstance(node.ctx, gast.Store) else read).add(node.id)
+    return bound, read
+
+
+def prepare_region(norm, test, body, stmt):
+    """After the body of a region is normalised: normalise its cleanup (``norm``'s block),
+    and refuse what a ``try`` region with handlers cannot keep exact: inside a loop (saved
+    values are stacked per pass) or updating memory in place (an exception half-way through
+    would leave it changed with no record)."""
+    region = A.anno(test, "region")
+    if region is not None and region.raw_cleanup:
+        region.cleanup, region.raw_cleanup = norm.block(region.raw_cleanup), []
+    if region is None or region.kind != "except":
+        return
+    if getattr(norm, "loop_depth", 0):
+        raise norm.error(
+            "srcad does not differentiate a try statement with except inside a loop; put the try "
+            "statement in a function defined at module level and call it from the loop", stmt)
+    for s in A.walk_statements(body):
+        call = s.value if isinstance(s, (gast.Expr, gast.Assign)) and isinstance(s.value, gast.Call) else None
+        callee = A.anno(call, "callee") if call is not None else None
+        updates = (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
+                   or A.anno(s, "in_place") is not None
+                   or callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS | {"append"}
+                   or isinstance(s, gast.Expr) and callee is not None and callee.kind == "object"
+                   and not known_pure(callee.obj) and not callable(getattr(callee.obj, "__code__", None)))
+        if updates:
+            raise norm.error(
+                "srcad differentiates a try body (with except) that updates no array, list or dict in place "
+                "(an exception half-way would leave it changed); build new values in the body and assign "
+                "them, or move the update after the try statement", A.anno(s, "origin") or stmt)

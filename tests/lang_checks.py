@@ -1,0 +1,35 @@
+"""Checks shared by the tests of the language constructs (tests/test_lang_*.py): every mode
+against central finite differences."""
+import numpy as np
+
+import srcad
+from srcad.testing import check_grads, check_jvp
+
+
+def check_second_order(f, args, wrt=0, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
+    """hvp and grad-of-grad of ``f`` against central differences of ``srcad.grad(f)``."""
+    rng = np.random.default_rng(seed)
+    x = args[wrt]
+    u = rng.normal(size=np.shape(x)) if np.ndim(x) else float(rng.normal())
+    gradient = srcad.grad(f, wrt=wrt)
+
+    def moved(t):
+        shifted = list(args)
+        shifted[wrt] = x + t * u
+        return np.asarray(gradient(*shifted), dtype=float)
+
+    numeric = (moved(eps) - moved(-eps)) / (2 * eps)
+    got = np.asarray(srcad.hvp(f, wrt=wrt)(*args, u), dtype=float)
+    np.testing.assert_allclose(got, numeric, rtol=rtol, atol=atol, err_msg="hvp")
+    w = rng.normal(size=np.shape(x)) if np.ndim(x) else 1.0
+    _, pullback = srcad.vjp(gradient, *args, wrt=wrt)
+    np.testing.assert_allclose(np.vdot(pullback(w), u), np.vdot(w, numeric), rtol=rtol, atol=atol,
+                               err_msg="grad-of-grad")
+
+
+def check_all_modes(f, args, wrt=0, second=True):
+    """Joint adjoint and pullback (twice), jvp, and (``second``) hvp and grad-of-grad."""
+    check_grads(f, args, wrt=wrt)
+    check_jvp(f, args, wrt=wrt)
+    if second:
+        check_second_order(f, args, wrt=wrt)
