@@ -24,7 +24,7 @@ import numpy as np
 
 from . import registry
 from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
-from .compile import compile_function, compile_jvp, guards_hold
+from .compile import compile_function, compile_jvp, function_with_source, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
@@ -310,11 +310,15 @@ def _positional_cotangent(joint):
 
 
 @api_boundary
-def differentiable(fn=None, *, wrt=0):
-    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``."""
+def differentiable(fn=None, *, wrt=0, source=None):
+    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``.
+
+    ``source=`` is the text of ``fn``'s definition, for a function Python keeps no source of
+    (typed at the interactive prompt, made by ``exec`` or ``python -c``); the result works
+    with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code."""
     if fn is None:
-        return api_boundary(lambda f: Differentiable(f, wrt))
-    return Differentiable(fn, wrt)
+        return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source))
+    return Differentiable(fn if source is None else function_with_source(fn, source), wrt)
 
 
 def _as_differentiable(fun, wrt):

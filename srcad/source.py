@@ -92,8 +92,9 @@ def capture(fn):
         raise SourceUnavailableError(
             f"{filename}:{first}: cannot read the source of {fn.__qualname__!r} "
             f"({exc}). srcad transforms source code, so the function must be defined in a file "
-            "(not typed at the interactive prompt or built with exec); put it in a module, or "
-            "give srcad a rule for it with srcad.extend.register_vjp."
+            "(not typed at the interactive prompt or built with exec): put it in a module, pass "
+            f"its text as srcad.differentiable({fn.__name__}, source=text) and differentiate that, "
+            "or give srcad a rule for it with srcad.extend.register_vjp."
         ) from None
     if fn.__name__ == "<lambda>":
         node = _lambda_node(fn, filename)
