@@ -32,6 +32,7 @@ _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _INTERNAL_PREFIXES = (_PACKAGE, "<srcad-trampoline ")
 _NOTES = sys.version_info >= (3, 11)
 _SYNTHETIC = "__srcad_user_line__"  # marks the globals of an inserted frame
+_HIDDEN_NOTE = "srcad: hid "
 _MISUSE = (SrcadError, ValueError, TypeError)  # what srcad raises on purpose
 
 
@@ -84,9 +85,14 @@ def relocate(error):
         filename, lineno, generated, (user_file, user_lineno, _) = innermost
         _note(error, f"srcad: raised at line {lineno} of {filename}, generated from {user_file}, "
                      f"line {user_lineno}:\n    {generated}")
-    if _NOTES and hidden:
-        _note(error, f"srcad: {hidden} of srcad's internal frames are hidden from this traceback; "
-                     f"{ENV_VAR}=full shows them")
+    if _NOTES and hidden:  # one note, however many boundaries the error passed
+        notes = getattr(error, "__notes__", [])
+        before = next((n for n in notes if n.startswith(_HIDDEN_NOTE)), None)
+        if before is not None:
+            notes.remove(before)
+            hidden += int(before[len(_HIDDEN_NOTE):].split()[0])
+        error.add_note(f"{_HIDDEN_NOTE}{hidden} of its internal frames from this traceback; {ENV_VAR}=full "
+                       "shows them")
 
 
 def _internal(tb):
