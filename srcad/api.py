@@ -24,11 +24,12 @@ import numpy as np
 
 from . import registry
 from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
-from .compile import compile_function, compile_jvp, function_with_source, guards_hold
+from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
 from .source import capture, trampoline, unwrap
+from .sourcecheck import function_with_source
 from .tracebacks import api_boundary
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic

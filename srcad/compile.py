@@ -16,12 +16,9 @@ code reads off a module (``np.cos``) is a guard, checked on every cache lookup a
 ``Compiled.global_guards``, on every call; a changed binding means a new compilation.
 Caches hold user functions and code objects weakly, and compilation is thread-safe.
 """
-import __future__
 import builtins
-import functools
 import itertools
 import linecache
-import operator
 import textwrap
 import threading
 import types
@@ -367,89 +364,3 @@ def compile_jvp(fn, wrt, container_params=(), caller=None):
             raise caller[0].syntax_error(str(exc), caller[1]) from None
         raise
 
-
-_FUTURE_FLAGS = functools.reduce(operator.or_, (getattr(__future__, name).compiler_flag
-                                                 for name in __future__.all_feature_names))
-_source_counter = itertools.count(1)
-
-
-def function_with_source(fn, text):
-    """``fn`` made again from ``text``, its source, for a function Python keeps no source of
-    (typed at the interactive prompt, made by ``exec`` or ``python -c``): the same code object
-    but for its file name, under which ``text`` is registered with ``linecache`` (while the code
-    lives), so srcad can read it. Refused unless ``text`` compiles to exactly ``fn``'s code:
-    the code that runs is the code that is differentiated.
-
-    >>> namespace = {}
-    >>> exec("def cube(x):\\n    return x ** 3\\n", namespace)
-    >>> cube = function_with_source(namespace["cube"], "def cube(x):\\n    return x ** 3\\n")
-    >>> cube(2.0), cube.__code__.co_filename.startswith("<srcad-source ")
-    (8.0, True)
-    """
-    from .errors import ArgumentError
-
-    if not isinstance(fn, types.FunctionType):
-        raise ArgumentError(f"source= is for a plain Python function; {fn!r} is a {type(fn).__name__}")
-    target = fn.__code__
-    text = textwrap.dedent(text)
-    filename = f"<srcad-source {fn.__module__}.{fn.__qualname__} #{next(_source_counter)}>"
-    header = ""
-    if target.co_freevars:  # a closure: its free variables must be free in the text's code too
-        header = f"def __srcad_outer__({', '.join(target.co_freevars)}):\n"
-        body = textwrap.indent(text, "    ")
-    else:
-        body = text
-    try:
-        module = compile(header + body, filename, "exec", flags=target.co_flags & _FUTURE_FLAGS, dont_inherit=True)
-    except SyntaxError as exc:
-        raise ArgumentError(f"{fn.__qualname__}: the source given does not compile ({exc.msg}, line "
-                            f"{(exc.lineno or 1) - bool(header)})") from None
-    found = [c for c in _code_objects(module) if _same_code(c, target)]
-    if not found:
-        raise ArgumentError(f"{fn.__qualname__}: the source given does not define the code of this function "
-                            f"(no def or lambda in it compiles to the same code); pass the exact text it was "
-                            "defined from")
-    code = found[0]
-    if header:  # the text's own line numbers: one line up, in this code and the code nested in it
-        code = _shifted(code, -1)
-    if hasattr(target, "co_qualname"):
-        code = code.replace(co_qualname=target.co_qualname)
-    linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
-    weakref.finalize(code, linecache.cache.pop, filename, None)
-    new = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
-    new.__kwdefaults__ = fn.__kwdefaults__
-    new.__qualname__, new.__module__, new.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
-    new.__annotations__ = fn.__annotations__
-    new.__dict__.update(fn.__dict__)
-    return new
-
-
-def _code_objects(code):
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield const
-            yield from _code_objects(const)
-
-
-_SAME_FIELDS = ("co_code", "co_names", "co_varnames", "co_freevars", "co_cellvars", "co_argcount",
-                "co_posonlyargcount", "co_kwonlyargcount", "co_flags", "co_name")
-
-
-def _same_code(a, b):
-    """Do ``a`` and ``b`` run the same instructions on the same names and constants (line
-    numbers and file names aside)?"""
-    if any(getattr(a, field) != getattr(b, field) for field in _SAME_FIELDS) or len(a.co_consts) != len(b.co_consts):
-        return False
-    for x, y in zip(a.co_consts, b.co_consts):
-        if isinstance(x, types.CodeType) or isinstance(y, types.CodeType):
-            if not (isinstance(x, types.CodeType) and isinstance(y, types.CodeType) and _same_code(x, y)):
-                return False
-        elif type(x) is not type(y) or repr(x) != repr(y):  # repr: -0.0 is not 0.0, nan is nan
-            return False
-    return True
-
-
-def _shifted(code, lines):
-    """``code`` with every line number moved by ``lines`` (line tables count from the first line)."""
-    consts = tuple(_shifted(c, lines) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_firstlineno=code.co_firstlineno + lines, co_consts=consts)

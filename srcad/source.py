@@ -9,6 +9,7 @@ import types
 import gast
 import numpy as np
 
+from . import sourcecheck
 from .errors import SourceUnavailableError, SrcadSyntaxError
 
 GENERATED_FILENAME = "<srcad-generated "  # how the file name of generated code begins
@@ -96,6 +97,7 @@ def capture(fn):
             f"its text as srcad.differentiable({fn.__name__}, source=text) and differentiate that, "
             "or give srcad a rule for it with srcad.extend.register_vjp."
         ) from None
+    sourcecheck.check(fn, filename)  # the text read must be the code that runs
     if fn.__name__ == "<lambda>":
         node = _lambda_node(fn, filename)
     else:
