@@ -29,6 +29,8 @@ from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
 from .source import capture, trampoline, unwrap
+from .sourcecheck import function_with_source
+from .tracebacks import api_boundary
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
@@ -183,6 +185,7 @@ class Differentiable(functools.partial):
             self._guards.pop(key, None)
         return compiled.bind(fn)
 
+    @api_boundary
     def adjoint(self, *args, **kwargs):
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
 
@@ -231,6 +234,7 @@ class Differentiable(functools.partial):
         code = self.func.__code__
         return CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}")
 
+    @api_boundary
     def vjp(self, *args, **kwargs):
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times.
 
@@ -243,6 +247,7 @@ class Differentiable(functools.partial):
         _, forward, backward = self._functions(args, kwargs)
         y, saved = forward(*args, **kwargs)
 
+        @api_boundary
         def pullback(v=None):
             try:
                 grads = backward(saved, checked_cotangent(v, self._where))
@@ -252,17 +257,20 @@ class Differentiable(functools.partial):
 
         return y, pullback
 
+    @api_boundary
     def grad(self, *args, **kwargs):
         """The gradient of a scalar output with respect to the ``wrt`` arguments; every
         argument (keyword ``v=`` too) is the function's."""
         return self._joint(*self._bind(args, kwargs), None)
 
+    @api_boundary
     def value_and_grad(self, *args, **kwargs):
         """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
     @property
+    @api_boundary
     def adjoint_source(self):
         """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
         arguments of the last call (code is specialised on shapes and dtypes), or generic."""
@@ -270,6 +278,7 @@ class Differentiable(functools.partial):
         return self._compiled.generated.joint_source
 
     @property
+    @api_boundary
     def vjp_source(self):
         """The generated forward/backward pair that ``vjp`` uses."""
         self._ensure_compiled()
@@ -295,22 +304,29 @@ def _positional_cotangent(joint):
     return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
 
 
-def differentiable(fn=None, *, wrt=0):
-    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``."""
+@api_boundary
+def differentiable(fn=None, *, wrt=0, source=None):
+    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``.
+
+    ``source=`` is the text of ``fn``'s definition, for a function Python keeps no source of
+    (typed at the interactive prompt, made by ``exec`` or ``python -c``); the result works
+    with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code."""
     if fn is None:
-        return lambda f: Differentiable(f, wrt)
-    return Differentiable(fn, wrt)
+        return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source))
+    return Differentiable(fn if source is None else function_with_source(fn, source), wrt)
 
 
 def _as_differentiable(fun, wrt):
     return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
 
 
+@api_boundary
 def grad(fun, wrt=0):
     """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``."""
     d = _as_differentiable(fun, wrt)
 
     @functools.wraps(unwrap(fun))
+    @api_boundary
     def gradient(*args, **kwargs):
         return d.grad(*args, **kwargs)
 
@@ -331,33 +347,39 @@ def _nested_source(d):
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
 
 
+@api_boundary
 def value_and_grad(fun, wrt=0):
     """``value_and_grad(f)(*args) -> (f(*args), gradient)``."""
     d = _as_differentiable(fun, wrt)
 
     @functools.wraps(unwrap(fun))
+    @api_boundary
     def value_and_gradient(*args, **kwargs):
         return d.value_and_grad(*args, **kwargs)
 
     return value_and_gradient
 
 
+@api_boundary
 def vjp(fun, *args, wrt=0):
     """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times."""
     return _as_differentiable(fun, wrt).vjp(*args)
 
 
+@api_boundary
 def adjoint(fun, wrt=0):
     """The companion ``g(*args, v)`` that returns vᵀJ."""
     d = _as_differentiable(fun, wrt)
 
     @functools.wraps(unwrap(fun))
+    @api_boundary
     def companion(*args, **kwargs):
         return d.adjoint(*args, **kwargs)
 
     return companion
 
 
+@api_boundary
 def show(fun, *args):
     """Print the generated adjoint of ``fun``: for arguments like ``args`` if given (code is
     specialised on their shapes and dtypes), else the last one generated, else the generic one."""
@@ -420,6 +442,7 @@ def _params(fn):
     return names[:n] + varargs + keyword_only + varkw
 
 
+@api_boundary
 def jvp(fun, primals, tangents):
     """``(y, y_dot)``: ``fun(*primals)`` and its directional derivative J·t, by forward mode.
 
@@ -495,6 +518,7 @@ def _basis(shape):
         yield e.reshape(shape)
 
 
+@api_boundary
 def jacobian(fun, wrt=0, mode="rev"):
     """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt``, shaped ``y.shape + x.shape``.
 
@@ -507,6 +531,7 @@ def jacobian(fun, wrt=0, mode="rev"):
     _one_wrt(fun, wrt)
     reverse = _as_differentiable(fun, wrt) if mode == "rev" else None
 
+    @api_boundary
     def jacobian_fn(*args):
         pos = _wrt_position(fun, args, wrt)
         x_shape = np.shape(args[pos])
@@ -530,6 +555,7 @@ def jacobian(fun, wrt=0, mode="rev"):
     return jacobian_fn
 
 
+@api_boundary
 def hessian(fun, wrt=0):
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt``,
     shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one jvp per entry of x)."""
@@ -537,12 +563,14 @@ def hessian(fun, wrt=0):
     return jacobian(grad(fun, wrt), wrt, mode="fwd")
 
 
+@api_boundary
 def hvp(fun, wrt=0):
     """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
     ``v`` is the last positional argument, always."""
     _one_wrt(fun, wrt)
     gradient = grad(fun, wrt)
 
+    @api_boundary
     def hessian_vector_product(*args):
         *args, v = args
         tangents = [None] * len(args)

@@ -6,7 +6,9 @@ builtins, rules' globals, callees' adjoints), so generated code never resolves o
 them in the user's scope, where user code could shadow it. The user's globals stay live
 (the functions run in the user's module namespace) and the user's closure cells are
 shared, not copied. The source is registered with ``linecache`` under a readable filename
-(dropped when the code dies), so tracebacks, pdb and ``inspect.getsource`` show it.
+(dropped when the code dies), so tracebacks, pdb and ``inspect.getsource`` show it, and
+with a map from its lines to the user's (``srcad.sourcemap``), so tracebacks name the user's
+line too (``srcad.tracebacks``).
 
 The code that runs is the code that was differentiated: every name path the compiler
 resolved (``np.sin``, ``cfg.act``, a closure's ``act``) and every attribute generated
@@ -25,6 +27,7 @@ import weakref
 import gast
 
 from . import cache as persistent_cache
+from . import sourcemap
 from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards, GuardList)
@@ -169,13 +172,16 @@ def _release(filename):
     if not _live_files[filename]:
         del _live_files[filename]
         linecache.cache.pop(filename, None)
+        sourcemap.release(filename)
 
 
 def _load(text, fn, suffix, names):
     """Compile a generated factory module; its inner code objects named ``names``. The
     source stays in ``linecache`` while any of them lives."""
-    filename = f"{GENERATED_FILENAME}{fn.__module__}.{fn.__qualname__}{suffix} #{next(_counter)}>"
+    name = fn.__qualname__.replace("__srcad_factory__.<locals>.", "")  # a derivative's derivative
+    filename = f"{GENERATED_FILENAME}{fn.__module__}.{name}{suffix} #{next(_counter)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
+    sourcemap.register(filename, text, fn)  # tracebacks name the user's line (srcad.tracebacks)
     factory = next(c for c in compile(text, filename, "exec").co_consts if isinstance(c, types.CodeType))
     inner = {c.co_name: c for c in factory.co_consts if isinstance(c, types.CodeType)}
     codes = tuple(inner[name] for name in names)
@@ -357,3 +363,4 @@ def compile_jvp(fn, wrt, container_params=(), caller=None):
         if caller is not None:
             raise caller[0].syntax_error(str(exc), caller[1]) from None
         raise
+

@@ -50,3 +50,25 @@ class ArgumentError(SrcadError, TypeError, ValueError):
 
 class WrtError(SrcadError, ValueError, IndexError):
     """A ``wrt`` that names no parameter the caller can differentiate with respect to."""
+
+
+# ---- messages raised in several places
+
+def not_scalar(output):
+    """Why ``grad`` (or a cotangent left out) fails for a non-scalar output, and what to use:
+    ``output`` describes it ("shape (3,)", "a tuple")."""
+    return (f"the output has {output}, but a gradient needs a scalar output: for vᵀJ pass the cotangent v "
+            "(srcad.adjoint(fn)(*args, v), or y, pullback = srcad.vjp(fn, *args) then pullback(v)); for the "
+            "whole Jacobian use srcad.jacobian(fn)(*args)")
+
+
+def no_attribute_rule(attr):
+    """Why reading ``.attr`` off a differentiated value fails, and what to do."""
+    import numpy as np
+
+    if hasattr(np.ndarray, attr):
+        return (f"no derivative rule for the array attribute .{attr}; srcad.extend.register_attribute maps an "
+                "array attribute to a function with a rule")
+    return (f"reads .{attr} of an object srcad does not model: it differentiates NumPy arrays and numbers, "
+            "and lists, tuples and dicts of them. Pass the arrays the object holds as arguments (one each, "
+            "or in a tuple, list or dict)")

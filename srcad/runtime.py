@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from .errors import CotangentError, UnsupportedCaseError
+from .errors import CotangentError, UnsupportedCaseError, not_scalar
 
 _CONTAINERS = (list, tuple, dict)
 
@@ -267,9 +267,7 @@ def cotangent_like(v, shape, dtype):
     if v is None:
         if shape == () or math.prod(shape) == 1:
             return np.dtype(dtype).type(1) if not shape else np.ones(shape, dtype)
-        raise CotangentError(
-            f"the output has shape {shape}, so a gradient can only be implicitly taken for a scalar output; "
-            "pass the cotangent v (vector-Jacobian product) explicitly")
+        raise CotangentError(not_scalar(f"shape {shape}"))
     if v.__class__ is np.ndarray:
         vshape = v.shape
     elif isinstance(v, _CONTAINERS):
@@ -294,10 +292,7 @@ def default_cotangent(y):
     """v = 1 for a scalar output; an error that says to pass v otherwise."""
     if isinstance(y, _CONTAINERS) or np.size(y) != 1:
         shape = f"a {type(y).__name__}" if isinstance(y, _CONTAINERS) else f"shape {shape_of(y)}"
-        raise CotangentError(
-            f"the output has {shape}, so a gradient can only be implicitly taken for a scalar output; "
-            "pass the cotangent v (vector-Jacobian product) explicitly"
-        )
+        raise CotangentError(not_scalar(shape))
     if isinstance(y, np.ndarray):
         return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
     if isinstance(y, np.generic) and y.dtype.kind in "fc":

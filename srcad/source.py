@@ -9,6 +9,7 @@ import types
 import gast
 import numpy as np
 
+from . import sourcecheck
 from .errors import SourceUnavailableError, SrcadSyntaxError
 
 GENERATED_FILENAME = "<srcad-generated "  # how the file name of generated code begins
@@ -92,9 +93,11 @@ def capture(fn):
         raise SourceUnavailableError(
             f"{filename}:{first}: cannot read the source of {fn.__qualname__!r} "
             f"({exc}). srcad transforms source code, so the function must be defined in a file "
-            "(not typed at the interactive prompt or built with exec); put it in a module, or "
-            "give srcad a rule for it with srcad.extend.register_vjp."
+            "(not typed at the interactive prompt or built with exec): put it in a module, pass "
+            f"its text as srcad.differentiable({fn.__name__}, source=text) and differentiate that, "
+            "or give srcad a rule for it with srcad.extend.register_vjp."
         ) from None
+    sourcecheck.check(fn, filename)  # the text read must be the code that runs
     if fn.__name__ == "<lambda>":
         node = _lambda_node(fn, filename)
     else:

@@ -45,7 +45,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
-from ..errors import NoRuleError
+from ..errors import NoRuleError, no_attribute_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
@@ -305,8 +305,7 @@ class _Forward:
             if rhs.attr not in registry.NONDIFF_ATTRIBUTES:
                 fn = registry.ATTRIBUTES.get(rhs.attr)
                 if fn is None:
-                    raise NoRuleError(self.where(s) + f"no derivative rule for the attribute .{rhs.attr}; "
-                                      "srcad.extend.register_attribute maps an attribute to a function with a rule")
+                    raise NoRuleError(self.where(s) + no_attribute_rule(rhs.attr))
                 code.extend(self.apply(fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}"))
         elif isinstance(rhs, gast.Call):
             code = self.call(var, s)

@@ -33,7 +33,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
-from ..errors import NoRuleError
+from ..errors import NoRuleError, no_attribute_rule
 from .activity import scatter_add_args
 from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
@@ -209,8 +209,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
                 return []
             fn = registry.ATTRIBUTES.get(rhs.attr)
             if fn is None:
-                raise NoRuleError(self.where(s) + f"no derivative rule for the attribute .{rhs.attr}; "
-                                  "srcad.extend.register_attribute maps an attribute to a function with a rule")
+                raise NoRuleError(self.where(s) + no_attribute_rule(rhs.attr))
             return self.apply(registry.VJP, fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}")
         if isinstance(rhs, gast.Call):
             return self.call_rule(var, rhs, s)

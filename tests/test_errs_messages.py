@@ -1,0 +1,177 @@
+"""Mistakes get a srcad error that says what to do: the gradient of a non-scalar output, a function
+without source (and ``srcad.differentiable(fn, source=text)`` for it), an object's attribute."""
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import check_grads, check_jvp
+
+HERE = os.path.abspath(__file__)
+
+
+def doubled(x):
+    return x * 2.0
+
+
+def test_grad_of_a_vector_output_names_vjp_adjoint_and_jacobian():
+    x = np.ones(3)
+    d = srcad.differentiable(doubled)
+    attempts = [lambda: d.grad(x), lambda: srcad.grad(doubled)(x), lambda: srcad.value_and_grad(doubled)(x),
+                lambda: srcad.vjp(doubled, x)[1](), lambda: d.adjoint(x)]
+    for attempt in attempts:
+        with pytest.raises(srcad.CotangentError) as info:
+            attempt()
+        message = str(info.value)
+        assert message.startswith(f"{HERE}:") and "doubled" in message
+        assert "shape (3,)" in message and "a gradient needs a scalar output" in message
+        assert "srcad.vjp(fn, *args)" in message and "srcad.jacobian(fn)" in message and "adjoint" in message
+    # what the message proposes works
+    np.testing.assert_allclose(srcad.jacobian(doubled)(x), 2.0 * np.eye(3))
+    np.testing.assert_allclose(srcad.vjp(doubled, x)[1](np.arange(3.0)), 2.0 * np.arange(3.0))
+
+
+def test_a_tuple_output_too():
+    def pair(x):
+        return x.sum(), x.prod()
+
+    with pytest.raises(srcad.CotangentError, match="a tuple, but a gradient needs a scalar output"):
+        srcad.grad(pair)(np.ones(2))
+
+
+CUBIC = textwrap.dedent("""\
+    def cubic(x, scale=2.0):
+        y = np.sin(x) * scale
+        return np.sum(y * x ** 2)
+    """)
+
+
+def exec_defined(text, name, **namespace):
+    namespace = {"np": np, **namespace}
+    exec(text, namespace)
+    return namespace[name]
+
+
+def test_a_function_without_source_is_told_to_pass_it():
+    cubic = exec_defined(CUBIC, "cubic")
+    with pytest.raises(srcad.SourceUnavailableError) as info:
+        srcad.grad(cubic)(np.ones(2))
+    assert "srcad.differentiable(cubic, source=text)" in str(info.value)
+
+
+def test_source_text_makes_it_differentiable_in_every_mode():
+    cubic = exec_defined(CUBIC, "cubic")
+    d = srcad.differentiable(cubic, source=CUBIC)
+    x = np.array([0.3, -1.2, 2.0])
+    expected = 2.0 * (np.cos(x) * x ** 2 + 2 * x * np.sin(x))
+    np.testing.assert_allclose(d.grad(x), expected)
+    check_grads(d, (x,))  # the joint adjoint and the pullback (called twice)
+    check_grads(srcad.grad(d), (x,), v=np.array([1.0, -0.5, 0.25]))  # grad of the Differentiable, differentiated
+    check_jvp(d, (x,))
+    np.testing.assert_allclose(srcad.grad(d)(x), expected)
+    np.testing.assert_allclose(srcad.value_and_grad(d)(x)[1], expected)
+    np.testing.assert_allclose(srcad.jacobian(d, mode="fwd")(x), expected)
+    hessian = srcad.hessian(d)(x)
+    np.testing.assert_allclose(hessian, hessian.T, atol=1e-12)
+    check_grads(lambda t: srcad.grad(d)(t) @ np.ones(3), (x,))
+    assert d(x) == cubic(x)
+    # the function's own defaults run, whatever the text says
+    assert srcad.differentiable(cubic, source=CUBIC.replace("2.0", "3.0")).grad(x) @ np.ones(3) == pytest.approx(
+        expected.sum())
+
+
+def test_source_text_as_a_decorator_and_for_a_closure():
+    text = "def scaled(x):\n    return np.sum(a * x ** 2)\n"
+
+    def make(a):
+        namespace = {"np": np}
+        exec(f"def outer(a):\n{textwrap.indent(text, '    ')}    return scaled\n", namespace)
+        return namespace["outer"](a)
+
+    scaled = make(3.0)
+    d = srcad.differentiable(source=text)(scaled)
+    x = np.array([1.0, 2.0])
+    np.testing.assert_allclose(d.grad(x), 6.0 * x)
+    check_grads(d, (x,))
+
+
+def test_python_dash_c_with_source():
+    script = textwrap.dedent("""\
+        import numpy as np, srcad
+        text = "def f(x):\\n    return np.sum(np.exp(x))\\n"
+        exec(text)
+        try:
+            srcad.grad(f)(np.zeros(2))
+        except srcad.SourceUnavailableError as e:
+            assert "source=text" in str(e), e
+        else:
+            raise SystemExit("no error without source")
+        print(srcad.grad(srcad.differentiable(f, source=text))(np.zeros(2)))
+        """)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(srcad.__file__))))
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["[1.", "1.]"]
+
+
+@pytest.mark.parametrize("wrong", [
+    CUBIC.replace("x ** 2", "x ** 3"),  # other code
+    CUBIC.replace("np.sin", "np.cos"),  # other names
+    CUBIC.replace("cubic", "quartic"),  # another function
+    "def cubic(x, scale=2.0):\n    y = np.sin(x) * scale\n    return np.sum(y * x ** 2.0)\n",  # 2.0 is not 2
+    "def cubic(x, scale=2.0):\n    y = np.sin(x) * -0.0\n",
+])
+def test_source_text_that_is_not_the_functions_is_refused(wrong):
+    cubic = exec_defined(CUBIC, "cubic")
+    with pytest.raises(srcad.ArgumentError, match="does not define the code of this function"):
+        srcad.differentiable(cubic, source=wrong)
+
+
+def test_source_text_refusals():
+    cubic = exec_defined(CUBIC, "cubic")
+    with pytest.raises(srcad.ArgumentError, match="does not compile"):
+        srcad.differentiable(cubic, source="def cubic(x:\n")
+    with pytest.raises(srcad.ArgumentError, match="plain Python function"):
+        srcad.differentiable(np.sin, source=CUBIC)
+    zero = exec_defined("def z(x):\n    return x * 0.0\n", "z")
+    with pytest.raises(srcad.ArgumentError, match="does not define the code"):
+        srcad.differentiable(zero, source="def z(x):\n    return x * -0.0\n")
+
+
+@dataclasses.dataclass
+class Pair:
+    a: np.ndarray
+    b: float
+
+
+def reads_an_objects_attribute(x):
+    p = Pair(x, 2.0)
+    return np.sum(p.a * p.b)
+
+
+def test_an_objects_attribute_is_not_sent_to_register_attribute():
+    for attempt in (lambda: srcad.grad(reads_an_objects_attribute)(np.ones(2)),
+                    lambda: srcad.jvp(reads_an_objects_attribute, (np.ones(2),), (np.ones(2),))):
+        with pytest.raises(srcad.SrcadError) as info:
+            attempt()
+        assert "register_attribute" not in str(info.value)
+
+
+def test_an_objects_attribute_message_says_what_to_do():
+    with pytest.raises(srcad.NoRuleError) as info:
+        srcad.grad(reads_an_objects_attribute)(np.ones(2))
+    message = str(info.value)
+    assert message.startswith(f"{HERE}:") and "an object srcad does not model" in message
+    assert "Pass the arrays the object holds as arguments" in message
+
+
+def test_an_array_attribute_without_a_rule_points_at_register_attribute():
+    from srcad.errors import no_attribute_rule
+
+    assert "register_attribute" in no_attribute_rule("flat")  # an ndarray attribute
+    assert "register_attribute" not in no_attribute_rule("weights")
