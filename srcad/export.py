@@ -1,0 +1,699 @@
+"""Standalone export: a function's adjoint as one module that needs NumPy and nothing of srcad.
+
+``export_source(f, wrt)`` writes a module defining ``f_adjoint(<params>, v=None)`` with the
+contract of ``srcad.differentiable(f, wrt=wrt).adjoint`` (arguments and cotangent checked
+the same way). Every name the generated code reads is resolved now and written into the
+module, from an allowlist:
+
+- modules of NumPy, SciPy and a few pure standard-library modules: an ``import``;
+- functions and classes importable from them: a ``from ... import``;
+- srcad's runtime helpers (``srcad/runtime.py``, rule modules, errors, argument checks) and
+  plain module-level functions of the user's that the code calls without differentiating
+  them: their source, read with ``inspect`` (the user's checked to be the code that runs);
+- the adjoints of user helpers the function calls: their generated forward/backward pair;
+- numbers, strings, tuples/lists/dicts of them and arrays of up to ``MAX_EMBEDDED`` entries:
+  a literal, as they are at export time.
+
+Anything else (an object of a user class, a big array, a closure, a module outside the
+allowlist) is refused with an ``ExportError`` naming the function and the name. Names are
+kept where they do not collide, else suffixed with ``_`` (deterministically): the output is
+the same for the same source.
+
+The code exported is srcad's generic adjoint, the one it uses once a function has been
+called with many shapes: shape decisions are made at run time, so any argument shape works.
+"""
+import ast
+import builtins
+import importlib
+import inspect
+import sys
+import textwrap
+import types
+
+import numpy as np
+
+from .api import Differentiable, _params
+from .arguments import CONTAINERS, check_arguments, checked_cotangent, where
+from .compile import compile_function
+from .errors import ArgumentError, CotangentError, SrcadError
+from .extend import custom_vjp
+from .guards import _CalleeFunction
+from .pipeline import check_source_is_code
+from .source import capture
+
+MAX_EMBEDDED = 1000  # entries of a module-level array written into the export as a literal
+_LIBRARIES = ("numpy", "scipy")
+_STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins")
+_SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.rules.")
+_RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")
+
+
+class ExportError(SrcadError):
+    """Something the exported module would need that cannot be written into it."""
+
+
+def check_layout(where_, names, values, containers):
+    """Refuse an argument the exported code was not made for: a list, tuple or dict where it
+    expects an array or number, or the other way round (srcad would compile other code)."""
+    for name, value in zip(names, values):
+        given = isinstance(value, (list, tuple, dict))
+        if given != (name in containers):
+            raise ArgumentError(
+                f"{where_}: argument {name!r} is {'a' if given else 'not a'} list, tuple or dict, but this "
+                f"module was exported for {'an array or number' if given else 'a list, tuple or dict'} there: "
+                f"export it again with --containers naming exactly the container arguments")
+
+
+def split_call(where_, names, defaults, args, keywords):
+    """``(arguments, v)`` of a call ``f_adjoint(*args, **keywords)``, split as
+    ``srcad.differentiable(f).adjoint`` splits them: the cotangent is the keyword ``v=`` when
+    ``f`` has no parameter ``v``, else the last positional argument beyond those the call
+    must give; parameters not given take their defaults."""
+    keywords = dict(keywords)
+    v = None
+    if "v" not in names and "v" in keywords:
+        v = keywords.pop("v")
+    else:
+        needed = sum(1 for name in names[: len(names) - len(defaults)] if name not in keywords)
+        if len(args) > needed:
+            *args, v = args
+    if len(args) > len(names):
+        raise ArgumentError(f"{where_}: takes {len(names)} arguments and a cotangent, but was given {len(args) + 1}")
+    values = list(args)
+    for name in keywords:
+        if name not in names or names.index(name) < len(values):
+            raise ArgumentError(f"{where_}: unexpected or repeated argument {name!r}")
+    first_default = len(names) - len(defaults)
+    for i in range(len(values), len(names)):
+        if names[i] in keywords:
+            values.append(keywords[names[i]])
+        elif i >= first_default:
+            values.append(defaults[i - first_default])
+        else:
+            raise ArgumentError(f"{where_}: missing argument {names[i]!r}")
+    return values, v
+
+
+class _GeneratedCode:
+    """One generated function of ``compiled`` (0 joint, 1 forward, 2 backward) for ``fn``."""
+
+    def __init__(self, fn, compiled, index):
+        self.fn, self.compiled, self.index = fn, compiled, index
+
+
+def target_function(target, wrt=None):
+    """``(d, fn)``: the ``Differentiable`` for ``target`` (its own ``wrt`` unless ``wrt`` is
+    given) and the Python function whose code is differentiated."""
+    if isinstance(target, Differentiable) and wrt is None:
+        d = target
+    else:
+        d = Differentiable(target, 0 if wrt is None else wrt)
+    if d._prefix or d._fixed:
+        raise ExportError(f"{d._where}: a bound method or functools.partial holds values the export cannot "
+                          "write down; export the plain function (its values become arguments)")
+    fn = d._source_function(())
+    if not isinstance(fn, types.FunctionType):
+        capture(fn)  # raises the error that says why srcad cannot read it
+    return d, fn
+
+
+def generic_adjoint(target, wrt=None, containers=()):
+    """``(d, fn, compiled)``: srcad's generic (unspecialised) adjoint of ``target``."""
+    d, fn = target_function(target, wrt)
+    params = _params(fn)
+    unknown = [c for c in containers if c not in params]
+    if unknown:
+        raise ExportError(f"{d._where}: --containers names {', '.join(unknown)}, which "
+                          f"{'is not a parameter' if len(unknown) == 1 else 'are not parameters'} "
+                          f"(parameters: {', '.join(params)})")
+    names = d._names if d._names is not None else params[:1]
+    return d, fn, compile_function(fn, names, tuple(c for c in params if c in containers))
+
+
+def callees(compiled):
+    """``[(fn, compiled)]``: the user functions whose adjoints ``compiled``'s code calls,
+    directly or through each other, in the order the code first names them."""
+    found, stack = [], [compiled]
+    while stack:
+        current = stack.pop(0)
+        for obj in current.generated.closure.values():
+            if isinstance(obj, _CalleeFunction) and all(obj.guard.compiled is not c for _, c in found):
+                found.append((obj.guard.fn(), obj.guard.compiled))
+                stack.append(obj.guard.compiled)
+    return found
+
+
+def export_source(target, wrt=None, containers=()):
+    """The text of a module defining ``<name>_adjoint`` for ``target`` (see module doc)."""
+    d, fn, compiled = generic_adjoint(target, wrt, containers)
+    return _Exporter(fn).module(d, compiled, containers)
+
+
+# ---- the module being written ---------------------------------------------------------------
+
+
+class _Piece:
+    """One top-level statement of the exported module and the names it binds at run time."""
+
+    def __init__(self, section, text, loads_at_definition=()):
+        self.section, self.text = section, text
+        self.loads_at_definition = set(loads_at_definition)  # module-level names read when it runs
+
+
+class _Exporter:
+    def __init__(self, fn):
+        self.fn = fn
+        self.bound = {name: ("reserved",) for name in _RESERVED}  # module-level name -> what it is
+        self.names = {}  # what -> its module-level names
+        self.pieces = {}  # module-level name -> _Piece
+        self.embedded = []  # names of the user's values written as literals
+
+    # -- resolving the names a piece of code reads
+
+    def add(self, section, text, resolve, context, defaults=None):
+        """Add the top-level statement ``text``; every module-level name it reads is looked
+        up with ``resolve`` and bound in the module (renamed in ``text`` where needed).
+        Returns the text with its names final."""
+        tree = ast.parse(text)
+        if defaults is not None:
+            text = _with_defaults(text, tree.body[0], defaults, context)
+            tree = ast.parse(text)
+        avoid = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        avoid |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+                  for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
+        edits, at_definition = [], set()
+        for node, in_body, chain in _free_names(tree):
+            try:
+                obj = resolve(node.id)
+            except KeyError:
+                raise ExportError(f"{context}: cannot export: the name {node.id!r} is not defined") from None
+            name = self.reference(obj, node.id, avoid, context, section)
+            for module in _submodules(obj, chain):
+                self.reference(module, module.__name__.rsplit(".", 1)[-1], set(), context, section)
+            if name != node.id:
+                edits.append((node, name))
+            if not in_body:
+                at_definition.add(name)
+        return _splice(text, edits), at_definition
+
+    def reference(self, obj, name, avoid, context, section):
+        """The module-level name under which code that calls it ``name`` (and has the local
+        names ``avoid``) reads ``obj``; ``obj`` is written into the module the first time
+        (a value srcad's helpers read among them, any other value among the user's)."""
+        what, make = self._classify(obj, name, context, "srcad" if section == "srcad" else "constants")
+        existing = self.names.get(what, [])
+        for candidate in [name] + existing:
+            if candidate in existing and (candidate == name or candidate not in avoid):
+                return candidate
+        candidate = name
+        while candidate in self.bound or (candidate != name and candidate in avoid) or keyword_like(candidate):
+            candidate += "_"
+        self.bound[candidate] = what
+        self.names.setdefault(what, []).append(candidate)
+        self.pieces[candidate] = None  # placeholder: what it needs may refer back to it
+        self.pieces[candidate] = make(candidate, existing[0] if existing else None)
+        return candidate
+
+    def _classify(self, obj, name, context, section):
+        """``(what, make)``: a key for ``obj`` and ``make(name, existing)`` building its piece."""
+        if isinstance(obj, _CalleeFunction):
+            obj = _GeneratedCode(obj.guard.fn(), obj.guard.compiled, obj.index)
+        if isinstance(obj, _GeneratedCode):
+            return ("generated", id(obj.compiled), obj.index), lambda n, e: self._generated(obj, n, e)
+        if isinstance(obj, types.ModuleType):
+            if obj.__name__.split(".")[0] in _LIBRARIES or obj.__name__ in _STANDARD:
+                return ("module", obj.__name__), lambda n, e: _Piece("imports", _import(obj.__name__, n))
+            raise ExportError(f"{context}: cannot export: the code uses the module {obj.__name__} (as {name!r}); "
+                              f"an exported module imports only {', '.join(_LIBRARIES)} and the standard library")
+        simple = getattr(obj, "__name__", None)
+        if isinstance(simple, str) and getattr(builtins, simple, None) is obj:
+            return ("builtin", simple), lambda n, e: self._builtin(simple, n)
+        inner = getattr(obj, "__srcad_function__", None)
+        if isinstance(inner, types.FunctionType) and (
+                type(obj) is custom_vjp or (isinstance(obj, Differentiable) and not obj.args and not obj.keywords)):
+            return self._classify(inner, name, context, section)  # calling it calls the function unchanged
+        if callable(obj) or isinstance(obj, type):
+            path = _import_path(obj)
+            if path is not None:
+                return ("import",) + path, lambda n, e: _Piece("imports", _from_import(*path, n))
+            if isinstance(obj, (types.FunctionType, type)):
+                self._check_readable(obj, name, context)
+                return ("source", id(obj)), lambda n, e: self._source(obj, n, e)
+        leaves = {}
+        try:
+            text = _literal(obj, leaves)
+        except _NotLiteral as exc:
+            raise ExportError(f"{context}: cannot export: {name!r} is {exc}; an exported module can hold "
+                              "numbers, strings, containers of them, arrays of up to "
+                              f"{MAX_EMBEDDED} entries, NumPy/SciPy objects and plain functions: pass it as an "
+                              "argument instead") from None
+        return ("constant", text, tuple(map(id, leaves.values()))), lambda n, e: self._constant(text, leaves, n, section)
+
+    # -- the pieces
+
+    def _generated(self, code, name, existing):
+        if existing is not None:
+            return _Piece("generated", f"{name} = {existing}\n", {existing})
+        fn, generated = code.fn, code.compiled.generated
+        text = (generated.joint_source, generated.forward_source, generated.backward_source)[code.index]
+        defaults = code.compiled.argdefs(fn.__defaults__ or ())[code.index]
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+
+        def resolve(n):
+            if n in cells:
+                try:
+                    return cells[n].cell_contents
+                except ValueError:
+                    raise KeyError(n) from None
+            if n in generated.closure:
+                return generated.closure[n]
+            return _global(fn, n)
+
+        text, _ = self.add("generated", _renamed_def(text, name), resolve, where(fn), (defaults, {}))
+        return _Piece("generated", text)
+
+    def _builtin(self, original, name):
+        if name == original:
+            return _Piece("imports", "")
+        text, loads = self.add("srcad", f"{name} = builtins.{original}\n", {"builtins": builtins}.__getitem__, "")
+        return _Piece("srcad", text, loads)
+
+    def _check_readable(self, obj, name, context):
+        module = getattr(obj, "__module__", "") or ""
+        if module == "srcad" or module.startswith("srcad."):
+            if not any(module == m or (m.endswith(".") and module.startswith(m)) for m in _SRCAD_SOURCES):
+                raise ExportError(f"{context}: cannot export: the code calls {module}.{obj.__qualname__} (as "
+                                  f"{name!r}), which srcad made at run time; export the function it stands for")
+        elif isinstance(obj, type):
+            raise ExportError(f"{context}: cannot export: the code uses the class {module}.{obj.__qualname__} (as "
+                              f"{name!r}); an exported module defines no classes of the user's")
+        if obj.__qualname__ != obj.__name__ or obj.__name__ == "<lambda>":
+            raise ExportError(f"{context}: cannot export: the code calls {obj.__qualname__} (as {name!r}), which "
+                              "is not defined at the top level of its module; define it there with a def")
+        if isinstance(obj, types.FunctionType):
+            if obj.__closure__:
+                raise ExportError(f"{where(obj)}: cannot export {obj.__qualname__}: it reads variables of an "
+                                  "enclosing function; make them parameters or module-level values")
+            if not module.startswith("srcad."):
+                check_source_is_code(capture(obj))  # the file's text is the code that runs
+
+    def _source(self, obj, name, existing):
+        section = "srcad" if obj.__module__.startswith("srcad.") else "user"
+        if existing is not None:
+            return _Piece(section, f"{name} = {existing}\n", {existing})
+        lines, _ = inspect.getsourcelines(obj)
+        text = textwrap.dedent("".join(lines))
+        node = ast.parse(text).body[0]
+        text = "".join(text.splitlines(keepends=True)[node.lineno - 1:])  # decorators dropped: obj is what runs
+        if isinstance(obj, types.FunctionType):
+            resolve, defaults = (lambda n: _global(obj, n)), (obj.__defaults__ or (), obj.__kwdefaults__ or {})
+        else:
+            module = vars(sys.modules[obj.__module__])
+            resolve, defaults = (lambda n: module[n] if n in module else vars(builtins)[n]), None
+        text, loads = self.add(section, _renamed_def(text, name), resolve, where(obj) if defaults else name, defaults)
+        return _Piece(section, text, loads)
+
+    def _constant(self, text, leaves, name, section):
+        if section == "constants":
+            self.embedded.append(name)
+        text, loads = self.add(section, f"{name} = {text}\n", leaves.__getitem__, where(self.fn))
+        return _Piece(section, text, loads)
+
+    # -- the module
+
+    def module(self, d, compiled, containers):
+        from . import __version__
+
+        fn = self.fn
+        params = list(_params(fn))
+        public = f"{compiled.generated.name}_adjoint"
+        self.bound[public] = ("public",)
+        joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), where(fn), "public")
+        names = d._names if d._names is not None else params[:1]
+        text = _public_function(public, joint, fn, params, names, containers, d._one_tuple)
+        glue = {"check_arguments": check_arguments, "checked_cotangent": checked_cotangent,
+                "check_layout": check_layout, "split_call": split_call, "CotangentError": CotangentError,
+                joint: _GeneratedCode(fn, compiled, 0)}
+        public_text, _ = self.add("public", text, lambda n: glue[n] if n in glue else vars(builtins)[n], where(fn))
+        wrt_text = ", ".join(names)
+        embedded = f" Values it reads from its module ({', '.join(self.embedded)}) are written below as they " \
+                   "were at export time." if self.embedded else ""
+        doc = (f'"""The adjoint of {fn.__qualname__} ({_file_line(fn)}) with respect to {wrt_text}; '
+               f"exported by srcad {__version__}.\n\n"
+               + textwrap.fill(
+                   f"{public}(...) computes vᵀJ as srcad.differentiable({fn.__name__}, wrt={_wrt_repr(names)})"
+                   f".adjoint does: the same arguments, checks and errors; v may be left out when the output is "
+                   f"a scalar (then it is the gradient). This is srcad's generic adjoint: shapes are decided at "
+                   f"run time, so arguments of any shape work.{embedded} It needs NumPy (and SciPy where the "
+                   f"function uses it), not srcad: the srcad helpers it calls are copied below (Apache-2.0). "
+                   f"Generated code: export again rather than edit.", 92) + '\n"""\n')
+        # values last: a value may hold functions (a dict of them), and nothing else reads one when defined
+        sections = {"imports": [], "public": [public_text], "generated": [], "user": [], "srcad": [], "constants": []}
+        order = _definition_order(self.pieces)
+        for name in order:
+            piece = self.pieces[name]
+            if piece.text:
+                sections[piece.section].append(piece.text)
+        imports = sorted(set(sections.pop("imports")), key=lambda line: (_import_rank(line), not line.startswith(
+            "import "), line))
+        imports = [line if k == 0 or _import_rank(line) == _import_rank(imports[k - 1]) else "\n" + line
+                   for k, line in enumerate(imports)]
+        headers = {"public": "", "generated": "# ---- generated by srcad\n\n",
+                   "user": f"# ---- functions of {fn.__module__} the code calls, as they are in its source\n\n",
+                   "constants": "# ---- values the code reads, as they were when exported\n\n",
+                   "srcad": f"# ---- srcad {__version__}'s helpers the code calls (Apache-2.0)\n\n"}
+        out = [doc, "".join(imports), f"\n__all__ = [{public!r}]\n"]
+        for section, texts in sections.items():
+            if texts:
+                out.append("\n\n" + headers[section] + "\n\n".join(t.rstrip("\n") + "\n" for t in texts))
+        text = "".join(out)
+        compile(text, f"<export of {fn.__qualname__}>", "exec")  # a module that does not compile is a srcad bug
+        return text
+
+
+def _definition_order(pieces):
+    """Names in the order added, except that a piece comes after what it reads when it runs
+    (a class after its bases, a constant after the names inside it)."""
+    done, order = set(), []
+
+    def visit(name, trail):
+        if name in done or name in trail:
+            return
+        for dependency in sorted(pieces[name].loads_at_definition):
+            if dependency in pieces:
+                visit(dependency, trail | {name})
+        done.add(name)
+        order.append(name)
+
+    for name in list(pieces):
+        visit(name, frozenset())
+    return order
+
+
+def _public_function(public, joint, fn, params, names, containers, one_tuple):
+    """The text of the checked entry point, with ``srcad.differentiable(fn).adjoint``'s contract."""
+    at = repr(_short_where(fn))
+    defaults = fn.__defaults__ or ()
+    listed = _literal(tuple(params), None)
+    values = f"({params[0]},)" if len(params) == 1 else f"({', '.join(params)})"
+    if defaults or "v" in params:  # the cotangent may follow fewer arguments than parameters: split as srcad does
+        cot, args, keywords = (_fresh(n, params) for n in ("v", "args", "keywords"))
+        first_default = len(params) - len(defaults)
+        shown = params[:first_default] + [f"{p}={_default_literal(d, at)}" for p, d in zip(params[first_default:], defaults)]
+        lines = [f"def {public}(*{args}, **{keywords}):",
+                 f'    """{public}({", ".join(shown)}, v=None): the cotangent v is the keyword v= or, as for '
+                 'srcad\'s adjoint, the last positional argument beyond the required ones."""',
+                 f"    {values}, {cot} = split_call({at}, {listed}, {_default_literal(tuple(defaults), at)}, "
+                 f"{args}, {keywords})"]
+    else:
+        cot = "v"
+        lines = [f"def {public}({', '.join(params)}, v=None):",
+                 '    """vᵀJ with respect to the wrt arguments (the gradient when v is None and the output a '
+                 'scalar)."""']
+    call = f"{joint}({', '.join(params + [cot])})"
+    lines += [f"    check_arguments({at}, {listed}, {values}, {tuple(names)!r})",
+              f"    check_layout({at}, {listed}, {values}, {tuple(containers)!r})",
+              f"    {cot} = checked_cotangent({cot}, {at})",
+              "    try:",
+              f"        return {f'({call},)' if one_tuple else call}",
+              "    except CotangentError as exc:",
+              f"        raise CotangentError({at} + ': ' + str(exc)) from None"]
+    return "\n".join(lines) + "\n"
+
+
+def _fresh(name, taken):
+    while name in taken:
+        name += "_"
+    return name
+
+
+# ---- small helpers ------------------------------------------------------------------------
+
+
+def keyword_like(name):
+    import keyword
+
+    return keyword.iskeyword(name) or keyword.issoftkeyword(name)
+
+
+def _file_line(fn):
+    code = fn.__code__
+    return f"{code.co_filename.replace(chr(92), '/').rsplit('/', 1)[-1]}:{code.co_firstlineno}"
+
+
+def _short_where(fn):
+    """``file.py:line: name`` for messages (the file's base name: the export is shipped elsewhere)."""
+    return f"{_file_line(fn)}: {fn.__qualname__}"
+
+
+def _wrt_repr(names):
+    return repr(names[0]) if len(names) == 1 else repr(tuple(names))
+
+
+def _global(fn, name):
+    """What the global ``name`` denotes for ``fn`` (its module, then builtins)."""
+    if name in fn.__globals__:
+        return fn.__globals__[name]
+    found = fn.__globals__.get("__builtins__", builtins)
+    return (vars(found) if isinstance(found, types.ModuleType) else found)[name]
+
+
+def _import(module, name):
+    if module == name:
+        return f"import {module}\n"
+    parent, _, last = module.rpartition(".")
+    if parent and last == name:
+        return f"from {parent} import {last}\n"
+    return f"import {module} as {name}\n"
+
+
+def _from_import(module, attr, name):
+    return f"from {module} import {attr}\n" if attr == name else f"from {module} import {attr} as {name}\n"
+
+
+def _import_rank(line):
+    module = line.split()[1].split(".")[0]
+    return 0 if module in _STANDARD else 1 if module == "numpy" else 2
+
+
+def _import_path(obj):
+    """``(module, name)`` to import ``obj`` from NumPy, SciPy or the standard library, or None."""
+    module, simple = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
+    if not isinstance(simple, str):
+        return None
+    for candidate in dict.fromkeys((module, "numpy", "scipy.special")):  # ufuncs have no __module__
+        if not isinstance(candidate, str) or any(p.startswith("_") for p in candidate.split(".")):
+            continue
+        if candidate.split(".")[0] not in _LIBRARIES and candidate not in _STANDARD:
+            continue
+        found = sys.modules.get(candidate)
+        if found is None and candidate.split(".")[0] in sys.modules:
+            found = importlib.import_module(candidate)
+        if found is not None and getattr(found, simple, None) is obj:
+            return candidate, simple
+    return None
+
+
+def _submodules(obj, chain):
+    """Submodules of module ``obj`` that ``obj.a.b`` (attribute ``chain``) reaches: imported too."""
+    found = []
+    for attr in chain if isinstance(obj, types.ModuleType) else ():
+        obj = getattr(obj, attr, None)
+        if not isinstance(obj, types.ModuleType):
+            break
+        found.append(obj)
+    return found
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def _literal(value, leaves):
+    """Python text that evaluates to ``value``; objects that are no literal (a class, a
+    function) become names in ``leaves`` (None: not allowed)."""
+    cls = type(value)
+    if value is None or cls in (bool, int, str, bytes):
+        return repr(value)
+    if cls is float:
+        return repr(value) if np.isfinite(value) else f"float({repr(value)!r})"
+    if cls is complex:
+        return f"complex({_literal(value.real, leaves)}, {_literal(value.imag, leaves)})"
+    if cls in (tuple, list):
+        items = [_literal(v, leaves) for v in value]
+        return f"({items[0]},)" if cls is tuple and len(items) == 1 else (
+            "({})" if cls is tuple else "[{}]").format(", ".join(items))
+    if cls is dict:
+        return "{" + ", ".join(f"{_literal(k, leaves)}: {_literal(v, leaves)}" for k, v in value.items()) + "}"
+    if cls in (set, frozenset):
+        items = sorted(_literal(v, leaves) for v in value)
+        return f"{cls.__name__}([{', '.join(items)}])"
+    if leaves is not None and cls is np.ndarray:
+        if value.dtype.kind not in "biufc":
+            raise _NotLiteral(f"an array of dtype {value.dtype}")
+        if value.size > MAX_EMBEDDED:
+            raise _NotLiteral(f"an array of {value.size} entries (more than {MAX_EMBEDDED} are not written out)")
+        np_name = _leaf(np, "np", leaves)
+        if value.size == 0:
+            return f"{np_name}.zeros({value.shape!r}, dtype={str(value.dtype)!r})"
+        return f"{np_name}.array({_literal(value.tolist(), leaves)}, dtype={str(value.dtype)!r})"
+    if leaves is not None and isinstance(value, np.generic) and value.dtype.kind in "biufc":
+        return f"{_leaf(np, 'np', leaves)}.dtype({str(value.dtype)!r}).type({_literal(value.item(), leaves)})"
+    if leaves is not None and isinstance(value, np.dtype) and value.kind in "biufc":
+        return f"{_leaf(np, 'np', leaves)}.dtype({str(value)!r})"
+    if leaves is not None and (isinstance(value, (type, types.ModuleType)) or callable(value)):
+        simple = getattr(value, "__name__", "")
+        return _leaf(value, simple.rsplit(".", 1)[-1] if simple.isidentifier() else "value", leaves)
+    raise _NotLiteral(f"a {cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else f"a {cls.__name__}")
+
+
+def _leaf(obj, name, leaves):
+    while name in leaves and leaves[name] is not obj:
+        name += "_"
+    leaves[name] = obj
+    return name
+
+
+def _with_defaults(text, node, defaults, context):
+    """``text`` of def ``node`` with its default values written as the literals of the values
+    the function really has (``defaults``: positional tuple, keyword-only dict)."""
+    positional, keyword_only = defaults
+    edits = []
+    args = node.args
+    if len(args.defaults) != len(positional):
+        raise ExportError(f"{context}: cannot export: its defaults do not match its source")
+    for expr, value in zip(args.defaults, positional):
+        edits.append((expr, _default_literal(value, context)))
+    for arg, expr in zip(args.kwonlyargs, args.kw_defaults):
+        if expr is not None:
+            edits.append((expr, _default_literal(keyword_only[arg.arg], context)))
+    return _splice(text, edits)
+
+
+def _default_literal(value, context):
+    try:
+        return _literal(value, None)
+    except _NotLiteral as exc:
+        raise ExportError(f"{context}: cannot export a default value that is {exc}; make it a number, string "
+                          "or None") from None
+
+
+def _renamed_def(text, name):
+    """``text`` (one def or class statement) with the statement's own name ``name``."""
+    node = ast.parse(text).body[0]
+    lines = text.splitlines(keepends=True)
+    line = lines[node.lineno - 1]
+    head = "class " if isinstance(node, ast.ClassDef) else "def "
+    start = line.index(head) + len(head)
+    while line[start] == " ":
+        start += 1
+    lines[node.lineno - 1] = line[:start] + name + line[start + len(node.name):]
+    return "".join(lines)
+
+
+def _splice(text, edits):
+    """``text`` with each ``(node, replacement)``'s source span replaced (columns are UTF-8 bytes)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(lineno, col):
+        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
+
+    spans = sorted(((offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset), new) for n, new in edits),
+                   reverse=True)
+    for begin, end, new in spans:
+        text = text[:begin] + new + text[end:]
+    return text
+
+
+def _free_names(tree):
+    """``(name node, in a function body, attribute chain)`` for every read of a module-level
+    name in the module ``tree``: Python's scoping rules, with comprehensions, lambdas and
+    class bodies as scopes of their own."""
+    found = []
+    attributes = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            chain, root = [], node
+            while isinstance(root, ast.Attribute):
+                chain.append(root.attr)
+                root = root.value
+            if isinstance(root, ast.Name) and id(root) not in attributes:
+                attributes[id(root)] = chain[::-1]
+
+    def visit(node, scopes, in_body):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load) and not any(node.id in s for s in scopes):
+                found.append((node, in_body, attributes.get(id(node), [])))
+            return
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            raise ExportError(f"cannot export code with a {type(node).__name__.lower()} statement")
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            for expr in args.defaults + [e for e in args.kw_defaults if e is not None] \
+                    + list(getattr(node, "decorator_list", ())):
+                visit(expr, scopes, in_body)
+            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+                if a is not None and a.annotation is not None:
+                    visit(a.annotation, scopes, in_body)
+            if getattr(node, "returns", None) is not None:
+                visit(node.returns, scopes, in_body)
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = _bound(body) | {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs
+                                    + [args.vararg, args.kwarg] if a is not None}
+            functions = [s for s in scopes if not isinstance(s, _ClassScope)]
+            for stmt in body:
+                visit(stmt, functions + [inner], True)
+            return
+        if isinstance(node, ast.ClassDef):
+            for expr in node.bases + [k.value for k in node.keywords] + node.decorator_list:
+                visit(expr, scopes, in_body)
+            inner = _ClassScope(_bound(node.body))
+            for stmt in node.body:
+                visit(stmt, scopes + [inner], in_body)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            visit(node.generators[0].iter, scopes, in_body)  # evaluated in the enclosing scope
+            inner = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+            functions = [s for s in scopes if not isinstance(s, _ClassScope)]
+            for i, g in enumerate(node.generators):
+                if i:
+                    visit(g.iter, functions + [inner], True)
+                for cond in g.ifs:
+                    visit(cond, functions + [inner], True)
+            for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
+                visit(part, functions + [inner], True)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, scopes, in_body)
+
+    for stmt in tree.body:
+        visit(stmt, [], False)
+    return found
+
+
+class _ClassScope(set):
+    """Names bound in a class body: visible there, not in the functions it defines."""
+
+
+def _bound(body):
+    """Names a function (or class) body binds itself, nested scopes left out."""
+    names = set()
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            continue
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names
