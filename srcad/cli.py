@@ -97,7 +97,8 @@ def main(argv=None):
             else:
                 sys.stdout.write(text)
     except _UsageError as exc:
-        parser.exit(2, f"srcad {args.command}: error: {exc}\n")
+        print(f"srcad {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except SrcadError as exc:
         print(f"srcad {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
