@@ -24,11 +24,13 @@ called with many shapes: shape decisions are made at run time, so any argument s
 """
 import ast
 import builtins
+import functools
 import importlib
 import inspect
 import sys
 import textwrap
 import types
+import typing
 
 import numpy as np
 
@@ -170,30 +172,28 @@ class _Exporter:
 
     # -- resolving the names a piece of code reads
 
-    def add(self, section, text, resolve, context, defaults=None):
-        """Add the top-level statement ``text``; every module-level name it reads is looked
-        up with ``resolve`` and bound in the module (renamed in ``text`` where needed).
-        Returns the text with its names final."""
-        tree = ast.parse(text)
+    def add(self, section, text, resolve, context, defaults=None, name=None):
+        """Add the top-level statement ``text`` (renamed ``name`` if given; its defaults
+        written as the literals ``defaults``): every module-level name it reads is looked up
+        with ``resolve`` and bound in the module, renamed in ``text`` where needed. Returns
+        the final text and the module-level names it reads when it runs."""
+        parsed = _parse(text)
+        edits = [(parsed.name_span, name)] if name is not None else []
         if defaults is not None:
-            text = _with_defaults(text, tree.body[0], defaults, context)
-            tree = ast.parse(text)
-        avoid = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        avoid |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
-                  for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
-        edits, at_definition = [], set()
-        for node, in_body, chain in _free_names(tree):
+            edits += _default_edits(parsed, defaults, context)
+        at_definition = set()
+        for read, span, in_body, chain in parsed.reads:
             try:
-                obj = resolve(node.id)
+                obj = resolve(read)
             except KeyError:
-                raise ExportError(f"{context}: cannot export: the name {node.id!r} is not defined") from None
-            name = self.reference(obj, node.id, avoid, context, section)
+                raise ExportError(f"{context}: cannot export: the name {read!r} is not defined") from None
+            bound = self.reference(obj, read, parsed.names, context, section)
             for module in _submodules(obj, chain):
-                self.reference(module, module.__name__.rsplit(".", 1)[-1], set(), context, section)
-            if name != node.id:
-                edits.append((node, name))
+                self.reference(module, module.__name__.rsplit(".", 1)[-1], frozenset(), context, section)
+            if bound != read:
+                edits.append((span, bound))
             if not in_body:
-                at_definition.add(name)
+                at_definition.add(bound)
         return _splice(text, edits), at_definition
 
     def reference(self, obj, name, avoid, context, section):
@@ -269,7 +269,7 @@ class _Exporter:
                 return generated.closure[n]
             return _global(fn, n)
 
-        text, _ = self.add("generated", _renamed_def(text, name), resolve, where(fn), (defaults, {}))
+        text, _ = self.add("generated", text, resolve, where(fn), (defaults, {}), name)
         return _Piece("generated", text)
 
     def _builtin(self, original, name):
@@ -301,16 +301,14 @@ class _Exporter:
         section = "srcad" if obj.__module__.startswith("srcad.") else "user"
         if existing is not None:
             return _Piece(section, f"{name} = {existing}\n", {existing})
-        lines, _ = inspect.getsourcelines(obj)
-        text = textwrap.dedent("".join(lines))
-        node = ast.parse(text).body[0]
-        text = "".join(text.splitlines(keepends=True)[node.lineno - 1:])  # decorators dropped: obj is what runs
+        text = _source_text(obj)
         if isinstance(obj, types.FunctionType):
             resolve, defaults = (lambda n: _global(obj, n)), (obj.__defaults__ or (), obj.__kwdefaults__ or {})
         else:
             module = vars(sys.modules[obj.__module__])
             resolve, defaults = (lambda n: module[n] if n in module else vars(builtins)[n]), None
-        text, loads = self.add(section, _renamed_def(text, name), resolve, where(obj) if defaults else name, defaults)
+        context = where(self.fn) + (f" (srcad's {obj.__name__})" if section == "srcad" else f" (calls {where(obj)})")
+        text, loads = self.add(section, text, resolve, context, defaults, name)
         return _Piece(section, text, loads)
 
     def _constant(self, text, leaves, name, section):
@@ -515,6 +513,8 @@ def _literal(value, leaves):
     cls = type(value)
     if value is None or cls in (bool, int, str, bytes):
         return repr(value)
+    if value is Ellipsis:
+        return "..."
     if cls is float:
         return repr(value) if np.isfinite(value) else f"float({repr(value)!r})"
     if cls is complex:
@@ -554,20 +554,14 @@ def _leaf(obj, name, leaves):
     return name
 
 
-def _with_defaults(text, node, defaults, context):
-    """``text`` of def ``node`` with its default values written as the literals of the values
-    the function really has (``defaults``: positional tuple, keyword-only dict)."""
+def _default_edits(parsed, defaults, context):
+    """Edits writing a def's default values as literals of the values the function really has
+    (``defaults``: positional tuple, keyword-only dict): its source may name globals."""
     positional, keyword_only = defaults
-    edits = []
-    args = node.args
-    if len(args.defaults) != len(positional):
+    if len(parsed.defaults) != len(positional):
         raise ExportError(f"{context}: cannot export: its defaults do not match its source")
-    for expr, value in zip(args.defaults, positional):
-        edits.append((expr, _default_literal(value, context)))
-    for arg, expr in zip(args.kwonlyargs, args.kw_defaults):
-        if expr is not None:
-            edits.append((expr, _default_literal(keyword_only[arg.arg], context)))
-    return _splice(text, edits)
+    edits = [(span, _default_literal(value, context)) for span, value in zip(parsed.defaults, positional)]
+    return edits + [(span, _default_literal(keyword_only[arg], context)) for arg, span in parsed.keyword_defaults]
 
 
 def _default_literal(value, context):
@@ -578,21 +572,62 @@ def _default_literal(value, context):
                           "or None") from None
 
 
-def _renamed_def(text, name):
-    """``text`` (one def or class statement) with the statement's own name ``name``."""
-    node = ast.parse(text).body[0]
-    lines = text.splitlines(keepends=True)
-    line = lines[node.lineno - 1]
-    head = "class " if isinstance(node, ast.ClassDef) else "def "
-    start = line.index(head) + len(head)
-    while line[start] == " ":
-        start += 1
-    lines[node.lineno - 1] = line[:start] + name + line[start + len(node.name):]
-    return "".join(lines)
+def _source_text(obj):
+    """The source of the def or class statement of ``obj``, dedented, without decorators
+    (``obj`` is what runs, whatever they did); srcad's own are read once per process."""
+    return _srcad_source(obj) if obj.__module__.startswith("srcad.") else _read_source(obj)
+
+
+def _read_source(obj):
+    lines, _ = inspect.getsourcelines(obj)
+    text = textwrap.dedent("".join(lines))
+    return "".join(text.splitlines(keepends=True)[ast.parse(text).body[0].lineno - 1:])
+
+
+_srcad_source = functools.lru_cache(maxsize=None)(_read_source)
+
+
+class _Parsed(typing.NamedTuple):
+    """What ``add`` needs to know of one top-level statement; spans are (line, column, end
+    line, end column) with UTF-8 byte columns, as ``ast`` gives them."""
+
+    names: frozenset  # every name the statement's code uses, locals included
+    reads: tuple  # (name, span, read in a function body, attribute chain) of module-level names
+    name_span: tuple  # where the def or class statement's own name is
+    defaults: tuple  # spans of positional default values
+    keyword_defaults: tuple  # (parameter, span) of keyword-only default values
+
+
+@functools.lru_cache(maxsize=2048)
+def _parse(text):
+    """The ``_Parsed`` of ``text`` (srcad's helpers are parsed once per process)."""
+    tree = ast.parse(text)
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
+              for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
+    reads = tuple((node.id, _span(node), in_body, tuple(chain)) for node, in_body, chain in _free_names(tree))
+    statement = tree.body[0]
+    name_span = defaults = keyword_defaults = ()
+    if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
+        line = text.splitlines()[statement.lineno - 1].encode("utf-8")
+        head = b"class " if isinstance(statement, ast.ClassDef) else b"def "
+        start = line.index(head, statement.col_offset) + len(head)
+        while line[start:start + 1] == b" ":
+            start += 1
+        name_span = (statement.lineno, start, statement.lineno, start + len(statement.name.encode("utf-8")))
+    if isinstance(statement, ast.FunctionDef):
+        args = statement.args
+        defaults = tuple(_span(e) for e in args.defaults)
+        keyword_defaults = tuple((a.arg, _span(e)) for a, e in zip(args.kwonlyargs, args.kw_defaults) if e is not None)
+    return _Parsed(frozenset(names), reads, name_span, defaults, keyword_defaults)
+
+
+def _span(node):
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
 
 
 def _splice(text, edits):
-    """``text`` with each ``(node, replacement)``'s source span replaced (columns are UTF-8 bytes)."""
+    """``text`` with each ``(span, replacement)`` made."""
     lines = text.splitlines(keepends=True)
     starts = [0]
     for line in lines:
@@ -601,8 +636,7 @@ def _splice(text, edits):
     def offset(lineno, col):
         return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
 
-    spans = sorted(((offset(n.lineno, n.col_offset), offset(n.end_lineno, n.end_col_offset), new) for n, new in edits),
-                   reverse=True)
+    spans = sorted(((offset(*span[:2]), offset(*span[2:]), new) for span, new in edits), reverse=True)
     for begin, end, new in spans:
         text = text[:begin] + new + text[end:]
     return text
