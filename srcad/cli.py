@@ -90,10 +90,13 @@ def main(argv=None):
         else:
             from .export import export_source
 
-            text = export_source(target, wrt, containers)
+            text = export_source(target, wrt, containers, args.target.rpartition(":")[2].rsplit(".", 1)[-1])
             if args.output:
-                with open(args.output, "w", encoding="utf-8") as out:
-                    out.write(text)
+                try:
+                    with open(args.output, "w", encoding="utf-8") as out:
+                        out.write(text)
+                except OSError as exc:
+                    raise _UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from None
             else:
                 sys.stdout.write(text)
     except _UsageError as exc:

@@ -27,6 +27,7 @@ import builtins
 import functools
 import importlib
 import inspect
+import keyword
 import sys
 import textwrap
 import types
@@ -35,11 +36,12 @@ import typing
 import numpy as np
 
 from .api import Differentiable, _params
-from .arguments import CONTAINERS, check_arguments, checked_cotangent, where
+from .arguments import check_arguments, checked_cotangent, where
 from .compile import compile_function
 from .errors import ArgumentError, CotangentError, SrcadError
 from .extend import custom_vjp
 from .guards import _CalleeFunction
+from .naming import identifier
 from .pipeline import check_source_is_code
 from .source import capture
 
@@ -145,10 +147,11 @@ def callees(compiled):
     return found
 
 
-def export_source(target, wrt=None, containers=()):
-    """The text of a module defining ``<name>_adjoint`` for ``target`` (see module doc)."""
+def export_source(target, wrt=None, containers=(), name=None):
+    """The text of a module defining ``<name>_adjoint`` for ``target`` (see module doc);
+    ``name`` is the function's own name unless given (a lambda's variable, say)."""
     d, fn, compiled = generic_adjoint(target, wrt, containers)
-    return _Exporter(fn).module(d, compiled, containers)
+    return _Exporter(fn).module(d, compiled, containers, identifier(name or compiled.generated.name))
 
 
 # ---- the module being written ---------------------------------------------------------------
@@ -177,7 +180,10 @@ class _Exporter:
         written as the literals ``defaults``): every module-level name it reads is looked up
         with ``resolve`` and bound in the module, renamed in ``text`` where needed. Returns
         the final text and the module-level names it reads when it runs."""
-        parsed = _parse(text)
+        try:
+            parsed = _parse(text)
+        except ExportError as exc:
+            raise ExportError(f"{context}: {exc}") from None
         edits = [(parsed.name_span, name)] if name is not None else []
         if defaults is not None:
             edits += _default_edits(parsed, defaults, context)
@@ -205,8 +211,9 @@ class _Exporter:
         for candidate in [name] + existing:
             if candidate in existing and (candidate == name or candidate not in avoid):
                 return candidate
-        candidate = name
-        while candidate in self.bound or (candidate != name and candidate in avoid) or keyword_like(candidate):
+        # srcad's internal names (a trampoline's __srcad_target__) read as what they stand for
+        candidate = identifier(getattr(obj, "__name__", "target")) if name.startswith("__srcad") else name
+        while candidate in self.bound or (candidate != name and candidate in avoid) or _keyword_like(candidate):
             candidate += "_"
         self.bound[candidate] = what
         self.names.setdefault(what, []).append(candidate)
@@ -247,7 +254,8 @@ class _Exporter:
                               "numbers, strings, containers of them, arrays of up to "
                               f"{MAX_EMBEDDED} entries, NumPy/SciPy objects and plain functions: pass it as an "
                               "argument instead") from None
-        return ("constant", text, tuple(map(id, leaves.values()))), lambda n, e: self._constant(text, leaves, n, section)
+        what = ("constant", text, tuple(map(id, leaves.values())))
+        return what, lambda n, e: self._constant(text, leaves, n, section)
 
     # -- the pieces
 
@@ -319,12 +327,12 @@ class _Exporter:
 
     # -- the module
 
-    def module(self, d, compiled, containers):
+    def module(self, d, compiled, containers, base):
         from . import __version__
 
         fn = self.fn
         params = list(_params(fn))
-        public = f"{compiled.generated.name}_adjoint"
+        public = f"{base}_adjoint"
         self.bound[public] = ("public",)
         joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), where(fn), "public")
         names = d._names if d._names is not None else params[:1]
@@ -339,7 +347,8 @@ class _Exporter:
         doc = (f'"""The adjoint of {fn.__qualname__} ({_file_line(fn)}) with respect to {wrt_text}; '
                f"exported by srcad {__version__}.\n\n"
                + textwrap.fill(
-                   f"{public}(...) computes vᵀJ as srcad.differentiable({fn.__name__}, wrt={_wrt_repr(names)})"
+                   f"{public}({', '.join(_shown_parameters(fn, params))}, v=None) computes vᵀJ as "
+                   f"srcad.differentiable({fn.__name__}, wrt={_wrt_repr(names)})"
                    f".adjoint does: the same arguments, checks and errors; v may be left out when the output is "
                    f"a scalar (then it is the gradient). This is srcad's generic adjoint: shapes are decided at "
                    f"run time, so arguments of any shape work.{embedded} It needs NumPy (and SciPy where the "
@@ -396,8 +405,7 @@ def _public_function(public, joint, fn, params, names, containers, one_tuple):
     values = f"({params[0]},)" if len(params) == 1 else f"({', '.join(params)})"
     if defaults or "v" in params:  # the cotangent may follow fewer arguments than parameters: split as srcad does
         cot, args, keywords = (_fresh(n, params) for n in ("v", "args", "keywords"))
-        first_default = len(params) - len(defaults)
-        shown = params[:first_default] + [f"{p}={_default_literal(d, at)}" for p, d in zip(params[first_default:], defaults)]
+        shown = _shown_parameters(fn, params)
         lines = [f"def {public}(*{args}, **{keywords}):",
                  f'    """{public}({", ".join(shown)}, v=None): the cotangent v is the keyword v= or, as for '
                  'srcad\'s adjoint, the last positional argument beyond the required ones."""',
@@ -406,8 +414,8 @@ def _public_function(public, joint, fn, params, names, containers, one_tuple):
     else:
         cot = "v"
         lines = [f"def {public}({', '.join(params)}, v=None):",
-                 '    """vᵀJ with respect to the wrt arguments (the gradient when v is None and the output a '
-                 'scalar)."""']
+                 f'    """vᵀJ of {fn.__qualname__} with respect to {", ".join(names)}: the gradient when v is None '
+                 'and the output a scalar."""']
     call = f"{joint}({', '.join(params + [cot])})"
     lines += [f"    check_arguments({at}, {listed}, {values}, {tuple(names)!r})",
               f"    check_layout({at}, {listed}, {values}, {tuple(containers)!r})",
@@ -419,6 +427,13 @@ def _public_function(public, joint, fn, params, names, containers, one_tuple):
     return "\n".join(lines) + "\n"
 
 
+def _shown_parameters(fn, params):
+    """``fn``'s parameters as its signature shows them (defaults as literals)."""
+    defaults = fn.__defaults__ or ()
+    first = len(params) - len(defaults)
+    return params[:first] + [f"{p}={_default_literal(d, where(fn))}" for p, d in zip(params[first:], defaults)]
+
+
 def _fresh(name, taken):
     while name in taken:
         name += "_"
@@ -428,9 +443,7 @@ def _fresh(name, taken):
 # ---- small helpers ------------------------------------------------------------------------
 
 
-def keyword_like(name):
-    import keyword
-
+def _keyword_like(name):
     return keyword.iskeyword(name) or keyword.issoftkeyword(name)
 
 
@@ -509,7 +522,12 @@ class _NotLiteral(Exception):
 
 def _literal(value, leaves):
     """Python text that evaluates to ``value``; objects that are no literal (a class, a
-    function) become names in ``leaves`` (None: not allowed)."""
+    function) become names in ``leaves`` (None: not allowed).
+
+    >>> leaves = {}
+    >>> _literal((1.5, float("inf"), np.array([[1, 2]]), list), leaves), sorted(leaves)
+    ("(1.5, float('inf'), np.array([[1, 2]], dtype='int64'), list)", ['list', 'np'])
+    """
     cls = type(value)
     if value is None or cls in (bool, int, str, bytes):
         return repr(value)
@@ -663,7 +681,8 @@ def _free_names(tree):
                 found.append((node, in_body, attributes.get(id(node), [])))
             return
         if isinstance(node, (ast.Global, ast.Nonlocal)):
-            raise ExportError(f"cannot export code with a {type(node).__name__.lower()} statement")
+            raise ExportError(f"cannot export code with a {type(node).__name__.lower()} statement (line "
+                              f"{node.lineno} of the code copied); pass the value as an argument instead")
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             args = node.args
             for expr in args.defaults + [e for e in args.kw_defaults if e is not None] \

@@ -85,6 +85,18 @@ def v_param(x, v):
     return np.sum(x * v) ** 2
 
 
+square = lambda t: np.sum(np.sin(t) ** 2)  # noqa: E731
+
+
+def uses_grad(x):
+    return np.sum(srcad.grad(nested_helpers)(x) * x)
+
+
+@srcad.differentiable(wrt=("x",))
+def one_tuple(x, y):
+    return np.sum(x * np.exp(y))
+
+
 def nested_helpers(x):
     return outer_helper(x).sum()
 
@@ -111,6 +123,10 @@ CASES = {
     "decorated": ("decorated", None, (X3, W3), None),
     "v_param": ("v_param", None, (X3, W3), 2.0),
     "nested_helpers": ("nested_helpers", None, (X4,), None),
+    "square": ("square", None, (X4,), None),
+    "smooth": ("smooth", None, (X4,), np.ones(4)),
+    "uses_grad": ("uses_grad", None, (X4,), None),
+    "one_tuple": ("one_tuple", None, (X3, W3), None),
 }
 
 ISOLATED = '''
@@ -277,7 +293,10 @@ REFUSED = {
     "object": ("class Config:\n    scale = 2.0\n\nCFG = Config()\n\ndef f(x):\n    return np.sum(x * CFG.scale)\n",
                "Config"),
     "closure_helper": ("def make():\n    k = 2.0\n    def helper(n):\n        return n * k\n    return helper\n\n"
-                       "helper = make()\n\ndef f(x, n):\n    return np.sum(x) * helper(n)\n", "not defined at the top level"),
+                       "helper = make()\n\ndef f(x, n):\n    return np.sum(x) * helper(n)\n",
+                       "not defined at the top level"),
+    "global_statement": ("CALLS = 0\n\ndef counted(n):\n    global CALLS\n    CALLS += 1\n    return n\n\n"
+                         "def f(x, n):\n    return np.sum(x) * counted(n)\n", "global statement"),
     "module": ("import json\n\ndef f(x, n):\n    return np.sum(x) * len(json.dumps(n))\n", "json"),
 }
 

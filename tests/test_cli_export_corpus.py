@@ -2,7 +2,6 @@
 and run where srcad cannot be imported: each result equals ``srcad.differentiable(f).adjoint``'s
 (which those suites check against finite differences) in type, shape and value."""
 import importlib
-import pathlib
 
 import numpy as np
 import pytest
