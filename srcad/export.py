@@ -239,7 +239,7 @@ class _Exporter:
         if isinstance(inner, types.FunctionType) and (
                 type(obj) is custom_vjp or (isinstance(obj, Differentiable) and not obj.args and not obj.keywords)):
             return self._classify(inner, name, context, section)  # calling it calls the function unchanged
-        if callable(obj) or isinstance(obj, type):
+        if not isinstance(obj, (np.ndarray, np.generic, np.dtype)) and not isinstance(obj, _LITERAL_TYPES):
             path = _import_path(obj)
             if path is not None:
                 return ("import",) + path, lambda n, e: _Piece("imports", _from_import(*path, n))
@@ -254,6 +254,10 @@ class _Exporter:
                               "numbers, strings, containers of them, arrays of up to "
                               f"{MAX_EMBEDDED} entries, NumPy/SciPy objects and plain functions: pass it as an "
                               "argument instead") from None
+        if text in leaves:  # no literal at all, only a name for the object itself
+            raise ExportError(f"{context}: cannot export: {name!r} is a {type(obj).__module__}."
+                              f"{type(obj).__qualname__}, which the exported module cannot import or write down: "
+                              "pass it as an argument, or call a function defined with def")
         what = ("constant", text, tuple(map(id, leaves.values())))
         return what, lambda n, e: self._constant(text, leaves, n, section)
 
@@ -488,21 +492,38 @@ def _import_rank(line):
 
 
 def _import_path(obj):
-    """``(module, name)`` to import ``obj`` from NumPy, SciPy or the standard library, or None."""
+    """``(module, name)`` to import ``obj`` itself from NumPy, SciPy or the standard library, or
+    None: its module and name, NumPy's or SciPy's special functions (ufuncs name no module), or
+    for an object without a name (``scipy.stats.norm``) the public module of its class that
+    holds it."""
     module, simple = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
-    if not isinstance(simple, str):
+    if isinstance(simple, str):
+        for candidate in dict.fromkeys((module, "numpy", "scipy.special")):
+            found = _allowed_module(candidate)
+            if found is not None and getattr(found, simple, None) is obj:
+                return candidate, simple
         return None
-    for candidate in dict.fromkeys((module, "numpy", "scipy.special")):  # ufuncs have no __module__
-        if not isinstance(candidate, str) or any(p.startswith("_") for p in candidate.split(".")):
-            continue
-        if candidate.split(".")[0] not in _LIBRARIES and candidate not in _STANDARD:
-            continue
-        found = sys.modules.get(candidate)
-        if found is None and candidate.split(".")[0] in sys.modules:
-            found = importlib.import_module(candidate)
-        if found is not None and getattr(found, simple, None) is obj:
-            return candidate, simple
+    owner = type(obj).__module__.split(".")
+    for k in range(len(owner), 0, -1):
+        found = _allowed_module(".".join(owner[:k]))
+        if found is not None:
+            names = sorted(n for n, value in vars(found).items() if value is obj and not n.startswith("_"))
+            if names:
+                return found.__name__, names[0]
     return None
+
+
+def _allowed_module(name):
+    """The public module ``name`` of NumPy, SciPy or the standard library's allowlist if its
+    package is imported already, else None."""
+    if not isinstance(name, str) or any(p.startswith("_") for p in name.split(".")):
+        return None
+    if name.split(".")[0] not in _LIBRARIES and name not in _STANDARD or name.split(".")[0] not in sys.modules:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def _submodules(obj, chain):
@@ -514,6 +535,9 @@ def _submodules(obj, chain):
             break
         found.append(obj)
     return found
+
+
+_LITERAL_TYPES = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
 
 
 class _NotLiteral(Exception):

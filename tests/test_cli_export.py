@@ -18,6 +18,7 @@ MODEL = '''
 import numpy as np
 import scipy.special as sp
 import srcad
+from scipy.stats import norm
 
 W = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]])
 SCALE = 1.5
@@ -97,6 +98,10 @@ def one_tuple(x, y):
     return np.sum(x * np.exp(y))
 
 
+def log_density(x, mu):
+    return np.sum(norm.logpdf(x, mu, 2.0))
+
+
 def nested_helpers(x):
     return outer_helper(x).sum()
 
@@ -127,6 +132,7 @@ CASES = {
     "smooth": ("smooth", None, (X4,), np.ones(4)),
     "uses_grad": ("uses_grad", None, (X4,), None),
     "one_tuple": ("one_tuple", None, (X3, W3), None),
+    "log_density": ("log_density", "x,mu", (X3, 0.3), None),
 }
 
 ISOLATED = '''
@@ -297,6 +303,8 @@ REFUSED = {
                        "not defined at the top level"),
     "global_statement": ("CALLS = 0\n\ndef counted(n):\n    global CALLS\n    CALLS += 1\n    return n\n\n"
                          "def f(x, n):\n    return np.sum(x) * counted(n)\n", "global statement"),
+    "generator": ("RNG = np.random.default_rng(0)\n\ndef f(x):\n    return np.sum(x * RNG.standard_normal(3))\n",
+                  "numpy.random._generator.Generator"),
     "module": ("import json\n\ndef f(x, n):\n    return np.sum(x) * len(json.dumps(n))\n", "json"),
 }
 
