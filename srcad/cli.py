@@ -10,6 +10,7 @@ import sys
 import traceback
 
 from .errors import SrcadError
+from .export_text import MAX_EMBEDDED
 
 _DESCRIPTION = """\
 srcad: the adjoint (vector-Jacobian product) of a NumPy function, read from its source.
@@ -30,13 +31,13 @@ it works for arguments of every shape; srcad.show(f, *args) in Python shows the 
 specialised on the shapes of given arguments.
 """
 
-_EXPORT = """\
+_EXPORT = f"""\
 The exported module defines FUNC_adjoint(<FUNC's parameters>, v=None) with the contract of
 srcad.differentiable(FUNC, wrt=...).adjoint: the same argument checks, errors and results
 (one gradient for one wrt name, a tuple for several). It imports only NumPy (SciPy and the
 standard library where the code uses them): srcad's helpers and the adjoints of helper
 functions are copied into it, and module-level values the code reads (numbers, strings,
-arrays of up to 1000 entries) are written as literals, as they are at export time. What
+arrays of up to {MAX_EMBEDDED} entries) are written as literals, as they are at export time. What
 cannot be written down (an object of a class of yours, a bigger array, a closure) is
 refused with a message naming it: pass it as an argument instead.
 """

@@ -22,16 +22,12 @@ the same for the same source.
 The code exported is srcad's generic adjoint, the one it uses once a function has been
 called with many shapes: shape decisions are made at run time, so any argument shape works.
 """
-import ast
 import builtins
-import functools
 import importlib
-import inspect
 import keyword
 import sys
 import textwrap
 import types
-import typing
 
 import numpy as np
 
@@ -39,13 +35,13 @@ from .api import Differentiable, _params
 from .arguments import check_arguments, checked_cotangent, where
 from .compile import compile_function
 from .errors import ArgumentError, CotangentError, SrcadError
+from .export_text import LITERAL_TYPES, MAX_EMBEDDED, Unwritable, literal, parse, source_text, splice
 from .extend import custom_vjp
 from .guards import _CalleeFunction
 from .naming import identifier
 from .pipeline import check_source_is_code
 from .source import capture
 
-MAX_EMBEDDED = 1000  # entries of a module-level array written into the export as a literal
 _LIBRARIES = ("numpy", "scipy")
 _STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins")
 _SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.rules.")
@@ -181,9 +177,9 @@ class _Exporter:
         with ``resolve`` and bound in the module, renamed in ``text`` where needed. Returns
         the final text and the module-level names it reads when it runs."""
         try:
-            parsed = _parse(text)
-        except ExportError as exc:
-            raise ExportError(f"{context}: {exc}") from None
+            parsed = parse(text)
+        except Unwritable as exc:
+            raise ExportError(f"{context}: cannot export {exc}") from None
         edits = [(parsed.name_span, name)] if name is not None else []
         if defaults is not None:
             edits += _default_edits(parsed, defaults, context)
@@ -200,7 +196,7 @@ class _Exporter:
                 edits.append((span, bound))
             if not in_body:
                 at_definition.add(bound)
-        return _splice(text, edits), at_definition
+        return splice(text, edits), at_definition
 
     def reference(self, obj, name, avoid, context, section):
         """The module-level name under which code that calls it ``name`` (and has the local
@@ -239,7 +235,7 @@ class _Exporter:
         if isinstance(inner, types.FunctionType) and (
                 type(obj) is custom_vjp or (isinstance(obj, Differentiable) and not obj.args and not obj.keywords)):
             return self._classify(inner, name, context, section)  # calling it calls the function unchanged
-        if not isinstance(obj, (np.ndarray, np.generic, np.dtype)) and not isinstance(obj, _LITERAL_TYPES):
+        if not isinstance(obj, (np.ndarray, np.generic, np.dtype)) and not isinstance(obj, LITERAL_TYPES):
             path = _import_path(obj)
             if path is not None:
                 return ("import",) + path, lambda n, e: _Piece("imports", _from_import(*path, n))
@@ -248,8 +244,8 @@ class _Exporter:
                 return ("source", id(obj)), lambda n, e: self._source(obj, n, e)
         leaves = {}
         try:
-            text = _literal(obj, leaves)
-        except _NotLiteral as exc:
+            text = literal(obj, leaves)
+        except Unwritable as exc:
             raise ExportError(f"{context}: cannot export: {name!r} is {exc}; an exported module can hold "
                               "numbers, strings, containers of them, arrays of up to "
                               f"{MAX_EMBEDDED} entries, NumPy/SciPy objects and plain functions: pass it as an "
@@ -313,7 +309,7 @@ class _Exporter:
         section = "srcad" if obj.__module__.startswith("srcad.") else "user"
         if existing is not None:
             return _Piece(section, f"{name} = {existing}\n", {existing})
-        text = _source_text(obj)
+        text = source_text(obj)
         if isinstance(obj, types.FunctionType):
             resolve, defaults = (lambda n: _global(obj, n)), (obj.__defaults__ or (), obj.__kwdefaults__ or {})
         else:
@@ -405,7 +401,7 @@ def _public_function(public, joint, fn, params, names, containers, one_tuple):
     """The text of the checked entry point, with ``srcad.differentiable(fn).adjoint``'s contract."""
     at = repr(_short_where(fn))
     defaults = fn.__defaults__ or ()
-    listed = _literal(tuple(params), None)
+    listed = literal(tuple(params), None)
     values = f"({params[0]},)" if len(params) == 1 else f"({', '.join(params)})"
     if defaults or "v" in params:  # the cotangent may follow fewer arguments than parameters: split as srcad does
         cot, args, keywords = (_fresh(n, params) for n in ("v", "args", "keywords"))
@@ -537,65 +533,6 @@ def _submodules(obj, chain):
     return found
 
 
-_LITERAL_TYPES = (type(None), bool, int, float, complex, str, bytes, tuple, list, dict, set, frozenset)
-
-
-class _NotLiteral(Exception):
-    pass
-
-
-def _literal(value, leaves):
-    """Python text that evaluates to ``value``; objects that are no literal (a class, a
-    function) become names in ``leaves`` (None: not allowed).
-
-    >>> leaves = {}
-    >>> _literal((1.5, float("inf"), np.array([[1, 2]]), list), leaves), sorted(leaves)
-    ("(1.5, float('inf'), np.array([[1, 2]], dtype='int64'), list)", ['list', 'np'])
-    """
-    cls = type(value)
-    if value is None or cls in (bool, int, str, bytes):
-        return repr(value)
-    if value is Ellipsis:
-        return "..."
-    if cls is float:
-        return repr(value) if np.isfinite(value) else f"float({repr(value)!r})"
-    if cls is complex:
-        return f"complex({_literal(value.real, leaves)}, {_literal(value.imag, leaves)})"
-    if cls in (tuple, list):
-        items = [_literal(v, leaves) for v in value]
-        return f"({items[0]},)" if cls is tuple and len(items) == 1 else (
-            "({})" if cls is tuple else "[{}]").format(", ".join(items))
-    if cls is dict:
-        return "{" + ", ".join(f"{_literal(k, leaves)}: {_literal(v, leaves)}" for k, v in value.items()) + "}"
-    if cls in (set, frozenset):
-        items = sorted(_literal(v, leaves) for v in value)
-        return f"{cls.__name__}([{', '.join(items)}])"
-    if leaves is not None and cls is np.ndarray:
-        if value.dtype.kind not in "biufc":
-            raise _NotLiteral(f"an array of dtype {value.dtype}")
-        if value.size > MAX_EMBEDDED:
-            raise _NotLiteral(f"an array of {value.size} entries (more than {MAX_EMBEDDED} are not written out)")
-        np_name = _leaf(np, "np", leaves)
-        if value.size == 0:
-            return f"{np_name}.zeros({value.shape!r}, dtype={str(value.dtype)!r})"
-        return f"{np_name}.array({_literal(value.tolist(), leaves)}, dtype={str(value.dtype)!r})"
-    if leaves is not None and isinstance(value, np.generic) and value.dtype.kind in "biufc":
-        return f"{_leaf(np, 'np', leaves)}.dtype({str(value.dtype)!r}).type({_literal(value.item(), leaves)})"
-    if leaves is not None and isinstance(value, np.dtype) and value.kind in "biufc":
-        return f"{_leaf(np, 'np', leaves)}.dtype({str(value)!r})"
-    if leaves is not None and (isinstance(value, (type, types.ModuleType)) or callable(value)):
-        simple = getattr(value, "__name__", "")
-        return _leaf(value, simple.rsplit(".", 1)[-1] if simple.isidentifier() else "value", leaves)
-    raise _NotLiteral(f"a {cls.__module__}.{cls.__qualname__}" if cls.__module__ != "builtins" else f"a {cls.__name__}")
-
-
-def _leaf(obj, name, leaves):
-    while name in leaves and leaves[name] is not obj:
-        name += "_"
-    leaves[name] = obj
-    return name
-
-
 def _default_edits(parsed, defaults, context):
     """Edits writing a def's default values as literals of the values the function really has
     (``defaults``: positional tuple, keyword-only dict): its source may name globals."""
@@ -608,169 +545,7 @@ def _default_edits(parsed, defaults, context):
 
 def _default_literal(value, context):
     try:
-        return _literal(value, None)
-    except _NotLiteral as exc:
+        return literal(value, None)
+    except Unwritable as exc:
         raise ExportError(f"{context}: cannot export a default value that is {exc}; make it a number, string "
                           "or None") from None
-
-
-def _source_text(obj):
-    """The source of the def or class statement of ``obj``, dedented, without decorators
-    (``obj`` is what runs, whatever they did); srcad's own are read once per process."""
-    return _srcad_source(obj) if obj.__module__.startswith("srcad.") else _read_source(obj)
-
-
-def _read_source(obj):
-    lines, _ = inspect.getsourcelines(obj)
-    text = textwrap.dedent("".join(lines))
-    return "".join(text.splitlines(keepends=True)[ast.parse(text).body[0].lineno - 1:])
-
-
-_srcad_source = functools.lru_cache(maxsize=None)(_read_source)
-
-
-class _Parsed(typing.NamedTuple):
-    """What ``add`` needs to know of one top-level statement; spans are (line, column, end
-    line, end column) with UTF-8 byte columns, as ``ast`` gives them."""
-
-    names: frozenset  # every name the statement's code uses, locals included
-    reads: tuple  # (name, span, read in a function body, attribute chain) of module-level names
-    name_span: tuple  # where the def or class statement's own name is
-    defaults: tuple  # spans of positional default values
-    keyword_defaults: tuple  # (parameter, span) of keyword-only default values
-
-
-@functools.lru_cache(maxsize=2048)
-def _parse(text):
-    """The ``_Parsed`` of ``text`` (srcad's helpers are parsed once per process)."""
-    tree = ast.parse(text)
-    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    names |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
-              for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
-    reads = tuple((node.id, _span(node), in_body, tuple(chain)) for node, in_body, chain in _free_names(tree))
-    statement = tree.body[0]
-    name_span = defaults = keyword_defaults = ()
-    if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
-        line = text.splitlines()[statement.lineno - 1].encode("utf-8")
-        head = b"class " if isinstance(statement, ast.ClassDef) else b"def "
-        start = line.index(head, statement.col_offset) + len(head)
-        while line[start:start + 1] == b" ":
-            start += 1
-        name_span = (statement.lineno, start, statement.lineno, start + len(statement.name.encode("utf-8")))
-    if isinstance(statement, ast.FunctionDef):
-        args = statement.args
-        defaults = tuple(_span(e) for e in args.defaults)
-        keyword_defaults = tuple((a.arg, _span(e)) for a, e in zip(args.kwonlyargs, args.kw_defaults) if e is not None)
-    return _Parsed(frozenset(names), reads, name_span, defaults, keyword_defaults)
-
-
-def _span(node):
-    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
-
-
-def _splice(text, edits):
-    """``text`` with each ``(span, replacement)`` made."""
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def offset(lineno, col):
-        return starts[lineno - 1] + len(lines[lineno - 1].encode("utf-8")[:col].decode("utf-8"))
-
-    spans = sorted(((offset(*span[:2]), offset(*span[2:]), new) for span, new in edits), reverse=True)
-    for begin, end, new in spans:
-        text = text[:begin] + new + text[end:]
-    return text
-
-
-def _free_names(tree):
-    """``(name node, in a function body, attribute chain)`` for every read of a module-level
-    name in the module ``tree``: Python's scoping rules, with comprehensions, lambdas and
-    class bodies as scopes of their own."""
-    found = []
-    attributes = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute):
-            chain, root = [], node
-            while isinstance(root, ast.Attribute):
-                chain.append(root.attr)
-                root = root.value
-            if isinstance(root, ast.Name) and id(root) not in attributes:
-                attributes[id(root)] = chain[::-1]
-
-    def visit(node, scopes, in_body):
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load) and not any(node.id in s for s in scopes):
-                found.append((node, in_body, attributes.get(id(node), [])))
-            return
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            raise ExportError(f"cannot export code with a {type(node).__name__.lower()} statement (line "
-                              f"{node.lineno} of the code copied); pass the value as an argument instead")
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = node.args
-            for expr in args.defaults + [e for e in args.kw_defaults if e is not None] \
-                    + list(getattr(node, "decorator_list", ())):
-                visit(expr, scopes, in_body)
-            for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-                if a is not None and a.annotation is not None:
-                    visit(a.annotation, scopes, in_body)
-            if getattr(node, "returns", None) is not None:
-                visit(node.returns, scopes, in_body)
-            body = node.body if isinstance(node.body, list) else [node.body]
-            inner = _bound(body) | {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs
-                                    + [args.vararg, args.kwarg] if a is not None}
-            functions = [s for s in scopes if not isinstance(s, _ClassScope)]
-            for stmt in body:
-                visit(stmt, functions + [inner], True)
-            return
-        if isinstance(node, ast.ClassDef):
-            for expr in node.bases + [k.value for k in node.keywords] + node.decorator_list:
-                visit(expr, scopes, in_body)
-            inner = _ClassScope(_bound(node.body))
-            for stmt in node.body:
-                visit(stmt, scopes + [inner], in_body)
-            return
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            visit(node.generators[0].iter, scopes, in_body)  # evaluated in the enclosing scope
-            inner = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-            functions = [s for s in scopes if not isinstance(s, _ClassScope)]
-            for i, g in enumerate(node.generators):
-                if i:
-                    visit(g.iter, functions + [inner], True)
-                for cond in g.ifs:
-                    visit(cond, functions + [inner], True)
-            for part in ((node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,)):
-                visit(part, functions + [inner], True)
-            return
-        for child in ast.iter_child_nodes(node):
-            visit(child, scopes, in_body)
-
-    for stmt in tree.body:
-        visit(stmt, [], False)
-    return found
-
-
-class _ClassScope(set):
-    """Names bound in a class body: visible there, not in the functions it defines."""
-
-
-def _bound(body):
-    """Names a function (or class) body binds itself, nested scopes left out."""
-    names = set()
-    stack = list(body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            names.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-            continue
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return names
