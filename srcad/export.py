@@ -35,7 +35,8 @@ from .api import Differentiable, _params
 from .arguments import check_arguments, checked_cotangent, where
 from .compile import compile_function
 from .errors import ArgumentError, CotangentError, SrcadError
-from .export_text import LITERAL_TYPES, MAX_EMBEDDED, Unwritable, literal, parse, source_text, splice
+from .export_text import (LITERAL_TYPES, MAX_EMBEDDED, Unwritable, literal, parse, source_text, splice,
+                          unbound_names)
 from .extend import custom_vjp
 from .guards import _CalleeFunction
 from .naming import identifier
@@ -44,7 +45,8 @@ from .source import capture
 
 _LIBRARIES = ("numpy", "scipy")
 _STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins")
-_SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.rules.")
+_SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.extend", "srcad.rules.")
+_SRCAD = sys.modules[__package__]
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")
 
 
@@ -184,15 +186,18 @@ class _Exporter:
         if defaults is not None:
             edits += _default_edits(parsed, defaults, context)
         at_definition = set()
-        for read, span, in_body, chain in parsed.reads:
+        for read, span, in_body, chain, first_attribute in parsed.reads:
             try:
                 obj = resolve(read)
             except KeyError:
                 raise ExportError(f"{context}: cannot export: the name {read!r} is not defined") from None
+            written = read
+            if obj is _SRCAD and chain:  # srcad.stop_gradient(x): the function itself, under its name
+                read, span, obj, chain = chain[0], first_attribute, getattr(obj, chain[0], None), chain[1:]
             bound = self.reference(obj, read, parsed.names, context, section)
             for module in _submodules(obj, chain):
                 self.reference(module, module.__name__.rsplit(".", 1)[-1], frozenset(), context, section)
-            if bound != read:
+            if bound != written:
                 edits.append((span, bound))
             if not in_body:
                 at_definition.add(bound)
@@ -291,7 +296,8 @@ class _Exporter:
         if module == "srcad" or module.startswith("srcad."):
             if not any(module == m or (m.endswith(".") and module.startswith(m)) for m in _SRCAD_SOURCES):
                 raise ExportError(f"{context}: cannot export: the code calls {module}.{obj.__qualname__} (as "
-                                  f"{name!r}), which srcad made at run time; export the function it stands for")
+                                  f"{name!r}), which needs srcad itself; export the function it differentiates, or "
+                                  "call that function instead")
         elif isinstance(obj, type):
             raise ExportError(f"{context}: cannot export: the code uses the class {module}.{obj.__qualname__} (as "
                               f"{name!r}); an exported module defines no classes of the user's")
@@ -374,7 +380,10 @@ class _Exporter:
             if texts:
                 out.append("\n\n" + headers[section] + "\n\n".join(t.rstrip("\n") + "\n" for t in texts))
         text = "".join(out)
-        compile(text, f"<export of {fn.__qualname__}>", "exec")  # a module that does not compile is a srcad bug
+        unbound = unbound_names(text)  # every name resolved, or it is srcad's bug: refuse rather than write it
+        if unbound:
+            raise ExportError(f"{where(fn)}: cannot export: the module written would not define "
+                              f"{', '.join(sorted(unbound))}; please report this as a srcad bug")
         return text
 
 

@@ -3,12 +3,13 @@ statement reads, by Python's scoping rules; edits at source positions; values wr
 literals; the source of a function or class as it stands in its file.
 
 >>> parsed = parse("def f(x, n=N):\n    return [x * k for k in range(n)] + G\n")
->>> [(name, in_body) for name, _, in_body, _ in parsed.reads]
+>>> [(name, in_body) for name, _, in_body, _, _ in parsed.reads]
 [('N', False), ('range', True), ('G', True)]
 >>> splice("y = a + b\n", [((1, 8, 1, 9), "c")])
 'y = a + c\n'
 """
 import ast
+import builtins
 import functools
 import inspect
 import textwrap
@@ -99,7 +100,7 @@ class Parsed(typing.NamedTuple):
     line, end column) with UTF-8 byte columns, as ``ast`` gives them."""
 
     names: frozenset  # every name the statement's code uses, locals included
-    reads: tuple  # (name, span, read in a function body, attribute chain) of module-level names
+    reads: tuple  # (name, span, read in a function body, attribute chain, span of name.attribute or None)
     name_span: tuple  # where the def or class statement's own name is
     defaults: tuple  # spans of positional default values
     keyword_defaults: tuple  # (parameter, span) of keyword-only default values
@@ -112,7 +113,8 @@ def parse(text):
     names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
     names |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments)
               for a in n.posonlyargs + n.args + n.kwonlyargs + [n.vararg, n.kwarg] if a is not None}
-    reads = tuple((node.id, _span(node), in_body, tuple(chain)) for node, in_body, chain in _free_names(tree))
+    reads = tuple((node.id, _span(node), in_body, tuple(chain), first)
+                  for node, in_body, chain, first in _free_names(tree))
     statement = tree.body[0]
     name_span = defaults = keyword_defaults = ()
     if isinstance(statement, (ast.FunctionDef, ast.ClassDef)):
@@ -127,6 +129,13 @@ def parse(text):
         defaults = tuple(_span(e) for e in args.defaults)
         keyword_defaults = tuple((a.arg, _span(e)) for a, e in zip(args.kwonlyargs, args.kw_defaults) if e is not None)
     return Parsed(frozenset(names), reads, name_span, defaults, keyword_defaults)
+
+
+def unbound_names(module_text):
+    """Names ``module_text`` reads that none of its top-level statements binds and that are
+    no builtins: a module written for export must have none."""
+    tree = ast.parse(module_text)
+    return {node.id for node, *_ in _free_names(tree)} - _bound(tree.body) - set(dir(builtins))
 
 
 def _span(node):
@@ -150,24 +159,24 @@ def splice(text, edits):
 
 
 def _free_names(tree):
-    """``(name node, in a function body, attribute chain)`` for every read of a module-level
+    """``(name node, in a function body, attribute chain, span of name.attribute)`` for every read of a module-level
     name in the module ``tree``: Python's scoping rules, with comprehensions, lambdas and
     class bodies as scopes of their own."""
     found = []
-    attributes = {}
-    for node in ast.walk(tree):
+    attributes = {}  # id(name node) -> (its attribute chain, the span of name.first_attribute)
+    for node in ast.walk(tree):  # outer attributes first: the whole chain is recorded
         if isinstance(node, ast.Attribute):
-            chain, root = [], node
+            chain, root, first = [], node, node
             while isinstance(root, ast.Attribute):
                 chain.append(root.attr)
-                root = root.value
+                first, root = root, root.value
             if isinstance(root, ast.Name) and id(root) not in attributes:
-                attributes[id(root)] = chain[::-1]
+                attributes[id(root)] = (chain[::-1], _span(first))
 
     def visit(node, scopes, in_body):
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Load) and not any(node.id in s for s in scopes):
-                found.append((node, in_body, attributes.get(id(node), [])))
+                found.append((node, in_body) + attributes.get(id(node), ([], None)))
             return
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             raise Unwritable(f"a {type(node).__name__.lower()} statement (line {node.lineno} of the code "
