@@ -13,6 +13,7 @@ import pytest
 import srcad
 from srcad import cli
 from srcad.export import export_source
+from srcad.testing import _axpy, _random_like, _vdot
 
 MODEL = '''
 import numpy as np
@@ -106,6 +107,10 @@ def stopped(x):
     return np.sum(x * srcad.stop_gradient(np.sin(x)))
 
 
+def dict_params(p, x):
+    return np.sum(np.tanh(p["w"] * x) + p["b"]) * p["scale"]
+
+
 def nested_helpers(x):
     return outer_helper(x).sum()
 
@@ -138,7 +143,9 @@ CASES = {
     "one_tuple": ("one_tuple", None, (X3, W3), None),
     "log_density": ("log_density", "x,mu", (X3, 0.3), None),
     "stopped": ("stopped", None, (X3,), None),
+    "dict_params": ("dict_params", None, ({"w": W3, "b": X3, "scale": 1.5}, X3), None),
 }
+CONTAINERS_OF = {"dict_params": "p"}
 
 # the function finite differences see: stop_gradient's value is a constant there
 FINITE_DIFFERENCES_OF = {"stopped": lambda x: np.sum(x * np.sin(X3))}
@@ -185,7 +192,8 @@ def exported(tmp_path_factory):
     calls = []
     for case, (function, wrt, args, v) in CASES.items():
         argv = ["export", f"{directory / 'cli_model.py'}:{function}", "-o", str(directory / f"exported_{case}.py")]
-        assert cli.main(argv + (["--wrt", wrt] if wrt else [])) == 0
+        containers = ["--containers", CONTAINERS_OF[case]] if case in CONTAINERS_OF else []
+        assert cli.main(argv + (["--wrt", wrt] if wrt else []) + containers) == 0
         calls.append((f"exported_{case}", f"{function}_adjoint", args + ((v,) if v is not None else ())))
     calls.append(("exported_helper_in_loop", "helper_in_loop_adjoint", (np.array([1, 2, 3, 4]), W3)))
     calls.append(("exported_vector_out", "vector_out_adjoint", (A23, X3)))
@@ -203,14 +211,26 @@ def _wrt(wrt):
     return parts[0] if len(parts) == 1 else tuple(parts)
 
 
+def same(got, want):
+    """Equal structure, types, shapes and values (to rounding)."""
+    if isinstance(want, (list, tuple, dict)):
+        if type(got) is not type(want) or len(got) != len(want):
+            return False
+        if isinstance(want, dict):
+            return got.keys() == want.keys() and all(same(got[k], want[k]) for k in want)
+        return all(same(a, b) for a, b in zip(got, want))
+    return type(got) is type(want) and np.shape(got) == np.shape(want) and np.allclose(got, want, 1e-12, 1e-14)
+
+
 def _finite_differences(f, args, positions, v, seed=0, eps=1e-6):
     """(⟨v, (f(x + εu) - f(x - εu)) / 2ε⟩, u) for a random direction u over ``positions``."""
-    directions = {p: np.random.default_rng(seed + p).normal(size=np.shape(args[p])) for p in positions}
+    rng = np.random.default_rng(seed)
+    directions = {p: _random_like(args[p], rng) for p in positions}
 
     def shifted(t):
-        return f(*[a + t * directions[p] if p in directions else a for p, a in enumerate(args)])
+        return f(*[_axpy(a, t, directions[p]) if p in directions else a for p, a in enumerate(args)])
 
-    return np.vdot(v, (shifted(eps) - shifted(-eps)) / (2 * eps)), directions
+    return _vdot(v, (shifted(eps) - shifted(-eps)) / (2 * eps)), directions
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -223,16 +243,13 @@ def test_exported_module_matches_srcad_and_finite_differences(exported, case):
     d = srcad.differentiable(target, wrt=_wrt(wrt)) if wrt else (
         target if isinstance(target, srcad.api.Differentiable) else srcad.differentiable(target))
     expected = d.adjoint(*args, v) if v is not None else d.adjoint(*args)
-    several = isinstance(expected, tuple)
-    for got, want in zip(grads if several else (grads,), expected if several else (expected,)):
-        assert type(got) is type(want) and np.shape(got) == np.shape(want)
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
-    names = d._names
+    assert same(grads, expected)
+    several = isinstance(d._wrt, tuple) and not d._single
     params = list(srcad.api._params(d._source_function(())))
-    positions = [params.index(n) for n in names]
+    positions = [params.index(n) for n in d._names]
     plain = FINITE_DIFFERENCES_OF.get(case, d.func)
     numeric, directions = _finite_differences(plain, args[:len(params)], positions, 1.0 if v is None else v)
-    analytic = sum(np.vdot(g, directions[p]) for g, p in zip(grads if several else (grads,), positions))
+    analytic = sum(_vdot(g, directions[p]) for g, p in zip(grads if several else (grads,), positions))
     assert abs(numeric - analytic) <= 1e-7 + 1e-5 * max(abs(numeric), abs(analytic), 1.0)
 
 

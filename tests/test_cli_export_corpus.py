@@ -9,7 +9,7 @@ import pytest
 import srcad
 from srcad.arguments import CONTAINERS
 from srcad.export import export_source
-from test_cli_export import run_isolated
+from test_cli_export import run_isolated, same
 
 SUITES = ["test_corpus", "test_models", "test_library_numpy", "test_library_scipy"]
 
@@ -23,16 +23,6 @@ def cases(suite):
             _, fn, args = case[:3]
             wrt = tuple(i for i, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
             yield fn, tuple(args), wrt if len(wrt) > 1 else wrt[0]
-
-
-def same(got, want):
-    if isinstance(want, (list, tuple, dict)):
-        if type(got) is not type(want) or len(got) != len(want):
-            return False
-        if isinstance(want, dict):
-            return got.keys() == want.keys() and all(same(got[k], want[k]) for k in want)
-        return all(same(a, b) for a, b in zip(got, want))
-    return type(got) is type(want) and np.shape(got) == np.shape(want) and np.allclose(got, want, 1e-12, 1e-14)
 
 
 @pytest.mark.parametrize("suite", SUITES)
