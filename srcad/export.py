@@ -31,7 +31,7 @@ import types
 
 import numpy as np
 
-from .api import Differentiable, _params
+from .api import Differentiable, _Nested, _params
 from .arguments import check_arguments, checked_cotangent, where
 from .compile import compile_function
 from .errors import ArgumentError, CotangentError, SrcadError
@@ -337,12 +337,15 @@ class _Exporter:
         from . import __version__
 
         fn = self.fn
-        params = list(_params(fn))
+        origin, label = _origin(d)
+        params = list(d._sig.names) if d._sig is not None else list(_params(fn))
         public = f"{base}_adjoint"
         self.bound[public] = ("public",)
         joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), where(fn), "public")
         names = d._names if d._names is not None else params[:1]
-        text = _public_function(public, joint, fn, params, names, containers, d._one_tuple)
+        code = compiled.codes[0]
+        cotangent = code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]  # the generated joint's
+        text = _public_function(public, joint, origin, label, params, names, containers, d._one_tuple, cotangent)
         glue = {"check_arguments": check_arguments, "checked_cotangent": checked_cotangent,
                 "check_layout": check_layout, "split_call": split_call, "CotangentError": CotangentError,
                 joint: _GeneratedCode(fn, compiled, 0)}
@@ -350,11 +353,11 @@ class _Exporter:
         wrt_text = ", ".join(names)
         embedded = f" Values it reads from its module ({', '.join(self.embedded)}) are written below as they " \
                    "were at export time." if self.embedded else ""
-        doc = (f'"""The adjoint of {fn.__qualname__} ({_file_line(fn)}) with respect to {wrt_text}; '
+        doc = (f'"""The adjoint of {label} ({_file_line(origin)}) with respect to {wrt_text}; '
                f"exported by srcad {__version__}.\n\n"
                + textwrap.fill(
-                   f"{public}({', '.join(_shown_parameters(fn, params))}, v=None) computes vᵀJ as "
-                   f"srcad.differentiable({fn.__name__}, wrt={_wrt_repr(names)})"
+                   f"{public}({', '.join(_shown_parameters(origin, params))}, v=None) computes vᵀJ as "
+                   f"srcad.differentiable({base}, wrt={_wrt_repr(names)})"
                    f".adjoint does: the same arguments, checks and errors; v may be left out when the output is "
                    f"a scalar (then it is the gradient). This is srcad's generic adjoint: shapes are decided at "
                    f"run time, so arguments of any shape work.{embedded} It needs NumPy (and SciPy where the "
@@ -406,15 +409,16 @@ def _definition_order(pieces):
     return order
 
 
-def _public_function(public, joint, fn, params, names, containers, one_tuple):
-    """The text of the checked entry point, with ``srcad.differentiable(fn).adjoint``'s contract."""
-    at = repr(_short_where(fn))
-    defaults = fn.__defaults__ or ()
+def _public_function(public, joint, origin, label, params, names, containers, one_tuple, cotangent):
+    """The text of the checked entry point, with ``srcad.differentiable(origin).adjoint``'s
+    contract; it passes the cotangent to the generated ``joint`` as its keyword ``cotangent``."""
+    at = repr(_short_where(origin))
+    defaults = origin.__defaults__ or ()
     listed = literal(tuple(params), None)
     values = f"({params[0]},)" if len(params) == 1 else f"({', '.join(params)})"
     if defaults or "v" in params:  # the cotangent may follow fewer arguments than parameters: split as srcad does
         cot, args, keywords = (_fresh(n, params) for n in ("v", "args", "keywords"))
-        shown = _shown_parameters(fn, params)
+        shown = _shown_parameters(origin, params)
         lines = [f"def {public}(*{args}, **{keywords}):",
                  f'    """{public}({", ".join(shown)}, v=None): the cotangent v is the keyword v= or, as for '
                  'srcad\'s adjoint, the last positional argument beyond the required ones."""',
@@ -423,9 +427,9 @@ def _public_function(public, joint, fn, params, names, containers, one_tuple):
     else:
         cot = "v"
         lines = [f"def {public}({', '.join(params)}, v=None):",
-                 f'    """vᵀJ of {fn.__qualname__} with respect to {", ".join(names)}: the gradient when v is None '
+                 f'    """vᵀJ of {label} with respect to {", ".join(names)}: the gradient when v is None '
                  'and the output a scalar."""']
-    call = f"{joint}({', '.join(params + [cot])})"
+    call = f"{joint}({', '.join(params + [f'{cotangent}={cot}'])})"
     lines += [f"    check_arguments({at}, {listed}, {values}, {tuple(names)!r})",
               f"    check_layout({at}, {listed}, {values}, {tuple(containers)!r})",
               f"    {cot} = checked_cotangent({cot}, {at})",
@@ -434,6 +438,15 @@ def _public_function(public, joint, fn, params, names, containers, one_tuple):
               "    except CotangentError as exc:",
               f"        raise CotangentError({at} + ': ' + str(exc)) from None"]
     return "\n".join(lines) + "\n"
+
+
+def _origin(d):
+    """``(function, label)``: the user's function behind ``d`` (through gradients made by
+    ``srcad.grad``), for names, defaults and messages, and what ``d`` differentiates."""
+    label = ""
+    while isinstance(d, _Nested):
+        d, label = d._inner, label + "the gradient of "
+    return d.func, label + d.func.__qualname__
 
 
 def _shown_parameters(fn, params):

@@ -117,6 +117,9 @@ def nested_helpers(x):
 
 def outer_helper(z):
     return softplus(z) * np.exp(-z)
+
+
+gradient = srcad.grad(nested_helpers)  # exported: vᵀH, a Hessian-vector product
 '''
 
 rng = np.random.default_rng(3)
@@ -144,6 +147,7 @@ CASES = {
     "log_density": ("log_density", "x,mu", (X3, 0.3), None),
     "stopped": ("stopped", None, (X3,), None),
     "dict_params": ("dict_params", None, ({"w": W3, "b": X3, "scale": 1.5}, X3), None),
+    "gradient": ("gradient", None, (X4,), np.arange(4.0)),
 }
 CONTAINERS_OF = {"dict_params": "p"}
 
