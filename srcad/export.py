@@ -149,7 +149,8 @@ def export_source(target, wrt=None, containers=(), name=None):
     """The text of a module defining ``<name>_adjoint`` for ``target`` (see module doc);
     ``name`` is the function's own name unless given (a lambda's variable, say)."""
     d, fn, compiled = generic_adjoint(target, wrt, containers)
-    return _Exporter(fn).module(d, compiled, containers, identifier(name or compiled.generated.name))
+    exporter = _Exporter(fn, where(_origin(d)[0]))
+    return exporter.module(d, compiled, containers, identifier(name or compiled.generated.name))
 
 
 # ---- the module being written ---------------------------------------------------------------
@@ -164,8 +165,10 @@ class _Piece:
 
 
 class _Exporter:
-    def __init__(self, fn):
-        self.fn = fn
+    """The module being written for the adjoint of ``fn`` (``where``: the user's function, for messages)."""
+
+    def __init__(self, fn, where_):
+        self.fn, self.where = fn, where_
         self.bound = {name: ("reserved",) for name in _RESERVED}  # module-level name -> what it is
         self.names = {}  # what -> its module-level names
         self.pieces = {}  # module-level name -> _Piece
@@ -282,7 +285,8 @@ class _Exporter:
                 return generated.closure[n]
             return _global(fn, n)
 
-        text, _ = self.add("generated", text, resolve, where(fn), (defaults, {}), name)
+        context = self.where if fn is self.fn else f"{self.where} (calls {where(fn)})"
+        text, _ = self.add("generated", text, resolve, context, (defaults, {}), name)
         return _Piece("generated", text)
 
     def _builtin(self, original, name):
@@ -321,14 +325,14 @@ class _Exporter:
         else:
             module = vars(sys.modules[obj.__module__])
             resolve, defaults = (lambda n: module[n] if n in module else vars(builtins)[n]), None
-        context = where(self.fn) + (f" (srcad's {obj.__name__})" if section == "srcad" else f" (calls {where(obj)})")
+        context = self.where + (f" (srcad's {obj.__name__})" if section == "srcad" else f" (calls {where(obj)})")
         text, loads = self.add(section, text, resolve, context, defaults, name)
         return _Piece(section, text, loads)
 
     def _constant(self, text, leaves, name, section):
         if section == "constants":
             self.embedded.append(name)
-        text, loads = self.add(section, f"{name} = {text}\n", leaves.__getitem__, where(self.fn))
+        text, loads = self.add(section, f"{name} = {text}\n", leaves.__getitem__, self.where)
         return _Piece(section, text, loads)
 
     # -- the module
@@ -341,7 +345,7 @@ class _Exporter:
         params = list(d._sig.names) if d._sig is not None else list(_params(fn))
         public = f"{base}_adjoint"
         self.bound[public] = ("public",)
-        joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), where(fn), "public")
+        joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), self.where, "public")
         names = d._names if d._names is not None else params[:1]
         code = compiled.codes[0]
         cotangent = code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]  # the generated joint's
@@ -349,7 +353,7 @@ class _Exporter:
         glue = {"check_arguments": check_arguments, "checked_cotangent": checked_cotangent,
                 "check_layout": check_layout, "split_call": split_call, "CotangentError": CotangentError,
                 joint: _GeneratedCode(fn, compiled, 0)}
-        public_text, _ = self.add("public", text, lambda n: glue[n] if n in glue else vars(builtins)[n], where(fn))
+        public_text, _ = self.add("public", text, lambda n: glue[n] if n in glue else vars(builtins)[n], self.where)
         wrt_text = ", ".join(names)
         embedded = f" Values it reads from its module ({', '.join(self.embedded)}) are written below as they " \
                    "were at export time." if self.embedded else ""
@@ -385,7 +389,7 @@ class _Exporter:
         text = "".join(out)
         unbound = unbound_names(text)  # every name resolved, or it is srcad's bug: refuse rather than write it
         if unbound:
-            raise ExportError(f"{where(fn)}: cannot export: the module written would not define "
+            raise ExportError(f"{self.where}: cannot export: the module written would not define "
                               f"{', '.join(sorted(unbound))}; please report this as a srcad bug")
         return text
 
