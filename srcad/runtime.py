@@ -125,6 +125,17 @@ def copy_value(v):
     return v
 
 
+def require_real(filename, line, what, *values):
+    """Refuse complex arrays or numbers where a rule that differentiates real values runs (the
+    generated adjoint calls this where the operands' dtype was not known when it was made)."""
+    for v in values:
+        if isinstance(v, (np.ndarray, np.generic, complex)) and np.iscomplexobj(v):
+            from .registry import COMPLEX_SAFE_SUMMARY
+
+            raise UnsupportedCaseError(f"{filename}:{line}: srcad differentiates complex values only through "
+                                       f"{COMPLEX_SAFE_SUMMARY}; this call of {what} has a complex operand")
+
+
 def as_real(x):
     """Integer arguments that are differentiated are treated as real (float64).
 

@@ -92,7 +92,7 @@ def instantiate(rule, result, bound, handler, namer, refs):
     ``handler`` resolves ``d[...]``; ``refs(name, obj)`` gives the name under which a
     global the template uses is visible in generated code.
     """
-    _refuse_complex(rule, result, bound, handler)
+    values = _refuse_complex(rule, result, bound, handler)
     env = dict(bound)
     env[rule.result] = result
     renames = {name: namer.fresh("_" + name.strip("_")) for name in rule.locals}
@@ -105,24 +105,91 @@ def instantiate(rule, result, bound, handler, namer, refs):
         site = getattr(bound, "site", None)
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
-    return out
+    unknown = _complex_reads(values, out, rule, bound, handler) if values else []
+    return ([_real_operands_check(unknown, bound, rule, refs)] if unknown else []) + out
+
+
+def _complex_message(rule):
+    return (f"srcad differentiates complex values only through {COMPLEX_SAFE_SUMMARY}; "
+            f"this call of {describe(rule.key)} has a complex operand or result")
+
+
+def _complex_refusal(rule, bound):
+    site = getattr(bound, "site", None)
+    return site.error(_complex_message(rule)) if site is not None else SrcadError(_complex_message(rule))
 
 
 def _refuse_complex(rule, result, bound, handler):
-    """Most rules differentiate real values only (a complex operand would need conjugated
-    derivatives in reverse mode): refuse a complex operand or result, where its dtype is known,
-    unless the rule is one of ``registry.COMPLEX_SAFE``."""
-    spec = getattr(handler, "spec", None)
-    if spec is None or is_complex_safe(rule.key):
-        return
+    """Most rules differentiate real values only: their adjoint of a complex operand would need
+    conjugated derivatives. Returns the values of the call (operands, result) whose complex
+    dtype would make the rule wrong, to check once its statements are known (see
+    ``_complex_reads``); none for a rule of ``registry.COMPLEX_SAFE`` or in forward mode."""
+    if getattr(handler, "spec", None) is None or is_complex_safe(rule.key):
+        return None
     atoms = [result] + [a for v in bound.values() for a in (v if isinstance(v, list) else [v])]
-    for atom in atoms:
-        known = spec(atom.id) if isinstance(atom, gast.Name) else None
-        if getattr(known, "dtype", None) is not None and known.dtype.kind == "c":
-            message = (f"srcad differentiates complex values only through {COMPLEX_SAFE_SUMMARY}; "
-                       f"this call of {describe(rule.key)} has a complex operand or result")
-            site = getattr(bound, "site", None)
-            raise site.error(message) if site is not None else SrcadError(message)
+    if any(isinstance(a, gast.Constant) and isinstance(a.value, complex) for a in atoms):
+        raise _complex_refusal(rule, bound)
+    return list(dict.fromkeys(a.id for a in atoms if isinstance(a, gast.Name)))
+
+
+# calls in rules that read only the shape of their operand (or, for unbroadcast, of the second)
+_SHAPE_ONLY = {"shape", "ndim", "size", "len", "shape_of"}
+
+
+def _value_reads(stmts):
+    """Names whose values (not just shapes) ``stmts`` read."""
+    read = set()
+
+    def visit(node):
+        if isinstance(node, gast.Call):
+            name = node.func.attr if isinstance(node.func, gast.Attribute) else getattr(node.func, "id", None)
+            args = node.args
+            if name in _SHAPE_ONLY:
+                return
+            if name == "unbroadcast" and len(args) == 2:
+                args = args[:1]
+            for part in [node.func] + args + [k.value for k in node.keywords]:
+                visit(part)
+            return
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            read.add(node.id)
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return read
+
+
+def _complex_reads(values, out, rule, bound, handler):
+    """The values among ``values`` the adjoint statements ``out`` read whose dtype is not known
+    now, after refusing those known to be complex. A rule whose statements read only real
+    values is right for a complex operand too (``F * mask``: the adjoint of ``F`` reads only
+    the real ``mask``). Unknown dtypes (a global, a shape that depends on data, the generic
+    version) are checked when the adjoint runs."""
+    read = _value_reads(out)
+    unknown = []
+    for name in values:
+        if name not in read:
+            continue
+        known = handler.spec(name)
+        if getattr(known, "dtype", None) is None:
+            unknown.append(name)
+        elif known.dtype.kind == "c":
+            raise _complex_refusal(rule, bound)
+    return unknown
+
+
+def _real_operands_check(names, bound, rule, refs):
+    """``require_real(source_file, line, what, a, b)``: the complex refusal, made when the
+    adjoint runs, for operands whose dtype was not known when it was generated."""
+    from .runtime import require_real
+
+    error = _complex_refusal(rule, bound)
+    where = [A.load(refs("source_file", error.filename)), A.const(error.lineno)] if isinstance(
+        error, SyntaxError) else [A.const(None), A.const(None)]
+    args = where + [A.const(describe(rule.key))] + [A.load(n) for n in names]
+    return gast.Expr(value=gast.Call(func=A.load(refs("require_real", require_real)), args=args, keywords=[]))
 
 
 def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):

@@ -734,6 +734,8 @@ HYGIENE_CALLS = _stats_calls() + [
     (signal.convolve, [R(6), R(3)], {"mode": "same"}, (0, 1), None),
     (signal.correlate, [R(6), R(3)], {"mode": "valid"}, (0, 1), None),
     (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),
+    (signal.convolve2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
+    (signal.correlate2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
     (optimize.rosen, [R(4)], {}, (0,), None),
     (optimize.rosen_der, [R(4)], {}, (0,), None),
 ]

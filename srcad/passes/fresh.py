@@ -82,7 +82,7 @@ MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "se
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 # Of those, methods that only look their arguments up (a key, an index, an item to find).
 LOOKUP_METHODS = {"pop", "remove", "discard"}
-NO_EFFECT = {builtins.print}
+NO_EFFECT = {builtins.print, runtime.require_real}  # require_real: the complex check in generated adjoints
 
 
 # Library functions that write into an argument even when their result is assigned.
