@@ -17,6 +17,7 @@ Caches hold user functions and code objects weakly, and compilation is thread-sa
 import builtins
 import itertools
 import linecache
+import re
 import textwrap
 import threading
 import types
@@ -336,7 +337,7 @@ def _at_the_call(exc, fn, source, node, register):
     from .registry import describe
 
     name = describe(fn)
-    cause = str(exc).splitlines()[0]
+    cause = re.split(r"; |\. (?=[A-Z])", str(exc).splitlines()[0])[0]  # where and why, not its advice
     return source.syntax_error(
         f"{name} could not be differentiated through its source: {cause}; register a rule with "
         f"srcad.extend.{register}({name}) (or srcad.stop_gradient around the call if no derivative "
