@@ -1,9 +1,9 @@
 """Rules the realistic corpus needed (np.fft's real n-dimensional transforms,
-scipy.signal.convolve2d/correlate2d): reverse mode (joint and pullback), forward mode, float32
+scipy.signal.convolve2d/correlate2d, np.take_along_axis, scipy.special.ndtr/log_ndtr/ndtri): reverse mode (joint and pullback), forward mode, float32
 arguments and second order, against finite differences. FFT programs are real-in, real-out."""
 import numpy as np
 import pytest
-from scipy import signal
+from scipy import signal, special
 
 import srcad
 
@@ -61,6 +61,29 @@ def f_correlate2d_full(img, k):
     return signal.correlate2d(img, k, boundary="fill")
 
 
+IDX = np.array([[0, 2, 2], [1, 0, 1], [3, 3, 0]])
+
+
+def f_take_along_axis(m):
+    return np.take_along_axis(m, IDX, axis=1)
+
+
+def f_take_along_axis_broadcast(m):
+    return np.take_along_axis(m, np.array([[2], [2]]), axis=0)  # broadcast along axis 1
+
+
+def f_take_along_axis_flat(m):
+    return np.take_along_axis(m, np.array([5, 0, 5, 11]), None)
+
+
+def f_normal_cdf(x):
+    return special.ndtr(x) * special.log_ndtr(x - 1.0)
+
+
+def f_probit(p):
+    return special.ndtri(special.expit(p))
+
+
 CASES = [
     ("rfft2", f_rfft2_abs, [R(3, 4)]),
     ("rfftn-s-axes", f_rfftn_s_axes, [R(4, 4)]),
@@ -74,6 +97,11 @@ CASES = [
     ("correlate2d-same-odd", f_correlate2d_same, [R(5, 6), R(3, 3)]),
     ("correlate2d-valid", f_correlate2d_valid, [R(5, 6), R(3, 2)]),
     ("correlate2d-full", f_correlate2d_full, [R(4, 3), R(2, 2)]),
+    ("take_along_axis", f_take_along_axis, [R(3, 4)]),
+    ("take_along_axis-broadcast", f_take_along_axis_broadcast, [R(3, 4)]),
+    ("take_along_axis-flat", f_take_along_axis_flat, [R(3, 4)]),
+    ("ndtr-log_ndtr", f_normal_cdf, [R(5) * 3]),
+    ("ndtri", f_probit, [R(5)]),
 ]
 
 
