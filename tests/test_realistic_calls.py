@@ -68,3 +68,19 @@ def test_srcad_grad_called_inside_differentiated_code_is_differentiated():
     check_jvp(calls_grad, (X,))
     check_jvp(srcad.grad(calls_grad), (X,))
     check_grads(srcad.grad(calls_grad), (X,))
+
+
+def grad_of_a_local_function(x):
+    def h(z):
+        return np.sum(z ** 3)
+
+    return np.sum(srcad.grad(h)(x) ** 2)
+
+
+def test_grad_of_a_local_function_inside_differentiated_code_is_refused_with_what_to_do():
+    for run in (lambda: srcad.grad(grad_of_a_local_function)(X),
+                lambda: srcad.jvp(grad_of_a_local_function, (X,), (X,))):
+        with pytest.raises(srcad.SrcadSyntaxError, match=r"test_realistic_calls.py:\d+: srcad differentiates "
+                                                         r"srcad.grad\(h\)\(...\) inside differentiated code only "
+                                                         "for a function h defined at module level"):
+            run()
