@@ -1,6 +1,6 @@
 """Logistic regression with an L2 penalty, two ways people write it."""
 import numpy as np
-from scipy.special import expit, log_expit
+from scipy.special import expit, log_expit, log_ndtr
 
 from realistic import Case
 
@@ -26,6 +26,19 @@ def softmax_regression(W, X, y, lam):
     return np.mean(lse - picked) + lam * np.linalg.norm(W) ** 2 + np.sum(log_expit(X[:, 0]))
 
 
+def probit_nll(beta, X, y, prior_scale):
+    z = X @ beta
+    ll = np.sum(y * log_ndtr(z) + (1 - y) * log_ndtr(-z))
+    return -ll + 0.5 * np.sum(beta ** 2) / prior_scale ** 2
+
+
+def top_k_margin(scores, labels, k=2):
+    order = np.argsort(-scores, axis=1)[:, :k]
+    top = np.take_along_axis(scores, order, axis=1)
+    true = np.take_along_axis(scores, labels[:, None], axis=1)
+    return np.sum(np.logaddexp(0.0, top - true))
+
+
 def cases():
     rng = np.random.default_rng(13)
     X = rng.standard_normal((10, 3))
@@ -33,5 +46,7 @@ def cases():
     return [
         Case("classifiers.logistic_log1p", logistic_loss, (rng.standard_normal(4), X, y), 0),
         Case("classifiers.logistic_expit", logistic_expit, (rng.standard_normal(3), 0.2, X, (y > 0).astype(float), 0.1), (0, 1, 4)),
+        Case("classifiers.probit_log_ndtr", probit_nll, (rng.standard_normal(3) * 0.3, X, (y > 0).astype(float), 2.0), (0, 3)),
+        Case("classifiers.top_k_take_along_axis", top_k_margin, (rng.standard_normal((5, 4)), rng.integers(0, 4, 5)), 0),
         Case("classifiers.softmax_regression", softmax_regression, (rng.standard_normal((3, 4)), X, rng.integers(0, 4, 10), 0.05), (0, 1)),
     ]
