@@ -34,6 +34,7 @@ def cases():
     img = rng.standard_normal((7, 6))
     return [
         Case("images.convolve2d_edges", edge_energy, (img, rng.uniform(0, 1, (3, 3))), (0, 1)),
-        Case("images.fft_lowpass", fft_lowpass, (img, 0.3), (0, 1)),
+        Case("images.fft_lowpass", fft_lowpass, (img, 0.3), 0),
+        Case("images.fft_lowpass_cutoff", fft_lowpass, (img, 0.3), (0, 1)),
         Case("images.total_variation", total_variation, (img, 0.7), (0, 1)),
     ]
