@@ -125,13 +125,17 @@ def copy_value(v):
     return v
 
 
-def require_real(filename, line, what, *values):
+def require_real(where, line, what, *values):
     """Refuse complex arrays or numbers where a rule that differentiates real values runs (the
-    generated adjoint calls this where the operands' dtype was not known when it was made)."""
+    generated adjoint calls this where the operands' dtype was not known when it was made).
+    ``where`` is the module whose file holds the differentiated code, or that file's name."""
     for v in values:
         if isinstance(v, (np.ndarray, np.generic, complex)) and np.iscomplexobj(v):
+            import sys
+
             from .registry import COMPLEX_SAFE_SUMMARY
 
+            filename = getattr(sys.modules.get(where or ""), "__file__", None) or where
             raise UnsupportedCaseError(f"{filename}:{line}: srcad differentiates complex values only through "
                                        f"{COMPLEX_SAFE_SUMMARY}; this call of {what} has a complex operand")
 

@@ -181,14 +181,22 @@ def _complex_reads(values, out, rule, bound, handler):
 
 
 def _real_operands_check(names, bound, rule, refs):
-    """``require_real(source_file, line, what, a, b)``: the complex refusal, made when the
-    adjoint runs, for operands whose dtype was not known when it was generated."""
+    """``require_real(where, line, what, a, b)``: the complex refusal, made when the adjoint runs,
+    for values whose dtype was not known when it was generated. ``where`` is the module whose file
+    holds the code (a literal that stays the same on every machine and in srcad's disk cache),
+    or that file's name when it is not a module's."""
+    import sys
+
     from .runtime import require_real
 
     error = _complex_refusal(rule, bound)
-    where = [A.load(refs("source_file", error.filename)), A.const(error.lineno)] if isinstance(
-        error, SyntaxError) else [A.const(None), A.const(None)]
-    args = where + [A.const(describe(rule.key))] + [A.load(n) for n in names]
+    site = getattr(bound, "site", None)
+    fn = getattr(getattr(getattr(site, "ctx", None), "source", None), "fn", None)
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    filename = getattr(error, "filename", None)
+    where = fn.__module__ if module is not None and getattr(module, "__file__", None) == filename else filename
+    args = [A.const(where), A.const(getattr(error, "lineno", None)), A.const(describe(rule.key))]
+    args += [A.load(n) for n in names]
     return gast.Expr(value=gast.Call(func=A.load(refs("require_real", require_real)), args=args, keywords=[]))
 
 
