@@ -1,5 +1,5 @@
 """Rules the realistic corpus needed (np.fft's real n-dimensional transforms,
-scipy.signal.convolve2d/correlate2d, np.take_along_axis, scipy.special.ndtr/log_ndtr/ndtri): reverse mode (joint and pullback), forward mode, float32
+scipy.signal.convolve2d/correlate2d, np.take_along_axis, scipy.special.log_ndtr): reverse mode (joint and pullback), forward mode, float32
 arguments and second order, against finite differences. FFT programs are real-in, real-out."""
 import numpy as np
 import pytest
@@ -76,12 +76,8 @@ def f_take_along_axis_flat(m):
     return np.take_along_axis(m, np.array([5, 0, 5, 11]), None)
 
 
-def f_normal_cdf(x):
-    return special.ndtr(x) * special.log_ndtr(x - 1.0)
-
-
-def f_probit(p):
-    return special.ndtri(special.expit(p))
+def f_log_normal_cdf(x):
+    return special.log_ndtr(x) * special.log_ndtr(1.0 - x)
 
 
 CASES = [
@@ -100,8 +96,7 @@ CASES = [
     ("take_along_axis", f_take_along_axis, [R(3, 4)]),
     ("take_along_axis-broadcast", f_take_along_axis_broadcast, [R(3, 4)]),
     ("take_along_axis-flat", f_take_along_axis_flat, [R(3, 4)]),
-    ("ndtr-log_ndtr", f_normal_cdf, [R(5) * 3]),
-    ("ndtri", f_probit, [R(5)]),
+    ("log_ndtr", f_log_normal_cdf, [R(5) * 3]),
 ]
 
 
