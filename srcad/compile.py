@@ -19,6 +19,7 @@ Caches hold user functions and code objects weakly, and compilation is thread-sa
 import builtins
 import itertools
 import linecache
+import re
 import textwrap
 import threading
 import types
@@ -257,12 +258,17 @@ class Module:
             compiled = compile_function(fn, wrt, container_params)
         except _Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
+        except SrcadError as exc:
+            raise _at_the_call(exc, fn, source, node, "register_vjp") from None
         guard = self._callee_guard(fn, compiled)
         return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
     def jvp_callee(self, fn, wrt, container_params, source, node):
         """The jvp function of the user's function ``fn`` and its tangent parameter names."""
-        compiled = compile_jvp(fn, wrt, container_params, caller=(source, node))
+        try:
+            compiled = compile_jvp(fn, wrt, container_params, caller=(source, node))
+        except SrcadError as exc:
+            raise _at_the_call(exc, fn, source, node, "register_jvp") from None
         return self._callee_function(self._callee_guard(fn, compiled), 0), compiled.tangent_params
 
     def _callee_guard(self, fn, compiled):
@@ -312,6 +318,36 @@ class Module:
         factory = self.factory([joint_source, forward_source, backward_source], names)
         return Generated(base, joint_source, forward_source, backward_source, factory, dict(self.closure),
                          inherited=list(self.inherited), resolved=self.resolved())
+
+
+def _installed(filename):
+    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
+    import os
+    import sysconfig
+
+    if not filename or filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    if {"site-packages", "dist-packages"} & set(path.split(os.sep)):
+        return True
+    roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
+    return any(path.startswith(os.path.realpath(r) + os.sep) for r in roots)
+
+
+def _at_the_call(exc, fn, source, node, register):
+    """An error met inside an installed library's source, raised instead at the user's call of
+    that library function (what they can act on: a rule for the function they called)."""
+    code = getattr(unwrap(fn), "__code__", None)
+    if code is None or not _installed(code.co_filename) or _installed(source.filename):
+        return exc
+    from .registry import describe
+
+    name = describe(fn)
+    cause = re.split(r"; |\. (?=[A-Z])", str(exc).splitlines()[0])[0]  # where and why, not its advice
+    return source.syntax_error(
+        f"{name} could not be differentiated through its source: {cause}; register a rule with "
+        f"srcad.extend.{register}({name}) (or srcad.stop_gradient around the call if no derivative "
+        "should flow through it)", node)
 
 
 def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):

@@ -257,6 +257,11 @@ HYGIENE_CALLS = [
     (np.fft.ifft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
     (np.fft.fftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
     (np.fft.ifftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.rfft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.take_along_axis, [R(3, 4), np.array([[0, 2], [1, 1], [3, 0]]), 1], {}, (0,), None),
+    (np.fft.rfftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
+    (np.fft.irfft2, [R(3, 4), (3, 5)], {}, (0,), "{fn}({0}, {1})"),
+    (np.fft.irfftn, [R(3, 4), (3, 6), (0, 1)], {}, (0,), "{fn}({0}, {1}, {2})"),
     (np.fft.fftshift, [R(5)], {}, (0,), None),
     (np.fft.ifftshift, [R(5)], {}, (0,), None),
 ]

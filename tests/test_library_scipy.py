@@ -695,6 +695,7 @@ HYGIENE_CALLS = _stats_calls() + [
     (special.erfinv, [unit(3) - 0.5], {}, (0,), None),
     (special.erfcinv, [unit(3)], {}, (0,), None),
     (special.erfcx, [R(3)], {}, (0,), None),
+    (special.log_ndtr, [R(3)], {}, (0,), None),
     (special.log_expit, [R(3)], {}, (0,), None),
     (special.rgamma, [positive(3)], {}, (0,), None),
     (special.entr, [positive(3)], {}, (0,), None),
@@ -734,6 +735,8 @@ HYGIENE_CALLS = _stats_calls() + [
     (signal.convolve, [R(6), R(3)], {"mode": "same"}, (0, 1), None),
     (signal.correlate, [R(6), R(3)], {"mode": "valid"}, (0, 1), None),
     (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),
+    (signal.convolve2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
+    (signal.correlate2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
     (optimize.rosen, [R(4)], {}, (0,), None),
     (optimize.rosen_der, [R(4)], {}, (0,), None),
 ]

@@ -122,6 +122,7 @@ EXTRA_CALLS = [
     (numpy_indexing.pad_grad, [R(7), R(3), 2, "reflect", "even"], {}, (0,), None),
     (numpy_indexing.diagonal_grad, [R(2), R(3, 3), 1, 0, 1], {}, (0,), None),
     (numpy_indexing.take_grad, [R(4), R(2, 3), [0, 5, 5, 1], None, "raise"], {}, (0,), None),
+    (numpy_indexing.take_along_axis_grad, [R(3, 2), R(3, 4), np.array([[0, 2], [1, 1], [3, 0]]), 1], {}, (0,), None),
     (numpy_products.convolve_grad, [R(5), R(3), R(3), "full", 1], {}, (0, 1), None),
     (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),

@@ -50,6 +50,7 @@ from ..template import bind, instantiate
 from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
 from .jumps import is_break_guard
+from .reverse_calls import refuse_derivative_call
 from .resolve_calls import method_call
 
 ZERO, OWNED, SHARED = "zero", "owned", "shared"
@@ -340,6 +341,7 @@ class _Forward:
         if registry.is_nondifferentiable(obj):
             return [s]
         if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
+            refuse_derivative_call(self.source, obj, callee.name, A.anno(s, "origin") or s)
             return self.user_call(var, s, _user_function(obj))
         return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)
 

@@ -32,6 +32,7 @@ a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 ['v']
 """
 import contextlib
+import copy
 import inspect
 import threading
 import types
@@ -212,6 +213,8 @@ class _Flow:
             if obj is runtime.copy_value:
                 copied = self.memory(state, call.args[0])
                 return Memory(new, copied.inner, copied.array)
+            if obj is copy.deepcopy and len(call.args) == 1:  # new memory all the way down
+                return Memory(new, frozenset(), self.memory(state, call.args[0]).array)
             if is_in(obj, RETURNS_ARGUMENTS) and len(call.args) > max(RETURNS_ARGUMENTS[obj]):
                 shared = [self.memory(state, call.args[k]) for k in RETURNS_ARGUMENTS[obj]]
                 return Memory(frozenset().union(*(m.own for m in shared)) | new,

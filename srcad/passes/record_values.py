@@ -34,6 +34,7 @@ class _Sharing:
 
     def __init__(self, fwd, params):
         self.sharers = {}  # update site id -> {name sharing the updated memory: needs a deep copy}
+        self.stale = {}  # update site id -> {name an earlier update made stale: that update's site id}
         self.saved = {}  # name site id -> memory of the value it saves
         self.callee_args = {}  # id of ``y, saved = f_forward(...)`` -> {argument: its memory}
         self.mutated = memory_flow(fwd, params, self.note)
@@ -43,6 +44,8 @@ class _Sharing:
         if site is not None and site.kind in ("subscript", "append") and site.var in state.names:
             own = state.names[site.var].own
             self.sharers[site.id] = {n: bool(state.names[n].inner & own) for n in sharing(state, site.var)}
+            earlier = {n: A.anno(update, "site") for n, (_, update, _) in state.stale.items()}
+            self.stale[site.id] = {n: u.id for n, u in earlier.items() if u is not None and u.kind == "subscript"}
         elif site is not None and site.kind == "name" and site.var in state.names:
             self.saved[site.id] = state.names[site.var]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Call):
@@ -71,6 +74,24 @@ def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
             copied |= any(n is not a for n, a in zip(new, s.value.args))
             s.value.args = new
     return copied
+
+
+def _copy_before_first_update(snapshots, facts):
+    """A name copied before an update because the reverse sweep reads it later may already be
+    stale there: an earlier update changed its memory (``w = u[1]; u[0] = w; u[-1] = ...``,
+    where the reverse sweep reads ``w``). Copy it before that earlier update too, so no copy
+    reads memory changed under it (what the aliasing check refuses when the adjoint is
+    differentiated again)."""
+    changed = True
+    while changed:
+        changed = False
+        for site_id, names in list(snapshots.items()):
+            for name in list(names):
+                first = facts.stale.get(site_id, {}).get(name)
+                if first is not None and name not in snapshots.get(first, ()):
+                    snapshots.setdefault(first, set()).add(name)
+                    facts.sharers.setdefault(first, {})[name] = facts.sharers[site_id][name]
+                    changed = True
 
 
 def _finish_with_entry_values(fwd, rev, params, refs, namer):
@@ -159,6 +180,7 @@ def record_values(node, refs):
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
+    _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
     def snapshot(site):

@@ -117,6 +117,10 @@ def resolve_calls(node, source, local_functions=()):
             if made is not None:  # srcad.grad(h)(x): the function srcad.grad(h) makes
                 set_anno(call, "callee", Callee("object", obj=_readable(made), name=type(made).__name__))
                 continue
+            if _transform_of_a_local(call.func, source, locals_):
+                raise source.syntax_error(
+                    "srcad differentiates srcad.grad(h)(...) inside differentiated code only for a function h "
+                    "defined at module level (srcad reads it when compiling); move h out of this function", call)
             raise source.syntax_error(
                 "srcad cannot tell which function this call calls; call a named function", call
             )
@@ -213,6 +217,19 @@ def _readable(obj):
     generated adjoint (``__srcad_source__``), whose source is registered with linecache."""
     make = getattr(obj, "__srcad_source__", None)
     return make() if make is not None else obj
+
+
+def _transform_of_a_local(func, source, locals_):
+    """Is ``func`` a call of a static transform (``srcad.grad``) on a local function?"""
+    if not isinstance(func, gast.Call) or not func.args:
+        return False
+    parts = _dotted(func.func)
+    try:
+        transform = _lookup(parts, source) if parts is not None and parts[0] not in locals_ else None
+    except (KeyError, AttributeError):
+        return False
+    arg = _dotted(func.args[0])
+    return getattr(transform, "__srcad_static__", False) and arg is not None and arg[0] in locals_
 
 
 def _static_call(func, source, locals_):

@@ -43,6 +43,20 @@ def is_python_function(obj):
     return isinstance(obj, types.FunctionType)
 
 
+def refuse_derivative_call(source, obj, name, node):
+    """A derivative srcad made (``srcad.adjoint(f)``, ``srcad.value_and_grad(f)``, ``D.grad``)
+    is not ``f``: refuse to differentiate a call to it, rather than read the wrong source."""
+    from .. import api
+
+    made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
+    made = made or (isinstance(obj, types.FunctionType) and obj.__code__.co_filename == api.__file__)
+    if made:
+        raise source.syntax_error(
+            f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
+            "the code calls srcad.grad(f)(...) directly. Write that, or wrap the call in "
+            "srcad.stop_gradient if no derivative should flow through it", node)
+
+
 class Calls:
     """The call handling of ``_Reverse``."""
 
@@ -123,17 +137,7 @@ class Calls:
         return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
 
     def refuse_derivative_call(self, obj, name, node):
-        """A derivative srcad made (``srcad.adjoint(f)``, ``D.grad``) is not ``f``: refuse to
-        differentiate a call to it, rather than read the wrong source."""
-        from .. import api
-
-        made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
-        made = made or (isinstance(obj, types.FunctionType) and obj.__code__.co_filename == api.__file__)
-        if made:
-            raise self.source.syntax_error(
-                f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
-                "the code calls srcad.grad(f)(...) directly. Write that, or wrap the call in "
-                "srcad.stop_gradient if no derivative should flow through it", node)
+        refuse_derivative_call(self.source, obj, name, node)
 
     def apply(self, table, key, var, args, keywords, s, what):
         rule = registry.lookup(table, key)

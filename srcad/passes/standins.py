@@ -37,7 +37,7 @@ _FROM_SHAPES.update(dict.fromkeys(_names("full"), (1,)))
 _FROM_SHAPES.update(dict.fromkeys(_names("where", "clip"), (0, 1, 2)))
 _FROM_SHAPES.update(dict.fromkeys(_names("norm", module=np.linalg), (0,)))
 _FROM_SHAPES.update(dict.fromkeys(_names("fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "fftn", "ifftn", "fftshift",
-                                         "ifftshift", module=np.fft), (0,)))  # their complex dtype guards rules
+                                         "ifftshift", "rfft2", "rfftn", "irfft2", "irfftn", module=np.fft), (0,)))  # their complex dtype guards rules
 # of these, only the result's shape is asked: their integers are exact, not stand-ins
 _SHAPE_QUERIES = _names("shape", "ndim", "size") | {builtins.len}
 _FROM_SHAPES[builtins.len] = (0,)

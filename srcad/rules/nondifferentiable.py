@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 
-from .. import runtime
 from ..registry import register_nondifferentiable
 
 _numpy = [
@@ -32,7 +31,7 @@ register_nondifferentiable(
 )
 register_nondifferentiable(
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance, builtins.type,
-    builtins.print, builtins.str, builtins.repr, builtins.round, runtime.real_constant,
+    builtins.print, builtins.str, builtins.repr, builtins.round,
     builtins.hasattr, builtins.id, builtins.hash, builtins.any, builtins.all,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose, math.factorial, math.comb, math.perm, math.gcd,
 )

@@ -10,7 +10,9 @@ that pads or cuts the input is undone by cutting or padding the cotangent.
 ``rfft`` keeps half the spectrum: its adjoint zero-pads the cotangent to the full spectrum.
 ``irfft`` reads a half spectrum as a Hermitian one, which counts the interior frequencies
 twice and ignores the imaginary parts of the first and (for even n) last: its adjoint is the
-``rfft`` of the cotangent, interior frequencies doubled.
+``rfft`` of the cotangent, interior frequencies doubled. ``rfftn``/``rfft2`` halve the last
+transformed axis only (``fftn`` over the others), and ``irfftn``/``irfft2`` undo that: their
+adjoints are the same with the half axis last.
 
 srcad's other rules differentiate real values: keep complex values between the transforms
 and ``np.abs``, ``np.real``, ``np.imag``, ``np.conj`` (real-in, real-out programs).
@@ -81,6 +83,17 @@ def rfft_grad(g, x, n, axis, norm):
     return np.real(resized(back, np.shape(x)[axis], axis))
 
 
+def rfftn_grad(g, x, s, axes, norm, default_axes):
+    """The adjoint of ``x`` in ``rfftn(x, s, axes, norm)``: the half spectrum zero-padded along
+    the last transformed axis, then the adjoint of the full ``fftn``."""
+    axes = transform_axes(x, s, axes, default_axes)
+    length = np.shape(x)[axes[-1]] if s is None else s[-1]
+    back = np.fft.ifftn(resized(g, length, axes[-1]), axes=axes, norm=DUAL_NORM[norm])
+    for axis in axes:
+        back = resized(back, np.shape(x)[axis], axis)
+    return np.real(back)
+
+
 def hermitian_weights(half, n, axis, ndim):
     """``1, 2, ..., 2, 1`` (last 1 only for even ``n``): how often ``irfft`` counts each of the
     ``half`` frequencies, shaped to broadcast along ``axis``."""
@@ -102,6 +115,19 @@ def irfft_grad(g, x, n, axis, norm):
     half = np.fft.rfft(g, axis=axis, norm=DUAL_NORM[norm])
     half = half * hermitian_weights(half.shape[axis], length, axis % np.ndim(half), np.ndim(half))
     return like_input(resized(half, np.shape(x)[axis], axis), x)
+
+
+def irfftn_grad(g, x, s, axes, norm, default_axes):
+    """The adjoint of the half spectrum ``x`` in ``irfftn(x, s, axes, norm)``: ``rfftn`` of the
+    cotangent with the Hermitian weights along the last axis, cut or padded to ``x``."""
+    axes = transform_axes(x, s, axes, default_axes)
+    length = 2 * (np.shape(x)[axes[-1]] - 1) if s is None else s[-1]
+    half = np.fft.rfftn(g, axes=axes, norm=DUAL_NORM[norm])
+    last = axes[-1] % np.ndim(half)
+    half = half * hermitian_weights(half.shape[last], length, last, np.ndim(half))
+    for axis in axes:
+        half = resized(half, np.shape(x)[axis], axis)
+    return like_input(half, x)
 
 
 @register_vjp(np.fft.fft)
@@ -184,6 +210,46 @@ def ifft2_jvp(y, a, s=None, axes=(-2, -1), norm=None, out=None):
     t[y] += np.fft.ifft2(t[a], s, axes, norm)
 
 
+@register_vjp(np.fft.rfftn)
+def rfftn(y, a, s=None, axes=None, norm=None, out=None):
+    d[a] += rfftn_grad(d[y], a, s, axes, norm, None)
+
+
+@register_jvp(np.fft.rfftn)
+def rfftn_jvp(y, a, s=None, axes=None, norm=None, out=None):
+    t[y] += np.fft.rfftn(t[a], s, axes, norm)
+
+
+@register_vjp(np.fft.rfft2)
+def rfft2(y, a, s=None, axes=(-2, -1), norm=None, out=None):
+    d[a] += rfftn_grad(d[y], a, s, axes, norm, (-2, -1))
+
+
+@register_jvp(np.fft.rfft2)
+def rfft2_jvp(y, a, s=None, axes=(-2, -1), norm=None, out=None):
+    t[y] += np.fft.rfft2(t[a], s, axes, norm)
+
+
+@register_vjp(np.fft.irfftn)
+def irfftn(y, a, s=None, axes=None, norm=None, out=None):
+    d[a] += irfftn_grad(d[y], a, s, axes, norm, None)
+
+
+@register_jvp(np.fft.irfftn)
+def irfftn_jvp(y, a, s=None, axes=None, norm=None, out=None):
+    t[y] += np.fft.irfftn(t[a], s, axes, norm)
+
+
+@register_vjp(np.fft.irfft2)
+def irfft2(y, a, s=None, axes=(-2, -1), norm=None, out=None):
+    d[a] += irfftn_grad(d[y], a, s, axes, norm, (-2, -1))
+
+
+@register_jvp(np.fft.irfft2)
+def irfft2_jvp(y, a, s=None, axes=(-2, -1), norm=None, out=None):
+    t[y] += np.fft.irfft2(t[a], s, axes, norm)
+
+
 @register_vjp(np.fft.fftshift)
 def fftshift(y, x, axes=None):
     d[x] += np.fft.ifftshift(d[y], axes)
@@ -206,11 +272,12 @@ def ifftshift_jvp(y, x, axes=None):
 
 # the rules above, and those of srcad's other modules that are right for complex values too
 register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2,
-                      np.fft.ifft2, np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs,
+                      np.fft.ifft2, np.fft.rfftn, np.fft.rfft2, np.fft.irfftn, np.fft.irfft2,
+                      np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs,
                       np.conjugate, gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum,
                       # the derivatives above call these, and second order differentiates them
                       # through their source: they are linear, so that is right for complex values
-                      resized, like_input, fft_grad, fftn_grad, rfft_grad, irfft_grad,
+                      resized, like_input, fft_grad, fftn_grad, rfft_grad, irfft_grad, rfftn_grad, irfftn_grad,
                       # linear maps with real coefficients act on real and imaginary parts alike
                       # (each checked in tests/test_complex_values.py)
                       np.asarray, np.array, np.copy, np.reshape, np.transpose, np.ravel, np.concatenate, np.stack,

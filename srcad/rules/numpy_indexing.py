@@ -210,6 +210,52 @@ def take_jvp(y, a, indices, axis=None, out=None, mode="raise"):
     t[y] += np.take(t[a], indices, axis, mode=mode)
 
 
+def along_axis_index(shape, indices, axis):
+    """The full index that ``np.take_along_axis(a, indices, axis)`` reads ``a`` (of ``shape``)
+    with: ``indices`` along ``axis``, broadcast ranges along the others."""
+    indices = np.asarray(indices)
+    axis = axis % len(shape)
+    out = [max(n, m) if i != axis else m for i, (n, m) in enumerate(zip(shape, indices.shape))]
+    ranges = [np.arange(n).reshape([-1 if j == i else 1 for j in range(len(out))]) for i, n in enumerate(out)]
+    return tuple(indices if i == axis else np.broadcast_to(r, out) for i, r in enumerate(ranges))
+
+
+register_nondifferentiable(along_axis_index, reason="it builds an integer index")
+
+
+def take_along_axis_grad(g, a, indices, axis):
+    """The adjoint of ``np.take_along_axis(a, indices, axis)``: repeated indices add up."""
+    shape = np.shape(a)
+    if axis is None:
+        flat = grad_zeros(int(np.prod(shape)), g)
+        np.add.at(flat, np.asarray(indices), g)
+        return flat.reshape(shape)
+    out = grad_zeros(shape, g)
+    np.add.at(out, along_axis_index(shape, indices, axis), g)
+    return out
+
+
+# generated adjoints call take_along_axis_grad: the scatter-add is undone by taking again
+@register_vjp(take_along_axis_grad)
+def take_along_axis_grad_vjp(r, g, a, indices, axis):
+    d[g] += np.reshape(np.take_along_axis(d[r], indices, axis), np.shape(g))
+
+
+@register_jvp(take_along_axis_grad)
+def take_along_axis_grad_jvp(r, g, a, indices, axis):
+    t[r] += take_along_axis_grad(t[g], a, indices, axis)
+
+
+@register_vjp(np.take_along_axis)
+def take_along_axis(y, arr, indices, axis=-1):
+    d[arr] += take_along_axis_grad(d[y], arr, indices, axis)
+
+
+@register_jvp(np.take_along_axis)
+def take_along_axis_jvp(y, arr, indices, axis=-1):
+    t[y] += np.take_along_axis(t[arr], indices, axis)
+
+
 # ---- differences ----------------------------------------------------------------------------
 
 def _diff_pieces(a, axis, prepend, append):

@@ -22,6 +22,7 @@ from .numpy_elementwise import broadcast_like
 
 register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
+register_nondifferentiable(runtime.real_constant, reason="it checks a value is real")
 
 
 # ---- values passed through ---------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Rules for ``scipy.signal`` convolutions and ``scipy.optimize``'s Rosenbrock function,
 reverse (vjp) and forward (jvp).
 
-``convolve``, ``correlate`` and ``fftconvolve`` (without ``axes``) are bilinear: a tangent
+``convolve``, ``correlate``, ``fftconvolve`` (without ``axes``) and ``convolve2d``/``correlate2d``
+(zero-filled boundary) are bilinear: a tangent
 convolves each tangent with the other operand, and the adjoint of one operand correlates the
 cotangent, placed where the ``mode``'s output sits in the full convolution, with the other
 (``valid`` over the full size). ``fftconvolve(axes=...)`` is refused.
@@ -17,16 +18,17 @@ except ImportError:  # SciPy is not a dependency of srcad
     signal = None
 
 
-def full_cotangent(g, in1, in2, mode):
+def full_cotangent(g, in1, in2, mode, round_up=0):
     """``g``, the cotangent of the ``mode`` output, zero-padded to the full convolution's shape
-    (the ``same`` and ``valid`` outputs are its centred parts)."""
+    (the ``same`` and ``valid`` outputs are its centred parts; ``correlate2d`` centres an odd
+    surplus one later: ``round_up=1``)."""
     g = np.asarray(g)
     full = [a + b - 1 for a, b in zip(np.shape(in1), np.shape(in2))]
     if mode == "full":
         return g
     if mode not in ("same", "valid"):
         raise UnsupportedCaseError(f"srcad does not differentiate convolutions with mode={mode!r}")
-    starts = [(f - n) // 2 for f, n in zip(full, g.shape)]
+    starts = [(f - n + round_up) // 2 for f, n in zip(full, g.shape)]
     return np.pad(g, [(s, f - n - s) for s, f, n in zip(starts, full, g.shape)])
 
 
@@ -40,6 +42,23 @@ def correlate_grad(g, in1, in2, mode, which):
     """``correlate(in1, in2) = convolve(in1, flip(in2))``: the adjoint through the flip."""
     flipped = np.flip(in2)
     grad = convolve_grad(g, in1, flipped, mode, which)
+    return grad if which == 0 else np.flip(grad)
+
+
+def zero_filled(mode, boundary, fillvalue):
+    """``mode``, after refusing the boundaries that make ``convolve2d`` not bilinear."""
+    if boundary not in ("fill", "pad") or fillvalue != 0:
+        raise UnsupportedCaseError("srcad differentiates scipy.signal.convolve2d and correlate2d with "
+                                   "boundary='fill' and fillvalue=0 only")
+    return mode
+
+
+def correlate2d_grad(g, in1, in2, mode, which):
+    """The adjoint of ``in1`` (which=0) or ``in2`` (which=1) in ``correlate2d(in1, in2, mode)``:
+    the full correlation is ``convolve(in1, flip(in2))``, its ``same`` part centred one later."""
+    flipped = np.flip(in2)
+    full = full_cotangent(g, in1, flipped, mode, 1)
+    grad = signal.correlate(full, flipped if which == 0 else in1, mode="valid")
     return grad if which == 0 else np.flip(grad)
 
 
@@ -88,6 +107,26 @@ if signal is not None:
     def correlate_jvp(y, in1, in2, mode="full", method="auto"):
         t[y] += signal.correlate(t[in1], in2, mode=mode)
         t[y] += signal.correlate(in1, t[in2], mode=mode)
+
+    @register_vjp(signal.convolve2d)
+    def convolve2d(y, in1, in2, mode="full", boundary="fill", fillvalue=0):
+        d[in1] += convolve_grad(d[y], in1, in2, zero_filled(mode, boundary, fillvalue), 0)
+        d[in2] += convolve_grad(d[y], in1, in2, zero_filled(mode, boundary, fillvalue), 1)
+
+    @register_jvp(signal.convolve2d)
+    def convolve2d_jvp(y, in1, in2, mode="full", boundary="fill", fillvalue=0):
+        t[y] += signal.convolve2d(t[in1], in2, mode=zero_filled(mode, boundary, fillvalue))
+        t[y] += signal.convolve2d(in1, t[in2], mode=zero_filled(mode, boundary, fillvalue))
+
+    @register_vjp(signal.correlate2d)
+    def correlate2d(y, in1, in2, mode="full", boundary="fill", fillvalue=0):
+        d[in1] += correlate2d_grad(d[y], in1, in2, zero_filled(mode, boundary, fillvalue), 0)
+        d[in2] += correlate2d_grad(d[y], in1, in2, zero_filled(mode, boundary, fillvalue), 1)
+
+    @register_jvp(signal.correlate2d)
+    def correlate2d_jvp(y, in1, in2, mode="full", boundary="fill", fillvalue=0):
+        t[y] += signal.correlate2d(t[in1], in2, mode=zero_filled(mode, boundary, fillvalue))
+        t[y] += signal.correlate2d(in1, t[in2], mode=zero_filled(mode, boundary, fillvalue))
 
     @register_vjp(optimize.rosen)
     def rosen(y, x):

@@ -151,6 +151,11 @@ if special is not None:
     def log_expit(y, x):
         return special.expit(-x)
 
+    # (ndtr and ndtri are left to users: docs/extending.md registers them as its examples)
+    @register_elementwise(special.log_ndtr)
+    def log_ndtr(y, x):
+        return np.exp(-0.5 * x * x - y) / np.sqrt(2 * np.pi)  # φ(x) / Φ(x), stable for x ≪ 0
+
     @register_elementwise(special.rgamma)
     def rgamma(y, x):
         return -y * special.digamma(x)

@@ -1,0 +1,89 @@
+"""Second order where first order works: the constructs issue 10 lists (``np.array`` of
+scalars, stacking, kron, cross, sort, repeat with an axis, diff, max over an axis, fancy
+indexing inside a helper, calls to user functions), and a boundary row copied from its
+neighbour inside a loop (``u[0] = u[1]``), whose first-order adjoint copied a view after the
+memory under it had changed, which the aliasing check refused when the adjoint was
+differentiated again."""
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import check_grads, check_jvp
+
+
+def neumann_boundaries(u0, kappa):
+    u = u0.copy()
+    for n in range(3):
+        un = u.copy()
+        u[1:-1] = un[1:-1] + kappa * (un[2:] - 2 * un[1:-1] + un[:-2])
+        u[0] = u[1]
+        u[-1] = u[-2]
+    return np.sum(u ** 3)
+
+
+def rows_shifted(m):
+    a = m.copy()
+    a[0, :] = a[1, :]
+    a[2, :] = a[1, :] * 2.0
+    return np.sum(np.sin(a))
+
+
+CASES = [(neumann_boundaries, (np.linspace(-1.0, 1.0, 6) ** 2, 0.2), (0, 1)),
+         (rows_shifted, (np.arange(12.0).reshape(3, 4) / 7.0,), 0)]
+
+
+@pytest.mark.parametrize("fun, args, wrt", CASES, ids=[c[0].__name__ for c in CASES])
+def test_second_order_of_updates_through_neighbouring_views(fun, args, wrt):
+    check_grads(fun, args, wrt=wrt)
+    check_jvp(srcad.grad(fun, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
+    check_grads(srcad.grad(fun, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
+
+
+def array_of_scalars(x):
+    a = np.array([x[0] * x[1], np.sin(x[2]), x[0] ** 2])
+    return np.sum(a ** 3)
+
+
+def stacked(x):
+    return np.sum(np.vstack([x, x ** 2]) ** 2) + np.sum(np.hstack([x, np.cos(x)]) ** 3)
+
+
+def kron_cross(x):
+    m = x.reshape(2, 2)
+    return np.sum(np.kron(m, m ** 2) ** 2) + np.sum(np.cross(x[:3], x[1:] ** 2) ** 2)
+
+
+def sorted_repeated(x):
+    r = np.repeat(x.reshape(2, 2), 2, axis=1)
+    return np.sum(np.sort(x) ** 3 * np.arange(4)) + np.sum(r ** 3 * np.arange(8).reshape(2, 4))
+
+
+def differences_and_maxima(x):
+    return np.sum(np.diff(x ** 2) ** 3) + np.sum(np.max(x.reshape(2, 2) ** 3, axis=0) ** 2)
+
+
+def gather(x, idx):
+    return x[idx] ** 2
+
+
+def fancy_in_helper(x):
+    return np.sum(gather(x, np.array([0, 2, 2, 3])) ** 2) + np.sum(x[[1, 1, 0]] ** 3)
+
+
+def energy(x):
+    return np.sum(np.sin(x) ** 2)
+
+
+def calls_user_function(x):
+    return energy(x * 2) + energy(x) ** 2
+
+
+CONSTRUCTS = [array_of_scalars, stacked, kron_cross, sorted_repeated, differences_and_maxima, fancy_in_helper,
+              calls_user_function]
+
+
+@pytest.mark.parametrize("fun", CONSTRUCTS, ids=[f.__name__ for f in CONSTRUCTS])
+def test_second_order_of_issue_10_constructs(fun):
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    check_jvp(srcad.grad(fun), (x,), rtol=1e-4, atol=1e-6)
+    check_grads(srcad.grad(fun), (x,), rtol=1e-4, atol=1e-6)
