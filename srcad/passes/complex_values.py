@@ -64,7 +64,7 @@ _REAL_DTYPES = {float, int, bool, np.float64, np.float32, np.float16, np.int64, 
 def check_complex(node, source, ref, mode="rev"):
     """Refuse (``SrcadSyntaxError`` at the user's line) every active statement that would apply
     a derivative not right for complex values to one that may be complex, and insert
-    ``runtime.real_constant(value, message)`` before each active statement that reads a value
+    ``runtime.real_constant(value, message)`` before each such statement that reads a value
     srcad does not compute (a global, an attribute, an inactive call's result) unless it is
     surely real. ``ref(name, obj)`` names an object in generated code; ``mode`` is ``"rev"`` or
     ``"fwd"`` (forward mode also takes holomorphic functions' rules, ``f'(z) · dz``)."""
@@ -72,7 +72,10 @@ def check_complex(node, source, ref, mode="rev"):
     statements = [s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While))]
     local = A.names_stored(node) | {a.id for a in node.args.args}
     complex_names = _may_be_complex(statements, source, local)
+    complex_names |= {n for s in statements for n in _operands(s)
+                      if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
     unverified = _unverified(statements, active, local, source)
+    needs_real = set()  # statements whose operands srcad does not compute must be real when they run
     for s in statements:
         target = _target(s)
         operands = _operands(s)
@@ -80,14 +83,16 @@ def check_complex(node, source, ref, mode="rev"):
         if target is None or not (target & active or operands & varied):
             continue
         operation = _operation(s)
-        if (operands | target) & complex_names and not _right_for_complex(operation, mode) \
-                and not _scaled_by_real_constant(s, operation, complex_names, active):
+        if _right_for_complex(operation, mode):
+            continue
+        if (operands | target) & complex_names and not _scaled_by_real_constant(s, operation, complex_names, active):
             raise source.syntax_error(
                 f"srcad differentiates complex values only through {registry.COMPLEX_SAFE_SUMMARY}; "
                 f"{_describe(operation)} here may have a complex operand or result: take np.real or "
                 "np.imag (or np.abs) of the complex value first, or differentiate its real and imaginary "
                 "parts as separate real arrays", A.anno(s, "origin") or s)
-    _insert_checks(node, active, {n: v for n, v in unverified.items() if n not in complex_names}, source, ref)
+        needs_real.add(id(s))
+    _insert_checks(node, needs_real, unverified, source, ref)
     return node
 
 
@@ -249,7 +254,7 @@ def _known_real(obj):
             or registry.is_nondifferentiable(obj))
 
 
-def _insert_checks(node, active, names, source, ref):
+def _insert_checks(node, needs_real, names, source, ref):
     if not names:
         return
     check = ref("real_constant", runtime.real_constant)
@@ -260,8 +265,7 @@ def _insert_checks(node, active, names, source, ref):
             for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
                 if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
                     visit(inner)
-            target = _target(s)
-            if target is not None and target & active:
+            if id(s) in needs_real:
                 for name in sorted(_operands(s) & set(names)):
                     origin = A.anno(s, "origin") or s
                     where = f"{source.filename}:{getattr(origin, 'lineno', '?')}"
