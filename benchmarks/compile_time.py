@@ -2,6 +2,7 @@
 
     python benchmarks/compile_time.py                 # best-of-N first-use times
     python benchmarks/compile_time.py --profile 250   # cProfile of one 250-line first use
+    python benchmarks/compile_time.py --stages 250    # milliseconds per pipeline stage
 
 The functions are written to a temporary module (srcad reads source files) and mix what
 real numeric code does: straight-line vector arithmetic and reductions, matrix products,
@@ -96,16 +97,57 @@ def arguments():
     return rng.standard_normal(5), rng.standard_normal((5, 5)) * 0.3, 0.7
 
 
-def first_use(fn):
+def first_use(fn, clock=time.perf_counter):
     """Seconds for transform + compile + first call of the adjoint, with srcad's caches empty."""
     import srcad
     from srcad import compile as srcad_compile
 
     srcad_compile._CACHE.clear()
     args = arguments()
-    start = time.perf_counter()
+    start = clock()
     srcad.differentiable(fn, wrt=(0, 1)).adjoint(*args)
-    return time.perf_counter() - start
+    return clock() - start
+
+
+def stage_times(fn, repeats):
+    """CPU seconds per pipeline stage (best of ``repeats`` first uses; nested: a callee's
+    stages are part of the caller's ``reverse`` too). CPU time, not wall time, so other
+    processes on a busy machine do not blur the comparison."""
+    from srcad import compile as srcad_compile
+    from srcad import pipeline
+
+    totals = {}
+
+    def timed(name, run):
+        def wrapper(*args, **kwargs):
+            start = time.process_time()
+            try:
+                return run(*args, **kwargs)
+            finally:
+                totals[name] = totals.get(name, 0.0) + time.process_time() - start
+        return wrapper
+
+    def stages(make):
+        return lambda *args: [(name, timed(name, stage)) for name, stage in make(*args)]
+
+    originals = (pipeline._stages, pipeline._forward_stages, pipeline.codegen, srcad_compile._load,
+                 srcad_compile.module_attribute_guards, pipeline.check_source_is_code)
+    pipeline._stages, pipeline._forward_stages = stages(originals[0]), stages(originals[1])
+    pipeline.codegen = timed("codegen", originals[2])
+    srcad_compile._load = timed("compile", originals[3])
+    srcad_compile.module_attribute_guards = timed("attribute guards", originals[4])
+    pipeline.check_source_is_code = timed("check_source_is_code", originals[5])
+    best = {}
+    try:
+        for _ in range(repeats):
+            totals.clear()
+            total = first_use(fn, time.process_time)
+            for name, seconds in list(totals.items()) + [("total", total)]:
+                best[name] = min(best.get(name, seconds), seconds)
+    finally:
+        (pipeline._stages, pipeline._forward_stages, pipeline.codegen, srcad_compile._load,
+         srcad_compile.module_attribute_guards, pipeline.check_source_is_code) = originals
+    return best
 
 
 def main():
@@ -115,8 +157,15 @@ def main():
     parser.add_argument("--profile", type=int, help="profile one first use of a function this long")
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sort", default="tottime")
+    parser.add_argument("--stages", type=int, help="time each stage of a function this long")
     opts = parser.parse_args()
     os.environ.pop("SRCAD_CACHE_DIR", None)
+    if opts.stages:
+        fn = load(opts.stages)
+        first_use(fn)
+        for name, seconds in sorted(stage_times(fn, opts.repeats).items(), key=lambda item: -item[1]):
+            print(f"{name:34s} {seconds * 1e3:8.1f} ms")
+        return
     if opts.profile:
         fn = load(opts.profile)
         first_use(fn)  # warm imports and rule tables
@@ -131,10 +180,11 @@ def main():
     first_use(load(15, seed=99))  # imports and rule tables are not part of a function's first use
     for lines in map(int, opts.sizes.split(",")):
         fn = load(lines)
-        best = min(first_use(fn) for _ in range(opts.repeats))
+        wall = min(first_use(fn) for _ in range(opts.repeats))
+        cpu = min(first_use(fn, time.process_time) for _ in range(opts.repeats))
         target = TARGETS.get(lines)
         note = f"  (target {target * 1e3:.0f} ms)" if target else ""
-        print(f"{lines:4d} lines: {best * 1e3:8.1f} ms{note}", flush=True)
+        print(f"{lines:4d} lines: {wall * 1e3:8.1f} ms wall, {cpu * 1e3:8.1f} ms CPU{note}", flush=True)
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ def to_source(node):
     """Python source for a gast tree, with comment markers turned into comments."""
     if isinstance(node, list):
         node = gast.Module(body=node, type_ignores=[])
-    text = astor.to_source(gast.gast_to_ast(gast.fix_missing_locations(node)))
+    text = astor.to_source(gast.gast_to_ast(node))  # astor needs no source positions
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_unescape(m.group(3), m.group(2))}", text)
 
 

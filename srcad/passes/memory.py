@@ -31,6 +31,7 @@ a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 >>> sorted(sharing(at_return[0], "y"))
 ['v']
 """
+import contextlib
 import inspect
 import threading
 import types
@@ -124,6 +125,7 @@ class _Flow:
         self.bindings = 0
         self.index_arrays = _index_arrays(stmts)  # indexing with these copies
         self.mutated = set()  # every location an in-place update may reach
+        self.allocated = set()  # statements whose ("new", id) location some value may hold
 
     # ---- values ---------------------------------------------------------------------
     def memory(self, state, atom):
@@ -316,13 +318,18 @@ class _Flow:
 
     def age(self, state, here):
         """A statement runs again: what it made before is now old memory."""
+        if here not in self.allocated:  # its first run (straight-line code): nothing to age
+            self.allocated.add(here)
+            return state
         new, old = ("new", here), ("old", here)
 
         def aged(locations):
-            return frozenset(old if loc == new else loc for loc in locations) if new in locations else locations
+            return (locations - {new}) | {old} if new in locations else locations
 
         state = state.copy()
-        state.names = {n: Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy)) for n, m in state.names.items()}
+        for n, m in state.names.items():
+            if new in m.own or new in m.inner or new in m.listy:  # only these change: no new objects for the rest
+                state.names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
         state.observed = aged(state.observed)
         return state
 
@@ -491,9 +498,23 @@ class _Flow:
 
 
 # (function, code) -> (parameters its result may share, parameters it updates in place), kept
-# only while the outermost summary is being made: a summary read later could describe
-# bindings that have since changed, and a lasting table would keep every function alive.
+# only while one analysis runs (each call site of a helper reads the same summary): a summary
+# read later could describe bindings that have since changed, and a lasting table would keep
+# every function alive.
 _SUMMARIES = threading.local()
+
+
+@contextlib.contextmanager
+def _summaries():
+    """The table of helper summaries, made by the outermost analysis and dropped after it."""
+    outermost = getattr(_SUMMARIES, "table", None) is None
+    if outermost:
+        _SUMMARIES.table = {}
+    try:
+        yield _SUMMARIES.table
+    finally:
+        if outermost:
+            _SUMMARIES.table = None
 
 
 def _plain_function(obj):
@@ -510,14 +531,8 @@ def _helper_summary(obj):
     fn = _plain_function(obj)
     if fn is None:
         return None
-    outermost = getattr(_SUMMARIES, "table", None) is None
-    if outermost:
-        _SUMMARIES.table = {}
-    try:
-        return _summarise(fn, _SUMMARIES.table)
-    finally:
-        if outermost:
-            _SUMMARIES.table = None
+    with _summaries() as table:
+        return _summarise(fn, table)
 
 
 def _summarise(fn, table):
@@ -629,7 +644,8 @@ def memory_flow(stmts, params, on_statement):
     gets every simple statement with the facts before it (``_State``). Returns the set of
     locations in-place updates may reach."""
     flow = _Flow(params, stmts, check=False, on_statement=on_statement)
-    flow.block(stmts, _State())
+    with _summaries():
+        flow.block(stmts, _State())
     return flow.mutated
 
 
@@ -649,4 +665,5 @@ def sharing(state, name):
 def check_memory(stmts, params):
     """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
     in-place update srcad cannot follow (see ``passes.aliasing``)."""
-    _Flow(params, stmts, check=True).block(stmts, _State())
+    with _summaries():
+        _Flow(params, stmts, check=True).block(stmts, _State())
