@@ -19,6 +19,8 @@ def f_adjoint(x, v=None):
     y = x * 2
     return y
 """
+import bisect
+
 import gast
 
 from .. import astutil as A
@@ -135,31 +137,43 @@ def _propagate_copies(stmts, single, adjoints, reads):
 
     ``a`` must be assigned only here and read only later in this block, and ``b`` must not
     change before the last of those reads (in the last one it may: its value is read first).
+    Linear in the block: which statements read and write each name is indexed once (renaming
+    ``a`` to ``b`` changes no statement's writes, and every question looks only forward).
     """
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
+    read_counts = [_read_counts(s) for s in stmts]  # per statement: name -> loads, nested ones included
+    readers, writers = {}, {}
+    for j, s in enumerate(stmts):
+        for name in read_counts[j]:
+            readers.setdefault(name, []).append(j)
+        for name in _written(s):
+            writers.setdefault(name, []).append(j)
+    removed = set()
+    for i, s in enumerate(stmts):
         if isinstance(s, (gast.If, gast.For, gast.While)):
             s.body = _propagate_copies(s.body, single, adjoints, reads)
             s.orelse = _propagate_copies(s.orelse, single, adjoints, reads)
-        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
                 and s.targets[0].id in single and s.value.id in adjoints):
-            a, b = s.targets[0].id, s.value.id
-            users = [j for j in range(i + 1, len(stmts)) if a in A.names_read(stmts[j])]
-            local_reads = sum(_count_reads(stmts[j], a) for j in users)
-            last = users[-1] if users else i
-            compound = isinstance(stmts[last], (gast.If, gast.For, gast.While))
-            changed = any(b in _written(stmts[j]) and not _is_copy(stmts[j], b, a)  # b = a gives b back
-                          for j in range(i + 1, last + (1 if compound else 0)))
-            if local_reads == reads.get(a, 0) and not changed:
-                for j in users:
-                    A.replace_names(stmts[j], {a: b})
-                reads[b] = reads.get(b, 0) + local_reads - 1
-                del stmts[i]
-                continue
-        i += 1
-    return [s for s in stmts if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                                     and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+            continue
+        a, b = s.targets[0].id, s.value.id
+        users = readers.get(a, [])[bisect.bisect_right(readers.get(a, []), i):]
+        local_reads = sum(read_counts[j][a] for j in users)
+        last = users[-1] if users else i
+        end = last + 1 if isinstance(stmts[last], (gast.If, gast.For, gast.While)) else last
+        b_writes = writers.get(b, [])
+        changed = any(not _is_copy(stmts[j], b, a)  # b = a gives b back
+                      for j in b_writes[bisect.bisect_right(b_writes, i):bisect.bisect_left(b_writes, end)])
+        if local_reads != reads.get(a, 0) or changed:
+            continue
+        for j in users:
+            A.replace_names(stmts[j], {a: b})
+            read_counts[j][b] = read_counts[j].get(b, 0) + read_counts[j].pop(a)
+        readers[b] = sorted(set(readers.get(b, [])) | set(users))
+        reads[b] = reads.get(b, 0) + local_reads - 1
+        removed.add(i)
+    return [s for i, s in enumerate(stmts) if i not in removed and not (
+        isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
 
 
 def _is_copy(stmt, target, source):
@@ -167,8 +181,12 @@ def _is_copy(stmt, target, source):
             and isinstance(stmt.value, gast.Name) and stmt.value.id == source)
 
 
-def _count_reads(node, name):
-    return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
+def _read_counts(node):
+    counts = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
 
 
 def _single_assignments(stmts, names):
