@@ -124,7 +124,7 @@ def comment(text):
     return gast.Expr(value=const(COMMENT_MARK + " ".join(text.split())))
 
 
-_COMMENT_LINE = re.compile(r"^(\s*)('''|\"\"\"|['\"])" + re.escape(COMMENT_MARK) + r"(.*?)\2\s*$", re.M)
+_COMMENT_LINE = re.compile(r"^(\s*)('''|\"\"\"|['\"])" + re.escape(COMMENT_MARK) + r"(.*?)\2[ \t]*$", re.M)  # not past the line's end
 
 
 def to_source(node):
