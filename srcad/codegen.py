@@ -40,7 +40,7 @@ def _read_names(stmts):
 def _mutated_in_reverse(stmts):
     """Names whose contents the reverse sweep changes in place (element restores, pops, pushes)."""
     names = set()
-    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value
             if isinstance(base, gast.Name):

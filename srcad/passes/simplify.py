@@ -38,7 +38,7 @@ def _is_comment(s):
 def _reads(stmts):
     names = set()
     for s in stmts:
-        for n in gast.walk(s):
+        for n in A.walk(s):
             if isinstance(n, gast.stmt) and _is_placeholder(n):
                 continue
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -47,7 +47,7 @@ def _reads(stmts):
 
 
 def _placeholder_vars(stmts):
-    return {A.anno(n, "restore").var for s in stmts for n in gast.walk(s)
+    return {A.anno(n, "restore").var for s in stmts for n in A.walk(s)
             if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None}
 
 
@@ -65,7 +65,7 @@ def _prune(stmts, needed, removed_sites):
     out = []
     for s in stmts:
         if isinstance(s, (gast.If, gast.For)) and _only_placeholders([s]) and not (_placeholder_vars([s]) & needed):
-            for n in gast.walk(s):
+            for n in A.walk(s):
                 if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None:
                     removed_sites.add(A.anno(n, "restore").id)
             continue
@@ -114,7 +114,7 @@ def tidy(stmts):
 def _written(stmt):
     """Names a statement rebinds or changes in place."""
     names = set()
-    for n in gast.walk(stmt):
+    for n in A.walk(stmt):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             names.add(n.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
@@ -183,7 +183,7 @@ def _is_copy(stmt, target, source):
 
 def _read_counts(node):
     counts = {}
-    for n in gast.walk(node):
+    for n in A.walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             counts[n.id] = counts.get(n.id, 0) + 1
     return counts
@@ -191,7 +191,7 @@ def _read_counts(node):
 
 def _single_assignments(stmts, names):
     counts = {}
-    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(s, gast.stmt) and not isinstance(s, (gast.If, gast.For, gast.While)):
             for name in _written(s):
                 counts[name] = counts.get(name, 0) + 1
@@ -202,7 +202,7 @@ def simplify(node):
     """Remove adjoint code without effect from the joint adjoint ``node``; see module doc."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
-    counters = {s.targets[0].id for s in gast.walk(gast.Module(body=fwd, type_ignores=[]))
+    counters = {s.targets[0].id for s in A.walk(gast.Module(body=fwd, type_ignores=[]))
                 if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
     removed_sites = set()
     while True:
@@ -212,7 +212,7 @@ def simplify(node):
         if len(removed_sites) == before:
             break
     dead_counters = counters - _reads(rev)
-    for s in gast.walk(gast.Module(body=rev, type_ignores=[])):
+    for s in A.walk(gast.Module(body=rev, type_ignores=[])):
         if isinstance(s, gast.stmt) and A.anno(s, "restore") is not None and A.anno(s, "restore").var in dead_counters:
             removed_sites.add(A.anno(s, "restore").id)
     rev = _drop_restores(rev, removed_sites)
@@ -221,7 +221,7 @@ def simplify(node):
     # an adjoint that only renames another (d_t6 = d_t7) is read under its first name
     adjoints = A.anno(node, "adjoint_names") or set()
     reads = {}
-    for n in gast.walk(gast.Module(body=rev, type_ignores=[])):
+    for n in A.walk(gast.Module(body=rev, type_ignores=[])):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             reads[n.id] = reads.get(n.id, 0) + 1
     rev = _propagate_copies(rev, _single_assignments(rev, adjoints), adjoints, reads)
