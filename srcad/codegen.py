@@ -40,7 +40,7 @@ def _read_names(stmts):
 def _mutated_in_reverse(stmts):
     """Names whose contents the reverse sweep changes in place (element restores, pops, pushes)."""
     names = set()
-    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             base = s.targets[0].value
             if isinstance(base, gast.Name):
@@ -71,23 +71,25 @@ def _pure(rhs):
     return False
 
 
-def _without_unread(fwd, rev):
+def _without_unread(fwd, rev_reads):
     """``fwd`` without assignments of pure values that nothing needs: live names are those the
-    reverse sweep or any statement with an effect reads, and what live values are made from."""
+    reverse sweep (``rev_reads``) or any statement with an effect reads, and what live values
+    are made from (a worklist: each assignment's reads are added once)."""
     removable = [s for s in _assignments(fwd) if _pure(s.value)]
     candidates = {id(s) for s in removable}
-    live = _read_names(rev)
+    live = set(rev_reads)
     for s in A.walk_statements(fwd):
         if id(s) not in candidates:
             live |= _own_reads(s)
-    while True:
-        grown = set(live)
-        for s in removable:
-            if s.targets[0].id in live:
-                grown |= A.names_read(s.value)
-        if grown == live:
-            break
-        live = grown
+    made_from = {}  # name -> names its removable assignments read
+    for s in removable:
+        made_from.setdefault(s.targets[0].id, set()).update(A.names_read(s.value))
+    work = list(live)
+    while work:
+        for name in made_from.pop(work.pop(), ()):
+            if name not in live:
+                live.add(name)
+                work.append(name)
     dead = {id(s) for s in removable if s.targets[0].id not in live}
     return _drop(fwd, dead) if dead else fwd
 
@@ -133,29 +135,30 @@ def codegen(node, source, module):
     namer = A.anno(node, "namer")
     cot = A.anno(node, "cotangent")
     base = identifier(source.fn)
+    rev_reads = _read_names(rev)
     joint = node
     joint.name = f"{base}_adjoint"
     joint.args.defaults = list(source.node.args.defaults) + [A.const(None)]
     # the joint adjoint returns only gradients: forward values nothing reads are not computed
-    joint.body = tidy(_without_unread([A.deepcopy(s) for s in fwd], rev)) + rev
+    copies = [A.deepcopy(s) for s in fwd]
+    joint_fwd = tidy(_without_unread(copies, rev_reads))
 
     defined = set(params) | _stored_names(fwd)
     adjoint_names = _stored_names(rev) - defined
-    live = sorted((_read_names(rev) & defined) - adjoint_names | ({out.id} & defined if isinstance(out, gast.Name) else set()))
+    live = sorted((rev_reads & defined) - adjoint_names | ({out.id} & defined if isinstance(out, gast.Name) else set()))
     live = sorted(set(live))
     saved = namer.unique("_saved")
     top_level = {t.id for s in fwd if isinstance(s, gast.Assign) for t in s.targets if isinstance(t, gast.Name)}
     # names bound only inside a branch or loop may be unbound when packed
-    forward_body = [A.assign(x, A.const(None)) for x in live if x not in top_level and x not in params]
-    forward_body += [A.deepcopy(s) for s in fwd]
+    unbound = [A.assign(x, A.const(None)) for x in live if x not in top_level and x not in params]
     pack = gast.Tuple(elts=[A.load(x) for x in live], ctx=gast.Load())
-    forward_body.append(gast.Return(value=gast.Tuple(elts=[A.deepcopy(out), pack], ctx=gast.Load())))
+    returned = gast.Return(value=gast.Tuple(elts=[A.deepcopy(out), pack], ctx=gast.Load()))
     forward = gast.FunctionDef(
         name=f"{base}_forward", args=gast.arguments(
             args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in params],
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
             defaults=list(source.node.args.defaults)),
-        body=forward_body, decorator_list=[], returns=None, type_comment=None, type_params=[])
+        body=[], decorator_list=[], returns=None, type_comment=None, type_params=[])
     backward_body = []
     if live:
         unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
@@ -166,14 +169,43 @@ def codegen(node, source, module):
     for name in sorted(set(A.anno(node, "stacks") or ()) | (_mutated_in_reverse(rev) & set(live))):
         if name in live:
             backward_body.append(A.assign(name, gast.Call(func=A.load(copy_value), args=[A.load(name)], keywords=[])))
-    backward_body += [A.deepcopy(s) for s in rev]
     backward = gast.FunctionDef(
         name=f"{base}_backward", args=gast.arguments(
             args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
                   gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
-        body=backward_body, decorator_list=[], returns=None, type_comment=None, type_params=[])
-    joint_source = A.to_source(joint)
-    forward_source = A.to_source(forward)
-    backward_source = A.to_source(backward)
+        body=[], decorator_list=[], returns=None, type_comment=None, type_params=[])
+    # each statement is printed once: the reverse sweep's text serves the joint adjoint and
+    # f_backward, the forward sweep's statements f_forward and (those kept) the joint adjoint
+    fwd_texts = [_body_text([s]) for s in fwd]
+    rev_text = _body_text(rev)
+    kept = {id(c): text for c, text, s in zip(copies, fwd_texts, fwd) if not isinstance(s, _COMPOUND)}
+    joint_fwd_text = "".join(kept[id(s)] if id(s) in kept else _body_text([s]) for s in joint_fwd)
+    joint_source = _header(joint) + joint_fwd_text + rev_text
+    joint.body = joint_fwd + rev
+    forward_source = _header(forward) + _body_text(unbound) + "".join(fwd_texts) + _body_text([returned])
+    backward_source = _header(backward) + _body_text(backward_body) + rev_text
     return module.finish(base, joint_source, forward_source, backward_source)
+
+
+_COMPOUND = (gast.If, gast.For, gast.While)
+
+
+def _header(fn):
+    """The ``def`` line(s) of ``fn``, printed as with a body."""
+    stub = gast.FunctionDef(name=fn.name, args=fn.args, body=[gast.Pass()], decorator_list=[], returns=None,
+                            type_comment=None, type_params=[])
+    text = A.to_source(stub)
+    return text[:text.rindex("    pass\n")]
+
+
+def _body_text(stmts):
+    """``stmts`` printed as (part of) a function body: lines indented once. Statements print
+    alone as in a sequence (a line's wrapping depends only on the line)."""
+    if not stmts:
+        return ""
+    stub = gast.FunctionDef(name="_", args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
+                                                          kw_defaults=[], kwarg=None, defaults=[]),
+                            body=stmts, decorator_list=[], returns=None, type_comment=None, type_params=[])
+    text = A.to_source(stub)
+    return text[text.index("\n") + 1:]

@@ -12,12 +12,12 @@ where they can be, so a cache entry never keeps the user's functions or modules 
 >>> g.holds()
 True
 """
+import ast
 import builtins
 import keyword
 import types
 import weakref
 
-import gast
 import numpy as np
 
 from .errors import SrcadError
@@ -249,15 +249,15 @@ def module_attribute_guards(module_source, closure):
     """Guards on attributes generated code reads off modules it closes over (``np_.cos``):
     monkeypatching ``np.cos`` must not change what the compiled code computes unseen."""
     guards = {}
-    for node in gast.walk(gast.parse(module_source)):
-        if not isinstance(node, gast.Attribute):
+    for node in ast.walk(ast.parse(module_source)):  # not gast: its conversion costs ten times the parse
+        if not isinstance(node, ast.Attribute):
             continue
         attrs = []
         root = node
-        while isinstance(root, gast.Attribute):
+        while isinstance(root, ast.Attribute):
             attrs.append(root.attr)
             root = root.value
-        if isinstance(root, gast.Name) and isinstance(closure.get(root.id), types.ModuleType):
+        if isinstance(root, ast.Name) and isinstance(closure.get(root.id), types.ModuleType):
             module = closure[root.id]
             attrs = tuple(reversed(attrs))
             # a leading run of module attributes (np.linalg.norm): guard the path to the first non-module

@@ -152,7 +152,7 @@ def activity(node, source, wrt, container_params=()):
     changed = True
     while changed:
         changed = False
-        for s in gast.walk(node):
+        for s in A.walk(node):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 if s.targets[0].id not in containers and _is_container(s.value, containers):
                     containers.add(s.targets[0].id)
@@ -165,7 +165,7 @@ def activity(node, source, wrt, container_params=()):
             if target not in varied and sources & varied:
                 varied.add(target)
                 changed = True
-    returns = [s for s in gast.walk(node) if isinstance(s, gast.Return)]
+    returns = [s for s in A.walk(node) if isinstance(s, gast.Return)]
     useful = set()
     for r in returns:
         useful |= _flows(r.value)
@@ -186,7 +186,7 @@ def activity(node, source, wrt, container_params=()):
 def _refuse_indexed_pops(node, source, varied):
     """``L.pop()`` takes the last item in both modes; ``L.pop(i)``, ``d.pop(key)`` and a default
     of a container that carries derivatives are refused (forward mode gave wrong tangents)."""
-    for s in gast.walk(node):
+    for s in A.walk(node):
         call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "pop"
                 and isinstance(call.func.value, gast.Name) and call.func.value.id in varied

@@ -43,7 +43,7 @@ def _updates_memory(stmt):
     """May ``stmt`` change an array or list in place, through any name that shares it? An
     element store may, and so may any call srcad does not know to return a new value (a
     method such as ``fill``, ``np.add.at``, a user's function, ``out=``)."""
-    for n in gast.walk(stmt):
+    for n in A.walk(stmt):
         if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
             return True
         if isinstance(n, gast.Call) and not _returns_new_value(n):

@@ -331,10 +331,12 @@ class _Flow:
         new, old = ("new", here), ("old", here)
 
         def aged(locations):
-            return frozenset(old if loc == new else loc for loc in locations) if new in locations else locations
+            return (locations - {new}) | {old} if new in locations else locations
 
         state = state.copy()
-        state.names = {n: Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy)) for n, m in state.names.items()}
+        for n, m in state.names.items():
+            if new in m.own or new in m.inner or new in m.listy:  # only these change: no new objects for the rest
+                state.names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
         state.observed = aged(state.observed)
         state.made = state.made - {here}
         return state

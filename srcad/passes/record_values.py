@@ -107,7 +107,7 @@ def _finish_with_entry_values(fwd, rev, params, refs, namer):
     # rebound after entry, or copied at entry because updated in place
     rebound = A.names_stored(gast.Module(body=fwd[start:], type_ignores=[]))
     kept = {}
-    for call in gast.walk(gast.Module(body=rev, type_ignores=[])):
+    for call in A.walk(gast.Module(body=rev, type_ignores=[])):
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == finish
                 and len(call.args) > 1 and isinstance(call.args[1], gast.Name) and call.args[1].id in rebound
                 and call.args[1].id in params):
@@ -160,7 +160,7 @@ def _needed_restores(rev, sharers):
                     break
                 body_in |= new
             return live | body_in | A.names_read(s.iter)
-        defs = {t.id for t in gast.walk(s) if isinstance(t, gast.Name) and isinstance(t.ctx, gast.Store)}
+        defs = {t.id for t in A.walk(s) if isinstance(t, gast.Name) and isinstance(t.ctx, gast.Store)}
         return (live - defs) | A.names_read(s)
 
     block(rev, set())

@@ -19,6 +19,8 @@ def f_adjoint(x, v=None):
     y = x * 2
     return y
 """
+import bisect
+
 import gast
 
 from .. import astutil as A
@@ -36,7 +38,7 @@ def _is_comment(s):
 def _reads(stmts):
     names = set()
     for s in stmts:
-        for n in gast.walk(s):
+        for n in A.walk(s):
             if isinstance(n, gast.stmt) and _is_placeholder(n):
                 continue
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
@@ -45,7 +47,7 @@ def _reads(stmts):
 
 
 def _placeholder_vars(stmts):
-    return {A.anno(n, "restore").var for s in stmts for n in gast.walk(s)
+    return {A.anno(n, "restore").var for s in stmts for n in A.walk(s)
             if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None}
 
 
@@ -63,7 +65,7 @@ def _prune(stmts, needed, removed_sites):
     out = []
     for s in stmts:
         if isinstance(s, (gast.If, gast.For)) and _only_placeholders([s]) and not (_placeholder_vars([s]) & needed):
-            for n in gast.walk(s):
+            for n in A.walk(s):
                 if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None:
                     removed_sites.add(A.anno(n, "restore").id)
             continue
@@ -112,7 +114,7 @@ def tidy(stmts):
 def _written(stmt):
     """Names a statement rebinds or changes in place."""
     names = set()
-    for n in gast.walk(stmt):
+    for n in A.walk(stmt):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             names.add(n.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
@@ -135,31 +137,43 @@ def _propagate_copies(stmts, single, adjoints, reads):
 
     ``a`` must be assigned only here and read only later in this block, and ``b`` must not
     change before the last of those reads (in the last one it may: its value is read first).
+    Linear in the block: which statements read and write each name is indexed once (renaming
+    ``a`` to ``b`` changes no statement's writes, and every question looks only forward).
     """
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
+    read_counts = [_read_counts(s) for s in stmts]  # per statement: name -> loads, nested ones included
+    readers, writers = {}, {}
+    for j, s in enumerate(stmts):
+        for name in read_counts[j]:
+            readers.setdefault(name, []).append(j)
+        for name in _written(s):
+            writers.setdefault(name, []).append(j)
+    removed = set()
+    for i, s in enumerate(stmts):
         if isinstance(s, (gast.If, gast.For, gast.While)):
             s.body = _propagate_copies(s.body, single, adjoints, reads)
             s.orelse = _propagate_copies(s.orelse, single, adjoints, reads)
-        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
                 and s.targets[0].id in single and s.value.id in adjoints):
-            a, b = s.targets[0].id, s.value.id
-            users = [j for j in range(i + 1, len(stmts)) if a in A.names_read(stmts[j])]
-            local_reads = sum(_count_reads(stmts[j], a) for j in users)
-            last = users[-1] if users else i
-            compound = isinstance(stmts[last], (gast.If, gast.For, gast.While))
-            changed = any(b in _written(stmts[j]) and not _is_copy(stmts[j], b, a)  # b = a gives b back
-                          for j in range(i + 1, last + (1 if compound else 0)))
-            if local_reads == reads.get(a, 0) and not changed:
-                for j in users:
-                    A.replace_names(stmts[j], {a: b})
-                reads[b] = reads.get(b, 0) + local_reads - 1
-                del stmts[i]
-                continue
-        i += 1
-    return [s for s in stmts if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                                     and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+            continue
+        a, b = s.targets[0].id, s.value.id
+        users = readers.get(a, [])[bisect.bisect_right(readers.get(a, []), i):]
+        local_reads = sum(read_counts[j][a] for j in users)
+        last = users[-1] if users else i
+        end = last + 1 if isinstance(stmts[last], (gast.If, gast.For, gast.While)) else last
+        b_writes = writers.get(b, [])
+        changed = any(not _is_copy(stmts[j], b, a)  # b = a gives b back
+                      for j in b_writes[bisect.bisect_right(b_writes, i):bisect.bisect_left(b_writes, end)])
+        if local_reads != reads.get(a, 0) or changed:
+            continue
+        for j in users:
+            A.replace_names(stmts[j], {a: b})
+            read_counts[j][b] = read_counts[j].get(b, 0) + read_counts[j].pop(a)
+        readers[b] = sorted(set(readers.get(b, [])) | set(users))
+        reads[b] = reads.get(b, 0) + local_reads - 1
+        removed.add(i)
+    return [s for i, s in enumerate(stmts) if i not in removed and not (
+        isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+        and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
 
 
 def _is_copy(stmt, target, source):
@@ -167,13 +181,17 @@ def _is_copy(stmt, target, source):
             and isinstance(stmt.value, gast.Name) and stmt.value.id == source)
 
 
-def _count_reads(node, name):
-    return sum(1 for n in gast.walk(node) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
+def _read_counts(node):
+    counts = {}
+    for n in A.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            counts[n.id] = counts.get(n.id, 0) + 1
+    return counts
 
 
 def _single_assignments(stmts, names):
     counts = {}
-    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
         if isinstance(s, gast.stmt) and not isinstance(s, (gast.If, gast.For, gast.While)):
             for name in _written(s):
                 counts[name] = counts.get(name, 0) + 1
@@ -184,7 +202,7 @@ def simplify(node):
     """Remove adjoint code without effect from the joint adjoint ``node``; see module doc."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
-    counters = {s.targets[0].id for s in gast.walk(gast.Module(body=fwd, type_ignores=[]))
+    counters = {s.targets[0].id for s in A.walk(gast.Module(body=fwd, type_ignores=[]))
                 if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
     removed_sites = set()
     while True:
@@ -194,7 +212,7 @@ def simplify(node):
         if len(removed_sites) == before:
             break
     dead_counters = counters - _reads(rev)
-    for s in gast.walk(gast.Module(body=rev, type_ignores=[])):
+    for s in A.walk(gast.Module(body=rev, type_ignores=[])):
         if isinstance(s, gast.stmt) and A.anno(s, "restore") is not None and A.anno(s, "restore").var in dead_counters:
             removed_sites.add(A.anno(s, "restore").id)
     rev = _drop_restores(rev, removed_sites)
@@ -203,7 +221,7 @@ def simplify(node):
     # an adjoint that only renames another (d_t6 = d_t7) is read under its first name
     adjoints = A.anno(node, "adjoint_names") or set()
     reads = {}
-    for n in gast.walk(gast.Module(body=rev, type_ignores=[])):
+    for n in A.walk(gast.Module(body=rev, type_ignores=[])):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             reads[n.id] = reads.get(n.id, 0) + 1
     rev = _propagate_copies(rev, _single_assignments(rev, adjoints), adjoints, reads)
