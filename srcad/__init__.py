@@ -10,7 +10,8 @@ Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
 ``srcad.jacobian(f, mode="fwd")``, ``srcad.hessian(f)``, ``srcad.hvp(f)``, ``srcad.grad(srcad.grad(f))``.
 """
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
-from .api import adjoint, differentiable, grad, hessian, hvp, jacobian, jvp, show, value_and_grad, vjp
+from .api import adjoint, differentiable, grad, show, value_and_grad, vjp
+from .derivatives import hessian, hvp, jacobian, jvp
 from .extend import custom_vjp, stop_gradient
 from .errors import (ArgumentError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,
                      SrcadSyntaxError, UnsupportedCaseError, WrtError)

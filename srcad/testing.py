@@ -110,7 +110,7 @@ def check_jvp(fun, args, wrt=0, direction=None, eps=1e-6, rtol=1e-5, atol=1e-7, 
     ``atol + rtol * max(|tangent|, |difference|)``. Returns the tangent of the first
     direction it checked (None for ``directions=0``).
     """
-    from .api import jvp
+    from .derivatives import jvp
 
     wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
     params = list(inspect.signature(fun).parameters)
