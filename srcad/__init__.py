@@ -11,13 +11,13 @@ Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
 """
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
 from .api import adjoint, differentiable, grad, show, value_and_grad, vjp
-from .derivatives import hessian, hvp, jacobian, jvp
+from .derivatives import hessian, hessp, hvp, jacobian, jvp
 from .extend import custom_vjp, stop_gradient
 from .errors import (ArgumentError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,
                      SrcadSyntaxError, UnsupportedCaseError, WrtError)
 
 __all__ = [
-    "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show", "custom_vjp", "stop_gradient", "jvp", "jacobian", "hessian", "hvp",
+    "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show", "custom_vjp", "stop_gradient", "jvp", "jacobian", "hessian", "hvp", "hessp",
     "SrcadError", "SrcadSyntaxError", "NoRuleError", "SourceUnavailableError", "CotangentError",
     "UnsupportedCaseError", "ArgumentError", "WrtError",
 ]

@@ -29,6 +29,7 @@ from .compile import compile_function, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
+from .runtime import default_cotangent
 from .source import capture, trampoline, unwrap
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
@@ -49,6 +50,10 @@ class Differentiable(functools.partial):
     """
 
     def __new__(cls, fn, wrt=0):
+        if getattr(fn, "__srcad_has_aux__", False):
+            raise ArgumentError(f"{where(fn.__wrapped__)}: a gradient made with has_aux=True returns (gradient, aux) "
+                                "and is not differentiated again; differentiate srcad.grad of a function that "
+                                "returns only the output")
         inner = getattr(fn, "__srcad_differentiable__", None)
         if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
             return _Nested(fn, inner, wrt)
@@ -269,6 +274,20 @@ class Differentiable(functools.partial):
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
+    def _value_and_grad_with_aux(self, args, kwargs):
+        """``((output, aux), gradient)`` for a function that returns ``(output, aux)``: aux
+        gets a zero cotangent, so no derivative flows from it."""
+        y, pullback = self._vjp(args, kwargs)  # the pullback runs at once: no copy
+        if not (isinstance(y, (tuple, list)) and len(y) == 2):
+            raise ArgumentError(f"{self._where}: has_aux=True but the function returned a "
+                                f"{type(y).__name__}{'' if not isinstance(y, (tuple, list)) else f' of {len(y)}'}; "
+                                "with has_aux it returns a pair (output, aux)")
+        try:
+            v = default_cotangent(y[0])
+        except CotangentError as exc:
+            raise self._located(exc) from None
+        return (y[0], y[1]), pullback(type(y)((v, None)))
+
     @property
     def adjoint_source(self):
         """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
@@ -302,8 +321,19 @@ def _positional_cotangent(joint):
     return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
 
 
-def differentiable(fn=None, *, wrt=0):
-    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``."""
+def chosen_wrt(wrt, argnums, default=0):
+    """``wrt``, or ``argnums`` (JAX's spelling of the same thing); both given is a ``WrtError``."""
+    if argnums is None:
+        return default if wrt is None else wrt
+    if wrt is not None:
+        raise WrtError(f"wrt={wrt!r} and argnums={argnums!r} both given: argnums is JAX's spelling of wrt "
+                       "(the arguments to differentiate with respect to); pass one of them")
+    return argnums
+
+
+def differentiable(fn=None, *, wrt=None, argnums=None):
+    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")`` (or ``argnums=``)."""
+    wrt = chosen_wrt(wrt, argnums)
     if fn is None:
         return lambda f: Differentiable(f, wrt)
     return Differentiable(fn, wrt)
@@ -313,9 +343,22 @@ def _as_differentiable(fun, wrt):
     return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
 
 
-def grad(fun, wrt=0):
-    """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``."""
-    d = _as_differentiable(fun, wrt)
+def grad(fun, wrt=None, *, argnums=None, has_aux=False):
+    """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``
+    (``argnums``: the same, JAX's spelling).
+
+    With ``has_aux=True``, ``f`` returns ``(output, aux)``: the gradient is the scalar
+    ``output``'s, ``aux`` is returned as computed, and the call gives ``(gradient, aux)``.
+    """
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    if has_aux:
+        @functools.wraps(unwrap(fun))
+        def gradient_and_aux(*args, **kwargs):
+            (_, aux), g = d._value_and_grad_with_aux(*d._bind(args, kwargs))
+            return g, aux
+
+        gradient_and_aux.__srcad_has_aux__ = True  # not differentiated again (refused inside srcad code too)
+        return gradient_and_aux
 
     @functools.wraps(unwrap(fun))
     def gradient(*args, **kwargs):
@@ -338,25 +381,35 @@ def _nested_source(d):
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
 
 
-def value_and_grad(fun, wrt=0):
-    """``value_and_grad(f)(*args) -> (f(*args), gradient)``."""
-    d = _as_differentiable(fun, wrt)
+def value_and_grad(fun, wrt=None, *, argnums=None, has_aux=False):
+    """``value_and_grad(f)(*args) -> (f(*args), gradient)``, from one forward pass.
+
+    With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the call gives
+    ``((output, aux), gradient)`` (JAX's shape): ``aux`` gets no derivative.
+    """
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
     def value_and_gradient(*args, **kwargs):
+        if has_aux:
+            return d._value_and_grad_with_aux(*d._bind(args, kwargs))
         return d.value_and_grad(*args, **kwargs)
 
     return value_and_gradient
 
 
-def vjp(fun, *args, wrt=0):
-    """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times."""
-    return _as_differentiable(fun, wrt).vjp(*args)
+def vjp(fun, *args, wrt=None, argnums=None):
+    """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times.
+
+    For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
+    of one of its items means a zero cotangent there (an output not differentiated, such as
+    a layer's cache)."""
+    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 
 
-def adjoint(fun, wrt=0):
+def adjoint(fun, wrt=None, *, argnums=None):
     """The companion ``g(*args, v)`` that returns vᵀJ."""
-    d = _as_differentiable(fun, wrt)
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
     def companion(*args, **kwargs):

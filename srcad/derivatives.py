@@ -1,5 +1,5 @@
 """Forward mode and the derivatives built from it and from ``srcad.api``: ``jvp``,
-``jacobian``, ``hessian``, ``hvp``.
+``jacobian``, ``hessian``, ``hvp``, ``hessp``.
 
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
@@ -8,7 +8,7 @@ import types
 
 import numpy as np
 
-from .api import _as_differentiable, _forward_target, _params, grad
+from .api import _as_differentiable, _forward_target, _params, chosen_wrt, grad
 from .arguments import CONTAINERS, check_arguments, checked_cotangent, where
 from .compile import compile_jvp
 from .errors import WrtError
@@ -72,8 +72,9 @@ def _basis(shape):
         yield e.reshape(shape)
 
 
-def jacobian(fun, wrt=0, mode="rev"):
-    """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt``, shaped ``y.shape + x.shape``.
+def jacobian(fun, wrt=None, mode="rev", *, argnums=None):
+    """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt`` (or ``argnums``,
+    JAX's spelling), shaped ``y.shape + x.shape``.
 
     ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
     entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
@@ -81,6 +82,7 @@ def jacobian(fun, wrt=0, mode="rev"):
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
+    wrt = chosen_wrt(wrt, argnums)
     _one_wrt(fun, wrt)
     reverse = _as_differentiable(fun, wrt) if mode == "rev" else None
 
@@ -107,16 +109,19 @@ def jacobian(fun, wrt=0, mode="rev"):
     return jacobian_fn
 
 
-def hessian(fun, wrt=0):
-    """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt``,
-    shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one jvp per entry of x)."""
+def hessian(fun, wrt=None, *, argnums=None):
+    """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
+    ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
+    jvp per entry of x)."""
+    wrt = chosen_wrt(wrt, argnums)
     _one_wrt(fun, wrt)
     return jacobian(grad(fun, wrt), wrt, mode="fwd")
 
 
-def hvp(fun, wrt=0):
+def hvp(fun, wrt=None, *, argnums=None):
     """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
     ``v`` is the last positional argument, always."""
+    wrt = chosen_wrt(wrt, argnums)
     _one_wrt(fun, wrt)
     gradient = grad(fun, wrt)
 
@@ -125,5 +130,17 @@ def hvp(fun, wrt=0):
         tangents = [None] * len(args)
         tangents[_wrt_position(fun, args, wrt)] = v
         return jvp(gradient, args, tangents)[1]
+
+    return hessian_vector_product
+
+
+def hessp(fun):
+    """``hessp(f)(x, p, *args)``: H·p for scalar ``f(x, *args)`` with respect to its first
+    argument, in SciPy's order (``scipy.optimize.minimize(f, x0, jac=srcad.grad(f),
+    hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead."""
+    product = hvp(fun, 0)
+
+    def hessian_vector_product(x, p, *args):
+        return product(x, *args, p)
 
     return hessian_vector_product

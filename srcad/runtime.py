@@ -224,12 +224,12 @@ def cotangent(v, y):
         if isinstance(y, dict):
             if not isinstance(v, dict) or set(v) != set(y):
                 raise CotangentError(f"the output is a dict with keys {sorted(y)}; pass v as a dict with the same keys")
-            return {k: cotangent(v[k], y[k]) for k in y}
+            return {k: _item_cotangent(v[k], y[k]) for k in y}
         if not isinstance(v, _CONTAINERS) or len(v) != len(y):
             raise CotangentError(
                 f"the output is a {type(y).__name__} of {len(y)} values; pass v as a tuple of {len(y)} cotangents"
-            )
-        return [cotangent(vi, yi) for vi, yi in zip(v, y)]
+                " (None for an item that is not differentiated)")
+        return [_item_cotangent(vi, yi) for vi, yi in zip(v, y)]
     yshape = shape_of(y)
     if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, yshape)
@@ -242,6 +242,11 @@ def cotangent(v, y):
             "pass v with the output's shape"
         )
     return v
+
+
+def _item_cotangent(v, y):
+    # None for one item of a container output is zero there (a layer's cache, has_aux's aux)
+    return zeros_like(y) if v is None else cotangent(v, y)
 
 
 def cotangent_like(v, shape, dtype):
