@@ -24,7 +24,8 @@ import types
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
+from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_structure, signature, snapshot, unbind,
+                        where)
 from .compile import compile_function, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .passes.shapes import arg_spec, spec_key
@@ -147,7 +148,7 @@ class Differentiable(functools.partial):
                 containers = True
             else:
                 key += (cls,)
-                containers = containers or isinstance(a, CONTAINERS)  # a named tuple: its items vary
+                containers = containers or is_structure(a)  # a named tuple or dataclass: its items vary
         if kwargs:
             key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
             containers = True
@@ -179,8 +180,8 @@ class Differentiable(functools.partial):
             capture(fn)  # raises the error that says why srcad cannot read it
         params = _params(fn)
         names = self._names if self._names is not None else param_names(params, self._wrt)
-        containers = tuple(p for p, a in zip(params, args) if isinstance(a, CONTAINERS))
-        containers += tuple(p for p, a in kwargs.items() if isinstance(a, CONTAINERS))
+        containers = tuple(p for p, a in zip(params, args) if is_structure(a))
+        containers += tuple(p for p, a in kwargs.items() if is_structure(a))
         specialised = len(self._bound) < _MAX_SPECIALISATIONS
         if specialised and len(args) == len(params) and not kwargs:
             specs = {p: arg_spec(a) for p, a in zip(params, args)}

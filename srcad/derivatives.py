@@ -9,7 +9,7 @@ import types
 import numpy as np
 
 from .api import _as_differentiable, _forward_target, _params, chosen_wrt, grad
-from .arguments import CONTAINERS, check_arguments, checked_cotangent, where
+from .arguments import check_arguments, checked_cotangent, is_structure, where
 from .compile import compile_jvp
 from .errors import WrtError
 from .source import capture
@@ -36,7 +36,7 @@ def jvp(fun, primals, tangents):
                         f"{len(primals) - len(prefix)} primals")
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
     check_arguments(where(fn), params, primals, wrt)
-    containers = tuple(p for p, a in zip(params, primals) if isinstance(a, CONTAINERS))
+    containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
     compiled = compile_jvp(fn, wrt, containers)
     keywords = {compiled.tangent_params[p]: checked_cotangent(t, where(fn), "tangent")
                 for p, t in zip(params, tangents) if t is not None}

@@ -33,6 +33,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
+from ..rules import records
 from ..errors import NoRuleError
 from .activity import scatter_add_args
 from .jumps import is_break_guard
@@ -208,9 +209,9 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             if rhs.attr in registry.NONDIFF_ATTRIBUTES:
                 return []
             fn = registry.ATTRIBUTES.get(rhs.attr)
-            if fn is None:
-                raise NoRuleError(self.where(s) + f"no derivative rule for the attribute .{rhs.attr}; "
-                                  "srcad.extend.register_attribute maps an attribute to a function with a rule")
+            if fn is None:  # a field of a named tuple or dataclass: checked when the code runs
+                return self.apply(registry.VJP, records.field, var, [rhs.value, A.const(rhs.attr)], [], s,
+                                  f"the attribute .{rhs.attr}")
             return self.apply(registry.VJP, fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}")
         if isinstance(rhs, gast.Call):
             return self.call_rule(var, rhs, s)
