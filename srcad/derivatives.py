@@ -12,6 +12,7 @@ from .api import _as_differentiable, _forward_target, _params, chosen_wrt, grad
 from .arguments import check_arguments, checked_cotangent, is_structure, where
 from .compile import compile_jvp
 from .errors import WrtError
+from .pytrees import is_node, leaves, rebuild
 from .source import capture
 
 
@@ -56,26 +57,57 @@ def _wrt_position(fun, args, wrt):
     return wrt % len(args)
 
 
-def _one_wrt(fun, wrt):
-    """Check, when the transform is made, that ``wrt`` is one argument ``fun`` has."""
+def _positions(fun, args, wrt):
+    """``(positions, single)``: where the ``wrt`` arguments are among ``args``, and whether
+    ``wrt`` named one argument (results unnested) rather than a tuple of them."""
     if isinstance(wrt, (tuple, list)):
-        raise WrtError("jacobian, hessian and hvp take one argument at a time: wrt must be an index or a name")
-    _as_differentiable(fun, wrt)
+        return [_wrt_position(fun, args, w) for w in wrt], False
+    return [_wrt_position(fun, args, wrt)], True
 
 
-def _basis(shape):
+def _float_dtype(x):
+    """The dtype a derivative with respect to (or of) ``x`` has: its own if floating, else float64."""
+    dtype = getattr(x, "dtype", None)
+    return dtype if dtype is not None and dtype.kind == "f" else np.dtype(np.float64)
+
+
+def _basis(shape, dtype):
     """The unit arrays of ``shape``, in C order."""
     size = int(np.prod(shape, dtype=np.int64))
     for k in range(size):
-        e = np.zeros(size)
-        e[k] = 1.0
+        e = np.zeros(size, dtype)
+        e[k] = 1
         yield e.reshape(shape)
+
+
+def _block(parts, y_leaf, x_leaf, axis):
+    """One block of a Jacobian, shaped ``y_leaf.shape + x_leaf.shape``, from its rows
+    (``axis=0``, reverse mode) or columns (``axis=-1``, forward mode)."""
+    shape = np.shape(y_leaf) + np.shape(x_leaf)
+    dtype = np.result_type(_float_dtype(y_leaf), _float_dtype(x_leaf))
+    if not parts:
+        return np.zeros(shape, dtype)
+    return np.stack([np.asarray(p, dtype) for p in parts], axis=axis).reshape(shape)
+
+
+def _assemble(y, inputs, blocks, single):
+    """JAX's nesting: the output's structure, holding for each output leaf the tuple over
+    ``wrt`` arguments (one argument: no tuple) of the argument's structure of blocks."""
+    per_output = []
+    for row in blocks:
+        per_argument = tuple(rebuild(x, row[k]) if is_node(x) else row[k][0] for k, x in enumerate(inputs))
+        per_output.append(per_argument[0] if single else per_argument)
+    return rebuild(y, per_output) if is_node(y) else per_output[0]
 
 
 def jacobian(fun, wrt=None, mode="rev", *, argnums=None):
     """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt`` (or ``argnums``,
-    JAX's spelling), shaped ``y.shape + x.shape``.
+    JAX's spelling), shaped ``y.shape + x.shape``, in the dtype of ``y`` and ``x`` (float32
+    stays float32).
 
+    ``wrt`` may be a tuple: then a tuple of Jacobians, one per argument. Arguments and
+    outputs may be structures (dicts, lists, tuples, named tuples, dataclasses): the
+    result nests as JAX's does, the output's structure around the arguments'.
     ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
     entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
     entry through ``jvp`` (cheap when inputs are few).
@@ -83,52 +115,80 @@ def jacobian(fun, wrt=None, mode="rev", *, argnums=None):
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
     wrt = chosen_wrt(wrt, argnums)
-    _one_wrt(fun, wrt)
-    reverse = _as_differentiable(fun, wrt) if mode == "rev" else None
+    reverse = _as_differentiable(fun, wrt)  # checks wrt now
 
     def jacobian_fn(*args):
-        pos = _wrt_position(fun, args, wrt)
-        x_shape = np.shape(args[pos])
+        positions, single = _positions(fun, args, wrt)
+        inputs = [args[p] for p in positions]
         if mode == "rev":
-            y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
-            rows = [np.asarray(pullback(e), np.float64) for e in _basis(np.shape(y))]
-            return np.stack(rows).reshape(np.shape(y) + x_shape) if rows else np.zeros(np.shape(y) + x_shape)
-        tangents = [None] * len(args)
-        columns, y = [], None
-        for e in _basis(x_shape):
-            tangents[pos] = e
-            y, y_dot = jvp(fun, args, tangents)
-            columns.append(np.asarray(y_dot, np.float64))
-        if y is None:  # x has no entries
-            y = fun(*args)
-        y_shape = np.shape(y)
-        if not columns:
-            return np.zeros(y_shape + x_shape)
-        return np.stack(columns, axis=-1).reshape(y_shape + x_shape)
+            return _reverse_jacobian(reverse, args, inputs, single)
+        return _forward_jacobian(fun, args, positions, inputs, single)
 
     return jacobian_fn
+
+
+def _reverse_jacobian(reverse, args, inputs, single):
+    y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
+    y_leaves = leaves(y)
+    blocks = []
+    for i, y_leaf in enumerate(y_leaves):
+        rows = [[[] for _ in leaves(x)] for x in inputs]
+        for e in _basis(np.shape(y_leaf), _float_dtype(y_leaf)):
+            # None elsewhere in a structured output: a zero cotangent there
+            grads = pullback(rebuild(y, [e if m == i else None for m in range(len(y_leaves))]) if is_node(y) else e)
+            for k, g in enumerate((grads,) if single else grads):
+                for j, g_leaf in enumerate(leaves(g)):
+                    rows[k][j].append(g_leaf)
+        blocks.append([[_block(rows[k][j], y_leaf, x_leaf, 0) for j, x_leaf in enumerate(leaves(x))]
+                       for k, x in enumerate(inputs)])
+    return _assemble(y, inputs, blocks, single)
+
+
+def _forward_jacobian(fun, args, positions, inputs, single):
+    y, columns = None, {}
+    for k, (p, x) in enumerate(zip(positions, inputs)):
+        x_leaves = leaves(x)
+        for j, x_leaf in enumerate(x_leaves):
+            columns[k, j] = []
+            for e in _basis(np.shape(x_leaf), _float_dtype(x_leaf)):
+                tangent = [e if m == j else np.zeros(np.shape(other), _float_dtype(other))
+                           for m, other in enumerate(x_leaves)]
+                tangents = [None] * len(args)
+                tangents[p] = rebuild(x, tangent) if is_node(x) else e
+                y, y_dot = jvp(fun, args, tangents)
+                columns[k, j].append(leaves(y_dot))
+    if y is None:  # no argument has entries
+        y = fun(*args)
+    blocks = [[[_block([column[i] for column in columns[k, j]], y_leaf, x_leaf, -1)
+                for j, x_leaf in enumerate(leaves(x))] for k, x in enumerate(inputs)]
+              for i, y_leaf in enumerate(leaves(y))]
+    return _assemble(y, inputs, blocks, single)
 
 
 def hessian(fun, wrt=None, *, argnums=None):
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
     ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
-    jvp per entry of x)."""
+    jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do: ``H[i][j]`` is
+    ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks."""
     wrt = chosen_wrt(wrt, argnums)
-    _one_wrt(fun, wrt)
     return jacobian(grad(fun, wrt), wrt, mode="fwd")
 
 
 def hvp(fun, wrt=None, *, argnums=None):
     """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
-    ``v`` is the last positional argument, always."""
+    ``v`` is the last positional argument, always (a tuple of vectors for a tuple ``wrt``)."""
     wrt = chosen_wrt(wrt, argnums)
-    _one_wrt(fun, wrt)
     gradient = grad(fun, wrt)
 
     def hessian_vector_product(*args):
         *args, v = args
+        positions, single = _positions(fun, args, wrt)
+        vectors = (v,) if single else v
+        if not isinstance(vectors, (tuple, list)) or len(vectors) != len(positions):
+            raise ValueError(f"hvp with wrt={wrt!r} takes a tuple of {len(positions)} vectors, one per argument")
         tangents = [None] * len(args)
-        tangents[_wrt_position(fun, args, wrt)] = v
+        for p, u in zip(positions, vectors):
+            tangents[p] = u
         return jvp(gradient, args, tangents)[1]
 
     return hessian_vector_product

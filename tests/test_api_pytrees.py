@@ -187,3 +187,12 @@ def test_a_vjp_snapshot_copies_dataclass_fields():
     model.layers[0].w[...] = 0.0  # the caller changes its arrays after the forward pass
     for a, b in zip(srcad.pytrees.leaves(pullback(1.0)), before):
         np.testing.assert_array_equal(a, b)
+
+
+def gradient_norm(p, x):
+    g = srcad.grad(dense)(p, x)
+    return np.sum(g.w ** 2) + np.sum(g.b ** 2)
+
+
+def test_reverse_over_reverse_through_field_reads():
+    check_grads(gradient_norm, (make_dense(), X), v=1.0)

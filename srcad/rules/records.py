@@ -18,3 +18,24 @@ def field_vjp(y, obj, name):
 @register_jvp(field)
 def field_jvp(y, obj, name):
     t[y] += field_tangent(t[obj], obj, name)
+
+
+# the helpers are linear in their first argument: rules for derivatives of derivatives
+@register_vjp(field_grad)
+def field_grad_vjp(y, g, obj, name):
+    d[g] += field_tangent(d[y], obj, name)
+
+
+@register_jvp(field_grad)
+def field_grad_jvp(y, g, obj, name):
+    t[y] += field_grad(t[g], obj, name)
+
+
+@register_vjp(field_tangent)
+def field_tangent_vjp(y, tangent, obj, name):
+    d[tangent] += field_grad(d[y], obj, name)
+
+
+@register_jvp(field_tangent)
+def field_tangent_jvp(y, tangent, obj, name):
+    t[y] += field_tangent(t[tangent], obj, name)
