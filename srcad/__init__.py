@@ -6,10 +6,14 @@
 
     f.grad(x, M); f.adjoint(x, M, v); y, pullback = f.vjp(x, M); srcad.show(f)
 
+JAX's spellings work too (``argnums=``, ``has_aux=True``, structured arguments), and
+``srcad.hessp(f)`` is SciPy's ``hessp=``. Checking a derivative: ``srcad.testing.check_grads``.
+
 Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
 ``srcad.jacobian(f, mode="fwd")``, ``srcad.hessian(f)``, ``srcad.hvp(f)``, ``srcad.grad(srcad.grad(f))``.
 """
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
+from . import pytrees, testing  # noqa: F401  (srcad.testing.check_grads after import srcad)
 from .api import adjoint, differentiable, grad, show, value_and_grad, vjp
 from .derivatives import hessian, hessp, hvp, jacobian, jvp
 from .extend import custom_vjp, stop_gradient

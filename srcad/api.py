@@ -19,6 +19,7 @@ How arguments are passed, everywhere:
 """
 import functools
 import inspect
+import sys
 import types
 
 import numpy as np
@@ -98,6 +99,20 @@ class Differentiable(functools.partial):
 
     def __repr__(self):
         return f"<srcad.differentiable {self.func.__qualname__} wrt={self._wrt if not self._single else self._wrt[0]}>"
+
+    def __reduce__(self):
+        """Pickled by reference, as functions are: the module attribute it is (a decorated
+        module-level function or method), else the function it was made from, made
+        differentiable again when unpickled."""
+        found = sys.modules.get(self.__module__)
+        for part in self.__qualname__.split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        if self._original is self.func and (self._prefix or self._fixed):
+            raise TypeError(f"{self._where}: a srcad.differentiable method bound to an object is not pickled; "
+                            "pickle the object and read the method from it again")
+        return Differentiable, (self._original, self._wrt[0] if self._single else self._wrt)
 
     def __get__(self, obj, objtype=None):
         if self._descriptor == "static":
@@ -426,6 +441,21 @@ def show(fun, *args):
     if args:
         d._functions(*d._bind(args, {}))
     print(d.adjoint_source)
+    for text in _helper_sources(d._compiled.generated, set()):
+        print(text)
+
+
+def _helper_sources(generated, seen):
+    """The generated forward/backward pairs of the user functions ``generated`` calls, and of
+    the functions they call, each once."""
+    for guard in generated.inherited:
+        helper = getattr(getattr(guard, "compiled", None), "generated", None)
+        if helper is None or id(helper) in seen or not hasattr(helper, "backward_source"):
+            continue
+        seen.add(id(helper))
+        yield f"\n# called above: {helper.name}'s adjoint, as a forward/backward pair\n"
+        yield helper.forward_source + "\n" + helper.backward_source
+        yield from _helper_sources(helper, seen)
 
 
 # ---- derivatives of derivatives ----------------------------------------------------------
