@@ -21,6 +21,7 @@ import functools
 import inspect
 import sys
 import types
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, ParamSpec, Sequence, TypeVar, Union, overload
 
 import numpy as np
 
@@ -34,6 +35,10 @@ from .pipeline import check_parameters, param_names
 from .runtime import default_cotangent
 from .source import capture, trampoline, unwrap
 
+P = ParamSpec("P")
+R = TypeVar("R")
+Wrt = Union[int, str, Sequence[Union[int, str]]]  # an argument's position or name, or a tuple of them
+
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
 
@@ -42,7 +47,7 @@ def _normalize_wrt(wrt):
     return (wrt,) if single else tuple(wrt), single
 
 
-class Differentiable(functools.partial):
+class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg]
     """A function with its adjoint: calling it runs the original function unchanged.
 
     ``f.adjoint(*args, v)`` gives vᵀJ for the ``wrt`` arguments (``v`` may be omitted
@@ -211,7 +216,10 @@ class Differentiable(functools.partial):
             self._guards.pop(key, None)
         return compiled.bind(fn)
 
-    def adjoint(self, *args, **kwargs):
+    if TYPE_CHECKING:  # calling runs the original function (functools.partial's own __call__)
+        def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+
+    def adjoint(self, *args: Any, **kwargs: Any) -> Any:
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
 
         ``v`` is the keyword ``v=`` unless the function has a parameter named ``v`` (then
@@ -259,7 +267,7 @@ class Differentiable(functools.partial):
         code = self.func.__code__
         return CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}")
 
-    def vjp(self, *args, **kwargs):
+    def vjp(self, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Callable[..., Any]]:
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times.
 
         The forward pass runs on a copy of the arrays among the arguments, so changing them
@@ -280,12 +288,12 @@ class Differentiable(functools.partial):
 
         return y, pullback
 
-    def grad(self, *args, **kwargs):
+    def grad(self, *args: P.args, **kwargs: P.kwargs) -> Any:
         """The gradient of a scalar output with respect to the ``wrt`` arguments; every
         argument (keyword ``v=`` too) is the function's."""
         return self._joint(*self._bind(args, kwargs), None)
 
-    def value_and_grad(self, *args, **kwargs):
+    def value_and_grad(self, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Any]:
         """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
@@ -305,14 +313,14 @@ class Differentiable(functools.partial):
         return (y[0], y[1]), pullback(type(y)((v, None)))
 
     @property
-    def adjoint_source(self):
+    def adjoint_source(self) -> str:
         """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
         arguments of the last call (code is specialised on shapes and dtypes), or generic."""
         self._ensure_compiled()
         return self._compiled.generated.joint_source
 
     @property
-    def vjp_source(self):
+    def vjp_source(self) -> str:
         """The generated forward/backward pair that ``vjp`` uses."""
         self._ensure_compiled()
         g = self._compiled.generated
@@ -337,7 +345,7 @@ def _positional_cotangent(joint):
     return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
 
 
-def chosen_wrt(wrt, argnums, default=0):
+def chosen_wrt(wrt: Optional[Wrt], argnums: Optional[Wrt], default: Wrt = 0) -> Wrt:
     """``wrt``, or ``argnums`` (JAX's spelling of the same thing); both given is a ``WrtError``."""
     if argnums is None:
         return default if wrt is None else wrt
@@ -347,7 +355,18 @@ def chosen_wrt(wrt, argnums, default=0):
     return argnums
 
 
-def differentiable(fn=None, *, wrt=None, argnums=None):
+@overload
+def differentiable(fn: Callable[P, R], *, wrt: Optional[Wrt] = None,
+                   argnums: Optional[Wrt] = None) -> Differentiable[P, R]: ...
+
+
+@overload
+def differentiable(fn: None = None, *, wrt: Optional[Wrt] = None,
+                   argnums: Optional[Wrt] = None) -> Callable[[Callable[P, R]], Differentiable[P, R]]: ...
+
+
+def differentiable(fn: Optional[Callable[P, R]] = None, *, wrt: Optional[Wrt] = None,
+                   argnums: Optional[Wrt] = None) -> Any:
     """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")`` (or ``argnums=``)."""
     wrt = chosen_wrt(wrt, argnums)
     if fn is None:
@@ -359,7 +378,8 @@ def _as_differentiable(fun, wrt):
     return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
 
 
-def grad(fun, wrt=None, *, argnums=None, has_aux=False):
+def grad(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
+         has_aux: bool = False) -> Callable[P, Any]:
     """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``
     (``argnums``: the same, JAX's spelling).
 
@@ -369,7 +389,7 @@ def grad(fun, wrt=None, *, argnums=None, has_aux=False):
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
     if has_aux:
         @functools.wraps(unwrap(fun))
-        def gradient_and_aux(*args, **kwargs):
+        def gradient_and_aux(*args: P.args, **kwargs: P.kwargs) -> tuple[Any, Any]:
             (_, aux), g = d._value_and_grad_with_aux(*d._bind(args, kwargs))
             return g, aux
 
@@ -377,7 +397,7 @@ def grad(fun, wrt=None, *, argnums=None, has_aux=False):
         return gradient_and_aux
 
     @functools.wraps(unwrap(fun))
-    def gradient(*args, **kwargs):
+    def gradient(*args: P.args, **kwargs: P.kwargs) -> Any:
         return d.grad(*args, **kwargs)
 
     gradient.__srcad_differentiable__ = d
@@ -397,7 +417,8 @@ def _nested_source(d):
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
 
 
-def value_and_grad(fun, wrt=None, *, argnums=None, has_aux=False):
+def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
+                   has_aux: bool = False) -> Callable[P, tuple[R, Any]]:
     """``value_and_grad(f)(*args) -> (f(*args), gradient)``, from one forward pass.
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the call gives
@@ -406,7 +427,7 @@ def value_and_grad(fun, wrt=None, *, argnums=None, has_aux=False):
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
-    def value_and_gradient(*args, **kwargs):
+    def value_and_gradient(*args: P.args, **kwargs: P.kwargs) -> tuple[R, Any]:
         if has_aux:
             return d._value_and_grad_with_aux(*d._bind(args, kwargs))
         return d.value_and_grad(*args, **kwargs)
@@ -414,7 +435,8 @@ def value_and_grad(fun, wrt=None, *, argnums=None, has_aux=False):
     return value_and_gradient
 
 
-def vjp(fun, *args, wrt=None, argnums=None):
+def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None,
+        argnums: Optional[Wrt] = None) -> tuple[R, Callable[..., Any]]:
     """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times.
 
     For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
@@ -423,18 +445,19 @@ def vjp(fun, *args, wrt=None, argnums=None):
     return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 
 
-def adjoint(fun, wrt=None, *, argnums=None):
+def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
+            argnums: Optional[Wrt] = None) -> Callable[..., Any]:
     """The companion ``g(*args, v)`` that returns vᵀJ."""
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
-    def companion(*args, **kwargs):
+    def companion(*args: Any, **kwargs: Any) -> Any:
         return d.adjoint(*args, **kwargs)
 
     return companion
 
 
-def show(fun, *args):
+def show(fun: Callable[..., Any], *args: Any) -> None:
     """Print the generated adjoint of ``fun``: for arguments like ``args`` if given (code is
     specialised on their shapes and dtypes), else the last one generated, else the generic one."""
     d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)

@@ -5,10 +5,11 @@ Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is chec
 the transform is made.
 """
 import types
+from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 
 import numpy as np
 
-from .api import _as_differentiable, _forward_target, _params, chosen_wrt, grad
+from .api import P, Wrt, _as_differentiable, _forward_target, _params, chosen_wrt, grad
 from .arguments import check_arguments, checked_cotangent, is_structure, where
 from .compile import compile_jvp
 from .errors import WrtError
@@ -16,7 +17,10 @@ from .pytrees import is_node, leaves, rebuild
 from .source import capture
 
 
-def jvp(fun, primals, tangents):
+R = TypeVar("R")
+
+
+def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[R, Any]:
     """``(y, y_dot)``: ``fun(*primals)`` and its directional derivative J·t, by forward mode.
 
     ``tangents`` has one entry per primal: an array (or number, list, dict) shaped like that
@@ -100,7 +104,8 @@ def _assemble(y, inputs, blocks, single):
     return rebuild(y, per_output) if is_node(y) else per_output[0]
 
 
-def jacobian(fun, wrt=None, mode="rev", *, argnums=None):
+def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["rev", "fwd"] = "rev", *,
+             argnums: Optional[Wrt] = None) -> Callable[P, Any]:
     """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt`` (or ``argnums``,
     JAX's spelling), shaped ``y.shape + x.shape``, in the dtype of ``y`` and ``x`` (float32
     stays float32).
@@ -117,7 +122,9 @@ def jacobian(fun, wrt=None, mode="rev", *, argnums=None):
     wrt = chosen_wrt(wrt, argnums)
     reverse = _as_differentiable(fun, wrt)  # checks wrt now
 
-    def jacobian_fn(*args):
+    def jacobian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
+        if kwargs:
+            raise TypeError("jacobian: pass the function's arguments by position")
         positions, single = _positions(fun, args, wrt)
         inputs = [args[p] for p in positions]
         if mode == "rev":
@@ -165,7 +172,7 @@ def _forward_jacobian(fun, args, positions, inputs, single):
     return _assemble(y, inputs, blocks, single)
 
 
-def hessian(fun, wrt=None, *, argnums=None):
+def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
     ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
     jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do: ``H[i][j]`` is
@@ -174,13 +181,14 @@ def hessian(fun, wrt=None, *, argnums=None):
     return jacobian(grad(fun, wrt), wrt, mode="fwd")
 
 
-def hvp(fun, wrt=None, *, argnums=None):
+def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
+        argnums: Optional[Wrt] = None) -> Callable[..., Any]:
     """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
     ``v`` is the last positional argument, always (a tuple of vectors for a tuple ``wrt``)."""
     wrt = chosen_wrt(wrt, argnums)
     gradient = grad(fun, wrt)
 
-    def hessian_vector_product(*args):
+    def hessian_vector_product(*args: Any) -> Any:
         *args, v = args
         positions, single = _positions(fun, args, wrt)
         vectors = (v,) if single else v
@@ -194,13 +202,13 @@ def hvp(fun, wrt=None, *, argnums=None):
     return hessian_vector_product
 
 
-def hessp(fun):
+def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
     """``hessp(f)(x, p, *args)``: H·p for scalar ``f(x, *args)`` with respect to its first
     argument, in SciPy's order (``scipy.optimize.minimize(f, x0, jac=srcad.grad(f),
     hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead."""
     product = hvp(fun, 0)
 
-    def hessian_vector_product(x, p, *args):
+    def hessian_vector_product(x: Any, p: Any, *args: Any) -> Any:
         return product(x, *args, p)
 
     return hessian_vector_product

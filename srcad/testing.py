@@ -1,6 +1,7 @@
 """Testing helpers shipped for users: check a gradient (``check_grads``) or a forward-mode
 tangent (``check_jvp``) against finite differences."""
 import inspect
+from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 import numpy as np
 
@@ -24,7 +25,9 @@ def _axpy(x, t, direction):
     return _unflatten(x, leaves)
 
 
-def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, directions=3, seed=0, mode="both"):
+def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str, Sequence[Union[int, str]]] = 0,
+                v: Any = None, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7, directions: int = 3,
+                seed: int = 0, mode: Literal["joint", "split", "both"] = "both") -> Any:
     """Check srcad's vᵀJ for ``fun`` at ``args`` against central finite differences.
 
     For random directions u (over the ``wrt`` arguments) it compares
@@ -79,7 +82,9 @@ def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, direct
     return results[0][1]
 
 
-def check_jvp(fun, args, wrt=0, direction=None, eps=1e-6, rtol=1e-5, atol=1e-7, directions=3, seed=0):
+def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str, Sequence[Union[int, str]]] = 0,
+              direction: Optional[Any] = None, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7,
+              directions: int = 3, seed: int = 0) -> Any:
     """Check srcad's forward mode J·u for ``fun`` at ``args`` against central finite differences.
 
     Along tangents u of the ``wrt`` arguments (positions or names; ``direction`` if given,
