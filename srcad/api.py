@@ -276,7 +276,8 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
 
     def _vjp(self, args, kwargs):
-        _, forward, backward = self._functions(args, kwargs)
+        functions = self._functions(args, kwargs)
+        forward, backward = functions[1], functions[2]  # the pair: made when vjp is first used
         y, saved = forward(*args, **kwargs)
 
         def pullback(v=None):
@@ -324,6 +325,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         """The generated forward/backward pair that ``vjp`` uses."""
         self._ensure_compiled()
         g = self._compiled.generated
+        g.ensure_pair()
         return g.forward_source + "\n" + g.backward_source
 
     def _ensure_compiled(self):
@@ -476,6 +478,7 @@ def _helper_sources(generated, seen):
         if helper is None or id(helper) in seen or not hasattr(helper, "backward_source"):
             continue
         seen.add(id(helper))
+        helper.ensure_pair()
         yield f"\n# called above: {helper.name}'s adjoint, as a forward/backward pair\n"
         yield helper.forward_source + "\n" + helper.backward_source
         yield from _helper_sources(helper, seen)

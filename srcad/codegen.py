@@ -4,7 +4,9 @@ Three functions come out of one joint adjoint ``f_adjoint(*params, v=None)``:
 ``f_adjoint`` itself (forward and reverse sweeps in one call), and the split pair
 ``f_forward(*params) -> (y, saved)`` / ``f_backward(saved, v=None) -> grads`` that
 ``vjp`` uses so one forward sweep can serve many cotangents. ``f_backward`` copies the
-value stacks and the arrays it restores in place, so it can be called again.
+value stacks and the arrays it restores in place, so it can be called again. The pair's
+text is made and compiled when first needed (``Generated.ensure_pair``): ``grad`` and
+``adjoint`` never pay for it.
 """
 import dataclasses
 
@@ -27,6 +29,21 @@ class Generated:
     filename: str = ""
     inherited: list = dataclasses.field(default_factory=list)  # guards of the user functions it calls
     resolved: list = dataclasses.field(default_factory=list)  # (name path, object) the compiler resolved
+    pair_module_source: str = ""  # the factory of the forward/backward pair, once made
+    make_pair: object = None  # () -> (forward_source, backward_source) until the pair is made
+    trees: list = None  # the generated functions' trees, while they are at hand (the guards read them)
+
+    factory_params: list = None  # the factory's parameters (every name the functions close over)
+
+    def ensure_pair(self):
+        """Make the forward/backward pair's sources (``vjp`` needs them; ``grad`` does not)."""
+        if not self.pair_module_source:
+            from .compile import factory_source
+
+            self.forward_source, self.backward_source = self.make_pair()
+            self.pair_module_source = factory_source(self.factory_params, [self.forward_source, self.backward_source],
+                                                     [f"{self.name}_forward", f"{self.name}_backward"])
+            self.make_pair = None
 
 
 def _stored_names(stmts):
@@ -174,6 +191,7 @@ def codegen(node, source, module):
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
         body=backward_body, decorator_list=[], returns=None, type_comment=None, type_params=[])
     joint_source = A.to_source(joint)
-    forward_source = A.to_source(forward)
-    backward_source = A.to_source(backward)
-    return module.finish(base, joint_source, forward_source, backward_source)
+    A.strip_annotations(forward)  # kept until the pair is needed: they must not hold the user's objects
+    A.strip_annotations(backward)
+    return module.finish(base, joint_source, lambda: (A.to_source(forward), A.to_source(backward)),
+                         [joint, forward, backward])

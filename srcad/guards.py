@@ -245,11 +245,13 @@ def _bound_guard(fn, path, obj):
     return Guard("scope", fn.__globals__, name, attrs, obj)
 
 
-def module_attribute_guards(module_source, closure):
+def module_attribute_guards(code, closure):
     """Guards on attributes generated code reads off modules it closes over (``np_.cos``):
-    monkeypatching ``np.cos`` must not change what the compiled code computes unseen."""
+    monkeypatching ``np.cos`` must not change what the compiled code computes unseen.
+    ``code``: its source text, or a list of texts and trees."""
     guards = {}
-    for node in gast.walk(gast.parse(module_source)):
+    trees = [gast.parse(c) if isinstance(c, str) else c for c in ([code] if isinstance(code, str) else code)]
+    for node in (n for tree in trees for n in gast.walk(tree)):
         if not isinstance(node, gast.Attribute):
             continue
         attrs = []
