@@ -14,7 +14,8 @@ Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
 """
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
 from . import pytrees, testing  # noqa: F401  (srcad.testing.check_grads after import srcad)
-from .api import adjoint, differentiable, grad, show, value_and_grad, vjp
+from .api import adjoint, differentiable, grad, value_and_grad, vjp
+from .listing import show
 from .derivatives import hessian, hessp, hvp, jacobian, jvp
 from .extend import custom_vjp, stop_gradient
 from .errors import (ArgumentError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,

@@ -34,7 +34,7 @@ import numpy as np
 
 from .errors import ArgumentError, CotangentError, WrtError
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
-from .runtime import field_names, is_dataclass_instance, rebuilt
+from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 CONTAINERS = (list, tuple, dict)
 

@@ -3,7 +3,8 @@ tuples, dicts and dataclass instances nest; anything else is a leaf.
 
 ``leaves(x)`` lists the leaves in a fixed order (a dict's keys sorted, when they sort; a
 dataclass's fields in declaration order) and ``rebuild(x, values)`` puts new leaves into
-the structure of ``x``:
+the structure of ``x``. Generated code reads a field of a named tuple or dataclass with
+``field_grad`` and ``field_tangent`` (rules in ``srcad.rules.records``):
 
 >>> import collections
 >>> P = collections.namedtuple("P", "w b")
@@ -13,7 +14,60 @@ the structure of ``x``:
 >>> rebuild(tree, [v * 10 for v in leaves(tree)])
 {'layer': P(w=10.0, b=[20.0, 30.0]), 'scale': 40.0}
 """
-from .runtime import field_names, is_dataclass_instance, rebuilt
+import copy
+import dataclasses
+
+from .errors import NoRuleError
+
+
+def is_dataclass_instance(x):
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
+def field_names(x):
+    return tuple(f.name for f in dataclasses.fields(x))
+
+
+def rebuilt(x, values):
+    """A copy of dataclass ``x`` with fields set to ``values``, without running its
+    ``__init__``/``__post_init__`` (a frozen dataclass too)."""
+    out = copy.copy(x)
+    for name, value in values.items():
+        object.__setattr__(out, name, value)
+    return out
+
+
+def _field_position(obj, name):
+    """Where ``obj.name`` lives in ``obj``'s adjoint: an index for a named tuple (whose
+    adjoint is a list like its items), a key for a dataclass (a dict by field)."""
+    fields = getattr(type(obj), "_fields", None)
+    if isinstance(obj, tuple) and fields is not None and name in fields:
+        return fields.index(name)
+    if is_dataclass_instance(obj) and name in field_names(obj):
+        return name
+    raise NoRuleError(f"no derivative rule for the attribute .{name} of a {type(obj).__qualname__}: srcad "
+                      "differentiates the fields of named tuples and dataclasses (and array attributes such as "
+                      ".T); read a field, or compute the value from fields in the differentiated code")
+
+
+def field_grad(g, obj, name):
+    """The adjoint of ``obj.name`` laid out like ``obj``'s adjoint: ``g`` at that field."""
+    position = _field_position(obj, name)
+    if isinstance(position, str):
+        return {position: g}
+    out = [None] * len(obj)
+    out[position] = g
+    return out
+
+
+def field_tangent(t, obj, name):
+    """The tangent of ``obj.name`` from ``obj``'s tangent (a record like it, or its list or dict)."""
+    position = _field_position(obj, name)
+    if t is None:
+        return None
+    if isinstance(position, str) and not isinstance(t, dict):
+        return getattr(t, position)
+    return t[position]
 
 
 def is_node(x):

@@ -1,14 +1,13 @@
 """Helpers that generated code calls. Each is small, documented and has rules of its own
 (see ``srcad/rules/runtime_rules.py``), so generated code can itself be differentiated.
 """
-import copy
-import dataclasses
 import math
 import numbers
 
 import numpy as np
 
-from .errors import CotangentError, NoRuleError, UnsupportedCaseError
+from .errors import CotangentError, UnsupportedCaseError
+from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 _CONTAINERS = (list, tuple, dict)
 
@@ -59,59 +58,6 @@ def zeros_like(x):
     if is_dataclass_instance(x):
         return {name: zeros_like(getattr(x, name)) for name in field_names(x)}
     return 0.0
-
-
-# ---- named tuples and dataclasses: their fields read by attribute ------------------------
-
-
-def is_dataclass_instance(x):
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
-
-
-def field_names(x):
-    return tuple(f.name for f in dataclasses.fields(x))
-
-
-def rebuilt(x, values):
-    """A copy of dataclass ``x`` with fields set to ``values``, without running its
-    ``__init__``/``__post_init__`` (a frozen dataclass too)."""
-    out = copy.copy(x)
-    for name, value in values.items():
-        object.__setattr__(out, name, value)
-    return out
-
-
-def _field_position(obj, name):
-    """Where ``obj.name`` lives in ``obj``'s adjoint: an index for a named tuple (whose
-    adjoint is a list like its items), a key for a dataclass (a dict by field)."""
-    fields = getattr(type(obj), "_fields", None)
-    if isinstance(obj, tuple) and fields is not None and name in fields:
-        return fields.index(name)
-    if is_dataclass_instance(obj) and name in field_names(obj):
-        return name
-    raise NoRuleError(f"no derivative rule for the attribute .{name} of a {type(obj).__qualname__}: srcad "
-                      "differentiates the fields of named tuples and dataclasses (and array attributes such as "
-                      ".T); read a field, or compute the value from fields in the differentiated code")
-
-
-def field_grad(g, obj, name):
-    """The adjoint of ``obj.name`` laid out like ``obj``'s adjoint: ``g`` at that field."""
-    position = _field_position(obj, name)
-    if isinstance(position, str):
-        return {position: g}
-    out = [None] * len(obj)
-    out[position] = g
-    return out
-
-
-def field_tangent(t, obj, name):
-    """The tangent of ``obj.name`` from ``obj``'s tangent (a record like it, or its list or dict)."""
-    position = _field_position(obj, name)
-    if t is None:
-        return None
-    if isinstance(position, str) and not isinstance(t, dict):
-        return getattr(t, position)
-    return t[position]
 
 
 def cleared_slot(value):

@@ -3,7 +3,6 @@
 guards that protect it, do not depend on when it is made. Values are checked against
 finite differences."""
 import numpy as np
-import pytest
 
 import srcad
 from srcad.testing import check_grads

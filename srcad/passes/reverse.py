@@ -34,7 +34,6 @@ import gast
 from .. import astutil as A
 from .. import registry
 from ..rules import records
-from ..errors import NoRuleError
 from .activity import scatter_add_args
 from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results

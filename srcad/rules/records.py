@@ -2,7 +2,7 @@
 the reverse and forward passes route an attribute with no rule of its own here, and the
 helpers check at run time that the object has that field (anything else is refused)."""
 from ..registry import register_jvp, register_vjp
-from ..runtime import field_grad, field_tangent
+from ..pytrees import field_grad, field_tangent
 
 
 def field(obj, name):
