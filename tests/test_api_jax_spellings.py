@@ -181,3 +181,12 @@ def test_minimize_with_srcad_jac_and_hessp_reaches_the_optimum(method):
                       options={"gtol": 1e-10} if method != "Newton-CG" else {"xtol": 1e-10})
     assert result.success, result.message
     np.testing.assert_allclose(result.x, np.ones(4), atol=1e-6)
+
+
+def gradient_norm_by_argnums(x, w):
+    return np.sum(srcad.grad(two_args, argnums=1)(x, w) ** 2)
+
+
+def test_argnums_inside_differentiated_code():
+    check_grads(gradient_norm_by_argnums, (X, W), wrt=(0, 1), v=1.0)  # reverse over reverse
+    check_jvp(gradient_norm_by_argnums, (X, W), wrt=(0, 1))
