@@ -3,46 +3,50 @@ your own function, a function marked non-differentiable, and stop_gradient.
 
 Run: python examples/custom_rules.py
 """
+from typing import Any
+
 import numpy as np
 import scipy.special
 
 import srcad
 from srcad.extend import nondifferentiable, register_vjp
 
+d: Any  # a rule template's adjoints, d[...]: templates are read by srcad, never run
+
 
 # 1. A library function srcad cannot read (a C ufunc): give it a rule, written like the math.
 @register_vjp(scipy.special.ndtr)
-def ndtr(y, x):
+def ndtr(y: Any, x: Any) -> None:
     d[x] += d[y] * np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
 
 
-def probit_loss(z):
+def probit_loss(z: Any) -> Any:
     return -np.log(scipy.special.ndtr(z)).sum()
 
 
 # 2. Your own function, with a hand-written adjoint for numerical stability:
 #    d/dx log(1 + e^x) = σ(x), computed without overflow for large x.
 @srcad.custom_vjp
-def softplus(x):
+def softplus(x: Any) -> Any:
     return np.logaddexp(0.0, x)
 
 
 @softplus.defvjp
-def softplus_vjp(y, x):
+def softplus_vjp(y: Any, x: Any) -> None:
     d[x] += d[y] * scipy.special.expit(x)
 
 
-def smooth_hinge(w, X):
+def smooth_hinge(w: Any, X: Any) -> Any:
     return softplus(1.0 - X @ w).mean()
 
 
 # 3. A function whose output carries no derivative, and stop_gradient.
 @nondifferentiable
-def bucket(x):
+def bucket(x: Any) -> Any:
     return np.floor(x * 4) / 4
 
 
-def quantized_energy(x):
+def quantized_energy(x: Any) -> Any:
     return (x * bucket(x)).sum() + (x * srcad.stop_gradient(x)).sum()
 
 

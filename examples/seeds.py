@@ -4,18 +4,23 @@ PyTorch's ``y.backward(gradient=v)`` leaves vᵀJ in ``x.grad``; srcad computes 
 vector-Jacobian product from plain NumPy code, by generating an adjoint function.
 Run: ``make demo`` (or ``python examples/seeds.py``).
 """
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 import srcad
 
+Array = NDArray[np.float64]
 
-def show(label, value):
+
+def show(label: str, value: Any) -> None:
     print(f"{label:<46} {np.array2string(np.asarray(value), separator=', ')}")
 
 
 # 1. y = x·M, one forward pass, three pullbacks (PyTorch: retain_graph=True) -----------
 @srcad.differentiable
-def linear(x, M):
+def linear(x: Array, M: Array) -> Array:
     return x @ M
 
 
@@ -23,13 +28,13 @@ x = np.array([[2.0, 1.0]])
 M = np.array([[1.0, 2.0], [3.0, 4.0]])
 y, pullback = linear.vjp(x, M)
 show("y = x @ M", y)
-for v in ([[1.0, 0.0]], [[0.0, 1.0]], [[1.0, 1.0]]):
-    show(f"x.grad for v = {v}", pullback(np.array(v)))
+for seed in ([[1.0, 0.0]], [[0.0, 1.0]], [[1.0, 1.0]]):
+    show(f"x.grad for v = {seed}", pullback(np.array(seed)))
 
 
 # 2. y = x², scalar and elementwise ---------------------------------------------------
 @srcad.differentiable
-def square(x):
+def square(x: Any) -> Any:
     return x**2
 
 
@@ -41,7 +46,7 @@ show("y = x**2 on linspace(-1, 1, 5), v = ones", square.adjoint(xs, np.ones_like
 
 # 3. y = sum(x) with the builtin sum -------------------------------------------------
 @srcad.differentiable
-def total(x):
+def total(x: Array) -> Any:
     return sum(x)
 
 
@@ -51,7 +56,7 @@ show("y = sum(x) at [1, 2], v = 100", total.adjoint(np.array([1.0, 2.0]), 100.0)
 
 # 4. the gradient of (x·x·w).sum() ---------------------------------------------------
 @srcad.differentiable
-def weighted(x, w):
+def weighted(x: Array, w: Array) -> Any:
     return (x * x * w).sum()
 
 
@@ -60,7 +65,7 @@ show("y = (x*x*w).sum() at x = [-1, 2], w = [3, 5]", weighted.grad(np.array([-1.
 
 # 5. a row-wise function of a matrix, integer weights --------------------------------
 @srcad.differentiable
-def rowwise(x, w):
+def rowwise(x: Array, w: NDArray[Any]) -> Any:
     return (x * w).sum(1)
 
 
@@ -70,7 +75,7 @@ show("y = (x*w).sum(1), v = ones(3)", rowwise.adjoint(X, np.array([-1, 1]), np.o
 
 # 6. the derivative of f(x) = (-x³, 5x) at x = 1, one component at a time -------------
 @srcad.differentiable
-def curve(x):
+def curve(x: float) -> Array:
     return np.stack([-(x**3), 5 * x]).reshape(1, -1)
 
 
@@ -82,7 +87,7 @@ show("y_2'(1) (v = [0, 1])", pullback(np.array([[0.0, 1.0]])))
 
 # 7. the doubling loop: y = 2x, doubled while ||y|| < 1000 ----------------------------
 @srcad.differentiable
-def doubling(x):
+def doubling(x: Array) -> Array:
     y = x * 2
     while np.linalg.norm(y) < 1000:
         y = y * 2
@@ -98,12 +103,12 @@ show("  = 512 * v (the loop doubled nine times)", 512 * v)
 
 
 # 8. a linear layer and a sigmoid over a 9×9 grid ------------------------------------
-def sigmoid(z):
+def sigmoid(z: Array) -> Array:
     return 1.0 / (1.0 + np.exp(-z))
 
 
 @srcad.differentiable(wrt=("X", "Y"))
-def layer(X, Y, W, b):
+def layer(X: Array, Y: Array, W: Array, b: Array) -> Array:
     n = X.shape[0]
     XY = np.stack([X, Y], -1).reshape(n * n, 2)
     return sigmoid(XY @ W.T + b)

@@ -1,4 +1,5 @@
-"""The public API: the decorator and the function transformations built on it.
+"""The public API: the decorator and the reverse-mode transformations built on it (forward
+mode, Jacobians and Hessians: ``srcad.derivatives``).
 
 How arguments are passed, everywhere:
 
@@ -18,19 +19,27 @@ How arguments are passed, everywhere:
 """
 import functools
 import inspect
+import sys
 import types
+from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, ParamSpec, Sequence, TypeVar, Union, overload
 
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
-from .compile import compile_function, compile_jvp, guards_hold
+from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_structure, signature, snapshot, unbind,
+                        where)
+from .compile import compile_function, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
+from .runtime import default_cotangent
 from .source import capture, trampoline, unwrap
 from .sourcecheck import function_with_source
 from .tracebacks import api_boundary
+
+P = ParamSpec("P")
+R = TypeVar("R")
+Wrt = Union[int, str, Sequence[Union[int, str]]]  # an argument's position or name, or a tuple of them
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
 
@@ -40,7 +49,7 @@ def _normalize_wrt(wrt):
     return (wrt,) if single else tuple(wrt), single
 
 
-class Differentiable(functools.partial):
+class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg]
     """A function with its adjoint: calling it runs the original function unchanged.
 
     ``f.adjoint(*args, v)`` gives vᵀJ for the ``wrt`` arguments (``v`` may be omitted
@@ -50,6 +59,10 @@ class Differentiable(functools.partial):
     """
 
     def __new__(cls, fn, wrt=0):
+        if getattr(fn, "__srcad_has_aux__", False):
+            raise ArgumentError(f"{where(fn.__wrapped__)}: a gradient made with has_aux=True returns (gradient, aux) "
+                                "and is not differentiated again; differentiate srcad.grad of a function that "
+                                "returns only the output")
         inner = getattr(fn, "__srcad_differentiable__", None)
         if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
             return _Nested(fn, inner, wrt)
@@ -87,6 +100,20 @@ class Differentiable(functools.partial):
 
     def __repr__(self):
         return f"<srcad.differentiable {self.func.__qualname__} wrt={self._wrt if not self._single else self._wrt[0]}>"
+
+    def __reduce__(self):
+        """Pickled by reference, as functions are: the module attribute it is (a decorated
+        module-level function or method), else the function it was made from, made
+        differentiable again when unpickled."""
+        found = sys.modules.get(self.__module__)
+        for part in self.__qualname__.split("."):
+            found = getattr(found, part, None)
+        if found is self:
+            return self.__qualname__
+        if self._original is self.func and (self._prefix or self._fixed):
+            raise TypeError(f"{self._where}: a srcad.differentiable method bound to an object is not pickled; "
+                            "pickle the object and read the method from it again")
+        return Differentiable, (self._original, self._wrt[0] if self._single else self._wrt)
 
     def __get__(self, obj, objtype=None):
         if self._descriptor == "static":
@@ -137,7 +164,7 @@ class Differentiable(functools.partial):
                 containers = True
             else:
                 key += (cls,)
-                containers = containers or isinstance(a, CONTAINERS)  # a named tuple: its items vary
+                containers = containers or is_structure(a)  # a named tuple or dataclass: its items vary
         if kwargs:
             key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
             containers = True
@@ -169,8 +196,8 @@ class Differentiable(functools.partial):
             capture(fn)  # raises the error that says why srcad cannot read it
         params = _params(fn)
         names = self._names if self._names is not None else param_names(params, self._wrt)
-        containers = tuple(p for p, a in zip(params, args) if isinstance(a, CONTAINERS))
-        containers += tuple(p for p, a in kwargs.items() if isinstance(a, CONTAINERS))
+        containers = tuple(p for p, a in zip(params, args) if is_structure(a))
+        containers += tuple(p for p, a in kwargs.items() if is_structure(a))
         specialised = len(self._bound) < _MAX_SPECIALISATIONS
         if specialised and len(args) == len(params) and not kwargs:
             specs = {p: arg_spec(a) for p, a in zip(params, args)}
@@ -185,8 +212,11 @@ class Differentiable(functools.partial):
             self._guards.pop(key, None)
         return compiled.bind(fn)
 
+    if TYPE_CHECKING:  # calling runs the original function (functools.partial's own __call__)
+        def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+
     @api_boundary
-    def adjoint(self, *args, **kwargs):
+    def adjoint(self, *args: Any, **kwargs: Any) -> Any:
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
 
         ``v`` is the keyword ``v=`` unless the function has a parameter named ``v`` (then
@@ -235,7 +265,7 @@ class Differentiable(functools.partial):
         return CotangentError(f"{code.co_filename}:{code.co_firstlineno}: {self.func.__qualname__}: {exc}")
 
     @api_boundary
-    def vjp(self, *args, **kwargs):
+    def vjp(self, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Callable[..., Any]]:
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times.
 
         The forward pass runs on a copy of the arrays among the arguments, so changing them
@@ -244,7 +274,8 @@ class Differentiable(functools.partial):
         return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
 
     def _vjp(self, args, kwargs):
-        _, forward, backward = self._functions(args, kwargs)
+        functions = self._functions(args, kwargs)
+        forward, backward = functions[1], functions[2]  # the pair: made when vjp is first used
         y, saved = forward(*args, **kwargs)
 
         @api_boundary
@@ -258,20 +289,34 @@ class Differentiable(functools.partial):
         return y, pullback
 
     @api_boundary
-    def grad(self, *args, **kwargs):
+    def grad(self, *args: P.args, **kwargs: P.kwargs) -> Any:
         """The gradient of a scalar output with respect to the ``wrt`` arguments; every
         argument (keyword ``v=`` too) is the function's."""
         return self._joint(*self._bind(args, kwargs), None)
 
     @api_boundary
-    def value_and_grad(self, *args, **kwargs):
+    def value_and_grad(self, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Any]:
         """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
+    def _value_and_grad_with_aux(self, args, kwargs):
+        """``((output, aux), gradient)`` for a function that returns ``(output, aux)``: aux
+        gets a zero cotangent, so no derivative flows from it."""
+        y, pullback = self._vjp(args, kwargs)  # the pullback runs at once: no copy
+        if not (isinstance(y, (tuple, list)) and len(y) == 2):
+            raise ArgumentError(f"{self._where}: has_aux=True but the function returned a "
+                                f"{type(y).__name__}{'' if not isinstance(y, (tuple, list)) else f' of {len(y)}'}; "
+                                "with has_aux it returns a pair (output, aux)")
+        try:
+            v = default_cotangent(y[0])
+        except CotangentError as exc:
+            raise self._located(exc) from None
+        return (y[0], y[1]), pullback(type(y)((v, None)))
+
     @property
     @api_boundary
-    def adjoint_source(self):
+    def adjoint_source(self) -> str:
         """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
         arguments of the last call (code is specialised on shapes and dtypes), or generic."""
         self._ensure_compiled()
@@ -279,10 +324,11 @@ class Differentiable(functools.partial):
 
     @property
     @api_boundary
-    def vjp_source(self):
+    def vjp_source(self) -> str:
         """The generated forward/backward pair that ``vjp`` uses."""
         self._ensure_compiled()
         g = self._compiled.generated
+        g.ensure_pair()
         return g.forward_source + "\n" + g.backward_source
 
     def _ensure_compiled(self):
@@ -304,13 +350,35 @@ def _positional_cotangent(joint):
     return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
 
 
+def chosen_wrt(wrt: Optional[Wrt], argnums: Optional[Wrt], default: Wrt = 0) -> Wrt:
+    """``wrt``, or ``argnums`` (JAX's spelling of the same thing); both given is a ``WrtError``."""
+    if argnums is None:
+        return default if wrt is None else wrt
+    if wrt is not None:
+        raise WrtError(f"wrt={wrt!r} and argnums={argnums!r} both given: argnums is JAX's spelling of wrt "
+                       "(the arguments to differentiate with respect to); pass one of them")
+    return argnums
+
+
+@overload
+def differentiable(fn: Callable[P, R], *, wrt: Optional[Wrt] = None,
+                   argnums: Optional[Wrt] = None, source: Optional[str] = None) -> Differentiable[P, R]: ...
+
+
+@overload
+def differentiable(fn: None = None, *, wrt: Optional[Wrt] = None, argnums: Optional[Wrt] = None,
+                   source: Optional[str] = None) -> Callable[[Callable[P, R]], Differentiable[P, R]]: ...
+
+
 @api_boundary
-def differentiable(fn=None, *, wrt=0, source=None):
-    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``.
+def differentiable(fn: Optional[Callable[P, R]] = None, *, wrt: Optional[Wrt] = None,
+                   argnums: Optional[Wrt] = None, source: Optional[str] = None) -> Any:
+    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")`` (or ``argnums=``).
 
     ``source=`` is the text of ``fn``'s definition, for a function Python keeps no source of
     (typed at the interactive prompt, made by ``exec`` or ``python -c``); the result works
     with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code."""
+    wrt = chosen_wrt(wrt, argnums)
     if fn is None:
         return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source))
     return Differentiable(fn if source is None else function_with_source(fn, source), wrt)
@@ -321,13 +389,28 @@ def _as_differentiable(fun, wrt):
 
 
 @api_boundary
-def grad(fun, wrt=0):
-    """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``."""
-    d = _as_differentiable(fun, wrt)
+def grad(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
+         has_aux: bool = False) -> Callable[P, Any]:
+    """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``
+    (``argnums``: the same, JAX's spelling).
+
+    With ``has_aux=True``, ``f`` returns ``(output, aux)``: the gradient is the scalar
+    ``output``'s, ``aux`` is returned as computed, and the call gives ``(gradient, aux)``.
+    """
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    if has_aux:
+        @functools.wraps(unwrap(fun))
+        @api_boundary
+        def gradient_and_aux(*args: P.args, **kwargs: P.kwargs) -> tuple[Any, Any]:
+            (_, aux), g = d._value_and_grad_with_aux(*d._bind(args, kwargs))
+            return g, aux
+
+        gradient_and_aux.__srcad_has_aux__ = True  # not differentiated again (refused inside srcad code too)
+        return gradient_and_aux
 
     @functools.wraps(unwrap(fun))
     @api_boundary
-    def gradient(*args, **kwargs):
+    def gradient(*args: P.args, **kwargs: P.kwargs) -> Any:
         return d.grad(*args, **kwargs)
 
     gradient.__srcad_differentiable__ = d
@@ -348,48 +431,51 @@ grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is r
 
 
 @api_boundary
-def value_and_grad(fun, wrt=0):
-    """``value_and_grad(f)(*args) -> (f(*args), gradient)``."""
-    d = _as_differentiable(fun, wrt)
+def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
+                   has_aux: bool = False) -> Callable[P, tuple[R, Any]]:
+    """``value_and_grad(f)(*args) -> (f(*args), gradient)``, from one forward pass.
+
+    With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the call gives
+    ``((output, aux), gradient)`` (JAX's shape): ``aux`` gets no derivative.
+    """
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
     @api_boundary
-    def value_and_gradient(*args, **kwargs):
+    def value_and_gradient(*args: P.args, **kwargs: P.kwargs) -> tuple[R, Any]:
+        if has_aux:
+            return d._value_and_grad_with_aux(*d._bind(args, kwargs))
         return d.value_and_grad(*args, **kwargs)
 
     return value_and_gradient
 
 
 @api_boundary
-def vjp(fun, *args, wrt=0):
-    """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times."""
-    return _as_differentiable(fun, wrt).vjp(*args)
+def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None,
+        argnums: Optional[Wrt] = None) -> tuple[R, Callable[..., Any]]:
+    """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times.
+
+    For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
+    of one of its items means a zero cotangent there (an output not differentiated, such as
+    a layer's cache)."""
+    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 
 
 @api_boundary
-def adjoint(fun, wrt=0):
+def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
+            argnums: Optional[Wrt] = None) -> Callable[..., Any]:
     """The companion ``g(*args, v)`` that returns vᵀJ."""
-    d = _as_differentiable(fun, wrt)
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
     @api_boundary
-    def companion(*args, **kwargs):
+    def companion(*args: Any, **kwargs: Any) -> Any:
         return d.adjoint(*args, **kwargs)
 
     return companion
 
 
-@api_boundary
-def show(fun, *args):
-    """Print the generated adjoint of ``fun``: for arguments like ``args`` if given (code is
-    specialised on their shapes and dtypes), else the last one generated, else the generic one."""
-    d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)
-    if args:
-        d._functions(*d._bind(args, {}))
-    print(d.adjoint_source)
-
-
-# ---- derivatives of derivatives, forward mode, Jacobians and Hessians --------------------
+# ---- derivatives of derivatives ----------------------------------------------------------
 
 
 class _Nested(Differentiable):
@@ -440,141 +526,3 @@ def _params(fn):
     rest += len(varargs)
     varkw = names[rest:rest + 1] if code.co_flags & inspect.CO_VARKEYWORDS else ()
     return names[:n] + varargs + keyword_only + varkw
-
-
-@api_boundary
-def jvp(fun, primals, tangents):
-    """``(y, y_dot)``: ``fun(*primals)`` and its directional derivative J·t, by forward mode.
-
-    ``tangents`` has one entry per primal: an array (or number, list, dict) shaped like that
-    argument, or None for an argument that is held constant. ``fun`` may itself be a gradient
-    made by ``srcad.grad`` (then ``y_dot`` is a Hessian-vector product).
-    """
-    primals, tangents = tuple(primals), tuple(tangents)
-    if len(tangents) != len(primals):
-        raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "
-                         f"{len(primals)} primals and {len(tangents)} tangents")
-    fn, prefix, fixed = _forward_target(fun, primals)
-    if not isinstance(fn, types.FunctionType):
-        capture(fn)  # raises the error that says why srcad cannot read it
-    primals, tangents = prefix + primals, (None,) * len(prefix) + tangents
-    sig = _user_signature(fun)
-    if sig is not None and not sig.simple:  # *args, keyword-only, **kwargs: every parameter by position
-        primals, tangents = sig.bind_tangents(primals, tangents, fixed)
-        fixed = {}
-    params = _params(fn)
-    if len(primals) > len(params):
-        raise TypeError(f"{fn.__qualname__} takes {len(params) - len(prefix)} arguments but jvp got "
-                        f"{len(primals) - len(prefix)} primals")
-    wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
-    check_arguments(where(fn), params, primals, wrt)
-    containers = tuple(p for p, a in zip(params, primals) if isinstance(a, CONTAINERS))
-    compiled = compile_jvp(fn, wrt, containers)
-    keywords = {compiled.tangent_params[p]: checked_cotangent(t, where(fn), "tangent")
-                for p, t in zip(params, tangents) if t is not None}
-    return compiled.bind(fn)[0](*primals, **fixed, **keywords)
-
-
-def _user_signature(fun):
-    """The signature of the user's function behind ``fun`` (for a gradient srcad made, of
-    the function it differentiates), or None."""
-    inner = getattr(fun, "__srcad_differentiable__", None)
-    if inner is not None or isinstance(fun, Differentiable):
-        return (inner or fun)._sig
-    fn = unbind(fun)[0]
-    return signature(fn) if isinstance(fn, types.FunctionType) else None
-
-
-def _wrt_position(fun, args, wrt):
-    """The position among ``args`` of the one argument ``wrt`` denotes."""
-    if isinstance(wrt, str):
-        fn, prefix, _ = _forward_target(fun, args)
-        sig = _user_signature(fun)
-        if sig is not None and not sig.simple and wrt not in sig.positional:  # keyword-only, *args, **kwargs
-            raise WrtError(f"{sig.where}: wrt={wrt!r}: jacobian, hessian and hvp take the argument they "
-                           "differentiate by position; use srcad.grad or srcad.vjp for this parameter")
-        params = _params(fn)[len(prefix):]
-        if wrt not in params:
-            raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")
-        return params.index(wrt)
-    if not -len(args) <= wrt < len(args):
-        raise WrtError(f"wrt={wrt} but the function was given {len(args)} arguments")
-    return wrt % len(args)
-
-
-def _one_wrt(fun, wrt):
-    """Check, when the transform is made, that ``wrt`` is one argument ``fun`` has."""
-    if isinstance(wrt, (tuple, list)):
-        raise WrtError("jacobian, hessian and hvp take one argument at a time: wrt must be an index or a name")
-    _as_differentiable(fun, wrt)
-
-
-def _basis(shape):
-    """The unit arrays of ``shape``, in C order."""
-    size = int(np.prod(shape, dtype=np.int64))
-    for k in range(size):
-        e = np.zeros(size)
-        e[k] = 1.0
-        yield e.reshape(shape)
-
-
-@api_boundary
-def jacobian(fun, wrt=0, mode="rev"):
-    """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt``, shaped ``y.shape + x.shape``.
-
-    ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
-    entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
-    entry through ``jvp`` (cheap when inputs are few).
-    """
-    if mode not in ("rev", "fwd"):
-        raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
-    _one_wrt(fun, wrt)
-    reverse = _as_differentiable(fun, wrt) if mode == "rev" else None
-
-    @api_boundary
-    def jacobian_fn(*args):
-        pos = _wrt_position(fun, args, wrt)
-        x_shape = np.shape(args[pos])
-        if mode == "rev":
-            y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
-            rows = [np.asarray(pullback(e), np.float64) for e in _basis(np.shape(y))]
-            return np.stack(rows).reshape(np.shape(y) + x_shape) if rows else np.zeros(np.shape(y) + x_shape)
-        tangents = [None] * len(args)
-        columns, y = [], None
-        for e in _basis(x_shape):
-            tangents[pos] = e
-            y, y_dot = jvp(fun, args, tangents)
-            columns.append(np.asarray(y_dot, np.float64))
-        if y is None:  # x has no entries
-            y = fun(*args)
-        y_shape = np.shape(y)
-        if not columns:
-            return np.zeros(y_shape + x_shape)
-        return np.stack(columns, axis=-1).reshape(y_shape + x_shape)
-
-    return jacobian_fn
-
-
-@api_boundary
-def hessian(fun, wrt=0):
-    """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt``,
-    shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one jvp per entry of x)."""
-    _one_wrt(fun, wrt)
-    return jacobian(grad(fun, wrt), wrt, mode="fwd")
-
-
-@api_boundary
-def hvp(fun, wrt=0):
-    """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
-    ``v`` is the last positional argument, always."""
-    _one_wrt(fun, wrt)
-    gradient = grad(fun, wrt)
-
-    @api_boundary
-    def hessian_vector_product(*args):
-        *args, v = args
-        tangents = [None] * len(args)
-        tangents[_wrt_position(fun, args, wrt)] = v
-        return jvp(gradient, args, tangents)[1]
-
-    return hessian_vector_product

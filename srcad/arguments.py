@@ -9,7 +9,8 @@
 - ``check_arguments``: an allowlist of argument values. Arrays must be exactly
   ``np.ndarray`` (no ``np.matrix``, masked array or other subclass), nothing may be
   complex, and what is differentiated must be float (arrays, NumPy scalars, Python
-  floats, and lists, tuples and dicts of them).
+  floats, and lists, tuples, dicts, named tuples and dataclasses of them; a record's field
+  may not be named like an array attribute such as ``T`` or ``shape``).
 - ``checked_cotangent``: the same for a cotangent ``v`` (integers become floats).
 - ``snapshot``: a private copy of arguments, so a pullback computes the derivative at the
   values the forward pass saw even if the caller changes its arrays afterwards.
@@ -32,8 +33,16 @@ import weakref
 import numpy as np
 
 from .errors import ArgumentError, CotangentError, WrtError
+from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
+from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 CONTAINERS = (list, tuple, dict)
+
+
+def is_structure(x):
+    """Does ``x`` hold values srcad differentiates item by item: a list, tuple (named too),
+    dict or dataclass instance (a pytree node, in JAX's words)?"""
+    return isinstance(x, CONTAINERS) or is_dataclass_instance(x)
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
@@ -228,8 +237,16 @@ def _refusal(x, differentiated):
         return (f"a {cls.__module__}.{cls.__qualname__}, a subclass of np.ndarray that srcad does not model "
                 "(np.matrix multiplies with *, a masked array ignores masked entries); pass a plain "
                 "array (np.asarray(x), or for a masked array x.filled(value))")
-    if isinstance(x, (dict, list, tuple)):
-        items = x.values() if isinstance(x, dict) else x
+    record = is_dataclass_instance(x) or (isinstance(x, tuple) and hasattr(cls, "_fields"))
+    if isinstance(x, (dict, list, tuple)) or record:
+        if record and differentiated:
+            fields = field_names(x) if is_dataclass_instance(x) else cls._fields
+            clash = next((f for f in fields if f in ATTRIBUTES or f in NONDIFF_ATTRIBUTES), None)
+            if clash is not None:
+                return (f"a {cls.__name__} with a field named {clash!r}, and srcad reads .{clash} as the array "
+                        f"attribute of that name: rename the field")
+        items = x.values() if isinstance(x, dict) else [getattr(x, f) for f in field_names(x)] if (
+            is_dataclass_instance(x)) else x
         for item in items:
             why = _refusal(item, differentiated)
             if why is not None:
@@ -242,7 +259,7 @@ def _refusal(x, differentiated):
             return (f"an integer ({x!r}), and srcad differentiates only with respect to floats: pass "
                     f"{float(x)!r}, or leave it out of wrt")
         return (f"a {cls.__name__}, and srcad differentiates only with respect to float arrays and numbers "
-                "(and lists, tuples and dicts of them)")
+                "(and lists, tuples, dicts, named tuples and dataclasses of them)")
     return None
 
 
@@ -271,6 +288,8 @@ def checked_cotangent(v, where_, what="cotangent"):
         return cls(*(checked_cotangent(item, where_, what) for item in v))
     elif isinstance(v, np.floating):
         return v
+    elif is_dataclass_instance(v):  # a dataclass argument's tangent
+        return rebuilt(v, {k: checked_cotangent(getattr(v, k), where_, what) for k in field_names(v)})
     elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return float(v)
     kind = (f"an array of dtype {v.dtype}" if cls is np.ndarray
@@ -294,4 +313,6 @@ def snapshot(x):
     if isinstance(x, tuple):
         items = [snapshot(item) for item in x]
         return cls(*items) if hasattr(x, "_fields") else cls(items)
+    if is_dataclass_instance(x):
+        return rebuilt(x, {k: snapshot(getattr(x, k)) for k in field_names(x)})
     return x

@@ -12,6 +12,13 @@ def anno(node, key, default=None):
     return getattr(node, _ANNO, {}).get(key, default)
 
 
+def strip_annotations(tree):
+    """Drop srcad's annotations from ``tree`` (they hold resolved objects: a tree kept for
+    later must not keep the user's functions alive)."""
+    for n in gast.walk(tree):
+        n.__dict__.pop(_ANNO, None)
+
+
 def set_anno(node, key, value):
     annos = getattr(node, _ANNO, None)
     if annos is None:

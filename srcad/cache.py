@@ -428,6 +428,7 @@ def store_generated(fn, key, generated):
     """Cache ``generated`` for ``fn`` if every object it closes over can be imported again."""
     if directory() is None:
         return False
+    generated.ensure_pair()  # stored whole: a process that loads it makes nothing
     closure = {}
     for name, obj in generated.closure.items():
         reference = _reference(obj)

@@ -4,7 +4,9 @@ Three functions come out of one joint adjoint ``f_adjoint(*params, v=None)``:
 ``f_adjoint`` itself (forward and reverse sweeps in one call), and the split pair
 ``f_forward(*params) -> (y, saved)`` / ``f_backward(saved, v=None) -> grads`` that
 ``vjp`` uses so one forward sweep can serve many cotangents. ``f_backward`` copies the
-value stacks and the arrays it restores in place, so it can be called again.
+value stacks and the arrays it restores in place, so it can be called again. The pair's
+text is made and compiled when first needed (``Generated.ensure_pair``): ``grad`` and
+``adjoint`` never pay for it.
 """
 import dataclasses
 
@@ -27,6 +29,21 @@ class Generated:
     filename: str = ""
     inherited: list = dataclasses.field(default_factory=list)  # guards of the user functions it calls
     resolved: list = dataclasses.field(default_factory=list)  # (name path, object) the compiler resolved
+    pair_module_source: str = ""  # the factory of the forward/backward pair, once made
+    make_pair: object = None  # () -> (forward_source, backward_source) until the pair is made
+    trees: list = None  # the generated functions' trees, while they are at hand (the guards read them)
+
+    factory_params: list = None  # the factory's parameters (every name the functions close over)
+
+    def ensure_pair(self):
+        """Make the forward/backward pair's sources (``vjp`` needs them; ``grad`` does not)."""
+        if not self.pair_module_source:
+            from .compile import factory_source
+
+            self.forward_source, self.backward_source = self.make_pair()
+            self.pair_module_source = factory_source(self.factory_params, [self.forward_source, self.backward_source],
+                                                     [f"{self.name}_forward", f"{self.name}_backward"])
+            self.make_pair = None
 
 
 def _stored_names(stmts):
@@ -158,7 +175,7 @@ def codegen(node, source, module):
             args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in params],
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
             defaults=list(source.node.args.defaults)),
-        body=[], decorator_list=[], returns=None, type_comment=None, type_params=[])
+        body=unbound + fwd + [returned], decorator_list=[], returns=None, type_comment=None, type_params=[])
     backward_body = []
     if live:
         unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
@@ -174,38 +191,11 @@ def codegen(node, source, module):
             args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
                   gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
             posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
-        body=[], decorator_list=[], returns=None, type_comment=None, type_params=[])
-    # each statement is printed once: the reverse sweep's text serves the joint adjoint and
-    # f_backward, the forward sweep's statements f_forward and (those kept) the joint adjoint
-    fwd_texts = [_body_text([s]) for s in fwd]
-    rev_text = _body_text(rev)
-    kept = {id(c): text for c, text, s in zip(copies, fwd_texts, fwd) if not isinstance(s, _COMPOUND)}
-    joint_fwd_text = "".join(kept[id(s)] if id(s) in kept else _body_text([s]) for s in joint_fwd)
-    joint_source = _header(joint) + joint_fwd_text + rev_text
+        body=backward_body + [A.deepcopy(s) for s in rev], decorator_list=[], returns=None, type_comment=None,
+        type_params=[])
     joint.body = joint_fwd + rev
-    forward_source = _header(forward) + _body_text(unbound) + "".join(fwd_texts) + _body_text([returned])
-    backward_source = _header(backward) + _body_text(backward_body) + rev_text
-    return module.finish(base, joint_source, forward_source, backward_source)
-
-
-_COMPOUND = (gast.If, gast.For, gast.While)
-
-
-def _header(fn):
-    """The ``def`` line(s) of ``fn``, printed as with a body."""
-    stub = gast.FunctionDef(name=fn.name, args=fn.args, body=[gast.Pass()], decorator_list=[], returns=None,
-                            type_comment=None, type_params=[])
-    text = A.to_source(stub)
-    return text[:text.rindex("    pass\n")]
-
-
-def _body_text(stmts):
-    """``stmts`` printed as (part of) a function body: lines indented once. Statements print
-    alone as in a sequence (a line's wrapping depends only on the line)."""
-    if not stmts:
-        return ""
-    stub = gast.FunctionDef(name="_", args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
-                                                          kw_defaults=[], kwarg=None, defaults=[]),
-                            body=stmts, decorator_list=[], returns=None, type_comment=None, type_params=[])
-    text = A.to_source(stub)
-    return text[text.index("\n") + 1:]
+    joint_source = A.to_source(joint)
+    A.strip_annotations(forward)  # kept until the pair is needed: they must not hold the user's objects
+    A.strip_annotations(backward)
+    return module.finish(base, joint_source, lambda: (A.to_source(forward), A.to_source(backward)),
+                         [joint, forward, backward])

@@ -48,14 +48,20 @@ class Compiled:
     it calls and of the module attributes it reads.
     """
 
-    def __init__(self, fn, generated, codes, argdefs, made_for, inherited=()):
+    def __init__(self, fn, generated, codes, argdefs, made_for, inherited=(), pair=None):
         self.generated = generated
         self.codes = codes
         self.argdefs = argdefs
+        self._pair = pair  # reverse mode: the forward/backward pair's (codes, argdefs), made at first need
         # held weakly: a cache entry lives as long as the user's code, never longer
         self.made_for = [(path, _hold(obj)) for path, obj in made_for]
         generated.resolved = []
-        attribute_guards = module_attribute_guards(generated.module_source, generated.closure)
+        # every function's reads, the pair's too (guarded now, even if it is made later)
+        read = getattr(generated, "trees", None) or [generated.module_source,
+                                                     getattr(generated, "pair_module_source", "")]
+        if read is getattr(generated, "trees", None):
+            generated.trees = None  # read once: the trees can go
+        attribute_guards = module_attribute_guards(read, generated.closure)
         check_unpatched(attribute_guards, fn)
         self.inherited = list(inherited) + attribute_guards
 
@@ -75,17 +81,52 @@ class Compiled:
 
     def bind(self, fn):
         """The generated functions, closing over ``fn``'s own cells (made afresh: callers
-        such as ``srcad.differentiable`` keep them)."""
+        such as ``srcad.differentiable`` keep them): ``(joint, forward, backward)`` in reverse
+        mode, where the forward/backward pair is compiled when first used."""
         fn = unwrap(fn)
+        functions = self._functions(fn, self.codes, self.argdefs)
+        return functions if self._pair is None else _Bound(self, fn, functions[0])
+
+    def _functions(self, fn, codes, argdefs):
         user_cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         helper_cells = {name: types.CellType(obj.resolve() if isinstance(obj, _CalleeFunction) else obj)
                         for name, obj in self.generated.closure.items()}
         out = []
-        for code, argdefs in zip(self.codes, self.argdefs(fn.__defaults__ or ())):
+        for code, defaults in zip(codes, argdefs(fn.__defaults__ or ())):
             closure = tuple(user_cells[name] if name in user_cells else helper_cells[name]
                             for name in code.co_freevars)
-            out.append(types.FunctionType(code, fn.__globals__, code.co_name, argdefs, closure))
+            out.append(types.FunctionType(code, fn.__globals__, code.co_name, defaults, closure))
         return tuple(out)
+
+    def pair(self, fn):
+        """The forward/backward pair bound to ``fn``, made and compiled on first use."""
+        if callable(self._pair):
+            with _LOCK:
+                if callable(self._pair):
+                    self._pair = self._pair(fn)
+        return self._functions(fn, *self._pair)
+
+
+class _Bound(tuple):
+    """``(joint, forward, backward)`` of reverse mode whose pair is made when first read."""
+
+    def __new__(cls, compiled, fn, joint):
+        self = super().__new__(cls, (joint,))
+        self._compiled, self._fn, self._made = compiled, fn, None
+        return self
+
+    def __len__(self):
+        return 3
+
+    def __iter__(self):
+        return iter((self[0], self[1], self[2]))
+
+    def __getitem__(self, index):
+        if index == 0:
+            return tuple.__getitem__(self, 0)
+        if self._made is None:
+            self._made = self._compiled.pair(self._fn)
+        return self._made[index - 1]
 
 
 class _CodeCache:
@@ -307,17 +348,27 @@ class Module:
     def factory(self, sources, names):
         """A module defining ``__srcad_factory__(closure names...)``, which defines the
         generated functions and returns them."""
-        params = sorted(set(self.closure) | set(self.source.closure))
-        return (f"def __srcad_factory__({', '.join(params)}):\n" + textwrap.indent("\n".join(sources), "    ")
-                + f"\n    return {', '.join(names)}\n")
+        return factory_source(self.factory_params(), sources, names)
 
-    def finish(self, base, joint_source, forward_source, backward_source):
+    def factory_params(self):
+        return sorted(set(self.closure) | set(self.source.closure))
+
+    def finish(self, base, joint_source, make_pair, trees):
+        """The ``codegen.Generated`` of the joint adjoint, with ``make_pair()`` to make the
+        forward/backward pair's sources later; ``trees`` are all three functions' trees."""
         from .codegen import Generated
 
-        names = [f"{base}_adjoint", f"{base}_forward", f"{base}_backward"]
-        factory = self.factory([joint_source, forward_source, backward_source], names)
-        return Generated(base, joint_source, forward_source, backward_source, factory, dict(self.closure),
-                         inherited=list(self.inherited), resolved=self.resolved())
+        factory = self.factory([joint_source], [f"{base}_adjoint"])
+        return Generated(base, joint_source, "", "", factory, dict(self.closure), inherited=list(self.inherited),
+                         resolved=self.resolved(), make_pair=make_pair, trees=trees,
+                         factory_params=self.factory_params())
+
+
+def factory_source(params, sources, names):
+    """The text of a module defining ``__srcad_factory__(*params)``, which defines the
+    functions ``sources`` and returns those named ``names``."""
+    return (f"def __srcad_factory__({', '.join(params)}):\n" + textwrap.indent("\n".join(sources), "    ")
+            + f"\n    return {', '.join(names)}\n")
 
 
 def _installed(filename):
@@ -368,10 +419,15 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):
             generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs))
             persistent_cache.store_generated(fn, module_key, generated)
         base = generated.name
-        generated.filename, codes = _load(generated.module_source, fn, "",
-                                          [f"{base}_{part}" for part in ("adjoint", "forward", "backward")])
-        return Compiled(fn, generated, codes, lambda d: (d + (None,), d, (None,)), bindings(fn, generated.resolved),
-                        generated.inherited)
+        generated.filename, codes = _load(generated.module_source, fn, "", [f"{base}_adjoint"])
+
+        def make_pair(fn):  # the user's function is passed in, not held: the cache holds it weakly
+            generated.ensure_pair()
+            pair_codes = _load(generated.pair_module_source, fn, " vjp", [f"{base}_forward", f"{base}_backward"])[1]
+            return pair_codes, lambda d: (d, (None,))
+
+        return Compiled(fn, generated, codes, lambda d: (d + (None,),), bindings(fn, generated.resolved),
+                        generated.inherited, pair=make_pair)
 
     return _cached(key, fn, make)
 

@@ -62,13 +62,14 @@ def not_scalar(output):
             "whole Jacobian use srcad.jacobian(fn)(*args)")
 
 
-def no_attribute_rule(attr):
-    """Why reading ``.attr`` off a differentiated value fails, and what to do."""
+def no_attribute_rule(attr, obj=None):
+    """Why reading ``.attr`` off a differentiated value (``obj``, when known) fails, and what to do."""
     import numpy as np
 
-    if hasattr(np.ndarray, attr):
+    if hasattr(np.ndarray, attr) and (obj is None or isinstance(obj, np.ndarray)):
         return (f"no derivative rule for the array attribute .{attr}; srcad.extend.register_attribute maps an "
                 "array attribute to a function with a rule")
-    return (f"reads .{attr} of an object srcad does not model: it differentiates NumPy arrays and numbers, "
-            "and lists, tuples and dicts of them. Pass the arrays the object holds as arguments (one each, "
-            "or in a tuple, list or dict)")
+    owner = "an object" if obj is None else f"a {type(obj).__qualname__}"
+    return (f"reads .{attr} of {owner}, which srcad does not model: it differentiates NumPy arrays and numbers, "
+            "lists, tuples and dicts of them, and the fields of named tuples and dataclasses. Pass the arrays "
+            "the object holds as arguments (one each, or in a tuple, list or dict)")

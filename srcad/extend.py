@@ -16,6 +16,7 @@ and the argument ``x``; that gives both the vjp and the jvp rule::
         return np.sqrt(2 * np.pi) * np.exp(y**2 / 2)
 """
 import functools
+from typing import Any, Callable, Generic, ParamSpec, TypeVar
 
 from .passes.statements import register_context_manager
 from .registry import (no_derivative, register_attribute, register_elementwise, register_jvp, register_method,
@@ -26,13 +27,19 @@ __all__ = ["register_vjp", "register_jvp", "register_elementwise", "register_met
            "register_context_manager"]
 
 
-def nondifferentiable(fn):
+P = ParamSpec("P")
+R = TypeVar("R")
+T = TypeVar("T")
+_Template = TypeVar("_Template", bound=Callable[..., Any])
+
+
+def nondifferentiable(fn: Callable[P, R]) -> Callable[P, R]:
     """Decorator: calls to ``fn`` carry no derivative (their values pass through)."""
     register_nondifferentiable(fn)
     return fn
 
 
-def stop_gradient(x):
+def stop_gradient(x: T) -> T:
     """``x`` itself, with no derivative flowing through it."""
     return x
 
@@ -40,7 +47,7 @@ def stop_gradient(x):
 register_nondifferentiable(stop_gradient, reason="stop_gradient blocks derivatives on purpose")
 
 
-class custom_vjp:
+class custom_vjp(Generic[P, R]):
     """Replace the derived adjoint of a function with a hand-written rule.
 
         @srcad.custom_vjp
@@ -55,19 +62,19 @@ class custom_vjp:
     rule — for numerical stability, or to wrap code srcad cannot read.
     """
 
-    def __init__(self, fn):
+    def __init__(self, fn: Callable[P, R]) -> None:
         functools.update_wrapper(self, fn)
         self.fn = self.__srcad_function__ = fn
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.fn(*args, **kwargs)
 
-    def defvjp(self, template):
+    def defvjp(self, template: _Template) -> _Template:
         """Register ``template`` (a rule in srcad's template form) as this function's vjp."""
         register_vjp(self)(template)
         return template
 
-    def defjvp(self, template):
+    def defjvp(self, template: _Template) -> _Template:
         """Register ``template`` as this function's forward-mode (tangent) rule."""
         register_jvp(self)(template)
         return template

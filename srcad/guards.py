@@ -18,6 +18,7 @@ import keyword
 import types
 import weakref
 
+import gast
 import numpy as np
 
 from .errors import SrcadError
@@ -245,19 +246,23 @@ def _bound_guard(fn, path, obj):
     return Guard("scope", fn.__globals__, name, attrs, obj)
 
 
-def module_attribute_guards(module_source, closure):
+def module_attribute_guards(code, closure):
     """Guards on attributes generated code reads off modules it closes over (``np_.cos``):
-    monkeypatching ``np.cos`` must not change what the compiled code computes unseen."""
+    monkeypatching ``np.cos`` must not change what the compiled code computes unseen.
+    ``code``: its source text, or a list of texts and trees."""
     guards = {}
-    for node in ast.walk(ast.parse(module_source)):  # not gast: its conversion costs ten times the parse
-        if not isinstance(node, ast.Attribute):
+    # texts are parsed with ast, not gast (its conversion costs ten times the parse); gast's
+    # node classes are ast.AST subclasses named alike, so one walk reads both
+    trees = [ast.parse(c) if isinstance(c, str) else c for c in ([code] if isinstance(code, str) else code)]
+    for node in (n for tree in trees for n in ast.walk(tree)):
+        if not isinstance(node, (ast.Attribute, gast.Attribute)):
             continue
         attrs = []
         root = node
-        while isinstance(root, ast.Attribute):
+        while isinstance(root, (ast.Attribute, gast.Attribute)):
             attrs.append(root.attr)
             root = root.value
-        if isinstance(root, ast.Name) and isinstance(closure.get(root.id), types.ModuleType):
+        if isinstance(root, (ast.Name, gast.Name)) and isinstance(closure.get(root.id), types.ModuleType):
             module = closure[root.id]
             attrs = tuple(reversed(attrs))
             # a leading run of module attributes (np.linalg.norm): guard the path to the first non-module

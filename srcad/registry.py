@@ -24,11 +24,14 @@ import functools
 import inspect
 import sys
 import textwrap
+from typing import Any, Callable, TypeVar
 
 import gast
 
 from . import astutil as A
 from .errors import SrcadError
+
+_Template = TypeVar("_Template", bound=Callable[..., Any])  # a rule template, returned as it is
 
 VJP = {}  # key -> Rule
 JVP = {}
@@ -198,7 +201,7 @@ def _distinct(keys):
     return out
 
 
-def register_vjp(*keys):
+def register_vjp(*keys: Any) -> Callable[[_Template], _Template]:
     """Register a reverse-mode rule (template) for each of ``keys``."""
 
     def decorate(fn):
@@ -209,7 +212,7 @@ def register_vjp(*keys):
     return decorate
 
 
-def register_jvp(*keys):
+def register_jvp(*keys: Any) -> Callable[[_Template], _Template]:
     """Register a forward-mode rule (template) for each of ``keys``."""
 
     def decorate(fn):
@@ -220,7 +223,7 @@ def register_jvp(*keys):
     return decorate
 
 
-def register_elementwise(*keys):
+def register_elementwise(*keys: Any) -> Callable[[_Template], _Template]:
     """Register the vjp and the jvp rule of an elementwise function of one argument, for each
     of ``keys``, from one template that returns the derivative dy/dx::
 

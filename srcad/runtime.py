@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 
 from .errors import CotangentError, UnsupportedCaseError, not_scalar
+from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 _CONTAINERS = (list, tuple, dict)
 
@@ -44,7 +45,8 @@ def _grad_dtype(x):
 
 
 def zeros_like(x):
-    """A zero adjoint for ``x``: float zeros of its shape (lists, tuples and dicts of them)."""
+    """A zero adjoint for ``x``: float zeros of its shape (lists, tuples and dicts of them;
+    a dict by field for a dataclass)."""
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):
@@ -53,6 +55,8 @@ def zeros_like(x):
         return np.zeros(x.shape, _grad_dtype(x))
     if isinstance(x, np.generic):
         return np.dtype(_grad_dtype(x)).type(0)
+    if is_dataclass_instance(x):
+        return {name: zeros_like(getattr(x, name)) for name in field_names(x)}
     return 0.0
 
 
@@ -193,6 +197,12 @@ def _finish(g, x, shared, real_only):
         return np.dtype(_grad_dtype(x)).type(np.asarray(g).sum() if np.ndim(g) else g)
     if isinstance(x, (numbers.Real, bool)):
         return float(np.sum(g)) if np.ndim(g) else float(g)
+    if is_dataclass_instance(x):  # its adjoint is a dict by field: the gradient is the same dataclass
+        if is_dataclass_instance(g):  # a tangent given as the dataclass itself
+            g = {k: getattr(g, k) for k in field_names(g)}
+        grads = {k: _finish(g.get(k) if isinstance(g, dict) else None, getattr(x, k), shared, real_only)
+                 for k in field_names(x)}
+        return rebuilt(x, grads)
     return g
 
 
@@ -224,12 +234,12 @@ def cotangent(v, y):
         if isinstance(y, dict):
             if not isinstance(v, dict) or set(v) != set(y):
                 raise CotangentError(f"the output is a dict with keys {sorted(y)}; pass v as a dict with the same keys")
-            return {k: cotangent(v[k], y[k]) for k in y}
+            return {k: _item_cotangent(v[k], y[k]) for k in y}
         if not isinstance(v, _CONTAINERS) or len(v) != len(y):
             raise CotangentError(
                 f"the output is a {type(y).__name__} of {len(y)} values; pass v as a tuple of {len(y)} cotangents"
-            )
-        return [cotangent(vi, yi) for vi, yi in zip(v, y)]
+                " (None for an item that is not differentiated)")
+        return [_item_cotangent(vi, yi) for vi, yi in zip(v, y)]
     yshape = shape_of(y)
     if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, yshape)
@@ -259,6 +269,11 @@ def real_constant(value, message):
     elif isinstance(value, dict):
         for item in value.values():
             real_constant(item, message)
+
+
+def _item_cotangent(v, y):
+    # None for one item of a container output is zero there (a layer's cache, has_aux's aux)
+    return zeros_like(y) if v is None else cotangent(v, y)
 
 
 def cotangent_like(v, shape, dtype):

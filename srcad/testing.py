@@ -1,33 +1,15 @@
 """Testing helpers shipped for users: check a gradient (``check_grads``) or a forward-mode
 tangent (``check_jvp``) against finite differences."""
 import inspect
+from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 import numpy as np
 
-_CONTAINERS = (list, tuple, dict)
-
-
-def _flatten(x):
-    if isinstance(x, dict):
-        return [leaf for k in sorted(x) for leaf in _flatten(x[k])]
-    if isinstance(x, (list, tuple)):
-        return [leaf for item in x for leaf in _flatten(item)]
-    return [x]
-
-
-def _unflatten(template, leaves):
-    if isinstance(template, dict):
-        return {k: _unflatten(template[k], leaves) for k in sorted(template)}
-    if isinstance(template, (list, tuple)):
-        items = [_unflatten(t, leaves) for t in template]
-        if hasattr(template, "_fields"):  # a namedtuple, such as np.linalg.slogdet's result
-            return type(template)(*items)
-        return type(template)(items) if isinstance(template, tuple) else items
-    return leaves.pop(0)
+from .pytrees import is_node, leaves as _flatten, rebuild as _unflatten
 
 
 def _random_like(x, rng):
-    if isinstance(x, (dict, list, tuple)):
+    if is_node(x):
         return _unflatten(x, [_random_like(leaf, rng) for leaf in _flatten(x)])
     return rng.standard_normal(np.shape(x)) if np.ndim(x) else float(rng.standard_normal())
 
@@ -43,7 +25,9 @@ def _axpy(x, t, direction):
     return _unflatten(x, leaves)
 
 
-def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, directions=3, seed=0, mode="both"):
+def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str, Sequence[Union[int, str]]] = 0,
+                v: Any = None, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7, directions: int = 3,
+                seed: int = 0, mode: Literal["joint", "split", "both"] = "both") -> Any:
     """Check srcad's vᵀJ for ``fun`` at ``args`` against central finite differences.
 
     For random directions u (over the ``wrt`` arguments) it compares
@@ -98,7 +82,9 @@ def check_grads(fun, args, wrt=0, v=None, eps=1e-6, rtol=1e-5, atol=1e-7, direct
     return results[0][1]
 
 
-def check_jvp(fun, args, wrt=0, direction=None, eps=1e-6, rtol=1e-5, atol=1e-7, directions=3, seed=0):
+def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str, Sequence[Union[int, str]]] = 0,
+              direction: Optional[Any] = None, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7,
+              directions: int = 3, seed: int = 0) -> Any:
     """Check srcad's forward mode J·u for ``fun`` at ``args`` against central finite differences.
 
     Along tangents u of the ``wrt`` arguments (positions or names; ``direction`` if given,
@@ -110,7 +96,7 @@ def check_jvp(fun, args, wrt=0, direction=None, eps=1e-6, rtol=1e-5, atol=1e-7, 
     ``atol + rtol * max(|tangent|, |difference|)``. Returns the tangent of the first
     direction it checked (None for ``directions=0``).
     """
-    from .api import jvp
+    from .derivatives import jvp
 
     wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
     params = list(inspect.signature(fun).parameters)
@@ -159,7 +145,7 @@ def _assert_tangent_close(got, numeric, rtol, atol, where):
 
 def _sub(a, b):
     leaves = [np.asarray(u, np.float64) - np.asarray(w, np.float64) for u, w in zip(_flatten(a), _flatten(b))]
-    return _unflatten(a, leaves) if isinstance(a, _CONTAINERS) else leaves[0]
+    return _unflatten(a, leaves) if is_node(a) else leaves[0]
 
 
 def _assert_close(a, b, what, rtol, atol):
@@ -180,5 +166,8 @@ def _assert_structure(g, x, name, what="gradient", of="argument", exact_types=Tr
         assert isinstance(g, container) and len(g) == len(x), f"{name}: {what} {type(g).__name__} != {type(x).__name__}"
         for gi, xi in zip(g, x):
             _assert_structure(gi, xi, name, what, of, exact_types)
+    elif is_node(x):  # a dataclass
+        assert type(g) is type(x), f"{name}: {what} {type(g).__name__} != {type(x).__name__}"
+        _assert_structure(_flatten(g), _flatten(x), name, what, of, exact_types)
     else:
         assert np.shape(g) == np.shape(x), f"{name}: {what} shape {np.shape(g)} != {of} shape {np.shape(x)}"

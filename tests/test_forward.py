@@ -324,7 +324,7 @@ def test_check_jvp_wants_a_tangent_shaped_like_the_result(monkeypatch):
     def summed_jvp(fun, primals, tangents):  # a forward mode that loses the result's shape
         return fun(*primals), np.sum(tangents[0]) * 3.0
 
-    monkeypatch.setattr(srcad.api, "jvp", summed_jvp)
+    monkeypatch.setattr(srcad.derivatives, "jvp", summed_jvp)
     with pytest.raises(AssertionError, match=r"tangent shape \(\) != result shape \(2,\)"):
         check_jvp(calls_slightly_wrong, (np.array([0.5, -1.0]),))
 

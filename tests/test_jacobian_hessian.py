@@ -148,7 +148,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError):
         srcad.jacobian(rosenbrock, mode="sideways")
     with pytest.raises(ValueError):
-        srcad.hessian(quadratic, wrt=(0, 1))(np.ones(2), np.eye(2))
+        srcad.hvp(quadratic, wrt=(0, 1))(np.ones(2), np.eye(2), np.ones(2))  # one vector for two arguments
 
 
 def eigenvalue_energy(A):

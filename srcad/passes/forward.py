@@ -45,7 +45,8 @@ import gast
 
 from .. import astutil as A
 from .. import registry
-from ..errors import NoRuleError, no_attribute_rule
+from ..rules import records
+from ..errors import NoRuleError
 from ..template import bind, instantiate
 from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
@@ -305,9 +306,11 @@ class _Forward:
         elif isinstance(rhs, gast.Attribute):
             if rhs.attr not in registry.NONDIFF_ATTRIBUTES:
                 fn = registry.ATTRIBUTES.get(rhs.attr)
-                if fn is None:
-                    raise NoRuleError(self.where(s) + no_attribute_rule(rhs.attr))
-                code.extend(self.apply(fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}"))
+                if fn is None:  # a field of a named tuple or dataclass: checked when the code runs
+                    code.extend(self.apply(records.field, var, [rhs.value, A.const(rhs.attr)], [], s,
+                                           f"the attribute .{rhs.attr}"))
+                else:
+                    code.extend(self.apply(fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}"))
         elif isinstance(rhs, gast.Call):
             code = self.call(var, s)
         else:

@@ -33,7 +33,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
-from ..errors import NoRuleError, no_attribute_rule
+from ..rules import records
 from .activity import scatter_add_args
 from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
@@ -208,8 +208,9 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             if rhs.attr in registry.NONDIFF_ATTRIBUTES:
                 return []
             fn = registry.ATTRIBUTES.get(rhs.attr)
-            if fn is None:
-                raise NoRuleError(self.where(s) + no_attribute_rule(rhs.attr))
+            if fn is None:  # a field of a named tuple or dataclass: checked when the code runs
+                return self.apply(registry.VJP, records.field, var, [rhs.value, A.const(rhs.attr)], [], s,
+                                  f"the attribute .{rhs.attr}")
             return self.apply(registry.VJP, fn, var, [rhs.value], [], s, f"the attribute .{rhs.attr}")
         if isinstance(rhs, gast.Call):
             return self.call_rule(var, rhs, s)

@@ -74,8 +74,8 @@ def arg_spec(value):
         return Spec((), np.float64, float)
     if isinstance(value, np.generic):
         return Spec((), value.dtype)
-    if isinstance(value, (list, tuple)) and len(value) <= 64:
-        return type(value)(arg_spec(v) for v in value)
+    if isinstance(value, (list, tuple)) and len(value) <= 64:  # a named tuple as a plain tuple
+        return (list if isinstance(value, list) else tuple)(arg_spec(v) for v in value)
     if isinstance(value, dict) and len(value) <= 64 and all(isinstance(k, str) for k in value):
         return ("dict", tuple((k, arg_spec(v)) for k, v in value.items()))
     return _UNKNOWN

@@ -1,0 +1,241 @@
+"""Forward mode and the derivatives built from it and from ``srcad.api``: ``jvp``,
+``jacobian``, ``hessian``, ``hvp``, ``hessp``.
+
+Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
+the transform is made.
+"""
+import types
+from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
+
+import numpy as np
+
+from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, _params, chosen_wrt, grad
+from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
+from .compile import compile_jvp
+from .errors import WrtError
+from .pytrees import is_node, leaves, rebuild
+from .source import capture
+from .tracebacks import api_boundary
+
+
+R = TypeVar("R")
+
+
+@api_boundary
+def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[R, Any]:
+    """``(y, y_dot)``: ``fun(*primals)`` and its directional derivative J·t, by forward mode.
+
+    ``tangents`` has one entry per primal: an array (or number, list, dict) shaped like that
+    argument, or None for an argument that is held constant. ``fun`` may itself be a gradient
+    made by ``srcad.grad`` (then ``y_dot`` is a Hessian-vector product).
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(tangents) != len(primals):
+        raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "
+                         f"{len(primals)} primals and {len(tangents)} tangents")
+    fn, prefix, fixed = _forward_target(fun, primals)
+    if not isinstance(fn, types.FunctionType):
+        capture(fn)  # raises the error that says why srcad cannot read it
+    primals, tangents = prefix + primals, (None,) * len(prefix) + tangents
+    sig = _user_signature(fun)
+    if sig is not None and not sig.simple:  # *args, keyword-only, **kwargs: every parameter by position
+        primals, tangents = sig.bind_tangents(primals, tangents, fixed)
+        fixed = {}
+    params = _params(fn)
+    if len(primals) > len(params):
+        raise TypeError(f"{fn.__qualname__} takes {len(params) - len(prefix)} arguments but jvp got "
+                        f"{len(primals) - len(prefix)} primals")
+    wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
+    check_arguments(where(fn), params, primals, wrt)
+    containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
+    compiled = compile_jvp(fn, wrt, containers)
+    keywords = {compiled.tangent_params[p]: checked_cotangent(t, where(fn), "tangent")
+                for p, t in zip(params, tangents) if t is not None}
+    return compiled.bind(fn)[0](*primals, **fixed, **keywords)
+
+
+def _user_signature(fun):
+    """The signature of the user's function behind ``fun`` (for a gradient srcad made, of
+    the function it differentiates), or None."""
+    inner = getattr(fun, "__srcad_differentiable__", None)
+    if inner is not None or isinstance(fun, Differentiable):
+        return (inner or fun)._sig
+    fn = unbind(fun)[0]
+    return signature(fn) if isinstance(fn, types.FunctionType) else None
+
+
+def _wrt_position(fun, args, wrt):
+    """The position among ``args`` of the one argument ``wrt`` denotes."""
+    if isinstance(wrt, str):
+        fn, prefix, _ = _forward_target(fun, args)
+        sig = _user_signature(fun)
+        if sig is not None and not sig.simple and wrt not in sig.positional:  # keyword-only, *args, **kwargs
+            raise WrtError(f"{sig.where}: wrt={wrt!r}: jacobian, hessian and hvp take the argument they "
+                           "differentiate by position; use srcad.grad or srcad.vjp for this parameter")
+        params = _params(fn)[len(prefix):]
+        if wrt not in params:
+            raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")
+        return params.index(wrt)
+    if not -len(args) <= wrt < len(args):
+        raise WrtError(f"wrt={wrt} but the function was given {len(args)} arguments")
+    return wrt % len(args)
+
+
+def _positions(fun, args, wrt):
+    """``(positions, single)``: where the ``wrt`` arguments are among ``args``, and whether
+    ``wrt`` named one argument (results unnested) rather than a tuple of them."""
+    if isinstance(wrt, (tuple, list)):
+        return [_wrt_position(fun, args, w) for w in wrt], False
+    return [_wrt_position(fun, args, wrt)], True
+
+
+def _float_dtype(x):
+    """The dtype a derivative with respect to (or of) ``x`` has: its own if floating, else float64."""
+    dtype = getattr(x, "dtype", None)
+    return dtype if dtype is not None and dtype.kind == "f" else np.dtype(np.float64)
+
+
+def _basis(shape, dtype):
+    """The unit arrays of ``shape``, in C order."""
+    size = int(np.prod(shape, dtype=np.int64))
+    for k in range(size):
+        e = np.zeros(size, dtype)
+        e[k] = 1
+        yield e.reshape(shape)
+
+
+def _block(parts, y_leaf, x_leaf, axis):
+    """One block of a Jacobian, shaped ``y_leaf.shape + x_leaf.shape``, from its rows
+    (``axis=0``, reverse mode) or columns (``axis=-1``, forward mode)."""
+    shape = np.shape(y_leaf) + np.shape(x_leaf)
+    dtype = np.result_type(_float_dtype(y_leaf), _float_dtype(x_leaf))
+    if not parts:
+        return np.zeros(shape, dtype)
+    return np.stack([np.asarray(p, dtype) for p in parts], axis=axis).reshape(shape)
+
+
+def _assemble(y, inputs, blocks, single):
+    """JAX's nesting: the output's structure, holding for each output leaf the tuple over
+    ``wrt`` arguments (one argument: no tuple) of the argument's structure of blocks."""
+    per_output = []
+    for row in blocks:
+        per_argument = tuple(rebuild(x, row[k]) if is_node(x) else row[k][0] for k, x in enumerate(inputs))
+        per_output.append(per_argument[0] if single else per_argument)
+    return rebuild(y, per_output) if is_node(y) else per_output[0]
+
+
+@api_boundary
+def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["rev", "fwd"] = "rev", *,
+             argnums: Optional[Wrt] = None) -> Callable[P, Any]:
+    """``jacobian(f)(*args)``: J of ``f`` with respect to argument ``wrt`` (or ``argnums``,
+    JAX's spelling), shaped ``y.shape + x.shape``, in the dtype of ``y`` and ``x`` (float32
+    stays float32).
+
+    ``wrt`` may be a tuple: then a tuple of Jacobians, one per argument. Arguments and
+    outputs may be structures (dicts, lists, tuples, named tuples, dataclasses): the
+    result nests as JAX's does, the output's structure around the arguments'.
+    ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
+    entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
+    entry through ``jvp`` (cheap when inputs are few).
+    """
+    if mode not in ("rev", "fwd"):
+        raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
+    wrt = chosen_wrt(wrt, argnums)
+    reverse = _as_differentiable(fun, wrt)  # checks wrt now
+
+    @api_boundary
+    def jacobian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
+        if kwargs:
+            raise TypeError("jacobian: pass the function's arguments by position")
+        positions, single = _positions(fun, args, wrt)
+        inputs = [args[p] for p in positions]
+        if mode == "rev":
+            return _reverse_jacobian(reverse, args, inputs, single)
+        return _forward_jacobian(fun, args, positions, inputs, single)
+
+    return jacobian_fn
+
+
+def _reverse_jacobian(reverse, args, inputs, single):
+    y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
+    y_leaves = leaves(y)
+    blocks = []
+    for i, y_leaf in enumerate(y_leaves):
+        rows = [[[] for _ in leaves(x)] for x in inputs]
+        for e in _basis(np.shape(y_leaf), _float_dtype(y_leaf)):
+            # None elsewhere in a structured output: a zero cotangent there
+            grads = pullback(rebuild(y, [e if m == i else None for m in range(len(y_leaves))]) if is_node(y) else e)
+            for k, g in enumerate((grads,) if single else grads):
+                for j, g_leaf in enumerate(leaves(g)):
+                    rows[k][j].append(g_leaf)
+        blocks.append([[_block(rows[k][j], y_leaf, x_leaf, 0) for j, x_leaf in enumerate(leaves(x))]
+                       for k, x in enumerate(inputs)])
+    return _assemble(y, inputs, blocks, single)
+
+
+def _forward_jacobian(fun, args, positions, inputs, single):
+    y, columns = None, {}
+    for k, (p, x) in enumerate(zip(positions, inputs)):
+        x_leaves = leaves(x)
+        for j, x_leaf in enumerate(x_leaves):
+            columns[k, j] = []
+            for e in _basis(np.shape(x_leaf), _float_dtype(x_leaf)):
+                tangent = [e if m == j else np.zeros(np.shape(other), _float_dtype(other))
+                           for m, other in enumerate(x_leaves)]
+                tangents = [None] * len(args)
+                tangents[p] = rebuild(x, tangent) if is_node(x) else e
+                y, y_dot = jvp(fun, args, tangents)
+                columns[k, j].append(leaves(y_dot))
+    if y is None:  # no argument has entries
+        y = fun(*args)
+    blocks = [[[_block([column[i] for column in columns[k, j]], y_leaf, x_leaf, -1)
+                for j, x_leaf in enumerate(leaves(x))] for k, x in enumerate(inputs)]
+              for i, y_leaf in enumerate(leaves(y))]
+    return _assemble(y, inputs, blocks, single)
+
+
+@api_boundary
+def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
+    """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
+    ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
+    jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do: ``H[i][j]`` is
+    ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks."""
+    wrt = chosen_wrt(wrt, argnums)
+    return jacobian(grad(fun, wrt), wrt, mode="fwd")
+
+
+@api_boundary
+def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
+        argnums: Optional[Wrt] = None) -> Callable[..., Any]:
+    """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
+    ``v`` is the last positional argument, always (a tuple of vectors for a tuple ``wrt``)."""
+    wrt = chosen_wrt(wrt, argnums)
+    gradient = grad(fun, wrt)
+
+    @api_boundary
+    def hessian_vector_product(*args: Any) -> Any:
+        *args, v = args
+        positions, single = _positions(fun, args, wrt)
+        vectors = (v,) if single else v
+        if not isinstance(vectors, (tuple, list)) or len(vectors) != len(positions):
+            raise ValueError(f"hvp with wrt={wrt!r} takes a tuple of {len(positions)} vectors, one per argument")
+        tangents = [None] * len(args)
+        for p, u in zip(positions, vectors):
+            tangents[p] = u
+        return jvp(gradient, args, tangents)[1]
+
+    return hessian_vector_product
+
+
+@api_boundary
+def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """``hessp(f)(x, p, *args)``: H·p for scalar ``f(x, *args)`` with respect to its first
+    argument, in SciPy's order (``scipy.optimize.minimize(f, x0, jac=srcad.grad(f),
+    hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead."""
+    product = hvp(fun, 0)
+
+    @api_boundary
+    def hessian_vector_product(x: Any, p: Any, *args: Any) -> Any:
+        return product(x, *args, p)
+
+    return hessian_vector_product

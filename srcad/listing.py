@@ -1,0 +1,31 @@
+"""``srcad.show``: the generated code a user reads, with the adjoints of the helpers it calls."""
+from typing import Any, Callable, Iterator
+
+from .api import Differentiable, _as_differentiable
+from .tracebacks import api_boundary
+
+
+@api_boundary
+def show(fun: Callable[..., Any], *args: Any) -> None:
+    """Print the generated adjoint of ``fun``: for arguments like ``args`` if given (code is
+    specialised on their shapes and dtypes), else the last one generated, else the generic one."""
+    d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)
+    if args:
+        d._functions(*d._bind(args, {}))
+    print(d.adjoint_source)
+    for text in _helper_sources(d._compiled.generated, set()):
+        print(text)
+
+
+def _helper_sources(generated: Any, seen: set[int]) -> Iterator[str]:
+    """The generated forward/backward pairs of the user functions ``generated`` calls, and of
+    the functions they call, each once."""
+    for guard in generated.inherited:
+        helper = getattr(getattr(guard, "compiled", None), "generated", None)
+        if helper is None or id(helper) in seen or not hasattr(helper, "backward_source"):
+            continue
+        seen.add(id(helper))
+        helper.ensure_pair()
+        yield f"\n# called above: {helper.name}'s adjoint, as a forward/backward pair\n"
+        yield helper.forward_source + "\n" + helper.backward_source
+        yield from _helper_sources(helper, seen)
