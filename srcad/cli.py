@@ -160,6 +160,7 @@ def show_text(target, wrt=None, containers=()):
            "decided at run time)\n", compiled.generated.joint_source]
     for helper, helper_compiled in callees(compiled):
         generated = helper_compiled.generated
+        generated.ensure_pair()  # reverse mode makes the pair when first needed
         out += [f"\n# {helper.__qualname__} ({_file_line(helper)}), called by the code above: its forward and "
                 "backward\n", generated.forward_source, "\n", generated.backward_source]
     return "".join(out)

@@ -98,6 +98,14 @@ class Compiled:
             out.append(types.FunctionType(code, fn.__globals__, code.co_name, defaults, closure))
         return tuple(out)
 
+    def defaults(self, fn, index):
+        """The default arguments of generated function ``index`` (0 the joint adjoint, 1 and
+        2 the forward/backward pair in reverse mode) for ``fn``'s defaults."""
+        if index == 0 or self._pair is None:
+            return self.argdefs(fn.__defaults__ or ())[index]
+        self.pair(fn)
+        return self._pair[1](fn.__defaults__ or ())[index - 1]
+
     def pair(self, fn):
         """The forward/backward pair bound to ``fn``, made and compiled on first use."""
         if callable(self._pair):

@@ -44,8 +44,10 @@ from .pipeline import check_source_is_code
 from .source import capture
 
 _LIBRARIES = ("numpy", "scipy")
-_STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins")
-_SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.extend", "srcad.rules.")
+_STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins",
+             "dataclasses")
+_SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.extend", "srcad.rules.",
+                  "srcad.pytrees", "srcad.protocol")
 _SRCAD = sys.modules[__package__]
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")
 
@@ -271,8 +273,10 @@ class _Exporter:
         if existing is not None:
             return _Piece("generated", f"{name} = {existing}\n", {existing})
         fn, generated = code.fn, code.compiled.generated
+        if code.index:
+            generated.ensure_pair()  # reverse mode makes the forward/backward pair when first needed
         text = (generated.joint_source, generated.forward_source, generated.backward_source)[code.index]
-        defaults = code.compiled.argdefs(fn.__defaults__ or ())[code.index]
+        defaults = code.compiled.defaults(fn, code.index)
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
         def resolve(n):
@@ -332,7 +336,8 @@ class _Exporter:
     def _constant(self, text, leaves, name, section):
         if section == "constants":
             self.embedded.append(name)
-        text, loads = self.add(section, f"{name} = {text}\n", leaves.__getitem__, self.where)
+        text, loads = self.add(section, f"{name} = {text}\n", lambda n: leaves[n] if n in leaves else vars(builtins)[n],
+                               self.where)
         return _Piece(section, text, loads)
 
     # -- the module

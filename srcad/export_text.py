@@ -92,7 +92,21 @@ def _read_source(obj):
     return "".join(text.splitlines(keepends=True)[ast.parse(text).body[0].lineno - 1:])
 
 
-_srcad_source = functools.lru_cache(maxsize=None)(_read_source)
+@functools.lru_cache(maxsize=None)
+def _srcad_source(obj):
+    """srcad's own helpers, without type annotations (an exported module needs no typing)."""
+    text = _read_source(obj)
+    tree = ast.parse(text)
+    annotated = [n for n in ast.walk(tree) if isinstance(n, ast.arg) and n.annotation is not None
+                 or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.returns is not None]
+    if not annotated:
+        return text
+    for node in annotated:
+        if isinstance(node, ast.arg):
+            node.annotation = None
+        else:
+            node.returns = None
+    return ast.unparse(tree) + "\n"
 
 
 class Parsed(typing.NamedTuple):

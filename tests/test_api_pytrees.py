@@ -147,7 +147,7 @@ def reads_a_property(p):
 
 
 def test_an_attribute_that_is_not_a_field_is_refused():
-    with pytest.raises(srcad.NoRuleError, match=r"attribute \.doubled of a Weird"):
+    with pytest.raises(srcad.NoRuleError, match=r"\.doubled of a Weird, which srcad does not model"):
         srcad.grad(reads_a_property)(Weird(np.ones(3)))
 
 
@@ -156,9 +156,9 @@ def reads_array_attribute(x):
 
 
 def test_an_array_attribute_without_a_rule_is_still_refused():
-    with pytest.raises(srcad.NoRuleError, match=r"attribute \.mT of a ndarray"):
+    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.mT; srcad.extend.register_attribute"):
         srcad.grad(reads_array_attribute)(np.ones((2, 2)))
-    with pytest.raises(srcad.NoRuleError, match=r"attribute \.mT of a ndarray"):
+    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.mT; srcad.extend.register_attribute"):
         srcad.jvp(reads_array_attribute, (np.ones((2, 2)),), (np.ones((2, 2)),))
 
 

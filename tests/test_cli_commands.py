@@ -31,10 +31,9 @@ def loss(x, w):
 
 
 def refused(x):
-    try:
-        return np.sum(x)
-    except ValueError:
-        return 0.0
+    global LAST
+    LAST = x
+    return np.sum(x)
 '''
 
 
