@@ -124,11 +124,10 @@ def test_warnings_turned_into_errors_name_the_user_line():
 
 
 def test_srcad_errors_show_the_callers_line_and_no_srcad_frame():
-    def uses_try(x):
-        try:
-            return np.sin(x).sum()
-        finally:
-            pass
+    def uses_try(x):  # a global statement: refused
+        global SEEN
+        SEEN = x
+        return np.sin(x).sum()
 
     with pytest.raises(srcad.SrcadSyntaxError) as info:
         srcad.grad(uses_try)(np.ones(2))
