@@ -23,6 +23,7 @@ import linecache
 import os
 import sys
 import types
+from typing import Any, Callable, TypeVar, cast
 
 from . import sourcemap
 from .errors import SrcadError
@@ -36,8 +37,12 @@ _HIDDEN_NOTE = "srcad: hid "
 _MISUSE = (SrcadError, ValueError, TypeError)  # what srcad raises on purpose
 
 
-def api_boundary(fn):
-    """``fn`` whose exceptions leave with the traceback described in the module doc."""
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def api_boundary(fn: _F) -> _F:
+    """``fn`` whose exceptions leave with the traceback described in the module doc (typed
+    to keep ``fn``'s signature: ``srcad.grad`` stays checked by mypy)."""
 
     @functools.wraps(fn)
     def boundary(*args, **kwargs):
@@ -49,7 +54,7 @@ def api_boundary(fn):
                 raise  # re-raised as it is: with the traceback relocate made
             raise error  # srcad's own frames are hidden (SRCAD_TRACEBACK=full shows them)
 
-    return boundary
+    return cast(_F, boundary)
 
 
 def relocate(error):
