@@ -46,6 +46,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import SrcadError
 from ..naming import builtin
+from .fresh import known_pure
 from .resolve_calls import Callee, local_names, resolve_calls
 
 
@@ -201,8 +202,8 @@ def module_helper(norm, call, obj):
     Such a function of another module, or one that reads a global the caller binds as a
     local, is refused at the call."""
     fn = getattr(obj, "__srcad_function__", obj)
-    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>":
-        return None
+    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>" or hasattr(fn, "__wrapped__"):
+        return None  # (a decorator's wrapper, such as a derivative srcad made, is judged where it is called)
     if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
         return None
     code = fn.__code__
@@ -212,8 +213,10 @@ def module_helper(norm, call, obj):
     if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
         return None
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
-        if not (packed or spread):
-            return None  # keyword-only parameters bind by name at the call as they do in Python
+        if not (packed or spread) or known_pure(fn) and not spread:
+            # keyword-only parameters bind by name at the call as in Python; the libraries srcad
+            # has rules for keep their calls as before (scipy's array_namespace(*arrays))
+            return None
         raise norm.error(
             f"srcad inlines a call of {fn.__qualname__} with * or ** (or to a function with *args or **kwargs) "
             "only when it is defined at the top level of this module; pass its arguments one by one, or "
