@@ -23,9 +23,10 @@ import types
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
+from .arguments import CONTAINERS, check_arguments, checked_cotangent, protocol_array, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
+from .guards import protocol_array_key
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
 from .source import capture, trampoline, unwrap
@@ -139,6 +140,8 @@ class Differentiable(functools.partial):
             elif cls in CONTAINERS:
                 key += (spec_key(a),)
                 containers = True
+            elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
+                key += (protocol_array_key(a),)
             else:
                 key += (cls,)
                 containers = containers or isinstance(a, CONTAINERS)  # a named tuple: its items vary

@@ -7,7 +7,8 @@
   transform is made (a misspelled name fails then, with a suggestion) and binds a call's
   arguments to them.
 - ``check_arguments``: an allowlist of argument values. Arrays must be exactly
-  ``np.ndarray`` (no ``np.matrix``, masked array or other subclass), nothing may be
+  ``np.ndarray`` (no ``np.matrix``, masked array or other subclass) or a NumPy-protocol
+  array (``protocol_array``: Dask arrays, and duck arrays such as CuPy's), nothing may be
   complex, and what is differentiated must be float (arrays, NumPy scalars, Python
   floats, and lists, tuples and dicts of them).
 - ``checked_cotangent``: the same for a cotangent ``v`` (integers become floats).
@@ -195,9 +196,31 @@ def check_arguments(where_, names, values, differentiated):
             raise ArgumentError(f"{where_}: argument {name!r} is {why}")
 
 
+def protocol_array(x):
+    """Is ``x`` an array that srcad's generated code computes on through NumPy's dispatch
+    protocols, without converting it? A Dask array, or a duck array: a class outside the
+    ndarray hierarchy that implements both ``__array_function__`` and ``__array_ufunc__``
+    and has a tuple ``shape`` and a NumPy ``dtype`` (CuPy's arrays are such). Subclasses
+    of ``np.ndarray`` (``np.matrix``, masked arrays) are not: they pass the protocols on to
+    ndarray's own code with other semantics.
+
+    >>> protocol_array(np.ones(2)), protocol_array(np.ma.ones(2)), protocol_array([1.0])
+    (False, False, False)
+    """
+    if isinstance(x, np.ndarray):
+        return False
+    cls = x.__class__
+    if getattr(cls, "__array_function__", None) is None or getattr(cls, "__array_ufunc__", None) is None:
+        return False
+    return isinstance(getattr(x, "shape", None), tuple) and isinstance(getattr(x, "dtype", None), np.dtype)
+
+
 def _refusal(x, differentiated):
     cls = x.__class__
-    if cls is np.ndarray:
+    if cls is np.ndarray or protocol_array(x):
+        if cls is not np.ndarray and not all(isinstance(n, numbers.Integral) for n in x.shape):
+            return (f"a {cls.__module__}.{cls.__qualname__} of unknown shape {x.shape}; srcad decides "
+                    "derivatives from shapes: give it known chunk sizes first (x.compute_chunk_sizes())")
         kind = x.dtype.kind
         if kind == "c":
             return f"a complex array; {_COMPLEX}"
@@ -252,13 +275,15 @@ def checked_cotangent(v, where_, what="cotangent"):
         return cls(*(checked_cotangent(item, where_, what) for item in v))
     elif isinstance(v, np.floating):
         return v
+    elif protocol_array(v) and v.dtype.kind in "fiu":
+        return v if v.dtype.kind == "f" else v.astype(np.float64)  # lazily, where v lives
     elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return float(v)
-    kind = (f"an array of dtype {v.dtype}" if cls is np.ndarray
+    kind = (f"an array of dtype {v.dtype}" if cls is np.ndarray or protocol_array(v)
             else f"a {cls.__module__}.{cls.__qualname__} (an ndarray subclass)" if isinstance(v, np.ndarray)
             else f"a {cls.__name__}")
     extra = f"; {_COMPLEX}" if isinstance(v, (complex, np.complexfloating)) or (
-        isinstance(v, np.ndarray) and v.dtype.kind == "c") else ""
+        (isinstance(v, np.ndarray) or protocol_array(v)) and v.dtype.kind == "c") else ""
     raise CotangentError(f"{where_}: the {what} is {kind}; pass a float array or number "
                          f"(a tuple or dict of them for a tuple or dict output){extra}")
 
@@ -268,6 +293,8 @@ def snapshot(x):
     cls = x.__class__
     if cls is np.ndarray:
         return x.copy()
+    if protocol_array(x):  # dispatched: a Dask array stays lazy, a CuPy array on its device
+        return np.copy(x)
     if cls is list:
         return [snapshot(item) for item in x]
     if cls is dict:

@@ -1,28 +1,57 @@
 """Helpers that generated code calls. Each is small, documented and has rules of its own
 (see ``srcad/rules/runtime_rules.py``), so generated code can itself be differentiated.
+
+They are dispatch-clean: an array with NumPy's protocols (a Dask array, a CuPy array; see
+``srcad.arguments.protocol_array``) is never converted to an ndarray. Shapes are read
+from ``.shape``, new arrays are made with ``*_like`` functions of an array at hand, and
+everything else goes through NumPy functions that dispatch to the array's own library.
 """
 import math
 import numbers
 
 import numpy as np
 
-from .errors import CotangentError, UnsupportedCaseError
+from .arguments import protocol_array
+from .errors import CotangentError, SrcadError, UnsupportedCaseError
 
 _CONTAINERS = (list, tuple, dict)
 
 
 def shape_of(x):
-    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    """``x``'s shape; read off the array itself (lazily known for a Dask array)."""
+    return x.shape if isinstance(x, np.ndarray) or protocol_array(x) else np.shape(x)
+
+
+def size_of(x):
+    """How many values ``x`` holds, from its shape (``np.size`` would compute a Dask array)."""
+    return math.prod(shape_of(x))
+
+
+def is_array(x):
+    """Is ``x`` an ndarray or an array srcad computes on through NumPy's protocols?"""
+    return isinstance(x, np.ndarray) or protocol_array(x)
+
+
+def as_array(x):
+    """``x`` as an array: arrays as they are (a Dask array stays lazy, a CuPy array on its
+    device), anything else (a number, a list) through ``np.asarray``."""
+    return x if is_array(x) else np.asarray(x)
+
+
+def fresh_copy(x):
+    """A copy of the array ``x`` made by its own library."""
+    return x.copy() if isinstance(x, np.ndarray) or hasattr(x, "copy") else np.copy(x)
 
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting); ``g`` if it fits."""
     if g.__class__ is not np.ndarray:
-        return g  # a scalar adjoint: x was a scalar too
-    if x.__class__ is np.ndarray and g.shape == x.shape:
+        if not protocol_array(g):
+            return g  # a scalar adjoint: x was a scalar too
+    elif x.__class__ is np.ndarray and g.shape == x.shape:
         return g
     gshape = g.shape
-    xshape = x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    xshape = shape_of(x)
     if gshape == xshape:
         return g
     extra = len(gshape) - len(xshape)
@@ -34,6 +63,15 @@ def unbroadcast(g, x):
     if not xshape:
         return g[()] if isinstance(g, np.ndarray) else g
     return np.broadcast_to(g, xshape) if g.shape != xshape else g
+
+
+def _checked_shape(g, x):
+    """``g`` if it has the shape of the array ``x``; otherwise an error, never a wrong shape."""
+    if shape_of(g) != x.shape:
+        raise SrcadError(f"srcad computed an adjoint of shape {shape_of(g)} for an array of shape {x.shape} "
+                         f"({type(x).__module__}.{type(x).__qualname__}); this is a bug in srcad: please "
+                         "report it with the function")
+    return g
 
 
 def _grad_dtype(x):
@@ -51,6 +89,8 @@ def zeros_like(x):
         return [zeros_like(v) for v in x]
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _grad_dtype(x))
+    if protocol_array(x):
+        return np.zeros_like(x, dtype=_grad_dtype(x))  # made where x lives
     if isinstance(x, np.generic):
         return np.dtype(_grad_dtype(x)).type(0)
     return 0.0
@@ -65,8 +105,8 @@ def cleared_slot(value):
 
 def copy_grad(g):
     """A private copy of an adjoint so it can be updated in place."""
-    if isinstance(g, np.ndarray):
-        return g.copy()
+    if is_array(g):
+        return fresh_copy(g)
     if isinstance(g, dict):
         return {k: copy_grad(v) for k, v in g.items()}
     if isinstance(g, _CONTAINERS):
@@ -80,6 +120,8 @@ def grad_buffer(g):
     are returned as they are."""
     if isinstance(g, (np.ndarray, *_CONTAINERS)):
         return g
+    if protocol_array(g):
+        return g if g.dtype.kind in "fc" else g.astype(np.float64)
     buffer = np.array(g)
     return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
 
@@ -88,7 +130,7 @@ def container_grad(g, x):
     """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
     a NumPy function gives a list it took as an array) becomes a list of its rows, item by
     item like ``x``; any other ``g`` is returned as it is."""
-    if g.__class__ is np.ndarray and isinstance(x, (list, tuple)):
+    if is_array(g) and isinstance(x, (list, tuple)):
         if len(g) != len(x):
             raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")
         return [container_grad(gi, xi) for gi, xi in zip(g, x)]
@@ -99,6 +141,9 @@ def stacked_grad(g, like):
     """The inverse of ``container_grad``: ``g`` stacked back into an array where ``like`` is one."""
     if like.__class__ is np.ndarray and isinstance(g, (list, tuple)):
         return np.reshape(np.array([stacked_grad(gi, li) for gi, li in zip(g, like)]), like.shape)
+    if protocol_array(like) and isinstance(g, (list, tuple)):
+        rows = [stacked_grad(gi, li) for gi, li in zip(g, like)]
+        return np.reshape(np.stack([np.broadcast_to(r, shape_of(li)) for r, li in zip(rows, like)]), like.shape)
     return g
 
 
@@ -122,6 +167,8 @@ def copy_value(v):
     """A snapshot of a value about to be overwritten in place (lists and dicts: shallow)."""
     if isinstance(v, (np.ndarray, list, dict)):
         return v.copy()
+    if protocol_array(v):  # a Dask array's __setitem__ rewrites the object in place
+        return fresh_copy(v)
     return v
 
 
@@ -136,7 +183,7 @@ def as_real(x):
 
 
 def _as_real(x, inside):
-    if isinstance(x, np.ndarray):
+    if is_array(x):
         return x if x.dtype.kind in "fc" else x.astype(np.float64)
     if isinstance(x, (bool, np.bool_)):
         return x
@@ -167,7 +214,7 @@ def finish(g, x, shared=False):
 
 
 def _finish(g, x, shared, real_only):
-    if real_only and isinstance(x, (np.ndarray, np.generic, complex)) and np.iscomplexobj(x):
+    if real_only and (isinstance(x, (np.ndarray, np.generic, complex)) or protocol_array(x)) and np.iscomplexobj(x):
         raise UnsupportedCaseError("srcad differentiates real arguments only; this argument is complex")
     if g is None:
         g = zeros_like(x)
@@ -178,6 +225,8 @@ def _finish(g, x, shared, real_only):
         if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
             return type(x)(*items)
         return tuple(items) if isinstance(x, tuple) else items
+    if protocol_array(x) or (protocol_array(g) and isinstance(x, np.ndarray)):
+        return _finish_protocol(g, x, shared)  # a gradient that depends on a Dask array stays one
     if isinstance(x, np.ndarray):
         g = np.asarray(g)
         if g.shape != x.shape:
@@ -194,6 +243,22 @@ def _finish(g, x, shared, real_only):
     if isinstance(x, (numbers.Real, bool)):
         return float(np.sum(g)) if np.ndim(g) else float(g)
     return g
+
+
+def _finish_protocol(g, x, shared):
+    """``finish`` where ``x`` or its adjoint ``g`` is an array with NumPy's protocols: the
+    result is such an array (lazy for a Dask array: nothing is computed here) of exactly
+    ``x``'s shape; an ndarray or a number ``g`` for such an ``x`` is made where ``x`` lives."""
+    dtype = _grad_dtype(x)
+    if shape_of(g) != x.shape:
+        g = unbroadcast(np.broadcast_to(g, np.broadcast_shapes(shape_of(g), x.shape)), x)
+    if not protocol_array(g):  # a constant adjoint (a number, an ndarray): made where x lives
+        g = np.zeros_like(x, dtype=dtype) + g
+    elif shared:
+        g = fresh_copy(g)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return _checked_shape(g, x)
 
 
 def finish_tangent(t, y, shared=False):
@@ -236,7 +301,7 @@ def cotangent(v, y):
     vshape = shape_of(v)
     if vshape != yshape:
         if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
-            return np.reshape(v, yshape) if yshape else np.asarray(v).reshape(())[()]
+            return _one_value(v, yshape)
         raise CotangentError(
             f"the cotangent v has shape {vshape} but the output has shape {yshape}; "
             "pass v with the output's shape"
@@ -253,18 +318,22 @@ def cotangent_like(v, shape, dtype):
         raise CotangentError(
             f"the output has shape {shape}, so a gradient can only be implicitly taken for a scalar output; "
             "pass the cotangent v (vector-Jacobian product) explicitly")
-    if v.__class__ is np.ndarray:
-        vshape = v.shape
-    elif isinstance(v, _CONTAINERS):
+    if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, shape)
-    else:
-        vshape = np.shape(v)
+    vshape = shape_of(v)
     if vshape == shape:
         return v
     if math.prod(vshape) == 1 and math.prod(shape) == 1:
-        return np.reshape(v, shape) if shape else np.asarray(v).reshape(())[()]
+        return _one_value(v, shape)
     raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
                          "pass v with the output's shape")
+
+
+def _one_value(v, shape):
+    """The cotangent ``v`` of one value reshaped to ``shape`` (a foreign array stays one)."""
+    if shape or protocol_array(v):
+        return np.reshape(v, shape)
+    return np.asarray(v).reshape(())[()]
 
 
 def _not_an_array(v, shape):
@@ -275,7 +344,7 @@ def _not_an_array(v, shape):
 
 def default_cotangent(y):
     """v = 1 for a scalar output; an error that says to pass v otherwise."""
-    if isinstance(y, _CONTAINERS) or np.size(y) != 1:
+    if isinstance(y, _CONTAINERS) or size_of(y) != 1:
         shape = f"a {type(y).__name__}" if isinstance(y, _CONTAINERS) else f"shape {shape_of(y)}"
         raise CotangentError(
             f"the output has {shape}, so a gradient can only be implicitly taken for a scalar output; "
@@ -283,6 +352,8 @@ def default_cotangent(y):
         )
     if isinstance(y, np.ndarray):
         return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
+    if protocol_array(y):
+        return np.ones_like(y, dtype=y.dtype if y.dtype.kind in "fc" else np.float64)
     if isinstance(y, np.generic) and y.dtype.kind in "fc":
         return y.dtype.type(1)
     return 1.0
@@ -291,7 +362,9 @@ def default_cotangent(y):
 def sum_to_reduced(g, x, axis, keepdims):
     """The adjoint of a reduction over ``axis``: ``g`` broadcast back to ``x``'s shape."""
     xshape = shape_of(x)
-    if np.ndim(g) == 0:  # one value for every element (a scalar seed such as 1.0, or axis=None)
+    if len(shape_of(g)) == 0:  # one value for every element (a scalar seed such as 1.0, or axis=None)
+        if protocol_array(g) or protocol_array(x):
+            return np.broadcast_to(g, xshape)  # np.full would compute a lazy g and put it in host memory
         return np.full(xshape, g)
     if axis is None:
         return np.broadcast_to(g, xshape)
@@ -307,13 +380,20 @@ def expand_reduced(r, x, axis, keepdims):
     if axis is None or keepdims:
         return r
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    return np.expand_dims(r, tuple(a % np.ndim(x) for a in axes))
+    ndim = len(shape_of(x))
+    return np.expand_dims(r, tuple(a % ndim for a in axes))
 
 
 def scatter_add(buffer, index, g):
     """``buffer[index] += g`` where repeated integer indices accumulate; an item of a list,
     tuple or dict adds like one (``+=`` would concatenate a list)."""
-    if not isinstance(buffer, np.ndarray):
+    if protocol_array(buffer):
+        if _has_int_array(index):  # a[i] = a[i] + g would keep one of repeated positions
+            raise UnsupportedCaseError(
+                f"srcad cannot accumulate an adjoint into a {type(buffer).__module__}.{type(buffer).__qualname__} "
+                "at integer-array positions (no np.add.at for it); index with slices, or pass NumPy arrays")
+        buffer[index] = buffer[index] + g
+    elif not isinstance(buffer, np.ndarray):
         buffer[index] = add_grads(buffer[index], g)
     elif _has_int_array(index):
         np.add.at(buffer, index, g)
@@ -329,8 +409,8 @@ def stored_adjoint(g, index, value):
     region = g[index]
     if not _has_int_array(index):
         return unbroadcast(copy_value(region), value)
-    ids = np.arange(np.size(region)).reshape(np.shape(region))
-    marker = np.full(np.shape(g), -1)
+    ids = np.arange(size_of(region)).reshape(shape_of(region))
+    marker = np.full(shape_of(g), -1)
     marker[index] = ids
     kept = marker[index] == ids
     return unbroadcast(np.where(kept, region, 0.0), value)
@@ -340,6 +420,8 @@ def _has_int_array(index):
     parts = index if isinstance(index, tuple) else (index,)
     for p in parts:
         if isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu":
+            return True
+        if protocol_array(p) and p.dtype.kind in "iu":
             return True
     return False
 
@@ -360,9 +442,9 @@ def matmul_dy(g, x, y):
 
 
 def _matmul_grads(g, x, y, which):
-    x = np.asarray(x)
-    y = np.asarray(y)
-    g = np.asarray(g)
+    x = as_array(x)
+    y = as_array(y)
+    g = as_array(g)
     if x.ndim == 2 and y.ndim == 2:
         return g @ y.T if which == 0 else x.T @ g
     if x.ndim == 1 and y.ndim == 1:
@@ -411,7 +493,7 @@ def _einsum_parse(subscripts, shapes):
 
 def einsum_grad(subscripts, index, g, *operands):
     """The adjoint of operand ``index`` of ``np.einsum(subscripts, *operands)``."""
-    operands = [np.asarray(o) for o in operands]
+    operands = [as_array(o) for o in operands]
     ins, out = _einsum_parse(subscripts, [o.shape for o in operands])
     target = ins[index]
     others = [(t, o) for i, (t, o) in enumerate(zip(ins, operands)) if i != index]
@@ -432,14 +514,14 @@ def einsum_grad(subscripts, index, g, *operands):
 
 def prod_grad(g, x, axis=None, keepdims=False):
     """The adjoint of ``np.prod(x, axis)``: products of all other factors (zeros included)."""
-    x = np.asarray(x)
+    x = as_array(x)
     g = sum_to_reduced(g, x, axis, keepdims)
     axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
     axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
     rest = tuple(a for a in range(x.ndim) if a not in axes)
     moved = np.transpose(x, rest + axes)
     flat = moved.reshape(moved.shape[: len(rest)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), flat.dtype)
+    ones = np.ones_like(flat[..., :1])  # where x lives
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
     others = (left * right).reshape(moved.shape)
@@ -472,15 +554,15 @@ def transpose_back(g, axes):
 def concat_grad(g, pieces, axis=0):
     """Split the adjoint of ``np.concatenate(pieces, axis)`` into the pieces' adjoints."""
     if axis is None:
-        sizes = np.cumsum([np.size(p) for p in pieces])[:-1]
-        return [part.reshape(np.shape(p)) for part, p in zip(np.split(g, sizes), pieces)]
-    sizes = np.cumsum([np.shape(p)[axis] for p in pieces])[:-1]
+        sizes = np.cumsum([size_of(p) for p in pieces])[:-1]
+        return [part.reshape(shape_of(p)) for part, p in zip(np.split(g, sizes), pieces)]
+    sizes = np.cumsum([shape_of(p)[axis] for p in pieces])[:-1]
     return np.split(g, sizes, axis=axis)
 
 
 def trace_grad(g, a, offset=0, axis1=0, axis2=1):
     """The adjoint of ``np.trace(a, offset, axis1, axis2)``: ``g`` on that diagonal."""
-    a = np.asarray(a)
+    a = as_array(a)
     moved = np.zeros(np.moveaxis(a, (axis1, axis2), (-2, -1)).shape, np.result_type(a.dtype, np.float64))
     rows, cols = moved.shape[-2:]
     i = np.arange(max(0, min(rows - max(0, -offset), cols - max(0, offset))))

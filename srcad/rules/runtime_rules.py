@@ -20,7 +20,7 @@ from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
 from .numpy_elementwise import broadcast_like
 
-register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.default_cotangent, item_position,
+register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
 
 
