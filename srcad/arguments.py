@@ -215,6 +215,12 @@ def protocol_array(x):
     return isinstance(getattr(x, "shape", None), tuple) and isinstance(getattr(x, "dtype", None), np.dtype)
 
 
+def copy_array(x):
+    """A copy of the array ``x`` made by its own library (a Dask array stays lazy, a CuPy
+    array on its device)."""
+    return x.copy() if hasattr(x, "copy") else np.copy(x)
+
+
 def _refusal(x, differentiated):
     cls = x.__class__
     if cls is np.ndarray or protocol_array(x):
@@ -293,8 +299,8 @@ def snapshot(x):
     cls = x.__class__
     if cls is np.ndarray:
         return x.copy()
-    if protocol_array(x):  # dispatched: a Dask array stays lazy, a CuPy array on its device
-        return np.copy(x)
+    if protocol_array(x):
+        return copy_array(x)
     if cls is list:
         return [snapshot(item) for item in x]
     if cls is dict:

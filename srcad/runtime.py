@@ -11,7 +11,7 @@ import numbers
 
 import numpy as np
 
-from .arguments import protocol_array
+from .arguments import copy_array, protocol_array
 from .errors import CotangentError, SrcadError, UnsupportedCaseError
 
 _CONTAINERS = (list, tuple, dict)
@@ -36,11 +36,6 @@ def as_array(x):
     """``x`` as an array: arrays as they are (a Dask array stays lazy, a CuPy array on its
     device), anything else (a number, a list) through ``np.asarray``."""
     return x if is_array(x) else np.asarray(x)
-
-
-def fresh_copy(x):
-    """A copy of the array ``x`` made by its own library."""
-    return x.copy() if isinstance(x, np.ndarray) or hasattr(x, "copy") else np.copy(x)
 
 
 def unbroadcast(g, x):
@@ -106,7 +101,7 @@ def cleared_slot(value):
 def copy_grad(g):
     """A private copy of an adjoint so it can be updated in place."""
     if is_array(g):
-        return fresh_copy(g)
+        return copy_array(g)
     if isinstance(g, dict):
         return {k: copy_grad(v) for k, v in g.items()}
     if isinstance(g, _CONTAINERS):
@@ -168,7 +163,7 @@ def copy_value(v):
     if isinstance(v, (np.ndarray, list, dict)):
         return v.copy()
     if protocol_array(v):  # a Dask array's __setitem__ rewrites the object in place
-        return fresh_copy(v)
+        return copy_array(v)
     return v
 
 
@@ -255,7 +250,7 @@ def _finish_protocol(g, x, shared):
     if not protocol_array(g):  # a constant adjoint (a number, an ndarray): made where x lives
         g = np.zeros_like(x, dtype=dtype) + g
     elif shared:
-        g = fresh_copy(g)
+        g = copy_array(g)
     if g.dtype != dtype:
         g = g.astype(dtype)
     return _checked_shape(g, x)
@@ -548,7 +543,7 @@ def transpose_back(g, axes):
         axes = axes[0]
     if axes is None or len(axes) == 0:
         return np.transpose(g)
-    return np.transpose(g, np.argsort(axes))
+    return np.transpose(g, tuple(np.argsort(axes)))
 
 
 def concat_grad(g, pieces, axis=0):

@@ -183,7 +183,7 @@ def transpose_axes(axes, ndim):
 
 @register_vjp(np.transpose)
 def transpose(y, a, axes=None):
-    d[a] += np.transpose(d[y], np.argsort(transpose_axes(axes, np.ndim(a))))
+    d[a] += np.transpose(d[y], tuple(np.argsort(transpose_axes(axes, np.ndim(a)))))  # a tuple: Dask refuses an array of axes
 
 
 @register_jvp(np.transpose)
@@ -193,7 +193,7 @@ def transpose_jvp(y, a, axes=None):
 
 @register_vjp(np.ndarray.transpose)
 def ndarray_transpose(y, a, *axes):
-    d[a] += np.transpose(d[y], np.argsort(transpose_axes(axes, np.ndim(a))))
+    d[a] += np.transpose(d[y], tuple(np.argsort(transpose_axes(axes, np.ndim(a)))))  # a tuple: Dask refuses an array of axes
 
 
 @register_jvp(np.ndarray.transpose)
