@@ -293,6 +293,8 @@ def cotangent(v, y):
     yshape = shape_of(y)
     if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, yshape)
+    if protocol_array(y) and not protocol_array(v):
+        v = _placed_like(v, y)
     vshape = shape_of(v)
     if vshape != yshape:
         if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
@@ -302,6 +304,24 @@ def cotangent(v, y):
             "pass v with the output's shape"
         )
     return v
+
+
+def _placed_like(v, y):
+    """A number or ndarray cotangent ``v`` for a Dask or CuPy output ``y``, made where ``y``
+    lives: every adjoint derived from it is then lazy (or on the device) too, and none is a
+    NumPy buffer that a Dask value would be added into in place (NumPy refuses that)."""
+    if math.prod(shape_of(v)) != 1 and shape_of(v) != y.shape:
+        return v  # the wrong shape: the check that follows says so
+    dtype = np.result_type(_grad_dtype(y), getattr(v, "dtype", np.float64))
+    return np.reshape(np.zeros_like(y, dtype=dtype) + v, y.shape)
+
+
+def full_of(shape, value):
+    """``np.full(shape, value)`` for one adjoint value; a broadcast of a Dask or CuPy
+    ``value`` (``np.full`` would compute it, and put it in host memory)."""
+    if protocol_array(value):
+        return np.broadcast_to(value, shape)
+    return np.full(shape, value)
 
 
 def cotangent_like(v, shape, dtype):

@@ -2,14 +2,14 @@
 ``compute()``), the shapes of NumPy's, and the values of NumPy's and of finite differences."""
 import warnings
 
+import dask
+import dask.array as da
 import numpy as np
 import pytest
 
 import srcad
 from srcad.testing import check_grads
 
-da = pytest.importorskip("dask.array")
-dask = pytest.importorskip("dask")
 
 
 class CountingScheduler:
@@ -151,6 +151,24 @@ def test_numpy_and_dask_arguments_mixed(scheduler):
     g = srcad.grad(matmul_vector)(data["w"], X)  # the weights in NumPy, the data in Dask
     assert scheduler.computations == 0 and isinstance(g, da.Array) and g.shape == (4,)
     np.testing.assert_allclose(g.compute(), srcad.grad(matmul_vector)(data["w"], data["X"]), rtol=1e-12)
+
+
+def test_numpy_weights_with_dask_data_in_every_mode(scheduler):
+    # the cotangent (a number, or None) is placed where the output lives: NumPy adjoints
+    # never receive a Dask value in place
+    data = _data()
+    X, y = da.from_array(data["X"], chunks=(3, 4)), da.from_array(data["y"], chunks=3)
+    d = srcad.differentiable(logistic_loss)
+    value, g = d.value_and_grad(data["w"], X, y)
+    _, pullback = d.vjp(data["w"], X, y)
+    twice = pullback(2.0)
+    assert scheduler.computations == 0
+    expected = srcad.grad(logistic_loss)(data["w"], data["X"], data["y"])
+    got, got_twice, got_value = dask.compute(g, twice, value)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    np.testing.assert_allclose(got_twice, 2 * expected, rtol=1e-12)
+    np.testing.assert_allclose(got_value, logistic_loss(data["w"], data["X"], data["y"]), rtol=1e-12)
+    check_grads(logistic_loss, [data["w"], X, y])
 
 
 def test_a_gradient_that_does_not_depend_on_the_data_is_a_dask_array_too(scheduler):

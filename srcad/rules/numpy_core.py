@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
-from ..runtime import extremum_grad, prod_grad, size_of, sum_to_reduced, unbroadcast
+from ..runtime import extremum_grad, full_of, prod_grad, size_of, sum_to_reduced, unbroadcast
 
 
 @register_elementwise(np.sin, math.sin)
@@ -102,7 +102,7 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
         # small: filling is cheapest; large (or a Dask/CuPy array): a view costs nothing and stays lazy
         if isinstance(a, np.ndarray) and np.size(a) <= 4096:
-            d[a] += np.full(np.shape(a), d[y])
+            d[a] += full_of(np.shape(a), d[y])
         else:
             d[a] += np.broadcast_to(d[y], np.shape(a))
     else:
@@ -113,7 +113,7 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
         if isinstance(a, np.ndarray) and np.size(a) <= 4096:
-            d[a] += np.full(np.shape(a), d[y] / np.size(a))
+            d[a] += full_of(np.shape(a), d[y] / np.size(a))
         else:
             d[a] += np.broadcast_to(d[y] / size_of(a), np.shape(a))
     else:
