@@ -16,6 +16,7 @@ installed on the workers: the graph holds NumPy and Dask functions only), then p
 ``LocalCluster`` of worker processes on this machine.
 """
 import argparse
+import contextlib
 import time
 
 import dask
@@ -59,11 +60,10 @@ def fit_lbfgs(X, y, penalty, iterations):
 def fit_gradient_steps(X, y, penalty, iterations, step=2.0):
     """Plain gradient descent with a fixed step."""
     w = np.zeros(X.shape[1])
-    value = None
     for _ in range(iterations):
-        value, grad = dask.compute(*loss_and_grad(w, X, y, penalty))
+        _, grad = dask.compute(*loss_and_grad(w, X, y, penalty))
         w = w - step * grad
-    return w, float(value), iterations
+    return w, float(loss(w, X, y, penalty).compute()), iterations
 
 
 def main(argv=None):
@@ -78,9 +78,10 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=2, help="worker processes of the local cluster")
     args = parser.parse_args(argv)
 
-    cluster = None if args.scheduler else LocalCluster(n_workers=args.workers, threads_per_worker=1,
-                                                       dashboard_address=None)
-    with Client(args.scheduler or cluster) as client:
+    with contextlib.ExitStack() as stack:
+        address = args.scheduler or stack.enter_context(
+            LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None))
+        client = stack.enter_context(Client(address))
         X, y = make_data(args.rows, args.features, min(args.chunk_rows, args.rows))
         X, y = client.persist([X, y])  # kept in the workers' memory (spilled to disk if need be)
         start = time.perf_counter()
@@ -90,10 +91,7 @@ def main(argv=None):
         accuracy = float(da.mean(da.sign(X @ w) == y).compute())
         print(f"{args.rows} x {args.features}, {args.method}: loss {value:.5f}, training accuracy "
               f"{accuracy:.4f}, {evaluations} gradient evaluations in {elapsed:.1f} s")
-    if cluster is not None:
-        cluster.close()
     return w, value, accuracy
-
 
 if __name__ == "__main__":
     main()

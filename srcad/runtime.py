@@ -540,7 +540,7 @@ def prod_grad(g, x, axis=None, keepdims=False):
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
     others = (left * right).reshape(moved.shape)
-    return g * np.transpose(others, np.argsort(rest + axes))
+    return g * np.transpose(others, tuple(np.argsort(rest + axes)))
 
 
 def extremum_grad(g, x, y, axis=None, keepdims=False):
@@ -569,10 +569,12 @@ def transpose_back(g, axes):
 def concat_grad(g, pieces, axis=0):
     """Split the adjoint of ``np.concatenate(pieces, axis)`` into the pieces' adjoints."""
     if axis is None:
-        sizes = np.cumsum([size_of(p) for p in pieces])[:-1]
-        return [part.reshape(shape_of(p)) for part, p in zip(np.split(g, sizes), pieces)]
-    sizes = np.cumsum([shape_of(p)[axis] for p in pieces])[:-1]
-    return np.split(g, sizes, axis=axis)
+        flat = np.reshape(g, (-1,))
+        ends = np.cumsum([size_of(p) for p in pieces]).tolist()
+        return [np.reshape(flat[end - size_of(p):end], shape_of(p)) for end, p in zip(ends, pieces)]
+    lead = (slice(None),) * (axis % len(shape_of(g)))  # slices, not np.split: Dask has no split
+    ends = np.cumsum([shape_of(p)[axis] for p in pieces]).tolist()
+    return [g[lead + (slice(end - shape_of(p)[axis], end),)] for end, p in zip(ends, pieces)]
 
 
 def trace_grad(g, a, offset=0, axis1=0, axis2=1):

@@ -10,6 +10,7 @@ import pytest
 from dask.distributed import Client, LocalCluster
 
 import srcad
+from conftest import load_example
 
 
 def logistic_loss(w, X, y):
@@ -24,7 +25,7 @@ def client():
 
 
 def test_logistic_regression_gradient_on_a_local_cluster(client):
-    rows, features = 100_000, 20
+    rows, features = 50_000, 20
     chunks = rows // 8
     data = da.random.default_rng(0)  # made on the workers, chunk by chunk
     X = data.normal(size=(rows, features), chunks=(chunks, features))
@@ -54,3 +55,18 @@ def test_logistic_regression_gradient_on_a_local_cluster(client):
     eps = 1e-6
     numeric = (logistic_loss(w + eps * u, X_np, y_np) - logistic_loss(w - eps * u, X_np, y_np)) / (2 * eps)
     assert abs(numeric - grad @ u) <= 1e-7 + 1e-5 * abs(numeric)
+
+
+def test_the_example_trains_on_the_cluster(client):
+    example = load_example("dask_logistic_regression")
+    X, y = example.make_data(rows=10_000, features=5, chunk_rows=2_500)
+    X, y = client.persist([X, y])
+    X_np, y_np = client.compute([X, y], sync=True)
+    penalty = 1e-3
+    w, value, _ = example.fit_lbfgs(X, y, penalty, iterations=50)
+    # the optimum NumPy's gradient sees: zero gradient, and the loss value there
+    np.testing.assert_allclose(srcad.grad(example.loss)(w, X_np, y_np, penalty), 0.0, atol=1e-5)
+    np.testing.assert_allclose(value, example.loss(w, X_np, y_np, penalty), rtol=1e-10)
+    w_steps, value_steps, _ = example.fit_gradient_steps(X, y, penalty, iterations=3)
+    assert value_steps > value  # three plain steps are not at the optimum yet
+    np.testing.assert_allclose(value_steps, example.loss(w_steps, X_np, y_np, penalty), rtol=1e-10)

@@ -210,3 +210,15 @@ def test_subclasses_of_ndarray_stay_refused():
         matrix = np.asmatrix(np.ones((2, 2)))
     with pytest.raises(srcad.errors.ArgumentError, match="subclass"):
         srcad.grad(lambda x: np.sum(x))(matrix)
+
+
+def test_a_list_of_values_of_unknown_shape_is_not_a_list_of_objects():
+    # found here (a Dask argument's shape is unknown to the shape inference), but NumPy's own:
+    # np.stack([p, 2 * p]) of a data-dependent p was inferred as shape (2,)
+    def f(x):
+        p = x[x > 0]
+        return np.sum(np.stack([p, 2 * p]) ** 2)
+
+    x = np.random.default_rng(0).normal(size=(5, 3))
+    np.testing.assert_allclose(srcad.grad(f)(x), np.where(x > 0, 10 * x, 0.0), rtol=1e-12)
+    check_grads(f, [x])

@@ -12,12 +12,12 @@ in ``numpy_indexing.py``.
 import numpy as np
 
 from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import unbroadcast, zeros_like
+from ..runtime import as_array, unbroadcast, zeros_like
 
 
 def grad_zeros(shape, g):
     """Zeros of ``shape`` in the float dtype of the cotangent ``g``."""
-    return np.zeros(shape, np.result_type(np.asarray(g).dtype, np.float16))
+    return np.zeros(shape, np.result_type(as_array(g).dtype, np.float16))
 
 
 def filled(tangents, values):
