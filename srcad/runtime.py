@@ -233,6 +233,8 @@ def _finish(g, x, shared, real_only):
         elif shared or not g.flags.writeable or g.base is not None:
             g = g.copy()  # never hand out the cotangent, a view of it or a read-only broadcast
         return g
+    if protocol_array(g) and isinstance(x, (np.generic, numbers.Real)):
+        return np.sum(g).astype(_grad_dtype(x))  # a 0-d Dask array: float() would compute it now
     if isinstance(x, np.generic):
         return np.dtype(_grad_dtype(x)).type(np.asarray(g).sum() if np.ndim(g) else g)
     if isinstance(x, (numbers.Real, bool)):

@@ -127,15 +127,30 @@ def logistic_loss(w, X, y):
     return np.mean(np.logaddexp(0.0, -y * (X @ w)))
 
 
+def joined(x):
+    return np.sum(np.concatenate([x, x ** 2], axis=1) ** 2) + np.sum(np.stack([x, 2 * x], axis=-1) ** 3)
+
+
+def statistics(x):
+    return np.var(x) + np.sum(np.std(x, axis=0)) + np.sum(np.prod(x, axis=1)) + np.linalg.norm(x)
+
+
+def contractions(A, B):
+    return np.sum(np.einsum("ij,jk->ik", A, B) ** 2) + np.sum(np.cumsum(A, axis=0) * np.where(A > 0, A, 0.1))
+
+
 rng = np.random.default_rng(1)
 DATA = {"x": rng.uniform(0.1, 0.9, (6, 4)), "w": rng.normal(size=4), "X": rng.normal(size=(6, 4)),
-        "b": rng.normal(size=1), "y": np.sign(rng.normal(size=6))}
+        "b": rng.normal(size=1), "y": np.sign(rng.normal(size=6)), "B": rng.normal(size=(4, 3))}
 PROGRAMS = [
     (elementwise, ("x",), 0),
     (matmul_and_broadcast, ("w", "X", "b"), (0, 1, 2)),
     (reductions, ("x",), 0),
     (slicing, ("x",), 0),
     (logistic_loss, ("w", "X", "y"), (0, 1)),
+    (joined, ("x",), 0),
+    (statistics, ("x",), 0),
+    (contractions, ("X", "B"), (0, 1)),
 ]
 
 

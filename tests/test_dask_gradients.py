@@ -59,6 +59,22 @@ def slicing(x):
     return np.sum(x[1:4, ::2] ** 2) + np.sum(x[0] * x[-1]) + np.sum(x.T[2])
 
 
+def joined(x):
+    return np.sum(np.concatenate([x, x ** 2], axis=1) ** 2) + np.sum(np.stack([x, 2 * x], axis=-1) ** 3)
+
+
+def statistics(x):
+    return np.var(x) + np.sum(np.std(x, axis=0)) + np.sum(np.prod(x, axis=1)) + np.linalg.norm(x)
+
+
+def contractions(A, B):
+    return np.sum(np.einsum("ij,jk->ik", A, B) ** 2) + np.sum(np.cumsum(A, axis=0) * np.where(A > 0, A, 0.1))
+
+
+def scaled(s, x):
+    return np.sum(np.tanh(s * x))
+
+
 def logistic_loss(w, X, y):
     return np.mean(np.logaddexp(0.0, -y * (X @ w))) + 0.01 * np.sum(w ** 2)
 
@@ -84,6 +100,9 @@ PROGRAMS = [
     (broadcasting, ("x", "b", "c"), (0, 1, 2)),
     (slicing, ("x",), 0),
     (logistic_loss, ("w", "X", "y"), (0, 1)),
+    (joined, ("x",), 0),
+    (statistics, ("x",), 0),
+    (contractions, ("A", "B"), (0, 1)),
 ]
 IDS = [p[0].__name__ for p in PROGRAMS]
 
@@ -169,6 +188,14 @@ def test_numpy_weights_with_dask_data_in_every_mode(scheduler):
     np.testing.assert_allclose(got_twice, 2 * expected, rtol=1e-12)
     np.testing.assert_allclose(got_value, logistic_loss(data["w"], data["X"], data["y"]), rtol=1e-12)
     check_grads(logistic_loss, [data["w"], X, y])
+
+
+def test_the_gradient_for_a_number_is_a_lazy_0d_array(scheduler):
+    data = _data()
+    g = srcad.grad(scaled)(0.3, da.from_array(data["x"], chunks=(3, 2)))
+    assert isinstance(g, da.Array) and g.shape == () and scheduler.computations == 0
+    np.testing.assert_allclose(g.compute(), srcad.grad(scaled)(0.3, data["x"]), rtol=1e-12)
+    check_grads(scaled, [0.3, da.from_array(data["x"], chunks=(3, 2))])
 
 
 def test_a_gradient_that_does_not_depend_on_the_data_is_a_dask_array_too(scheduler):
