@@ -13,7 +13,8 @@ How arguments are passed, everywhere:
   through an instance) holds ``self`` constant and ``wrt`` counts the arguments after it;
   a ``functools.partial`` holds its arguments constant; a function wrapped by another
   decorator is read as the wrapper that runs.
-- Arguments are checked (``srcad.arguments``): exact ``np.ndarray`` only, nothing complex,
+- Arguments are checked (``srcad.arguments``): exact ``np.ndarray`` or a NumPy-protocol
+  array (a Dask or CuPy array, ``srcad.protocol``), nothing complex,
   floats where a derivative is asked; ``wrt`` is checked when the transform is made.
 """
 import functools
@@ -23,12 +24,13 @@ import types
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, check_arguments, checked_cotangent, protocol_array, signature, snapshot, unbind, where
+from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
 from .guards import protocol_array_key
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
+from .protocol import protocol_array
 from .source import capture, trampoline, unwrap
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic

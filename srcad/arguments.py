@@ -8,7 +8,7 @@
   arguments to them.
 - ``check_arguments``: an allowlist of argument values. Arrays must be exactly
   ``np.ndarray`` (no ``np.matrix``, masked array or other subclass) or a NumPy-protocol
-  array (``protocol_array``: Dask arrays, and duck arrays such as CuPy's), nothing may be
+  array (``srcad.protocol.protocol_array``: Dask arrays, and duck arrays such as CuPy's), nothing may be
   complex, and what is differentiated must be float (arrays, NumPy scalars, Python
   floats, and lists, tuples and dicts of them).
 - ``checked_cotangent``: the same for a cotangent ``v`` (integers become floats).
@@ -33,6 +33,7 @@ import weakref
 import numpy as np
 
 from .errors import ArgumentError, CotangentError, WrtError
+from .protocol import copy_array, protocol_array
 
 CONTAINERS = (list, tuple, dict)
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
@@ -194,31 +195,6 @@ def check_arguments(where_, names, values, differentiated):
         why = _refusal(value, name in differentiated)
         if why is not None:
             raise ArgumentError(f"{where_}: argument {name!r} is {why}")
-
-
-def protocol_array(x):
-    """Is ``x`` an array that srcad's generated code computes on through NumPy's dispatch
-    protocols, without converting it? A Dask array, or a duck array: a class outside the
-    ndarray hierarchy that implements both ``__array_function__`` and ``__array_ufunc__``
-    and has a tuple ``shape`` and a NumPy ``dtype`` (CuPy's arrays are such). Subclasses
-    of ``np.ndarray`` (``np.matrix``, masked arrays) are not: they pass the protocols on to
-    ndarray's own code with other semantics.
-
-    >>> protocol_array(np.ones(2)), protocol_array(np.ma.ones(2)), protocol_array([1.0])
-    (False, False, False)
-    """
-    if isinstance(x, np.ndarray):
-        return False
-    cls = x.__class__
-    if getattr(cls, "__array_function__", None) is None or getattr(cls, "__array_ufunc__", None) is None:
-        return False
-    return isinstance(getattr(x, "shape", None), tuple) and isinstance(getattr(x, "dtype", None), np.dtype)
-
-
-def copy_array(x):
-    """A copy of the array ``x`` made by its own library (a Dask array stays lazy, a CuPy
-    array on its device)."""
-    return x.copy() if hasattr(x, "copy") else np.copy(x)
 
 
 def _refusal(x, differentiated):

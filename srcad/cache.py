@@ -41,8 +41,8 @@ import warnings
 
 import numpy as np
 
-from .arguments import protocol_array
 from .guards import protocol_array_key
+from .protocol import protocol_array
 
 ENV_VAR = "SRCAD_CACHE_DIR"
 FORMAT = "srcad-cache 1"

@@ -2,7 +2,7 @@
 (see ``srcad/rules/runtime_rules.py``), so generated code can itself be differentiated.
 
 They are dispatch-clean: an array with NumPy's protocols (a Dask array, a CuPy array; see
-``srcad.arguments.protocol_array``) is never converted to an ndarray. Shapes are read
+``srcad.protocol``) is never converted to an ndarray. Shapes are read
 from ``.shape``, new arrays are made with ``*_like`` functions of an array at hand, and
 everything else goes through NumPy functions that dispatch to the array's own library.
 """
@@ -11,31 +11,10 @@ import numbers
 
 import numpy as np
 
-from .arguments import copy_array, protocol_array
 from .errors import CotangentError, SrcadError, UnsupportedCaseError
+from .protocol import as_array, copy_array, is_array, protocol_array, shape_of, size_of
 
 _CONTAINERS = (list, tuple, dict)
-
-
-def shape_of(x):
-    """``x``'s shape; read off the array itself (lazily known for a Dask array)."""
-    return x.shape if isinstance(x, np.ndarray) or protocol_array(x) else np.shape(x)
-
-
-def size_of(x):
-    """How many values ``x`` holds, from its shape (``np.size`` would compute a Dask array)."""
-    return math.prod(shape_of(x))
-
-
-def is_array(x):
-    """Is ``x`` an ndarray or an array srcad computes on through NumPy's protocols?"""
-    return isinstance(x, np.ndarray) or protocol_array(x)
-
-
-def as_array(x):
-    """``x`` as an array: arrays as they are (a Dask array stays lazy, a CuPy array on its
-    device), anything else (a number, a list) through ``np.asarray``."""
-    return x if is_array(x) else np.asarray(x)
 
 
 def unbroadcast(g, x):

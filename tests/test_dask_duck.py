@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.arguments import protocol_array
+from srcad.protocol import protocol_array
 from srcad.testing import check_grads
 
 
