@@ -298,10 +298,11 @@ def _placed_like(v, y):
 
 
 def full_of(shape, value):
-    """``np.full(shape, value)`` for one adjoint value; a broadcast of a Dask or CuPy
-    ``value`` (``np.full`` would compute it, and put it in host memory)."""
+    """``np.full(shape, value)``: new memory holding one adjoint value everywhere; for a
+    Dask or CuPy ``value`` made by its own library (``np.full`` would compute it, and put it
+    in host memory)."""
     if protocol_array(value):
-        return np.broadcast_to(value, shape)
+        return copy_array(np.broadcast_to(value, shape))
     return np.full(shape, value)
 
 
