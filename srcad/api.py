@@ -14,7 +14,8 @@ How arguments are passed, everywhere:
   through an instance) holds ``self`` constant and ``wrt`` counts the arguments after it;
   a ``functools.partial`` holds its arguments constant; a function wrapped by another
   decorator is read as the wrapper that runs.
-- Arguments are checked (``srcad.arguments``): exact ``np.ndarray`` only, nothing complex,
+- Arguments are checked (``srcad.arguments``): exact ``np.ndarray`` or a NumPy-protocol
+  array (a Dask or CuPy array, ``srcad.protocol``), nothing complex,
   floats where a derivative is asked; ``wrt`` is checked when the transform is made.
 """
 import functools
@@ -33,6 +34,8 @@ from .errors import ArgumentError, CotangentError, WrtError
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
 from .runtime import default_cotangent
+from .guards import protocol_array_key
+from .protocol import protocol_array
 from .source import capture, trampoline, unwrap
 from .sourcecheck import function_with_source
 from .tracebacks import api_boundary
@@ -162,6 +165,8 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
             elif cls in CONTAINERS:
                 key += (spec_key(a),)
                 containers = True
+            elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
+                key += (protocol_array_key(a),)
             else:
                 key += (cls,)
                 containers = containers or is_structure(a)  # a named tuple or dataclass: its items vary

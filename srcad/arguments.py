@@ -7,7 +7,8 @@
   transform is made (a misspelled name fails then, with a suggestion) and binds a call's
   arguments to them.
 - ``check_arguments``: an allowlist of argument values. Arrays must be exactly
-  ``np.ndarray`` (no ``np.matrix``, masked array or other subclass), nothing may be
+  ``np.ndarray`` (no ``np.matrix``, masked array or other subclass) or a NumPy-protocol
+  array (``srcad.protocol.protocol_array``: Dask arrays, and duck arrays such as CuPy's), nothing may be
   complex, and what is differentiated must be float (arrays, NumPy scalars, Python
   floats, and lists, tuples, dicts, named tuples and dataclasses of them; a record's field
   may not be named like an array attribute such as ``T`` or ``shape``).
@@ -35,6 +36,7 @@ import numpy as np
 from .errors import ArgumentError, CotangentError, WrtError
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
 from .pytrees import field_names, is_dataclass_instance, rebuilt
+from .protocol import copy_array, protocol_array
 
 CONTAINERS = (list, tuple, dict)
 
@@ -225,7 +227,10 @@ def check_arguments(where_, names, values, differentiated):
 
 def _refusal(x, differentiated):
     cls = x.__class__
-    if cls is np.ndarray:
+    if cls is np.ndarray or protocol_array(x):
+        if cls is not np.ndarray and not all(isinstance(n, numbers.Integral) for n in x.shape):
+            return (f"a {cls.__module__}.{cls.__qualname__} of unknown shape {x.shape}; srcad decides "
+                    "derivatives from shapes: give it known chunk sizes first (x.compute_chunk_sizes())")
         kind = x.dtype.kind
         if kind == "c":
             return f"a complex array; {_COMPLEX}"
@@ -290,13 +295,15 @@ def checked_cotangent(v, where_, what="cotangent"):
         return v
     elif is_dataclass_instance(v):  # a dataclass argument's tangent
         return rebuilt(v, {k: checked_cotangent(getattr(v, k), where_, what) for k in field_names(v)})
+    elif protocol_array(v) and v.dtype.kind in "fiu":
+        return v if v.dtype.kind == "f" else v.astype(np.float64)  # lazily, where v lives
     elif isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return float(v)
-    kind = (f"an array of dtype {v.dtype}" if cls is np.ndarray
+    kind = (f"an array of dtype {v.dtype}" if cls is np.ndarray or protocol_array(v)
             else f"a {cls.__module__}.{cls.__qualname__} (an ndarray subclass)" if isinstance(v, np.ndarray)
             else f"a {cls.__name__}")
     extra = f"; {_COMPLEX}" if isinstance(v, (complex, np.complexfloating)) or (
-        isinstance(v, np.ndarray) and v.dtype.kind == "c") else ""
+        (isinstance(v, np.ndarray) or protocol_array(v)) and v.dtype.kind == "c") else ""
     raise CotangentError(f"{where_}: the {what} is {kind}; pass a float array or number "
                          f"(a tuple or dict of them for a tuple or dict output){extra}")
 
@@ -306,6 +313,8 @@ def snapshot(x):
     cls = x.__class__
     if cls is np.ndarray:
         return x.copy()
+    if protocol_array(x):
+        return copy_array(x)
     if cls is list:
         return [snapshot(item) for item in x]
     if cls is dict:

@@ -41,6 +41,9 @@ import warnings
 
 import numpy as np
 
+from .guards import protocol_array_key
+from .protocol import protocol_array
+
 ENV_VAR = "SRCAD_CACHE_DIR"
 FORMAT = "srcad-cache 1"
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
@@ -255,6 +258,8 @@ def _describe(value, names, depth=0):
     if isinstance(value, np.ndarray):
         return f"ndarray {value.shape} {value.dtype}"
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
+    if protocol_array(value):  # a Dask array: shape, dtype and chunking, never its graph
+        return _stable(f"{kind} {protocol_array_key(value)[1:]!r}")
     if callable(value):
         name = getattr(value, "__qualname__", None) or getattr(value, "__name__", "")
         return _stable(f"{kind} {getattr(value, '__module__', '')}.{name}")

@@ -144,6 +144,18 @@ class _CalleeFunction:
         return self.guard.compiled.bind(fn)[self.index]
 
 
+def protocol_array_key(x):
+    """What compiled code for an argument ``x`` with NumPy's protocols (a Dask or CuPy array,
+    ``srcad.arguments.protocol_array``) is keyed on: its class, shape, dtype and chunking (a
+    Dask array's ``chunks``), never its values; the code itself decides shapes at run time.
+
+    >>> protocol_array_key(np.ones((2, 3)))[1:]
+    ((2, 3), dtype('float64'), None)
+    """
+    chunks = getattr(x, "chunks", None)
+    return (x.__class__, x.shape, x.dtype, chunks if isinstance(chunks, tuple) else None)
+
+
 def guards_hold(guards):
     """Are all ``guards`` (``Compiled.global_guards``) still true?"""
     if isinstance(guards, GuardList):

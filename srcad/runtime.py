@@ -1,29 +1,32 @@
 """Helpers that generated code calls. Each is small, documented and has rules of its own
 (see ``srcad/rules/runtime_rules.py``), so generated code can itself be differentiated.
+
+They are dispatch-clean: an array with NumPy's protocols (a Dask array, a CuPy array; see
+``srcad.protocol``) is never converted to an ndarray. Shapes are read
+from ``.shape``, new arrays are made with ``*_like`` functions of an array at hand, and
+everything else goes through NumPy functions that dispatch to the array's own library.
 """
 import math
 import numbers
 
 import numpy as np
 
-from .errors import CotangentError, UnsupportedCaseError, not_scalar
+from .errors import CotangentError, SrcadError, UnsupportedCaseError, not_scalar
+from .protocol import as_array, copy_array, is_array, protocol_array, shape_of, size_of
 from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 _CONTAINERS = (list, tuple, dict)
 
 
-def shape_of(x):
-    return x.shape if isinstance(x, np.ndarray) else np.shape(x)
-
-
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting); ``g`` if it fits."""
     if g.__class__ is not np.ndarray:
-        return g  # a scalar adjoint: x was a scalar too
-    if x.__class__ is np.ndarray and g.shape == x.shape:
+        if not protocol_array(g):
+            return g  # a scalar adjoint: x was a scalar too
+    elif x.__class__ is np.ndarray and g.shape == x.shape:
         return g
     gshape = g.shape
-    xshape = x.shape if isinstance(x, np.ndarray) else np.shape(x)
+    xshape = shape_of(x)
     if gshape == xshape:
         return g
     extra = len(gshape) - len(xshape)
@@ -35,6 +38,15 @@ def unbroadcast(g, x):
     if not xshape:
         return g[()] if isinstance(g, np.ndarray) else g
     return np.broadcast_to(g, xshape) if g.shape != xshape else g
+
+
+def _checked_shape(g, x):
+    """``g`` if it has the shape of the array ``x``; otherwise an error, never a wrong shape."""
+    if shape_of(g) != x.shape:
+        raise SrcadError(f"srcad computed an adjoint of shape {shape_of(g)} for an array of shape {x.shape} "
+                         f"({type(x).__module__}.{type(x).__qualname__}); this is a bug in srcad: please "
+                         "report it with the function")
+    return g
 
 
 def _grad_dtype(x):
@@ -53,6 +65,8 @@ def zeros_like(x):
         return [zeros_like(v) for v in x]
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _grad_dtype(x))
+    if protocol_array(x):
+        return np.zeros_like(x, dtype=_grad_dtype(x))  # made where x lives
     if isinstance(x, np.generic):
         return np.dtype(_grad_dtype(x)).type(0)
     if is_dataclass_instance(x):
@@ -69,8 +83,8 @@ def cleared_slot(value):
 
 def copy_grad(g):
     """A private copy of an adjoint so it can be updated in place."""
-    if isinstance(g, np.ndarray):
-        return g.copy()
+    if is_array(g):
+        return copy_array(g)
     if isinstance(g, dict):
         return {k: copy_grad(v) for k, v in g.items()}
     if isinstance(g, _CONTAINERS):
@@ -84,6 +98,8 @@ def grad_buffer(g):
     are returned as they are."""
     if isinstance(g, (np.ndarray, *_CONTAINERS)):
         return g
+    if protocol_array(g):
+        return g if g.dtype.kind in "fc" else g.astype(np.float64)
     buffer = np.array(g)
     return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
 
@@ -92,7 +108,7 @@ def container_grad(g, x):
     """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
     a NumPy function gives a list it took as an array) becomes a list of its rows, item by
     item like ``x``; any other ``g`` is returned as it is."""
-    if g.__class__ is np.ndarray and isinstance(x, (list, tuple)):
+    if is_array(g) and isinstance(x, (list, tuple)):
         if len(g) != len(x):
             raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")
         return [container_grad(gi, xi) for gi, xi in zip(g, x)]
@@ -103,6 +119,9 @@ def stacked_grad(g, like):
     """The inverse of ``container_grad``: ``g`` stacked back into an array where ``like`` is one."""
     if like.__class__ is np.ndarray and isinstance(g, (list, tuple)):
         return np.reshape(np.array([stacked_grad(gi, li) for gi, li in zip(g, like)]), like.shape)
+    if protocol_array(like) and isinstance(g, (list, tuple)):
+        rows = [stacked_grad(gi, li) for gi, li in zip(g, like)]
+        return np.reshape(np.stack([np.broadcast_to(r, shape_of(li)) for r, li in zip(rows, like)]), like.shape)
     return g
 
 
@@ -126,6 +145,8 @@ def copy_value(v):
     """A snapshot of a value about to be overwritten in place (lists and dicts: shallow)."""
     if isinstance(v, (np.ndarray, list, dict)):
         return v.copy()
+    if protocol_array(v):  # a Dask array's __setitem__ rewrites the object in place
+        return copy_array(v)
     return v
 
 
@@ -140,7 +161,7 @@ def as_real(x):
 
 
 def _as_real(x, inside):
-    if isinstance(x, np.ndarray):
+    if is_array(x):
         return x if x.dtype.kind in "fc" else x.astype(np.float64)
     if isinstance(x, (bool, np.bool_)):
         return x
@@ -171,7 +192,7 @@ def finish(g, x, shared=False):
 
 
 def _finish(g, x, shared, real_only):
-    if real_only and isinstance(x, (np.ndarray, np.generic, complex)) and np.iscomplexobj(x):
+    if real_only and (isinstance(x, (np.ndarray, np.generic, complex)) or protocol_array(x)) and np.iscomplexobj(x):
         raise UnsupportedCaseError("srcad differentiates real arguments only; this argument is complex")
     if g is None:
         g = zeros_like(x)
@@ -182,6 +203,8 @@ def _finish(g, x, shared, real_only):
         if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
             return type(x)(*items)
         return tuple(items) if isinstance(x, tuple) else items
+    if protocol_array(x) or (protocol_array(g) and isinstance(x, np.ndarray)):
+        return _finish_protocol(g, x, shared)  # a gradient that depends on a Dask array stays one
     if isinstance(x, np.ndarray):
         g = np.asarray(g)
         if g.shape != x.shape:
@@ -193,6 +216,8 @@ def _finish(g, x, shared, real_only):
         elif shared or not g.flags.writeable or g.base is not None:
             g = g.copy()  # never hand out the cotangent, a view of it or a read-only broadcast
         return g
+    if protocol_array(g) and isinstance(x, (np.generic, numbers.Real)):
+        return np.sum(g).astype(_grad_dtype(x))  # a 0-d Dask array: float() would compute it now
     if isinstance(x, np.generic):
         return np.dtype(_grad_dtype(x)).type(np.asarray(g).sum() if np.ndim(g) else g)
     if isinstance(x, (numbers.Real, bool)):
@@ -204,6 +229,22 @@ def _finish(g, x, shared, real_only):
                  for k in field_names(x)}
         return rebuilt(x, grads)
     return g
+
+
+def _finish_protocol(g, x, shared):
+    """``finish`` where ``x`` or its adjoint ``g`` is an array with NumPy's protocols: the
+    result is such an array (lazy for a Dask array: nothing is computed here) of exactly
+    ``x``'s shape; an ndarray or a number ``g`` for such an ``x`` is made where ``x`` lives."""
+    dtype = _grad_dtype(x)
+    if shape_of(g) != x.shape:
+        g = unbroadcast(np.broadcast_to(g, np.broadcast_shapes(shape_of(g), x.shape)), x)
+    if not protocol_array(g):  # a constant adjoint (a number, an ndarray): made where x lives
+        g = np.zeros_like(x, dtype=dtype) + g
+    elif shared:
+        g = copy_array(g)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return _checked_shape(g, x)
 
 
 def finish_tangent(t, y, shared=False):
@@ -243,10 +284,12 @@ def cotangent(v, y):
     yshape = shape_of(y)
     if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, yshape)
+    if protocol_array(y) and not protocol_array(v):
+        v = _placed_like(v, y)
     vshape = shape_of(v)
     if vshape != yshape:
         if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
-            return np.reshape(v, yshape) if yshape else np.asarray(v).reshape(())[()]
+            return _one_value(v, yshape)
         raise CotangentError(
             f"the cotangent v has shape {vshape} but the output has shape {yshape}; "
             "pass v with the output's shape"
@@ -276,6 +319,25 @@ def _item_cotangent(v, y):
     return zeros_like(y) if v is None else cotangent(v, y)
 
 
+def _placed_like(v, y):
+    """A number or ndarray cotangent ``v`` for a Dask or CuPy output ``y``, made where ``y``
+    lives: every adjoint derived from it is then lazy (or on the device) too, and none is a
+    NumPy buffer that a Dask value would be added into in place (NumPy refuses that)."""
+    if math.prod(shape_of(v)) != 1 and shape_of(v) != y.shape:
+        return v  # the wrong shape: the check that follows says so
+    dtype = np.result_type(_grad_dtype(y), getattr(v, "dtype", np.float64))
+    return np.reshape(np.zeros_like(y, dtype=dtype) + v, y.shape)
+
+
+def full_of(shape, value):
+    """``np.full(shape, value)``: new memory holding one adjoint value everywhere; for a
+    Dask or CuPy ``value`` made by its own library (``np.full`` would compute it, and put it
+    in host memory)."""
+    if protocol_array(value):
+        return copy_array(np.broadcast_to(value, shape))
+    return np.full(shape, value)
+
+
 def cotangent_like(v, shape, dtype):
     """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
     generated: the output itself need not be computed to check ``v``."""
@@ -283,18 +345,22 @@ def cotangent_like(v, shape, dtype):
         if shape == () or math.prod(shape) == 1:
             return np.dtype(dtype).type(1) if not shape else np.ones(shape, dtype)
         raise CotangentError(not_scalar(f"shape {shape}"))
-    if v.__class__ is np.ndarray:
-        vshape = v.shape
-    elif isinstance(v, _CONTAINERS):
+    if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, shape)
-    else:
-        vshape = np.shape(v)
+    vshape = shape_of(v)
     if vshape == shape:
         return v
     if math.prod(vshape) == 1 and math.prod(shape) == 1:
-        return np.reshape(v, shape) if shape else np.asarray(v).reshape(())[()]
+        return _one_value(v, shape)
     raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
                          "pass v with the output's shape")
+
+
+def _one_value(v, shape):
+    """The cotangent ``v`` of one value reshaped to ``shape`` (a foreign array stays one)."""
+    if shape or protocol_array(v):
+        return np.reshape(v, shape)
+    return np.asarray(v).reshape(())[()]
 
 
 def _not_an_array(v, shape):
@@ -305,11 +371,13 @@ def _not_an_array(v, shape):
 
 def default_cotangent(y):
     """v = 1 for a scalar output; an error that says to pass v otherwise."""
-    if isinstance(y, _CONTAINERS) or np.size(y) != 1:
+    if isinstance(y, _CONTAINERS) or size_of(y) != 1:
         shape = f"a {type(y).__name__}" if isinstance(y, _CONTAINERS) else f"shape {shape_of(y)}"
         raise CotangentError(not_scalar(shape))
     if isinstance(y, np.ndarray):
         return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
+    if protocol_array(y):
+        return np.ones_like(y, dtype=y.dtype if y.dtype.kind in "fc" else np.float64)
     if isinstance(y, np.generic) and y.dtype.kind in "fc":
         return y.dtype.type(1)
     return 1.0
@@ -318,7 +386,9 @@ def default_cotangent(y):
 def sum_to_reduced(g, x, axis, keepdims):
     """The adjoint of a reduction over ``axis``: ``g`` broadcast back to ``x``'s shape."""
     xshape = shape_of(x)
-    if np.ndim(g) == 0:  # one value for every element (a scalar seed such as 1.0, or axis=None)
+    if len(shape_of(g)) == 0:  # one value for every element (a scalar seed such as 1.0, or axis=None)
+        if protocol_array(g) or protocol_array(x):
+            return np.broadcast_to(g, xshape)  # np.full would compute a lazy g and put it in host memory
         return np.full(xshape, g)
     if axis is None:
         return np.broadcast_to(g, xshape)
@@ -334,13 +404,20 @@ def expand_reduced(r, x, axis, keepdims):
     if axis is None or keepdims:
         return r
     axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
-    return np.expand_dims(r, tuple(a % np.ndim(x) for a in axes))
+    ndim = len(shape_of(x))
+    return np.expand_dims(r, tuple(a % ndim for a in axes))
 
 
 def scatter_add(buffer, index, g):
     """``buffer[index] += g`` where repeated integer indices accumulate; an item of a list,
     tuple or dict adds like one (``+=`` would concatenate a list)."""
-    if not isinstance(buffer, np.ndarray):
+    if protocol_array(buffer):
+        if _has_int_array(index):  # a[i] = a[i] + g would keep one of repeated positions
+            raise UnsupportedCaseError(
+                f"srcad cannot accumulate an adjoint into a {type(buffer).__module__}.{type(buffer).__qualname__} "
+                "at integer-array positions (no np.add.at for it); index with slices, or pass NumPy arrays")
+        buffer[index] = buffer[index] + g
+    elif not isinstance(buffer, np.ndarray):
         buffer[index] = add_grads(buffer[index], g)
     elif _has_int_array(index):
         np.add.at(buffer, index, g)
@@ -356,8 +433,8 @@ def stored_adjoint(g, index, value):
     region = g[index]
     if not _has_int_array(index):
         return unbroadcast(copy_value(region), value)
-    ids = np.arange(np.size(region)).reshape(np.shape(region))
-    marker = np.full(np.shape(g), -1)
+    ids = np.arange(size_of(region)).reshape(shape_of(region))
+    marker = np.full(shape_of(g), -1)
     marker[index] = ids
     kept = marker[index] == ids
     return unbroadcast(np.where(kept, region, 0.0), value)
@@ -367,6 +444,8 @@ def _has_int_array(index):
     parts = index if isinstance(index, tuple) else (index,)
     for p in parts:
         if isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu":
+            return True
+        if protocol_array(p) and p.dtype.kind in "iu":
             return True
     return False
 
@@ -387,9 +466,9 @@ def matmul_dy(g, x, y):
 
 
 def _matmul_grads(g, x, y, which):
-    x = np.asarray(x)
-    y = np.asarray(y)
-    g = np.asarray(g)
+    x = as_array(x)
+    y = as_array(y)
+    g = as_array(g)
     if x.ndim == 2 and y.ndim == 2:
         return g @ y.T if which == 0 else x.T @ g
     if x.ndim == 1 and y.ndim == 1:
@@ -438,7 +517,7 @@ def _einsum_parse(subscripts, shapes):
 
 def einsum_grad(subscripts, index, g, *operands):
     """The adjoint of operand ``index`` of ``np.einsum(subscripts, *operands)``."""
-    operands = [np.asarray(o) for o in operands]
+    operands = [as_array(o) for o in operands]
     ins, out = _einsum_parse(subscripts, [o.shape for o in operands])
     target = ins[index]
     others = [(t, o) for i, (t, o) in enumerate(zip(ins, operands)) if i != index]
@@ -459,18 +538,18 @@ def einsum_grad(subscripts, index, g, *operands):
 
 def prod_grad(g, x, axis=None, keepdims=False):
     """The adjoint of ``np.prod(x, axis)``: products of all other factors (zeros included)."""
-    x = np.asarray(x)
+    x = as_array(x)
     g = sum_to_reduced(g, x, axis, keepdims)
     axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
     axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
     rest = tuple(a for a in range(x.ndim) if a not in axes)
     moved = np.transpose(x, rest + axes)
     flat = moved.reshape(moved.shape[: len(rest)] + (-1,))
-    ones = np.ones(flat.shape[:-1] + (1,), flat.dtype)
+    ones = np.ones_like(flat[..., :1])  # where x lives
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
     others = (left * right).reshape(moved.shape)
-    return g * np.transpose(others, np.argsort(rest + axes))
+    return g * np.transpose(others, tuple(np.argsort(rest + axes)))
 
 
 def extremum_grad(g, x, y, axis=None, keepdims=False):
@@ -493,21 +572,23 @@ def transpose_back(g, axes):
         axes = axes[0]
     if axes is None or len(axes) == 0:
         return np.transpose(g)
-    return np.transpose(g, np.argsort(axes))
+    return np.transpose(g, tuple(np.argsort(axes)))
 
 
 def concat_grad(g, pieces, axis=0):
     """Split the adjoint of ``np.concatenate(pieces, axis)`` into the pieces' adjoints."""
     if axis is None:
-        sizes = np.cumsum([np.size(p) for p in pieces])[:-1]
-        return [part.reshape(np.shape(p)) for part, p in zip(np.split(g, sizes), pieces)]
-    sizes = np.cumsum([np.shape(p)[axis] for p in pieces])[:-1]
-    return np.split(g, sizes, axis=axis)
+        flat = np.reshape(g, (-1,))
+        ends = np.cumsum([size_of(p) for p in pieces]).tolist()
+        return [np.reshape(flat[end - size_of(p):end], shape_of(p)) for end, p in zip(ends, pieces)]
+    lead = (slice(None),) * (axis % len(shape_of(g)))  # slices, not np.split: Dask has no split
+    ends = np.cumsum([shape_of(p)[axis] for p in pieces]).tolist()
+    return [g[lead + (slice(end - shape_of(p)[axis], end),)] for end, p in zip(ends, pieces)]
 
 
 def trace_grad(g, a, offset=0, axis1=0, axis2=1):
     """The adjoint of ``np.trace(a, offset, axis1, axis2)``: ``g`` on that diagonal."""
-    a = np.asarray(a)
+    a = as_array(a)
     moved = np.zeros(np.moveaxis(a, (axis1, axis2), (-2, -1)).shape, np.result_type(a.dtype, np.float64))
     rows, cols = moved.shape[-2:]
     i = np.arange(max(0, min(rows - max(0, -offset), cols - max(0, offset))))

@@ -150,6 +150,7 @@ EXTRA_CALLS = [
     (runtime.einsum_grad, ["ij,jk->ik", 0, R(2, 4), R(2, 3), R(3, 4)], {}, (2, 3, 4), None),
     (runtime.unstack, [R(2, 3)], {}, (0,), None),
     (runtime.sum_grad, [R(3), R(2, 3)], {}, (0,), None),
+    (runtime.full_of, [(2, 3), 0.7], {}, (1,), None),
     (runtime.transpose_back, [R(3, 2), (1, 0)], {}, (0,), None),
     (runtime.concat_grad, [R(5), [R(2), R(3)], 0], {}, (0,), None),
     (runtime.trace_grad, [0.7, R(3, 3)], {}, (0,), None),

@@ -55,7 +55,8 @@ FRESH_FUNCTIONS = _numpy(
 ) | {builtins.abs, builtins.round, builtins.sum, builtins.pow, builtins.len, builtins.int, builtins.float,
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
-     runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint}
+     runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
+     runtime.full_of}
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;

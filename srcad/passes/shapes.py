@@ -155,6 +155,17 @@ def _from_result(result):
     return _UNKNOWN
 
 
+def _holds_unknown(value):
+    """Is ``value``, or an item of a list, tuple or dict in it, unknown?"""
+    if value is _UNKNOWN:
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_unknown(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_unknown(v) for v in value.values())
+    return False
+
+
 def _has_standin(value):
     """Does ``value`` hold a ``Spec`` (a value known only by its shape and dtype)?"""
     if isinstance(value, Spec):
@@ -322,8 +333,8 @@ class _Interpreter:
         callee = A.anno(node, "callee")
         args = [self.value(a) if not isinstance(a, gast.Starred) else _UNKNOWN for a in node.args]
         kwargs = {k.arg: self.value(k.value) for k in node.keywords}
-        if any(v is _UNKNOWN for v in args + list(kwargs.values())):
-            return _UNKNOWN
+        if any(_holds_unknown(v) for v in args + list(kwargs.values())):
+            return _UNKNOWN  # np.stack([p, q]) of unknown p, q is not a stack of two objects
         if callee.kind == "method":
             receiver = self.value(node.func.value)
             if not isinstance(receiver, Spec) or receiver.python is not None:

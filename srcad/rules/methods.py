@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..registry import NONDIFF_ATTRIBUTES, NONDIFF_METHODS, register_attribute, register_method, register_vjp
-from ..runtime import trace_grad
+from ..runtime import as_array, trace_grad
 
 for _name, _fn in {
     "sum": np.sum, "mean": np.mean, "max": np.max, "min": np.min, "prod": np.prod, "dot": np.dot,
@@ -38,7 +38,7 @@ def astype(y, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
 def cast_like(g, x, y):
     """The adjoint of ``y = x.astype(...)`` in ``x``'s float dtype; zero if ``y`` is not real."""
     dtype = getattr(x, "dtype", None)
-    if not np.issubdtype(np.asarray(y).dtype, np.inexact):
+    if not np.issubdtype(as_array(y).dtype, np.inexact):
         return np.zeros(np.shape(x), dtype if dtype is not None and dtype.kind in "fc" else np.float64)
     if dtype is not None and np.issubdtype(dtype, np.floating):
         return np.asarray(g, dtype)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
-from ..runtime import extremum_grad, prod_grad, sum_to_reduced, unbroadcast
+from ..runtime import extremum_grad, full_of, prod_grad, size_of, sum_to_reduced, unbroadcast
 
 
 @register_elementwise(np.sin, math.sin)
@@ -100,8 +100,9 @@ def where(y, condition, x, z):
 @register_vjp(np.sum)
 def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
-        if np.size(a) <= 4096:  # small: filling is cheapest; large: a read-only view costs nothing
-            d[a] += np.full(np.shape(a), d[y])
+        # small: filling is cheapest; large (or a Dask/CuPy array): a view costs nothing and stays lazy
+        if isinstance(a, np.ndarray) and np.size(a) <= 4096:
+            d[a] += full_of(np.shape(a), d[y])
         else:
             d[a] += np.broadcast_to(d[y], np.shape(a))
     else:
@@ -111,12 +112,12 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
 @register_vjp(np.mean)
 def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
-        if np.size(a) <= 4096:
-            d[a] += np.full(np.shape(a), d[y] / np.size(a))
+        if isinstance(a, np.ndarray) and np.size(a) <= 4096:
+            d[a] += full_of(np.shape(a), d[y] / np.size(a))
         else:
-            d[a] += np.broadcast_to(d[y] / np.size(a), np.shape(a))
+            d[a] += np.broadcast_to(d[y] / size_of(a), np.shape(a))
     else:
-        d[a] += sum_to_reduced(d[y], a, axis, keepdims) * (np.size(y) / np.size(a))
+        d[a] += sum_to_reduced(d[y], a, axis, keepdims) * (size_of(y) / size_of(a))
 
 
 @register_vjp(np.max, np.amax, np.min, np.amin)

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import unbroadcast, zeros_like
+from ..runtime import as_array, unbroadcast, zeros_like
 from .numpy_shapes import item_grad
 
 
@@ -30,7 +30,7 @@ def mT(x):
 
 
 def eye_like(x):
-    return np.eye(np.shape(x)[-1], dtype=np.result_type(np.asarray(x).dtype, np.float16))
+    return np.eye(np.shape(x)[-1], dtype=np.result_type(as_array(x).dtype, np.float16))
 
 
 def _trace(x):
@@ -173,7 +173,7 @@ def matrix_power_grad(g, a, n):
 
 def matrix_power_tangent(ta, a, n):
     if n == 0:
-        return np.zeros(np.shape(a), np.result_type(np.asarray(ta).dtype, np.float16))
+        return np.zeros(np.shape(a), np.result_type(as_array(ta).dtype, np.float16))
     powers, base = _powers(a, n)
     m = len(powers)
     tb = ta if n > 0 else -base @ ta @ base

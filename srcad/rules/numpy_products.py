@@ -7,7 +7,7 @@ most products are written as an ``np.einsum`` specification and share ``einsum_g
 import numpy as np
 
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import matmul_dx, matmul_dy, unbroadcast
+from ..runtime import as_array, matmul_dx, matmul_dy, unbroadcast
 from .numpy_shapes import grad_zeros
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -61,7 +61,7 @@ def einsum_grad(g, position, subscripts, *operands):
     (traces, diagonals), letters summed away, ellipses and broadcast size-1 axes are handled."""
     spec, arrays = einsum_call(subscripts, operands)
     index = position if isinstance(subscripts, str) else (position + 1) // 2
-    arrays = [np.asarray(x) for x in arrays]
+    arrays = [as_array(x) for x in arrays]
     terms, output = einsum_terms(spec, [x.shape for x in arrays])
     target, x = terms[index], arrays[index]
     others = [(term, other) for k, (term, other) in enumerate(zip(terms, arrays)) if k != index]

@@ -11,12 +11,12 @@ Most reductions here are written with a *slope*: an array shaped like the input 
 import numpy as np
 
 from ..registry import register_jvp, register_vjp
-from ..runtime import expand_reduced, extremum_grad, prod_grad, sum_to_reduced
+from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, sum_to_reduced
 
 
 def float_dtype(a):
     """The dtype derivatives with respect to ``a`` have: its own if inexact, else float64."""
-    dtype = np.asarray(a).dtype
+    dtype = as_array(a).dtype
     return dtype if np.issubdtype(dtype, np.inexact) else np.dtype(np.float64)
 
 
@@ -90,7 +90,7 @@ def std_jvp(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, corre
 
 def variance_slope(a, axis, ddof, correction):
     """∂var/∂a = 2 (a - mean) / (N - ddof); ``correction`` is the array-API name of ddof."""
-    a = np.asarray(a)
+    a = as_array(a)
     dof = reduced_count(a, axis) - (ddof if correction is None else correction)
     return 2 * (a - np.mean(a, axis=axis, keepdims=True)) / dof
 
@@ -108,7 +108,7 @@ def ptp_jvp(y, a, axis=None, out=None, keepdims=False):
 
 
 def ptp_slope(a, axis):
-    a = np.asarray(a)
+    a = as_array(a)
     top = tie_shares(a == np.max(a, axis=axis, keepdims=True), axis)
     bottom = tie_shares(a == np.min(a, axis=axis, keepdims=True), axis)
     return (top - bottom).astype(float_dtype(a))
@@ -246,7 +246,7 @@ def cumprod_jvp(y, a, axis=None, dtype=None, out=None):
 
 def scan_view(x, axis):
     """``x`` with the scanned axis first (flattened when ``axis`` is None)."""
-    x = np.asarray(x)
+    x = as_array(x)
     return x.ravel() if axis is None else np.moveaxis(x, axis, 0)
 
 
@@ -303,7 +303,7 @@ def norm_axes(x, ord, axis):
 def norm_slope(x, y, ord, axis, keepdims):
     """∂norm/∂x, shaped like ``x``, for vector norms (one axis, or a flattened array) and
     matrix norms (two axes, or a 2-D array with ``ord`` given)."""
-    x = np.asarray(x)
+    x = as_array(x)
     axes = norm_axes(x, ord, axis)
     if (axis is None and ord is None) or len(axes) == 1:
         return vector_norm_slope(x, expand_reduced(y, x, axes, keepdims), ord, axes)

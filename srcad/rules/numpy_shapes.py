@@ -12,12 +12,12 @@ in ``numpy_indexing.py``.
 import numpy as np
 
 from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import unbroadcast, zeros_like
+from ..runtime import as_array, unbroadcast, zeros_like
 
 
 def grad_zeros(shape, g):
     """Zeros of ``shape`` in the float dtype of the cotangent ``g``."""
-    return np.zeros(shape, np.result_type(np.asarray(g).dtype, np.float16))
+    return np.zeros(shape, np.result_type(as_array(g).dtype, np.float16))
 
 
 def filled(tangents, values):
@@ -183,7 +183,7 @@ def transpose_axes(axes, ndim):
 
 @register_vjp(np.transpose)
 def transpose(y, a, axes=None):
-    d[a] += np.transpose(d[y], np.argsort(transpose_axes(axes, np.ndim(a))))
+    d[a] += np.transpose(d[y], tuple(np.argsort(transpose_axes(axes, np.ndim(a)))))  # a tuple: Dask refuses an array of axes
 
 
 @register_jvp(np.transpose)
@@ -193,7 +193,7 @@ def transpose_jvp(y, a, axes=None):
 
 @register_vjp(np.ndarray.transpose)
 def ndarray_transpose(y, a, *axes):
-    d[a] += np.transpose(d[y], np.argsort(transpose_axes(axes, np.ndim(a))))
+    d[a] += np.transpose(d[y], tuple(np.argsort(transpose_axes(axes, np.ndim(a)))))  # a tuple: Dask refuses an array of axes
 
 
 @register_jvp(np.ndarray.transpose)

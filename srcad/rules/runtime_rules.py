@@ -13,14 +13,14 @@ import numpy as np
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
-                       expand_reduced, extremum_grad, finish, finish_tangent, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
+                       expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
 from .numpy_elementwise import broadcast_like
 
-register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.default_cotangent, item_position,
+register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
 register_nondifferentiable(runtime.real_constant, reason="it checks a value is real")
 
@@ -138,6 +138,16 @@ def full_like_vjp(y, a, fill_value, dtype=None, order="K", subok=True, shape=Non
 @register_jvp(np.full_like)
 def full_like_jvp(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, device=None):
     t[y] += broadcast_like(t[fill_value], y)
+
+
+@register_vjp(full_of)
+def full_of_vjp(y, shape, value):
+    d[value] += unbroadcast(d[y], value)
+
+
+@register_jvp(full_of)
+def full_of_jvp(y, shape, value):
+    t[y] += broadcast_like(t[value], y)
 
 
 @register_vjp(unbroadcast)
