@@ -11,6 +11,7 @@ The calls come from the per-rule tables of tests/test_rules_*.py; ``EXTRA_CALLS`
 rules those tables do not call directly (builtins, operators, srcad's own run-time helpers).
 """
 import builtins
+import collections
 import itertools
 import keyword
 import linecache
@@ -20,8 +21,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import registry, runtime
-from srcad.rules import builtin_rules, methods, numpy_indexing, numpy_joining, numpy_products, numpy_shapes
+from srcad import pytrees, registry, runtime
+from srcad.rules import builtin_rules, methods, records, numpy_indexing, numpy_joining, numpy_products, numpy_shapes
 from srcad.testing import check_grads, check_jvp
 
 import test_library_numpy
@@ -75,6 +76,8 @@ def _float_arrays(args):
 def _positive(*shape):
     return RNG.uniform(0.5, 2.0, shape)
 
+
+Record = collections.namedtuple("Record", "w")  # a named tuple whose field is read by attribute
 
 #: (key, args, keyword arguments, the operands that move, the expression: None for a call)
 EXTRA_CALLS = [
@@ -159,6 +162,9 @@ EXTRA_CALLS = [
     (builtin_rules.list_grad, [[0.5, 0.7], R(2)], {}, (0,), None),
     (builtin_rules.reversed_grad, [R(3), R(3)], {}, (0,), None),
     (methods.cast_like, [R(3), R(3), R(3)], {}, (0,), None),
+    (records.field, [Record(R(3)), "w"], {}, (0,), None),
+    (pytrees.field_grad, [R(3), Record(R(3)), "w"], {}, (0,), None),
+    (pytrees.field_tangent, [[R(3)], Record(R(3)), "w"], {}, (0,), None),
 ]
 
 
