@@ -105,7 +105,7 @@ def instantiate(rule, result, bound, handler, namer, refs):
         site = getattr(bound, "site", None)
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
-    unknown = _complex_reads(values, out, rule, bound, handler) if values else []
+    unknown = _complex_reads(values, out, rule, bound, handler) if values is not None else []
     return ([_real_operands_check(unknown, bound, rule, refs)] if unknown else []) + out
 
 
@@ -127,8 +127,6 @@ def _refuse_complex(rule, result, bound, handler):
     if getattr(handler, "spec", None) is None or is_complex_safe(rule.key):
         return None
     atoms = [result] + [a for v in bound.values() for a in (v if isinstance(v, list) else [v])]
-    if any(isinstance(a, gast.Constant) and isinstance(a.value, complex) for a in atoms):
-        raise _complex_refusal(rule, bound)
     return list(dict.fromkeys(a.id for a in atoms if isinstance(a, gast.Name)))
 
 
@@ -168,6 +166,8 @@ def _complex_reads(values, out, rule, bound, handler):
     the real ``mask``). Unknown dtypes (a global, a shape that depends on data, the generic
     version) are checked when the adjoint runs."""
     read = _value_reads(out)
+    if any(isinstance(n, gast.Constant) and isinstance(n.value, complex) for s in out for n in gast.walk(s)):
+        raise _complex_refusal(rule, bound)  # a complex literal the adjoint computes with (``1j * x``)
     unknown = []
     for name in values:
         if name not in read:
