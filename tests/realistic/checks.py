@@ -1,5 +1,6 @@
 """Run one realistic program in one mode and say how it went: ``right``, ``refused`` (a srcad
-error naming the program's file), ``wrong`` (disagrees with finite differences) or ``crash``.
+error naming the program's file), ``unclear`` (a srcad error that does not name it), ``wrong``
+(disagrees with finite differences) or ``crash`` (any other exception).
 
 ``python -m realistic.checks`` (from tests/) prints the table for every program."""
 import os
@@ -47,7 +48,7 @@ def outcome(case, mode):
     except srcad.SrcadError as exc:
         module_file = os.path.basename(sys.modules[case.fun.__module__].__file__)
         clear = module_file in str(exc)
-        return ("refused" if clear else "crash"), f"{type(exc).__name__}: {exc}"
+        return ("refused" if clear else "unclear"), f"{type(exc).__name__}: {exc}"
     except AssertionError as exc:
         return "wrong", str(exc)
     except Exception as exc:  # noqa: BLE001 — a crash is what is being recorded
