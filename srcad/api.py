@@ -29,7 +29,7 @@ from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableEr
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import check_parameters, param_names
 from .source import capture, trampoline, unwrap
-from .sourcecheck import function_with_source
+from .source_text import function_with_source
 from .tracebacks import api_boundary
 
 _MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic

@@ -72,3 +72,11 @@ def no_attribute_rule(attr):
     return (f"reads .{attr} of an object srcad does not model: it differentiates NumPy arrays and numbers, "
             "and lists, tuples and dicts of them. Pass the arrays the object holds as arguments (one each, "
             "or in a tuple, list or dict)")
+
+
+def source_hint(fn):
+    """What to do when the text srcad reads for ``fn`` is not its own: a pseudo-file such as
+    ``<string>`` (exec, python -c) holds no text, or another piece of code's."""
+    if not fn.__code__.co_filename.startswith("<"):
+        return ""
+    return f" Pass its text instead: srcad.differentiable({fn.__name__}, source=text)."

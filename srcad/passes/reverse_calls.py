@@ -125,10 +125,11 @@ class Calls:
     def refuse_derivative_call(self, obj, name, node):
         """A derivative srcad made (``srcad.adjoint(f)``, ``D.grad``) is not ``f``: refuse to
         differentiate a call to it, rather than read the wrong source."""
-        from .. import api
+        from .. import api, tracebacks
 
         made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
-        made = made or (isinstance(obj, types.FunctionType) and obj.__code__.co_filename == api.__file__)
+        made = made or (isinstance(obj, types.FunctionType)
+                        and obj.__code__.co_filename in (api.__file__, tracebacks.__file__))  # API wrappers
         if made:
             raise self.source.syntax_error(
                 f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
