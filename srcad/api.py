@@ -37,7 +37,7 @@ from .runtime import default_cotangent
 from .guards import protocol_array_key
 from .protocol import protocol_array
 from .source import capture, trampoline, unwrap
-from .sourcecheck import function_with_source
+from .source_text import function_with_source
 from .tracebacks import api_boundary
 
 P = ParamSpec("P")

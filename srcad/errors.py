@@ -70,6 +70,14 @@ def no_attribute_rule(attr, obj=None):
         return (f"no derivative rule for the array attribute .{attr}; srcad.extend.register_attribute maps an "
                 "array attribute to a function with a rule")
     owner = "an object" if obj is None else f"a {type(obj).__qualname__}"
-    return (f"reads .{attr} of {owner}, which srcad does not model: it differentiates NumPy arrays and numbers, "
+    return (f"reads .{attr} of {owner} srcad does not model: it differentiates NumPy arrays and numbers, "
             "lists, tuples and dicts of them, and the fields of named tuples and dataclasses. Pass the arrays "
             "the object holds as arguments (one each, or in a tuple, list or dict)")
+
+
+def source_hint(fn):
+    """What to do when the text srcad reads for ``fn`` is not its own: a pseudo-file such as
+    ``<string>`` (exec, python -c) holds no text, or another piece of code's."""
+    if not fn.__code__.co_filename.startswith("<"):
+        return ""
+    return f" Pass its text instead: srcad.differentiable({fn.__name__}, source=text)."

@@ -17,7 +17,7 @@ import gast
 
 from . import astutil as A
 from .codegen import codegen
-from .errors import SourceUnavailableError
+from .errors import SourceUnavailableError, source_hint
 from .passes.activity import activity
 from .passes.aliasing import check_aliasing
 from .passes.complex_values import check_complex
@@ -156,7 +156,7 @@ def check_source_is_code(source):
         raise SourceUnavailableError(
             f"{code.co_filename}:{code.co_firstlineno}: the source of {fn.__qualname__!r} in this file is not "
             "the code that runs (the file was edited after the module was imported); srcad differentiates "
-            "source, so reload the module (importlib.reload, or restart) before differentiating it.")
+            f"source, so reload the module (importlib.reload, or restart) before differentiating it.{source_hint(fn)}")
 
 
 def _wrapped(node, code, qualname):

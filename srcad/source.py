@@ -9,8 +9,7 @@ import types
 import gast
 import numpy as np
 
-from . import sourcecheck
-from .errors import SourceUnavailableError, SrcadSyntaxError
+from .errors import SourceUnavailableError, SrcadSyntaxError, source_hint
 
 GENERATED_FILENAME = "<srcad-generated "  # how the file name of generated code begins
 
@@ -97,7 +96,6 @@ def capture(fn):
             f"its text as srcad.differentiable({fn.__name__}, source=text) and differentiate that, "
             "or give srcad a rule for it with srcad.extend.register_vjp."
         ) from None
-    sourcecheck.check(fn, filename)  # the text read must be the code that runs
     if fn.__name__ == "<lambda>":
         node = _lambda_node(fn, filename)
     else:
@@ -106,7 +104,7 @@ def capture(fn):
         except SyntaxError as exc:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse on its "
-                f"own ({exc.msg}); define it with a plain def statement."
+                f"own ({exc.msg}); define it with a plain def statement.{source_hint(fn)}"
             ) from None
         node = module.body[0]
         if isinstance(node, gast.AsyncFunctionDef):
@@ -115,13 +113,13 @@ def capture(fn):
                                    node.col_offset, linecache.getline(filename, node.lineno))
         if not isinstance(node, gast.FunctionDef):
             raise SourceUnavailableError(
-                f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}."
+                f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}.{source_hint(fn)}"
             )
         gast.increment_lineno(node, first - 1)
         if node.name != code.co_name:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source found for {fn.__qualname__!r} defines {node.name!r}; "
-                "define the function with a plain def statement.")
+                f"define the function with a plain def statement.{source_hint(fn)}")
     node.decorator_list = []
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return FunctionSource(fn, node, filename, fn.__globals__, closure)
@@ -192,7 +190,7 @@ def _lambda_node(fn, filename):
         why = ("several lambdas on the line take the same parameters" if found
                else "its file does not parse" if module is None else "no lambda on its line matches it")
         raise SourceUnavailableError(f"{filename}:{first}: cannot find the source of this lambda ({why}); "
-                                     "write it as a def.")
+                                     f"write it as a def.{source_hint(fn)}")
     lam = found[0]
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)

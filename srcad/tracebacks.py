@@ -98,6 +98,7 @@ def relocate(error):
             hidden += int(before[len(_HIDDEN_NOTE):].split()[0])
         error.add_note(f"{_HIDDEN_NOTE}{hidden} of its internal frames from this traceback; {ENV_VAR}=full "
                        "shows them")
+    del error  # the inserted frames' callers include this frame: it must not keep the error alive
 
 
 def _internal(tb):

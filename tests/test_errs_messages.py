@@ -1,6 +1,7 @@
 """Mistakes get a srcad error that says what to do: the gradient of a non-scalar output, a function
 without source (and ``srcad.differentiable(fn, source=text)`` for it), an object's attribute."""
 import dataclasses
+import linecache
 import os
 import subprocess
 import sys
@@ -176,3 +177,38 @@ def test_an_array_attribute_without_a_rule_points_at_register_attribute():
 
     assert "register_attribute" in no_attribute_rule("flat")  # an ndarray attribute
     assert "register_attribute" not in no_attribute_rule("weights")
+
+
+def test_code_that_shares_its_file_name_with_other_text_is_told_to_pass_it():
+    # python -c on 3.13 keeps the -c text under "<string>", the name every exec'd string has too
+    filename = "<string>"
+    saved = linecache.cache.get(filename)
+    try:
+        for shown in ("def f(x):\n    return np.sum(x * 2.0)\n", "y = 1\n"):
+            linecache.cache[filename] = (len(shown), None, shown.splitlines(keepends=True), filename)
+            namespace = {"np": np}
+            exec(compile("def f(x):\n    return np.sum(x * 3.0)\n", filename, "exec"), namespace)
+            with pytest.raises(srcad.SourceUnavailableError) as info:
+                srcad.grad(namespace["f"])(np.ones(2))  # never the gradient of x * 2.0
+            assert "srcad.differentiable(f, source=text)" in str(info.value)
+        d = srcad.differentiable(namespace["f"], source="def f(x):\n    return np.sum(x * 3.0)\n")
+        np.testing.assert_allclose(srcad.grad(d)(np.ones(2)), [3.0, 3.0])
+    finally:
+        if saved is None:
+            linecache.cache.pop(filename, None)
+        else:
+            linecache.cache[filename] = saved
+
+
+def test_source_text_with_other_parameters_is_refused():
+    keyword = exec_defined("def g(x, *, y):\n    return x * y\n", "g")
+    with pytest.raises(srcad.ArgumentError, match="does not define the code"):
+        srcad.differentiable(keyword, source="def g(x, y):\n    return x * y\n")
+
+
+def test_source_text_of_a_module_that_imports_numpy_itself():
+    text = "import numpy as np\n\ndef h(x):\n    return np.sum(np.tanh(x))\n"
+    h = exec_defined(text, "h")
+    x = np.array([0.2, -0.4])
+    for given in (text, text.split("\n\n", 1)[1]):  # the whole string, or the def alone
+        check_grads(srcad.differentiable(h, source=given), (x,))

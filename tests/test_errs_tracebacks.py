@@ -286,3 +286,20 @@ def test_source_maps_die_with_their_code():
     srcad.compile._CACHE.clear()
     gc.collect()
     assert not sourcemap.is_generated(filename)
+
+
+def test_a_relocated_error_is_freed_without_the_cycle_collector():
+    import gc
+    import weakref
+
+    f = srcad.differentiable(solve_then_log)
+    gc.disable()
+    try:
+        try:
+            f.grad(np.zeros((2, 2)), np.ones(2))
+        except np.linalg.LinAlgError as error:
+            ref = weakref.ref(error)
+            assert any(e[2] == "solve_then_log" for e in frames(error))
+        assert ref() is None  # no reference cycle through the inserted frames
+    finally:
+        gc.enable()
