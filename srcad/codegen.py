@@ -7,6 +7,7 @@ Three functions come out of one joint adjoint ``f_adjoint(*params, v=None)``:
 value stacks and the arrays it restores in place, so it can be called again.
 """
 import dataclasses
+import re
 
 import gast
 import numpy as np
@@ -177,10 +178,11 @@ def codegen(node, source, module):
         body=[], decorator_list=[], returns=None, type_comment=None, type_params=[])
     # each statement is printed once: the reverse sweep's text serves the joint adjoint and
     # f_backward, the forward sweep's statements f_forward and (those kept) the joint adjoint
-    fwd_texts = [_body_text([s]) for s in fwd]
+    fwd_texts = _statement_texts(fwd)
     rev_text = _body_text(rev)
     kept = {id(c): text for c, text, s in zip(copies, fwd_texts, fwd) if not isinstance(s, _COMPOUND)}
-    joint_fwd_text = "".join(kept[id(s)] if id(s) in kept else _body_text([s]) for s in joint_fwd)
+    changed = iter(_statement_texts([s for s in joint_fwd if id(s) not in kept]))  # branches and loops
+    joint_fwd_text = "".join(kept[id(s)] if id(s) in kept else next(changed) for s in joint_fwd)
     joint_source = _header(joint) + joint_fwd_text + rev_text
     joint.body = joint_fwd + rev
     forward_source = _header(forward) + _body_text(unbound) + "".join(fwd_texts) + _body_text([returned])
@@ -197,6 +199,24 @@ def _header(fn):
                             type_comment=None, type_params=[])
     text = A.to_source(stub)
     return text[:text.rindex("    pass\n")]
+
+
+_SEPARATOR = "srcad: next statement"
+_SEPARATOR_LINE = re.compile(r"^    (['\"])" + _SEPARATOR + r"\1\n", re.M)
+
+
+def _statement_texts(stmts):
+    """The text of each statement of ``stmts`` as ``_body_text`` prints it, printed in one go
+    (a printer per statement costs more than the statement)."""
+    if not stmts:
+        return []
+    separated = []
+    for s in stmts:
+        separated += [s, gast.Expr(value=A.const(_SEPARATOR))]
+    texts = _SEPARATOR_LINE.split(_body_text(separated))[::2]  # split() also returns the quote groups
+    if len(texts) != len(stmts) + 1 or texts[-1]:  # a statement printed a separator line itself
+        return [_body_text([s]) for s in stmts]
+    return texts[:-1]
 
 
 def _body_text(stmts):
