@@ -75,6 +75,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
 
     def forward(self, stmts, loops=()):
         out = []
+        unmarked = 0  # out[unmarked:] may lack an origin (made since the last statement with one)
         for s in stmts:
             origin = A.anno(s, "origin")
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
@@ -113,9 +114,10 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             else:
                 out.append(s)
             if origin is not None:
-                for new in out:
+                for new in out[unmarked:]:
                     if A.anno(new, "origin") is None:
                         A.set_anno(new, "origin", origin)
+                unmarked = len(out)
         return out
 
     def reverse(self, stmts):

@@ -379,7 +379,7 @@ def _operand_names(node):
         if isinstance(node.func, gast.Attribute) and A.anno(node, "callee").kind == "method":
             names |= _operand_names(node.func.value)
         return names
-    return {n.id for n in gast.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return A.names_read(node)
 
 
 def infer_shapes(node, specs):
