@@ -18,12 +18,13 @@ REFUSED = {
     "kalman.cholesky_try": (ALL, "does not support try statements"),
     "transport.sinkhorn_keyword_only": (ALL, "keyword-only parameters are not supported"),
     "ode.rk4_helper_star_args": (ALL, "'f' is a local variable"),
-    "attention.gpt2_block": (ALL, "assign a lambda to a name before calling it"),
+    "attention.gpt2_block": (ALL, "srcad supports zip of one or more sequences, without * or keywords"),
     "heat.helper_in_place": (ALL, "srcad cannot see what the call iterate(...) changes in 'field'"),
     # the cutoff's adjoint through spectrum * mask(cutoff) needs a conjugate (forward mode is right)
     "images.fft_lowpass_cutoff": (["reverse", "hvp", "grad_of_grad"], "complex values only through"),
-    # reverse over reverse: the first adjoint's complex cotangents reach np.fft's rule helpers
-    "images.fft_lowpass": (["grad_of_grad"], "unclear: srcad differentiates real arguments only; this argument is complex"),
+    # second order: the first adjoint's complex values reach np.abs's rule helper unit_phase,
+    # which srcad differentiates through its source as a function of real arguments
+    "images.fft_lowpass": (["hvp", "grad_of_grad"], "unclear: complex values only through"),
 }
 
 CASES = [(case, mode) for case in all_cases() for mode in MODES if applies(case, mode)]

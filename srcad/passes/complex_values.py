@@ -57,9 +57,6 @@ _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, 
 #: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,
                                       np.linalg.norm, builtins.float}) | {np.round, np.around, np.rint}
-_REAL_DTYPES = {float, int, bool, np.float64, np.float32, np.float16, np.int64, np.int32, np.bool_,
-                "float", "float64", "float32", "f8", "f4", "int", "int64", "int32", "bool"}
-
 
 def check_complex(node, source, ref, mode="rev"):
     """Refuse (``SrcadSyntaxError`` at the user's line) every active statement that would apply
@@ -97,7 +94,6 @@ def check_complex(node, source, ref, mode="rev"):
 
 
 def _may_be_complex(statements, source, local):
-    dtypes = _dtype_names(statements, source, local)
     found = set()
     changed = True
     while changed:
@@ -106,13 +102,15 @@ def _may_be_complex(statements, source, local):
             target = _target(s)
             if target is None or target <= found:
                 continue
-            if _makes_complex(s, found, source, local, dtypes):
+            if _makes_complex(s, found, source, local):
                 found |= target
                 changed = True
     return found
 
 
-def _makes_complex(s, found, source, local, dtypes):
+def _makes_complex(s, found, source, local):
+    """May ``s`` bind a complex value (or a complex dtype: ``astype(d)`` and ``dtype=d`` then
+    make complex values)?"""
     if isinstance(s, gast.For):
         return _atom_complex(s.iter, found, source, local)
     if isinstance(s, gast.Expr):  # L.append(z): L holds a complex value
@@ -126,28 +124,31 @@ def _makes_complex(s, found, source, local, dtypes):
             return False
         if _is_in(obj, _COMPLEX_MAKERS):
             return True
-        if name in ("astype", "view") and not (rhs.args and _real_dtype(rhs.args[0], source, dtypes, found)):
-            return True
-        if any(k.arg == "dtype" and not _real_dtype(k.value, source, dtypes, found) for k in rhs.keywords):
-            return True
-        operands = list(rhs.args) + [k.value for k in rhs.keywords]
+        operands = list(rhs.args) + [k.value for k in rhs.keywords]  # dtype= among them
         if name is not None:
             operands.append(rhs.func.value)
         return any(_atom_complex(a, found, source, local) for a in operands)
     if isinstance(rhs, gast.Attribute):
-        if rhs.attr in ("real", "imag") or rhs.attr in PLAIN_ATTRIBUTES:
+        if rhs.attr in ("real", "imag") or rhs.attr in PLAIN_ATTRIBUTES - {"dtype"}:
             return False
+        if isinstance(rhs.value, gast.Name) and rhs.value.id not in local:  # np.complex128, cfg.c
+            try:
+                return _complex_value(getattr(source.lookup(rhs.value.id), rhs.attr))
+            except Exception:
+                pass
         return _atom_complex(rhs.value, found, source, local)
     if isinstance(rhs, gast.Compare):
         return False
-    if any(isinstance(n, gast.Constant) and isinstance(n.value, complex) for n in gast.walk(rhs)):
+    if isinstance(rhs, gast.Subscript):  # a complex step in a slice counts points: np.r_[0:1:5j]
+        return _atom_complex(rhs.value, found, source, local)
+    if any(isinstance(n, gast.Constant) and _complex_value(n.value) for n in gast.walk(rhs)):
         return True
     return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
 
 
 def _atom_complex(atom, found, source, local):
     if isinstance(atom, gast.Constant):
-        return isinstance(atom.value, complex)
+        return _complex_value(atom.value)
     if isinstance(atom, gast.Starred):
         atom = atom.value
     if not isinstance(atom, gast.Name):
@@ -157,46 +158,27 @@ def _atom_complex(atom, found, source, local):
     if atom.id in local:
         return False
     try:  # a global or closure value as it is now; runtime.real_constant checks it at each call
-        return np.iscomplexobj(source.lookup(atom.id))
+        return _complex_value(source.lookup(atom.id))
     except Exception:
         return False
 
 
-def _dtype_names(statements, source, local):
-    """Names bound once, to a real dtype (``np.float32``: None) or to ``x.dtype`` (x's name)."""
-    bindings = {}
-    for s in statements:
-        for name in _target(s) or ():
-            bindings.setdefault(name, []).append(s)
-    dtypes = {}
-    for name, found in bindings.items():
-        s = found[0]
-        if len(found) != 1 or not isinstance(s, gast.Assign) or not isinstance(s.targets[0], gast.Name):
-            continue
-        rhs = s.value
-        if isinstance(rhs, gast.Attribute) and rhs.attr == "dtype" and isinstance(rhs.value, gast.Name):
-            dtypes[name] = rhs.value.id
-        elif _real_dtype(rhs, source, {}, set()) and not (isinstance(rhs, gast.Name) and rhs.id in local):
-            dtypes[name] = None
-    return dtypes
-
-
-def _real_dtype(node, source, dtypes, found):
-    """Is ``node`` a real dtype: a literal one, or ``x.dtype`` of a value that is not complex?"""
-    if isinstance(node, gast.Name) and node.id in dtypes:
-        return dtypes[node.id] is None or dtypes[node.id] not in found
-    if isinstance(node, gast.Constant):
-        return node.value in _REAL_DTYPES
-    if isinstance(node, gast.Attribute) and isinstance(node.value, gast.Name):
+def _complex_value(value):
+    """Is ``value`` complex, or a complex dtype (``complex``, ``np.complex64``, ``"c16"``)?"""
+    if isinstance(value, str):
         try:
-            return getattr(source.lookup(node.value.id), node.attr) in _REAL_DTYPES
-        except Exception:
+            return np.dtype(value).kind == "c"
+        except TypeError:
             return False
-    if isinstance(node, gast.Name):
+    if isinstance(value, type):
+        return issubclass(value, (complex, np.complexfloating))
+    if isinstance(value, np.dtype):
+        return value.kind == "c"
+    if isinstance(value, (complex, np.ndarray, np.generic, list, tuple)):
         try:
-            return source.lookup(node.id) in _REAL_DTYPES
+            return np.iscomplexobj(value)
         except Exception:
-            return False
+            return True
     return False
 
 
