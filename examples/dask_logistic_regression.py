@@ -1,3 +1,5 @@
+# mypy: disallow-untyped-calls=False
+# (Dask and distributed ship no type information; srcad's own calls are checked)
 """Logistic regression trained out of core: the data is a chunked Dask array that never sits
 in one process's memory, and the gradient is srcad's generated adjoint running on it.
 
@@ -18,9 +20,10 @@ installed on the workers: the graph holds NumPy and Dask functions only), then p
 import argparse
 import contextlib
 import time
+from typing import Any, Optional, Sequence
 
-import dask
 import dask.array as da
+import dask.base
 import numpy as np
 import scipy.optimize
 from dask.distributed import Client, LocalCluster
@@ -28,7 +31,7 @@ from dask.distributed import Client, LocalCluster
 import srcad
 
 
-def loss(w, X, y, penalty):
+def loss(w: Any, X: Any, y: Any, penalty: float) -> Any:
     """Mean logistic loss of labels ``y`` in {-1, 1} plus an L2 penalty on the weights."""
     return np.mean(np.logaddexp(0.0, -y * (X @ w))) + penalty * np.sum(w ** 2)
 
@@ -36,7 +39,7 @@ def loss(w, X, y, penalty):
 loss_and_grad = srcad.differentiable(loss, wrt=0).value_and_grad
 
 
-def make_data(rows, features, chunk_rows, seed=0):
+def make_data(rows: int, features: int, chunk_rows: int, seed: int = 0) -> tuple[Any, Any]:
     """A synthetic, separable-with-noise problem generated on the workers chunk by chunk."""
     random = da.random.default_rng(seed)
     X = random.normal(size=(rows, features), chunks=(chunk_rows, features))
@@ -45,11 +48,11 @@ def make_data(rows, features, chunk_rows, seed=0):
     return X, y
 
 
-def fit_lbfgs(X, y, penalty, iterations):
+def fit_lbfgs(X: Any, y: Any, penalty: float, iterations: int) -> tuple[Any, float, int]:
     """``scipy.optimize.minimize`` with ``jac=True``: one graph computation per evaluation
     gives the loss and its gradient together."""
-    def fun(w):
-        value, grad = dask.compute(*loss_and_grad(w, X, y, penalty))
+    def fun(w: Any) -> tuple[float, Any]:
+        value, grad = dask.base.compute(*loss_and_grad(w, X, y, penalty))
         return float(value), np.asarray(grad)
 
     result = scipy.optimize.minimize(fun, np.zeros(X.shape[1]), jac=True, method="L-BFGS-B",
@@ -57,16 +60,17 @@ def fit_lbfgs(X, y, penalty, iterations):
     return result.x, result.fun, result.nfev
 
 
-def fit_gradient_steps(X, y, penalty, iterations, step=2.0):
+def fit_gradient_steps(X: Any, y: Any, penalty: float, iterations: int,
+                       step: float = 2.0) -> tuple[Any, float, int]:
     """Plain gradient descent with a fixed step."""
     w = np.zeros(X.shape[1])
     for _ in range(iterations):
-        _, grad = dask.compute(*loss_and_grad(w, X, y, penalty))
+        _, grad = dask.base.compute(*loss_and_grad(w, X, y, penalty))
         w = w - step * grad
     return w, float(loss(w, X, y, penalty).compute()), iterations
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> tuple[Any, float, float]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=2_000_000)
     parser.add_argument("--features", type=int, default=20)
@@ -92,6 +96,7 @@ def main(argv=None):
         print(f"{args.rows} x {args.features}, {args.method}: loss {value:.5f}, training accuracy "
               f"{accuracy:.4f}, {evaluations} gradient evaluations in {elapsed:.1f} s")
     return w, value, accuracy
+
 
 if __name__ == "__main__":
     main()

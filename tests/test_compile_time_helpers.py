@@ -33,22 +33,6 @@ def test_parameter_annotations_are_read():
     assert A.names_read(tree) == {"Weights", "default", "x"}
 
 
-def test_statements_printed_in_one_go_print_as_alone():
-    stmts = A.parse_stmts(
-        "y = x * 2.0\n"
-        "for i in range(3):\n    y = np.sin(y) + a_rather_long_name * another_long_name - yet_another_long_name\n"
-        "if y > 0:\n    z = y\nelse:\n    z = -y\n")
-    stmts.insert(1, A.comment("line 2: a comment"))
-    one_by_one = [codegen._body_text([s]) for s in stmts]
-    assert codegen._statement_texts(stmts) == one_by_one
-    assert "".join(one_by_one) == codegen._body_text(stmts)
-
-
-def test_a_statement_that_prints_the_separator_is_printed_alone():
-    stmts = A.parse_stmts(f"y = x\n{codegen._SEPARATOR!r}\nz = y\n")
-    assert codegen._statement_texts(stmts) == [codegen._body_text([s]) for s in stmts]
-
-
 def test_a_trailing_comment_keeps_its_line_end():
     text = A.to_source([A.assign("y", A.load("x")), A.comment("the end")])
     assert text == "y = x\n# the end\n"
