@@ -165,10 +165,10 @@ def _atom_complex(atom, found, source, local):
 
 def _complex_value(value):
     """Is ``value`` complex, or a complex dtype (``complex``, ``np.complex64``, ``"c16"``)?"""
-    if isinstance(value, str):
+    if isinstance(value, str):  # an einsum subscript, a mode name: anything NumPy reads as no dtype
         try:
             return np.dtype(value).kind == "c"
-        except TypeError:
+        except Exception:
             return False
     if isinstance(value, type):
         return issubclass(value, (complex, np.complexfloating))
