@@ -8,33 +8,13 @@ import pytest
 import srcad
 from srcad.testing import check_grads, check_jvp
 
-
-def _check_second_order(f, args, wrt=0, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):
-    """hvp and grad-of-grad of ``f`` against central differences of ``srcad.grad(f)``."""
-    rng = np.random.default_rng(seed)
-    x = args[wrt]
-    u = rng.normal(size=np.shape(x)) if np.ndim(x) else float(rng.normal())
-    gradient = srcad.grad(f, wrt=wrt)
-
-    def moved(t):
-        shifted = list(args)
-        shifted[wrt] = x + t * u
-        return np.asarray(gradient(*shifted), dtype=float)
-
-    numeric = (moved(eps) - moved(-eps)) / (2 * eps)
-    got = np.asarray(srcad.hvp(f, wrt=wrt)(*args, u), dtype=float)
-    np.testing.assert_allclose(got, numeric, rtol=rtol, atol=atol, err_msg="hvp")
-    # grad-of-grad: the pullback of srcad.grad(f) with cotangent w, against FD of ⟨w, grad⟩
-    w = rng.normal(size=np.shape(x)) if np.ndim(x) else 1.0
-    _, pullback = srcad.vjp(gradient, *args, wrt=wrt)
-    gog = pullback(w)
-    np.testing.assert_allclose(np.vdot(gog, u), np.vdot(w, numeric), rtol=rtol, atol=atol, err_msg="gog")
+from lang_checks import check_second_order
 
 
 def _check_all(f, args, wrt=0):
     check_grads(f, args, wrt=wrt)
     check_jvp(f, args, wrt=wrt)
-    _check_second_order(f, args, wrt=wrt)
+    check_second_order(f, args, wrt=wrt)
 
 
 X34 = np.random.default_rng(1).normal(size=(3, 4))
@@ -140,7 +120,7 @@ def calls_counted_loops(x, t):
 def test_callee_trip_counts_stay_integers_in_second_order():
     args = (np.array([-0.17, 0.57, -0.78]), 0.53)
     _check_all(calls_counted_loops, args, wrt=1)
-    _check_second_order(calls_counted_loops, args, wrt=0)
+    check_second_order(calls_counted_loops, args, wrt=0)
 
 
 def indexes_with_tuple_item(p):
@@ -160,4 +140,4 @@ def test_integer_item_of_a_differentiated_tuple_stays_an_integer():
     # ... but inside differentiated code the tuple's integer stays an integer, in every order
     g = check_grads(first_two_cubed, (x,), v=1.0)
     np.testing.assert_allclose(g, [3 * 0.4 ** 2, 3 * 0.3 ** 2, 0.0])
-    _check_second_order(first_two_cubed, (x,), wrt=0)
+    check_second_order(first_two_cubed, (x,), wrt=0)
