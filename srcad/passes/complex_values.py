@@ -52,7 +52,8 @@ _COMPLEX_MAKERS |= {getattr(np.emath, n) for n in dir(np.emath) if callable(geta
 _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, np.isnan, np.isinf, np.isfinite,
                  np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj, np.argmax, np.argmin, np.argsort,
                  np.nonzero, np.flatnonzero, np.count_nonzero, np.shape, np.ndim, np.size, builtins.len,
-                 builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant}
+                 builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant,
+                 builtins.slice}  # a complex step in a slice counts points (np.r_[0:1:5j])
 #: functions without derivative that are right to treat as such for complex operands: their
 #: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,
@@ -94,6 +95,13 @@ def check_complex(node, source, ref, mode="rev"):
 
 
 def _may_be_complex(statements, source, local):
+    # names bound to a string: a string names a dtype only where a dtype is read ('F' is also
+    # an order, 'ij,j->' a subscript)
+    strings = {}
+    for s in statements:
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str):
+            for name in _target(s) or ():
+                strings.setdefault(name, []).append(s.value.value)
     found = set()
     changed = True
     while changed:
@@ -102,13 +110,13 @@ def _may_be_complex(statements, source, local):
             target = _target(s)
             if target is None or target <= found:
                 continue
-            if _makes_complex(s, found, source, local):
+            if _makes_complex(s, found, source, local, strings):
                 found |= target
                 changed = True
     return found
 
 
-def _makes_complex(s, found, source, local):
+def _makes_complex(s, found, source, local, strings):
     """May ``s`` bind a complex value (or a complex dtype: ``astype(d)`` and ``dtype=d`` then
     make complex values)?"""
     if isinstance(s, gast.For):
@@ -124,7 +132,12 @@ def _makes_complex(s, found, source, local):
             return False
         if _is_in(obj, _COMPLEX_MAKERS):
             return True
-        operands = list(rhs.args) + [k.value for k in rhs.keywords]  # dtype= among them
+        dtypes = [k.value for k in rhs.keywords if k.arg == "dtype"]
+        if name in ("astype", "view") and rhs.args:
+            dtypes.append(rhs.args[0])
+        if any(_complex_dtype(d, strings) for d in dtypes):
+            return True
+        operands = list(rhs.args) + [k.value for k in rhs.keywords]  # a dtype like x.dtype among them
         if name is not None:
             operands.append(rhs.func.value)
         return any(_atom_complex(a, found, source, local) for a in operands)
@@ -141,14 +154,23 @@ def _makes_complex(s, found, source, local):
         return False
     if isinstance(rhs, gast.Subscript):  # a complex step in a slice counts points: np.r_[0:1:5j]
         return _atom_complex(rhs.value, found, source, local)
-    if any(isinstance(n, gast.Constant) and _complex_value(n.value) for n in gast.walk(rhs)):
+    if any(isinstance(n, gast.Constant) and not isinstance(n.value, str) and _complex_value(n.value)
+           for n in gast.walk(rhs)):
         return True
     return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
 
 
+def _complex_dtype(node, strings):
+    """Is ``node``, read as a dtype, a complex one written as a string (``"c16"``, or a name
+    bound to one)?"""
+    if isinstance(node, gast.Constant) and isinstance(node.value, str):
+        return _complex_value(node.value)
+    return isinstance(node, gast.Name) and any(_complex_value(v) for v in strings.get(node.id, ()))
+
+
 def _atom_complex(atom, found, source, local):
     if isinstance(atom, gast.Constant):
-        return _complex_value(atom.value)
+        return not isinstance(atom.value, str) and _complex_value(atom.value)
     if isinstance(atom, gast.Starred):
         atom = atom.value
     if not isinstance(atom, gast.Name):
@@ -174,11 +196,10 @@ def _complex_value(value):
         return issubclass(value, (complex, np.complexfloating))
     if isinstance(value, np.dtype):
         return value.kind == "c"
-    if isinstance(value, (complex, np.ndarray, np.generic, list, tuple)):
-        try:
-            return np.iscomplexobj(value)
-        except Exception:
-            return True
+    if isinstance(value, (list, tuple)):  # items of any kind and shape (lu_factor's (lu, piv))
+        return any(_complex_value(item) for item in value if not isinstance(item, str))
+    if isinstance(value, (complex, np.ndarray, np.generic)):
+        return np.iscomplexobj(value)
     return False
 
 
