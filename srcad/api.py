@@ -23,6 +23,7 @@ import types
 import numpy as np
 
 from . import registry
+from .backends.numba_backend import accelerate, check_backend
 from .arguments import CONTAINERS, check_arguments, checked_cotangent, signature, snapshot, unbind, where
 from .compile import compile_function, compile_jvp, guards_hold
 from .errors import ArgumentError, CotangentError, WrtError, SourceUnavailableError
@@ -47,7 +48,9 @@ class Differentiable(functools.partial):
     the cotangent are passed: see ``srcad.api``.
     """
 
-    def __new__(cls, fn, wrt=0):
+    _backend = "numpy"  # or "numba", "auto": what runs the generated code (backends.numba_backend)
+
+    def __new__(cls, fn, wrt=0, backend="numpy"):
         inner = getattr(fn, "__srcad_differentiable__", None)
         if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
             return _Nested(fn, inner, wrt)
@@ -59,6 +62,7 @@ class Differentiable(functools.partial):
         self._descriptor = descriptor
         source = self._source_function(())
         sig = signature(source, len(prefix)) if isinstance(source, types.FunctionType) else None
+        self._backend = check_backend(backend)
         return self._setup(prefix, fixed, sig, wrt)  # sig None: srcad cannot read it (the first call says why)
 
     def _setup(self, prefix, fixed, sig, wrt):
@@ -187,7 +191,7 @@ class Differentiable(functools.partial):
             self._guards[key] = rebindable
         else:
             self._guards.pop(key, None)
-        return compiled.bind(fn)
+        return accelerate(compiled.bind(fn), compiled, fn, self._backend)
 
     def adjoint(self, *args, **kwargs):
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
@@ -301,20 +305,23 @@ def _positional_cotangent(joint):
     return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
 
 
-def differentiable(fn=None, *, wrt=0):
-    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``."""
+def differentiable(fn=None, *, wrt=0, backend="numpy"):
+    """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")``.
+
+    ``backend="numba"`` compiles the generated code with numba (docs/numba.md); ``"auto"``
+    does where numba can, and runs NumPy code otherwise."""
     if fn is None:
-        return lambda f: Differentiable(f, wrt)
-    return Differentiable(fn, wrt)
+        return lambda f: Differentiable(f, wrt, backend)
+    return Differentiable(fn, wrt, backend)
 
 
-def _as_differentiable(fun, wrt):
-    return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
+def _as_differentiable(fun, wrt, backend="numpy"):
+    return Differentiable(fun, wrt, backend)  # a gradient srcad made becomes a _Nested
 
 
-def grad(fun, wrt=0):
+def grad(fun, wrt=0, backend="numpy"):
     """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``."""
-    d = _as_differentiable(fun, wrt)
+    d = _as_differentiable(fun, wrt, backend)
 
     @functools.wraps(unwrap(fun))
     def gradient(*args, **kwargs):
@@ -331,15 +338,15 @@ def _nested_source(d):
         raise ArgumentError(f"{d._sig.where}: the gradient of a bound method or functools.partial cannot be "
                             "differentiated again where it is called inside differentiated code; differentiate "
                             "a function that takes the object (or the fixed values) as arguments")
-    return d._functions(())[0]
+    return unwrap(d._functions(())[0])
 
 
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
 
 
-def value_and_grad(fun, wrt=0):
+def value_and_grad(fun, wrt=0, backend="numpy"):
     """``value_and_grad(f)(*args) -> (f(*args), gradient)``."""
-    d = _as_differentiable(fun, wrt)
+    d = _as_differentiable(fun, wrt, backend)
 
     @functools.wraps(unwrap(fun))
     def value_and_gradient(*args, **kwargs):
@@ -348,14 +355,14 @@ def value_and_grad(fun, wrt=0):
     return value_and_gradient
 
 
-def vjp(fun, *args, wrt=0):
+def vjp(fun, *args, wrt=0, backend="numpy"):
     """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times."""
-    return _as_differentiable(fun, wrt).vjp(*args)
+    return _as_differentiable(fun, wrt, backend).vjp(*args)
 
 
-def adjoint(fun, wrt=0):
+def adjoint(fun, wrt=0, backend="numpy"):
     """The companion ``g(*args, v)`` that returns vᵀJ."""
-    d = _as_differentiable(fun, wrt)
+    d = _as_differentiable(fun, wrt, backend)
 
     @functools.wraps(unwrap(fun))
     def companion(*args, **kwargs):
@@ -389,7 +396,7 @@ class _Nested(Differentiable):
         return self._setup(inner._prefix, inner._fixed, inner._sig, wrt)
 
     def _source_function(self, args):
-        return self._inner._functions(args)[0]
+        return unwrap(self._inner._functions(args)[0])  # the NumPy code, whatever runs it
 
 
 def source_function(fun, args):
@@ -403,7 +410,7 @@ def _forward_target(fun, args):
     the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.unbind``)."""
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None:
-        return inner._functions(*inner._bind(args, {}))[0], inner._prefix, inner._fixed
+        return unwrap(inner._functions(*inner._bind(args, {}))[0]), inner._prefix, inner._fixed
     if isinstance(fun, Differentiable):
         return fun._source_function(args), fun._prefix, fun._fixed
     fn, prefix, fixed, _ = unbind(fun)

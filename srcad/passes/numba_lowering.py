@@ -1,0 +1,238 @@
+"""Numba lowering: a generated adjoint function rewritten into the subset ``numba.njit`` types.
+
+Generated code is plain Python whose meaning leans on three things numba compiles
+differently or not at all; this pass removes each of them by construction, and refuses
+(``NotLowerable``, at the generated line) whatever it cannot rewrite:
+
+- *Placeholders.* A value first bound inside a loop is saved with ``_x_stack.append(x)``
+  before each assignment, so its first save pushes a ``None`` placeholder bound at entry.
+  numba cannot type a name that is ``None`` and later a float, and refuses to read a name
+  before its binding. Such a stack is turned around: each value is pushed *after* it is
+  assigned, and the restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``
+  (drop the top, read the one below; the placeholder the first save would have restored is
+  never read). This is exact only if every assignment of ``x`` is saved: otherwise refused.
+- *Identity.* numba compiles ``a is b`` on two floats to ``False`` (they are unboxed), which
+  would silently zero the derivative of ``min``/``max``. A test against the literal ``None``
+  keeps its meaning (numba decides it from the types); any other ``a is b`` becomes
+  ``same_value(a, b)`` (equal, or both NaN: what ``min``'s result is to its argument), which
+  numba accepts only on numbers. A chained or literal identity test is refused.
+- *Reversed loops.* numba has no ``reversed``: ``for i in reversed(r)`` over a range ``r``
+  becomes the loop over the reversed ``range`` (a ``r`` that is no range fails to type).
+- Nothing else is rewritten: calls keep their names, and the backend binds each name to
+  something numba compiles (``backends.numba_runtime``) or lets numba refuse it.
+
+>>> import gast, astor
+>>> tree = gast.parse('''
+... def f_adjoint(x):
+...     t = None
+...     _t_stack = []
+...     r = range(3)
+...     for i in r:
+...         _t_stack.append(t)
+...         t = x * i
+...     for i in reversed(r):
+...         g = t is x
+...         t = _t_stack.pop()
+...     return g
+... ''').body[0]
+>>> print(astor.to_source(gast.gast_to_ast(lower_for_numba(tree))).strip())
+def f_adjoint(x):
+    _t_stack = []
+    r = range(3)
+    for i in r:
+        t = x * i
+        _t_stack.append(t)
+    for i in range(r.start + (len(r) - 1) * r.step, r.start - r.step, -r.step):
+        g = same_value(t, x)
+        t = previous_value(_t_stack, t)
+    return g
+"""
+import gast
+
+from .. import astutil as A
+from ..errors import SrcadError
+
+SAME_VALUE = "same_value"
+PREVIOUS_VALUE = "previous_value"
+
+
+class NotLowerable(SrcadError):
+    """Generated code numba cannot run with the same meaning; ``node`` is where."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.message, self.node = message, node
+
+
+def lower_for_numba(fn):
+    """Rewrite the generated function ``fn`` (gast ``FunctionDef``) in place so numba can
+    compile it with the meaning it has in Python; see the module docstring. Returns ``fn``."""
+    _turn_around_placeholder_stacks(fn)
+    _lower_identity_tests(fn)
+    _lower_reversed_loops(fn)
+    return fn
+
+
+# ---- placeholder stacks ------------------------------------------------------------------
+
+
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _push_of(stmt):
+    """``(stack, name)`` if ``stmt`` is ``stack.append(name)``."""
+    if (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append"
+            and isinstance(stmt.value.func.value, gast.Name) and len(stmt.value.args) == 1
+            and isinstance(stmt.value.args[0], gast.Name) and not stmt.value.keywords):
+        return stmt.value.func.value.id, stmt.value.args[0].id
+    return None
+
+
+def _pop_of(stmt):
+    """``(stack, name)`` if ``stmt`` is ``name = stack.pop()``."""
+    if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute)
+            and stmt.value.func.attr == "pop" and isinstance(stmt.value.func.value, gast.Name)
+            and not stmt.value.args and not stmt.value.keywords):
+        return stmt.value.func.value.id, stmt.targets[0].id
+    return None
+
+
+def _blocks(stmts):
+    """Every statement list in ``stmts``, nested ones included (``stmts`` first)."""
+    yield stmts
+    for s in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                yield from _blocks(inner)
+        for handler in getattr(s, "handlers", ()):
+            yield from _blocks(handler.body)
+
+
+def _binds(stmt, name):
+    """Does ``stmt`` itself (not a nested block) bind ``name``?"""
+    if isinstance(stmt, (gast.For, gast.AsyncFor)):
+        return name in A.names_stored(stmt.target)
+    if isinstance(stmt, (gast.If, gast.While, gast.Try, gast.With)):
+        return False
+    if isinstance(stmt, (gast.FunctionDef, gast.ClassDef, gast.Import, gast.ImportFrom)):
+        return True  # never in generated code: refused below if it binds a saved name
+    return name in A.names_stored(stmt)
+
+
+def _turn_around_placeholder_stacks(fn):
+    placeholders = {}
+    for s in fn.body:
+        if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and _is_none(s.value)):
+            placeholders[s.targets[0].id] = s
+    stacks = {}  # name -> its stack, for placeholders that are pushed
+    for block in _blocks(fn.body):
+        for s in block:
+            push = _push_of(s)
+            if push and push[1] in placeholders:
+                if stacks.setdefault(push[1], push[0]) != push[0]:
+                    raise NotLowerable(f"{push[1]!r} is saved on two stacks", s)
+    if not stacks:
+        return
+    for block in _blocks(fn.body):
+        _check_every_assignment_saved(block, stacks, placeholders)
+    for block in _blocks(fn.body):
+        block[:] = _turned_around(block, stacks, placeholders)
+
+
+def _check_every_assignment_saved(block, stacks, placeholders):
+    for k, s in enumerate(block):
+        for name, stack in stacks.items():
+            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name):
+                continue
+            if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
+                raise NotLowerable(
+                    f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
+
+
+def _pushes_before(block, k):
+    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]``."""
+    found = set()
+    while k and _push_of(block[k - 1]):
+        k -= 1
+        found.add(_push_of(block[k]))
+    return found
+
+
+def _turned_around(block, stacks, placeholders):
+    dropped = {id(placeholders[name]) for name in stacks}
+    out, pending = [], []
+    for s in block:
+        if id(s) in dropped:
+            continue
+        push = _push_of(s)
+        if push and stacks.get(push[1]) == push[0]:
+            pending.append(s)  # pushed after the assignment that follows
+            continue
+        pop = _pop_of(s)
+        if pop and stacks.get(pop[1]) == pop[0]:
+            s = A.assign(pop[1], gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(pop[0]), A.load(pop[1])],
+                                           keywords=[]))
+        out.append(s)
+        out.extend(pending)
+        pending = []
+    return out + pending
+
+
+# ---- identity tests ----------------------------------------------------------------------
+
+
+class _Identity(gast.NodeTransformer):
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if not any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops):
+            return node
+        if len(node.ops) != 1:
+            raise NotLowerable("a chained comparison with 'is' cannot be compiled with the same meaning", node)
+        left, right = node.left, node.comparators[0]
+        if _is_none(left) or _is_none(right):
+            return node  # numba decides these from the types, as Python does
+        if isinstance(left, gast.Constant) or isinstance(right, gast.Constant):
+            raise NotLowerable("an identity test against a literal other than None cannot be compiled with "
+                               "the same meaning; compare with == instead", node)
+        same = gast.Call(func=A.load(SAME_VALUE), args=[left, right], keywords=[])
+        if isinstance(node.ops[0], gast.IsNot):
+            return gast.UnaryOp(op=gast.Not(), operand=same)
+        return same
+
+
+def _lower_identity_tests(fn):
+    _Identity().visit(fn)
+    for node in gast.walk(fn):  # the guarantee, checked: only tests against None are left
+        if isinstance(node, gast.Compare) and any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops):
+            if not (_is_none(node.left) or _is_none(node.comparators[0])):
+                raise NotLowerable("an identity test is left that numba would compile to a constant", node)
+
+
+# ---- reversed loops ------------------------------------------------------------------------
+
+
+def _lower_reversed_loops(fn):
+    """``for i in reversed(r)`` -> ``for i in range(r.start + (len(r) - 1) * r.step, r.start - r.step, -r.step)``."""
+    for node in gast.walk(fn):
+        if not (isinstance(node, gast.For) and isinstance(node.iter, gast.Call)
+                and isinstance(node.iter.func, gast.Name) and node.iter.func.id == "reversed"):
+            continue
+        (r,) = node.iter.args
+        if not isinstance(r, gast.Name):
+            raise NotLowerable("a reversed loop over something other than a named range", node)
+
+        def part(name):
+            return gast.Attribute(value=A.load(r.id), attr=name, ctx=gast.Load())
+
+        last = gast.BinOp(left=gast.Call(func=A.load("len"), args=[A.load(r.id)], keywords=[]), op=gast.Sub(),
+                          right=A.const(1))
+        first = gast.BinOp(left=part("start"), op=gast.Add(), right=gast.BinOp(left=last, op=gast.Mult(),
+                                                                                 right=part("step")))
+        stop = gast.BinOp(left=part("start"), op=gast.Sub(), right=part("step"))
+        step = gast.UnaryOp(op=gast.USub(), operand=part("step"))
+        node.iter = gast.Call(func=A.load("range"), args=[first, stop, step], keywords=[])
