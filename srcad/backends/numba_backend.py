@@ -59,6 +59,7 @@ def check_backend(backend):
 def _numba(backend):
     try:
         import numba
+        import numba.typed  # noqa: F401 - the value stacks
     except ImportError:
         if backend == "auto":
             return None
@@ -129,14 +130,14 @@ def _dispatchers(compiled, fn, numba):
     names = [f"{generated.name}_{part}" for part in ("adjoint", "forward", "backward")]
     module = gast.parse(generated.module_source)
     factory = module.body[0]
-    lowered = []
-    for node in factory.body:
-        if isinstance(node, gast.FunctionDef) and node.name in names:
-            try:
-                lowered.append(numba_lowering.lower_for_numba(node))
-            except numba_lowering.NotLowerable as exc:
-                exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
-                raise
+    defined = {node.name: node for node in factory.body if isinstance(node, gast.FunctionDef)}
+    joint, forward, backward = (defined[name] for name in names)
+    try:
+        lowered = [numba_lowering.lower_for_numba(joint), numba_lowering.lower_for_numba(forward)]
+        lowered.append(numba_lowering.lower_for_numba(backward, numba_lowering.turned_stacks(forward)))
+    except numba_lowering.NotLowerable as exc:
+        exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
+        raise
     namespace = dict(fn.__globals__)
     for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
         namespace[name] = cell.cell_contents
@@ -155,7 +156,10 @@ def _dispatchers(compiled, fn, numba):
     from . import numba_runtime
 
     for name, obj in ((numba_lowering.SAME_VALUE, numba_runtime.same_value),
-                      (numba_lowering.PREVIOUS_VALUE, numba_runtime.previous_value)):
+                      (numba_lowering.PREVIOUS_VALUE, numba_runtime.previous_value),
+                      (numba_lowering.NEW_STACK, numba.typed.List),
+                      (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
+                      (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value)):
         if namespace.get(name, obj) is not obj and name in generated.module_source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj

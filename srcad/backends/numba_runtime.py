@@ -8,6 +8,8 @@ implementation, so numba refuses to type the call and the backend falls back or 
 never a different meaning. Importing this module registers the overloads (numba must be
 installed).
 """
+import collections
+
 import numpy as np
 from numba import njit, types
 from numba.extending import overload
@@ -124,7 +126,7 @@ def _copy_grad(g):
 def _copy_value(v):
     if isinstance(v, types.Array):
         return lambda v: v.copy()
-    if isinstance(v, types.List):
+    if isinstance(v, (types.List, types.ListType)):
         return lambda v: v.copy()  # a value stack handed to a backward sweep: shallow, as in Python
     if _number(v) or isinstance(v, (types.BaseTuple, types.RangeType)):
         return lambda v: v  # immutable
@@ -269,3 +271,30 @@ def _pick_grad(g, items, chosen):
             return out
         return impl
     return None
+
+
+SavedRange = collections.namedtuple("SavedRange", "start stop step")  # a range among saved values
+
+
+def saved_value(x):
+    """``x`` as saved values cross into Python: a range as a ``SavedRange``."""
+    return SavedRange(x.start, x.stop, x.step) if isinstance(x, range) else x
+
+
+def restored_value(x):
+    """The inverse of ``saved_value``."""
+    return range(x.start, x.stop, x.step) if isinstance(x, SavedRange) else x
+
+
+@overload(saved_value)
+def _saved_value(x):
+    if isinstance(x, types.RangeType):
+        return lambda x: SavedRange(x.start, x.stop, x.step)
+    return lambda x: x
+
+
+@overload(restored_value)
+def _restored_value(x):
+    if isinstance(x, types.NamedUniTuple) and x.instance_class is SavedRange:
+        return lambda x: range(x.start, x.stop, x.step)
+    return lambda x: x

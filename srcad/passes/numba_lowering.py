@@ -18,6 +18,14 @@ differently or not at all; this pass removes each of them by construction, and r
   numba accepts only on numbers. A chained or literal identity test is refused.
 - *Reversed loops.* numba has no ``reversed``: ``for i in reversed(r)`` over a range ``r``
   becomes the loop over the reversed ``range`` (a ``r`` that is no range fails to type).
+- *Value stacks.* A stack the function makes (``_x_stack = []``) and only pushes to, pops
+  from, copies or hands on in its saved values becomes ``new_stack()`` (a numba typed list:
+  it crosses from compiled code to Python and back as a reference, where a Python list of
+  tuples would be converted item by item, or not at all).
+- *Saved values.* A forward sweep's saved values cross into Python and back, and numba
+  cannot convert a ``range`` (a loop's, kept for the reverse loop): each saved value goes
+  through ``saved_value`` and comes back through ``restored_value`` (a range as a named
+  tuple of its own class, anything else as it is).
 - Nothing else is rewritten: calls keep their names, and the backend binds each name to
   something numba compiles (``backends.numba_runtime``) or lets numba refuse it.
 
@@ -37,7 +45,7 @@ differently or not at all; this pass removes each of them by construction, and r
 ... ''').body[0]
 >>> print(astor.to_source(gast.gast_to_ast(lower_for_numba(tree))).strip())
 def f_adjoint(x):
-    _t_stack = []
+    _t_stack = new_stack()
     r = range(3)
     for i in r:
         t = x * i
@@ -54,6 +62,8 @@ from ..errors import SrcadError
 
 SAME_VALUE = "same_value"
 PREVIOUS_VALUE = "previous_value"
+NEW_STACK = "new_stack"
+SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 
 
 class NotLowerable(SrcadError):
@@ -64,13 +74,28 @@ class NotLowerable(SrcadError):
         self.message, self.node = message, node
 
 
-def lower_for_numba(fn):
+def lower_for_numba(fn, turned=None):
     """Rewrite the generated function ``fn`` (gast ``FunctionDef``) in place so numba can
-    compile it with the meaning it has in Python; see the module docstring. Returns ``fn``."""
-    _turn_around_placeholder_stacks(fn)
+    compile it with the meaning it has in Python; see the module docstring. Returns ``fn``.
+
+    A backward sweep pops the stacks its forward sweep pushed: pass ``turned``, the forward
+    sweep's ``turned_stacks(forward)``, so its restores match."""
+    if turned is None:
+        turned = _turn_around_placeholder_stacks(fn)
+    else:
+        for block in _blocks(fn.body):
+            block[:] = _turned_around(block, turned, {})
+    A.set_anno(fn, "turned_stacks", turned)
     _lower_identity_tests(fn)
     _lower_reversed_loops(fn)
+    _typed_stacks(fn)
+    _convertible_saved_values(fn, turned)
     return fn
+
+
+def turned_stacks(fn):
+    """``{name: stack}`` of the stacks ``lower_for_numba`` turned around in ``fn``."""
+    return A.anno(fn, "turned_stacks")
 
 
 # ---- placeholder stacks ------------------------------------------------------------------
@@ -136,12 +161,11 @@ def _turn_around_placeholder_stacks(fn):
             if push and push[1] in placeholders:
                 if stacks.setdefault(push[1], push[0]) != push[0]:
                     raise NotLowerable(f"{push[1]!r} is saved on two stacks", s)
-    if not stacks:
-        return
     for block in _blocks(fn.body):
         _check_every_assignment_saved(block, stacks, placeholders)
     for block in _blocks(fn.body):
         block[:] = _turned_around(block, stacks, placeholders)
+    return stacks
 
 
 def _check_every_assignment_saved(block, stacks, placeholders):
@@ -164,7 +188,7 @@ def _pushes_before(block, k):
 
 
 def _turned_around(block, stacks, placeholders):
-    dropped = {id(placeholders[name]) for name in stacks}
+    dropped = {id(placeholders[name]) for name in stacks if name in placeholders}
     out, pending = [], []
     for s in block:
         if id(s) in dropped:
@@ -236,3 +260,73 @@ def _lower_reversed_loops(fn):
         stop = gast.BinOp(left=part("start"), op=gast.Sub(), right=part("step"))
         step = gast.UnaryOp(op=gast.USub(), operand=part("step"))
         node.iter = gast.Call(func=A.load("range"), args=[first, stop, step], keywords=[])
+
+
+# ---- value stacks --------------------------------------------------------------------------
+
+
+_STACK_METHODS = ("append", "pop")
+
+
+def _typed_stacks(fn):
+    """``S = []`` -> ``S = new_stack()`` for lists used only as value stacks."""
+    made = {s.targets[0].id: s for s in fn.body
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.List) and not s.value.elts and s.targets[0].id.endswith("_stack")}
+    if not made:
+        return
+    allowed = set()  # ids of Name nodes in a stack use
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Attribute) and node.attr in _STACK_METHODS and isinstance(node.value, gast.Name):
+            allowed.add(id(node.value))
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in (
+                PREVIOUS_VALUE, "copy_value"):
+            allowed.update(id(a) for a in node.args[:1] if isinstance(a, gast.Name))
+        elif isinstance(node, gast.Return) and isinstance(node.value, gast.Tuple) and len(node.value.elts) == 2:
+            pack = node.value.elts[1]  # a forward sweep's (output, saved values)
+            if isinstance(pack, gast.Tuple):
+                allowed.update(id(e) for e in pack.elts if isinstance(e, gast.Name))
+    for s in made.values():
+        allowed.add(id(s.targets[0]))
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and node.id in made and id(node) not in allowed:
+            del made[node.id]
+    for s in made.values():
+        s.value = gast.Call(func=A.load(NEW_STACK), args=[], keywords=[])
+
+
+# ---- saved values --------------------------------------------------------------------------
+
+
+def _call(name, arg):
+    return gast.Call(func=A.load(name), args=[arg], keywords=[])
+
+
+def _convertible_saved_values(fn, turned):
+    """A forward sweep (``return y, (saved...)``, named ``*_forward``) passes each saved value
+    through ``saved_value``; a backward sweep (``(saved...) = _saved`` first) restores each.
+
+    The value of a turned-around name is its stack's top, and unbound if its loop never ran
+    (numba would hand Python an uninitialised value): it is not saved, but read back from
+    its stack in the backward sweep when the stack holds one."""
+    last = fn.body[-1] if fn.body else None
+    if (fn.name.endswith("_forward") and isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple)
+            and len(last.value.elts) == 2 and isinstance(last.value.elts[1], gast.Tuple)):
+        pack = last.value.elts[1]
+        pack.elts = [_call(SAVED_VALUE, e) for e in pack.elts if not (isinstance(e, gast.Name) and e.id in turned)]
+        return
+    first = fn.body[0] if fn.body else None
+    params = [a.id for a in fn.args.args]
+    if (fn.name.endswith("_backward") and params and isinstance(first, gast.Assign)
+            and isinstance(first.value, gast.Name) and first.value.id == params[0]
+            and isinstance(first.targets[0], gast.Tuple)):
+        unpack = first.targets[0]
+        unpack.elts = [e for e in unpack.elts if not (isinstance(e, gast.Name) and e.id in turned)]
+        names = sorted(A.names_stored(unpack))
+        restores = [A.assign(n, _call(RESTORED_VALUE, A.load(n))) for n in names]
+        tops = [gast.If(test=gast.Compare(left=gast.Call(func=A.load("len"), args=[A.load(stack)], keywords=[]),
+                                          ops=[gast.Gt()], comparators=[A.const(0)]),
+                        body=[A.assign(name, gast.Subscript(value=A.load(stack), slice=A.const(-1),
+                                                            ctx=gast.Load()))], orelse=[])
+                for name, stack in sorted(turned.items())]
+        fn.body[1:1] = restores + tops
