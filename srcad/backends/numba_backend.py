@@ -149,7 +149,7 @@ def _dispatchers(compiled, fn, numba):
             namespace.pop(name, None)
         else:
             namespace[name] = _callee(obj, numba) if isinstance(obj, _CalleeFunction) else obj
-    for name in ("range", "len"):  # the lowering's own calls, which numba types only as builtins
+    for name in ("range", "len", "min"):  # the lowering's own calls, which numba types only as builtins
         if namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
             raise numba_lowering.NotLowerable(f"the builtin {name!r} is rebound in the function's module", factory)
         namespace.pop(name, None)

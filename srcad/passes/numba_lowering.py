@@ -7,10 +7,15 @@ differently or not at all; this pass removes each of them by construction, and r
 - *Placeholders.* A value first bound inside a loop is saved with ``_x_stack.append(x)``
   before each assignment, so its first save pushes a ``None`` placeholder bound at entry.
   numba cannot type a name that is ``None`` and later a float, and refuses to read a name
-  before its binding. Such a stack is turned around: each value is pushed *after* it is
+  before its binding. The placeholder is pushed once and restored last, never read: if
+  every saved assignment gives a literal number (a trip counter's ``0``) or a ``range``,
+  a literal of that type replaces ``None``. Otherwise the stack is turned around: each value is pushed *after* it is
   assigned, and the restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``
   (drop the top, read the one below; the placeholder the first save would have restored is
   never read). This is exact only if every assignment of ``x`` is saved: otherwise refused.
+- *Maybe None.* A name bound to ``None`` on one path and to a value on another (an adjoint
+  that is zero on some paths, a value bound in one branch only) would be an optional in
+  numba, unwrapped implicitly where it is used: refused.
 - *Identity.* numba compiles ``a is b`` on two floats to ``False`` (they are unboxed), which
   would silently zero the derivative of ``min``/``max``. A test against the literal ``None``
   keeps its meaning (numba decides it from the types); any other ``a is b`` becomes
@@ -86,6 +91,7 @@ def lower_for_numba(fn, turned=None):
         for block in _blocks(fn.body):
             block[:] = _turned_around(block, turned, {})
     A.set_anno(fn, "turned_stacks", turned)
+    _refuse_maybe_none(fn)
     _lower_identity_tests(fn)
     _lower_reversed_loops(fn)
     _typed_stacks(fn)
@@ -155,12 +161,22 @@ def _turn_around_placeholder_stacks(fn):
                 and _is_none(s.value)):
             placeholders[s.targets[0].id] = s
     stacks = {}  # name -> its stack, for placeholders that are pushed
+    typed = {}  # name -> a literal value of its type, for names only pushed before a literal or range
     for block in _blocks(fn.body):
-        for s in block:
+        for k, s in enumerate(block):
             push = _push_of(s)
             if push and push[1] in placeholders:
                 if stacks.setdefault(push[1], push[0]) != push[0]:
                     raise NotLowerable(f"{push[1]!r} is saved on two stacks", s)
+                literal = _literal_assigned(block, k, push[1])
+                if literal is None:
+                    typed[push[1]] = None
+                elif typed.get(push[1], literal) is not None:
+                    typed.setdefault(push[1], literal)
+    for name, literal in typed.items():
+        if literal is not None:  # the placeholder is pushed once and never read: any value of the type
+            placeholders[name].value = literal
+            del stacks[name]
     for block in _blocks(fn.body):
         _check_every_assignment_saved(block, stacks, placeholders)
     for block in _blocks(fn.body):
@@ -176,6 +192,24 @@ def _check_every_assignment_saved(block, stacks, placeholders):
             if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
                 raise NotLowerable(
                     f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
+
+
+def _literal_assigned(block, k, name):
+    """The placeholder a push at ``block[k]`` can have: a copy of the literal (or of
+    ``range(0)`` for a ``range(...)``) that the assignment after its run of pushes gives
+    ``name``; None if it assigns anything else."""
+    while k < len(block) and _push_of(block[k]):
+        k += 1
+    s = block[k] if k < len(block) else None
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and s.targets[0].id == name):
+        return None
+    if isinstance(s.value, gast.Constant) and type(s.value.value) in (int, float, bool):
+        return A.const(s.value.value)
+    if (isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name) and s.value.func.id == "range"
+            and not s.value.keywords):
+        return gast.Call(func=A.load("range"), args=[A.const(0)], keywords=[])
+    return None
 
 
 def _pushes_before(block, k):
@@ -205,6 +239,24 @@ def _turned_around(block, stacks, placeholders):
         out.extend(pending)
         pending = []
     return out + pending
+
+
+def _refuse_maybe_none(fn):
+    nones, values = {}, set()
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                for name in A.names_stored(target):
+                    if isinstance(target, gast.Name) and _is_none(node.value):
+                        nones.setdefault(name, node)
+                    else:
+                        values.add(name)
+        elif isinstance(node, (gast.AugAssign, gast.For)):
+            values |= A.names_stored(node.target)
+    for name, node in nones.items():
+        if name in values:
+            raise NotLowerable(f"{name!r} is None on some paths and a value on others, which numba cannot type "
+                               "(an adjoint that is zero on some paths, or a value bound in one branch only)", node)
 
 
 # ---- identity tests ----------------------------------------------------------------------
@@ -247,14 +299,20 @@ def _lower_reversed_loops(fn):
                 and isinstance(node.iter.func, gast.Name) and node.iter.func.id == "reversed"):
             continue
         (r,) = node.iter.args
+        count = None  # a loop left early runs back over its first trip-count items: r[:count]
+        if (isinstance(r, gast.Subscript) and isinstance(r.slice, gast.Slice) and r.slice.lower is None
+                and r.slice.step is None and isinstance(r.slice.upper, gast.Name)):
+            r, count = r.value, r.slice.upper
         if not isinstance(r, gast.Name):
             raise NotLowerable("a reversed loop over something other than a named range", node)
 
         def part(name):
             return gast.Attribute(value=A.load(r.id), attr=name, ctx=gast.Load())
 
-        last = gast.BinOp(left=gast.Call(func=A.load("len"), args=[A.load(r.id)], keywords=[]), op=gast.Sub(),
-                          right=A.const(1))
+        length = gast.Call(func=A.load("len"), args=[A.load(r.id)], keywords=[])
+        if count is not None:  # a trip count is never negative: the slice keeps min(count, len) items
+            length = gast.Call(func=A.load("min"), args=[length, A.load(count.id)], keywords=[])
+        last = gast.BinOp(left=length, op=gast.Sub(), right=A.const(1))
         first = gast.BinOp(left=part("start"), op=gast.Add(), right=gast.BinOp(left=last, op=gast.Mult(),
                                                                                  right=part("step")))
         stop = gast.BinOp(left=part("start"), op=gast.Sub(), right=part("step"))
