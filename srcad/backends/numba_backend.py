@@ -17,19 +17,25 @@ A missing numba is an error for ``"numba"`` that says how to install it, and Num
 """
 import ast
 import builtins
+import hashlib
 import itertools
 import linecache
 import re
+import sys
 import threading
 import weakref
 from types import BuiltinFunctionType
 
 import gast
+import numpy as np
 
+from .. import astutil as A
+from .. import cache
 from ..errors import SrcadError, UnsupportedCaseError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..source import GENERATED_FILENAME
+from . import numba_cache
 
 BACKENDS = ("numpy", "numba", "auto")
 INSTALL = "pip install srcad[numba]"
@@ -39,6 +45,7 @@ _counter = itertools.count(1)
 _LOCK = threading.RLock()
 _built = weakref.WeakKeyDictionary()  # Compiled -> [(weakref to the user function, dispatchers)]
 _origins = {}  # lowered file name -> (generated source lines, the user's file name)
+_digests = {}  # id(dispatcher) -> (weakref to it, digest of what it was compiled from, None if uncached)
 
 
 class BackendUnavailableError(SrcadError, ImportError):
@@ -163,15 +170,58 @@ def _dispatchers(compiled, fn, numba):
         if namespace.get(name, obj) is not obj and name in generated.module_source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
-    filename = f"{GENERATED_FILENAME}{fn.__module__}.{fn.__qualname__} numba #{next(_counter)}>"
-    lines = generated.module_source.splitlines(keepends=True)
-    linecache.cache[filename] = (len(generated.module_source), None, lines, filename)
-    _origins[filename] = (lines, fn.__code__.co_filename)
-    tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=lowered, type_ignores=[])))
-    exec(compile(tree, filename, "exec"), namespace)
-    dispatchers = tuple(numba.njit(namespace[name]) for name in names)
+    lowered_module = gast.Module(body=lowered, type_ignores=[])
+    text = A.to_source(lowered_module)
+    digest = _cache_digest(text, namespace, lowered_module, numba)
+    anchor = numba_cache.anchor_file(digest, text) if digest is not None else None
+    filename = anchor
+    if anchor is None:
+        filename = f"{GENERATED_FILENAME}{fn.__module__}.{fn.__qualname__} numba #{next(_counter)}>"
+        lines = generated.module_source.splitlines(keepends=True)
+        linecache.cache[filename] = (len(generated.module_source), None, lines, filename)
+    _origins[filename] = (generated.module_source.splitlines(keepends=True), fn.__code__.co_filename)
+    tree = ast.fix_missing_locations(gast.gast_to_ast(lowered_module))
+    exec(compile(tree, filename, "exec"), namespace)  # line numbers: the generated source's, for errors
+    dispatchers = tuple(numba.njit(namespace[name], cache=anchor is not None) for name in names)
+    for d in dispatchers:
+        _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
     entries.append((weakref.ref(fn), dispatchers))
     return dispatchers
+
+
+def _cache_digest(text, namespace, module, numba):
+    """What the compiled code depends on, hashed: the lowered source and every global it
+    reads, described by content (numbers, arrays), by import path (modules, functions) or by
+    the digest of a compiled callee; None if any global cannot be described so (numba
+    freezes globals into the code it caches, so an undescribed one could change unseen)."""
+    if numba_cache.directory() is None:
+        return None
+    local = A.names_stored(module) | {a.id for f in module.body for a in f.args.args}
+    parts = [f"numba {numba.__version__}", f"numpy {np.__version__}", f"srcad {cache._srcad_fingerprint()}",
+             f"python {sys.version}", text]
+    for name in sorted(A.names_read(module) - local):
+        if name not in namespace:
+            if not hasattr(builtins, name):
+                return None
+            parts.append(f"{name} builtin")
+            continue
+        description = _describe(namespace[name])
+        if description is None:
+            return None
+        parts.append(f"{name} {description}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _describe(value):
+    if isinstance(value, (bool, int, float, complex, str, type(None))):
+        return f"{type(value).__name__} {value!r}"
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return f"array {value.dtype.str} {value.shape} {hashlib.sha256(np.ascontiguousarray(value).tobytes()).hexdigest()}"
+    held = _digests.get(id(value))
+    if held is not None and held[0]() is value:
+        return f"compiled {held[1]}" if held[1] is not None else None
+    reference = cache._reference(value)
+    return f"object {reference[0]}:{reference[1]}" if reference is not None else None
 
 
 def _callee(stand_in, numba):

@@ -15,7 +15,9 @@ differently or not at all; this pass removes each of them by construction, and r
   never read). This is exact only if every assignment of ``x`` is saved: otherwise refused.
 - *Maybe None.* A name bound to ``None`` on one path and to a value on another (an adjoint
   that is zero on some paths, a value bound in one branch only) would be an optional in
-  numba, unwrapped implicitly where it is used: refused.
+  numba, unwrapped implicitly where it is used: refused; except a range loop's variable,
+  bound to ``None`` only so a forward sweep can save it if the loop never ran (and then
+  never read): its placeholder becomes ``0``.
 - *Identity.* numba compiles ``a is b`` on two floats to ``False`` (they are unboxed), which
   would silently zero the derivative of ``min``/``max``. A test against the literal ``None``
   keeps its meaning (numba decides it from the types); any other ``a is b`` becomes
@@ -241,8 +243,26 @@ def _turned_around(block, stacks, placeholders):
     return out + pending
 
 
+def _drop_dead_placeholders(fn):
+    """``x = None`` at the top that a later top-level statement rebinds before anything reads ``x``."""
+    dead = set()
+    for k, s in enumerate(fn.body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and _is_none(s.value)):
+            continue
+        name = s.targets[0].id
+        for later in fn.body[k + 1:]:
+            if name in A.names_read(later):
+                break
+            if isinstance(later, gast.Assign) and name in A.names_stored(later):
+                dead.add(id(s))
+                break
+    fn.body[:] = [s for s in fn.body if id(s) not in dead]
+
+
 def _refuse_maybe_none(fn):
-    nones, values = {}, set()
+    _drop_dead_placeholders(fn)
+    nones, values, ranges = {}, {}, set()
     for node in gast.walk(fn):
         if isinstance(node, gast.Assign):
             for target in node.targets:
@@ -250,13 +270,28 @@ def _refuse_maybe_none(fn):
                     if isinstance(target, gast.Name) and _is_none(node.value):
                         nones.setdefault(name, node)
                     else:
-                        values.add(name)
+                        values.setdefault(name, []).append(node)
         elif isinstance(node, (gast.AugAssign, gast.For)):
-            values |= A.names_stored(node.target)
+            for name in A.names_stored(node.target):
+                values.setdefault(name, []).append(node)
+    for name, bindings in values.items():
+        if all(_is_range_call(b.value) for b in bindings if isinstance(b, gast.Assign)) and all(
+                isinstance(b, gast.Assign) for b in bindings):
+            ranges.add(name)
     for name, node in nones.items():
-        if name in values:
-            raise NotLowerable(f"{name!r} is None on some paths and a value on others, which numba cannot type "
-                               "(an adjoint that is zero on some paths, or a value bound in one branch only)", node)
+        if name not in values:
+            continue
+        if all(isinstance(b, gast.For) and isinstance(b.target, gast.Name)
+               and (_is_range_call(b.iter) or isinstance(b.iter, gast.Name) and b.iter.id in ranges)
+               for b in values[name]):
+            node.value = A.const(0)  # a range loop's variable, unbound if it never ran: then never read
+            continue
+        raise NotLowerable(f"{name!r} is None on some paths and a value on others, which numba cannot type "
+                           "(an adjoint that is zero on some paths, or a value bound in one branch only)", node)
+
+
+def _is_range_call(node):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "range"
 
 
 # ---- identity tests ----------------------------------------------------------------------
