@@ -101,7 +101,7 @@ def is_compiled(d):
 PROGRAMS = {
     "soft_dtw": (soft_dtw, lambda: (rng.standard_normal(5), rng.standard_normal(4), 0.5), (0, 1)),
     "rk4": (rk4, lambda: (np.array([1.0, 1.2, 0.9]), np.array([10.0, 28.0, 8.0 / 3.0]), 0.01, 4), (0, 1)),
-    "first_of_ties": (first_of_ties, lambda: (np.array([0.3, 0.3, 0.9, 0.2, 0.2, 0.7]),), (0,)),
+    "first_of_ties": (first_of_ties, lambda: (np.array([0.3, 0.45, 0.9, 0.2, 0.35, 0.7]),), (0,)),  # no tie: FD
     "helper_with_loop_jumps": (helper_with_loop_jumps, lambda: (rng.uniform(0.2, 1.0, 3),), (0,)),
 }
 

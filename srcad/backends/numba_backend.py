@@ -20,6 +20,7 @@ import builtins
 import hashlib
 import itertools
 import linecache
+import os
 import re
 import sys
 import threading
@@ -258,13 +259,23 @@ def _located(source, fn, lineno, message):
 _NUMBA_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
 
 
+def _origin_name(filename):
+    """The key of ``_origins`` that numba's ``filename`` (maybe relative) names, or None."""
+    if filename in _origins:
+        return filename
+    absolute = os.path.abspath(filename)
+    return absolute if absolute in _origins else None
+
+
 def _compile_error(exc):
     """A numba compile error as a srcad error at the user's line, naming the construct."""
     text = str(exc)
     construct = next((ln.strip() for ln in text.splitlines()
                       if ln.strip() and not ln.startswith(("Failed in", "During:", "File "))), "numba error")
     construct = re.sub(r"\x1b\[[0-9;]*m", "", construct)[:300]
-    located = [(f, int(n)) for f, n in _NUMBA_LOCATION.findall(text) if f in _origins]
+    loc = getattr(exc, "loc", None)
+    places = ([(loc.filename, loc.line)] if loc is not None and loc.line else []) + _NUMBA_LOCATION.findall(text)
+    located = [(f, int(n)) for f, n in ((_origin_name(f), n) for f, n in places) if f is not None]
     if not located:
         return BackendCompileError(f"backend='numba' cannot compile this adjoint: {construct}; use "
                                    "backend='auto' to run NumPy code where numba cannot compile, or backend='numpy'")
