@@ -24,8 +24,8 @@ import os
 import re
 import sys
 import threading
+import types
 import weakref
-from types import BuiltinFunctionType
 
 import gast
 import numpy as np
@@ -88,14 +88,52 @@ def accelerate(functions, compiled, fn, backend):
     if numba is None:
         return functions
     strict = backend == "numba"
+    build = _build_or_refusal(compiled, fn, numba, strict)
+    if build is None:
+        return functions
+    return tuple(_Accelerated(build, k, f, strict, lambda stale: _build_or_refusal(compiled, fn, numba, strict, stale))
+                 for k, f in enumerate(functions))
+
+
+def _build_or_refusal(compiled, fn, numba, strict, stale=None):
+    """``_dispatchers(...)``, or None for "auto" where the code cannot be lowered."""
     try:
         with _LOCK:
-            dispatchers = _dispatchers(compiled, fn, numba)
+            if stale is not None:  # a global it froze was rebound: compile again with the new one
+                entries = _built.get(compiled, [])
+                entries[:] = [e for e in entries if e[1] is not stale]
+            return _dispatchers(compiled, fn, numba)
     except numba_lowering.NotLowerable as exc:
         if not strict:
-            return functions
+            return None
         raise exc.located from None
-    return tuple(_Accelerated(d, f, strict, numba) for d, f in zip(dispatchers, functions))
+
+
+class _Build:
+    """The jitted generated functions of one ``Compiled`` for one user function, and the user
+    globals and closure values they froze (theirs and their callees'), each as
+    ``(dict or cell, name or None, value)``."""
+
+    def __init__(self, dispatchers, frozen):
+        self.dispatchers, self.frozen = dispatchers, frozen
+
+    def holds(self):
+        """Does every frozen name still denote the value compiled in?"""
+        for holder, name, value in self.frozen:
+            now = holder.get(name, _MISSING) if name is not None else _cell_value(holder)
+            if now is not value:
+                return False
+        return True
+
+
+_MISSING = object()
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
 
 
 class _Accelerated:
@@ -103,9 +141,10 @@ class _Accelerated:
     first call with new argument types, before anything runs; if it cannot, the error (with
     ``backend="numba"``) or the NumPy function (``"auto"``, from then on)."""
 
-    def __init__(self, dispatcher, fallback, strict, numba):
-        self._dispatcher, self._fallback, self._strict = dispatcher, fallback, strict
-        self._numba_error = numba.core.errors.NumbaError
+    def __init__(self, build, index, fallback, strict, rebuild):
+        self._build, self._index, self._rebuild = build, index, rebuild
+        self._dispatcher, self._fallback, self._strict = build.dispatchers[index], fallback, strict
+        self._numba_error = _numba("numba").core.errors.NumbaError
         self.__srcad_function__ = fallback  # what srcad reads when this is differentiated again
         self.__code__ = fallback.__code__  # its parameters, as the API reads them
         self.__name__ = self.__qualname__ = fallback.__name__
@@ -119,6 +158,13 @@ class _Accelerated:
         dispatcher = self._dispatcher
         if dispatcher is None:
             return self._fallback(*args, **kwargs)
+        if self._build.frozen and not self._build.holds():  # numba froze a global the user rebound since
+            build = self._rebuild(self._build)
+            if build is None:
+                self._dispatcher = None
+                return self._fallback(*args, **kwargs)
+            self._build, dispatcher = build, build.dispatchers[self._index]
+            self._dispatcher = dispatcher
         try:
             return dispatcher(*args, **kwargs)
         except self._numba_error as exc:
@@ -129,11 +175,11 @@ class _Accelerated:
 
 
 def _dispatchers(compiled, fn, numba):
-    """The jitted (joint, forward, backward) of ``compiled`` bound to ``fn``; made once."""
+    """The ``_Build`` of ``compiled`` bound to ``fn``: jitted (joint, forward, backward); made once."""
     entries = _built.setdefault(compiled, [])
-    for ref, dispatchers in entries:
+    for ref, build in entries:
         if ref() is fn:
-            return dispatchers
+            return build
     generated = compiled.generated
     names = [f"{generated.name}_{part}" for part in ("adjoint", "forward", "backward")]
     module = gast.parse(generated.module_source)
@@ -147,16 +193,27 @@ def _dispatchers(compiled, fn, numba):
         exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
         raise
     namespace = dict(fn.__globals__)
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    for name, cell in cells.items():
         namespace[name] = cell.cell_contents
+    try:
+        frozen = _frozen_user_values(lowered, generated, fn, cells)
+    except numba_lowering.NotLowerable as exc:
+        exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
+        raise
     for name, obj in generated.closure.items():
-        if getattr(builtins, getattr(obj, "__name__", ""), None) is obj and isinstance(obj, (type, BuiltinFunctionType)):
+        if getattr(builtins, getattr(obj, "__name__", ""), None) is obj and isinstance(obj, (type, types.BuiltinFunctionType)):
             # numba types a builtin only when the name falls through to the builtins
             if name != obj.__name__:
                 raise numba_lowering.NotLowerable(f"the builtin {obj.__name__} is renamed {name}", factory)
             namespace.pop(name, None)
         else:
-            namespace[name] = _callee(obj, numba) if isinstance(obj, _CalleeFunction) else obj
+            if isinstance(obj, _CalleeFunction):
+                callee = _callee(obj, numba)
+                namespace[name] = callee.dispatchers[obj.index]
+                frozen += callee.frozen
+            else:
+                namespace[name] = obj
     for name in ("range", "len", "min"):  # the lowering's own calls, which numba types only as builtins
         if namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
             raise numba_lowering.NotLowerable(f"the builtin {name!r} is rebound in the function's module", factory)
@@ -186,8 +243,79 @@ def _dispatchers(compiled, fn, numba):
     dispatchers = tuple(numba.njit(namespace[name], cache=anchor is not None) for name in names)
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
-    entries.append((weakref.ref(fn), dispatchers))
-    return dispatchers
+    build = _Build(dispatchers, frozen)
+    entries.append((weakref.ref(fn), build))
+    return build
+
+
+_FREEZABLE = (bool, int, float, complex, str, type(None), np.generic, types.ModuleType, types.FunctionType,
+              types.BuiltinFunctionType, type, np.ufunc)
+
+
+def _frozen_user_values(lowered, generated, fn, cells):
+    """The user's globals and closure values the code reads, which numba freezes into it: each
+    must be immutable (a number, a module, a function...), and is checked per call to be still
+    bound (rebinding compiles again); a mutable one (an array) would change unseen: refused."""
+    module = gast.Module(body=lowered, type_ignores=[])
+    local = A.names_stored(module) | {a.id for f in lowered for a in f.args.args}
+    frozen, seen = [], set()
+    read = {}  # id of a Name or Attribute node -> (holder, key, value) of what it reads
+    for node in gast.walk(module):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in local:
+            name = node.id
+            if name in numba_lowering.HELPERS:
+                continue
+            if name in generated.closure:
+                value = generated.closure[name]
+                if isinstance(value, types.ModuleType):  # srcad's own binding: only its attributes can change
+                    read[id(node)] = (None, None, value)
+                continue
+            if name in cells:
+                read[id(node)] = (cells[name], None, _cell_value(cells[name]))
+            elif name in fn.__globals__:
+                read[id(node)] = (fn.__globals__, name, fn.__globals__[name])
+            else:
+                continue  # a builtin, or unbound: numba says so
+            _add_frozen(read[id(node)], node, name, frozen, seen)
+    for node in _attributes_outermost_last(module):  # cfg.scale: a module's attribute is frozen as well
+        base = read.get(id(node.value))
+        if base is not None and isinstance(base[2], types.ModuleType) and isinstance(node.ctx, gast.Load):
+            attributes = vars(base[2])
+            read[id(node)] = (attributes, node.attr, attributes.get(node.attr, _MISSING))
+            _add_frozen(read[id(node)], node, f"{base[2].__name__}.{node.attr}", frozen, seen)
+    return frozen
+
+
+def _attributes_outermost_last(tree):
+    """Attribute nodes, each after the one it is read from (``a.b`` before ``a.b.c``)."""
+    found = [n for n in gast.walk(tree) if isinstance(n, gast.Attribute)]
+    depth = {}
+
+    def level(n):
+        if id(n) not in depth:
+            depth[id(n)] = level(n.value) + 1 if isinstance(n.value, gast.Attribute) else 0
+        return depth[id(n)]
+
+    return sorted(found, key=level)
+
+
+def _add_frozen(entry, node, name, frozen, seen):
+    holder, key, value = entry
+    if holder is None:
+        return
+    if not isinstance(value, _FREEZABLE) and not _is_dispatcher(value):
+        raise numba_lowering.NotLowerable(
+            f"the code reads {name!r}, a {type(value).__name__} that compiled code would freeze (a later change "
+            "would not be seen); pass it to the function as an argument", node)
+    if (id(holder), key) not in seen:
+        seen.add((id(holder), key))
+        frozen.append((holder, key, value))
+
+
+def _is_dispatcher(value):
+    from numba.core.dispatcher import Dispatcher
+
+    return isinstance(value, Dispatcher)
 
 
 def _cache_digest(text, namespace, module, numba):
@@ -226,11 +354,11 @@ def _describe(value):
 
 
 def _callee(stand_in, numba):
-    """The jitted generated function a ``_CalleeFunction`` stands for."""
+    """The ``_Build`` of the callee a ``_CalleeFunction`` stands for."""
     callee = stand_in.guard.fn()
     if callee is None:
         raise SrcadError("a function this generated code calls no longer exists; differentiate again")
-    return _dispatchers(stand_in.guard.compiled, callee, numba)[stand_in.index]
+    return _dispatchers(stand_in.guard.compiled, callee, numba)
 
 
 def _user_line(lines, lineno):

@@ -71,6 +71,7 @@ SAME_VALUE = "same_value"
 PREVIOUS_VALUE = "previous_value"
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE)  # names the rewritten code calls
 
 
 class NotLowerable(SrcadError):
