@@ -10,7 +10,7 @@ import pytest
 import srcad
 from srcad import astutil as A
 from srcad.backends import numba_backend
-from srcad.passes.numba_lowering import NotLowerable, lower_for_numba
+from srcad.passes.numba_lowering import NotLowerable, lower_for_numba, turned_stacks
 
 
 def lowered(src):
@@ -52,7 +52,7 @@ def test_trip_counters_get_a_typed_placeholder_and_stay_pushed_before():
            "        _n_stack.append(_n)\n        _n = 0\n        for j in range(i):\n            _n = _n + 1\n"
            "    for i in range(3):\n        _n = _n_stack.pop()\n    return x\n")
     out = lowered(src)
-    assert "_n = 0\n    _n_stack = new_stack()" in out
+    assert "_n = 0\n    _n_stack = []" in out
     assert "_n_stack.append(_n)\n        _n = 0" in out and "_n = _n_stack.pop()" in out
 
 
@@ -85,3 +85,18 @@ def test_a_placeholder_rebound_before_it_is_read_is_dropped_and_a_loop_variables
     out = lowered("def f_forward(x):\n    y = None\n    i = None\n    y, s = g(x)\n"
                   "    for i in range(3):\n        y = y * i\n    return y, (i, s)\n")
     assert "y = None" not in out and "i = 0" in out
+
+
+def test_a_forward_sweep_saves_through_typed_stacks_and_its_backward_sweep_matches():
+    forward = gast.parse("def f_forward(x):\n    t = None\n    _t_stack = []\n    r = range(3)\n    for i in r:\n"
+                         "        _t_stack.append(t)\n        t = x * i\n    return x, (_t_stack, r, t, x)\n").body[0]
+    backward = gast.parse("def f_backward(_saved, v=None):\n    _t_stack, r, t, x = _saved\n"
+                          "    for i in reversed(r):\n        g = v * t\n        t = _t_stack.pop()\n"
+                          "    return g\n").body[0]
+    out = A.to_source(lower_for_numba(forward, "forward"))
+    assert "_t_stack = new_stack()" in out
+    assert "return x, (saved_value(_t_stack), saved_value(r), saved_value(x))" in out  # t: its stack's top
+    turned = turned_stacks(forward)
+    out = A.to_source(lower_for_numba(backward, "backward", turned))
+    assert "_t_stack, r, x = _saved" in out and "if len(_t_stack) > 0:\n        t = _t_stack[-1]" in out
+    assert "t = previous_value(_t_stack, t)" in out and "r = restored_value(r)" in out

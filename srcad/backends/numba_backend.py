@@ -187,8 +187,8 @@ def _dispatchers(compiled, fn, numba):
     defined = {node.name: node for node in factory.body if isinstance(node, gast.FunctionDef)}
     joint, forward, backward = (defined[name] for name in names)
     try:
-        lowered = [numba_lowering.lower_for_numba(joint), numba_lowering.lower_for_numba(forward)]
-        lowered.append(numba_lowering.lower_for_numba(backward, numba_lowering.turned_stacks(forward)))
+        lowered = [numba_lowering.lower_for_numba(joint), numba_lowering.lower_for_numba(forward, "forward")]
+        lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward)))
     except numba_lowering.NotLowerable as exc:
         exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
         raise

@@ -25,10 +25,10 @@ differently or not at all; this pass removes each of them by construction, and r
   numba accepts only on numbers. A chained or literal identity test is refused.
 - *Reversed loops.* numba has no ``reversed``: ``for i in reversed(r)`` over a range ``r``
   becomes the loop over the reversed ``range`` (a ``r`` that is no range fails to type).
-- *Value stacks.* A stack the function makes (``_x_stack = []``) and only pushes to, pops
-  from, copies or hands on in its saved values becomes ``new_stack()`` (a numba typed list:
-  it crosses from compiled code to Python and back as a reference, where a Python list of
-  tuples would be converted item by item, or not at all).
+- *Value stacks.* In a forward sweep, a stack the function makes (``_x_stack = []``) and
+  only pushes to, pops from, copies or hands on in its saved values becomes ``new_stack()``
+  (a numba typed list: it crosses from compiled code to Python and back as a reference,
+  where a Python list of tuples would be converted item by item, or not at all).
 - *Saved values.* A forward sweep's saved values cross into Python and back, and numba
   cannot convert a ``range`` (a loop's, kept for the reverse loop): each saved value goes
   through ``saved_value`` and comes back through ``restored_value`` (a range as a named
@@ -52,7 +52,7 @@ differently or not at all; this pass removes each of them by construction, and r
 ... ''').body[0]
 >>> print(astor.to_source(gast.gast_to_ast(lower_for_numba(tree))).strip())
 def f_adjoint(x):
-    _t_stack = new_stack()
+    _t_stack = []
     r = range(3)
     for i in r:
         t = x * i
@@ -82,11 +82,13 @@ class NotLowerable(SrcadError):
         self.message, self.node = message, node
 
 
-def lower_for_numba(fn, turned=None):
+def lower_for_numba(fn, sweep="joint", turned=None):
     """Rewrite the generated function ``fn`` (gast ``FunctionDef``) in place so numba can
     compile it with the meaning it has in Python; see the module docstring. Returns ``fn``.
 
-    A backward sweep pops the stacks its forward sweep pushed: pass ``turned``, the forward
+    ``sweep`` is what ``fn`` is: the ``"joint"`` adjoint, or the ``"forward"`` or
+    ``"backward"`` sweep of a split pair, whose saved values cross into Python and back. A
+    backward sweep pops the stacks its forward sweep pushed: pass ``turned``, the forward
     sweep's ``turned_stacks(forward)``, so its restores match."""
     if turned is None:
         turned = _turn_around_placeholder_stacks(fn)
@@ -97,8 +99,9 @@ def lower_for_numba(fn, turned=None):
     _refuse_maybe_none(fn)
     _lower_identity_tests(fn)
     _lower_reversed_loops(fn)
-    _typed_stacks(fn)
-    _convertible_saved_values(fn, turned)
+    if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
+        _typed_stacks(fn)
+        _convertible_saved_values(fn, sweep, turned)
     return fn
 
 
@@ -396,7 +399,7 @@ def _call(name, arg):
     return gast.Call(func=A.load(name), args=[arg], keywords=[])
 
 
-def _convertible_saved_values(fn, turned):
+def _convertible_saved_values(fn, sweep, turned):
     """A forward sweep (``return y, (saved...)``, named ``*_forward``) passes each saved value
     through ``saved_value``; a backward sweep (``(saved...) = _saved`` first) restores each.
 
@@ -404,14 +407,14 @@ def _convertible_saved_values(fn, turned):
     (numba would hand Python an uninitialised value): it is not saved, but read back from
     its stack in the backward sweep when the stack holds one."""
     last = fn.body[-1] if fn.body else None
-    if (fn.name.endswith("_forward") and isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple)
+    if (sweep == "forward" and isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple)
             and len(last.value.elts) == 2 and isinstance(last.value.elts[1], gast.Tuple)):
         pack = last.value.elts[1]
         pack.elts = [_call(SAVED_VALUE, e) for e in pack.elts if not (isinstance(e, gast.Name) and e.id in turned)]
         return
     first = fn.body[0] if fn.body else None
     params = [a.id for a in fn.args.args]
-    if (fn.name.endswith("_backward") and params and isinstance(first, gast.Assign)
+    if (sweep == "backward" and params and isinstance(first, gast.Assign)
             and isinstance(first.value, gast.Name) and first.value.id == params[0]
             and isinstance(first.targets[0], gast.Tuple)):
         unpack = first.targets[0]
