@@ -23,10 +23,6 @@ def _number(t):
     return isinstance(t, (types.Float, types.Integer, types.Boolean))
 
 
-def _real(t):
-    return isinstance(t, (types.Float, types.Integer, types.Boolean))
-
-
 def _float_array(t):
     return isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
 
@@ -85,7 +81,7 @@ def _sum_to(g, xshape):
 def _unbroadcast(g, x):
     if _number(g):
         return lambda g, x: g
-    if _float_array(g) and _real(x):
+    if _float_array(g) and _number(x):
         return lambda g, x: np.sum(g)
     if _float_array(g) and isinstance(x, types.Array) and g.ndim >= x.ndim:
         def impl(g, x):
@@ -101,14 +97,14 @@ def _zeros_like(x):
     if isinstance(x, types.Array):
         dtype = x.dtype if isinstance(x.dtype, types.Float) else types.float64
         return lambda x: np.zeros(x.shape, dtype)
-    if _real(x):
+    if _number(x):
         return lambda x: 0.0
     return None
 
 
 @overload(runtime.cleared_slot)
 def _cleared_slot(value):
-    if _real(value) or isinstance(value, types.Array):
+    if _number(value) or isinstance(value, types.Array):
         return lambda value: 0.0
     return None
 
@@ -142,9 +138,9 @@ def _grad_buffer(g):
 
 @overload(runtime.container_grad)
 def _container_grad(g, x):
-    if (_number(g) or isinstance(g, types.Array)) and (_real(x) or isinstance(x, types.Array)):
+    if (_number(g) or isinstance(g, types.Array)) and (_number(x) or isinstance(x, types.Array)):
         return lambda g, x: g
-    if isinstance(g, types.Array) and isinstance(x, types.List) and _real(x.dtype):
+    if isinstance(g, types.Array) and isinstance(x, types.List) and _number(x.dtype):
         def impl(g, x):  # the adjoint of a list of numbers an array was made from: its items
             if len(g) != len(x):
                 raise ValueError("an adjoint whose length is not its list's")
@@ -179,7 +175,7 @@ def _as_real(x):
 
 @overload(runtime.finish)
 def _finish(g, x, shared=False):
-    if _float_array(x) and isinstance(x.dtype, types.Float):
+    if _float_array(x):
         dtype = x.dtype
         if _none(g):
             return lambda g, x, shared=False: np.zeros(x.shape, dtype)
@@ -257,7 +253,7 @@ def _cotangent_like(v, shape, dtype):
 
 @overload(numpy_shapes.array_grad)
 def _array_grad(g, obj, y):
-    if _float_array(g) and isinstance(obj, types.List) and _real(obj.dtype) and g.ndim == 1:
+    if _float_array(g) and isinstance(obj, types.List) and _number(obj.dtype) and g.ndim == 1:
         return lambda g, obj, y: g
     return None
 
