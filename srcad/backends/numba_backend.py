@@ -248,14 +248,14 @@ def _dispatchers(compiled, fn, numba):
     return build
 
 
-_FREEZABLE = (bool, int, float, complex, str, type(None), np.generic, types.ModuleType, types.FunctionType,
-              types.BuiltinFunctionType, type, np.ufunc)
+_IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, types.ModuleType)
 
 
 def _frozen_user_values(lowered, generated, fn, cells):
-    """The user's globals and closure values the code reads, which numba freezes into it: each
-    must be immutable (a number, a module, a function...), and is checked per call to be still
-    bound (rebinding compiles again); a mutable one (an array) would change unseen: refused."""
+    """The user's globals and closure values the code reads, and the module attributes it
+    reads, which numba freezes into it: each must be a number, a module or a function, and is
+    checked per call to be still bound (rebinding compiles again); a mutable one (an array, a
+    list) would change unseen: refused."""
     module = gast.Module(body=lowered, type_ignores=[])
     local = A.names_stored(module) | {a.id for f in lowered for a in f.args.args}
     frozen, seen = [], set()
@@ -303,7 +303,8 @@ def _add_frozen(entry, node, name, frozen, seen):
     holder, key, value = entry
     if holder is None:
         return
-    if not isinstance(value, _FREEZABLE) and not _is_dispatcher(value):
+    # a number or a module, or a function (numba compiles calls only of what it knows, by identity)
+    if not (isinstance(value, _IMMUTABLE) or callable(value) and not isinstance(value, np.ndarray)):
         raise numba_lowering.NotLowerable(
             f"the code reads {name!r}, a {type(value).__name__} that compiled code would freeze (a later change "
             "would not be seen); pass it to the function as an argument", node)
@@ -311,11 +312,6 @@ def _add_frozen(entry, node, name, frozen, seen):
         seen.add((id(holder), key))
         frozen.append((holder, key, value))
 
-
-def _is_dispatcher(value):
-    from numba.core.dispatcher import Dispatcher
-
-    return isinstance(value, Dispatcher)
 
 
 def _cache_digest(text, namespace, module, numba):
