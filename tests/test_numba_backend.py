@@ -196,3 +196,19 @@ def test_a_global_array_numba_would_freeze_is_not_compiled():
     assert not is_compiled(d)
     with pytest.raises(BackendCompileError, match="reads 'WEIGHTS', a ndarray that compiled code would freeze"):
         srcad.grad(reads_a_global_array, backend="numba")(x)
+
+
+def cube_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i] ** 3
+    return s
+
+
+def test_a_gradient_compiled_by_numba_is_differentiated_again_from_its_numpy_source():
+    x, u = np.array([0.5, -1.0, 2.0]), np.array([1.0, 2.0, -1.0])
+    gradient = srcad.grad(cube_sum, backend="numba")
+    np.testing.assert_allclose(gradient(x), 3.0 * x ** 2)
+    value, tangent = srcad.jvp(gradient, (x,), (u,))
+    np.testing.assert_allclose(value, 3.0 * x ** 2)
+    np.testing.assert_allclose(tangent, 6.0 * x * u)
