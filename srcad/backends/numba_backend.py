@@ -244,8 +244,16 @@ def _dispatchers(compiled, fn, numba):
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
     build = _Build(dispatchers, frozen)
+    if anchor is None:  # a name of its own (a cache file's name may serve several builds)
+        weakref.finalize(build, _forget, filename)
     entries.append((weakref.ref(fn), build))
     return build
+
+
+def _forget(filename):
+    """Drop what error messages needed about a build that no longer exists."""
+    _origins.pop(filename, None)
+    linecache.cache.pop(filename, None)
 
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, types.ModuleType)
