@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Optional, ParamSpec, S
 import numpy as np
 
 from . import registry
+from .backends.numba_backend import accelerate, check_backend
 from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_structure, signature, snapshot, unbind,
                         where)
 from .compile import compile_function, guards_hold
@@ -61,7 +62,9 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
     the cotangent are passed: see ``srcad.api``.
     """
 
-    def __new__(cls, fn, wrt=0):
+    _backend = "numpy"  # or "numba", "auto": what runs the generated code (backends.numba_backend)
+
+    def __new__(cls, fn, wrt=0, backend="numpy"):
         if getattr(fn, "__srcad_has_aux__", False):
             raise ArgumentError(f"{where(fn.__wrapped__)}: a gradient made with has_aux=True returns (gradient, aux) "
                                 "and is not differentiated again; differentiate srcad.grad of a function that "
@@ -77,6 +80,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         self._descriptor = descriptor
         source = self._source_function(())
         sig = signature(source, len(prefix)) if isinstance(source, types.FunctionType) else None
+        self._backend = check_backend(backend)
         return self._setup(prefix, fixed, sig, wrt)  # sig None: srcad cannot read it (the first call says why)
 
     def _setup(self, prefix, fixed, sig, wrt):
@@ -215,7 +219,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
             self._guards[key] = rebindable
         else:
             self._guards.pop(key, None)
-        return compiled.bind(fn)
+        return accelerate(compiled.bind(fn), compiled, fn, self._backend)
 
     if TYPE_CHECKING:  # calling runs the original function (functools.partial's own __call__)
         def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
@@ -366,43 +370,46 @@ def chosen_wrt(wrt: Optional[Wrt], argnums: Optional[Wrt], default: Wrt = 0) -> 
 
 
 @overload
-def differentiable(fn: Callable[P, R], *, wrt: Optional[Wrt] = None,
-                   argnums: Optional[Wrt] = None, source: Optional[str] = None) -> Differentiable[P, R]: ...
+def differentiable(fn: Callable[P, R], *, wrt: Optional[Wrt] = None, argnums: Optional[Wrt] = None,
+                   source: Optional[str] = None, backend: str = "numpy") -> Differentiable[P, R]: ...
 
 
 @overload
 def differentiable(fn: None = None, *, wrt: Optional[Wrt] = None, argnums: Optional[Wrt] = None,
-                   source: Optional[str] = None) -> Callable[[Callable[P, R]], Differentiable[P, R]]: ...
+                   source: Optional[str] = None,
+                   backend: str = "numpy") -> Callable[[Callable[P, R]], Differentiable[P, R]]: ...
 
 
 @api_boundary
 def differentiable(fn: Optional[Callable[P, R]] = None, *, wrt: Optional[Wrt] = None,
-                   argnums: Optional[Wrt] = None, source: Optional[str] = None) -> Any:
+                   argnums: Optional[Wrt] = None, source: Optional[str] = None, backend: str = "numpy") -> Any:
     """Decorator: ``@srcad.differentiable`` or ``@srcad.differentiable(wrt="x")`` (or ``argnums=``).
 
     ``source=`` is the text of ``fn``'s definition, for a function Python keeps no source of
     (typed at the interactive prompt, made by ``exec`` or ``python -c``); the result works
-    with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code."""
+    with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code.
+    ``backend="numba"`` compiles the generated code with numba (docs/numba.md); ``"auto"``
+    does where numba can, and runs NumPy code otherwise."""
     wrt = chosen_wrt(wrt, argnums)
     if fn is None:
-        return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source))
-    return Differentiable(fn if source is None else function_with_source(fn, source), wrt)
+        return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source, backend=backend))
+    return Differentiable(fn if source is None else function_with_source(fn, source), wrt, backend)
 
 
-def _as_differentiable(fun, wrt):
-    return Differentiable(fun, wrt)  # a gradient srcad made becomes a _Nested
+def _as_differentiable(fun, wrt, backend="numpy"):
+    return Differentiable(fun, wrt, backend)  # a gradient srcad made becomes a _Nested
 
 
 @api_boundary
 def grad(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
-         has_aux: bool = False) -> Callable[P, Any]:
+         has_aux: bool = False, backend: str = "numpy") -> Callable[P, Any]:
     """``grad(f)(*args)``: the gradient of scalar-valued ``f`` with respect to ``wrt``
     (``argnums``: the same, JAX's spelling).
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)``: the gradient is the scalar
     ``output``'s, ``aux`` is returned as computed, and the call gives ``(gradient, aux)``.
     """
-    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
     if has_aux:
         @functools.wraps(unwrap(fun))
         @api_boundary
@@ -429,7 +436,7 @@ def _nested_source(d):
         raise ArgumentError(f"{d._sig.where}: the gradient of a bound method or functools.partial cannot be "
                             "differentiated again where it is called inside differentiated code; differentiate "
                             "a function that takes the object (or the fixed values) as arguments")
-    return d._functions(())[0]
+    return unwrap(d._functions(())[0])
 
 
 grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is resolved when compiling
@@ -437,13 +444,13 @@ grad.__srcad_static__ = True  # srcad.grad(h)(x) inside differentiated code is r
 
 @api_boundary
 def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
-                   has_aux: bool = False) -> Callable[P, tuple[R, Any]]:
+                   has_aux: bool = False, backend: str = "numpy") -> Callable[P, tuple[R, Any]]:
     """``value_and_grad(f)(*args) -> (f(*args), gradient)``, from one forward pass.
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the call gives
     ``((output, aux), gradient)`` (JAX's shape): ``aux`` gets no derivative.
     """
-    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
 
     @functools.wraps(unwrap(fun))
     @api_boundary
@@ -456,21 +463,21 @@ def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: O
 
 
 @api_boundary
-def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None,
-        argnums: Optional[Wrt] = None) -> tuple[R, Callable[..., Any]]:
+def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: Optional[Wrt] = None,
+        backend: str = "numpy") -> tuple[R, Callable[..., Any]]:
     """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times.
 
     For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
     of one of its items means a zero cotangent there (an output not differentiated, such as
     a layer's cache)."""
-    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
+    return _as_differentiable(fun, chosen_wrt(wrt, argnums), backend).vjp(*args)
 
 
 @api_boundary
-def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
-            argnums: Optional[Wrt] = None) -> Callable[..., Any]:
+def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
+            backend: str = "numpy") -> Callable[..., Any]:
     """The companion ``g(*args, v)`` that returns vᵀJ."""
-    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
 
     @functools.wraps(unwrap(fun))
     @api_boundary
@@ -496,7 +503,7 @@ class _Nested(Differentiable):
         return self._setup(inner._prefix, inner._fixed, inner._sig, wrt)
 
     def _source_function(self, args):
-        return self._inner._functions(args)[0]
+        return unwrap(self._inner._functions(args)[0])  # the NumPy code, whatever runs it
 
 
 def source_function(fun, args):
@@ -510,7 +517,7 @@ def _forward_target(fun, args):
     the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.unbind``)."""
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None:
-        return inner._functions(*inner._bind(args, {}))[0], inner._prefix, inner._fixed
+        return unwrap(inner._functions(*inner._bind(args, {}))[0]), inner._prefix, inner._fixed
     if isinstance(fun, Differentiable):
         return fun._source_function(args), fun._prefix, fun._fixed
     fn, prefix, fixed, _ = unbind(fun)

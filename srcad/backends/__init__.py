@@ -1,0 +1,1 @@
+"""Backends that compile generated adjoints (optional dependencies, imported on use)."""

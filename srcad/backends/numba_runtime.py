@@ -1,0 +1,296 @@
+"""njit versions of the helpers generated code calls (``srcad.runtime``), for the numba backend.
+
+Each helper of ``srcad.runtime`` that scalar and array code needs gets a numba
+``overload``: numba picks an implementation from the argument *types* when it compiles,
+where the Python helper decides from the values at run time. An overload covers numbers
+and arrays of floats; for anything else (lists, dicts, complex values) it offers no
+implementation, so numba refuses to type the call and the backend falls back or says why:
+never a different meaning. Importing this module registers the overloads (numba must be
+installed).
+"""
+import collections
+
+import numpy as np
+from numba import njit, types
+from numba.extending import overload
+
+from .. import runtime
+from ..errors import CotangentError
+from ..rules import builtin_rules, numpy_shapes
+
+
+def _number(t):
+    return isinstance(t, (types.Float, types.Integer, types.Boolean))
+
+
+def _float_array(t):
+    return isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
+
+
+def _none(t):
+    return t is None or isinstance(t, (types.NoneType, types.Omitted))
+
+
+def same_value(a, b):
+    """What ``a is b`` means between a ``min``/``max`` result and an argument: the same number
+    (NaN included, which ``min`` returns as it got it). Numbers only: identity of anything
+    else has no numba meaning, so numba refuses to type it."""
+    return a == b or (a != a and b != b)
+
+
+@overload(same_value)
+def _same_value(a, b):
+    if _number(a) and _number(b):
+        return lambda a, b: a == b or (a != a and b != b)
+    return None
+
+
+@njit
+def previous_value(stack, current):
+    """Restore of a value stack that is pushed after each assignment: drop this assignment's
+    value and return the one before it (``current`` if there is none: never read then)."""
+    stack.pop()
+    return stack[-1] if len(stack) else current
+
+
+@njit
+def _sum_to(g, xshape):
+    """``g`` summed down to ``xshape`` as NumPy broadcasting would have spread it."""
+    out = np.zeros(xshape, np.float64)
+    flat_out = out.reshape(-1)
+    flat_g = np.ascontiguousarray(g).reshape(-1)
+    n, k = g.ndim, len(xshape)
+    for f in range(flat_g.size):
+        rest, offset, stride = f, 0, 1
+        for axis in range(n - 1, -1, -1):
+            i = rest % g.shape[axis]
+            rest //= g.shape[axis]
+            x_axis = axis - (n - k)
+            if x_axis >= 0:
+                size = xshape[x_axis]
+                if size != 1:
+                    if size != g.shape[axis]:
+                        raise ValueError("an adjoint that does not broadcast to its value's shape")
+                    offset += i * stride
+                stride *= size
+        flat_out[offset] += flat_g[f]
+    return out
+
+
+@overload(runtime.unbroadcast)
+def _unbroadcast(g, x):
+    if _number(g):
+        return lambda g, x: g
+    if _float_array(g) and _number(x):
+        return lambda g, x: np.sum(g)
+    if _float_array(g) and isinstance(x, types.Array) and g.ndim >= x.ndim:
+        def impl(g, x):
+            if g.shape == x.shape:
+                return np.asarray(g)
+            return _sum_to(g, x.shape).astype(g.dtype)
+        return impl
+    return None
+
+
+@overload(runtime.zeros_like)
+def _zeros_like(x):
+    if isinstance(x, types.Array):
+        dtype = x.dtype if isinstance(x.dtype, types.Float) else types.float64
+        return lambda x: np.zeros(x.shape, dtype)
+    if _number(x):
+        return lambda x: 0.0
+    return None
+
+
+@overload(runtime.cleared_slot)
+def _cleared_slot(value):
+    if _number(value) or isinstance(value, types.Array):
+        return lambda value: 0.0
+    return None
+
+
+@overload(runtime.copy_grad)
+def _copy_grad(g):
+    if isinstance(g, types.Array):
+        return lambda g: g.copy()
+    if _number(g):
+        return lambda g: g
+    return None
+
+
+@overload(runtime.copy_value)
+def _copy_value(v):
+    if isinstance(v, types.Array):
+        return lambda v: v.copy()
+    if isinstance(v, (types.List, types.ListType)):
+        return lambda v: v.copy()  # a value stack handed to a backward sweep: shallow, as in Python
+    if _number(v) or isinstance(v, (types.BaseTuple, types.RangeType)):
+        return lambda v: v  # immutable
+    return None
+
+
+@overload(runtime.grad_buffer)
+def _grad_buffer(g):
+    if isinstance(g, types.Array):
+        return lambda g: g
+    return None  # a 0-d buffer for a scalar adjoint: not in numba's subset
+
+
+@overload(runtime.container_grad)
+def _container_grad(g, x):
+    if (_number(g) or isinstance(g, types.Array)) and (_number(x) or isinstance(x, types.Array)):
+        return lambda g, x: g
+    if isinstance(g, types.Array) and isinstance(x, types.List) and _number(x.dtype):
+        def impl(g, x):  # the adjoint of a list of numbers an array was made from: its items
+            if len(g) != len(x):
+                raise ValueError("an adjoint whose length is not its list's")
+            return [g[i] for i in range(len(x))]
+        return impl
+    return None
+
+
+@overload(runtime.add_grads)
+def _add_grads(a, b):
+    if _none(a):
+        return lambda a, b: b
+    if _none(b):
+        return lambda a, b: a
+    if (_number(a) or isinstance(a, types.Array)) and (_number(b) or isinstance(b, types.Array)):
+        return lambda a, b: a + b
+    return None
+
+
+@overload(runtime.as_real)
+def _as_real(x):
+    if isinstance(x, types.Boolean):
+        return lambda x: x
+    if isinstance(x, types.Integer):
+        return lambda x: float(x)
+    if isinstance(x, types.Float) or _float_array(x):
+        return lambda x: x
+    if isinstance(x, types.Array) and isinstance(x.dtype, (types.Integer, types.Boolean)):
+        return lambda x: x.astype(np.float64)
+    return None
+
+
+@overload(runtime.finish)
+def _finish(g, x, shared=False):
+    if _float_array(x):
+        dtype = x.dtype
+        if _none(g):
+            return lambda g, x, shared=False: np.zeros(x.shape, dtype)
+        if _number(g):
+            return lambda g, x, shared=False: np.full(x.shape, g, dtype)
+        if _float_array(g) and g.ndim >= x.ndim:
+            def impl(g, x, shared=False):
+                if g.shape == x.shape:
+                    return np.ascontiguousarray(g).astype(dtype)  # a copy: never the cotangent itself
+                return _sum_to(g, x.shape).astype(dtype)
+            return impl
+        return None
+    if isinstance(x, (types.Float, types.Integer)):
+        if _none(g):
+            return lambda g, x, shared=False: 0.0
+        if _number(g):
+            return lambda g, x, shared=False: float(g)
+        if _float_array(g):
+            return lambda g, x, shared=False: float(np.sum(g))
+    return None
+
+
+@overload(runtime.cotangent)
+def _cotangent(v, y):
+    if _none(v):
+        if isinstance(y, types.Float):
+            return lambda v, y: 1.0
+        if _float_array(y):
+            def impl(v, y):
+                if y.size != 1:
+                    raise CotangentError("the output is not a scalar, so a gradient can only be implicitly taken "
+                                         "for a scalar output; pass the cotangent v (vector-Jacobian product)")
+                return np.ones(y.shape, y.dtype)
+            return impl
+        return None
+    if _number(v) and isinstance(y, types.Float):
+        return lambda v, y: float(v)
+    if _float_array(v) and _float_array(y) and v.ndim == y.ndim:
+        def impl(v, y):
+            if v.shape != y.shape:
+                raise CotangentError("the cotangent v does not have the output's shape; pass v with the "
+                                     "output's shape")
+            return v
+        return impl
+    return None
+
+
+@overload(runtime.cotangent_like)
+def _cotangent_like(v, shape, dtype):
+    if not (isinstance(dtype, types.StringLiteral) and dtype.literal_value == "float64"):
+        return None
+    if _none(v):
+        def impl(v, shape, dtype):
+            size = 1
+            for n in shape:
+                size *= n
+            if size != 1:
+                raise CotangentError("the output is not a scalar, so a gradient can only be implicitly taken "
+                                     "for a scalar output; pass the cotangent v (vector-Jacobian product)")
+            return np.ones(shape, np.float64)
+        if len(shape) == 0:
+            return lambda v, shape, dtype: 1.0
+        return impl
+    if _number(v) and len(shape) == 0:
+        return lambda v, shape, dtype: float(v)
+    if _float_array(v) and v.ndim == len(shape):
+        def impl(v, shape, dtype):
+            if v.shape != shape:
+                raise CotangentError("the cotangent v does not have the output's shape; pass v with the "
+                                     "output's shape")
+            return v
+        return impl
+    return None
+
+
+@overload(numpy_shapes.array_grad)
+def _array_grad(g, obj, y):
+    if _float_array(g) and isinstance(obj, types.List) and _number(obj.dtype) and g.ndim == 1:
+        return lambda g, obj, y: g
+    return None
+
+
+@overload(builtin_rules.pick_grad)
+def _pick_grad(g, items, chosen):
+    if _number(g) and _float_array(items) and items.ndim == 1:
+        def impl(g, items, chosen):
+            out = np.zeros(items.shape, np.float64)
+            out[np.argmax(items == chosen)] = g
+            return out
+        return impl
+    return None
+
+
+SavedRange = collections.namedtuple("SavedRange", "start stop step")  # a range among saved values
+
+
+def saved_value(x):
+    """``x`` as saved values cross into Python: a range as a ``SavedRange``."""
+    return SavedRange(x.start, x.stop, x.step) if isinstance(x, range) else x
+
+
+def restored_value(x):
+    """The inverse of ``saved_value``."""
+    return range(x.start, x.stop, x.step) if isinstance(x, SavedRange) else x
+
+
+@overload(saved_value)
+def _saved_value(x):
+    if isinstance(x, types.RangeType):
+        return lambda x: SavedRange(x.start, x.stop, x.step)
+    return lambda x: x
+
+
+@overload(restored_value)
+def _restored_value(x):
+    if isinstance(x, types.NamedUniTuple) and x.instance_class is SavedRange:
+        return lambda x: range(x.start, x.stop, x.step)
+    return lambda x: x

@@ -1,0 +1,429 @@
+"""Numba lowering: a generated adjoint function rewritten into the subset ``numba.njit`` types.
+
+Generated code is plain Python whose meaning leans on three things numba compiles
+differently or not at all; this pass removes each of them by construction, and refuses
+(``NotLowerable``, at the generated line) whatever it cannot rewrite:
+
+- *Placeholders.* A value first bound inside a loop is saved with ``_x_stack.append(x)``
+  before each assignment, so its first save pushes a ``None`` placeholder bound at entry.
+  numba cannot type a name that is ``None`` and later a float, and refuses to read a name
+  before its binding. The placeholder is pushed once and restored last, never read: if
+  every saved assignment gives a literal number (a trip counter's ``0``) or a ``range``,
+  a literal of that type replaces ``None``. Otherwise the stack is turned around: each value is pushed *after* it is
+  assigned, and the restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``
+  (drop the top, read the one below; the placeholder the first save would have restored is
+  never read). This is exact only if every assignment of ``x`` is saved: otherwise refused.
+- *Maybe None.* A name bound to ``None`` on one path and to a value on another (an adjoint
+  that is zero on some paths, a value bound in one branch only) would be an optional in
+  numba, unwrapped implicitly where it is used: refused; except a range loop's variable,
+  bound to ``None`` only so a forward sweep can save it if the loop never ran (and then
+  never read): its placeholder becomes ``0``.
+- *Identity.* numba compiles ``a is b`` on two floats to ``False`` (they are unboxed), which
+  would silently zero the derivative of ``min``/``max``. A test against the literal ``None``
+  keeps its meaning (numba decides it from the types); any other ``a is b`` becomes
+  ``same_value(a, b)`` (equal, or both NaN: what ``min``'s result is to its argument), which
+  numba accepts only on numbers. A chained or literal identity test is refused.
+- *Reversed loops.* numba has no ``reversed``: ``for i in reversed(r)`` over a range ``r``
+  becomes the loop over the reversed ``range`` (a ``r`` that is no range fails to type).
+- *Value stacks.* In a forward sweep, a stack the function makes (``_x_stack = []``) and
+  only pushes to, pops from, copies or hands on in its saved values becomes ``new_stack()``
+  (a numba typed list: it crosses from compiled code to Python and back as a reference,
+  where a Python list of tuples would be converted item by item, or not at all).
+- *Saved values.* A forward sweep's saved values cross into Python and back, and numba
+  cannot convert a ``range`` (a loop's, kept for the reverse loop): each saved value goes
+  through ``saved_value`` and comes back through ``restored_value`` (a range as a named
+  tuple of its own class, anything else as it is).
+- Nothing else is rewritten: calls keep their names, and the backend binds each name to
+  something numba compiles (``backends.numba_runtime``) or lets numba refuse it.
+
+>>> import gast, astor
+>>> tree = gast.parse('''
+... def f_adjoint(x):
+...     t = None
+...     _t_stack = []
+...     r = range(3)
+...     for i in r:
+...         _t_stack.append(t)
+...         t = x * i
+...     for i in reversed(r):
+...         g = t is x
+...         t = _t_stack.pop()
+...     return g
+... ''').body[0]
+>>> print(astor.to_source(gast.gast_to_ast(lower_for_numba(tree))).strip())
+def f_adjoint(x):
+    _t_stack = []
+    r = range(3)
+    for i in r:
+        t = x * i
+        _t_stack.append(t)
+    for i in range(r.start + (len(r) - 1) * r.step, r.start - r.step, -r.step):
+        g = same_value(t, x)
+        t = previous_value(_t_stack, t)
+    return g
+"""
+import gast
+
+from .. import astutil as A
+from ..errors import SrcadError
+
+SAME_VALUE = "same_value"
+PREVIOUS_VALUE = "previous_value"
+NEW_STACK = "new_stack"
+SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE)  # names the rewritten code calls
+
+
+class NotLowerable(SrcadError):
+    """Generated code numba cannot run with the same meaning; ``node`` is where."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.message, self.node = message, node
+
+
+def lower_for_numba(fn, sweep="joint", turned=None):
+    """Rewrite the generated function ``fn`` (gast ``FunctionDef``) in place so numba can
+    compile it with the meaning it has in Python; see the module docstring. Returns ``fn``.
+
+    ``sweep`` is what ``fn`` is: the ``"joint"`` adjoint, or the ``"forward"`` or
+    ``"backward"`` sweep of a split pair, whose saved values cross into Python and back. A
+    backward sweep pops the stacks its forward sweep pushed: pass ``turned``, the forward
+    sweep's ``turned_stacks(forward)``, so its restores match."""
+    if turned is None:
+        turned = _turn_around_placeholder_stacks(fn)
+    else:
+        for block in _blocks(fn.body):
+            block[:] = _turned_around(block, turned, {})
+    A.set_anno(fn, "turned_stacks", turned)
+    _refuse_maybe_none(fn)
+    _lower_identity_tests(fn)
+    _lower_reversed_loops(fn)
+    if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
+        _typed_stacks(fn)
+        _convertible_saved_values(fn, sweep, turned)
+    return fn
+
+
+def turned_stacks(fn):
+    """``{name: stack}`` of the stacks ``lower_for_numba`` turned around in ``fn``."""
+    return A.anno(fn, "turned_stacks")
+
+
+# ---- placeholder stacks ------------------------------------------------------------------
+
+
+def _is_none(node):
+    return isinstance(node, gast.Constant) and node.value is None
+
+
+def _push_of(stmt):
+    """``(stack, name)`` if ``stmt`` is ``stack.append(name)``."""
+    if (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append"
+            and isinstance(stmt.value.func.value, gast.Name) and len(stmt.value.args) == 1
+            and isinstance(stmt.value.args[0], gast.Name) and not stmt.value.keywords):
+        return stmt.value.func.value.id, stmt.value.args[0].id
+    return None
+
+
+def _pop_of(stmt):
+    """``(stack, name)`` if ``stmt`` is ``name = stack.pop()``."""
+    if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Attribute)
+            and stmt.value.func.attr == "pop" and isinstance(stmt.value.func.value, gast.Name)
+            and not stmt.value.args and not stmt.value.keywords):
+        return stmt.value.func.value.id, stmt.targets[0].id
+    return None
+
+
+def _blocks(stmts):
+    """Every statement list in ``stmts``, nested ones included (``stmts`` first)."""
+    yield stmts
+    for s in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                yield from _blocks(inner)
+        for handler in getattr(s, "handlers", ()):
+            yield from _blocks(handler.body)
+
+
+def _binds(stmt, name):
+    """Does ``stmt`` itself (not a nested block) bind ``name``?"""
+    if isinstance(stmt, (gast.For, gast.AsyncFor)):
+        return name in A.names_stored(stmt.target)
+    if isinstance(stmt, (gast.If, gast.While, gast.Try, gast.With)):
+        return False
+    if isinstance(stmt, (gast.FunctionDef, gast.ClassDef, gast.Import, gast.ImportFrom)):
+        return True  # never in generated code: refused below if it binds a saved name
+    return name in A.names_stored(stmt)
+
+
+def _turn_around_placeholder_stacks(fn):
+    placeholders = {}
+    for s in fn.body:
+        if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and _is_none(s.value)):
+            placeholders[s.targets[0].id] = s
+    stacks = {}  # name -> its stack, for placeholders that are pushed
+    typed = {}  # name -> a literal value of its type, for names only pushed before a literal or range
+    for block in _blocks(fn.body):
+        for k, s in enumerate(block):
+            push = _push_of(s)
+            if push and push[1] in placeholders:
+                if stacks.setdefault(push[1], push[0]) != push[0]:
+                    raise NotLowerable(f"{push[1]!r} is saved on two stacks", s)
+                literal = _literal_assigned(block, k, push[1])
+                if literal is None:
+                    typed[push[1]] = None
+                elif typed.get(push[1], literal) is not None:
+                    typed.setdefault(push[1], literal)
+    for name, literal in typed.items():
+        if literal is not None:  # the placeholder is pushed once and never read: any value of the type
+            placeholders[name].value = literal
+            del stacks[name]
+    for block in _blocks(fn.body):
+        _check_every_assignment_saved(block, stacks, placeholders)
+    for block in _blocks(fn.body):
+        block[:] = _turned_around(block, stacks, placeholders)
+    return stacks
+
+
+def _check_every_assignment_saved(block, stacks, placeholders):
+    for k, s in enumerate(block):
+        for name, stack in stacks.items():
+            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name):
+                continue
+            if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
+                raise NotLowerable(
+                    f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
+
+
+def _literal_assigned(block, k, name):
+    """The placeholder a push at ``block[k]`` can have: a copy of the literal (or of
+    ``range(0)`` for a ``range(...)``) that the assignment after its run of pushes gives
+    ``name``; None if it assigns anything else."""
+    while k < len(block) and _push_of(block[k]):
+        k += 1
+    s = block[k] if k < len(block) else None
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and s.targets[0].id == name):
+        return None
+    if isinstance(s.value, gast.Constant) and type(s.value.value) in (int, float, bool):
+        return A.const(s.value.value)
+    if (isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name) and s.value.func.id == "range"
+            and not s.value.keywords):
+        return gast.Call(func=A.load("range"), args=[A.const(0)], keywords=[])
+    return None
+
+
+def _pushes_before(block, k):
+    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]``."""
+    found = set()
+    while k and _push_of(block[k - 1]):
+        k -= 1
+        found.add(_push_of(block[k]))
+    return found
+
+
+def _turned_around(block, stacks, placeholders):
+    dropped = {id(placeholders[name]) for name in stacks if name in placeholders}
+    out, pending = [], []
+    for s in block:
+        if id(s) in dropped:
+            continue
+        push = _push_of(s)
+        if push and stacks.get(push[1]) == push[0]:
+            pending.append(s)  # pushed after the assignment that follows
+            continue
+        pop = _pop_of(s)
+        if pop and stacks.get(pop[1]) == pop[0]:
+            s = A.assign(pop[1], gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(pop[0]), A.load(pop[1])],
+                                           keywords=[]))
+        out.append(s)
+        out.extend(pending)
+        pending = []
+    return out + pending
+
+
+def _drop_dead_placeholders(fn):
+    """``x = None`` at the top that a later top-level statement rebinds before anything reads ``x``."""
+    dead = set()
+    for k, s in enumerate(fn.body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and _is_none(s.value)):
+            continue
+        name = s.targets[0].id
+        for later in fn.body[k + 1:]:
+            if name in A.names_read(later):
+                break
+            if isinstance(later, gast.Assign) and name in A.names_stored(later):
+                dead.add(id(s))
+                break
+    fn.body[:] = [s for s in fn.body if id(s) not in dead]
+
+
+def _refuse_maybe_none(fn):
+    _drop_dead_placeholders(fn)
+    nones, values, ranges = {}, {}, set()
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Assign):
+            for target in node.targets:
+                for name in A.names_stored(target):
+                    if isinstance(target, gast.Name) and _is_none(node.value):
+                        nones.setdefault(name, node)
+                    else:
+                        values.setdefault(name, []).append(node)
+        elif isinstance(node, (gast.AugAssign, gast.For)):
+            for name in A.names_stored(node.target):
+                values.setdefault(name, []).append(node)
+    for name, bindings in values.items():
+        if all(_is_range_call(b.value) for b in bindings if isinstance(b, gast.Assign)) and all(
+                isinstance(b, gast.Assign) for b in bindings):
+            ranges.add(name)
+    for name, node in nones.items():
+        if name not in values:
+            continue
+        if all(isinstance(b, gast.For) and isinstance(b.target, gast.Name)
+               and (_is_range_call(b.iter) or isinstance(b.iter, gast.Name) and b.iter.id in ranges)
+               for b in values[name]):
+            node.value = A.const(0)  # a range loop's variable, unbound if it never ran: then never read
+            continue
+        raise NotLowerable(f"{name!r} is None on some paths and a value on others, which numba cannot type "
+                           "(an adjoint that is zero on some paths, or a value bound in one branch only)", node)
+
+
+def _is_range_call(node):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "range"
+
+
+# ---- identity tests ----------------------------------------------------------------------
+
+
+class _Identity(gast.NodeTransformer):
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if not any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops):
+            return node
+        if len(node.ops) != 1:
+            raise NotLowerable("a chained comparison with 'is' cannot be compiled with the same meaning", node)
+        left, right = node.left, node.comparators[0]
+        if _is_none(left) or _is_none(right):
+            return node  # numba decides these from the types, as Python does
+        if isinstance(left, gast.Constant) or isinstance(right, gast.Constant):
+            raise NotLowerable("an identity test against a literal other than None cannot be compiled with "
+                               "the same meaning; compare with == instead", node)
+        same = gast.Call(func=A.load(SAME_VALUE), args=[left, right], keywords=[])
+        if isinstance(node.ops[0], gast.IsNot):
+            return gast.UnaryOp(op=gast.Not(), operand=same)
+        return same
+
+
+def _lower_identity_tests(fn):
+    _Identity().visit(fn)
+    for node in gast.walk(fn):  # the guarantee, checked: only tests against None are left
+        if isinstance(node, gast.Compare) and any(isinstance(op, (gast.Is, gast.IsNot)) for op in node.ops):
+            if not (_is_none(node.left) or _is_none(node.comparators[0])):
+                raise NotLowerable("an identity test is left that numba would compile to a constant", node)
+
+
+# ---- reversed loops ------------------------------------------------------------------------
+
+
+def _lower_reversed_loops(fn):
+    """``for i in reversed(r)`` -> ``for i in range(r.start + (len(r) - 1) * r.step, r.start - r.step, -r.step)``."""
+    for node in gast.walk(fn):
+        if not (isinstance(node, gast.For) and isinstance(node.iter, gast.Call)
+                and isinstance(node.iter.func, gast.Name) and node.iter.func.id == "reversed"):
+            continue
+        (r,) = node.iter.args
+        count = None  # a loop left early runs back over its first trip-count items: r[:count]
+        if (isinstance(r, gast.Subscript) and isinstance(r.slice, gast.Slice) and r.slice.lower is None
+                and r.slice.step is None and isinstance(r.slice.upper, gast.Name)):
+            r, count = r.value, r.slice.upper
+        if not isinstance(r, gast.Name):
+            raise NotLowerable("a reversed loop over something other than a named range", node)
+
+        def part(name):
+            return gast.Attribute(value=A.load(r.id), attr=name, ctx=gast.Load())
+
+        length = gast.Call(func=A.load("len"), args=[A.load(r.id)], keywords=[])
+        if count is not None:  # a trip count is never negative: the slice keeps min(count, len) items
+            length = gast.Call(func=A.load("min"), args=[length, A.load(count.id)], keywords=[])
+        last = gast.BinOp(left=length, op=gast.Sub(), right=A.const(1))
+        first = gast.BinOp(left=part("start"), op=gast.Add(), right=gast.BinOp(left=last, op=gast.Mult(),
+                                                                                 right=part("step")))
+        stop = gast.BinOp(left=part("start"), op=gast.Sub(), right=part("step"))
+        step = gast.UnaryOp(op=gast.USub(), operand=part("step"))
+        node.iter = gast.Call(func=A.load("range"), args=[first, stop, step], keywords=[])
+
+
+# ---- value stacks --------------------------------------------------------------------------
+
+
+_STACK_METHODS = ("append", "pop")
+
+
+def _typed_stacks(fn):
+    """``S = []`` -> ``S = new_stack()`` for lists used only as value stacks."""
+    made = {s.targets[0].id: s for s in fn.body
+            if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.List) and not s.value.elts and s.targets[0].id.endswith("_stack")}
+    if not made:
+        return
+    allowed = set()  # ids of Name nodes in a stack use
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Attribute) and node.attr in _STACK_METHODS and isinstance(node.value, gast.Name):
+            allowed.add(id(node.value))
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in (
+                PREVIOUS_VALUE, "copy_value"):
+            allowed.update(id(a) for a in node.args[:1] if isinstance(a, gast.Name))
+        elif isinstance(node, gast.Return) and isinstance(node.value, gast.Tuple) and len(node.value.elts) == 2:
+            pack = node.value.elts[1]  # a forward sweep's (output, saved values)
+            if isinstance(pack, gast.Tuple):
+                allowed.update(id(e) for e in pack.elts if isinstance(e, gast.Name))
+    for s in made.values():
+        allowed.add(id(s.targets[0]))
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Name) and node.id in made and id(node) not in allowed:
+            del made[node.id]
+    for s in made.values():
+        s.value = gast.Call(func=A.load(NEW_STACK), args=[], keywords=[])
+
+
+# ---- saved values --------------------------------------------------------------------------
+
+
+def _call(name, arg):
+    return gast.Call(func=A.load(name), args=[arg], keywords=[])
+
+
+def _convertible_saved_values(fn, sweep, turned):
+    """A forward sweep (``return y, (saved...)``, named ``*_forward``) passes each saved value
+    through ``saved_value``; a backward sweep (``(saved...) = _saved`` first) restores each.
+
+    The value of a turned-around name is its stack's top, and unbound if its loop never ran
+    (numba would hand Python an uninitialised value): it is not saved, but read back from
+    its stack in the backward sweep when the stack holds one."""
+    last = fn.body[-1] if fn.body else None
+    if (sweep == "forward" and isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple)
+            and len(last.value.elts) == 2 and isinstance(last.value.elts[1], gast.Tuple)):
+        pack = last.value.elts[1]
+        pack.elts = [_call(SAVED_VALUE, e) for e in pack.elts if not (isinstance(e, gast.Name) and e.id in turned)]
+        return
+    first = fn.body[0] if fn.body else None
+    params = [a.id for a in fn.args.args]
+    if (sweep == "backward" and params and isinstance(first, gast.Assign)
+            and isinstance(first.value, gast.Name) and first.value.id == params[0]
+            and isinstance(first.targets[0], gast.Tuple)):
+        unpack = first.targets[0]
+        unpack.elts = [e for e in unpack.elts if not (isinstance(e, gast.Name) and e.id in turned)]
+        names = sorted(A.names_stored(unpack))
+        restores = [A.assign(n, _call(RESTORED_VALUE, A.load(n))) for n in names]
+        tops = [gast.If(test=gast.Compare(left=gast.Call(func=A.load("len"), args=[A.load(stack)], keywords=[]),
+                                          ops=[gast.Gt()], comparators=[A.const(0)]),
+                        body=[A.assign(name, gast.Subscript(value=A.load(stack), slice=A.const(-1),
+                                                            ctx=gast.Load()))], orelse=[])
+                for name, stack in sorted(turned.items())]
+        fn.body[1:1] = restores + tops
