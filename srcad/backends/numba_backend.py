@@ -182,15 +182,17 @@ def _dispatchers(compiled, fn, numba):
             return build
     generated = compiled.generated
     names = [f"{generated.name}_{part}" for part in ("adjoint", "forward", "backward")]
-    module = gast.parse(generated.module_source)
+    generated.ensure_pair()  # the forward/backward pair is made when first needed
+    source = generated.module_source + generated.pair_module_source  # one text: line numbers for errors
+    module = gast.parse(source)
     factory = module.body[0]
-    defined = {node.name: node for node in factory.body if isinstance(node, gast.FunctionDef)}
+    defined = {node.name: node for made in module.body for node in made.body if isinstance(node, gast.FunctionDef)}
     joint, forward, backward = (defined[name] for name in names)
     try:
         lowered = [numba_lowering.lower_for_numba(joint), numba_lowering.lower_for_numba(forward, "forward")]
         lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward)))
     except numba_lowering.NotLowerable as exc:
-        exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
+        exc.located = _located(source, fn, exc.node.lineno, exc.message)
         raise
     namespace = dict(fn.__globals__)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
@@ -199,7 +201,7 @@ def _dispatchers(compiled, fn, numba):
     try:
         frozen = _frozen_user_values(lowered, generated, fn, cells)
     except numba_lowering.NotLowerable as exc:
-        exc.located = _located(generated.module_source, fn, exc.node.lineno, exc.message)
+        exc.located = _located(source, fn, exc.node.lineno, exc.message)
         raise
     for name, obj in generated.closure.items():
         if getattr(builtins, getattr(obj, "__name__", ""), None) is obj and isinstance(obj, (type, types.BuiltinFunctionType)):
@@ -225,7 +227,7 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.NEW_STACK, numba.typed.List),
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
                       (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value)):
-        if namespace.get(name, obj) is not obj and name in generated.module_source:
+        if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
     lowered_module = gast.Module(body=lowered, type_ignores=[])
@@ -235,9 +237,9 @@ def _dispatchers(compiled, fn, numba):
     filename = anchor
     if anchor is None:
         filename = f"{GENERATED_FILENAME}{fn.__module__}.{fn.__qualname__} numba #{next(_counter)}>"
-        lines = generated.module_source.splitlines(keepends=True)
-        linecache.cache[filename] = (len(generated.module_source), None, lines, filename)
-    _origins[filename] = (generated.module_source.splitlines(keepends=True), fn.__code__.co_filename)
+        lines = source.splitlines(keepends=True)
+        linecache.cache[filename] = (len(source), None, lines, filename)
+    _origins[filename] = (source.splitlines(keepends=True), fn.__code__.co_filename)
     tree = ast.fix_missing_locations(gast.gast_to_ast(lowered_module))
     exec(compile(tree, filename, "exec"), namespace)  # line numbers: the generated source's, for errors
     dispatchers = tuple(numba.njit(namespace[name], cache=anchor is not None) for name in names)

@@ -102,6 +102,21 @@ def _zeros_like(x):
     return None
 
 
+@overload(runtime.full_of)
+def _full_of(shape, value):
+    if _number(value):  # no foreign array inside compiled code: NumPy's own full
+        return lambda shape, value: np.full(shape, value)
+    return None
+
+
+@overload(runtime.real_constant)
+def _real_constant(value, message):
+    if _number(value) and not isinstance(value, types.Complex) or isinstance(value, types.Array) and not isinstance(
+            value.dtype, types.Complex):
+        return lambda value, message: None  # real by its type: nothing to check
+    return None  # complex, or a container: numba refuses to type it, and "auto" runs NumPy code
+
+
 @overload(runtime.cleared_slot)
 def _cleared_slot(value):
     if _number(value) or isinstance(value, types.Array):
