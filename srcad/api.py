@@ -227,6 +227,25 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         ``v`` is the keyword ``v=`` unless the function has a parameter named ``v`` (then
         ``v=`` is that parameter), or else the last positional argument beyond those the
         function requires (so with defaults, ``f.adjoint(x, v)`` works).
+
+        Parameters: ``*args, **kwargs``, the function's arguments, then the cotangent ``v``
+        shaped like the output (for a tuple, list or dict output: that structure, ``None``
+        for a zero item); omitted, a scalar output gets ``1.0``.
+
+        Returns: vᵀJ shaped like the ``wrt`` argument; a tuple of them for a tuple ``wrt``.
+
+        Raises: ``CotangentError`` (``v`` left out for a non-scalar output, or not shaped
+        like it); ``ArgumentError`` (an argument srcad does not differentiate with: an
+        integer array in ``wrt``, ``np.matrix``, complex values, a call that does not bind);
+        when first compiled, ``SrcadSyntaxError``, ``NoRuleError``,
+        ``SourceUnavailableError`` for code srcad cannot differentiate.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def double(x):
+        ...     return 2.0 * x
+        >>> double.adjoint(np.array([1.0, 2.0]), np.array([1.0, -1.0]))
+        array([ 2., -2.])
         """
         if self._plain and not kwargs:  # the common call: v is last, or absent
             full = self._prefix + args if self._prefix else args
@@ -274,7 +293,26 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times.
 
         The forward pass runs on a copy of the arrays among the arguments, so changing them
-        afterwards does not change what the pullback computes."""
+        afterwards does not change what the pullback computes.
+
+        Parameters: ``*args, **kwargs``, the function's arguments (no cotangent).
+
+        Returns: ``(y, pullback)``: ``y`` is ``f(*args)``; ``pullback(v=None)`` returns vᵀJ
+        for the ``wrt`` arguments (a tuple for a tuple ``wrt``), ``v`` shaped like ``y``
+        (optional for a scalar ``y``).
+
+        Raises: ``ArgumentError`` for arguments srcad does not differentiate with;
+        ``pullback`` raises ``CotangentError`` for a ``v`` not shaped like ``y``; code srcad
+        cannot differentiate raises ``SrcadSyntaxError`` or ``NoRuleError`` when compiled.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def square(x):
+        ...     return x ** 2
+        >>> y, pullback = square.vjp(np.array([1.0, 3.0]))
+        >>> y, pullback(np.ones(2)), pullback(np.array([0.0, 1.0]))
+        (array([1., 9.]), array([2., 6.]), array([0., 6.]))
+        """
         args, kwargs = self._bind(args, kwargs)
         return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
 
@@ -296,12 +334,47 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
     @api_boundary
     def grad(self, *args: P.args, **kwargs: P.kwargs) -> Any:
         """The gradient of a scalar output with respect to the ``wrt`` arguments; every
-        argument (keyword ``v=`` too) is the function's."""
+        argument (keyword ``v=`` too) is the function's.
+
+        Parameters: ``*args, **kwargs``, the function's arguments.
+
+        Returns: the gradient, shaped (and structured) like the ``wrt`` argument; a tuple of
+        gradients for a tuple ``wrt``.
+
+        Raises: ``CotangentError`` if the output is not a scalar (use ``adjoint`` or
+        ``vjp``); ``ArgumentError`` for arguments srcad does not differentiate with;
+        ``SrcadSyntaxError``, ``NoRuleError``, ``SourceUnavailableError`` when the code
+        cannot be differentiated (raised by the first call, which compiles).
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable(wrt=(0, 1))
+        ... def loss(w, b):
+        ...     return np.sum((w * 2.0 + b) ** 2)
+        >>> dw, db = loss.grad(np.array([1.0, 0.0]), 1.0)
+        >>> dw, float(db)
+        (array([12.,  4.]), 10.0)
+        """
         return self._joint(*self._bind(args, kwargs), None)
 
     @api_boundary
     def value_and_grad(self, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Any]:
-        """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
+        """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``.
+
+        Parameters: ``*args, **kwargs``, the function's arguments.
+
+        Returns: ``(value, gradient)``; the gradient as ``grad`` gives it.
+
+        Raises: as ``grad``: ``CotangentError`` for a non-scalar output, ``ArgumentError``,
+        and the compile-time errors (``SrcadSyntaxError``, ``NoRuleError``, ...).
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def energy(x):
+        ...     return 0.5 * np.sum(x ** 2)
+        >>> y, dx = energy.value_and_grad(np.array([1.0, 2.0]))
+        >>> float(y), dx
+        (2.5, array([1., 2.]))
+        """
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
@@ -323,14 +396,41 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
     @api_boundary
     def adjoint_source(self) -> str:
         """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
-        arguments of the last call (code is specialised on shapes and dtypes), or generic."""
+        arguments of the last call (code is specialised on shapes and dtypes), or generic.
+
+        Returns: the Python source text (a ``str``) of the code ``adjoint`` and ``grad`` run.
+
+        Raises: the compile-time errors (``SrcadSyntaxError``, ``NoRuleError``,
+        ``SourceUnavailableError``) for code srcad cannot differentiate.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def cube(x):
+        ...     return x ** 3
+        >>> cube.adjoint_source.splitlines()[0]
+        'def cube_adjoint(x, v=None):'
+        """
         self._ensure_compiled()
         return self._compiled.generated.joint_source
 
     @property
     @api_boundary
     def vjp_source(self) -> str:
-        """The generated forward/backward pair that ``vjp`` uses."""
+        """The generated forward/backward pair that ``vjp`` uses.
+
+        Returns: the Python source text of both functions: the forward pass, which returns
+        the output and what the backward pass needs, and the backward pass, which turns
+        that and a cotangent into vᵀJ.
+
+        Raises: the compile-time errors, as ``adjoint_source``.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def cube(x):
+        ...     return x ** 3
+        >>> [line for line in cube.vjp_source.splitlines() if line.startswith("def ")]
+        ['def cube_forward(x):', 'def cube_backward(_saved, v=None):']
+        """
         self._ensure_compiled()
         g = self._compiled.generated
         g.ensure_pair()
