@@ -352,7 +352,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         ...     return np.sum((w * 2.0 + b) ** 2)
         >>> dw, db = loss.grad(np.array([1.0, 0.0]), 1.0)
         >>> dw, float(db)
-        (array([12.,  4.]), 10.0)
+        (array([12.,  4.]), 8.0)
         """
         return self._joint(*self._bind(args, kwargs), None)
 
