@@ -482,7 +482,38 @@ def differentiable(fn: Optional[Callable[P, R]] = None, *, wrt: Optional[Wrt] = 
 
     ``source=`` is the text of ``fn``'s definition, for a function Python keeps no source of
     (typed at the interactive prompt, made by ``exec`` or ``python -c``); the result works
-    with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code."""
+    with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code.
+
+    Parameters:
+        fn: the function (a plain function, a method, a ``functools.partial``, a
+            ``srcad.custom_vjp``, or a gradient made by ``srcad.grad``); omitted, the call
+            returns the decorator.
+        wrt: the argument(s) to differentiate with respect to: a position or a parameter
+            name, or a tuple of them (then gradients come as a tuple). Default ``0``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+        source: the text of ``fn``'s definition, when Python keeps none.
+
+    Returns: a ``Differentiable``: calling it runs ``fn`` unchanged; its methods ``grad``,
+    ``value_and_grad``, ``adjoint``, ``vjp`` and properties ``adjoint_source``,
+    ``vjp_source`` give derivatives and the generated code. Code is generated on first use.
+
+    Raises: ``WrtError`` at once for a ``wrt`` that names no parameter (or both ``wrt``
+    and ``argnums``); ``ArgumentError`` for a ``source`` that does not compile to ``fn``'s
+    code; the first derivative call raises ``SourceUnavailableError``,
+    ``SrcadSyntaxError``, ``NoRuleError`` or ``UnsupportedCaseError`` for code srcad cannot
+    differentiate.
+
+    >>> import numpy as np, srcad
+    >>> @srcad.differentiable(wrt="x")
+    ... def f(scale, x):
+    ...     return scale * np.sum(np.sin(x))
+    >>> np.round(f.grad(2.0, np.array([0.0, 1.0])), 4)
+    array([2.    , 1.0806])
+    >>> namespace = {}
+    >>> exec("def cube(x):\\n    return x ** 3\\n", namespace)
+    >>> float(srcad.differentiable(namespace["cube"], source="def cube(x):\\n    return x ** 3\\n").grad(2.0))
+    12.0
+    """
     wrt = chosen_wrt(wrt, argnums)
     if fn is None:
         return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source))
@@ -501,6 +532,30 @@ def grad(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)``: the gradient is the scalar
     ``output``'s, ``aux`` is returned as computed, and the call gives ``(gradient, aux)``.
+
+    Parameters:
+        fun: the function to differentiate (anything ``srcad.differentiable`` accepts;
+            ``srcad.grad(srcad.grad(f))`` is a second derivative).
+        wrt: position(s) or name(s) of the argument(s); a tuple gives a tuple of gradients.
+            Default ``0``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+        has_aux: ``fun`` returns ``(output, aux)``; ``aux`` is passed through.
+
+    Returns: a function of ``fun``'s arguments returning the gradient, shaped (and
+    structured) like the ``wrt`` argument(s); with ``has_aux``, ``(gradient, aux)``.
+
+    Raises: ``WrtError`` at once for a bad ``wrt``; when called, ``CotangentError`` for a
+    non-scalar output, ``ArgumentError`` for arguments srcad does not differentiate with
+    (and, with ``has_aux``, an output that is not a pair), and the compile-time errors
+    (``SrcadSyntaxError``, ``NoRuleError``, ``SourceUnavailableError``).
+
+    >>> import numpy as np, srcad
+    >>> def f(x, y):
+    ...     return np.sum(x * y) + y ** 2
+    >>> srcad.grad(f)(np.array([1.0, 2.0]), 3.0)
+    array([3., 3.])
+    >>> float(srcad.grad(f, wrt="y")(np.array([1.0, 2.0]), 3.0))
+    9.0
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
     if has_aux:
@@ -542,6 +597,19 @@ def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: O
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the call gives
     ``((output, aux), gradient)`` (JAX's shape): ``aux`` gets no derivative.
+
+    Parameters: ``fun``, ``wrt``, ``argnums``, ``has_aux``: as for ``srcad.grad``.
+
+    Returns: a function of ``fun``'s arguments returning ``(value, gradient)``.
+
+    Raises: as ``srcad.grad``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.sum(x ** 2)
+    >>> y, dx = srcad.value_and_grad(f)(np.array([1.0, 2.0]))
+    >>> float(y), dx
+    (5.0, array([2., 4.]))
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
@@ -562,14 +630,50 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None,
 
     For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
     of one of its items means a zero cotangent there (an output not differentiated, such as
-    a layer's cache)."""
+    a layer's cache).
+
+    Parameters:
+        fun: the function to differentiate.
+        *args: its arguments (positional only: ``wrt`` and ``argnums`` are keywords here).
+        wrt, argnums: as for ``srcad.grad``.
+
+    Returns: ``(y, pullback)``: ``y = fun(*args)``; ``pullback(v=None)`` gives vᵀJ for the
+    ``wrt`` argument(s), ``v`` optional for a scalar ``y``.
+
+    Raises: ``WrtError`` for a bad ``wrt``; ``ArgumentError`` for arguments srcad does not
+    differentiate with; the compile-time errors; ``pullback`` raises ``CotangentError`` for
+    a ``v`` not shaped like ``y``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.cumsum(x)
+    >>> y, pullback = srcad.vjp(f, np.array([1.0, 2.0, 3.0]))
+    >>> y, pullback(np.array([1.0, 0.0, 0.0])), pullback(np.ones(3))
+    (array([1., 3., 6.]), array([1., 0., 0.]), array([3., 2., 1.]))
+    """
     return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 
 
 @api_boundary
 def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
             argnums: Optional[Wrt] = None) -> Callable[..., Any]:
-    """The companion ``g(*args, v)`` that returns vᵀJ."""
+    """The companion ``g(*args, v)`` that returns vᵀJ.
+
+    Parameters: ``fun``, ``wrt``, ``argnums``: as for ``srcad.grad``.
+
+    Returns: a function ``g(*args, v)``: the cotangent ``v`` (shaped like the output,
+    optional for a scalar output) is the keyword ``v=`` or the last positional argument,
+    as for ``Differentiable.adjoint``.
+
+    Raises: ``WrtError`` at once for a bad ``wrt``; when called, ``CotangentError``,
+    ``ArgumentError`` and the compile-time errors, as ``Differentiable.adjoint``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return x[::-1] * 2.0
+    >>> srcad.adjoint(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    array([0., 2.])
+    """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
