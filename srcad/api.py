@@ -231,6 +231,25 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         ``v`` is the keyword ``v=`` unless the function has a parameter named ``v`` (then
         ``v=`` is that parameter), or else the last positional argument beyond those the
         function requires (so with defaults, ``f.adjoint(x, v)`` works).
+
+        Parameters: ``*args, **kwargs``, the function's arguments, then the cotangent ``v``
+        shaped like the output (for a tuple, list or dict output: that structure, ``None``
+        for a zero item); omitted, a scalar output gets ``1.0``.
+
+        Returns: vᵀJ shaped like the ``wrt`` argument; a tuple of them for a tuple ``wrt``.
+
+        Raises: ``CotangentError`` (``v`` left out for a non-scalar output, or not shaped
+        like it); ``ArgumentError`` (an argument srcad does not differentiate with: an
+        integer array in ``wrt``, ``np.matrix``, complex values, a call that does not bind);
+        when first compiled, ``SrcadSyntaxError``, ``NoRuleError``,
+        ``SourceUnavailableError`` for code srcad cannot differentiate.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def double(x):
+        ...     return 2.0 * x
+        >>> double.adjoint(np.array([1.0, 2.0]), np.array([1.0, -1.0]))
+        array([ 2., -2.])
         """
         if self._plain and not kwargs:  # the common call: v is last, or absent
             full = self._prefix + args if self._prefix else args
@@ -278,7 +297,26 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         """``(y, pullback)``: one forward pass; ``pullback(v)`` may be called many times.
 
         The forward pass runs on a copy of the arrays among the arguments, so changing them
-        afterwards does not change what the pullback computes."""
+        afterwards does not change what the pullback computes.
+
+        Parameters: ``*args, **kwargs``, the function's arguments (no cotangent).
+
+        Returns: ``(y, pullback)``: ``y`` is ``f(*args)``; ``pullback(v=None)`` returns vᵀJ
+        for the ``wrt`` arguments (a tuple for a tuple ``wrt``), ``v`` shaped like ``y``
+        (optional for a scalar ``y``).
+
+        Raises: ``ArgumentError`` for arguments srcad does not differentiate with;
+        ``pullback`` raises ``CotangentError`` for a ``v`` not shaped like ``y``; code srcad
+        cannot differentiate raises ``SrcadSyntaxError`` or ``NoRuleError`` when compiled.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def square(x):
+        ...     return x ** 2
+        >>> y, pullback = square.vjp(np.array([1.0, 3.0]))
+        >>> y, pullback(np.ones(2)), pullback(np.array([0.0, 1.0]))
+        (array([1., 9.]), array([2., 6.]), array([0., 6.]))
+        """
         args, kwargs = self._bind(args, kwargs)
         return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
 
@@ -300,12 +338,47 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
     @api_boundary
     def grad(self, *args: P.args, **kwargs: P.kwargs) -> Any:
         """The gradient of a scalar output with respect to the ``wrt`` arguments; every
-        argument (keyword ``v=`` too) is the function's."""
+        argument (keyword ``v=`` too) is the function's.
+
+        Parameters: ``*args, **kwargs``, the function's arguments.
+
+        Returns: the gradient, shaped (and structured) like the ``wrt`` argument; a tuple of
+        gradients for a tuple ``wrt``.
+
+        Raises: ``CotangentError`` if the output is not a scalar (use ``adjoint`` or
+        ``vjp``); ``ArgumentError`` for arguments srcad does not differentiate with;
+        ``SrcadSyntaxError``, ``NoRuleError``, ``SourceUnavailableError`` when the code
+        cannot be differentiated (raised by the first call, which compiles).
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable(wrt=(0, 1))
+        ... def loss(w, b):
+        ...     return np.sum((w * 2.0 + b) ** 2)
+        >>> dw, db = loss.grad(np.array([1.0, 0.0]), 1.0)
+        >>> dw, float(db)
+        (array([12.,  4.]), 8.0)
+        """
         return self._joint(*self._bind(args, kwargs), None)
 
     @api_boundary
     def value_and_grad(self, *args: P.args, **kwargs: P.kwargs) -> tuple[R, Any]:
-        """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``."""
+        """``(f(*args), gradient)`` from one forward pass; arguments as for ``grad``.
+
+        Parameters: ``*args, **kwargs``, the function's arguments.
+
+        Returns: ``(value, gradient)``; the gradient as ``grad`` gives it.
+
+        Raises: as ``grad``: ``CotangentError`` for a non-scalar output, ``ArgumentError``,
+        and the compile-time errors (``SrcadSyntaxError``, ``NoRuleError``, ...).
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def energy(x):
+        ...     return 0.5 * np.sum(x ** 2)
+        >>> y, dx = energy.value_and_grad(np.array([1.0, 2.0]))
+        >>> float(y), dx
+        (2.5, array([1., 2.]))
+        """
         y, pullback = self._vjp(*self._bind(args, kwargs))  # the pullback runs at once: no copy
         return y, pullback()
 
@@ -327,14 +400,41 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
     @api_boundary
     def adjoint_source(self) -> str:
         """The generated source of the joint adjoint ``f_adjoint(*params, v=None)``: for the
-        arguments of the last call (code is specialised on shapes and dtypes), or generic."""
+        arguments of the last call (code is specialised on shapes and dtypes), or generic.
+
+        Returns: the Python source text (a ``str``) of the code ``adjoint`` and ``grad`` run.
+
+        Raises: the compile-time errors (``SrcadSyntaxError``, ``NoRuleError``,
+        ``SourceUnavailableError``) for code srcad cannot differentiate.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def cube(x):
+        ...     return x ** 3
+        >>> cube.adjoint_source.splitlines()[0]
+        'def cube_adjoint(x, v=None):'
+        """
         self._ensure_compiled()
         return self._compiled.generated.joint_source
 
     @property
     @api_boundary
     def vjp_source(self) -> str:
-        """The generated forward/backward pair that ``vjp`` uses."""
+        """The generated forward/backward pair that ``vjp`` uses.
+
+        Returns: the Python source text of both functions: the forward pass, which returns
+        the output and what the backward pass needs, and the backward pass, which turns
+        that and a cotangent into vᵀJ.
+
+        Raises: the compile-time errors, as ``adjoint_source``.
+
+        >>> import numpy as np, srcad
+        >>> @srcad.differentiable
+        ... def cube(x):
+        ...     return x ** 3
+        >>> [line for line in cube.vjp_source.splitlines() if line.startswith("def ")]
+        ['def cube_forward(x):', 'def cube_backward(_saved, v=None):']
+        """
         self._ensure_compiled()
         g = self._compiled.generated
         g.ensure_pair()
@@ -388,8 +488,39 @@ def differentiable(fn: Optional[Callable[P, R]] = None, *, wrt: Optional[Wrt] = 
     ``source=`` is the text of ``fn``'s definition, for a function Python keeps no source of
     (typed at the interactive prompt, made by ``exec`` or ``python -c``); the result works
     with ``srcad.grad`` and every other transformation. It must define exactly ``fn``'s code.
-    ``backend="numba"`` compiles the generated code with numba (docs/numba.md); ``"auto"``
-    does where numba can, and runs NumPy code otherwise."""
+
+    Parameters:
+        fn: the function (a plain function, a method, a ``functools.partial``, a
+            ``srcad.custom_vjp``, or a gradient made by ``srcad.grad``); omitted, the call
+            returns the decorator.
+        wrt: the argument(s) to differentiate with respect to: a position or a parameter
+            name, or a tuple of them (then gradients come as a tuple). Default ``0``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+        source: the text of ``fn``'s definition, when Python keeps none.
+        backend: ``"numpy"`` (default), ``"numba"`` (compile the generated code with numba,
+            docs/numba.md) or ``"auto"`` (numba where it compiles, NumPy code otherwise).
+
+    Returns: a ``Differentiable``: calling it runs ``fn`` unchanged; its methods ``grad``,
+    ``value_and_grad``, ``adjoint``, ``vjp`` and properties ``adjoint_source``,
+    ``vjp_source`` give derivatives and the generated code. Code is generated on first use.
+
+    Raises: ``WrtError`` at once for a ``wrt`` that names no parameter (or both ``wrt``
+    and ``argnums``); ``ArgumentError`` for a ``source`` that does not compile to ``fn``'s
+    code; the first derivative call raises ``SourceUnavailableError``,
+    ``SrcadSyntaxError``, ``NoRuleError`` or ``UnsupportedCaseError`` for code srcad cannot
+    differentiate.
+
+    >>> import numpy as np, srcad
+    >>> @srcad.differentiable(wrt="x")
+    ... def f(scale, x):
+    ...     return scale * np.sum(np.sin(x))
+    >>> np.round(f.grad(2.0, np.array([0.0, 1.0])), 4)
+    array([2.    , 1.0806])
+    >>> namespace = {}
+    >>> exec("def cube(x):\\n    return x ** 3\\n", namespace)
+    >>> float(srcad.differentiable(namespace["cube"], source="def cube(x):\\n    return x ** 3\\n").grad(2.0))
+    12.0
+    """
     wrt = chosen_wrt(wrt, argnums)
     if fn is None:
         return api_boundary(lambda f: differentiable(f, wrt=wrt, source=source, backend=backend))
@@ -408,6 +539,30 @@ def grad(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)``: the gradient is the scalar
     ``output``'s, ``aux`` is returned as computed, and the call gives ``(gradient, aux)``.
+
+    Parameters:
+        fun: the function to differentiate (anything ``srcad.differentiable`` accepts;
+            ``srcad.grad(srcad.grad(f))`` is a second derivative).
+        wrt: position(s) or name(s) of the argument(s); a tuple gives a tuple of gradients.
+            Default ``0``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+        has_aux: ``fun`` returns ``(output, aux)``; ``aux`` is passed through.
+
+    Returns: a function of ``fun``'s arguments returning the gradient, shaped (and
+    structured) like the ``wrt`` argument(s); with ``has_aux``, ``(gradient, aux)``.
+
+    Raises: ``WrtError`` at once for a bad ``wrt``; when called, ``CotangentError`` for a
+    non-scalar output, ``ArgumentError`` for arguments srcad does not differentiate with
+    (and, with ``has_aux``, an output that is not a pair), and the compile-time errors
+    (``SrcadSyntaxError``, ``NoRuleError``, ``SourceUnavailableError``).
+
+    >>> import numpy as np, srcad
+    >>> def f(x, y):
+    ...     return np.sum(x * y) + y ** 2
+    >>> srcad.grad(f)(np.array([1.0, 2.0]), 3.0)
+    array([3., 3.])
+    >>> float(srcad.grad(f, wrt="y")(np.array([1.0, 2.0]), 3.0))
+    9.0
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
     if has_aux:
@@ -449,6 +604,19 @@ def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: O
 
     With ``has_aux=True``, ``f`` returns ``(output, aux)`` and the call gives
     ``((output, aux), gradient)`` (JAX's shape): ``aux`` gets no derivative.
+
+    Parameters: ``fun``, ``wrt``, ``argnums``, ``has_aux``: as for ``srcad.grad``.
+
+    Returns: a function of ``fun``'s arguments returning ``(value, gradient)``.
+
+    Raises: as ``srcad.grad``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.sum(x ** 2)
+    >>> y, dx = srcad.value_and_grad(f)(np.array([1.0, 2.0]))
+    >>> float(y), dx
+    (5.0, array([2., 4.]))
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
 
@@ -469,15 +637,51 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
 
     For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
     of one of its items means a zero cotangent there (an output not differentiated, such as
-    a layer's cache)."""
-    return _as_differentiable(fun, chosen_wrt(wrt, argnums), backend).vjp(*args)
+    a layer's cache).
+
+    Parameters:
+        fun: the function to differentiate.
+        *args: its arguments (positional only: ``wrt`` and ``argnums`` are keywords here).
+        wrt, argnums: as for ``srcad.grad``.
+
+    Returns: ``(y, pullback)``: ``y = fun(*args)``; ``pullback(v=None)`` gives vᵀJ for the
+    ``wrt`` argument(s), ``v`` optional for a scalar ``y``.
+
+    Raises: ``WrtError`` for a bad ``wrt``; ``ArgumentError`` for arguments srcad does not
+    differentiate with; the compile-time errors; ``pullback`` raises ``CotangentError`` for
+    a ``v`` not shaped like ``y``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.cumsum(x)
+    >>> y, pullback = srcad.vjp(f, np.array([1.0, 2.0, 3.0]))
+    >>> y, pullback(np.array([1.0, 0.0, 0.0])), pullback(np.ones(3))
+    (array([1., 3., 6.]), array([1., 0., 0.]), array([3., 2., 1.]))
+    """
+    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 
 
 @api_boundary
-def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None,
-            backend: str = "numpy") -> Callable[..., Any]:
-    """The companion ``g(*args, v)`` that returns vᵀJ."""
-    d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
+def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
+            argnums: Optional[Wrt] = None) -> Callable[..., Any]:
+    """The companion ``g(*args, v)`` that returns vᵀJ.
+
+    Parameters: ``fun``, ``wrt``, ``argnums``: as for ``srcad.grad``.
+
+    Returns: a function ``g(*args, v)``: the cotangent ``v`` (shaped like the output,
+    optional for a scalar output) is the keyword ``v=`` or the last positional argument,
+    as for ``Differentiable.adjoint``.
+
+    Raises: ``WrtError`` at once for a bad ``wrt``; when called, ``CotangentError``,
+    ``ArgumentError`` and the compile-time errors, as ``Differentiable.adjoint``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return x[::-1] * 2.0
+    >>> srcad.adjoint(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
+    array([0., 2.])
+    """
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
 
     @functools.wraps(unwrap(fun))
     @api_boundary

@@ -28,6 +28,26 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     ``tangents`` has one entry per primal: an array (or number, list, dict) shaped like that
     argument, or None for an argument that is held constant. ``fun`` may itself be a gradient
     made by ``srcad.grad`` (then ``y_dot`` is a Hessian-vector product).
+
+    Parameters:
+        fun: the function (anything ``srcad.differentiable`` accepts, or a gradient made by
+            ``srcad.grad``, or a library function srcad has a rule for).
+        primals: the arguments, a tuple or list, by position.
+        tangents: one per primal, shaped (and structured) like it, or ``None``.
+
+    Returns: ``(y, y_dot)``: ``y = fun(*primals)`` and J·t, shaped like ``y``.
+
+    Raises: ``ValueError`` if ``tangents`` and ``primals`` differ in length; ``TypeError``
+    for more primals than parameters; ``ArgumentError`` for a primal or tangent srcad does
+    not differentiate with (an integer argument that has a tangent, complex values, an
+    ``np.matrix``); ``SourceUnavailableError``, ``SrcadSyntaxError``, ``NoRuleError`` for
+    code srcad cannot differentiate.
+
+    >>> import numpy as np, srcad
+    >>> def f(x, scale):
+    ...     return scale * x ** 2
+    >>> srcad.jvp(f, (np.array([1.0, 2.0]), 3.0), (np.array([1.0, 0.0]), None))
+    (array([ 3., 12.]), array([6., 0.]))
     """
     primals, tangents = tuple(primals), tuple(tangents)
     if len(tangents) != len(primals):
@@ -137,6 +157,28 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
     ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
     entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
     entry through ``jvp`` (cheap when inputs are few).
+
+    Parameters:
+        fun: the function.
+        wrt: position(s) or name(s) of the argument(s); default ``0``.
+        mode: ``"rev"`` (default) or ``"fwd"``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+
+    Returns: a function of ``fun``'s arguments (by position only) returning the Jacobian.
+
+    Raises: ``ValueError`` for another ``mode``; ``WrtError`` for a bad ``wrt`` (at once,
+    or when called for a name that only the call can check); ``TypeError`` for keyword
+    arguments in the call; ``ArgumentError`` and the compile-time errors as ``srcad.vjp``
+    (``"rev"``) or ``srcad.jvp`` (``"fwd"``).
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.array([x[0] * x[1], np.sin(x[0])])
+    >>> np.round(srcad.jacobian(f)(np.array([0.0, 2.0])), 3)
+    array([[2., 0.],
+           [1., 0.]])
+    >>> np.allclose(srcad.jacobian(f, mode="fwd")(np.array([0.5, 2.0])), srcad.jacobian(f)(np.array([0.5, 2.0])))
+    True
     """
     if mode not in ("rev", "fwd"):
         raise ValueError(f"mode must be 'rev' or 'fwd', not {mode!r}")
@@ -199,7 +241,25 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
     ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
     jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do: ``H[i][j]`` is
-    ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks."""
+    ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
+
+    Parameters:
+        fun: a scalar-valued function.
+        wrt: position(s) or name(s) of the argument(s); default ``0``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+
+    Returns: a function of ``fun``'s arguments (by position) returning the Hessian.
+
+    Raises: ``WrtError`` for a bad ``wrt``; when called, ``CotangentError`` for a
+    non-scalar output, ``ArgumentError`` and the compile-time errors as ``srcad.grad``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.sum(x ** 3)
+    >>> srcad.hessian(f)(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
     wrt = chosen_wrt(wrt, argnums)
     return jacobian(grad(fun, wrt), wrt, mode="fwd")
 
@@ -208,7 +268,26 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
 def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
         argnums: Optional[Wrt] = None) -> Callable[..., Any]:
     """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
-    ``v`` is the last positional argument, always (a tuple of vectors for a tuple ``wrt``)."""
+    ``v`` is the last positional argument, always (a tuple of vectors for a tuple ``wrt``).
+
+    Parameters:
+        fun: a scalar-valued function.
+        wrt: position(s) or name(s) of the argument(s); default ``0``.
+        argnums: JAX's spelling of ``wrt``; give one of the two.
+
+    Returns: a function ``(*args, v)`` returning H·v, shaped like the ``wrt`` argument (a
+    tuple for a tuple ``wrt``).
+
+    Raises: ``WrtError`` for a bad ``wrt``; ``ValueError`` when a tuple ``wrt`` is not
+    given a tuple of as many vectors; ``CotangentError``, ``ArgumentError`` and the
+    compile-time errors as ``srcad.grad`` and ``srcad.jvp``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.sum(x ** 3)
+    >>> srcad.hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 1.0]))
+    array([ 6., 12.])
+    """
     wrt = chosen_wrt(wrt, argnums)
     gradient = grad(fun, wrt)
 
@@ -231,7 +310,21 @@ def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
 def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
     """``hessp(f)(x, p, *args)``: H·p for scalar ``f(x, *args)`` with respect to its first
     argument, in SciPy's order (``scipy.optimize.minimize(f, x0, jac=srcad.grad(f),
-    hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead."""
+    hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead.
+
+    Parameters:
+        fun: a scalar-valued function ``f(x, *args)``.
+
+    Returns: a function ``(x, p, *args)`` returning H·p, shaped like ``x``.
+
+    Raises: when called, as ``srcad.hvp``.
+
+    >>> import numpy as np, srcad
+    >>> def f(x, a):
+    ...     return a * np.sum(x ** 3)
+    >>> srcad.hessp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]), 2.0)
+    array([12.,  0.])
+    """
     product = hvp(fun, 0)
 
     @api_boundary

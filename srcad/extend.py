@@ -40,7 +40,24 @@ def nondifferentiable(fn: Callable[P, R]) -> Callable[P, R]:
 
 
 def stop_gradient(x: T) -> T:
-    """``x`` itself, with no derivative flowing through it."""
+    """``x`` itself, with no derivative flowing through it.
+
+    Inside differentiated code the value passes through and its cotangent stops there: the
+    argument is treated as a constant.
+
+    Parameters:
+        x: any value (an array, a number, a structure).
+
+    Returns: ``x``, unchanged.
+
+    Raises: nothing.
+
+    >>> import srcad
+    >>> def f(x):
+    ...     return x * srcad.stop_gradient(x)
+    >>> float(srcad.grad(f)(3.0))
+    3.0
+    """
     return x
 
 
@@ -60,6 +77,30 @@ class custom_vjp(Generic[P, R]):
 
     Calls to ``softplus`` inside differentiated code, and ``srcad.grad(softplus)``, use the
     rule — for numerical stability, or to wrap code srcad cannot read.
+
+    The rule is a template (``docs/extending.md``): its parameters are the result and then
+    the function's parameters; ``d[y]`` is the result's cotangent and ``d[x] += ...``
+    accumulates an argument's. ``defjvp`` registers a forward-mode rule the same way;
+    without one, forward mode (``srcad.jvp``, ``jacobian(mode="fwd")``) differentiates
+    ``fn``'s body.
+
+    Parameters:
+        fn: the function; calling the ``custom_vjp`` calls it unchanged.
+
+    Returns: a callable with ``defvjp`` and ``defjvp`` decorators.
+
+    Raises: when differentiated, ``SrcadSyntaxError`` for a template srcad cannot read, and
+    the errors of differentiating ``fn``'s body in a mode that has no rule.
+
+    >>> import numpy as np, scipy.special, srcad
+    >>> def softplus(x):
+    ...     return np.log1p(np.exp(x))
+    >>> softplus = srcad.custom_vjp(softplus)
+    >>> @softplus.defvjp
+    ... def softplus_vjp(y, x):
+    ...     d[x] += d[y] * scipy.special.expit(x)
+    >>> float(srcad.grad(softplus)(0.0))
+    0.5
     """
 
     def __init__(self, fn: Callable[P, R]) -> None:

@@ -8,7 +8,34 @@ from .tracebacks import api_boundary
 @api_boundary
 def show(fun: Callable[..., Any], *args: Any) -> None:
     """Print the generated adjoint of ``fun``: for arguments like ``args`` if given (code is
-    specialised on their shapes and dtypes), else the last one generated, else the generic one."""
+    specialised on their shapes and dtypes), else the last one generated, else the generic one.
+
+    The user functions it calls are listed after it, each as the forward/backward pair its
+    adjoint calls.
+
+    Parameters:
+        fun: the function (a ``srcad.differentiable`` shows its own ``wrt``; anything else is
+            shown with respect to its first argument).
+        *args: example arguments, optional.
+
+    Returns: None; the code goes to standard output.
+
+    Raises: ``WrtError``, ``ArgumentError`` and the compile-time errors
+    (``SourceUnavailableError``, ``SrcadSyntaxError``, ``NoRuleError``) as ``srcad.grad``.
+
+    >>> import srcad
+    >>> def cube(x):
+    ...     return x ** 3
+    >>> srcad.show(cube, 2.0)
+    def cube_adjoint(x, v=None):
+        # line 2: return x ** 3
+        _t1 = x ** 3
+        d_t1 = cotangent(v, _t1)
+        # line 2: return x ** 3
+        dx = d_t1 * 3 * x ** (3 - 1)
+        return finish(dx, x)
+    <BLANKLINE>
+    """
     d = fun if isinstance(fun, Differentiable) else _as_differentiable(fun, 0)
     if args:
         d._functions(*d._bind(args, {}))

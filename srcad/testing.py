@@ -35,6 +35,30 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     with both numbers if they differ. ``mode`` picks which generated code is checked:
     ``"joint"`` (``f.adjoint``), ``"split"`` (``vjp`` then the pullback, called twice)
     or ``"both"``. Returns the gradient it checked.
+
+    Parameters:
+        fun: the function (anything ``srcad.grad`` accepts).
+        args: its arguments, by position.
+        wrt: position(s) or name(s) of the argument(s) to check; default ``0``.
+        v: the cotangent, shaped like the output; default a random one.
+        eps: the finite-difference step.
+        rtol, atol: the tolerance, ``atol + rtol * max(|numeric|, |analytic|, 1)``.
+        directions: how many random directions u.
+        seed: the seed of the random directions (and of ``v``).
+        mode: ``"joint"``, ``"split"`` or ``"both"``.
+
+    Returns: vᵀJ as the first mode checked computed it (a tuple for a tuple ``wrt``).
+
+    Raises: ``AssertionError`` where srcad and finite differences disagree, where a
+    gradient is not shaped like its argument, or where two pullback calls differ; srcad's
+    own errors (``WrtError``, ``ArgumentError``, ``SrcadSyntaxError``, ...) as ``srcad.vjp``.
+
+    >>> import numpy as np
+    >>> from srcad.testing import check_grads
+    >>> def f(x, y):
+    ...     return np.sin(x) * y
+    >>> np.round(check_grads(f, (np.array([0.0, 1.0]), 2.0), wrt=(0, 1), v=np.ones(2))[0], 4)
+    array([2.    , 1.0806])
     """
     from .api import _as_differentiable
 
@@ -95,6 +119,29 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
     ``AssertionError`` with both numbers where they differ by more than
     ``atol + rtol * max(|tangent|, |difference|)``. Returns the tangent of the first
     direction it checked (None for ``directions=0``).
+
+    Parameters:
+        fun: the function (anything ``srcad.jvp`` accepts).
+        args: its arguments, by position.
+        wrt: position(s) or name(s) of the argument(s) that move; default ``0``.
+        direction: the tangent (a tuple of them for a tuple ``wrt``); default random ones.
+        eps: the finite-difference step.
+        rtol, atol: the tolerance.
+        directions: how many random directions, when ``direction`` is not given.
+        seed: the seed of the random directions.
+
+    Returns: J·u for the first direction checked, shaped like the output; None for
+    ``directions=0``.
+
+    Raises: ``AssertionError`` where the value, the tangent's structure or its entries
+    disagree; srcad's own errors as ``srcad.jvp``.
+
+    >>> import numpy as np
+    >>> from srcad.testing import check_jvp
+    >>> def f(x):
+    ...     return np.exp(x)
+    >>> check_jvp(f, (np.array([0.0, 0.0]),), direction=np.array([1.0, 2.0]))
+    array([1., 2.])
     """
     from .derivatives import jvp
 
