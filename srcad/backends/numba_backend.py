@@ -226,7 +226,8 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.PREVIOUS_VALUE, numba_runtime.previous_value),
                       (numba_lowering.NEW_STACK, numba.typed.List),
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
-                      (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value)):
+                      (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value),
+                      (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray)):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj

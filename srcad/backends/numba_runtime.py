@@ -102,6 +102,18 @@ def _zeros_like(x):
     return None
 
 
+def is_ndarray(x):
+    """``isinstance(x, np.ndarray)`` as numba decides it: from ``x``'s type."""
+    return isinstance(x, np.ndarray)
+
+
+@overload(is_ndarray)
+def _is_ndarray(x):
+    if isinstance(x, types.Array):
+        return lambda x: True
+    return lambda x: False
+
+
 @overload(runtime.full_of)
 def _full_of(shape, value):
     if _number(value):  # no foreign array inside compiled code: NumPy's own full

@@ -71,7 +71,8 @@ SAME_VALUE = "same_value"
 PREVIOUS_VALUE = "previous_value"
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
-HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE)  # names the rewritten code calls
+IS_NDARRAY = "is_ndarray"
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY)  # what rewritten code calls
 
 
 class NotLowerable(SrcadError):
@@ -98,6 +99,7 @@ def lower_for_numba(fn, sweep="joint", turned=None):
     A.set_anno(fn, "turned_stacks", turned)
     _refuse_maybe_none(fn)
     _lower_identity_tests(fn)
+    _lower_ndarray_tests(fn)
     _lower_reversed_loops(fn)
     if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
         _typed_stacks(fn)
@@ -296,6 +298,25 @@ def _refuse_maybe_none(fn):
 
 def _is_range_call(node):
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "range"
+
+
+# ---- type tests ----------------------------------------------------------------------------
+
+
+class _NdarrayTests(gast.NodeTransformer):
+    """``isinstance(x, np.ndarray)`` (generic code's test for a NumPy array rather than a Dask
+    or CuPy one) as ``is_ndarray(x)``, which numba decides from ``x``'s type."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (isinstance(node.func, gast.Name) and node.func.id == "isinstance" and len(node.args) == 2
+                and isinstance(node.args[1], gast.Attribute) and node.args[1].attr == "ndarray"):
+            return gast.Call(func=A.load(IS_NDARRAY), args=[node.args[0]], keywords=[])
+        return node
+
+
+def _lower_ndarray_tests(fn):
+    _NdarrayTests().visit(fn)
 
 
 # ---- identity tests ----------------------------------------------------------------------
