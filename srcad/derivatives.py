@@ -12,7 +12,7 @@ import numpy as np
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, _params, chosen_wrt, grad
 from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
 from .compile import compile_jvp
-from .errors import WrtError
+from .errors import CotangentError, WrtError
 from .pytrees import is_node, leaves, rebuild
 from .source import capture
 from .tracebacks import api_boundary
@@ -69,9 +69,20 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
     compiled = compile_jvp(fn, wrt, containers)
-    keywords = {compiled.tangent_params[p]: checked_cotangent(t, where(fn), "tangent")
-                for p, t in zip(params, tangents) if t is not None}
+    keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
+                for p, a, t in zip(params, primals, tangents) if t is not None}
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)
+
+
+def _tangent_like(t, primal, name, fn):
+    """``t``, if it has the shape of the array or number ``primal`` (a tangent NumPy would
+    broadcast is a different direction: refused, as ``vjp`` refuses such a cotangent)."""
+    if is_structure(primal) or is_structure(t):
+        return t
+    if np.shape(t) != np.shape(primal):
+        raise CotangentError(f"{where(fn)}: the tangent of {name!r} has shape {np.shape(t)} but the argument has "
+                             f"shape {np.shape(primal)}; pass a tangent of the argument's shape")
+    return t
 
 
 def _user_signature(fun):
