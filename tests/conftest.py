@@ -18,3 +18,17 @@ def load_example(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A fresh persistent-cache directory in the environment, a fresh in-memory cache,
+    warnings re-armed (tests of srcad.cache)."""
+    from srcad import cache
+    from srcad import compile as srcad_compile
+
+    path = tmp_path / "srcad-cache"
+    monkeypatch.setenv(cache.ENV_VAR, str(path))
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(cache, "_warned", set())
+    return path

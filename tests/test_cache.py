@@ -20,15 +20,6 @@ from srcad.testing import check_grads
 pytestmark = pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    """A fresh cache directory in the environment, a fresh in-memory cache, warnings re-armed."""
-    path = tmp_path / "srcad-cache"
-    monkeypatch.setenv(cache.ENV_VAR, str(path))
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
-    monkeypatch.setattr(cache, "_warned", set())
-    return path
-
 
 def entries(path):
     return sorted(p.name for p in path.iterdir())

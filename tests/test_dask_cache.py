@@ -14,14 +14,6 @@ from srcad.guards import protocol_array_key
 pytestmark = pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 
 
-@pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    path = tmp_path / "srcad-cache"
-    monkeypatch.setenv(cache.ENV_VAR, str(path))
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
-    monkeypatch.setattr(cache, "_warned", set())
-    return path
-
 
 def loss(w, X):
     return np.sum(np.logaddexp(0.0, X @ w))
