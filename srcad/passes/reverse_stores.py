@@ -31,7 +31,9 @@ class Stores:
         d_base = self.dname(base.id)
         g = A.load(self.dname(var))
         basic = basic_index(rhs.slice, self.int_names)
-        if base.id in self.added_as_containers or (basic and self.maybe_container(base.id)):
+        # an item of a list, tuple or dict adds item by item; an index array (only an array
+        # takes one) may repeat a position, so it scatters even where the base came from a container
+        if basic and (base.id in self.added_as_containers or self.maybe_container(base.id)):
             code = self.own(base.id)
             item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
             added = self.call("add_grads", runtime.add_grads, item, g)
