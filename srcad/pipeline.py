@@ -163,12 +163,16 @@ def _wrapped(node, code, qualname):
     """``node`` inside a function defining ``code``'s free variables (and its class)."""
     body = [A.deepcopy(node)]
     parts = qualname.split(".")
+    free = [v for v in code.co_freevars if v != "__class__"]
+    # the function's reads of its own name, and a method's of its class's, stay global reads
+    global_names = [name for name in (node.name,) if name not in free]
     if len(parts) > 1 and parts[-2] != "<locals>":  # a method: mangling needs its class
         body = [gast.ClassDef(name=parts[-2], bases=[], keywords=[], body=body, decorator_list=[], type_params=[])]
-    free = [v for v in code.co_freevars if v != "__class__"]
+        if parts[-2] not in free and parts[-2] != node.name:
+            global_names.append(parts[-2])
     body = [A.assign(v, A.const(None)) for v in free] + body
-    if node.name not in free:  # the function's reads of its own name stay global reads
-        body.insert(0, gast.Global(names=[node.name]))
+    if global_names:
+        body.insert(0, gast.Global(names=global_names))
     outer = gast.FunctionDef(
         name="__srcad_outer__", args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                                     kw_defaults=[], kwarg=None, defaults=[]),
