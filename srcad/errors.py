@@ -62,6 +62,20 @@ def not_scalar(output):
             "whole Jacobian use srcad.jacobian(fn)(*args)")
 
 
+def no_method_rule(name):
+    """Why calling ``.name()`` on a differentiated value fails, and what to do: an array
+    method needs a rule; a method of the user's own class is differentiated when called
+    through its class."""
+    import numpy as np
+
+    if hasattr(np.ndarray, name):
+        return (f"no derivative rule for the array method .{name}(); srcad.extend.register_method maps a "
+                "method to a function with a rule")
+    return (f"srcad cannot tell which function the method .{name}() is: if it is a method of your own "
+            f"class, call it through the class (ClassName.{name}(obj, ...)), which srcad reads and "
+            "differentiates")
+
+
 def no_attribute_rule(attr, obj=None):
     """Why reading ``.attr`` off a differentiated value (``obj``, when known) fails, and what to do."""
     import numpy as np

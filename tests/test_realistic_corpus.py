@@ -14,7 +14,7 @@ ALL = "reverse forward hvp grad_of_grad".split()
 # program -> (modes, fragment of the refusal): what srcad does not take yet, and says so
 # (a fragment starting with "unclear: " is a refusal that does not name the user's line)
 REFUSED = {
-    "objects.method_calls_method": (ALL, "no derivative rule for the method .features()"),
+    "objects.method_calls_method": (ALL, "call it through the class (ClassName.features(obj, ...))"),
     "kalman.cholesky_try": (ALL, "does not support try statements"),
     "transport.sinkhorn_keyword_only": (ALL, "keyword-only parameters are not supported"),
     "ode.rk4_helper_star_args": (ALL, "'f' is a local variable"),

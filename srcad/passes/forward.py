@@ -46,7 +46,7 @@ import gast
 from .. import astutil as A
 from .. import registry
 from ..rules import records
-from ..errors import NoRuleError
+from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
@@ -336,8 +336,7 @@ class _Forward:
             fn = registry.METHODS.get(callee.name)
             if fn is None:
                 raise NoRuleError(
-                    self.where(s) + f"no derivative rule for the method .{callee.name}(); "
-                    "srcad.extend.register_method maps a method to a function with a rule")
+                    self.where(s) + no_method_rule(callee.name))
             return [s] + self.apply(fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
                                     f"the method .{callee.name}()")
         obj = callee.obj

@@ -22,7 +22,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
-from ..errors import NoRuleError
+from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .reverse_state import placeholder
@@ -128,8 +128,7 @@ class Calls:
                 return []
             if fn is None:
                 raise NoRuleError(
-                    self.where(s) + f"no derivative rule for the method .{callee.name}(); "
-                    "srcad.extend.register_method maps a method to a function with a rule")
+                    self.where(s) + no_method_rule(callee.name))
             return self.apply(registry.VJP, fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
                               f"the method .{callee.name}()")
         obj = callee.obj
