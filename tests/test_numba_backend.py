@@ -21,22 +21,20 @@ from test_control_jumps import helper_with_loop_jumps, while3_jumps  # noqa: E40
 rng = np.random.default_rng(5)
 
 
-def softmin3(a, b, c, gamma):
-    m = min(a, b, c)
-    s = np.exp(-(a - m) / gamma) + np.exp(-(b - m) / gamma) + np.exp(-(c - m) / gamma)
-    return m - gamma * np.log(s)
+def _benchmark_module(name):
+    """``benchmarks/<name>.py``, whose workloads the tests check (one copy of each program)."""
+    import importlib.util
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # srcad reads the programs' source through their module
+    spec.loader.exec_module(module)
+    return module
 
 
-def soft_dtw(x, y, gamma):
-    n = x.shape[0]
-    m = y.shape[0]
-    R = np.full((n + 1, m + 1), 1e10)
-    R[0, 0] = 0.0
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            d = (x[i - 1] - y[j - 1]) ** 2
-            R[i, j] = d + softmin3(R[i - 1, j], R[i, j - 1], R[i - 1, j - 1], gamma)
-    return R[n, m]
+soft_dtw = _benchmark_module("numba_loops").soft_dtw
 
 
 def lorenz(s, sigma, rho, beta):
