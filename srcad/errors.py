@@ -71,9 +71,8 @@ def no_method_rule(name):
     if hasattr(np.ndarray, name):
         return (f"no derivative rule for the array method .{name}(); srcad.extend.register_method maps a "
                 "method to a function with a rule")
-    return (f"srcad cannot tell which function the method .{name}() is: if it is a method of your own "
-            f"class, call it through the class (ClassName.{name}(obj, ...)), which srcad reads and "
-            "differentiates")
+    return (f"no derivative rule for the method .{name}(); if it is a method of your own class, call it "
+            f"through the class (ClassName.{name}(obj, ...)), which srcad reads and differentiates")
 
 
 def no_attribute_rule(attr, obj=None):
