@@ -20,9 +20,9 @@ from typing import Any, Callable, Generic, ParamSpec, TypeVar
 
 from .passes.statements import register_context_manager
 from .registry import (no_derivative, register_attribute, register_elementwise, register_jvp, register_method,
-                       register_nondifferentiable, register_vjp)
+                       register_nondifferentiable, register_partials, register_vjp)
 
-__all__ = ["register_vjp", "register_jvp", "register_elementwise", "register_method", "register_attribute",
+__all__ = ["register_vjp", "register_jvp", "register_elementwise", "register_partials", "register_method", "register_attribute",
            "register_nondifferentiable", "nondifferentiable", "no_derivative", "custom_vjp", "stop_gradient",
            "register_context_manager"]
 

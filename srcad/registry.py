@@ -24,7 +24,7 @@ import functools
 import inspect
 import sys
 import textwrap
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Sequence, TypeVar, Union
 
 import gast
 
@@ -47,13 +47,14 @@ class Rule:
     """A rule template: its parameters and defaults now; its body, parsed on first use
     (parsing hundreds of templates at import would make ``import srcad`` slow)."""
 
-    def __init__(self, key, fn, marker):
+    def __init__(self, key, fn, marker, zero=()):
         self.key = key
         self.fn = fn
         self.marker = marker
         params = list(inspect.signature(fn).parameters.values())
         self.result = params[0].name
         self.params = params[1:]
+        self.zero = _zero_params(zero, self.params, fn)
         self._globals = None
 
     @functools.cached_property
@@ -85,15 +86,40 @@ class Rule:
             module = gast.Module(body=self.body, type_ignores=[])
             local = {p.name for p in self.params} | {self.result, self.marker} | A.names_stored(module)
             builtin_names = set(dir(builtins))
-            found = {}
+            found, provided = {}, self.provided()
             for name in sorted(A.names_read(module) - local):
-                if name in self.fn.__globals__:
+                if name in provided:
+                    found[name] = provided[name]
+                elif name in self.fn.__globals__:
                     found[name] = self.fn.__globals__[name]
                 elif name not in builtin_names:
                     raise SrcadError(f"{self.filename}:{self.lineno}: rule for {describe(self.key)} "
                                      f"uses unknown name {name!r}")
             self._globals = found
         return self._globals
+
+    @functools.cached_property
+    def differentiated(self):
+        """The parameters the rule accounts for: declared ``zero=``, or named in ``d[...]``
+        (``t[...]``), directly or as the loop variable of ``for p in params`` /
+        ``for i, p in enumerate(params)``. ``template.instantiate`` refuses a call that
+        differentiates any other parameter."""
+        module = gast.Module(body=self.body, type_ignores=[])
+        named = set(self.zero) | {n.slice.id for n in gast.walk(module)
+                 if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == self.marker
+                 and isinstance(n.slice, gast.Name)}
+        for loop in gast.walk(module):
+            if not isinstance(loop, gast.For):
+                continue
+            over = loop.iter.args[0] if isinstance(loop.iter, gast.Call) and loop.iter.args else loop.iter
+            targets = {n.id for n in gast.walk(loop.target) if isinstance(n, gast.Name)}
+            if isinstance(over, gast.Name) and targets & named:
+                named.add(over.id)
+        return named
+
+    def provided(self):
+        """Names the rule's generated statements use that its module need not define."""
+        return {}
 
     def __repr__(self):
         return f"<{self.marker}-rule for {describe(self.key)} at {self.filename}:{self.lineno}>"
@@ -125,6 +151,45 @@ class ElementwiseRule(Rule):
                                 value=_times(_marked(self.marker, source, gast.Load()), body[0].value))
         gast.copy_location(update, body[0])
         return [gast.fix_missing_locations(update)], lineno
+
+
+class PartialsRule(Rule):
+    """A rule made from a template that returns the partial derivative of the result in each
+    parameter, ``return {x: <dy/dx>, loc: <dy/dloc>}``, after any statements they share: the
+    vjp ``d[x] += unbroadcast(d[y] * <dy/dx>, x)`` or the jvp ``t[y] += t[x] * <dy/dx>`` per
+    entry. A ``no_derivative(...)`` entry refuses that parameter, if it is differentiated."""
+
+    @functools.cached_property
+    def _parsed(self):
+        body, lineno = _function_body(self.fn)
+        names = {p.name for p in self.params}
+        last = body[-1] if body else None
+        partials = last.value if isinstance(last, gast.Return) else None
+        if (not isinstance(partials, gast.Dict)
+                or not all(isinstance(k, gast.Name) and k.id in names for k in partials.keys)
+                or len({k.id for k in partials.keys}) != len(partials.keys)):
+            raise SrcadError(f"{self.filename}:{lineno}: the rule for {describe(self.key)} must end with "
+                             "`return {param: <d result / d param>, ...}`, each key a parameter once")
+        updates = [self._update(k.id, v) for k, v in zip(partials.keys, partials.values)]
+        for update in updates:
+            gast.copy_location(update, last)
+        return body[:-1] + [gast.fix_missing_locations(u) for u in updates], lineno
+
+    def _update(self, param, partial):
+        refused = isinstance(partial, gast.Call) and isinstance(partial.func, gast.Name) \
+            and partial.func.id == "no_derivative"
+        if self.marker == "t":  # forward: push t[param] into t[y]
+            return gast.AugAssign(target=_marked("t", self.result, gast.Store()), op=gast.Add(),
+                                  value=_times(_marked("t", param, gast.Load()), partial))
+        value = partial if refused else gast.Call(  # reverse: pull d[y] back into d[param]
+            func=A.load("unbroadcast"), args=[_times(_marked("d", self.result, gast.Load()), partial), A.load(param)],
+            keywords=[])
+        return gast.AugAssign(target=_marked("d", param, gast.Store()), op=gast.Add(), value=value)
+
+    def provided(self):
+        from .runtime import unbroadcast
+
+        return {"unbroadcast": unbroadcast}  # what the reverse updates call
 
 
 def _marked(marker, name, ctx):
@@ -201,23 +266,39 @@ def _distinct(keys):
     return out
 
 
-def register_vjp(*keys: Any) -> Callable[[_Template], _Template]:
-    """Register a reverse-mode rule (template) for each of ``keys``."""
+def _zero_params(zero, params, fn):
+    zero = (zero,) if isinstance(zero, str) else tuple(zero)
+    unknown = sorted(set(zero) - {p.name for p in params})
+    if unknown:
+        code = fn.__code__
+        raise SrcadError(f"{code.co_filename}:{code.co_firstlineno}: zero={unknown[0]!r} is not a parameter of the "
+                         f"rule {fn.__qualname__}")
+    return zero
+
+
+def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = ()) -> Callable[[_Template], _Template]:
+    """Register a reverse-mode rule (template) for each of ``keys``.
+
+    Every parameter that can carry a derivative must be updated (``d[p] += ...``) or listed
+    in ``zero``: its derivative is zero (only its shape is used, or the function is piecewise
+    constant in it). A call that differentiates any other parameter is refused, never given
+    a silent zero."""
 
     def decorate(fn):
         for key in _distinct(keys):
-            _register(VJP, key, Rule(key, fn, "d"), "vjp")
+            _register(VJP, key, Rule(key, fn, "d", zero), "vjp")
         return fn
 
     return decorate
 
 
-def register_jvp(*keys: Any) -> Callable[[_Template], _Template]:
-    """Register a forward-mode rule (template) for each of ``keys``."""
+def register_jvp(*keys: Any, zero: Union[str, Sequence[str]] = ()) -> Callable[[_Template], _Template]:
+    """Register a forward-mode rule (template) for each of ``keys``; every parameter that can
+    carry a tangent is read (``t[p]``) or listed in ``zero``, as for ``register_vjp``."""
 
     def decorate(fn):
         for key in _distinct(keys):
-            _register(JVP, key, Rule(key, fn, "t"), "jvp")
+            _register(JVP, key, Rule(key, fn, "t", zero), "jvp")
         return fn
 
     return decorate
@@ -244,6 +325,29 @@ def register_elementwise(*keys: Any) -> Callable[[_Template], _Template]:
         for key in _distinct(keys):
             _register(VJP, key, ElementwiseRule(key, fn, "d"), "vjp")
             _register(JVP, key, ElementwiseRule(key, fn, "t"), "jvp")
+        return fn
+
+    return decorate
+
+
+def register_partials(*keys: Any) -> Callable[[_Template], _Template]:
+    """Register the vjp and the jvp rule of a function, for each of ``keys``, from one
+    template that returns its partial derivatives (statements before the return are shared)::
+
+        @register_partials(scipy.stats.norm.cdf)
+        def norm_cdf(y, x, loc=0.0, scale=1.0):
+            slope = scipy.stats.norm.pdf(x, loc, scale)
+            return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
+
+    registers ``d[x] += unbroadcast(d[y] * slope, x)`` (and so on per entry) and
+    ``t[y] += t[x] * slope``. An entry ``p: no_derivative(what, instead)`` refuses
+    differentiating in ``p``.
+    """
+
+    def decorate(fn):
+        for key in _distinct(keys):
+            _register(VJP, key, PartialsRule(key, fn, "d"), "vjp")
+            _register(JVP, key, PartialsRule(key, fn, "t"), "jvp")
         return fn
 
     return decorate

@@ -92,6 +92,7 @@ def instantiate(rule, result, bound, handler, namer, refs):
     ``handler`` resolves ``d[...]``; ``refs(name, obj)`` gives the name under which a
     global the template uses is visible in generated code.
     """
+    _check_differentiated(rule, bound, handler)
     env = dict(bound)
     env[rule.result] = result
     renames = {name: namer.fresh("_" + name.strip("_")) for name in rule.locals}
@@ -105,6 +106,26 @@ def instantiate(rule, result, bound, handler, namer, refs):
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
     return out
+
+
+def _check_differentiated(rule, bound, handler):
+    """Fail closed: an operand that carries a derivative, bound to a parameter the rule never
+    names in ``d[...]`` (``t[...]``), would silently get none; refuse the call instead."""
+    if (getattr(rule.key, "__module__", None) or "").startswith("srcad."):
+        return  # srcad's own helpers take shapes as arguments; finite differences test their rules
+    covered = rule.differentiated
+    for p in rule.params:
+        if p.name in covered:
+            continue
+        atom = bound.get(p.name)
+        atoms = list(atom.values()) if isinstance(atom, dict) else atom if isinstance(atom, list) else [atom]
+        if any(isinstance(a, gast.Name) and handler.is_active(a.id) for a in atoms):
+            site = getattr(bound, "site", None)
+            message = (f"the derivative rule of {describe(rule.key)} does not differentiate its argument "
+                       f"'{p.name}', which depends on the differentiated inputs here; pass a value that does not "
+                       f"(or wrap it in srcad.stop_gradient if no derivative should flow through it), or register "
+                       f"a rule that updates {rule.marker}[{p.name}] ({rule.filename}:{rule.lineno})")
+            raise site.error(message) if site is not None else SrcadError(message)
 
 
 def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):

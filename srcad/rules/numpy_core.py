@@ -91,7 +91,7 @@ def minimum(z, x, y):
     d[y] += unbroadcast(d[z] * ((y < x) + 0.5 * (x == y)), y)
 
 
-@register_vjp(np.where)
+@register_vjp(np.where, zero="condition")  # piecewise constant in the condition
 def where(y, condition, x, z):
     d[x] += unbroadcast(np.where(condition, d[y], 0), x)
     d[z] += unbroadcast(np.where(condition, 0, d[y]), z)

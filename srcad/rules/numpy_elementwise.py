@@ -41,12 +41,12 @@ def broadcast_like(t, y):
 ROUNDS = tuple(getattr(np, name) for name in ("round", "around") if hasattr(np, name))
 
 
-@register_vjp(*ROUNDS)
+@register_vjp(*ROUNDS, zero="a")  # piecewise constant
 def round_(y, a, decimals=0, out=None):
     """Rounding is piecewise constant: no cotangent flows back."""
 
 
-@register_jvp(*ROUNDS)
+@register_jvp(*ROUNDS, zero="a")
 def round_jvp(y, a, decimals=0, out=None):
     """Rounding is piecewise constant: the tangent is zero."""
 
@@ -78,7 +78,7 @@ def minimum(z, x, y):
     t[z] += t[y] * larger_share(x, y)
 
 
-@register_jvp(np.where)
+@register_jvp(np.where, zero="condition")
 def where(out, condition, x, y):
     t[out] += broadcast_like(np.where(condition, t[x], 0), out)
     t[out] += broadcast_like(np.where(condition, 0, t[y]), out)
@@ -468,13 +468,13 @@ def whole_quotient(x1, x2, z):
     return np.round((x1 - z) / x2)
 
 
-@register_vjp(np.copysign, math.copysign)
+@register_vjp(np.copysign, math.copysign, zero="x2")  # only x2's sign is used
 def copysign(z, x1, x2):
     """|x1| with the sign of x2: the sign of x2 is piecewise constant, so x2 gets nothing."""
     d[x1] += unbroadcast(d[z] * np.copysign(1.0, x1) * np.copysign(1.0, x2), x1)
 
 
-@register_jvp(np.copysign, math.copysign)
+@register_jvp(np.copysign, math.copysign, zero="x2")
 def copysign_jvp(z, x1, x2):
     t[z] += t[x1] * np.copysign(1.0, x1) * np.copysign(1.0, x2)
 
@@ -517,14 +517,14 @@ def clip_share(a, a_min, a_max, min_, max_, which):
     return below_upper * larger_share(a, lower)
 
 
-@register_vjp(np.select)
+@register_vjp(np.select, zero="condlist")
 def select(y, condlist, choicelist, default=0):
     """The first true condition picks the choice; where none is true, ``default``."""
     d[choicelist] += select_grad(d[y], condlist, choicelist)
     d[default] += unbroadcast(d[y] * none_selected(condlist, y), default)
 
 
-@register_jvp(np.select)
+@register_jvp(np.select, zero="condlist")
 def select_jvp(y, condlist, choicelist, default=0):
     t[y] += select_tangent(t[choicelist], condlist, y)
     t[y] += t[default] * none_selected(condlist, y)

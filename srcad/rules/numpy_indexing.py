@@ -334,13 +334,13 @@ def diff_jvp(y, a, n=1, axis=-1, prepend=None, append=None):
     t[y] += diff_tangent(t[append], a, n, axis, prepend, append, "append")
 
 
-@register_vjp(np.bincount)
+@register_vjp(np.bincount, zero="x")  # x holds the bins
 def bincount(y, x, weights=None, minlength=0):
     """Linear in ``weights``: each weight's adjoint is its bin's."""
     d[weights] += d[y][x]
 
 
-@register_jvp(np.bincount)
+@register_jvp(np.bincount, zero="x")
 def bincount_jvp(y, x, weights=None, minlength=0):
     t[y] += np.bincount(x, t[weights], minlength)
 

@@ -109,12 +109,12 @@ def meshgrid_jvp(y, *xi, **options):
 _HEAVISIDE = "its second argument is the value where the first is 0; use np.where(x1 == 0, x2, ...)"
 
 
-@register_vjp(np.heaviside)
+@register_vjp(np.heaviside, zero="x1")  # piecewise constant in x1
 def heaviside(y, x1, x2, **options):
     d[x2] += no_derivative("np.heaviside in its second argument", _HEAVISIDE)
 
 
-@register_jvp(np.heaviside)
+@register_jvp(np.heaviside, zero="x1")
 def heaviside_jvp(y, x1, x2, **options):
     t[y] += t[x2] * no_derivative("np.heaviside in its second argument", _HEAVISIDE)
 

@@ -130,12 +130,12 @@ def full_jvp(y, shape, fill_value, dtype=None, order="C", like=None):
     t[y] += broadcast_like(t[fill_value], y)
 
 
-@register_vjp(np.full_like)
+@register_vjp(np.full_like, zero="a")  # only a's shape and dtype are used
 def full_like_vjp(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, device=None):
     d[fill_value] += unbroadcast(d[y], fill_value)
 
 
-@register_jvp(np.full_like)
+@register_jvp(np.full_like, zero="a")
 def full_like_jvp(y, a, fill_value, dtype=None, order="K", subok=True, shape=None, device=None):
     t[y] += broadcast_like(t[fill_value], y)
 

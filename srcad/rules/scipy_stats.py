@@ -15,8 +15,7 @@ SciPy is optional: without it this module registers nothing.
 """
 import numpy as np
 
-from ..registry import no_derivative, register_jvp, register_vjp
-from ..runtime import unbroadcast
+from ..registry import no_derivative, register_partials
 
 try:
     from scipy import special, stats
@@ -45,252 +44,96 @@ if stats is not None:
 
     # ---- scipy.stats.norm ------------------------------------------------------
 
-    @register_vjp(stats.norm.logpdf)
+    @register_partials(stats.norm.logpdf)
     def norm_logpdf(y, x, loc=0.0, scale=1.0):
         z = (x - loc) / scale
         slope = norm_score(z) / scale
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * (slope * (x - loc) + 1) / scale, scale)
+        return {x: slope, loc: -slope, scale: -(slope * (x - loc) + 1) / scale}
 
-    @register_jvp(stats.norm.logpdf)
-    def norm_logpdf_jvp(y, x, loc=0.0, scale=1.0):
-        z = (x - loc) / scale
-        slope = norm_score(z) / scale
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * (slope * (x - loc) + 1) / scale
-
-    @register_vjp(stats.norm.pdf)
+    @register_partials(stats.norm.pdf)
     def norm_pdf(y, x, loc=0.0, scale=1.0):
         z = (x - loc) / scale
         slope = y * norm_score(z) / scale
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * (slope * (x - loc) + y) / scale, scale)
+        return {x: slope, loc: -slope, scale: -(slope * (x - loc) + y) / scale}
 
-    @register_jvp(stats.norm.pdf)
-    def norm_pdf_jvp(y, x, loc=0.0, scale=1.0):
-        z = (x - loc) / scale
-        slope = y * norm_score(z) / scale
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * (slope * (x - loc) + y) / scale
-
-    @register_vjp(stats.norm.cdf)
+    @register_partials(stats.norm.cdf)
     def norm_cdf(y, x, loc=0.0, scale=1.0):
         slope = stats.norm.pdf(x, loc, scale)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
 
-    @register_jvp(stats.norm.cdf)
-    def norm_cdf_jvp(y, x, loc=0.0, scale=1.0):
-        slope = stats.norm.pdf(x, loc, scale)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-
-    @register_vjp(stats.norm.logcdf)
+    @register_partials(stats.norm.logcdf)
     def norm_logcdf(y, x, loc=0.0, scale=1.0):
         slope = np.exp(stats.norm.logpdf(x, loc, scale) - y)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
 
-    @register_jvp(stats.norm.logcdf)
-    def norm_logcdf_jvp(y, x, loc=0.0, scale=1.0):
-        slope = np.exp(stats.norm.logpdf(x, loc, scale) - y)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-
-    @register_vjp(stats.norm.sf)
+    @register_partials(stats.norm.sf)
     def norm_sf(y, x, loc=0.0, scale=1.0):
         slope = -stats.norm.pdf(x, loc, scale)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
 
-    @register_jvp(stats.norm.sf)
-    def norm_sf_jvp(y, x, loc=0.0, scale=1.0):
-        slope = -stats.norm.pdf(x, loc, scale)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-
-    @register_vjp(stats.norm.logsf)
+    @register_partials(stats.norm.logsf)
     def norm_logsf(y, x, loc=0.0, scale=1.0):
         slope = -np.exp(stats.norm.logpdf(x, loc, scale) - y)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
 
-    @register_jvp(stats.norm.logsf)
-    def norm_logsf_jvp(y, x, loc=0.0, scale=1.0):
-        slope = -np.exp(stats.norm.logpdf(x, loc, scale) - y)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-
-    @register_vjp(stats.norm.ppf)
+    @register_partials(stats.norm.ppf)
     def norm_ppf(y, q, loc=0.0, scale=1.0):
         slope = 1 / stats.norm.pdf(y, loc, scale)
-        d[q] += unbroadcast(d[y] * slope, q)
-        d[loc] += unbroadcast(d[y], loc)
-        d[scale] += unbroadcast(d[y] * (y - loc) / scale, scale)
+        return {q: slope, loc: 1, scale: (y - loc) / scale}
 
-    @register_jvp(stats.norm.ppf)
-    def norm_ppf_jvp(y, q, loc=0.0, scale=1.0):
-        slope = 1 / stats.norm.pdf(y, loc, scale)
-        t[y] += t[q] * slope
-        t[y] += t[loc]
-        t[y] += t[scale] * (y - loc) / scale
-
-    @register_vjp(stats.norm.isf)
+    @register_partials(stats.norm.isf)
     def norm_isf(y, q, loc=0.0, scale=1.0):
         slope = -1 / stats.norm.pdf(y, loc, scale)
-        d[q] += unbroadcast(d[y] * slope, q)
-        d[loc] += unbroadcast(d[y], loc)
-        d[scale] += unbroadcast(d[y] * (y - loc) / scale, scale)
-
-    @register_jvp(stats.norm.isf)
-    def norm_isf_jvp(y, q, loc=0.0, scale=1.0):
-        slope = -1 / stats.norm.pdf(y, loc, scale)
-        t[y] += t[q] * slope
-        t[y] += t[loc]
-        t[y] += t[scale] * (y - loc) / scale
+        return {q: slope, loc: 1, scale: (y - loc) / scale}
 
     # ---- scipy.stats.t ---------------------------------------------------------
 
-    @register_vjp(stats.t.logpdf)
+    @register_partials(stats.t.logpdf)
     def t_logpdf(y, x, df, loc=0.0, scale=1.0):
         z = (x - loc) / scale
         slope = t_score(z, df) / scale
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * (slope * (x - loc) + 1) / scale, scale)
-        d[df] += unbroadcast(d[y] * t_score_df(z, df), df)
+        return {x: slope, loc: -slope, scale: -(slope * (x - loc) + 1) / scale,
+                df: t_score_df(z, df)}
 
-    @register_jvp(stats.t.logpdf)
-    def t_logpdf_jvp(y, x, df, loc=0.0, scale=1.0):
-        z = (x - loc) / scale
-        slope = t_score(z, df) / scale
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * (slope * (x - loc) + 1) / scale
-        t[y] += t[df] * t_score_df(z, df)
-
-    @register_vjp(stats.t.pdf)
+    @register_partials(stats.t.pdf)
     def t_pdf(y, x, df, loc=0.0, scale=1.0):
         z = (x - loc) / scale
         slope = y * t_score(z, df) / scale
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * (slope * (x - loc) + y) / scale, scale)
-        d[df] += unbroadcast(d[y] * y * t_score_df(z, df), df)
+        return {x: slope, loc: -slope, scale: -(slope * (x - loc) + y) / scale,
+                df: y * t_score_df(z, df)}
 
-    @register_jvp(stats.t.pdf)
-    def t_pdf_jvp(y, x, df, loc=0.0, scale=1.0):
-        z = (x - loc) / scale
-        slope = y * t_score(z, df) / scale
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * (slope * (x - loc) + y) / scale
-        t[y] += t[df] * y * t_score_df(z, df)
-
-    @register_vjp(stats.t.cdf)
+    @register_partials(stats.t.cdf)
     def t_cdf(y, x, df, loc=0.0, scale=1.0):
         slope = stats.t.pdf(x, df, loc, scale)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
-        d[df] += no_derivative("scipy.stats.t.cdf in its shape df", SHAPES_ONLY_IN_DENSITIES)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale,
+                df: no_derivative("scipy.stats.t.cdf in its shape df", SHAPES_ONLY_IN_DENSITIES)}
 
-    @register_jvp(stats.t.cdf)
-    def t_cdf_jvp(y, x, df, loc=0.0, scale=1.0):
-        slope = stats.t.pdf(x, df, loc, scale)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-        t[y] += t[df] * no_derivative("scipy.stats.t.cdf in its shape df", SHAPES_ONLY_IN_DENSITIES)
-
-    @register_vjp(stats.t.logcdf)
+    @register_partials(stats.t.logcdf)
     def t_logcdf(y, x, df, loc=0.0, scale=1.0):
         slope = np.exp(stats.t.logpdf(x, df, loc, scale) - y)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
-        d[df] += no_derivative("scipy.stats.t.logcdf in its shape df", SHAPES_ONLY_IN_DENSITIES)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale,
+                df: no_derivative("scipy.stats.t.logcdf in its shape df", SHAPES_ONLY_IN_DENSITIES)}
 
-    @register_jvp(stats.t.logcdf)
-    def t_logcdf_jvp(y, x, df, loc=0.0, scale=1.0):
-        slope = np.exp(stats.t.logpdf(x, df, loc, scale) - y)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-        t[y] += t[df] * no_derivative("scipy.stats.t.logcdf in its shape df", SHAPES_ONLY_IN_DENSITIES)
-
-    @register_vjp(stats.t.sf)
+    @register_partials(stats.t.sf)
     def t_sf(y, x, df, loc=0.0, scale=1.0):
         slope = -stats.t.pdf(x, df, loc, scale)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
-        d[df] += no_derivative("scipy.stats.t.sf in its shape df", SHAPES_ONLY_IN_DENSITIES)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale,
+                df: no_derivative("scipy.stats.t.sf in its shape df", SHAPES_ONLY_IN_DENSITIES)}
 
-    @register_jvp(stats.t.sf)
-    def t_sf_jvp(y, x, df, loc=0.0, scale=1.0):
-        slope = -stats.t.pdf(x, df, loc, scale)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-        t[y] += t[df] * no_derivative("scipy.stats.t.sf in its shape df", SHAPES_ONLY_IN_DENSITIES)
-
-    @register_vjp(stats.t.logsf)
+    @register_partials(stats.t.logsf)
     def t_logsf(y, x, df, loc=0.0, scale=1.0):
         slope = -np.exp(stats.t.logpdf(x, df, loc, scale) - y)
-        d[x] += unbroadcast(d[y] * slope, x)
-        d[loc] += unbroadcast(-d[y] * slope, loc)
-        d[scale] += unbroadcast(-d[y] * slope * (x - loc) / scale, scale)
-        d[df] += no_derivative("scipy.stats.t.logsf in its shape df", SHAPES_ONLY_IN_DENSITIES)
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale,
+                df: no_derivative("scipy.stats.t.logsf in its shape df", SHAPES_ONLY_IN_DENSITIES)}
 
-    @register_jvp(stats.t.logsf)
-    def t_logsf_jvp(y, x, df, loc=0.0, scale=1.0):
-        slope = -np.exp(stats.t.logpdf(x, df, loc, scale) - y)
-        t[y] += t[x] * slope
-        t[y] += -t[loc] * slope
-        t[y] += -t[scale] * slope * (x - loc) / scale
-        t[y] += t[df] * no_derivative("scipy.stats.t.logsf in its shape df", SHAPES_ONLY_IN_DENSITIES)
-
-    @register_vjp(stats.t.ppf)
+    @register_partials(stats.t.ppf)
     def t_ppf(y, q, df, loc=0.0, scale=1.0):
         slope = 1 / stats.t.pdf(y, df, loc, scale)
-        d[q] += unbroadcast(d[y] * slope, q)
-        d[loc] += unbroadcast(d[y], loc)
-        d[scale] += unbroadcast(d[y] * (y - loc) / scale, scale)
-        d[df] += no_derivative("scipy.stats.t.ppf in its shape df", SHAPES_ONLY_IN_DENSITIES)
+        return {q: slope, loc: 1, scale: (y - loc) / scale,
+                df: no_derivative("scipy.stats.t.ppf in its shape df", SHAPES_ONLY_IN_DENSITIES)}
 
-    @register_jvp(stats.t.ppf)
-    def t_ppf_jvp(y, q, df, loc=0.0, scale=1.0):
-        slope = 1 / stats.t.pdf(y, df, loc, scale)
-        t[y] += t[q] * slope
-        t[y] += t[loc]
-        t[y] += t[scale] * (y - loc) / scale
-        t[y] += t[df] * no_derivative("scipy.stats.t.ppf in its shape df", SHAPES_ONLY_IN_DENSITIES)
-
-    @register_vjp(stats.t.isf)
+    @register_partials(stats.t.isf)
     def t_isf(y, q, df, loc=0.0, scale=1.0):
         slope = -1 / stats.t.pdf(y, df, loc, scale)
-        d[q] += unbroadcast(d[y] * slope, q)
-        d[loc] += unbroadcast(d[y], loc)
-        d[scale] += unbroadcast(d[y] * (y - loc) / scale, scale)
-        d[df] += no_derivative("scipy.stats.t.isf in its shape df", SHAPES_ONLY_IN_DENSITIES)
-
-    @register_jvp(stats.t.isf)
-    def t_isf_jvp(y, q, df, loc=0.0, scale=1.0):
-        slope = -1 / stats.t.pdf(y, df, loc, scale)
-        t[y] += t[q] * slope
-        t[y] += t[loc]
-        t[y] += t[scale] * (y - loc) / scale
-        t[y] += t[df] * no_derivative("scipy.stats.t.isf in its shape df", SHAPES_ONLY_IN_DENSITIES)
+        return {q: slope, loc: 1, scale: (y - loc) / scale,
+                df: no_derivative("scipy.stats.t.isf in its shape df", SHAPES_ONLY_IN_DENSITIES)}
