@@ -40,19 +40,17 @@ def show(fun: Callable[..., Any], *args: Any) -> None:
     if args:
         d._functions(*d._bind(args, {}))
     print(d.adjoint_source)
-    for text in _helper_sources(d._compiled.generated, set()):
-        print(text)
+    for helper, generated in callee_pairs(d._compiled):
+        print(f"\n# called above: {helper.__qualname__}'s adjoint, as a forward/backward pair\n")
+        print(generated.forward_source + "\n" + generated.backward_source)
 
 
-def _helper_sources(generated: Any, seen: set[int]) -> Iterator[str]:
-    """The generated forward/backward pairs of the user functions ``generated`` calls, and of
-    the functions they call, each once."""
-    for guard in generated.inherited:
-        helper = getattr(getattr(guard, "compiled", None), "generated", None)
-        if helper is None or id(helper) in seen or not hasattr(helper, "backward_source"):
-            continue
-        seen.add(id(helper))
-        helper.ensure_pair()
-        yield f"\n# called above: {helper.name}'s adjoint, as a forward/backward pair\n"
-        yield helper.forward_source + "\n" + helper.backward_source
-        yield from _helper_sources(helper, seen)
+def callee_pairs(compiled: Any) -> Iterator[tuple[Callable[..., Any], Any]]:
+    """``(fn, generated)`` for each user function whose adjoint ``compiled``'s code calls,
+    directly or through each other, its forward/backward pair made."""
+    from .export import callees
+
+    for helper, helper_compiled in callees(compiled):
+        generated = helper_compiled.generated
+        generated.ensure_pair()  # reverse mode makes the pair when first needed
+        yield helper, generated

@@ -8,6 +8,14 @@ import srcad
 from srcad.testing import check_grads, check_jvp
 
 
+def samplers(seed, positive=(0.5, 2.5), unit=(0.15, 0.85)):
+    """Argument makers drawing from one seeded generator: ``R(*shape)`` standard normal,
+    ``positive(*shape)`` and ``unit(*shape)`` uniform in the given ranges."""
+    rng = np.random.default_rng(seed)
+    return (lambda *shape: rng.standard_normal(shape), lambda *shape: rng.uniform(*positive, shape),
+            lambda *shape: rng.uniform(*unit, shape))
+
+
 def wrt_all(args):
     return tuple(range(len(args))) if len(args) > 1 else 0
 

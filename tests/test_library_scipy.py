@@ -16,21 +16,9 @@ import scipy.special as special
 import scipy.stats as stats
 
 import srcad
-from library_check import check_first_order, check_float32, check_second_order
+from library_check import check_first_order, check_float32, check_second_order, samplers
 
-RNG = np.random.default_rng(10)
-
-
-def R(*shape):
-    return RNG.standard_normal(shape)
-
-
-def positive(*shape):
-    return RNG.uniform(0.5, 2.5, shape)
-
-
-def unit(*shape):
-    return RNG.uniform(0.15, 0.85, shape)
+R, positive, unit = samplers(10)
 
 
 def spd(n):

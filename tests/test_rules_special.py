@@ -12,21 +12,10 @@ from scipy import special
 
 from srcad import registry
 from srcad.testing import check_grads, check_jvp
+from library_check import samplers
 from test_rules_shapes import check_call_jvp, wrt_all
 
-RNG = np.random.default_rng(4)
-
-
-def R(*shape):
-    return RNG.standard_normal(shape)
-
-
-def positive(*shape):
-    return RNG.uniform(0.5, 3.0, shape)
-
-
-def unit(*shape):
-    return RNG.uniform(0.1, 0.9, shape)
+R, positive, unit = samplers(4, positive=(0.5, 3.0), unit=(0.1, 0.9))
 
 
 def f_expit(x):
