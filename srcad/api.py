@@ -31,8 +31,9 @@ from .backends.numba_backend import accelerate, check_backend
 from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_structure, signature, snapshot, unbind,
                         where)
 from .compile import compile_function, guards_hold
-from .errors import ArgumentError, CotangentError, WrtError
+from .errors import ArgumentError, CotangentError, NoRuleError, WrtError
 from .passes.shapes import arg_spec, spec_key
+from .passes.forward import refuse_custom_vjp_body
 from .pipeline import param_names
 from .runtime import default_cotangent
 from .guards import protocol_array_key
@@ -725,8 +726,9 @@ def _forward_target(fun, args):
     if isinstance(fun, Differentiable):
         return fun._source_function(args), fun._prefix, fun._fixed
     fn, prefix, fixed, _ = unbind(fun)
-    if not isinstance(fn, types.FunctionType) and registry.lookup(registry.JVP, fun) is not None:
-        return trampoline(fun), (), {}  # a library function with a rule: differentiate a call to it
+    if registry.lookup(registry.JVP, fun) is not None:
+        return trampoline(fun), (), {}  # a function with a rule (library, custom_vjp): differentiate a call to it
+    refuse_custom_vjp_body(fun, lambda message: NoRuleError(f"{where(fn)}: {message}"))
     return fn, prefix, fixed
 
 

@@ -81,8 +81,8 @@ class custom_vjp(Generic[P, R]):
     The rule is a template (``docs/extending.md``): its parameters are the result and then
     the function's parameters; ``d[y]`` is the result's cotangent and ``d[x] += ...``
     accumulates an argument's. ``defjvp`` registers a forward-mode rule the same way;
-    without one, forward mode (``srcad.jvp``, ``jacobian(mode="fwd")``) differentiates
-    ``fn``'s body.
+    without one, forward mode (``srcad.jvp``, ``hvp``, ``hessian``, ``jacobian(mode="fwd")``)
+    refuses the function: differentiating its body could disagree with the vjp rule.
 
     Parameters:
         fn: the function; calling the ``custom_vjp`` calls it unchanged.

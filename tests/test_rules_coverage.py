@@ -127,3 +127,57 @@ def test_every_library_rule_accounts_for_its_array_parameters():
         and not (getattr(key, "__module__", None) or "").startswith("srcad.")
         for p in rule.params if p.name not in rule.differentiated and p.name not in config)
     assert unaccounted == []
+
+
+@srcad.custom_vjp
+def straight_through(x):
+    return np.round(x)
+
+
+@straight_through.defvjp
+def straight_through_vjp(y, x):
+    d[x] += d[y]
+
+
+@srcad.custom_vjp
+def straight_through_fwd(x):
+    return np.round(x)
+
+
+@straight_through_fwd.defvjp
+def straight_through_fwd_vjp(y, x):
+    d[x] += d[y]
+
+
+@straight_through_fwd.defjvp
+def straight_through_fwd_jvp(y, x):
+    t[y] += t[x]
+
+
+def quantized(x):
+    return np.sum(straight_through(x) * x)
+
+
+def quantized_fwd(x):
+    return np.sum(straight_through_fwd(x) * x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: srcad.jvp(straight_through, (x,), (x,)),
+    lambda x: srcad.jvp(quantized, (x,), (x,)),
+    lambda x: srcad.jacobian(straight_through, mode="fwd")(x),
+    lambda x: srcad.hessian(quantized)(x),
+])
+def test_forward_mode_refuses_a_custom_vjp_without_a_forward_rule(call):
+    """Forward mode used to differentiate the body (np.round: zero) while reverse mode used the
+    rule (identity): the two modes disagreed silently."""
+    with pytest.raises(SrcadError, match=r"straight_through has a custom vjp rule but no forward-mode rule"):
+        call(np.array([0.3, 1.2]))
+
+
+def test_forward_mode_uses_the_forward_rule_of_a_custom_vjp():
+    x, u = np.array([0.3, 1.2]), np.array([1.0, -2.0])
+    _, tangent = srcad.jvp(straight_through_fwd, (x,), (u,))
+    np.testing.assert_allclose(tangent, u)  # the rule's identity, not round's zero
+    _, tangent = srcad.jvp(quantized_fwd, (x,), (u,))
+    np.testing.assert_allclose(tangent, np.dot(srcad.grad(quantized_fwd)(x), u))  # the two modes agree

@@ -75,6 +75,17 @@ def _user_function(obj):
 
 
 
+def refuse_custom_vjp_body(obj, error):
+    """A ``srcad.custom_vjp`` with no forward rule: differentiating its body in forward mode
+    would disagree with the rule reverse mode uses (a straight-through estimator, a wrapped
+    solver), so forward mode refuses it."""
+    if registry.lookup(registry.VJP, obj) is not None:
+        name = getattr(obj, "__name__", "the function")
+        raise error(f"{name} has a custom vjp rule but no forward-mode rule, and its body's derivative may differ "
+                    f"from that rule; register one with @{name}.defjvp (a template like `t[y] += t[x] * ...`) "
+                    "for jvp, hvp, hessian and forward-mode jacobians")
+
+
 def _read_counts(node):
     return collections.Counter(n.id for n in gast.walk(node)
                                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
@@ -344,6 +355,7 @@ class _Forward:
             return [s]
         if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
             refuse_derivative_call(self.source, obj, callee.name, A.anno(s, "origin") or s)
+            refuse_custom_vjp_body(obj, lambda message: self.source.syntax_error(message, A.anno(s, "origin") or s))
             return self.user_call(var, s, _user_function(obj))
         return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)
 
