@@ -179,12 +179,12 @@ def _decide(test, env, handler, rule):
             values[name] = rule.globals[name]
         elif name not in _BUILTIN_QUERIES:
             return None
-    for n in gast.walk(test):
+    for n in A.walk(test):
         if isinstance(n, gast.Call) and not _query_call(n, rule):
             return None
         if isinstance(n, gast.Subscript) and not isinstance(n.value, (gast.Attribute, gast.Call)):
             return None
-    code = compile(gast.gast_to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
+    code = compile(A.to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
                    "<rule test>", "eval")
     return bool(eval(code, {"__builtins__": builtins}, values))
 
@@ -200,14 +200,14 @@ def _query_call(node, rule):
 def _only_shape_queries(test, name):
     """Is every use of ``name`` in ``test`` the argument of a shape query?"""
     allowed = set()
-    for n in gast.walk(test):
+    for n in A.walk(test):
         if isinstance(n, gast.Call) and (
                 (isinstance(n.func, gast.Attribute) and n.func.attr in _SHAPE_QUERIES)
                 or (isinstance(n.func, gast.Name) and n.func.id in ("len", "isinstance"))):
             allowed.update(id(a) for a in n.args[:1])
         if isinstance(n, gast.Attribute) and n.attr in _SHAPE_QUERIES:
             allowed.add(id(n.value))
-    return all(id(n) in allowed for n in gast.walk(test) if isinstance(n, gast.Name) and n.id == name)
+    return all(id(n) in allowed for n in A.walk(test) if isinstance(n, gast.Name) and n.id == name)
 
 
 def _value(node):
