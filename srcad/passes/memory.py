@@ -99,6 +99,9 @@ class _Flow(Values):
         self.recording = True
         self.bindings = 0
         self.mutated = set()  # every location an in-place update may reach
+        # statement id -> every name that may have held what its latest run made, in any state:
+        # a statement that runs again ages only those names' memory
+        self.holders = {}
 
     def summary(self, fn):
         return _helper_summary(fn)
@@ -155,6 +158,7 @@ class _Flow(Values):
 
     def bind(self, state, name, memory, s):
         state.names[name] = memory
+        self.note_holder(name, memory.own | memory.inner | memory.listy)
         state.stale.pop(name, None)
         self.bindings += 1
         state.bound[name] = (self.bindings, s)
@@ -168,8 +172,9 @@ class _Flow(Values):
             return (locations - {new}) | {old} if new in locations else locations
 
         names = state.names
-        for n, m in names.items():
-            if new in m.own or new in m.inner or new in m.listy:  # only these change: no new objects for the rest
+        for n in self.holders.get(here, ()):
+            m = names.get(n)
+            if m is not None and (new in m.own or new in m.inner or new in m.listy):
                 names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
         if new in state.observed:
             state.observed.discard(new)
@@ -319,7 +324,15 @@ class _Flow(Values):
             added = stored.all()
             state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
                            for n, m in state.names.items()}
+            for n, m in state.names.items():
+                if m.all() & changed and not m.array:
+                    self.note_holder(n, added)
         return state
+
+    def note_holder(self, name, locations):
+        for kind, made_by in locations:
+            if kind == "new":
+                self.holders.setdefault(made_by, set()).add(name)
 
     def check_caller_memory(self, s, state, name, changed):
         for kind, owner in sorted(changed, key=repr):
