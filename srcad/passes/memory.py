@@ -154,7 +154,7 @@ class _Flow(Values):
             if name in state.stale and self.check:
                 self.refuse_stale(name, state, s)
             if observe:
-                state.observed |= self.memory(state, A.load(name)).all()
+                state.observed |= self.name_memory(state, name).all()
 
     def bind(self, state, name, memory, s):
         state.names[name] = memory
@@ -312,7 +312,7 @@ class _Flow(Values):
         ``writes``: srcad's own code writes there (an element update), so it must not be an
         argument's memory reached through another name, nor a global's. ``structure``: a list
         grows or shrinks (append, pop), which changes only the list object."""
-        memory = self.memory(state, A.load(name))
+        memory = self.name_memory(state, name)
         changed = memory.listy if structure else memory.own
         self.mutated |= changed
         if self.check and writes:

@@ -84,15 +84,18 @@ class Values:
         return found
 
     # ---- values ---------------------------------------------------------------------
+    def name_memory(self, state, name):
+        found = state.names.get(name)
+        if found is None and (name in self.local and name not in self.params):
+            return Memory()
+        if found is None:
+            kind = "arg" if name in self.params else "global"
+            return Memory({(kind, name)}, {(kind + "-item", name)})
+        return found
+
     def memory(self, state, atom):
         if isinstance(atom, gast.Name):
-            found = state.names.get(atom.id)
-            if found is None and (atom.id in self.local and atom.id not in self.params):
-                return Memory()
-            if found is None:
-                kind = "arg" if atom.id in self.params else "global"
-                return Memory({(kind, atom.id)}, {(kind + "-item", atom.id)})
-            return found
+            return self.name_memory(state, atom.id)
         if isinstance(atom, gast.Starred):
             return self.memory(state, atom.value)
         if isinstance(atom, (gast.Tuple, gast.List)):
@@ -139,7 +142,7 @@ class Values:
             return self.call_value(state, rhs, new), True
         shared = frozenset()
         for name in self.names_read(rhs):
-            shared |= self.memory(state, A.load(name)).all()
+            shared |= self.name_memory(state, name).all()
         return Memory(shared | new, shared), True
 
     def operands(self, call):
