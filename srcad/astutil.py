@@ -144,7 +144,46 @@ def all_names(node):
     return _names(node, object)  # any context
 
 
-class _Renamer(gast.NodeTransformer):
+class Transformer(gast.NodeTransformer):
+    """``gast.NodeTransformer`` with the same results at less cost: each class's visitor is looked
+    up once per transformer class, and fields are read directly (rules are instantiated by one
+    per call site)."""
+
+    _VISITORS = {}  # (transformer class, node class) -> its visitor function
+
+    def visit(self, node):
+        key = (type(self), type(node))
+        visitor = Transformer._VISITORS.get(key)
+        if visitor is None:
+            visitor = getattr(type(self), "visit_" + type(node).__name__, type(self).generic_visit)
+            Transformer._VISITORS[key] = visitor
+        return visitor(self, node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if isinstance(old, list):
+                values = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            values.extend(value)
+                            continue
+                    values.append(value)
+                old[:] = values
+            elif isinstance(old, ast.AST):
+                new = self.visit(old)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+        return node
+
+
+class _Renamer(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 

@@ -242,7 +242,7 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
     return _Substitution(env, renames, globals_, handler, rule, zero_locals).visit(node)
 
 
-class _Substitution(gast.NodeTransformer):
+class _Substitution(A.Transformer):
     """``_substitute``'s one pass (a class made once, not per expression)."""
 
     def __init__(self, env, renames, globals_, handler, rule, zero_locals):

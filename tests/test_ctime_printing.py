@@ -76,3 +76,26 @@ def test_the_conversion_leaves_the_gast_tree_as_it_was():
     A.to_ast(tree)
     assert gast.dump(tree) == before
     assert all(isinstance(n, gast.AST) for n in A.walk(tree))
+
+
+def _transformed(base):
+    class Edits(base):
+        def visit_Name(self, node):  # rename
+            node.id = node.id.upper()
+            return node
+
+        def visit_Pass(self, node):  # delete
+            return None
+
+        def visit_Expr(self, node):  # one statement into two
+            return [node, gast.Pass()] if isinstance(node.value, gast.Call) else self.generic_visit(node)
+
+        def visit_Return(self, node):  # a field emptied
+            return gast.Return(value=None) if isinstance(node.value, gast.Constant) else self.generic_visit(node)
+
+    tree = gast.parse(SHAPES + "\ndef g(a):\n    pass\n    print(a)\n    a\n    return 1\n")
+    return gast.dump(Edits().visit(tree))
+
+
+def test_the_fast_transformer_transforms_as_gasts_does():
+    assert _transformed(A.Transformer) == _transformed(gast.NodeTransformer)
