@@ -3,6 +3,11 @@
     python benchmarks/compile_time.py                 # best-of-N first-use times
     python benchmarks/compile_time.py --profile 250   # cProfile of one 250-line first use
     python benchmarks/compile_time.py --stages 250    # milliseconds per pipeline stage
+    python benchmarks/compile_time.py --sample 250    # sampled profile: share of time per function
+
+cProfile's per-call bookkeeping inflates small functions called often (tree walks) several
+times over; ``--sample`` interrupts the process every millisecond of CPU time instead and
+counts the functions on the stack (POSIX only).
 
 The functions are written to a temporary module (srcad reads source files) and mix what
 real numeric code does: straight-line vector arithmetic and reductions, matrix products,
@@ -150,6 +155,43 @@ def stage_times(fn, repeats):
     return best
 
 
+def sampled_profile(fn, repeats, top):
+    """Share of CPU-time samples in which each function is on the stack (inclusive) or running
+    (own), over ``repeats`` first uses."""
+    import collections
+    import signal
+
+    inclusive, own, total = collections.Counter(), collections.Counter(), [0]
+
+    def sample(signum, frame):
+        total[0] += 1
+        seen = set()
+        own[_where(frame)] += 1
+        while frame is not None:
+            where = _where(frame)
+            if where not in seen:
+                seen.add(where)
+                inclusive[where] += 1
+            frame = frame.f_back
+
+    previous = signal.signal(signal.SIGPROF, sample)
+    signal.setitimer(signal.ITIMER_PROF, 0.001, 0.001)
+    try:
+        for _ in range(repeats):
+            first_use(fn)
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0, 0)
+        signal.signal(signal.SIGPROF, previous)
+    for title, counts in (("on the stack", inclusive), ("running", own)):
+        print(f"--- {title} ({total[0]} samples)")
+        for where, n in counts.most_common(top):
+            print(f"{n / total[0] * 100:5.1f}%  {where}")
+
+
+def _where(frame):
+    return f"{os.path.basename(frame.f_code.co_filename)}:{frame.f_code.co_name}"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="15,60,250")
@@ -158,6 +200,7 @@ def main():
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--sort", default="tottime")
     parser.add_argument("--stages", type=int, help="time each stage of a function this long")
+    parser.add_argument("--sample", type=int, help="sampled profile of first uses of a function this long")
     opts = parser.parse_args()
     os.environ.pop("SRCAD_CACHE_DIR", None)
     if opts.stages:
@@ -165,6 +208,11 @@ def main():
         first_use(fn)
         for name, seconds in sorted(stage_times(fn, opts.repeats).items(), key=lambda item: -item[1]):
             print(f"{name:34s} {seconds * 1e3:8.1f} ms")
+        return
+    if opts.sample:
+        fn = load(opts.sample)
+        first_use(fn)  # warm imports and rule tables
+        sampled_profile(fn, opts.repeats, opts.top)
         return
     if opts.profile:
         fn = load(opts.profile)

@@ -1,4 +1,5 @@
 """Small gast helpers shared by the passes: building, copying, renaming, printing."""
+import ast
 import collections
 import re
 
@@ -15,7 +16,7 @@ def anno(node, key, default=None):
 def strip_annotations(tree):
     """Drop srcad's annotations from ``tree`` (they hold resolved objects: a tree kept for
     later must not keep the user's functions alive)."""
-    for n in gast.walk(tree):
+    for n in walk(tree):
         n.__dict__.pop(_ANNO, None)
 
 
@@ -143,7 +144,46 @@ def all_names(node):
     return _names(node, object)  # any context
 
 
-class _Renamer(gast.NodeTransformer):
+class Transformer(gast.NodeTransformer):
+    """``gast.NodeTransformer`` with the same results at less cost: each class's visitor is looked
+    up once per transformer class, and fields are read directly (rules are instantiated by one
+    per call site)."""
+
+    _VISITORS = {}  # (transformer class, node class) -> its visitor function
+
+    def visit(self, node):
+        key = (type(self), type(node))
+        visitor = Transformer._VISITORS.get(key)
+        if visitor is None:
+            visitor = getattr(type(self), "visit_" + type(node).__name__, type(self).generic_visit)
+            Transformer._VISITORS[key] = visitor
+        return visitor(self, node)
+
+    def generic_visit(self, node):
+        for field in node._fields:
+            old = getattr(node, field, None)
+            if isinstance(old, list):
+                values = []
+                for value in old:
+                    if isinstance(value, ast.AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, ast.AST):
+                            values.extend(value)
+                            continue
+                    values.append(value)
+                old[:] = values
+            elif isinstance(old, ast.AST):
+                new = self.visit(old)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+        return node
+
+
+class _Renamer(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 
@@ -173,11 +213,82 @@ def comment(text):
 _COMMENT_LINE = re.compile(r"^(\s*)('''|\"\"\"|['\"])" + re.escape(COMMENT_MARK) + r"(.*?)\2[ \t]*$", re.M)  # not past the line's end
 
 
+def to_ast(node):
+    """The standard library's ``ast`` tree for a gast tree: what ``gast.gast_to_ast`` makes, node
+    for node and position for position, at a fraction of its cost (no visitor, no constructor
+    call per node; printing the generated code spent most of its time in gast's conversion)."""
+    cls = type(node)
+    if cls is gast.Name:  # the commonest node: a plain name (the parameters' are ``arg``s)
+        new = ast.Name.__new__(ast.Name)
+        fields = new.__dict__
+        fields.update(node.__dict__)
+        fields.pop("annotation", None)
+        fields.pop("type_comment", None)
+        fields.pop(_ANNO, None)
+        fields["ctx"] = _CONTEXTS.get(type(node.ctx)) or to_ast(node.ctx)
+        return new
+    special = _SPECIAL.get(cls)
+    if special is not None:
+        new = special(node)
+        if cls is not gast.arguments:  # gast places every node but ``arguments``
+            ast.copy_location(new, node)
+        return new
+    target = _AST_CLASS.get(cls)
+    if target is None:
+        target = _AST_CLASS[cls] = getattr(ast, cls.__name__, False)
+    if not target:
+        return None  # gast's conversion drops what ``ast`` has no class for
+    new = target.__new__(target)
+    fields = new.__dict__  # the same fields and positions: filled in directly
+    for key, value in node.__dict__.items():
+        if type(value) is list:
+            fields[key] = [to_ast(v) if isinstance(v, ast.AST) else v for v in value]
+        elif isinstance(value, ast.AST):
+            fields[key] = to_ast(value)
+        elif key != _ANNO:
+            fields[key] = value
+    return new
+
+
+def _to_ast_value(value):
+    if isinstance(value, list):
+        return [_to_ast_value(v) for v in value]
+    return to_ast(value) if isinstance(value, ast.AST) else value
+
+
+def _arg(name):
+    if name is None:
+        return None
+    return ast.copy_location(ast.arg(name.id, _to_ast_value(name.annotation), name.type_comment), name)
+
+
+def _function(node):
+    return getattr(ast, type(node).__name__)(node.name, to_ast(node.args), _to_ast_value(node.body),
+                                             _to_ast_value(node.decorator_list), _to_ast_value(node.returns),
+                                             node.type_comment)
+
+
+_AST_CLASS = {}  # gast class -> ast class (False: none)
+_CONTEXTS = {context: getattr(ast, context.__name__)() for context in (gast.Load, gast.Store, gast.Del)}
+_SPECIAL = {  # the other classes whose fields differ between gast and ast
+    gast.arguments: lambda n: ast.arguments([_arg(a) for a in n.posonlyargs], [_arg(a) for a in n.args],
+                                            _arg(n.vararg), [_arg(a) for a in n.kwonlyargs],
+                                            _to_ast_value(n.kw_defaults), _arg(n.kwarg), _to_ast_value(n.defaults)),
+    gast.FunctionDef: _function,
+    gast.AsyncFunctionDef: _function,
+    gast.ClassDef: lambda n: ast.ClassDef(n.name, _to_ast_value(n.bases), _to_ast_value(n.keywords),
+                                          _to_ast_value(n.body), _to_ast_value(n.decorator_list)),
+    gast.ExceptHandler: lambda n: ast.ExceptHandler(_to_ast_value(n.type), n.name.id if n.name else None,
+                                                    _to_ast_value(n.body)),
+    gast.Assign: lambda n: ast.Assign(_to_ast_value(n.targets), to_ast(n.value)),
+}
+
+
 def to_source(node):
     """Python source for a gast tree, with comment markers turned into comments."""
     if isinstance(node, list):
         node = gast.Module(body=node, type_ignores=[])
-    text = astor.to_source(gast.gast_to_ast(node))  # astor needs no source positions
+    text = astor.to_source(to_ast(node))  # astor needs no source positions
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_unescape(m.group(3), m.group(2))}", text)
 
 

@@ -5,8 +5,8 @@ Three functions come out of one joint adjoint ``f_adjoint(*params, v=None)``:
 ``f_forward(*params) -> (y, saved)`` / ``f_backward(saved, v=None) -> grads`` that
 ``vjp`` uses so one forward sweep can serve many cotangents. ``f_backward`` copies the
 value stacks and the arrays it restores in place, so it can be called again. The pair's
-text is made and compiled when first needed (``Generated.ensure_pair``): ``grad`` and
-``adjoint`` never pay for it.
+trees and text are made and compiled when first needed (``Generated.ensure_pair``): ``grad``
+and ``adjoint`` never pay for them.
 """
 import dataclasses
 
@@ -168,34 +168,41 @@ def codegen(node, source, module):
     top_level = {t.id for s in fwd if isinstance(s, gast.Assign) for t in s.targets if isinstance(t, gast.Name)}
     # names bound only inside a branch or loop may be unbound when packed
     unbound = [A.assign(x, A.const(None)) for x in live if x not in top_level and x not in params]
-    pack = gast.Tuple(elts=[A.load(x) for x in live], ctx=gast.Load())
-    returned = gast.Return(value=gast.Tuple(elts=[A.deepcopy(out), pack], ctx=gast.Load()))
-    forward = gast.FunctionDef(
-        name=f"{base}_forward", args=gast.arguments(
-            args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in params],
-            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-            defaults=list(source.node.args.defaults)),
-        body=unbound + fwd + [returned], decorator_list=[], returns=None, type_comment=None, type_params=[])
-    backward_body = []
-    if live:
-        unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
-        backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
     from . import runtime
 
     copy_value = module.ref("copy_value", runtime.copy_value)
-    for name in sorted(set(A.anno(node, "stacks") or ()) | (_mutated_in_reverse(rev) & set(live))):
-        if name in live:
-            backward_body.append(A.assign(name, gast.Call(func=A.load(copy_value), args=[A.load(name)], keywords=[])))
-    backward = gast.FunctionDef(
-        name=f"{base}_backward", args=gast.arguments(
-            args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
-                  gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
-            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
-        body=backward_body + [A.deepcopy(s) for s in rev], decorator_list=[], returns=None, type_comment=None,
-        type_params=[])
+    stacks = set(A.anno(node, "stacks") or ())
     joint.body = joint_fwd + rev
     joint_source = A.to_source(joint)
-    A.strip_annotations(forward)  # kept until the pair is needed: they must not hold the user's objects
-    A.strip_annotations(backward)
-    return module.finish(base, joint_source, lambda: (A.to_source(forward), A.to_source(backward)),
-                         [joint, forward, backward])
+    # the pair is made from these statements when first needed: they must not hold the user's
+    # objects meanwhile; what the pair reads off modules is what they read (guarded now)
+    forward_defaults, out = list(source.node.args.defaults), A.deepcopy(out)
+    A.strip_annotations(gast.Module(body=fwd + rev + [gast.Expr(value=e) for e in forward_defaults + [out]],
+                                    type_ignores=[]))
+
+    def make_pair():
+        pack = gast.Tuple(elts=[A.load(x) for x in live], ctx=gast.Load())
+        returned = gast.Return(value=gast.Tuple(elts=[out, pack], ctx=gast.Load()))
+        forward = gast.FunctionDef(
+            name=f"{base}_forward", args=gast.arguments(
+                args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None) for p in params],
+                posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=forward_defaults),
+            body=unbound + fwd + [returned], decorator_list=[], returns=None, type_comment=None, type_params=[])
+        backward_body = []
+        if live:
+            unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
+            backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
+        for name in sorted(stacks | (_mutated_in_reverse(rev) & set(live))):
+            if name in live:
+                backward_body.append(A.assign(name, gast.Call(func=A.load(copy_value), args=[A.load(name)],
+                                                              keywords=[])))
+        backward = gast.FunctionDef(
+            name=f"{base}_backward", args=gast.arguments(
+                args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
+                      gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
+                posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
+            body=backward_body + rev, decorator_list=[], returns=None, type_comment=None,  # printed, not changed
+            type_params=[])
+        return A.to_source(forward), A.to_source(backward)
+
+    return module.finish(base, joint_source, make_pair, [joint, gast.Module(body=fwd, type_ignores=[])])

@@ -340,10 +340,10 @@ class Module:
 
     def bind_builtins(self, node):
         """Route the builtins passes emit (``naming.builtin("range")``) through ``ref``."""
-        from .astutil import anno
+        from .astutil import anno, walk
         from .naming import BUILTIN
 
-        for n in gast.walk(node):
+        for n in walk(node):
             name = anno(n, BUILTIN) if isinstance(n, gast.Name) else None
             if name is not None:
                 n.id = self.ref(name, getattr(builtins, name))

@@ -21,6 +21,7 @@ import weakref
 import gast
 import numpy as np
 
+from .astutil import walk
 from .errors import SrcadError
 
 _MISSING = object()
@@ -266,7 +267,7 @@ def module_attribute_guards(code, closure):
     # texts are parsed with ast, not gast (its conversion costs ten times the parse); gast's
     # node classes are ast.AST subclasses named alike, so one walk reads both
     trees = [ast.parse(c) if isinstance(c, str) else c for c in ([code] if isinstance(code, str) else code)]
-    for node in (n for tree in trees for n in ast.walk(tree)):
+    for node in (n for tree in trees for n in walk(tree)):
         if not isinstance(node, (ast.Attribute, gast.Attribute)):
             continue
         attrs = []

@@ -97,10 +97,9 @@ def instantiate(rule, result, bound, handler, namer, refs):
     env[rule.result] = result
     renames = {name: namer.fresh("_" + name.strip("_")) for name in rule.locals}
     globals_ = {name: refs(name, obj) for name, obj in rule.globals.items()}
-    body = [A.deepcopy(s) for s in rule.body]
     out = []
-    try:
-        _emit_block(body, env, renames, globals_, handler, rule, out, set())
+    try:  # the rule's own statements are read, never changed: what is emitted is copied first
+        _emit_block(rule.body, env, renames, globals_, handler, rule, out, set())
     except _Refused as refusal:
         site = getattr(bound, "site", None)
         message = str(refusal)
@@ -141,7 +140,7 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
                         sub[target.elts[1].id] = item
                     else:
                         sub[target.id] = item
-                    _emit_block([A.deepcopy(s) for s in stmt.body], sub, renames, globals_, handler, rule, out,
+                    _emit_block(stmt.body, sub, renames, globals_, handler, rule, out,
                                 zero_locals)
                 continue
         if isinstance(stmt, gast.If):
@@ -150,7 +149,7 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
                 branch = stmt.body if decided else stmt.orelse
                 _emit_block(branch, env, renames, globals_, handler, rule, out, zero_locals)
                 continue
-            test = _substitute(stmt.test, env, renames, globals_, handler, rule, zero_locals)
+            test = _substitute(A.deepcopy(stmt.test), env, renames, globals_, handler, rule, zero_locals)
 
             def emit(branch):
                 code = []
@@ -201,12 +200,12 @@ def _decide(test, env, handler, rule):
             values[name] = rule.globals[name]
         elif name not in _BUILTIN_QUERIES:
             return None
-    for n in gast.walk(test):
+    for n in A.walk(test):
         if isinstance(n, gast.Call) and not _query_call(n, rule):
             return None
         if isinstance(n, gast.Subscript) and not isinstance(n.value, (gast.Attribute, gast.Call)):
             return None
-    code = compile(gast.gast_to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
+    code = compile(A.to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
                    "<rule test>", "eval")
     return bool(eval(code, {"__builtins__": builtins}, values))
 
@@ -222,14 +221,14 @@ def _query_call(node, rule):
 def _only_shape_queries(test, name):
     """Is every use of ``name`` in ``test`` the argument of a shape query?"""
     allowed = set()
-    for n in gast.walk(test):
+    for n in A.walk(test):
         if isinstance(n, gast.Call) and (
                 (isinstance(n.func, gast.Attribute) and n.func.attr in _SHAPE_QUERIES)
                 or (isinstance(n.func, gast.Name) and n.func.id in ("len", "isinstance"))):
             allowed.update(id(a) for a in n.args[:1])
         if isinstance(n, gast.Attribute) and n.attr in _SHAPE_QUERIES:
             allowed.add(id(n.value))
-    return all(id(n) in allowed for n in gast.walk(test) if isinstance(n, gast.Name) and n.id == name)
+    return all(id(n) in allowed for n in A.walk(test) if isinstance(n, gast.Name) and n.id == name)
 
 
 def _value(node):
@@ -261,80 +260,89 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
     (``y``), local or global (``np``) can never be substituted a second time. Template locals
     get fresh names and globals the names ``refs`` reserved, so neither can meet a user name.
     """
-    opaque = set()  # ids of the nodes spliced in from the call site
+    return _Substitution(env, renames, globals_, handler, rule, zero_locals).visit(node)
 
-    def splice(node):
-        opaque.add(id(node))
+
+class _Substitution(A.Transformer):
+    """``_substitute``'s one pass (a class made once, not per expression)."""
+
+    def __init__(self, env, renames, globals_, handler, rule, zero_locals):
+        self.env, self.renames, self.globals_ = env, renames, globals_
+        self.handler, self.rule, self.zero_locals = handler, rule, zero_locals
+        self.opaque = set()  # ids of the nodes spliced in from the call site
+
+    def splice(self, node):
+        self.opaque.add(id(node))
         return node
 
-    class Sub(gast.NodeTransformer):
-        def visit(self, n):
-            return n if id(n) in opaque else super().visit(n)
+    def visit(self, n):
+        return n if id(n) in self.opaque else super().visit(n)
 
-        def visit_Attribute(self, n):
-            folded = _fold_shape_query(n, env, handler, rule)
-            return folded if folded is not None else self.generic_visit(n)
+    def visit_Attribute(self, n):
+        folded = _fold_shape_query(n, self.env, self.handler, self.rule)
+        return folded if folded is not None else self.generic_visit(n)
 
-        def visit_Call(self, n):
-            folded = _fold_shape_query(n, env, handler, rule)
-            if folded is not None:
-                return folded
-            if isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is no_derivative:
-                what, instead = (rule.globals[a.id] if isinstance(a, gast.Name) else _value(a) for a in n.args)
-                raise _Refused(f"srcad does not differentiate {what}; {instead}")
-            if isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
-                shapes = _known_shapes(n.args[1], env[rule.result], env, handler)
-                if shapes is not None:  # the sum that undoes broadcasting, decided now
-                    return splice(_static_unbroadcast(self.visit(n.args[0]), *shapes, handler))
-            args = []
-            for a in n.args:
-                if isinstance(a, gast.Starred) and isinstance(a.value, gast.Name) and isinstance(env.get(a.value.id), list):
-                    args.extend(splice(A.deepcopy(x)) for x in env[a.value.id])
-                else:
-                    args.append(a)
-            n.args = args
+    def visit_Call(self, n):
+        folded = _fold_shape_query(n, self.env, self.handler, self.rule)
+        if folded is not None:
+            return folded
+        if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is no_derivative:
+            what, instead = (self.rule.globals[a.id] if isinstance(a, gast.Name) else _value(a) for a in n.args)
+            raise _Refused(f"srcad does not differentiate {what}; {instead}")
+        if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
+            shapes = _known_shapes(n.args[1], self.env[self.rule.result], self.env, self.handler)
+            if shapes is not None:  # the sum that undoes broadcasting, decided now
+                return self.splice(_static_unbroadcast(self.visit(n.args[0]), *shapes, self.handler))
+        args = []
+        for a in n.args:
+            if (isinstance(a, gast.Starred) and isinstance(a.value, gast.Name)
+                    and isinstance(self.env.get(a.value.id), list)):
+                args.extend(self.splice(A.deepcopy(x)) for x in self.env[a.value.id])
+            else:
+                args.append(a)
+        n.args = args
+        return self.generic_visit(n)
+
+    def visit_IfExp(self, n):
+        # ``g if axis is None else ...`` with axis=0
+        decided = _decide(n.test, self.env, self.handler, self.rule)
+        if decided is None:
             return self.generic_visit(n)
+        return self.visit(n.body if decided else n.orelse)
 
-        def visit_IfExp(self, n):
-            decided = _decide(n.test, env, handler, rule)  # ``g if axis is None else ...`` with axis=0
-            if decided is None:
-                return self.generic_visit(n)
-            return self.visit(n.body if decided else n.orelse)
+    def visit_Compare(self, n):
+        n = self.generic_visit(n)
+        return _fold_literal_identity(n)
 
-        def visit_Compare(self, n):
-            n = self.generic_visit(n)
-            return _fold_literal_identity(n)
+    def visit_Subscript(self, n):
+        bound = _marker_target(n, self.rule, self.env)
+        if bound is None:
+            return self.generic_visit(n)
+        if not isinstance(bound, gast.Name):
+            raise Zero()
+        expr = self.handler.read(bound.id)
+        if expr is None:
+            raise Zero()
+        return self.splice(expr)
 
-        def visit_Subscript(self, n):
-            bound = _marker_target(n, rule, env)
-            if bound is None:
-                return self.generic_visit(n)
-            if not isinstance(bound, gast.Name):
+    def visit_Name(self, n):
+        if n.id in self.env:
+            value = self.env[n.id]
+            if isinstance(value, list):  # *args: a tuple of the call's operands
+                return self.splice(gast.Tuple(elts=[A.deepcopy(v) for v in value], ctx=gast.Load()))
+            if isinstance(value, dict):
+                raise SrcadError(f"{self.rule}: **{n.id} can only be ignored")
+            return self.splice(A.deepcopy(value))
+        if n.id in self.renames:
+            if n.id in self.zero_locals and isinstance(n.ctx, gast.Load):
                 raise Zero()
-            expr = handler.read(bound.id)
-            if expr is None:
-                raise Zero()
-            return splice(expr)
+            n.id = self.renames[n.id]
+        elif n.id in self.globals_:
+            n.id = self.globals_[n.id]
+        elif isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id):  # never resolved in the user's scope
+            n.id = self.handler.refs(n.id, getattr(builtins, n.id))
+        return n
 
-        def visit_Name(self, n):
-            if n.id in env:
-                value = env[n.id]
-                if isinstance(value, list):  # *args: a tuple of the call's operands
-                    return splice(gast.Tuple(elts=[A.deepcopy(v) for v in value], ctx=gast.Load()))
-                if isinstance(value, dict):
-                    raise SrcadError(f"{rule}: **{n.id} can only be ignored")
-                return splice(A.deepcopy(value))
-            if n.id in renames:
-                if n.id in zero_locals and isinstance(n.ctx, gast.Load):
-                    raise Zero()
-                n.id = renames[n.id]
-            elif n.id in globals_:
-                n.id = globals_[n.id]
-            elif isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id):  # never resolved in the user's scope
-                n.id = handler.refs(n.id, getattr(builtins, n.id))
-            return n
-
-    return Sub().visit(node)
 
 
 def _fold_literal_identity(node):
@@ -424,7 +432,7 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):
             if not isinstance(bound, gast.Name) or not handler.is_active(bound.id):
                 return
             try:
-                value = _substitute(stmt.value, env, renames, globals_, handler, rule, zero_locals)
+                value = _substitute(A.deepcopy(stmt.value), env, renames, globals_, handler, rule, zero_locals)
             except Zero:
                 return
             out.extend(handler.accumulate(bound.id, value))
@@ -441,10 +449,10 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):
             return
         del probe
         out.extend(handler.own(mutated.id))
-        out.append(_substitute(stmt, env, renames, globals_, handler, rule, zero_locals))
+        out.append(_substitute(A.deepcopy(stmt), env, renames, globals_, handler, rule, zero_locals))
         return
     try:
-        new = _substitute(stmt, env, renames, globals_, handler, rule, zero_locals)
+        new = _substitute(A.deepcopy(stmt), env, renames, globals_, handler, rule, zero_locals)
     except Zero:
         for name in A.names_stored(stmt):
             zero_locals.add(name)

@@ -473,7 +473,7 @@ class _Forward:
         orelse = make_orelse()
         paths = [(body_state, body_bound, body), (self.state, self.bound, orelse)]
         merged = {}
-        for var in set(body_state) | set(self.state):
+        for var in sorted(set(body_state) | set(self.state)):  # sorted: the same text in every process
             states = [st.get(var, ZERO) for st, _, _ in paths]
             if all(x == ZERO for x in states) or var not in live_after:
                 continue
@@ -509,7 +509,7 @@ class _Forward:
             body = self.block(s.body)
             end = self.state
             target = {}
-            for var in set(start) | set(end):
+            for var in sorted(set(start) | set(end)):
                 have = {start.get(var, ZERO), end.get(var, ZERO)}
                 if have == {ZERO} or var not in needed:
                     continue

@@ -1,12 +1,8 @@
 """Memory analysis: which names may share memory, decided fail closed.
 
-A value is new memory only if it comes from an allowlist of operations known to return a
-fresh array (arithmetic, ufuncs and reductions without ``out``, ``np.zeros``, ``.copy()``,
-``np.concatenate``, ``@`` ... checked against NumPy's docs and ``np.shares_memory``); any
-other value (``x.T``, ``np.flip(x)``, ``np.asarray(x)``, ``x.reshape(...)``, a basic slice,
-an item of a container, a call of a function srcad cannot read) may share the memory of
-every value it was computed from. A user function whose source srcad reads is summarised:
-which arguments its result may share and which it updates in place.
+What a value may share is decided in ``passes.memory_values`` (an allowlist of operations
+that make new memory). A user function whose source srcad reads is summarised: which
+arguments its result may share and which it updates in place.
 
 The analysis is flow-sensitive (loops to a fixpoint). For each name it keeps the abstract
 memory its value owns and the memory reachable inside it (items of a list), as sets of
@@ -14,6 +10,12 @@ locations: an argument, a global, or what a statement allocated, told apart as i
 run (``new``) or earlier ones (``old``), so the array ``un = u.copy()`` makes in this pass of
 a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 ``passes.record_values`` runs it on the forward sweep (``memory_flow``).
+
+The facts at a program point (``_State``) are updated in place as statements are read, so a
+statement costs what it touches, not the size of the state: a state passed to ``block`` or
+``stmt`` belongs to them, and a caller that needs the facts afterwards passes a copy (branches
+and loop passes do).
+
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -32,8 +34,6 @@ a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 ['v']
 """
 import contextlib
-import copy
-import inspect
 import threading
 import types
 
@@ -43,50 +43,23 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
-                    LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
-                    copies, is_in, is_ufunc, known_pure, out_argument)
-
-
-class Memory:
-    """What a name's value may share: ``own`` (its own memory) and ``inner`` (memory of
-    the values inside it, for lists, tuples and dicts), as sets of abstract locations.
-
-    A location is ``("arg", p)`` (an argument), ``("global", n)``, or ``(age, id)`` for what a
-    statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
-    made afresh in each pass of a loop is told apart from last pass's)."""
-
-    __slots__ = ("own", "inner", "array", "listy")
-
-    def __init__(self, own=frozenset(), inner=frozenset(), array=False, listy=None):
-        self.own, self.inner = frozenset(own), frozenset(inner)
-        self.array = array  # surely an array or a number: it holds no other values
-        # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
-        # ``L.pop()`` change (``own`` unless the value is known to be an array there)
-        self.listy = self.own if listy is None else frozenset(listy)
-
-    def all(self):
-        return self.own | self.inner
-
-    def __eq__(self, other):
-        return (self.own == other.own and self.inner == other.inner and self.array == other.array
-                and self.listy == other.listy)
-
-    def __or__(self, other):
-        return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array,
-                      self.listy | other.listy)
+from .fresh import (FRESH_FUNCTIONS, LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
+                    known_pure, out_argument)
+from .memory_values import Memory, Values, bind_call
 
 
 class _State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
 
-    def __init__(self, names=None, stale=None, observed=frozenset(), bound=None, made=frozenset()):
+    __slots__ = ("names", "stale", "observed", "bound", "made")
+
+    def __init__(self, names=None, stale=None, observed=(), bound=None, made=()):
         self.names = dict(names or {})
         self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
-        self.observed = frozenset(observed)
+        self.observed = set(observed)
         self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
-        self.made = made  # statements whose ("new", id) location may appear here: only those can age
+        self.made = set(made)  # statements whose ("new", id) location may appear here: only those can age
 
     def copy(self):
         return _State(self.names, self.stale, self.observed, self.bound, self.made)
@@ -102,7 +75,7 @@ class _State:
         return _State(names, stale, self.observed | other.observed, bound, self.made | other.made)
 
     def __eq__(self, other):
-        return (self.names == other.names and set(self.stale) == set(other.stale)
+        return (self.names == other.names and self.stale.keys() == other.stale.keys()
                 and self.observed == other.observed)
 
 
@@ -115,158 +88,23 @@ class Refusal(Exception):
         self.message, self.node = message, node
 
 
-class _Flow:
+
+class _Flow(Values):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
     def __init__(self, params, stmts, check, on_statement=None):
-        self.params = set(params)
-        self.local = _bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
+        super().__init__(params, stmts)
         self.check = check
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
         self.bindings = 0
-        self.index_arrays = _index_arrays(stmts)  # indexing with these copies
         self.mutated = set()  # every location an in-place update may reach
-        self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
+        # statement id -> every name that may have held what its latest run made, in any state:
+        # a statement that runs again ages only those names' memory
+        self.holders = {}
 
-    def names_read(self, node):
-        found = self._read.get(id(node))
-        if found is None:
-            found = self._read[id(node)] = A.names_read(node)
-        return found
-
-    # ---- values ---------------------------------------------------------------------
-    def memory(self, state, atom):
-        if isinstance(atom, gast.Name):
-            found = state.names.get(atom.id)
-            if found is None and (atom.id in self.local and atom.id not in self.params):
-                return Memory()
-            if found is None:
-                kind = "arg" if atom.id in self.params else "global"
-                return Memory({(kind, atom.id)}, {(kind + "-item", atom.id)})
-            return found
-        if isinstance(atom, gast.Starred):
-            return self.memory(state, atom.value)
-        if isinstance(atom, (gast.Tuple, gast.List)):
-            inner = frozenset()
-            for e in atom.elts:
-                inner |= self.memory(state, e).all()
-            return Memory(frozenset(), inner)
-        return Memory()
-
-    def value(self, state, rhs, here):
-        """The memory of ``rhs``'s value, and whether it is new memory made here."""
-        new = frozenset({("new", here)})
-        if isinstance(rhs, gast.Name):
-            return self.memory(state, rhs), False
-        if isinstance(rhs, (gast.Constant, gast.JoinedStr)):
-            return Memory(array=True), False
-        if isinstance(rhs, (gast.Compare, gast.UnaryOp)):
-            return Memory(new, array=True), True
-        if isinstance(rhs, gast.BinOp):
-            operands = [rhs.left, rhs.right]
-            if isinstance(rhs.op, (gast.Add, gast.Mult)) and not any(self.numeric(state, o) for o in operands):
-                # list + list and list * n keep the items
-                return Memory(new, self.memory(state, rhs.left).inner | self.memory(state, rhs.right).inner), True
-            return Memory(new, array=True), True
-        if isinstance(rhs, gast.Attribute):
-            if rhs.attr in PLAIN_ATTRIBUTES:
-                return Memory(array=True), False
-            base = self.memory(state, rhs.value)
-            if base.array:
-                return Memory(base.own | new, array=True), True
-            return Memory(base.all() | new, base.inner), True
-        if isinstance(rhs, gast.Subscript):
-            base = self.memory(state, rhs.value)
-            own = new if self.advanced(rhs.slice) else base.all() | new
-            return Memory(own, base.inner, base.array), True
-        if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
-            return Memory(new, self.memory(state, rhs).inner), True
-        if isinstance(rhs, gast.Dict):
-            inner = frozenset()
-            for v in rhs.values:
-                inner |= self.memory(state, v).all()
-            return Memory(new, inner), True
-        if isinstance(rhs, gast.Call):
-            return self.call_value(state, rhs, new), True
-        shared = frozenset()
-        for name in self.names_read(rhs):
-            shared |= self.memory(state, A.load(name)).all()
-        return Memory(shared | new, shared), True
-
-    def operands(self, call):
-        ops = list(call.args) + [k.value for k in call.keywords]
-        callee = A.anno(call, "callee")
-        if callee is not None and callee.kind == "method":
-            ops.append(call.func.value)
-        return ops
-
-    def call_value(self, state, call, new):
-        callee = A.anno(call, "callee")
-        reached = frozenset()
-        for op in self.operands(call):
-            reached |= self.memory(state, op).all()
-        if callee is not None and callee.kind == "object":
-            obj = callee.obj
-            if is_in(obj, CONTAINER_BUILDERS):
-                return Memory(new, reached)
-            if obj is runtime.copy_value:
-                copied = self.memory(state, call.args[0])
-                return Memory(new, copied.inner, copied.array)
-            if obj is copy.deepcopy and len(call.args) == 1:  # new memory all the way down
-                return Memory(new, frozenset(), self.memory(state, call.args[0]).array)
-            if is_in(obj, RETURNS_ARGUMENTS) and len(call.args) > max(RETURNS_ARGUMENTS[obj]):
-                shared = [self.memory(state, call.args[k]) for k in RETURNS_ARGUMENTS[obj]]
-                return Memory(frozenset().union(*(m.own for m in shared)) | new,
-                              frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared),
-                              frozenset().union(*(m.listy for m in shared)) | new)
-            if is_in(obj, ARRAY_VIEWS) and call.args:  # an array, never a list: sharing, not being, its argument
-                return Memory(self.memory(state, call.args[0]).all() | new, array=True, listy=())
-            if obj is runtime.container_grad and len(call.args) == 2:
-                # g itself, or a new list of g's rows: a list only if new when g is an array
-                g = self.memory(state, call.args[0])
-                return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
-            if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
-                return Memory(new, array=True)
-        summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
-        if summary is not None:
-            returned = self.helper_result(state, call, callee.obj, summary[0])
-            if returned is not None:
-                return Memory(returned.all() | new, returned.all())
-        if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
-            items = self.memory(state, call.func.value).inner
-            for arg in call.args[1:]:  # a default
-                items |= self.memory(state, arg).all()
-            return Memory(items | new, items)
-        if callee is not None and callee.kind == "method" and callee.name in FRESH_METHODS and copies(call):
-            if callee.name in SHALLOW_COPIES:
-                copied = self.memory(state, call.func.value)
-                return Memory(new, copied.inner, copied.array)
-            return Memory(new, array=True)
-        return Memory(reached | new, reached)
-
-    def helper_result(self, state, call, fn, returned_params):
-        """Memory a user function's result may share: that of the arguments it may return."""
-        bound = _bind(fn, call)
-        if bound is None:
-            return None
-        memory = Memory()
-        for param in returned_params:
-            for arg in bound.get(param, ()):
-                memory = memory | self.memory(state, arg)
-        return memory
-
-    def numeric(self, state, atom):
-        """Is ``atom`` surely a number or an array (so ``+`` and ``*`` make a new array)?"""
-        if isinstance(atom, gast.Constant):
-            return isinstance(atom.value, (float, complex, bool))
-        return isinstance(atom, gast.Name) and self.memory(state, atom).array
-
-    def advanced(self, index):
-        """Does this index copy (a list or an index array in it)?"""
-        parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
-                   for p in parts)
+    def summary(self, fn):
+        return _helper_summary(fn)
 
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
@@ -277,7 +115,7 @@ class _Flow:
     def stmt(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s, self.names_read(s.test), state)
-            return self.block(s.body, state.copy()).join(self.block(s.orelse, state.copy()))
+            return self.block(s.body, state.copy()).join(self.block(s.orelse, state))
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if self.recording and self.on_statement is not None:
@@ -316,11 +154,11 @@ class _Flow:
             if name in state.stale and self.check:
                 self.refuse_stale(name, state, s)
             if observe:
-                state.observed = state.observed | self.memory(state, A.load(name)).all()
+                state.observed |= self.name_memory(state, name).all()
 
     def bind(self, state, name, memory, s):
-        state = state.copy()
         state.names[name] = memory
+        self.note_holder(name, memory.own | memory.inner | memory.listy)
         state.stale.pop(name, None)
         self.bindings += 1
         state.bound[name] = (self.bindings, s)
@@ -333,12 +171,15 @@ class _Flow:
         def aged(locations):
             return (locations - {new}) | {old} if new in locations else locations
 
-        state = state.copy()
-        for n, m in state.names.items():
-            if new in m.own or new in m.inner or new in m.listy:  # only these change: no new objects for the rest
-                state.names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
-        state.observed = aged(state.observed)
-        state.made = state.made - {here}
+        names = state.names
+        for n in self.holders.get(here, ()):
+            m = names.get(n)
+            if m is not None and (new in m.own or new in m.inner or new in m.listy):
+                names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
+        if new in state.observed:
+            state.observed.discard(new)
+            state.observed.add(old)
+        state.made.discard(here)
         return state
 
     def assign(self, s, state):
@@ -368,7 +209,7 @@ class _Flow:
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
             # read those arrays afterwards (it would see them changed without srcad)
-            for param, args in (_bind(callee.obj, rhs) or {}).items():
+            for param, args in (bind_call(callee.obj, rhs) or {}).items():
                 for arg in args:
                     if param in summary[1] and isinstance(arg, gast.Name):
                         state = self.update(s, state, arg.id, exempt=set(), writes=False)
@@ -382,9 +223,9 @@ class _Flow:
             memory, made = self.value(state, rhs, id(s))
             state = self.bind(state, target.id, memory, s)
             if made:
-                state.made = state.made | {id(s)}
+                state.made.add(id(s))
             if not nondiff and not isinstance(rhs, _DISPLAYS):  # a display's derivative reads only its adjoint
-                state.observed = state.observed | memory.own
+                state.observed |= memory.own
             return state
         if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
             if id(s) in state.made:
@@ -392,7 +233,7 @@ class _Flow:
             memory, _ = self.value(state, rhs, id(s))
             for elt in target.elts:
                 state = self.bind(state, elt.id, memory, s)
-            state.made = state.made | {id(s)}
+            state.made.add(id(s))
             return state
         base = target.value.id  # S[index] = value
         self.reads(s, self.names_read(target.slice), state)
@@ -447,7 +288,7 @@ class _Flow:
         if callee is not None and callee.kind == "object":
             summary = _helper_summary(callee.obj)
             if summary is not None:  # a user function: the arguments it updates in place
-                bound = _bind(callee.obj, call) or {}
+                bound = bind_call(callee.obj, call) or {}
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
@@ -471,12 +312,11 @@ class _Flow:
         ``writes``: srcad's own code writes there (an element update), so it must not be an
         argument's memory reached through another name, nor a global's. ``structure``: a list
         grows or shrinks (append, pop), which changes only the list object."""
-        memory = self.memory(state, A.load(name))
+        memory = self.name_memory(state, name)
         changed = memory.listy if structure else memory.own
         self.mutated |= changed
         if self.check and writes:
             self.check_caller_memory(s, state, name, changed)
-        state = state.copy()
         for other, m in state.names.items():
             if other not in exempt and m.all() & changed and other not in state.stale:
                 state.stale[other] = (name, s, state.bound.get(name))
@@ -484,7 +324,15 @@ class _Flow:
             added = stored.all()
             state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
                            for n, m in state.names.items()}
+            for n, m in state.names.items():
+                if m.all() & changed and not m.array:
+                    self.note_holder(n, added)
         return state
+
+    def note_holder(self, name, locations):
+        for kind, made_by in locations:
+            if kind == "new":
+                self.holders.setdefault(made_by, set()).add(name)
 
     def check_caller_memory(self, s, state, name, changed):
         for kind, owner in sorted(changed, key=repr):
@@ -577,39 +425,6 @@ def _summarise(fn, table):
     table[key] = (shared, updated)
     return table[key]
 
-
-def _bind(fn, call):
-    """parameter -> [argument atoms] for a call of ``fn`` (a ``*args`` parameter gets several)."""
-    fn = getattr(fn, "__srcad_function__", fn)
-    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return None
-    try:
-        bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
-    except (TypeError, ValueError):
-        return None
-    return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
-
-
-def _index_arrays(stmts):
-    """Names every binding of which is an index array (a list, a mask, np.argsort(...))."""
-    found, other = set(), set()
-    for s in A.walk_statements(stmts):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            rhs = s.value
-            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-            if (isinstance(rhs, (gast.List, gast.Compare))
-                    or (callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))):
-                found.add(s.targets[0].id)
-                continue
-        if isinstance(s, gast.For):
-            other.add(s.target.id)
-        elif not isinstance(s, (gast.If, gast.While)):
-            other |= A.names_stored(s)
-    return found - other
-
-
-def _bound_names(stmts):
-    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)

@@ -36,14 +36,7 @@ def _is_comment(s):
 
 
 def _reads(stmts):
-    names = set()
-    for s in stmts:
-        for n in A.walk(s):
-            if isinstance(n, gast.stmt) and _is_placeholder(n):
-                continue
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                names.add(n.id)
-    return names
+    return set().union(*map(A.names_read, stmts))
 
 
 def _placeholder_vars(stmts):
@@ -61,17 +54,18 @@ def _only_placeholders(stmts):
     return True
 
 
-def _prune(stmts, needed, removed_sites):
+def _prune(stmts, needed, removed_sites, pruned):
     out = []
     for s in stmts:
         if isinstance(s, (gast.If, gast.For)) and _only_placeholders([s]) and not (_placeholder_vars([s]) & needed):
+            pruned.append(s)
             for n in A.walk(s):
                 if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None:
                     removed_sites.add(A.anno(n, "restore").id)
             continue
         if isinstance(s, (gast.If, gast.For)):
-            s.body = _prune(s.body, needed, removed_sites)
-            s.orelse = _prune(s.orelse, needed, removed_sites)
+            s.body = _prune(s.body, needed, removed_sites, pruned)
+            s.orelse = _prune(s.orelse, needed, removed_sites, pruned)
         out.append(s)
     return out
 
@@ -132,26 +126,27 @@ def _written(stmt):
     return names
 
 
-def _propagate_copies(stmts, single, adjoints, reads):
+def _propagate_copies(stmts, single, adjoints, reads, facts):
     """Within one block, ``a = b`` between adjoints: read ``b`` where ``a`` was read.
 
     ``a`` must be assigned only here and read only later in this block, and ``b`` must not
     change before the last of those reads (in the last one it may: its value is read first).
     Linear in the block: which statements read and write each name is indexed once (renaming
     ``a`` to ``b`` changes no statement's writes, and every question looks only forward).
+    ``facts`` (``_index``) holds each statement's reads and writes, nested blocks' included.
     """
-    read_counts = [_read_counts(s) for s in stmts]  # per statement: name -> loads, nested ones included
+    read_counts = [facts[id(s)][0] for s in stmts]  # per statement: name -> loads, nested ones included
     readers, writers = {}, {}
     for j, s in enumerate(stmts):
         for name in read_counts[j]:
             readers.setdefault(name, []).append(j)
-        for name in _written(s):
+        for name in facts[id(s)][1]:
             writers.setdefault(name, []).append(j)
     removed = set()
     for i, s in enumerate(stmts):
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _propagate_copies(s.body, single, adjoints, reads)
-            s.orelse = _propagate_copies(s.orelse, single, adjoints, reads)
+        if isinstance(s, _BLOCKS):
+            s.body = _propagate_copies(s.body, single, adjoints, reads, facts)
+            s.orelse = _propagate_copies(s.orelse, single, adjoints, reads, facts)
         if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name)
                 and s.targets[0].id in single and s.value.id in adjoints):
             continue
@@ -159,7 +154,7 @@ def _propagate_copies(stmts, single, adjoints, reads):
         users = readers.get(a, [])[bisect.bisect_right(readers.get(a, []), i):]
         local_reads = sum(read_counts[j][a] for j in users)
         last = users[-1] if users else i
-        end = last + 1 if isinstance(stmts[last], (gast.If, gast.For, gast.While)) else last
+        end = last + 1 if isinstance(stmts[last], _BLOCKS) else last
         b_writes = writers.get(b, [])
         changed = any(not _is_copy(stmts[j], b, a)  # b = a gives b back
                       for j in b_writes[bisect.bisect_right(b_writes, i):bisect.bisect_left(b_writes, end)])
@@ -167,13 +162,41 @@ def _propagate_copies(stmts, single, adjoints, reads):
             continue
         for j in users:
             A.replace_names(stmts[j], {a: b})
-            read_counts[j][b] = read_counts[j].get(b, 0) + read_counts[j].pop(a)
+            for nested in A.walk_statements([stmts[j]]):  # the statement and those inside it read b now
+                counts = facts[id(nested)][0]
+                if a in counts:
+                    counts[b] = counts.get(b, 0) + counts.pop(a)
         readers[b] = sorted(set(readers.get(b, [])) | set(users))
         reads[b] = reads.get(b, 0) + local_reads - 1
         removed.add(i)
     return [s for i, s in enumerate(stmts) if i not in removed and not (
         isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
         and isinstance(s.value, gast.Name) and s.targets[0].id == s.value.id)]
+
+
+_BLOCKS = (gast.If, gast.For, gast.While)
+
+
+def _index(stmts, facts):
+    """``facts[id(s)] = (name -> loads, names written)`` for every statement in ``stmts`` and in
+    the blocks inside them, each node read once: a block's statement adds up its body's facts."""
+    for s in stmts:
+        if not isinstance(s, _BLOCKS):
+            facts[id(s)] = (_read_counts(s), _written(s))
+            continue
+        header = [s.test] if not isinstance(s, gast.For) else [s.target, s.iter]
+        counts, written = {}, set()
+        for part in header:
+            for name, k in _read_counts(part).items():
+                counts[name] = counts.get(name, 0) + k
+            written |= _written(part)
+        _index(s.body, facts)
+        _index(s.orelse, facts)
+        for inner in s.body + s.orelse:
+            for name, k in facts[id(inner)][0].items():
+                counts[name] = counts.get(name, 0) + k
+            written |= facts[id(inner)][1]
+        facts[id(s)] = (counts, written)
 
 
 def _is_copy(stmt, target, source):
@@ -189,11 +212,11 @@ def _read_counts(node):
     return counts
 
 
-def _single_assignments(stmts, names):
+def _single_assignments(stmts, names, facts):
     counts = {}
     for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(s, gast.stmt) and not isinstance(s, (gast.If, gast.For, gast.While)):
-            for name in _written(s):
+        if isinstance(s, gast.stmt) and not isinstance(s, _BLOCKS):
+            for name in facts[id(s)][1] if id(s) in facts else _written(s):
                 counts[name] = counts.get(name, 0) + 1
     return {n for n in names if counts.get(n, 0) == 1}
 
@@ -206,12 +229,12 @@ def simplify(node):
                 if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
     removed_sites = set()
     while True:
-        needed = _reads(rev)
+        needed, pruned = _reads(rev), []
         before = len(removed_sites)
-        rev = _prune(rev, needed, removed_sites)
+        rev = _prune(rev, needed, removed_sites, pruned)
         if len(removed_sites) == before:
             break
-    dead_counters = counters - _reads(rev)
+    dead_counters = counters - (_reads(rev) if pruned else needed)
     for s in A.walk(gast.Module(body=rev, type_ignores=[])):
         if isinstance(s, gast.stmt) and A.anno(s, "restore") is not None and A.anno(s, "restore").var in dead_counters:
             removed_sites.add(A.anno(s, "restore").id)
@@ -220,11 +243,13 @@ def simplify(node):
     fwd, rev = tidy(fwd), tidy(rev)
     # an adjoint that only renames another (d_t6 = d_t7) is read under its first name
     adjoints = A.anno(node, "adjoint_names") or set()
+    facts = {}
+    _index(rev, facts)
     reads = {}
-    for n in A.walk(gast.Module(body=rev, type_ignores=[])):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            reads[n.id] = reads.get(n.id, 0) + 1
-    rev = _propagate_copies(rev, _single_assignments(rev, adjoints), adjoints, reads)
+    for s in rev:
+        for name, k in facts[id(s)][0].items():
+            reads[name] = reads.get(name, 0) + k
+    rev = _propagate_copies(rev, _single_assignments(rev, adjoints, facts), adjoints, reads, facts)
     node.body = fwd + rev
     A.set_anno(node, "n_forward", len(fwd))
     return node

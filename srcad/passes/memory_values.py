@@ -1,0 +1,255 @@
+"""What memory a value may share: the value half of the memory analysis (``passes.memory``).
+
+A value is new memory only if it comes from an allowlist of operations known to return a
+fresh array (arithmetic, ufuncs and reductions without ``out``, ``np.zeros``, ``.copy()``,
+``np.concatenate``, ``@`` ... checked against NumPy's docs and ``np.shares_memory``); any
+other value (``x.T``, ``np.flip(x)``, ``np.asarray(x)``, ``x.reshape(...)``, a basic slice,
+an item of a container, a call of a function srcad cannot read) may share the memory of
+every value it was computed from.
+
+>>> import gast
+>>> from types import SimpleNamespace
+>>> values, state = Values(["x"], []), SimpleNamespace(names={})  # nothing bound yet: x is the argument
+>>> view = gast.parse("x[1:]").body[0].value
+>>> sorted(values.value(state, view, "here")[0].own)  # a basic slice may be x itself
+[('arg', 'x'), ('arg-item', 'x'), ('new', 'here')]
+>>> sorted(values.value(state, gast.parse("x * 2.0").body[0].value, "here")[0].own)
+[('new', 'here')]
+"""
+import copy
+import inspect
+
+import gast
+
+from .. import astutil as A
+from .. import runtime
+from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
+                    PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc)
+
+_EMPTY = frozenset()
+
+
+def _frozen(locations):
+    return locations if type(locations) is frozenset else frozenset(locations)
+
+
+class Memory:
+    """What a name's value may share: ``own`` (its own memory) and ``inner`` (memory of
+    the values inside it, for lists, tuples and dicts), as sets of abstract locations.
+
+    A location is ``("arg", p)`` (an argument), ``("global", n)``, or ``(age, id)`` for what a
+    statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
+    made afresh in each pass of a loop is told apart from last pass's). Immutable."""
+
+    __slots__ = ("own", "inner", "array", "listy")
+
+    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None):
+        self.own, self.inner = _frozen(own), _frozen(inner)
+        self.array = array  # surely an array or a number: it holds no other values
+        # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
+        # ``L.pop()`` change (``own`` unless the value is known to be an array there)
+        self.listy = self.own if listy is None else _frozen(listy)
+
+    def all(self):
+        return self.own | self.inner if self.inner else self.own
+
+    def __eq__(self, other):
+        return self is other or (self.own == other.own and self.inner == other.inner
+                                 and self.array == other.array and self.listy == other.listy)
+
+    def __or__(self, other):
+        if other is self or other == self:  # joins mostly meet the same facts: no new object
+            return self
+        return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array,
+                      self.listy | other.listy)
+
+
+class Values:
+    """The memory of values at one program point (a state's ``names``); a subclass supplies
+    ``summary(fn)`` (what a user function's result shares and what it updates, or None)."""
+
+    def __init__(self, params, stmts):
+        self.params = set(params)
+        self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
+        self.index_arrays = index_arrays(stmts)  # indexing with these copies
+        self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
+
+    def summary(self, fn):
+        return None
+
+    def names_read(self, node):
+        found = self._read.get(id(node))
+        if found is None:
+            found = self._read[id(node)] = A.names_read(node)
+        return found
+
+    # ---- values ---------------------------------------------------------------------
+    def name_memory(self, state, name):
+        found = state.names.get(name)
+        if found is None and (name in self.local and name not in self.params):
+            return Memory()
+        if found is None:
+            kind = "arg" if name in self.params else "global"
+            return Memory({(kind, name)}, {(kind + "-item", name)})
+        return found
+
+    def memory(self, state, atom):
+        if isinstance(atom, gast.Name):
+            return self.name_memory(state, atom.id)
+        if isinstance(atom, gast.Starred):
+            return self.memory(state, atom.value)
+        if isinstance(atom, (gast.Tuple, gast.List)):
+            inner = frozenset()
+            for e in atom.elts:
+                inner |= self.memory(state, e).all()
+            return Memory(frozenset(), inner)
+        return Memory()
+
+    def value(self, state, rhs, here):
+        """The memory of ``rhs``'s value, and whether it is new memory made here."""
+        new = frozenset({("new", here)})
+        if isinstance(rhs, gast.Name):
+            return self.memory(state, rhs), False
+        if isinstance(rhs, (gast.Constant, gast.JoinedStr)):
+            return Memory(array=True), False
+        if isinstance(rhs, (gast.Compare, gast.UnaryOp)):
+            return Memory(new, array=True), True
+        if isinstance(rhs, gast.BinOp):
+            operands = [rhs.left, rhs.right]
+            if isinstance(rhs.op, (gast.Add, gast.Mult)) and not any(self.numeric(state, o) for o in operands):
+                # list + list and list * n keep the items
+                return Memory(new, self.memory(state, rhs.left).inner | self.memory(state, rhs.right).inner), True
+            return Memory(new, array=True), True
+        if isinstance(rhs, gast.Attribute):
+            if rhs.attr in PLAIN_ATTRIBUTES:
+                return Memory(array=True), False
+            base = self.memory(state, rhs.value)
+            if base.array:
+                return Memory(base.own | new, array=True), True
+            return Memory(base.all() | new, base.inner), True
+        if isinstance(rhs, gast.Subscript):
+            base = self.memory(state, rhs.value)
+            own = new if self.advanced(rhs.slice) else base.all() | new
+            return Memory(own, base.inner, base.array), True
+        if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
+            return Memory(new, self.memory(state, rhs).inner), True
+        if isinstance(rhs, gast.Dict):
+            inner = frozenset()
+            for v in rhs.values:
+                inner |= self.memory(state, v).all()
+            return Memory(new, inner), True
+        if isinstance(rhs, gast.Call):
+            return self.call_value(state, rhs, new), True
+        shared = frozenset()
+        for name in self.names_read(rhs):
+            shared |= self.name_memory(state, name).all()
+        return Memory(shared | new, shared), True
+
+    def operands(self, call):
+        ops = list(call.args) + [k.value for k in call.keywords]
+        callee = A.anno(call, "callee")
+        if callee is not None and callee.kind == "method":
+            ops.append(call.func.value)
+        return ops
+
+    def call_value(self, state, call, new):
+        callee = A.anno(call, "callee")
+        reached = frozenset()
+        for op in self.operands(call):
+            reached |= self.memory(state, op).all()
+        if callee is not None and callee.kind == "object":
+            obj = callee.obj
+            if is_in(obj, CONTAINER_BUILDERS):
+                return Memory(new, reached)
+            if obj is runtime.copy_value:
+                copied = self.memory(state, call.args[0])
+                return Memory(new, copied.inner, copied.array)
+            if obj is copy.deepcopy and len(call.args) == 1:  # new memory all the way down
+                return Memory(new, frozenset(), self.memory(state, call.args[0]).array)
+            if is_in(obj, RETURNS_ARGUMENTS) and len(call.args) > max(RETURNS_ARGUMENTS[obj]):
+                shared = [self.memory(state, call.args[k]) for k in RETURNS_ARGUMENTS[obj]]
+                return Memory(frozenset().union(*(m.own for m in shared)) | new,
+                              frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared),
+                              frozenset().union(*(m.listy for m in shared)) | new)
+            if is_in(obj, ARRAY_VIEWS) and call.args:  # an array, never a list: sharing, not being, its argument
+                return Memory(self.memory(state, call.args[0]).all() | new, array=True, listy=())
+            if obj is runtime.container_grad and len(call.args) == 2:
+                # g itself, or a new list of g's rows: a list only if new when g is an array
+                g = self.memory(state, call.args[0])
+                return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
+            if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
+                return Memory(new, array=True)
+        summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        if summary is not None:
+            returned = self.helper_result(state, call, callee.obj, summary[0])
+            if returned is not None:
+                return Memory(returned.all() | new, returned.all())
+        if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
+            items = self.memory(state, call.func.value).inner
+            for arg in call.args[1:]:  # a default
+                items |= self.memory(state, arg).all()
+            return Memory(items | new, items)
+        if callee is not None and callee.kind == "method" and callee.name in FRESH_METHODS and copies(call):
+            if callee.name in SHALLOW_COPIES:
+                copied = self.memory(state, call.func.value)
+                return Memory(new, copied.inner, copied.array)
+            return Memory(new, array=True)
+        return Memory(reached | new, reached)
+
+    def helper_result(self, state, call, fn, returned_params):
+        """Memory a user function's result may share: that of the arguments it may return."""
+        bound = bind_call(fn, call)
+        if bound is None:
+            return None
+        memory = Memory()
+        for param in returned_params:
+            for arg in bound.get(param, ()):
+                memory = memory | self.memory(state, arg)
+        return memory
+
+    def numeric(self, state, atom):
+        """Is ``atom`` surely a number or an array (so ``+`` and ``*`` make a new array)?"""
+        if isinstance(atom, gast.Constant):
+            return isinstance(atom.value, (float, complex, bool))
+        return isinstance(atom, gast.Name) and self.memory(state, atom).array
+
+    def advanced(self, index):
+        """Does this index copy (a list or an index array in it)?"""
+        parts = index.elts if isinstance(index, gast.Tuple) else [index]
+        return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
+                   for p in parts)
+
+
+
+def bind_call(fn, call):
+    """parameter -> [argument atoms] for a call of ``fn`` (a ``*args`` parameter gets several)."""
+    fn = getattr(fn, "__srcad_function__", fn)
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        bound = inspect.signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except (TypeError, ValueError):
+        return None
+    return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
+
+
+def index_arrays(stmts):
+    """Names every binding of which is an index array (a list, a mask, np.argsort(...))."""
+    found, other = set(), set()
+    for s in A.walk_statements(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            rhs = s.value
+            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+            if (isinstance(rhs, (gast.List, gast.Compare))
+                    or (callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))):
+                found.add(s.targets[0].id)
+                continue
+        if isinstance(s, gast.For):
+            other.add(s.target.id)
+        elif not isinstance(s, (gast.If, gast.While)):
+            other |= A.names_stored(s)
+    return found - other
+
+
+def bound_names(stmts):
+    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
