@@ -48,8 +48,8 @@ class Spec:
     def __hash__(self):
         return hash((self.shape, self.dtype, self.python))
 
-    def __repr__(self):
-        return f"Spec({self.shape}, {self.dtype})"
+    def __repr__(self):  # the persistent cache's key: a Python float is not a NumPy scalar
+        return f"Spec({self.shape}, {self.dtype}" + (f", {self.python.__name__})" if self.python else ")")
 
     def dummy(self):
         """A stand-in value of this shape and dtype (a zero-strided view: no memory)."""
@@ -85,6 +85,11 @@ def spec_key(value):
     """A hashable key of ``arg_spec(value)`` (for the compile cache)."""
     spec = arg_spec(value)
     return _freeze(spec)
+
+
+def specs_key(specs):
+    """A hashable key of a mapping of parameters to ``Spec``s (for the compile cache)."""
+    return tuple(sorted((name, _freeze(spec)) for name, spec in specs.items()))
 
 
 def _freeze(spec):
@@ -166,6 +171,13 @@ def _holds_unknown(value):
     return False
 
 
+def _holds_mutable(value):
+    """Is ``value`` a list or dict, or a tuple holding one (a tuple of shapes cannot change)?"""
+    if isinstance(value, (list, dict)):
+        return True
+    return isinstance(value, tuple) and any(_holds_mutable(v) for v in value)
+
+
 def _has_standin(value):
     """Does ``value`` hold a ``Spec`` (a value known only by its shape and dtype)?"""
     if isinstance(value, Spec):
@@ -192,6 +204,8 @@ class _Interpreter:
     def __init__(self, env, local_names=()):
         self.env = env
         self.locals = set(local_names)
+        self.helper_calls = False  # may a call to the user's own function be read (see ``helper_result``)?
+        self.helper_results = {}
 
     def value(self, node):
         if isinstance(node, gast.Constant):
@@ -262,6 +276,8 @@ class _Interpreter:
         if a is _UNKNOWN or b is _UNKNOWN:
             return _UNKNOWN
         da, db = _to_dummy(a), _to_dummy(b)
+        if _is_python_number(da) and _is_python_number(db):
+            return _python_arithmetic(op, da, b)
         if isinstance(op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
             shape = np.broadcast_shapes(np.shape(da), np.shape(db))
             sample = {gast.Add: np.add, gast.Sub: np.subtract, gast.Mult: np.multiply, gast.Div: np.true_divide,
@@ -335,6 +351,8 @@ class _Interpreter:
         kwargs = {k.arg: self.value(k.value) for k in node.keywords}
         if any(_holds_unknown(v) for v in args + list(kwargs.values())):
             return _UNKNOWN  # np.stack([p, q]) of unknown p, q is not a stack of two objects
+        if callee.kind == "object" and _is_user_function(callee.obj):
+            return self.helper_result(callee.obj, node) if self.helper_calls else _UNKNOWN
         if callee.kind == "method":
             receiver = self.value(node.func.value)
             if not isinstance(receiver, Spec) or receiver.python is not None:
@@ -355,12 +373,16 @@ class _Interpreter:
                     return _UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
                 with np.errstate(all="ignore"):
                     return _from_result(fn(*args, **kwargs))
+            if fn in (builtins.min, builtins.max) and len(args) > 1 and not kwargs:
+                return _one_of(args)
             if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
                 return Spec((), np.int64, int) if fn is builtins.int else Spec((), np.float64, float)
             data = standin_positions(fn, len(args))
             if data is None or _has_standin(kwargs) or any(
                     _has_standin(a) for i, a in enumerate(args) if i not in data):
                 return _UNKNOWN
+        elif callee.kind == "object" and self.helper_calls:
+            return self.helper_result(callee.obj, node)
         else:
             return _UNKNOWN
         if any(isinstance(a, Spec) and a.python is None and int(np.prod(a.shape)) > 1_000_000 for a in args):
@@ -368,6 +390,93 @@ class _Interpreter:
         with np.errstate(all="ignore"):
             result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
         return _from_result(result) if is_shape_query(fn) else _typed(result)
+
+    def helper_result(self, fn, node):
+        """What the user's own function ``fn`` returns, from shape inference on its source
+        with what is known of the arguments (the reverse pass specialises its adjoint on the
+        same shapes). One level deep: calls inside it are left unknown."""
+        import inspect
+
+        try:
+            params = inspect.signature(fn).parameters.values()
+            if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+                return _UNKNOWN
+            bound = inspect.signature(fn).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except (TypeError, ValueError):
+            return _UNKNOWN
+        known = {p.name: _UNKNOWN for p in params}
+        known.update({name: self.value(arg) for name, arg in bound.arguments.items()})
+        key = (fn, tuple((name, _freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
+                         for name, v in sorted(known.items())))
+        if key not in self.helper_results:
+            self.helper_results[key] = _UNKNOWN  # while it is being read
+            self.helper_results[key] = _returned(fn, known)
+        return self.helper_results[key]
+
+
+def _one_of(values):
+    """``min(a, b, c)`` of scalars is one of them: known if they all have one kind."""
+    joined = values[0]
+    for v in values[1:]:
+        joined = _join(joined, v)
+    return joined if isinstance(joined, Spec) and joined.shape == () and _same(joined, values[0]) else _UNKNOWN
+
+
+def _is_user_function(obj):
+    import types
+
+    from .. import registry
+
+    return (isinstance(getattr(obj, "__srcad_function__", obj), types.FunctionType)
+            and registry.lookup(registry.VJP, obj) is None and not registry.is_nondifferentiable(obj))
+
+
+def _returned(fn, known):
+    """The abstract value ``fn`` returns given abstract parameters ``known``, or unknown."""
+    from ..errors import SrcadError
+    from ..pipeline import check_parameters, check_source_is_code
+    from ..source import capture
+    from .normalize import normalize
+    from .resolve_calls import resolve_calls
+
+    try:
+        source = capture(getattr(fn, "__srcad_function__", fn))
+        check_source_is_code(source)
+        check_parameters(source)
+        node = normalize(resolve_calls(source.node, source), source)
+    except (SrcadError, OSError, SyntaxError):  # the reverse pass says why, if it differentiates it
+        return _UNKNOWN
+    if [a.id for a in node.args.args] != list(known):
+        return _UNKNOWN
+    returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return _UNKNOWN
+    env = _infer(node, known)
+    value = _Interpreter(env, ()).value(returns[0].value)
+    return _UNKNOWN if _holds_unknown(value) or value is _BOTTOM else value
+
+
+def _is_python_number(value):
+    return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
+
+
+def _python_arithmetic(op, first, second):
+    """The kind of Python scalar arithmetic, from the kinds of its operands (``i - 1`` of a
+    loop counter is an int); ``second`` is the right operand as known (a value or a Spec)."""
+    kinds = {type(first), type(second) if not isinstance(second, Spec) else second.python}
+    if complex in kinds:
+        return Spec((), np.complex128, complex) if isinstance(op, _ARITHMETIC) else _UNKNOWN
+    if float in kinds or isinstance(op, gast.Div):
+        return Spec((), np.float64, float) if isinstance(op, _ARITHMETIC) else _UNKNOWN
+    if isinstance(op, gast.Pow) and not (isinstance(second, int) and second >= 0):
+        return _UNKNOWN  # 2 ** -1 is a float: the exponent's sign decides
+    if isinstance(op, _ARITHMETIC) or bool not in kinds and isinstance(op, (gast.LShift, gast.RShift, gast.BitAnd,
+                                                                            gast.BitOr, gast.BitXor)):
+        return Spec((), np.int64, int)
+    return _UNKNOWN
+
+
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 
 
 def _operand_names(node):
@@ -384,7 +493,17 @@ def _operand_names(node):
 
 def infer_shapes(node, specs):
     """Annotate ``node`` (A-normal form) with ``"specs"``; ``specs`` maps parameters to ``arg_spec``s."""
-    env = {name: _as_value(spec) for name, spec in specs.items()}
+    env = _infer(node, {name: _as_value(spec) for name, spec in specs.items()}, A.anno(node, "active"))
+    A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
+    A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
+    A.set_anno(node, "param_specs", dict(specs))
+    return node
+
+
+def _infer(node, env, active=None):
+    """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
+    results of calls to the user's own functions are read where they are ``active`` (whose
+    callees the reverse pass compiles, guarded like the caller)."""
     params = set(env)
     from .resolve_calls import local_names
 
@@ -393,15 +512,16 @@ def infer_shapes(node, specs):
     loops = [s for s in gast.walk(node) if isinstance(s, gast.For)]
     changing = _changing_containers(node)
     for name in changing & params:
-        if isinstance(env[name], (list, tuple, dict)):
+        if _holds_mutable(env[name]):
             env[name] = _UNKNOWN
     never = set()  # assigned from values that are never computed here: unknown, not ignored
     for _ in range(40):
         changed = False
         for s in assigns:
             name = s.targets[0].id
+            interp.helper_calls = bool(active) and name in active
             new = _join(env.get(name, _BOTTOM) if name in env or name in params else _BOTTOM, interp.rhs(s.value))
-            if name in never or (name in changing and isinstance(new, (list, tuple, dict))):
+            if name in never or (name in changing and _holds_mutable(new)):
                 new = _UNKNOWN  # unknown, or a list or dict whose items change after it is bound
             if not _same(env.get(name, _BOTTOM), new):
                 env[name] = new
@@ -422,10 +542,7 @@ def infer_shapes(node, specs):
             never |= stuck
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
-    A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
-    A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
-    A.set_anno(node, "param_specs", dict(specs))
-    return node
+    return env
 
 
 def _changing_containers(node):
