@@ -483,6 +483,10 @@ def _matmul_grads(g, x, y, which):
         return g @ y.T if which == 0 else x.T @ g
     if x.ndim == 1 and y.ndim == 1:
         return g * y if which == 0 else g * x
+    if x.ndim == 2 and y.ndim == 1 and g.ndim == 1:  # matrix @ vector
+        return np.multiply.outer(g, y) if which == 0 else x.T @ g
+    if x.ndim == 1 and y.ndim == 2 and g.ndim == 1:  # vector @ matrix
+        return y @ g if which == 0 else np.multiply.outer(x, g)
     x2 = x[None, :] if x.ndim == 1 else x
     y2 = y[:, None] if y.ndim == 1 else y
     if x.ndim == 1:

@@ -180,6 +180,7 @@ def record_values(node, refs):
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
+    needed -= _loop_invariant_sites(fwd, facts, params)
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
@@ -265,6 +266,65 @@ def record_values(node, refs):
     A.set_anno(node, "n_forward", len(fwd))
     A.set_anno(node, "stacks", sorted(stacks.values()))
     return node
+
+
+# what a value computed from values a loop does not change may be made of: it is the same
+# in every iteration (no calls: one may draw random numbers or count)
+_PURE = (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Subscript, gast.Tuple, gast.Slice,
+         gast.operator, gast.unaryop, gast.expr_context)
+_PURE_ATTRIBUTES = {"T", "mT", "real", "imag", "shape", "ndim", "size", "dtype"}
+
+
+def _loop_invariant_sites(fwd, facts, params):
+    """Saves in loops of a name bound once, to a value computed only from names no enclosing
+    loop rebinds and nothing updates in place (``_t5 = F.T``, ``h = 0.5 * dt``): every
+    iteration binds the same value, so the reverse sweep reads the last one and nothing is
+    saved per iteration."""
+    bound, updated = {}, set()
+    for s in A.walk_statements(fwd):
+        targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, (gast.AugAssign, gast.For)) else []
+        for t in targets:
+            for n in A.walk(t):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    bound[n.id] = bound.get(n.id, 0) + 1
+            if not isinstance(t, gast.Name) or isinstance(s, gast.AugAssign):
+                updated |= {n.id for n in A.walk(t) if isinstance(n, gast.Name)}  # updated in place
+    invariant = set()
+
+    def scan(stmts, outermost):
+        for s, following in zip(stmts, stmts[1:] + [None]):
+            if isinstance(s, (gast.For, gast.While)):
+                loop = outermost or s
+                scan(s.body, loop)
+                scan(s.orelse, loop)
+            elif isinstance(s, gast.If):
+                scan(s.body, outermost)
+                scan(s.orelse, outermost)
+            elif outermost is not None and A.anno(s, "save") is not None and _binds_once_from(
+                    A.anno(s, "save"), following, outermost, bound, updated, params):
+                site = A.anno(s, "save")
+                memory = facts.saved.get(site.id)
+                if memory is not None and not may_change_later(memory.own | memory.inner, facts.mutated):
+                    invariant.add(site.id)
+
+    scan(fwd, None)
+    return invariant
+
+
+def _binds_once_from(site, s, loop, bound, updated, params):
+    """Is ``s`` the only binding of the saved name, to a pure value of names ``loop`` keeps?"""
+    if (site.kind != "name" or not isinstance(s, gast.Assign) or len(s.targets) != 1
+            or not isinstance(s.targets[0], gast.Name) or s.targets[0].id != site.var
+            or bound.get(site.var) != 1 or site.var in updated or site.var in params):
+        return False
+    parts = list(A.walk(s.value))
+    if not all(isinstance(n, _PURE) or isinstance(n, gast.Attribute) and n.attr in _PURE_ATTRIBUTES for n in parts):
+        return False
+    changing = A.names_stored(loop)
+    for call in A.walk(loop):  # a method (``L.append``) or a function may change what it is given
+        if isinstance(call, gast.Call):
+            changing |= A.names_read(call)
+    return not (A.names_read(s.value) & (changing | updated))
 
 
 def _first_definitions(fwd, params):

@@ -366,6 +366,9 @@ class _Interpreter:
             fn = callee.obj
             if any(fn is e for e in (np.dot, np.matmul)):
                 return self.matmul(*args) if len(args) == 2 and not kwargs else _UNKNOWN
+            rule = _LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
+            if rule is not None:  # never run on stand-ins: np.linalg.inv of zeros fails
+                return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else _UNKNOWN
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
                 if not runs_on_known_values(fn):
                     return _UNKNOWN
@@ -412,6 +415,47 @@ class _Interpreter:
             self.helper_results[key] = _UNKNOWN  # while it is being read
             self.helper_results[key] = _returned(fn, known)
         return self.helper_results[key]
+
+
+def _linalg_dtype(*specs):
+    """The dtype np.linalg computes in: float32/complex64 stay single, integers become float64."""
+    dtype = np.result_type(*[s.dtype for s in specs])
+    if dtype.kind in "biu":
+        return np.dtype(np.float64)
+    return dtype if dtype in (np.float32, np.float64, np.complex64, np.complex128) else None
+
+
+def _square(a):
+    return len(a.shape) >= 2 and a.shape[-1] == a.shape[-2]
+
+
+def _inverse_shape(a):
+    dtype = _linalg_dtype(a)
+    return Spec(a.shape, dtype) if _square(a) and dtype is not None else _UNKNOWN
+
+
+def _determinant_shape(a):
+    dtype = _linalg_dtype(a)
+    return Spec(a.shape[:-2], dtype) if _square(a) and dtype is not None else _UNKNOWN
+
+
+def _solve_shape(a, b):
+    """``np.linalg.solve(a, b)`` (NumPy 2: a 1-d ``b`` is one vector, else a stack of matrices)."""
+    dtype = _linalg_dtype(a, b)
+    if not _square(a) or dtype is None or not b.shape or b.shape[-1 if len(b.shape) == 1 else -2] != a.shape[-1]:
+        return _UNKNOWN
+    try:
+        if len(b.shape) == 1:
+            return Spec(a.shape[:-1], dtype)
+        return Spec(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype)
+    except ValueError:
+        return _UNKNOWN
+
+
+# shapes of np.linalg results from the arguments' shapes alone (their values would be
+# stand-in zeros: singular)
+_LINALG_SHAPES = {np.linalg.inv: _inverse_shape, np.linalg.det: _determinant_shape,
+                  np.linalg.solve: _solve_shape, np.linalg.cholesky: _inverse_shape}
 
 
 def _one_of(values):
