@@ -523,6 +523,18 @@ def _python_arithmetic(op, first, second):
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
 
 
+def region_shape(base, index, specs):
+    """The shape of ``base[index]`` (``index`` a gast index) from the known ``specs``, or None."""
+    if not isinstance(specs.get(base), Spec):
+        return None
+    read = gast.Subscript(value=A.load(base), slice=index, ctx=gast.Load())
+    try:
+        region = _Interpreter(dict(specs), ()).subscript(read)
+    except Exception:  # an index not known when the code is generated
+        return None
+    return region.shape if isinstance(region, Spec) else None
+
+
 def _operand_names(node):
     """Names ``node`` reads as values (not the dotted names of the functions it calls)."""
     if isinstance(node, gast.Call):
