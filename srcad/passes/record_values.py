@@ -180,7 +180,8 @@ def record_values(node, refs):
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
-    needed -= _loop_invariant_sites(fwd, facts, params)
+    invariant = _loop_invariant_sites(fwd, facts, params)
+    needed -= set(invariant)
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
@@ -193,7 +194,8 @@ def record_values(node, refs):
             how = deep_copy if facts.sharers[site.id][other] else copy_value
             copies.append(A.assign(other, gast.Call(func=A.load(how), args=[A.load(other)], keywords=[])))
         return copies
-    stacks, slots, preinit = {}, {}, []
+    stacks, slots = {}, {}
+    preinit = sorted(set(invariant.values()))  # bound only if the loop runs: None where it does not
 
     def storage(site):
         if site.in_loop:
@@ -279,7 +281,7 @@ def _loop_invariant_sites(fwd, facts, params):
     """Saves in loops of a name bound once, to a value computed only from names no enclosing
     loop rebinds and nothing updates in place (``_t5 = F.T``, ``h = 0.5 * dt``): every
     iteration binds the same value, so the reverse sweep reads the last one and nothing is
-    saved per iteration."""
+    saved per iteration. Returns ``{site id: name}``."""
     bound, updated = {}, set()
     for s in A.walk_statements(fwd):
         targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, (gast.AugAssign, gast.For)) else []
@@ -289,7 +291,7 @@ def _loop_invariant_sites(fwd, facts, params):
                     bound[n.id] = bound.get(n.id, 0) + 1
             if not isinstance(t, gast.Name) or isinstance(s, gast.AugAssign):
                 updated |= {n.id for n in A.walk(t) if isinstance(n, gast.Name)}  # updated in place
-    invariant = set()
+    invariant = {}  # site id -> name
 
     def scan(stmts, outermost):
         for s, following in zip(stmts, stmts[1:] + [None]):
@@ -305,7 +307,7 @@ def _loop_invariant_sites(fwd, facts, params):
                 site = A.anno(s, "save")
                 memory = facts.saved.get(site.id)
                 if memory is not None and not may_change_later(memory.own | memory.inner, facts.mutated):
-                    invariant.add(site.id)
+                    invariant[site.id] = site.var
 
     scan(fwd, None)
     return invariant
