@@ -1,4 +1,5 @@
-"""What loops save: values a loop does not change are not saved per iteration; an adjoint
+"""What loops save: values a loop does not change are computed once, before it, and not
+saved per iteration (a transpose of an argument, Python floats added or multiplied); an adjoint
 buffer handed whole to another stays owned (no copy per iteration); a store whose region has
 the value's shape needs neither unbroadcast nor the value. Each program runs in every mode
 (joint, pullback twice, jvp, second order) against finite differences, including loops
@@ -41,10 +42,15 @@ def invariant_products(F, x, dt, n):
     return np.sum(s ** 2)
 
 
-def test_invariant_values_are_not_saved_per_iteration():
+def hoisted_before_loop(src, assignment, loop="for t in _range"):
+    return assignment in src and src.index(assignment) < src.index(loop)
+
+
+def test_invariant_values_are_computed_once_before_the_loop():
     F, x = rng.standard_normal((3, 3)), rng.standard_normal(3)
     src = adjoint_source(invariant_products, (F, x, 0.3, 4), (0, 1, 2))
     assert "_Ft_stack" not in src and "_h_stack" not in src
+    assert hoisted_before_loop(src, "Ft = F.T") and hoisted_before_loop(src, "h = 0.5 * dt")
     assert "_s_stack" in src  # the state changes: saved
     all_modes(invariant_products, (F, x, 0.3, 4), (0, 1, 2))
     all_modes(invariant_products, (F, x, 0.3, 0), (0, 1, 2))  # zero trips
@@ -53,7 +59,7 @@ def test_invariant_values_are_not_saved_per_iteration():
 def jumps_with_invariant(F, x, n):
     s = x
     for t in range(n):
-        G = F * 2.0
+        G = F.T
         if t == 1:
             continue
         s = np.sin(G @ s)
@@ -68,41 +74,58 @@ def jumps_with_invariant(F, x, n):
 def test_invariant_with_break_continue_return(n):
     F, x = 0.5 * rng.standard_normal((3, 3)), rng.standard_normal(3)
     src = adjoint_source(jumps_with_invariant, (F, x, n), (0, 1))
-    assert "_G_stack" not in src
+    assert "_G_stack" not in src and hoisted_before_loop(src, "G = F.T")
     all_modes(jumps_with_invariant, (F, x, n), (0, 1))
 
 
-def nested_partly_invariant(a, x):
+def nested_partly_invariant(x, dt):
     s = x
     for i in range(3):
-        c = a * i  # changes with the outer loop: saved
+        c = dt * i  # changes with the outer loop: saved
         for j in range(2):
-            k = a * 3.0  # the same in every iteration of both loops
-            s = np.cos(s * c + k)
+            k = dt * 3.0  # the same in every iteration of both loops
+            s = np.cos(s * c + k * s)
     return np.sum(s)
 
 
 def test_nested_loops_save_what_the_outer_loop_changes():
-    a, x = rng.standard_normal(2), rng.standard_normal(2)
-    src = adjoint_source(nested_partly_invariant, (a, x), (0, 1))
-    assert "_c_stack" in src and "_k_stack" not in src
-    all_modes(nested_partly_invariant, (a, x), (0, 1))
+    x = rng.standard_normal(2)
+    src = adjoint_source(nested_partly_invariant, (x, 0.4), (0, 1))
+    assert "_c_stack" in src and "_k_stack" not in src and hoisted_before_loop(src, "k = dt * 3.0", "for i in _range")
+    all_modes(nested_partly_invariant, (x, 0.4), (0, 1))
 
 
-def while_invariant(a, x):
+def while_invariant(x, dt):
     s = x
     k = 0
     while k < 4:
-        w = a * a
+        w = dt * dt
         s = np.sin(s) * w
         k = k + 1
     return np.sum(s)
 
 
 def test_while_loop_invariant():
+    x = rng.standard_normal(2)
+    src = adjoint_source(while_invariant, (x, 0.7), (0, 1))
+    assert "_w_stack" not in src and hoisted_before_loop(src, "w = dt * dt", "while _t")
+    all_modes(while_invariant, (x, 0.7), (0, 1))
+
+
+def may_fail_or_vary(a, x, dt):
+    s = x
+    for t in range(3):
+        q = 1.0 / dt  # division may fail (dt == 0): stays in the loop
+        w = a * 2.0  # arrays may warn (overflow): stays in the loop
+        s = np.sin(s * w) * q
+    return np.sum(s)
+
+
+def test_values_that_may_fail_stay_in_the_loop():
     a, x = rng.standard_normal(2), rng.standard_normal(2)
-    assert "_w_stack" not in adjoint_source(while_invariant, (a, x), (0, 1))
-    all_modes(while_invariant, (a, x), (0, 1))
+    src = adjoint_source(may_fail_or_vary, (a, x, 0.5), (0, 1, 2))
+    assert not hoisted_before_loop(src, "q = 1.0 / dt") and not hoisted_before_loop(src, "w = a * 2.0")
+    all_modes(may_fail_or_vary, (a, x, 0.5), (0, 1, 2))
 
 
 def rebound_operand(a, x):

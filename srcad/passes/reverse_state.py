@@ -233,8 +233,8 @@ def loop_entry_state(a, b, invariant, defined_before):
     ``b`` at the end of the body)."""
     if a == b:
         return a
-    if invariant:  # not assigned in the loop: materialize a buffer once, before the loop
-        return OWNED
+    if invariant and defined_before:  # not assigned in the loop: materialize a buffer once, before the loop
+        return OWNED  # (only for a value bound before it: one bound only in an earlier loop may be unbound)
     if defined_before and a == ZERO and b in (OWNED, SHARED):
         return b  # carried by the loop and bound before it: zeros once, before the loop
     if ZERO in (a, b) or MAYBE in (a, b):
