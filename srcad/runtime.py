@@ -476,9 +476,10 @@ def matmul_dy(g, x, y):
 
 
 def _matmul_grads(g, x, y, which):
-    x = as_array(x)
-    y = as_array(y)
-    g = as_array(g)
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        x, y = as_array(x), as_array(y)
+    if g.__class__ is not np.ndarray:
+        g = as_array(g)
     if x.ndim == 2 and y.ndim == 2:
         return g @ y.T if which == 0 else x.T @ g
     if x.ndim == 1 and y.ndim == 1:

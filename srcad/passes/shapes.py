@@ -29,107 +29,15 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from .shape_rules import LINALG_SHAPES, is_python_number, one_of, python_arithmetic
+from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
+                           specs_key)
 from .standins import (CHANGING_METHODS, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
                        runs_on_known_values, standin_positions)
 
 
-class Spec:
-    """A value known up to its data: an array or scalar of this shape and dtype."""
-
-    __slots__ = ("shape", "dtype", "python")
-
-    def __init__(self, shape, dtype, python=None):
-        self.shape, self.dtype, self.python = tuple(shape), np.dtype(dtype), python
-
-    def __eq__(self, other):
-        return (isinstance(other, Spec) and self.shape == other.shape and self.dtype == other.dtype
-                and self.python == other.python)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.python))
-
-    def __repr__(self):  # the persistent cache's key: a Python float is not a NumPy scalar
-        return f"Spec({self.shape}, {self.dtype}" + (f", {self.python.__name__})" if self.python else ")")
-
-    def dummy(self):
-        """A stand-in value of this shape and dtype (a zero-strided view: no memory)."""
-        if self.python is not None:
-            return self.python(0)
-        return np.broadcast_to(np.zeros((), self.dtype), self.shape)
-
-
-_BOTTOM = object()  # not assigned yet
-_UNKNOWN = object()  # depends on data
-
-
-def arg_spec(value):
-    """What specialisation keeps of an argument: shapes and dtypes, container structure."""
-    if value.__class__ is np.ndarray:
-        return Spec(value.shape, value.dtype)
-    if isinstance(value, bool):
-        return Spec((), np.bool_, bool)
-    if isinstance(value, numbers.Integral) and not isinstance(value, np.generic):
-        return Spec((), np.int64, int)
-    if isinstance(value, float):
-        return Spec((), np.float64, float)
-    if isinstance(value, np.generic):
-        return Spec((), value.dtype)
-    if isinstance(value, (list, tuple)) and len(value) <= 64:  # a named tuple as a plain tuple
-        return (list if isinstance(value, list) else tuple)(arg_spec(v) for v in value)
-    if isinstance(value, dict) and len(value) <= 64 and all(isinstance(k, str) for k in value):
-        return ("dict", tuple((k, arg_spec(v)) for k, v in value.items()))
-    return _UNKNOWN
-
-
-def spec_key(value):
-    """A hashable key of ``arg_spec(value)`` (for the compile cache)."""
-    spec = arg_spec(value)
-    return _freeze(spec)
-
-
-def specs_key(specs):
-    """A hashable key of a mapping of parameters to ``Spec``s (for the compile cache)."""
-    return tuple(sorted((name, _freeze(spec)) for name, spec in specs.items()))
-
-
-def _freeze(spec):
-    if isinstance(spec, list):
-        return ("list",) + tuple(_freeze(s) for s in spec)
-    if isinstance(spec, tuple) and spec and spec[0] == "dict":
-        return ("dict",) + tuple((k, _freeze(v)) for k, v in spec[1])
-    if isinstance(spec, tuple):
-        return ("tuple",) + tuple(_freeze(s) for s in spec)
-    return spec if isinstance(spec, Spec) else None
-
-
-def _as_value(spec):
-    """Abstract argument -> an abstract value of the interpreter."""
-    if isinstance(spec, tuple) and spec and spec[0] == "dict":
-        return {k: _as_value(v) for k, v in spec[1]}
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_as_value(s) for s in spec)
-    return spec
-
-
-def _join(a, b):
-    if a is _BOTTOM:
-        return b
-    if b is _BOTTOM or a is b:
-        return a
-    if isinstance(a, Spec) and isinstance(b, Spec) and a.shape == b.shape and a.dtype == b.dtype:
-        return Spec(a.shape, a.dtype, a.python if a.python is b.python else None)
-    try:
-        if type(a) is type(b) and a == b:
-            return a
-    except Exception:  # comparing arrays or odd objects
-        pass
-    if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
-        return Spec((), np.int64, int)
-    return _UNKNOWN
-
-
 def _concrete(value):
-    return value is not _UNKNOWN and value is not _BOTTOM and not isinstance(value, Spec)
+    return value is not UNKNOWN and value is not BOTTOM and not isinstance(value, Spec)
 
 
 def _to_dummy(value):
@@ -141,7 +49,7 @@ def _to_dummy(value):
         return tuple(_to_dummy(v) for v in value)
     if isinstance(value, dict):
         return {k: _to_dummy(v) for k, v in value.items()}
-    if value is _UNKNOWN or value is _BOTTOM:
+    if value is UNKNOWN or value is BOTTOM:
         raise LookupError
     return value
 
@@ -156,13 +64,13 @@ def _from_result(result):
     if isinstance(result, float):
         return Spec((), np.float64, float)
     if isinstance(result, (int, tuple, str, type(None))) and not isinstance(result, bool):
-        return result if not isinstance(result, tuple) or all(isinstance(v, (int, type(None))) for v in result) else _UNKNOWN
-    return _UNKNOWN
+        return result if not isinstance(result, tuple) or all(isinstance(v, (int, type(None))) for v in result) else UNKNOWN
+    return UNKNOWN
 
 
 def _holds_unknown(value):
     """Is ``value``, or an item of a list, tuple or dict in it, unknown?"""
-    if value is _UNKNOWN:
+    if value is UNKNOWN:
         return True
     if isinstance(value, (list, tuple)):
         return any(_holds_unknown(v) for v in value)
@@ -196,7 +104,7 @@ def _typed(result):
     if isinstance(result, numbers.Integral) and not isinstance(result, np.generic):
         return Spec((), np.int64, int)
     if isinstance(result, (tuple, list, dict, range)):
-        return _UNKNOWN
+        return UNKNOWN
     return _from_result(result)
 
 
@@ -213,26 +121,26 @@ class _Interpreter:
                 return Spec((), np.float64 if isinstance(node.value, float) else np.complex128, type(node.value))
             return node.value
         if isinstance(node, gast.Name):
-            return self.env.get(node.id, _BOTTOM if node.id in self.locals else _UNKNOWN)
+            return self.env.get(node.id, BOTTOM if node.id in self.locals else UNKNOWN)
         if isinstance(node, gast.UnaryOp) and A.is_atom(node):  # -3 or +3
             return self.value(node.operand) if isinstance(node.op, gast.UAdd) else self.negated(node.operand)
         if isinstance(node, gast.Tuple) and A.is_atom(node):  # (3, 4)
             return tuple(self.value(e) for e in node.elts)
-        return _UNKNOWN
+        return UNKNOWN
 
     def negated(self, constant):
         value = self.value(constant)
         if isinstance(value, Spec):
             return value
-        return -value if isinstance(value, numbers.Number) else _UNKNOWN
+        return -value if isinstance(value, numbers.Number) else UNKNOWN
 
     def rhs(self, node):
-        if any(self.env.get(n, _BOTTOM) is _BOTTOM for n in _operand_names(node) if n in self.locals):
-            return _BOTTOM  # an operand not computed yet: come back in the next round
+        if any(self.env.get(n, BOTTOM) is BOTTOM for n in _operand_names(node) if n in self.locals):
+            return BOTTOM  # an operand not computed yet: come back in the next round
         try:
             return self._rhs(node)
         except Exception:  # an operation the stand-ins cannot run: shape unknown
-            return _UNKNOWN
+            return UNKNOWN
 
     def _rhs(self, node):
         if A.is_atom(node):
@@ -245,13 +153,13 @@ class _Interpreter:
                 return Spec((), np.bool_, bool)
             if _concrete(operand) and isinstance(operand, numbers.Number):
                 return -operand if isinstance(node.op, gast.USub) else operand
-            return operand if isinstance(operand, Spec) else _UNKNOWN
+            return operand if isinstance(operand, Spec) else UNKNOWN
         if isinstance(node, gast.Attribute):
             base = self.value(node.value)
             if isinstance(base, Spec):
                 if node.attr in ("shape", "ndim", "size", "T", "real", "imag", "dtype"):
-                    return _from_result(getattr(base.dummy(), node.attr)) if node.attr != "dtype" else _UNKNOWN
-            return _UNKNOWN
+                    return _from_result(getattr(base.dummy(), node.attr)) if node.attr != "dtype" else UNKNOWN
+            return UNKNOWN
         if isinstance(node, gast.Subscript):
             return self.subscript(node)
         if isinstance(node, (gast.Tuple, gast.List)):
@@ -261,10 +169,10 @@ class _Interpreter:
             keys = [self.value(k) for k in node.keys]
             if all(isinstance(k, str) for k in keys):
                 return {k: self.value(v) for k, v in zip(keys, node.values)}
-            return _UNKNOWN
+            return UNKNOWN
         if isinstance(node, gast.Call):
             return self.call(node)
-        return _UNKNOWN
+        return UNKNOWN
 
     def binop(self, op, a, b):
         if _concrete(a) and _concrete(b) and isinstance(a, int) and isinstance(b, int):
@@ -273,11 +181,11 @@ class _Interpreter:
                         gast.FloorDiv: a // b if b else None, gast.Mod: a % b if b else None}[type(op)]
         if isinstance(op, gast.MatMult):
             return self.matmul(a, b)
-        if a is _UNKNOWN or b is _UNKNOWN:
-            return _UNKNOWN
+        if a is UNKNOWN or b is UNKNOWN:
+            return UNKNOWN
         da, db = _to_dummy(a), _to_dummy(b)
-        if _is_python_number(da) and _is_python_number(db):
-            return _python_arithmetic(op, da, b)
+        if is_python_number(da) and is_python_number(db):
+            return python_arithmetic(op, da, b)
         if isinstance(op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
             shape = np.broadcast_shapes(np.shape(da), np.shape(db))
             sample = {gast.Add: np.add, gast.Sub: np.subtract, gast.Mult: np.multiply, gast.Div: np.true_divide,
@@ -288,21 +196,21 @@ class _Interpreter:
                 out = sample(first, second)
             if isinstance(a, Spec) and a.python and isinstance(b, Spec) and b.python or (
                     isinstance(da, (int, float)) and isinstance(db, (int, float))):
-                return Spec((), np.float64, float) if isinstance(out, float) or out.dtype.kind == "f" else _UNKNOWN
+                return Spec((), np.float64, float) if isinstance(out, float) or out.dtype.kind == "f" else UNKNOWN
             return Spec(shape, np.asarray(out).dtype)
-        return _UNKNOWN
+        return UNKNOWN
 
     def matmul(self, a, b):
         if not (isinstance(a, Spec) and isinstance(b, Spec)) or not a.shape or not b.shape:
-            return _UNKNOWN
+            return UNKNOWN
         sa, sb = a.shape, b.shape
         dtype = np.result_type(a.dtype, b.dtype)
         if len(sa) == 1 and len(sb) == 1:
-            return Spec((), dtype) if sa == sb else _UNKNOWN
+            return Spec((), dtype) if sa == sb else UNKNOWN
         left = sa if len(sa) > 1 else (1,) + sa
         right = sb if len(sb) > 1 else sb + (1,)
         if left[-1] != right[-2]:
-            return _UNKNOWN
+            return UNKNOWN
         shape = np.broadcast_shapes(left[:-2], right[:-2]) + (left[-2], right[-1])
         if len(sa) == 1:
             shape = shape[:-2] + shape[-1:]
@@ -314,11 +222,11 @@ class _Interpreter:
         base = self.value(node.value)
         if isinstance(base, (list, tuple)):
             key = self.value(node.slice) if not isinstance(node.slice, (gast.Slice, gast.Tuple)) else None
-            if isinstance(key, Spec) or key is _UNKNOWN:  # an item chosen at run time: all must agree
+            if isinstance(key, Spec) or key is UNKNOWN:  # an item chosen at run time: all must agree
                 items = list(base)
-                joined = items[0] if items else _UNKNOWN
+                joined = items[0] if items else UNKNOWN
                 for item in items[1:]:
-                    joined = _join(joined, item) if _same(joined, item) else _UNKNOWN
+                    joined = join(joined, item) if same(joined, item) else UNKNOWN
                 return joined
         index = self.index(node.slice)
         if isinstance(base, (list, tuple, dict)) and _concrete(index) and not isinstance(index, (tuple, slice)):
@@ -327,12 +235,12 @@ class _Interpreter:
             return base[index]
         if isinstance(base, Spec):
             return _from_result(base.dummy()[_to_dummy(index)])
-        return _UNKNOWN
+        return UNKNOWN
 
     def index(self, idx):
         if isinstance(idx, gast.Slice):
             parts = [None if p is None else self.value(p) for p in (idx.lower, idx.upper, idx.step)]
-            if any(p is _UNKNOWN or isinstance(p, Spec) for p in parts):
+            if any(p is UNKNOWN or isinstance(p, Spec) for p in parts):
                 raise LookupError  # a slice whose bounds depend on data
             return slice(*parts)
         if isinstance(idx, gast.Tuple):
@@ -340,56 +248,56 @@ class _Interpreter:
         value = self.value(idx)
         if isinstance(value, Spec) and value.shape == () and value.dtype.kind in "iu":
             return 0  # any integer selects the same shape
-        if isinstance(value, Spec) or value is _UNKNOWN:
+        if isinstance(value, Spec) or value is UNKNOWN:
             raise LookupError  # an index array: the result's shape depends on it
         return value
 
     def call(self, node):
         """The result of a call, run on stand-ins only where only their shapes matter."""
         callee = A.anno(node, "callee")
-        args = [self.value(a) if not isinstance(a, gast.Starred) else _UNKNOWN for a in node.args]
+        args = [self.value(a) if not isinstance(a, gast.Starred) else UNKNOWN for a in node.args]
         kwargs = {k.arg: self.value(k.value) for k in node.keywords}
         if any(_holds_unknown(v) for v in args + list(kwargs.values())):
-            return _UNKNOWN  # np.stack([p, q]) of unknown p, q is not a stack of two objects
+            return UNKNOWN  # np.stack([p, q]) of unknown p, q is not a stack of two objects
         if callee.kind == "object" and _is_user_function(callee.obj):
-            return self.helper_result(callee.obj, node) if self.helper_calls else _UNKNOWN
+            return self.helper_result(callee.obj, node) if self.helper_calls else UNKNOWN
         if callee.kind == "method":
             receiver = self.value(node.func.value)
             if not isinstance(receiver, Spec) or receiver.python is not None:
-                return _UNKNOWN
+                return UNKNOWN
             if callee.name == "dot" and len(args) == 1 and not kwargs:
                 return self.matmul(receiver, args[0])
             if not method_runs_on_standin(callee.name) or _has_standin(args) or _has_standin(kwargs):
-                return _UNKNOWN
+                return UNKNOWN
             fn, args, data = getattr(np.ndarray, callee.name), [receiver] + args, (0,)
         elif callee.kind == "object":
             fn = callee.obj
             if any(fn is e for e in (np.dot, np.matmul)):
-                return self.matmul(*args) if len(args) == 2 and not kwargs else _UNKNOWN
-            rule = _LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
+                return self.matmul(*args) if len(args) == 2 and not kwargs else UNKNOWN
+            rule = LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
             if rule is not None:  # never run on stand-ins: np.linalg.inv of zeros fails
-                return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else _UNKNOWN
+                return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else UNKNOWN
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
                 if not runs_on_known_values(fn):
-                    return _UNKNOWN
+                    return UNKNOWN
                 if any(is_large(a) for a in args + list(kwargs.values())):
-                    return _UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
+                    return UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
                 with np.errstate(all="ignore"):
                     return _from_result(fn(*args, **kwargs))
             if fn in (builtins.min, builtins.max) and len(args) > 1 and not kwargs:
-                return _one_of(args)
+                return one_of(args)
             if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
                 return Spec((), np.int64, int) if fn is builtins.int else Spec((), np.float64, float)
             data = standin_positions(fn, len(args))
             if data is None or _has_standin(kwargs) or any(
                     _has_standin(a) for i, a in enumerate(args) if i not in data):
-                return _UNKNOWN
+                return UNKNOWN
         elif callee.kind == "object" and self.helper_calls:
             return self.helper_result(callee.obj, node)
         else:
-            return _UNKNOWN
+            return UNKNOWN
         if any(isinstance(a, Spec) and a.python is None and int(np.prod(a.shape)) > 1_000_000 for a in args):
-            return _UNKNOWN  # too large to run on stand-ins at generation time
+            return UNKNOWN  # too large to run on stand-ins at generation time
         with np.errstate(all="ignore"):
             result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
         return _from_result(result) if is_shape_query(fn) else _typed(result)
@@ -403,67 +311,18 @@ class _Interpreter:
         try:
             params = inspect.signature(fn).parameters.values()
             if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
-                return _UNKNOWN
+                return UNKNOWN
             bound = inspect.signature(fn).bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError):
-            return _UNKNOWN
-        known = {p.name: _UNKNOWN for p in params}
+            return UNKNOWN
+        known = {p.name: UNKNOWN for p in params}
         known.update({name: self.value(arg) for name, arg in bound.arguments.items()})
-        key = (fn, tuple((name, _freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
+        key = (fn, tuple((name, freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
                          for name, v in sorted(known.items())))
         if key not in self.helper_results:
-            self.helper_results[key] = _UNKNOWN  # while it is being read
+            self.helper_results[key] = UNKNOWN  # while it is being read
             self.helper_results[key] = _returned(fn, known)
         return self.helper_results[key]
-
-
-def _linalg_dtype(*specs):
-    """The dtype np.linalg computes in: float32/complex64 stay single, integers become float64."""
-    dtype = np.result_type(*[s.dtype for s in specs])
-    if dtype.kind in "biu":
-        return np.dtype(np.float64)
-    return dtype if dtype in (np.float32, np.float64, np.complex64, np.complex128) else None
-
-
-def _square(a):
-    return len(a.shape) >= 2 and a.shape[-1] == a.shape[-2]
-
-
-def _inverse_shape(a):
-    dtype = _linalg_dtype(a)
-    return Spec(a.shape, dtype) if _square(a) and dtype is not None else _UNKNOWN
-
-
-def _determinant_shape(a):
-    dtype = _linalg_dtype(a)
-    return Spec(a.shape[:-2], dtype) if _square(a) and dtype is not None else _UNKNOWN
-
-
-def _solve_shape(a, b):
-    """``np.linalg.solve(a, b)`` (NumPy 2: a 1-d ``b`` is one vector, else a stack of matrices)."""
-    dtype = _linalg_dtype(a, b)
-    if not _square(a) or dtype is None or not b.shape or b.shape[-1 if len(b.shape) == 1 else -2] != a.shape[-1]:
-        return _UNKNOWN
-    try:
-        if len(b.shape) == 1:
-            return Spec(a.shape[:-1], dtype)
-        return Spec(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype)
-    except ValueError:
-        return _UNKNOWN
-
-
-# shapes of np.linalg results from the arguments' shapes alone (their values would be
-# stand-in zeros: singular)
-_LINALG_SHAPES = {np.linalg.inv: _inverse_shape, np.linalg.det: _determinant_shape,
-                  np.linalg.solve: _solve_shape, np.linalg.cholesky: _inverse_shape}
-
-
-def _one_of(values):
-    """``min(a, b, c)`` of scalars is one of them: known if they all have one kind."""
-    joined = values[0]
-    for v in values[1:]:
-        joined = _join(joined, v)
-    return joined if isinstance(joined, Spec) and joined.shape == () and _same(joined, values[0]) else _UNKNOWN
 
 
 def _is_user_function(obj):
@@ -489,38 +348,15 @@ def _returned(fn, known):
         check_parameters(source)
         node = normalize(resolve_calls(source.node, source), source)
     except (SrcadError, OSError, SyntaxError):  # the reverse pass says why, if it differentiates it
-        return _UNKNOWN
+        return UNKNOWN
     if [a.id for a in node.args.args] != list(known):
-        return _UNKNOWN
+        return UNKNOWN
     returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
     if len(returns) != 1 or returns[0].value is None:
-        return _UNKNOWN
+        return UNKNOWN
     env = _infer(node, known)
     value = _Interpreter(env, ()).value(returns[0].value)
-    return _UNKNOWN if _holds_unknown(value) or value is _BOTTOM else value
-
-
-def _is_python_number(value):
-    return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
-
-
-def _python_arithmetic(op, first, second):
-    """The kind of Python scalar arithmetic, from the kinds of its operands (``i - 1`` of a
-    loop counter is an int); ``second`` is the right operand as known (a value or a Spec)."""
-    kinds = {type(first), type(second) if not isinstance(second, Spec) else second.python}
-    if complex in kinds:
-        return Spec((), np.complex128, complex) if isinstance(op, _ARITHMETIC) else _UNKNOWN
-    if float in kinds or isinstance(op, gast.Div):
-        return Spec((), np.float64, float) if isinstance(op, _ARITHMETIC) else _UNKNOWN
-    if isinstance(op, gast.Pow) and not (isinstance(second, int) and second >= 0):
-        return _UNKNOWN  # 2 ** -1 is a float: the exponent's sign decides
-    if isinstance(op, _ARITHMETIC) or bool not in kinds and isinstance(op, (gast.LShift, gast.RShift, gast.BitAnd,
-                                                                            gast.BitOr, gast.BitXor)):
-        return Spec((), np.int64, int)
-    return _UNKNOWN
-
-
-_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
+    return UNKNOWN if _holds_unknown(value) or value is BOTTOM else value
 
 
 def region_shape(base, index, specs):
@@ -549,7 +385,7 @@ def _operand_names(node):
 
 def infer_shapes(node, specs):
     """Annotate ``node`` (A-normal form) with ``"specs"``; ``specs`` maps parameters to ``arg_spec``s."""
-    env = _infer(node, {name: _as_value(spec) for name, spec in specs.items()}, A.anno(node, "active"))
+    env = _infer(node, {name: as_value(spec) for name, spec in specs.items()}, A.anno(node, "active"))
     A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
     A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
     A.set_anno(node, "param_specs", dict(specs))
@@ -569,30 +405,30 @@ def _infer(node, env, active=None):
     changing = _changing_containers(node)
     for name in changing & params:
         if _holds_mutable(env[name]):
-            env[name] = _UNKNOWN
+            env[name] = UNKNOWN
     never = set()  # assigned from values that are never computed here: unknown, not ignored
     for _ in range(40):
         changed = False
         for s in assigns:
             name = s.targets[0].id
             interp.helper_calls = bool(active) and name in active
-            new = _join(env.get(name, _BOTTOM) if name in env or name in params else _BOTTOM, interp.rhs(s.value))
+            new = join(env.get(name, BOTTOM) if name in env or name in params else BOTTOM, interp.rhs(s.value))
             if name in never or (name in changing and _holds_mutable(new)):
-                new = _UNKNOWN  # unknown, or a list or dict whose items change after it is bound
-            if not _same(env.get(name, _BOTTOM), new):
+                new = UNKNOWN  # unknown, or a list or dict whose items change after it is bound
+            if not same(env.get(name, BOTTOM), new):
                 env[name] = new
                 changed = True
         for loop in loops:
-            rng = env.get(loop.iter.id, _UNKNOWN)
+            rng = env.get(loop.iter.id, UNKNOWN)
             new = Spec((), np.int64, int)
             if isinstance(rng, range) and len(rng) == 1:
                 new = rng[0]
             name = loop.target.id
-            if not _same(env.get(name, _BOTTOM), _join(env.get(name, _BOTTOM), new)):
-                env[name] = _join(env.get(name, _BOTTOM), new)
+            if not same(env.get(name, BOTTOM), join(env.get(name, BOTTOM), new)):
+                env[name] = join(env.get(name, BOTTOM), new)
                 changed = True
         if not changed:
-            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is _BOTTOM} - never
+            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is BOTTOM} - never
             if not stuck:
                 break
             never |= stuck
@@ -630,12 +466,3 @@ def _changing_containers(node):
                 changed |= group
                 grown = True
     return changed
-
-
-def _same(a, b):
-    if a is b:
-        return True
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
