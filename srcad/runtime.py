@@ -17,7 +17,7 @@ from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 _CONTAINERS = (list, tuple, dict)
 _REAL_SCALARS = (float, np.float64, np.float32)
-_IMMUTABLE_SCALARS = _REAL_SCALARS + (int, bool, np.int64, np.bool_, complex, np.complex128, type(None))
+_IMMUTABLE_SCALARS = _REAL_SCALARS + (int, bool, np.int64, np.bool_, complex, np.complex128)
 
 
 def unbroadcast(g, x):
