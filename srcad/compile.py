@@ -301,10 +301,14 @@ class Module:
             set_anno(self.source.node, "resolved", resolved)
         return resolved
 
-    def callee(self, fn, wrt, container_params, source, node):
-        """Forward and backward functions of the user's function ``fn`` (compiled once)."""
+    def callee(self, fn, wrt, container_params, source, node, specs=None):
+        """Forward and backward functions of the user's function ``fn`` (compiled once per
+        ``specs``: the shapes and dtypes the caller knows its arguments have)."""
+        from .passes.shapes import specs_key
+
         try:
-            compiled = compile_function(fn, wrt, container_params)
+            compiled = compile_function(fn, wrt, container_params, specs=specs or None,
+                                        spec_key=specs_key(specs) if specs else None)
         except _Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
         except SrcadError as exc:

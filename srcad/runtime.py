@@ -16,10 +16,14 @@ from .protocol import as_array, copy_array, is_array, protocol_array, shape_of, 
 from .pytrees import field_names, is_dataclass_instance, rebuilt
 
 _CONTAINERS = (list, tuple, dict)
+_REAL_SCALARS = (float, np.float64, np.float32)
+_IMMUTABLE_SCALARS = _REAL_SCALARS + (int, bool, np.int64, np.bool_, complex, np.complex128)
 
 
 def unbroadcast(g, x):
     """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting); ``g`` if it fits."""
+    if g.__class__ in _REAL_SCALARS:
+        return g  # a scalar adjoint: x was a scalar too
     if g.__class__ is not np.ndarray:
         if not protocol_array(g):
             return g  # a scalar adjoint: x was a scalar too
@@ -143,6 +147,8 @@ def add_grads(a, b):
 
 def copy_value(v):
     """A snapshot of a value about to be overwritten in place (lists and dicts: shallow)."""
+    if v.__class__ in _IMMUTABLE_SCALARS:  # the common case in scalar loops, without the checks below
+        return v
     if isinstance(v, (np.ndarray, list, dict)):
         return v.copy()
     if protocol_array(v):  # a Dask array's __setitem__ rewrites the object in place
@@ -188,6 +194,8 @@ def finish(g, x, shared=False):
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
             and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
         return g.copy() if shared else g
+    if g.__class__ is x.__class__ and x.__class__ in _REAL_SCALARS:  # immutable: nothing to copy
+        return g
     return _finish(g, x, shared, True)
 
 
@@ -341,6 +349,8 @@ def full_of(shape, value):
 def cotangent_like(v, shape, dtype):
     """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
     generated: the output itself need not be computed to check ``v``."""
+    if shape == () and v.__class__ in _REAL_SCALARS:
+        return v
     if v is None:
         if shape == () or math.prod(shape) == 1:
             return np.dtype(dtype).type(1) if not shape else np.ones(shape, dtype)
@@ -466,13 +476,18 @@ def matmul_dy(g, x, y):
 
 
 def _matmul_grads(g, x, y, which):
-    x = as_array(x)
-    y = as_array(y)
-    g = as_array(g)
+    if x.__class__ is not np.ndarray or y.__class__ is not np.ndarray:
+        x, y = as_array(x), as_array(y)
+    if g.__class__ is not np.ndarray:
+        g = as_array(g)
     if x.ndim == 2 and y.ndim == 2:
         return g @ y.T if which == 0 else x.T @ g
     if x.ndim == 1 and y.ndim == 1:
         return g * y if which == 0 else g * x
+    if x.ndim == 2 and y.ndim == 1 and g.ndim == 1:  # matrix @ vector
+        return np.multiply.outer(g, y) if which == 0 else x.T @ g
+    if x.ndim == 1 and y.ndim == 2 and g.ndim == 1:  # vector @ matrix
+        return y @ g if which == 0 else np.multiply.outer(x, g)
     x2 = x[None, :] if x.ndim == 1 else x
     y2 = y[:, None] if y.ndim == 1 else y
     if x.ndim == 1:

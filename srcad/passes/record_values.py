@@ -180,6 +180,7 @@ def record_values(node, refs):
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
+    needed -= _hoist_loop_invariants(fwd, facts, params, A.anno(node, "specs") or {})
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
@@ -265,6 +266,78 @@ def record_values(node, refs):
     A.set_anno(node, "n_forward", len(fwd))
     A.set_anno(node, "stacks", sorted(stacks.values()))
     return node
+
+
+def _hoist_loop_invariants(fwd, facts, params, specs):
+    """Move out of its loops, to just before the outermost, an assignment in a loop of a name
+    bound nowhere else to a value that is the same in every iteration and cannot fail or
+    warn (``_t5 = F.T``, ``h = 0.5 * dt`` of arguments no loop rebinds and nothing updates
+    in place): the reverse sweep then reads the one value, and nothing is saved per
+    iteration. Returns the save sites this leaves unneeded."""
+    bound, updated = {}, set()
+    for s in A.walk_statements(fwd):
+        targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, (gast.AugAssign, gast.For)) else []
+        for t in targets:
+            for n in A.walk(t):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    bound[n.id] = bound.get(n.id, 0) + 1
+            if not isinstance(t, gast.Name) or isinstance(s, gast.AugAssign):
+                updated |= {n.id for n in A.walk(t) if isinstance(n, gast.Name)}  # updated in place
+    hoisted, moves = set(), []
+
+    def scan(stmts, outermost):
+        for s, following in zip(stmts, stmts[1:] + [None]):
+            if isinstance(s, (gast.For, gast.While)):
+                loop = outermost or (stmts, s)
+                scan(s.body, loop)
+                scan(s.orelse, loop)
+            elif isinstance(s, gast.If):
+                scan(s.body, outermost)
+                scan(s.orelse, outermost)
+            elif (outermost is not None and A.anno(s, "save") is not None
+                  and _invariant_binding(A.anno(s, "save"), following, outermost[1], bound, updated, params)
+                  and _cannot_fail(following.value, specs)):
+                site = A.anno(s, "save")
+                memory = facts.saved.get(site.id)
+                if memory is not None and not may_change_later(memory.own | memory.inner, facts.mutated):
+                    hoisted.add(site.id)
+                    moves.append((stmts, following, outermost))
+
+    scan(fwd, None)
+    for body, assign, (block, loop) in moves:
+        body.remove(assign)
+        block.insert(block.index(loop), assign)
+    return hoisted
+
+
+def _invariant_binding(site, s, loop, bound, updated, params):
+    """Is ``s`` the only binding of the saved name, to a value of arguments ``loop`` keeps?"""
+    if (site.kind != "name" or not isinstance(s, gast.Assign) or len(s.targets) != 1
+            or not isinstance(s.targets[0], gast.Name) or s.targets[0].id != site.var
+            or bound.get(site.var) != 1 or site.var in updated or site.var in params):
+        return False
+    read = A.names_read(s.value)
+    changing = A.names_stored(loop)
+    for call in A.walk(loop):  # a method (``L.append``) or a function may change what it is given
+        if isinstance(call, gast.Call):
+            changing |= A.names_read(call)
+    return read <= params and not (read & (changing | updated))
+
+
+def _cannot_fail(value, specs):
+    """Is ``value`` one that evaluating once more (or where the loop would not run) can
+    neither raise nor warn: an array's transpose, or Python floats added or multiplied?"""
+    def python_float(n):
+        if isinstance(n, gast.Constant):
+            return isinstance(n.value, float)
+        return isinstance(n, gast.Name) and getattr(specs.get(n.id), "python", None) is float
+
+    if isinstance(value, gast.Attribute) and value.attr in ("T", "mT") and isinstance(value.value, gast.Name):
+        spec = specs.get(value.value.id)
+        return spec is not None and spec.python is None and len(spec.shape) >= (2 if value.attr == "mT" else 0)
+    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub, gast.Mult)):
+        return python_float(value.left) and python_float(value.right)
+    return False
 
 
 def _first_definitions(fwd, params):

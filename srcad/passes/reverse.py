@@ -139,7 +139,10 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             return code + [placeholder("restore", A.anno(s, "pop_site")), placeholder("restore", A.anno(s, "site"))]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             var = s.targets[0].id
+            owned = self.get(var) == OWNED
             code = self.guarded(var, lambda: self.rule(var, s)) if var in self.active else []
+            if owned:
+                self.hand_on(var, code)
             self.state[var] = ZERO
             code.append(placeholder("restore", A.anno(s, "site")))
             if id(s) in self.primal_callees:  # the callee's residuals are a value like any other
@@ -316,4 +319,5 @@ def reverse(node, source, wrt, refs, callees):
     A.set_anno(adj, "wrt", tuple(wrt))
     A.set_anno(adj, "adjoint_names", set(rv.adjoint_names.values()))
     A.set_anno(adj, "views", A.anno(node, "views") or [])
+    A.set_anno(adj, "specs", rv.specs)
     return adj

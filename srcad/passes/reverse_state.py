@@ -14,7 +14,7 @@ merges; guarded by ``is not None``). Where paths join, code brings each adjoint 
 import gast
 
 from .. import astutil as A
-from .shapes import Spec
+from .shapes import Spec, region_shape
 
 ZERO, OWNED, SHARED, MAYBE = "zero", "owned", "shared", "maybe"
 
@@ -94,6 +94,29 @@ class AdjointState:
         return [A.assign(d, gast.IfExp(
                 test=gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)]),
                 body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
+
+    def stored_whole(self, var, index, value):
+        """Is ``var[index] = value`` known to write ``value`` unbroadcast (the region's shape is
+        the value's, both known when the code is generated)?"""
+        spec = self.spec(value)
+        if var in self.added_as_containers or not isinstance(spec, Spec) or spec.python is not None:
+            return False
+        return region_shape(var, index, self.specs) == spec.shape
+
+    def hand_on(self, var, code):
+        """``var``'s owned adjoint buffer, given whole to one other adjoint by ``code`` (``u = w``,
+        ``u = w.copy()``: ``dw = du``) as ``var``'s adjoint ends here, is that adjoint's own:
+        it may be updated in place without a copy. Only when ``code`` reads it once."""
+        d = self.dname(var)
+        reads = [n for n in A.walk(gast.Module(body=code, type_ignores=[])) if isinstance(n, gast.Name) and n.id == d]
+        given = [s for s in code if isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and s.value.id == d
+                 and isinstance(s.targets[0], gast.Name)]
+        if len(reads) != 1 or len(given) != 1:
+            return
+        for other, name in self.adjoint_names.items():
+            if name == given[0].targets[0].id and other != var and self.get(other) == SHARED:
+                if not self.maybe_container(other) and not self.may_be_0d_array(other):
+                    self.state[other] = OWNED
 
     def maybe_container(self, var):
         """May ``var`` hold a list, tuple or dict? Only a value known to be an array or a
@@ -210,8 +233,8 @@ def loop_entry_state(a, b, invariant, defined_before):
     ``b`` at the end of the body)."""
     if a == b:
         return a
-    if invariant:  # not assigned in the loop: materialize a buffer once, before the loop
-        return OWNED
+    if invariant and defined_before:  # not assigned in the loop: materialize a buffer once, before the loop
+        return OWNED  # (only for a value bound before it: one bound only in an earlier loop may be unbound)
     if defined_before and a == ZERO and b in (OWNED, SHARED):
         return b  # carried by the loop and bound before it: zeros once, before the loop
     if ZERO in (a, b) or MAYBE in (a, b):

@@ -57,7 +57,9 @@ class Stores:
         d = self.dname(var)
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
-            if basic_index(index, self.int_names):  # unbroadcast leaves an item of a list as it is
+            if basic_index(index, self.int_names) and self.stored_whole(var, index, value.id):
+                g = self.call("copy_value", runtime.copy_value, region)  # the region has the value's shape
+            elif basic_index(index, self.int_names):  # unbroadcast leaves an item of a list as it is
                 g = self.call("unbroadcast", runtime.unbroadcast,
                               self.call("copy_value", runtime.copy_value, region), A.load(value.id))
             elif var in self.containers:  # a key of a dict

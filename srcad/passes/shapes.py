@@ -29,102 +29,15 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from .shape_rules import LINALG_SHAPES, is_python_number, one_of, python_arithmetic
+from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
+                           specs_key)
 from .standins import (CHANGING_METHODS, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
                        runs_on_known_values, standin_positions)
 
 
-class Spec:
-    """A value known up to its data: an array or scalar of this shape and dtype."""
-
-    __slots__ = ("shape", "dtype", "python")
-
-    def __init__(self, shape, dtype, python=None):
-        self.shape, self.dtype, self.python = tuple(shape), np.dtype(dtype), python
-
-    def __eq__(self, other):
-        return (isinstance(other, Spec) and self.shape == other.shape and self.dtype == other.dtype
-                and self.python == other.python)
-
-    def __hash__(self):
-        return hash((self.shape, self.dtype, self.python))
-
-    def __repr__(self):
-        return f"Spec({self.shape}, {self.dtype})"
-
-    def dummy(self):
-        """A stand-in value of this shape and dtype (a zero-strided view: no memory)."""
-        if self.python is not None:
-            return self.python(0)
-        return np.broadcast_to(np.zeros((), self.dtype), self.shape)
-
-
-_BOTTOM = object()  # not assigned yet
-_UNKNOWN = object()  # depends on data
-
-
-def arg_spec(value):
-    """What specialisation keeps of an argument: shapes and dtypes, container structure."""
-    if value.__class__ is np.ndarray:
-        return Spec(value.shape, value.dtype)
-    if isinstance(value, bool):
-        return Spec((), np.bool_, bool)
-    if isinstance(value, numbers.Integral) and not isinstance(value, np.generic):
-        return Spec((), np.int64, int)
-    if isinstance(value, float):
-        return Spec((), np.float64, float)
-    if isinstance(value, np.generic):
-        return Spec((), value.dtype)
-    if isinstance(value, (list, tuple)) and len(value) <= 64:  # a named tuple as a plain tuple
-        return (list if isinstance(value, list) else tuple)(arg_spec(v) for v in value)
-    if isinstance(value, dict) and len(value) <= 64 and all(isinstance(k, str) for k in value):
-        return ("dict", tuple((k, arg_spec(v)) for k, v in value.items()))
-    return _UNKNOWN
-
-
-def spec_key(value):
-    """A hashable key of ``arg_spec(value)`` (for the compile cache)."""
-    spec = arg_spec(value)
-    return _freeze(spec)
-
-
-def _freeze(spec):
-    if isinstance(spec, list):
-        return ("list",) + tuple(_freeze(s) for s in spec)
-    if isinstance(spec, tuple) and spec and spec[0] == "dict":
-        return ("dict",) + tuple((k, _freeze(v)) for k, v in spec[1])
-    if isinstance(spec, tuple):
-        return ("tuple",) + tuple(_freeze(s) for s in spec)
-    return spec if isinstance(spec, Spec) else None
-
-
-def _as_value(spec):
-    """Abstract argument -> an abstract value of the interpreter."""
-    if isinstance(spec, tuple) and spec and spec[0] == "dict":
-        return {k: _as_value(v) for k, v in spec[1]}
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_as_value(s) for s in spec)
-    return spec
-
-
-def _join(a, b):
-    if a is _BOTTOM:
-        return b
-    if b is _BOTTOM or a is b:
-        return a
-    if isinstance(a, Spec) and isinstance(b, Spec) and a.shape == b.shape and a.dtype == b.dtype:
-        return Spec(a.shape, a.dtype, a.python if a.python is b.python else None)
-    try:
-        if type(a) is type(b) and a == b:
-            return a
-    except Exception:  # comparing arrays or odd objects
-        pass
-    if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
-        return Spec((), np.int64, int)
-    return _UNKNOWN
-
-
 def _concrete(value):
-    return value is not _UNKNOWN and value is not _BOTTOM and not isinstance(value, Spec)
+    return value is not UNKNOWN and value is not BOTTOM and not isinstance(value, Spec)
 
 
 def _to_dummy(value):
@@ -136,7 +49,7 @@ def _to_dummy(value):
         return tuple(_to_dummy(v) for v in value)
     if isinstance(value, dict):
         return {k: _to_dummy(v) for k, v in value.items()}
-    if value is _UNKNOWN or value is _BOTTOM:
+    if value is UNKNOWN or value is BOTTOM:
         raise LookupError
     return value
 
@@ -151,19 +64,26 @@ def _from_result(result):
     if isinstance(result, float):
         return Spec((), np.float64, float)
     if isinstance(result, (int, tuple, str, type(None))) and not isinstance(result, bool):
-        return result if not isinstance(result, tuple) or all(isinstance(v, (int, type(None))) for v in result) else _UNKNOWN
-    return _UNKNOWN
+        return result if not isinstance(result, tuple) or all(isinstance(v, (int, type(None))) for v in result) else UNKNOWN
+    return UNKNOWN
 
 
 def _holds_unknown(value):
     """Is ``value``, or an item of a list, tuple or dict in it, unknown?"""
-    if value is _UNKNOWN:
+    if value is UNKNOWN:
         return True
     if isinstance(value, (list, tuple)):
         return any(_holds_unknown(v) for v in value)
     if isinstance(value, dict):
         return any(_holds_unknown(v) for v in value.values())
     return False
+
+
+def _holds_mutable(value):
+    """Is ``value`` a list or dict, or a tuple holding one (a tuple of shapes cannot change)?"""
+    if isinstance(value, (list, dict)):
+        return True
+    return isinstance(value, tuple) and any(_holds_mutable(v) for v in value)
 
 
 def _has_standin(value):
@@ -184,7 +104,7 @@ def _typed(result):
     if isinstance(result, numbers.Integral) and not isinstance(result, np.generic):
         return Spec((), np.int64, int)
     if isinstance(result, (tuple, list, dict, range)):
-        return _UNKNOWN
+        return UNKNOWN
     return _from_result(result)
 
 
@@ -192,6 +112,8 @@ class _Interpreter:
     def __init__(self, env, local_names=()):
         self.env = env
         self.locals = set(local_names)
+        self.helper_calls = False  # may a call to the user's own function be read (see ``helper_result``)?
+        self.helper_results = {}
 
     def value(self, node):
         if isinstance(node, gast.Constant):
@@ -199,26 +121,26 @@ class _Interpreter:
                 return Spec((), np.float64 if isinstance(node.value, float) else np.complex128, type(node.value))
             return node.value
         if isinstance(node, gast.Name):
-            return self.env.get(node.id, _BOTTOM if node.id in self.locals else _UNKNOWN)
+            return self.env.get(node.id, BOTTOM if node.id in self.locals else UNKNOWN)
         if isinstance(node, gast.UnaryOp) and A.is_atom(node):  # -3 or +3
             return self.value(node.operand) if isinstance(node.op, gast.UAdd) else self.negated(node.operand)
         if isinstance(node, gast.Tuple) and A.is_atom(node):  # (3, 4)
             return tuple(self.value(e) for e in node.elts)
-        return _UNKNOWN
+        return UNKNOWN
 
     def negated(self, constant):
         value = self.value(constant)
         if isinstance(value, Spec):
             return value
-        return -value if isinstance(value, numbers.Number) else _UNKNOWN
+        return -value if isinstance(value, numbers.Number) else UNKNOWN
 
     def rhs(self, node):
-        if any(self.env.get(n, _BOTTOM) is _BOTTOM for n in _operand_names(node) if n in self.locals):
-            return _BOTTOM  # an operand not computed yet: come back in the next round
+        if any(self.env.get(n, BOTTOM) is BOTTOM for n in _operand_names(node) if n in self.locals):
+            return BOTTOM  # an operand not computed yet: come back in the next round
         try:
             return self._rhs(node)
         except Exception:  # an operation the stand-ins cannot run: shape unknown
-            return _UNKNOWN
+            return UNKNOWN
 
     def _rhs(self, node):
         if A.is_atom(node):
@@ -231,13 +153,13 @@ class _Interpreter:
                 return Spec((), np.bool_, bool)
             if _concrete(operand) and isinstance(operand, numbers.Number):
                 return -operand if isinstance(node.op, gast.USub) else operand
-            return operand if isinstance(operand, Spec) else _UNKNOWN
+            return operand if isinstance(operand, Spec) else UNKNOWN
         if isinstance(node, gast.Attribute):
             base = self.value(node.value)
             if isinstance(base, Spec):
                 if node.attr in ("shape", "ndim", "size", "T", "real", "imag", "dtype"):
-                    return _from_result(getattr(base.dummy(), node.attr)) if node.attr != "dtype" else _UNKNOWN
-            return _UNKNOWN
+                    return _from_result(getattr(base.dummy(), node.attr)) if node.attr != "dtype" else UNKNOWN
+            return UNKNOWN
         if isinstance(node, gast.Subscript):
             return self.subscript(node)
         if isinstance(node, (gast.Tuple, gast.List)):
@@ -247,10 +169,10 @@ class _Interpreter:
             keys = [self.value(k) for k in node.keys]
             if all(isinstance(k, str) for k in keys):
                 return {k: self.value(v) for k, v in zip(keys, node.values)}
-            return _UNKNOWN
+            return UNKNOWN
         if isinstance(node, gast.Call):
             return self.call(node)
-        return _UNKNOWN
+        return UNKNOWN
 
     def binop(self, op, a, b):
         if _concrete(a) and _concrete(b) and isinstance(a, int) and isinstance(b, int):
@@ -259,9 +181,11 @@ class _Interpreter:
                         gast.FloorDiv: a // b if b else None, gast.Mod: a % b if b else None}[type(op)]
         if isinstance(op, gast.MatMult):
             return self.matmul(a, b)
-        if a is _UNKNOWN or b is _UNKNOWN:
-            return _UNKNOWN
+        if a is UNKNOWN or b is UNKNOWN:
+            return UNKNOWN
         da, db = _to_dummy(a), _to_dummy(b)
+        if is_python_number(da) and is_python_number(db):
+            return python_arithmetic(op, da, b)
         if isinstance(op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
             shape = np.broadcast_shapes(np.shape(da), np.shape(db))
             sample = {gast.Add: np.add, gast.Sub: np.subtract, gast.Mult: np.multiply, gast.Div: np.true_divide,
@@ -272,21 +196,21 @@ class _Interpreter:
                 out = sample(first, second)
             if isinstance(a, Spec) and a.python and isinstance(b, Spec) and b.python or (
                     isinstance(da, (int, float)) and isinstance(db, (int, float))):
-                return Spec((), np.float64, float) if isinstance(out, float) or out.dtype.kind == "f" else _UNKNOWN
+                return Spec((), np.float64, float) if isinstance(out, float) or out.dtype.kind == "f" else UNKNOWN
             return Spec(shape, np.asarray(out).dtype)
-        return _UNKNOWN
+        return UNKNOWN
 
     def matmul(self, a, b):
         if not (isinstance(a, Spec) and isinstance(b, Spec)) or not a.shape or not b.shape:
-            return _UNKNOWN
+            return UNKNOWN
         sa, sb = a.shape, b.shape
         dtype = np.result_type(a.dtype, b.dtype)
         if len(sa) == 1 and len(sb) == 1:
-            return Spec((), dtype) if sa == sb else _UNKNOWN
+            return Spec((), dtype) if sa == sb else UNKNOWN
         left = sa if len(sa) > 1 else (1,) + sa
         right = sb if len(sb) > 1 else sb + (1,)
         if left[-1] != right[-2]:
-            return _UNKNOWN
+            return UNKNOWN
         shape = np.broadcast_shapes(left[:-2], right[:-2]) + (left[-2], right[-1])
         if len(sa) == 1:
             shape = shape[:-2] + shape[-1:]
@@ -298,11 +222,11 @@ class _Interpreter:
         base = self.value(node.value)
         if isinstance(base, (list, tuple)):
             key = self.value(node.slice) if not isinstance(node.slice, (gast.Slice, gast.Tuple)) else None
-            if isinstance(key, Spec) or key is _UNKNOWN:  # an item chosen at run time: all must agree
+            if isinstance(key, Spec) or key is UNKNOWN:  # an item chosen at run time: all must agree
                 items = list(base)
-                joined = items[0] if items else _UNKNOWN
+                joined = items[0] if items else UNKNOWN
                 for item in items[1:]:
-                    joined = _join(joined, item) if _same(joined, item) else _UNKNOWN
+                    joined = join(joined, item) if same(joined, item) else UNKNOWN
                 return joined
         index = self.index(node.slice)
         if isinstance(base, (list, tuple, dict)) and _concrete(index) and not isinstance(index, (tuple, slice)):
@@ -311,12 +235,12 @@ class _Interpreter:
             return base[index]
         if isinstance(base, Spec):
             return _from_result(base.dummy()[_to_dummy(index)])
-        return _UNKNOWN
+        return UNKNOWN
 
     def index(self, idx):
         if isinstance(idx, gast.Slice):
             parts = [None if p is None else self.value(p) for p in (idx.lower, idx.upper, idx.step)]
-            if any(p is _UNKNOWN or isinstance(p, Spec) for p in parts):
+            if any(p is UNKNOWN or isinstance(p, Spec) for p in parts):
                 raise LookupError  # a slice whose bounds depend on data
             return slice(*parts)
         if isinstance(idx, gast.Tuple):
@@ -324,50 +248,127 @@ class _Interpreter:
         value = self.value(idx)
         if isinstance(value, Spec) and value.shape == () and value.dtype.kind in "iu":
             return 0  # any integer selects the same shape
-        if isinstance(value, Spec) or value is _UNKNOWN:
+        if isinstance(value, Spec) or value is UNKNOWN:
             raise LookupError  # an index array: the result's shape depends on it
         return value
 
     def call(self, node):
         """The result of a call, run on stand-ins only where only their shapes matter."""
         callee = A.anno(node, "callee")
-        args = [self.value(a) if not isinstance(a, gast.Starred) else _UNKNOWN for a in node.args]
+        args = [self.value(a) if not isinstance(a, gast.Starred) else UNKNOWN for a in node.args]
         kwargs = {k.arg: self.value(k.value) for k in node.keywords}
         if any(_holds_unknown(v) for v in args + list(kwargs.values())):
-            return _UNKNOWN  # np.stack([p, q]) of unknown p, q is not a stack of two objects
+            return UNKNOWN  # np.stack([p, q]) of unknown p, q is not a stack of two objects
+        if callee.kind == "object" and _is_user_function(callee.obj):
+            return self.helper_result(callee.obj, node) if self.helper_calls else UNKNOWN
         if callee.kind == "method":
             receiver = self.value(node.func.value)
             if not isinstance(receiver, Spec) or receiver.python is not None:
-                return _UNKNOWN
+                return UNKNOWN
             if callee.name == "dot" and len(args) == 1 and not kwargs:
                 return self.matmul(receiver, args[0])
             if not method_runs_on_standin(callee.name) or _has_standin(args) or _has_standin(kwargs):
-                return _UNKNOWN
+                return UNKNOWN
             fn, args, data = getattr(np.ndarray, callee.name), [receiver] + args, (0,)
         elif callee.kind == "object":
             fn = callee.obj
             if any(fn is e for e in (np.dot, np.matmul)):
-                return self.matmul(*args) if len(args) == 2 and not kwargs else _UNKNOWN
+                return self.matmul(*args) if len(args) == 2 and not kwargs else UNKNOWN
+            rule = LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
+            if rule is not None:  # never run on stand-ins: np.linalg.inv of zeros fails
+                return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else UNKNOWN
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
                 if not runs_on_known_values(fn):
-                    return _UNKNOWN
+                    return UNKNOWN
                 if any(is_large(a) for a in args + list(kwargs.values())):
-                    return _UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
+                    return UNKNOWN  # np.ones((10**5, 10**5)) is not built at generation time
                 with np.errstate(all="ignore"):
                     return _from_result(fn(*args, **kwargs))
+            if fn in (builtins.min, builtins.max) and len(args) > 1 and not kwargs:
+                return one_of(args)
             if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
                 return Spec((), np.int64, int) if fn is builtins.int else Spec((), np.float64, float)
             data = standin_positions(fn, len(args))
             if data is None or _has_standin(kwargs) or any(
                     _has_standin(a) for i, a in enumerate(args) if i not in data):
-                return _UNKNOWN
+                return UNKNOWN
+        elif callee.kind == "object" and self.helper_calls:
+            return self.helper_result(callee.obj, node)
         else:
-            return _UNKNOWN
+            return UNKNOWN
         if any(isinstance(a, Spec) and a.python is None and int(np.prod(a.shape)) > 1_000_000 for a in args):
-            return _UNKNOWN  # too large to run on stand-ins at generation time
+            return UNKNOWN  # too large to run on stand-ins at generation time
         with np.errstate(all="ignore"):
             result = fn(*[_to_dummy(a) for a in args], **{k: _to_dummy(v) for k, v in kwargs.items()})
         return _from_result(result) if is_shape_query(fn) else _typed(result)
+
+    def helper_result(self, fn, node):
+        """What the user's own function ``fn`` returns, from shape inference on its source
+        with what is known of the arguments (the reverse pass specialises its adjoint on the
+        same shapes). One level deep: calls inside it are left unknown."""
+        import inspect
+
+        try:
+            params = inspect.signature(fn).parameters.values()
+            if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
+                return UNKNOWN
+            bound = inspect.signature(fn).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except (TypeError, ValueError):
+            return UNKNOWN
+        known = {p.name: UNKNOWN for p in params}
+        known.update({name: self.value(arg) for name, arg in bound.arguments.items()})
+        key = (fn, tuple((name, freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
+                         for name, v in sorted(known.items())))
+        if key not in self.helper_results:
+            self.helper_results[key] = UNKNOWN  # while it is being read
+            self.helper_results[key] = _returned(fn, known)
+        return self.helper_results[key]
+
+
+def _is_user_function(obj):
+    import types
+
+    from .. import registry
+
+    return (isinstance(getattr(obj, "__srcad_function__", obj), types.FunctionType)
+            and registry.lookup(registry.VJP, obj) is None and not registry.is_nondifferentiable(obj))
+
+
+def _returned(fn, known):
+    """The abstract value ``fn`` returns given abstract parameters ``known``, or unknown."""
+    from ..errors import SrcadError
+    from ..pipeline import check_parameters, check_source_is_code
+    from ..source import capture
+    from .normalize import normalize
+    from .resolve_calls import resolve_calls
+
+    try:
+        source = capture(getattr(fn, "__srcad_function__", fn))
+        check_source_is_code(source)
+        check_parameters(source)
+        node = normalize(resolve_calls(source.node, source), source)
+    except (SrcadError, OSError, SyntaxError):  # the reverse pass says why, if it differentiates it
+        return UNKNOWN
+    if [a.id for a in node.args.args] != list(known):
+        return UNKNOWN
+    returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return UNKNOWN
+    env = _infer(node, known)
+    value = _Interpreter(env, ()).value(returns[0].value)
+    return UNKNOWN if _holds_unknown(value) or value is BOTTOM else value
+
+
+def region_shape(base, index, specs):
+    """The shape of ``base[index]`` (``index`` a gast index) from the known ``specs``, or None."""
+    if not isinstance(specs.get(base), Spec):
+        return None
+    read = gast.Subscript(value=A.load(base), slice=index, ctx=gast.Load())
+    try:
+        region = _Interpreter(dict(specs), ()).subscript(read)
+    except Exception:  # an index not known when the code is generated
+        return None
+    return region.shape if isinstance(region, Spec) else None
 
 
 def _operand_names(node):
@@ -384,7 +385,17 @@ def _operand_names(node):
 
 def infer_shapes(node, specs):
     """Annotate ``node`` (A-normal form) with ``"specs"``; ``specs`` maps parameters to ``arg_spec``s."""
-    env = {name: _as_value(spec) for name, spec in specs.items()}
+    env = _infer(node, {name: as_value(spec) for name, spec in specs.items()}, A.anno(node, "active"))
+    A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
+    A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
+    A.set_anno(node, "param_specs", dict(specs))
+    return node
+
+
+def _infer(node, env, active=None):
+    """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
+    results of calls to the user's own functions are read where they are ``active`` (whose
+    callees the reverse pass compiles, guarded like the caller)."""
     params = set(env)
     from .resolve_calls import local_names
 
@@ -393,39 +404,37 @@ def infer_shapes(node, specs):
     loops = [s for s in gast.walk(node) if isinstance(s, gast.For)]
     changing = _changing_containers(node)
     for name in changing & params:
-        if isinstance(env[name], (list, tuple, dict)):
-            env[name] = _UNKNOWN
+        if _holds_mutable(env[name]):
+            env[name] = UNKNOWN
     never = set()  # assigned from values that are never computed here: unknown, not ignored
     for _ in range(40):
         changed = False
         for s in assigns:
             name = s.targets[0].id
-            new = _join(env.get(name, _BOTTOM) if name in env or name in params else _BOTTOM, interp.rhs(s.value))
-            if name in never or (name in changing and isinstance(new, (list, tuple, dict))):
-                new = _UNKNOWN  # unknown, or a list or dict whose items change after it is bound
-            if not _same(env.get(name, _BOTTOM), new):
+            interp.helper_calls = bool(active) and name in active
+            new = join(env.get(name, BOTTOM) if name in env or name in params else BOTTOM, interp.rhs(s.value))
+            if name in never or (name in changing and _holds_mutable(new)):
+                new = UNKNOWN  # unknown, or a list or dict whose items change after it is bound
+            if not same(env.get(name, BOTTOM), new):
                 env[name] = new
                 changed = True
         for loop in loops:
-            rng = env.get(loop.iter.id, _UNKNOWN)
+            rng = env.get(loop.iter.id, UNKNOWN)
             new = Spec((), np.int64, int)
             if isinstance(rng, range) and len(rng) == 1:
                 new = rng[0]
             name = loop.target.id
-            if not _same(env.get(name, _BOTTOM), _join(env.get(name, _BOTTOM), new)):
-                env[name] = _join(env.get(name, _BOTTOM), new)
+            if not same(env.get(name, BOTTOM), join(env.get(name, BOTTOM), new)):
+                env[name] = join(env.get(name, BOTTOM), new)
                 changed = True
         if not changed:
-            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is _BOTTOM} - never
+            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is BOTTOM} - never
             if not stuck:
                 break
             never |= stuck
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
-    A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
-    A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
-    A.set_anno(node, "param_specs", dict(specs))
-    return node
+    return env
 
 
 def _changing_containers(node):
@@ -457,12 +466,3 @@ def _changing_containers(node):
                 changed |= group
                 grown = True
     return changed
-
-
-def _same(a, b):
-    if a is b:
-        return True
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False

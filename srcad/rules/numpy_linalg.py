@@ -87,7 +87,10 @@ def inv_jvp(y, a):
 
 @register_vjp(np.linalg.det)
 def det(y, a):
-    d[a] += np.asarray(d[y] * y)[..., None, None] * mT(np.linalg.inv(a))
+    if np.ndim(a) == 2:  # one matrix: its determinant is a scalar
+        d[a] += (d[y] * y) * mT(np.linalg.inv(a))
+    else:
+        d[a] += np.asarray(d[y] * y)[..., None, None] * mT(np.linalg.inv(a))
 
 
 @register_jvp(np.linalg.det)

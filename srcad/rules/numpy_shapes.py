@@ -183,7 +183,10 @@ def transpose_axes(axes, ndim):
 
 @register_vjp(np.transpose)
 def transpose(y, a, axes=None):
-    d[a] += np.transpose(d[y], tuple(np.argsort(transpose_axes(axes, np.ndim(a)))))  # a tuple: Dask refuses an array of axes
+    if axes is None:
+        d[a] += np.transpose(d[y])  # reversing the axes undoes itself
+    else:
+        d[a] += np.transpose(d[y], tuple(np.argsort(transpose_axes(axes, np.ndim(a)))))  # a tuple: Dask refuses an array of axes
 
 
 @register_jvp(np.transpose)

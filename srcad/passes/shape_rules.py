@@ -1,0 +1,87 @@
+"""Shapes of results srcad knows without running anything on stand-ins: np.linalg's
+results from the arguments' shapes (stand-in zeros are singular), the kind of Python scalar
+arithmetic (``i - 1`` of a loop counter is an int) and ``min``/``max`` of scalars of one kind.
+
+>>> import numpy as np
+>>> LINALG_SHAPES[np.linalg.inv](Spec((5, 3, 3), np.float32))
+Spec((5, 3, 3), float32)
+>>> import gast
+>>> python_arithmetic(gast.Sub(), 0, 1), python_arithmetic(gast.Pow(), 0, -1) is UNKNOWN
+(Spec((), int64, int), True)
+"""
+import gast
+import numpy as np
+
+from .shape_values import UNKNOWN, Spec, join, same
+
+
+def linalg_dtype(*specs):
+    """The dtype np.linalg computes in: float32/complex64 stay single, integers become float64."""
+    dtype = np.result_type(*[s.dtype for s in specs])
+    if dtype.kind in "biu":
+        return np.dtype(np.float64)
+    return dtype if dtype in (np.float32, np.float64, np.complex64, np.complex128) else None
+
+
+def square(a):
+    return len(a.shape) >= 2 and a.shape[-1] == a.shape[-2]
+
+
+def inverse_shape(a):
+    dtype = linalg_dtype(a)
+    return Spec(a.shape, dtype) if square(a) and dtype is not None else UNKNOWN
+
+
+def determinant_shape(a):
+    dtype = linalg_dtype(a)
+    return Spec(a.shape[:-2], dtype) if square(a) and dtype is not None else UNKNOWN
+
+
+def solve_shape(a, b):
+    """``np.linalg.solve(a, b)`` (NumPy 2: a 1-d ``b`` is one vector, else a stack of matrices)."""
+    dtype = linalg_dtype(a, b)
+    if not square(a) or dtype is None or not b.shape or b.shape[-1 if len(b.shape) == 1 else -2] != a.shape[-1]:
+        return UNKNOWN
+    try:
+        if len(b.shape) == 1:
+            return Spec(a.shape[:-1], dtype)
+        return Spec(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], dtype)
+    except ValueError:
+        return UNKNOWN
+
+
+# shapes of np.linalg results from the arguments' shapes alone (their values would be
+# stand-in zeros: singular)
+LINALG_SHAPES = {np.linalg.inv: inverse_shape, np.linalg.det: determinant_shape,
+                 np.linalg.solve: solve_shape, np.linalg.cholesky: inverse_shape}
+
+
+def one_of(values):
+    """``min(a, b, c)`` of scalars is one of them: known if they all have one kind."""
+    joined = values[0]
+    for v in values[1:]:
+        joined = join(joined, v)
+    return joined if isinstance(joined, Spec) and joined.shape == () and same(joined, values[0]) else UNKNOWN
+
+
+def is_python_number(value):
+    return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
+
+
+def python_arithmetic(op, first, second):
+    """The kind of Python scalar arithmetic, from the kinds of its operands (``i - 1`` of a
+    loop counter is an int); ``second`` is the right operand as known (a value or a Spec)."""
+    kinds = {type(first), type(second) if not isinstance(second, Spec) else second.python}
+    if complex in kinds:
+        return Spec((), np.complex128, complex) if isinstance(op, ARITHMETIC) else UNKNOWN
+    if float in kinds or isinstance(op, gast.Div):
+        return Spec((), np.float64, float) if isinstance(op, ARITHMETIC) else UNKNOWN
+    if isinstance(op, gast.Pow) and not (isinstance(second, int) and second >= 0):
+        return UNKNOWN  # 2 ** -1 is a float: the exponent's sign decides
+    if isinstance(op, ARITHMETIC) or bool not in kinds and isinstance(op, (gast.LShift, gast.RShift, gast.BitAnd,
+                                                                            gast.BitOr, gast.BitXor)):
+        return Spec((), np.int64, int)
+    return UNKNOWN
+
+
+ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
