@@ -28,6 +28,7 @@ import numpy as np
 
 from . import registry
 from .backends.numba_backend import accelerate, check_backend
+from .batching import batched_pullback
 from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_structure, signature, snapshot, unbind,
                         where)
 from .compile import compile_function, guards_hold
@@ -318,9 +319,11 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         (array([1., 9.]), array([2., 6.]), array([0., 6.]))
         """
         args, kwargs = self._bind(args, kwargs)
-        return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
+        y, pullback = self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs, batched=True)
+        pullback.batched = api_boundary(pullback.batched)
+        return y, pullback
 
-    def _vjp(self, args, kwargs):
+    def _vjp(self, args, kwargs, batched=False):
         functions = self._functions(args, kwargs)
         forward, backward = functions[1], functions[2]  # the pair: made when vjp is first used
         y, saved = forward(*args, **kwargs)
@@ -333,6 +336,8 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
                 raise self._located(exc) from None
             return (grads,) if self._one_tuple else grads
 
+        if batched:  # pullback.batched(V): a stack of cotangents at once (srcad.batching)
+            pullback.batched = batched_pullback(pullback, functions, saved, y, self._one_tuple, self._located)
         return y, pullback
 
     @api_boundary

@@ -4,6 +4,7 @@
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
 """
+import math
 import types
 from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 
@@ -210,7 +211,9 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
 
 
 def _reverse_jacobian(reverse, args, inputs, single):
-    y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
+    y, pullback = reverse._vjp(*reverse._bind(args, {}), batched=True)  # pulled back at once: no copy
+    if not is_node(y) and not any(x.__class__ is not np.ndarray and is_node(x) for x in inputs):
+        return _batched_jacobian(pullback, y, inputs, single)
     y_leaves = leaves(y)
     blocks = []
     for i, y_leaf in enumerate(y_leaves):
@@ -224,6 +227,24 @@ def _reverse_jacobian(reverse, args, inputs, single):
         blocks.append([[_block(rows[k][j], y_leaf, x_leaf, 0) for j, x_leaf in enumerate(leaves(x))]
                        for k, x in enumerate(inputs)])
     return _assemble(y, inputs, blocks, single)
+
+
+def _batched_jacobian(pullback, y, inputs, single):
+    """The rows of the Jacobian of an array output, all basis cotangents pulled back in one
+    batched call (``srcad.batching``: one at a time where the adjoint does not batch)."""
+    shape = np.shape(y)
+    size = math.prod(shape)
+    basis = np.eye(size, dtype=_float_dtype(y)).reshape((size,) + shape)
+    grads = pullback.batched(basis)
+    return tuple(_batched_block(g, y, x) for g, x in zip(grads, inputs)) if not single \
+        else _batched_block(grads, y, inputs[0])
+
+
+def _batched_block(rows, y, x):
+    dtype = np.result_type(_float_dtype(y), _float_dtype(x))
+    if rows.dtype != dtype:
+        rows = rows.astype(dtype)
+    return rows.reshape(np.shape(y) + np.shape(x))
 
 
 def _forward_jacobian(fun, args, positions, inputs, single):
