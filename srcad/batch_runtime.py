@@ -200,6 +200,12 @@ def batched_where(condition, g, other):
     return np.where(condition, g, other)
 
 
+def batched_where_else(condition, other, g):
+    """``np.where(condition, other, row)`` for every row of ``g`` (``other`` unbatched)."""
+    g = aligned(aligned(g, condition), other)
+    return np.where(condition, other, g)
+
+
 def batched_index_part(part):
     """One part of a per-example index, if it addresses the same positions in every row
     (an integer, a slice, None, Ellipsis); an array, a list or a tuple raises ``Unbatchable``."""
@@ -268,3 +274,31 @@ def batched_transpose_back(g, axes):
     if axes is None or len(axes) == 0:
         return batched_transpose(g)
     return batched_transpose(g, tuple(np.argsort(axes)))
+
+
+def batched_full_of(shape, g):
+    """``full_of(shape, row)`` for every row: new memory."""
+    shape = tuple(shape)
+    return np.array(np.broadcast_to(aligned(g, np.broadcast_to(0.0, shape)), g.shape[:1] + shape))
+
+
+def batched_broadcast_to(g, shape):
+    """``np.broadcast_to(row, shape)`` for every row (a read-only view, as NumPy's)."""
+    shape = (shape,) if np.ndim(shape) == 0 else tuple(shape)
+    return np.broadcast_to(aligned(g, np.broadcast_to(0.0, shape)), g.shape[:1] + shape)
+
+
+def batched_cleared_slot(value):
+    """``cleared_slot``: 0 in every row (a container slot's zeros are not batched)."""
+    if isinstance(value, (list, tuple, dict)):
+        raise Unbatchable("a cleared container slot")
+    return 0
+
+
+def batched_scatter_add(buffer, index, g):
+    """``scatter_add(buffer, index, row)`` for every row, at a basic index only (an integer
+    array index would need the batch axis placed by NumPy's advanced-indexing rules)."""
+    if buffer.__class__ is not np.ndarray:
+        raise Unbatchable("a buffer that is not an array")
+    parts = index if isinstance(index, tuple) else (index,)
+    batched_add_at(buffer, (slice(None),) + tuple(batched_index_part(p) for p in parts), g)

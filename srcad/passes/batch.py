@@ -70,6 +70,9 @@ _CALLS = {
     R.matmul_dx: (B.batched_matmul_dx, {0}),
     R.matmul_dy: (B.batched_matmul_dy, {0}),
     R.copy_grad: (R.copy_grad, {0}),  # copies an array: right for a stack of them
+    R.copy_value: (R.copy_value, {0}),
+    R.full_of: (B.batched_full_of, {1}),
+    np.broadcast_to: (B.batched_broadcast_to, {0}),
     R.grad_buffer: (R.grad_buffer, {0}),  # a batched value is an array already: returned as it is
     R.add_grads: (B.batched_add_grads, {0, 1}),
     R.transpose_back: (B.batched_transpose_back, {0}),
@@ -78,6 +81,7 @@ _CALLS = {
     np.transpose: (B.batched_transpose, {0}),
     np.where: (B.batched_where, {1}),
 }
+_EITHER = {np.where: {2: B.batched_where_else}}  # the same call with the adjoint elsewhere
 _KEYWORDS = {np.sum: ("axis", "keepdims"), np.reshape: ("order",), np.transpose: ("axes",)}
 _METHODS = {"sum": (B.batched_sum, ("axis", "keepdims"))}
 
@@ -152,6 +156,9 @@ class _Batcher:
             return [s]
         if isinstance(s, gast.Return):
             return [gast.Return(value=self._returned(s.value))]
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
+                and self._callee(s.value.func) is R.scatter_add and A.names_read(s) & self.batched:
+            return [gast.Expr(value=self._scatter_add(s.value))]
         if isinstance(s, (gast.Expr, gast.Raise, gast.Pass, gast.Break, gast.Continue)):
             if A.names_read(s) & self.batched:
                 raise NotBatchable(f"a statement {type(s).__name__} that reads an adjoint")
@@ -173,7 +180,9 @@ class _Batcher:
             value, batched = self._expr(s.value)
             index = self._index(target.slice)
             if not batched:  # a slot cleared: 0 in every row
-                if not (isinstance(s.value, gast.Constant) and s.value.value == 0):
+                if isinstance(s.value, gast.Call) and self._callee(s.value.func) is R.cleared_slot:
+                    value = self._call("batched_cleared_slot", B.batched_cleared_slot, s.value.args)
+                elif not (isinstance(s.value, gast.Constant) and s.value.value == 0):
                     raise NotBatchable("an unbatched value stored into an adjoint")
                 return A.assign(gast.Subscript(value=self._target_base(target), slice=index, ctx=gast.Store()), value)
             return gast.Expr(value=self._call("batched_store", B.batched_store,
@@ -200,6 +209,14 @@ class _Batcher:
             return s  # scaling in place: the factor fits each row (it fits the unbatched adjoint)
         raise NotBatchable("an in-place update of an adjoint")
 
+    def _scatter_add(self, call):
+        if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
+                or call.args[0].id not in self.batched:
+            raise NotBatchable("a scatter into something other than an adjoint")
+        buffer, index, value = call.args
+        value, _ = self._expr(value)
+        return self._call("batched_scatter_add", B.batched_scatter_add, [buffer, self._unbatched(index), value])
+
     def _target_base(self, target):
         if not isinstance(target.value, gast.Name):
             raise NotBatchable("a store through nested indexing")
@@ -209,6 +226,8 @@ class _Batcher:
         """The batched form of an unbatched value assigned to an adjoint: ``None``, or a zero."""
         if isinstance(value, gast.Constant) and value.value is None:
             return value
+        if isinstance(value, gast.Call) and self._callee(value.func) is R.grad_buffer and len(value.args) == 1:
+            value = value.args[0]  # a batched zero is an array: a buffer already
         if isinstance(value, gast.Call) and self._callee(value.func) is R.zeros_like and len(value.args) == 1 \
                 and not value.keywords and not A.names_read(value) & self.batched:
             return self._call("batched_zeros", B.batched_zeros, [A.load(self.cotangent), value.args[0]])
@@ -273,6 +292,14 @@ class _Batcher:
             return gast.Subscript(value=value, slice=self._index(node.slice), ctx=gast.Load()), True
         if isinstance(node, gast.Compare):
             return self._unbatched(node), False
+        if isinstance(node, gast.IfExp):
+            node.test = self._unbatched(node.test)
+            branches = [self._expr(b) for b in (node.body, node.orelse)]
+            for new, batched in branches:
+                if not batched and not (isinstance(new, gast.Constant) and new.value is None):
+                    raise NotBatchable("a conditional value that is an adjoint in one branch only")
+            (node.body, _), (node.orelse, _) = branches
+            return node, True
         raise NotBatchable(f"an expression {type(node).__name__} on an adjoint")
 
     def _binop(self, node):
@@ -305,6 +332,10 @@ class _Batcher:
         if entry is None:
             raise NotBatchable(f"a call of {A.to_source(node.func).strip()} on an adjoint")
         helper, may_batch = entry
+        positions = {i for i, a in enumerate(node.args) if A.names_read(a) & self.batched}
+        if len(positions) == 1 and positions <= set(_EITHER.get(callee, {})):
+            (position,) = positions
+            helper, may_batch = _EITHER[callee][position], positions
         allowed = _KEYWORDS.get(callee, ())
         if any(k.arg not in allowed for k in node.keywords):
             raise NotBatchable("a call with keywords the batched helper does not take")
