@@ -30,6 +30,14 @@ def aligned_batched(g, other):
     return g.reshape(g.shape[:1] + (1,) * extra + g.shape[1:]) if extra > 0 else g
 
 
+def batched_factor(p, g):
+    """An unbatched factor ``p`` of an in-place ``row *= p``: one that fits each row (NumPy
+    would otherwise broadcast it against the batch axis)."""
+    if np.ndim(p) > g.ndim - 1:
+        raise Unbatchable("a factor with more dimensions than the adjoint")
+    return p
+
+
 def batched_cotangent(v, y):
     """The batched cotangent ``v`` checked against the output ``y`` (one row per cotangent)."""
     if not (v.__class__ is np.ndarray and (y.__class__ is np.ndarray or np.ndim(y) == 0)):
@@ -84,10 +92,12 @@ def batched_finish(g, x, v, shared=False):
     dtype = _grad_dtype(x)
     if g is None:
         return np.zeros((v.shape[0],) + np.shape(x), dtype)
-    xshape = g.shape[:1] + np.shape(x)
-    if g.shape != xshape:
+    if g.__class__ is not np.ndarray:
+        raise Unbatchable("a gradient that is not an ndarray")
+    if g.shape[1:] != np.shape(x):
         wide = aligned(g, np.broadcast_to(0.0, np.shape(x)))
-        g = batched_unbroadcast(np.broadcast_to(wide, np.broadcast_shapes(wide.shape, xshape)), x)
+        full = g.shape[:1] + np.broadcast_shapes(wide.shape[1:], np.shape(x))
+        g = batched_unbroadcast(np.broadcast_to(wide, full), x)
     if g.dtype != dtype:
         return g.astype(dtype)
     return g.copy() if shared or not g.flags.writeable or g.base is not None else g

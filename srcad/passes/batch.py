@@ -60,26 +60,26 @@ class NotBatchable(Exception):
 
 _ELEMENTWISE = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul, gast.Div: operator.truediv}
 
-# call target -> (helper, positions that may be batched, the batched helper needs the cotangent)
+# call target -> (batched helper, positions that may hold an adjoint, most positional arguments)
 _CALLS = {
-    R.unbroadcast: (B.batched_unbroadcast, {0}),
-    R.cotangent: (B.batched_cotangent, {0}),
-    R.cotangent_like: (B.batched_cotangent_like, {0}),
-    R.sum_to_reduced: (B.batched_sum_to_reduced, {0}),
-    R.expand_reduced: (B.batched_expand_reduced, {0}),
-    R.matmul_dx: (B.batched_matmul_dx, {0}),
-    R.matmul_dy: (B.batched_matmul_dy, {0}),
-    R.copy_grad: (R.copy_grad, {0}),  # copies an array: right for a stack of them
-    R.copy_value: (R.copy_value, {0}),
-    R.full_of: (B.batched_full_of, {1}),
-    np.broadcast_to: (B.batched_broadcast_to, {0}),
-    R.grad_buffer: (R.grad_buffer, {0}),  # a batched value is an array already: returned as it is
-    R.add_grads: (B.batched_add_grads, {0, 1}),
-    R.transpose_back: (B.batched_transpose_back, {0}),
-    np.sum: (B.batched_sum, {0}),
-    np.reshape: (B.batched_reshape, {0}),
-    np.transpose: (B.batched_transpose, {0}),
-    np.where: (B.batched_where, {1}),
+    R.unbroadcast: (B.batched_unbroadcast, {0}, 2),
+    R.cotangent: (B.batched_cotangent, {0}, 2),
+    R.cotangent_like: (B.batched_cotangent_like, {0}, 3),
+    R.sum_to_reduced: (B.batched_sum_to_reduced, {0}, 4),
+    R.expand_reduced: (B.batched_expand_reduced, {0}, 4),
+    R.matmul_dx: (B.batched_matmul_dx, {0}, 3),
+    R.matmul_dy: (B.batched_matmul_dy, {0}, 3),
+    R.copy_grad: (R.copy_grad, {0}, 1),  # copies an array: right for a stack of them
+    R.copy_value: (R.copy_value, {0}, 1),
+    R.grad_buffer: (R.grad_buffer, {0}, 1),  # a batched value is an array already: returned as it is
+    R.add_grads: (B.batched_add_grads, {0, 1}, 2),
+    R.full_of: (B.batched_full_of, {1}, 2),
+    R.transpose_back: (B.batched_transpose_back, {0}, 2),
+    np.sum: (B.batched_sum, {0}, 2),
+    np.reshape: (B.batched_reshape, {0}, 3),
+    np.transpose: (B.batched_transpose, {0}, 2),
+    np.broadcast_to: (B.batched_broadcast_to, {0}, 2),
+    np.where: (B.batched_where, {1}, 3),
 }
 _EITHER = {np.where: {2: B.batched_where_else}}  # the same call with the adjoint elsewhere
 _KEYWORDS = {np.sum: ("axis", "keepdims"), np.reshape: ("order",), np.transpose: ("axes",)}
@@ -206,7 +206,9 @@ class _Batcher:
                                               [self._target_base(s.target),
                                                self._as_value(self._index(s.target.slice)), value]))
         if not batched and op in (gast.Mult, gast.Div) and isinstance(s.target, gast.Name):
-            return s  # scaling in place: the factor fits each row (it fits the unbatched adjoint)
+            # scaling in place: a factor of more dimensions than a row is refused when run
+            factor = self._call("batched_factor", B.batched_factor, [value, A.load(s.target.id)])
+            return gast.AugAssign(target=s.target, op=s.op, value=factor)
         raise NotBatchable("an in-place update of an adjoint")
 
     def _scatter_add(self, call):
@@ -331,7 +333,9 @@ class _Batcher:
         entry = _CALLS.get(callee) if _hashable(callee) else None
         if entry is None:
             raise NotBatchable(f"a call of {A.to_source(node.func).strip()} on an adjoint")
-        helper, may_batch = entry
+        helper, may_batch, most = entry
+        if len(node.args) > most or any(isinstance(a, gast.Starred) for a in node.args):
+            raise NotBatchable(f"a call of {A.to_source(node.func).strip()} with more positional arguments")
         positions = {i for i, a in enumerate(node.args) if A.names_read(a) & self.batched}
         if len(positions) == 1 and positions <= set(_EITHER.get(callee, {})):
             (position,) = positions
