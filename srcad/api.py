@@ -304,7 +304,8 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
 
         Returns: ``(y, pullback)``: ``y`` is ``f(*args)``; ``pullback(v=None)`` returns vᵀJ
         for the ``wrt`` arguments (a tuple for a tuple ``wrt``), ``v`` shaped like ``y``
-        (optional for a scalar ``y``).
+        (optional for a scalar ``y``); ``pullback.batched(V)`` pulls back every row of ``V``
+        (shape ``(B,) + y.shape``) and stacks the results (``srcad.batching``).
 
         Raises: ``ArgumentError`` for arguments srcad does not differentiate with;
         ``pullback`` raises ``CotangentError`` for a ``v`` not shaped like ``y``; code srcad
@@ -650,7 +651,8 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
         wrt, argnums: as for ``srcad.grad``.
 
     Returns: ``(y, pullback)``: ``y = fun(*args)``; ``pullback(v=None)`` gives vᵀJ for the
-    ``wrt`` argument(s), ``v`` optional for a scalar ``y``.
+    ``wrt`` argument(s), ``v`` optional for a scalar ``y``; ``pullback.batched(V)`` gives
+    them for every row of ``V`` (shape ``(B,) + y.shape``), stacked along that axis.
 
     Raises: ``WrtError`` for a bad ``wrt``; ``ArgumentError`` for arguments srcad does not
     differentiate with; the compile-time errors; ``pullback`` raises ``CotangentError`` for
@@ -662,6 +664,9 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
     >>> y, pullback = srcad.vjp(f, np.array([1.0, 2.0, 3.0]))
     >>> y, pullback(np.array([1.0, 0.0, 0.0])), pullback(np.ones(3))
     (array([1., 3., 6.]), array([1., 0., 0.]), array([3., 2., 1.]))
+    >>> pullback.batched(np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]))
+    array([[1., 0., 0.],
+           [3., 2., 1.]])
     """
     return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 

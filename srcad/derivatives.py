@@ -166,9 +166,10 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
     ``wrt`` may be a tuple: then a tuple of Jacobians, one per argument. Arguments and
     outputs may be structures (dicts, lists, tuples, named tuples, dataclasses): the
     result nests as JAX's does, the output's structure around the arguments'.
-    ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
-    entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
-    entry through ``jvp`` (cheap when inputs are few).
+    ``mode="rev"`` runs ``f`` forward once and pulls back every basis cotangent of the output
+    (cheap when outputs are few), in one batched call where the generated backward function
+    batches (``srcad.batching``), one at a time otherwise; ``mode="fwd"`` pushes one basis
+    tangent per input entry through ``jvp`` (cheap when inputs are few).
 
     Parameters:
         fun: the function.
