@@ -298,6 +298,11 @@ def batched_broadcast_to(g, shape):
     return np.broadcast_to(aligned(g, np.broadcast_to(0.0, shape)), g.shape[:1] + shape)
 
 
+def batched_broadcast_like(g, y):
+    """``broadcast_like(row, y)`` for every row: the row broadcast to the shape of ``y``."""
+    return g if g.shape[1:] == np.shape(y) else batched_broadcast_to(g, np.shape(y))
+
+
 def batched_cleared_slot(value):
     """``cleared_slot``: 0 in every row (a container slot's zeros are not batched)."""
     if isinstance(value, (list, tuple, dict)):

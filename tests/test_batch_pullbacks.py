@@ -343,11 +343,28 @@ def energy(x):
 def test_jacobian_of_the_gradient_is_the_hessian():
     x = vec(4)
     gradient = srcad.grad(energy)
+    assert batches(gradient, (x,), 0)  # the adjoint of the generated adjoint batches too
     H_rev = srcad.jacobian(gradient)(x)  # reverse over reverse
     H_fwd = srcad.hessian(energy)(x)  # forward over reverse
     np.testing.assert_allclose(H_rev, H_fwd, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(H_rev, numeric_jacobian(gradient, (x,), 0), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(H_rev, H_rev.T, rtol=1e-10, atol=1e-12)
+
+
+def looped_energy(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(np.sin(x[i] * x)) * 0.5
+    return s
+
+
+def test_reverse_over_reverse_with_a_loop():
+    x = vec(4)
+    gradient = srcad.grad(looped_energy)
+    np.testing.assert_allclose(srcad.jacobian(gradient)(x), srcad.hessian(looped_energy)(x), rtol=1e-10, atol=1e-12)
+    y, pullback = srcad.vjp(gradient, x)
+    V = batch_of_cotangents(y)
+    assert_same(pullback.batched(V), stacked(pullback, V, y))
 
 
 def test_batched_pullback_of_a_gradient():

@@ -52,6 +52,7 @@ import numpy as np
 from .. import astutil as A
 from .. import batch_runtime as B
 from .. import runtime as R
+from ..rules.numpy_elementwise import broadcast_like
 
 
 class NotBatchable(Exception):
@@ -80,8 +81,11 @@ _CALLS = {
     np.transpose: (B.batched_transpose, {0}, 2),
     np.broadcast_to: (B.batched_broadcast_to, {0}, 2),
     np.where: (B.batched_where, {1}, 3),
+    np.matmul: (B.batched_matmul_right, {0}, 2),
+    broadcast_like: (B.batched_broadcast_like, {0}, 2),
 }
-_EITHER = {np.where: {2: B.batched_where_else}}  # the same call with the adjoint elsewhere
+# the same call with the adjoint at another position
+_EITHER = {np.where: {2: B.batched_where_else}, np.matmul: {1: B.batched_matmul_left}}
 _KEYWORDS = {np.sum: ("axis", "keepdims"), np.reshape: ("order",), np.transpose: ("axes",)}
 _METHODS = {"sum": (B.batched_sum, ("axis", "keepdims"))}
 
@@ -330,6 +334,8 @@ class _Batcher:
         if isinstance(node.func, gast.Attribute) and A.names_read(node.func.value) & self.batched:
             return self._method(node)
         callee = self._callee(node.func)
+        if callee is R.finish:  # a gradient's own adjoint (second order): finish of every row
+            return self._finished(node)
         entry = _CALLS.get(callee) if _hashable(callee) else None
         if entry is None:
             raise NotBatchable(f"a call of {A.to_source(node.func).strip()} on an adjoint")
