@@ -52,7 +52,9 @@ def _make(compiled, fn):
     from . import astutil as A
 
     batched.name = f"{generated.name}_backward_batched"
-    params = sorted(set(generated.factory_params) | set(helpers))
+    # a generated module loaded from the persistent cache does not list its factory's parameters
+    params = sorted(set(generated.factory_params or ()) | set(generated.closure) | set(fn.__code__.co_freevars)
+                    | set(helpers))
     text = factory_source(params, [A.to_source(batched)], [batched.name])
     return _load(text, fn, " batched", [batched.name])[1][0], helpers
 
