@@ -372,3 +372,17 @@ def test_batched_pullback_of_a_gradient():
     y, pullback = srcad.vjp(srcad.grad(energy), x)
     V = batch_of_cotangents(y)
     assert_same(pullback.batched(V), stacked(pullback, V, y))
+
+
+def test_code_from_the_persistent_cache_batches(cache_dir, monkeypatch):
+    from srcad import compile as srcad_compile
+
+    x = vec(4)
+    y, pullback = srcad.vjp(tanh_layer, x)
+    V = batch_of_cotangents(y)
+    fresh = pullback.batched(V)
+    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())  # as in a new process
+    assert batches(tanh_layer, (x,), 0)
+    y, pullback = srcad.vjp(tanh_layer, x)
+    assert_same(pullback.batched(V), fresh)
+    assert_same(fresh, stacked(pullback, V, y))
