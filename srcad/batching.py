@@ -82,7 +82,9 @@ def _bind(compiled, fn, code, helpers):
     objects = {**compiled.generated.closure, **helpers}
     cells = []
     for name in code.co_freevars:
-        if name in user_cells:
+        if name in helpers:  # named apart from every name the backward function reads
+            cells.append(types.CellType(helpers[name]))
+        elif name in user_cells:
             cells.append(user_cells[name])
         else:
             obj = objects[name]

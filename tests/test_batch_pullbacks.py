@@ -386,3 +386,21 @@ def test_code_from_the_persistent_cache_batches(cache_dir, monkeypatch):
     y, pullback = srcad.vjp(tanh_layer, x)
     assert_same(pullback.batched(V), fresh)
     assert_same(fresh, stacked(pullback, V, y))
+
+
+def closure_named_like_helpers():
+    mul = batched_left = np.array([2.0, 3.0, 4.0])  # the names of batched helpers, unread by the adjoint
+
+    def f(x):
+        return np.sin(x) * 2.0 + x * len(mul) + x * len(batched_left)
+
+    return f
+
+
+def test_a_closure_variable_named_like_a_helper_does_not_replace_it():
+    f = closure_named_like_helpers()
+    x = vec(3)
+    assert batches(f, (x,), 0)
+    y, pullback = srcad.vjp(f, x)
+    V = batch_of_cotangents(y)
+    assert_same(pullback.batched(V), stacked(pullback, V, y))
