@@ -136,7 +136,18 @@ class _Batcher:
                         if base not in batched:
                             batched.add(base)
                             changed = True
+                buffer = self._scattered_into(s)
+                if buffer is not None and A.names_read(s.value.args[2]) & batched and buffer not in batched:
+                    batched.add(buffer)
+                    changed = True
         return batched
+
+    def _scattered_into(self, s):
+        """The buffer a ``scatter_add(buffer, index, g)`` statement updates in place, or None."""
+        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and self._callee(s.value.func) is R.scatter_add \
+                and len(s.value.args) == 3 and isinstance(s.value.args[0], gast.Name) and not s.value.keywords:
+            return s.value.args[0].id
+        return None
 
     # ---- statements ------------------------------------------------------------------
 
@@ -160,8 +171,7 @@ class _Batcher:
             return [s]
         if isinstance(s, gast.Return):
             return [gast.Return(value=self._returned(s.value))]
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) \
-                and self._callee(s.value.func) is R.scatter_add and A.names_read(s) & self.batched:
+        if self._scattered_into(s) in self.batched:
             return [gast.Expr(value=self._scatter_add(s.value))]
         if isinstance(s, (gast.Expr, gast.Raise, gast.Pass, gast.Break, gast.Continue)):
             if A.names_read(s) & self.batched:
@@ -216,11 +226,10 @@ class _Batcher:
         raise NotBatchable("an in-place update of an adjoint")
 
     def _scatter_add(self, call):
-        if len(call.args) != 3 or call.keywords or not isinstance(call.args[0], gast.Name) \
-                or call.args[0].id not in self.batched:
-            raise NotBatchable("a scatter into something other than an adjoint")
         buffer, index, value = call.args
-        value, _ = self._expr(value)
+        value, batched = self._expr(value)
+        if not batched:
+            raise NotBatchable("an unbatched value scattered into an adjoint")
         return self._call("batched_scatter_add", B.batched_scatter_add, [buffer, self._unbatched(index), value])
 
     def _target_base(self, target):
