@@ -303,6 +303,14 @@ def batched_broadcast_like(g, y):
     return g if g.shape[1:] == np.shape(y) else batched_broadcast_to(g, np.shape(y))
 
 
+def batched_stored_adjoint(g, index, value):
+    """``stored_adjoint(row, index, value)`` for every row, at a basic index (every position
+    written once: the region's adjoint, copied, summed to the value's shape)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    region = g[(slice(None),) + tuple(batched_index_part(p) for p in parts)]
+    return batched_unbroadcast(region.copy(), value)
+
+
 def batched_cleared_slot(value):
     """``cleared_slot``: 0 in every row (a container slot's zeros are not batched)."""
     if isinstance(value, (list, tuple, dict)):

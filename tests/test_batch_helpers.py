@@ -168,3 +168,11 @@ def test_factor_of_an_in_place_scaling():
     assert B.batched_factor(2.0, g) == 2.0
     with pytest.raises(Unbatchable):
         B.batched_factor(np.ones((ROWS, 3)), g)  # would meet the batch axis
+
+
+def test_stored_adjoint():
+    g = batch((4, 3))
+    for index, value in (((1, slice(None)), np.zeros(3)), ((slice(0, 2), 0), 0.0), ((2, 1), np.zeros(()))):
+        assert_rows(B.batched_stored_adjoint(g, index, value), rowwise(R.stored_adjoint, g, index, value))
+    with pytest.raises(Unbatchable):
+        B.batched_stored_adjoint(g, (np.array([0, 0]), 1), np.zeros(2))

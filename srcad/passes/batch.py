@@ -75,6 +75,7 @@ _CALLS = {
     R.grad_buffer: (R.grad_buffer, {0}, 1),  # a batched value is an array already: returned as it is
     R.add_grads: (B.batched_add_grads, {0, 1}, 2),
     R.full_of: (B.batched_full_of, {1}, 2),
+    R.stored_adjoint: (B.batched_stored_adjoint, {0}, 3),
     R.transpose_back: (B.batched_transpose_back, {0}, 2),
     np.sum: (B.batched_sum, {0}, 2),
     np.reshape: (B.batched_reshape, {0}, 3),
@@ -309,11 +310,11 @@ class _Batcher:
             return self._unbatched(node), False
         if isinstance(node, gast.IfExp):
             node.test = self._unbatched(node.test)
-            branches = [self._expr(b) for b in (node.body, node.orelse)]
-            for new, batched in branches:
-                if not batched and not (isinstance(new, gast.Constant) and new.value is None):
-                    raise NotBatchable("a conditional value that is an adjoint in one branch only")
-            (node.body, _), (node.orelse, _) = branches
+            branches = []
+            for branch in (node.body, node.orelse):  # a branch that is no adjoint is None or a zero
+                new, batched = self._expr(branch)
+                branches.append(new if batched else self._batched_zero(branch))
+            node.body, node.orelse = branches
             return node, True
         raise NotBatchable(f"an expression {type(node).__name__} on an adjoint")
 
