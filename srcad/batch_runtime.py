@@ -311,6 +311,13 @@ def batched_stored_adjoint(g, index, value):
     return batched_unbroadcast(region.copy(), value)
 
 
+def batched_container_grad(g, x):
+    """``container_grad(row, x)`` for an ``x`` that is no list or tuple: the row as it is."""
+    if isinstance(x, (list, tuple)):
+        raise Unbatchable("the adjoint of a list or tuple")
+    return g
+
+
 def batched_cleared_slot(value):
     """``cleared_slot``: 0 in every row (a container slot's zeros are not batched)."""
     if isinstance(value, (list, tuple, dict)):

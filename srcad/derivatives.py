@@ -13,7 +13,8 @@ import numpy as np
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, _params, chosen_wrt, grad
 from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
 from .compile import compile_jvp
-from .errors import CotangentError, WrtError
+from .batching import batched_backward
+from .errors import CotangentError, SrcadError, WrtError
 from .pytrees import is_node, leaves, rebuild
 from .source import capture
 from .tracebacks import api_boundary
@@ -272,9 +273,11 @@ def _forward_jacobian(fun, args, positions, inputs, single):
 @api_boundary
 def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
-    ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
-    jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do: ``H[i][j]`` is
-    ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
+    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument whose
+    gradient's adjoint batches (``srcad.batching``), reverse mode over the generated adjoint
+    with every row in one batched pullback; otherwise forward mode over the generated
+    adjoint (one jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do:
+    ``H[i][j]`` is ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
 
     Parameters:
         fun: a scalar-valued function.
@@ -294,7 +297,25 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
            [ 0., 12.]])
     """
     wrt = chosen_wrt(wrt, argnums)
-    return jacobian(grad(fun, wrt), wrt, mode="fwd")
+    gradient = grad(fun, wrt)
+    forward = jacobian(gradient, wrt, mode="fwd")
+    if isinstance(wrt, (tuple, list)):
+        return forward
+    reverse = _as_differentiable(gradient, wrt)
+
+    @api_boundary
+    def hessian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
+        if not kwargs and not any(a.__class__ is not np.ndarray and is_node(a) for a in args):
+            try:
+                position = _wrt_position(fun, args, wrt)
+                batches = batched_backward(reverse._functions(*reverse._bind(args, {}))) is not None
+            except SrcadError:  # what reverse over reverse refuses: forward mode says what it can do
+                batches = False
+            if batches:
+                return _reverse_jacobian(reverse, args, [args[position]], True)
+        return forward(*args, **kwargs)
+
+    return hessian_fn
 
 
 @api_boundary

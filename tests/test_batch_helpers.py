@@ -176,3 +176,10 @@ def test_stored_adjoint():
         assert_rows(B.batched_stored_adjoint(g, index, value), rowwise(R.stored_adjoint, g, index, value))
     with pytest.raises(Unbatchable):
         B.batched_stored_adjoint(g, (np.array([0, 0]), 1), np.zeros(2))
+
+
+def test_container_grad():
+    g = batch((3,))
+    assert B.batched_container_grad(g, np.zeros(3)) is g
+    with pytest.raises(Unbatchable):
+        B.batched_container_grad(g, [np.zeros(()), np.zeros(())])

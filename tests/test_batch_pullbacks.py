@@ -412,3 +412,27 @@ def test_a_closure_variable_named_like_a_helper_does_not_replace_it():
     y, pullback = srcad.vjp(f, x)
     V = batch_of_cotangents(y)
     assert_same(pullback.batched(V), stacked(pullback, V, y))
+
+
+def solve_energy(x):
+    M = np.eye(3) * 3.0 + np.outer(x, x)
+    return np.sum(np.linalg.solve(M, x) * x)
+
+
+def sorted_energy(x):
+    return np.sum(np.cumsum(x) ** 2 * x)
+
+
+HESSIAN_PROGRAMS = [(energy, (vec(4),)), (looped_energy, (vec(4),)), (solve_energy, (vec(3),)),
+                    (sorted_energy, (vec(4),))]
+
+
+@pytest.mark.parametrize("fun,args", HESSIAN_PROGRAMS, ids=[f.__name__ for f, _ in HESSIAN_PROGRAMS])
+def test_hessian_by_either_route_equals_forward_over_reverse(fun, args):
+    """hessian takes reverse over reverse where the gradient's adjoint batches, forward over
+    reverse otherwise: the same matrix, checked against finite differences of the gradient."""
+    route = batches(srcad.grad(fun), args, 0)
+    assert route == (fun is energy)  # looped_energy's second adjoint keeps a list of adjoints
+    H = srcad.hessian(fun)(*args)
+    np.testing.assert_allclose(H, srcad.jacobian(srcad.grad(fun), mode="fwd")(*args), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(H, numeric_jacobian(srcad.grad(fun), args, 0), rtol=1e-5, atol=1e-7)

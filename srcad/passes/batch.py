@@ -75,6 +75,7 @@ _CALLS = {
     R.grad_buffer: (R.grad_buffer, {0}, 1),  # a batched value is an array already: returned as it is
     R.add_grads: (B.batched_add_grads, {0, 1}, 2),
     R.full_of: (B.batched_full_of, {1}, 2),
+    R.container_grad: (B.batched_container_grad, {0}, 2),
     R.stored_adjoint: (B.batched_stored_adjoint, {0}, 3),
     R.transpose_back: (B.batched_transpose_back, {0}, 2),
     np.sum: (B.batched_sum, {0}, 2),
