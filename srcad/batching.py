@@ -14,6 +14,7 @@ import weakref
 import gast
 import numpy as np
 
+from . import astutil as A
 from .batch_runtime import Unbatchable
 from .compile import _load, factory_source
 from .errors import CotangentError
@@ -49,8 +50,6 @@ def _make(compiled, fn):
         batched, helpers = batch_backward(tree, _resolver(generated.closure, fn))
     except NotBatchable:
         return None
-    from . import astutil as A
-
     batched.name = f"{generated.name}_backward_batched"
     # a generated module loaded from the persistent cache does not list its factory's parameters
     params = sorted(set(generated.factory_params or ()) | set(generated.closure) | set(fn.__code__.co_freevars)
