@@ -28,6 +28,7 @@ import numpy as np
 
 from . import registry
 from .backends.numba_backend import accelerate, check_backend
+from .batching import batched_pullback
 from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_structure, signature, snapshot, unbind,
                         where)
 from .compile import compile_function, guards_hold
@@ -304,7 +305,8 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
 
         Returns: ``(y, pullback)``: ``y`` is ``f(*args)``; ``pullback(v=None)`` returns vᵀJ
         for the ``wrt`` arguments (a tuple for a tuple ``wrt``), ``v`` shaped like ``y``
-        (optional for a scalar ``y``).
+        (optional for a scalar ``y``); ``pullback.batched(V)`` pulls back every row of ``V``
+        (shape ``(B,) + y.shape``) and stacks the results (``srcad.batching``).
 
         Raises: ``ArgumentError`` for arguments srcad does not differentiate with;
         ``pullback`` raises ``CotangentError`` for a ``v`` not shaped like ``y``; code srcad
@@ -319,9 +321,11 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         (array([1., 9.]), array([2., 6.]), array([0., 6.]))
         """
         args, kwargs = self._bind(args, kwargs)
-        return self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs)
+        y, pullback = self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs, batched=True)
+        pullback.batched = api_boundary(pullback.batched)
+        return y, pullback
 
-    def _vjp(self, args, kwargs):
+    def _vjp(self, args, kwargs, batched=False):
         functions = self._functions(args, kwargs)
         forward, backward = functions[1], functions[2]  # the pair: made when vjp is first used
         y, saved = forward(*args, **kwargs)
@@ -334,6 +338,8 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
                 raise self._located(exc) from None
             return (grads,) if self._one_tuple else grads
 
+        if batched:  # pullback.batched(V): a stack of cotangents at once (srcad.batching)
+            pullback.batched = batched_pullback(pullback, functions, saved, y, self._one_tuple, self._located)
         return y, pullback
 
     @api_boundary
@@ -646,7 +652,8 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
         wrt, argnums: as for ``srcad.grad``.
 
     Returns: ``(y, pullback)``: ``y = fun(*args)``; ``pullback(v=None)`` gives vᵀJ for the
-    ``wrt`` argument(s), ``v`` optional for a scalar ``y``.
+    ``wrt`` argument(s), ``v`` optional for a scalar ``y``; ``pullback.batched(V)`` gives
+    them for every row of ``V`` (shape ``(B,) + y.shape``), stacked along that axis.
 
     Raises: ``WrtError`` for a bad ``wrt``; ``ArgumentError`` for arguments srcad does not
     differentiate with; the compile-time errors; ``pullback`` raises ``CotangentError`` for
@@ -658,6 +665,9 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
     >>> y, pullback = srcad.vjp(f, np.array([1.0, 2.0, 3.0]))
     >>> y, pullback(np.array([1.0, 0.0, 0.0])), pullback(np.ones(3))
     (array([1., 3., 6.]), array([1., 0., 0.]), array([3., 2., 1.]))
+    >>> pullback.batched(np.array([[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]))
+    array([[1., 0., 0.],
+           [3., 2., 1.]])
     """
     return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
 

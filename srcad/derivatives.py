@@ -4,6 +4,7 @@
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
 """
+import math
 import types
 from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 
@@ -12,7 +13,8 @@ import numpy as np
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, _params, chosen_wrt, grad
 from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
 from .compile import compile_jvp
-from .errors import CotangentError, WrtError
+from .batching import batched_backward
+from .errors import CotangentError, SrcadError, WrtError
 from .pytrees import is_node, leaves, rebuild
 from .source import capture
 from .tracebacks import api_boundary
@@ -165,9 +167,10 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
     ``wrt`` may be a tuple: then a tuple of Jacobians, one per argument. Arguments and
     outputs may be structures (dicts, lists, tuples, named tuples, dataclasses): the
     result nests as JAX's does, the output's structure around the arguments'.
-    ``mode="rev"`` runs ``f`` forward once and pulls back one basis cotangent per output
-    entry (cheap when outputs are few); ``mode="fwd"`` pushes one basis tangent per input
-    entry through ``jvp`` (cheap when inputs are few).
+    ``mode="rev"`` runs ``f`` forward once and pulls back every basis cotangent of the output
+    (cheap when outputs are few), in one batched call where the generated backward function
+    batches (``srcad.batching``), one at a time otherwise; ``mode="fwd"`` pushes one basis
+    tangent per input entry through ``jvp`` (cheap when inputs are few).
 
     Parameters:
         fun: the function.
@@ -210,7 +213,9 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
 
 
 def _reverse_jacobian(reverse, args, inputs, single):
-    y, pullback = reverse._vjp(*reverse._bind(args, {}))  # pulled back at once: no copy
+    y, pullback = reverse._vjp(*reverse._bind(args, {}), batched=True)  # pulled back at once: no copy
+    if not is_node(y) and not any(x.__class__ is not np.ndarray and is_node(x) for x in inputs):
+        return _batched_jacobian(pullback, y, inputs, single)
     y_leaves = leaves(y)
     blocks = []
     for i, y_leaf in enumerate(y_leaves):
@@ -224,6 +229,24 @@ def _reverse_jacobian(reverse, args, inputs, single):
         blocks.append([[_block(rows[k][j], y_leaf, x_leaf, 0) for j, x_leaf in enumerate(leaves(x))]
                        for k, x in enumerate(inputs)])
     return _assemble(y, inputs, blocks, single)
+
+
+def _batched_jacobian(pullback, y, inputs, single):
+    """The rows of the Jacobian of an array output, all basis cotangents pulled back in one
+    batched call (``srcad.batching``: one at a time where the adjoint does not batch)."""
+    shape = np.shape(y)
+    size = math.prod(shape)
+    basis = np.eye(size, dtype=_float_dtype(y)).reshape((size,) + shape)
+    grads = pullback.batched(basis)
+    return tuple(_batched_block(g, y, x) for g, x in zip(grads, inputs)) if not single \
+        else _batched_block(grads, y, inputs[0])
+
+
+def _batched_block(rows, y, x):
+    dtype = np.result_type(_float_dtype(y), _float_dtype(x))
+    if rows.dtype != dtype:
+        rows = rows.astype(dtype)
+    return rows.reshape(np.shape(y) + np.shape(x))
 
 
 def _forward_jacobian(fun, args, positions, inputs, single):
@@ -250,9 +273,11 @@ def _forward_jacobian(fun, args, positions, inputs, single):
 @api_boundary
 def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
-    ``argnums``), shaped ``x.shape + x.shape``: forward mode over the generated adjoint (one
-    jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do: ``H[i][j]`` is
-    ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
+    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument whose
+    gradient's adjoint batches (``srcad.batching``), reverse mode over the generated adjoint
+    with every row in one batched pullback; otherwise forward mode over the generated
+    adjoint (one jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do:
+    ``H[i][j]`` is ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
 
     Parameters:
         fun: a scalar-valued function.
@@ -272,7 +297,25 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
            [ 0., 12.]])
     """
     wrt = chosen_wrt(wrt, argnums)
-    return jacobian(grad(fun, wrt), wrt, mode="fwd")
+    gradient = grad(fun, wrt)
+    forward = jacobian(gradient, wrt, mode="fwd")
+    if isinstance(wrt, (tuple, list)):
+        return forward
+    reverse = _as_differentiable(gradient, wrt)
+
+    @api_boundary
+    def hessian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
+        if not kwargs and not any(a.__class__ is not np.ndarray and is_node(a) for a in args):
+            try:
+                position = _wrt_position(fun, args, wrt)
+                batches = batched_backward(reverse._functions(*reverse._bind(args, {}))) is not None
+            except SrcadError:  # what reverse over reverse refuses: forward mode says what it can do
+                batches = False
+            if batches:
+                return _reverse_jacobian(reverse, args, [args[position]], True)
+        return forward(*args, **kwargs)
+
+    return hessian_fn
 
 
 @api_boundary
