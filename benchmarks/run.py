@@ -29,6 +29,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import timeit  # noqa: E402
+import tracemalloc  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -38,9 +39,11 @@ sys.path.append(os.path.dirname(HERE))  # srcad from this checkout when it is no
 
 import systems  # noqa: E402
 import workloads  # noqa: E402
+import workloads_wide  # noqa: E402
 
 FIRST_USE_TARGET = 0.030  # seconds
 SLOW_CALL = 0.05  # seconds: calls slower than this get fewer rounds
+VERY_SLOW_CALL = 1.0  # seconds: calls slower than this (eager JAX on long loops) are timed once
 
 
 def timer_for(call):
@@ -71,10 +74,32 @@ def check(grads, expected, label):
     return None
 
 
+def check_hand_written(w):
+    """None if the hand-written adjoint agrees with central finite differences, else why not."""
+    if w.kind == "jacobian":
+        rng = np.random.default_rng(3)
+        x = w.args[w.wrt_tuple[0]]
+        direction, eps = rng.standard_normal(np.shape(x)), 1e-6
+
+        def at(step):
+            args = list(w.args)
+            args[w.wrt_tuple[0]] = x + step * direction
+            return w.function(*args)
+
+        numeric = (at(eps) - at(-eps)) / (2 * eps)
+        if not np.allclose(w.hand(*w.args) @ direction, numeric, rtol=1e-5, atol=1e-8):
+            return "the closed-form Jacobian differs from finite differences"
+        return None
+    return workloads_wide.finite_difference_check(w.function, w.hand, w.args, w.wrt_tuple, w.v)
+
+
 def bench_workload(w, chosen, rounds, min_time):
     """Per system: ('time', seconds) or ('skipped', why) or ('wrong', why)."""
     results, calls = {}, {}
     expected = None
+    problem = check_hand_written(w)
+    if problem is not None:
+        raise AssertionError(f"{w.key}: the hand-written adjoint is wrong: {problem}")
     for system in chosen:
         try:
             call, to_numpy = system.prepare(w)
@@ -96,7 +121,8 @@ def bench_workload(w, chosen, rounds, min_time):
     plan = {}
     for key, call in calls.items():
         number, per_call = calibrate(call, min_time)
-        plan[key] = (timer_for(call), number, rounds if per_call < SLOW_CALL else max(2, rounds // 3))
+        wanted = rounds if per_call < SLOW_CALL else max(2, rounds // 3) if per_call < VERY_SLOW_CALL else 1
+        plan[key] = (timer_for(call), number, wanted)
     best = {key: float("inf") for key in plan}
     keys = list(plan)
     for r in range(rounds):
@@ -228,10 +254,52 @@ def ratio_cell(result, hand):
     kind, value = result
     if kind == "time":
         return f"{value / hand:.2f}×"
-    return "skipped" if kind == "skipped" else "**wrong gradient**"
+    return "n/a" if kind == "skipped" else "**wrong gradient**"
 
 
-def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
+def met_cell(ratio, target, unit="×"):
+    """'yes', or by how much the target is missed."""
+    if ratio <= target:
+        return "yes"
+    return f"**no**: {ratio:.2f}{unit}, {100 * (ratio / target - 1):.0f} % over"
+
+
+# ---- memory: a long scalar loop's gradient
+
+def memory_per_step(w):
+    """Per system (hand-written, srcad f.adjoint, srcad vjp + pullback): the peak of memory
+    NumPy and Python allocate during one gradient (tracemalloc), divided by the steps."""
+    import srcad
+
+    steps = w.args[-1]
+    d = srcad.differentiable(w.function, wrt=w.wrt)
+
+    def vjp_and_pullback():
+        _, pullback = d.vjp(*w.args)
+        return pullback()
+
+    calls = {systems.Hand.key: lambda: w.hand(*w.args), systems.SrcadAdjoint.key: lambda: d.adjoint(*w.args),
+             systems.SrcadVjp.key: vjp_and_pullback}
+    expected = w.hand(*w.args)
+    out = {}
+    for key, call in calls.items():
+        grads = call()  # compiles first
+        problem = check(tuple(np.asarray(g) for g in grads), tuple(np.asarray(e) for e in expected), key)
+        if problem is not None:
+            out[key] = ("wrong", problem)
+            continue
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            call()
+            out[key] = ("bytes", (tracemalloc.get_traced_memory()[1] - base) / steps)
+        finally:
+            tracemalloc.stop()
+    return out
+
+
+def write_report(path, table, chosen, meta, first, fresh, jax_first, notes, memory=None):
     hand_key = systems.Hand.key
     lines = [
         "# srcad benchmarks",
@@ -264,7 +332,7 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
         srcad = results.get(systems.SrcadAdjoint.key)
         met = "–"
         if srcad is not None and srcad[0] == "time" and w.target:
-            met = "yes" if srcad[1] / hand[1] <= w.target else "**no**"
+            met = met_cell(srcad[1] / hand[1], w.target)
         row += [f"≤ {w.target:.2f}×" if w.target else "–", met]
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Absolute times per gradient:", ""]
@@ -283,6 +351,19 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
             srcad_overheads.append(f"{w.key}: {fmt_time(results['srcad'][1] - results[hand_key][1])}")
     if srcad_overheads:
         lines += ["", f"srcad overhead per call on the seed product (target ≤ ~2 µs): {'; '.join(srcad_overheads)}."]
+    if memory is not None:
+        w, per_system = memory
+        lines += ["", f"## Memory per step: {w.title}", "",
+                  "Peak memory traced (`tracemalloc`: NumPy's buffers and Python objects) during one gradient, "
+                  f"divided by the {w.args[-1]:,} steps.", "",
+                  "| system | bytes per step | target |", "|---|---|---|"]
+        labels = {s.key: s.label for s in systems.ALL}
+        for key, (kind, value) in per_system.items():
+            cell = f"{value:.1f} B" if kind == "bytes" else f"**{kind}**: {value}"
+            target = "–"
+            if key == systems.SrcadAdjoint.key and kind == "bytes":
+                target = f"≤ {w.target:.0f} B: {met_cell(value, w.target, ' B')}"
+            lines.append(f"| {labels[key]} | {cell} | {target} |")
     if first is not None:
         best, median = min(first["first"]), statistics.median(first["first"])
         compile_time = best - first["steady"]
@@ -352,8 +433,34 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
         "![ratios](results.png)",
         "",
     ]
+    generated = {line for line in lines if line.startswith("## ")}
+    lines += kept_sections(path, generated)
     with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def kept_sections(path, generated):
+    """The sections of an existing report this script does not write (other benchmarks'
+    results, written by hand): kept, after the generated ones."""
+    try:
+        with open(path) as f:
+            old = f.read().splitlines()
+    except OSError:
+        return []
+    kept, keep = [], False
+    for line in old:
+        if line.startswith("## "):
+            keep = line not in generated and not line.startswith(_GENERATED_HEADINGS)
+        if keep:
+            kept.append(line)
+    return kept + [""] if kept and kept[-1] else kept
+
+
+# every heading write_report may write (a section left out this run is not kept from the last one)
+_GENERATED_HEADINGS = ("## Time per gradient, as a ratio to the hand-written NumPy adjoint",
+                       "## Memory per step: ", "## First use: transform + compile",
+                       "## First use in a fresh process, and the persistent cache (`SRCAD_CACHE_DIR`)",
+                       "## Notes", "## How the systems are run")
 
 
 def plot(path, table, chosen):
@@ -403,10 +510,11 @@ def main():
     opts = parser.parse_args()
     if opts.first_use_child:
         return first_use_child()
-    if opts.quick:
-        opts.rounds, opts.min_time = 3, 0.01
+    if opts.quick or os.environ.get("SRCAD_BENCH_QUICK") == "1":
+        opts.quick, opts.rounds, opts.min_time = True, 3, 0.01
     chosen = [s for s in systems.ALL if not opts.systems or s.key in opts.systems.split(",") or s.key == "hand"]
-    todo = [w for w in workloads.workloads() if not opts.only or w.key in opts.only.split(",")]
+    only = opts.only.split(",") if opts.only else []
+    todo = [w for w in workloads.workloads() + workloads_wide.workloads() if not only or w.key in only]
     started = time.perf_counter()
     table, notes, versions = [], [], []
     for s in chosen:
@@ -430,8 +538,19 @@ def main():
             elif kind == "skipped" and not any(value in n for n in notes):
                 notes.append(f"{w.key}, {s.label} skipped: {value}")
         table.append((w, results))
+    memory = None
+    memory_loop = workloads_wide.memory_workload()
+    if not only or memory_loop.key in only:
+        print(f"{memory_loop.key}: {memory_loop.title}", flush=True)
+        problem = check_hand_written(memory_loop)
+        if problem is not None:
+            raise AssertionError(f"{memory_loop.key}: the hand-written adjoint is wrong: {problem}")
+        memory = (memory_loop, memory_per_step(memory_loop))
+        for key, (kind, value) in memory[1].items():
+            print(f"  {key:24} {value:.1f} B per step" if kind == "bytes" else f"  {key:24} {kind}: {value}",
+                  flush=True)
     first = fresh = jax_first = None
-    if not opts.only or "first_use" in opts.only.split(","):
+    if not only or "first_use" in only:
         print("first use: transform + compile", flush=True)
         first = first_use(3 if opts.quick else 9)
         print(f"  first call {fmt_time(min(first['first']))}, steady {fmt_time(first['steady'])}, "
@@ -451,7 +570,7 @@ def main():
         "min_time": opts.min_time,
     }
     os.makedirs(opts.out, exist_ok=True)
-    write_report(os.path.join(opts.out, "RESULTS.md"), table, chosen, meta, first, fresh, jax_first, notes)
+    write_report(os.path.join(opts.out, "RESULTS.md"), table, chosen, meta, first, fresh, jax_first, notes, memory)
     plot(os.path.join(opts.out, "results.png"), table, chosen)
     print(f"wrote {os.path.join(opts.out, 'RESULTS.md')} and results.png in {time.perf_counter() - started:.0f} s")
 

@@ -294,6 +294,16 @@ class _Interpreter:
             shape = shape[:-1]
         return Spec(shape, dtype)
 
+    def dot(self, a, b):
+        """``np.dot``: ``@``'s shape up to 2-D; beyond, a's last axis meets b's second-to-last
+        and the other axes of both are kept (no broadcasting)."""
+        if isinstance(a, Spec) and isinstance(b, Spec) and min(len(a.shape), len(b.shape)) >= 2 \
+                and max(len(a.shape), len(b.shape)) > 2:
+            if a.shape[-1] != b.shape[-2]:
+                return _UNKNOWN
+            return Spec(a.shape[:-1] + b.shape[:-2] + b.shape[-1:], np.result_type(a.dtype, b.dtype))
+        return self.matmul(a, b)
+
     def subscript(self, node):
         base = self.value(node.value)
         if isinstance(base, (list, tuple)):
@@ -340,14 +350,16 @@ class _Interpreter:
             if not isinstance(receiver, Spec) or receiver.python is not None:
                 return _UNKNOWN
             if callee.name == "dot" and len(args) == 1 and not kwargs:
-                return self.matmul(receiver, args[0])
+                return self.dot(receiver, args[0])
             if not method_runs_on_standin(callee.name) or _has_standin(args) or _has_standin(kwargs):
                 return _UNKNOWN
             fn, args, data = getattr(np.ndarray, callee.name), [receiver] + args, (0,)
         elif callee.kind == "object":
             fn = callee.obj
-            if any(fn is e for e in (np.dot, np.matmul)):
-                return self.matmul(*args) if len(args) == 2 and not kwargs else _UNKNOWN
+            if fn is np.matmul or fn is np.dot:
+                if len(args) != 2 or kwargs:
+                    return _UNKNOWN
+                return self.matmul(*args) if fn is np.matmul else self.dot(*args)
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
                 if not runs_on_known_values(fn):
                     return _UNKNOWN
