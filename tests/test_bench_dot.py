@@ -21,6 +21,14 @@ def dot(a, b):
     return np.dot(a, b)
 
 
+def matmul(a, b):
+    return a @ b
+
+
+def matmul_of_sines(a, b):
+    return np.sum(np.sin(a @ b))
+
+
 def method_dot(a, b):
     return a.dot(b)
 
@@ -70,6 +78,35 @@ def test_method_dot(shapes):
     args = [R(*shape) for shape in shapes]
     check_grads(method_dot, args, wrt=(0, 1))
     check_jvp(method_dot, args, wrt=(0, 1))
+
+
+MATMUL_CASES = [c for c in CASES if all(isinstance(a, np.ndarray) and a.ndim for a in c[1])
+                and not c[0].startswith(("3d-3d", "2d-4d"))]
+
+
+@pytest.mark.parametrize("name,args", MATMUL_CASES, ids=[c[0] for c in MATMUL_CASES])
+def test_matmul_operator_every_mode(name, args):
+    """``@`` has the same branches for 1-D and 2-D arrays (and the general helper beyond)."""
+    check_grads(matmul, args, wrt=(0, 1))
+    check_jvp(matmul, args, wrt=(0, 1))
+    check_second_order(matmul_of_sines, args, wrt=0)
+    check_second_order(matmul_of_sines, args, wrt=1)
+
+
+def matmul_list_operand(X):
+    return X.T[1] @ np.array([row[0] * row[2] for row in X])
+
+
+def test_matmul_in_generic_code():
+    d = srcad.differentiable(matmul, wrt=(0, 1))
+    for n in range(2, 10):
+        d.adjoint(R(n, n), R(n, n), R(n, n))
+    for name, args in MATMUL_CASES:
+        v = RNG.standard_normal(np.shape(args[0] @ args[1]))
+        grads = d.adjoint(*args, v)
+        for position in (0, 1):
+            numeric, u = _finite_difference_vjp(matmul, args, v, position)
+            assert np.isclose(np.sum(np.asarray(grads[position]) * u), numeric, rtol=1e-6, atol=1e-8), name
 
 
 def test_dot_of_a_list_operand():
