@@ -152,8 +152,8 @@ class _TorchAsNumpy:
     def dot(self, a, b):  # torch.dot takes 1-D tensors only; np.dot of 1-D and 2-D operands is matmul
         return self._torch.matmul(a, b)
 
-    def pad(self, a, width):
-        return self._torch.nn.functional.pad(a, (width,) * (2 * a.ndim))
+    def pad(self, a, width, mode="constant"):
+        return self._torch.nn.functional.pad(a, (width,) * (2 * a.ndim), mode=mode)
 
     def logaddexp(self, x1, x2):
         torch = self._torch

@@ -111,7 +111,7 @@ def heat(u0, kappa, steps):
     u = u0
     for step in range(steps):
         lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-        u = u + kappa * np.pad(lap, 1)
+        u = u + kappa * np.pad(lap, 1, mode="constant")
     return np.sum(u * u)
 
 
