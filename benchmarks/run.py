@@ -418,9 +418,24 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes, memo
         "",
         "## How the systems are run",
         "",
-        "- **hand-written NumPy**: `benchmarks/workloads.py`, the adjoint an expert writes for the same "
-        "program: the forward sweep with the program's own operations, then the reverse sweep with no "
-        "bookkeeping, in-place updates, and (RNN) the weight adjoints as one product over all steps.",
+        "- **hand-written NumPy**: `benchmarks/workloads.py` and `benchmarks/workloads_wide.py` (issue 12's "
+        "workloads), the adjoint an expert writes for the same program: the forward sweep with the program's "
+        "own operations, keeping what the reverse sweep needs in preallocated arrays, then the reverse sweep "
+        "with no bookkeeping, in-place updates, and (RNN, LSTM) the weight adjoints as one product over all "
+        "steps. Each is checked against central finite differences in a random direction before anything is "
+        "timed; the Jacobian's row is the closed form diag(1 − y²) W.",
+        "- **srcad jacobian_50**: `srcad.jacobian(f, mode=\"rev\")` in the f.adjoint column; autograd "
+        "`jacobian`, PyTorch `torch.autograd.functional.jacobian`, JAX `jacrev`. **seed_dot** calls "
+        "`srcad.adjoint(f)(x, M, v)`.",
+        "- **tangent-ad** (source transformation as well): `tangent.grad`, or `tangent.autodiff` with the "
+        "cotangent last; it refuses attribute reads such as `F.T` and item assignment (n/a).",
+        "- n/a: the peer cannot run the program (the reason is under Notes): autograd and JAX have no item "
+        "assignment (soft-DTW); `jax.jit` would unroll the Kalman filter's and heat equation's Python loops "
+        "(5.5 minutes of XLA compilation for the Kalman filter), so only eager JAX runs them. PyTorch runs the "
+        "NumPy program with `np` bound to `torch` plus `pad`, `logaddexp` and `dot` in NumPy's spelling, "
+        "float64 by default.",
+        "- Memory: `tracemalloc` peak during one gradient (after a warm-up call) minus what was traced before, "
+        "divided by the steps; NumPy reports its buffers to tracemalloc.",
         "- **srcad f.adjoint**: the joint adjoint (forward and reverse sweeps in one call); "
         "**srcad f.vjp + pullback**: the split forward/backward pair (`y, pullback = f.vjp(...)`, `pullback(v)`).",
         "- **autograd**, **PyTorch eager**, **JAX**: the same model code with `np` rebound to "
