@@ -10,13 +10,9 @@ import math
 
 import numpy as np
 
-from numba_loops import soft_dtw, soft_dtw_grad  # one copy of soft-DTW (the numba tests read it too)
-
-
-# ---- soft-DTW 64×64 (a scalar double loop with a soft-minimum) -------------------------
-
-soft_dtw = soft_dtw
-soft_dtw_grad = soft_dtw_grad
+# soft-DTW 64×64 (a scalar double loop with a soft-minimum): one copy of the program and its
+# hand-written adjoint, in numba_loops.py (the numba tests read it too)
+from numba_loops import soft_dtw, soft_dtw_grad
 
 
 # ---- Kalman filter: 200 steps, 4-dimensional state and observation ---------------------
