@@ -359,5 +359,5 @@ def memory_workload():
     """The long scalar loop whose gradient's memory per step is measured (issue 12: ≤ 8–16 B)."""
     from workloads import Workload
 
-    return Workload("memory_loop", "memory per step, 100,000-step scalar loop (x ← x + a·sin x)",
+    return Workload("memory_loop", "a 100,000-step scalar loop (x ← x + a·sin x)",
                     scalar_recurrence, scalar_recurrence_grad, (0.3, 0.7, 100_000), (0, 1), target=16.0)
