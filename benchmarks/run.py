@@ -21,14 +21,13 @@ if hasattr(os, "sched_setaffinity") and os.environ.get("SRCAD_BENCH_PIN", "1") =
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
-import platform  # noqa: E402
 import shutil  # noqa: E402
-import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import timeit  # noqa: E402
+import tracemalloc  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -38,9 +37,10 @@ sys.path.append(os.path.dirname(HERE))  # srcad from this checkout when it is no
 
 import systems  # noqa: E402
 import workloads  # noqa: E402
+import workloads_wide  # noqa: E402
 
-FIRST_USE_TARGET = 0.030  # seconds
-SLOW_CALL = 0.05  # seconds: calls slower than this get fewer rounds
+from report import SLOW_CALL, command, fmt_time, machine, plot, write_report  # noqa: E402
+VERY_SLOW_CALL = 1.0  # seconds: calls slower than this (eager JAX on long loops) are timed once
 
 
 def timer_for(call):
@@ -71,10 +71,32 @@ def check(grads, expected, label):
     return None
 
 
+def check_hand_written(w):
+    """None if the hand-written adjoint agrees with central finite differences, else why not."""
+    if w.kind == "jacobian":
+        rng = np.random.default_rng(3)
+        x = w.args[w.wrt_tuple[0]]
+        direction, eps = rng.standard_normal(np.shape(x)), 1e-6
+
+        def at(step):
+            args = list(w.args)
+            args[w.wrt_tuple[0]] = x + step * direction
+            return w.function(*args)
+
+        numeric = (at(eps) - at(-eps)) / (2 * eps)
+        if not np.allclose(w.hand(*w.args) @ direction, numeric, rtol=1e-5, atol=1e-8):
+            return "the closed-form Jacobian differs from finite differences"
+        return None
+    return workloads_wide.finite_difference_check(w.function, w.hand, w.args, w.wrt_tuple, w.v)
+
+
 def bench_workload(w, chosen, rounds, min_time):
     """Per system: ('time', seconds) or ('skipped', why) or ('wrong', why)."""
     results, calls = {}, {}
     expected = None
+    problem = check_hand_written(w)
+    if problem is not None:
+        raise AssertionError(f"{w.key}: the hand-written adjoint is wrong: {problem}")
     for system in chosen:
         try:
             call, to_numpy = system.prepare(w)
@@ -96,7 +118,8 @@ def bench_workload(w, chosen, rounds, min_time):
     plan = {}
     for key, call in calls.items():
         number, per_call = calibrate(call, min_time)
-        plan[key] = (timer_for(call), number, rounds if per_call < SLOW_CALL else max(2, rounds // 3))
+        wanted = rounds if per_call < SLOW_CALL else max(2, rounds // 3) if per_call < VERY_SLOW_CALL else 1
+        plan[key] = (timer_for(call), number, wanted)
     best = {key: float("inf") for key in plan}
     keys = list(plan)
     for r in range(rounds):
@@ -187,208 +210,39 @@ def jax_first_use():
     return time.perf_counter() - start
 
 
-# ---- report
+# ---- memory: a long scalar loop's gradient
 
-def machine():
-    cpu = platform.processor() or ""
-    try:
-        with open("/proc/cpuinfo") as f:
-            cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), cpu)
-    except OSError:
-        pass
-    blas = ""
-    try:
-        config = np.show_config(mode="dicts")
-        blas = config["Build Dependencies"]["blas"]["name"] + " " + config["Build Dependencies"]["blas"]["version"]
-    except Exception:  # older NumPy has no dict mode; the BLAS name is a nicety
-        pass
-    return {
-        "cpu": f"{cpu}, {os.cpu_count()} logical cores",
-        "os": platform.platform(),
-        "python": f"{platform.python_implementation()} {platform.python_version()}",
-        "numpy": f"{np.__version__}" + (f" ({blas})" if blas else ""),
-    }
+def memory_per_step(w):
+    """Per system (hand-written, srcad f.adjoint, srcad vjp + pullback): the peak of memory
+    NumPy and Python allocate during one gradient (tracemalloc), divided by the steps."""
+    import srcad
 
+    steps = w.args[-1]
+    d = srcad.differentiable(w.function, wrt=w.wrt)
 
-def command():
-    threads = " ".join(f"{k}={os.environ[k]}" for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"))
-    python = os.path.relpath(sys.executable) if sys.executable.startswith(os.getcwd()) else sys.executable
-    return f"{threads} {python} {' '.join([os.path.relpath(os.path.abspath(sys.argv[0]))] + sys.argv[1:])}"
+    def vjp_and_pullback():
+        _, pullback = d.vjp(*w.args)
+        return pullback()
 
-
-def fmt_time(seconds):
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.2f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.2f} ms"
-    return f"{seconds:.2f} s"
-
-
-def ratio_cell(result, hand):
-    kind, value = result
-    if kind == "time":
-        return f"{value / hand:.2f}×"
-    return "skipped" if kind == "skipped" else "**wrong gradient**"
-
-
-def write_report(path, table, chosen, meta, first, fresh, jax_first, notes):
-    hand_key = systems.Hand.key
-    lines = [
-        "# srcad benchmarks",
-        "",
-        f"Generated by `benchmarks/run.py` on {meta['date']}. Command (what `make bench` runs):",
-        "",
-        f"    {meta['command']}",
-        "",
-        f"- Machine: {meta['machine']['cpu']}; {meta['machine']['os']}",
-        f"- {meta['machine']['python']}; NumPy {meta['machine']['numpy']}",
-        f"- Systems: {'; '.join(meta['versions'])}",
-        f"- Timing: best of {meta['rounds']} alternating rounds (fewer for calls over {SLOW_CALL * 1e3:.0f} ms), "
-        f"each round ≥ {meta['min_time'] * 1e3:.0f} ms of calls (timeit, GC off), all systems in one process, "
-        "the process pinned to one CPU (one BLAS/intra-op thread for every system). Every gradient was checked against the hand-written adjoint "
-        "(`np.allclose`, rtol 1e-7) before timing.",
-        "",
-        "## Time per gradient, as a ratio to the hand-written NumPy adjoint",
-        "",
-    ]
-    others = [s for s in chosen if s.key != hand_key]
-    header = ["workload", "hand-written"] + [s.label for s in others] + ["srcad target", "met"]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
-    for w, results in table:
-        hand = results.get(hand_key)
-        if hand is None or hand[0] != "time":
+    calls = {systems.Hand.key: lambda: w.hand(*w.args), systems.SrcadAdjoint.key: lambda: d.adjoint(*w.args),
+             systems.SrcadVjp.key: vjp_and_pullback}
+    expected = w.hand(*w.args)
+    out = {}
+    for key, call in calls.items():
+        grads = call()  # compiles first
+        problem = check(tuple(np.asarray(g) for g in grads), tuple(np.asarray(e) for e in expected), key)
+        if problem is not None:
+            out[key] = ("wrong", problem)
             continue
-        row = [w.title, fmt_time(hand[1])]
-        row += [ratio_cell(results[s.key], hand[1]) if s.key in results else "–" for s in others]
-        srcad = results.get(systems.SrcadAdjoint.key)
-        met = "–"
-        if srcad is not None and srcad[0] == "time" and w.target:
-            met = "yes" if srcad[1] / hand[1] <= w.target else "**no**"
-        row += [f"≤ {w.target:.2f}×" if w.target else "–", met]
-        lines.append("| " + " | ".join(row) + " |")
-    lines += ["", "Absolute times per gradient:", ""]
-    header = ["workload"] + [s.label for s in chosen]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|" + "---|" * len(header))
-    for w, results in table:
-        cells = [w.key]
-        for s in chosen:
-            r = results.get(s.key)
-            cells.append(fmt_time(r[1]) if r and r[0] == "time" else ("–" if r is None else r[0]))
-        lines.append("| " + " | ".join(cells) + " |")
-    srcad_overheads = []
-    for w, results in table:
-        if w.key.startswith("seed") and results.get("srcad", ("",))[0] == "time" and results[hand_key][0] == "time":
-            srcad_overheads.append(f"{w.key}: {fmt_time(results['srcad'][1] - results[hand_key][1])}")
-    if srcad_overheads:
-        lines += ["", f"srcad overhead per call on the seed product (target ≤ ~2 µs): {'; '.join(srcad_overheads)}."]
-    if first is not None:
-        best, median = min(first["first"]), statistics.median(first["first"])
-        compile_time = best - first["steady"]
-        lines += [
-            "",
-            "## First use: transform + compile",
-            "",
-            f"The model `workloads.small_model` ({first['lines']} lines, a 5-step loop), gradient for 2 arguments.",
-            "",
-            "| what | time | target |",
-            "|---|---|---|",
-            f"| first call in this process, srcad's in-memory cache cleared (best of {len(first['first'])}; "
-            f"median {fmt_time(median)}) | {fmt_time(best)} | ≤ 30 ms: "
-            f"{'yes' if best <= FIRST_USE_TARGET else '**no**'} |",
-            f"| of which transform + compile (first call − steady call) | {fmt_time(compile_time)} | |",
-            f"| steady call of the same `f.adjoint` | {fmt_time(first['steady'])} | |",
-            f"| cached use: a new `srcad.differentiable(f)` wrapper, first call (in-memory cache warm) | "
-            f"{fmt_time(first['rewrap'])} | microseconds: "
-            f"{'yes' if first['rewrap'] - first['steady'] < 1e-4 else '**no**'} |",
-            f"| of which the new wrapper's first-call overhead (− steady call) | "
-            f"{fmt_time(first['rewrap'] - first['steady'])} | |",
-        ]
-        if jax_first is not None:
-            lines.append(f"| for scale: JAX `jit(grad)` first call (trace + compile) | {fmt_time(jax_first)} | |")
-        if first["problem"]:
-            lines.append(f"\n**{first['problem']}**")
-    if fresh is not None:
-        cold = min(r["first"] for r in fresh["cold"])
-        warm = min(r["first"] for r in fresh["warm"])
-        lines += [
-            "",
-            "## First use in a fresh process, and the persistent cache (`SRCAD_CACHE_DIR`)",
-            "",
-            "Time of the first `f.adjoint` call in a new interpreter (after `import srcad`), "
-            f"best of {len(fresh['cold'])} processes each:",
-            "",
-            "| what | first call | `import srcad` |",
-            "|---|---|---|",
-            f"| no persistent cache | {fmt_time(cold)} | {fmt_time(min(r['import'] for r in fresh['cold']))} |",
-            f"| `SRCAD_CACHE_DIR` set, cache empty (fills it) | {fmt_time(min(r['first'] for r in fresh['filling']))} | "
-            f"{fmt_time(min(r['import'] for r in fresh['filling']))} |",
-            f"| `SRCAD_CACHE_DIR` set, cache warm | {fmt_time(warm)} | "
-            f"{fmt_time(min(r['import'] for r in fresh['warm']))} |",
-            "",
-            f"The warm cache saves {fmt_time(cold - warm)} ({cold / warm:.1f}× faster first use); "
-            f"gradients with the cached code {'equal' if fresh['same'] else '**differ from**'} the freshly "
-            "transformed ones.",
-        ]
-    if notes:
-        lines += ["", "## Notes", ""] + [f"- {n}" for n in notes]
-    lines += [
-        "",
-        "## How the systems are run",
-        "",
-        "- **hand-written NumPy**: `benchmarks/workloads.py`, the adjoint an expert writes for the same "
-        "program: the forward sweep with the program's own operations, then the reverse sweep with no "
-        "bookkeeping, in-place updates, and (RNN) the weight adjoints as one product over all steps.",
-        "- **srcad f.adjoint**: the joint adjoint (forward and reverse sweeps in one call); "
-        "**srcad f.vjp + pullback**: the split forward/backward pair (`y, pullback = f.vjp(...)`, `pullback(v)`).",
-        "- **autograd**, **PyTorch eager**, **JAX**: the same model code with `np` rebound to "
-        "`autograd.numpy`, `torch` or `jax.numpy` (float64 everywhere, `jax_enable_x64`); inputs "
-        "converted once outside the timing; JAX calls end with `block_until_ready`, and its "
-        "compilation happens before timing. `jax.jit` cannot trace the scalar loop's Python `if` on "
-        "a value, so it runs the same loop with `np.where` (`workloads.logsumexp_loop_where`). "
-        "For a cotangent, autograd uses `make_vjp`, PyTorch `grad_outputs`, JAX `jax.vjp`.",
-        "",
-        "![ratios](results.png)",
-        "",
-    ]
-    with open(path, "w") as f:
-        f.write("\n".join(lines))
-
-
-def plot(path, table, chosen):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except Exception as exc:
-        print(f"no plot: matplotlib unavailable ({exc})")
-        return
-    others = [s for s in chosen if s.key != systems.Hand.key]
-    rows = [(w, r) for w, r in table if r.get(systems.Hand.key, ("",))[0] == "time"]
-    fig, ax = plt.subplots(figsize=(11, 5.5))
-    width = 0.8 / max(len(others), 1)
-    for j, s in enumerate(others):
-        xs, ys = [], []
-        for i, (w, r) in enumerate(rows):
-            if r.get(s.key, ("",))[0] == "time":
-                xs.append(i + (j - (len(others) - 1) / 2) * width)
-                ys.append(r[s.key][1] / r[systems.Hand.key][1])
-        ax.bar(xs, ys, width, label=s.label)
-        if s.key == systems.SrcadAdjoint.key:
-            for x, (w, r) in zip(xs, [(w, r) for w, r in rows if r.get(s.key, ("",))[0] == "time"]):
-                if w.target:
-                    ax.plot([x - width, x + width], [w.target] * 2, color="black", linewidth=2)
-    ax.axhline(1.0, color="grey", linewidth=1, linestyle="--")
-    ax.set_yscale("log")
-    ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([w.key for w, _ in rows])
-    ax.set_ylabel("time ÷ hand-written NumPy adjoint (log)")
-    ax.set_title("Gradient time relative to a hand-written adjoint (black bars: srcad targets)")
-    ax.legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            call()
+            out[key] = ("bytes", (tracemalloc.get_traced_memory()[1] - base) / steps)
+        finally:
+            tracemalloc.stop()
+    return out
 
 
 def main():
@@ -403,10 +257,11 @@ def main():
     opts = parser.parse_args()
     if opts.first_use_child:
         return first_use_child()
-    if opts.quick:
-        opts.rounds, opts.min_time = 3, 0.01
+    if opts.quick or os.environ.get("SRCAD_BENCH_QUICK") == "1":
+        opts.quick, opts.rounds, opts.min_time = True, 3, 0.01
     chosen = [s for s in systems.ALL if not opts.systems or s.key in opts.systems.split(",") or s.key == "hand"]
-    todo = [w for w in workloads.workloads() if not opts.only or w.key in opts.only.split(",")]
+    only = opts.only.split(",") if opts.only else []
+    todo = [w for w in workloads.workloads() + workloads_wide.workloads() if not only or w.key in only]
     started = time.perf_counter()
     table, notes, versions = [], [], []
     for s in chosen:
@@ -430,8 +285,19 @@ def main():
             elif kind == "skipped" and not any(value in n for n in notes):
                 notes.append(f"{w.key}, {s.label} skipped: {value}")
         table.append((w, results))
+    memory = None
+    memory_loop = workloads_wide.memory_workload()
+    if not only or memory_loop.key in only:
+        print(f"{memory_loop.key}: {memory_loop.title}", flush=True)
+        problem = check_hand_written(memory_loop)
+        if problem is not None:
+            raise AssertionError(f"{memory_loop.key}: the hand-written adjoint is wrong: {problem}")
+        memory = (memory_loop, memory_per_step(memory_loop))
+        for key, (kind, value) in memory[1].items():
+            print(f"  {key:24} {value:.1f} B per step" if kind == "bytes" else f"  {key:24} {kind}: {value}",
+                  flush=True)
     first = fresh = jax_first = None
-    if not opts.only or "first_use" in opts.only.split(","):
+    if not only or "first_use" in only:
         print("first use: transform + compile", flush=True)
         first = first_use(3 if opts.quick else 9)
         print(f"  first call {fmt_time(min(first['first']))}, steady {fmt_time(first['steady'])}, "
@@ -451,7 +317,7 @@ def main():
         "min_time": opts.min_time,
     }
     os.makedirs(opts.out, exist_ok=True)
-    write_report(os.path.join(opts.out, "RESULTS.md"), table, chosen, meta, first, fresh, jax_first, notes)
+    write_report(os.path.join(opts.out, "RESULTS.md"), table, chosen, meta, first, fresh, jax_first, notes, memory)
     plot(os.path.join(opts.out, "results.png"), table, chosen)
     print(f"wrote {os.path.join(opts.out, 'RESULTS.md')} and results.png in {time.perf_counter() - started:.0f} s")
 

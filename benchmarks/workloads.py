@@ -173,6 +173,9 @@ class Workload:
     v: object = None  # the cotangent, or None for a scalar output
     target: float = None  # srcad ÷ hand-written
     jit_function: object = None  # a traceable rewrite where the program branches on values
+    companion: bool = False  # srcad is called as srcad.adjoint(f)(*args, v), not f.adjoint(*args, v)
+    kind: str = "gradient"  # or "jacobian": hand is the closed-form Jacobian, systems compute a full one
+    jax_jit: str = ""  # why jax.jit is not run (it unrolls Python loops: minutes of compiling), or ""
 
     @property
     def wrt_tuple(self):

@@ -37,7 +37,7 @@ from .passes.shapes import arg_spec, spec_key
 from .passes.forward import refuse_custom_vjp_body
 from .pipeline import param_names
 from .runtime import default_cotangent
-from .guards import protocol_array_key
+from .guards import GuardList, protocol_array_key
 from .protocol import protocol_array
 from .source import capture, trampoline, unwrap
 from .source_text import function_with_source
@@ -101,6 +101,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         common call (plain positional parameters, nothing fixed by keyword, no keywords
         given) then binds without ``inspect`` and finds its cotangent by counting."""
         sig = self._sig
+        self._last = None  # the key, code and guards of the last call (_recent); a bound method's are its own
         self._where = sig.where if sig is not None else self.func.__qualname__
         self._plain = sig is not None and sig.simple and not self._fixed
         if self._plain:
@@ -163,7 +164,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
     def _functions(self, args, kwargs=None):
         """The generated (joint, forward, backward) for arguments like ``args``, ``kwargs``."""
         key = ()
-        containers = False
+        containers = foreign = False
         for a in args:
             cls = a.__class__
             if cls is np.ndarray:
@@ -173,6 +174,7 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
                 containers = True
             elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
                 key += (protocol_array_key(a),)
+                foreign = True
             else:
                 key += (cls,)
                 containers = containers or is_structure(a)  # a named tuple or dataclass: its items vary
@@ -188,7 +190,36 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
             self._check(args, kwargs or {})  # array keys hold class, shape, dtype: checked once
         if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
             bound = self._bound[key] = self._compile(args, kwargs or {}, key)  # new shapes, or a global was rebound
+        if not (containers or foreign):  # every key item an (array shape, dtype) or a class: _recent can check it
+            guards = self._guards.get(key)
+            if guards is not None:
+                guards = guards.hold if isinstance(guards, GuardList) else functools.partial(guards_hold, guards)
+            joint = bound[0]
+            self._last = (key, guards, joint, _positional_cotangent(joint))
         return bound
+
+    def _recent(self, args):
+        """``(key, guards, joint, cotangent position)`` of the last call if ``args`` have its
+        key (the same classes, array shapes and dtypes, checked item by item as ``_functions``
+        encodes them) and its guards still hold; else None (``_functions`` decides)."""
+        last = self._last
+        if last is None:
+            return None
+        key = last[0]
+        if len(args) != len(key):
+            return None
+        i = 0
+        for a in args:
+            k = key[i]
+            i += 1
+            if a.__class__ is np.ndarray:
+                if k.__class__ is not tuple or a.shape != k[0] or (a.dtype is not k[1] and a.dtype != k[1]):
+                    return None
+            elif a.__class__ is not k:
+                return None
+        if last[1] is not None and not last[1]():
+            return None
+        return last
 
     def _check(self, args, kwargs):
         names = self._sig.names
@@ -259,6 +290,13 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
             if len(args) > self._needed:
                 v, full = full[-1], full[:-1]
             if self._fewest <= len(full) <= self._most:
+                recent = self._recent(full)
+                if recent is not None and not self._one_tuple and (v is None or (
+                        v.__class__ is np.ndarray and v.dtype.kind == "f" and len(full) == recent[3])):
+                    try:  # the last call's kind of arguments, no cotangent or a float array: _joint, inline
+                        return recent[2](*full) if v is None else recent[2](*full, v)
+                    except CotangentError as exc:
+                        raise self._located(exc) from None
                 return self._joint(full, kwargs, v)
         v = None
         by_keyword = self._sig is None or self._sig.cotangent_by_keyword()
@@ -274,13 +312,18 @@ class Differentiable(functools.partial, Generic[P, R]):  # type: ignore[type-arg
         return self._joint(*self._bind(tuple(args), kwargs), v)
 
     def _joint(self, args, kwargs, v):
-        joint = self._functions(args, kwargs)[0]
-        if v is not None:
+        recent = None if kwargs else self._recent(args)
+        if recent is None:
+            joint = self._functions(args, kwargs)[0]
+            positional = _positional_cotangent(joint)
+        else:
+            joint, positional = recent[2], recent[3]
+        if v is not None and not (v.__class__ is np.ndarray and v.dtype.kind == "f"):  # else: as it is
             v = checked_cotangent(v, self._where)
         try:
             if not kwargs and v is None:
                 grads = joint(*args)
-            elif not kwargs and len(args) == _positional_cotangent(joint):
+            elif not kwargs and len(args) == positional:
                 grads = joint(*args, v)  # every parameter given: the next position is the cotangent
             else:
                 kwargs = dict(kwargs)
@@ -693,11 +736,12 @@ def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
     array([0., 2.])
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    adjoint_of = type(d).adjoint.__wrapped__  # the method itself: the companion is the API boundary
 
     @functools.wraps(unwrap(fun))
     @api_boundary
     def companion(*args: Any, **kwargs: Any) -> Any:
-        return d.adjoint(*args, **kwargs)
+        return adjoint_of(d, *args, **kwargs)
 
     return companion
 

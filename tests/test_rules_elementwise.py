@@ -339,6 +339,8 @@ def jvp_calls():
         (np.clip, [a, b, 1.5], {}, (0, 1)),
         (np.clip, [a, -1.5, c], {}, (0, 2)),
         (np.select, [[a > 0, b > 0], [a, b], c], {}, (2,)),
+        (numpy_elementwise.logistic_weight, [a, b[0] + 40.0], {}, (0, 1)),  # logaddexp's adjoints call it
+        (numpy_elementwise.logistic_weight, [a, b], {}, (1,)),
         (np.nan_to_num, [np.array([np.nan, np.inf, -np.inf, 0.5])], dict(nan=1.0, posinf=2.0, neginf=3.0),
          (0, "nan", "posinf", "neginf")),
     ]

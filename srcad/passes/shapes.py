@@ -218,6 +218,16 @@ class _Interpreter:
             shape = shape[:-1]
         return Spec(shape, dtype)
 
+    def dot(self, a, b):
+        """``np.dot``: ``@``'s shape up to 2-D; beyond, a's last axis meets b's second-to-last
+        and the other axes of both are kept (no broadcasting)."""
+        if isinstance(a, Spec) and isinstance(b, Spec) and min(len(a.shape), len(b.shape)) >= 2 \
+                and max(len(a.shape), len(b.shape)) > 2:
+            if a.shape[-1] != b.shape[-2]:
+                return UNKNOWN
+            return Spec(a.shape[:-1] + b.shape[:-2] + b.shape[-1:], np.result_type(a.dtype, b.dtype))
+        return self.matmul(a, b)
+
     def subscript(self, node):
         base = self.value(node.value)
         if isinstance(base, (list, tuple)):
@@ -266,14 +276,16 @@ class _Interpreter:
             if not isinstance(receiver, Spec) or receiver.python is not None:
                 return UNKNOWN
             if callee.name == "dot" and len(args) == 1 and not kwargs:
-                return self.matmul(receiver, args[0])
+                return self.dot(receiver, args[0])
             if not method_runs_on_standin(callee.name) or _has_standin(args) or _has_standin(kwargs):
                 return UNKNOWN
             fn, args, data = getattr(np.ndarray, callee.name), [receiver] + args, (0,)
         elif callee.kind == "object":
             fn = callee.obj
-            if any(fn is e for e in (np.dot, np.matmul)):
-                return self.matmul(*args) if len(args) == 2 and not kwargs else UNKNOWN
+            if fn is np.matmul or fn is np.dot:
+                if len(args) != 2 or kwargs:
+                    return UNKNOWN
+                return self.matmul(*args) if fn is np.matmul else self.dot(*args)
             rule = LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
             if rule is not None:  # never run on stand-ins: np.linalg.inv of zeros fails
                 return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else UNKNOWN

@@ -114,6 +114,8 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None and not keepdims:
         if isinstance(a, np.ndarray) and np.size(a) <= 4096:
             d[a] += full_of(np.shape(a), d[y] / np.size(a))
+        elif isinstance(a, np.ndarray):  # np.size of a known shape is a literal: a need not be kept
+            d[a] += np.broadcast_to(d[y] / np.size(a), np.shape(a))
         else:
             d[a] += np.broadcast_to(d[y] / size_of(a), np.shape(a))
     else:

@@ -427,14 +427,35 @@ def math_hypot_jvp(z, *coordinates):
 
 @register_vjp(np.logaddexp)
 def logaddexp(z, x1, x2):
-    d[x1] += unbroadcast(d[z] * np.exp(x1 - z), x1)
-    d[x2] += unbroadcast(d[z] * np.exp(x2 - z), x2)
+    """∂z/∂x1 = σ(x1 - x2): the result is not read, so the forward sweep need not compute it."""
+    d[x1] += unbroadcast(d[z] * logistic_weight(x1, x2), x1)
+    d[x2] += unbroadcast(d[z] * logistic_weight(x2, x1), x2)
 
 
 @register_jvp(np.logaddexp)
 def logaddexp_jvp(z, x1, x2):
-    t[z] += t[x1] * np.exp(x1 - z)
-    t[z] += t[x2] * np.exp(x2 - z)
+    t[z] += t[x1] * logistic_weight(x1, x2)
+    t[z] += t[x2] * logistic_weight(x2, x1)
+
+
+def logistic_weight(a, b):
+    """σ(a - b) = 1 / (1 + e^(b - a)), relatively accurate for every a - b: where e^(b - a)
+    overflows the weight is 0, its limit (without a warning)."""
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + np.exp(b - a))
+
+
+# generated adjoints call logistic_weight: σ'(u) = σ(u) σ(-u) (1 - σ(u) would cancel where σ ≈ 1)
+@register_vjp(logistic_weight)
+def logistic_weight_vjp(r, a, b):
+    d[a] += unbroadcast(d[r] * r * logistic_weight(b, a), a)
+    d[b] += unbroadcast(-d[r] * r * logistic_weight(b, a), b)
+
+
+@register_jvp(logistic_weight)
+def logistic_weight_jvp(r, a, b):
+    t[r] += t[a] * r * logistic_weight(b, a)
+    t[r] += -t[b] * r * logistic_weight(b, a)
 
 
 @register_vjp(np.logaddexp2)

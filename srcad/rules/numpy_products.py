@@ -176,8 +176,23 @@ def dot_grad_jvp(r, g, a, b, which):
 
 @register_vjp(np.dot)
 def dot(z, a, b):
-    d[a] += dot_grad(d[z], a, b, 0)
-    d[b] += dot_grad(d[z], a, b, 1)
+    """Arrays of 1 or 2 dimensions get the code of ``@`` (decided when shapes are known);
+    everything else (0-d and Python scalars, lists, N-D operands) the general helper."""
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.ndim(a) == 2 and np.ndim(b) == 2:
+        d[a] += d[z] @ b.T
+        d[b] += a.T @ d[z]
+    elif isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.ndim(a) == 2 and np.ndim(b) == 1:
+        d[a] += d[z][:, None] * b
+        d[b] += d[z] @ a
+    elif isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.ndim(a) == 1 and np.ndim(b) == 2:
+        d[a] += b @ d[z]
+        d[b] += a[:, None] * d[z]
+    elif isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and np.ndim(a) == 1 and np.ndim(b) == 1:
+        d[a] += d[z] * b
+        d[b] += d[z] * a
+    else:
+        d[a] += dot_grad(d[z], a, b, 0)
+        d[b] += dot_grad(d[z], a, b, 1)
 
 
 @register_jvp(np.dot)

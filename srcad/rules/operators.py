@@ -41,9 +41,20 @@ def power(z, x, y):
 
 @register_vjp(gast.MatMult, np.matmul)
 def matmul(z, x, y):
+    """1-D and 2-D arrays: products and outer products NumPy runs directly (np.dot's rule
+    has the same branches); other operands: the general helpers."""
     if np.ndim(x) == 2 and np.ndim(y) == 2:
         d[x] += d[z] @ y.T
         d[y] += x.T @ d[z]
+    elif isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and np.ndim(x) == 2 and np.ndim(y) == 1:
+        d[x] += d[z][:, None] * y
+        d[y] += d[z] @ x
+    elif isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and np.ndim(x) == 1 and np.ndim(y) == 2:
+        d[x] += y @ d[z]
+        d[y] += x[:, None] * d[z]
+    elif isinstance(x, np.ndarray) and isinstance(y, np.ndarray) and np.ndim(x) == 1 and np.ndim(y) == 1:
+        d[x] += d[z] * y
+        d[y] += d[z] * x
     else:
         d[x] += matmul_dx(d[z], x, y)
         d[y] += matmul_dy(d[z], x, y)
