@@ -1,8 +1,9 @@
 """Checkpointed loops, front end: ``for t in srcad.checkpointed(range(n), segment=k):`` becomes
-``_checkpointN = k`` followed by ``for t in range(n):``, and the function's annotation
-``"checkpoints"`` maps each marker name ``_checkpointN`` to its loop's line. Every later stage
-sees a plain range loop (forward mode needs nothing more); the reverse transform
-(``checkpoint_adjoint``) finds the loop as the first ``for`` after its marker.
+``_checkpointN = k`` followed by ``for t in range(n):`` whose body starts with the marker
+``_in_checkpointN = True``; the function's annotation ``"checkpoints"`` maps each marker name
+``_in_checkpointN`` to ``(_checkpointN, the loop's line)``. Every later stage sees a plain range loop (forward
+mode needs nothing more); the reverse transform (``checkpoint_adjoint``) finds the loop by the
+marker in its body, which normalisation keeps there whatever it writes around the loop.
 
 Refused at the user's line, with what to write instead: ``checkpointed`` anywhere but as the
 iterable of a ``for`` statement of the differentiated function itself (not a nested ``def`` or
@@ -22,6 +23,7 @@ early (``break`` of this loop, ``return``) and a loop with an ``else`` block.
 def f(x, n):
     _checkpoint1 = 4
     for t in range(n):
+        _in_checkpoint1 = True
         x = x * 2.0
     return x
 """
@@ -74,12 +76,12 @@ def checkpoint_loops(node, source):
     taken = A.all_names(node) | set(source.closure)
     markers = {}
 
-    def marker_name():
+    def marker_names():
         i = len(markers) + 1
-        while f"_checkpoint{i}" in taken:
+        while f"_checkpoint{i}" in taken or f"_in_checkpoint{i}" in taken:
             i += 1
-        taken.add(f"_checkpoint{i}")
-        return f"_checkpoint{i}"
+        taken.update((f"_checkpoint{i}", f"_in_checkpoint{i}"))
+        return f"_checkpoint{i}", f"_in_checkpoint{i}"
 
     def block(stmts):
         out = []
@@ -120,12 +122,12 @@ def checkpoint_loops(node, source):
                 f"srcad does not checkpoint a loop that can end early ({what} inside it): its segments are "
                 "cut from the trip count known when the loop starts. Drop srcad.checkpointed here, or "
                 f"compute a flag instead of the {what}", exit_)
-        name = marker_name()
-        markers[name] = s.lineno
+        name, inside = marker_names()
+        markers[inside] = (name, s.lineno)
         segment = keywords.get("segment", A.const(None))
         marker = gast.copy_location(A.assign(name, segment), s)
         s.iter = steps
-        s.body = block(s.body)
+        s.body = [gast.copy_location(A.assign(inside, A.const(True)), s)] + block(s.body)
         return [marker, s]
 
     node.body = block(node.body)

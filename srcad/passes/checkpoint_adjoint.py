@@ -29,25 +29,33 @@ Memory: about ``n/k + k`` states instead of ``n``; time: the loop body runs twic
 ...     for t in srcad.checkpointed(range(9)):
 ...         u = np.sin(u)
 ...     return u
->>> text = transform(f, Options(specs={"u": arg_spec(np.ones(2))})).joint_source
->>> print(text[text.index("for _segment1"):text.index("    return")].rstrip())
-for _segment1 in _segments1:
+>>> print(transform(f, Options(specs={"u": arg_spec(np.ones(2))})).joint_source.strip())
+def f_adjoint(u, v=None):
+    _u_stack = []
+    _u_arg = u
+    # line 2: for t in srcad.checkpointed(range(9)):
+    _checkpoint1 = None
+    _range1 = range(9)
+    _segments1 = checkpoint_segments(_range1, _checkpoint1)
+    for _segment1 in _segments1:
         _u_stack.append(u)
         for t in _segment1:
-            u = np.sin(u)
-    d_u = cotangent_like(v, (2,), 'float64')
-    _segments2 = checkpoint_segments(_range1, _checkpoint1)
+            _t1 = np.sin(u)
+            u = _t1
+    du = cotangent_like(v, (2,), 'float64')
     # line 2: for t in srcad.checkpointed(range(9)):
+    _segments2 = checkpoint_segments(_range1, _checkpoint1)
     for _segment2 in reversed(_segments2):
         u = _u_stack.pop()
         for t in _segment2:
+            _t1 = np.sin(u)
             _u_stack.append(u)
-            u = np.sin(u)
+            u = _t1
         for t in reversed(_segment2):
             # line 3: u = np.sin(u)
             u = _u_stack.pop()
-            du = d_u * np.cos(u)
-            d_u = du
+            du = du * np.cos(u)
+    return finish(du, _u_arg, True)
 """
 import copy
 
@@ -70,28 +78,29 @@ def checkpointed_loop(node, loop):
         markers = A.anno(node, "checkpoints") or {}
         found = {}
         _find_loops(node.body, markers, found)
-        lost = set(markers) - set(found.values())
+        lost = sorted(markers[m][1] for m in set(markers) - set(found.values()))
         if lost:
-            raise SrcadError(f"srcad lost the checkpointed loop of line {markers[min(lost)]} on the way to the "
+            raise SrcadError(f"srcad lost the checkpointed loop of line {lost[0]} on the way to the "
                              "adjoint (a bug): please report it, and drop srcad.checkpointed there meanwhile")
         A.set_anno(node, "checkpointed_loops", found)
-    return found.get(id(loop))
+    inside = found.get(id(loop))
+    return None if inside is None else A.anno(node, "checkpoints")[inside][0]
 
 
 def _find_loops(stmts, markers, found):
-    """Each marked loop is the first ``for`` after its marker in the same block (normalisation
-    puts only the assignments of the range's parts between them)."""
-    for i, s in enumerate(stmts):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in markers:
-            for later in stmts[i + 1:]:
-                if isinstance(later, gast.For):
-                    found[id(later)] = s.targets[0].id
-                    break
-                if not isinstance(later, gast.Assign):
-                    break
+    """Each marked loop has ``_in_checkpointN = True`` in its body (``checkpoint_loops``):
+    record the loop and drop the marker."""
+    for s in stmts:
         if isinstance(s, (gast.If, gast.For, gast.While)):
             _find_loops(s.body, markers, found)
             _find_loops(s.orelse, markers, found)
+        if isinstance(s, gast.For):
+            for inner in s.body:
+                if (isinstance(inner, gast.Assign) and isinstance(inner.targets[0], gast.Name)
+                        and inner.targets[0].id in markers):
+                    found[id(s)] = inner.targets[0].id
+                    s.body = [b for b in s.body if b is not inner] or [gast.Pass()]
+                    break
 
 
 def _updated_in_place(stmts):
