@@ -57,12 +57,9 @@ def f_adjoint(u, v=None):
             du = du * np.cos(u)
     return finish(du, _u_arg, True)
 """
-import copy
-
 import gast
 
 from .. import astutil as A
-from .. import runtime
 from ..checkpointing import checkpoint_segments
 from ..errors import SrcadError
 from ..naming import builtin
@@ -133,29 +130,31 @@ def _exposed(stmts, defined):
     return exposed, defined
 
 
-def _carried(node, loop, assigned, updated):
+def _carried(node, loop, assigned):
     """The names a segment's snapshot holds: those the body binds or updates in place whose
     value at a segment's start matters (read by the body before it binds them, or read or bound
-    outside the loop: code before the loop reads them again in the reverse sweep)."""
+    outside the loop: code before the loop reads them again in the reverse sweep). An update in
+    place reads its name, so a value updated in place is one of them unless each step makes it
+    afresh and nothing outside the loop sees it."""
     inside = {id(n) for n in A.walk(loop)}
     outside = {n.id for n in A.walk(node) if isinstance(n, gast.Name) and id(n) not in inside}
     exposed = _exposed(loop.body, {loop.target.id})[0]
-    return sorted(v for v in assigned | updated if v in exposed or v in outside or v in updated)
+    return sorted(v for v in assigned if v in exposed or v in outside)
 
 
 def forward_loop(rv, loop, loops):
     """The forward sweep of a checkpointed loop (see the module doc), or None if nothing in it
     carries a derivative (then it is an ordinary loop)."""
     marker = checkpointed_loop(rv.node, loop)
-    updated = _updated_in_place(loop.body)
-    assigned = (A.names_stored(gast.Module(body=loop.body, type_ignores=[])) | updated) - {loop.target.id}
+    assigned = (A.names_stored(gast.Module(body=loop.body, type_ignores=[])) | _updated_in_place(loop.body)) \
+        - {loop.target.id}
     if not assigned & rv.active:
         return None
     origin = A.anno(loop, "origin")
     site = rv.site("name", loop.target.id, loops, origin=origin)
     A.set_anno(loop, "site", site)
     inner_loops = loops + (loop,)
-    carried = _carried(rv.node, loop, assigned, updated | (rv.updated_in_place & assigned))
+    carried = _carried(rv.node, loop, assigned)
     sites = [rv.site("name", v, inner_loops, origin=origin) for v in carried]
     body = rv.forward(loop.body, inner_loops)
     segments, segment = rv.namer.fresh("_segments"), rv.namer.fresh("_segment")
@@ -163,7 +162,7 @@ def forward_loop(rv, loop, loops):
                      type_comment=None)
     A.set_anno(steps, "checkpoint_forward", segment)
     snapshot = [placeholder("save", s) for s in sites]
-    A.set_anno(loop, "checkpoint", (segment, sites, body, marker, updated | rv.updated_in_place))
+    A.set_anno(loop, "checkpoint", (segment, sites, body, marker))
     return [placeholder("save", site), _cut(rv, segments, loop, marker),
             gast.For(target=A.store(segment), iter=A.load(segments), body=snapshot + [steps], orelse=[],
                      type_comment=None)]
@@ -178,40 +177,56 @@ def _cut(rv, name, loop, marker):
 def reverse_loop(rv, loop, backward):
     """The reverse sweep of a checkpointed loop, around ``backward`` (the ordinary reverse
     loop ``for t in reversed(range): ...``, whose range becomes the segment's)."""
-    segment, sites, body, marker, updated = A.anno(loop, "checkpoint")
+    segment, sites, body, marker = A.anno(loop, "checkpoint")
     segments_again, segment_again = rv.namer.fresh("_segments"), rv.namer.fresh("_segment")
     backward.iter = gast.Call(func=builtin("reversed"), args=[A.load(segment_again)], keywords=[])
     recompute = gast.For(target=A.store(loop.target.id), iter=A.load(segment_again),
                          body=A.deepcopy(body) or [gast.Pass()], orelse=[], type_comment=None)
     A.set_anno(recompute, "checkpoint_rerun", segment)
     restore = [placeholder("restore", s) for s in reversed(sites)]
-    for s in sites:  # the recomputation updates it in place: the snapshot itself must stay as saved
-        if s.var in updated:
-            how = rv.call("deepcopy", copy.deepcopy, A.load(s.var)) if rv.maybe_container(s.var) else \
-                rv.call("copy_value", runtime.copy_value, A.load(s.var))
-            restore.append(A.assign(s.var, how))
     each = gast.For(target=A.store(segment_again), iter=gast.Call(func=builtin("reversed"),
                                                                   args=[A.load(segments_again)], keywords=[]),
                     body=restore + [recompute, backward], orelse=[], type_comment=None)
     return [_cut(rv, segments_again, loop, marker), each]
 
 
-def _forward_loops(stmts):
-    """The forward sweeps' segment loops, inner ones first."""
+def _forward_loops(stmts, parent=None):
+    """The forward sweeps' segment loops (the steps of one segment, and the loop over segments
+    around them), inner ones first."""
     for s in stmts:
         if isinstance(s, (gast.If, gast.For, gast.While)):
-            yield from _forward_loops(s.body)
-            yield from _forward_loops(s.orelse)
+            yield from _forward_loops(s.body, s)
+            yield from _forward_loops(s.orelse, s)
             if isinstance(s, gast.For) and A.anno(s, "checkpoint_forward") is not None:
-                yield s
+                yield s, parent
+
+
+def _pushed(s, stacks):
+    """The value ``s`` pushes on one of ``stacks`` (``_x_stack.append(value)``), else None."""
+    if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)
+            and s.value.func.value.id in stacks):
+        return s.value.args[0]
+    return None
+
+
+def _copies_on_restore(segment_loop, stacks):
+    """``x = how(x)`` for each snapshot value the forward sweep saved as a copy ``how(x)`` (a
+    later in-place update reaches its memory): the recomputation updates the restored value in
+    place, and the snapshot must stay as saved (``vjp``'s pullback runs again)."""
+    copies = []
+    for s in segment_loop.body:
+        value = _pushed(s, stacks)
+        if isinstance(value, gast.Call) and len(value.args) == 1 and isinstance(value.args[0], gast.Name):
+            name = value.args[0].id
+            copies.append(A.assign(name, gast.Call(func=A.deepcopy(value.func), args=[A.load(name)], keywords=[])))
+    return copies
 
 
 def _without_pushes(stmts, stacks):
     out = []
     for s in stmts:
-        if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
-                and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)
-                and s.value.func.value.id in stacks):
+        if _pushed(s, stacks) is not None:
             continue
         if isinstance(s, (gast.If, gast.For, gast.While)):
             s.body = _without_pushes(s.body, stacks) or [gast.Pass()]
@@ -227,16 +242,21 @@ def finish_checkpoints(node):
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
     stacks = set(A.anno(node, "stacks") or ())
-    recorded = {}
-    for loop in list(_forward_loops(fwd)):
+    recorded, copies = {}, {}
+    for loop, segments in list(_forward_loops(fwd)):
         recorded[A.anno(loop, "checkpoint_forward")] = A.deepcopy(loop.body)
+        copies[A.anno(loop, "checkpoint_forward")] = _copies_on_restore(segments, stacks)
         loop.body = _without_pushes(loop.body, stacks) or [gast.Pass()]
         left = stacks & A.all_names(gast.Module(body=loop.body, type_ignores=[]))
         if left:
             raise SrcadError(f"srcad: a checkpointed loop's forward sweep still writes the value stack "
                              f"{sorted(left)[0]} (a bug): please report it, and drop srcad.checkpointed meanwhile")
-    recomputations = [s for s in A.walk(gast.Module(body=rev, type_ignores=[]))
-                      if isinstance(s, gast.For) and A.anno(s, "checkpoint_rerun") is not None]
-    for s in recomputations:
-        s.body = A.deepcopy(recorded[A.anno(s, "checkpoint_rerun")])
+    segment_loops = [s for s in A.walk(gast.Module(body=rev, type_ignores=[])) if isinstance(s, gast.For)
+                     and any(A.anno(b, "checkpoint_rerun") is not None for b in s.body)]
+    for loop in segment_loops:
+        at = next(i for i, b in enumerate(loop.body) if A.anno(b, "checkpoint_rerun") is not None)
+        ident = A.anno(loop.body[at], "checkpoint_rerun")
+        loop.body[at].body = A.deepcopy(recorded[ident])
+        restored = A.names_stored(gast.Module(body=loop.body[:at], type_ignores=[]))
+        loop.body[at:at] = [A.deepcopy(c) for c in copies[ident] if c.targets[0].id in restored]
     return node
