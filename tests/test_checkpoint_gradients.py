@@ -145,6 +145,21 @@ def sets_a_value_in_some_steps(u):
     return np.sum(u * last)
 
 
+def range_set_by_an_outer_loop(u):
+    for i in range(4):
+        for t in srcad.checkpointed(range(i + 2), segment=2):
+            u = np.sin(u) * (1.0 + 0.1 * i)
+    return np.sum(u)
+
+
+def unreachable_loop_after_a_loop(u):
+    for t in range(2):
+        u = np.sin(u)
+    return np.sum(u)
+    for t in srcad.checkpointed(range(3)):
+        u = np.cos(u)
+
+
 def two_loops_one_state(u):
     for t in srcad.checkpointed(range(4), segment=3):
         u = np.sin(u) + u
@@ -215,6 +230,7 @@ CASES = [
     (read_after_the_loop, (U,)),
     (rebinds_a_value_read_before_the_loop, (U,)),
     (sets_a_value_in_some_steps, (U,)),
+    (range_set_by_an_outer_loop, (U,)),
     (two_loops_one_state, (U,)),
     (scalar_state, (0.7,)),
     (dict_state, ({"u": np.linspace(0.0, 1.0, 3), "w": 1.1}, 5)),
@@ -306,6 +322,10 @@ def test_grad_of_grad_equals_the_plain_loop(tmp_path_factory):
     eps = 1e-5
     numeric = (srcad.grad(scalar_state)(0.7 + eps) - srcad.grad(scalar_state)(0.7 - eps)) / (2 * eps)
     np.testing.assert_allclose(second, numeric, rtol=1e-6)
+
+
+def test_a_checkpointed_loop_in_dead_code_is_no_error():
+    check_grads(unreachable_loop_after_a_loop, (U,))
 
 
 def test_a_user_function_with_a_checkpointed_loop():

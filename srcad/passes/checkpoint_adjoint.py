@@ -75,7 +75,8 @@ def checkpointed_loop(node, loop):
         markers = A.anno(node, "checkpoints") or {}
         found = {}
         _find_loops(node.body, markers, found)
-        lost = sorted(markers[m][1] for m in set(markers) - set(found.values()))
+        present = A.names_stored(gast.Module(body=node.body, type_ignores=[]))  # dead code may be gone
+        lost = sorted(markers[m][1] for m in set(markers) - set(found.values()) if markers[m][0] in present)
         if lost:
             raise SrcadError(f"srcad lost the checkpointed loop of line {lost[0]} on the way to the "
                              "adjoint (a bug): please report it, and drop srcad.checkpointed there meanwhile")
