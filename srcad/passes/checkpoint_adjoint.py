@@ -74,8 +74,9 @@ def checkpointed_loop(node, loop):
     if found is None:
         markers = A.anno(node, "checkpoints") or {}
         found = {}
-        _find_loops(node.body, markers, found)
-        present = A.names_stored(gast.Module(body=node.body, type_ignores=[]))  # dead code may be gone
+        if markers:
+            _find_loops(node.body, markers, found)
+            present = A.names_stored(gast.Module(body=node.body, type_ignores=[]))  # dead code may be gone
         lost = sorted(markers[m][1] for m in set(markers) - set(found.values()) if markers[m][0] in present)
         if lost:
             raise SrcadError(f"srcad lost the checkpointed loop of line {lost[0]} on the way to the "
