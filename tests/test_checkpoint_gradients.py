@@ -365,3 +365,17 @@ def test_the_numba_backend_refuses_and_auto_falls_back():
         srcad.grad(scalar_state, backend="numba")(0.7)
     assert f"{__file__}:" in str(info.value)
     assert srcad.grad(scalar_state, backend="auto")(0.7) == srcad.grad(scalar_state)(0.7)
+
+
+def counts_without_derivatives(u, n):
+    total = 0
+    for t in srcad.checkpointed(range(n)):
+        total = total + t * t
+    return np.sum(u * total)
+
+
+def test_a_loop_without_derivatives_is_an_ordinary_loop(tmp_path_factory):
+    assert "checkpoint_segments" not in transform(counts_without_derivatives, Options(wrt=(0,))).joint_source
+    check_grads(counts_without_derivatives, (U, 5))
+    twin = plain_twin(counts_without_derivatives, tmp_path_factory)
+    assert_same(srcad.grad(counts_without_derivatives)(U, 5), srcad.grad(twin)(U, 5))
