@@ -15,6 +15,7 @@ Forward mode and higher derivatives: ``srcad.jvp(f, (x, M), (x_dot, None))``,
 from . import rules as _rules  # noqa: F401  (fills the rule tables)
 from . import pytrees, testing  # noqa: F401  (srcad.testing.check_grads after import srcad)
 from .api import adjoint, differentiable, grad, value_and_grad, vjp
+from .checkpointing import checkpointed
 from .listing import show
 from .derivatives import hessian, hessp, hvp, jacobian, jvp
 from .extend import custom_vjp, stop_gradient
@@ -23,6 +24,7 @@ from .errors import (ArgumentError, CotangentError, NoRuleError, SourceUnavailab
 
 __all__ = [
     "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show", "custom_vjp", "stop_gradient", "jvp", "jacobian", "hessian", "hvp", "hessp",
+    "checkpointed",
     "SrcadError", "SrcadSyntaxError", "NoRuleError", "SourceUnavailableError", "CotangentError",
     "UnsupportedCaseError", "ArgumentError", "WrtError",
 ]

@@ -46,7 +46,7 @@ from .source import capture
 _LIBRARIES = ("numpy", "scipy")
 _STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins",
              "dataclasses")
-_SRCAD_SOURCES = ("srcad.runtime", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.extend", "srcad.rules.",
+_SRCAD_SOURCES = ("srcad.runtime", "srcad.checkpointing", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.extend", "srcad.rules.",
                   "srcad.pytrees", "srcad.protocol")
 _SRCAD = sys.modules[__package__]
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")

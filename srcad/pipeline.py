@@ -1,8 +1,8 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture (+ check_source_is_code) -> resolve_calls -> normalize -> eliminate_common_subexpressions
+    capture (+ check_source_is_code) -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
             -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes -> reverse -> simplify
-            -> record_values -> bind_builtins -> codegen -> compile (and cache)
+            -> record_values -> finish_checkpoints -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -19,6 +19,8 @@ from . import astutil as A
 from .codegen import codegen
 from .errors import SourceUnavailableError, source_hint
 from .passes.activity import activity
+from .passes.checkpoint import checkpoint_loops
+from .passes.checkpoint_adjoint import finish_checkpoints
 from .passes.aliasing import check_aliasing
 from .passes.complex_values import check_complex
 from .passes.cse import eliminate_common_subexpressions
@@ -46,6 +48,7 @@ def _front_end(source, wrt, options):
     """The stages both modes share: from source to A-normal form with activity."""
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source)),
+        ("checkpoint_loops", lambda node: checkpoint_loops(node, source)),
         ("normalize", lambda node: normalize(node, source)),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
@@ -63,6 +66,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
+        ("finish_checkpoints", finish_checkpoints),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("bind_builtins", module.bind_builtins),
     ]

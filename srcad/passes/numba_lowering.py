@@ -91,6 +91,7 @@ def lower_for_numba(fn, sweep="joint", turned=None):
     ``"backward"`` sweep of a split pair, whose saved values cross into Python and back. A
     backward sweep pops the stacks its forward sweep pushed: pass ``turned``, the forward
     sweep's ``turned_stacks(forward)``, so its restores match."""
+    _refuse_checkpointed_loops(fn)
     if turned is None:
         turned = _turn_around_placeholder_stacks(fn)
     else:
@@ -105,6 +106,15 @@ def lower_for_numba(fn, sweep="joint", turned=None):
         _typed_stacks(fn)
         _convertible_saved_values(fn, sweep, turned)
     return fn
+
+
+def _refuse_checkpointed_loops(fn):
+    """A checkpointed loop (``srcad.checkpointed``) pushes its values in the reverse sweep,
+    which the stack lowering below does not follow: refused, by its call of checkpoint_segments."""
+    for node in A.walk(fn):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id.rstrip("_") == "checkpoint_segments":
+            raise NotLowerable("a checkpointed loop (srcad.checkpointed) is not lowered to numba", node)
 
 
 def turned_stacks(fn):

@@ -14,6 +14,7 @@ import gast
 
 from .. import astutil as A
 from ..naming import builtin
+from . import checkpoint_adjoint
 from .reverse_state import ZERO, loop_entry_state, placeholder
 
 
@@ -23,6 +24,10 @@ class Loops:
     def forward_loop(self, s, loops):
         """The forward sweep of a loop, with a trip counter where the reverse loop needs one
         (a ``while``, or a ``for`` that may break)."""
+        if isinstance(s, gast.For) and checkpoint_adjoint.checkpointed_loop(self.node, s) is not None:
+            checkpointed = checkpoint_adjoint.forward_loop(self, s, loops)
+            if checkpointed is not None:
+                return checkpointed
         if isinstance(s, gast.For):
             site = self.site("name", s.target.id, loops, origin=A.anno(s, "origin"))
             A.set_anno(s, "site", site)
@@ -80,6 +85,8 @@ class Loops:
             loop = gast.For(target=A.store(s.target.id), iter=it, body=body or [gast.Pass()], orelse=[],
                             type_comment=None)
             post = [placeholder("restore", A.anno(s, "site"))]
+            if A.anno(s, "checkpoint") is not None:  # segment by segment, each recomputed first
+                return pre + checkpoint_adjoint.reverse_loop(self, s, loop) + post
         else:
             it = gast.Call(func=builtin("range"), args=[A.load(counter[0])], keywords=[])
             loop = gast.For(target=A.store(self.namer.fresh("_i")), iter=it, body=body or [gast.Pass()],
