@@ -17,7 +17,6 @@ REFUSED = {
     "objects.method_calls_method": (ALL, "call it through the class (ClassName.features(obj, ...))"),
     "kalman.cholesky_try": (ALL, "does not support try statements"),
     "transport.sinkhorn_keyword_only": (ALL, "keyword-only parameters are not supported"),
-    "ode.rk4_helper_star_args": (ALL, "'f' is a local variable"),
     "attention.gpt2_block": (ALL, "srcad supports zip of one or more sequences, without * or keywords"),
     "heat.helper_in_place": (ALL, "srcad cannot see what the call iterate(...) changes in 'field'"),
     # the cutoff's adjoint through spectrum * mask(cutoff) needs a conjugate (forward mode is right)

@@ -196,7 +196,8 @@ def _updates_parameter(fdef):
 def module_helper(norm, call, obj):
     """The ``FunctionDef`` to inline for a call of ``obj``, a Python function defined in the
     caller's module (same globals, no closure), when its parameters are not all plain
-    positional ones, the call passes ``*`` or ``**``, or it is called for its effect and
+    positional ones, the call passes ``*`` or ``**`` or a function (``rk4(lorenz, y)``: the
+    helper is specialised on it, see ``inline.static_function``), or it is called for its effect and
     updates one of its parameters in place (a solver's ``step(field)``: inlined, the update
     is the caller's, checked like its own); None to leave the call as it is.
     Such a function of another module, or one that reads a global the caller binds as a
@@ -206,12 +207,21 @@ def module_helper(norm, call, obj):
         return None  # (a decorator's wrapper, such as a derivative srcad made, is judged where it is called)
     if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
         return None
+    from .inline import passes_function
+
     code = fn.__code__
     packed = bool(code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
     spread = any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
     updates = A.anno(call, "for_effect") and code.co_argcount and fn.__globals__ is norm.source.globals
-    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
+    defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
+    if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
         return None
+    if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__):
+        raise norm.error(
+            f"srcad differentiates {fn.__qualname__} called with a function by inlining it here, specialised on that "
+            "function, which it does for a function defined at the top level of this module; define "
+            f"{fn.__name__} in this module (or wrap the call in one that is)", call)
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
         if not (packed or spread) or known_pure(fn) and not spread:
             # keyword-only parameters bind by name at the call as in Python; the libraries srcad
@@ -224,7 +234,7 @@ def module_helper(norm, call, obj):
     from ..pipeline import check_source_is_code
     from ..source import capture
 
-    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount):  # only called for its effect
+    if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount):  # for its effect
         try:
             helper = capture(fn)
         except SrcadError:
@@ -244,4 +254,5 @@ def module_helper(norm, call, obj):
             f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "
             "binds as a local name; rename one of them", call)
     norm.namer.reserve(A.all_names(fdef))
+    norm.user_names |= A.all_names(fdef)
     return fdef

@@ -128,7 +128,10 @@ def functional_rhs(norm, call, callee, out):
 
 
 def _function_call(norm, fn, args, out, node):
-    """A call of the function value ``fn`` (a lambda becomes a helper of the function)."""
+    """A call of the function value ``fn`` (a lambda becomes a helper of the function; a
+    parameter of an inlined helper that holds a known function calls that function)."""
+    if isinstance(fn, gast.Name) and fn.id in norm.static_functions:
+        return norm.static_functions[fn.id].call(args, [], node)
     if isinstance(fn, gast.Lambda):
         name = norm.namer.fresh("_lambda")
         ret = gast.copy_location(gast.Return(value=fn.body), fn.body)

@@ -44,23 +44,31 @@ def local_names(fn_node):
     return names
 
 
+def parameter_names(fn_node):
+    """The names of the parameters of a ``FunctionDef`` or ``Lambda``."""
+    args = fn_node.args
+    return {a.id for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a is not None}
+
+
 def _calls_in_scopes(node, locals_):
-    """Each call in ``node`` with the local names where it runs: a nested ``def`` or ``lambda``
-    adds its parameters and assignments to its enclosing scope's."""
-    stack = [(child, locals_) for child in gast.iter_child_nodes(node)]
+    """Each call in ``node`` with the local names where it runs and which of them are
+    parameters of a function around it: a nested ``def`` or ``lambda`` adds its parameters
+    and assignments to its enclosing scope's."""
+    params = parameter_names(node) if isinstance(node, (gast.FunctionDef, gast.Lambda)) else set()
+    stack = [(child, locals_, params) for child in gast.iter_child_nodes(node)]
     while stack:
-        n, scope = stack.pop()
+        n, scope, scope_params = stack.pop()
         if isinstance(n, gast.FunctionDef):
-            scope = scope | local_names(n)
+            inner = local_names(n)
+            scope, scope_params = scope | inner, (scope_params - inner) | parameter_names(n)
         elif isinstance(n, gast.Lambda):
-            params = n.args.posonlyargs + n.args.args + n.args.kwonlyargs + [n.args.vararg, n.args.kwarg]
-            scope = scope | {a.id for a in params if a is not None}
+            scope, scope_params = scope | parameter_names(n), scope_params | parameter_names(n)
         if isinstance(n, gast.Call):
-            yield n, scope
-        stack.extend((child, scope) for child in gast.iter_child_nodes(n))
+            yield n, scope, scope_params
+        stack.extend((child, scope, scope_params) for child in gast.iter_child_nodes(n))
 
 
-def _dotted(node):
+def dotted(node):
     """``a.b.c`` as ['a', 'b', 'c'], or None for anything that is not a plain dotted name."""
     parts = []
     while isinstance(node, gast.Attribute):
@@ -81,8 +89,11 @@ def resolve_calls(node, source, local_functions=()):
     Afterwards every call is one of: ``Callee("object", obj)`` for a name or dotted name
     that resolves through the function's closure, globals and builtins (``np.sin`` becomes
     the real ``numpy.sin``); ``Callee("method", name=...)`` for a method of a local value
-    (``x.sum``); ``Callee("local", name=...)`` for a function defined inside the function.
-    A name that resolves nowhere raises ``SrcadSyntaxError`` at its line.
+    (``x.sum``); ``Callee("local", name=...)`` for a function defined inside the function;
+    ``Callee("parameter", name=...)`` for a call of a parameter (``f(y)`` in ``def rk4(f, y)``),
+    which inlining replaces by the function the caller passes when it is known
+    (``inline.static_function``) and normalisation refuses otherwise. A name that resolves
+    nowhere raises ``SrcadSyntaxError`` at its line.
 
     >>> import gast, numpy as np
     >>> from srcad.source import capture
@@ -105,17 +116,17 @@ def resolve_calls(node, source, local_functions=()):
         for t in n.targets
         if isinstance(t, gast.Name)
     }
-    for call, locals_ in _calls_in_scopes(node, locals_):
+    for call, locals_, params in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue
-        parts = _dotted(call.func)
+        parts = dotted(call.func)
         if parts is None:
             if isinstance(call.func, gast.Attribute):
                 set_anno(call, "callee", Callee("method", name=call.func.attr))
                 continue
             made = _static_call(call.func, source, locals_)
             if made is not None:  # srcad.grad(h)(x): the function srcad.grad(h) makes
-                set_anno(call, "callee", Callee("object", obj=_readable(made), name=type(made).__name__))
+                set_anno(call, "callee", Callee("object", obj=readable(made), name=type(made).__name__))
                 continue
             if _transform_of_a_local(call.func, source, locals_):
                 raise source.syntax_error(
@@ -127,6 +138,8 @@ def resolve_calls(node, source, local_functions=()):
         root = parts[0]
         if root in local_functions and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
+        elif root in params and len(parts) == 1:
+            set_anno(call, "callee", Callee("parameter", name=root))
         elif root in locals_:
             if len(parts) == 1:
                 raise source.syntax_error(
@@ -137,13 +150,13 @@ def resolve_calls(node, source, local_functions=()):
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
             try:
-                obj = _lookup(parts, source)
+                obj = lookup_path(parts, source)
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
-            if _array_method(obj):  # c.dot(x) of a global array c: differentiated like np.dot(c, x)
+            if array_method(obj):  # c.dot(x) of a global array c: differentiated like np.dot(c, x)
                 set_anno(call, "callee", Callee("method", name=parts[-1]))
                 continue
-            set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
+            set_anno(call, "callee", Callee("object", obj=readable(obj), name=".".join(parts)))
     return _ItemCalls(source, locals_).visit(node)
 
 
@@ -162,11 +175,11 @@ class _ItemCalls(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
-        parts = _dotted(node.value)
+        parts = dotted(node.value)
         if not isinstance(node.ctx, gast.Load) or parts is None or parts[0] in self.locals_:
             return node
         try:
-            obj = _lookup(parts, self.source)
+            obj = lookup_path(parts, self.source)
         except (KeyError, AttributeError):
             return node
         if isinstance(obj, _INDEXABLE) or not hasattr(type(obj), "__getitem__"):
@@ -190,7 +203,7 @@ class _ItemCalls(gast.NodeTransformer):
         return index
 
 
-def _array_method(obj):
+def array_method(obj):
     """Is ``obj`` a method of an array that srcad differentiates as a function of the array
     (``registry.METHODS``)?"""
     from .. import registry
@@ -198,7 +211,7 @@ def _array_method(obj):
     return isinstance(getattr(obj, "__self__", None), np.ndarray) and getattr(obj, "__name__", None) in registry.METHODS
 
 
-def _lookup(parts, source):
+def lookup_path(parts, source):
     """The object the dotted name ``parts`` denotes now; recorded on the function's node
     (``"resolved"``: ``(path, object)`` pairs), so the compiled code can be guarded on it."""
     obj = source.lookup(parts[0])
@@ -212,7 +225,7 @@ def _lookup(parts, source):
     return obj
 
 
-def _readable(obj):
+def readable(obj):
     """What srcad reads for a call of ``obj``: a gradient made by ``srcad.grad`` reads as its
     generated adjoint (``__srcad_source__``), whose source is registered with linecache."""
     make = getattr(obj, "__srcad_source__", None)
@@ -223,12 +236,12 @@ def _transform_of_a_local(func, source, locals_):
     """Is ``func`` a call of a static transform (``srcad.grad``) on a local function?"""
     if not isinstance(func, gast.Call) or not func.args:
         return False
-    parts = _dotted(func.func)
+    parts = dotted(func.func)
     try:
-        transform = _lookup(parts, source) if parts is not None and parts[0] not in locals_ else None
+        transform = lookup_path(parts, source) if parts is not None and parts[0] not in locals_ else None
     except (KeyError, AttributeError):
         return False
-    arg = _dotted(func.args[0])
+    arg = dotted(func.args[0])
     return getattr(transform, "__srcad_static__", False) and arg is not None and arg[0] in locals_
 
 
@@ -237,11 +250,11 @@ def _static_call(func, source, locals_):
     function transformations such as ``srcad.grad``) and its arguments are globals or literals."""
     if not isinstance(func, gast.Call):
         return None
-    parts = _dotted(func.func)
+    parts = dotted(func.func)
     if parts is None or parts[0] in locals_:
         return None
     try:
-        transform = _lookup(parts, source)
+        transform = lookup_path(parts, source)
     except (KeyError, AttributeError):
         return None
     if not getattr(transform, "__srcad_static__", False):
@@ -252,11 +265,11 @@ def _static_call(func, source, locals_):
                 isinstance(e, gast.Constant) for e in arg.elts)):
             values.append(gast.literal_eval(arg))
             continue
-        arg_parts = _dotted(arg)
+        arg_parts = dotted(arg)
         if arg_parts is None or arg_parts[0] in locals_:
             return None
         try:
-            values.append(_lookup(arg_parts, source))
+            values.append(lookup_path(arg_parts, source))
         except (KeyError, AttributeError):
             return None
     positional = values[: len(func.args)]
