@@ -14,7 +14,8 @@ ALL = "reverse forward hvp grad_of_grad".split()
 # program -> (modes, fragment of the refusal): what srcad does not take yet, and says so
 # (a fragment starting with "unclear: " is a refusal that does not name the user's line)
 REFUSED = {
-    "objects.method_calls_method": (ALL, "call it through the class (ClassName.features(obj, ...))"),
+    # self.features(x) is differentiated; the callable object it calls, self.act(...), is not
+    "objects.method_calls_method": (ALL, "call it through the class (ClassName.act(obj, ...))"),
     "kalman.cholesky_try": (ALL, "does not support try statements"),
     "transport.sinkhorn_keyword_only": (ALL, "keyword-only parameters are not supported"),
     "attention.gpt2_block": (ALL, "srcad supports zip of one or more sequences, without * or keywords"),

@@ -218,6 +218,10 @@ def module_helper(norm, call, obj):
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
         return None
     if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__):
+        from ..compile import _installed
+
+        if fn.__module__.split(".")[0] == "srcad" or _installed(code.co_filename):
+            return None  # a library's function is judged where it is called, as before
         raise norm.error(
             f"srcad differentiates {fn.__qualname__} called with a function by inlining it here, specialised on that "
             "function, which it does for a function defined at the top level of this module; define "

@@ -46,7 +46,7 @@ from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
-from .resolve_calls import Callee, resolve_calls
+from .resolve_calls import Callee, method_check, resolve_calls
 from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
@@ -404,6 +404,9 @@ class _Normalizer:
             raise unknown_function(self, e, callee.name)
         if callee.kind == "local":
             return inline_call(self, e, callee.name, out)
+        check = method_check(self, e)  # self.step(x) differentiated as C.step(self, x): checked when it runs
+        if check is not None:
+            self.stmt(check, out)
         helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
         if helper is not None:  # *args, **kwargs, keyword-only, or a call with * or **
             return inline_call(self, e, helper.name, out, helper)

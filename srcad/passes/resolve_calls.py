@@ -1,8 +1,11 @@
 """Call resolution: bind every call in a function to the Python object it calls."""
+import inspect
+import types
+
 import gast
 import numpy as np
 
-from ..astutil import anno, set_anno
+from ..astutil import anno, names_stored, set_anno
 
 
 class Callee:
@@ -51,21 +54,115 @@ def parameter_names(fn_node):
 
 
 def _calls_in_scopes(node, locals_):
-    """Each call in ``node`` with the local names where it runs and which of them are
-    parameters of a function around it: a nested ``def`` or ``lambda`` adds its parameters
-    and assignments to its enclosing scope's."""
+    """Each call in ``node`` with the local names where it runs, which of them are parameters
+    of a function around it, and which a nested ``def`` or ``lambda`` around it binds (it adds
+    its parameters and assignments to its enclosing scope's)."""
     params = parameter_names(node) if isinstance(node, (gast.FunctionDef, gast.Lambda)) else set()
-    stack = [(child, locals_, params) for child in gast.iter_child_nodes(node)]
+    stack = [(child, locals_, params, frozenset()) for child in gast.iter_child_nodes(node)]
     while stack:
-        n, scope, scope_params = stack.pop()
+        n, scope, scope_params, nested = stack.pop()
         if isinstance(n, gast.FunctionDef):
             inner = local_names(n)
-            scope, scope_params = scope | inner, (scope_params - inner) | parameter_names(n)
+            scope, scope_params, nested = scope | inner, (scope_params - inner) | parameter_names(n), nested | inner
         elif isinstance(n, gast.Lambda):
-            scope, scope_params = scope | parameter_names(n), scope_params | parameter_names(n)
+            inner = parameter_names(n)
+            scope, scope_params, nested = scope | inner, scope_params | inner, nested | inner
         if isinstance(n, gast.Call):
-            yield n, scope, scope_params
-        stack.extend((child, scope, scope_params) for child in gast.iter_child_nodes(n))
+            yield n, scope, scope_params, nested
+        stack.extend((child, scope, scope_params, nested) for child in gast.iter_child_nodes(n))
+
+
+def _method_owner(source, node):
+    """``(self name, class path)`` when ``node`` is the function ``source`` reads, a plain method
+    (not a static or class method) of a class the module reaches by its qualified name, whose
+    first parameter is never assigned; else None."""
+    fn = source.fn
+    parts = getattr(fn, "__qualname__", "").split(".")
+    args = node.args.posonlyargs + node.args.args if isinstance(node, gast.FunctionDef) else []
+    if node is not source.node or len(parts) < 2 or "<locals>" in parts or not args:
+        return None
+    try:
+        cls = source.globals[parts[0]]
+        for attr in parts[1:-1]:
+            cls = getattr(cls, attr)
+    except (KeyError, AttributeError):
+        return None
+    attr = inspect.getattr_static(cls, parts[-1], None) if isinstance(cls, type) else None
+    attr = getattr(attr, "__srcad_function__", attr)  # @srcad.differentiable on the method
+    self_name = args[0].id
+    if getattr(attr, "__code__", None) is not fn.__code__ or self_name in names_stored(node):
+        return None
+    return self_name, parts[:-1]
+
+
+def _through_self(call, parts, owner, source):
+    """``self.step(x)`` in a method of ``C`` as ``C.step(self, x)`` when ``C.step`` is a plain
+    function, annotated ``through_self`` (what ``method_check`` checks when it runs); else
+    False."""
+    self_name, class_path = owner
+    try:
+        cls = lookup_path(class_path, source)  # guarded: a class redefined means new code
+    except (KeyError, AttributeError):
+        return False
+    if not isinstance(inspect.getattr_static(cls, parts[1], None), types.FunctionType):
+        return False
+    path = class_path + [parts[1]]
+    function = lookup_path(path, source)
+    call.func = gast.copy_location(_path_expr(path), call.func)
+    call.args = [_path_expr([self_name])] + call.args
+    set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path)))
+    set_anno(call, "through_self", (self_name, parts[1], function))
+    return True
+
+
+def _path_expr(path):
+    node = gast.Name(id=path[0], ctx=gast.Load(), annotation=None, type_comment=None)
+    for attr in path[1:]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def _bound_method_call(call, parts, source):
+    """``model.loss(x)`` for a global (or closure) object ``model`` whose ``loss`` is a Python
+    method bound to it, as ``model.loss.__func__(model, x)``: a call of the function srcad
+    reads, guarded on ``model.loss.__func__`` (a bound method is a new object at each read);
+    False for anything else."""
+    try:
+        owner = source.lookup(parts[0])
+        for attr in parts[1:-1]:
+            owner = getattr(owner, attr)
+        obj = getattr(owner, parts[-1])
+    except (KeyError, AttributeError):
+        return False
+    if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
+            and obj.__self__ is owner):
+        return False
+    function = lookup_path(parts + ["__func__"], source)
+    call.func = gast.copy_location(_path_expr(parts + ["__func__"]), call.func)
+    call.args = [_path_expr(parts[:-1])] + call.args
+    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    return True
+
+
+def method_check(norm, call):
+    """The statement checking, when the code runs, that ``self.step`` resolved through the
+    class (``through_self``) is what Python calls: ``check_method(self, 'step', C.step, where)``
+    (``errors.check_method``); None for any other call."""
+    found = anno(call, "through_self")
+    if found is None:
+        return None
+    from ..errors import check_method
+    from ..naming import BUILTIN
+
+    self_name, name, _ = found
+    checker = set_anno(gast.Name(id=norm.namer.unique("check_method"), ctx=gast.Load(), annotation=None,
+                                 type_comment=None), BUILTIN, ("check_method", check_method))
+    where = f"{norm.source.filename}:{getattr(call, 'lineno', '?')}: "
+    args = [_path_expr([self_name]), gast.Constant(value=name, kind=None), call.func,
+            gast.Constant(value=where, kind=None)]
+    check = gast.Call(func=checker, args=args, keywords=[])
+    set_anno(check, "callee", Callee("object", obj=check_method, name="check_method"))
+    return gast.copy_location(gast.Expr(value=check), call)
 
 
 def dotted(node):
@@ -116,7 +213,8 @@ def resolve_calls(node, source, local_functions=()):
         for t in n.targets
         if isinstance(t, gast.Name)
     }
-    for call, locals_, params in _calls_in_scopes(node, locals_):
+    owner = _method_owner(source, node)
+    for call, locals_, params, nested in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue
         parts = dotted(call.func)
@@ -140,6 +238,9 @@ def resolve_calls(node, source, local_functions=()):
             set_anno(call, "callee", Callee("local", name=root))
         elif root in params and len(parts) == 1:
             set_anno(call, "callee", Callee("parameter", name=root))
+        elif (owner is not None and root == owner[0] and len(parts) == 2 and root not in nested
+              and _through_self(call, parts, owner, source)):
+            continue
         elif root in locals_:
             if len(parts) == 1:
                 raise source.syntax_error(
@@ -149,6 +250,8 @@ def resolve_calls(node, source, local_functions=()):
                 )
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
+            if len(parts) > 1 and _bound_method_call(call, parts, source):
+                continue
             try:
                 obj = lookup_path(parts, source)
             except (KeyError, AttributeError):
