@@ -137,6 +137,12 @@ def _bound_method_call(call, parts, source):
     if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
             and obj.__self__ is owner):
         return False
+    from .. import registry
+    from ..compile import _installed
+
+    if (registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj)
+            or _installed(obj.__func__.__code__.co_filename)):
+        return False  # a library's method (scipy.stats.norm.logpdf) keeps its rule, or its refusal
     function = lookup_path(parts + ["__func__"], source)
     call.func = gast.copy_location(_path_expr(parts + ["__func__"]), call.func)
     call.args = [_path_expr(parts[:-1])] + call.args
