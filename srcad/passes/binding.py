@@ -111,8 +111,8 @@ def bind_arguments(norm, call, name, fdef, out):
 def _bind_sequence(norm, call, name, params, has_rest, starred, bound, out):
     """Bind ``params`` to the items of ``*seq``; returns the atom for ``*rest`` (or None)."""
     seq = norm.namer.fresh("_seq")
-    out.append(gast.copy_location(A.assign(seq, norm.rhs(_builtin_call("list", starred.value), out)), call))
-    count = norm.atom(_builtin_call("len", A.load(seq)), out)
+    out.append(gast.copy_location(A.assign(seq, norm.rhs(builtin_call("list", starred.value), out)), call))
+    count = norm.atom(builtin_call("len", A.load(seq)), out)
     what = A.to_source(starred.value).strip()
     test = gast.Compare(left=count, ops=[gast.Lt() if has_rest else gast.NotEq()], comparators=[A.const(len(params))])
     message = f"*{what} must hold {'at least ' if has_rest else ''}{len(params)} items for {name}()"
@@ -122,7 +122,7 @@ def _bind_sequence(norm, call, name, params, has_rest, starred, bound, out):
     if not has_rest:
         return None
     tail = gast.Subscript(value=A.load(seq), slice=gast.Slice(A.const(len(params)), None, None), ctx=gast.Load())
-    return norm.atom(_builtin_call("tuple", tail), out)
+    return norm.atom(builtin_call("tuple", tail), out)
 
 
 def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults, extra_keywords, out):
@@ -161,14 +161,15 @@ def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults,
 
 
 def _raise(message):
-    return gast.Raise(exc=_builtin_call("TypeError", A.const(message)), cause=None)
+    return gast.Raise(exc=builtin_call("TypeError", A.const(message)), cause=None)
 
 
 def _raise_if(norm, test, message, node, out):
     norm.stmt(gast.copy_location(gast.If(test=test, body=[_raise(message)], orelse=[]), node), out)
 
 
-def _builtin_call(name, *args):
+def builtin_call(name, *args):
+    """A call of the builtin ``name`` (never the user's name for it) with its callee."""
     call = gast.Call(func=builtin(name), args=list(args), keywords=[])
     return A.set_anno(call, "callee", Callee("object", obj=getattr(builtins, name), name=name))
 

@@ -210,6 +210,8 @@ class _Normalizer:
             out.append(A.assign(target.id, rhs))
         elif isinstance(target, (gast.Tuple, gast.List)):
             stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if isinstance(value, gast.Call):  # unpacking consumes one pass: a, b = zip(*pairs)
+                A.set_anno(value, "consumed", True)
             source = self.atom(value, out)
             after = len(target.elts) - (stars[0] + 1) if stars else 0
             for i, elt in enumerate(target.elts):
