@@ -232,3 +232,32 @@ def test_a_helper_with_a_closure_called_with_a_function_is_refused():
     with pytest.raises(srcad.SrcadSyntaxError, match="called with a function by inlining it here.*defined at "
                                                      "the top level of this module"):
         srcad.grad(with_closure_helper)(X)
+
+
+DAMPED = functools.partial(damped, c=0.3)
+
+
+def call_global_partial(y0, p):
+    return np.sum(DAMPED(y0, p) * y0)
+
+
+def pass_global_partial(y0, p):
+    return np.sum(integrate(DAMPED, y0, p, 2))
+
+
+@pytest.mark.parametrize("fn", [call_global_partial, pass_global_partial], ids=lambda f: f.__name__)
+def test_a_global_partial_called_or_passed(fn):
+    check_all_modes(fn, (Y0, P))
+    check_all_modes(fn, (Y0, P), wrt=1)
+
+
+def test_a_global_partial_binds_what_it_holds_when_the_code_runs(monkeypatch):
+    grad = srcad.grad(call_global_partial)
+    monkeypatch.setitem(DAMPED.keywords, "c", 2.0)  # the same object, changed in place
+    np.testing.assert_allclose(grad(Y0, P), srcad.grad(lambda y, p: np.sum(damped(y, p, 2.0) * y))(Y0, P))
+    monkeypatch.setitem(globals(), "DAMPED", functools.partial(shifted, 0.5))  # a positional argument now
+    np.testing.assert_allclose(grad(Y0, P), srcad.grad(lambda y, p: np.sum(shifted(0.5, y, p) * y))(Y0, P))
+
+
+def shifted(shift, y, p, c=0.3):
+    return damped(y - shift, p, c)

@@ -41,7 +41,8 @@ import gast
 from .. import astutil as A
 from .binding import bind_arguments
 from .jumps import eliminate_jumps
-from .resolve_calls import Callee, array_method, dotted, local_names, lookup_path, parameter_names, readable
+from .resolve_calls import (Callee, array_method, dotted, global_partial, local_names, lookup_path, parameter_names,
+                            readable)
 
 
 class StaticFunction:
@@ -56,8 +57,10 @@ class StaticFunction:
 
     def call(self, args, keywords, node):
         """The call of this function with ``args`` and ``keywords`` (``node``: where)."""
+        fixed = A.deepcopy(self.keywords)  # a **mapping goes last
         call = gast.Call(func=A.deepcopy(self.expr), args=A.deepcopy(self.args) + list(args),
-                         keywords=A.deepcopy(self.keywords) + list(keywords))
+                         keywords=[k for k in fixed if k.arg is not None] + list(keywords)
+                         + [k for k in fixed if k.arg is None])
         for key in ("for_effect", "consumed"):
             if A.anno(node, key):
                 A.set_anno(call, key, A.anno(node, key))
@@ -93,6 +96,11 @@ def static_function(norm, arg, out):
     if obj is None:
         return None
     parts = dotted(arg)
+    found = global_partial(parts, norm.source)
+    if found is not None:  # a global functools.partial: its function, arguments and keywords
+        function, func, fixed, keywords = found
+        return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), fixed,
+                              [gast.keyword(arg=None, value=keywords)])
     lookup_path(parts, norm.source)  # guarded from now on, as a called name is
     return StaticFunction(A.deepcopy(arg), Callee("object", obj=readable(obj), name=".".join(parts)))
 

@@ -1,4 +1,5 @@
 """Call resolution: bind every call in a function to the Python object it calls."""
+import functools
 import inspect
 import types
 
@@ -150,6 +151,40 @@ def _bound_method_call(call, parts, source):
     return True
 
 
+def global_partial(parts, source):
+    """For a global ``rhs = functools.partial(g, a, k=v)`` of a Python function ``g`` (the
+    dotted name ``parts``): ``(g, rhs.func, [rhs.args[0]], rhs.keywords)`` as expressions, so
+    that ``rhs(y)`` is ``rhs.func(rhs.args[0], y, **rhs.keywords)``, a call of ``g`` srcad
+    reads (inlined, its keywords bound when the code runs), guarded on ``rhs.func`` and on the
+    tuple ``rhs.args``; None for anything else."""
+    try:
+        obj = source.lookup(parts[0])
+        for attr in parts[1:]:
+            obj = getattr(obj, attr)
+    except (KeyError, AttributeError):
+        return None
+    if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType):
+        return None
+    function = lookup_path(parts + ["func"], source)
+    lookup_path(parts + ["args"], source)  # a tuple: the same object means the same arguments
+    fixed = [gast.Subscript(value=_path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
+                            ctx=gast.Load()) for i in range(len(obj.args))]
+    return function, _path_expr(parts + ["func"]), fixed, _path_expr(parts + ["keywords"])
+
+
+def _partial_call(call, parts, source):
+    """A call of a ``global_partial`` rewritten as the call of its function; else False."""
+    found = global_partial(parts, source)
+    if found is None:
+        return False
+    function, func, fixed, keywords = found
+    call.func = gast.copy_location(func, call.func)
+    call.args = fixed + call.args
+    call.keywords = call.keywords + [gast.keyword(arg=None, value=keywords)]
+    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    return True
+
+
 def method_check(norm, call):
     """The statement checking, when the code runs, that ``self.step`` resolved through the
     class (``through_self``) is what Python calls: ``check_method(self, 'step', C.step, where)``
@@ -256,7 +291,7 @@ def resolve_calls(node, source, local_functions=()):
                 )
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
-            if len(parts) > 1 and _bound_method_call(call, parts, source):
+            if len(parts) > 1 and _bound_method_call(call, parts, source) or _partial_call(call, parts, source):
                 continue
             try:
                 obj = lookup_path(parts, source)
