@@ -229,9 +229,34 @@ def with_closure_helper(x):
 
 
 def test_a_helper_with_a_closure_called_with_a_function_is_refused():
-    with pytest.raises(srcad.SrcadSyntaxError, match="called with a function by inlining it here.*defined at "
-                                                     "the top level of this module"):
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"'f' is a parameter of scaled that it calls.*from a function "
+                                                     r"of the same module"):
         srcad.grad(with_closure_helper)(X)
+
+
+class Affine:
+    """A callable object: passed to a helper that only reads it, it is a value, as before."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return self.w * x
+
+
+AFFINE = Affine(np.array([0.5, -1.0, 2.0]))
+
+
+def weighted(layer, x):
+    return np.sum(layer.w * np.sin(x))
+
+
+def with_a_callable_object(x):
+    return weighted(AFFINE, x) * 2.0
+
+
+def test_a_callable_object_passed_to_a_helper_that_reads_it():
+    check_all_modes(with_a_callable_object, (X,))
 
 
 DAMPED = functools.partial(damped, c=0.3)

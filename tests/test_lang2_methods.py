@@ -99,7 +99,19 @@ def global_method_in_a_loop(x):
     return total
 
 
+def euler(f, state, dt):
+    return state + dt * f(state)
+
+
+def bound_method_passed_to_a_helper(state0):
+    state = state0
+    for _ in range(3):
+        state = euler(PENDULUM.rhs, state, 0.1)
+    return np.sum(state ** 2)
+
+
 @pytest.mark.parametrize("fn, args", [
+    (bound_method_passed_to_a_helper, (np.array([0.3, -0.2]),)),
     (MODEL.loss, (X,)),
     (MLP.loss, (MODEL, X)),
     (PENDULUM.energy, (np.array([0.3, -0.2]),)),
@@ -107,7 +119,7 @@ def global_method_in_a_loop(x):
     (Shifted(0.7).total, (X,)),
     (global_model_loss, (X,)),
     (global_method_in_a_loop, (X,)),
-], ids=["bound_method", "through_class", "simulation", "lambda", "inherited", "global_object", "global_in_loop"])
+], ids=["passed_to_a_helper", "bound_method", "through_class", "simulation", "lambda", "inherited", "global_object", "global_in_loop"])
 def test_a_method_calling_methods_through_self(fn, args):
     check_all_modes(fn, args, wrt=len(args) - 1)
 

@@ -198,7 +198,8 @@ def module_helper(norm, call, obj):
     """The ``FunctionDef`` to inline for a call of ``obj``, a Python function defined in the
     caller's module (same globals, no closure), when its parameters are not all plain
     positional ones, the call passes ``*`` or ``**`` or a function (``rk4(lorenz, y)``: the
-    helper is specialised on it, see ``inline.static_function``), or it is called for its effect and
+    helper is specialised on it, see ``inline.static_function``; a helper of another module
+    is compiled on its own, where a call of its parameter is refused), or it is called for its effect and
     updates one of its parameters in place (a solver's ``step(field)``: inlined, the update
     is the caller's, checked like its own); None to leave the call as it is.
     Such a function of another module, or one that reads a global the caller binds as a
@@ -218,15 +219,8 @@ def module_helper(norm, call, obj):
     passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
         return None
-    if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__):
-        from ..compile import _installed
-
-        if fn.__module__.split(".")[0] == "srcad" or _installed(code.co_filename):
-            return None  # a library's function is judged where it is called, as before
-        raise norm.error(
-            f"srcad differentiates {fn.__qualname__} called with a function by inlining it here, specialised on that "
-            "function, which it does for a function defined at the top level of this module; define "
-            f"{fn.__name__} in this module (or wrap the call in one that is)", call)
+    if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__) and not (packed or spread):
+        return None  # another module's helper is compiled on its own, as before: a call of its parameter is refused
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
         if not (packed or spread) or known_pure(fn) and not spread:
             # keyword-only parameters bind by name at the call as in Python; the libraries srcad

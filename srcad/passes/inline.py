@@ -35,14 +35,16 @@ def f(y):
     return e
 """
 import functools
+import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .binding import bind_arguments
 from .jumps import eliminate_jumps
-from .resolve_calls import (Callee, array_method, dotted, global_partial, local_names, lookup_path, parameter_names,
-                            readable)
+from .resolve_calls import (Callee, array_method, dotted, global_method, global_partial, local_names, lookup_path,
+                            parameter_names, readable)
 
 
 class StaticFunction:
@@ -101,6 +103,10 @@ def static_function(norm, arg, out):
         function, func, fixed, keywords = found
         return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), fixed,
                               [gast.keyword(arg=None, value=keywords)])
+    found = global_method(parts, norm.source)
+    if found is not None:  # model.rhs: its function, with model first
+        function, func, receiver = found
+        return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), [receiver])
     lookup_path(parts, norm.source)  # guarded from now on, as a called name is
     return StaticFunction(A.deepcopy(arg), Callee("object", obj=readable(obj), name=".".join(parts)))
 
@@ -122,7 +128,8 @@ def passes_function(norm, call):
 
 
 def _global_function(norm, arg):
-    """The function (not a class) a global or closure dotted name the user wrote denotes, or None."""
+    """The function (not a class or a callable object) a global or closure dotted name the user
+    wrote denotes, or None."""
     parts = dotted(arg)
     # a name srcad made (an inlined helper's local) is never looked up as a global
     if parts is None or parts[0] in local_names(norm.source.node) or parts[0] not in norm.user_names:
@@ -133,9 +140,13 @@ def _global_function(norm, arg):
             obj = getattr(obj, attr)
     except (KeyError, AttributeError):
         return None
-    if not callable(obj) or isinstance(obj, type) or array_method(obj):
-        return None
+    if not isinstance(obj, _FUNCTIONS) and type(obj).__name__ != "_ArrayFunctionDispatcher" or array_method(obj):
+        return None  # (a callable object, a class: a value the helper may only read)
     return obj
+
+
+#: what a function passed as an argument may be (NumPy's functions are ``_ArrayFunctionDispatcher``s)
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc, functools.partial)
 
 
 def _mark_functions(norm, call, out):
@@ -288,8 +299,9 @@ def unknown_function(norm, call, name):
             f"'{name}' is a parameter of {fn.name} that it calls; srcad knows which function it holds only where "
             f"a call passes one by name (a global or closure function, np.tanh, a lambda, a def of the caller, "
             f"functools.partial of one), not a value known only when it runs such as a local variable. Pass one so "
-            f"where {fn.name} is called; to differentiate {fn.name} itself, differentiate a function that calls it "
-            f"so: def loss(x): return {fn.name}(x, my_function)", call)
+            f"where {fn.name} is called, from a function of the same module ({fn.name} is specialised on it there); "
+            f"to differentiate {fn.name} itself, differentiate a function that calls it so: "
+            f"def loss(x): return {fn.name}(x, my_function)", call)
     return norm.error(
         f"srcad cannot tell which function the parameter '{name}' holds here: the caller passes a value known "
         "only when it runs; pass a function by its name (a global or closure function, np.tanh, a def of the "

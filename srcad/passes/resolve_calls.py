@@ -123,30 +123,40 @@ def _path_expr(path):
     return node
 
 
-def _bound_method_call(call, parts, source):
-    """``model.loss(x)`` for a global (or closure) object ``model`` whose ``loss`` is a Python
-    method bound to it, as ``model.loss.__func__(model, x)``: a call of the function srcad
-    reads, guarded on ``model.loss.__func__`` (a bound method is a new object at each read);
-    False for anything else."""
+def global_method(parts, source):
+    """For ``model.loss`` (the dotted name ``parts``), a global (or closure) object's Python
+    method bound to it: ``(function, model.loss.__func__, model)`` as expressions, so that
+    ``model.loss(x)`` is ``model.loss.__func__(model, x)``, a call of the function srcad reads,
+    guarded on ``model.loss.__func__`` (a bound method is a new object at each read); None for
+    anything else (a library object's method keeps its rule: ``scipy.stats.norm.logpdf``)."""
     try:
         owner = source.lookup(parts[0])
         for attr in parts[1:-1]:
             owner = getattr(owner, attr)
         obj = getattr(owner, parts[-1])
     except (KeyError, AttributeError):
-        return False
-    if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
+        return None
+    if not (len(parts) > 1 and isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
             and obj.__self__ is owner):
-        return False
+        return None
     from .. import registry
     from ..compile import _installed
 
     if (registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj)
             or _installed(obj.__func__.__code__.co_filename)):
-        return False  # a library's method (scipy.stats.norm.logpdf) keeps its rule, or its refusal
+        return None
     function = lookup_path(parts + ["__func__"], source)
-    call.func = gast.copy_location(_path_expr(parts + ["__func__"]), call.func)
-    call.args = [_path_expr(parts[:-1])] + call.args
+    return function, _path_expr(parts + ["__func__"]), _path_expr(parts[:-1])
+
+
+def _bound_method_call(call, parts, source):
+    """A call of a ``global_method`` rewritten as the call of its function; else False."""
+    found = global_method(parts, source)
+    if found is None:
+        return False
+    function, func, receiver = found
+    call.func = gast.copy_location(func, call.func)
+    call.args = [receiver] + call.args
     set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
     return True
 
@@ -291,7 +301,7 @@ def resolve_calls(node, source, local_functions=()):
                 )
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
-            if len(parts) > 1 and _bound_method_call(call, parts, source) or _partial_call(call, parts, source):
+            if _bound_method_call(call, parts, source) or _partial_call(call, parts, source):
                 continue
             try:
                 obj = lookup_path(parts, source)
