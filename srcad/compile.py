@@ -349,8 +349,8 @@ class Module:
 
         for n in walk(node):
             name = anno(n, BUILTIN) if isinstance(n, gast.Name) else None
-            if name is not None:
-                n.id = self.ref(name, getattr(builtins, name))
+            if name is not None:  # (a pass may name a srcad object so: ``(name, object)``)
+                n.id = self.ref(*name) if isinstance(name, tuple) else self.ref(name, getattr(builtins, name))
         return node
 
     def resolved(self):

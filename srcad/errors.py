@@ -72,7 +72,9 @@ def no_method_rule(name):
         return (f"no derivative rule for the array method .{name}(); srcad.extend.register_method maps a "
                 "method to a function with a rule")
     return (f"no derivative rule for the method .{name}(); if it is a method of your own class, call it "
-            f"through the class (ClassName.{name}(obj, ...)), which srcad reads and differentiates")
+            f"through the class (ClassName.{name}(obj, ...)), which srcad reads and differentiates (self.{name}(...) "
+            f"in a method of that class, and obj.{name}(...) on a global obj, work as written); an object held in an "
+            f"attribute is called through its class too (ClassName.__call__(obj, ...))")
 
 
 def no_attribute_rule(attr, obj=None):
@@ -94,3 +96,20 @@ def source_hint(fn):
     if not fn.__code__.co_filename.startswith("<"):
         return ""
     return f" Pass its text instead: srcad.differentiable({fn.__name__}, source=text)."
+
+
+def check_method(obj, name, function, where):
+    """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
+    ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class), so it
+    runs only where Python would call that same function (no override in a subclass, no
+    attribute of the object by that name). Generated code calls this; ``where`` is the user's
+    file and line."""
+    bound = getattr(obj, name, None)
+    if getattr(bound, "__func__", None) is function and getattr(bound, "__self__", None) is obj:
+        return
+    found = getattr(getattr(bound, "__func__", bound), "__qualname__", type(bound).__name__)
+    raise UnsupportedCaseError(
+        f"{where}self.{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
+        f"{function.__qualname__}, which srcad differentiated (the method of the class whose method calls it); "
+        f"call the method you mean through its class ({found}(self, ...)), or differentiate "
+        f"{type(obj).__qualname__}'s own method")

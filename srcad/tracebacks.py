@@ -17,12 +17,19 @@
   carries that line.
 
 Only the error path pays: a call that returns normally costs one Python call more.
+
+Warnings are mapped the same way (``remap_warning``): a warning raised while generated code
+runs (NumPy's ``RuntimeWarning: divide by zero``) is shown, recorded (``catch_warnings(record=True)``)
+and filtered at the user's file and line, its text saying which line's derivative raised it.
+The mapping sits in the warnings module's display hook, so only a warning pays for it, never
+a call.
 """
 import functools
 import linecache
 import os
 import sys
 import types
+import warnings
 from typing import Any, Callable, TypeVar, cast
 
 from . import sourcemap
@@ -150,3 +157,39 @@ def _user_frame(filename, lineno, name, generated):
         entry = marker.__traceback__.tb_next
     del namespace["__srcad_error__"]
     return entry
+
+
+def remap_warning(msg):
+    """``msg`` (a ``warnings.WarningMessage``) at the user's file and line if it was raised in
+    generated code, its text naming the user's line and the generated statement; else ``msg``."""
+    located = sourcemap.user_line(msg.filename, msg.lineno)
+    if located is None:
+        return msg
+    filename, lineno, name = located
+    generated = linecache.getline(msg.filename, msg.lineno).strip()
+    text = f"{msg.message} (in srcad's derivative of line {lineno} of {name}: {generated})"
+    try:
+        message = msg.category(text)
+    except Exception:  # a warning class that takes other arguments keeps its text
+        message = msg.message
+    return warnings.WarningMessage(message, msg.category, filename, lineno, msg.file, None,
+                                   getattr(msg, "source", None))
+
+
+def _install_warning_hook():
+    """Route every warning shown or recorded through ``remap_warning``: the warnings module
+    (Python's and its C accelerator) sends each one to ``warnings._showwarnmsg``, after its
+    filters and before ``showwarning`` or a ``catch_warnings(record=True)`` list."""
+    show = getattr(warnings, "_showwarnmsg", None)
+    if show is None or getattr(show, "__srcad_remaps__", False):
+        return
+
+    def _showwarnmsg(msg):
+        show(remap_warning(msg))
+
+    _showwarnmsg.__srcad_remaps__ = True
+    _showwarnmsg.__doc__ = show.__doc__
+    warnings._showwarnmsg = _showwarnmsg
+
+
+_install_warning_hook()

@@ -14,11 +14,13 @@ ALL = "reverse forward hvp grad_of_grad".split()
 # program -> (modes, fragment of the refusal): what srcad does not take yet, and says so
 # (a fragment starting with "unclear: " is a refusal that does not name the user's line)
 REFUSED = {
-    "objects.method_calls_method": (ALL, "call it through the class (ClassName.features(obj, ...))"),
+    # self.features(x) is differentiated; the callable object it calls, self.act(...), is not
+    "objects.method_calls_method": (ALL, "call it through the class (ClassName.act(obj, ...))"),
     "kalman.cholesky_try": (ALL, "does not support try statements"),
     "transport.sinkhorn_keyword_only": (ALL, "keyword-only parameters are not supported"),
-    "ode.rk4_helper_star_args": (ALL, "'f' is a local variable"),
-    "attention.gpt2_block": (ALL, "srcad supports zip of one or more sequences, without * or keywords"),
+    # zip(*heads) is taken now (first order right); second order through the attention helper's
+    # generated backward (stacks it pops) is refused by the aliasing check, in generated code
+    "attention.gpt2_block": (["hvp", "grad_of_grad"], "unclear: in-place update of '_mha_saved1'"),
     "heat.helper_in_place": (ALL, "srcad cannot see what the call iterate(...) changes in 'field'"),
     # the cutoff's adjoint through spectrum * mask(cutoff) needs a conjugate (forward mode is right)
     "images.fft_lowpass_cutoff": (["reverse", "hvp", "grad_of_grad"], "complex values only through"),

@@ -43,18 +43,14 @@ class Layer:
         return np.tanh(self.W @ x)
 
     def loss(self, x):
-        return np.sum(self.features(x) ** 2)  # through self: srcad cannot tell which function
+        return np.sum(self.features(x) ** 2)  # through self: differentiated as Layer.features(self, x)
 
 
-def test_a_method_called_through_self_says_to_call_it_through_the_class():
-    for attempt in (lambda: srcad.grad(Layer().loss)(np.ones(3)),
-                    lambda: srcad.jvp(Layer().loss, (np.ones(3),), (np.ones(3),))):
-        try:
-            attempt()
-        except srcad.NoRuleError as error:
-            assert "ClassName.features(obj, ...)" in str(error) and "register_method" not in str(error)
-        else:
-            raise AssertionError("a method called through self was differentiated without a rule")
+def test_a_method_called_through_self_is_differentiated():
+    # once refused with a hint to write Layer.features(self, x); now resolved through the class (issue 10)
+    layer, x = Layer(), np.array([0.2, -0.4, 0.9])
+    check_grads(layer.loss, (x,))
+    check_jvp(layer.loss, (x,))
 
 
 def test_an_array_method_without_a_rule_points_at_register_method():

@@ -111,8 +111,8 @@ def bind_arguments(norm, call, name, fdef, out):
 def _bind_sequence(norm, call, name, params, has_rest, starred, bound, out):
     """Bind ``params`` to the items of ``*seq``; returns the atom for ``*rest`` (or None)."""
     seq = norm.namer.fresh("_seq")
-    out.append(gast.copy_location(A.assign(seq, norm.rhs(_builtin_call("list", starred.value), out)), call))
-    count = norm.atom(_builtin_call("len", A.load(seq)), out)
+    out.append(gast.copy_location(A.assign(seq, norm.rhs(builtin_call("list", starred.value), out)), call))
+    count = norm.atom(builtin_call("len", A.load(seq)), out)
     what = A.to_source(starred.value).strip()
     test = gast.Compare(left=count, ops=[gast.Lt() if has_rest else gast.NotEq()], comparators=[A.const(len(params))])
     message = f"*{what} must hold {'at least ' if has_rest else ''}{len(params)} items for {name}()"
@@ -122,7 +122,7 @@ def _bind_sequence(norm, call, name, params, has_rest, starred, bound, out):
     if not has_rest:
         return None
     tail = gast.Subscript(value=A.load(seq), slice=gast.Slice(A.const(len(params)), None, None), ctx=gast.Load())
-    return norm.atom(_builtin_call("tuple", tail), out)
+    return norm.atom(builtin_call("tuple", tail), out)
 
 
 def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults, extra_keywords, out):
@@ -161,14 +161,15 @@ def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults,
 
 
 def _raise(message):
-    return gast.Raise(exc=_builtin_call("TypeError", A.const(message)), cause=None)
+    return gast.Raise(exc=builtin_call("TypeError", A.const(message)), cause=None)
 
 
 def _raise_if(norm, test, message, node, out):
     norm.stmt(gast.copy_location(gast.If(test=test, body=[_raise(message)], orelse=[]), node), out)
 
 
-def _builtin_call(name, *args):
+def builtin_call(name, *args):
+    """A call of the builtin ``name`` (never the user's name for it) with its callee."""
     call = gast.Call(func=builtin(name), args=list(args), keywords=[])
     return A.set_anno(call, "callee", Callee("object", obj=getattr(builtins, name), name=name))
 
@@ -196,7 +197,9 @@ def _updates_parameter(fdef):
 def module_helper(norm, call, obj):
     """The ``FunctionDef`` to inline for a call of ``obj``, a Python function defined in the
     caller's module (same globals, no closure), when its parameters are not all plain
-    positional ones, the call passes ``*`` or ``**``, or it is called for its effect and
+    positional ones, the call passes ``*`` or ``**`` or a function (``rk4(lorenz, y)``: the
+    helper is specialised on it, see ``inline.static_function``; a helper of another module
+    is compiled on its own, where a call of its parameter is refused), or it is called for its effect and
     updates one of its parameters in place (a solver's ``step(field)``: inlined, the update
     is the caller's, checked like its own); None to leave the call as it is.
     Such a function of another module, or one that reads a global the caller binds as a
@@ -206,12 +209,18 @@ def module_helper(norm, call, obj):
         return None  # (a decorator's wrapper, such as a derivative srcad made, is judged where it is called)
     if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
         return None
+    from .inline import passes_function
+
     code = fn.__code__
     packed = bool(code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
     spread = any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
     updates = A.anno(call, "for_effect") and code.co_argcount and fn.__globals__ is norm.source.globals
-    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
+    defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
+    passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
+    if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
         return None
+    if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__) and not (packed or spread):
+        return None  # another module's helper is compiled on its own, as before: a call of its parameter is refused
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
         if not (packed or spread) or known_pure(fn) and not spread:
             # keyword-only parameters bind by name at the call as in Python; the libraries srcad
@@ -224,7 +233,7 @@ def module_helper(norm, call, obj):
     from ..pipeline import check_source_is_code
     from ..source import capture
 
-    if not (packed or spread or code.co_kwonlyargcount or code.co_posonlyargcount):  # only called for its effect
+    if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount):  # for its effect
         try:
             helper = capture(fn)
         except SrcadError:
@@ -244,4 +253,5 @@ def module_helper(norm, call, obj):
             f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "
             "binds as a local name; rename one of them", call)
     norm.namer.reserve(A.all_names(fdef))
+    norm.user_names |= A.all_names(fdef)
     return fdef

@@ -12,6 +12,10 @@ Guarantee: afterwards no call of these is left.
   they are taken only where one pass consumes them: as the argument of ``list``, ``tuple``,
   ``sum``, ``sorted``, ``min``, ``max``, ``zip``, ``enumerate``, ``np.array``/``np.stack``/...,
   or the iterable of a ``for`` loop or comprehension. Elsewhere they are refused.
+- ``zip(xs, ys)`` and ``zip(*rows)`` where one pass consumes them (as ``map``), and
+  ``zip(*rows)`` as a loop's iterable, are the list of tuples Python's iterator yields:
+  ``[(x, y) for x, y in zip(xs, ys)]``, and for ``zip(*rows)`` the rows' items at each index
+  up to the shortest row (``zip_rows``).
 - ``functools.reduce(f, xs[, start])`` is a loop ``acc = f(acc, x)``.
 - ``np.testing.assert_*(...)`` for its effect is a check: it runs in the forward pass like an
   ``assert`` statement (so not under ``python -O``), its operands are never differentiated.
@@ -50,6 +54,7 @@ import numpy as np
 
 from .. import astutil as A
 from ..naming import builtin
+from .binding import builtin_call
 from .resolve_calls import Callee, local_names, resolve_calls
 
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult, operator.truediv: gast.Div,
@@ -102,6 +107,8 @@ def functional_rhs(norm, call, callee, out):
     if callee.kind != "object":
         return None
     obj = callee.obj
+    if _is(obj, (builtins.zip,)) and A.anno(call, "consumed") and call.args and not call.keywords:
+        return norm.rhs(zip_rows(norm, call, out), out)
     if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     if _is(obj, _BINARY) and len(call.args) == 2 and not call.keywords:
@@ -127,8 +134,40 @@ def functional_rhs(norm, call, callee, out):
     return None
 
 
+def zip_rows(norm, call, out):
+    """``zip(xs, ys)`` (or ``zip(*rows)``) as the list comprehension of its tuples; emits the
+    rows of a ``*rows`` into ``out`` first (each evaluated once, as ``zip`` does)."""
+    if any(isinstance(a, gast.Starred) for a in call.args):
+        if len(call.args) != 1:
+            raise norm.error("srcad supports zip(*rows) with the one starred argument, or zip(xs, ys, ...)", call)
+        k, row = norm.namer.fresh("_k"), norm.namer.fresh("_row")
+        rows = A.load(norm.namer.fresh("_rows"))
+        out.append(gast.copy_location(A.assign(rows.id, norm.rhs(gast.ListComp(
+            elt=builtin_call("list", A.load(row)),
+            generators=[gast.comprehension(target=A.store(row), iter=call.args[0].value, ifs=[], is_async=0)]),
+            out)), call))
+        lengths = norm.atom(gast.ListComp(elt=builtin_call("len", A.load(row)), generators=[
+            gast.comprehension(target=A.store(row), iter=A.deepcopy(rows), ifs=[], is_async=0)]), out)
+        count = norm.atom(gast.IfExp(test=A.deepcopy(lengths), body=builtin_call("min", A.deepcopy(lengths)),
+                                     orelse=A.const(0)), out)  # zip() of no rows is empty
+        item = gast.Subscript(value=A.load(row), slice=A.load(k), ctx=gast.Load())
+        column = gast.ListComp(elt=item, generators=[
+            gast.comprehension(target=A.store(row), iter=A.deepcopy(rows), ifs=[], is_async=0)])
+        return gast.ListComp(elt=builtin_call("tuple", column), generators=[
+            gast.comprehension(target=A.store(k), iter=builtin_call("range", count), ifs=[], is_async=0)])
+    items = [norm.namer.fresh("_item") for _ in call.args]
+    pairs = gast.Call(func=call.func, args=list(call.args), keywords=[])
+    A.set_anno(pairs, "callee", A.anno(call, "callee"))
+    return gast.ListComp(elt=gast.Tuple(elts=[A.load(i) for i in items], ctx=gast.Load()), generators=[
+        gast.comprehension(target=gast.Tuple(elts=[A.store(i) for i in items], ctx=gast.Store()), iter=pairs,
+                           ifs=[], is_async=0)])
+
+
 def _function_call(norm, fn, args, out, node):
-    """A call of the function value ``fn`` (a lambda becomes a helper of the function)."""
+    """A call of the function value ``fn`` (a lambda becomes a helper of the function; a
+    parameter of an inlined helper that holds a known function calls that function)."""
+    if isinstance(fn, gast.Name) and fn.id in norm.static_functions:
+        return norm.static_functions[fn.id].call(args, [], node)
     if isinstance(fn, gast.Lambda):
         name = norm.namer.fresh("_lambda")
         ret = gast.copy_location(gast.Return(value=fn.body), fn.body)

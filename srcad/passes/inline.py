@@ -34,12 +34,165 @@ def f(y):
     pieces = _list1
     return e
 """
+import functools
+import types
+
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .binding import bind_arguments
 from .jumps import eliminate_jumps
-from .resolve_calls import Callee, local_names
+from .resolve_calls import (Callee, array_method, dotted, global_method, global_partial, local_names, lookup_path,
+                            parameter_names, readable)
+
+
+class StaticFunction:
+    """A function passed as an argument and known when compiling: ``callee`` and ``expr`` call
+    it in the caller's scope (``lorenz``, ``np.tanh``, a helper of the function); ``args`` and
+    ``keywords`` are atoms a ``functools.partial`` fixes in front of the call's own."""
+
+    __slots__ = ("expr", "callee", "args", "keywords")
+
+    def __init__(self, expr, callee, args=(), keywords=()):
+        self.expr, self.callee, self.args, self.keywords = expr, callee, list(args), list(keywords)
+
+    def call(self, args, keywords, node):
+        """The call of this function with ``args`` and ``keywords`` (``node``: where)."""
+        fixed = A.deepcopy(self.keywords)  # a **mapping goes last
+        call = gast.Call(func=A.deepcopy(self.expr), args=A.deepcopy(self.args) + list(args),
+                         keywords=[k for k in fixed if k.arg is not None] + list(keywords)
+                         + [k for k in fixed if k.arg is None])
+        for key in ("for_effect", "consumed"):
+            if A.anno(node, key):
+                A.set_anno(call, key, A.anno(node, key))
+        return A.set_anno(gast.copy_location(call, node), "callee", self.callee)
+
+
+def static_function(norm, arg, out):
+    """The ``StaticFunction`` the argument expression ``arg`` denotes, or None: a global or
+    closure function (``lorenz``, ``np.tanh``, ``cfg.act``: a name the user wrote, resolved and
+    guarded like a called name), a lambda or a ``def`` of the function, a parameter that holds
+    one (a helper passing its function on), or ``functools.partial`` of one of these (its
+    arguments evaluated here, once, as Python evaluates them). A local variable is never one."""
+    if isinstance(arg, gast.Lambda):
+        name = norm.namer.fresh("_lambda")
+        norm.stmt_FunctionDef(gast.copy_location(lambda_def(name, arg), arg), out)
+        return StaticFunction(A.load(name), Callee("local", name=name))
+    if isinstance(arg, gast.Name) and arg.id in norm.static_functions:
+        return norm.static_functions[arg.id]
+    if isinstance(arg, gast.Name) and arg.id in norm.local_functions:
+        return StaticFunction(A.load(arg.id), Callee("local", name=arg.id))
+    if isinstance(arg, gast.Call):
+        callee = A.anno(arg, "callee")
+        if (callee is None or callee.kind != "object" or callee.obj is not functools.partial or not arg.args
+                or any(isinstance(a, gast.Starred) for a in arg.args) or any(k.arg is None for k in arg.keywords)):
+            return None
+        inner = static_function(norm, arg.args[0], out)
+        if inner is None:
+            return None
+        fixed = [norm.atom(a, out) for a in arg.args[1:]]
+        keywords = [gast.keyword(arg=k.arg, value=norm.atom(k.value, out)) for k in arg.keywords]
+        return StaticFunction(inner.expr, inner.callee, inner.args + fixed, inner.keywords + keywords)
+    obj = _global_function(norm, arg)
+    if obj is None:
+        return None
+    parts = dotted(arg)
+    found = global_partial(parts, norm.source)
+    if found is not None:  # a global functools.partial: its function, arguments and keywords
+        function, func, fixed, keywords = found
+        return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), fixed,
+                              [gast.keyword(arg=None, value=keywords)])
+    found = global_method(parts, norm.source)
+    if found is not None:  # model.rhs: its function, with model first
+        function, func, receiver = found
+        return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), [receiver])
+    lookup_path(parts, norm.source)  # guarded from now on, as a called name is
+    return StaticFunction(A.deepcopy(arg), Callee("object", obj=readable(obj), name=".".join(parts)))
+
+
+def passes_function(norm, call):
+    """Does ``call`` pass a ``StaticFunction`` (see ``static_function``)? Emits nothing."""
+    def denotes(arg):
+        if isinstance(arg, gast.Lambda) or isinstance(arg, gast.Name) and (
+                arg.id in norm.static_functions or arg.id in norm.local_functions):
+            return True
+        if isinstance(arg, gast.Call):
+            callee = A.anno(arg, "callee")
+            return (callee is not None and callee.kind == "object" and callee.obj is functools.partial
+                    and bool(arg.args) and denotes(arg.args[0]))
+        return _global_function(norm, arg) is not None
+
+    return any(denotes(a) for a in call.args if not isinstance(a, gast.Starred)) or any(
+        denotes(k.value) for k in call.keywords if k.arg is not None)
+
+
+def _global_function(norm, arg):
+    """The function (not a class or a callable object) a global or closure dotted name the user
+    wrote denotes, or None."""
+    parts = dotted(arg)
+    # a name srcad made (an inlined helper's local) is never looked up as a global
+    if parts is None or parts[0] in local_names(norm.source.node) or parts[0] not in norm.user_names:
+        return None
+    try:
+        obj = norm.source.lookup(parts[0])
+        for attr in parts[1:]:
+            obj = getattr(obj, attr)
+    except (KeyError, AttributeError):
+        return None
+    if not isinstance(obj, _FUNCTIONS) and type(obj).__name__ != "_ArrayFunctionDispatcher" or array_method(obj):
+        return None  # (a callable object, a class: a value the helper may only read)
+    return obj
+
+
+#: what a function passed as an argument may be (NumPy's functions are ``_ArrayFunctionDispatcher``s)
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, np.ufunc, functools.partial)
+
+
+def _mark_functions(norm, call, out):
+    """``call`` with each argument that is a ``StaticFunction`` replaced by a fresh marker name,
+    and ``{marker: StaticFunction}``."""
+    found = {}
+
+    def mark(arg):
+        static = None if isinstance(arg, gast.Starred) else static_function(norm, arg, out)
+        if static is None:
+            return arg
+        marker = norm.namer.fresh("_function")
+        found[marker] = static
+        return A.load(marker)
+
+    marked = gast.Call(func=call.func, args=[mark(a) for a in call.args],
+                       keywords=[k if k.arg is None else gast.keyword(arg=k.arg, value=mark(k.value))
+                                 for k in call.keywords])
+    for key, value in getattr(call, A._ANNO, {}).items():
+        A.set_anno(marked, key, value)
+    return gast.copy_location(marked, call), found
+
+
+class _CallsOfParameters(gast.NodeTransformer):
+    """Calls of a parameter that holds a ``StaticFunction`` become calls of that function."""
+
+    def __init__(self, norm, statics):
+        self.norm, self.statics = norm, statics
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        static = self.statics.get(node.func.id) if isinstance(node.func, gast.Name) else None
+        return node if static is None else static.call(node.args, node.keywords, node)
+
+    def visit_FunctionDef(self, node):
+        return self._scope(node, local_names(node))
+
+    def visit_Lambda(self, node):
+        return self._scope(node, parameter_names(node))
+
+    def _scope(self, node, bound):
+        shadowed = bound & set(self.statics)
+        if not shadowed:
+            return self.generic_visit(node)
+        inner = _CallsOfParameters(self.norm, {k: v for k, v in self.statics.items() if k not in shadowed})
+        return inner.generic_visit(node)
 
 
 def lambda_def(name, lam):
@@ -95,19 +248,35 @@ def inline_call(norm, call, name, out, fdef=None):
             f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
             "Write it as a loop, or define it at module level with a custom_vjp", call)
     renames = {p: norm.namer.unique(f"{name}_{p}") for p in sorted(local_names(fdef))}
+    call, functions = _mark_functions(norm, call, out)
     bound = bind_arguments(norm, call, name, fdef, out)  # in the caller's order, before the helper runs
     args = fdef.args
     order = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
     rebound = A.names_stored(gast.Module(body=fdef.body, type_ignores=[]))
+    statics = {}  # the helper specialised on the functions it is passed: f(y) calls lorenz(y)
     for param in [a.id for a in order if a is not None]:
         value = bound[param]
+        static = functions.get(value.id) if isinstance(value, gast.Name) else None
+        if static is None and isinstance(value, (gast.Name, gast.Attribute)):  # a default naming a function
+            static = static_function(norm, value, out)
+        if static is not None:
+            if param in rebound:
+                raise norm.error(
+                    f"srcad specialises '{name}' on the function passed as '{param}', which '{name}' assigns "
+                    "again; give the new value another name", call)
+            statics[renames[param]] = static
+            if static.callee.kind == "object" and not static.args and not static.keywords:
+                out.append(gast.copy_location(A.assign(renames[param], A.deepcopy(static.expr)), call))
+            continue
         if A.anno(call, "for_effect") and isinstance(value, gast.Name) and param not in rebound:
             # called for its effect: the parameter is the caller's array itself, so an update
             # through it is the caller's own (and checked as such), not one through an alias
             renames[param] = value.id
             continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
-    body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames).body
+    body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames)
+    body = _CallsOfParameters(norm, statics).visit(body).body
+    norm.static_functions.update(statics)  # passed on from here, the function is still known
     result = norm.namer.fresh(f"{name}_result")
     body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result,
                            params=[renames[p] for p in bound])
@@ -120,3 +289,20 @@ def inline_call(norm, call, name, out, fdef=None):
         norm.inlining.pop()
         norm.local_functions = saved_functions
     return A.load(result)
+
+
+def unknown_function(norm, call, name):
+    """The error for a call of the parameter ``name`` whose function is not known when compiling."""
+    fn = norm.source.node
+    if name in parameter_names(fn) and not norm.inlining:
+        return norm.error(
+            f"'{name}' is a parameter of {fn.name} that it calls; srcad knows which function it holds only where "
+            f"a call passes one by name (a global or closure function, np.tanh, a lambda, a def of the caller, "
+            f"functools.partial of one), not a value known only when it runs such as a local variable. Pass one so "
+            f"where {fn.name} is called, from a function of the same module ({fn.name} is specialised on it there); "
+            f"to differentiate {fn.name} itself, differentiate a function that calls it so: "
+            f"def loss(x): return {fn.name}(x, my_function)", call)
+    return norm.error(
+        f"srcad cannot tell which function the parameter '{name}' holds here: the caller passes a value known "
+        "only when it runs; pass a function by its name (a global or closure function, np.tanh, a def of the "
+        "function), a lambda, or functools.partial of one", call)

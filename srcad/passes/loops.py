@@ -40,6 +40,7 @@ import gast
 from .. import astutil as A
 from ..naming import builtin
 from .jumps import is_break_guard
+from .functional import zip_rows
 from .resolve_calls import Callee
 
 _DICT_VIEWS = ("keys", "values", "items")
@@ -117,7 +118,9 @@ def _iteration(norm, it, out):
             count = A.load(k) if start is None else gast.BinOp(left=A.load(k), op=gast.Add(), right=A.deepcopy(start))
             return gast.Tuple(elts=[count, inner(k)], ctx=gast.Load())
         return lengths, counted
-    if _is_call_to(it, builtins.zip):
+    if _is_call_to(it, builtins.zip) and any(isinstance(a, gast.Starred) for a in it.args) and not it.keywords:
+        it = zip_rows(norm, it, out)  # zip(*rows): the list of its tuples
+    elif _is_call_to(it, builtins.zip):
         if not it.args or it.keywords or any(isinstance(a, gast.Starred) for a in it.args):
             raise norm.error("srcad supports zip of one or more sequences, without * or keywords", it)
         parts = [_iteration(norm, a, out) for a in it.args]

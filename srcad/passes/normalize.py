@@ -43,10 +43,10 @@ from .. import astutil as A
 from ..naming import Namer, builtin
 from .binding import module_helper
 from .functional import check_statement, functional_rhs, is_check, mark_consumed
-from .inline import inline_call, inline_comprehension, lambda_def
+from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
-from .resolve_calls import Callee, resolve_calls
+from .resolve_calls import Callee, method_check, resolve_calls
 from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
@@ -76,6 +76,7 @@ def normalize(node, source, namer=None):
     """Return the A-normal form of the function ``node`` (see the module docstring)."""
     namer = namer or Namer(A.all_names(node) | set(source.closure))
     norm = _Normalizer(source, namer)
+    norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
     node.body = norm.block(body) or [gast.Pass()]
@@ -89,6 +90,7 @@ class _Normalizer:
         self.source = source
         self.namer = namer
         self.local_functions = {}  # name -> FunctionDef of a helper defined in the function
+        self.static_functions = {}  # inlined parameter -> inline.StaticFunction it was passed
         self.inlining = []
         self.loop_depth = 0  # loops around the statement being normalised
 
@@ -208,6 +210,8 @@ class _Normalizer:
             out.append(A.assign(target.id, rhs))
         elif isinstance(target, (gast.Tuple, gast.List)):
             stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if isinstance(value, gast.Call):  # unpacking consumes one pass: a, b = zip(*pairs)
+                A.set_anno(value, "consumed", True)
             source = self.atom(value, out)
             after = len(target.elts) - (stars[0] + 1) if stars else 0
             for i, elt in enumerate(target.elts):
@@ -398,8 +402,13 @@ class _Normalizer:
         lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
         if lowered is not None:
             return lowered
+        if callee.kind == "parameter":
+            raise unknown_function(self, e, callee.name)
         if callee.kind == "local":
             return inline_call(self, e, callee.name, out)
+        check = method_check(self, e)  # self.step(x) differentiated as C.step(self, x): checked when it runs
+        if check is not None:
+            self.stmt(check, out)
         helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
         if helper is not None:  # *args, **kwargs, keyword-only, or a call with * or **
             return inline_call(self, e, helper.name, out, helper)

@@ -1,8 +1,12 @@
 """Call resolution: bind every call in a function to the Python object it calls."""
+import functools
+import inspect
+import types
+
 import gast
 import numpy as np
 
-from ..astutil import anno, set_anno
+from ..astutil import anno, names_stored, set_anno
 
 
 class Callee:
@@ -44,23 +48,175 @@ def local_names(fn_node):
     return names
 
 
+def parameter_names(fn_node):
+    """The names of the parameters of a ``FunctionDef`` or ``Lambda``."""
+    args = fn_node.args
+    return {a.id for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg] if a is not None}
+
+
 def _calls_in_scopes(node, locals_):
-    """Each call in ``node`` with the local names where it runs: a nested ``def`` or ``lambda``
-    adds its parameters and assignments to its enclosing scope's."""
-    stack = [(child, locals_) for child in gast.iter_child_nodes(node)]
+    """Each call in ``node`` with the local names where it runs, which of them are parameters
+    of a function around it, and which a nested ``def`` or ``lambda`` around it binds (it adds
+    its parameters and assignments to its enclosing scope's)."""
+    params = parameter_names(node) if isinstance(node, (gast.FunctionDef, gast.Lambda)) else set()
+    stack = [(child, locals_, params, frozenset()) for child in gast.iter_child_nodes(node)]
     while stack:
-        n, scope = stack.pop()
+        n, scope, scope_params, nested = stack.pop()
         if isinstance(n, gast.FunctionDef):
-            scope = scope | local_names(n)
+            inner = local_names(n)
+            scope, scope_params, nested = scope | inner, (scope_params - inner) | parameter_names(n), nested | inner
         elif isinstance(n, gast.Lambda):
-            params = n.args.posonlyargs + n.args.args + n.args.kwonlyargs + [n.args.vararg, n.args.kwarg]
-            scope = scope | {a.id for a in params if a is not None}
+            inner = parameter_names(n)
+            scope, scope_params, nested = scope | inner, scope_params | inner, nested | inner
         if isinstance(n, gast.Call):
-            yield n, scope
-        stack.extend((child, scope) for child in gast.iter_child_nodes(n))
+            yield n, scope, scope_params, nested
+        stack.extend((child, scope, scope_params, nested) for child in gast.iter_child_nodes(n))
 
 
-def _dotted(node):
+def _method_owner(source, node):
+    """``(self name, class path)`` when ``node`` is the function ``source`` reads, a plain method
+    (not a static or class method) of a class the module reaches by its qualified name, whose
+    first parameter is never assigned; else None."""
+    fn = source.fn
+    parts = getattr(fn, "__qualname__", "").split(".")
+    args = node.args.posonlyargs + node.args.args if isinstance(node, gast.FunctionDef) else []
+    if node is not source.node or len(parts) < 2 or "<locals>" in parts or not args:
+        return None
+    try:
+        cls = source.globals[parts[0]]
+        for attr in parts[1:-1]:
+            cls = getattr(cls, attr)
+    except (KeyError, AttributeError):
+        return None
+    attr = inspect.getattr_static(cls, parts[-1], None) if isinstance(cls, type) else None
+    attr = getattr(attr, "__srcad_function__", attr)  # @srcad.differentiable on the method
+    self_name = args[0].id
+    if getattr(attr, "__code__", None) is not fn.__code__ or self_name in names_stored(node):
+        return None
+    return self_name, parts[:-1]
+
+
+def _through_self(call, parts, owner, source):
+    """``self.step(x)`` in a method of ``C`` as ``C.step(self, x)`` when ``C.step`` is a plain
+    function, annotated ``through_self`` (what ``method_check`` checks when it runs); else
+    False."""
+    self_name, class_path = owner
+    try:
+        cls = lookup_path(class_path, source)  # guarded: a class redefined means new code
+    except (KeyError, AttributeError):
+        return False
+    if not isinstance(inspect.getattr_static(cls, parts[1], None), types.FunctionType):
+        return False
+    path = class_path + [parts[1]]
+    function = lookup_path(path, source)
+    call.func = gast.copy_location(_path_expr(path), call.func)
+    call.args = [_path_expr([self_name])] + call.args
+    set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path)))
+    set_anno(call, "through_self", (self_name, parts[1], function))
+    return True
+
+
+def _path_expr(path):
+    node = gast.Name(id=path[0], ctx=gast.Load(), annotation=None, type_comment=None)
+    for attr in path[1:]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    return node
+
+
+def global_method(parts, source):
+    """For ``model.loss`` (the dotted name ``parts``), a global (or closure) object's Python
+    method bound to it: ``(function, model.loss.__func__, model)`` as expressions, so that
+    ``model.loss(x)`` is ``model.loss.__func__(model, x)``, a call of the function srcad reads,
+    guarded on ``model.loss.__func__`` (a bound method is a new object at each read); None for
+    anything else (a library object's method keeps its rule: ``scipy.stats.norm.logpdf``)."""
+    try:
+        owner = source.lookup(parts[0])
+        for attr in parts[1:-1]:
+            owner = getattr(owner, attr)
+        obj = getattr(owner, parts[-1])
+    except (KeyError, AttributeError):
+        return None
+    if not (len(parts) > 1 and isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
+            and obj.__self__ is owner):
+        return None
+    from .. import registry
+    from ..compile import _installed
+
+    if (registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj)
+            or _installed(obj.__func__.__code__.co_filename)):
+        return None
+    function = lookup_path(parts + ["__func__"], source)
+    return function, _path_expr(parts + ["__func__"]), _path_expr(parts[:-1])
+
+
+def _bound_method_call(call, parts, source):
+    """A call of a ``global_method`` rewritten as the call of its function; else False."""
+    found = global_method(parts, source)
+    if found is None:
+        return False
+    function, func, receiver = found
+    call.func = gast.copy_location(func, call.func)
+    call.args = [receiver] + call.args
+    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    return True
+
+
+def global_partial(parts, source):
+    """For a global ``rhs = functools.partial(g, a, k=v)`` of a Python function ``g`` (the
+    dotted name ``parts``): ``(g, rhs.func, [rhs.args[0]], rhs.keywords)`` as expressions, so
+    that ``rhs(y)`` is ``rhs.func(rhs.args[0], y, **rhs.keywords)``, a call of ``g`` srcad
+    reads (inlined, its keywords bound when the code runs), guarded on ``rhs.func`` and on the
+    tuple ``rhs.args``; None for anything else."""
+    try:
+        obj = source.lookup(parts[0])
+        for attr in parts[1:]:
+            obj = getattr(obj, attr)
+    except (KeyError, AttributeError):
+        return None
+    if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType):
+        return None
+    function = lookup_path(parts + ["func"], source)
+    lookup_path(parts + ["args"], source)  # a tuple: the same object means the same arguments
+    fixed = [gast.Subscript(value=_path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
+                            ctx=gast.Load()) for i in range(len(obj.args))]
+    return function, _path_expr(parts + ["func"]), fixed, _path_expr(parts + ["keywords"])
+
+
+def _partial_call(call, parts, source):
+    """A call of a ``global_partial`` rewritten as the call of its function; else False."""
+    found = global_partial(parts, source)
+    if found is None:
+        return False
+    function, func, fixed, keywords = found
+    call.func = gast.copy_location(func, call.func)
+    call.args = fixed + call.args
+    call.keywords = call.keywords + [gast.keyword(arg=None, value=keywords)]
+    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    return True
+
+
+def method_check(norm, call):
+    """The statement checking, when the code runs, that ``self.step`` resolved through the
+    class (``through_self``) is what Python calls: ``check_method(self, 'step', C.step, where)``
+    (``errors.check_method``); None for any other call."""
+    found = anno(call, "through_self")
+    if found is None:
+        return None
+    from ..errors import check_method
+    from ..naming import BUILTIN
+
+    self_name, name, _ = found
+    checker = set_anno(gast.Name(id=norm.namer.unique("check_method"), ctx=gast.Load(), annotation=None,
+                                 type_comment=None), BUILTIN, ("check_method", check_method))
+    where = f"{norm.source.filename}:{getattr(call, 'lineno', '?')}: "
+    args = [_path_expr([self_name]), gast.Constant(value=name, kind=None), call.func,
+            gast.Constant(value=where, kind=None)]
+    check = gast.Call(func=checker, args=args, keywords=[])
+    set_anno(check, "callee", Callee("object", obj=check_method, name="check_method"))
+    return gast.copy_location(gast.Expr(value=check), call)
+
+
+def dotted(node):
     """``a.b.c`` as ['a', 'b', 'c'], or None for anything that is not a plain dotted name."""
     parts = []
     while isinstance(node, gast.Attribute):
@@ -81,8 +237,11 @@ def resolve_calls(node, source, local_functions=()):
     Afterwards every call is one of: ``Callee("object", obj)`` for a name or dotted name
     that resolves through the function's closure, globals and builtins (``np.sin`` becomes
     the real ``numpy.sin``); ``Callee("method", name=...)`` for a method of a local value
-    (``x.sum``); ``Callee("local", name=...)`` for a function defined inside the function.
-    A name that resolves nowhere raises ``SrcadSyntaxError`` at its line.
+    (``x.sum``); ``Callee("local", name=...)`` for a function defined inside the function;
+    ``Callee("parameter", name=...)`` for a call of a parameter (``f(y)`` in ``def rk4(f, y)``),
+    which inlining replaces by the function the caller passes when it is known
+    (``inline.static_function``) and normalisation refuses otherwise. A name that resolves
+    nowhere raises ``SrcadSyntaxError`` at its line.
 
     >>> import gast, numpy as np
     >>> from srcad.source import capture
@@ -105,17 +264,18 @@ def resolve_calls(node, source, local_functions=()):
         for t in n.targets
         if isinstance(t, gast.Name)
     }
-    for call, locals_ in _calls_in_scopes(node, locals_):
+    owner = _method_owner(source, node)
+    for call, locals_, params, nested in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue
-        parts = _dotted(call.func)
+        parts = dotted(call.func)
         if parts is None:
             if isinstance(call.func, gast.Attribute):
                 set_anno(call, "callee", Callee("method", name=call.func.attr))
                 continue
             made = _static_call(call.func, source, locals_)
             if made is not None:  # srcad.grad(h)(x): the function srcad.grad(h) makes
-                set_anno(call, "callee", Callee("object", obj=_readable(made), name=type(made).__name__))
+                set_anno(call, "callee", Callee("object", obj=readable(made), name=type(made).__name__))
                 continue
             if _transform_of_a_local(call.func, source, locals_):
                 raise source.syntax_error(
@@ -127,6 +287,11 @@ def resolve_calls(node, source, local_functions=()):
         root = parts[0]
         if root in local_functions and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
+        elif root in params and len(parts) == 1:
+            set_anno(call, "callee", Callee("parameter", name=root))
+        elif (owner is not None and root == owner[0] and len(parts) == 2 and root not in nested
+              and _through_self(call, parts, owner, source)):
+            continue
         elif root in locals_:
             if len(parts) == 1:
                 raise source.syntax_error(
@@ -136,14 +301,16 @@ def resolve_calls(node, source, local_functions=()):
                 )
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
+            if _bound_method_call(call, parts, source) or _partial_call(call, parts, source):
+                continue
             try:
-                obj = _lookup(parts, source)
+                obj = lookup_path(parts, source)
             except (KeyError, AttributeError):
                 raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
-            if _array_method(obj):  # c.dot(x) of a global array c: differentiated like np.dot(c, x)
+            if array_method(obj):  # c.dot(x) of a global array c: differentiated like np.dot(c, x)
                 set_anno(call, "callee", Callee("method", name=parts[-1]))
                 continue
-            set_anno(call, "callee", Callee("object", obj=_readable(obj), name=".".join(parts)))
+            set_anno(call, "callee", Callee("object", obj=readable(obj), name=".".join(parts)))
     return _ItemCalls(source, locals_).visit(node)
 
 
@@ -162,11 +329,11 @@ class _ItemCalls(gast.NodeTransformer):
 
     def visit_Subscript(self, node):
         self.generic_visit(node)
-        parts = _dotted(node.value)
+        parts = dotted(node.value)
         if not isinstance(node.ctx, gast.Load) or parts is None or parts[0] in self.locals_:
             return node
         try:
-            obj = _lookup(parts, self.source)
+            obj = lookup_path(parts, self.source)
         except (KeyError, AttributeError):
             return node
         if isinstance(obj, _INDEXABLE) or not hasattr(type(obj), "__getitem__"):
@@ -190,7 +357,7 @@ class _ItemCalls(gast.NodeTransformer):
         return index
 
 
-def _array_method(obj):
+def array_method(obj):
     """Is ``obj`` a method of an array that srcad differentiates as a function of the array
     (``registry.METHODS``)?"""
     from .. import registry
@@ -198,7 +365,7 @@ def _array_method(obj):
     return isinstance(getattr(obj, "__self__", None), np.ndarray) and getattr(obj, "__name__", None) in registry.METHODS
 
 
-def _lookup(parts, source):
+def lookup_path(parts, source):
     """The object the dotted name ``parts`` denotes now; recorded on the function's node
     (``"resolved"``: ``(path, object)`` pairs), so the compiled code can be guarded on it."""
     obj = source.lookup(parts[0])
@@ -212,7 +379,7 @@ def _lookup(parts, source):
     return obj
 
 
-def _readable(obj):
+def readable(obj):
     """What srcad reads for a call of ``obj``: a gradient made by ``srcad.grad`` reads as its
     generated adjoint (``__srcad_source__``), whose source is registered with linecache."""
     make = getattr(obj, "__srcad_source__", None)
@@ -223,12 +390,12 @@ def _transform_of_a_local(func, source, locals_):
     """Is ``func`` a call of a static transform (``srcad.grad``) on a local function?"""
     if not isinstance(func, gast.Call) or not func.args:
         return False
-    parts = _dotted(func.func)
+    parts = dotted(func.func)
     try:
-        transform = _lookup(parts, source) if parts is not None and parts[0] not in locals_ else None
+        transform = lookup_path(parts, source) if parts is not None and parts[0] not in locals_ else None
     except (KeyError, AttributeError):
         return False
-    arg = _dotted(func.args[0])
+    arg = dotted(func.args[0])
     return getattr(transform, "__srcad_static__", False) and arg is not None and arg[0] in locals_
 
 
@@ -237,11 +404,11 @@ def _static_call(func, source, locals_):
     function transformations such as ``srcad.grad``) and its arguments are globals or literals."""
     if not isinstance(func, gast.Call):
         return None
-    parts = _dotted(func.func)
+    parts = dotted(func.func)
     if parts is None or parts[0] in locals_:
         return None
     try:
-        transform = _lookup(parts, source)
+        transform = lookup_path(parts, source)
     except (KeyError, AttributeError):
         return None
     if not getattr(transform, "__srcad_static__", False):
@@ -252,11 +419,11 @@ def _static_call(func, source, locals_):
                 isinstance(e, gast.Constant) for e in arg.elts)):
             values.append(gast.literal_eval(arg))
             continue
-        arg_parts = _dotted(arg)
+        arg_parts = dotted(arg)
         if arg_parts is None or arg_parts[0] in locals_:
             return None
         try:
-            values.append(_lookup(arg_parts, source))
+            values.append(lookup_path(arg_parts, source))
         except (KeyError, AttributeError):
             return None
     positional = values[: len(func.args)]
