@@ -2,8 +2,9 @@
 
     python benchmarks/numba_loops.py [--quick]
 
-Soft-DTW 64x64 (a double loop of scalar soft-minimums) and RK4 on the Lorenz system
-(1,000 steps of a helper called four times per step). Everything runs in one process,
+Soft-DTW 64x64 (a double loop of scalar soft-minimums), RK4 on the Lorenz system (1,000
+steps of a helper called four times per step) and a Kalman filter's log-likelihood (200
+predict/update steps of a 4x4 state, with ``np.linalg.inv`` and ``det``). Everything runs in one process,
 single-threaded; every gradient is checked against the hand-written adjoint before it is
 timed; a time is the best of several rounds of calls. Printed: times as ratios to the
 hand-written NumPy adjoint (lower is faster), and the first call's time (numba compiling).
@@ -20,6 +21,7 @@ import sys  # noqa: E402
 import time  # noqa: E402
 import timeit  # noqa: E402
 
+_STARTED = time.perf_counter()  # before NumPy and srcad are imported
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's srcad
@@ -136,6 +138,77 @@ def rk4_grad(s0, params, h, steps):
     return ds, dp
 
 
+# ---- Kalman filter ------------------------------------------------------------------------
+
+def kalman(F, Q, R, H, x0, P0, ys):
+    """The log-likelihood (up to a constant) of observations ``ys`` under a linear-Gaussian
+    model: transition F, noise Q, observation H, noise R."""
+    x = x0
+    P = P0
+    ll = 0.0
+    for t in range(ys.shape[0]):
+        x = F @ x
+        P = F @ P @ F.T + Q
+        v = ys[t] - H @ x
+        S = H @ P @ H.T + R
+        Si = np.linalg.inv(S)
+        K = P @ H.T @ Si
+        x = x + K @ v
+        P = P - K @ H @ P
+        ll = ll - 0.5 * (v @ Si @ v + np.log(np.linalg.det(S)))
+    return ll
+
+
+def kalman_grad(F, Q, R, H, x0, P0, ys):
+    """Hand-written: keep each step's state, covariances, innovation, inverse and gain; pull
+    back through update and predict (general matrices: no symmetry assumed)."""
+    x, P = x0, P0
+    tape = []
+    ll = 0.0
+    for t in range(ys.shape[0]):
+        xp = F @ x
+        Pp = F @ P @ F.T + Q
+        v = ys[t] - H @ xp
+        S = H @ Pp @ H.T + R
+        Si = np.linalg.inv(S)
+        K = Pp @ H.T @ Si
+        tape.append((x, P, Pp, v, Si, K))
+        x = xp + K @ v
+        P = Pp - K @ H @ Pp
+        ll = ll - 0.5 * (v @ Si @ v + np.log(np.linalg.det(S)))
+    gF, gQ, gR = np.zeros_like(F), np.zeros_like(Q), np.zeros_like(R)
+    gx, gP = np.zeros_like(x0), np.zeros_like(P0)
+    for x, P, Pp, v, Si, K in reversed(tape):
+        gSi = -0.5 * np.outer(v, v)
+        gv = -0.5 * (Si + Si.T) @ v + K.T @ gx
+        gS = -0.5 * Si.T
+        HPp = H @ Pp
+        gK = -gP @ HPp.T + np.outer(gx, v)
+        gPp = gP - (K @ H).T @ gP + gK @ Si.T @ H
+        gSi += (Pp @ H.T).T @ gK
+        gS += -Si.T @ gSi @ Si.T
+        gPp += H.T @ gS @ H
+        gR += gS
+        gxp = gx - H.T @ gv
+        gF += gPp @ F @ P.T + gPp.T @ F @ P + np.outer(gxp, x)
+        gQ += gPp
+        gx = F.T @ gxp
+        gP = F.T @ gPp @ F
+    return gF, gQ, gR
+
+def kalman_args(steps=200, seed=1):
+    """A constant-velocity model in 2-D: a 4x4 state, 2 observed positions."""
+    rng = np.random.default_rng(seed)
+    dt = 0.1
+    F = np.eye(4) + dt * np.array([[0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0.0]])
+    Q = 0.01 * np.eye(4) + 0.001 * np.ones((4, 4))
+    R = 0.1 * np.eye(2)
+    H = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])
+    x0, P0 = np.zeros(4), np.eye(4)
+    ys = np.cumsum(rng.standard_normal((steps, 2)) * 0.3, axis=0)
+    return F, Q, R, H, x0, P0, ys
+
+
 # ---- JAX, where installed ----------------------------------------------------------------
 
 def _jax_versions():
@@ -174,14 +247,32 @@ def _jax_versions():
         s, _ = jax.lax.scan(step, s0, None, length=steps)
         return jnp.sum(s * s)
 
+    def jkalman(F, Q, R, H, x0, P0, ys):
+        def step(carry, y):
+            x, P, ll = carry
+            x = F @ x
+            P = F @ P @ F.T + Q
+            v = y - H @ x
+            S = H @ P @ H.T + R
+            Si = jnp.linalg.inv(S)
+            K = P @ H.T @ Si
+            ll = ll - 0.5 * (v @ Si @ v + jnp.log(jnp.linalg.det(S)))
+            return (x + K @ v, P - K @ H @ P, ll), None
+
+        (_, _, ll), _ = jax.lax.scan(step, (x0, P0, 0.0), ys)
+        return ll
+
     return {"soft-DTW": jax.jit(jax.grad(jsoft_dtw, (0, 1))),
-            "RK4": jax.jit(jax.grad(jrk4, (0, 1)), static_argnums=(3,))}
+            "RK4": jax.jit(jax.grad(jrk4, (0, 1)), static_argnums=(3,)),
+            "Kalman": jax.jit(jax.grad(jkalman, (0, 1, 2)))}
 
 
 # ---- measuring ---------------------------------------------------------------------------
 
 def best_time(call, rounds, min_time):
-    timer = timeit.Timer(call)
+    """The least CPU time of ``call`` over ``rounds`` (each at least ``min_time`` long): on a
+    loaded machine, wall time also counts the time other processes hold the CPU."""
+    timer = timeit.Timer(call, timer=time.process_time)
     number = 1
     while True:
         elapsed = timer.timeit(number)
@@ -191,43 +282,105 @@ def best_time(call, rounds, min_time):
     return min(timer.timeit(number) / number for _ in range(rounds))
 
 
-def workloads(rng):
+def workloads():
+    """(title, program, hand-written adjoint, arguments, wrt, JAX key) of each workload."""
+    rng = np.random.default_rng(0)
     x, y = rng.standard_normal(64), rng.standard_normal(64)
     s0, params = np.array([1.0, 1.0, 1.0]), np.array([10.0, 28.0, 8.0 / 3.0])
-    return [("soft-DTW 64x64", soft_dtw, soft_dtw_grad, (x, y, 0.1), "soft-DTW"),
-            ("RK4 Lorenz, 1,000 steps", rk4, rk4_grad, (s0, params, 0.001, 1000), "RK4")]
+    return [("soft-DTW 64x64", soft_dtw, soft_dtw_grad, (x, y, 0.1), (0, 1), "soft-DTW"),
+            ("RK4 Lorenz, 1,000 steps", rk4, rk4_grad, (s0, params, 0.001, 1000), (0, 1), "RK4"),
+            ("Kalman, 200 steps, 4x4", kalman, kalman_grad, kalman_args(), (0, 1, 2), "Kalman")]
+
+
+def check_against_finite_differences(fn, grads, args, wrt, eps=1e-6):
+    """Central differences of ``fn`` in two random directions against ``grads``."""
+    rng = np.random.default_rng(1)
+    for _ in range(2):
+        u = {k: rng.standard_normal(np.shape(args[k])) for k in wrt}
+
+        def at(t):
+            return fn(*[a + t * u[k] if k in u else a for k, a in enumerate(args)])
+
+        numeric = (at(eps) - at(-eps)) / (2 * eps)
+        analytic = sum(np.vdot(g, u[k]) for g, k in zip(grads, wrt))
+        assert abs(analytic - numeric) <= 1e-5 * (1 + abs(numeric)), (fn.__name__, analytic, numeric)
+
+
+def first_call(title):
+    """This process's import time and first call of the numba gradient of workload ``title``
+    (numba compiling, or loading from ``SRCAD_CACHE_DIR``), as one line of JSON."""
+    import json
+
+    import numba  # noqa: F401 - imported before the clock starts, counted in the process's time
+
+    for name, fn, _, call_args, wrt, _ in workloads():
+        if name == title:
+            start = time.perf_counter()
+            grad = srcad.grad(fn, wrt=wrt, backend="numba")
+            grad(*call_args)
+            print(json.dumps({"first call (s)": time.perf_counter() - start,
+                              "process until then (s)": time.perf_counter() - _STARTED}))
+
+
+def compile_times():
+    """Each workload's first call in a fresh process, twice, with one new ``SRCAD_CACHE_DIR``:
+    the first compiles, the second loads numba's cache."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache_dir:
+        env = dict(os.environ, SRCAD_CACHE_DIR=cache_dir)
+        for title, *_ in workloads():
+            runs = [json.loads(subprocess.run([sys.executable, __file__, "--first-call", title], env=env, check=True,
+                                              capture_output=True, text=True).stdout.splitlines()[-1])
+                    for _ in range(2)]
+            print(f"{title}: first process {runs[0]['first call (s)']:.1f} s "
+                  f"(process {runs[0]['process until then (s)']:.1f} s); second process "
+                  f"{runs[1]['first call (s)']:.2f} s (process {runs[1]['process until then (s)']:.1f} s)")
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer, shorter rounds")
+    parser.add_argument("--compile-times", action="store_true",
+                        help="first calls in a first and a second process sharing a new SRCAD_CACHE_DIR")
+    parser.add_argument("--first-call", metavar="WORKLOAD", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.first_call:
+        return first_call(args.first_call)
+    if args.compile_times:
+        return compile_times()
     rounds, min_time = (3, 0.05) if args.quick else (7, 0.2)
     jax_fns = _jax_versions()
     print(f"numpy {np.__version__}" + (f", numba {__import__('numba').__version__}"
                                         if __import__("importlib").util.find_spec("numba") else ", no numba")
-          + ("" if jax_fns else ", JAX not installed"))
+          + (f", jax {__import__('jax').__version__}" if jax_fns else ", JAX not installed"))
     rows = []
-    for title, fn, hand, call_args, jax_key in workloads(np.random.default_rng(0)):
+    for title, fn, hand, call_args, wrt, jax_key in workloads():
         expected = hand(*call_args)
-        numpy_grad = srcad.grad(fn, wrt=(0, 1))
-        numba_grad = srcad.grad(fn, wrt=(0, 1), backend="numba")
+        check_against_finite_differences(fn, expected, call_args, wrt)
+        numpy_grad = srcad.grad(fn, wrt=wrt)
+        numba_grad = srcad.grad(fn, wrt=wrt, backend="numba")
         start = time.perf_counter()
         got = numba_grad(*call_args)
-        first_call = time.perf_counter() - start
-        for g in (numpy_grad(*call_args), got):
-            for a, b in zip(g, expected):
-                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-        base = best_time(lambda: hand(*call_args), rounds, min_time)
-        row = {"workload": title, "hand (ms)": base * 1e3,
-               "srcad NumPy": best_time(lambda: numpy_grad(*call_args), rounds, min_time) / base,
-               "srcad numba": best_time(lambda: numba_grad(*call_args), rounds, min_time) / base,
-               "numba first call (s)": first_call}
+        first = time.perf_counter() - start
+        candidates = {"srcad NumPy": numpy_grad, "srcad numba": numba_grad}
         if jax_fns:
             jgrad = jax_fns[jax_key]
-            jgrad(*call_args)
-            row["JAX jit"] = best_time(lambda: [a.block_until_ready() for a in jgrad(*call_args)],
-                                       rounds, min_time) / base
+            candidates["JAX jit"] = lambda *a, jgrad=jgrad: [g.block_until_ready() for g in jgrad(*a)]
+        for name, g in candidates.items():
+            for a, b in zip(g(*call_args) if name != "srcad numba" else got, expected):
+                np.testing.assert_allclose(np.asarray(a), b, rtol=1e-8, atol=1e-10, err_msg=f"{title}: {name}")
+        times = {"hand": [], **{name: [] for name in candidates}}
+        calls = {"hand": hand, **candidates}
+        for _ in range(rounds):  # alternating: the machine's load falls on every column alike
+            for name, g in calls.items():
+                times[name].append(best_time(lambda: g(*call_args), 1, min_time))
+        base = min(times["hand"])
+        row = {"workload": title, "hand (ms)": base * 1e3}
+        row.update({name: min(times[name]) / base for name in candidates})
+        row["numba first call (s)"] = first
         rows.append(row)
     keys = list(dict.fromkeys(k for r in rows for k in r))
     print("| " + " | ".join(keys) + " |")

@@ -101,3 +101,47 @@ def test_a_forward_sweep_saves_through_typed_stacks_and_its_backward_sweep_match
     out = A.to_source(lower_for_numba(backward, "backward", turned))
     assert "_t_stack, r, x = _saved" in out and "if len(_t_stack) > 0:\n        t = _t_stack[-1]" in out
     assert "t = previous_value(_t_stack, t)" in out and "r = restored_value(r)" in out
+
+
+# ---- numba_static: folding and outlining, found by what names denote ----------------------
+
+from srcad.passes import numba_static  # noqa: E402
+from srcad.rules.numpy_shapes import transpose_axes  # noqa: E402
+
+DENOTED = {"np.ndim": np.ndim, "np.argsort": np.argsort, "tuple": tuple, "transpose_axes": transpose_axes}
+
+
+def test_a_pure_shape_helper_on_literals_is_folded_and_nothing_else():
+    fn = gast.parse("def f(g, n):\n    a = np.transpose(g, tuple(np.argsort(transpose_axes(None, 2))))\n"
+                    "    b = np.transpose(g, tuple(np.argsort(transpose_axes(None, n))))\n    return a, b\n").body[0]
+    out = A.to_source(numba_static.fold_constant_calls(fn, DENOTED.get))
+    assert "a = np.transpose(g, (1, 0))" in out
+    assert "b = np.transpose(g, tuple(np.argsort(transpose_axes(None, n))))" in out
+    impostor = gast.parse("def f(g):\n    return transpose_axes(None, 2)\n").body[0]  # a name, not the helper
+    out = A.to_source(numba_static.fold_constant_calls(impostor, {"transpose_axes": lambda *a: (0,)}.get))
+    assert "transpose_axes(None, 2)" in out
+
+
+def outlined(src):
+    fn = gast.parse(src).body[0]
+    made = numba_static.outline_ndim_branches(fn, DENOTED.get)
+    return A.to_source(fn), [A.to_source(m) for m in made]
+
+
+def test_an_ndim_branch_is_outlined_with_what_it_reads_updates_and_may_leave_unassigned():
+    main, (branch,) = outlined(
+        "def f(x, g, acc, dy):\n    if np.ndim(x) == 2:\n        dx = g @ x.T\n        acc += g\n"
+        "        dy = g\n    else:\n        dx = g * x\n    return dx, acc, dy\n")
+    assert "acc, dx, dy = _f_branch1(acc, dy, g, x, dims_of(x))" in main
+    assert "def _f_branch1(acc, dy, g, x, _dims_x):\n    if len(_dims_x) == 2:" in branch
+    assert branch.rstrip().endswith("return acc, dx, dy")
+
+
+@pytest.mark.parametrize("body", [
+    "    if np.ndim(x) == 2:\n        return x\n    return g\n",  # control leaves the branch
+    "    if np.ndim(x) == 2 and g > 0:\n        g = x\n    return g\n",  # the test reads a value
+    "    if np.ndim(G) == 2:\n        g = x\n    return g\n",  # a global's dimensions: numba's to judge
+])
+def test_a_branch_not_decided_by_local_ndims_alone_stays(body):
+    main, made = outlined("def f(x, g):\n" + body)
+    assert not made and "np.ndim(" in main

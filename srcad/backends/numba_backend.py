@@ -188,12 +188,17 @@ def _dispatchers(compiled, fn, numba):
     factory = module.body[0]
     defined = {node.name: node for made in module.body for node in made.body if isinstance(node, gast.FunctionDef)}
     joint, forward, backward = (defined[name] for name in names)
+    resolve = _resolver(generated, fn)
     try:
-        lowered = [numba_lowering.lower_for_numba(joint), numba_lowering.lower_for_numba(forward, "forward")]
-        lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward)))
+        lowered = [numba_lowering.lower_for_numba(joint, resolve=resolve),
+                   numba_lowering.lower_for_numba(forward, "forward", resolve=resolve)]
+        lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward),
+                                                      resolve))
     except numba_lowering.NotLowerable as exc:
         exc.located = _located(source, fn, exc.node.lineno, exc.message)
         raise
+    branches = [made for f in lowered for made in numba_lowering.outlined(f)]
+    lowered += branches
     namespace = dict(fn.__globals__)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     for name, cell in cells.items():
@@ -227,7 +232,8 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.NEW_STACK, numba.typed.List),
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
                       (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value),
-                      (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray)):
+                      (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray),
+                      (numba_lowering.DIMS_OF, numba_runtime.dims_of)):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
@@ -243,6 +249,8 @@ def _dispatchers(compiled, fn, numba):
     _origins[filename] = (source.splitlines(keepends=True), fn.__code__.co_filename)
     tree = ast.fix_missing_locations(gast.gast_to_ast(lowered_module))
     exec(compile(tree, filename, "exec"), namespace)  # line numbers: the generated source's, for errors
+    for made in branches:  # compiled for the types they are called with, which prunes their tests
+        namespace[made.name] = numba.njit(namespace[made.name], cache=anchor is not None)
     dispatchers = tuple(numba.njit(namespace[name], cache=anchor is not None) for name in names)
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
@@ -259,6 +267,26 @@ def _forget(filename):
     linecache.cache.pop(filename, None)
 
 
+def _resolver(generated, fn):
+    """``resolve(dotted_name)`` for the lowering: what a name srcad bound (or a builtin the
+    user's module does not rebind) denotes, and a module attribute under it; None otherwise."""
+    def resolve(dotted):
+        head, *rest = dotted.split(".")
+        if head in generated.closure:
+            value = generated.closure[head]
+        elif head not in fn.__globals__ and head not in fn.__code__.co_freevars and hasattr(builtins, head):
+            value = getattr(builtins, head)
+        else:
+            return None
+        for attr in rest:
+            if not isinstance(value, types.ModuleType):
+                return None
+            value = vars(value).get(attr)
+        return value
+
+    return resolve
+
+
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, types.ModuleType)
 
 
@@ -268,7 +296,7 @@ def _frozen_user_values(lowered, generated, fn, cells):
     checked per call to be still bound (rebinding compiles again); a mutable one (an array, a
     list) would change unseen: refused."""
     module = gast.Module(body=lowered, type_ignores=[])
-    local = A.names_stored(module) | {a.id for f in lowered for a in f.args.args}
+    local = _defined(module)
     frozen, seen = [], set()
     read = {}  # id of a Name or Attribute node -> (holder, key, value) of what it reads
     for node in gast.walk(module):
@@ -295,6 +323,11 @@ def _frozen_user_values(lowered, generated, fn, cells):
             read[id(node)] = (attributes, node.attr, attributes.get(node.attr, _MISSING))
             _add_frozen(read[id(node)], node, f"{base[2].__name__}.{node.attr}", frozen, seen)
     return frozen
+
+
+def _defined(module):
+    """Names the lowered module binds: its functions, their parameters and locals."""
+    return A.names_stored(module) | {f.name for f in module.body} | {a.id for f in module.body for a in f.args.args}
 
 
 def _attributes_outermost_last(tree):
@@ -332,7 +365,7 @@ def _cache_digest(text, namespace, module, numba):
     freezes globals into the code it caches, so an undescribed one could change unseen)."""
     if numba_cache.directory() is None:
         return None
-    local = A.names_stored(module) | {a.id for f in module.body for a in f.args.args}
+    local = _defined(module)
     parts = [f"numba {numba.__version__}", f"numpy {np.__version__}", f"srcad {cache._srcad_fingerprint()}",
              f"python {sys.version}", text]
     for name in sorted(A.names_read(module) - local):

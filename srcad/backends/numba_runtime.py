@@ -16,7 +16,7 @@ from numba.extending import overload
 
 from .. import runtime
 from ..errors import CotangentError
-from ..rules import builtin_rules, numpy_shapes
+from ..rules import builtin_rules, numpy_linalg, numpy_shapes
 
 
 def _number(t):
@@ -99,6 +99,31 @@ def _zeros_like(x):
         return lambda x: np.zeros(x.shape, dtype)
     if _number(x):
         return lambda x: 0.0
+    return None
+
+
+@overload(np.ndim)
+def _ndim(x):  # numba has no np.ndim: it is decided by the type
+    if isinstance(x, types.Array):
+        ndim = x.ndim
+        return lambda x: ndim
+    if _number(x):
+        return lambda x: 0
+    return None
+
+
+def dims_of(x):
+    """The shape of ``x``, a tuple as long as its number of dimensions (``()`` for a number):
+    numba knows ``len`` of it from the type, which decides an outlined branch's test."""
+    return np.shape(x)
+
+
+@overload(dims_of)
+def _dims_of(x):
+    if isinstance(x, types.Array):
+        return lambda x: x.shape
+    if _number(x):
+        return lambda x: ()
     return None
 
 
@@ -283,6 +308,45 @@ def _array_grad(g, obj, y):
     if _float_array(g) and isinstance(obj, types.List) and _number(obj.dtype) and g.ndim == 1:
         return lambda g, obj, y: g
     return None
+
+
+def _matmul_operands(g, x, y):
+    """Float matrices and vectors (no stacks, which numba's ``@`` does not take)."""
+    return (_float_array(x) and _float_array(y) and x.ndim <= 2 and y.ndim <= 2
+            and (_float_array(g) or isinstance(g, types.Float)))
+
+
+@overload(runtime.matmul_dx)
+def _matmul_dx(g, x, y):
+    if not _matmul_operands(g, x, y):
+        return None
+    if x.ndim == 2 and y.ndim == 2:
+        return lambda g, x, y: g @ y.T
+    if x.ndim == 2:  # a matrix times a vector
+        return lambda g, x, y: np.outer(g, y)
+    if y.ndim == 2:  # a vector times a matrix
+        return lambda g, x, y: y @ g
+    return lambda g, x, y: g * y
+
+
+@overload(runtime.matmul_dy)
+def _matmul_dy(g, x, y):
+    if not _matmul_operands(g, x, y):
+        return None
+    if x.ndim == 2 and y.ndim == 2:
+        return lambda g, x, y: x.T @ g
+    if x.ndim == 2:
+        return lambda g, x, y: x.T @ g
+    if y.ndim == 2:
+        return lambda g, x, y: np.outer(x, g)
+    return lambda g, x, y: g * x
+
+
+@overload(numpy_linalg.mT)
+def _matrix_transpose(x):
+    if isinstance(x, types.Array) and x.ndim == 2:
+        return lambda x: x.T
+    return None  # a stack of matrices: numba has no swapaxes
 
 
 @overload(builtin_rules.pick_grad)

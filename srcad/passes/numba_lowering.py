@@ -33,6 +33,9 @@ differently or not at all; this pass removes each of them by construction, and r
   cannot convert a ``range`` (a loop's, kept for the reverse loop): each saved value goes
   through ``saved_value`` and comes back through ``restored_value`` (a range as a named
   tuple of its own class, anything else as it is).
+- *Decisions numba must make when it compiles* (``numba_static``): a pure shape helper
+  called on literals is folded to its result; a branch decided by ``np.ndim`` of values
+  becomes a function numba prunes for the types it is called with.
 - Nothing else is rewritten: calls keep their names, and the backend binds each name to
   something numba compiles (``backends.numba_runtime``) or lets numba refuse it.
 
@@ -66,13 +69,15 @@ import gast
 
 from .. import astutil as A
 from ..errors import SrcadError
+from . import numba_static
 
 SAME_VALUE = "same_value"
 PREVIOUS_VALUE = "previous_value"
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 IS_NDARRAY = "is_ndarray"
-HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY)  # what rewritten code calls
+DIMS_OF = numba_static.DIMS_OF
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, DIMS_OF)  # what rewritten code calls
 
 
 class NotLowerable(SrcadError):
@@ -83,14 +88,17 @@ class NotLowerable(SrcadError):
         self.message, self.node = message, node
 
 
-def lower_for_numba(fn, sweep="joint", turned=None):
+def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     """Rewrite the generated function ``fn`` (gast ``FunctionDef``) in place so numba can
     compile it with the meaning it has in Python; see the module docstring. Returns ``fn``.
 
     ``sweep`` is what ``fn`` is: the ``"joint"`` adjoint, or the ``"forward"`` or
     ``"backward"`` sweep of a split pair, whose saved values cross into Python and back. A
     backward sweep pops the stacks its forward sweep pushed: pass ``turned``, the forward
-    sweep's ``turned_stacks(forward)``, so its restores match."""
+    sweep's ``turned_stacks(forward)``, so its restores match. ``resolve(name)`` is the object
+    a free name of the generated code denotes (None if unknown): calls it finds in
+    ``numba_static.FOLDABLE`` on literal arguments are folded, and branches decided by
+    ``np.ndim`` outlined (``outlined(fn)``)."""
     _refuse_checkpointed_loops(fn)
     if turned is None:
         turned = _turn_around_placeholder_stacks(fn)
@@ -102,9 +110,12 @@ def lower_for_numba(fn, sweep="joint", turned=None):
     _lower_identity_tests(fn)
     _lower_ndarray_tests(fn)
     _lower_reversed_loops(fn)
+    if resolve is not None:
+        numba_static.fold_constant_calls(fn, resolve)
     if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
         _typed_stacks(fn)
         _convertible_saved_values(fn, sweep, turned)
+    A.set_anno(fn, "outlined", numba_static.outline_ndim_branches(fn, resolve) if resolve is not None else [])
     return fn
 
 
@@ -115,6 +126,11 @@ def _refuse_checkpointed_loops(fn):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                 and node.func.id.rstrip("_") == "checkpoint_segments":
             raise NotLowerable("a checkpointed loop (srcad.checkpointed) is not lowered to numba", node)
+
+
+def outlined(fn):
+    """The functions ``lower_for_numba`` made from ``fn``'s branches, which its module must define."""
+    return A.anno(fn, "outlined")
 
 
 def turned_stacks(fn):
