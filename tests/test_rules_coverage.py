@@ -166,7 +166,7 @@ def quantized_fwd(x):
     lambda x: srcad.jvp(straight_through, (x,), (x,)),
     lambda x: srcad.jvp(quantized, (x,), (x,)),
     lambda x: srcad.jacobian(straight_through, mode="fwd")(x),
-    lambda x: srcad.hessian(quantized)(x),
+    lambda x: srcad.hvp(quantized)(x, x),
 ])
 def test_forward_mode_refuses_a_custom_vjp_without_a_forward_rule(call):
     """Forward mode used to differentiate the body (np.round: zero) while reverse mode used the
@@ -181,3 +181,9 @@ def test_forward_mode_uses_the_forward_rule_of_a_custom_vjp():
     np.testing.assert_allclose(tangent, u)  # the rule's identity, not round's zero
     _, tangent = srcad.jvp(quantized_fwd, (x,), (u,))
     np.testing.assert_allclose(tangent, np.dot(srcad.grad(quantized_fwd)(x), u))  # the two modes agree
+
+
+def test_reverse_over_reverse_follows_the_custom_vjp():
+    """hessian goes reverse over reverse where the gradient's adjoint batches: the rule's
+    identity is differentiated, not round's zero."""
+    np.testing.assert_allclose(srcad.hessian(quantized)(np.array([0.3, 1.2])), 2 * np.eye(2))
