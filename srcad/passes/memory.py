@@ -16,7 +16,6 @@ statement costs what it touches, not the size of the state: a state passed to ``
 ``stmt`` belongs to them, and a caller that needs the facts afterwards passes a copy (branches
 and loop passes do).
 
-
 >>> import gast, numpy as np
 >>> from srcad.source import capture
 >>> from srcad.passes.resolve_calls import resolve_calls
@@ -86,7 +85,6 @@ class Refusal(Exception):
     def __init__(self, message, node):
         super().__init__(message)
         self.message, self.node = message, node
-
 
 
 class _Flow(Values):
