@@ -272,7 +272,7 @@ def plot(path, table, chosen):
     ax.axhline(1.0, color="grey", linewidth=1, linestyle="--")
     ax.set_yscale("log")
     ax.set_xticks(range(len(rows)))
-    ax.set_xticklabels([w.key for w, _ in rows])
+    ax.set_xticklabels([w.key for w, _ in rows], rotation=30, ha="right")
     ax.set_ylabel("time ÷ hand-written NumPy adjoint (log)")
     ax.set_title("Gradient time relative to a hand-written adjoint (black bars: srcad targets)")
     ax.legend(fontsize=8, ncol=2)

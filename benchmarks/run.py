@@ -1,9 +1,13 @@
-"""Benchmarks: srcad against a hand-written NumPy adjoint, autograd, PyTorch and JAX.
+"""Benchmarks: srcad against a hand-written NumPy adjoint, autograd, PyTorch, JAX and tangent-ad.
 
-    make bench            # or: python benchmarks/run.py [--quick] [--only mlp,rnn]
+    make bench            # or: python benchmarks/run.py [--quick] [--only mlp,lstm] [--systems hand,srcad]
+    SRCAD_BENCH_QUICK=1   # the same as --quick: a few short rounds, no fresh processes
 
-All systems run in one process. Every system's gradient is checked against the
-hand-written adjoint before it is timed. Each call is timed timeit-style (a number of
+The workloads are in ``workloads.py`` and ``workloads_wide.py`` (issue 12's), the peers in
+``systems.py`` (one missing or unable to run a program shows n/a, with the reason under Notes),
+the report in ``report.py``. All systems run in one process. Every hand-written adjoint is
+checked against central finite differences, and every system's gradient against the
+hand-written adjoint, before anything is timed. Each call is timed timeit-style (a number of
 calls chosen so one measurement lasts ``--min-time``, garbage collection off) in
 alternating rounds, so drifts of the machine hit every system alike; a system's time is
 its best round. Results are ratios to the hand-written adjoint, written to

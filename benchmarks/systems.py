@@ -16,8 +16,13 @@ class Unavailable(Exception):
 
 
 def rebind(fn, array_module):
-    """``fn``'s own code, with ``np`` meaning ``array_module``."""
+    """``fn``'s own code, with ``np`` meaning ``array_module``, in it and in the functions of
+    its module it calls (soft-DTW's ``softmin3``)."""
     namespace = dict(fn.__globals__, np=array_module)
+    for name, value in fn.__globals__.items():
+        if isinstance(value, types.FunctionType) and value.__globals__ is fn.__globals__:
+            namespace[name] = types.FunctionType(value.__code__, namespace, value.__name__, value.__defaults__,
+                                                 value.__closure__)
     return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
 
 
