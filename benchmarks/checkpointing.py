@@ -62,7 +62,7 @@ def main():
     rows = []
     for n in steps:
         plain_peak, plain_time = measure(stepping_plain, u, n, None, 3)
-        rows.append(("plain loop", n, "—", plain_peak, plain_time, 1.0, 1.0))
+        rows.append(("plain loop", n, "plain loop", plain_peak, plain_time, 1.0, 1.0))
         for kind, k in (("segments of √n", None), ("segments of 4√n", 4 * segment_length(n, None))):
             peak, seconds = measure(stepping, u, n, k, 3)
             rows.append((kind, n, segment_length(n, k), peak, seconds, peak / plain_peak, seconds / plain_time))

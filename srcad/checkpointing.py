@@ -16,8 +16,6 @@ builds the sweeps); ``checkpoint_segments`` is what the generated code calls.
 import math
 import numbers
 
-from .registry import register_nondifferentiable
-
 
 def checkpointed(steps, *, segment=None):
     """Mark a ``for`` loop over ``steps`` (a ``range``) for checkpointing in the adjoint.
@@ -53,6 +51,3 @@ def _check(steps, segment):
                                 or segment < 1):
         raise ValueError(f"srcad.checkpointed: segment= must be a positive integer (the number of steps "
                          f"between snapshots) or None for ceil(sqrt(n)); got {segment!r}")
-
-
-register_nondifferentiable(checkpoint_segments, reason="it cuts a range into segments")
