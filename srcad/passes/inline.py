@@ -1,5 +1,5 @@
 """Inlining: helpers defined in the function (``def``, ``lambda``) and comprehensions
-(list, dict, generator expressions).
+(list, dict, generator expressions), and helpers specialised on a function they are passed.
 
 Guarantee: an inlined scope never reads or overwrites a name of the scope around it by
 accident. Every local of an inlined helper (parameters, assignments, loop variables) gets a
@@ -9,6 +9,12 @@ reads but does not bind are the enclosing function's, as in Python. A comprehens
 iterable is evaluated in the enclosing scope, the rest of it in its own. Arguments bind as
 Python binds them: positional-only, keyword-only and default parameters, ``*rest`` (a tuple
 of the extra positional arguments) and ``**options`` (a dict of the extra keywords).
+
+A parameter given a function known when compiling (``StaticFunction``: ``rk4(lorenz, y)``,
+``np.tanh``, a lambda, ``functools.partial(g, c=0.3)``): each call of it in the helper is a
+call of that function, resolved in the caller's scope and guarded like a name the caller
+calls, and passing it on passes the same function. A parameter called
+whose function is known only at run time is refused (``unknown_function``).
 
 >>> import gast
 >>> from srcad.source import capture
@@ -34,6 +40,7 @@ def f(y):
     pieces = _list1
     return e
 """
+import copy
 import functools
 import types
 
@@ -162,19 +169,17 @@ def _mark_functions(norm, call, out):
         found[marker] = static
         return A.load(marker)
 
-    marked = gast.Call(func=call.func, args=[mark(a) for a in call.args],
-                       keywords=[k if k.arg is None else gast.keyword(arg=k.arg, value=mark(k.value))
-                                 for k in call.keywords])
-    for key, value in getattr(call, A._ANNO, {}).items():
-        A.set_anno(marked, key, value)
-    return gast.copy_location(marked, call), found
+    marked = copy.copy(call)  # the same annotations (its callee)
+    marked.args = [mark(a) for a in call.args]
+    marked.keywords = [k if k.arg is None else gast.keyword(arg=k.arg, value=mark(k.value)) for k in call.keywords]
+    return marked, found
 
 
 class _CallsOfParameters(gast.NodeTransformer):
     """Calls of a parameter that holds a ``StaticFunction`` become calls of that function."""
 
-    def __init__(self, norm, statics):
-        self.norm, self.statics = norm, statics
+    def __init__(self, statics):
+        self.statics = statics
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -191,7 +196,7 @@ class _CallsOfParameters(gast.NodeTransformer):
         shadowed = bound & set(self.statics)
         if not shadowed:
             return self.generic_visit(node)
-        inner = _CallsOfParameters(self.norm, {k: v for k, v in self.statics.items() if k not in shadowed})
+        inner = _CallsOfParameters({k: v for k, v in self.statics.items() if k not in shadowed})
         return inner.generic_visit(node)
 
 
@@ -275,7 +280,7 @@ def inline_call(norm, call, name, out, fdef=None):
             continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
     body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames)
-    body = _CallsOfParameters(norm, statics).visit(body).body
+    body = _CallsOfParameters(statics).visit(body).body
     norm.static_functions.update(statics)  # passed on from here, the function is still known
     result = norm.namer.fresh(f"{name}_result")
     body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result,
