@@ -106,7 +106,11 @@ def _build_or_refusal(compiled, fn, numba, strict, stale=None):
     except numba_lowering.NotLowerable as exc:
         if not strict:
             return None
-        raise exc.located from None
+        located = getattr(exc, "located", None)  # a refusal about bindings has no line of its own
+        raise located or BackendCompileError(
+            f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: backend='numba' cannot compile this "
+            f"function's adjoint: {exc.message}; use backend='auto' to run NumPy code where numba cannot "
+            "compile, or backend='numpy'") from None
 
 
 class _Build:
@@ -237,6 +241,9 @@ def _dispatchers(compiled, fn, numba):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
+    for made in branches:
+        if made.name in namespace:
+            raise numba_lowering.NotLowerable(f"the name {made.name!r} is taken", factory)
     lowered_module = gast.Module(body=lowered, type_ignores=[])
     text = A.to_source(lowered_module)
     digest = _cache_digest(text, namespace, lowered_module, numba)

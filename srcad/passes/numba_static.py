@@ -8,7 +8,8 @@ never runs. Two rewrites make such choices static, without guessing anything:
 - ``fold_constant_calls``: a call of a pure helper (``FOLDABLE``, recognised by the object
   a name denotes, never by its spelling) on literals only is computed now and replaced by
   its literal result (the axes ``tuple(np.argsort(transpose_axes(None, 2)))`` of a
-  transpose's adjoint, which numba needs as a constant).
+  transpose's adjoint, which numba needs as a constant); where the number of axes is known
+  only at run time, the inverse of reversing all axes is reversing them: ``np.transpose(g)``.
 - ``outline_ndim_branches``: an ``if`` whose test reads only ``np.ndim`` of local values
   and literals becomes a call of a new function that takes the values it reads, and the
   shapes of the tested values as tuples, and returns what it assigns. Its test reads
@@ -100,6 +101,10 @@ class _FoldConstantCalls(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if (_denotes(node.func, self.resolve, np.transpose) and len(node.args) == 2 and not node.keywords
+                and self._reverses_all_axes(node.args[1])):
+            node.args = node.args[:1]  # the inverse of reversing every axis is reversing every axis
+            return node
         name = _dotted(node.func)
         fn = self.resolve(name) if name else None
         if fn is None or FOLDABLE.get(id(fn)) is not fn or node.keywords:
@@ -112,6 +117,21 @@ class _FoldConstantCalls(gast.NodeTransformer):
         except Exception:  # left to run, and fail, as it would in NumPy code
             return node
         return node if folded is None else folded
+
+
+    def _reverses_all_axes(self, node):
+        """Is ``node`` ``tuple(np.argsort(transpose_axes(None, n)))`` for any ``n``?"""
+        chain = [tuple, np.argsort, numpy_shapes.transpose_axes]
+        for fn in chain:
+            if not (isinstance(node, gast.Call) and _denotes(node.func, self.resolve, fn) and not node.keywords
+                    and node.args):
+                return False
+            if fn is numpy_shapes.transpose_axes:
+                return len(node.args) == 2 and isinstance(node.args[0], gast.Constant) and node.args[0].value is None
+            if len(node.args) != 1:
+                return False
+            node = node.args[0]
+        return False
 
 
 def fold_constant_calls(fn, resolve):
@@ -171,6 +191,8 @@ class _OutlineNdimBranches(gast.NodeTransformer):
             return node
         if any(isinstance(n, _LEAVES) for n in gast.walk(node)) or not set(tested) <= self.local:
             return node  # control leaves the branch, or a tested value is no local: stays, for numba to judge
+        if any(f"_dims_{t}" in self.local for t in tested):
+            return node  # the name its shape would get is taken
         assigned = sorted(A.names_stored(node))
         every_path = _assigned_on_every_path(node.body) & _assigned_on_every_path(node.orelse)
         updated = {n for s in gast.walk(node) if isinstance(s, gast.AugAssign) for n in A.names_stored(s.target)}
