@@ -136,6 +136,12 @@ def stacked_grad(g, like):
     return g
 
 
+def tangent_or_zero(ta, a, y):
+    """The tangent ``ta`` of the adjoint ``a``, or zeros like ``y`` where ``a`` is None (a
+    zero adjoint, whose tangent is a scalar zero): forward mode over ``add_grads``."""
+    return zeros_like(y) if a is None else ta
+
+
 def add_grads(a, b):
     """``a + b`` for adjoints, where None is zero and containers add item by item."""
     if a is None:

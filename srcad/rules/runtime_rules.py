@@ -14,7 +14,7 @@ from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
-                       trace_grad, transpose_back, unbroadcast, unstack)
+                       tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
@@ -114,8 +114,19 @@ def add_grads_vjp(y, a, b):
 
 @register_jvp(add_grads)
 def add_grads_jvp(y, a, b):
-    t[y] += t[a]
-    t[y] += t[b]
+    # where a is None, y is b: the tangent takes y's shape, not a's scalar zero
+    t[y] += tangent_or_zero(t[a], a, y)
+    t[y] += tangent_or_zero(t[b], b, y)
+
+
+@register_vjp(tangent_or_zero)
+def tangent_or_zero_vjp(r, ta, a, y):
+    d[ta] += tangent_or_zero(d[r], a, ta)
+
+
+@register_jvp(tangent_or_zero)
+def tangent_or_zero_jvp(r, ta, a, y):
+    t[r] += tangent_or_zero(t[ta], a, y)
 
 
 # ---- broadcasting and reductions ---------------------------------------------------------
