@@ -76,6 +76,8 @@ def zeros_like(x):
         return [zeros_like(v) for v in x]
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _grad_dtype(x))
+    if isinstance(x, range):  # a sequence like any other where a saved range's tangent is iterated
+        return [0.0] * len(x)
     if protocol_array(x):
         return np.zeros_like(x, dtype=_grad_dtype(x))  # made where x lives
     if isinstance(x, np.generic):

@@ -37,3 +37,20 @@ def test_hvp_matches_finite_differences_of_the_gradient(fn):
     hv = srcad.hvp(fn, wrt=(0, 1))(s, w, u)
     for h, p, m in zip(hv, plus, minus):
         np.testing.assert_allclose(h, (p - m) / (2 * eps), rtol=1e-5, atol=1e-6)
+
+
+def summed_terms(x):
+    return sum([np.sum(np.sin(x * i)) for i in range(3)])
+
+
+def calls_summed_terms(x):
+    return summed_terms(x) * 2.0
+
+
+def test_hvp_through_a_helper_that_loops_over_a_saved_range():
+    """The helper's saved range had the scalar zero tangent, which its backward's jvp then
+    iterated ("'float' object is not iterable")."""
+    x, u, eps = np.array([0.3, 0.7]), np.array([1.0, -0.5]), 1e-6
+    grad = srcad.grad(calls_summed_terms)
+    expected = (grad(x + eps * u) - grad(x - eps * u)) / (2 * eps)
+    np.testing.assert_allclose(srcad.hvp(calls_summed_terms)(x, u), expected, rtol=1e-5, atol=1e-6)
