@@ -60,7 +60,7 @@ _taken_adjoint_branch1 = "a user's global with the name an outlined branch would
 def taken(A, x):
     s = 0.0
     for i in range(x.shape[0]):
-        s = s + x[i] @ np.linalg.inv(A) @ x[i]
+        s = s + x[i] @ np.linalg.pinv(A) @ x[i]  # pinv: no shape rule, so np.ndim branches remain
     return s
 
 
