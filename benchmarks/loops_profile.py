@@ -30,158 +30,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 import srcad  # noqa: E402
 
 
-# ---- soft-DTW ----------------------------------------------------------------------------
-
-def softmin3(a, b, c, gamma):
-    m = min(a, b, c)
-    s = np.exp(-(a - m) / gamma) + np.exp(-(b - m) / gamma) + np.exp(-(c - m) / gamma)
-    return m - gamma * np.log(s)
-
-
-def soft_dtw(x, y, gamma):
-    n = x.shape[0]
-    m = y.shape[0]
-    R = np.full((n + 1, m + 1), 1e10)
-    R[0, 0] = 0.0
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            d = (x[i - 1] - y[j - 1]) ** 2
-            R[i, j] = d + softmin3(R[i - 1, j], R[i, j - 1], R[i - 1, j - 1], gamma)
-    return R[n, m]
-
-
-def soft_dtw_grad(x, y, gamma):
-    """Keep each cell's soft-min weights; send each cell's adjoint to its three predecessors."""
-    n, m = x.shape[0], y.shape[0]
-    R = np.full((n + 1, m + 1), 1e10)
-    R[0, 0] = 0.0
-    W = np.zeros((n + 1, m + 1, 3))
-    for i in range(1, n + 1):
-        for j in range(1, m + 1):
-            a, b, c = R[i - 1, j], R[i, j - 1], R[i - 1, j - 1]
-            lo = min(a, b, c)
-            ea, eb, ec = math.exp(-(a - lo) / gamma), math.exp(-(b - lo) / gamma), math.exp(-(c - lo) / gamma)
-            s = ea + eb + ec
-            W[i, j, 0], W[i, j, 1], W[i, j, 2] = ea / s, eb / s, ec / s
-            R[i, j] = (x[i - 1] - y[j - 1]) ** 2 + lo - gamma * math.log(s)
-    dR = np.zeros((n + 1, m + 1))
-    dR[n, m] = 1.0
-    dx, dy = np.zeros(n), np.zeros(m)
-    for i in range(n, 0, -1):
-        for j in range(m, 0, -1):
-            g = dR[i, j]
-            dR[i - 1, j] += g * W[i, j, 0]
-            dR[i, j - 1] += g * W[i, j, 1]
-            dR[i - 1, j - 1] += g * W[i, j, 2]
-            dd = 2.0 * (x[i - 1] - y[j - 1]) * g
-            dx[i - 1] += dd
-            dy[j - 1] -= dd
-    return dx, dy
-
-
-# ---- Kalman filter -----------------------------------------------------------------------
-
-def kalman(F, Q, H, R, zs, x0, P0):
-    """The negative log-likelihood (up to constants) of observations ``zs``."""
-    x = x0
-    P = P0
-    nll = 0.0
-    for t in range(zs.shape[0]):
-        x = F @ x
-        P = F @ P @ F.T + Q
-        r = zs[t] - H @ x
-        S = H @ P @ H.T + R
-        Sinv = np.linalg.inv(S)
-        K = P @ H.T @ Sinv
-        x = x + K @ r
-        P = P - K @ H @ P
-        nll = nll + r @ Sinv @ r + np.log(np.linalg.det(S))
-    return nll
-
-
-def kalman_grad(F, Q, H, R, zs, x0, P0):
-    """Keep each step's state, prediction, residual and gain; pull back step by step."""
-    x, P = x0, P0
-    steps = []
-    for t in range(zs.shape[0]):
-        xp = F @ x
-        FP = F @ P
-        Pp = FP @ F.T + Q
-        r = zs[t] - H @ xp
-        PHt = Pp @ H.T
-        S = H @ PHt + R
-        Si = np.linalg.inv(S)
-        K = PHt @ Si
-        steps.append((x, P, FP, Pp, r, PHt, Si, K))
-        x = xp + K @ r
-        P = Pp - K @ (H @ Pp)
-    gF, gQ = np.zeros_like(F), np.zeros_like(Q)
-    gx, gP = np.zeros_like(x0), np.zeros_like(P0)
-    for x, P, FP, Pp, r, PHt, Si, K in reversed(steps):
-        SiT = Si.T
-        gr = (Si + SiT) @ r + K.T @ gx
-        gSi = np.outer(r, r)
-        gS = SiT.copy()  # log det S
-        gK = np.outer(gx, r) - gP @ (H @ Pp).T
-        gPp = gP - H.T @ (K.T @ gP)
-        gSi += PHt.T @ gK
-        gPHt = gK @ SiT
-        gS -= SiT @ gSi @ SiT
-        gPp += gPHt @ H + H.T @ gS @ H
-        gxp = gx - H.T @ gr
-        gQ += gPp
-        gF += gPp @ (P @ F.T).T + gPp.T @ FP + np.outer(gxp, x)
-        gP = F.T @ gPp @ F
-        gx = F.T @ gxp
-    return gF, gQ
-
-
-def kalman_inputs(rng, steps=200, k=4):
-    F = np.eye(k) + 0.1 * rng.standard_normal((k, k))
-    A = rng.standard_normal((k, k))
-    return (F, 0.1 * np.eye(k) + 0.01 * A @ A.T, rng.standard_normal((k, k)), 0.5 * np.eye(k),
-            rng.standard_normal((steps, k)), np.zeros(k), np.eye(k))
-
-
-# ---- heat equation -----------------------------------------------------------------------
-
-def heat(u0, alpha, steps):
-    u = u0
-    for t in range(steps):
-        lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-        u = u.copy()
-        u[1:-1, 1:-1] += alpha * lap
-    return np.sum(u * u)
-
-
-def _laplacian(u, out):
-    np.add(u[:-2, 1:-1], u[2:, 1:-1], out=out)
-    out += u[1:-1, :-2]
-    out += u[1:-1, 2:]
-    out -= 4.0 * u[1:-1, 1:-1]
-    return out
-
-
-def heat_grad(u0, alpha, steps):
-    """Keep every state; the stencil is its own transpose up to where the borders go."""
-    us = np.empty((steps + 1,) + u0.shape)
-    us[0] = u0
-    lap = np.empty((u0.shape[0] - 2, u0.shape[1] - 2))
-    for t in range(steps):
-        us[t + 1] = us[t]
-        us[t + 1, 1:-1, 1:-1] += alpha * _laplacian(us[t], lap)
-    g = 2.0 * us[steps]
-    galpha = 0.0
-    for t in range(steps - 1, -1, -1):
-        h = g[1:-1, 1:-1]
-        galpha += np.vdot(h, _laplacian(us[t], lap))
-        ah = alpha * h
-        g[:-2, 1:-1] += ah  # reads of u[:-2] etc. send the interior's adjoint back
-        g[2:, 1:-1] += ah
-        g[1:-1, :-2] += ah
-        g[1:-1, 2:] += ah
-        g[1:-1, 1:-1] -= 4.0 * ah
-    return g, galpha
+# The programs and their hand-written adjoints are make bench's (one copy of each):
+# soft-DTW in numba_loops.py, the Kalman filter and the heat equation in workloads_wide.py.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from numba_loops import soft_dtw, soft_dtw_grad  # noqa: E402
+from workloads_wide import heat, heat_grad, kalman, kalman_grad, kalman_inputs  # noqa: E402
 
 
 # ---- a long scalar loop (memory) ---------------------------------------------------------
@@ -229,7 +82,7 @@ def workloads():
     u0 += 0.1 * rng.standard_normal(u0.shape)
     return {
         "soft-DTW": ("soft-DTW 64x64", soft_dtw, soft_dtw_grad, (x, y, 0.1), (0, 1)),
-        "kalman": ("Kalman filter, 200 steps, 4x4", kalman, kalman_grad, kalman_inputs(rng), (0, 1)),
+        "kalman": ("Kalman filter, 200 steps, 4x4", kalman, kalman_grad, kalman_inputs(rng), (0, 1, 2)),
         "heat": ("heat equation 128x128, 100 steps", heat, heat_grad, (u0, 0.1, 100), (0, 1)),
     }
 
