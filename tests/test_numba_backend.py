@@ -34,7 +34,8 @@ def _benchmark_module(name):
     return module
 
 
-soft_dtw = _benchmark_module("numba_loops").soft_dtw
+benchmarks = _benchmark_module("numba_loops")
+soft_dtw = benchmarks.soft_dtw
 
 
 def lorenz(s, sigma, rho, beta):
@@ -63,6 +64,17 @@ def first_of_ties(x):
 
 def einsum_loss(x):
     return np.einsum("i,i->", x, x)
+
+
+def mixed_products(A, x, w):
+    s = 0.0
+    for i in range(3):
+        B = np.linalg.inv(A + 2.0 * np.eye(2))  # a shape srcad leaves to run time: its products branch on ndim
+        y = B @ x
+        z = x @ B.T
+        s = s + y @ z + np.log(np.linalg.det(B @ B.T))
+        x = np.tanh(y) * w
+    return s
 
 
 def finite_differences(f, args, wrt, eps=1e-6, directions=2, seed=0):
@@ -97,6 +109,9 @@ def is_compiled(d):
 
 
 PROGRAMS = {
+    "kalman": (benchmarks.kalman, lambda: benchmarks.kalman_args(steps=3), (0, 1, 2)),
+    "mixed_products": (mixed_products, lambda: (np.array([[0.9, 0.2], [-0.3, 0.7]]), np.array([0.4, -0.8]),
+                                                np.array([1.1, 0.6])), (0, 1, 2)),
     "soft_dtw": (soft_dtw, lambda: (rng.standard_normal(5), rng.standard_normal(4), 0.5), (0, 1)),
     "rk4": (rk4, lambda: (np.array([1.0, 1.2, 0.9]), np.array([10.0, 28.0, 8.0 / 3.0]), 0.01, 4), (0, 1)),
     "first_of_ties": (first_of_ties, lambda: (np.array([0.3, 0.45, 0.9, 0.2, 0.35, 0.7]),), (0,)),  # no tie: FD

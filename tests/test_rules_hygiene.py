@@ -146,6 +146,7 @@ EXTRA_CALLS = [
     (runtime.stored_adjoint, [R(4), (np.array([0, 2, 2]),), R(3)], {}, (0,), None),
     (runtime.finish_tangent, [R(3), R(3), True], {}, (0,), None),
     (runtime.add_grads, [R(3), R(3)], {}, (0, 1), None),
+    (runtime.tangent_or_zero, [R(3), R(3), R(3)], {}, (0,), None),
     (runtime.unbroadcast, [R(2, 3), R(3)], {}, (0,), None),
     (runtime.sum_to_reduced, [R(3), R(2, 3), 0, False], {}, (0,), None),
     (runtime.expand_reduced, [R(3), R(2, 3), 0, False], {}, (0,), None),
