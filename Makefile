@@ -40,7 +40,7 @@ test-all:
 	done
 
 bench: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python -m pip install --quiet --extra-index-url https://download.pytorch.org/whl/cpu -e ".[bench]"  # the CPU build of torch, not gigabytes of CUDA
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python benchmarks/run.py
 
 # The adversarial fuzzer: N random programs (SEED=... to repeat a run), reproducers in fuzz-out/.
