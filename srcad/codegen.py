@@ -55,17 +55,28 @@ def _read_names(stmts):
 
 
 def _mutated_in_reverse(stmts):
-    """Names whose contents the reverse sweep changes in place (element restores, pops, pushes)."""
-    names = set()
+    """Names whose contents the reverse sweep changes in place (element restores, pops, pushes),
+    directly or through a name bound to them (a restored value updated in place)."""
+    names, aliases = set(), []
     for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-            base = s.targets[0].value
+        target = s.targets[0] if isinstance(s, gast.Assign) else s.target if isinstance(s, gast.AugAssign) else None
+        if isinstance(target, gast.Subscript):
+            base = target.value
             if isinstance(base, gast.Name):
                 names.add(base.id)
+        elif isinstance(s, gast.Assign) and isinstance(target, gast.Name) and isinstance(s.value, gast.Name):
+            aliases.append((target.id, s.value.id))  # `tk = _tk_2`: an update of tk changes _tk_2
         elif (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call)
               and isinstance(s.value.func, gast.Attribute) and s.value.func.attr in ("pop", "append")
               and isinstance(s.value.func.value, gast.Name)):
             names.add(s.value.func.value.id)
+    grew = True
+    while grew:  # through chains of plain renames
+        grew = False
+        for alias, original in aliases:
+            if alias in names and original not in names:
+                names.add(original)
+                grew = True
     return names
 
 

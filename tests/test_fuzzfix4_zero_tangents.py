@@ -54,3 +54,27 @@ def test_hvp_through_a_helper_that_loops_over_a_saved_range():
     grad = srcad.grad(calls_summed_terms)
     expected = (grad(x + eps * u) - grad(x - eps * u)) / (2 * eps)
     np.testing.assert_allclose(srcad.hvp(calls_summed_terms)(x, u), expected, rtol=1e-5, atol=1e-6)
+
+
+def scaled_rows_clipped(x):
+    tk = np.full((4, 3), 1.26)
+    tk += x
+    tk[[0, 2]] *= x[[0, 1, 2, 0]] @ tk
+    tk = np.clip(tk, -0.5, 0.5)
+    return [1.43, tk]
+
+
+def test_a_second_pullback_call_sees_the_saved_values_unchanged():
+    """The backward sweep restored rows into a value it had rebound to a saved residual
+    (``tk = _tk_2; tk[rows] = ...``): the first call changed what the second read, a silent
+    wrong gradient on every call after the first (fuzz seed 112301338638)."""
+    x = np.array([0.536, -0.939, -0.591])
+    v = [0.0, np.random.default_rng(2).standard_normal((4, 3))]
+    d = srcad.differentiable(scaled_rows_clipped)
+    _, pullback = d.vjp(x)
+    first, second = pullback(v), pullback(v)
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_allclose(first, d.adjoint(x, v), rtol=1e-12)
+    eps, u = 1e-6, np.array([0.3, -0.2, 0.5])
+    plus, minus = scaled_rows_clipped(x + eps * u)[1], scaled_rows_clipped(x - eps * u)[1]
+    np.testing.assert_allclose(first @ u, np.sum(v[1] * (plus - minus)) / (2 * eps), rtol=1e-5, atol=1e-7)
