@@ -127,7 +127,6 @@ def _check_differentiated(rule, bound, handler):
         atom = bound.get(p.name)
         atoms = list(atom.values()) if isinstance(atom, dict) else atom if isinstance(atom, list) else [atom]
         if any(isinstance(a, gast.Name) and handler.is_active(a.id) for a in atoms):
-            site = getattr(bound, "site", None)
             message = (f"the derivative rule of {describe(rule.key)} does not differentiate its argument "
                        f"'{p.name}', which depends on the differentiated inputs here; pass a value that does not "
                        f"(or wrap it in srcad.stop_gradient if no derivative should flow through it), or register "
