@@ -2,9 +2,12 @@
 checked in every mode against finite differences. Fails with the minimal reproducer of each
 failure group. ``SRCAD_FUZZ_N=2000`` for a longer hunt; ``make fuzz`` for a random seed."""
 import os
+import time
+
+import pytest
 
 from fuzz.generate import FEATURES
-from fuzz.oracle import MODES
+from fuzz.oracle import MODES, Timeout, time_limit
 from fuzz.program import generate
 from fuzz.run import report, run
 
@@ -28,3 +31,13 @@ def test_generator_is_deterministic_and_restrictable():
         for construct in ("for ", "while ", " if ", "lambda", ".append(", "+=", "] = "):
             assert construct not in source, (construct, source)
     assert {"loops", "closures", "views", "stores", "fancy", "helpers"} <= set(FEATURES)
+
+
+def test_check_time_limit_counts_cpu_time_not_waiting():
+    # a loaded machine must not turn a slow check into a "timeout" failure
+    with time_limit(0.05):
+        time.sleep(0.2)
+    with pytest.raises(Timeout):
+        with time_limit(0.05):
+            while True:
+                pass
