@@ -9,6 +9,7 @@ import types
 import gast
 import numpy as np
 
+from . import sourcemap
 from .errors import SourceUnavailableError, SrcadSyntaxError, source_hint
 
 GENERATED_FILENAME = "<srcad-generated "  # how the file name of generated code begins
@@ -32,9 +33,20 @@ class FunctionSource:
         return linecache.getline(self.filename, lineno).rstrip("\n") if lineno else ""
 
     def syntax_error(self, message, node=None):
+        """A ``SrcadSyntaxError`` at ``node``'s line. In generated code (a derivative being
+        differentiated again) it is placed at the user's line that code differentiates, and
+        names the generated line too."""
         lineno = getattr(node, "lineno", None)
         offset = getattr(node, "col_offset", None)
-        return SrcadSyntaxError(message, self.filename, lineno, offset, self.line(lineno))
+        located = sourcemap.user_line(self.filename, lineno) if lineno and self.is_generated() else None
+        if located is None:
+            return SrcadSyntaxError(message, self.filename, lineno, offset, self.line(lineno))
+        user_file, user_lineno, function = located
+        generated = f"{self.filename}:{lineno}: {self.line(lineno).strip()}"
+        message = (f"{message}\n(while differentiating srcad's derivative of {function} again; "
+                   f"the generated line is {generated})")
+        user_text = linecache.getline(user_file, user_lineno).rstrip("\n")
+        return SrcadSyntaxError(message, user_file, user_lineno, None, user_text)
 
     def lookup(self, name):
         """The object ``name`` denotes in the function's scope, or raise ``KeyError``."""

@@ -212,3 +212,22 @@ def test_source_text_of_a_module_that_imports_numpy_itself():
     x = np.array([0.2, -0.4])
     for given in (text, text.split("\n\n", 1)[1]):  # the whole string, or the def alone
         check_grads(srcad.differentiable(h, source=given), (x,))
+
+
+def _spectrum_energy(x):
+    magnitude = np.abs(np.fft.rfft(x))  # the line a second-order refusal must name
+    return np.sum(magnitude ** 2)
+
+
+def test_refusal_while_differentiating_a_derivative_names_the_users_line():
+    x = np.array([0.3, -1.2, 0.7, 2.0])
+    check_grads(_spectrum_energy, (x,))  # first order is taken
+    for second_order in (lambda: srcad.hvp(_spectrum_energy)(x, np.ones(4)),
+                         lambda: srcad.grad(lambda z: np.sum(srcad.grad(_spectrum_energy)(z)))(x)):
+        with pytest.raises(srcad.SrcadSyntaxError) as info:
+            second_order()
+        error = info.value
+        assert error.filename == __file__
+        assert "the line a second-order refusal must name" in error.text
+        assert "while differentiating srcad's derivative of _spectrum_energy again" in str(error)
+        assert "<srcad-generated" in str(error)  # and the generated line it comes from

@@ -18,15 +18,13 @@ REFUSED = {
     "objects.method_calls_method": (ALL, "call it through the class (ClassName.act(obj, ...))"),
     "kalman.cholesky_try": (ALL, "does not support try statements"),
     "transport.sinkhorn_keyword_only": (ALL, "keyword-only parameters are not supported"),
-    # zip(*heads) is taken now (first order right); second order through the attention helper's
-    # generated backward (stacks it pops) is refused by the aliasing check, in generated code
-    "attention.gpt2_block": (["hvp", "grad_of_grad"], "unclear: in-place update of '_mha_saved1'"),
     "heat.helper_in_place": (ALL, "srcad cannot see what the call iterate(...) changes in 'field'"),
     # the cutoff's adjoint through spectrum * mask(cutoff) needs a conjugate (forward mode is right)
     "images.fft_lowpass_cutoff": (["reverse", "hvp", "grad_of_grad"], "complex values only through"),
     # second order: the first adjoint's complex values reach np.abs's rule helper unit_phase,
-    # which srcad differentiates through its source as a function of real arguments
-    "images.fft_lowpass": (["hvp", "grad_of_grad"], "unclear: complex values only through"),
+    # which srcad differentiates through its source as a function of real arguments (refused at
+    # the user's line, naming the generated one)
+    "images.fft_lowpass": (["hvp", "grad_of_grad"], "while differentiating srcad's derivative of fft_lowpass"),
 }
 
 CASES = [(case, mode) for case in all_cases() for mode in MODES if applies(case, mode)]
