@@ -22,7 +22,7 @@ import pytest
 
 import srcad
 from srcad import pytrees, registry, runtime
-from srcad.rules import (builtin_rules, methods, records, numpy_elementwise, numpy_indexing, numpy_joining,
+from srcad.rules import (builtin_rules, methods, records, numpy_exponential, numpy_indexing, numpy_joining,
                          numpy_products, numpy_shapes)
 from srcad.testing import check_grads, check_jvp
 
@@ -111,7 +111,7 @@ EXTRA_CALLS = [
     (np.full_like, [R(2, 3), 0.7], {}, (1,), None),
     (numpy_products.einsum_grad, [R(2, 4), 0, "ij,jk->ik", R(2, 3), R(3, 4)], {}, (0, 3, 4), None),
     (numpy_products.dot_grad, [R(2, 4), R(2, 3), R(3, 4), 0], {}, (0, 1, 2), None),
-    (numpy_elementwise.logistic_weight, [R(3), R(3)], {}, (0, 1), None),
+    (numpy_exponential.logistic_weight, [R(3), R(3)], {}, (0, 1), None),
     (np.r_.__getitem__, [(R(3), 0.5, R(2, 1).ravel())], {}, (0,), None),
     (np.c_.__getitem__, [(R(3), R(3, 2))], {}, (0,), None),
     (numpy_joining.index_concat_grad, [R(4, 3), (R(4), R(4, 2)), np.c_], {}, (0,), None),

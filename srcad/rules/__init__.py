@@ -2,5 +2,6 @@
 the tables in ``srcad.registry``; the rules for SciPy (``scipy_library``) are registered
 when SciPy is first in use (``registry.load_optional_rules``)."""
 from . import (builtin_rules, jvp_core, methods, nondifferentiable, numpy_core, numpy_elementwise,  # noqa: F401
-               numpy_fft, numpy_indexing, numpy_joining, numpy_linalg, numpy_numerical, numpy_products,
-               numpy_reductions, numpy_shapes, operators, records, refusals, runtime_rules)
+               numpy_exponential, numpy_fft, numpy_indexing, numpy_joining, numpy_linalg, numpy_numerical,
+               numpy_products, numpy_reductions, numpy_shapes, numpy_trigonometric, operators, records, refusals,
+               runtime_rules)
