@@ -896,7 +896,7 @@ def test_array_of_a_nested_list_jvp():
 
 # ---- every reverse rule of the module has a forward rule ------------------------------------
 
-MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_indexing", "srcad.rules.numpy_joining",
+MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_reordering", "srcad.rules.numpy_indexing", "srcad.rules.numpy_joining",
            "srcad.rules.numpy_products", "srcad.rules.numpy_linalg",
            "srcad.rules.scipy_special")
 
