@@ -34,7 +34,7 @@ from .arguments import (CONTAINERS, check_arguments, checked_cotangent, is_struc
 from .compile import compile_function, guards_hold
 from .errors import ArgumentError, CotangentError, NoRuleError, WrtError
 from .passes.shapes import arg_spec, spec_key
-from .passes.forward import refuse_custom_vjp_body
+from .passes.forward_calls import refuse_custom_vjp_body
 from .pipeline import param_names
 from .runtime import default_cotangent
 from .guards import GuardList, protocol_array_key
