@@ -7,7 +7,7 @@ module, from an allowlist:
 
 - modules of NumPy, SciPy and a few pure standard-library modules: an ``import``;
 - functions and classes importable from them: a ``from ... import``;
-- srcad's runtime helpers (``srcad/runtime.py``, rule modules, errors, argument checks) and
+- srcad's runtime helpers (``srcad/runtime_*.py``, rule modules, errors, argument checks) and
   plain module-level functions of the user's that the code calls without differentiating
   them: their source, read with ``inspect`` (the user's checked to be the code that runs);
 - the adjoints of user helpers the function calls: their generated forward/backward pair;
@@ -43,8 +43,9 @@ from .naming import identifier
 from .pipeline import check_source_is_code
 from .source import capture
 
-_SRCAD_SOURCES = ("srcad.runtime", "srcad.checkpointing", "srcad.errors", "srcad.arguments", "srcad.export_entry",
-                  "srcad.extend", "srcad.rules.", "srcad.pytrees", "srcad.protocol")
+_SRCAD_SOURCES = ("srcad.runtime_adjoints", "srcad.runtime_boundary", "srcad.runtime_derivatives",
+                  "srcad.checkpointing", "srcad.errors", "srcad.arguments", "srcad.export_entry", "srcad.extend",
+                  "srcad.rules.", "srcad.pytrees", "srcad.protocol")
 _SRCAD = sys.modules[__package__]
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")
 
