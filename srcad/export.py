@@ -30,9 +30,9 @@ import types
 
 import numpy as np
 
-from .api import Differentiable, _Nested, _params
 from .arguments import check_arguments, checked_cotangent, where
 from .compile import compile_function
+from .dispatch import generated_params
 from .errors import CotangentError, ExportError
 from .export_entry import check_layout, default_literal, file_line, public_function, shown_parameters, split_call
 from .export_imports import LIBRARIES, STANDARD, from_import_line, import_line, import_path, import_rank, submodules
@@ -42,6 +42,7 @@ from .guards import _CalleeFunction
 from .naming import identifier
 from .pipeline import check_source_is_code
 from .source import capture
+from .wrapper import Differentiable, _Nested
 
 _SRCAD_SOURCES = ("srcad.runtime_adjoints", "srcad.runtime_boundary", "srcad.runtime_derivatives",
                   "srcad.checkpointing", "srcad.errors", "srcad.arguments", "srcad.export_entry", "srcad.extend",
@@ -76,7 +77,7 @@ def target_function(target, wrt=None):
 def generic_adjoint(target, wrt=None, containers=()):
     """``(d, fn, compiled)``: srcad's generic (unspecialised) adjoint of ``target``."""
     d, fn = target_function(target, wrt)
-    params = _params(fn)
+    params = generated_params(fn)
     unknown = [c for c in containers if c not in params]
     if unknown:
         raise ExportError(f"{d._where}: --containers names {', '.join(unknown)}, which "
@@ -299,7 +300,7 @@ class _Exporter:
 
         fn = self.fn
         origin, label = _origin(d)
-        params = list(d._sig.names) if d._sig is not None else list(_params(fn))
+        params = list(d._sig.names) if d._sig is not None else list(generated_params(fn))
         public = f"{base}_adjoint"
         self.bound[public] = ("public",)
         joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), self.where, "public")
