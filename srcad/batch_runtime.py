@@ -9,7 +9,7 @@ each cotangent on its own (never a guess).
 import numpy as np
 
 from .errors import CotangentError
-from .runtime import _grad_dtype
+from .runtime_adjoints import _grad_dtype
 
 
 class Unbatchable(Exception):

@@ -151,14 +151,15 @@ def load_target(spec):
 
 def show_text(target, wrt=None, containers=()):
     """The generic adjoint of ``target`` and the forward/backward pairs of the helpers it calls."""
-    from .export import _file_line, generic_adjoint
+    from .export import generic_adjoint
+    from .export_entry import file_line
     from .listing import callee_pairs
 
     d, fn, compiled = generic_adjoint(target, wrt, containers)
     names = d._names if d._names is not None else ()
-    out = [f"# {fn.__qualname__} ({_file_line(fn)}): adjoint with respect to {', '.join(names)} (generic: shapes "
+    out = [f"# {fn.__qualname__} ({file_line(fn)}): adjoint with respect to {', '.join(names)} (generic: shapes "
            "decided at run time)\n", compiled.generated.joint_source]
     for helper, generated in callee_pairs(compiled):
-        out += [f"\n# {helper.__qualname__} ({_file_line(helper)}), called by the code above: its forward and "
+        out += [f"\n# {helper.__qualname__} ({file_line(helper)}), called by the code above: its forward and "
                 "backward\n", generated.forward_source, "\n", generated.backward_source]
     return "".join(out)

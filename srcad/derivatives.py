@@ -10,9 +10,10 @@ from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 
 import numpy as np
 
-from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, _params, chosen_wrt, grad
+from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt, grad
 from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
 from .compile import compile_jvp
+from .dispatch import generated_params
 from .batching import batched_backward
 from .errors import CotangentError, SrcadError, WrtError
 from .pytrees import is_node, leaves, rebuild
@@ -63,7 +64,7 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     if sig is not None and not sig.simple:  # *args, keyword-only, **kwargs: every parameter by position
         primals, tangents = sig.bind_tangents(primals, tangents, fixed)
         fixed = {}
-    params = _params(fn)
+    params = generated_params(fn)
     if len(primals) > len(params):
         raise TypeError(f"{fn.__qualname__} takes {len(params) - len(prefix)} arguments but jvp got "
                         f"{len(primals) - len(prefix)} primals")
@@ -105,7 +106,7 @@ def _wrt_position(fun, args, wrt):
         if sig is not None and not sig.simple and wrt not in sig.positional:  # keyword-only, *args, **kwargs
             raise WrtError(f"{sig.where}: wrt={wrt!r}: jacobian, hessian and hvp take the argument they "
                            "differentiate by position; use srcad.grad or srcad.vjp for this parameter")
-        params = _params(fn)[len(prefix):]
+        params = generated_params(fn)[len(prefix):]
         if wrt not in params:
             raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")
         return params.index(wrt)

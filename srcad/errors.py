@@ -52,6 +52,10 @@ class WrtError(SrcadError, ValueError, IndexError):
     """A ``wrt`` that names no parameter the caller can differentiate with respect to."""
 
 
+class ExportError(SrcadError):
+    """Something the exported module would need that cannot be written into it."""
+
+
 # ---- messages raised in several places
 
 def not_scalar(output):

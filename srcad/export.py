@@ -7,7 +7,7 @@ module, from an allowlist:
 
 - modules of NumPy, SciPy and a few pure standard-library modules: an ``import``;
 - functions and classes importable from them: a ``from ... import``;
-- srcad's runtime helpers (``srcad/runtime.py``, rule modules, errors, argument checks) and
+- srcad's runtime helpers (``srcad/runtime_*.py``, rule modules, errors, argument checks) and
   plain module-level functions of the user's that the code calls without differentiating
   them: their source, read with ``inspect`` (the user's checked to be the code that runs);
 - the adjoints of user helpers the function calls: their generated forward/backward pair;
@@ -23,7 +23,6 @@ The code exported is srcad's generic adjoint, the one it uses once a function ha
 called with many shapes: shape decisions are made at run time, so any argument shape works.
 """
 import builtins
-import importlib
 import keyword
 import sys
 import textwrap
@@ -31,71 +30,25 @@ import types
 
 import numpy as np
 
-from .api import Differentiable, _Nested, _params
 from .arguments import check_arguments, checked_cotangent, where
 from .compile import compile_function
-from .errors import ArgumentError, CotangentError, SrcadError
-from .export_text import (LITERAL_TYPES, MAX_EMBEDDED, Unwritable, literal, parse, source_text, splice,
-                          unbound_names)
+from .dispatch import generated_params
+from .errors import CotangentError, ExportError
+from .export_entry import check_layout, default_literal, file_line, public_function, shown_parameters, split_call
+from .export_imports import LIBRARIES, STANDARD, from_import_line, import_line, import_path, import_rank, submodules
+from .export_text import LITERAL_TYPES, MAX_EMBEDDED, Unwritable, literal, parse, source_text, splice, unbound_names
 from .extend import custom_vjp
 from .guards import _CalleeFunction
 from .naming import identifier
 from .pipeline import check_source_is_code
 from .source import capture
+from .wrapper import Differentiable, _Nested
 
-_LIBRARIES = ("numpy", "scipy")
-_STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins",
-             "dataclasses")
-_SRCAD_SOURCES = ("srcad.runtime", "srcad.checkpointing", "srcad.errors", "srcad.arguments", "srcad.export", "srcad.extend", "srcad.rules.",
-                  "srcad.pytrees", "srcad.protocol")
+_SRCAD_SOURCES = ("srcad.runtime_adjoints", "srcad.runtime_boundary", "srcad.runtime_derivatives",
+                  "srcad.checkpointing", "srcad.errors", "srcad.arguments", "srcad.export_entry", "srcad.extend",
+                  "srcad.rules.", "srcad.pytrees", "srcad.protocol")
 _SRCAD = sys.modules[__package__]
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")
-
-
-class ExportError(SrcadError):
-    """Something the exported module would need that cannot be written into it."""
-
-
-def check_layout(where_, names, values, containers):
-    """Refuse an argument the exported code was not made for: a list, tuple or dict where it
-    expects an array or number, or the other way round (srcad would compile other code)."""
-    for name, value in zip(names, values):
-        given = isinstance(value, (list, tuple, dict))
-        if given != (name in containers):
-            raise ArgumentError(
-                f"{where_}: argument {name!r} is {'a' if given else 'not a'} list, tuple or dict, but this "
-                f"module was exported for {'an array or number' if given else 'a list, tuple or dict'} there: "
-                f"export it again with --containers naming exactly the container arguments")
-
-
-def split_call(where_, names, defaults, args, keywords):
-    """``(arguments, v)`` of a call ``f_adjoint(*args, **keywords)``, split as
-    ``srcad.differentiable(f).adjoint`` splits them: the cotangent is the keyword ``v=`` when
-    ``f`` has no parameter ``v``, else the last positional argument beyond those the call
-    must give; parameters not given take their defaults."""
-    keywords = dict(keywords)
-    v = None
-    if "v" not in names and "v" in keywords:
-        v = keywords.pop("v")
-    else:
-        needed = sum(1 for name in names[: len(names) - len(defaults)] if name not in keywords)
-        if len(args) > needed:
-            *args, v = args
-    if len(args) > len(names):
-        raise ArgumentError(f"{where_}: takes {len(names)} arguments and a cotangent, but was given {len(args) + 1}")
-    values = list(args)
-    for name in keywords:
-        if name not in names or names.index(name) < len(values):
-            raise ArgumentError(f"{where_}: unexpected or repeated argument {name!r}")
-    first_default = len(names) - len(defaults)
-    for i in range(len(values), len(names)):
-        if names[i] in keywords:
-            values.append(keywords[names[i]])
-        elif i >= first_default:
-            values.append(defaults[i - first_default])
-        else:
-            raise ArgumentError(f"{where_}: missing argument {names[i]!r}")
-    return values, v
 
 
 class _GeneratedCode:
@@ -124,7 +77,7 @@ def target_function(target, wrt=None):
 def generic_adjoint(target, wrt=None, containers=()):
     """``(d, fn, compiled)``: srcad's generic (unspecialised) adjoint of ``target``."""
     d, fn = target_function(target, wrt)
-    params = _params(fn)
+    params = generated_params(fn)
     unknown = [c for c in containers if c not in params]
     if unknown:
         raise ExportError(f"{d._where}: --containers names {', '.join(unknown)}, which "
@@ -200,7 +153,7 @@ class _Exporter:
             if obj is _SRCAD and chain:  # srcad.stop_gradient(x): the function itself, under its name
                 read, span, obj, chain = chain[0], first_attribute, getattr(obj, chain[0], None), chain[1:]
             bound = self.reference(obj, read, parsed.names, context, section)
-            for module in _submodules(obj, chain):
+            for module in submodules(obj, chain):
                 self.reference(module, module.__name__.rsplit(".", 1)[-1], frozenset(), context, section)
             if bound != written:
                 edits.append((span, bound))
@@ -234,10 +187,10 @@ class _Exporter:
         if isinstance(obj, _GeneratedCode):
             return ("generated", id(obj.compiled), obj.index), lambda n, e: self._generated(obj, n, e)
         if isinstance(obj, types.ModuleType):
-            if obj.__name__.split(".")[0] in _LIBRARIES or obj.__name__ in _STANDARD:
-                return ("module", obj.__name__), lambda n, e: _Piece("imports", _import(obj.__name__, n))
+            if obj.__name__.split(".")[0] in LIBRARIES or obj.__name__ in STANDARD:
+                return ("module", obj.__name__), lambda n, e: _Piece("imports", import_line(obj.__name__, n))
             raise ExportError(f"{context}: cannot export: the code uses the module {obj.__name__} (as {name!r}); "
-                              f"an exported module imports only {', '.join(_LIBRARIES)} and the standard library")
+                              f"an exported module imports only {', '.join(LIBRARIES)} and the standard library")
         simple = getattr(obj, "__name__", None)
         if isinstance(simple, str) and getattr(builtins, simple, None) is obj:
             return ("builtin", simple), lambda n, e: self._builtin(simple, n)
@@ -246,9 +199,9 @@ class _Exporter:
                 type(obj) is custom_vjp or (isinstance(obj, Differentiable) and not obj.args and not obj.keywords)):
             return self._classify(inner, name, context, section)  # calling it calls the function unchanged
         if not isinstance(obj, (np.ndarray, np.generic, np.dtype)) and not isinstance(obj, LITERAL_TYPES):
-            path = _import_path(obj)
+            path = import_path(obj)
             if path is not None:
-                return ("import",) + path, lambda n, e: _Piece("imports", _from_import(*path, n))
+                return ("import",) + path, lambda n, e: _Piece("imports", from_import_line(*path, n))
             if isinstance(obj, (types.FunctionType, type)):
                 self._check_readable(obj, name, context)
                 return ("source", id(obj)), lambda n, e: self._source(obj, n, e)
@@ -347,14 +300,14 @@ class _Exporter:
 
         fn = self.fn
         origin, label = _origin(d)
-        params = list(d._sig.names) if d._sig is not None else list(_params(fn))
+        params = list(d._sig.names) if d._sig is not None else list(generated_params(fn))
         public = f"{base}_adjoint"
         self.bound[public] = ("public",)
         joint = self.reference(_GeneratedCode(fn, compiled, 0), f"_{public}", set(params), self.where, "public")
         names = d._names if d._names is not None else params[:1]
         code = compiled.codes[0]
         cotangent = code.co_varnames[code.co_argcount + code.co_kwonlyargcount - 1]  # the generated joint's
-        text = _public_function(public, joint, origin, label, params, names, containers, d._one_tuple, cotangent)
+        text = public_function(public, joint, origin, label, params, names, containers, d._one_tuple, cotangent)
         glue = {"check_arguments": check_arguments, "checked_cotangent": checked_cotangent,
                 "check_layout": check_layout, "split_call": split_call, "CotangentError": CotangentError,
                 joint: _GeneratedCode(fn, compiled, 0)}
@@ -362,10 +315,10 @@ class _Exporter:
         wrt_text = ", ".join(names)
         embedded = f" Values it reads from its module ({', '.join(self.embedded)}) are written below as they " \
                    "were at export time." if self.embedded else ""
-        doc = (f'"""The adjoint of {label} ({_file_line(origin)}) with respect to {wrt_text}; '
+        doc = (f'"""The adjoint of {label} ({file_line(origin)}) with respect to {wrt_text}; '
                f"exported by srcad {__version__}.\n\n"
                + textwrap.fill(
-                   f"{public}({', '.join(_shown_parameters(origin, params))}, v=None) computes vᵀJ as "
+                   f"{public}({', '.join(shown_parameters(origin, params))}, v=None) computes vᵀJ as "
                    f"srcad.differentiable({base}, wrt={_wrt_repr(names)})"
                    f".adjoint does: the same arguments, checks and errors; v may be left out when the output is "
                    f"a scalar (then it is the gradient). This is srcad's generic adjoint: shapes are decided at "
@@ -379,9 +332,9 @@ class _Exporter:
             piece = self.pieces[name]
             if piece.text:
                 sections[piece.section].append(piece.text)
-        imports = sorted(set(sections.pop("imports")), key=lambda line: (_import_rank(line), not line.startswith(
+        imports = sorted(set(sections.pop("imports")), key=lambda line: (import_rank(line), not line.startswith(
             "import "), line))
-        imports = [line if k == 0 or _import_rank(line) == _import_rank(imports[k - 1]) else "\n" + line
+        imports = [line if k == 0 or import_rank(line) == import_rank(imports[k - 1]) else "\n" + line
                    for k, line in enumerate(imports)]
         headers = {"public": "", "generated": "# ---- generated by srcad\n\n",
                    "user": "# ---- your functions the code calls without differentiating them, from their source\n\n",
@@ -418,37 +371,6 @@ def _definition_order(pieces):
     return order
 
 
-def _public_function(public, joint, origin, label, params, names, containers, one_tuple, cotangent):
-    """The text of the checked entry point, with ``srcad.differentiable(origin).adjoint``'s
-    contract; it passes the cotangent to the generated ``joint`` as its keyword ``cotangent``."""
-    at = repr(_short_where(origin))
-    defaults = origin.__defaults__ or ()
-    listed = literal(tuple(params), None)
-    values = f"({params[0]},)" if len(params) == 1 else f"({', '.join(params)})"
-    if defaults or "v" in params:  # the cotangent may follow fewer arguments than parameters: split as srcad does
-        cot, args, keywords = (_fresh(n, params) for n in ("v", "args", "keywords"))
-        shown = _shown_parameters(origin, params)
-        lines = [f"def {public}(*{args}, **{keywords}):",
-                 f'    """{public}({", ".join(shown)}, v=None): the cotangent v is the keyword v= or, as for '
-                 'srcad\'s adjoint, the last positional argument beyond the required ones."""',
-                 f"    {values}, {cot} = split_call({at}, {listed}, {_default_literal(tuple(defaults), at)}, "
-                 f"{args}, {keywords})"]
-    else:
-        cot = "v"
-        lines = [f"def {public}({', '.join(params)}, v=None):",
-                 f'    """vᵀJ of {label} with respect to {", ".join(names)}: the gradient when v is None '
-                 'and the output a scalar."""']
-    call = f"{joint}({', '.join(params + [f'{cotangent}={cot}'])})"
-    lines += [f"    check_arguments({at}, {listed}, {values}, {tuple(names)!r})",
-              f"    check_layout({at}, {listed}, {values}, {tuple(containers)!r})",
-              f"    {cot} = checked_cotangent({cot}, {at})",
-              "    try:",
-              f"        return {f'({call},)' if one_tuple else call}",
-              "    except CotangentError as exc:",
-              f"        raise CotangentError({at} + ': ' + str(exc)) from None"]
-    return "\n".join(lines) + "\n"
-
-
 def _origin(d):
     """``(function, label)``: the user's function behind ``d`` (through gradients made by
     ``srcad.grad``), for names, defaults and messages, and what ``d`` differentiates."""
@@ -458,34 +380,11 @@ def _origin(d):
     return d.func, label + d.func.__qualname__
 
 
-def _shown_parameters(fn, params):
-    """``fn``'s parameters as its signature shows them (defaults as literals)."""
-    defaults = fn.__defaults__ or ()
-    first = len(params) - len(defaults)
-    return params[:first] + [f"{p}={_default_literal(d, where(fn))}" for p, d in zip(params[first:], defaults)]
-
-
-def _fresh(name, taken):
-    while name in taken:
-        name += "_"
-    return name
-
-
 # ---- small helpers ------------------------------------------------------------------------
 
 
 def _keyword_like(name):
     return keyword.iskeyword(name) or keyword.issoftkeyword(name)
-
-
-def _file_line(fn):
-    code = fn.__code__
-    return f"{code.co_filename.replace(chr(92), '/').rsplit('/', 1)[-1]}:{code.co_firstlineno}"
-
-
-def _short_where(fn):
-    """``file.py:line: name`` for messages (the file's base name: the export is shipped elsewhere)."""
-    return f"{_file_line(fn)}: {fn.__qualname__}"
 
 
 def _wrt_repr(names):
@@ -500,83 +399,11 @@ def _global(fn, name):
     return (vars(found) if isinstance(found, types.ModuleType) else found)[name]
 
 
-def _import(module, name):
-    if module == name:
-        return f"import {module}\n"
-    parent, _, last = module.rpartition(".")
-    if parent and last == name:
-        return f"from {parent} import {last}\n"
-    return f"import {module} as {name}\n"
-
-
-def _from_import(module, attr, name):
-    return f"from {module} import {attr}\n" if attr == name else f"from {module} import {attr} as {name}\n"
-
-
-def _import_rank(line):
-    module = line.split()[1].split(".")[0]
-    return 0 if module in _STANDARD else 1 if module == "numpy" else 2
-
-
-def _import_path(obj):
-    """``(module, name)`` to import ``obj`` itself from NumPy, SciPy or the standard library, or
-    None: its module and name, NumPy's or SciPy's special functions (ufuncs name no module), or
-    for an object without a name (``scipy.stats.norm``) the public module of its class that
-    holds it."""
-    module, simple = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
-    if isinstance(simple, str):
-        for candidate in dict.fromkeys((module, "numpy", "scipy.special")):
-            found = _allowed_module(candidate)
-            if found is not None and getattr(found, simple, None) is obj:
-                return candidate, simple
-        return None
-    owner = type(obj).__module__.split(".")
-    for k in range(len(owner), 0, -1):
-        found = _allowed_module(".".join(owner[:k]))
-        if found is not None:
-            names = sorted(n for n, value in vars(found).items() if value is obj and not n.startswith("_"))
-            if names:
-                return found.__name__, names[0]
-    return None
-
-
-def _allowed_module(name):
-    """The public module ``name`` of NumPy, SciPy or the standard library's allowlist if its
-    package is imported already, else None."""
-    if not isinstance(name, str) or any(p.startswith("_") for p in name.split(".")):
-        return None
-    if name.split(".")[0] not in _LIBRARIES and name not in _STANDARD or name.split(".")[0] not in sys.modules:
-        return None
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
-
-
-def _submodules(obj, chain):
-    """Submodules of module ``obj`` that ``obj.a.b`` (attribute ``chain``) reaches: imported too."""
-    found = []
-    for attr in chain if isinstance(obj, types.ModuleType) else ():
-        obj = getattr(obj, attr, None)
-        if not isinstance(obj, types.ModuleType):
-            break
-        found.append(obj)
-    return found
-
-
 def _default_edits(parsed, defaults, context):
     """Edits writing a def's default values as literals of the values the function really has
     (``defaults``: positional tuple, keyword-only dict): its source may name globals."""
     positional, keyword_only = defaults
     if len(parsed.defaults) != len(positional):
         raise ExportError(f"{context}: cannot export: its defaults do not match its source")
-    edits = [(span, _default_literal(value, context)) for span, value in zip(parsed.defaults, positional)]
-    return edits + [(span, _default_literal(keyword_only[arg], context)) for arg, span in parsed.keyword_defaults]
-
-
-def _default_literal(value, context):
-    try:
-        return literal(value, None)
-    except Unwritable as exc:
-        raise ExportError(f"{context}: cannot export a default value that is {exc}; make it a number, string "
-                          "or None") from None
+    edits = [(span, default_literal(value, context)) for span, value in zip(parsed.defaults, positional)]
+    return edits + [(span, default_literal(keyword_only[arg], context)) for arg, span in parsed.keyword_defaults]

@@ -420,13 +420,14 @@ def lookup(table, key):
     return found
 
 
-#: modules whose functions are srcad's derivative machinery, not user code
+#: modules whose functions are srcad's derivative machinery, not user code: ``srcad.runtime``
+#: and the ``srcad.runtime_*`` modules it re-exports, and the rule modules
 _HELPER_MODULES = ("srcad.runtime", "srcad.rules.")
 
 
 def _is_srcad_helper(key):
     module = getattr(key, "__module__", None) or ""
-    return inspect.isfunction(key) and (module == _HELPER_MODULES[0] or module.startswith(_HELPER_MODULES[1]))
+    return inspect.isfunction(key) and module.startswith(_HELPER_MODULES)
 
 
 @functools.lru_cache(maxsize=None)

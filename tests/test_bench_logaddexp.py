@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.rules.numpy_elementwise import logistic_weight
+from srcad.rules.numpy_exponential import logistic_weight
 from srcad.testing import check_grads, check_jvp
 
 from lang_checks import check_second_order

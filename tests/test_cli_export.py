@@ -249,7 +249,7 @@ def test_exported_module_matches_srcad_and_finite_differences(exported, case):
     expected = d.adjoint(*args, v) if v is not None else d.adjoint(*args)
     assert same(grads, expected)
     several = isinstance(d._wrt, tuple) and not d._single
-    params = list(srcad.api._params(d._source_function(())))
+    params = list(srcad.dispatch.generated_params(d._source_function(())))
     positions = [params.index(n) for n in d._names]
     plain = FINITE_DIFFERENCES_OF.get(case, d.func)
     numeric, directions = _finite_differences(plain, args[:len(params)], positions, 1.0 if v is None else v)

@@ -29,7 +29,7 @@ def cases(suite):
 def test_every_case_exports_and_computes_what_srcad_computes(suite, tmp_path):
     calls, expected = [], []
     for k, (fn, args, wrt) in enumerate(cases(suite)):
-        params = srcad.api._params(srcad.api.unwrap(fn))
+        params = srcad.dispatch.generated_params(srcad.api.unwrap(fn))
         containers = [p for p, a in zip(params, args) if isinstance(a, CONTAINERS)]
         d = srcad.differentiable(fn, wrt=wrt)
         y = fn(*args)

@@ -22,8 +22,8 @@ import pytest
 
 import srcad
 from srcad import pytrees, registry, runtime
-from srcad.rules import (builtin_rules, methods, records, numpy_elementwise, numpy_indexing, numpy_joining,
-                         numpy_products, numpy_shapes)
+from srcad.rules import (builtin_rules, methods, records, numpy_exponential, numpy_indexing, numpy_joining,
+                         numpy_products, numpy_reordering, numpy_shapes)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_numpy
@@ -111,7 +111,7 @@ EXTRA_CALLS = [
     (np.full_like, [R(2, 3), 0.7], {}, (1,), None),
     (numpy_products.einsum_grad, [R(2, 4), 0, "ij,jk->ik", R(2, 3), R(3, 4)], {}, (0, 3, 4), None),
     (numpy_products.dot_grad, [R(2, 4), R(2, 3), R(3, 4), 0], {}, (0, 1, 2), None),
-    (numpy_elementwise.logistic_weight, [R(3), R(3)], {}, (0, 1), None),
+    (numpy_exponential.logistic_weight, [R(3), R(3)], {}, (0, 1), None),
     (np.r_.__getitem__, [(R(3), 0.5, R(2, 1).ravel())], {}, (0,), None),
     (np.c_.__getitem__, [(R(3), R(3, 2))], {}, (0,), None),
     (numpy_joining.index_concat_grad, [R(4, 3), (R(4), R(4, 2)), np.c_], {}, (0,), None),
@@ -119,9 +119,9 @@ EXTRA_CALLS = [
     (np.linspace, [0.3, R(3)], {"num": 4, "axis": -1}, (0, 1), None),
     (numpy_shapes.linspace_grad, [R(3, 4), R(3), R(3, 4), 4, True, -1, "stop"], {}, (0,), None),
     (numpy_shapes.linspace_tangent, [R(3), R(3, 4), 4, False, 1, "start"], {}, (0,), None),
-    (numpy_shapes.tile_grad, [R(4, 3), R(2, 3), (2, 1)], {}, (0,), None),
-    (numpy_shapes.repeat_grad, [R(2, 6), R(2, 3), 2, 1], {}, (0,), None),
-    (numpy_shapes.reorder_grad, [R(2, 3), np.array([[3.0, 1, 2], [0, 5, 4]]), np.array([[1.0, 2, 3], [0, 4, 5]]), 1],
+    (numpy_reordering.tile_grad, [R(4, 3), R(2, 3), (2, 1)], {}, (0,), None),
+    (numpy_reordering.repeat_grad, [R(2, 6), R(2, 3), 2, 1], {}, (0,), None),
+    (numpy_reordering.reorder_grad, [R(2, 3), np.array([[3.0, 1, 2], [0, 5, 4]]), np.array([[1.0, 2, 3], [0, 4, 5]]), 1],
      {}, (0,), None),
     (numpy_shapes.array_grad, [R(2, 2), [[0.5, 1.5], [2.5, 3.5]], R(2, 2)], {}, (0,), None),
     (numpy_joining.unjoin, [R(3, 3), [R(2, 3), R(3)], np.atleast_2d, 0], {}, (0,), None),

@@ -896,8 +896,8 @@ def test_array_of_a_nested_list_jvp():
 
 # ---- every reverse rule of the module has a forward rule ------------------------------------
 
-MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_indexing", "srcad.rules.numpy_joining",
-           "srcad.rules.numpy_products", "srcad.rules.numpy_linalg",
+MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_reordering", "srcad.rules.numpy_indexing", "srcad.rules.numpy_joining",
+           "srcad.rules.numpy_products", "srcad.rules.numpy_linalg", "srcad.rules.numpy_decompositions",
            "srcad.rules.scipy_special")
 
 

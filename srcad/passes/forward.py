@@ -37,100 +37,21 @@ def f_jvp(x, c, x_dot):
         y_dot = zeros_like(y)
     return y, finish_tangent(y_dot, y)
 """
-import collections
-import inspect
-import types
-
 import gast
 
 from .. import astutil as A
 from .. import registry
 from ..rules import records
-from ..errors import NoRuleError, no_method_rule
-from ..template import bind, instantiate
-from ..source import identifier
 from .activity import _NONDIFF_OPS, scatter_add_args
+from .forward_calls import CallTangents
+from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
 from .jumps import is_break_guard
-from .reverse_calls import refuse_derivative_call
 from .resolve_calls import method_call
 
-ZERO, OWNED, SHARED = "zero", "owned", "shared"
 
+class _Forward(CallTangents):
+    """The tangent code of one function, statement by statement (calls: ``CallTangents``)."""
 
-class _CallSite:
-    """Where a rule is being instantiated, for error messages."""
-
-    def __init__(self, source, node, what):
-        self.source, self.node, self.what = source, node, what
-
-    def error(self, message):
-        return self.source.syntax_error(message, self.node)
-
-
-def _user_function(obj):
-    """The plain Python function behind ``obj`` if srcad can read it, else None."""
-    fn = getattr(obj, "__srcad_function__", obj)
-    return fn if isinstance(fn, types.FunctionType) else None
-
-
-
-
-def refuse_custom_vjp_body(obj, error):
-    """A ``srcad.custom_vjp`` with no forward rule: differentiating its body in forward mode
-    would disagree with the rule reverse mode uses (a straight-through estimator, a wrapped
-    solver), so forward mode refuses it."""
-    if registry.lookup(registry.VJP, obj) is not None:
-        name = getattr(obj, "__name__", "the function")
-        raise error(f"{name} has a custom vjp rule but no forward-mode rule, and its body's derivative may differ "
-                    f"from that rule; register one with @{name}.defjvp (a template like `t[y] += t[x] * ...`) "
-                    "for jvp, hvp, hessian and forward-mode jacobians")
-
-
-def _read_counts(node):
-    return collections.Counter(n.id for n in gast.walk(node)
-                               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
-
-
-def _exposed(stmts, assigned=frozenset()):
-    """Names a block may read before assigning them (whose value comes from before the block)."""
-    assigned, exposed = set(assigned), set()
-    for s in stmts:
-        if isinstance(s, gast.If):
-            exposed |= A.names_read(s.test) - assigned
-            body, orelse = _exposed(s.body, assigned), _exposed(s.orelse, assigned)
-            exposed |= body | orelse
-            assigned |= _definitely_assigned(s.body) & _definitely_assigned(s.orelse)
-        elif isinstance(s, (gast.For, gast.While)):
-            exposed |= A.names_read(s) - assigned
-        else:
-            exposed |= A.names_read(s) - assigned
-            assigned |= A.names_stored(s)
-    return exposed
-
-
-def _definitely_assigned(stmts):
-    names = set()
-    for s in stmts:
-        if isinstance(s, gast.If):
-            names |= _definitely_assigned(s.body) & _definitely_assigned(s.orelse)
-        elif not isinstance(s, (gast.For, gast.While)):
-            names |= A.names_stored(s)
-    return names
-
-
-def _mutated(stmts):
-    """Names updated in place: ``S[i] = e``, ``L.append(e)``, ``L.pop()``."""
-    names = set()
-    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
-            names.add(s.targets[0].value.id)
-        elif isinstance(s, (gast.Assign, gast.Expr)) and (method_call(s.value, "append")
-                                                           or method_call(s.value, "pop")):
-            names.add(s.value.func.value.id)
-    return names
-
-
-class _Forward:
     def __init__(self, node, source, wrt, refs, callees):
         self.source = source
         self.namer = A.anno(node, "namer")
@@ -138,7 +59,7 @@ class _Forward:
         self.refs = refs
         self.callees = callees
         self.containers = A.anno(node, "containers")
-        self.reads = _read_counts(node)
+        self.reads = read_counts(node)
         self.loops = []  # the loops being transformed, outermost first
         self.state = {}
         self.tangent_names = {}
@@ -333,84 +254,6 @@ class _Forward:
         tangent = self.read(atom.id) if isinstance(atom, gast.Name) else None
         return tangent if tangent is not None else self.helper("zeros_like", A.deepcopy(atom))
 
-    def where(self, node):
-        line = getattr(A.anno(node, "origin") or node, "lineno", None)
-        text = self.source.line(line).strip() if line else ""
-        return f"{self.source.filename}:{line}: in {text!r}: " if line else f"{self.source.filename}: "
-
-    def call(self, var, s):
-        rhs = s.value
-        callee = A.anno(rhs, "callee")
-        if callee.kind == "method":
-            if callee.name in registry.NONDIFF_METHODS:
-                return [s]
-            fn = registry.METHODS.get(callee.name)
-            if fn is None:
-                raise NoRuleError(
-                    self.where(s) + no_method_rule(callee.name))
-            return [s] + self.apply(fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
-                                    f"the method .{callee.name}()")
-        obj = callee.obj
-        if registry.is_nondifferentiable(obj):
-            return [s]
-        if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
-            refuse_derivative_call(self.source, obj, callee.name, A.anno(s, "origin") or s)
-            refuse_custom_vjp_body(obj, lambda message: self.source.syntax_error(message, A.anno(s, "origin") or s))
-            return self.user_call(var, s, _user_function(obj))
-        return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)
-
-    def apply(self, key, var, args, keywords, s, what):
-        rule = registry.lookup(registry.JVP, key)
-        if rule is None:
-            name = registry.describe(key)
-            raise NoRuleError(
-                self.where(s) + f"{what} ({name}) has no forward-mode (jvp) derivative rule. Register one with "
-                f"@srcad.extend.register_jvp({name}) (a template like `t[y] += t[x] * np.cos(x)`), or mark it "
-                "with srcad.extend.register_nondifferentiable if no derivative flows through it.")
-        bound = bind(rule, args, keywords, _CallSite(self.source, s, what))
-        return instantiate(rule, A.load(var) if var else A.const(None), bound, self, self.namer, self.refs)
-
-    def effect_call(self, s):
-        """A call for its effect: in-place helpers (``scatter_add``) with rules mutate tangents too."""
-        call = s.value
-        callee = A.anno(call, "callee")
-        touched = set()
-        for arg in call.args + [k.value for k in call.keywords]:
-            touched |= A.names_read(arg)
-        if callee.kind == "method" and isinstance(call.func.value, gast.Name):
-            if call.func.value.id in self.active and callee.name not in registry.NONDIFF_METHODS:
-                raise self.source.syntax_error(
-                    f"srcad cannot differentiate the in-place method .{callee.name}() on a value that is "
-                    "being differentiated; assign a new value instead", s)
-            return []
-        live = {n for n in touched if n in self.active or self.get(n) != ZERO}
-        if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or not live:
-            return []
-        if registry.lookup(registry.JVP, callee.obj) is None and _user_function(callee.obj) is not None:
-            return []  # the user's own function, called for its printing or checking
-        return self.apply(callee.obj, None, call.args, call.keywords, s, callee.name)
-
-    def user_call(self, var, s, fn):
-        """``y = g(a, b)`` for the user's own function ``g``: call its jvp."""
-        rhs = s.value
-        try:
-            bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
-        except TypeError as exc:
-            raise self.source.syntax_error(f"bad call to {fn.__name__}: {exc}", rhs) from None
-        wrt = tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and self.read(a.id) is not None)
-        if not wrt:
-            return [s]
-        containers = tuple(p for p, a in bound.arguments.items()
-                           if isinstance(a, gast.Name) and a.id in self.containers)
-        jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs)
-        name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
-        tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
-        keywords = list(rhs.keywords) + tangents
-        call = gast.Call(func=A.load(name), args=list(rhs.args), keywords=keywords)
-        target = gast.Tuple(elts=[A.store(var), A.store(self.tname(var))], ctx=gast.Store())
-        self.state[var] = SHARED
-        return [gast.Assign(targets=[target], value=call, type_comment=None)]
-
     # ---- containers and element updates --------------------------------------------------
     def subscript_store(self, var, index, value):
         tangent = self.read(value.id) if isinstance(value, gast.Name) else None
@@ -453,7 +296,7 @@ class _Forward:
         Inside a loop that includes all the loop reads: its next pass runs ``stmt`` again."""
         if self.loops:  # a loop's next pass reads again what the loop reads
             stmt = self.loops[0]
-        inside = _read_counts(stmt)
+        inside = read_counts(stmt)
         outside = {name for name, n in self.reads.items() if n > inside[name]}
         return outside | set(inside) if self.loops else outside
 
@@ -489,9 +332,9 @@ class _Forward:
     def loop(self, s):
         """Iterate the body's tangent states to a fixpoint; zeros are materialized where paths join."""
         entry, bound_before = dict(self.state), set(self.bound)
-        mutated = _mutated(s.body)
+        mutated = mutated_in_place(s.body)
         # only tangents read before they are assigned in the body, or after the loop, carry over
-        needed = _exposed(s.body, {s.target.id} if isinstance(s, gast.For) else ()) | self.read_outside(s)
+        needed = read_before_assigned(s.body, {s.target.id} if isinstance(s, gast.For) else ()) | self.read_outside(s)
         start = dict(entry)
         self.loops.append(s)
         try:
@@ -551,7 +394,7 @@ def forward(node, source, wrt, refs, callees):
     tangents = {p: fw.tname(p) for p in wrt}
     # differentiated integers are reals, except in code srcad generated (residuals' trip counts)
     entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_generated()]
-    mutated = _mutated(body) & set(params)
+    mutated = mutated_in_place(body) & set(params)
     entry += [A.assign(p, gast.Call(func=A.load(refs("copy_value", runtime.copy_value)), args=[A.load(p)],
                                     keywords=[])) for p in sorted(mutated)]
     for p in wrt:

@@ -1,6 +1,9 @@
-"""srcad's own derivative rules, one module per namespace. Importing this package fills
-the tables in ``srcad.registry``; the rules for SciPy (``scipy_library``) are registered
+"""srcad's own derivative rules, one module per namespace, NumPy's split by family
+(``numpy_elementwise``, ``numpy_trigonometric``, ``numpy_exponential``, ``numpy_shapes``,
+``numpy_reordering``, ``numpy_linalg``, ``numpy_decompositions``, ...). Importing this package
+fills the tables in ``srcad.registry``; the rules for SciPy (``scipy_library``) are registered
 when SciPy is first in use (``registry.load_optional_rules``)."""
-from . import (builtin_rules, jvp_core, methods, nondifferentiable, numpy_core, numpy_elementwise,  # noqa: F401
-               numpy_fft, numpy_indexing, numpy_joining, numpy_linalg, numpy_numerical, numpy_products,
-               numpy_reductions, numpy_shapes, operators, records, refusals, runtime_rules)
+from . import (builtin_rules, jvp_core, methods, nondifferentiable, numpy_core,  # noqa: F401
+               numpy_decompositions, numpy_elementwise, numpy_exponential, numpy_fft, numpy_indexing,
+               numpy_joining, numpy_linalg, numpy_numerical, numpy_products, numpy_reductions, numpy_reordering,
+               numpy_shapes, numpy_trigonometric, operators, records, refusals, runtime_rules)

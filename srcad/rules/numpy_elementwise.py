@@ -1,4 +1,8 @@
-"""Elementwise NumPy (and ``math``) functions: reverse and forward rules.
+"""Elementwise NumPy (and ``math``) arithmetic: rounding, the forward rules of the
+operators, algebraic and complex-part functions, and the comparison-style functions that
+pick or share between operands (``fmax``, ``clip``, ``select``, ``fmod``, ``copysign``).
+Trigonometric and hyperbolic functions are in ``numpy_trigonometric.py``; exponentials,
+logarithms and powers in ``numpy_exponential.py``.
 
 Functions of one argument whose derivative is a factor state it once
 (``register_elementwise``), which gives both rules. The vjp rules of math.log, math.pow,
@@ -14,15 +18,8 @@ import math
 import gast
 import numpy as np
 
-from ..errors import SrcadError
 from ..registry import register_elementwise, register_jvp, register_vjp
 from ..runtime import unbroadcast
-
-LN2 = math.log(2.0)
-LN10 = math.log(10.0)
-DEG_PER_RAD = 180.0 / math.pi
-RAD_PER_DEG = math.pi / 180.0
-
 
 def math_functions(*names):
     """The ``math`` functions among ``names`` that this Python has (exp2, cbrt: 3.11+)."""
@@ -138,71 +135,6 @@ def mod(z, x, y):
 
 
 # ---- unary functions (an elementwise rule returns dy/dx, from the result y and x) ------
-@register_elementwise(np.arcsin, math.asin)
-def arcsin(y, x):
-    return 1 / np.sqrt(1 - x**2)
-
-
-@register_elementwise(np.arccos, math.acos)
-def arccos(y, x):
-    return -1 / np.sqrt(1 - x**2)
-
-
-@register_elementwise(np.arctan, math.atan)
-def arctan(y, x):
-    return 1 / (1 + x**2)
-
-
-@register_elementwise(np.sinh, math.sinh)
-def sinh(y, x):
-    return np.cosh(x)
-
-
-@register_elementwise(np.cosh, math.cosh)
-def cosh(y, x):
-    return np.sinh(x)
-
-
-@register_elementwise(np.arcsinh, math.asinh)
-def arcsinh(y, x):
-    return 1 / np.sqrt(x**2 + 1)
-
-
-@register_elementwise(np.arccosh, math.acosh)
-def arccosh(y, x):
-    return 1 / np.sqrt(x**2 - 1)
-
-
-@register_elementwise(np.arctanh, math.atanh)
-def arctanh(y, x):
-    return 1 / (1 - x**2)
-
-
-@register_elementwise(np.exp2, *math_functions("exp2"))
-def exp2(y, x):
-    return y * LN2
-
-
-@register_elementwise(np.expm1, math.expm1)
-def expm1(y, x):
-    return y + 1
-
-
-@register_elementwise(np.log2, math.log2)
-def log2(y, x):
-    return 1 / (x * LN2)
-
-
-@register_elementwise(np.log10, math.log10)
-def log10(y, x):
-    return 1 / (x * LN10)
-
-
-@register_elementwise(np.log1p, math.log1p)
-def log1p(y, x):
-    return 1 / (1 + x)
-
-
 @register_elementwise(np.cbrt, *math_functions("cbrt"))
 def cbrt(y, x):
     return 1 / (3 * y**2)
@@ -221,27 +153,6 @@ def reciprocal(y, x):
 @register_elementwise(np.fabs)
 def fabs(y, x):
     return np.sign(x)
-
-
-@register_elementwise(np.deg2rad, np.radians, math.radians)
-def deg2rad(y, x):
-    return RAD_PER_DEG
-
-
-@register_elementwise(np.rad2deg, np.degrees, math.degrees)
-def rad2deg(y, x):
-    return DEG_PER_RAD
-
-
-@register_elementwise(np.sinc)
-def sinc(y, x):
-    return sinc_slope(x)
-
-
-def sinc_slope(x):
-    """d/dx sin(πx)/(πx) = (cos(πx) - sinc(x)) / x, which is 0 at x = 0."""
-    safe = np.where(x == 0, 1, x)
-    return np.where(x == 0, 0, (np.cos(math.pi * safe) - np.sinc(safe)) / safe)
 
 
 @register_vjp(np.nan_to_num)
@@ -299,45 +210,6 @@ def imag_cotangent(g, x):
     return 1j * g if np.iscomplexobj(x) else 0 * g
 
 
-@register_elementwise(np.i0)
-def i0(y, x):
-    return bessel_i1(x)
-
-
-def bessel_i1(x):
-    """The modified Bessel function I₁ = I₀' (NumPy has only I₀).
-
-    I₁(x) = (1/π) ∫₀^π exp(x cos θ) cos θ dθ. The integrand is smooth and periodic, so the
-    midpoint rule converges geometrically (error ≈ exp(-2n²/|x|) for n points). Small |x|
-    uses expm1 (∫ cos θ = 0) to keep relative accuracy; large |x| factors out exp(|x|)
-    inside a logarithm so values near the overflow limit stay finite.
-    """
-    x = np.asarray(x)
-    dtype = x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64
-    size = np.abs(x.astype(np.float64))
-    n = 32 + int(math.sqrt(25.0 * float(np.max(size, initial=1.0))))
-    small = np.minimum(size, 1.0)
-    large = np.maximum(size, 1.0)
-    near_zero = np.zeros(size.shape)
-    far = np.zeros(size.shape)
-    for c in np.cos(math.pi * (np.arange(n) + 0.5) / n):  # a loop: memory stays the size of x
-        near_zero += np.expm1(small * c) * c
-        far += np.exp(large * (c - 1)) * c
-    far = np.exp(large + np.log(far / n))
-    return (np.sign(x) * np.where(size < 1.0, near_zero / n, far)).astype(dtype)
-
-
-@register_elementwise(bessel_i1)
-def bessel_i1_derivative(y, x):
-    return bessel_i1_slope(x, y)
-
-
-def bessel_i1_slope(x, i1):
-    """I₁'(x) = I₀(x) − I₁(x)/x, and 1/2 at 0 (so second derivatives of i0 have rules too)."""
-    x = np.asarray(x)
-    return np.where(x == 0, 0.5, np.i0(x) - i1 / np.where(x == 0, 1.0, x))
-
-
 # ---- binary functions ----------------------------------------------------------------
 def larger_share(a, b):
     """The share of ``a`` in ``max(a, b)``: 1 if larger, 1/2 on a tie, else 0."""
@@ -347,18 +219,6 @@ def larger_share(a, b):
 def nan_ignoring_share(a, b):
     """The share of ``a`` in ``fmax(a, b)``: as ``larger_share``, but a NaN never wins."""
     return np.where(np.isnan(b), ~np.isnan(a), np.where(np.isnan(a), 0, larger_share(a, b)))
-
-
-@register_vjp(np.float_power)
-def float_power(z, x, y):
-    d[x] += unbroadcast(d[z] * y * np.float_power(x, y - 1), x)
-    d[y] += unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
-
-
-@register_jvp(np.float_power)
-def float_power_jvp(z, x, y):
-    t[z] += t[x] * y * np.float_power(x, y - 1)
-    t[z] += t[y] * z * np.log(np.where(x == 0, 1.0, x))
 
 
 @register_vjp(np.fmax)
@@ -387,87 +247,6 @@ def fmin_jvp(z, x, y):
     """Ties split the tangent equally; a NaN operand contributes none."""
     t[z] += t[x] * nan_ignoring_share(-x, -y)
     t[z] += t[y] * nan_ignoring_share(-y, -x)
-
-
-@register_vjp(np.arctan2, math.atan2)
-def arctan2(z, x1, x2):
-    d[x1] += unbroadcast(d[z] * x2 / (x1**2 + x2**2), x1)
-    d[x2] += unbroadcast(-d[z] * x1 / (x1**2 + x2**2), x2)
-
-
-@register_jvp(np.arctan2, math.atan2)
-def arctan2_jvp(z, x1, x2):
-    t[z] += t[x1] * x2 / (x1**2 + x2**2)
-    t[z] += -t[x2] * x1 / (x1**2 + x2**2)
-
-
-@register_vjp(np.hypot)
-def hypot(z, x1, x2):
-    d[x1] += unbroadcast(d[z] * x1 / z, x1)
-    d[x2] += unbroadcast(d[z] * x2 / z, x2)
-
-
-@register_jvp(np.hypot)
-def hypot_jvp(z, x1, x2):
-    t[z] += t[x1] * x1 / z
-    t[z] += t[x2] * x2 / z
-
-
-@register_vjp(math.hypot)
-def math_hypot(z, *coordinates):
-    for c in coordinates:
-        d[c] += d[z] * c / z
-
-
-@register_jvp(math.hypot)
-def math_hypot_jvp(z, *coordinates):
-    for c in coordinates:
-        t[z] += t[c] * c / z
-
-
-@register_vjp(np.logaddexp)
-def logaddexp(z, x1, x2):
-    """∂z/∂x1 = σ(x1 - x2): the result is not read, so the forward sweep need not compute it."""
-    d[x1] += unbroadcast(d[z] * logistic_weight(x1, x2), x1)
-    d[x2] += unbroadcast(d[z] * logistic_weight(x2, x1), x2)
-
-
-@register_jvp(np.logaddexp)
-def logaddexp_jvp(z, x1, x2):
-    t[z] += t[x1] * logistic_weight(x1, x2)
-    t[z] += t[x2] * logistic_weight(x2, x1)
-
-
-def logistic_weight(a, b):
-    """σ(a - b) = 1 / (1 + e^(b - a)), relatively accurate for every a - b: where e^(b - a)
-    overflows the weight is 0, its limit (without a warning)."""
-    with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(b - a))
-
-
-# generated adjoints call logistic_weight: σ'(u) = σ(u) σ(-u) (1 - σ(u) would cancel where σ ≈ 1)
-@register_vjp(logistic_weight)
-def logistic_weight_vjp(r, a, b):
-    d[a] += unbroadcast(d[r] * r * logistic_weight(b, a), a)
-    d[b] += unbroadcast(-d[r] * r * logistic_weight(b, a), b)
-
-
-@register_jvp(logistic_weight)
-def logistic_weight_jvp(r, a, b):
-    t[r] += t[a] * r * logistic_weight(b, a)
-    t[r] += -t[b] * r * logistic_weight(b, a)
-
-
-@register_vjp(np.logaddexp2)
-def logaddexp2(z, x1, x2):
-    d[x1] += unbroadcast(d[z] * np.exp2(x1 - z), x1)
-    d[x2] += unbroadcast(d[z] * np.exp2(x2 - z), x2)
-
-
-@register_jvp(np.logaddexp2)
-def logaddexp2_jvp(z, x1, x2):
-    t[z] += t[x1] * np.exp2(x1 - z)
-    t[z] += t[x2] * np.exp2(x2 - z)
 
 
 @register_vjp(np.fmod, math.fmod, math.remainder)

@@ -16,8 +16,8 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from .numpy_linalg import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, from_triangle, mT,
-                           symmetric_from_triangle)
+from .numpy_decompositions import cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent
+from .numpy_linalg import from_triangle, mT, symmetric_from_triangle
 
 try:
     import scipy.linalg as linalg

@@ -1,0 +1,146 @@
+"""Which generated code a call of a ``Differentiable`` runs (``srcad.wrapper``): the version
+specialised on its arguments' classes, shapes and dtypes, compiled on first use (after
+``MAX_SPECIALISATIONS`` combinations one generic version that decides shapes at run time),
+kept while the guards on the globals it read hold; the last call's code is found again
+without building its key.
+"""
+import functools
+import inspect
+import types
+
+import numpy as np
+
+from . import registry
+from .arguments import CONTAINERS, check_arguments, is_structure
+from .backends.numba_backend import accelerate
+from .compile import compile_function, guards_hold
+from .guards import GuardList, protocol_array_key
+from .passes.shapes import arg_spec, spec_key
+from .pipeline import param_names
+from .protocol import protocol_array
+from .source import capture, trampoline
+
+MAX_SPECIALISATIONS = 8  # shape/dtype combinations compiled per function before going generic
+
+
+class CompiledCache:
+    """The compiled code of a ``Differentiable`` per argument key (``_bound``), the guards of
+    each (``_guards``) and the last call's (``_last``)."""
+
+    def _functions(self, args, kwargs=None):
+        """The generated (joint, forward, backward) for arguments like ``args``, ``kwargs``."""
+        key = ()
+        containers = foreign = False
+        for a in args:
+            cls = a.__class__
+            if cls is np.ndarray:
+                key += ((a.shape, a.dtype),)
+            elif cls in CONTAINERS:
+                key += (spec_key(a),)
+                containers = True
+            elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
+                key += (protocol_array_key(a),)
+                foreign = True
+            else:
+                key += (cls,)
+                containers = containers or is_structure(a)  # a named tuple or dataclass: its items vary
+        if kwargs:
+            key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
+            containers = True
+        bound = self._bound.get(key)
+        if bound is not None and not containers:  # arrays seen before: only the guards to check
+            guards = self._guards.get(key)
+            if guards is None or guards_hold(guards):
+                return bound
+        if (bound is None or containers) and self._sig is not None and (args or kwargs):
+            self._check(args, kwargs or {})  # array keys hold class, shape, dtype: checked once
+        if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
+            bound = self._bound[key] = self._compile(args, kwargs or {}, key)  # new shapes, or a global was rebound
+        if not (containers or foreign):  # every key item an (array shape, dtype) or a class: _recent can check it
+            guards = self._guards.get(key)
+            if guards is not None:
+                guards = guards.hold if isinstance(guards, GuardList) else functools.partial(guards_hold, guards)
+            joint = bound[0]
+            self._last = (key, guards, joint, positional_cotangent(joint))
+        return bound
+
+    def _recent(self, args):
+        """``(key, guards, joint, cotangent position)`` of the last call if ``args`` have its
+        key (the same classes, array shapes and dtypes, checked item by item as ``_functions``
+        encodes them) and its guards still hold; else None (``_functions`` decides)."""
+        last = self._last
+        if last is None:
+            return None
+        key = last[0]
+        if len(args) != len(key):
+            return None
+        i = 0
+        for a in args:
+            k = key[i]
+            i += 1
+            if a.__class__ is np.ndarray:
+                if k.__class__ is not tuple or a.shape != k[0] or (a.dtype is not k[1] and a.dtype != k[1]):
+                    return None
+            elif a.__class__ is not k:
+                return None
+        if last[1] is not None and not last[1]():
+            return None
+        return last
+
+    def _check(self, args, kwargs):
+        names = self._sig.names
+        values = self._sig.values(args, kwargs, names)
+        check_arguments(self._sig.where, names, values, self._names)
+
+    def _source_function(self, args):
+        """The Python function whose code is differentiated (nested derivatives differ)."""
+        if registry.lookup(registry.VJP, self._original) is not None:
+            return trampoline(self._original)  # a custom rule: differentiate a call to it
+        return self.func
+
+    def _compile(self, args, kwargs, key):
+        fn = self._source_function(args)
+        if not isinstance(fn, types.FunctionType):
+            capture(fn)  # raises the error that says why srcad cannot read it
+        params = generated_params(fn)
+        names = self._names if self._names is not None else param_names(params, self._wrt)
+        containers = tuple(p for p, a in zip(params, args) if is_structure(a))
+        containers += tuple(p for p, a in kwargs.items() if is_structure(a))
+        specialised = len(self._bound) < MAX_SPECIALISATIONS
+        if specialised and len(args) == len(params) and not kwargs:
+            specs = {p: arg_spec(a) for p, a in zip(params, args)}
+            compiled = compile_function(fn, names, containers, specs, key)
+        else:  # many shapes seen: one generic version that checks shapes at run time
+            compiled = compile_function(fn, names, containers)
+        self._compiled = compiled
+        rebindable = compiled.global_guards(fn)
+        if rebindable:
+            self._guards[key] = rebindable
+        else:
+            self._guards.pop(key, None)
+        return accelerate(compiled.bind(fn), compiled, fn, self._backend)
+
+    def _ensure_compiled(self):
+        if not self._bound:
+            self._functions(())
+
+
+def positional_cotangent(joint):
+    """How many arguments precede the cotangent when every parameter of the generated joint
+    adjoint is passed by position (-1: it cannot be passed by position)."""
+    code = joint.__code__
+    return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
+
+
+def generated_params(fn):
+    """The parameters of the code generated for ``fn``: all of them, in order (``*args`` and
+    ``**kwargs`` as one tuple and one dict parameter, keyword-only ones as plain ones)."""
+    code = fn.__code__
+    names, n = code.co_varnames, code.co_argcount
+    if not code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) and not code.co_kwonlyargcount:
+        return names[:n]
+    keyword_only, rest = names[n:n + code.co_kwonlyargcount], n + code.co_kwonlyargcount
+    varargs = names[rest:rest + 1] if code.co_flags & inspect.CO_VARARGS else ()
+    rest += len(varargs)
+    varkw = names[rest:rest + 1] if code.co_flags & inspect.CO_VARKEYWORDS else ()
+    return names[:n] + varargs + keyword_only + varkw

@@ -1,0 +1,198 @@
+"""Adjoints inside generated code (re-exported by ``srcad.runtime``): summing a broadcast
+adjoint back to its operand's shape, zeros and private copies to update in place, adding
+adjoints (None is zero; lists, tuples and dicts add item by item), and accumulating into
+a buffer at (possibly repeated) positions.
+"""
+import numpy as np
+
+from .errors import SrcadError, UnsupportedCaseError
+from .protocol import copy_array, is_array, protocol_array, shape_of, size_of
+from .pytrees import field_names, is_dataclass_instance
+
+_CONTAINERS = (list, tuple, dict)
+_REAL_SCALARS = (float, np.float64, np.float32)
+_IMMUTABLE_SCALARS = _REAL_SCALARS + (int, bool, np.int64, np.bool_, complex, np.complex128)
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to the shape of ``x`` (undoing NumPy broadcasting); ``g`` if it fits."""
+    if g.__class__ in _REAL_SCALARS:
+        return g  # a scalar adjoint: x was a scalar too
+    if g.__class__ is not np.ndarray:
+        if not protocol_array(g):
+            if g.__class__ in (list, tuple) and len(g) != len(x):  # + or * of lists joins or repeats them
+                raise SrcadError(_JOINED_SEQUENCES)
+            return g  # a scalar adjoint: x was a scalar too
+    elif x.__class__ is np.ndarray and g.shape == x.shape:
+        return g
+    gshape = g.shape
+    xshape = shape_of(x)
+    if gshape == xshape:
+        return g
+    extra = len(gshape) - len(xshape)
+    if extra > 0:
+        g = np.sum(g, axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(xshape) if n == 1 and g.shape[i] != 1)
+    if axes:
+        g = np.sum(g, axis=axes, keepdims=True)
+    if not xshape:
+        return g[()] if isinstance(g, np.ndarray) else g
+    return np.broadcast_to(g, xshape) if g.shape != xshape else g
+
+
+_JOINED_SEQUENCES = ("srcad does not differentiate + or * of lists or tuples that carry derivatives (they join or "
+                     "repeat the sequences, not their items); build the sequence you mean with a display or a "
+                     "comprehension ([*a, b] is refused too: [a[0], a[1], b]), or use arrays (np.concatenate)")
+
+
+def _grad_dtype(x):
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and np.issubdtype(dtype, np.inexact):
+        return dtype
+    return np.float64
+
+
+def zeros_like(x):
+    """A zero adjoint for ``x``: float zeros of its shape (lists, tuples and dicts of them;
+    a dict by field for a dataclass)."""
+    if isinstance(x, dict):
+        return {k: zeros_like(v) for k, v in x.items()}
+    if isinstance(x, _CONTAINERS):
+        return [zeros_like(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, _grad_dtype(x))
+    if isinstance(x, range):  # a sequence like any other where a saved range's tangent is iterated
+        return [0.0] * len(x)
+    if protocol_array(x):
+        return np.zeros_like(x, dtype=_grad_dtype(x))  # made where x lives
+    if isinstance(x, np.generic):
+        return np.dtype(_grad_dtype(x)).type(0)
+    if is_dataclass_instance(x):
+        return {name: zeros_like(getattr(x, name)) for name in field_names(x)}
+    return 0.0
+
+
+def cleared_slot(value):
+    """What the slot of an adjoint holds after ``S[i] = value`` was reversed: zeros shaped like
+    ``value`` if it is a list, tuple or dict (later adjoints add to it item by item), else 0
+    (which adds to an item of any shape, also one that ``value`` replaced)."""
+    return zeros_like(value) if isinstance(value, _CONTAINERS) else 0
+
+
+def copy_grad(g):
+    """A private copy of an adjoint so it can be updated in place."""
+    if is_array(g):
+        return copy_array(g)
+    if isinstance(g, dict):
+        return {k: copy_grad(v) for k, v in g.items()}
+    if isinstance(g, _CONTAINERS):
+        return [copy_grad(v) for v in g]
+    return g
+
+
+def grad_buffer(g):
+    """``g`` as a buffer that may be written into: a number (the adjoint of a 0-d array after
+    NumPy arithmetic, or a float cotangent) becomes a new 0-d array; arrays and containers
+    are returned as they are."""
+    if isinstance(g, (np.ndarray, *_CONTAINERS)):
+        return g
+    if protocol_array(g):
+        return g if g.dtype.kind in "fc" else g.astype(np.float64)
+    buffer = np.array(g)
+    return buffer if buffer.dtype.kind in "fc" else buffer.astype(np.float64)
+
+
+def container_grad(g, x):
+    """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
+    a NumPy function gives a list it took as an array) becomes a list of its rows, item by
+    item like ``x``; any other ``g`` is returned as it is."""
+    if is_array(g) and isinstance(x, (list, tuple)):
+        if len(g) != len(x):
+            raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")
+        return [container_grad(gi, xi) for gi, xi in zip(g, x)]
+    return g
+
+
+def stacked_grad(g, like):
+    """The inverse of ``container_grad``: ``g`` stacked back into an array where ``like`` is one."""
+    if like.__class__ is np.ndarray and isinstance(g, (list, tuple)):
+        return np.reshape(np.array([stacked_grad(gi, li) for gi, li in zip(g, like)]), like.shape)
+    if protocol_array(like) and isinstance(g, (list, tuple)):
+        rows = [stacked_grad(gi, li) for gi, li in zip(g, like)]
+        return np.reshape(np.stack([np.broadcast_to(r, shape_of(li)) for r, li in zip(rows, like)]), like.shape)
+    return g
+
+
+def tangent_or_zero(ta, a, y):
+    """The tangent ``ta`` of the adjoint ``a``, or zeros like ``y`` where ``a`` is None (a
+    zero adjoint, whose tangent is a scalar zero): forward mode over ``add_grads``."""
+    return zeros_like(y) if a is None else ta
+
+
+def add_grads(a, b):
+    """``a + b`` for adjoints, where None is zero and containers add item by item."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = add_grads(out.get(k), v)
+        return out
+    if isinstance(a, _CONTAINERS):
+        return [add_grads(u, v) for u, v in zip(a, b, strict=True)]
+    return a + b
+
+
+def copy_value(v):
+    """A snapshot of a value about to be overwritten in place (lists and dicts: shallow)."""
+    if v.__class__ in _IMMUTABLE_SCALARS:  # the common case in scalar loops, without the checks below
+        return v
+    if isinstance(v, (np.ndarray, list, dict)):
+        return v.copy()
+    if protocol_array(v):  # a Dask array's __setitem__ rewrites the object in place
+        return copy_array(v)
+    return v
+
+
+def scatter_add(buffer, index, g):
+    """``buffer[index] += g`` where repeated integer indices accumulate; an item of a list,
+    tuple or dict adds like one (``+=`` would concatenate a list)."""
+    if protocol_array(buffer):
+        if _has_int_array(index):  # a[i] = a[i] + g would keep one of repeated positions
+            raise UnsupportedCaseError(
+                f"srcad cannot accumulate an adjoint into a {type(buffer).__module__}.{type(buffer).__qualname__} "
+                "at integer-array positions (no np.add.at for it); index with slices, or pass NumPy arrays")
+        buffer[index] = buffer[index] + g
+    elif not isinstance(buffer, np.ndarray):
+        buffer[index] = add_grads(buffer[index], g)
+    elif _has_int_array(index):
+        np.add.at(buffer, index, g)
+    else:
+        buffer[index] += g
+
+
+def stored_adjoint(g, index, value):
+    """The adjoint of ``value`` in ``S[index] = value``, from ``g`` (the adjoint of ``S``).
+
+    With repeated positions in an integer-array index NumPy keeps one write per position;
+    only the values it kept get their slot's adjoint, the others get zero."""
+    region = g[index]
+    if not _has_int_array(index):
+        return unbroadcast(copy_value(region), value)
+    ids = np.arange(size_of(region)).reshape(shape_of(region))
+    marker = np.full(shape_of(g), -1)
+    marker[index] = ids
+    kept = marker[index] == ids
+    return unbroadcast(np.where(kept, region, 0.0), value)
+
+
+def _has_int_array(index):
+    parts = index if isinstance(index, tuple) else (index,)
+    for p in parts:
+        if isinstance(p, (list, np.ndarray)) and np.asarray(p).dtype.kind in "iu":
+            return True
+        if protocol_array(p) and p.dtype.kind in "iu":
+            return True
+    return False

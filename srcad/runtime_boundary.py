@@ -1,0 +1,252 @@
+"""Where generated code meets its caller (re-exported by ``srcad.runtime``): arguments
+coming in (differentiated integers made real, values srcad did not compute checked real),
+the cotangent checked against the output (``cotangent``, ``cotangent_like``,
+``default_cotangent``), and gradients and tangents going out with their argument's shape,
+type and dtype, never aliasing the caller's arrays (``finish``, ``finish_tangent``).
+"""
+import math
+import numbers
+
+import numpy as np
+
+from .errors import CotangentError, SrcadError, UnsupportedCaseError, not_scalar
+from .protocol import copy_array, is_array, protocol_array, shape_of, size_of
+from .pytrees import field_names, is_dataclass_instance, rebuilt
+from .runtime_adjoints import _CONTAINERS, _REAL_SCALARS, _grad_dtype, unbroadcast, zeros_like
+
+
+def _checked_shape(g, x):
+    """``g`` if it has the shape of the array ``x``; otherwise an error, never a wrong shape."""
+    if shape_of(g) != x.shape:
+        raise SrcadError(f"srcad computed an adjoint of shape {shape_of(g)} for an array of shape {x.shape} "
+                         f"({type(x).__module__}.{type(x).__qualname__}); this is a bug in srcad: please "
+                         "report it with the function")
+    return g
+
+
+def as_real(x):
+    """Integer arguments that are differentiated are treated as real (float64).
+
+    Integer scalars inside a container stay integers: they may count or index (the trip
+    counts and positions in the residuals of srcad's own code, which second order
+    differentiates), and Python's arithmetic makes them real wherever they meet a float.
+    """
+    return _as_real(x, False)
+
+
+def _as_real(x, inside):
+    if is_array(x):
+        return x if x.dtype.kind in "fc" else x.astype(np.float64)
+    if isinstance(x, (bool, np.bool_)):
+        return x
+    if isinstance(x, numbers.Integral):
+        return x if inside else float(x)
+    if isinstance(x, _CONTAINERS):
+        items = x.items() if isinstance(x, dict) else enumerate(x)
+        if any(isinstance(v, (np.ndarray, *_CONTAINERS)) for _, v in items):
+            if isinstance(x, dict):
+                return {k: _as_real(v, True) for k, v in x.items()}
+            items = [_as_real(v, True) for v in x]
+            if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.eigh's result
+                return type(x)(*items)
+            return type(x)(items)
+    return x
+
+
+def finish(g, x, shared=False):
+    """The gradient returned for argument ``x``: its shape, its type, zeros for None.
+
+    ``shared`` says ``g`` may be the caller's cotangent or another returned gradient: the
+    caller then gets a copy, never an alias.
+    """
+    if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
+            and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
+        return g.copy() if shared else g
+    if g.__class__ is x.__class__ and x.__class__ in _REAL_SCALARS:  # immutable: nothing to copy
+        return g
+    return _finish(g, x, shared, True)
+
+
+def _finish(g, x, shared, real_only):
+    if real_only and (isinstance(x, (np.ndarray, np.generic, complex)) or protocol_array(x)) and np.iscomplexobj(x):
+        raise UnsupportedCaseError("srcad differentiates real arguments only; this argument is complex")
+    if g is None:
+        g = zeros_like(x)
+    if isinstance(x, dict):
+        return {k: _finish(g.get(k) if isinstance(g, dict) else None, v, shared, real_only) for k, v in x.items()}
+    if isinstance(x, _CONTAINERS):
+        items = [_finish(gi, xi, shared, real_only) for gi, xi in zip(g, x)]
+        if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
+            return type(x)(*items)
+        return tuple(items) if isinstance(x, tuple) else items
+    if protocol_array(x) or (protocol_array(g) and isinstance(x, np.ndarray)):
+        return _finish_protocol(g, x, shared)  # a gradient that depends on a Dask array stays one
+    if isinstance(x, np.ndarray):
+        g = np.asarray(g)
+        if g.shape != x.shape:
+            g = unbroadcast(np.broadcast_to(g, np.broadcast_shapes(g.shape, x.shape)), x)
+            g = np.asarray(g)
+        dtype = _grad_dtype(x)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        elif shared or not g.flags.writeable or g.base is not None:
+            g = g.copy()  # never hand out the cotangent, a view of it or a read-only broadcast
+        return g
+    if protocol_array(g) and isinstance(x, (np.generic, numbers.Real)):
+        return np.sum(g).astype(_grad_dtype(x))  # a 0-d Dask array: float() would compute it now
+    if isinstance(x, np.generic):
+        return np.dtype(_grad_dtype(x)).type(np.asarray(g).sum() if np.ndim(g) else g)
+    if isinstance(x, (numbers.Real, bool)):
+        return float(np.sum(g)) if np.ndim(g) else float(g)
+    if is_dataclass_instance(x):  # its adjoint is a dict by field: the gradient is the same dataclass
+        if is_dataclass_instance(g):  # a tangent given as the dataclass itself
+            g = {k: getattr(g, k) for k in field_names(g)}
+        grads = {k: _finish(g.get(k) if isinstance(g, dict) else None, getattr(x, k), shared, real_only)
+                 for k in field_names(x)}
+        return rebuilt(x, grads)
+    return g
+
+
+def _finish_protocol(g, x, shared):
+    """``finish`` where ``x`` or its adjoint ``g`` is an array with NumPy's protocols: the
+    result is such an array (lazy for a Dask array: nothing is computed here) of exactly
+    ``x``'s shape; an ndarray or a number ``g`` for such an ``x`` is made where ``x`` lives."""
+    dtype = _grad_dtype(x)
+    if shape_of(g) != x.shape:
+        g = unbroadcast(np.broadcast_to(g, np.broadcast_shapes(shape_of(g), x.shape)), x)
+    if not protocol_array(g):  # a constant adjoint (a number, an ndarray): made where x lives
+        g = np.zeros_like(x, dtype=dtype) + g
+    elif shared:
+        g = copy_array(g)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return _checked_shape(g, x)
+
+
+def finish_tangent(t, y, shared=False):
+    """The tangent returned for output ``y``: its shape (a zero or scalar tangent broadcast to
+    it), its type, never an alias of the caller's tangent when ``shared``. A tangent larger
+    than its output is a rule's mistake: an error, not a silent sum."""
+    if t is not None and not isinstance(y, _CONTAINERS):
+        tshape, yshape = shape_of(t), shape_of(y)
+        if tshape != yshape and np.broadcast_shapes(tshape, yshape) != yshape:
+            raise ValueError(f"a tangent of shape {tshape} for an output of shape {yshape}")
+    return _finish(t, y, shared, False)  # complex values too: split code returns saved intermediates
+
+
+def cotangent(v, y):
+    """Check a cotangent ``v`` against the output ``y`` and return it shaped like ``y``.
+
+    ``v=None`` means 1 for a scalar output and is an error otherwise.
+    """
+    if v is None:
+        if y.__class__ is float or y.__class__ is np.float64:
+            return 1.0  # the common case: a scalar loss
+        return default_cotangent(y)
+    if v.__class__ is np.ndarray and y.__class__ is np.ndarray and v.shape == y.shape:
+        return v
+    if y.__class__ is range:  # a loop's range among a generated function's residuals: no derivative
+        return v
+    if isinstance(y, _CONTAINERS):
+        if isinstance(y, dict):
+            if not isinstance(v, dict) or set(v) != set(y):
+                raise CotangentError(f"the output is a dict with keys {sorted(y)}; pass v as a dict with the same keys")
+            return {k: _item_cotangent(v[k], y[k]) for k in y}
+        if not isinstance(v, _CONTAINERS) or len(v) != len(y):
+            raise CotangentError(
+                f"the output is a {type(y).__name__} of {len(y)} values; pass v as a tuple of {len(y)} cotangents"
+                " (None for an item that is not differentiated)")
+        return [_item_cotangent(vi, yi) for vi, yi in zip(v, y)]
+    yshape = shape_of(y)
+    if isinstance(v, _CONTAINERS):
+        raise _not_an_array(v, yshape)
+    if protocol_array(y) and not protocol_array(v):
+        v = _placed_like(v, y)
+    vshape = shape_of(v)
+    if vshape != yshape:
+        if int(np.prod(vshape)) == 1 and int(np.prod(yshape)) == 1:
+            return _one_value(v, yshape)
+        raise CotangentError(
+            f"the cotangent v has shape {vshape} but the output has shape {yshape}; "
+            "pass v with the output's shape"
+        )
+    return v
+
+
+def real_constant(value, message):
+    """Raise unless ``value`` (a number, an array, or a list, tuple or dict of them) is real: a
+    value srcad did not compute, read by a derivative that is right for real values only."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:
+        if getattr(dtype, "kind", None) == "c":
+            raise UnsupportedCaseError(message)
+    elif isinstance(value, complex):
+        raise UnsupportedCaseError(message)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            real_constant(item, message)
+    elif isinstance(value, dict):
+        for item in value.values():
+            real_constant(item, message)
+
+
+def _item_cotangent(v, y):
+    # None for one item of a container output is zero there (a layer's cache, has_aux's aux)
+    return zeros_like(y) if v is None else cotangent(v, y)
+
+
+def _placed_like(v, y):
+    """A number or ndarray cotangent ``v`` for a Dask or CuPy output ``y``, made where ``y``
+    lives: every adjoint derived from it is then lazy (or on the device) too, and none is a
+    NumPy buffer that a Dask value would be added into in place (NumPy refuses that)."""
+    if math.prod(shape_of(v)) != 1 and shape_of(v) != y.shape:
+        return v  # the wrong shape: the check that follows says so
+    dtype = np.result_type(_grad_dtype(y), getattr(v, "dtype", np.float64))
+    return np.reshape(np.zeros_like(y, dtype=dtype) + v, y.shape)
+
+
+def cotangent_like(v, shape, dtype):
+    """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
+    generated: the output itself need not be computed to check ``v``."""
+    if shape == () and v.__class__ in _REAL_SCALARS:
+        return v
+    if v is None:
+        if shape == () or math.prod(shape) == 1:
+            return np.dtype(dtype).type(1) if not shape else np.ones(shape, dtype)
+        raise CotangentError(not_scalar(f"shape {shape}"))
+    if isinstance(v, _CONTAINERS):
+        raise _not_an_array(v, shape)
+    vshape = shape_of(v)
+    if vshape == shape:
+        return v
+    if math.prod(vshape) == 1 and math.prod(shape) == 1:
+        return _one_value(v, shape)
+    raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
+                         "pass v with the output's shape")
+
+
+def _one_value(v, shape):
+    """The cotangent ``v`` of one value reshaped to ``shape`` (a foreign array stays one)."""
+    if shape or protocol_array(v):
+        return np.reshape(v, shape)
+    return np.asarray(v).reshape(())[()]
+
+
+def _not_an_array(v, shape):
+    # a list would add by concatenation: a cotangent for an array output must be an array
+    return CotangentError(f"the output is an array of shape {shape} but the cotangent v is a {type(v).__name__}; "
+                          "pass an array (np.asarray(v))")
+
+
+def default_cotangent(y):
+    """v = 1 for a scalar output; an error that says to pass v otherwise."""
+    if isinstance(y, _CONTAINERS) or size_of(y) != 1:
+        shape = f"a {type(y).__name__}" if isinstance(y, _CONTAINERS) else f"shape {shape_of(y)}"
+        raise CotangentError(not_scalar(shape))
+    if isinstance(y, np.ndarray):
+        return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
+    if protocol_array(y):
+        return np.ones_like(y, dtype=y.dtype if y.dtype.kind in "fc" else np.float64)
+    if isinstance(y, np.generic) and y.dtype.kind in "fc":
+        return y.dtype.type(1)
+    return 1.0
