@@ -21,7 +21,7 @@ def unbroadcast(g, x):
     if g.__class__ is not np.ndarray:
         if not protocol_array(g):
             if g.__class__ in (list, tuple) and len(g) != len(x):  # + or * of lists joins or repeats them
-                raise SrcadError(_JOINED_SEQUENCES)
+                raise SrcadError(JOINED_SEQUENCES)
             return g  # a scalar adjoint: x was a scalar too
     elif x.__class__ is np.ndarray and g.shape == x.shape:
         return g
@@ -40,7 +40,7 @@ def unbroadcast(g, x):
     return np.broadcast_to(g, xshape) if g.shape != xshape else g
 
 
-_JOINED_SEQUENCES = ("srcad does not differentiate + or * of lists or tuples that carry derivatives (they join or "
+JOINED_SEQUENCES = ("srcad does not differentiate + or * of lists or tuples that carry derivatives (they join or "
                      "repeat the sequences, not their items); build the sequence you mean with a display or a "
                      "comprehension ([*a, b] is refused too: [a[0], a[1], b]), or use arrays (np.concatenate)")
 

@@ -6,6 +6,7 @@ import pytest
 
 import srcad
 from lang_checks import check_all_modes
+from srcad.testing import check_jvp
 
 X = np.array([0.4, -0.7, 1.1])
 
@@ -32,6 +33,17 @@ def test_joining_or_repeating_sequences_with_derivatives_is_refused(fn):
         srcad.grad(fn)(X)
     with pytest.raises(srcad.SrcadError, match=r"srcad does not differentiate \+ or \* of lists or tuples"):
         srcad.vjp(fn, X)[1](1.0)
+
+
+@pytest.mark.parametrize("fn", [tuple_joined, list_joined], ids=lambda f: f.__name__)
+def test_joined_sequences_are_refused_in_forward_mode_too(fn):
+    # was a NumPy broadcasting error from the tangent of the joined sequence
+    with pytest.raises(srcad.SrcadError, match=r"srcad does not differentiate \+ or \* of lists or tuples"):
+        srcad.jvp(fn, (X,), (np.ones(3),))
+
+
+def test_a_repeated_sequence_has_the_right_tangent():
+    check_jvp(list_repeated, (X,))  # the tangent list repeats with the list
 
 
 def displayed(x):

@@ -19,7 +19,9 @@ import gast
 import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
+from ..errors import SrcadError
 from ..runtime import unbroadcast
+from ..runtime_adjoints import JOINED_SEQUENCES
 
 def math_functions(*names):
     """The ``math`` functions among ``names`` that this Python has (exp2, cbrt: 3.11+)."""
@@ -27,7 +29,10 @@ def math_functions(*names):
 
 
 def broadcast_like(t, y):
-    """A tangent broadcast to the shape of the result ``y``."""
+    """A tangent broadcast to the shape of the result ``y``; refused, as in reverse mode, for
+    the tangent of a list or tuple that ``+`` or ``*`` joined or repeated into ``y``."""
+    if y.__class__ in (list, tuple) and t.__class__ in (list, tuple) and len(t) != len(y):
+        raise SrcadError(JOINED_SEQUENCES)
     shape = np.shape(y)
     return t if np.shape(t) == shape else np.broadcast_to(t, shape)
 
