@@ -137,3 +137,46 @@ def test_a_second_process_runs_the_kept_lowering(tmp_path):
         up[k] += h
         down[k] -= h
         assert abs((program(*up) - program(*down)) / (2 * h) - runs[1][k]) < 1e-6
+
+
+REFUSED = """
+    import json, sys
+    import numpy as np
+    import srcad
+    from srcad.backends.numba_backend import BackendCompileError
+    from srcad.passes import numba_lowering
+
+
+    def einsum_loss(x):
+        s = 0.0
+        for i in range(2):
+            s = s + np.einsum("i,i->", x, x)
+        return s
+
+
+    if sys.argv[1] == "second":
+        def refuse(*args, **kwargs):
+            raise AssertionError("lowered again")
+        numba_lowering.lower_for_numba = refuse
+    try:
+        srcad.grad(einsum_loss, backend="numba")(np.ones(3))
+        message = None
+    except BackendCompileError as exc:
+        message = str(exc)
+    print(json.dumps(message))
+"""
+
+
+def test_numba_refuses_kept_lowered_code_at_the_same_user_line(tmp_path):
+    env = {"PYTHONPATH": ROOT, "PATH": "", "SRCAD_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1"}
+    script = tmp_path / "refused_program.py"
+    script.write_text(textwrap.dedent(REFUSED), encoding="utf-8")
+    messages = []
+    for which in ("first", "second"):
+        result = subprocess.run([sys.executable, str(script), which], capture_output=True, text=True, cwd=ROOT,
+                                env=env)
+        assert result.returncode == 0, result.stderr
+        messages.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    line = next(k for k, text in enumerate(script.read_text().splitlines(), 1) if "np.einsum" in text)
+    assert messages[0] is not None and f"refused_program.py:{line}: backend='numba' cannot compile" in messages[0]
+    assert messages[1] == messages[0]
