@@ -24,6 +24,7 @@ import functools
 import inspect
 import sys
 import textwrap
+import threading
 from typing import Any, Callable, Sequence, TypeVar, Union
 
 import gast
@@ -410,7 +411,7 @@ def is_nondifferentiable(key):
         found = key in NONDIFFERENTIABLE
     except TypeError:
         return False
-    return found or (load_rules_for(key) and is_nondifferentiable(key))
+    return found or (load_rules_for(key) and key in NONDIFFERENTIABLE)
 
 
 def lookup(table, key):
@@ -423,7 +424,7 @@ def lookup(table, key):
     except TypeError:
         return None
     if found is None and load_rules_for(key):
-        return lookup(table, key)
+        found = table.get(key)
     if found is None and _is_srcad_helper(key) and key not in NONDIFFERENTIABLE and not _pure(key):
         return Refusal(key, "d" if table is VJP else "t")
     return found
@@ -499,6 +500,7 @@ LOADED_RULE_MODULES = set()  # names in srcad.rules of the optional rule modules
 #: loaded on demand, so the persistent cache's fingerprint of the tables leaves them out
 OPTIONAL_ENTRIES = set()
 _loading_optional = []
+_LOADING = threading.RLock()
 
 
 def load_optional_rules():
@@ -509,13 +511,15 @@ def load_optional_rules():
 
 
 def load_rules_for(key):
-    """Register the rules that could hold ``key``'s, if ``key`` is an object of an optional
-    library (SciPy) whose rules are not loaded yet: only the rule modules of the SciPy
-    submodule it comes from, or all of them if that is not known. True if any new rules were
-    loaded (then look ``key`` up again)."""
+    """Make sure the rules that could hold ``key``'s are registered, if ``key`` is an object
+    of an optional library (SciPy): the rule modules of the SciPy submodule it comes from, or
+    all of them if that is not known. True if some were not registered when the caller found
+    no rule for ``key`` (then look it up again)."""
     if "scipy" not in sys.modules or len(LOADED_RULE_MODULES) == len(ALL_SCIPY_RULE_MODULES):
-        return False  # no SciPy object exists yet, or every rule is loaded
-    return load_rule_modules(scipy_rule_modules(key))
+        return False  # no SciPy object exists yet, or every rule was registered before the lookup
+    names = scipy_rule_modules(key)
+    load_rule_modules(names)
+    return bool(names)  # another thread may have registered them meanwhile: look again anyway
 
 
 def scipy_rule_modules(key):
@@ -560,7 +564,8 @@ def _holders(obj):
     if not isinstance(name, str):
         return set()
     modules = ["numpy"] + [f"scipy.{sub}" for sub in SCIPY_RULE_MODULES]
-    return {m for m in modules if m in sys.modules and getattr(sys.modules[m], name, None) is obj}
+    # vars(), not getattr: a module's __getattr__ may import (numpy.testing, scipy's submodules)
+    return {m for m in modules if m in sys.modules and vars(sys.modules[m]).get(name) is obj}
 
 
 def load_rule_modules(names):
@@ -571,12 +576,13 @@ def load_rule_modules(names):
     unknown = sorted(set(names) - set(ALL_SCIPY_RULE_MODULES))
     if unknown:
         raise ValueError(f"not an optional rule module of srcad: {unknown[0]!r}")
-    new = [name for name in names if name not in LOADED_RULE_MODULES]
-    for name in new:
-        LOADED_RULE_MODULES.add(name)
-        _loading_optional.append(name)
-        try:
-            importlib.import_module(f"{__package__}.rules.{name}")
-        finally:
-            _loading_optional.pop()
+    with _LOADING:  # a module counts as loaded once all its rules are registered
+        new = [name for name in names if name not in LOADED_RULE_MODULES]
+        for name in new:
+            _loading_optional.append(name)
+            try:
+                importlib.import_module(f"{__package__}.rules.{name}")
+            finally:
+                _loading_optional.pop()
+            LOADED_RULE_MODULES.add(name)
     return bool(new)
