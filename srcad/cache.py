@@ -313,17 +313,22 @@ def _srcad_fingerprint():
 
 
 def _rules_fingerprint():
-    """A hash of the rule tables (users register rules of their own)."""
+    """A hash of the rule tables (users register rules of their own). srcad's optional rule
+    modules (SciPy's) are left out: their sources are in ``_srcad_fingerprint``, and which of
+    them a process has loaded so far does not change what srcad generates (a lookup loads the
+    module that could hold its rule before it concludes anything)."""
     from . import registry
 
-    tables = (registry.VJP, registry.JVP, registry.NONDIFFERENTIABLE, registry.METHODS, registry.ATTRIBUTES,
-              registry.NONDIFF_METHODS, registry.NONDIFF_ATTRIBUTES)
-    sizes = tuple(len(t) for t in tables)
+    tables = (("vjp", registry.VJP), ("jvp", registry.JVP), ("non-differentiable", registry.NONDIFFERENTIABLE),
+              ("method", registry.METHODS), ("attribute", registry.ATTRIBUTES), ("", registry.NONDIFF_METHODS),
+              ("", registry.NONDIFF_ATTRIBUTES))
+    sizes = tuple(len(t) for _, t in tables)
     if _fingerprints.get("rules", (None,))[0] != sizes:
         h = hashlib.sha256()
-        for table in tables:
+        for what, table in tables:
             entries = table.items() if isinstance(table, dict) else ((k, None) for k in table)
-            for line in sorted(_stable(f"{registry.describe(k)} -> {_describe_rule(v)}") for k, v in entries):
+            for line in sorted(_stable(f"{registry.describe(k)} -> {_describe_rule(v)}") for k, v in entries
+                               if (what, k) not in registry.OPTIONAL_ENTRIES):
                 h.update(line.encode() + b"\n")
         _fingerprints["rules"] = (sizes, h.hexdigest())
     return _fingerprints["rules"][1]
@@ -358,6 +363,7 @@ def key_material(fn, key):
         f"srcad {__version__} {_srcad_fingerprint()}",
         f"python {sys.version} {sys.implementation.cache_tag}",
         f"numpy {np.__version__}",
+        f"scipy {_version('scipy')}",
         f"generated fields {[f.name for f in dataclasses.fields(Generated)]}",
         f"function {fn.__module__}.{fn.__qualname__} in {code.co_filename}:{code.co_firstlineno}",
         f"code {_code_digest(code)}",
@@ -366,6 +372,12 @@ def key_material(fn, key):
         "environment:", *_environment(fn),
         "source:", source,
     ])
+
+
+def _version(package):
+    """The version of ``package`` if this process has imported it (reading never imports)."""
+    module = sys.modules.get(package)
+    return getattr(module, "__version__", "?") if module is not None else "not imported"
 
 
 # ---- generated code to text and back
@@ -387,7 +399,15 @@ def _reference(obj):
 
 def _resolve(module, qualname):
     """The object at ``module.qualname`` among modules already imported: an entry names
-    modules, and reading it must never import (run) one."""
+    modules, and reading it must never import (run) one. The one exception is srcad's own
+    optional rule modules (SciPy's, from a fixed list), which srcad loads on demand: one that
+    generated code's helpers live in is loaded as a lookup would load it."""
+    from . import registry
+
+    optional = module[len(registry.__package__) + len(".rules."):] if module.startswith(
+        f"{registry.__package__}.rules.") else None
+    if optional in registry.ALL_SCIPY_RULE_MODULES and "scipy" in sys.modules:
+        registry.load_rule_modules([optional])
     value = sys.modules[module]
     for part in filter(None, qualname.split(".")):
         value = getattr(value, part)

@@ -36,7 +36,7 @@ from ..errors import SrcadError, UnsupportedCaseError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..source import GENERATED_FILENAME
-from . import numba_cache
+from . import numba_cache, numba_lowered
 
 BACKENDS = ("numpy", "numba", "auto")
 INSTALL = "pip install srcad[numba]"
@@ -188,21 +188,14 @@ def _dispatchers(compiled, fn, numba):
     names = [f"{generated.name}_{part}" for part in ("adjoint", "forward", "backward")]
     generated.ensure_pair()  # the forward/backward pair is made when first needed
     source = generated.module_source + generated.pair_module_source  # one text: line numbers for errors
-    module = gast.parse(source)
-    factory = module.body[0]
-    defined = {node.name: node for made in module.body for node in made.body if isinstance(node, gast.FunctionDef)}
-    joint, forward, backward = (defined[name] for name in names)
     resolve = _resolver(generated, fn)
-    try:
-        lowered = [numba_lowering.lower_for_numba(joint, resolve=resolve),
-                   numba_lowering.lower_for_numba(forward, "forward", resolve=resolve)]
-        lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward),
-                                                      resolve))
-    except numba_lowering.NotLowerable as exc:
-        exc.located = _located(source, fn, exc.node.lineno, exc.message)
-        raise
-    branches = [made for f in lowered for made in numba_lowering.outlined(f)]
-    lowered += branches
+    kept = numba_lowered.load(source, resolve, numba)  # lowered by an earlier process
+    if kept is not None:
+        lowered, count, text = kept
+    else:
+        lowered, count, text = _lower(source, names, fn, numba_lowered.Recorder(resolve), numba)
+    branches = lowered[count:]
+    factory = lowered[0]  # what a refusal about the module's names points at
     namespace = dict(fn.__globals__)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     for name, cell in cells.items():
@@ -245,7 +238,6 @@ def _dispatchers(compiled, fn, numba):
         if made.name in namespace:
             raise numba_lowering.NotLowerable(f"the name {made.name!r} is taken", factory)
     lowered_module = gast.Module(body=lowered, type_ignores=[])
-    text = A.to_source(lowered_module)
     digest = _cache_digest(text, namespace, lowered_module, numba)
     anchor = numba_cache.anchor_file(digest, text) if digest is not None else None
     filename = anchor
@@ -266,6 +258,28 @@ def _dispatchers(compiled, fn, numba):
         weakref.finalize(build, _forget, filename)
     entries.append((weakref.ref(fn), build))
     return build
+
+
+def _lower(source, names, fn, resolve, numba):
+    """``(functions, count, text)``: the generated functions ``names`` of ``source`` lowered for
+    numba, then the branches outlined from them (the first ``count`` are the lowered ones),
+    and their source text, which is kept for later processes (``numba_lowered``)."""
+    module = gast.parse(source)
+    defined = {node.name: node for made in module.body for node in made.body if isinstance(node, gast.FunctionDef)}
+    joint, forward, backward = (defined[name] for name in names)
+    try:
+        lowered = [numba_lowering.lower_for_numba(joint, resolve=resolve),
+                   numba_lowering.lower_for_numba(forward, "forward", resolve=resolve)]
+        lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward),
+                                                      resolve))
+    except numba_lowering.NotLowerable as exc:
+        exc.located = _located(source, fn, exc.node.lineno, exc.message)
+        raise
+    count = len(lowered)
+    lowered += [made for f in lowered for made in numba_lowering.outlined(f)]
+    text = A.to_source(gast.Module(body=lowered, type_ignores=[]))
+    numba_lowered.store(source, lowered, count, text, resolve, numba)
+    return lowered, count, text
 
 
 def _forget(filename):

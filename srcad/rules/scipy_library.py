@@ -1,4 +1,6 @@
-"""The rules for SciPy, loaded together by ``registry.load_optional_rules`` once the user has
-imported SciPy (``import srcad`` never imports it)."""
-from . import (scipy_linalg, scipy_signal, scipy_special, scipy_stats, scipy_stats_bounded,  # noqa: F401
-               scipy_stats_multivariate)
+"""Every SciPy rule module at once (``registry.load_optional_rules``). srcad itself loads
+them per SciPy submodule, when a lookup first meets an object of that submodule
+(``registry.load_rules_for``); ``import srcad`` never imports SciPy."""
+from .. import registry
+
+registry.load_optional_rules()

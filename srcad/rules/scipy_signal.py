@@ -1,5 +1,4 @@
-"""Rules for ``scipy.signal`` convolutions and ``scipy.optimize``'s Rosenbrock function,
-reverse (vjp) and forward (jvp).
+"""Rules for ``scipy.signal`` convolutions, reverse (vjp) and forward (jvp).
 
 ``convolve``, ``correlate``, ``fftconvolve`` (without ``axes``) and ``convolve2d``/``correlate2d``
 (zero-filled boundary) are bilinear: a tangent
@@ -13,7 +12,7 @@ from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_vjp
 
 try:
-    from scipy import optimize, signal
+    from scipy import signal
 except ImportError:  # SciPy is not a dependency of srcad
     signal = None
 
@@ -70,12 +69,6 @@ def over_all_axes(mode, axes):
     return mode
 
 
-def rosen_der_checked(x):
-    if np.ndim(x) != 1:
-        raise UnsupportedCaseError("srcad differentiates scipy.optimize.rosen_der of a vector only")
-    return x
-
-
 if signal is not None:
 
     @register_vjp(signal.convolve)
@@ -127,19 +120,3 @@ if signal is not None:
     def correlate2d_jvp(y, in1, in2, mode="full", boundary="fill", fillvalue=0):
         t[y] += signal.correlate2d(t[in1], in2, mode=zero_filled(mode, boundary, fillvalue))
         t[y] += signal.correlate2d(in1, t[in2], mode=zero_filled(mode, boundary, fillvalue))
-
-    @register_vjp(optimize.rosen)
-    def rosen(y, x):
-        d[x] += d[y] * optimize.rosen_der(x)
-
-    @register_jvp(optimize.rosen)
-    def rosen_jvp(y, x):
-        t[y] += np.sum(optimize.rosen_der(x) * t[x], axis=0)
-
-    @register_vjp(optimize.rosen_der)
-    def rosen_der(y, x):
-        d[x] += optimize.rosen_hess(rosen_der_checked(x)) @ d[y]
-
-    @register_jvp(optimize.rosen_der)
-    def rosen_der_jvp(y, x):
-        t[y] += optimize.rosen_hess(rosen_der_checked(x)) @ t[x]
