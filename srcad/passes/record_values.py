@@ -311,7 +311,8 @@ def _index_arithmetic(fwd, rev, params):
     """Save sites of index arithmetic the reverse sweep can compute again instead of popping
     it (``_t8 = i - 1`` in ``for i in _range1``): a name bound once, directly in a loop's body,
     to an integer sum, difference or product of literals and the targets of the enclosing
-    ``range`` loops (which the reverse loops bind to the same values), and read only after
+    ``range`` loops (which the reverse loops bind to the same values) or of names bound so
+    earlier in the same body, and read only after
     that binding in the same body (so each reverse iteration reads this iteration's value).
     Returns ``{site id: (assignment, reverse loop)}``; nothing is saved for these."""
     counts, _ = _bindings(fwd)
@@ -336,20 +337,20 @@ def _index_arithmetic(fwd, rev, params):
                 scan(s.orelse, targets)
 
     def find_in_body(loop, targets):
-        body = loop.body
+        body, known = loop.body, set(targets)
         for k, s in enumerate(body[:-1]):
             site, assign = A.anno(s, "save"), body[k + 1]
             if (site is None or site.kind != "name" or not site.in_loop or site.var in params
                     or counts.get(site.var) != 1 or not isinstance(assign, gast.Assign)
                     or not isinstance(assign.targets[0], gast.Name) or assign.targets[0].id != site.var
-                    or not _integer_arithmetic(assign.value, targets)):
+                    or not _integer_arithmetic(assign.value, known)):
                 continue
-            later = gast.Module(body=body[k + 2:], type_ignores=[])
-            if _reads(fwd, site.var) != _reads(later.body, site.var):
+            if _reads(fwd, site.var) != _reads(body[k + 2:], site.var):
                 continue  # read before its binding, or outside the loop
             back = _reverse_loop(rev, loop)
             if back is not None and _reads(rev, site.var) == _reads(back.body, site.var):
                 found[site.id] = (assign, back)
+                known.add(site.var)  # ``_t2 = _t1 + 1`` after ``_t1 = 2 * j``
 
     scan(fwd, frozenset())
     return found
@@ -396,16 +397,18 @@ def _reads(stmts, var):
 
 
 def _recompute_in_reverse(recomputed, namer):
-    """Each reverse loop computes its index arithmetic first, under a name of its own (so the
-    reverse sweep never reads the forward sweep's last value, and a split pair does not
-    hand it over)."""
-    for assign, back in reversed(list(recomputed.values())):  # each inserted first: in forward order
-        var = assign.targets[0].id
-        again = namer.unique(f"{var}_again")
+    """Each reverse loop computes its index arithmetic first (in forward order), under names of
+    its own, so the reverse sweep never reads the forward sweep's last value and a split pair
+    does not hand it over."""
+    per_loop = {}
+    for assign, back in recomputed.values():
+        per_loop.setdefault(id(back), (back, []))[1].append(assign)
+    for back, assigns in per_loop.values():
+        again = {a.targets[0].id: namer.unique(f"{a.targets[0].id}_again") for a in assigns}
+        back.body[:0] = [A.assign(a.targets[0].id, A.deepcopy(a.value)) for a in assigns]
         for n in A.walk(gast.Module(body=back.body, type_ignores=[])):
-            if isinstance(n, gast.Name) and n.id == var:
-                n.id = again
-        back.body.insert(0, A.assign(again, A.deepcopy(assign.value)))
+            if isinstance(n, gast.Name) and n.id in again:
+                n.id = again[n.id]
 
 
 def _bindings(fwd):
