@@ -11,6 +11,9 @@ and ``list.append`` is undone with ``pop``. Placeholders nobody needs are gone.
 In ``for ...: y = y * 2`` nothing is saved (the adjoint, ``dy = dy * 2``, reads no ``y``);
 in ``for ...: y = np.sin(y)`` every old ``y`` is (``dy = dy * np.cos(y)`` reads it). The
 argument ``finish`` needs for the gradient's shape is read from a name bound at entry.
+Index arithmetic of range-loop targets (``_t8 = i - 1`` in ``for i in _range1``, read only
+after that binding) is not saved at all: the reverse loop, which binds ``i`` to the same
+values, computes it again (``_t8_again = i - 1``), which is cheaper than a push and a pop.
 
 Memory shared between names (``passes.memory``) is followed too, so the reverse sweep reads
 every value as the forward sweep saw it: before an in-place update, another name that
