@@ -131,3 +131,67 @@ def test_numbers_join_scalars_of_their_kind_only():
     assert join(0.0, Spec((3,), np.float64)) is UNKNOWN
     assert join(0, Spec((), np.float64)) is UNKNOWN  # an int and a float differ in kind
     assert join(0.0, np.zeros(()) + 1j) is UNKNOWN
+
+
+# ---- a rule reads what the forward sweep computed ----------------------------------------------
+
+def kalman_like(F, Q, R, zs):
+    x = zs[0] * 0.0
+    P = Q
+    total = 0.0
+    for t in range(zs.shape[0]):
+        x = F @ x
+        P = F @ P @ F.T + Q
+        S = P + R
+        Si = np.linalg.inv(S)
+        y = zs[t] - x
+        x = x + P @ Si @ y
+        P = P - P @ Si @ P
+        total = total + y @ Si @ y + np.linalg.slogdet(S)[1]
+    return total
+
+
+def kalman_inputs(n=3, steps=4):
+    F = np.eye(n) + 0.1 * rng.standard_normal((n, n))
+    A, B = rng.standard_normal((2, n, n))
+    return F, 0.2 * (A @ A.T / n + np.eye(n)), 0.3 * (B @ B.T / n + np.eye(n)), rng.standard_normal((steps, n))
+
+
+def code_of_reverse_loop(fn, args, wrt):
+    loop = adjoint_source(fn, args, wrt).split("reversed(")[1]
+    return "\n".join(line for line in loop.splitlines() if not line.strip().startswith("#"))
+
+
+def test_slogdets_rule_reads_the_forward_inverse():
+    args = kalman_inputs()
+    loop = code_of_reverse_loop(kalman_like, args, (0, 1, 2))
+    assert "inv(" not in loop and "mT(Si)" in "".join(loop.split())  # slogdet's rule inverts S: the forward sweep's Si is that inverse
+    all_modes(kalman_like, args, (0, 1, 2))
+
+
+def rebound_between(A, B):
+    total = 0.0
+    for t in range(2):
+        Ai = np.linalg.inv(A)
+        A = A @ B  # A is another matrix when slogdet reads it
+        total = total + np.linalg.slogdet(A)[1] + np.sum(Ai)
+    return total
+
+
+def updated_between(A, c):
+    total = 0.0
+    M = A * 1.0
+    for t in range(2):
+        e = np.exp(M)
+        M[0, 0] = c * t  # updated in place: np.exp(M) below is another value
+        total = total + np.sum(np.exp(M) * A) + np.sum(e)
+    return total
+
+
+def test_a_rebound_or_updated_operand_is_computed_again():
+    n = 3
+    A = np.eye(n) + 0.2 * rng.standard_normal((n, n))
+    B = np.eye(n) + 0.1 * rng.standard_normal((n, n))
+    assert "mT(np.linalg.inv(A))" in "".join(code_of_reverse_loop(rebound_between, (A, B), (0, 1)).split())  # not Ai
+    all_modes(rebound_between, (A, B), (0, 1))
+    all_modes(updated_between, (0.3 * A, 0.5), (0, 1))
