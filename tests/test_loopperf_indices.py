@@ -114,3 +114,18 @@ def test_nested_loops_read_the_outer_counter():
     source = adjoint_source(nested, (A, b), (0, 1))
     assert not stacked(source, r"i - 1") and not stacked(source, r"j \+ 1")
     all_modes(nested, (A, b), (0, 1))
+
+
+def rebinds_the_counter(x):
+    total = 0.0
+    for i in range(3):
+        i = i * 2 % 3  # the counter itself rebound: k is not the loop's i - 1
+        k = i - 1
+        total = total + x[k] * np.cos(x[i])
+    return total
+
+
+def test_a_rebound_counter_is_not_the_loops():
+    x = rng.standard_normal(4)
+    assert "i - 1" not in adjoint_source(rebinds_the_counter, (x,)).split("reversed(")[1]
+    all_modes(rebinds_the_counter, (x,))

@@ -103,11 +103,13 @@ class Loops:
     def recomputed_indices(self, s, reverse_body):
         """Index arithmetic on the counter of the ``for`` loop ``s`` (``k = i - 1``, a Python
         int by its spec, of the counter, int constants, names the loop does not assign or
-        update and index arithmetic before it), recomputed at the top of ``reverse_body`` where it reads the result: the reverse sweep then reads no saved ``k`` (``record_values``
-        keeps none), where a value stack would push and pop one per trip. Only a name bound
-        once in the function, in the run of assignments that starts the loop body (every trip
-        runs it), and not read in the body before it is bound: its value is then the same
-        everywhere in the reverse body, which reads it under a name of its own."""
+        update and index arithmetic before it), recomputed at the top of ``reverse_body``
+        where it reads the result: the reverse sweep then reads no saved ``k``
+        (``record_values`` keeps none), where a value stack would push and pop one per trip.
+        Only a name bound once in the function, in the run of assignments that starts the
+        loop body (every trip runs it), and not read in the body before it is bound: its
+        value is then the same everywhere in the reverse body, which reads it under a name of
+        its own."""
         if not isinstance(s, gast.For) or A.anno(s, "checkpoint") is not None:
             return []
         assigned = A.names_stored(gast.Module(body=s.body, type_ignores=[]))
@@ -115,6 +117,7 @@ class Loops:
 
         def unchanged(name):
             return name not in assigned and name not in self.updated_in_place
+
         read_before, recomputed = set(), []
         for t in s.body:
             if not isinstance(t, gast.Assign):
@@ -122,7 +125,8 @@ class Loops:
             if (isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.BinOp)
                     and isinstance(t.value.op, _INDEX_ARITHMETIC)):
                 name = t.targets[0].id
-                known = {s.target.id} | {r.targets[0].id for r in recomputed}
+                # the counter, where the body leaves it as the loop set it, and what is recomputed before
+                known = {r.targets[0].id for r in recomputed} | ({s.target.id} - assigned)
                 if (bindings.get(name) == 1 and name not in read_before and self.spec(name) == _INT and all(
                         _stable_operand(o, known, unchanged) for o in (t.value.left, t.value.right))):
                     recomputed.append(A.assign(name, A.deepcopy(t.value)))
@@ -133,9 +137,9 @@ class Loops:
             if t.targets[0].id in read:
                 out.insert(0, t)
                 read |= A.names_read(t)
-        # under a name of its own: the forward's value stays where the code after the loop reads it
         if not out:
             return []
+        # under a name of its own: the forward's value stays where the code after the loop reads it
         renamed = {t.targets[0].id: self.namer.unique(f"{t.targets[0].id}_again") for t in out}
         reverse_body[:] = A.deepcopy(reverse_body)  # a rule may have placed a node of the forward sweep
         for node in A.walk(gast.Module(body=out + reverse_body, type_ignores=[])):
@@ -160,7 +164,10 @@ def _binding_counts(node):
     """How many statements bind each name of the function (assignments, loop targets)."""
     counts = {}
     for n in A.walk(node):
-        targets = n.targets if isinstance(n, gast.Assign) else [n.target] if isinstance(n, (gast.For, gast.AugAssign)) else []
+        if isinstance(n, gast.Assign):
+            targets = n.targets
+        else:
+            targets = [n.target] if isinstance(n, (gast.For, gast.AugAssign)) else []
         for t in targets:
             for name in A.walk(t):
                 if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
