@@ -67,6 +67,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         self.updated_in_place = _sharing(mutated_names(node.body), A.anno(node, "views") or [])
         mark_defined_before_loops(node.body, {a.id for a in node.args.args})
         self.primal_callees = {}  # id(stmt) -> (backward name, residuals name, arguments, residuals site)
+        self.block = None  # (statements, index) of the statement being reversed
 
     def site(self, kind, var, loops, index=None, origin=None):
         s = Site(len(self.sites), kind, var, index, bool(loops), origin)
@@ -123,8 +124,12 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
     def reverse(self, stmts):
         out = []
         last_line = None
-        for s in reversed(stmts):
+        outer = self.block
+        for k in reversed(range(len(stmts))):
+            s = stmts[k]
+            self.block = (stmts, k)  # where the statement is: the forward values available to its rule
             code = self.reverse_stmt(s)
+            self.block = outer
             origin = A.anno(s, "origin")
             line = getattr(origin, "lineno", None)
             if code and line is not None and line != last_line and _has_code(code):

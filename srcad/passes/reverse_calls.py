@@ -19,6 +19,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import registry
@@ -26,6 +27,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .reverse_state import placeholder
+from .shape_rules import LINALG_SHAPES
 
 
 class _CallSite:
@@ -159,7 +161,45 @@ class Calls:
                 f"srcad does not differentiate {what} with out= (it writes into an existing array); "
                 "assign the result instead", A.anno(s, "origin") or s)
         bound = bind(rule, args, keywords, site)
-        return instantiate(rule, A.load(var), bound, self, self.namer, self.refs)
+        return self.reuse_forward_values(instantiate(rule, A.load(var), bound, self, self.namer, self.refs))
+
+    def reuse_forward_values(self, code):
+        """``code`` (a rule's) with each call of a deterministic NumPy function that the
+        forward sweep made on the same operands earlier in this block (``Si = np.linalg.inv(S)``
+        before ``np.linalg.slogdet(S)``, whose rule inverts ``S``) replaced by the name it was
+        bound to: the reverse sweep reads every name as the forward sweep had it at this
+        statement, and none of them is rebound or updated in between."""
+        available = self.available_calls()
+        if not available:
+            return code
+
+        class Reuse(gast.NodeTransformer):
+            def visit_Call(self, node):
+                self.generic_visit(node)
+                key = _call_key(_numpy_function(node.func), node)
+                return A.load(available[key]) if key in available else node
+
+        return [Reuse().visit(c) for c in code]
+
+    def available_calls(self):
+        """``(function, operand names) -> name`` of ``name = f(operands)`` statements before
+        the one being reversed in its block, ``f`` a deterministic NumPy function, none of the
+        names bound again up to and including that statement."""
+        if self.block is None:
+            return {}
+        stmts, k = self.block
+        rebound = set(self.updated_in_place)
+        available = {}
+        for j in range(k, -1, -1):
+            t = stmts[j]
+            if j < k and isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name):
+                callee = A.anno(t.value, "callee") if isinstance(t.value, gast.Call) else None
+                key = _call_key(callee.obj if callee is not None and callee.kind == "object" else None, t.value)
+                name = t.targets[0].id
+                if key is not None and name not in rebound and not set(key[1]) & rebound:
+                    available.setdefault(key, name)
+            rebound |= A.names_stored(t)
+        return available
 
     def check_effect_only_call(self, s):
         """A call for its effect must not touch values that carry derivatives: srcad cannot
@@ -180,6 +220,30 @@ class Calls:
                 f"srcad cannot see what the call {what} changes in '{touched[0]}', which carries a derivative; "
                 "assign its result instead of calling it for its effect (or wrap the argument in "
                 "srcad.stop_gradient if no derivative should flow)", A.anno(s, "origin") or s)
+
+
+def _numpy_function(func):
+    """The NumPy function a rule's ``np.linalg.inv`` denotes (rules name NumPy ``np``), or None."""
+    path = []
+    while isinstance(func, gast.Attribute):
+        path.insert(0, func.attr)
+        func = func.value
+    if not (isinstance(func, gast.Name) and func.id == "np" and path):
+        return None
+    obj = np
+    for attr in path:
+        obj = getattr(obj, attr, None)
+    return obj
+
+
+def _call_key(fn, call):
+    """``(fn, operand names)`` of a call of a deterministic NumPy function on names only."""
+    deterministic = isinstance(fn, np.ufunc) or any(fn is f for f in LINALG_SHAPES)
+    if not deterministic or not isinstance(call, gast.Call) or call.keywords:
+        return None
+    if not call.args or not all(isinstance(a, gast.Name) for a in call.args):
+        return None
+    return fn, tuple(a.id for a in call.args)
 
 
 def call_results(node):

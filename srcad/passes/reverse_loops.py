@@ -11,11 +11,13 @@ _n1 = _n1 + 1
 y = 1
 """
 import gast
+import numpy as np
 
 from .. import astutil as A
 from ..naming import builtin
 from . import checkpoint_adjoint
 from .reverse_state import ZERO, loop_entry_state, placeholder
+from .shapes import Spec
 
 
 class Loops:
@@ -70,6 +72,7 @@ class Loops:
             if all(target[v] == start.get(v, ZERO) for v in target):
                 break
             start = target
+        body[:0] = self.recomputed_indices(s, body)
         pre = []
         for var, want in sorted(start.items()):
             pre.extend(self.convert(var, entry.get(var, ZERO), want))
@@ -95,6 +98,81 @@ class Loops:
         if counter is not None:
             post.append(placeholder("restore", counter[1]))
         return pre + [loop] + post
+
+
+    def recomputed_indices(self, s, reverse_body):
+        """Index arithmetic on the counter of the ``for`` loop ``s`` (``k = i - 1``, a Python
+        int by its spec, of the counter, int constants, names the loop does not assign or
+        update and index arithmetic before it), recomputed at the top of ``reverse_body``
+        where it reads the result: the reverse sweep then reads no saved ``k``
+        (``record_values`` keeps none), where a value stack would push and pop one per trip.
+        Only a name bound once in the function, in the run of assignments that starts the
+        loop body (every trip runs it), and not read in the body before it is bound: its
+        value is then the same everywhere in the reverse body, which reads it under a name of
+        its own."""
+        if not isinstance(s, gast.For) or A.anno(s, "checkpoint") is not None:
+            return []
+        assigned = A.names_stored(gast.Module(body=s.body, type_ignores=[]))
+        bindings = _binding_counts(self.node)
+
+        def unchanged(name):
+            return name not in assigned and name not in self.updated_in_place
+
+        read_before, recomputed = set(), []
+        for t in s.body:
+            if not isinstance(t, gast.Assign):
+                break  # only the straight run of assignments at the top of the body, which every trip runs
+            if (isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.BinOp)
+                    and isinstance(t.value.op, _INDEX_ARITHMETIC)):
+                name = t.targets[0].id
+                # the counter, where the body leaves it as the loop set it, and what is recomputed before
+                known = {r.targets[0].id for r in recomputed} | ({s.target.id} - assigned)
+                if (bindings.get(name) == 1 and name not in read_before and self.spec(name) == _INT and all(
+                        _stable_operand(o, known, unchanged) for o in (t.value.left, t.value.right))):
+                    recomputed.append(A.assign(name, A.deepcopy(t.value)))
+            read_before |= A.names_read(t)
+        read = A.names_read(gast.Module(body=reverse_body, type_ignores=[]))
+        out = []
+        for t in reversed(recomputed):  # only what the reverse body reads, directly or through another
+            if t.targets[0].id in read:
+                out.insert(0, t)
+                read |= A.names_read(t)
+        if not out:
+            return []
+        # under a name of its own: the forward's value stays where the code after the loop reads it
+        renamed = {t.targets[0].id: self.namer.unique(f"{t.targets[0].id}_again") for t in out}
+        reverse_body[:] = A.deepcopy(reverse_body)  # a rule may have placed a node of the forward sweep
+        for node in A.walk(gast.Module(body=out + reverse_body, type_ignores=[])):
+            if isinstance(node, gast.Name) and node.id in renamed:
+                node.id = renamed[node.id]
+        return out
+
+
+_INDEX_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
+_INT = Spec((), np.int64, int)
+
+
+def _stable_operand(node, known, unchanged):
+    """An operand the reverse body sees as the forward did: an int constant, the loop counter
+    or a name recomputed before it (``known``), or a name the loop leaves ``unchanged``."""
+    if isinstance(node, gast.Constant):
+        return type(node.value) is int
+    return isinstance(node, gast.Name) and (node.id in known or unchanged(node.id))
+
+
+def _binding_counts(node):
+    """How many statements bind each name of the function (assignments, loop targets)."""
+    counts = {}
+    for n in A.walk(node):
+        if isinstance(n, gast.Assign):
+            targets = n.targets
+        else:
+            targets = [n.target] if isinstance(n, (gast.For, gast.AugAssign)) else []
+        for t in targets:
+            for name in A.walk(t):
+                if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Store):
+                    counts[name.id] = counts.get(name.id, 0) + 1
+    return counts
 
 
 def trip_counter(name, body):

@@ -84,6 +84,8 @@ class AdjointState:
             return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
         if state in (OWNED, SHARED) and _is_full(expr):
             expr = expr.args[1]  # adding np.full(shape, s) to an adjoint of that shape adds s
+        if state == OWNED and self.scalar_shaped(var):  # NumPy arithmetic makes a new scalar: no buffer to keep
+            return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
         if state == OWNED:
             return [gast.AugAssign(target=A.store(d), op=gast.Add(), value=expr)]
         if state == SHARED:
@@ -130,10 +132,15 @@ class AdjointState:
         self.state[var] = OWNED
         return self.owned_from(var, state)
 
-    def owned_from(self, var, state):
+    def owned_from(self, var, state, buffer=True):
         """The code that makes the adjoint of ``var``, now in ``state``, an owned buffer: a
         private copy, and an ndarray where ``var`` may be a 0-d array (NumPy arithmetic on 0-d
-        arrays gives scalars, and the cotangent may be a float: neither can be written into)."""
+        arrays gives scalars, and the cotangent may be a float: neither can be written into).
+
+        Without ``buffer`` (a loop's entry and end: nothing is written into the adjoint but
+        through ``own``), the owned adjoint of a value known to be a scalar may be an immutable
+        number, which ``accumulate`` adds to out of place and ``own`` makes a buffer when one
+        is written into."""
         from .. import runtime
 
         d = self.dname(var)
@@ -148,11 +155,17 @@ class AdjointState:
         else:
             test = gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)])
             value = gast.IfExp(test=test, body=zeros, orelse=copy)
-        if self.may_be_0d_array(var):
+        if self.may_be_0d_array(var) and (buffer or not self.scalar_shaped(var)):
             value = self.call("grad_buffer", runtime.grad_buffer, value)
         elif state == OWNED:
             return []
         return [A.assign(d, value)]
+
+    def scalar_shaped(self, var):
+        """Is ``var`` known to have shape ``()`` (a NumPy scalar or a 0-d array, whose
+        adjoint ``d + g`` adds into a new scalar)?"""
+        spec = self.spec(var)
+        return isinstance(spec, Spec) and spec.shape == () and var not in self.added_as_containers
 
     def may_be_0d_array(self, var):
         """Is ``var`` possibly a 0-d array (shape unknown, or ``()`` and not a Python number)?"""
@@ -224,7 +237,7 @@ class AdjointState:
         if want == SHARED and have == ZERO:
             return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
         if want == OWNED:  # from ``have``, not the current state: a loop converts at its entry and its end
-            return self.owned_from(var, have)
+            return self.owned_from(var, have, buffer=False)
         raise AssertionError(f"cannot bring adjoint of {var} from {have} to {want}")
 
 

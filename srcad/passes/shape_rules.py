@@ -1,10 +1,13 @@
 """Shapes of results srcad knows without running anything on stand-ins: np.linalg's
-results from the arguments' shapes (stand-in zeros are singular), the kind of Python scalar
+results from the arguments' shapes (stand-in zeros are singular), ``np.pad``'s from its
+widths, the kind of Python scalar
 arithmetic (``i - 1`` of a loop counter is an int) and ``min``/``max`` of scalars of one kind.
 
 >>> import numpy as np
 >>> LINALG_SHAPES[np.linalg.inv](Spec((5, 3, 3), np.float32))
 Spec((5, 3, 3), float32)
+>>> pad_shape(Spec((4, 5), np.float64), 1, mode="constant")
+Spec((6, 7), float64)
 >>> import gast
 >>> python_arithmetic(gast.Sub(), 0, 1), python_arithmetic(gast.Pow(), 0, -1) is UNKNOWN
 (Spec((), int64, int), True)
@@ -50,10 +53,38 @@ def solve_shape(a, b):
         return UNKNOWN
 
 
+def slogdet_shape(a):
+    """``np.linalg.slogdet(a)``: the sign (of ``a``'s dtype) and the real log of |det|."""
+    dtype = linalg_dtype(a)
+    if not square(a) or dtype is None:
+        return UNKNOWN
+    return Spec(a.shape[:-2], dtype), Spec(a.shape[:-2], np.empty(0, dtype).real.dtype)
+
+
 # shapes of np.linalg results from the arguments' shapes alone (their values would be
 # stand-in zeros: singular)
-LINALG_SHAPES = {np.linalg.inv: inverse_shape, np.linalg.det: determinant_shape,
+LINALG_SHAPES = {np.linalg.inv: inverse_shape, np.linalg.det: determinant_shape, np.linalg.slogdet: slogdet_shape,
                  np.linalg.solve: solve_shape, np.linalg.cholesky: inverse_shape}
+
+
+def pad_shape(array, pad_width, mode="constant", **options):
+    """``np.pad(array, pad_width, mode=...)``: each axis grows by its two known widths; the
+    dtype is the array's whatever the mode (constant values are cast to it)."""
+    if not isinstance(array, Spec) or array.python is not None or not isinstance(mode, str):
+        return UNKNOWN
+    try:
+        widths = np.asarray(pad_width)
+        if widths.dtype.kind not in "iu" or (widths < 0).any():
+            return UNKNOWN
+        widths = np.broadcast_to(widths, (len(array.shape), 2))
+    except (ValueError, TypeError):
+        return UNKNOWN
+    return Spec(tuple(int(n + a + b) for n, (a, b) in zip(array.shape, widths)), array.dtype)
+
+
+# shapes of results whose arguments are partly known values (widths), from those values and
+# the other arguments' shapes
+ARGUMENT_SHAPES = {np.pad: pad_shape}
 
 
 def one_of(values):

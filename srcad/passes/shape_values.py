@@ -7,6 +7,8 @@ and dtype), a value not assigned yet (``BOTTOM``) or one that depends on data
 (Spec((2, 3), float64), Spec((), float64, float))
 >>> join(Spec((2,), np.float64), Spec((2,), np.float64)), join(3, 4) == Spec((), np.int64, int)
 (Spec((2,), float64), True)
+>>> join(0.0, Spec((), np.float64)), join(0.0, 0.5)
+(Spec((), float64), Spec((), float64, float))
 """
 import numbers
 
@@ -105,7 +107,16 @@ def join(a, b):
         pass
     if isinstance(a, numbers.Integral) and isinstance(b, numbers.Integral):
         return Spec((), np.int64, int)
+    if _is_number(a) or _is_number(b):  # ``total = 0.0`` then ``total = total + x @ y``: a scalar of one kind
+        a, b = (arg_spec(a) if _is_number(a) else a), (arg_spec(b) if _is_number(b) else b)
+        if isinstance(a, Spec) and isinstance(b, Spec):
+            return join(a, b)
     return UNKNOWN
+
+
+def _is_number(value):
+    """A known number (Python's or NumPy's scalar), whose kind ``arg_spec`` gives."""
+    return isinstance(value, (numbers.Number, np.bool_))
 
 
 def same(a, b):

@@ -29,7 +29,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .shape_rules import LINALG_SHAPES, is_python_number, one_of, python_arithmetic
+from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
 from .standins import (CHANGING_METHODS, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
@@ -289,6 +289,12 @@ class _Interpreter:
             rule = LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
             if rule is not None:  # never run on stand-ins: np.linalg.inv of zeros fails
                 return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else UNKNOWN
+            rule = ARGUMENT_SHAPES.get(fn) if isinstance(fn, type(np.pad)) else None
+            if rule is not None:
+                try:
+                    return rule(*args, **kwargs)
+                except TypeError:  # a call that does not bind: NumPy says so when it runs
+                    return UNKNOWN
             if not (_has_standin(args) or _has_standin(kwargs)):  # known values: compute
                 if not runs_on_known_values(fn):
                     return UNKNOWN

@@ -112,10 +112,17 @@ def pad_sources(shape, pad_width, mode, reflect_type):
 
 def pad_grad(g, array, pad_width, mode, reflect_type):
     """The adjoint of ``np.pad(array, ...)`` for the array: each element sums its copies."""
+    dtype = np.result_type(g.dtype if hasattr(g, "dtype") else np.asarray(g).dtype, np.float16)
+    if mode == "constant":  # each element has one copy, the interior: a slice, copied (a Dask array stays one)
+        shape = np.shape(array)
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(shape), 2))
+        interior = tuple(slice(int(a), int(a) + n) for n, (a, _) in zip(shape, widths))
+        region = (g if hasattr(g, "astype") and hasattr(g, "shape") else np.asarray(g))[interior]
+        return region.astype(dtype, copy=True)
     sources = np.ravel(pad_sources(np.shape(array), pad_width, mode, reflect_type))
     copied = sources >= 0
     sums = np.bincount(sources[copied], weights=np.ravel(g)[copied], minlength=np.size(array))
-    return sums.astype(np.result_type(np.asarray(g).dtype, np.float16)).reshape(np.shape(array))
+    return sums.astype(dtype).reshape(np.shape(array))
 
 
 def pad_constant_grad(g, array, pad_width, constant_values):
