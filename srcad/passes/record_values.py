@@ -11,9 +11,8 @@ and ``list.append`` is undone with ``pop``. Placeholders nobody needs are gone.
 In ``for ...: y = y * 2`` nothing is saved (the adjoint, ``dy = dy * 2``, reads no ``y``);
 in ``for ...: y = np.sin(y)`` every old ``y`` is (``dy = dy * np.cos(y)`` reads it). The
 argument ``finish`` needs for the gradient's shape is read from a name bound at entry.
-Index arithmetic of range-loop targets (``_t8 = i - 1`` in ``for i in _range1``, read only
-after that binding) is not saved at all: the reverse loop, which binds ``i`` to the same
-values, computes it again (``_t8_again = i - 1``), which is cheaper than a push and a pop.
+Index arithmetic on a loop counter (``_t8 = i - 1``) is not read from the forward sweep at
+all: ``passes.reverse_loops`` computes it again in the reverse loop (``_t8_again = i - 1``).
 
 Memory shared between names (``passes.memory``) is followed too, so the reverse sweep reads
 every value as the forward sweep saw it: before an in-place update, another name that
@@ -22,14 +21,12 @@ shares the updated memory and that the reverse sweep reads later is replaced by 
 update may reach later is saved as a copy; and a user function's forward sweep, which keeps
 its arguments for its backward sweep, gets copies of those a later update may reach.
 """
-import builtins
 import copy
 
 import gast
 
 from .. import astutil as A
 from .. import runtime
-from .loops import _is_call_to
 from .memory import may_change_later, memory_flow, sharing
 from .simplify import tidy
 
@@ -186,8 +183,6 @@ def record_values(node, refs):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
     needed -= _hoist_loop_invariants(fwd, facts, params, A.anno(node, "specs") or {})
-    recomputed = _index_arithmetic(fwd, rev, params)
-    needed -= set(recomputed)
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
@@ -266,7 +261,6 @@ def record_values(node, refs):
     # a value saved before its first assignment (in a loop, or in a branch not taken) is None
     fwd = rewrite(fwd, "save")
     rev = tidy(rewrite(rev, "restore"))  # a branch left with only a comment is not valid Python
-    _recompute_in_reverse(recomputed, namer)
     head = [A.assign(var, A.const(None)) for var in preinit if _maybe_unbound(var, fwd)]
     head += [A.assign(stack, gast.List(elts=[], ctx=gast.Load())) for stack in stacks.values()]
     fwd = head + fwd
@@ -308,110 +302,6 @@ def _hoist_loop_invariants(fwd, facts, params, specs):
         body.remove(assign)
         block.insert(block.index(loop), assign)
     return hoisted
-
-
-def _index_arithmetic(fwd, rev, params):
-    """Save sites of index arithmetic the reverse sweep can compute again instead of popping
-    it (``_t8 = i - 1`` in ``for i in _range1``): a name bound once, directly in a loop's body,
-    to an integer sum, difference or product of literals and the targets of the enclosing
-    ``range`` loops (which the reverse loops bind to the same values) or of names bound so
-    earlier in the same body, and read only after
-    that binding in the same body (so each reverse iteration reads this iteration's value).
-    Returns ``{site id: (assignment, reverse loop)}``; nothing is saved for these."""
-    counts, _ = _bindings(fwd)
-    ranges = {s.targets[0].id for s in A.walk_statements(fwd)
-              if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and counts.get(s.targets[0].id) == 1
-              and _is_call_to(s.value, builtins.range)}
-    found = {}
-
-    def scan(stmts, targets):
-        for k, s in enumerate(stmts):
-            if isinstance(s, gast.For):
-                if A.anno(s, "checkpoint_forward") is not None or not isinstance(s.iter, gast.Name):
-                    continue  # a checkpointed loop's reverse sweep runs its body again
-                inner = targets
-                if s.iter.id in ranges and isinstance(s.target, gast.Name) and counts.get(s.target.id) == 1:
-                    inner = targets | {s.target.id}
-                scan(s.body, inner)
-                if inner is not targets:
-                    find_in_body(s, inner)
-            elif isinstance(s, (gast.If, gast.While)):
-                scan(s.body, targets)
-                scan(s.orelse, targets)
-
-    def find_in_body(loop, targets):
-        body, known = loop.body, set(targets)
-        for k, s in enumerate(body[:-1]):
-            site, assign = A.anno(s, "save"), body[k + 1]
-            if (site is None or site.kind != "name" or not site.in_loop or site.var in params
-                    or counts.get(site.var) != 1 or not isinstance(assign, gast.Assign)
-                    or not isinstance(assign.targets[0], gast.Name) or assign.targets[0].id != site.var
-                    or not _integer_arithmetic(assign.value, known)):
-                continue
-            if _reads(fwd, site.var) != _reads(body[k + 2:], site.var):
-                continue  # read before its binding, or outside the loop
-            back = _reverse_loop(rev, loop)
-            if back is not None and _reads(rev, site.var) == _reads(back.body, site.var):
-                found[site.id] = (assign, back)
-                known.add(site.var)  # ``_t2 = _t1 + 1`` after ``_t1 = 2 * j``
-
-    scan(fwd, frozenset())
-    return found
-
-
-def _reverse_loop(rev, loop):
-    """The one loop of the reverse sweep that runs back over ``loop``'s iterations
-    (``for i in reversed(_range1)`` or ``reversed(_range1[:_n1])``), else None."""
-    found = []
-    for s in A.walk_statements(rev):
-        if (isinstance(s, gast.For) and isinstance(s.target, gast.Name) and s.target.id == loop.target.id
-                and isinstance(s.iter, gast.Call) and isinstance(s.iter.func, gast.Name)
-                and s.iter.func.id == "reversed" and len(s.iter.args) == 1):
-            over = s.iter.args[0]
-            over = over.value if isinstance(over, gast.Subscript) and isinstance(over.slice, gast.Slice) else over
-            if isinstance(over, gast.Name) and over.id == loop.iter.id:
-                found.append(s)
-    return found[0] if len(found) == 1 else None
-
-
-def _integer_arithmetic(value, targets):
-    """Is ``value`` ``a + b``, ``a - b`` or ``a * b`` (or one operand) of integer literals and ``targets``?"""
-    def operand(n):
-        return (isinstance(n, gast.Name) and n.id in targets
-                or isinstance(n, gast.Constant) and type(n.value) is int)
-    if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub, gast.Mult)):
-        return operand(value.left) and operand(value.right)
-    return isinstance(value, gast.Name) and operand(value)
-
-
-def _reads(stmts, var):
-    """How many times ``stmts`` read ``var`` (the index of a save or restore site counted)."""
-    count = 0
-    for s in A.walk_statements(stmts):
-        own = [s] if not isinstance(s, (gast.If, gast.For, gast.While)) else [
-            s.test if isinstance(s, (gast.If, gast.While)) else s.iter]
-        for role in ("save", "restore"):
-            site = A.anno(s, role)
-            if site is not None and site.index is not None:
-                own.append(site.index)
-        count += sum(1 for node in own for n in A.walk(node)
-                     if isinstance(n, gast.Name) and n.id == var and isinstance(n.ctx, gast.Load))
-    return count
-
-
-def _recompute_in_reverse(recomputed, namer):
-    """Each reverse loop computes its index arithmetic first (in forward order), under names of
-    its own, so the reverse sweep never reads the forward sweep's last value and a split pair
-    does not hand it over."""
-    per_loop = {}
-    for assign, back in recomputed.values():
-        per_loop.setdefault(id(back), (back, []))[1].append(assign)
-    for back, assigns in per_loop.values():
-        again = {a.targets[0].id: namer.unique(f"{a.targets[0].id}_again") for a in assigns}
-        back.body[:0] = [A.assign(a.targets[0].id, A.deepcopy(a.value)) for a in assigns]
-        for n in A.walk(gast.Module(body=back.body, type_ignores=[])):
-            if isinstance(n, gast.Name) and n.id in again:
-                n.id = again[n.id]
 
 
 def _bindings(fwd):
