@@ -48,6 +48,7 @@ def f(x, y):
 import builtins
 import functools
 import operator
+import sys
 
 import gast
 import numpy as np
@@ -68,7 +69,18 @@ _COMPARE = {operator.lt: gast.Lt, operator.le: gast.LtE, operator.gt: gast.Gt, o
 _CONSUMERS = {builtins.list, builtins.tuple, builtins.sum, builtins.sorted, builtins.min, builtins.max,
               builtins.zip, builtins.enumerate, builtins.any, builtins.all, np.array, np.asarray, np.stack,
               np.vstack, np.hstack, np.concatenate, np.column_stack}
-CHECKS = {getattr(np.testing, n) for n in dir(np.testing) if n.startswith("assert")}
+
+
+def _checks():
+    """The ``np.testing.assert_*`` functions, if ``numpy.testing`` is imported: code that calls
+    one has imported it, and srcad does not (it costs ``import srcad`` ~40 ms)."""
+    testing = sys.modules.get("numpy.testing")
+    return _assert_functions(testing) if testing is not None else frozenset()
+
+
+@functools.cache
+def _assert_functions(testing):
+    return frozenset(getattr(testing, n) for n in dir(testing) if n.startswith("assert"))
 
 
 def _is(obj, table):
@@ -89,7 +101,7 @@ def mark_consumed(callee, call):
 def is_check(call):
     """Is ``call`` a ``np.testing.assert_*`` call?"""
     callee = A.anno(call, "callee")
-    return callee is not None and callee.kind == "object" and _is(callee.obj, CHECKS)
+    return callee is not None and callee.kind == "object" and _is(callee.obj, _checks())
 
 
 def check_statement(norm, call, out):

@@ -51,6 +51,7 @@ else:
 y = L
 """
 import contextlib
+import sys
 import warnings
 
 import gast
@@ -62,7 +63,7 @@ from .resolve_calls import Callee
 
 #: managers that touch no value srcad differentiates and never swallow an exception
 CONTEXT_MANAGERS = {np.errstate, np.printoptions, warnings.catch_warnings, contextlib.nullcontext,
-                    contextlib.redirect_stdout, contextlib.redirect_stderr, np.testing.suppress_warnings}
+                    contextlib.redirect_stdout, contextlib.redirect_stderr}
 
 
 def register_context_manager(cls):
@@ -154,8 +155,9 @@ def _lower_with(s, namer, source):
 def _check_manager(expr, source, s):
     callee = A.anno(expr, "callee") if isinstance(expr, gast.Call) else None
     obj = callee.obj if callee is not None and callee.kind == "object" else None
+    testing = sys.modules.get("numpy.testing")  # imported by code that uses it; srcad does not import it
     try:
-        known = obj in CONTEXT_MANAGERS
+        known = obj in CONTEXT_MANAGERS or testing is not None and obj is testing.suppress_warnings
     except TypeError:  # unhashable
         known = False
     if not known:
