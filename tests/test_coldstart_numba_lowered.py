@@ -113,16 +113,23 @@ SECOND_PROCESS = """
 """
 
 
-def test_a_second_process_runs_the_kept_lowering(tmp_path):
+def run_twice(tmp_path, name, text):
+    """``text`` as the script ``name``, run as a "first" then a "second" fresh process sharing
+    one new ``SRCAD_CACHE_DIR``: the script's path, and the JSON each printed last."""
     env = {"PYTHONPATH": ROOT, "PATH": "", "SRCAD_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1"}
-    script = tmp_path / "loop_program.py"
-    script.write_text(textwrap.dedent(SECOND_PROCESS), encoding="utf-8")
-    runs = []
+    script = tmp_path / name
+    script.write_text(textwrap.dedent(text), encoding="utf-8")
+    outputs = []
     for which in ("first", "second"):
         result = subprocess.run([sys.executable, str(script), which], capture_output=True, text=True, cwd=ROOT,
                                 env=env)
         assert result.returncode == 0, result.stderr
-        runs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+        outputs.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    return script, outputs
+
+
+def test_a_second_process_runs_the_kept_lowering(tmp_path):
+    script, runs = run_twice(tmp_path, "loop_program.py", SECOND_PROCESS)
     assert runs[0] == runs[1]
 
     def program(x, c):
@@ -168,15 +175,7 @@ REFUSED = """
 
 
 def test_numba_refuses_kept_lowered_code_at_the_same_user_line(tmp_path):
-    env = {"PYTHONPATH": ROOT, "PATH": "", "SRCAD_CACHE_DIR": str(tmp_path / "cache"), "NUMBA_NUM_THREADS": "1"}
-    script = tmp_path / "refused_program.py"
-    script.write_text(textwrap.dedent(REFUSED), encoding="utf-8")
-    messages = []
-    for which in ("first", "second"):
-        result = subprocess.run([sys.executable, str(script), which], capture_output=True, text=True, cwd=ROOT,
-                                env=env)
-        assert result.returncode == 0, result.stderr
-        messages.append(json.loads(result.stdout.strip().splitlines()[-1]))
+    script, messages = run_twice(tmp_path, "refused_program.py", REFUSED)
     line = next(k for k, text in enumerate(script.read_text().splitlines(), 1) if "np.einsum" in text)
     assert messages[0] is not None and f"refused_program.py:{line}: backend='numba' cannot compile" in messages[0]
     assert messages[1] == messages[0]

@@ -9,30 +9,12 @@ import sys
 
 import numpy as np
 
-import srcad
-from srcad.testing import check_grads, check_jvp
+from loop_checks import adjoint_source, all_modes
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 from numba_loops import soft_dtw  # noqa: E402  (make bench's program: one copy)
 
 rng = np.random.default_rng(14)
-
-
-def adjoint_source(fn, args, wrt=0):
-    made = srcad.differentiable(fn, wrt=wrt)
-    made.adjoint(*args)
-    return made.adjoint_source
-
-
-def all_modes(fn, args, wrt=0):
-    before = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-    check_grads(fn, args, wrt=wrt)
-    check_jvp(fn, args, wrt=wrt)
-    check_jvp(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-    check_grads(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-    for a, b in zip(args, before):  # generated code never changes the caller's arrays
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(a, b)
 
 
 def stacked(source, pattern):

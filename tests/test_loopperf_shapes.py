@@ -7,30 +7,11 @@ helpers the shapes let it leave out."""
 import numpy as np
 import pytest
 
-import srcad
 from srcad.passes.shape_rules import pad_shape, slogdet_shape
 from srcad.passes.shape_values import UNKNOWN, Spec, join
-from srcad.testing import check_grads, check_jvp
+from loop_checks import adjoint_source, all_modes
 
 rng = np.random.default_rng(12)
-
-
-def adjoint_source(fn, args, wrt=0):
-    made = srcad.differentiable(fn, wrt=wrt)
-    made.adjoint(*args)
-    return made.adjoint_source
-
-
-def all_modes(fn, args, wrt=0, second_order=True):
-    before = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-    check_grads(fn, args, wrt=wrt)
-    check_jvp(fn, args, wrt=wrt)
-    if second_order:
-        check_jvp(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-        check_grads(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-    for a, b in zip(args, before):  # generated code never changes the caller's arrays
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(a, b)
 
 
 # ---- np.pad ---------------------------------------------------------------------------------

@@ -10,14 +10,13 @@ import sys
 import numpy as np
 import pytest
 
-import srcad
 from srcad.astutil import anno
 from srcad.passes.normalize import normalize
 from srcad.passes.resolve_calls import resolve_calls
 from srcad.passes.activity import activity
 from srcad.passes.shapes import Spec, arg_spec, infer_shapes
 from srcad.source import capture
-from srcad.testing import check_grads, check_jvp
+from loop_checks import adjoint_source, all_modes
 
 rng = np.random.default_rng(7)
 
@@ -28,25 +27,6 @@ def specs_of(fn, *args, wrt=("x",)):
     node = activity(node, src, wrt, ())
     params = [a.id for a in node.args.args]
     return anno(infer_shapes(node, {p: arg_spec(a) for p, a in zip(params, args)}), "specs")
-
-
-def adjoint_source(fn, args, wrt=0):
-    made = srcad.differentiable(fn, wrt=wrt)
-    made.adjoint(*args)
-    return made.adjoint_source
-
-
-def all_modes(fn, args, wrt=0, second_order=True):
-    """Joint and pullback (twice), jvp, and second order (hvp as jvp of grad, grad of grad)."""
-    before = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-    check_grads(fn, args, wrt=wrt)
-    check_jvp(fn, args, wrt=wrt)
-    if second_order:
-        check_jvp(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-        check_grads(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-    for a, b in zip(args, before):  # generated code never changes the caller's arrays
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(a, b)
 
 
 # ---- Python integer arithmetic ---------------------------------------------------------------

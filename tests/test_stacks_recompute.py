@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.testing import check_grads, check_jvp
+from loop_checks import all_modes
+from srcad.testing import check_grads
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 import workloads_wide  # noqa: E402  (soft-DTW: one copy of the program)
@@ -20,20 +21,10 @@ import workloads_wide  # noqa: E402  (soft-DTW: one copy of the program)
 rng = np.random.default_rng(13)
 
 
-def adjoint_source(fn, args, wrt=0):
+def joint_and_pair_sources(fn, args, wrt=0):
     made = srcad.differentiable(fn, wrt=wrt)
     made.adjoint(*args)
     return made.adjoint_source, made.vjp_source
-
-
-def all_modes(fn, args, wrt=0):
-    before = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
-    check_grads(fn, args, wrt=wrt)
-    check_jvp(fn, args, wrt=wrt)
-    check_grads(srcad.grad(fn, wrt=wrt), args, wrt=wrt, rtol=1e-4, atol=1e-6)
-    for a, b in zip(args, before):  # generated code never changes the caller's arrays
-        if isinstance(a, np.ndarray):
-            np.testing.assert_array_equal(a, b)
 
 
 def stencil(x, w):
@@ -55,7 +46,7 @@ def strided(x, n):
 
 def test_soft_dtw_pushes_no_index_arithmetic():
     x, y = rng.standard_normal(5), rng.standard_normal(4)
-    joint, pair = adjoint_source(workloads_wide.soft_dtw, (x, y, 0.5), (0, 1))
+    joint, pair = joint_and_pair_sources(workloads_wide.soft_dtw, (x, y, 0.5), (0, 1))
     for src in (joint, pair):
         assert "_t8_stack" not in src and "_t10_stack" not in src  # i - 1, j - 1
         assert "_t8_again = i - 1" in src and "_t10_again = j - 1" in src
@@ -65,7 +56,7 @@ def test_soft_dtw_pushes_no_index_arithmetic():
 
 def test_named_neighbours_of_a_loop_target_are_computed_again():
     x = rng.standard_normal(6)
-    joint, pair = adjoint_source(stencil, (x, 0.7), (0, 1))
+    joint, pair = joint_and_pair_sources(stencil, (x, 0.7), (0, 1))
     assert "_left_stack" not in joint and "_right_stack" not in joint
     assert "left_again = i - 1" in joint and "right_again = i + 1" in joint
     assert "_right_stack" not in pair
@@ -75,7 +66,7 @@ def test_named_neighbours_of_a_loop_target_are_computed_again():
 
 def test_products_and_sums_of_a_target_with_literals():
     x = rng.standard_normal(9)
-    joint, _ = adjoint_source(strided, (x, 4))
+    joint, _ = joint_and_pair_sources(strided, (x, 4))
     assert joint.count("_stack = []") == 3  # x[2j + 1], its cosine and x[2j]; not 2j nor 2j + 1
     reverse = joint.split("reversed(")[1]
     assert "_again = 2 * j" in reverse and "_again + 1" in reverse
@@ -137,14 +128,14 @@ def with_break(x, n):
     (over_a_list, (rng.standard_normal(6), [0, 3, 1, 4]), "_k_stack"),
 ])
 def test_values_that_only_look_recomputable_keep_their_stack(fn, args, kept):
-    joint, _ = adjoint_source(fn, args)
+    joint, _ = joint_and_pair_sources(fn, args)
     assert kept in joint and "_again" not in joint
     all_modes(fn, args)
 
 
 def test_a_loop_left_early_runs_back_over_its_trips_with_the_same_indices():
     x = np.linspace(0.2, 1.4, 7)
-    joint, _ = adjoint_source(with_break, (x, 6))
+    joint, _ = joint_and_pair_sources(with_break, (x, 6))
     assert "k_again = i + 1" in joint and "_k_stack" not in joint
     all_modes(with_break, (x, 6))
     all_modes(with_break, (-x, 6))  # never leaves early
@@ -159,7 +150,7 @@ def test_a_checkpointed_loop_keeps_its_stacks():
         return s
 
     x = rng.standard_normal(7)
-    joint, _ = adjoint_source(f, (x, 5))
+    joint, _ = joint_and_pair_sources(f, (x, 5))
     assert "_again" not in joint
     check_grads(f, (x, 5))
 
