@@ -93,6 +93,20 @@ def walk_statements(stmts):
             yield from walk_statements(s.orelse)
 
 
+def drop_statements(stmts, drop):
+    """``stmts`` without the statements for which ``drop(s)`` is true, at every depth of
+    ``if``/``for``/``while`` (a body left empty becomes ``pass``); nested bodies are edited in place."""
+    out = []
+    for s in stmts:
+        if drop(s):
+            continue
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            s.body = drop_statements(s.body, drop) or [gast.Pass()]
+            s.orelse = drop_statements(s.orelse, drop)
+        out.append(s)
+    return out
+
+
 def walk(node):
     """Every node of a tree, in ``gast.walk``'s order (breadth first), at a fraction of its
     cost (no generator per node): passes walk trees thousands of times."""

@@ -119,7 +119,7 @@ def _without_unread(fwd, rev_reads):
                 live.add(name)
                 work.append(name)
     dead = {id(s) for s in removable if s.targets[0].id not in live}
-    return _drop(fwd, dead) if dead else fwd
+    return A.drop_statements(fwd, lambda s: id(s) in dead) if dead else fwd
 
 
 def _own_reads(stmt):
@@ -140,18 +140,6 @@ def _assignments(stmts):
         elif isinstance(s, (gast.If, gast.For, gast.While)):
             yield from _assignments(s.body)
             yield from _assignments(s.orelse)
-
-
-def _drop(stmts, ids):
-    out = []
-    for s in stmts:
-        if id(s) in ids:
-            continue
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _drop(s.body, ids) or [gast.Pass()]
-            s.orelse = _drop(s.orelse, ids)
-        out.append(s)
-    return out
 
 
 def codegen(node, source, module):

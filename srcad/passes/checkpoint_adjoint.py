@@ -226,15 +226,7 @@ def _copies_on_restore(segment_loop, stacks):
 
 
 def _without_pushes(stmts, stacks):
-    out = []
-    for s in stmts:
-        if _pushed(s, stacks) is not None:
-            continue
-        if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _without_pushes(s.body, stacks) or [gast.Pass()]
-            s.orelse = _without_pushes(s.orelse, stacks)
-        out.append(s)
-    return out
+    return A.drop_statements(stmts, lambda s: _pushed(s, stacks) is not None)
 
 
 def finish_checkpoints(node):
