@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import srcad
+from source_lines import line_ending_with
 from srcad import cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
@@ -20,10 +21,7 @@ HERE = os.path.abspath(__file__)
 
 
 def line_of(text):
-    with open(HERE) as f:
-        found = [i for i, line in enumerate(f, 1) if line.rstrip().endswith(text)]
-    assert len(found) == 1, (text, found)
-    return found[0]
+    return line_ending_with(HERE, text)
 
 
 def roots(x, W):

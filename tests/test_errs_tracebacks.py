@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import srcad
+from source_lines import line_ending_with
 from srcad import sourcemap
 from srcad.errors import SrcadError
 
@@ -23,11 +24,7 @@ HERE = os.path.abspath(__file__)
 
 
 def line_of(text):
-    """The line of this file that ends with ``text`` (exactly one)."""
-    with open(HERE) as f:
-        found = [i for i, line in enumerate(f, 1) if line.rstrip().endswith(text)]
-    assert len(found) == 1, (text, found)
-    return found[0]
+    return line_ending_with(HERE, text)
 
 
 def solve_then_log(A, b):

@@ -7,16 +7,13 @@ import warnings
 import numpy as np
 
 import srcad
+from source_lines import line_ending_with
 
 HERE = os.path.abspath(__file__)
 
 
 def line_of(text):
-    """The line of this file that ends with ``text`` (exactly one)."""
-    with open(HERE) as f:
-        found = [i for i, line in enumerate(f, 1) if line.rstrip().endswith(text)]
-    assert len(found) == 1, (text, found)
-    return found[0]
+    return line_ending_with(HERE, text)
 
 
 def reciprocal_sum(x):
