@@ -317,7 +317,7 @@ def _rules_fingerprint():
     modules (SciPy's) are left out: their sources are in ``_srcad_fingerprint``, and which of
     them a process has loaded so far does not change what srcad generates (a lookup loads the
     module that could hold its rule before it concludes anything)."""
-    from . import registry
+    from . import optional_rules, registry
 
     tables = (("vjp", registry.VJP), ("jvp", registry.JVP), ("non-differentiable", registry.NONDIFFERENTIABLE),
               ("method", registry.METHODS), ("attribute", registry.ATTRIBUTES), ("", registry.NONDIFF_METHODS),
@@ -328,7 +328,7 @@ def _rules_fingerprint():
         for what, table in tables:
             entries = table.items() if isinstance(table, dict) else ((k, None) for k in table)
             for line in sorted(_stable(f"{registry.describe(k)} -> {_describe_rule(v)}") for k, v in entries
-                               if (what, k) not in registry.OPTIONAL_ENTRIES):
+                               if (what, k) not in optional_rules.OPTIONAL_ENTRIES):
                 h.update(line.encode() + b"\n")
         _fingerprints["rules"] = (sizes, h.hexdigest())
     return _fingerprints["rules"][1]
@@ -402,12 +402,12 @@ def _resolve(module, qualname):
     modules, and reading it must never import (run) one. The one exception is srcad's own
     optional rule modules (SciPy's, from a fixed list), which srcad loads on demand: one that
     generated code's helpers live in is loaded as a lookup would load it."""
-    from . import registry
+    from . import optional_rules
 
-    optional = module[len(registry.__package__) + len(".rules."):] if module.startswith(
-        f"{registry.__package__}.rules.") else None
-    if optional in registry.ALL_SCIPY_RULE_MODULES and "scipy" in sys.modules:
-        registry.load_rule_modules([optional])
+    optional = module[len(optional_rules.__package__) + len(".rules."):] if module.startswith(
+        f"{optional_rules.__package__}.rules.") else None
+    if optional in optional_rules.ALL_SCIPY_RULE_MODULES and "scipy" in sys.modules:
+        optional_rules.load_rule_modules([optional])
     value = sys.modules[module]
     for part in filter(None, qualname.split(".")):
         value = getattr(value, part)

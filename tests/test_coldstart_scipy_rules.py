@@ -1,5 +1,5 @@
 """SciPy's rules load per submodule, on demand: a lookup that meets an object of ``scipy.X``
-imports the rule modules for ``scipy.X`` (``registry.SCIPY_RULE_MODULES``) before it
+imports the rule modules for ``scipy.X`` (``optional_rules.SCIPY_RULE_MODULES``) before it
 concludes anything, and an object of a SciPy module it does not know loads them all.
 Fresh processes show what got loaded; the gradients are checked against finite differences."""
 import importlib.util
@@ -18,7 +18,7 @@ import scipy.special  # noqa: F401
 import scipy.stats  # noqa: F401
 
 import srcad
-from srcad import cache, registry
+from srcad import cache, optional_rules, registry
 
 ROOT = str(pathlib.Path(importlib.util.find_spec("srcad").origin).parents[1])
 
@@ -47,7 +47,7 @@ PROGRAM = """
     import numpy as np
     from scipy import linalg, optimize, signal, special, stats  # every submodule srcad has rules for
     import srcad
-    from srcad import registry
+    from srcad import optional_rules
     from srcad.testing import check_grads, check_jvp
 
     exec("def f(x):\\n    return " + sys.argv[1], globals())
@@ -59,7 +59,7 @@ PROGRAM = """
         check_jvp(f, (x,))
     except srcad.NoRuleError as exc:
         failure = str(exc)
-    print(json.dumps({"loaded": sorted(registry.LOADED_RULE_MODULES), "failure": failure}))
+    print(json.dumps({"loaded": sorted(optional_rules.LOADED_RULE_MODULES), "failure": failure}))
 """
 
 
@@ -80,10 +80,10 @@ MISSING = """
     import scipy.ndimage
     from scipy import special
     import srcad
-    from srcad import registry
+    from srcad import optional_rules
 
     if sys.argv[1] == "all":
-        registry.load_optional_rules()
+        optional_rules.load_optional_rules()
     source = "def f(x):\\n    return np.sum(special.gammasgn(x) * x)\\n"
     exec(source, globals())
     try:
@@ -91,14 +91,14 @@ MISSING = """
         message = None
     except srcad.NoRuleError as exc:
         message = str(exc)
-    print(json.dumps({"message": message, "loaded": sorted(registry.LOADED_RULE_MODULES)}))
+    print(json.dumps({"message": message, "loaded": sorted(optional_rules.LOADED_RULE_MODULES)}))
 """
 
 
 def test_a_scipy_function_without_a_rule_is_refused_as_when_every_rule_is_loaded():
     lazy, eager = run(MISSING, "lazy"), run(MISSING, "all")
     assert lazy["loaded"] == ["scipy_special"]
-    assert eager["loaded"] == list(registry.ALL_SCIPY_RULE_MODULES)
+    assert eager["loaded"] == list(optional_rules.ALL_SCIPY_RULE_MODULES)
     assert lazy["message"] is not None and "special.gammasgn" in lazy["message"]
     assert "has no derivative rule" in lazy["message"] and lazy["message"] == eager["message"]
 
@@ -108,31 +108,31 @@ UNMAPPED = """
     import numpy as np
     import scipy.ndimage
     import srcad
-    from srcad import registry
+    from srcad import optional_rules
 
-    print(json.dumps({"modules": registry.scipy_rule_modules(scipy.ndimage.gaussian_filter),
-                      "loaded": registry.load_rules_for(scipy.ndimage.gaussian_filter),
-                      "now": sorted(registry.LOADED_RULE_MODULES)}))
+    print(json.dumps({"modules": optional_rules.scipy_rule_modules(scipy.ndimage.gaussian_filter),
+                      "loaded": optional_rules.load_rules_for(scipy.ndimage.gaussian_filter),
+                      "now": sorted(optional_rules.LOADED_RULE_MODULES)}))
 """
 
 
 def test_an_object_of_a_scipy_module_without_an_entry_loads_every_rule_module():
     out = run(UNMAPPED)
-    assert out["modules"] == out["now"] == list(registry.ALL_SCIPY_RULE_MODULES) and out["loaded"]
+    assert out["modules"] == out["now"] == list(optional_rules.ALL_SCIPY_RULE_MODULES) and out["loaded"]
 
 
 def test_every_scipy_rule_key_maps_to_the_module_that_registers_it():
     """The table is complete: no key with a rule maps to rule modules that would not load its
     rule. (A key in srcad's own rule modules exists only once that module ran, registering it.)"""
-    registry.load_optional_rules()
+    optional_rules.load_optional_rules()
     tables = {"vjp": registry.VJP, "jvp": registry.JVP, "non-differentiable": registry.NONDIFFERENTIABLE}
-    assert registry.OPTIONAL_ENTRIES
-    for what, key in registry.OPTIONAL_ENTRIES:
+    assert optional_rules.OPTIONAL_ENTRIES
+    for what, key in optional_rules.OPTIONAL_ENTRIES:
         value = tables[what][key]
         if (getattr(key, "__module__", None) or "").startswith("srcad.rules.scipy_"):
             continue
         owner = value.fn.__module__.rsplit(".", 1)[1]
-        assert owner in registry.scipy_rule_modules(key), (registry.describe(key), owner)
+        assert owner in optional_rules.scipy_rule_modules(key), (registry.describe(key), owner)
 
 
 def test_objects_outside_scipy_load_nothing():
@@ -140,12 +140,12 @@ def test_objects_outside_scipy_load_nothing():
 
     for key in (np.sin, np.add.reduce, np.linalg.inv, len, [].append, "sum", ("record", "x"), gast.Mult, np.ndarray,
                 srcad.grad):
-        assert registry.scipy_rule_modules(key) == (), key
+        assert optional_rules.scipy_rule_modules(key) == (), key
 
 
 def test_only_scipy_rule_modules_are_loaded_by_name():
     with pytest.raises(ValueError, match="not an optional rule module"):
-        registry.load_rule_modules(["numpy_core"])
+        optional_rules.load_rule_modules(["numpy_core"])
 
 
 ROUND_TRIP = """
@@ -153,7 +153,7 @@ ROUND_TRIP = """
     import numpy as np
     from scipy import linalg, special
     import srcad
-    from srcad import cache, pipeline, registry
+    from srcad import cache, optional_rules, pipeline
     from srcad.testing import check_grads
 
     source = "def f(A, x):\\n    return np.sum(special.erf(linalg.solve(A, x)) * special.gammaln(x + 3.0))\\n"
@@ -170,7 +170,7 @@ ROUND_TRIP = """
     pipeline.transform = transform
     if sys.argv[1] == "load":
         check_grads(f, (A, x))  # other modes and specialisations transform afresh
-    print(json.dumps({"grads": [g.tolist() for g in grads], "loaded": sorted(registry.LOADED_RULE_MODULES),
+    print(json.dumps({"grads": [g.tolist() for g in grads], "loaded": sorted(optional_rules.LOADED_RULE_MODULES),
                       "same fingerprint": before == cache._rules_fingerprint()}))
 """
 

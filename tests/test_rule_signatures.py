@@ -7,9 +7,9 @@ import pytest
 import scipy.special  # noqa: F401  (so the SciPy rules register)
 
 import srcad  # noqa: F401
-from srcad import registry
+from srcad import optional_rules, registry
 
-registry.load_optional_rules()
+optional_rules.load_optional_rules()
 
 
 def shape(parameters):

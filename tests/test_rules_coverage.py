@@ -11,7 +11,7 @@ import scipy.stats
 import os
 
 import srcad
-from srcad import registry
+from srcad import optional_rules, registry
 from srcad.errors import SrcadError
 from srcad.extend import register_jvp, register_partials, register_vjp
 from srcad.testing import check_grads, check_jvp
@@ -107,7 +107,7 @@ def test_declared_zero_derivatives_are_right():
 def test_every_library_rule_accounts_for_its_array_parameters():
     """A census: the parameters srcad's library rules neither differentiate nor declare zero
     are configuration (axes, sizes, flags, dtypes) -- calls that make one active are refused."""
-    registry.load_optional_rules()
+    optional_rules.load_optional_rules()
     config = {"axis", "dtype", "keepdims", "out", "order", "ddof", "shape", "axes", "n", "norm", "k", "side",
               "kind", "casting", "subok", "copy", "like", "axis1", "axis2", "mode", "num", "endpoint", "retstep",
               "decimals", "lower", "overwrite_a", "overwrite_b", "check_finite", "device", "which", "options",

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import pytrees, registry, runtime
+from srcad import optional_rules, pytrees, registry, runtime
 from srcad.rules import (builtin_rules, methods, records, numpy_exponential, numpy_indexing, numpy_joining,
                          numpy_products, numpy_reordering, numpy_shapes)
 from srcad.testing import check_grads, check_jvp
@@ -233,7 +233,7 @@ def _own_rule(key):
 def test_every_registered_rule_is_swept():
     """Every template srcad registers is instantiated by the sweep (aliases such as ``float`` and
     ``complex`` share one template; hygiene is a property of the template)."""
-    registry.load_optional_rules()
+    optional_rules.load_optional_rules()
     swept = {id(table[call[0]].fn) for call in CALLS for table in (registry.VJP, registry.JVP) if call[0] in table}
     missing = [registry.describe(key) for table in (registry.VJP, registry.JVP) for key in table
                if _own_rule(key) and id(table[key].fn) not in swept and key not in NOT_SWEPT]

@@ -18,7 +18,7 @@ import gast
 import numpy as np
 
 import srcad  # noqa: F401  (fills the tables)
-from srcad import registry
+from srcad import optional_rules, registry
 
 DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
@@ -35,7 +35,7 @@ try:  # scipy is optional: its rules register only where it is installed
 
     NAMESPACES += [(name, sys.modules[name]) for name in
                    ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal", "scipy.optimize")]
-    registry.load_optional_rules()
+    optional_rules.load_optional_rules()
 except ImportError:
     pass
 

@@ -2,7 +2,7 @@
 (``numpy_elementwise``, ``numpy_trigonometric``, ``numpy_exponential``, ``numpy_shapes``,
 ``numpy_reordering``, ``numpy_linalg``, ``numpy_decompositions``, ...). Importing this package
 fills the tables in ``srcad.registry``; the rules for a SciPy submodule (``scipy_*``) are
-registered when a lookup first meets one of its objects (``registry.load_rules_for``)."""
+registered when a lookup first meets one of its objects (``optional_rules.load_rules_for``)."""
 from . import (builtin_rules, jvp_core, methods, nondifferentiable, numpy_core,  # noqa: F401
                numpy_decompositions, numpy_elementwise, numpy_exponential, numpy_fft, numpy_indexing,
                numpy_joining, numpy_linalg, numpy_numerical, numpy_products, numpy_reductions, numpy_reordering,
