@@ -19,13 +19,13 @@ ORDINARY = ("x", "y", "z", "w", "s", "u", "acc", "buf", "out", "tmp", "k", "i", 
 def srcad_names():
     """Parameter, result, local and global names of every registered rule, and the runtime's names."""
     import srcad  # noqa: F401  (fills the tables)
-    from srcad import registry, runtime
+    from srcad import optional_rules, registry, runtime
 
     try:  # SciPy's rules register once SciPy is imported: load them, so the pool does not
         import scipy.special  # noqa: F401  depend on what ran before
     except ImportError:
         pass
-    registry.load_optional_rules()
+    optional_rules.load_optional_rules()
 
     found = set()
     for table in (registry.VJP, registry.JVP):
