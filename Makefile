@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-all test-numba bench clean fuzz
+.PHONY: demo test test-all bench clean fuzz
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,12 +22,6 @@ demo: $(VENV)/.installed-base
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
-
-# The numba backend's tests (numba compiles for seconds per function: not part of `make test`,
-# where they skip without numba).
-test-numba: $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e ".[test,numba]"
-	$(BIN)/python -m pytest tests/test_numba_backend.py tests/test_numba_lowering.py tests/test_numba_cache.py
 
 # The suite on every CPython 3.10-3.13 found (pyenv's or on PATH), each in its own venv.
 test-all:

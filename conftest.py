@@ -1,5 +1,6 @@
 """pytest collects doctests from srcad/ too: a module that needs an optional extra is
-collected only where that extra is installed (numba: `make test-numba`)."""
+collected only where that extra is installed (numba: `pip install srcad[numba]`; `make test`
+installs it)."""
 import importlib.util
 
 collect_ignore = []
