@@ -68,6 +68,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         mark_defined_before_loops(node.body, {a.id for a in node.args.args})
         self.primal_callees = {}  # id(stmt) -> (backward name, residuals name, arguments, residuals site)
         self.block = None  # (statements, index) of the statement being reversed
+        self.calls_by_block = {}  # id(statements) -> (statements, reusable calls): block_calls
 
     def site(self, kind, var, loops, index=None, origin=None):
         s = Site(len(self.sites), kind, var, index, bool(loops), origin)

@@ -188,18 +188,34 @@ class Calls:
         if self.block is None:
             return {}
         stmts, k = self.block
-        rebound = set(self.updated_in_place)
         available = {}
-        for j in range(k, -1, -1):
+        for j, key, name, horizon in self.block_calls(stmts):  # in order: the latest call wins
+            if j < k < horizon:
+                available[key] = name
+        return available
+
+    def block_calls(self, stmts):
+        """``(index, key, name, horizon)`` of each ``name = f(operands)`` in ``stmts`` that
+        ``available_calls`` may reuse: available to the statements after it and before
+        ``horizon``, the first one that binds ``name`` or an operand again. Computed once per
+        block (one backward scan), so reversing a block stays linear in its length."""
+        cached = self.calls_by_block.get(id(stmts))
+        if cached is not None and cached[0] is stmts:
+            return cached[1]
+        next_store, calls = {}, []
+        for j in reversed(range(len(stmts))):
             t = stmts[j]
-            if j < k and isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name):
+            if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name):
                 callee = A.anno(t.value, "callee") if isinstance(t.value, gast.Call) else None
                 key = _call_key(callee.obj if callee is not None and callee.kind == "object" else None, t.value)
-                name = t.targets[0].id
-                if key is not None and name not in rebound and not set(key[1]) & rebound:
-                    available.setdefault(key, name)
-            rebound |= A.names_stored(t)
-        return available
+                names = {t.targets[0].id, *key[1]} if key is not None else ()
+                if key is not None and not names & self.updated_in_place:
+                    calls.append((j, key, t.targets[0].id, min(next_store.get(n, len(stmts)) for n in names)))
+            for n in A.names_stored(t):
+                next_store[n] = j
+        calls.reverse()
+        self.calls_by_block[id(stmts)] = (stmts, calls)  # keeps stmts alive: its id stays unique
+        return calls
 
     def check_effect_only_call(self, s):
         """A call for its effect must not touch values that carry derivatives: srcad cannot
