@@ -59,7 +59,7 @@ class CompiledCache:
         if not (containers or foreign):  # every key item an (array shape, dtype) or a class: _recent can check it
             guards = self._guards.get(key)
             if guards is not None:
-                guards = guards.hold if isinstance(guards, GuardList) else functools.partial(guards_hold, guards)
+                guards = guards.quick if isinstance(guards, GuardList) else functools.partial(guards_hold, guards)
             joint = bound[0]
             self._last = (key, guards, joint, positional_cotangent(joint))
         return bound

@@ -184,13 +184,15 @@ class GuardList(list):
         self._fast = _identity_check([t[0] for t in terms.values()], objects)
 
     def hold(self):
-        try:
-            fast = self._fast()
-        except Exception:  # an attribute gone, a global deleted: ask each guard
-            fast = False
-        if not fast:
+        if not self._fast():  # a difference, an attribute gone, a global deleted: ask each guard
             return all(g.holds() for g in self)
         return not self._others or all(g.holds() for g in self._others)
+
+    @property
+    def quick(self):
+        """A function of no arguments, True only if every guard holds (False may still be a
+        hold: the caller then asks ``hold``); the identity tests alone when they are all."""
+        return self._fast if not self._others else self.hold
 
 
 def _identity_term(g):
@@ -213,14 +215,16 @@ def _identity_term(g):
 
 
 def _identity_check(tests, objects):
-    """A function of no arguments that is True when every test holds: the holders and
-    expected objects are its defaults, so each test is a few attribute reads and an ``is``."""
+    """A function of no arguments that is True when every test holds, False otherwise (also
+    when a test raises: an attribute gone, a global deleted). The holders and expected objects
+    are its defaults, so each test is a few attribute reads and an ``is``."""
     code = _CHECK_CODES.get(tuple(tests))
     if code is None:
         params = [f"_{k}" for k in range(len(objects))]
         body = " and ".join(t.format(h=params[2 * k], o=params[2 * k + 1]) for k, t in enumerate(tests)) or "True"
         namespace = {"_MISSING": _MISSING}
-        exec(f"def check({', '.join(params)}):\n    return {body}\n", namespace)
+        exec(f"def check({', '.join(params)}):\n    try:\n        return {body}\n"
+             "    except Exception:\n        return False\n", namespace)
         code = _CHECK_CODES[tuple(tests)] = namespace["check"].__code__
     return types.FunctionType(code, _CHECK_GLOBALS, "check", tuple(objects))
 

@@ -208,6 +208,8 @@ def _placed_like(v, y):
 def cotangent_like(v, shape, dtype):
     """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
     generated: the output itself need not be computed to check ``v``."""
+    if v.__class__ is np.ndarray and v.shape == shape:  # the common call: nothing to check
+        return v
     if shape == () and v.__class__ in _REAL_SCALARS:
         return v
     if v is None:

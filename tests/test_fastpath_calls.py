@@ -144,3 +144,36 @@ def test_guards_checked_per_call_on_the_fast_path(monkeypatch):
     monkeypatch.setitem(globals(), "act", np.cos)
     np.testing.assert_allclose(d.grad(x), -np.sin(x))  # act rebound: new code, never the old one
     check_grads(d, (x,))
+
+
+def test_a_deleted_global_is_caught_by_the_per_call_check(monkeypatch):
+    """The identity tests run per call read the global: when it is gone they answer "changed"
+    (not an exception out of the check), and the call is refused at the user's line."""
+    d = srcad.differentiable(activated)
+    companion = srcad.adjoint(activated)
+    x = RNG.standard_normal(3)
+    _close(d.grad(x), np.cos(x))
+    _close(companion(x, 1.0), np.cos(x))
+    monkeypatch.delitem(globals(), "act")
+    with pytest.raises(srcad.SrcadSyntaxError, match="'act' is not defined"):
+        d.grad(x)
+    with pytest.raises(srcad.SrcadSyntaxError, match="'act' is not defined"):
+        companion(x, 1.0)
+    monkeypatch.setitem(globals(), "act", np.tanh)
+    _close(d.grad(x), 1.0 - np.tanh(x) ** 2)
+    _close(companion(x, 1.0), 1.0 - np.tanh(x) ** 2)
+
+
+def test_companion_adjoint_keeps_the_users_function_identity_and_checks_v():
+    companion = srcad.adjoint(scaled, wrt=(0, 1))
+    assert companion.__name__ == "scaled" and companion.__wrapped__ is scaled
+    dx, dM = companion(X, M, V)
+    check_grads(srcad.differentiable(scaled, wrt=(0, 1)), (X, M), v=V)
+    _close(dx, srcad.differentiable(scaled, wrt=(0, 1)).adjoint(X, M, V)[0])
+    _close(dM, srcad.differentiable(scaled, wrt=(0, 1)).adjoint(X, M, V)[1])
+    for bad in (np.ones((2, 1)), np.ones(2), [[1.0, 2.0]]):  # the wrong shape, or not an array
+        with pytest.raises(srcad.CotangentError):
+            companion(X, M, bad)
+    again = companion(X, M, V)[0]
+    again[...] = 0.0  # the caller owns what it gets: a later call is not changed by it
+    _close(companion(X, M, V)[0], dx)
