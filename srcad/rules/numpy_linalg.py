@@ -53,7 +53,10 @@ register_nondifferentiable(eye_like, _nonzero, reason="it builds an identity mat
 
 @register_vjp(np.linalg.inv)
 def inv(y, a):
-    d[a] += -mT(y) @ d[y] @ mT(y)
+    if np.ndim(y) == 2:  # one matrix (known when shapes are): a transpose, not a helper call
+        d[a] += -y.T @ d[y] @ y.T
+    else:
+        d[a] += -mT(y) @ d[y] @ mT(y)
 
 
 @register_jvp(np.linalg.inv)
@@ -64,7 +67,7 @@ def inv_jvp(y, a):
 @register_vjp(np.linalg.det)
 def det(y, a):
     if np.ndim(a) == 2:  # one matrix: its determinant is a scalar
-        d[a] += (d[y] * y) * mT(np.linalg.inv(a))
+        d[a] += (d[y] * y) * np.linalg.inv(a).T
     else:
         d[a] += np.asarray(d[y] * y)[..., None, None] * mT(np.linalg.inv(a))
 
@@ -77,7 +80,10 @@ def det_jvp(y, a):
 @register_vjp(np.linalg.slogdet)
 def slogdet(y, a):
     """The sign is piecewise constant: only ``logabsdet`` has a derivative."""
-    d[a] += np.asarray(item_grad(d[y], 1, y))[..., None, None] * mT(np.linalg.inv(a))
+    if np.ndim(a) == 2:  # one matrix: its log-determinant is a scalar
+        d[a] += item_grad(d[y], 1, y) * np.linalg.inv(a).T
+    else:
+        d[a] += np.asarray(item_grad(d[y], 1, y))[..., None, None] * mT(np.linalg.inv(a))
 
 
 @register_jvp(np.linalg.slogdet)
