@@ -214,7 +214,7 @@ class AdjointState:
 
     def merge(self, branches):
         merged = {}
-        for var in set().union(*(st for st, _ in branches)):
+        for var in sorted(set().union(*(st for st, _ in branches))):  # sorted: generated code is deterministic
             states = [st.get(var, ZERO) for st, _ in branches]
             if all(s == states[0] for s in states):
                 merged[var] = states[0]
