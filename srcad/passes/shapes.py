@@ -425,10 +425,17 @@ def _infer(node, env, active=None):
         if _holds_mutable(env[name]):
             env[name] = UNKNOWN
     never = set()  # assigned from values that are never computed here: unknown, not ignored
+    # an assignment whose operands and target hold the very values they held when it was last
+    # evaluated would join in what it joined then (join is idempotent): it is not evaluated again
+    inputs = [(s.targets[0].id, *sorted(A.names_read(s.value))) for s in assigns]
+    seen = [None] * len(assigns)
     for _ in range(40):
         changed = False
-        for s in assigns:
+        for k, s in enumerate(assigns):
             name = s.targets[0].id
+            now = tuple(env.get(n, BOTTOM) for n in inputs[k])
+            if seen[k] is not None and all(a is b for a, b in zip(now, seen[k])):
+                continue
             interp.helper_calls = bool(active) and name in active
             new = join(env.get(name, BOTTOM) if name in env or name in params else BOTTOM, interp.rhs(s.value))
             if name in never or (name in changing and _holds_mutable(new)):
@@ -436,6 +443,7 @@ def _infer(node, env, active=None):
             if not same(env.get(name, BOTTOM), new):
                 env[name] = new
                 changed = True
+            seen[k] = tuple(env.get(n, BOTTOM) for n in inputs[k])
         for loop in loops:
             rng = env.get(loop.iter.id, UNKNOWN)
             new = Spec((), np.int64, int)
@@ -450,6 +458,7 @@ def _infer(node, env, active=None):
             if not stuck:
                 break
             never |= stuck
+            seen = [None] * len(assigns)  # an assignment to a name now in ``never`` changes
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
     return env
