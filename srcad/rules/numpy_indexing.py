@@ -110,19 +110,22 @@ def pad_sources(shape, pad_width, mode, reflect_type):
     return np.pad(index, pad_width, mode=mode)
 
 
-def pad_grad(g, array, pad_width, mode, reflect_type):
-    """The adjoint of ``np.pad(array, ...)`` for the array: each element sums its copies."""
+def pad_grad(g, pad_width, mode, reflect_type):
+    """The adjoint of ``np.pad(array, pad_width, ...)`` for the array, from the adjoint ``g``
+    of the padded result: each element sums its copies. The array's shape is ``g``'s less the
+    widths, so the reverse sweep need not keep the array for it."""
     dtype = np.result_type(g.dtype if hasattr(g, "dtype") else np.asarray(g).dtype, np.float16)
+    padded = np.shape(g)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(padded), 2))
+    shape = tuple(int(n - a - b) for n, (a, b) in zip(padded, widths))
     if mode == "constant":  # each element has one copy, the interior: a slice, copied (a Dask array stays one)
-        shape = np.shape(array)
-        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(shape), 2))
         interior = tuple(slice(int(a), int(a) + n) for n, (a, _) in zip(shape, widths))
         region = (g if hasattr(g, "astype") and hasattr(g, "shape") else np.asarray(g))[interior]
         return region.astype(dtype, copy=True)
-    sources = np.ravel(pad_sources(np.shape(array), pad_width, mode, reflect_type))
+    sources = np.ravel(pad_sources(shape, pad_width, mode, reflect_type))
     copied = sources >= 0
-    sums = np.bincount(sources[copied], weights=np.ravel(g)[copied], minlength=np.size(array))
-    return sums.astype(dtype).reshape(np.shape(array))
+    sums = np.bincount(sources[copied], weights=np.ravel(g)[copied], minlength=int(np.prod(shape)))
+    return sums.astype(dtype).reshape(shape)
 
 
 def pad_constant_grad(g, array, pad_width, constant_values):
@@ -155,19 +158,19 @@ def pad_constant_tangent(tc, array, pad_width):
 
 # generated adjoints call pad_grad (Pᵀg for the copying pad P): its adjoint is the pad itself
 @register_vjp(pad_grad)
-def pad_grad_vjp(r, g, array, pad_width, mode, reflect_type):
+def pad_grad_vjp(r, g, pad_width, mode, reflect_type):
     d[g] += pad_tangent(d[r], pad_width, mode, reflect_type)
 
 
 @register_jvp(pad_grad)
-def pad_grad_jvp(r, g, array, pad_width, mode, reflect_type):
-    t[r] += pad_grad(t[g], array, pad_width, mode, reflect_type)
+def pad_grad_jvp(r, g, pad_width, mode, reflect_type):
+    t[r] += pad_grad(t[g], pad_width, mode, reflect_type)
 
 
 @register_vjp(np.pad)
 def pad(y, array, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
         reflect_type="even"):
-    d[array] += pad_grad(d[y], array, pad_width, mode, reflect_type)
+    d[array] += pad_grad(d[y], pad_width, mode, reflect_type)
     d[constant_values] += pad_constant_grad(d[y], array, pad_width, constant_values)
 
 
