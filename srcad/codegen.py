@@ -80,6 +80,19 @@ def _mutated_in_reverse(stmts):
     return names
 
 
+def _copied_pops(stmts, mutated, copy_value):
+    """``stmts`` (a copy) with each ``x = stack.pop()`` of a name in ``mutated`` (changed in
+    place later) written ``x = copy_value(stack.pop())``: the backward function pops the values
+    the forward function saved, and a second call must find them as they were."""
+    stmts = [A.deepcopy(s) for s in stmts]
+    for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in mutated
+                and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+                and s.value.func.attr == "pop" and isinstance(s.value.func.value, gast.Name)):
+            s.value = gast.Call(func=A.load(copy_value), args=[s.value], keywords=[])
+    return stmts
+
+
 def _pure(rhs):
     """Is computing ``rhs`` free of effects (so an unread result need not be computed)?"""
     from . import registry
@@ -191,7 +204,8 @@ def codegen(node, source, module):
         if live:
             unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
             backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
-        for name in sorted(stacks | (_mutated_in_reverse(rev) & set(live))):
+        mutated = _mutated_in_reverse(rev)
+        for name in sorted(stacks | (mutated & set(live))):
             if name in live:
                 backward_body.append(A.assign(name, gast.Call(func=A.load(copy_value), args=[A.load(name)],
                                                               keywords=[])))
@@ -200,7 +214,8 @@ def codegen(node, source, module):
                 args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
                       gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
                 posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
-            body=backward_body + rev, decorator_list=[], returns=None, type_comment=None,  # printed, not changed
+            body=backward_body + _copied_pops(rev, mutated, copy_value), decorator_list=[], returns=None,
+            type_comment=None,  # printed, not changed
             type_params=[])
         return A.to_source(forward), A.to_source(backward)
 
