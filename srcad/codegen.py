@@ -4,9 +4,9 @@ Three functions come out of one joint adjoint ``f_adjoint(*params, v=None)``:
 ``f_adjoint`` itself (forward and reverse sweeps in one call), and the split pair
 ``f_forward(*params) -> (y, saved)`` / ``f_backward(saved, v=None) -> grads`` that
 ``vjp`` uses so one forward sweep can serve many cotangents. ``f_backward`` copies the
-value stacks and the arrays it restores in place, so it can be called again. The pair's
-trees and text are made and compiled when first needed (``Generated.ensure_pair``): ``grad``
-and ``adjoint`` never pay for them.
+value stacks, the arrays it restores in place and the values it pops and then restores in
+place, so it can be called again. The pair's trees and text are made and compiled when first
+needed (``Generated.ensure_pair``): ``grad`` and ``adjoint`` never pay for them.
 """
 import dataclasses
 
