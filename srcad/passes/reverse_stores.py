@@ -94,6 +94,9 @@ class Stores:
 
         code = self.own(var) if self.may_be_0d_array(var) else []  # a float cannot be indexed
         gathered = gast.Subscript(value=A.load(self.dname(var)), slice=A.deepcopy(index), ctx=gast.Load())
+        # a copy: a basic index gathers a view of d[var], which a reversed update of var (an
+        # element store before the add) then changes in place
+        gathered = self.call("copy_value", runtime.copy_value, gathered)
         return code + self.accumulate(values, self.call("unbroadcast", runtime.unbroadcast, gathered, A.load(values)))
 
     def append(self, var, value):
