@@ -61,7 +61,7 @@ def _stages(source, wrt, options, module):
     """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
-        ("check_complex", lambda node: check_complex(node, source, module.ref)),
+        ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),

@@ -47,7 +47,7 @@ JOINED_SEQUENCES = ("srcad does not differentiate + or * of lists or tuples that
 
 def _grad_dtype(x):
     dtype = getattr(x, "dtype", None)
-    if dtype is not None and np.issubdtype(dtype, np.inexact):
+    if getattr(dtype, "kind", None) in ("f", "c"):  # np.issubdtype(dtype, np.inexact), without its cost
         return dtype
     return np.float64
 
@@ -55,6 +55,8 @@ def _grad_dtype(x):
 def zeros_like(x):
     """A zero adjoint for ``x``: float zeros of its shape (lists, tuples and dicts of them;
     a dict by field for a dataclass)."""
+    if x.__class__ is np.float64:  # the common item of a tuple result (slogdet's pair), first
+        return np.float64(0.0)
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):
@@ -70,6 +72,20 @@ def zeros_like(x):
     if is_dataclass_instance(x):
         return {name: zeros_like(getattr(x, name)) for name in field_names(x)}
     return 0.0
+
+
+def item_grad(g, i, y):
+    """Item ``i`` of the adjoint of a tuple-valued result ``y`` (zeros if it has none).
+
+    Rules read a tuple result's adjoint only through it, so where every read of the result
+    is an item by a literal index, the reverse pass keeps one adjoint per item and puts
+    that item's adjoint in place of the call (``reverse_stores``)."""
+    gi = None if g is None else g[i]
+    if gi is None:
+        return zeros_like(y[i])
+    if np.shape(gi) != np.shape(y[i]):
+        return np.broadcast_to(gi, np.shape(y[i]))
+    return gi
 
 
 def cleared_slot(value):

@@ -17,7 +17,7 @@ import numpy as np
 from . import astutil as A
 from .errors import SrcadError
 from .registry import Refusal, describe, no_derivative
-from .runtime import unbroadcast
+from .runtime import item_grad, unbroadcast
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -109,6 +109,31 @@ def instantiate(rule, result, bound, handler, namer, refs):
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
     return out
+
+
+def reads_result_by_item(rule):
+    """Does ``rule`` (a d-rule) read its result's adjoint only as ``item_grad(d[y], k, y)``
+    with a literal ``k``? Then a handler may keep that adjoint item by item (``read_item``)."""
+    module = gast.Module(body=rule.body, type_ignores=[])
+    by_item, reads = set(), []
+    for n in gast.walk(module):
+        if _is_item_read(n, rule):
+            by_item.add(id(n.args[0]))
+        elif (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == rule.marker
+              and isinstance(n.slice, gast.Name) and n.slice.id == rule.result):
+            reads.append(n)
+    return rule.marker == "d" and bool(reads) and all(id(n) in by_item for n in reads)
+
+
+def _is_item_read(n, rule):
+    """``item_grad(d[y], k, y)`` with ``y`` the rule's result and ``k`` an int literal."""
+    return (isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and rule.globals.get(n.func.id) is item_grad
+            and len(n.args) == 3 and not n.keywords
+            and isinstance(n.args[0], gast.Subscript) and isinstance(n.args[0].value, gast.Name)
+            and n.args[0].value.id == rule.marker and isinstance(n.args[0].slice, gast.Name)
+            and n.args[0].slice.id == rule.result
+            and isinstance(n.args[1], gast.Constant) and type(n.args[1].value) is int
+            and isinstance(n.args[2], gast.Name) and n.args[2].id == rule.result)
 
 
 def _check_differentiated(rule, bound, handler):
@@ -296,6 +321,10 @@ class _Substitution(A.Transformer):
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is no_derivative:
             what, instead = (self.rule.globals[a.id] if isinstance(a, gast.Name) else _value(a) for a in n.args)
             raise _Refused(f"srcad does not differentiate {what}; {instead}")
+        if _is_item_read(n, self.rule):
+            split = self.handler.read_item(self.env[self.rule.result], n.args[1].value)
+            if split is not None:  # the result's adjoint is kept item by item
+                return self.splice(split)
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
             shapes = _known_shapes(n.args[1], self.env[self.rule.result], self.env, self.handler)
             if shapes is not None:  # the sum that undoes broadcasting, decided now
@@ -479,6 +508,9 @@ class _NoRead:
         if name == self.skip:
             return A.load(name)
         return self.handler.read(name)
+
+    def read_item(self, result, k):
+        return self.handler.read_item(result, k)
 
 
 def _mutated_buffer(stmt, rule, env):

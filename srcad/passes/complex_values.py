@@ -42,6 +42,7 @@ from .. import registry
 from .. import runtime
 from .fresh import PLAIN_ATTRIBUTES
 from .resolve_calls import Callee
+from .shape_values import Spec
 
 #: calls that may return a complex value for real operands
 _COMPLEX_MAKERS = {np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2, np.fft.ifft2,
@@ -59,20 +60,23 @@ _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, 
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,
                                       np.linalg.norm, builtins.float}) | {np.round, np.around, np.rint}
 
-def check_complex(node, source, ref, mode="rev"):
+def check_complex(node, source, ref, mode="rev", specs=None):
     """Refuse (``SrcadSyntaxError`` at the user's line) every active statement that would apply
     a derivative not right for complex values to one that may be complex, and insert
     ``runtime.real_constant(value, message)`` before each such statement that reads a value
     srcad does not compute (a global, an attribute, an inactive call's result) unless it is
     surely real. ``ref(name, obj)`` names an object in generated code; ``mode`` is ``"rev"`` or
-    ``"fwd"`` (forward mode also takes holomorphic functions' rules, ``f'(z) · dz``)."""
+    ``"fwd"`` (forward mode also takes holomorphic functions' rules, ``f'(z) · dz``).
+    ``specs`` (parameter -> ``passes.shapes.arg_spec``, where the code is specialised) proves
+    the transpose of a real array parameter the body never rebinds real: it is not checked."""
     active, varied = A.anno(node, "active"), A.anno(node, "varied")
     statements = [s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While))]
     local = A.names_stored(node) | {a.id for a in node.args.args}
     complex_names = _may_be_complex(statements, source, local)
     complex_names |= {n for s in statements for n in _operands(s)
                       if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
-    unverified = _unverified(statements, active, local, source)
+    fixed_real = _real_array_parameters(node, specs)
+    unverified = _unverified(statements, active, local, source, fixed_real)
     needs_real = set()  # statements whose operands srcad does not compute must be real when they run
     for s in statements:
         target = _target(s)
@@ -203,7 +207,17 @@ def _complex_value(value):
     return False
 
 
-def _unverified(statements, active, local, source):
+def _real_array_parameters(node, specs):
+    """Parameters that hold a real NumPy array (or scalar) for the whole call: specialised on
+    a real dtype and never rebound in the body."""
+    if not specs:
+        return set()
+    rebound = A.names_stored(node)
+    return {a.id for a in node.args.args if a.id not in rebound and isinstance(specs.get(a.id), Spec)
+            and specs[a.id].python is None and specs[a.id].dtype.kind in "biuf"}
+
+
+def _unverified(statements, active, local, source, fixed_real=frozenset()):
     """Names an active statement reads whose values srcad does not compute: globals, attributes
     of objects, results of calls made without derivative (user functions run as they are)."""
     made_outside = {}  # name -> the statement that read it from outside
@@ -213,7 +227,7 @@ def _unverified(statements, active, local, source):
             continue
         rhs = s.value
         if isinstance(rhs, gast.Attribute) and rhs.attr not in PLAIN_ATTRIBUTES | {"real", "imag"} \
-                and not _module_constant(rhs, source, local):
+                and not _module_constant(rhs, source, local) and not _real_transpose(rhs, fixed_real):
             made_outside.update(dict.fromkeys(target, s))
         elif isinstance(rhs, gast.Call):
             callee = A.anno(rhs, "callee")
@@ -227,6 +241,11 @@ def _unverified(statements, active, local, source):
             read |= _operands(s)
     return {n: _user_text(made_outside[n].value) if n in made_outside else n
             for n in read if n not in active and (n in made_outside or n not in local and not _code(source, n))}
+
+
+def _real_transpose(rhs, fixed_real):
+    """``H.T`` (or ``H.mT``) of a parameter in ``fixed_real``: NumPy's view of a real array."""
+    return rhs.attr in ("T", "mT") and isinstance(rhs.value, gast.Name) and rhs.value.id in fixed_real
 
 
 def _code(source, name):

@@ -90,9 +90,12 @@ class _Forward(CallTangents):
             self.preinit.add(var)
         return A.assign(self.tname(var), self.helper("zeros_like", A.load(var)))
 
-    # the handler protocol of template.instantiate: is_active, read, accumulate, own, rule_branch
+    # the handler protocol of template.instantiate: is_active, read, read_item, accumulate, own, rule_branch
     def is_active(self, var):
         return var in self.active
+
+    def read_item(self, result, k):
+        return None  # tangents of tuple results are kept whole
 
     def read(self, var):
         if var not in self.active or self.get(var) == ZERO:

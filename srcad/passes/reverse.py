@@ -39,7 +39,7 @@ from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
 from .reverse_loops import Loops, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder
-from .reverse_stores import Stores, int_names, is_append, is_pop, mutated_names
+from .reverse_stores import Stores, int_names, is_append, is_pop, mutated_names, split_tuple_results
 from .shapes import Spec
 
 
@@ -62,6 +62,8 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         self.callees = callees
         self.state = {}
         self.adjoint_names = {}
+        self.split_items = split_tuple_results(node, A.anno(node, "item_specs") or {}, self.active, self.rule_of)
+        self.item_of = {key: (name, k) for name, (keys, _) in self.split_items.items() for k, key in enumerate(keys)}
         self.sites = []
         self.int_names = int_names(node)
         self.updated_in_place = _sharing(mutated_names(node.body), A.anno(node, "views") or [])
@@ -143,6 +145,11 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and is_pop(s.value):
             code = self.unpop(s.value.func.value.id, s.targets[0].id)
             return code + [placeholder("restore", A.anno(s, "pop_site")), placeholder("restore", A.anno(s, "site"))]
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in self.split_items:
+            items = self.split_items[s.targets[0].id][0]  # the rule reads them through read_item
+            code = self.rule(s.targets[0].id, s) if any(self.get(k) != ZERO for k in items) else []
+            self.state.update(dict.fromkeys(items, ZERO))
+            return code + [placeholder("restore", A.anno(s, "site"))]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             var = s.targets[0].id
             owned = self.get(var) == OWNED

@@ -140,6 +140,15 @@ class Calls:
             return []
         return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
 
+    def rule_of(self, rhs):
+        """The VJP rule ``call_rule`` instantiates for the call ``rhs`` of a library function (None
+        for a method, a user function or one without a rule)."""
+        callee = A.anno(rhs, "callee")
+        if callee is None or callee.kind != "object" or registry.is_nondifferentiable(callee.obj):
+            return None
+        rule = registry.lookup(registry.VJP, callee.obj)
+        return rule if isinstance(rule, registry.Rule) else None
+
     def refuse_derivative_call(self, obj, name, node):
         refuse_derivative_call(self.source, obj, name, node)
 

@@ -35,15 +35,26 @@ def placeholder(role, site):
 
 class AdjointState:
     """Adjoint variables of ``_Reverse``: their names, states and the code that updates them
-    (the handler protocol of ``template.instantiate``: is_active, read, accumulate, own, spec,
-    rule_branch)."""
+    (the handler protocol of ``template.instantiate``: is_active, read, read_item, accumulate,
+    own, spec, rule_branch).
+
+    ``split_items`` maps a tuple result whose adjoint is kept item by item to (the names of
+    its items' adjoints, their specs); ``item_of`` maps each such name to (tuple, index)."""
 
     def dname(self, var):
         name = self.adjoint_names.get(var)
         if name is None:
-            name = self.namer.unique("d" + var)
+            item = self.item_of.get(var)  # an item of a tuple result kept apart: d<tuple>_<k>
+            name = self.namer.unique("d" + (var if item is None else f"{item[0]}_{item[1]}"))
             self.adjoint_names[var] = name
         return name
+
+    def primal(self, var):
+        """The value whose adjoint ``var`` names: the variable, or an item of a tuple result."""
+        item = self.item_of.get(var)
+        if item is None:
+            return A.load(var)
+        return gast.Subscript(value=A.load(item[0]), slice=A.const(item[1]), ctx=gast.Load())
 
     def get(self, var):
         return self.state.get(var, ZERO)
@@ -54,19 +65,44 @@ class AdjointState:
     def call(self, name, obj, *args):
         return gast.Call(func=self.fn(name, obj), args=list(args), keywords=[])
 
-    # the handler protocol of template.instantiate: is_active, read, accumulate, own, spec, rule_branch
+    # the handler protocol of template.instantiate: is_active, read, read_item, accumulate, own, spec,
+    # rule_branch
 
     def is_active(self, var):
         return var in self.active
 
     def spec(self, var):
         """The shape and dtype of ``var`` if known at generation time (``passes.shapes.Spec``)."""
-        return self.specs.get(var)
+        item = self.item_of.get(var)
+        return self.specs.get(var) if item is None else self.split_items[item[0]][1][item[1]]
 
     def read(self, var):
+        if var in self.split_items:  # read only through read_item (template.reads_result_by_item)
+            raise AssertionError(f"srcad: the adjoint of {var} is kept item by item")
         if self.get(var) == ZERO:
             return None
         return A.load(self.dname(var))
+
+    def read_item(self, result, k):
+        """The adjoint of item ``k`` of the tuple result ``result`` where it is kept item by item
+        (zeros of the item where that one is zero), else None: ``item_grad(d[y], k, y)``."""
+        from .. import runtime
+
+        var = result.id if isinstance(result, gast.Name) else None
+        if var not in self.split_items:
+            return None
+        items = self.split_items[var][0]
+        if not 0 <= k < len(items):
+            raise AssertionError(f"srcad: item {k} of a {len(items)}-tuple")
+        state = self.get(items[k])
+        zeros = self.call("zeros_like", runtime.zeros_like, self.primal(items[k]))
+        if state == ZERO:
+            return zeros
+        d = A.load(self.dname(items[k]))
+        if state == MAYBE:
+            test = gast.Compare(left=A.load(self.dname(items[k])), ops=[gast.Is()], comparators=[A.const(None)])
+            return gast.IfExp(test=test, body=zeros, orelse=d)
+        return d
 
     def accumulate(self, var, expr):
         from .. import runtime
@@ -144,7 +180,7 @@ class AdjointState:
         from .. import runtime
 
         d = self.dname(var)
-        zeros = self.call("zeros_like", runtime.zeros_like, A.load(var))
+        zeros = self.call("zeros_like", runtime.zeros_like, self.primal(var))
         copy = self.call("copy_grad", runtime.copy_grad, A.load(d))
         if state == OWNED:
             value = A.load(d)
@@ -235,7 +271,7 @@ class AdjointState:
         if want == MAYBE:
             return [A.assign(d, A.const(None))] if have == ZERO else []
         if want == SHARED and have == ZERO:
-            return [A.assign(d, self.call("zeros_like", runtime.zeros_like, A.load(var)))]
+            return [A.assign(d, self.call("zeros_like", runtime.zeros_like, self.primal(var)))]
         if want == OWNED:  # from ``have``, not the current state: a loop converts at its entry and its end
             return self.owned_from(var, have, buffer=False)
         raise AssertionError(f"cannot bring adjoint of {var} from {have} to {want}")

@@ -28,8 +28,10 @@ class Stores:
         base = rhs.value
         if not (isinstance(base, gast.Name) and base.id in self.active):
             return []
-        d_base = self.dname(base.id)
         g = A.load(self.dname(var))
+        if base.id in self.split_items:  # x = t[k]: item k's own adjoint
+            return self.accumulate(self.split_items[base.id][0][rhs.slice.value], g)
+        d_base = self.dname(base.id)
         basic = basic_index(rhs.slice, self.int_names)
         # an item of a list, tuple or dict adds item by item; an index array (only an array
         # takes one) may repeat a position, so it scatters even where the base came from a container
@@ -125,6 +127,61 @@ class Stores:
             item = gast.IfExp(test=test, body=zeros, orelse=A.load(self.dname(var)))
         push = gast.Attribute(value=A.load(self.dname(stack)), attr="append", ctx=gast.Load())
         return self.own(stack) + [gast.Expr(value=gast.Call(func=push, args=[item], keywords=[]))]
+
+
+def split_tuple_results(node, item_specs, active, rule_of):
+    """Tuple results whose adjoint the reverse pass keeps item by item: ``{name: (item
+    adjoint keys, item specs)}``. Fail closed, by what is known safe: ``name`` is active, bound
+    once, by a call whose rule (``rule_of(call)``) reads its result's adjoint only through
+    ``item_grad(d[y], k, y)``, its items' shapes and dtypes are known, and every other read of
+    it is ``x = name[k]`` with a literal ``k``, later in the same block (``s, logdet =
+    np.linalg.slogdet(S)``). Then no tuple of zeros is made, and the result itself is not
+    kept for the reverse sweep."""
+    from ..template import reads_result_by_item
+
+    candidates = {name for name in item_specs if name in active}
+    if not candidates:
+        return {}
+    binds, reads, item_reads = {}, {}, {}
+    for block in _blocks(node.body):
+        for i, s in enumerate(block):
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in candidates:
+                binds.setdefault(s.targets[0].id, []).append((id(block), i, s))
+            if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                    and isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)
+                    and s.value.value.id in candidates and isinstance(s.value.slice, gast.Constant)
+                    and type(s.value.slice.value) is int):
+                item_reads.setdefault(s.value.value.id, []).append((id(block), i, s.value.slice.value))
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and n.id in candidates:
+            reads[n.id] = reads.get(n.id, 0) + (isinstance(n.ctx, gast.Load))
+    split = {}
+    for name in sorted(candidates):
+        bound = binds.get(name, [])
+        if len(bound) != 1 or name in A.names_stored(node.args):
+            continue
+        block, at, s = bound[0]
+        if not isinstance(s.value, gast.Call):
+            continue
+        rule = rule_of(s.value)
+        if rule is None or not reads_result_by_item(rule):
+            continue
+        items = item_specs[name]
+        found = item_reads.get(name, [])
+        if len(found) != reads.get(name, 0) or any(b != block or i <= at or not 0 <= k < len(items)
+                                                   for b, i, k in found):
+            continue
+        split[name] = (tuple(f"{name}[{k}]" for k in range(len(items))), items)
+    return split
+
+
+def _blocks(stmts):
+    """Every statement list under ``stmts`` (bodies of loops, branches), ``stmts`` first."""
+    yield stmts
+    for s in stmts:
+        for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
+            if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
+                yield from _blocks(inner)
 
 
 def mutated_names(stmts):

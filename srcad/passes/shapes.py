@@ -3,7 +3,8 @@
 srcad specialises generated code on the shapes and dtypes of the arguments (the cache key
 includes them), so most shapes are known when the adjoint is generated. Afterwards the
 function carries the annotation ``"specs"``: for each variable whose every assignment has
-the same known shape and dtype, a ``Spec``; variables whose shape depends on data (boolean
+the same known shape and dtype, a ``Spec`` (and ``"item_specs"``: for a tuple of them, the
+tuple of their ``Spec``s); variables whose shape depends on data (boolean
 masks, lists grown in loops) or differs between assignments are absent. Rules use this to
 decide ``if np.ndim(x) == 2:`` at generation time, and ``unbroadcast`` disappears where
 no broadcasting happened.
@@ -405,6 +406,9 @@ def infer_shapes(node, specs):
     """Annotate ``node`` (A-normal form) with ``"specs"``; ``specs`` maps parameters to ``arg_spec``s."""
     env = _infer(node, {name: as_value(spec) for name, spec in specs.items()}, A.anno(node, "active"))
     A.set_anno(node, "specs", {k: v for k, v in env.items() if isinstance(v, Spec)})
+    # tuple results (slogdet's pair): the reverse pass may keep one adjoint per item
+    A.set_anno(node, "item_specs", {k: v for k, v in env.items() if isinstance(v, tuple) and v
+                                    and all(isinstance(item, Spec) for item in v)})
     A.set_anno(node, "container_values", {k for k, v in env.items() if isinstance(v, (list, tuple, dict))})
     A.set_anno(node, "param_specs", dict(specs))
     return node

@@ -32,7 +32,7 @@ _FROM_SHAPES = dict.fromkeys(_names(
     "angle", "around", "round", "shape", "ndim", "size", "atleast_1d",
 ), (0,))
 _FROM_SHAPES.update(dict.fromkeys(_names("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"), (0,)))
-_FROM_SHAPES.update(dict.fromkeys(_names("full_like"), (0, 1)))
+_FROM_SHAPES.update(dict.fromkeys(_names("full_like", "outer", "inner", "kron", "cross", "tensordot", "vdot"), (0, 1)))
 _FROM_SHAPES.update(dict.fromkeys(_names("full"), (1,)))
 _FROM_SHAPES.update(dict.fromkeys(_names("where", "clip"), (0, 1, 2)))
 _FROM_SHAPES.update(dict.fromkeys(_names("norm", module=np.linalg), (0,)))

@@ -10,8 +10,7 @@ rank does not change near the point.
 import numpy as np
 
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import as_array, unbroadcast, zeros_like
-from .numpy_shapes import item_grad
+from ..runtime import as_array, item_grad, unbroadcast, zeros_like
 
 
 def mT(x):

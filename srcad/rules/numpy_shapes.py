@@ -13,7 +13,7 @@ differences in ``numpy_indexing.py``.
 import numpy as np
 
 from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import as_array, unbroadcast, zeros_like
+from ..runtime import as_array, item_grad, unbroadcast, zeros_like
 
 
 def grad_zeros(shape, g):
@@ -142,16 +142,6 @@ def atleast_nd_jvp(y, *arys):
     else:
         for i, a in enumerate(arys):
             t[y] += item_tangent(np.reshape(t[a], np.shape(y[i])), i, y)
-
-
-def item_grad(g, i, y):
-    """Item ``i`` of the adjoint of a tuple-valued result ``y`` (zeros if it has none)."""
-    gi = None if g is None else g[i]
-    if gi is None:
-        return zeros_like(y[i])
-    if np.shape(gi) != np.shape(y[i]):
-        return np.broadcast_to(gi, np.shape(y[i]))
-    return gi
 
 
 def item_tangent(ti, i, y):
