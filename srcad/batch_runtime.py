@@ -163,6 +163,24 @@ def batched_matmul_left(p, g):
     raise Unbatchable("matmul with these dimensions")
 
 
+def batched_vdot_left(g, p):
+    """``np.vdot(row, p)`` for every row of ``g`` (``p`` unbatched, as large as a row)."""
+    p = _array(p)
+    rows = g.reshape(g.shape[0], -1)
+    if rows.shape[1] != p.size:
+        raise Unbatchable("vdot of arrays of different sizes")
+    return np.conj(rows) @ p.ravel()
+
+
+def batched_vdot_right(p, g):
+    """``np.vdot(p, row)`` for every row of ``g`` (``p`` unbatched, as large as a row)."""
+    p = _array(p)
+    rows = g.reshape(g.shape[0], -1)
+    if rows.shape[1] != p.size:
+        raise Unbatchable("vdot of arrays of different sizes")
+    return rows @ np.conj(p).ravel()
+
+
 def batched_matmul_right(g, p):
     """``row @ p`` for every row of ``g``."""
     p = _array(p)

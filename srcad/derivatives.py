@@ -14,6 +14,7 @@ from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, ch
 from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
 from .compile import compile_jvp
 from .dispatch import generated_params
+from .batch_runtime import Unbatchable
 from .batching import batched_backward
 from .errors import CotangentError, SrcadError, WrtError
 from .pytrees import is_node, leaves, rebuild
@@ -214,8 +215,16 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
 
 
 def _reverse_jacobian(reverse, args, inputs, single):
-    y, pullback = reverse._vjp(*reverse._bind(args, {}), batched=True)  # pulled back at once: no copy
-    if not is_node(y) and not any(x.__class__ is not np.ndarray and is_node(x) for x in inputs):
+    functions, y, saved = reverse._forward_pass(*reverse._bind(args, {}))  # pulled back at once: no copy
+    plain_inputs = not any(x.__class__ is not np.ndarray and is_node(x) for x in inputs)
+    if y.__class__ is np.ndarray and y.dtype.kind == "f" and plain_inputs:
+        rows = _identity_rows(functions, saved, y)
+        if rows is not None:
+            grads = (rows,) if reverse._one_tuple else rows
+            return tuple(_batched_block(g, y, x) for g, x in zip(grads, inputs)) if not single \
+                else _batched_block(grads, y, inputs[0])
+    pullback = reverse._pullback(functions, y, saved, batched=True)
+    if not is_node(y) and plain_inputs:
         return _batched_jacobian(pullback, y, inputs, single)
     y_leaves = leaves(y)
     blocks = []
@@ -232,6 +241,28 @@ def _reverse_jacobian(reverse, args, inputs, single):
     return _assemble(y, inputs, blocks, single)
 
 
+_IDENTITIES = {}  # (size, dtype) -> a read-only identity: the batched backward never writes its cotangents
+
+
+def _identity_rows(functions, saved, y):
+    """The gradients of every entry of the float array ``y``, pulled back in one call of the
+    batched backward function with the rows of an identity; None where it does not batch."""
+    backward = batched_backward(functions)
+    if backward is None:
+        return None
+    size = y.size
+    basis = _IDENTITIES.get((size, y.dtype))
+    if basis is None:
+        basis = np.eye(size, dtype=y.dtype)
+        basis.flags.writeable = False  # shared between calls: a write would fail, not corrupt
+        if size <= 256:  # at most 512 KiB each
+            _IDENTITIES[size, y.dtype] = basis
+    try:
+        return backward(saved, basis.reshape((size,) + y.shape))
+    except Unbatchable:
+        return None
+
+
 def _batched_jacobian(pullback, y, inputs, single):
     """The rows of the Jacobian of an array output, all basis cotangents pulled back in one
     batched call (``srcad.batching``: one at a time where the adjoint does not batch)."""
@@ -244,9 +275,10 @@ def _batched_jacobian(pullback, y, inputs, single):
 
 
 def _batched_block(rows, y, x):
-    dtype = np.result_type(_float_dtype(y), _float_dtype(x))
-    if rows.dtype != dtype:
-        rows = rows.astype(dtype)
+    if not (rows.dtype.kind == "f" and rows.dtype == getattr(y, "dtype", None) == getattr(x, "dtype", None)):
+        dtype = np.result_type(_float_dtype(y), _float_dtype(x))
+        if rows.dtype != dtype:
+            rows = rows.astype(dtype)
     return rows.reshape(np.shape(y) + np.shape(x))
 
 

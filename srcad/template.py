@@ -327,6 +327,11 @@ class _Substitution(A.Transformer):
                 return self.splice(split)
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
             shapes = _known_shapes(n.args[1], self.env[self.rule.result], self.env, self.handler)
+            if shapes is not None and not shapes[0] and self._same_real_arrays(n.args[0], shapes[1]):
+                # Σ d[y]·x of two arrays of one shape, into a scalar: a dot product, no temporary
+                left, right = n.args[0].left, n.args[0].right
+                dot = gast.Attribute(value=A.load(self.handler.refs("np", np)), attr="vdot", ctx=gast.Load())
+                return self.splice(gast.Call(func=dot, args=[self.visit(left), self.visit(right)], keywords=[]))
             if shapes is not None:  # the sum that undoes broadcasting, decided now
                 return self.splice(_static_unbroadcast(self.visit(n.args[0]), *shapes, self.handler))
         args = []
@@ -338,6 +343,20 @@ class _Substitution(A.Transformer):
                 args.append(a)
         n.args = args
         return self.generic_visit(n)
+
+    def _same_real_arrays(self, expr, shape):
+        """Is the template expression ``expr`` a product ``a * b`` of two operands (``d[y]`` or a
+        parameter) that are both float arrays of ``shape`` (more than one entry)?"""
+        if not (isinstance(expr, gast.BinOp) and isinstance(expr.op, gast.Mult) and len(shape) >= 1
+                and np.prod(shape) > 1):
+            return False
+        for side in (expr.left, expr.right):
+            marked = _marker_target(side, self.rule, self.env)
+            atom = marked if marked is not None else self.env.get(side.id) if isinstance(side, gast.Name) else None
+            spec = self.handler.spec(atom.id) if isinstance(atom, gast.Name) else None
+            if spec is None or spec.python is not None or spec.shape != shape or spec.dtype.kind != "f":
+                return False
+        return True
 
     def visit_IfExp(self, n):
         # ``g if axis is None else ...`` with axis=0

@@ -252,9 +252,18 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         return y, pullback
 
     def _vjp(self, args, kwargs, batched=False):
+        functions, y, saved = self._forward_pass(args, kwargs)
+        return y, self._pullback(functions, y, saved, batched)
+
+    def _forward_pass(self, args, kwargs):
+        """``(functions, y, saved)``: the generated functions for these arguments, and what
+        their forward sweep returns (the pair is made when first used)."""
         functions = self._functions(args, kwargs)
-        forward, backward = functions[1], functions[2]  # the pair: made when vjp is first used
-        y, saved = forward(*args, **kwargs)
+        y, saved = functions[1](*args, **kwargs)
+        return functions, y, saved
+
+    def _pullback(self, functions, y, saved, batched=False):
+        backward = functions[2]
 
         @api_boundary
         def pullback(v=None):
@@ -266,7 +275,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
 
         if batched:  # pullback.batched(V): a stack of cotangents at once (srcad.batching)
             pullback.batched = batched_pullback(pullback, functions, saved, y, self._one_tuple, self._located)
-        return y, pullback
+        return pullback
 
     @api_boundary
     def grad(self, *args: P.args, **kwargs: P.kwargs) -> Any:

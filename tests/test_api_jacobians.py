@@ -144,3 +144,27 @@ def test_float32_in_float32_out(mode):
     np.testing.assert_allclose(h, srcad.hessian(float32_loss)(X, W), rtol=2e-4, atol=1e-5)
     mixed = srcad.jacobian(two_inputs, mode=mode)(x, W)  # float64 anywhere: float64
     assert mixed.dtype == np.float64
+
+
+def copied(x):
+    return x * 1.0
+
+
+def unit_scaled(x, w):
+    return np.tanh(w @ x) * 2.0
+
+
+def test_reverse_jacobians_are_the_callers_own():
+    """The identity whose rows are pulled back is shared between calls: no Jacobian is a view
+    of it, and writing into one leaves the next one right."""
+    x = np.array([0.3, -0.2, 0.9])
+    first = srcad.jacobian(copied)(x)
+    assert first.flags.writeable
+    first[...] = 7.0
+    np.testing.assert_array_equal(srcad.jacobian(copied)(x), np.eye(3))
+    w = np.array([[0.5, -0.1, 0.2], [0.3, 0.8, -0.6]])
+    for _ in range(2):
+        np.testing.assert_allclose(srcad.jacobian(unit_scaled, 0)(x, w), numeric_jacobian(unit_scaled, (x, w), 0)[0][0],
+                                   rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(srcad.jacobian(unit_scaled, (0, 1))(x, w)[1],
+                                   numeric_jacobian(unit_scaled, (x, w), 1)[0][0], rtol=1e-6, atol=1e-8)

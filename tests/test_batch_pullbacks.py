@@ -100,6 +100,10 @@ def float_argument(s, x):
     return np.cos(s * x)
 
 
+def scaled_matrix(s, X):  # s's adjoint: np.vdot of two 2-d arrays, one of them batched
+    return np.sum(np.tanh(s * X), axis=0)
+
+
 VECTOR_PROGRAMS = [
     (tanh_layer, (vec(4),), 0),
     (broadcast_rows, (vec(4, 3), vec(3)), (0, 1)),
@@ -120,6 +124,7 @@ VECTOR_PROGRAMS = [
     (branchy, (np.array([-0.3, 0.2, -0.1]),), 0),
     (two_outputs_of_two_args, (vec(3), vec(3)), (0, 1)),
     (float_argument, (0.4, vec(3)), (0, 1)),
+    (scaled_matrix, (0.6, vec(3, 4)), (0, 1)),
 ]
 ids = [f"{f.__name__}-{i}" for i, (f, _, _) in enumerate(VECTOR_PROGRAMS)]
 
@@ -195,7 +200,8 @@ def test_corpus_batched_pullback_equals_stacked_pullbacks(fun, args, wrt):
 
 BATCHING = ["tanh_layer", "broadcast_rows", "broadcast_up", "scalar_times_array", "matmul_forms", "matrix_products",
             "reductions", "reduce_all", "reshapes", "transposes", "index_reads", "index_new_axis", "relu",
-            "loop_recurrence", "loop_over_items", "branchy", "two_outputs_of_two_args", "float_argument"]
+            "loop_recurrence", "loop_over_items", "branchy", "two_outputs_of_two_args", "float_argument",
+            "scaled_matrix"]
 
 
 @pytest.mark.parametrize("fun,args,wrt", VECTOR_PROGRAMS, ids=ids)

@@ -53,6 +53,12 @@ def rk4(s0, params, h, steps):
     return np.sum(s * s)
 
 
+def relax(u, kappa):  # a scalar parameter times a 2-d state: its adjoint is np.vdot of 2-d arrays
+    for t in range(3):
+        u = u + kappa * np.sin(u)
+    return np.sum(u * u)
+
+
 def first_of_ties(x):
     """min's derivative goes to the first minimal argument: ``is`` in its rule, which numba
     would compile to False (a zero gradient) if it were not lowered."""
@@ -114,6 +120,7 @@ PROGRAMS = {
                                                 np.array([1.1, 0.6])), (0, 1, 2)),
     "soft_dtw": (soft_dtw, lambda: (rng.standard_normal(5), rng.standard_normal(4), 0.5), (0, 1)),
     "rk4": (rk4, lambda: (np.array([1.0, 1.2, 0.9]), np.array([10.0, 28.0, 8.0 / 3.0]), 0.01, 4), (0, 1)),
+    "relax": (relax, lambda: (rng.standard_normal((3, 4)), 0.3), (0, 1)),
     "first_of_ties": (first_of_ties, lambda: (np.array([0.3, 0.45, 0.9, 0.2, 0.35, 0.7]),), (0,)),  # no tie: FD
     "helper_with_loop_jumps": (helper_with_loop_jumps, lambda: (rng.uniform(0.2, 1.0, 3),), (0,)),
 }

@@ -112,6 +112,17 @@ def _ndim(x):  # numba has no np.ndim: it is decided by the type
     return None
 
 
+@overload(np.vdot)
+def _vdot(a, b):  # numba's own takes 1-d arrays; rules write Σ d[y]·x of equal-shaped arrays as np.vdot
+    if _float_array(a) and _float_array(b) and a.ndim == b.ndim and a.ndim > 1:
+        def impl(a, b):
+            if a.shape != b.shape:
+                raise ValueError("vdot: arrays of different shapes")
+            return np.sum(a * b)
+        return impl
+    return None
+
+
 def dims_of(x):
     """The shape of ``x``, a tuple as long as its number of dimensions (``()`` for a number):
     numba knows ``len`` of it from the type, which decides an outlined branch's test."""

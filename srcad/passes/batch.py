@@ -9,7 +9,7 @@ module knows to compute, row by row, what the unbatched program computes for tha
   1 after the batch axis where the other operand has more dimensions (NumPy aligns
   trailing axes: the batch axis must never meet one of the other operand's);
 - ``@`` with one unbatched operand, and the runtime helpers ``matmul_dx``/``matmul_dy``,
-  for operands of at most two dimensions;
+  for operands of at most two dimensions; ``np.vdot`` with one unbatched operand;
 - ``unbroadcast``, ``sum_to_reduced``, ``expand_reduced``, ``np.sum`` and ``.sum`` (axes
   shifted past the batch axis), ``np.reshape`` in C order, ``np.transpose`` and ``.T``,
   ``np.where`` with an unbatched condition, ``copy_grad``, ``grad_buffer``, ``add_grads``;
@@ -84,10 +84,12 @@ _CALLS = {
     np.broadcast_to: (B.batched_broadcast_to, {0}, 2),
     np.where: (B.batched_where, {1}, 3),
     np.matmul: (B.batched_matmul_right, {0}, 2),
+    np.vdot: (B.batched_vdot_left, {0}, 2),
     broadcast_like: (B.batched_broadcast_like, {0}, 2),
 }
 # the same call with the adjoint at another position
-_EITHER = {np.where: {2: B.batched_where_else}, np.matmul: {1: B.batched_matmul_left}}
+_EITHER = {np.where: {2: B.batched_where_else}, np.matmul: {1: B.batched_matmul_left},
+           np.vdot: {1: B.batched_vdot_right}}
 _KEYWORDS = {np.sum: ("axis", "keepdims"), np.reshape: ("order",), np.transpose: ("axes",)}
 _METHODS = {"sum": (B.batched_sum, ("axis", "keepdims"))}
 
