@@ -59,8 +59,8 @@ def zeros_like(x):
         return np.float64(0.0)
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
-    if isinstance(x, _CONTAINERS):
-        return [zeros_like(v) for v in x]
+    if isinstance(x, _CONTAINERS):  # a None item (a zero item of an adjoint: none_items) stays None
+        return [None if v is None else zeros_like(v) for v in x]
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _grad_dtype(x))
     if isinstance(x, range):  # a sequence like any other where a saved range's tangent is iterated
@@ -86,6 +86,15 @@ def item_grad(g, i, y):
     if np.shape(gi) != np.shape(y[i]):
         return np.broadcast_to(gi, np.shape(y[i]))
     return gi
+
+
+def none_items(x):
+    """The zero adjoint of what a Python function returned, before its items are added to: a
+    None per item of a tuple or list (the callee's backward skips a None item, see
+    ``cotangent_items``), zeros for anything else."""
+    if isinstance(x, (tuple, list)):
+        return [None] * len(x)
+    return zeros_like(x)
 
 
 def cleared_slot(value):

@@ -173,6 +173,18 @@ def cotangent(v, y):
     return v
 
 
+def cotangent_items(v, y, primal=None):
+    """``cotangent(v, y)`` for an output built as a tuple or list display: an item of ``v``
+    that is None stays None, a zero the reverse sweep skips (so an infinite intermediate that
+    feeds only that item gives 0, not 0 · inf = NaN). ``primal``: where ``v`` is the tangent
+    of a cotangent (forward mode over the reverse sweep), that cotangent, whose None items
+    are None here too."""
+    if isinstance(y, (tuple, list)) and isinstance(v, (tuple, list)) and len(v) == len(y):
+        skip = primal if isinstance(primal, (tuple, list)) and len(primal) == len(y) else v
+        return [None if vi is None or si is None else cotangent(vi, yi) for vi, si, yi in zip(v, skip, y)]
+    return cotangent(v, y)
+
+
 def real_constant(value, message):
     """Raise unless ``value`` (a number, an array, or a list, tuple or dict of them) is real: a
     value srcad did not compute, read by a derivative that is right for real values only."""

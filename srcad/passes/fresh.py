@@ -55,14 +55,15 @@ FRESH_FUNCTIONS = _numpy(
 ) | {builtins.abs, builtins.round, builtins.sum, builtins.pow, builtins.len, builtins.int, builtins.float,
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
-     runtime.zeros_like, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
+     runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
      runtime.full_of}
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
 # ``cotangent(v, y)`` is ``v``, a reshape of it, a new list of its items, or new ones.
 RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
-                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,)}
+                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,),
+                     runtime.cotangent_items: (0,)}
 # Functions whose result is an array (never a list) that may share its first argument's memory.
 ARRAY_VIEWS = _numpy("broadcast_to")
 # Indices that are arrays: indexing with them copies (advanced indexing).

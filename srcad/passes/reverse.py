@@ -61,6 +61,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         self.refs = refs
         self.callees = callees
         self.state = {}
+        self.maybe_items = set()  # containers whose adjoint's items may be None (cotangent_items)
         self.adjoint_names = {}
         self.split_items = split_tuple_results(node, A.anno(node, "item_specs") or {}, self.active, self.rule_of)
         self.item_of = {key: (name, k) for name, (keys, _) in self.split_items.items() for k, key in enumerate(keys)}
@@ -203,7 +204,8 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             for i, elt in enumerate(rhs.elts):
                 if isinstance(elt, gast.Name) and elt.id in self.active:
                     item = gast.Subscript(value=A.load(self.dname(var)), slice=A.const(i), ctx=gast.Load())
-                    code.extend(self.accumulate(elt.id, item))
+                    code.extend(self.accumulate_maybe(elt.id, item) if var in self.maybe_items
+                                else self.accumulate(elt.id, item))
             return code
         if isinstance(rhs, gast.Dict):
             code = []
@@ -261,6 +263,13 @@ def _bind_discarded_pops(stmts, namer):
             _bind_discarded_pops(s.orelse, namer)
 
 
+def _built_as_display(node, name):
+    """Is ``name`` bound once, by a tuple or list display (``return h, cache``)?"""
+    binds = [s for s in A.walk(node) if isinstance(s, (gast.Assign, gast.AugAssign, gast.For))
+             and name in A.names_stored(s.targets[0] if isinstance(s, gast.Assign) else s.target)]
+    return len(binds) == 1 and isinstance(binds[0], gast.Assign) and isinstance(binds[0].value, (gast.Tuple, gast.List))
+
+
 def _has_code(code):
     return any(A.anno(c, "restore") is None for c in code)
 
@@ -300,6 +309,10 @@ def reverse(node, source, wrt, refs, callees):
         if spec is not None and spec.python is None:  # checked against the known shape: y itself is not needed
             shape = gast.Tuple(elts=[A.const(n) for n in spec.shape], ctx=gast.Load())
             check = rv.call("cotangent_like", runtime.cotangent_like, A.load(v), shape, A.const(spec.dtype.name))
+        elif _built_as_display(node, out.id) and not source.is_generated():
+            # (a, b): a None item of v stays None, a zero the reverse sweep skips (no 0 · inf)
+            check = rv.call("cotangent_items", runtime.cotangent_items, A.load(v), A.load(out.id))
+            rv.maybe_items.add(out.id)
         else:
             check = rv.call("cotangent", runtime.cotangent, A.load(v), A.load(out.id))
         rev.append(A.assign(rv.dname(out.id), check))

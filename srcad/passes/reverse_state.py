@@ -133,6 +133,21 @@ class AdjointState:
                 test=gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)]),
                 body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
 
+    def accumulate_maybe(self, var, expr):
+        """``accumulate`` of ``expr`` that may be None (an item of a cotangent for a tuple
+        output): the adjoint becomes *maybe*, or is added to with ``add_grads`` (None is zero)."""
+        from .. import runtime
+
+        d = self.dname(var)
+        state = self.get(var)
+        if var in self.added_as_containers:
+            expr = self.call("container_grad", runtime.container_grad, expr, A.load(var))
+        if state == ZERO:
+            self.state[var] = MAYBE
+            return [A.assign(d, expr)]
+        self.state[var] = MAYBE if state == MAYBE else SHARED
+        return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
+
     def stored_whole(self, var, index, value):
         """Is ``var[index] = value`` known to write ``value`` unbroadcast (the region's shape is
         the value's, both known when the code is generated)?"""

@@ -16,7 +16,7 @@ import gast
 from .. import astutil as A
 from ..naming import builtin
 from .resolve_calls import method_call
-from .reverse_state import MAYBE, ZERO
+from .reverse_state import MAYBE, OWNED, ZERO
 
 
 class Stores:
@@ -36,7 +36,11 @@ class Stores:
         # an item of a list, tuple or dict adds item by item; an index array (only an array
         # takes one) may repeat a position, so it scatters even where the base came from a container
         if basic and (base.id in self.added_as_containers or self.maybe_container(base.id)):
-            code = self.own(base.id)
+            if self.get(base.id) == ZERO and self.bound_by_callees_only(base.id):  # a user function's tuple
+                self.state[base.id] = OWNED
+                code = [A.assign(d_base, self.call("none_items", runtime.none_items, A.load(base.id)))]
+            else:
+                code = self.own(base.id)
             item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
             added = self.call("add_grads", runtime.add_grads, item, g)
             code.append(A.assign(gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice),
@@ -50,6 +54,14 @@ class Stores:
             index = index_expr(rhs.slice)
             code.append(gast.Expr(value=self.call("scatter_add", runtime.scatter_add, A.load(d_base), index, g)))
         return code
+
+    def bound_by_callees_only(self, var):
+        """Is every binding of ``var`` a call of a user function srcad differentiates (whose
+        backward takes a None item of its cotangent as zero)?"""
+        binds = [s for s in A.walk_statements(self.node.body)
+                 if isinstance(s, (gast.Assign, gast.AugAssign, gast.For)) and var in A.names_stored(
+                     s.targets[0] if isinstance(s, gast.Assign) else s.target)]
+        return bool(binds) and all(id(s) in self.primal_callees for s in binds)
 
     def subscript_store(self, var, index, value):
         from .. import runtime

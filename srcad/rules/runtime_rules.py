@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_like, einsum_grad, stored_adjoint,
+from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import list_grad, pick_grad, reversed_grad
@@ -20,7 +20,7 @@ from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
 from .numpy_elementwise import broadcast_like
 
-register_nondifferentiable(runtime.zeros_like, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
+register_nondifferentiable(runtime.zeros_like, runtime.none_items, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
 register_nondifferentiable(runtime.real_constant, reason="it checks a value is real")
 
@@ -55,6 +55,16 @@ def cotangent_vjp(c, v, y):
 @register_jvp(cotangent)
 def cotangent_jvp(c, v, y):
     t[c] += cotangent(t[v], y)
+
+
+@register_vjp(cotangent_items)
+def cotangent_items_vjp(c, v, y, primal=None):
+    d[v] += finish(d[c], v, True)
+
+
+@register_jvp(cotangent_items)
+def cotangent_items_jvp(c, v, y, primal=None):
+    t[c] += cotangent_items(t[v], y, v)
 
 
 @register_vjp(cotangent_like)
