@@ -269,7 +269,10 @@ def _line_comments(stmts, source):
     for s in stmts:
         line = getattr(A.anno(s, "origin"), "lineno", None)
         if line is not None and line != last and A.anno(s, "save") is None:
-            out.append(A.comment(f"line {line}: {source.line(line).strip()}"))
+            at = len(out)
+            while at and A.anno(out[at - 1], "save") is not None:  # before the statement's saves
+                at -= 1
+            out.insert(at, A.comment(f"line {line}: {source.line(line).strip()}"))
             last = line
         if isinstance(s, (gast.For, gast.While, gast.If)):
             s.body = _line_comments(s.body, source)
