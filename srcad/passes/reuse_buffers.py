@@ -113,4 +113,5 @@ def _in_place(s, part, reusable):
     for new in (update, copied):
         gast.copy_location(new, s)
         A.set_anno(new, "origin", A.anno(s, "origin"))
+    A.set_anno(update, "reused_buffer", True)  # codegen may drop it with t where z is not needed
     return [update, copied]
