@@ -124,14 +124,14 @@ def _without_unread(fwd, rev_reads):
             live |= _own_reads(s)
     made_from = {}  # name -> names its removable assignments read
     for s in removable:
-        made_from.setdefault(s.targets[0].id, set()).update(A.names_read(s.value))
+        made_from.setdefault(_bound(s), set()).update(A.names_read(s.value) | {_bound(s)} - {None})
     work = list(live)
     while work:
         for name in made_from.pop(work.pop(), ()):
             if name not in live:
                 live.add(name)
                 work.append(name)
-    dead = {id(s) for s in removable if s.targets[0].id not in live}
+    dead = {id(s) for s in removable if _bound(s) not in live}
     return A.drop_statements(fwd, lambda s: id(s) in dead) if dead else fwd
 
 
@@ -146,9 +146,16 @@ def _own_reads(stmt):
     return A.names_read(stmt)
 
 
+def _bound(s):
+    """The name an assignment from ``_assignments`` binds."""
+    return s.targets[0].id if isinstance(s, gast.Assign) else s.target.id
+
+
 def _assignments(stmts):
     for s in stmts:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+            yield s
+        elif isinstance(s, gast.AugAssign) and A.anno(s, "reused_buffer"):  # reuse_buffers: nothing else sees it
             yield s
         elif isinstance(s, (gast.If, gast.For, gast.While)):
             yield from _assignments(s.body)

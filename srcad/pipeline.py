@@ -2,7 +2,7 @@
 
     capture (+ check_source_is_code) -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
             -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes -> reverse -> simplify
-            -> record_values -> finish_checkpoints -> bind_builtins -> codegen -> compile (and cache)
+            -> record_values -> reuse_buffers -> finish_checkpoints -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -29,6 +29,7 @@ from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.regions import restore_regions
 from .passes.resolve_calls import resolve_calls
+from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
 from .passes.shapes import infer_shapes
@@ -66,6 +67,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
+        ("reuse_buffers", reuse_buffers),
         ("finish_checkpoints", finish_checkpoints),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("bind_builtins", module.bind_builtins),

@@ -82,3 +82,22 @@ def test_a_warning_filter_on_the_users_module_still_applies():
         warnings.filterwarnings("ignore", category=RuntimeWarning, module=__name__)
         srcad.grad(reciprocal_sum)(np.array([0.0, 2.0]))
     assert not [m for m in log if issubclass(m.category, RuntimeWarning)]
+
+
+def grows_in_a_loop(x):
+    big = x
+    for k in range(4):
+        big = big * big * 1e80  # <grows>
+    return np.sum(np.minimum(big, 1.0)) + np.sum(x)
+
+
+def test_a_warning_inside_a_loop_of_the_forward_sweep_names_the_line_in_the_loop():
+    # every block of the forward sweep carries the user's line, loop bodies too (they named
+    # the loop's header)
+    line = line_of("# <grows>")
+    for run in (lambda: srcad.grad(grows_in_a_loop)(np.array([1.0, 2.0])),
+                lambda: srcad.vjp(grows_in_a_loop, np.array([1.0, 2.0]))[1](1.0)):
+        log = recorded(run)
+        assert log, "the forward sweep overflows"
+        for m in log:
+            assert (os.path.abspath(m.filename), m.lineno) == (HERE, line), (m.filename, m.lineno, str(m.message))

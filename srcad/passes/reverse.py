@@ -270,6 +270,26 @@ def _built_as_display(node, name):
     return len(binds) == 1 and isinstance(binds[0], gast.Assign) and isinstance(binds[0].value, (gast.Tuple, gast.List))
 
 
+def _line_comments(stmts, source):
+    """``stmts`` with a ``# line N: ...`` comment before each run of statements made from the
+    user's line N, in every block, loop bodies too (``sourcemap`` reads them: a warning or
+    error inside a loop names the line in the loop, not the loop's header)."""
+    out, last = [], None
+    for s in stmts:
+        line = getattr(A.anno(s, "origin"), "lineno", None)
+        if line is not None and line != last and A.anno(s, "save") is None:
+            at = len(out)
+            while at and A.anno(out[at - 1], "save") is not None:  # before the statement's saves
+                at -= 1
+            out.insert(at, A.comment(f"line {line}: {source.line(line).strip()}"))
+            last = line
+        if isinstance(s, (gast.For, gast.While, gast.If)):
+            s.body = _line_comments(s.body, source)
+            s.orelse = _line_comments(s.orelse, source)
+        out.append(s)
+    return out
+
+
 def _has_code(code):
     return any(A.anno(c, "restore") is None for c in code)
 
@@ -291,16 +311,7 @@ def reverse(node, source, wrt, refs, callees):
              and not source.is_generated()]
     mutated = mutated_names(body) & set(params)
     entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
-    fwd = entry + rv.forward(body)
-    fwd_lines = []
-    last = None
-    for s in fwd:
-        line = getattr(A.anno(s, "origin"), "lineno", None)
-        if line is not None and line != last and A.anno(s, "save") is None:
-            fwd_lines.append(A.comment(f"line {line}: {source.line(line).strip()}"))
-            last = line
-        fwd_lines.append(s)
-    fwd = fwd_lines
+    fwd = _line_comments(entry + rv.forward(body), source)
     out = ret.value
     v = rv.namer.unique("v")
     rev = []
