@@ -143,6 +143,7 @@ EXTRA_CALLS = [
     (runtime.container_grad, [R(2, 3), [R(3), R(3)]], {}, (0,), None),
     (runtime.stacked_grad, [[R(3), R(3)], R(2, 3)], {}, (0,), None),
     (runtime.cotangent, [R(3), R(3)], {}, (0,), None),
+    (runtime.cotangent_items, [R(3), R(3)], {}, (0,), None),
     (runtime.cotangent_like, [R(2, 3), (2, 3), "float64"], {}, (0,), None),
     (runtime.finish, [R(3), R(3), True], {}, (0,), None),
     (runtime.stored_adjoint, [R(4), (np.array([0, 2, 2]),), R(3)], {}, (0,), None),

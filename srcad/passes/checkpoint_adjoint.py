@@ -40,6 +40,7 @@ def f_adjoint(u, v=None):
     for _segment1 in _segments1:
         _u_stack.append(u)
         for t in _segment1:
+            # line 3: u = np.sin(u)
             _t1 = np.sin(u)
             u = _t1
     du = cotangent_like(v, (2,), 'float64')
@@ -48,6 +49,7 @@ def f_adjoint(u, v=None):
     for _segment2 in reversed(_segments2):
         u = _u_stack.pop()
         for t in _segment2:
+            # line 3: u = np.sin(u)
             _t1 = np.sin(u)
             _u_stack.append(u)
             u = _t1

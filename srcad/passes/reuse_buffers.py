@@ -12,7 +12,8 @@ these hold, each known when the code is generated, so the value of every name is
   require. Or ``t`` is an adjoint (a float array or number) and ``b`` a literal number.
 - both statements are in the same sweep (the forward sweep or the reverse sweep), so a value
   the forward sweep hands to the backward sweep (``vjp``'s residuals) is never written.
-- ``t`` is not the function's output, which the forward sweep returns.
+- ``t`` is not the function's output, which the forward sweep returns, and the statement is
+  not in a ``try`` or ``with`` body, where code differentiated again may not update in place.
 
 IEEE addition and multiplication are commutative, so ``b + t`` computed as ``t += b`` is the
 same number. Code srcad differentiates again reads ``t += b`` on a fresh ``t`` as ``t = t + b``.
@@ -78,9 +79,12 @@ def reuse_buffers(node):
     def rewrite(stmts, part):
         out = []
         for s in stmts:
+            if isinstance(s, gast.If) and A.anno(s.test, "region") is not None:
+                out.append(s)  # a try or with body: srcad refuses in-place updates there (passes.statements)
+                continue
             for field in ("body", "orelse"):
                 inner = getattr(s, field, None)
-                if isinstance(inner, list) and isinstance(s, (gast.For, gast.While, gast.If, gast.Try)):
+                if isinstance(inner, list) and isinstance(s, (gast.For, gast.While, gast.If)):
                     setattr(s, field, rewrite(inner, part))
             out.extend(_in_place(s, part, reusable))
         return out
