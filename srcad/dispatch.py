@@ -61,7 +61,14 @@ class CompiledCache:
             if guards is not None:
                 guards = guards.quick if isinstance(guards, GuardList) else functools.partial(guards_hold, guards)
             joint = bound[0]
-            self._last = (key, guards, joint, positional_cotangent(joint))
+            matches = self._checkers.get(key)
+            if matches is None:
+                matches = self._checkers[key] = key_checker(key)
+            positional = positional_cotangent(joint)
+            self._last = (key, guards, joint, positional, matches)
+            self._fast = None  # the adjoint's call without a prefix, every parameter required, no keywords
+            if self._plain and not self._prefix and not self._one_tuple and positional == len(key) == self._needed:
+                self._fast = fast_entry(key, guards, joint)
         return bound
 
     def _recent(self, args):
@@ -69,20 +76,8 @@ class CompiledCache:
         key (the same classes, array shapes and dtypes, checked item by item as ``_functions``
         encodes them) and its guards still hold; else None (``_functions`` decides)."""
         last = self._last
-        if last is None:
+        if last is None or not last[4](args):
             return None
-        key = last[0]
-        if len(args) != len(key):
-            return None
-        i = 0
-        for a in args:
-            k = key[i]
-            i += 1
-            if a.__class__ is np.ndarray:
-                if k.__class__ is not tuple or a.shape != k[0] or (a.dtype is not k[1] and a.dtype != k[1]):
-                    return None
-            elif a.__class__ is not k:
-                return None
         if last[1] is not None and not last[1]():
             return None
         return last
@@ -123,6 +118,67 @@ class CompiledCache:
     def _ensure_compiled(self):
         if not self._bound:
             self._functions(())
+
+
+MISS = object()  # what ``fast_entry``'s function returns for arguments it does not take
+
+
+def _key_tests(key, namespace):
+    """The test that arguments ``a0, a1, ...`` have ``key`` (as ``_functions`` encodes it: an
+    ndarray's shape and dtype, any other argument's class), as source; its names in ``namespace``."""
+    namespace["ndarray"] = np.ndarray
+    tests = []
+    for i, k in enumerate(key):
+        if k.__class__ is tuple:  # (shape, dtype) of an ndarray
+            namespace[f"shape{i}"], namespace[f"dtype{i}"] = k
+            tests.append(f"a{i}.__class__ is ndarray and a{i}.shape == shape{i} "
+                         f"and (a{i}.dtype is dtype{i} or a{i}.dtype == dtype{i})")
+        else:
+            namespace[f"cls{i}"] = k
+            tests.append(f"a{i}.__class__ is cls{i}")
+    return " and ".join(tests) or "True"
+
+
+def _unpack(n):
+    return "".join(f"a{i}, " for i in range(n))
+
+
+def key_checker(key):
+    """``matches(args)``: do ``args`` have ``key``? One compiled test per key, no loop."""
+    namespace = {}
+    tests = _key_tests(key, namespace)
+    unpack = f"    {_unpack(len(key))}= args\n" if key else ""
+    text = f"def matches(args):\n    if len(args) != {len(key)}:\n        return False\n{unpack}    return {tests}\n"
+    exec(compile(text, "<srcad-trampoline key check>", "exec"), namespace)
+    return namespace["matches"]
+
+
+def fast_entry(key, guards, joint):
+    """``entry(args)``: ``joint(*args)`` for the arguments of ``key`` followed by an optional float
+    array cotangent, while ``guards`` hold; ``MISS`` for any other call (the general path
+    decides). One Python frame: the argument test, the guards and the call."""
+    namespace = {"MISS": MISS, "joint": joint, "guards": guards}
+    tests = _key_tests(key, namespace)
+    n, names = len(key), _unpack(len(key))
+    lines = ["def entry(args):",
+             "    n = len(args)",
+             f"    if n == {n + 1}:",
+             f"        {names}v = args",
+             "        if v.__class__ is not ndarray or v.dtype.kind != 'f':",
+             "            return MISS",
+             f"    elif n == {n}:",
+             f"        {names}= args" if n else "        pass",
+             "        v = None",
+             "    else:",
+             "        return MISS",
+             f"    if not ({tests}):",
+             "        return MISS"]
+    if guards is not None:
+        lines += ["    if not guards():", "        return MISS"]
+    lines.append(f"    return joint({names}v)")
+    # named like srcad's glue, so a traceback through it hides it (tracebacks._INTERNAL_PREFIXES)
+    exec(compile("\n".join(lines) + "\n", "<srcad-trampoline fast entry>", "exec"), namespace)
+    return namespace["entry"]
 
 
 def positional_cotangent(joint):

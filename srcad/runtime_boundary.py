@@ -53,15 +53,19 @@ def _as_real(x, inside):
     return x
 
 
+_NATIVE_FLOATS = tuple(np.dtype(t) for t in (np.float64, np.float32, np.float16, np.longdouble))
+
+
 def finish(g, x, shared=False):
     """The gradient returned for argument ``x``: its shape, its type, zeros for None.
 
     ``shared`` says ``g`` may be the caller's cotangent or another returned gradient: the
     caller then gets a copy, never an alias.
     """
-    if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and g.shape == x.shape
-            and g.dtype == x.dtype and x.dtype.kind == "f" and g.base is None):
-        return g.copy() if shared else g
+    if g.__class__ is np.ndarray and x.__class__ is np.ndarray:
+        dtype = x.dtype  # the common call first: the same (interned) float dtype, the same shape
+        if g.dtype is dtype and dtype in _NATIVE_FLOATS and g.shape == x.shape and g.base is None:
+            return g.copy() if shared else g
     if g.__class__ is x.__class__ and x.__class__ in _REAL_SCALARS:  # immutable: nothing to copy
         return g
     return _finish(g, x, shared, True)

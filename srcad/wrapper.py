@@ -15,7 +15,7 @@ import numpy as np
 from .arguments import checked_cotangent, signature, snapshot, unbind, where
 from .backends.numba_backend import check_backend
 from .batching import batched_pullback
-from .dispatch import CompiledCache, positional_cotangent
+from .dispatch import MISS, CompiledCache, positional_cotangent
 from .errors import ArgumentError, CotangentError
 from .runtime import default_cotangent
 from .source import unwrap
@@ -68,6 +68,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         self._names = sig.wrt_names(self._wrt) if sig is not None else None  # a misspelled wrt fails now
         self._bound = {}  # argument shapes and dtypes -> (joint, forward, backward)
         self._guards = {}  # the same key -> globals the code was made for (checked per call)
+        self._checkers = {}  # the same key -> dispatch.key_checker(key): a pure function of the key
         self._method = None  # bound to a self: its (_sig, _names, _bound, _guards), shared by every self
         self._plan()
         return self
@@ -78,6 +79,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         given) then binds without ``inspect`` and finds its cotangent by counting."""
         sig = self._sig
         self._last = None  # the key, code and guards of the last call (_recent); a bound method's are its own
+        self._fast = None  # dispatch.fast_entry of the last call, where it applies
         self._where = sig.where if sig is not None else self.func.__qualname__
         self._plain = sig is not None and sig.simple and not self._fixed
         if self._plain:
@@ -168,6 +170,14 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         array([ 2., -2.])
         """
         if self._plain and not kwargs:  # the common call: v is last, or absent
+            fast = self._fast
+            if fast is not None:  # the last call's kind of arguments: one generated frame (dispatch.fast_entry)
+                try:
+                    grads = fast(args)
+                except CotangentError as exc:
+                    raise self._located(exc) from None
+                if grads is not MISS:
+                    return grads
             full = self._prefix + args if self._prefix else args
             v = None
             if len(args) > self._needed:
