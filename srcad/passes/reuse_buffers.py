@@ -9,7 +9,9 @@ these hold, each known when the code is generated, so the value of every name is
   once: here. Nothing else sees its memory, before or after.
 - ``t`` and ``z`` are arrays (not scalars) of the same known shape and float dtype: ``b``
   broadcasts into ``t`` without changing its shape or type, as NumPy's in-place operators
-  require. Or ``t`` is an adjoint (a float array or number) and ``b`` a literal number.
+  require. Or ``t`` is the adjoint of such an array (a float array of its shape) and ``b`` a
+  literal number. A number is never reused: ``t += b`` on it is a new number and one more
+  statement.
 - both statements are in the same sweep (the forward sweep or the reverse sweep), so a value
   the forward sweep hands to the backward sweep (``vjp``'s residuals) is never written.
 - ``t`` is not the function's output, which the forward sweep returns, and the statement is
@@ -64,13 +66,15 @@ def reuse_buffers(node):
                     and isinstance(s.value, (gast.BinOp, gast.UnaryOp)):
                 fresh.add(s.targets[0].id)  # a new array (the specs say the operands are arrays)
 
-    adjoints = A.anno(node, "adjoint_names") or set()
+    adjoint_of = A.anno(node, "adjoint_of") or {}
 
     def reusable(name, z, other, part):
         if not (name in fresh and name not in excluded and binds.get(name) == [part] and reads.get(name) == [part]):
             return False
-        if name in adjoints and _number(other):  # a float adjoint times a number keeps its shape and dtype
-            return True
+        primal = specs.get(adjoint_of.get(name))
+        if isinstance(primal, Spec) and primal.python is None and primal.shape and _number(other):
+            return True  # the adjoint of an array (a float array of its shape) times a number
+
         spec, target = specs.get(name), specs.get(z)
         return (isinstance(spec, Spec) and isinstance(target, Spec) and spec.python is None
                 and target.python is None and bool(spec.shape) and spec.shape == target.shape

@@ -355,6 +355,7 @@ def reverse(node, source, wrt, refs, callees):
     A.set_anno(adj, "namer", rv.namer)
     A.set_anno(adj, "wrt", tuple(wrt))
     A.set_anno(adj, "adjoint_names", set(rv.adjoint_names.values()))
+    A.set_anno(adj, "adjoint_of", {name: var for var, name in rv.adjoint_names.items()})
     A.set_anno(adj, "views", A.anno(node, "views") or [])
     A.set_anno(adj, "specs", rv.specs)
     return adj
