@@ -393,6 +393,7 @@ class _Substitution(A.Transformer):
                 raise Zero()
             n.id = self.renames[n.id]
         elif n.id in self.globals_:
+            A.set_anno(n, "denotes", self.rule.globals[n.id])  # what the name is, for later passes
             n.id = self.globals_[n.id]
         elif isinstance(n.ctx, gast.Load) and hasattr(builtins, n.id):  # never resolved in the user's scope
             n.id = self.handler.refs(n.id, getattr(builtins, n.id))

@@ -119,7 +119,7 @@ class AdjointState:
             self.state[var] = SHARED if state == MAYBE else OWNED
             return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
         if state in (OWNED, SHARED) and _is_full(expr):
-            expr = expr.args[1]  # adding np.full(shape, s) to an adjoint of that shape adds s
+            expr = expr.args[1]  # adding np.full(shape, s) (or full_of) to an adjoint of that shape adds s
         if state == OWNED and self.scalar_shaped(var):  # NumPy arithmetic makes a new scalar: no buffer to keep
             return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
         if state == OWNED:
@@ -307,9 +307,16 @@ def loop_entry_state(a, b, invariant, defined_before):
 
 
 def _is_full(expr):
-    return (isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and expr.func.attr == "full"
-            and isinstance(expr.func.value, gast.Name) and expr.func.value.id == "np" and len(expr.args) == 2
-            and not expr.keywords)
+    """``np.full(shape, s)``, or a rule's ``full_of(shape, s)`` (known by what its name denotes)."""
+    from .. import runtime
+
+    if not (isinstance(expr, gast.Call) and len(expr.args) == 2 and not expr.keywords):
+        return False
+    func = expr.func
+    if isinstance(func, gast.Name):
+        return A.anno(func, "denotes") is runtime.full_of
+    return (isinstance(func, gast.Attribute) and func.attr == "full" and isinstance(func.value, gast.Name)
+            and func.value.id == "np")
 
 
 def _fresh(expr):
