@@ -47,14 +47,19 @@ def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 
 
-@register_vjp(cotangent, cotangent_items)
-def cotangent_vjp(c, v, y, primal=None):
+@register_vjp(cotangent)
+def cotangent_vjp(c, v, y):
     d[v] += finish(d[c], v, True)
 
 
 @register_jvp(cotangent)
 def cotangent_jvp(c, v, y):
     t[c] += cotangent(t[v], y)
+
+
+@register_vjp(cotangent_items)  # a rule's parameters are its function's (tests/test_rule_signatures.py)
+def cotangent_items_vjp(c, v, y, primal=None):
+    d[v] += finish(d[c], v, True)
 
 
 @register_jvp(cotangent_items)
