@@ -84,6 +84,19 @@ def deepcopy(node):
     return new
 
 
+def blocks(stmts):
+    """Every statement list in ``stmts``, nested ones included (``stmts`` first): bodies of
+    branches, loops and ``try`` statements."""
+    yield stmts
+    for s in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
+                yield from blocks(inner)
+        for handler in getattr(s, "handlers", ()):
+            yield from blocks(handler.body)
+
+
 def walk_statements(stmts):
     """Every statement in ``stmts``, and in the bodies of its branches and loops, in order."""
     for s in stmts:

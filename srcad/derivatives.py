@@ -220,9 +220,7 @@ def _reverse_jacobian(reverse, args, inputs, single):
     if y.__class__ is np.ndarray and y.dtype.kind == "f" and plain_inputs:
         rows = _identity_rows(functions, saved, y)
         if rows is not None:
-            grads = (rows,) if reverse._one_tuple else rows
-            return tuple(_batched_block(g, y, x) for g, x in zip(grads, inputs)) if not single \
-                else _batched_block(grads, y, inputs[0])
+            return _batched_blocks((rows,) if reverse._one_tuple else rows, y, inputs, single)
     pullback = reverse._pullback(functions, y, saved, batched=True)
     if not is_node(y) and plain_inputs:
         return _batched_jacobian(pullback, y, inputs, single)
@@ -269,9 +267,14 @@ def _batched_jacobian(pullback, y, inputs, single):
     shape = np.shape(y)
     size = math.prod(shape)
     basis = np.eye(size, dtype=_float_dtype(y)).reshape((size,) + shape)
-    grads = pullback.batched(basis)
-    return tuple(_batched_block(g, y, x) for g, x in zip(grads, inputs)) if not single \
-        else _batched_block(grads, y, inputs[0])
+    return _batched_blocks(pullback.batched(basis), y, inputs, single)
+
+
+def _batched_blocks(grads, y, inputs, single):
+    """The Jacobian's blocks from the batched gradients: one per input (unnested for one)."""
+    if single:
+        return _batched_block(grads, y, inputs[0])
+    return tuple(_batched_block(g, y, x) for g, x in zip(grads, inputs))
 
 
 def _batched_block(rows, y, x):

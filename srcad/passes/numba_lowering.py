@@ -103,7 +103,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     if turned is None:
         turned = _turn_around_placeholder_stacks(fn)
     else:
-        for block in _blocks(fn.body):
+        for block in A.blocks(fn.body):
             block[:] = _turned_around(block, turned, {})
     A.set_anno(fn, "turned_stacks", turned)
     _refuse_maybe_none(fn)
@@ -165,18 +165,6 @@ def _pop_of(stmt):
     return None
 
 
-def _blocks(stmts):
-    """Every statement list in ``stmts``, nested ones included (``stmts`` first)."""
-    yield stmts
-    for s in stmts:
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(s, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt):
-                yield from _blocks(inner)
-        for handler in getattr(s, "handlers", ()):
-            yield from _blocks(handler.body)
-
-
 def _binds(stmt, name):
     """Does ``stmt`` itself (not a nested block) bind ``name``?"""
     if isinstance(stmt, (gast.For, gast.AsyncFor)):
@@ -196,7 +184,7 @@ def _turn_around_placeholder_stacks(fn):
             placeholders[s.targets[0].id] = s
     stacks = {}  # name -> its stack, for placeholders that are pushed
     typed = {}  # name -> a literal value of its type, for names only pushed before a literal or range
-    for block in _blocks(fn.body):
+    for block in A.blocks(fn.body):
         for k, s in enumerate(block):
             push = _push_of(s)
             if push and push[1] in placeholders:
@@ -211,9 +199,9 @@ def _turn_around_placeholder_stacks(fn):
         if literal is not None:  # the placeholder is pushed once and never read: any value of the type
             placeholders[name].value = literal
             del stacks[name]
-    for block in _blocks(fn.body):
+    for block in A.blocks(fn.body):
         _check_every_assignment_saved(block, stacks, placeholders)
-    for block in _blocks(fn.body):
+    for block in A.blocks(fn.body):
         block[:] = _turned_around(block, stacks, placeholders)
     return stacks
 

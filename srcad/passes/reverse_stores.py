@@ -155,7 +155,7 @@ def split_tuple_results(node, item_specs, active, rule_of):
     if not candidates:
         return {}
     binds, reads, item_reads = {}, {}, {}
-    for block in _blocks(node.body):
+    for block in A.blocks(node.body):
         for i, s in enumerate(block):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in candidates:
                 binds.setdefault(s.targets[0].id, []).append((id(block), i, s))
@@ -164,13 +164,15 @@ def split_tuple_results(node, item_specs, active, rule_of):
                     and s.value.value.id in candidates and isinstance(s.value.slice, gast.Constant)
                     and type(s.value.slice.value) is int):
                 item_reads.setdefault(s.value.value.id, []).append((id(block), i, s.value.slice.value))
+    stores = {}
     for n in gast.walk(node):
         if isinstance(n, gast.Name) and n.id in candidates:
-            reads[n.id] = reads.get(n.id, 0) + (isinstance(n.ctx, gast.Load))
+            table = reads if isinstance(n.ctx, gast.Load) else stores
+            table[n.id] = table.get(n.id, 0) + 1
     split = {}
     for name in sorted(candidates):
         bound = binds.get(name, [])
-        if len(bound) != 1 or name in A.names_stored(node.args):
+        if len(bound) != 1 or stores.get(name) != 1 or name in A.names_stored(node.args):  # no other binding
             continue
         block, at, s = bound[0]
         if not isinstance(s.value, gast.Call):
@@ -185,15 +187,6 @@ def split_tuple_results(node, item_specs, active, rule_of):
             continue
         split[name] = (tuple(f"{name}[{k}]" for k in range(len(items))), items)
     return split
-
-
-def _blocks(stmts):
-    """Every statement list under ``stmts`` (bodies of loops, branches), ``stmts`` first."""
-    yield stmts
-    for s in stmts:
-        for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
-            if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
-                yield from _blocks(inner)
 
 
 def mutated_names(stmts):
