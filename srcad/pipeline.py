@@ -148,15 +148,13 @@ def check_source_is_code(source):
     """
     fn = source.fn
     code = fn.__code__
-    wrapper = _wrapped(source.node, code, fn.__qualname__)
+    wrapper, wrapped_qualname = _wrapped(source.node, code, fn.__qualname__)
     try:
         compiled = compile(wrapper, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except SyntaxError:
         compiled = None
     found = _find_code(compiled, source.node.name) if compiled is not None else None
-    parts = fn.__qualname__.split(".")
-    inside = ".".join(parts[-2:]) if len(parts) > 1 and parts[-2] != "<locals>" else parts[-1]
-    wrapped_qualname = f"__srcad_outer__.<locals>.{inside}"  # before 3.11 code objects have no co_qualname
+    # before 3.11 code objects have no co_qualname
     qualnames = (getattr(found, "co_qualname", wrapped_qualname), getattr(code, "co_qualname", fn.__qualname__))
     if found is None or not _same_code(found, code, qualnames, fn.__name__ == "<lambda>"):
         raise SourceUnavailableError(
@@ -166,16 +164,20 @@ def check_source_is_code(source):
 
 
 def _wrapped(node, code, qualname):
-    """``node`` inside a function defining ``code``'s free variables (and its class)."""
+    """``node`` inside a function defining ``code``'s free variables (and its class), and the
+    qualified name the function gets there."""
     body = [A.deepcopy(node)]
     parts = qualname.split(".")
     free = [v for v in code.co_freevars if v != "__class__"]
     # the function's reads of its own name, and a method's of its class's, stay global reads
     global_names = [name for name in (node.name,) if name not in free]
+    local = "__srcad_outer__.<locals>."
+    wrapped_qualname = (local if node.name in free else "") + node.name
     if len(parts) > 1 and parts[-2] != "<locals>":  # a method: mangling needs its class
         body = [gast.ClassDef(name=parts[-2], bases=[], keywords=[], body=body, decorator_list=[], type_params=[])]
         if parts[-2] not in free and parts[-2] != node.name:
             global_names.append(parts[-2])
+        wrapped_qualname = ("" if parts[-2] in global_names else local) + f"{parts[-2]}.{node.name}"
     body = [A.assign(v, A.const(None)) for v in free] + body
     if global_names:
         body.insert(0, gast.Global(names=global_names))
@@ -184,7 +186,7 @@ def _wrapped(node, code, qualname):
                                                     kw_defaults=[], kwarg=None, defaults=[]),
         body=body, decorator_list=[], returns=None, type_comment=None, type_params=[])
     tree = gast.gast_to_ast(gast.Module(body=[outer], type_ignores=[]))
-    return ast.fix_missing_locations(tree)
+    return ast.fix_missing_locations(tree), wrapped_qualname
 
 
 def _find_code(code, name):

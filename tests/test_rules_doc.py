@@ -21,7 +21,9 @@ def test_rules_doc_is_current():
     committed = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8").splitlines()
     tool = load_tool()
     stale = "docs/rules.md is stale: run `python tools/rules_doc.py`"
-    assert not [line for line in generated if line not in committed], stale
+    missing = [line for line in generated if line not in committed]
+    assert all(tool.first_name(line) in tool.OLDER_NUMPY_ONLY for line in missing), (stale, missing)
+    generated = [line for line in generated if line not in missing]
     # lines this Python or NumPy cannot generate (math.cbrt before 3.11) must name
     # something that does not exist here; any other difference is drift
     extra = [line for line in committed if line not in generated]

@@ -147,17 +147,21 @@ def _distinct_functions_release_their_generated_code_and_linecache(tmp_path):
     check_grads(_module(tmp_path, "srcad_checked_module", 1, "return np.sum(shared(x) * {i}.0)")[0].f0, (X,))
     _differentiate_all_then_drop(tmp_path, "srcad_warm_module", count)  # srcad's tables grow once
     lines_before = len(linecache.cache)
+    retained = []
     tracemalloc.start()
     try:
-        before = _traced_without_method_cache()
-        codes = _differentiate_all_then_drop(tmp_path, "srcad_released_module", count)
-        retained = (_traced_without_method_cache() - before) / count
+        # two batches: a leak shows in both, while a table the interpreter grows once (a dict
+        # resized, a regex or frame cached: Python 3.10 has more of them) lands in one
+        for batch in ("srcad_released_module", "srcad_released_again_module"):
+            before = _traced_without_method_cache()
+            codes = _differentiate_all_then_drop(tmp_path, batch, count)
+            retained.append((_traced_without_method_cache() - before) / count)
+            assert not [name for name in linecache.cache if batch in name]
+            assert not codes & set(srcad_compile._CACHE._entries)
     finally:
         tracemalloc.stop()
-    assert not [name for name in linecache.cache if "srcad_released_module" in name]
     assert len(linecache.cache) <= lines_before
-    assert not codes & set(srcad_compile._CACHE._entries)
-    assert retained < 2000, retained  # it was about 10 KB; what is left is dicts grown once
+    assert min(retained) < 2000, retained  # it was about 10 KB per function
 
 
 def _in_a_fresh_process(name, *args):
