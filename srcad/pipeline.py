@@ -1,7 +1,8 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
-            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes -> reverse -> simplify
+            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes -> reverse
+            -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> finish_checkpoints -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -25,6 +26,7 @@ from .passes.aliasing import check_aliasing
 from .passes.complex_values import check_complex
 from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
+from .passes.needless_copies import drop_needless_copies
 from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.regions import restore_regions
@@ -65,6 +67,7 @@ def _stages(source, wrt, options, module):
         ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
+        ("drop_needless_copies", drop_needless_copies),
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
         ("reuse_buffers", reuse_buffers),

@@ -330,7 +330,8 @@ class _Substitution(A.Transformer):
             if shapes is not None and not shapes[0] and self._same_real_arrays(n.args[0], shapes[1]):
                 # Σ d[y]·x of two arrays of one shape, into a scalar: a dot product, no temporary
                 left, right = n.args[0].left, n.args[0].right
-                dot = gast.Attribute(value=A.load(self.handler.refs("np", np)), attr="vdot", ctx=gast.Load())
+                numpy = A.set_anno(A.load(self.handler.refs("np", np)), "denotes", np)
+                dot = gast.Attribute(value=numpy, attr="vdot", ctx=gast.Load())
                 return self.splice(gast.Call(func=dot, args=[self.visit(left), self.visit(right)], keywords=[]))
             if shapes is not None:  # the sum that undoes broadcasting, decided now
                 return self.splice(_static_unbroadcast(self.visit(n.args[0]), *shapes, self.handler))

@@ -60,7 +60,7 @@ class AdjointState:
         return self.state.get(var, ZERO)
 
     def fn(self, name, obj):
-        return A.load(self.refs(name, obj))
+        return A.set_anno(A.load(self.refs(name, obj)), "denotes", obj)
 
     def call(self, name, obj, *args):
         return gast.Call(func=self.fn(name, obj), args=list(args), keywords=[])
@@ -114,7 +114,10 @@ class AdjointState:
             expr = self.call("container_grad", runtime.container_grad, expr, A.load(var))
         if state == ZERO:
             self.state[var] = OWNED if (_fresh(expr) and not container) else SHARED
-            return [A.assign(d, expr)]
+            stmt = A.assign(d, expr)
+            if not container and (_fresh(expr) or self.owned_adjoint(expr)):
+                A.set_anno(stmt, "exclusive_origin", True)  # for passes.needless_copies
+            return [stmt]
         if container:
             self.state[var] = SHARED if state == MAYBE else OWNED
             return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
@@ -171,6 +174,14 @@ class AdjointState:
                 if not self.maybe_container(other) and not self.may_be_0d_array(other):
                     self.state[other] = OWNED
 
+    def owned_adjoint(self, expr):
+        """Is ``expr`` the name of an owned adjoint of an array or number (a buffer no other
+        live name refers to)?"""
+        if not isinstance(expr, gast.Name):
+            return False
+        owners = [var for var, name in self.adjoint_names.items() if name == expr.id]
+        return len(owners) == 1 and self.get(owners[0]) == OWNED and not self.maybe_container(owners[0])
+
     def maybe_container(self, var):
         """May ``var`` hold a list, tuple or dict? Only a value known to be an array or a
         number has an adjoint that ``+`` adds (on a list ``+=`` would concatenate); any other
@@ -210,7 +221,10 @@ class AdjointState:
             value = self.call("grad_buffer", runtime.grad_buffer, value)
         elif state == OWNED:
             return []
-        return [A.assign(d, value)]
+        stmt = A.assign(d, value)
+        if value is copy:
+            A.set_anno(stmt, "ownership_copy", True)  # passes.needless_copies may drop it
+        return [stmt]
 
     def scalar_shaped(self, var):
         """Is ``var`` known to have shape ``()`` (a NumPy scalar or a 0-d array, whose
