@@ -226,6 +226,8 @@ class Generator:
                 a, b = b, a  # the broadcast operand on either side
             if a == b:  # max(s, s) is always at its kink
                 forms = [t for t, f in BINARY if f != "kinks" and self.on(f)]
+            if not b.isidentifier():  # min(a, t, t) passes one value twice; an expression twice is a tie
+                forms = [t for t in forms if t.count("{1}") < 2]
             return rng.choice(forms).format(a, b), None
         if kind == "scalar":
             return self.const(), None

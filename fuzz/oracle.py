@@ -131,6 +131,7 @@ def _kink(name, func, *args, **kwargs):
                     _record(np.subtract(args_[0], bound))
         elif func is builtins.max or func is builtins.min:
             items = args_ if len(args_) > 1 else list(args_[0])
+            items = list({id(i): i for i in items}.values())  # one value passed twice is no kink
             if all(_is_float(i) or isinstance(i, int) for i in items) and any(_is_float(i) for i in items):
                 _gap(np.array([float(i) for i in items]), None)
         else:  # reductions and sort along an axis

@@ -77,7 +77,8 @@ SCALAR_UNARY = [("MATH.sin({0})", "elementwise"), ("MATH.exp(-({0}) ** 2)", "ele
 BINARY = [("({0} + {1})", None), ("({0} - {1})", None), ("({0} * {1})", None),
           ("({0} / (1.5 + {1} ** 2))", None), ("NP.maximum({0}, {1})", "kinks"), ("NP.minimum({1}, {0})", "kinks"),
           ("NP.hypot({0}, {1} + 2.0)", "elementwise"), ("NP.arctan2({0}, 2.0 + {1} ** 2)", "elementwise")]
-SCALAR_BINARY = [("max({0}, {1})", "kinks"), ("min({0}, {1})", "kinks")]
+SCALAR_BINARY = [("max({0}, {1})", "kinks"), ("min({0}, {1})", "kinks"), ("min({0}, {1}, {1})", "kinks"),
+                 ("max({1}, {0}, {1})", "kinks")]
 PRODUCTS = {  # target shape -> [(template, shape of {0}, shape of {1})]
     (): [("{0} @ {1}", (4,), (4,)), ("NP.dot({0}, {1})", (3,), (3,)), ("NP.einsum('i,i->', {0}, {1})", (4,), (4,)),
          ("NP.vdot({0}, {1})", (12,), (12,)), ("NP.inner({0}, {1})", (3,), (3,))],

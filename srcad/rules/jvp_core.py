@@ -39,11 +39,15 @@ def complex_(y, real=0.0, imag=0.0):
 
 @register_jvp(builtins.max, builtins.min)
 def extremum(y, a, *rest, key=None, default=None):
-    """Over an iterable or over arguments: the tangent of the first chosen item."""
+    """Over an iterable or over arguments: the tangent of the first chosen item (once, for
+    an argument passed twice)."""
     if rest:
-        t[y] += t[a] * (a is y)
-        for r in rest:
-            t[y] += t[r] * (r is y and a is not y)
+        taken = a is y
+        t[y] += t[a] * taken
+        for k, r in enumerate(rest):
+            t[y] += t[r] * (r is y and not taken)
+            if k < len(rest) - 1:
+                taken = taken or r is y
     else:
         t[y] += pick_tangent(t[a], a, y)
 
