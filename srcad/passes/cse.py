@@ -22,6 +22,8 @@ def f(x, i):
     _t4 = _t2 * _t1
     return _t4
 """
+import collections
+
 import gast
 
 from .. import astutil as A
@@ -60,25 +62,43 @@ def _returns_new_value(call):
     return callee.kind == "object" and registry.lookup(registry.VJP, callee.obj) is not None
 
 
-def _block(stmts, renames):
+def _block(stmts, renames, names):
     available = {}  # expression key -> (temporary, names it reads)
-    for s in stmts:
+    loads = [_loads(s) for s in stmts]  # before renaming: the candidates' own reads
+    for p, s in enumerate(stmts):
         A.replace_names(s, renames) if renames else None
         if isinstance(s, (gast.If, gast.For, gast.While)):
-            s.body = _block(s.body, renames)
-            s.orelse = _block(s.orelse, renames)
+            s.body = _block(s.body, renames, names)
+            s.orelse = _block(s.orelse, renames, names)
         if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, _PURE)
                 and s.targets[0].id.startswith("_t")):
             key = _key(s.value)
-            if key in available:
-                renames[s.targets[0].id] = available[key][0]
+            target = s.targets[0].id
+            if key in available and _replaceable(target, available[key][0], loads, p, names):
+                renames[target] = available[key][0]
                 s.srcad_dead = True
                 continue
             available = _still_available(available, s)
-            available[key] = (s.targets[0].id, A.names_read(s.value))
+            available[key] = (target, A.names_read(s.value))
             continue
         available = _still_available(available, s)
     return [s for s in stmts if not getattr(s, "srcad_dead", False)]
+
+
+def _loads(stmt):
+    return collections.Counter(n.id for n in A.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+
+
+def _replaceable(target, holder, loads, p, names):
+    """May every read of ``target`` (bound at statement ``p`` of the block whose statements read
+    ``loads``) read ``holder`` instead? Each is bound once in the function and is no parameter,
+    and ``target`` is read only after ``p`` in this block: a name bound twice (``_t = a; if _t:
+    _t = b`` for ``a and b``) would rebind ``holder``, and a read before ``p`` (a loop's
+    previous pass) would see ``holder``'s newer value."""
+    stores, all_loads, params = names
+    if stores[target] != 1 or stores[holder] != 1 or target in params or holder in params:
+        return False
+    return sum(counts[target] for counts in loads[p + 1:]) == all_loads[target]
 
 
 def _still_available(available, stmt):
@@ -92,5 +112,8 @@ def _still_available(available, stmt):
 
 def eliminate_common_subexpressions(node):
     """Reuse temporaries for repeated pure expressions (see module doc); returns ``node``."""
-    node.body = _block(node.body, {})
+    stores = collections.Counter(n.id for n in A.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    params = {a.id for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
+    params |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
+    node.body = _block(node.body, {}, (stores, _loads(node), params))
     return node
