@@ -11,7 +11,8 @@ CALLED_BUILTINS = ("range", "len", "min", "max", "reversed", "slice", "list", "z
 NUMPY_LIKE = ("np", "numpy", "onp", "jnp", "xp", "anp", "math")
 GENERATED = ("_t1", "_t2", "_t3", "dx", "dy", "dz", "x_dot", "y_dot", "_x_stack", "_y_stack", "_x_1", "_s_1",
              "_range1", "_seq1", "_n1", "_skip1", "_stop1", "d", "t", "v", "g", "dv", "v_dot", "_d", "d_t1",
-             "_t1_stack", "f_x", "h_u", "pullback", "adjoint", "vjp", "grad", "fn", "args")
+             "_t1_stack", "f_x", "h_u", "pullback", "adjoint", "vjp", "grad", "fn", "args", "_tmp", "_taken1",
+             "_tail")
 ORDINARY = ("x", "y", "z", "w", "s", "u", "acc", "buf", "out", "tmp", "k", "i", "j", "n", "r", "a", "b", "c", "e",
             "h", "p", "q", "total", "row", "col", "val", "item", "mask", "idx")
 
