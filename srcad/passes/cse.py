@@ -3,9 +3,12 @@
 Afterwards no temporary of the A-normal form recomputes an indexing, attribute, operator or
 comparison on atoms that an earlier temporary of the same block already holds, with nothing
 rebound in between and no memory possibly updated in place (an element store, or a call that
-may change its arguments: anything but a function or method with a rule). Calls themselves
-are left alone (they may have effects). Fewer
-temporaries mean fewer values saved for the reverse sweep, and shorter generated code.
+may change its arguments: anything but a function or method with a rule). Only names bound
+once in the function (no parameters) are merged, and only where the merged one is read after
+its binding in its block: ``a and b`` binds its temporary twice, and a loop may read a name
+before the binding that would be merged. Calls themselves are left alone (they may have
+effects). Fewer temporaries mean fewer values saved for the reverse sweep, and shorter
+generated code.
 
 >>> import numpy as np
 >>> from srcad.source import capture
