@@ -231,3 +231,26 @@ def test_refusal_while_differentiating_a_derivative_names_the_users_line():
         assert "the line a second-order refusal must name" in error.text
         assert "while differentiating srcad's derivative of _spectrum_energy again" in str(error)
         assert "<srcad-generated" in str(error)  # and the generated line it comes from
+
+
+def scale_every_other(x):
+    y = x.copy()
+    v = y[::2]
+    v *= 2.0
+    return np.sum(y ** 2)
+
+
+def scale_every_other_as_advised(x):
+    y = x.copy()
+    y[::2] *= 2.0
+    return np.sum(y ** 2)
+
+
+def test_an_update_through_a_view_advises_updating_the_base_where_it_is_indexed():
+    # the advice used to be only 'v = v * ...', which leaves y unchanged: another program
+    x = np.array([0.5, -1.0, 2.0, 0.3])
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"to change 'y', update it where it is indexed \('y\[\.\.\.\] \*= "
+                                                     r"\.\.\.'\); otherwise write 'v = v \* \.\.\.'"):
+        srcad.grad(scale_every_other)(x)
+    np.testing.assert_allclose(srcad.grad(scale_every_other_as_advised)(x), 2 * x * np.array([4.0, 1.0, 4.0, 1.0]))
+    check_grads(scale_every_other_as_advised, (x,))

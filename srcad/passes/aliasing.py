@@ -188,8 +188,9 @@ def _stale_message(update, text, updated, reader, made, copied, line):
         fix = f"write '{copied} = {hint}.copy()'" + (f" (or update '{read}' itself)" if copied == updated else "")
     if in_place is not None:
         op = in_place[2]
-        if updated in text.user:
-            fix = f"write '{written} = {written} {op} ...' to make a new array instead"
+        if updated in text.user:  # a view changed in place: either its base should change, or it should not
+            fix = (f"to change '{read}', update it where it is indexed ('{read}[...] {op}= ...'); otherwise write "
+                   f"'{written} = {written} {op} ...' to make a new array")
         elif re.fullmatch(re.escape(read) + r"\[[^\]]*\]\[.*\]", written):  # P[1][3] += ...: P[1] is a view
             fix = f"update '{read}' through one subscript ('{read}[i, j] {op}= ...', not '{read}[i][j] {op}= ...')"
         else:  # S[i] op= e: S[i] may be a view, so S's memory changes under what shares it
