@@ -64,7 +64,6 @@ _UNSUPPORTED_EXPRS = {
     gast.Yield: "generators (yield)",
     gast.YieldFrom: "generators (yield from)",
     gast.Await: "await",
-    gast.NamedExpr: "assignment expressions (:=)",
     gast.SetComp: "set comprehensions",
 }
 _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.MatMult: "@", gast.Pow: "**",
@@ -75,6 +74,7 @@ _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.
 def normalize(node, source, namer=None):
     """Return the A-normal form of the function ``node`` (see the module docstring)."""
     namer = namer or Namer(A.all_names(node) | set(source.closure))
+    _check_named_exprs(node, source)
     norm = _Normalizer(source, namer)
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
@@ -83,6 +83,18 @@ def normalize(node, source, namer=None):
     check_jumps_eliminated(node.body, source)
     A.set_anno(node, "namer", namer)
     return node
+
+
+def _check_named_exprs(node, source):
+    """``:=`` inside a comprehension or lambda binds a name of the enclosing function, which
+    inlining the comprehension with fresh names would not: refused there."""
+    for scope in A.walk(node):
+        if isinstance(scope, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)):
+            for inner in A.walk(scope):
+                if isinstance(inner, gast.NamedExpr):
+                    raise source.syntax_error("srcad does not support assignment expressions (:=) inside a "
+                                              "comprehension or lambda; assign the name in a statement before it",
+                                              inner)
 
 
 class _Normalizer:
@@ -341,6 +353,11 @@ class _Normalizer:
         orelse.append(A.assign(result, self.rhs(e.orelse, orelse)))
         out.append(gast.If(test=test, body=body, orelse=orelse))
         return A.load(result)
+
+    def expr_NamedExpr(self, e, out):
+        """``(t := e)``: bind ``t`` where the expression is evaluated; its value is ``t``."""
+        out.append(A.assign(e.target.id, self.rhs(e.value, out)))
+        return A.load(e.target.id)
 
     def expr_Attribute(self, e, out):
         return gast.Attribute(value=self.atom(e.value, out), attr=e.attr, ctx=gast.Load())
