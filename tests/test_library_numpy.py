@@ -30,6 +30,32 @@ def f_append_axis(m, n):
     return np.append(m, n, axis=1)
 
 
+def f_insert(x, v):
+    return np.insert(x, 2, v)
+
+
+def f_insert_rows(m, v):
+    return np.insert(m, [0, 2, 2], v, axis=1)
+
+
+def f_insert_scalar(x, s):
+    return np.insert(x, slice(0, 4, 2), s) * x[0]
+
+
+def f_delete(x):
+    return np.delete(x, [1, 3]) ** 2
+
+
+def f_delete_axis(m):
+    return np.delete(m, slice(None, None, 2), axis=0) * m[0, 0]
+
+
+def f_nanmax(m):
+    m = m * 1.0
+    m[0, 1] = np.nan
+    return np.nanmax(m, axis=1) + np.nanmin(m)
+
+
 def f_gradient_2d(m):
     rows, cols = np.gradient(m)
     return rows * cols
@@ -135,6 +161,12 @@ def f_fftshift(x):
 CASES = [
     ("append", f_append, [R(5), R(2, 2)]),
     ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
+    ("insert", f_insert, [R(5), R(2)]),
+    ("insert-axis-broadcast", f_insert_rows, [R(3, 4), R(3, 1)]),
+    ("insert-slice-scalar", f_insert_scalar, [R(5), 0.7]),
+    ("delete", f_delete, [R(5)]),
+    ("delete-axis", f_delete_axis, [R(5, 3)]),
+    ("nanmax-nanmin", f_nanmax, [R(3, 4)]),
     ("gradient-2d", f_gradient_2d, [R(4, 5)]),
     ("gradient-spacing-edge_order-2", f_gradient_spacing_edge2, [R(5)]),
     ("gradient-coordinates", f_gradient_coordinates, [R(5)]),
@@ -245,6 +277,10 @@ def test_refused_arguments():
 
 HYGIENE_CALLS = [
     (np.append, [R(3), R(2, 2)], {}, (0, 1), None),
+    (np.insert, [R(4), [1, 1], R(2)], {}, (0, 2), None),
+    (np.delete, [R(3, 4), 1], {"axis": 1}, (0,), None),
+    (np.nanmax, [R(3, 4)], {"axis": 0}, (0,), None),
+    (np.nanmin, [R(3, 4)], {}, (0,), None),
     (np.gradient, [R(4, 5), 0.5], {"axis": 1, "edge_order": 2}, (0,), None),
     (np.interp, [RNG.uniform(-2.8, 2.8, 5), XP, R(6)], {"left": 0.3}, (0, 2, "left"), None),
     (np.polyval, [R(4), R(3)], {}, (0, 1), None),

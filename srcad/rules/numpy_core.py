@@ -122,9 +122,9 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] += sum_to_reduced(d[y], a, axis, keepdims) * (size_of(y) / size_of(a))
 
 
-@register_vjp(np.max, np.amax, np.min, np.amin)
+@register_vjp(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
 def extremum(y, a, axis=None, out=None, keepdims=False):
-    """Ties share the cotangent equally."""
+    """Ties share the cotangent equally (NaNs, which ``nanmax`` skips, equal nothing)."""
     d[a] += extremum_grad(d[y], a, y, axis, keepdims)
 
 

@@ -1,5 +1,5 @@
 """Rules for NumPy's numerical helpers, reverse (vjp) and forward (jvp): ``np.append``,
-``np.gradient``, ``np.interp``, ``np.polyval`` and ``np.trapezoid`` (``np.trapz`` where
+``np.insert``, ``np.delete``, ``np.gradient``, ``np.interp``, ``np.polyval`` and ``np.trapezoid`` (``np.trapz`` where
 NumPy still has it).
 
 Several are linear maps of their data; their adjoints apply the transposed map, built from
@@ -45,6 +45,61 @@ def append(y, arr, values, axis=None):
 def append_jvp(y, arr, values, axis=None):
     t[y] += append_tangent(t[arr], arr, values, axis, 0)
     t[y] += append_tangent(t[values], arr, values, axis, 1)
+
+
+# ---- np.insert and np.delete ------------------------------------------------------------------
+# Which entry of the result copies which entry of an argument is found by running NumPy's own
+# function on arrays of positions: every ``obj``, ``axis`` and broadcast of ``values`` it accepts
+# is covered by construction.
+
+def insert_sources(arr, obj, values, axis, which):
+    """For each entry of ``np.insert(arr, obj, values, axis)``, the flat position it copies in
+    ``arr`` (which=0) or ``values`` (which=1); -1 where it copies the other."""
+    if which == 0:  # values of their own shape: a scalar obj inserts as many entries as values has
+        positions = np.insert(np.reshape(np.arange(np.size(arr)), np.shape(arr)), obj, np.full(np.shape(values), -1),
+                              axis)
+    else:
+        positions = np.insert(np.full(np.shape(arr), -1), obj, np.reshape(np.arange(np.size(values)), np.shape(values)),
+                              axis)
+    return np.ravel(positions)
+
+
+def delete_sources(arr, obj, axis):
+    """For each entry of ``np.delete(arr, obj, axis)``, the flat position in ``arr`` it copies."""
+    return np.ravel(np.delete(np.reshape(np.arange(np.size(arr)), np.shape(arr)), obj, axis))
+
+
+register_nondifferentiable(insert_sources, delete_sources, reason="it computes positions")
+
+
+def scatter_back(g, sources, shape):
+    """The adjoint of copying entries: the cotangent of result entry ``i`` goes to the flat
+    position ``sources[i]`` of an argument of ``shape`` (none for -1); copies of one entry add."""
+    kept = sources >= 0
+    sums = np.bincount(sources[kept], weights=np.ravel(g)[kept], minlength=int(np.prod(shape)))
+    return np.reshape(sums, shape)
+
+
+@register_vjp(np.insert)
+def insert(y, arr, obj, values, axis=None):
+    d[arr] += scatter_back(d[y], insert_sources(arr, obj, values, axis, 0), np.shape(arr))
+    d[values] += scatter_back(d[y], insert_sources(arr, obj, values, axis, 1), np.shape(values))
+
+
+@register_jvp(np.insert)
+def insert_jvp(y, arr, obj, values, axis=None):
+    t[y] += np.insert(t[arr], obj, zeros_like(values), axis)
+    t[y] += np.insert(zeros_like(arr), obj, t[values], axis)
+
+
+@register_vjp(np.delete)
+def delete(y, arr, obj, axis=None):
+    d[arr] += scatter_back(d[y], delete_sources(arr, obj, axis), np.shape(arr))
+
+
+@register_jvp(np.delete)
+def delete_jvp(y, arr, obj, axis=None):
+    t[y] += np.delete(t[arr], obj, axis)
 
 
 # ---- np.gradient ------------------------------------------------------------------------------

@@ -51,7 +51,7 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
     t[y] += np.mean(t[a], axis=axis, keepdims=keepdims)
 
 
-@register_jvp(np.max, np.amax, np.min, np.amin)
+@register_jvp(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
 def extremum(y, a, axis=None, out=None, keepdims=False):
     """Ties share the tangent equally (the mean of the tied entries' tangents)."""
     t[y] += np.sum(t[a] * extremum_grad(np.ones_like(y), a, y, axis, keepdims), axis=axis, keepdims=keepdims)
