@@ -18,6 +18,8 @@ from . import astutil as A
 from .errors import SrcadError
 from .registry import Refusal, describe, no_derivative
 from .runtime import item_grad, unbroadcast
+from .template_static import (decide, fold_literal_identity, fold_shape_query, known_shapes, literal_value,
+                              static_unbroadcast)
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -176,7 +178,7 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
                                 zero_locals)
                 continue
         if isinstance(stmt, gast.If):
-            decided = _decide(stmt.test, env, handler, rule)
+            decided = decide(stmt.test, env, handler, rule)
             if decided is not None:
                 branch = stmt.body if decided else stmt.orelse
                 _emit_block(branch, env, renames, globals_, handler, rule, out, zero_locals)
@@ -204,72 +206,6 @@ def _vararg(node, env):
             and isinstance(env.get(node.args[0].id), list)):
         return env[node.args[0].id]
     return None
-
-
-_SHAPE_QUERIES = {"ndim", "shape", "size", "dtype", "iscomplexobj", "isscalar"}
-_BUILTIN_QUERIES = {"isinstance", "len", "tuple", "int", "str", "float", "None", "True", "False"}
-
-
-def _decide(test, env, handler, rule):
-    """Evaluate a test on literal arguments and known shapes now; None if it must wait.
-
-    Array operands may appear only inside shape queries (``np.ndim(x)``, ``x.shape``,
-    ``len(x)``), which are evaluated on stand-ins of the known shape and dtype.
-    """
-    values = {}
-    for name in A.names_read(test):
-        node = env.get(name)
-        if isinstance(node, list):
-            values[name] = tuple(object() for _ in node)
-        elif isinstance(node, (gast.Constant, gast.Tuple, gast.UnaryOp)) and A.is_atom(node):
-            values[name] = _value(node)
-        elif isinstance(node, gast.Name):
-            spec = getattr(handler, "spec", lambda n: None)(node.id)
-            if spec is None or not _only_shape_queries(test, name):
-                return None
-            values[name] = spec.dummy()
-        elif name in rule.globals:
-            values[name] = rule.globals[name]
-        elif name not in _BUILTIN_QUERIES:
-            return None
-    for n in A.walk(test):
-        if isinstance(n, gast.Call) and not _query_call(n, rule):
-            return None
-        if isinstance(n, gast.Subscript) and not isinstance(n.value, (gast.Attribute, gast.Call)):
-            return None
-    code = compile(A.to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
-                   "<rule test>", "eval")
-    return bool(eval(code, {"__builtins__": builtins}, values))
-
-
-def _query_call(node, rule):
-    func = node.func
-    if isinstance(func, gast.Name):
-        return func.id in _BUILTIN_QUERIES
-    return isinstance(func, gast.Attribute) and func.attr in _SHAPE_QUERIES and isinstance(func.value, gast.Name) \
-        and rule.globals.get(func.value.id) is np
-
-
-def _only_shape_queries(test, name):
-    """Is every use of ``name`` in ``test`` the argument of a shape query?"""
-    allowed = set()
-    for n in A.walk(test):
-        if isinstance(n, gast.Call) and (
-                (isinstance(n.func, gast.Attribute) and n.func.attr in _SHAPE_QUERIES)
-                or (isinstance(n.func, gast.Name) and n.func.id in ("len", "isinstance"))):
-            allowed.update(id(a) for a in n.args[:1])
-        if isinstance(n, gast.Attribute) and n.attr in _SHAPE_QUERIES:
-            allowed.add(id(n.value))
-    return all(id(n) in allowed for n in A.walk(test) if isinstance(n, gast.Name) and n.id == name)
-
-
-def _value(node):
-    """The Python value of a literal atom (``3``, ``-1``, ``(0, 1)``)."""
-    if isinstance(node, gast.Constant):
-        return node.value
-    if isinstance(node, gast.UnaryOp):
-        return -node.operand.value if isinstance(node.op, gast.USub) else node.operand.value
-    return tuple(e.value for e in node.elts)
 
 
 def _marker_target(node, rule, env):
@@ -311,22 +247,22 @@ class _Substitution(A.Transformer):
         return n if id(n) in self.opaque else super().visit(n)
 
     def visit_Attribute(self, n):
-        folded = _fold_shape_query(n, self.env, self.handler, self.rule)
+        folded = fold_shape_query(n, self.env, self.handler, self.rule)
         return folded if folded is not None else self.generic_visit(n)
 
     def visit_Call(self, n):
-        folded = _fold_shape_query(n, self.env, self.handler, self.rule)
+        folded = fold_shape_query(n, self.env, self.handler, self.rule)
         if folded is not None:
             return folded
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is no_derivative:
-            what, instead = (self.rule.globals[a.id] if isinstance(a, gast.Name) else _value(a) for a in n.args)
+            what, instead = (self.rule.globals[a.id] if isinstance(a, gast.Name) else literal_value(a) for a in n.args)
             raise _Refused(f"srcad does not differentiate {what}; {instead}")
         if _is_item_read(n, self.rule):
             split = self.handler.read_item(self.env[self.rule.result], n.args[1].value)
             if split is not None:  # the result's adjoint is kept item by item
                 return self.splice(split)
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is unbroadcast and len(n.args) == 2:
-            shapes = _known_shapes(n.args[1], self.env[self.rule.result], self.env, self.handler)
+            shapes = known_shapes(n.args[1], self.env[self.rule.result], self.env, self.handler)
             if shapes is not None and not shapes[0] and self._same_real_arrays(n.args[0], shapes[1]):
                 # Σ d[y]·x of two arrays of one shape, into a scalar: a dot product, no temporary
                 left, right = n.args[0].left, n.args[0].right
@@ -334,7 +270,7 @@ class _Substitution(A.Transformer):
                 dot = gast.Attribute(value=numpy, attr="vdot", ctx=gast.Load())
                 return self.splice(gast.Call(func=dot, args=[self.visit(left), self.visit(right)], keywords=[]))
             if shapes is not None:  # the sum that undoes broadcasting, decided now
-                return self.splice(_static_unbroadcast(self.visit(n.args[0]), *shapes, self.handler))
+                return self.splice(static_unbroadcast(self.visit(n.args[0]), *shapes, self.handler))
         args = []
         for a in n.args:
             if (isinstance(a, gast.Starred) and isinstance(a.value, gast.Name)
@@ -361,14 +297,14 @@ class _Substitution(A.Transformer):
 
     def visit_IfExp(self, n):
         # ``g if axis is None else ...`` with axis=0
-        decided = _decide(n.test, self.env, self.handler, self.rule)
+        decided = decide(n.test, self.env, self.handler, self.rule)
         if decided is None:
             return self.generic_visit(n)
         return self.visit(n.body if decided else n.orelse)
 
     def visit_Compare(self, n):
         n = self.generic_visit(n)
-        return _fold_literal_identity(n)
+        return fold_literal_identity(n)
 
     def visit_Subscript(self, n):
         bound = _marker_target(n, self.rule, self.env)
@@ -400,85 +336,6 @@ class _Substitution(A.Transformer):
             n.id = self.handler.refs(n.id, getattr(builtins, n.id))
         return n
 
-
-
-def _fold_literal_identity(node):
-    """``0 is None``, ``0.41 is not y``: a number, string or tuple literal spliced into an
-    identity test the template could not decide. Python warns about ``is`` with a literal;
-    such a literal is taken as identical to nothing else (the rules ask whether a computed
-    value *is* one of the operands, as ``max(x, 0.41) is x``), so the test is a constant."""
-    if not (len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
-        return node
-    if not any(_warned_literal(e) for e in (node.left, node.comparators[0])):
-        return node
-    return A.const(isinstance(node.ops[0], gast.IsNot))
-
-
-def _warned_literal(node):
-    """A literal that Python refuses to compare by identity without a warning."""
-    if isinstance(node, gast.Constant):
-        return type(node.value) not in (type(None), bool, type(...))
-    return A.is_atom(node) and not isinstance(node, gast.Name)
-
-
-def _fold_shape_query(node, env, handler, rule):
-    """``np.shape(x)``, ``np.ndim(x)``, ``len(x)``, ``x.shape``... as literals when x's shape is known."""
-    spec = getattr(handler, "spec", None)
-    if spec is None:
-        return None
-    if isinstance(node, gast.Call) and len(node.args) == 1 and not node.keywords:
-        func, arg = node.func, node.args[0]
-        if isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name) \
-                and rule.globals.get(func.value.id) is np and func.attr in ("shape", "ndim", "size"):
-            query = func.attr
-        elif isinstance(func, gast.Name) and func.id == "len" and func.id not in rule.globals:
-            query = "len"
-        else:
-            return None
-    elif isinstance(node, gast.Attribute) and node.attr in ("shape", "ndim", "size"):
-        query, arg = node.attr, node.value
-    else:
-        return None
-    bound = env.get(arg.id) if isinstance(arg, gast.Name) else None
-    known = spec(bound.id) if isinstance(bound, gast.Name) else None
-    if known is None or (query == "len" and not known.shape):
-        return None
-    value = {"shape": known.shape, "ndim": len(known.shape), "size": int(np.prod(known.shape)),
-             "len": known.shape[0] if known.shape else None}[query]
-    if isinstance(value, tuple):
-        return gast.Tuple(elts=[A.const(v) for v in value], ctx=gast.Load())
-    return A.const(value)
-
-
-def _known_shapes(operand, result, env, handler):
-    """The shapes of an operand (a template name) and the result, if both are known now."""
-    spec = getattr(handler, "spec", None)
-    if spec is None or not isinstance(operand, gast.Name) or not isinstance(result, gast.Name):
-        return None
-    bound = env.get(operand.id)
-    if not isinstance(bound, gast.Name):
-        return None
-    a, b = spec(bound.id), spec(result.id)
-    return (a.shape, b.shape) if a is not None and b is not None else None
-
-
-def _static_unbroadcast(expr, operand_shape, result_shape, handler):
-    """``unbroadcast(expr, x)`` for known shapes: ``expr`` itself, or the exact ``np.sum``."""
-    lead = len(result_shape) - len(operand_shape)
-    stretched = [lead + i for i, n in enumerate(operand_shape) if n == 1 and result_shape[lead + i] != 1]
-    axes = list(range(lead)) + stretched
-    if not axes:
-        return expr
-    np_name = handler.refs("np", np)
-    keywords = [gast.keyword(arg="axis", value=gast.Tuple(elts=[A.const(a) for a in axes], ctx=gast.Load()))]
-    if stretched:
-        keywords.append(gast.keyword(arg="keepdims", value=A.const(True)))
-    total = gast.Call(func=gast.Attribute(value=A.load(np_name), attr="sum", ctx=gast.Load()), args=[expr],
-                      keywords=keywords if operand_shape else [])
-    if stretched and lead:
-        shape = gast.Tuple(elts=[A.const(n) for n in operand_shape], ctx=gast.Load())
-        total = gast.Call(func=gast.Attribute(value=total, attr="reshape", ctx=gast.Load()), args=[shape], keywords=[])
-    return total
 
 
 def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):

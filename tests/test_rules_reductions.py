@@ -31,6 +31,8 @@ WHOLE = [
     (np.average, {}, lambda x: np.average(x), (-2, 2)),
     (np.nansum, {}, lambda x: np.nansum(x), (-2, 2)),
     (np.nanmean, {}, lambda x: np.nanmean(x), (-2, 2)),
+    (np.nanmax, {}, lambda x: np.nanmax(x), (-2, 2)),
+    (np.nanmin, {}, lambda x: np.nanmin(x), (-2, 2)),
     (np.median, {}, lambda x: np.median(x), (-2, 2)),
     (norm, {}, lambda x: norm(x), (0.2, 2)),
 ]
