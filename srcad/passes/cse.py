@@ -67,7 +67,7 @@ def _returns_new_value(call):
 
 def _block(stmts, renames, names):
     available = {}  # expression key -> (temporary, names it reads)
-    loads = [_loads(s) for s in stmts]  # before renaming: the candidates' own reads
+    loads = _LazyLoads(stmts)  # each statement's reads before renaming, made when a candidate needs them
     for p, s in enumerate(stmts):
         A.replace_names(s, renames) if renames else None
         if isinstance(s, (gast.If, gast.For, gast.While)):
@@ -88,8 +88,23 @@ def _block(stmts, renames, names):
     return [s for s in stmts if not getattr(s, "srcad_dead", False)]
 
 
-def _loads(stmt):
-    return collections.Counter(n.id for n in A.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+class _LazyLoads:
+    """How often each statement of a block loads each name, counted before any renaming (the
+    first time a candidate asks: most blocks have none)."""
+
+    def __init__(self, stmts):
+        self.counts = list(stmts)  # a statement until it is counted
+
+    def after(self, p, name):
+        """How often the statements after ``p`` load ``name``."""
+        total = 0
+        for i in range(p + 1, len(self.counts)):
+            counted = self.counts[i]
+            if not isinstance(counted, collections.Counter):
+                counted = self.counts[i] = collections.Counter(
+                    n.id for n in A.walk(counted) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
+            total += counted[name]
+        return total
 
 
 def _replaceable(target, holder, loads, p, names):
@@ -101,7 +116,7 @@ def _replaceable(target, holder, loads, p, names):
     stores, all_loads, params = names
     if stores[target] != 1 or stores[holder] != 1 or target in params or holder in params:
         return False
-    return sum(counts[target] for counts in loads[p + 1:]) == all_loads[target]
+    return loads.after(p, target) == all_loads[target]
 
 
 def _still_available(available, stmt):
@@ -115,8 +130,11 @@ def _still_available(available, stmt):
 
 def eliminate_common_subexpressions(node):
     """Reuse temporaries for repeated pure expressions (see module doc); returns ``node``."""
-    stores = collections.Counter(n.id for n in A.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+    stores, loads = collections.Counter(), collections.Counter()
+    for n in A.walk(node):
+        if isinstance(n, gast.Name):
+            (loads if isinstance(n.ctx, gast.Load) else stores)[n.id] += 1
     params = {a.id for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs}
     params |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
-    node.body = _block(node.body, {}, (stores, _loads(node), params))
+    node.body = _block(node.body, {}, (stores, loads, params))
     return node

@@ -55,6 +55,8 @@ from .fresh import FRESH_FUNCTIONS, is_in
 def drop_needless_copies(node):
     """Remove each ``d = copy_grad(d)`` (annotation ``"ownership_copy"``) whose buffer no other
     live name refers to (see module doc); return ``node``."""
+    if not any(A.anno(s, "ownership_copy") for s in A.walk_statements(node.body)):
+        return node  # the common case: nothing to look at
     reads = _reads_by_statement(node)
     for stmts in list(A.blocks(node.body)):
         kept = [s for p, s in enumerate(stmts) if not (A.anno(s, "ownership_copy") and _exclusive(stmts, p, reads))]
@@ -65,10 +67,11 @@ def drop_needless_copies(node):
 
 def _reads_by_statement(node):
     """How often the function loads each name, and the names read inside its functions and lambdas."""
-    loads = collections.Counter(n.id for n in A.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
-    inner = set()
+    loads, inner = collections.Counter(), set()
     for n in A.walk(node):
-        if n is not node and isinstance(n, (gast.FunctionDef, gast.Lambda)):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            loads[n.id] += 1
+        elif n is not node and isinstance(n, (gast.FunctionDef, gast.Lambda)):
             inner |= A.names_read(n)
     return {"closures": inner, "loads": loads}
 

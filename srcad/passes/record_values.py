@@ -278,6 +278,12 @@ def _hoist_loop_invariants(fwd, facts, params, specs):
     iteration. Returns the save sites this leaves unneeded."""
     bound, updated = _bindings(fwd)
     hoisted, moves = set(), []
+    changed = {}  # id(loop) -> the names it may change, worked out once per loop
+
+    def changed_by(loop):
+        if id(loop) not in changed:
+            changed[id(loop)] = _names_changed_by(loop)
+        return changed[id(loop)]
 
     def scan(stmts, outermost):
         for s, following in zip(stmts, stmts[1:] + [None]):
@@ -289,7 +295,7 @@ def _hoist_loop_invariants(fwd, facts, params, specs):
                 scan(s.body, outermost)
                 scan(s.orelse, outermost)
             elif (outermost is not None and A.anno(s, "save") is not None
-                  and _invariant_binding(A.anno(s, "save"), following, outermost[1], bound, updated, params)
+                  and _invariant_binding(A.anno(s, "save"), following, outermost[1], bound, updated, params, changed_by)
                   and _cannot_fail(following.value, specs)):
                 site = A.anno(s, "save")
                 memory = facts.saved.get(site.id)
@@ -318,18 +324,26 @@ def _bindings(fwd):
     return bound, updated
 
 
-def _invariant_binding(site, s, loop, bound, updated, params):
+def _invariant_binding(site, s, loop, bound, updated, params, changed_by):
     """Is ``s`` the only binding of the saved name, to a value of arguments ``loop`` keeps?"""
     if (site.kind != "name" or not isinstance(s, gast.Assign) or len(s.targets) != 1
             or not isinstance(s.targets[0], gast.Name) or s.targets[0].id != site.var
             or bound.get(site.var) != 1 or site.var in updated or site.var in params):
         return False
     read = A.names_read(s.value)
+    if not read <= params or read & updated:
+        return False
+    return not read & changed_by(loop)
+
+
+def _names_changed_by(loop):
+    """The names ``loop`` may change: those it binds, and those its calls are given (a method
+    such as ``L.append`` or a function may change what it is given)."""
     changing = A.names_stored(loop)
-    for call in A.walk(loop):  # a method (``L.append``) or a function may change what it is given
+    for call in A.walk(loop):
         if isinstance(call, gast.Call):
             changing |= A.names_read(call)
-    return read <= params and not (read & (changing | updated))
+    return changing
 
 
 def _cannot_fail(value, specs):
