@@ -91,3 +91,40 @@ def test_augmented_assignment_to_a_parameter_refused():
 
     with pytest.raises(SrcadSyntaxError, match="updates 'bump_field' in place, and 'u', which shares memory"):
         srcad.grad(f)(U0)
+
+
+# ---- a helper whose result is used, updating the caller's *parameter* in place -------------------
+# Fuzzer seed 112901341868: srcad runs such a helper on a copy, so where the caller's argument
+# was read again it saw the value before the update, a silent wrong value and gradient. A local
+# argument was refused already; a parameter of the caller now is too.
+
+def rescale(a, array=1.05):
+    array /= 1.5
+    return array.sum() * a
+
+
+def rescale_twice(x, c):
+    first = rescale(x, c)
+    return rescale(first, array=c)
+
+
+def calls_rescale_twice(x):
+    return rescale_twice(np.sum(x), np.where(0.5, 0.73, 0.63))
+
+
+@pytest.mark.parametrize("fn, args", [(rescale_twice, (np.array([0.5, -0.2]), np.where(0.5, 0.73, 0.63))),
+                                      (calls_rescale_twice, (np.array([0.5, -0.2]),))])
+def test_a_parameter_read_after_a_helper_updated_it_is_refused(fn, args):
+    with pytest.raises(SrcadSyntaxError, match=r"rescale\(\.\.\.\) updates its argument 'c' in place, and 'c' is "
+                                               r"read after the call"):
+        srcad.value_and_grad(fn)(*args)
+
+
+def test_a_parameter_the_helper_updates_but_nobody_reads_again_is_fine():
+    def once(x, c):
+        return rescale(np.sum(x), c)
+
+    x = np.array([0.5, -0.2])
+    value, grad = srcad.value_and_grad(once)(x, np.array(0.73))
+    assert value == pytest.approx(once(x, np.array(0.73)))
+    np.testing.assert_allclose(grad, np.full(2, 0.73 / 1.5))

@@ -247,7 +247,7 @@ def module_helper(norm, call, obj):
     resolved = A.anno(helper.node, "resolved") or []  # guarded like the caller's own names
     A.set_anno(norm.source.node, "resolved", (A.anno(norm.source.node, "resolved") or []) + resolved)
     fdef = helper.node
-    shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & local_names(norm.source.node))
+    shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & norm.source_locals)
     if shadowed:
         raise norm.error(
             f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "

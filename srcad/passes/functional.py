@@ -56,7 +56,7 @@ import numpy as np
 from .. import astutil as A
 from ..naming import builtin
 from .binding import builtin_call
-from .resolve_calls import Callee, local_names, resolve_calls
+from .resolve_calls import Callee, resolve_calls
 
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult, operator.truediv: gast.Div,
            operator.floordiv: gast.FloorDiv, operator.mod: gast.Mod, operator.pow: gast.Pow,
@@ -194,7 +194,7 @@ def _function_call(norm, fn, args, out, node):
         root = root.value
     if isinstance(root, gast.Name) and root.id in norm.local_functions and root is fn:
         return A.set_anno(call, "callee", Callee("local", name=fn.id))
-    if isinstance(root, gast.Name) and root.id in local_names(norm.source.node):
+    if isinstance(root, gast.Name) and root.id in norm.source_locals:
         raise norm.error(f"'{root.id}' is a local variable, so srcad cannot tell which function it holds; pass "
                          "a function by its global name, a lambda, or one defined with def in this function", node)
     scope = gast.FunctionDef(name="_", args=norm.source.node.args, body=[gast.Expr(value=call)], decorator_list=[],

@@ -139,7 +139,7 @@ def _global_function(norm, arg):
     wrote denotes, or None."""
     parts = dotted(arg)
     # a name srcad made (an inlined helper's local) is never looked up as a global
-    if parts is None or parts[0] in local_names(norm.source.node) or parts[0] not in norm.user_names:
+    if parts is None or parts[0] in norm.source_locals or parts[0] not in norm.user_names:
         return None
     try:
         obj = norm.source.lookup(parts[0])

@@ -210,7 +210,7 @@ class _Flow(Values):
             for param, args in (bind_call(callee.obj, rhs) or {}).items():
                 for arg in args:
                     if param in summary[1] and isinstance(arg, gast.Name):
-                        state = self.update(s, state, arg.id, exempt=set(), writes=False)
+                        state = self.update(s, state, self.tracked(state, arg.id), exempt=set(), writes=False)
         in_place = A.anno(s, "in_place")
         if in_place is not None:  # ``z += e`` on an array updates z's memory (srcad rebinds z instead)
             updated, exempt, _ = in_place
@@ -288,6 +288,8 @@ class _Flow(Values):
             if summary is not None:  # a user function: the arguments it updates in place
                 bound = bind_call(callee.obj, call) or {}
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
+                for a in changed:
+                    self.tracked(state, a.id)
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
@@ -342,6 +344,14 @@ class _Flow(Values):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
                     f"srcad does not change arrays outside the function: copy first ('{name} = {owner}.copy()')", s)
+
+    def tracked(self, state, name):
+        """``name``, entered in ``state`` if it is an argument or a global not bound yet: a call
+        srcad runs on a copy of it (a helper that updates it in place) makes it stale, as it
+        makes a local (the caller would read it unchanged where Python reads it changed)."""
+        if name not in state.names:
+            state.names[name] = self.name_memory(state, name)
+        return name
 
     def refuse_stale(self, name, state, read):
         updated, update, _ = state.stale[name]

@@ -36,6 +36,7 @@ def f(x, w):
     return y
 """
 import builtins
+import functools
 
 import gast
 
@@ -46,7 +47,7 @@ from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
-from .resolve_calls import Callee, method_check, resolve_calls
+from .resolve_calls import Callee, local_names, method_check, resolve_calls
 from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
@@ -108,6 +109,11 @@ class _Normalizer:
 
     def error(self, message, node):
         return self.source.syntax_error(message, node)
+
+    @functools.cached_property
+    def source_locals(self):
+        """The names the user's function binds (asked once per inlined call: worked out once)."""
+        return local_names(self.source.node)
 
     # ---- statements -------------------------------------------------------------
     def block(self, stmts):

@@ -37,7 +37,7 @@ from ..rules import records
 from .activity import scatter_add_args
 from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
-from .reverse_loops import Loops, mark_defined_before_loops
+from .reverse_loops import Loops, binding_counts, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder
 from .reverse_stores import Stores, int_names, is_append, is_pop, mutated_names, split_tuple_results
 from .shapes import Spec
@@ -68,6 +68,7 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         self.sites = []
         self.int_names = int_names(node)
         self.updated_in_place = _sharing(mutated_names(node.body), A.anno(node, "views") or [])
+        self.bindings = binding_counts(node)  # statements binding each name (before the sweeps add any)
         mark_defined_before_loops(node.body, {a.id for a in node.args.args})
         self.primal_callees = {}  # id(stmt) -> (backward name, residuals name, arguments, residuals site)
         self.block = None  # (statements, index) of the statement being reversed

@@ -113,7 +113,7 @@ class Loops:
         if not isinstance(s, gast.For) or A.anno(s, "checkpoint") is not None:
             return []
         assigned = A.names_stored(gast.Module(body=s.body, type_ignores=[]))
-        bindings = _binding_counts(self.node)
+        bindings = self.bindings
 
         def unchanged(name):
             return name not in assigned and name not in self.updated_in_place
@@ -160,7 +160,7 @@ def _stable_operand(node, known, unchanged):
     return isinstance(node, gast.Name) and (node.id in known or unchanged(node.id))
 
 
-def _binding_counts(node):
+def binding_counts(node):
     """How many statements bind each name of the function (assignments, loop targets)."""
     counts = {}
     for n in A.walk(node):
