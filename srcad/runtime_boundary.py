@@ -151,6 +151,13 @@ def cotangent(v, y):
         return v
     if y.__class__ is range:  # a loop's range among a generated function's residuals: no derivative
         return v
+    if is_dataclass_instance(y):  # its adjoint is a dict by field (a gradient's gradient, differentiated again)
+        if is_dataclass_instance(v):
+            v = {k: getattr(v, k) for k in field_names(v)}
+        if not isinstance(v, dict) or set(v) != set(field_names(y)):
+            raise CotangentError(f"the output is a {type(y).__name__}; pass v as a {type(y).__name__} or a dict "
+                                 f"by field ({', '.join(field_names(y))})")
+        return {k: _item_cotangent(v[k], getattr(y, k)) for k in field_names(y)}
     if isinstance(y, _CONTAINERS):
         if isinstance(y, dict):
             if not isinstance(v, dict) or set(v) != set(y):

@@ -196,3 +196,21 @@ def gradient_norm(p, x):
 
 def test_reverse_over_reverse_through_field_reads():
     check_grads(gradient_norm, (make_dense(), X), v=1.0)
+
+
+def test_a_gradients_pullback_takes_the_dataclass_it_returns():
+    # the gradient of a dataclass argument is that dataclass; differentiating the gradient function
+    # again, its cotangent is one too (it met the dict srcad keeps by field: a TypeError)
+    layer = FrozenLayer(rng.standard_normal(3), rng.standard_normal(5))
+    gradient = srcad.grad(dense)
+    (g, pullback) = srcad.vjp(gradient, layer, X)
+    assert isinstance(g, FrozenLayer)
+    w, b = rng.standard_normal(3), rng.standard_normal(5)
+    by_dataclass = pullback(FrozenLayer(w, b))
+    by_dict = pullback({"w": w, "b": b})
+    np.testing.assert_allclose(by_dataclass.w, by_dict.w)
+    _, tangent = srcad.jvp(gradient, (layer, X), (FrozenLayer(w, b), None))  # symmetric Hessian: the same
+    np.testing.assert_allclose(by_dataclass.w, tangent.w, rtol=1e-10)
+    np.testing.assert_allclose(by_dataclass.b, tangent.b, rtol=1e-10)
+    with pytest.raises(srcad.CotangentError, match="pass v as a FrozenLayer or a dict by field"):
+        pullback({"w": w})
