@@ -33,6 +33,7 @@ import weakref
 
 import numpy as np
 
+from . import sourcemap
 from .errors import ArgumentError, CotangentError, WrtError
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
 from .pytrees import field_names, is_dataclass_instance, rebuilt
@@ -74,6 +75,9 @@ def where(fn):
     """``file:line: name`` of a Python function, for messages."""
     code = getattr(fn, "__code__", None)
     name = getattr(fn, "__qualname__", repr(fn))
+    origin = sourcemap.generated_from(code.co_filename) if code else None
+    if origin is not None:  # a derivative srcad made (hvp is jvp of grad): name the user's function
+        return f"{origin[0]}:{origin[1]}: {origin[2]} (srcad's derivative of it)"
     return f"{code.co_filename}:{code.co_firstlineno}: {name}" if code else name
 
 

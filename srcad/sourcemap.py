@@ -34,10 +34,11 @@ _MAPS = {}  # generated file name -> _Map, while code compiled from it lives
 
 
 class _Map:
-    def __init__(self, text, user_filename, name):
+    def __init__(self, text, user_filename, name, user_lineno):
         self.text = text
         self.user_filename = user_filename
         self.name = name
+        self.user_lineno = user_lineno
         self._lines = None
 
     def lines(self):
@@ -48,7 +49,7 @@ class _Map:
 
 def register(filename, text, fn):
     """Record that ``filename`` holds ``text``, generated from the Python function ``fn``."""
-    _MAPS[filename] = _Map(text, fn.__code__.co_filename, fn.__qualname__)
+    _MAPS[filename] = _Map(text, fn.__code__.co_filename, fn.__qualname__, fn.__code__.co_firstlineno)
 
 
 def release(filename):
@@ -57,6 +58,19 @@ def release(filename):
 
 def is_generated(filename):
     return filename in _MAPS
+
+
+def generated_from(filename):
+    """``(user file, first line, function name)`` of the user's function that generated file
+    ``filename`` was derived from (through derivatives of derivatives), or None."""
+    found = None
+    for _ in range(16):
+        entry = _MAPS.get(filename)
+        if entry is None:
+            break
+        found = (entry.user_filename, entry.user_lineno, entry.name)
+        filename = entry.user_filename
+    return found
 
 
 def user_line(filename, lineno):

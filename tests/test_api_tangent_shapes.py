@@ -29,3 +29,16 @@ def lambda_free_loss(x):
 def test_a_tangent_of_the_arguments_shape_is_right():
     check_jvp(scaled_sine, (np.array([0.3, -1.2]),))
     check_jvp(scaled_sine, (0.7,))
+
+
+def _loss(x, W):
+    return np.sum(np.sin(W @ x) * x[:3])
+
+
+def test_a_wrong_tangent_for_srcads_own_derivative_names_the_users_function():
+    # hvp is the jvp of the gradient srcad generated: the message named that generated code
+    x, W = np.ones(4), np.ones((3, 4))
+    line = _loss.__code__.co_firstlineno
+    with pytest.raises(srcad.CotangentError, match=rf"test_api_tangent_shapes\.py:{line}: _loss \(srcad's derivative "
+                                                   r"of it\): the tangent of 'x' has shape \(3, 4\)"):
+        srcad.hvp(_loss)(x, W, W)
