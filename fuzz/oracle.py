@@ -4,8 +4,10 @@ Every check compares srcad with central finite differences in random directions:
 ``rev`` (joint adjoint and the vjp pullback called twice, ``srcad.testing.check_grads``),
 ``fwd`` (``srcad.testing.check_jvp``), ``hvp`` (``srcad.hvp``, forward over reverse) and
 ``gog`` (``srcad.grad`` of ``srcad.grad``, reverse over reverse) — the last two against
-finite differences of ``srcad.grad`` and only for scalar outputs. After each check the
-caller's arrays must be unchanged.
+finite differences of ``srcad.grad`` and only for scalar outputs — and, where numba is
+installed, ``numba`` (the compiled backend's gradient against the NumPy backend's, to
+rounding; what numba cannot compile is a refusal). After each check the caller's arrays must
+be unchanged.
 
 A ``SrcadError`` is a *refusal*; anything else that goes wrong is a *failure*, keyed by a
 normalised description so that failures with one cause share a key.
@@ -28,7 +30,8 @@ import srcad
 from srcad.errors import SrcadError
 from srcad.testing import check_grads, check_jvp
 
-MODES = ("rev", "fwd", "hvp", "gog")
+MODES = ("rev", "fwd", "hvp", "gog", "numba")
+DEFAULT_MODES = MODES[:4]  # numba compiles for seconds per program: asked for by name
 MARGIN = 1e-3       # inputs are redrawn while a branch test or kink is closer than this
 LIMIT = 1e4         # outputs larger than this make finite differences meaningless
 TIMEOUT = 30.0      # CPU seconds per check (CPU, not wall: a loaded machine must not make timeouts)
@@ -278,7 +281,7 @@ def _raised_in_checker(exc):
 
 def _mismatch_key(mode, message):
     text = str(message)
-    for what in ("gog: adjoint", "gog: pullback", "gog: a second pullback", "gog: vjp's forward value",
+    for what in ("numba gradient", "gog: adjoint", "gog: pullback", "gog: a second pullback", "gog: vjp's forward value",
                  "gog: adjoint shape", "hvp shape", "hvp", "adjoint of", "pullback of", "vjp's forward value", "a second pullback call", "jvp's value",
                  "jvp of", "gradient shape", "gradient keys", "gradient", "tangent shape", "tangent"):
         if text.startswith(what) or f": {what}" in text[:80]:
@@ -355,11 +358,25 @@ def _check(mode, fn, program, args, steps=STRICT_STEPS, loose=False):
     elif mode == "gog":
         for k in _second_order_positions(program, args):
             _check_gog(fn, args, k, eps2, rtol, atol)
+    elif mode == "numba":
+        _check_numba(fn, args, program.wrt)
+
+
+def _check_numba(fn, args, wrt):
+    """The compiled gradient equals the NumPy backend's to rounding (the same code, compiled)."""
+    wrt = wrt if len(wrt) > 1 else wrt[0]
+    expected = srcad.grad(fn, wrt=wrt)(*args)
+    got = srcad.grad(fn, wrt=wrt, backend="numba")(*args)
+    for e, g in zip(srcad.pytrees.leaves(expected), srcad.pytrees.leaves(got)):
+        if not np.allclose(g, e, rtol=1e-9, atol=1e-12):
+            raise AssertionError(f"numba gradient {g!r} but the NumPy backend's is {e!r}")
 
 
 def applies(mode, program, args):
     if mode in ("hvp", "gog"):
         return program.scalar_output and bool(_second_order_positions(program, args))
+    if mode == "numba":
+        return program.scalar_output and importlib.util.find_spec("numba") is not None
     return True
 
 

@@ -83,7 +83,7 @@ def still_failing(program, args, mode, key, directory, status="fail"):
     return test
 
 
-def run(n, seed, modes=oracle.MODES, features=FEATURES, minimize_each=1, budget=60.0, log=print,
+def run(n, seed, modes=oracle.DEFAULT_MODES, features=FEATURES, minimize_each=1, budget=60.0, log=print,
         deadline=None, size=1.0, directory=None, minimize_refusals=False):
     """Fuzz ``n`` programs from ``seed``; minimise the first ``minimize_each`` failures of each key
     (and with ``minimize_refusals`` one program per refusal reason)."""

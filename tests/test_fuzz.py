@@ -7,7 +7,7 @@ import time
 import pytest
 
 from fuzz.generate import FEATURES
-from fuzz.oracle import MODES, Timeout, time_limit
+from fuzz.oracle import DEFAULT_MODES as MODES, Timeout, time_limit
 from fuzz.program import generate
 from fuzz.run import report, run
 
@@ -41,3 +41,11 @@ def test_check_time_limit_counts_cpu_time_not_waiting():
         with time_limit(0.05):
             while True:
                 pass
+
+
+def test_fuzz_numba_backend_batch(tmp_path):
+    # the compiled backend against the NumPy backend on a few programs (numba compiles for seconds)
+    pytest.importorskip("numba")
+    stats = run(int(os.environ.get("SRCAD_FUZZ_NUMBA_N", 6)), SEED + 1, ("numba",), log=None, budget=3.0,
+                directory=tmp_path)
+    assert not stats.failures, "\n" + report(stats, ("numba",))

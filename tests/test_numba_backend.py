@@ -232,3 +232,19 @@ def test_a_gradient_compiled_by_numba_is_differentiated_again_from_its_numpy_sou
     value, tangent = srcad.jvp(gradient, (x,), (u,))
     np.testing.assert_allclose(value, 3.0 * x ** 2)
     np.testing.assert_allclose(tangent, 6.0 * x * u)
+
+
+def flattened_transpose_mask(values):
+    reflected = values.T
+    above = reflected.reshape(-1) > 0.27
+    return np.where(above.sum() > 0.18, 0.54, 1.27) * np.sum(values ** 2)
+
+
+def test_code_numba_compiles_but_cannot_run_falls_back_or_is_named():
+    # numba's reshape of a transposed (not contiguous) array raises NotImplementedError when it
+    # runs: "auto" runs NumPy's code instead, "numba" says so (fuzzer seed 112903339632)
+    x = rng.standard_normal((4, 3))
+    expected = srcad.grad(flattened_transpose_mask)(x)
+    np.testing.assert_allclose(srcad.grad(flattened_transpose_mask, backend="auto")(x), expected, rtol=1e-12)
+    with pytest.raises(BackendCompileError, match="numba cannot run it on these arguments"):
+        srcad.grad(flattened_transpose_mask, backend="numba")(x)

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import cache
+from ..arguments import where
 from ..errors import SrcadError, UnsupportedCaseError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
@@ -176,6 +177,18 @@ class _Accelerated:
                 raise _compile_error(exc) from None
             self._dispatcher = None
             return self._fallback(*args, **kwargs)
+        except NotImplementedError as exc:
+            # numba compiled it but cannot run it on these arguments (its reshape of an array
+            # that is not contiguous): generated code changes nothing it is given, so NumPy's
+            # runs from the start; an error of the user's own code is raised by that run too
+            result = self._fallback(*args, **kwargs)
+            if self._strict:
+                raise BackendCompileError(
+                    f"{where(self._fallback)}: backend='numba' compiled this adjoint but numba cannot run it "
+                    f"on these arguments ({exc}: numba's reshape needs a contiguous array, for one); use "
+                    "backend='auto' to run NumPy code where numba cannot, or backend='numpy'") from None
+            self._dispatcher = None
+            return result
 
 
 def _dispatchers(compiled, fn, numba):
