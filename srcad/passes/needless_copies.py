@@ -59,10 +59,17 @@ def drop_needless_copies(node):
         return node  # the common case: nothing to look at
     reads = _reads_by_statement(node)
     for stmts in list(A.blocks(node.body)):
+        if not any(A.anno(s, "ownership_copy") for s in stmts):
+            continue
+        reads["block"] = [(_loads(s), A.names_stored(s)) for s in stmts]  # each statement's, walked once
         kept = [s for p, s in enumerate(stmts) if not (A.anno(s, "ownership_copy") and _exclusive(stmts, p, reads))]
         if len(kept) < len(stmts):
             stmts[:] = kept or [gast.Pass()]
     return node
+
+
+def _loads(stmt):
+    return collections.Counter(n.id for n in A.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
 
 
 def _reads_by_statement(node):
@@ -187,12 +194,12 @@ def _dead_after(stmts, p, name, reads):
         return False
     loads_here = 0
     bound_first = None
-    for i, s in enumerate(stmts):
-        loads = sum(1 for n in A.walk(s) if isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load))
+    for i, (s, (counts, stored)) in enumerate(zip(stmts, reads["block"])):
+        loads = counts[name]
         if loads and i >= p:
             return False
         loads_here += loads
-        if bound_first is None and (loads or name in A.names_stored(s)):
+        if bound_first is None and (loads or name in stored):
             bound_first = (not loads and isinstance(s, gast.Assign)
                            and any(isinstance(t, gast.Name) and t.id == name for t in s.targets))
     return bool(bound_first) and loads_here == reads["loads"][name]
