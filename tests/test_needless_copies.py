@@ -8,18 +8,11 @@ import pytest
 
 import srcad
 from loop_checks import adjoint_source, all_modes
+from test_pad_loops import heat as heat_steps
 from srcad import astutil as A
 from srcad.passes.needless_copies import drop_needless_copies
 
 RNG = np.random.default_rng(11)
-
-
-def heat_steps(u0, kappa):
-    u = u0
-    for step in range(4):
-        lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-        u = u + kappa * np.pad(lap, 1, mode="constant")
-    return np.sum(u * u)
 
 
 def heat_field(u0, kappa):
@@ -140,32 +133,24 @@ def test_a_buffer_that_did_not_begin_exclusive_keeps_the_copy():
     assert _run(COPY_DROPPED.replace("d_t12 = v * 2.0", "d_t12 = v"), origin_line=None)
 
 
-def test_a_name_read_before_it_is_bound_in_a_loop_body_keeps_the_copy():
-    text = """
+LOOP_BODY = """
 def f(v, n):
     d_t11 = v * 1.0
     for i in range(n):
-        acc = d_t11 * 1.0
+        {first}
         d_t12 = v * 2.0
         du = d_t12
         d_t11 = d_t12
+        {second}
         du = copy_grad(du)
         du[0] += acc
     return du
 """
-    assert _run(text)
 
 
-def test_a_name_bound_first_in_a_loop_body_drops_the_copy():
-    text = """
-def f(v, n):
-    for i in range(n):
-        d_t12 = v * 2.0
-        du = d_t12
-        d_t11 = d_t12
-        acc = d_t11 * 1.0
-        du = copy_grad(du)
-        du[0] += acc
-    return du
-"""
-    assert not _run(text)
+@pytest.mark.parametrize("first, second, copied", [
+    ("acc = d_t11 * 1.0", "pass", True),  # read before its binding: last trip's d_t11 is this buffer
+    ("pass", "acc = d_t11 * 1.0", False),  # bound first in every trip: dead at the copy
+])
+def test_a_name_of_a_loop_body_is_dead_only_if_bound_before_it_is_read(first, second, copied):
+    assert _run(LOOP_BODY.format(first=first, second=second)) is copied

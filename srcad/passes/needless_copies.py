@@ -50,6 +50,7 @@ import gast
 
 from .. import astutil as A
 from .fresh import FRESH_FUNCTIONS, is_in
+from .resolve_calls import dotted
 
 
 def drop_needless_copies(node):
@@ -176,14 +177,11 @@ def _children(node):
 
 def _fresh_function(func):
     """A call's function, if it is one known to return a new array (``np.vdot`` from a rule)."""
-    path = []
-    while isinstance(func, gast.Attribute):
-        path.append(func.attr)
-        func = func.value
-    if not isinstance(func, gast.Name):
-        return False
-    obj = A.anno(func, "denotes")
-    for attr in reversed(path):
+    parts, root = dotted(func), func
+    while isinstance(root, gast.Attribute):
+        root = root.value
+    obj = A.anno(root, "denotes") if parts else None
+    for attr in parts[1:] if parts else ():
         obj = getattr(obj, attr, None)
     return obj is not None and is_in(obj, FRESH_FUNCTIONS)
 

@@ -24,24 +24,9 @@ def float_(y, x=0.0):
     d[x] += d[y]
 
 
-@register_vjp(builtins.max)
-def max_(y, a, *rest, key=None, default=None):
-    """Over an iterable or over arguments; the first maximal item gets the cotangent (an
-    argument passed twice, ``max(a, t, t)``, gets it once)."""
-    if rest:
-        taken = a is y
-        d[a] += d[y] * taken
-        for k, r in enumerate(rest):
-            d[r] += d[y] * (r is y and not taken)
-            if k < len(rest) - 1:
-                taken = taken or r is y
-    else:
-        d[a] += pick_grad(d[y], a, y)
-
-
-@register_vjp(builtins.min)
-def min_(y, a, *rest, key=None, default=None):
-    """Over an iterable or over arguments; the first minimal item gets the cotangent (an
+@register_vjp(builtins.max, builtins.min)
+def extremum_(y, a, *rest, key=None, default=None):
+    """Over an iterable or over arguments; the first chosen item gets the cotangent (an
     argument passed twice, ``min(a, t, t)``, gets it once)."""
     if rest:
         taken = a is y
