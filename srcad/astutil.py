@@ -237,6 +237,12 @@ def comment(text):
     return gast.Expr(value=const(COMMENT_MARK + " ".join(text.split())))
 
 
+def is_comment(stmt):
+    """A statement ``comment`` made (gast or ``ast``: their node classes are named alike)."""
+    return (stmt.__class__.__name__ == "Expr" and stmt.value.__class__.__name__ == "Constant"
+            and isinstance(stmt.value.value, str) and stmt.value.value.startswith(COMMENT_MARK))
+
+
 _COMMENT_LINE = re.compile(r"^(\s*)('''|\"\"\"|['\"])" + re.escape(COMMENT_MARK) + r"(.*?)\2[ \t]*$", re.M)  # not past the line's end
 
 
@@ -315,8 +321,21 @@ def to_source(node):
     """Python source for a gast tree, with comment markers turned into comments."""
     if isinstance(node, list):
         node = gast.Module(body=node, type_ignores=[])
-    text = astor.to_source(to_ast(node))  # astor needs no source positions
+    tree = to_ast(node)
+    for block in _ast_blocks(tree):
+        if block and all(is_comment(s) for s in block):  # a pass moved the code out: a comment is no body
+            block.append(ast.Pass())
+    text = astor.to_source(tree)  # astor needs no source positions
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_unescape(m.group(3), m.group(2))}", text)
+
+
+def _ast_blocks(tree):
+    """Every statement list of an ``ast`` tree."""
+    for n in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(n, field, None)
+            if isinstance(block, list) and (not block or isinstance(block[0], ast.stmt)):
+                yield block  # (an except handler is walked too: its body is one of these)
 
 
 def _unescape(text, quote):

@@ -204,3 +204,25 @@ def test_stores_whole_and_broadcast():
     src = adjoint_source(stores, (x, 0.7), (0, 1))
     assert src.count("unbroadcast(") == 1  # only the broadcast store
     all_modes(stores, (x, 0.7), (0, 1))
+
+
+def transpose_in_a_branch_of_a_loop(k, m, items):
+    ar, upper = (items, items if m.sum() > 0.73 or items[1:, ::2].sum() < -0.18 else items)
+    ratios = items.max(axis=0) / (1.5 + m[3, -2] ** 2)
+    for c, row in zip(ratios[1:], ar):
+        if np.where(c > 0.13, 1.01, c) > 0.41:
+            unused = m.T
+        elif np.where(c > -0.04, c, k.sum()) > 0.05 and ratios[1:3].sum() < 0.18:
+            pass
+        else:
+            skipped = np.repeat(row, 3)
+    return np.einsum("i,i->", ratios[::-1], ratios) if -0.6 < np.hypot(ratios.sum(), upper.mean() + 2.0) <= 1.91 else k[-2, 2]
+
+
+def test_a_branch_left_with_only_its_line_comment_still_compiles():
+    # the loop-invariant 'unused = m.T' moves before the loop in the vjp's forward function,
+    # leaving the branch only its '# line' comment: an empty block that did not compile
+    # (fuzzer seed 112905339999: IndentationError)
+    rng = np.random.default_rng(5)
+    args = (rng.uniform(-1, 1, (4, 3)), rng.uniform(-1, 1, (4, 3)), rng.uniform(-1, 1, (3, 4)))
+    all_modes(transpose_in_a_branch_of_a_loop, args, wrt=(0, 1, 2))

@@ -110,17 +110,12 @@ def _statements(node, line=1):
     for child in gast.iter_child_nodes(node):
         if isinstance(child, gast.stmt):
             own = getattr(child, "lineno", None) or line
-            if not _is_comment(child):
+            if not A.is_comment(child):
                 found.append((child, own))
             found += _statements(child, own)
         elif not isinstance(child, gast.expr):
             found += _statements(child, line)  # an ExceptHandler, a match case
     return found
-
-
-def _is_comment(stmt):
-    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, str)
-            and stmt.value.value.startswith(A.COMMENT_MARK))
 
 
 def _statement_lines(lowered, text):

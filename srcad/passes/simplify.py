@@ -30,11 +30,6 @@ def _is_placeholder(s):
     return A.anno(s, "save") is not None or A.anno(s, "restore") is not None
 
 
-def _is_comment(s):
-    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant)
-            and isinstance(s.value.value, str) and s.value.value.startswith(A.COMMENT_MARK))
-
-
 def _reads(stmts):
     return set().union(*map(A.names_read, stmts))
 
@@ -49,7 +44,7 @@ def _only_placeholders(stmts):
         if isinstance(s, (gast.If, gast.For)):
             if not _only_placeholders(s.body + s.orelse):
                 return False
-        elif not (_is_placeholder(s) or _is_comment(s) or isinstance(s, gast.Pass)):
+        elif not (_is_placeholder(s) or A.is_comment(s) or isinstance(s, gast.Pass)):
             return False
     return True
 
@@ -99,7 +94,7 @@ def tidy(stmts):
     out = [s for s in out if not isinstance(s, gast.Pass)] or ([gast.Pass()] if out else [])
     kept = []
     for i, s in enumerate(out):
-        if _is_comment(s) and (i + 1 == len(out) or _is_comment(out[i + 1])):
+        if A.is_comment(s) and (i + 1 == len(out) or A.is_comment(out[i + 1])):
             continue
         kept.append(s)
     return kept
