@@ -28,6 +28,11 @@ def field_names(x):
     return tuple(f.name for f in dataclasses.fields(x))
 
 
+def by_field(x):
+    """Dataclass ``x`` as the dict by field srcad keeps its adjoints and tangents in."""
+    return {k: getattr(x, k) for k in field_names(x)}
+
+
 def rebuilt(x, values):
     """A copy of dataclass ``x`` with fields set to ``values``, without running its
     ``__init__``/``__post_init__`` (a frozen dataclass too)."""

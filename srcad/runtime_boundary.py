@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import CotangentError, SrcadError, UnsupportedCaseError, not_scalar
 from .protocol import copy_array, is_array, protocol_array, shape_of, size_of
-from .pytrees import field_names, is_dataclass_instance, rebuilt
+from .pytrees import by_field, field_names, is_dataclass_instance, rebuilt
 from .runtime_adjoints import _CONTAINERS, _REAL_SCALARS, _grad_dtype, unbroadcast, zeros_like
 
 
@@ -104,7 +104,7 @@ def _finish(g, x, shared, real_only):
         return float(np.sum(g)) if np.ndim(g) else float(g)
     if is_dataclass_instance(x):  # its adjoint is a dict by field: the gradient is the same dataclass
         if is_dataclass_instance(g):  # a tangent given as the dataclass itself
-            g = {k: getattr(g, k) for k in field_names(g)}
+            g = by_field(g)
         grads = {k: _finish(g.get(k) if isinstance(g, dict) else None, getattr(x, k), shared, real_only)
                  for k in field_names(x)}
         return rebuilt(x, grads)
@@ -153,7 +153,7 @@ def cotangent(v, y):
         return v
     if is_dataclass_instance(y):  # its adjoint is a dict by field (a gradient's gradient, differentiated again)
         if is_dataclass_instance(v):
-            v = {k: getattr(v, k) for k in field_names(v)}
+            v = by_field(v)
         if not isinstance(v, dict) or set(v) != set(field_names(y)):
             raise CotangentError(f"the output is a {type(y).__name__}; pass v as a {type(y).__name__} or a dict "
                                  f"by field ({', '.join(field_names(y))})")

@@ -346,9 +346,8 @@ class _Flow(Values):
                     f"srcad does not change arrays outside the function: copy first ('{name} = {owner}.copy()')", s)
 
     def tracked(self, state, name):
-        """``name``, entered in ``state`` if it is an argument or a global not bound yet: a call
-        srcad runs on a copy of it (a helper that updates it in place) makes it stale, as it
-        makes a local (the caller would read it unchanged where Python reads it changed)."""
+        """``name``, entered in ``state`` if it is an argument or a global not bound yet, so a
+        helper srcad runs on a copy of it makes it stale as it makes a local."""
         if name not in state.names:
             state.names[name] = self.name_memory(state, name)
         return name
