@@ -58,7 +58,7 @@ def drop_needless_copies(node):
     live name refers to (see module doc); return ``node``."""
     if not any(A.anno(s, "ownership_copy") for s in A.walk_statements(node.body)):
         return node  # the common case: nothing to look at
-    reads = _reads_by_statement(node)
+    reads = _function_reads(node)
     for stmts in list(A.blocks(node.body)):
         if not any(A.anno(s, "ownership_copy") for s in stmts):
             continue
@@ -73,7 +73,7 @@ def _loads(stmt):
     return collections.Counter(n.id for n in A.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
 
 
-def _reads_by_statement(node):
+def _function_reads(node):
     """How often the function loads each name, and the names read inside its functions and lambdas."""
     loads, inner = collections.Counter(), set()
     for n in A.walk(node):
