@@ -42,6 +42,14 @@ from .protocol import copy_array, protocol_array
 CONTAINERS = (list, tuple, dict)
 
 
+def object_classes(params, args):
+    """``((parameter, class), ...)`` for each argument whose class is defined in Python outside
+    NumPy and the builtins: srcad resolves ``model.predict(x)`` on such a parameter through the
+    class (``passes.resolve_calls``), so the compiled code is made for that class."""
+    return tuple((p, a.__class__) for p, a in zip(params, args)
+                 if a.__class__.__module__ not in ("builtins", "numpy") and not isinstance(a, (np.ndarray, np.generic)))
+
+
 def is_structure(x):
     """Does ``x`` hold values srcad differentiates item by item: a list, tuple (named too),
     dict or dataclass instance (a pytree node, in JAX's words)?"""

@@ -413,22 +413,24 @@ def _at_the_call(exc, fn, source, node, register):
         "should flow through it)", node)
 
 
-def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):
+def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=()):
     """Transform and compile the adjoint of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``specs`` (parameter -> ``passes.shapes.arg_spec``) specialises the code on argument
-    shapes and dtypes; ``spec_key`` is their hashable summary for the cache.
+    shapes and dtypes; ``spec_key`` is their hashable summary for the cache. ``classes``
+    (``arguments.object_classes``) are the classes of arguments whose methods it calls.
     """
     from .pipeline import Options, transform
 
     fn = unwrap(fn)
-    key = ("rev", fn.__code__, tuple(wrt), tuple(container_params), spec_key)
+    key = ("rev", fn.__code__, tuple(wrt), tuple(container_params), spec_key) + ((tuple(classes),) if classes else ())
 
     def make():
         module_key = key[1:]
         generated = persistent_cache.load_generated(fn, module_key)
         if generated is None:
-            generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs))
+            generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs,
+                                              param_classes=tuple(classes)))
             persistent_cache.store_generated(fn, module_key, generated)
         base = generated.name
         generated.filename, codes = _load(generated.module_source, fn, "", [f"{base}_adjoint"])
@@ -444,18 +446,20 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None):
     return _cached(key, fn, make)
 
 
-def compile_jvp(fn, wrt, container_params=(), caller=None):
+def compile_jvp(fn, wrt, container_params=(), caller=None, classes=()):
     """Transform and compile the jvp of ``fn`` for ``wrt`` (parameter names); cached.
 
-    ``caller`` is ``(source, node)`` of a call site, for the error on recursion.
+    ``caller`` is ``(source, node)`` of a call site, for the error on recursion; ``classes``
+    as for ``compile_function``.
     """
     from .pipeline import Options, transform_jvp
 
     fn = unwrap(fn)
-    key = ("fwd", fn.__code__, tuple(wrt), tuple(container_params), None)
+    key = ("fwd", fn.__code__, tuple(wrt), tuple(container_params), None) + ((tuple(classes),) if classes else ())
 
     def make():
-        generated = transform_jvp(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params)))
+        generated = transform_jvp(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params),
+                                              param_classes=tuple(classes)))
         generated.filename, codes = _load(generated.module_source, fn, " jvp", [generated.name])
         compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved), generated.inherited)
         compiled.tangent_params = generated.tangent_params

@@ -11,7 +11,7 @@ from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 import numpy as np
 
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt, grad
-from .arguments import check_arguments, checked_cotangent, is_structure, signature, unbind, where
+from .arguments import check_arguments, checked_cotangent, is_structure, object_classes, signature, unbind, where
 from .compile import compile_jvp
 from .dispatch import generated_params
 from .batch_runtime import Unbatchable
@@ -72,7 +72,7 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
-    compiled = compile_jvp(fn, wrt, containers)
+    compiled = compile_jvp(fn, wrt, containers, classes=object_classes(params, primals))
     keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
                 for p, a, t in zip(params, primals, tangents) if t is not None}
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)

@@ -11,7 +11,7 @@ import types
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, check_arguments, is_structure
+from .arguments import CONTAINERS, check_arguments, is_structure, object_classes
 from .backends.numba_backend import accelerate
 from .compile import compile_function, guards_hold
 from .guards import GuardList, protocol_array_key
@@ -102,11 +102,12 @@ class CompiledCache:
         containers = tuple(p for p, a in zip(params, args) if is_structure(a))
         containers += tuple(p for p, a in kwargs.items() if is_structure(a))
         specialised = len(self._bound) < MAX_SPECIALISATIONS
+        classes = object_classes(params, args) + object_classes(kwargs, kwargs.values())
         if specialised and len(args) == len(params) and not kwargs:
             specs = {p: arg_spec(a) for p, a in zip(params, args)}
-            compiled = compile_function(fn, names, containers, specs, key)
+            compiled = compile_function(fn, names, containers, specs, key, classes=classes)
         else:  # many shapes seen: one generic version that checks shapes at run time
-            compiled = compile_function(fn, names, containers)
+            compiled = compile_function(fn, names, containers, classes=classes)
         self._compiled = compiled
         rebindable = compiled.global_guards(fn)
         if rebindable:

@@ -102,18 +102,21 @@ def source_hint(fn):
     return f" Pass its text instead: srcad.differentiable({fn.__name__}, source=text)."
 
 
-def check_method(obj, name, function, where):
+def check_method(obj, name, function, where, receiver="self"):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
-    ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class), so it
-    runs only where Python would call that same function (no override in a subclass, no
-    attribute of the object by that name). Generated code calls this; ``where`` is the user's
-    file and line."""
+    ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the
+    class of the argument ``receiver`` the code is compiled for), so it runs only where Python
+    would call that same function (no override in a subclass, no attribute of the object by
+    that name). Generated code calls this; ``where`` is the user's file and line."""
     bound = getattr(obj, name, None)
     if getattr(bound, "__func__", None) is function and getattr(bound, "__self__", None) is obj:
         return
     found = getattr(getattr(bound, "__func__", bound), "__qualname__", type(bound).__name__)
+    if receiver == "self":
+        what, own = "the method of the class whose method calls it", f"differentiate {type(obj).__qualname__}'s own method"
+    else:
+        what, own = "the method of its class", "delete the attribute"
     raise UnsupportedCaseError(
-        f"{where}self.{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
-        f"{function.__qualname__}, which srcad differentiated (the method of the class whose method calls it); "
-        f"call the method you mean through its class ({found}(self, ...)), or differentiate "
-        f"{type(obj).__qualname__}'s own method")
+        f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
+        f"{function.__qualname__}, which srcad differentiated ({what}); "
+        f"call the method you mean through its class ({found}({receiver}, ...)), or {own}")

@@ -44,13 +44,14 @@ class Options:
     wrt: tuple = (0,)  # parameter names or indices
     container_params: tuple = ()  # parameters that hold lists, tuples or dicts
     specs: object = None  # parameter -> passes.shapes.arg_spec, to specialise on shapes
+    param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
     debug: bool = False
 
 
 def _front_end(source, wrt, options):
     """The stages both modes share: from source to A-normal form with activity."""
     return [
-        ("resolve_calls", lambda node: resolve_calls(node, source)),
+        ("resolve_calls", lambda node: resolve_calls(node, source, param_classes=options.param_classes)),
         ("checkpoint_loops", lambda node: checkpoint_loops(node, source)),
         ("normalize", lambda node: normalize(node, source)),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),

@@ -7,7 +7,7 @@ import numpy as np
 
 from .errors import SrcadError, UnsupportedCaseError
 from .protocol import copy_array, is_array, protocol_array, shape_of, size_of
-from .pytrees import field_names, is_dataclass_instance
+from .pytrees import by_field, field_names, is_dataclass_instance
 
 _CONTAINERS = (list, tuple, dict)
 _REAL_SCALARS = (float, np.float64, np.float32)
@@ -130,7 +130,10 @@ def grad_buffer(g):
 def container_grad(g, x):
     """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
     a NumPy function gives a list it took as an array) becomes a list of its rows, item by
-    item like ``x``; any other ``g`` is returned as it is."""
+    item like ``x``; a dataclass (what a helper's derivative returns for one) becomes the dict
+    by field adjoints of dataclasses are kept in; any other ``g`` is returned as it is."""
+    if is_dataclass_instance(g):
+        return by_field(g)
     if is_array(g) and isinstance(x, (list, tuple)):
         if len(g) != len(x):
             raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")

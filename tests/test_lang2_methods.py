@@ -134,7 +134,17 @@ def test_a_subclass_overriding_the_method_called_through_self_is_refused():
     obj = Overriding(2.0)
     with pytest.raises(srcad.UnsupportedCaseError, match=r"test_lang2_methods.py:\d+: self.inner\(...\) on this "
                                                          r"Overriding object calls Overriding.inner, not Scaled.inner"):
-        srcad.grad(obj.through_lambda)(X)
+        srcad.grad(through_the_base_class, wrt=1)(obj, X)
+
+
+def through_the_base_class(obj, x):
+    return Scaled.through_lambda(obj, x)  # compiled for Scaled, whose inner it calls
+
+
+def test_the_method_of_the_bound_object_is_its_class_own():
+    obj = Overriding(2.0)  # self is an argument here: its class is known when compiling
+    check_all_modes(obj.through_lambda, (X,))
+    np.testing.assert_allclose(srcad.grad(obj.through_lambda)(X), -np.sin(X) * X + np.cos(X), rtol=1e-12)
 
 
 def test_an_attribute_shadowing_the_method_is_refused():

@@ -101,18 +101,70 @@ def _through_self(call, parts, owner, source):
     function, annotated ``through_self`` (what ``method_check`` checks when it runs); else
     False."""
     self_name, class_path = owner
+    return _through_class(call, self_name, parts[1], class_path, source)
+
+
+def _through_parameter(call, parts, cls, source):
+    """``model.predict(x)`` (or ``model(x)``) on a parameter whose argument's class ``C`` the
+    code is compiled for, as ``C.predict(model, x)`` (``C.__call__(model, x)``), when that is
+    a plain function of the user's code and the module reaches ``C`` by name; checked when
+    the code runs as ``self.step`` is; else False."""
+    method = parts[1] if len(parts) == 2 else "__call__"
+    function = inspect.getattr_static(cls, method, None)
+    if not isinstance(function, types.FunctionType) or _library_code(function):
+        return False
+    class_path = _class_path(cls, source)
+    return class_path is not None and _through_class(call, parts[0], method, class_path, source)
+
+
+def _library_code(function):
+    from .. import registry
+    from ..compile import _installed
+
+    return (registry.lookup(registry.VJP, function) is not None or registry.is_nondifferentiable(function)
+            or _installed(function.__code__.co_filename))
+
+
+def _class_path(cls, source):
+    """A dotted name of ``cls`` in the function's scope: a name bound to it, or its
+    qualified name in a module bound to a name; None if there is none."""
+    qualname = getattr(cls, "__qualname__", "")
+    if "<locals>" in qualname:
+        return None
+    scope = dict(source.globals)
+    for name, cell in source.closure.items():
+        try:
+            scope[name] = cell.cell_contents
+        except ValueError:
+            pass
+    for name, value in scope.items():
+        if value is cls:
+            return [name]
+    for name, value in scope.items():
+        if isinstance(value, types.ModuleType) and value.__name__ == cls.__module__:
+            found = value
+            for attr in qualname.split("."):
+                found = getattr(found, attr, None)
+            if found is cls:
+                return [name] + qualname.split(".")
+    return None
+
+
+def _through_class(call, receiver, method, class_path, source):
+    """The call as ``C.method(receiver, ...)`` (``C`` at ``class_path``), annotated
+    ``through_self``; False if ``C.method`` is no plain function."""
     try:
         cls = lookup_path(class_path, source)  # guarded: a class redefined means new code
     except (KeyError, AttributeError):
         return False
-    if not isinstance(inspect.getattr_static(cls, parts[1], None), types.FunctionType):
+    if not isinstance(inspect.getattr_static(cls, method, None), types.FunctionType):
         return False
-    path = class_path + [parts[1]]
+    path = class_path + [method]
     function = lookup_path(path, source)
     call.func = gast.copy_location(_path_expr(path), call.func)
-    call.args = [_path_expr([self_name])] + call.args
+    call.args = [_path_expr([receiver])] + call.args
     set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path)))
-    set_anno(call, "through_self", (self_name, parts[1], function))
+    set_anno(call, "through_self", (receiver, method, function))
     return True
 
 
@@ -211,6 +263,8 @@ def method_check(norm, call):
     where = f"{norm.source.filename}:{getattr(call, 'lineno', '?')}: "
     args = [_path_expr([self_name]), gast.Constant(value=name, kind=None), call.func,
             gast.Constant(value=where, kind=None)]
+    if self_name != "self":  # a parameter resolved through its argument's class
+        args.append(gast.Constant(value=self_name, kind=None))
     check = gast.Call(func=checker, args=args, keywords=[])
     set_anno(check, "callee", Callee("object", obj=check_method, name="check_method"))
     return gast.copy_location(gast.Expr(value=check), call)
@@ -228,7 +282,7 @@ def dotted(node):
     return parts[::-1]
 
 
-def resolve_calls(node, source, local_functions=()):
+def resolve_calls(node, source, local_functions=(), param_classes=()):
     """Annotate each ``gast.Call`` in ``node`` with a ``Callee`` under the key ``"callee"``.
 
     Every name path resolved this way is recorded with its object under ``"resolved"`` on
@@ -242,6 +296,10 @@ def resolve_calls(node, source, local_functions=()):
     which inlining replaces by the function the caller passes when it is known
     (``inline.static_function``) and normalisation refuses otherwise. A name that resolves
     nowhere raises ``SrcadSyntaxError`` at its line.
+
+    ``param_classes`` (``(parameter, class)`` pairs: the classes of the arguments the code
+    is compiled for) resolves ``model.predict(x)`` and ``model(x)`` on such a parameter
+    through the class, as ``self.step(x)`` in a method is.
 
     >>> import gast, numpy as np
     >>> from srcad.source import capture
@@ -265,6 +323,7 @@ def resolve_calls(node, source, local_functions=()):
         if isinstance(t, gast.Name)
     }
     owner = _method_owner(source, node)
+    param_classes = {p: c for p, c in param_classes if p not in names_stored(node)} if param_classes else {}
     for call, locals_, params, nested in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue
@@ -287,6 +346,9 @@ def resolve_calls(node, source, local_functions=()):
         root = parts[0]
         if root in local_functions and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
+        elif (root in param_classes and len(parts) <= 2 and root not in nested
+              and _through_parameter(call, parts, param_classes[root], source)):
+            continue
         elif root in params and len(parts) == 1:
             set_anno(call, "callee", Callee("parameter", name=root))
         elif (owner is not None and root == owner[0] and len(parts) == 2 and root not in nested

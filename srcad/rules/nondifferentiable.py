@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..errors import check_method
 from ..registry import register_nondifferentiable
 
 _numpy = [
@@ -35,3 +36,5 @@ register_nondifferentiable(
     builtins.hasattr, builtins.id, builtins.hash, builtins.any, builtins.all,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose, math.factorial, math.comb, math.perm, math.gcd,
 )
+# generated code's check that a method srcad resolved through a class is what Python calls
+register_nondifferentiable(check_method, reason="it only checks which function a method is")

@@ -1,0 +1,135 @@
+"""Methods of objects passed as arguments: ``model.predict(x)`` and ``model(x)`` on a parameter
+are differentiated as ``C.predict(model, x)`` / ``C.__call__(model, x)``, ``C`` the class of the
+argument the code is compiled for (a new class compiles new code). When the code runs, the
+object must really call that function (an attribute shadowing the method is refused). A
+dataclass model is differentiated through its fields. Every mode against finite differences."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import srcad
+from lang_checks import check_all_modes
+from srcad.testing import check_grads, check_jvp
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((4, 3))
+
+
+class Net:
+    """Parameters held in attributes; a method and ``__call__`` that calls it."""
+
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def predict(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+    def __call__(self, x):
+        return self.predict(x) * 2.0
+
+
+class Quadratic:
+    """Another class with a method of the same name: its own code."""
+
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def predict(self, x):
+        return (x @ self.W) ** 2 - self.b
+
+
+@dataclasses.dataclass
+class Dense:
+    W: np.ndarray
+    b: np.ndarray
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b)
+
+    def penalty(self):
+        return np.sum(self.W ** 2)
+
+
+def net_loss(net, x):
+    return np.sum(net.predict(x) ** 2) + np.sum(net(x))
+
+
+def stepped(net, x):
+    total = 0.0
+    for _ in range(3):
+        x = x + net.predict(x) @ np.ones((2, 3)) * 0.3
+        total = total + np.sum(x ** 2)
+    return total
+
+
+def dense_loss(model, x):
+    return np.sum(model(x) ** 2) + 0.1 * model.penalty()
+
+
+def read_by_helper_and_caller(model, x):
+    return np.sum(scaled(model, x) ** 2) + np.sum(model.b)
+
+
+def scaled(model, x):
+    return np.tanh(x @ model.W) * model.b
+
+
+def _net(cls=Net):
+    return cls(RNG.standard_normal((3, 2)) * 0.5, RNG.standard_normal(2) * 0.1)
+
+
+def _dense():
+    return Dense(RNG.standard_normal((3, 2)) * 0.5, RNG.standard_normal(2) * 0.1)
+
+
+@pytest.mark.parametrize("fn", [net_loss, stepped], ids=["method_and_call", "stepped_in_a_loop"])
+def test_a_method_of_an_object_argument(fn):
+    check_all_modes(fn, (_net(), X), wrt=1)
+
+
+def test_two_classes_with_the_same_method_name_get_their_own_code():
+    first, second = _net(), _net(Quadratic)
+    gradient = srcad.grad(lambda_free_loss, wrt=1)
+    for obj in (first, second, first):
+        check_grads(lambda_free_loss, (obj, X), wrt=1)
+    assert not np.allclose(gradient(first, X), gradient(Quadratic(first.W, first.b), X))
+
+
+def lambda_free_loss(net, x):
+    return np.sum(net.predict(x))
+
+
+@pytest.mark.parametrize("fn", [dense_loss, read_by_helper_and_caller], ids=["methods", "helper_and_caller"])
+def test_a_dataclass_model_differentiated_through_its_fields(fn):
+    model = _dense()
+    got = check_grads(fn, (model, X), wrt=0)
+    assert isinstance(got, Dense)
+    check_jvp(fn, (model, X), wrt=0)
+    check_all_modes(fn, (model, X), wrt=1)
+
+
+def test_an_attribute_shadowing_the_method_is_refused():
+    net = _net()
+    net.predict = lambda x: x
+    with pytest.raises(srcad.UnsupportedCaseError, match=r"test_lang_parameter_methods.py:\d+: net.predict\(...\) "
+                                                         r"on this Net object calls .*<lambda>, not Net.predict"):
+        srcad.grad(net_loss, wrt=1)(net, X)
+
+
+def test_redefining_the_method_on_the_class_recompiles(monkeypatch):
+    net = _net()
+    before = srcad.grad(lambda_free_loss, wrt=1)(net, X)
+    monkeypatch.setattr(Net, "predict", lambda self, x: x * x)
+    after = srcad.grad(lambda_free_loss, wrt=1)(net, X)
+    np.testing.assert_allclose(after, 2 * X, rtol=1e-12)
+    assert not np.allclose(before, after)
+
+
+def test_a_class_the_module_cannot_name_is_refused_as_before():
+    class Local:
+        def predict(self, x):
+            return x * 2.0
+
+    with pytest.raises(srcad.NoRuleError, match=r"no derivative rule for the method .predict\(\)"):
+        srcad.grad(lambda_free_loss, wrt=1)(Local(), X)
