@@ -131,9 +131,12 @@ def container_grad(g, x):
     """The adjoint ``g`` of the list or tuple ``x`` laid out like ``x``: an array (the adjoint
     a NumPy function gives a list it took as an array) becomes a list of its rows, item by
     item like ``x``; a dataclass (what a helper's derivative returns for one) becomes the dict
-    by field adjoints of dataclasses are kept in; any other ``g`` is returned as it is."""
+    by field adjoints of dataclasses are kept in, and such a dict gets every field of ``x``
+    (zeros where nothing reached it); any other ``g`` is returned as it is."""
     if is_dataclass_instance(g):
         return by_field(g)
+    if isinstance(g, dict) and is_dataclass_instance(x):  # fields no read reached: zero, for a helper's cotangent
+        return {n: zeros_like(getattr(x, n)) if g.get(n) is None else g[n] for n in field_names(x)}
     if is_array(g) and isinstance(x, (list, tuple)):
         if len(g) != len(x):
             raise ValueError(f"an adjoint of length {len(g)} for a container of length {len(x)}")
@@ -165,11 +168,13 @@ def add_grads(a, b):
         return a
     if isinstance(a, dict):
         out = dict(a)
-        for k, v in b.items():
+        for k, v in (b if isinstance(b, dict) else by_field(b)).items():  # a helper's derivative: a dataclass
             out[k] = add_grads(out.get(k), v)
         return out
     if isinstance(a, _CONTAINERS):
         return [add_grads(u, v) for u, v in zip(a, b, strict=True)]
+    if is_dataclass_instance(a):
+        return add_grads(by_field(a), b)
     return a + b
 
 

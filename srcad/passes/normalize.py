@@ -47,6 +47,7 @@ from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
+from .records import record_call, record_fields
 from .resolve_calls import Callee, local_names, method_check, resolve_calls
 from .statements import prepare_region
 
@@ -432,6 +433,9 @@ class _Normalizer:
         check = method_check(self, e)  # self.step(x) differentiated as C.step(self, x): checked when it runs
         if check is not None:
             self.stmt(check, out)
+        fields = record_fields(callee.obj) if callee.kind == "object" else None
+        if fields is not None:  # State(x, v) of a dataclass or named tuple
+            return record_call(self, e, callee.obj, fields, out)
         helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
         if helper is not None:  # *args, **kwargs, keyword-only, or a call with * or **
             return inline_call(self, e, helper.name, out, helper)

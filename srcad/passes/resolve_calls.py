@@ -117,6 +117,35 @@ def _through_parameter(call, parts, cls, source):
     return class_path is not None and _through_class(call, parts[0], method, class_path, source)
 
 
+def _records_built_once(node, source):
+    """``{name: class}`` for each local bound once, to a record its class builds
+    (``s = State(x, v)``, ``passes.records``): ``s.energy()`` is a method of that class."""
+    from .records import record_fields
+
+    stores = {}
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    found = {}
+    locals_ = local_names(node)
+    for s in gast.walk(node):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and stores.get(s.targets[0].id) == 1 and isinstance(s.value, gast.Call)):
+            continue
+        parts = dotted(s.value.func)
+        if parts is None or parts[0] in locals_:
+            continue
+        try:
+            cls = source.lookup(parts[0])
+            for attr in parts[1:]:
+                cls = getattr(cls, attr)
+        except (KeyError, AttributeError):
+            continue
+        if record_fields(cls) is not None:
+            found[s.targets[0].id] = lookup_path(parts, source)  # guarded as the call's own path
+    return found
+
+
 def _library_code(function):
     from .. import registry
     from ..compile import _installed
@@ -324,6 +353,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     }
     owner = _method_owner(source, node)
     param_classes = {p: c for p, c in param_classes if p not in names_stored(node)} if param_classes else {}
+    param_classes.update(_records_built_once(node, source))
     for call, locals_, params, nested in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue
