@@ -43,7 +43,9 @@ FEATURES = (
     "closures",    # nested defs reading the enclosing scope, lambdas
     "globals",     # module-level constants
     "int_params",  # a non-differentiable int parameter used in range() and indexing
+    "records",     # module-level dataclasses and named tuples built in the function, read by field and method
 )
+RECORD_FIELDS = ("first", "second")
 
 UNKNOWN = "?"  # the base of a value that may share memory with something read-only
 
@@ -133,6 +135,7 @@ class Generator:
         self.size = size
         self.pool = name_pool()
         self.helpers = []
+        self.records = []      # (class name, "dc" | "nt") of the module's record classes
         self.used = set()
         self.calls_made = {}   # scope id -> builtins called there
         self.nesting = 0
@@ -362,6 +365,12 @@ class Generator:
             kind = sc.kinds[name][1]
             if kind[0] == "dict":
                 options += [(f"{name}[{k!r}]", name) for k, s in kind[1].items() if s == shape]
+            elif kind[0] in ("nt", "dc"):  # a record: by field, a named tuple by index too, the class's method
+                cls = kind[2]
+                options += [(f"{name}.{f}", name) for f, s in zip(RECORD_FIELDS, kind[1]) if s == shape]
+                options += [(f"{name}[{i}]", name) for i, s in enumerate(kind[1]) if s == shape and kind[0] == "nt"]
+                if kind[1][0] == shape:
+                    options.append((f"{cls}.scaled({name})", None))
             else:
                 options += [(f"{name}[{i}]", name) for i, s in enumerate(kind[1]) if s == shape]
         if not options:

@@ -47,6 +47,8 @@ class ProgramGenerator(Generator):
             options.append(("return", 1))
         if self.on("lists"):
             options.append(("list", 1 + 2 * bool(sc.of_kind("l"))))
+        if self.records:
+            options.append(("record", 1))
         if self.on("closures") and sc.outer is None and sc.result is not None and getattr(sc, "entry", False):
             options.append(("closure", 1))
         kind = rng.choices([k for k, _ in options], [w for _, w in options])[0]
@@ -166,7 +168,7 @@ class ProgramGenerator(Generator):
             args = ", ".join(self.expr(sc, s, depth - 1)[0] for _, s in fn.params)
             targets = self.targets(sc, fn.result)
             return [f"{', '.join(targets)} = {fn.name}({args})"]
-        seqs = [n for n in sc.of_kind("c") if sc.kinds[n][1][0] != "dict"]
+        seqs = [n for n in sc.of_kind("c") if sc.kinds[n][1][0] not in ("dict", "dc")]
         if seqs and self.p(0.4):
             c = rng.choice(seqs)
             targets = self.targets(sc, sc.kinds[c][1][1])
@@ -188,6 +190,40 @@ class ProgramGenerator(Generator):
         for name in names:
             sc.defined[name] = None
         return names
+
+    def st_record(self, sc, depth):
+        """``r = Rec(e1, e2)`` (a dataclass or named tuple of the module), by position or keyword,
+        the second field maybe left to its literal default."""
+        rng = self.rng
+        cls, tag = rng.choice(self.records)
+        shapes = [rng.choice(SHAPES), ()]
+        if rng.random() < 0.5:
+            shapes[1] = rng.choice(SHAPES)
+        values = [self.expr(sc, shape, depth - 1)[0] for shape in shapes]
+        if shapes[1] == () and rng.random() < 0.3:
+            args = [values[0]]  # the default 0.5
+        elif rng.random() < 0.4:
+            args = [f"second={values[1]}", f"first={values[0]}"]
+        else:
+            args = values
+        name = sc.new_name(("c", (tag, shapes, cls)))
+        sc.defined[name] = None
+        return [f"{name} = {cls}({', '.join(args)})"]
+
+    def record_classes(self):
+        """Module-level record classes (``self.records``: (name, "dc" | "nt")) and their text."""
+        self.records, lines = [], []
+        if not self.on("records"):
+            return lines
+        self.module_names |= {"dataclasses", "typing"}
+        for tag in ("dc", "nt"):
+            name = self.rng.choice([n for n in self.pool if n not in self.module_names and n not in CALLED_BUILTINS])
+            self.module_names.add(name)
+            self.records.append((name, tag))
+            head = ["@dataclasses.dataclass", f"class {name}:"] if tag == "dc" else [f"class {name}(typing.NamedTuple):"]
+            lines += [""] + head + indent(["first: object", "second: object = 0.5", "",
+                                           "def scaled(self):", "    return self.first * 1.5"])
+        return ["import dataclasses", "import typing"] + lines + [""]
 
     def st_list(self, sc, depth):
         lists = sc.of_kind("l")
@@ -400,6 +436,7 @@ class ProgramGenerator(Generator):
                     self.module_names.add(gname)
                     self.globals.append((gname, shape))
                     header.append(f"{gname} = {value}")
+        header += self.record_classes()
         if self.on("helpers"):
             for _ in range(rng.choice([0, 1, 1, 2])):
                 header += [""] + self.helper() + [""]

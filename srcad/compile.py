@@ -301,14 +301,15 @@ class Module:
             set_anno(self.source.node, "resolved", resolved)
         return resolved
 
-    def callee(self, fn, wrt, container_params, source, node, specs=None):
+    def callee(self, fn, wrt, container_params, source, node, specs=None, classes=()):
         """Forward and backward functions of the user's function ``fn`` (compiled once per
-        ``specs``: the shapes and dtypes the caller knows its arguments have)."""
+        ``specs``: the shapes and dtypes the caller knows its arguments have; and ``classes``,
+        those of its object arguments)."""
         from .passes.shapes import specs_key
 
         try:
             compiled = compile_function(fn, wrt, container_params, specs=specs or None,
-                                        spec_key=specs_key(specs) if specs else None)
+                                        spec_key=specs_key(specs) if specs else None, classes=classes)
         except _Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
         except SrcadError as exc:
@@ -316,10 +317,10 @@ class Module:
         guard = self._callee_guard(fn, compiled)
         return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
-    def jvp_callee(self, fn, wrt, container_params, source, node):
+    def jvp_callee(self, fn, wrt, container_params, source, node, classes=()):
         """The jvp function of the user's function ``fn`` and its tangent parameter names."""
         try:
-            compiled = compile_jvp(fn, wrt, container_params, caller=(source, node))
+            compiled = compile_jvp(fn, wrt, container_params, caller=(source, node), classes=classes)
         except SrcadError as exc:
             raise _at_the_call(exc, fn, source, node, "register_jvp") from None
         return self._callee_function(self._callee_guard(fn, compiled), 0), compiled.tangent_params

@@ -28,9 +28,11 @@ def test_generator_is_deterministic_and_restrictable():
     assert a.source == b.source and a.entry == b.entry
     for seed in range(20):
         source = generate(seed, features=("elementwise",)).source
-        for construct in ("for ", "while ", " if ", "lambda", ".append(", "+=", "] = "):
+        for construct in ("for ", "while ", " if ", "lambda", ".append(", "+=", "] = ", "dataclass", "NamedTuple"):
             assert construct not in source, (construct, source)
-    assert {"loops", "closures", "views", "stores", "fancy", "helpers"} <= set(FEATURES)
+    assert {"loops", "closures", "views", "stores", "fancy", "helpers", "records"} <= set(FEATURES)
+    built = [generate(seed, features=("records", "elementwise")).source for seed in range(20)]
+    assert sum(".first" in s or ".scaled(" in s or "[0]" in s for s in built) >= 5  # records are built and read
 
 
 def test_check_time_limit_counts_cpu_time_not_waiting():

@@ -75,6 +75,22 @@ def scaled(model, x):
     return np.tanh(x @ model.W) * model.b
 
 
+def through_a_helper(net, x):
+    return run(net, x) + np.sum(x)
+
+
+def run(model, x):
+    return np.sum(model.predict(x) ** 2)  # compiled for the class of the object the caller passes
+
+
+def dense_through_a_helper(model, x):
+    return np.sum(apply(model, x) ** 2)
+
+
+def apply(model, x):
+    return model(x)
+
+
 def _net(cls=Net):
     return cls(RNG.standard_normal((3, 2)) * 0.5, RNG.standard_normal(2) * 0.1)
 
@@ -86,6 +102,13 @@ def _dense():
 @pytest.mark.parametrize("fn", [net_loss, stepped], ids=["method_and_call", "stepped_in_a_loop"])
 def test_a_method_of_an_object_argument(fn):
     check_all_modes(fn, (_net(), X), wrt=1)
+
+
+def test_a_helper_given_the_object_calls_its_method():
+    check_all_modes(through_a_helper, (_net(), X), wrt=1)
+    model = _dense()
+    assert isinstance(check_grads(dense_through_a_helper, (model, X), wrt=0), Dense)
+    check_jvp(dense_through_a_helper, (model, X), wrt=0)
 
 
 def test_two_classes_with_the_same_method_name_get_their_own_code():

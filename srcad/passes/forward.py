@@ -53,7 +53,7 @@ class _Forward(CallTangents):
     """The tangent code of one function, statement by statement (calls: ``CallTangents``)."""
 
     def __init__(self, node, source, wrt, refs, callees):
-        self.source = source
+        self.node, self.source = node, source
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
         self.refs = refs

@@ -13,6 +13,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..source import identifier
 from ..template import bind, instantiate
 from .forward_flow import SHARED, ZERO
+from .resolve_calls import argument_classes
 from .reverse_calls import refuse_derivative_call
 
 
@@ -119,7 +120,8 @@ class CallTangents:
             return [s]
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)
-        jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs)
+        jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
+                                              classes=argument_classes(self.node, bound.arguments))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + tangents

@@ -146,6 +146,13 @@ def _records_built_once(node, source):
     return found
 
 
+def argument_classes(fn_node, bound):
+    """``((parameter, class), ...)`` of a call's arguments (``bound``: parameter -> atom) that
+    are names of objects whose class the calling function's code is compiled for."""
+    known = anno(fn_node, "object_classes") or {}
+    return tuple((p, known[a.id]) for p, a in bound.items() if isinstance(a, gast.Name) and a.id in known)
+
+
 def _library_code(function):
     from .. import registry
     from ..compile import _installed
@@ -353,7 +360,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     }
     owner = _method_owner(source, node)
     param_classes = {p: c for p, c in param_classes if p not in names_stored(node)} if param_classes else {}
-    param_classes.update(_records_built_once(node, source))
+    if isinstance(node, gast.FunctionDef):
+        param_classes.update(_records_built_once(node, source))
+        set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
     for call, locals_, params, nested in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:
             continue

@@ -27,6 +27,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .reverse_state import placeholder
+from .resolve_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 
 
@@ -85,7 +86,8 @@ class Calls:
                                  if isinstance(a, gast.Name) and a.id in self.added_as_containers)
         known = {p: self.spec(a.id) for p, a in bound.arguments.items()  # the callee is specialised on them
                  if isinstance(a, gast.Name) and self.spec(a.id) is not None}
-        forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known)
+        forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known,
+                                               classes=argument_classes(self.node, bound.arguments))
         base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
         bwd_name = self.refs(f"{base}_backward", backward_fn)
