@@ -134,11 +134,24 @@ def test_a_subclass_overriding_the_method_called_through_self_is_refused():
     obj = Overriding(2.0)
     with pytest.raises(srcad.UnsupportedCaseError, match=r"test_lang2_methods.py:\d+: self.inner\(...\) on this "
                                                          r"Overriding object calls Overriding.inner, not Scaled.inner"):
-        srcad.grad(through_the_base_class, wrt=1)(obj, X)
+        srcad.grad(through_a_global_object)(X)
+
+
+OVERRIDING = Overriding(2.0)
+
+
+def through_a_global_object(x):
+    return OVERRIDING.through_lambda(x)  # Scaled.through_lambda, compiled for Scaled: its self.inner
 
 
 def through_the_base_class(obj, x):
-    return Scaled.through_lambda(obj, x)  # compiled for Scaled, whose inner it calls
+    return Scaled.through_lambda(obj, x)  # compiled for the class of the object passed
+
+
+def test_a_helper_given_an_object_calls_the_method_of_its_class():
+    check_all_modes(through_the_base_class, (Overriding(2.0), X), wrt=1)
+    np.testing.assert_allclose(srcad.grad(through_the_base_class, wrt=1)(Overriding(2.0), X),
+                               srcad.grad(Overriding(2.0).through_lambda)(X), rtol=1e-12)
 
 
 def test_the_method_of_the_bound_object_is_its_class_own():
