@@ -79,6 +79,7 @@ def _positive(*shape):
 
 
 Record = collections.namedtuple("Record", "w")  # a named tuple whose field is read by attribute
+Pair = collections.namedtuple("Pair", "w b")  # a record built from its fields (passes.records)
 
 #: (key, args, keyword arguments, the operands that move, the expression: None for a call)
 EXTRA_CALLS = [
@@ -173,6 +174,9 @@ EXTRA_CALLS = [
     (records.field, [Record(R(3)), "w"], {}, (0,), None),
     (pytrees.field_grad, [R(3), Record(R(3)), "w"], {}, (0,), None),
     (pytrees.field_tangent, [[R(3)], Record(R(3)), "w"], {}, (0,), None),
+    (records.new_record, [Pair, (R(3), R(2))], {}, (1,), None),
+    (records.record_grad, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
+    (records.record_tangent, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
 ]
 
 
