@@ -97,6 +97,13 @@ def blocks(stmts):
             yield from blocks(handler.body)
 
 
+def every_statement(stmts):
+    """Every statement in ``stmts`` at any depth (``blocks``' statements, block by block): what
+    ``gast.walk`` finds of them, without walking expressions."""
+    for block in blocks(stmts):
+        yield from block
+
+
 def walk_statements(stmts):
     """Every statement in ``stmts``, and in the bodies of its branches and loops, in order."""
     for s in stmts:
@@ -330,12 +337,16 @@ def to_source(node):
 
 
 def _ast_blocks(tree):
-    """Every statement list of an ``ast`` tree."""
-    for n in ast.walk(tree):
+    """Every statement list of an ``ast`` tree (statements hold them all: no expression is walked)."""
+    todo = [tree]
+    while todo:
+        n = todo.pop()
         for field in ("body", "orelse", "finalbody"):
             block = getattr(n, field, None)
             if isinstance(block, list) and (not block or isinstance(block[0], ast.stmt)):
-                yield block  # (an except handler is walked too: its body is one of these)
+                yield block
+                todo.extend(block)
+        todo.extend(getattr(n, "handlers", ()))  # an except handler's body is one of these
 
 
 def _unescape(text, quote):

@@ -170,7 +170,7 @@ def check_source_is_code(source):
 def _wrapped(node, code, qualname):
     """``node`` inside a function defining ``code``'s free variables (and its class), and the
     qualified name the function gets there."""
-    body = [A.deepcopy(node)]
+    body = [node]  # converted to a new ``ast`` tree below: the function's own tree is not changed
     parts = qualname.split(".")
     free = [v for v in code.co_freevars if v != "__class__"]
     # the function's reads of its own name, and a method's of its class's, stay global reads
@@ -189,7 +189,7 @@ def _wrapped(node, code, qualname):
         name="__srcad_outer__", args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                                     kw_defaults=[], kwarg=None, defaults=[]),
         body=body, decorator_list=[], returns=None, type_comment=None, type_params=[])
-    tree = gast.gast_to_ast(gast.Module(body=[outer], type_ignores=[]))
+    tree = A.to_ast(gast.Module(body=[outer], type_ignores=[]))
     return ast.fix_missing_locations(tree), wrapped_qualname
 
 
@@ -231,8 +231,10 @@ def _same_code(a, b, qualnames, from_lambda=False):
     """Do two code objects do the same thing (bytecode, names, constants, nested code)?
     ``qualnames`` are the function's qualified names in ``a`` and ``b`` (they prefix those
     of the classes and functions it defines)."""
-    if _instructions(a) != _instructions(b) or a.co_varnames != b.co_varnames \
-            or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars:
+    if a.co_varnames != b.co_varnames or a.co_freevars != b.co_freevars or a.co_cellvars != b.co_cellvars:
+        return False
+    # the same bytes over the same names are the same instructions (constants are compared below)
+    if (a.co_code != b.co_code or a.co_names != b.co_names) and _instructions(a) != _instructions(b):
         return False
     consts_a, consts_b = a.co_consts, b.co_consts
     if from_lambda:  # a def keeps a docstring slot that a lambda does not

@@ -58,39 +58,62 @@ def drop_needless_copies(node):
     live name refers to (see module doc); return ``node``."""
     if not any(A.anno(s, "ownership_copy") for s in A.walk_statements(node.body)):
         return node  # the common case: nothing to look at
-    reads = _function_reads(node)
+    reads = None
     for stmts in list(A.blocks(node.body)):
         if not any(A.anno(s, "ownership_copy") for s in stmts):
             continue
-        reads["block"] = [(_loads(s), A.names_stored(s)) for s in stmts]  # each statement's, walked once
+        block = [_name_uses(s) for s in stmts]  # each statement's loads and stores, walked once
+        if reads is None:
+            reads = _function_reads(node, block if stmts is node.body else None)
+        reads["block"] = block
+        reads["aliased"] = {}  # id(statement) -> the names it may alias (_holders' walk, once per block)
         kept = [s for p, s in enumerate(stmts) if not (A.anno(s, "ownership_copy") and _exclusive(stmts, p, reads))]
         if len(kept) < len(stmts):
             stmts[:] = kept or [gast.Pass()]
     return node
 
 
-def _loads(stmt):
-    return collections.Counter(n.id for n in A.walk(stmt) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load))
-
-
-def _function_reads(node):
-    """How often the function loads each name, and the names read inside its functions and lambdas."""
-    loads, inner = collections.Counter(), set()
-    for n in A.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            loads[n.id] += 1
-        elif n is not node and isinstance(n, (gast.FunctionDef, gast.Lambda)):
+def _name_uses(stmt):
+    """``(loads, stores, inner)``: how often ``stmt`` loads each name, the names it stores, and
+    the names read inside the functions and lambdas it holds."""
+    loads, stores, inner = collections.defaultdict(int), set(), set()
+    todo = [stmt]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Name):
+            if isinstance(n.ctx, gast.Load):
+                loads[n.id] += 1
+            elif isinstance(n.ctx, gast.Store):
+                stores.add(n.id)
+            continue
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
             inner |= A.names_read(n)
+        for field in n._fields:
+            value = getattr(n, field, None)
+            if isinstance(value, list):
+                todo.extend(v for v in value if isinstance(v, gast.AST))
+            elif isinstance(value, gast.AST):
+                todo.append(value)
+    return loads, stores, inner
+
+
+def _function_reads(node, body_uses=None):
+    """How often the function loads each name, and the names read inside its functions and
+    lambdas (from ``body_uses``, the ``_name_uses`` of its body's statements, if given)."""
+    loads, inner = collections.Counter(), set()
+    for counts, _, held in body_uses if body_uses is not None else [_name_uses(s) for s in node.body]:
+        loads.update(counts)
+        inner |= held
     return {"closures": inner, "loads": loads}
 
 
 def _exclusive(stmts, p, reads):
     target = stmts[p].targets[0].id
-    holders = _holders(stmts, p, target)
+    holders = _holders(stmts, p, target, reads["aliased"])
     return holders is not None and all(_dead_after(stmts, p, name, reads) for name in holders - {target})
 
 
-def _holders(stmts, p, target):
+def _holders(stmts, p, target, aliased):
     """The names that refer to ``target``'s buffer just before ``stmts[p]``, followed from the
     start of ``stmts``; None unless the buffer began exclusive there and escaped nowhere.
 
@@ -132,17 +155,24 @@ def _holders(stmts, p, target):
                 else:
                     start({name, value.id}, origin)
                 continue
-            spoil(_aliased_reads(value))
+            spoil(_cached(aliased, s, lambda: _aliased_reads(value)))
             leave(name)
             if origin:
                 start({name}, True)
             continue
         if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name):
-            spoil(_aliased_reads(s.value))  # ``d += e`` writes in place: who refers to what is unchanged
+            spoil(_cached(aliased, s, lambda: _aliased_reads(s.value)))  # ``d += e``: who refers to what is unchanged
             continue
-        spoil(A.all_names(s))  # an update in place, a nested statement, anything else
+        spoil(_cached(aliased, s, lambda: A.all_names(s)))  # an update in place, a nested statement, anything else
     g = group_of.get(target)
     return members[g] if g is not None and exclusive[g] else None
+
+
+def _cached(table, stmt, compute):
+    found = table.get(id(stmt))
+    if found is None:
+        found = table[id(stmt)] = compute()
+    return found
 
 
 def _aliased_reads(expr):
@@ -192,8 +222,8 @@ def _dead_after(stmts, p, name, reads):
         return False
     loads_here = 0
     bound_first = None
-    for i, (s, (counts, stored)) in enumerate(zip(stmts, reads["block"])):
-        loads = counts[name]
+    for i, (s, (counts, stored, _)) in enumerate(zip(stmts, reads["block"])):
+        loads = counts.get(name, 0)
         if loads and i >= p:
             return False
         loads_here += loads

@@ -6,6 +6,7 @@ import types
 import gast
 import numpy as np
 
+from .. import astutil as A
 from ..astutil import anno, names_stored, set_anno
 
 
@@ -117,18 +118,18 @@ def _through_parameter(call, parts, cls, source):
     return class_path is not None and _through_class(call, parts[0], method, class_path, source)
 
 
-def _records_built_once(node, source):
+def _records_built_once(nodes, locals_, source):
     """``{name: class}`` for each local bound once, to a record its class builds
-    (``s = State(x, v)``, ``passes.records``): ``s.energy()`` is a method of that class."""
+    (``s = State(x, v)``, ``passes.records``): ``s.energy()`` is a method of that class.
+    ``nodes``: the function's nodes; ``locals_``: its local names."""
     from .records import record_fields
 
     stores = {}
-    for n in gast.walk(node):
+    for n in nodes:
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             stores[n.id] = stores.get(n.id, 0) + 1
     found = {}
-    locals_ = local_names(node)
-    for s in gast.walk(node):
+    for s in nodes:
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                 and stores.get(s.targets[0].id) == 1 and isinstance(s.value, gast.Call)):
             continue
@@ -261,13 +262,19 @@ def global_partial(parts, source):
             obj = getattr(obj, attr)
     except (KeyError, AttributeError):
         return None
-    if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType):
+    if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType) or made_by_srcad(obj):
         return None
     function = lookup_path(parts + ["func"], source)
     lookup_path(parts + ["args"], source)  # a tuple: the same object means the same arguments
     fixed = [gast.Subscript(value=_path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
                             ctx=gast.Load()) for i in range(len(obj.args))]
     return function, _path_expr(parts + ["func"]), fixed, _path_expr(parts + ["keywords"])
+
+
+def made_by_srcad(obj):
+    """Is ``obj`` a derivative srcad made: ``srcad.adjoint(f)`` (a method of srcad's
+    ``Differentiable`` bound by a partial)?"""
+    return type(obj) is functools.partial and getattr(obj.func, "__module__", None) == "srcad.wrapper"
 
 
 def _partial_call(call, parts, source):
@@ -348,20 +355,14 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     ["Callee(method, 'sum')", "Callee(object, 'np.sin')"]
     """
     locals_ = local_names(node)
-    local_functions = set(local_functions) | {
-        n.name for n in gast.walk(node) if isinstance(n, gast.FunctionDef) and n is not node
-    }
-    local_functions |= {
-        t.id
-        for n in gast.walk(node)
-        if isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
-        for t in n.targets
-        if isinstance(t, gast.Name)
-    }
+    nodes = list(A.walk(node))
+    local_functions = set(local_functions) | {n.name for n in nodes if isinstance(n, gast.FunctionDef) and n is not node}
+    local_functions |= {t.id for n in nodes if isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
+                        for t in n.targets if isinstance(t, gast.Name)}
     owner = _method_owner(source, node)
     param_classes = {p: c for p, c in param_classes if p not in names_stored(node)} if param_classes else {}
     if isinstance(node, gast.FunctionDef):
-        param_classes.update(_records_built_once(node, source))
+        param_classes.update(_records_built_once(nodes, locals_, source))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
     for call, locals_, params, nested in _calls_in_scopes(node, locals_):
         if anno(call, "callee") is not None:

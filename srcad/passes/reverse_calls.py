@@ -27,7 +27,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .reverse_state import placeholder
-from .resolve_calls import argument_classes
+from .resolve_calls import argument_classes, made_by_srcad
 from .shape_rules import LINALG_SHAPES
 
 
@@ -54,6 +54,7 @@ def refuse_derivative_call(source, obj, name, node):
     made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
     made = made or (isinstance(obj, types.FunctionType)  # made in the API, or its error boundary
                     and obj.__code__.co_filename in (api.__file__, derivatives.__file__, tracebacks.__file__))
+    made = made or made_by_srcad(obj)
     if made:
         raise source.syntax_error(
             f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
@@ -281,7 +282,7 @@ def call_results(node):
     grown = True
     while grown:
         grown = False
-        for s in gast.walk(node):
+        for s in A.every_statement(node.body):
             if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)) or s.targets[0].id in names:
                 continue
             rhs = s.value

@@ -165,7 +165,7 @@ def split_tuple_results(node, item_specs, active, rule_of):
                     and type(s.value.slice.value) is int):
                 item_reads.setdefault(s.value.value.id, []).append((id(block), i, s.value.slice.value))
     stores = {}
-    for n in gast.walk(node):
+    for n in A.walk(node):
         if isinstance(n, gast.Name) and n.id in candidates:
             table = reads if isinstance(n.ctx, gast.Load) else stores
             table[n.id] = table.get(n.id, 0) + 1
@@ -191,7 +191,7 @@ def split_tuple_results(node, item_specs, active, rule_of):
 
 def mutated_names(stmts):
     names = set()
-    for s in gast.walk(gast.Module(body=stmts, type_ignores=[])):
+    for s in A.every_statement(stmts):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript):
             names.add(s.targets[0].value.id)
         elif isinstance(s, gast.Expr) and is_append(s):
@@ -215,7 +215,7 @@ def int_names(node):
     changed = True
     while changed:
         changed = False
-        for s in gast.walk(node):
+        for s in A.every_statement(node.body):
             name = None
             if isinstance(s, gast.For) and isinstance(s.target, gast.Name):
                 name = s.target.id

@@ -422,8 +422,9 @@ def _infer(node, env, active=None):
     from .resolve_calls import local_names
 
     interp = _Interpreter(env, local_names(node))
-    assigns = [s for s in gast.walk(node) if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-    loops = [s for s in gast.walk(node) if isinstance(s, gast.For)]
+    statements = list(A.walk(node))
+    assigns = [s for s in statements if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    loops = [s for s in statements if isinstance(s, gast.For)]
     changing = _changing_containers(node)
     for name in changing & params:
         if _holds_mutable(env[name]):
@@ -473,7 +474,7 @@ def _changing_containers(node):
     method such as ``append`` called, passed to a function that may change it), together
     with every name that may share items with them. Their structure is not known."""
     changed, links = set(), []
-    for s in gast.walk(node):
+    for s in A.walk(node):
         if isinstance(s, gast.Assign):
             target = s.targets[0]
             if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
