@@ -36,16 +36,25 @@ def local_names(fn_node):
         if extra is not None:
             names.add(extra.id)
     stack = list(fn_node.body)
+    pop, push, extend, AST = stack.pop, stack.append, stack.extend, gast.AST
     while stack:
-        node = stack.pop()
-        if isinstance(node, gast.FunctionDef):
+        node = pop()
+        cls = node.__class__
+        if cls is gast.Name:
+            if node.ctx.__class__ is gast.Store:
+                names.add(node.id)
+            continue
+        if cls is gast.FunctionDef:
             names.add(node.name)
             continue  # its body is its own scope
-        if isinstance(node, gast.Lambda):
+        if cls is gast.Lambda:
             continue
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-        stack.extend(gast.iter_child_nodes(node))
+        for field in node._fields:  # gast.iter_child_nodes, without a generator per node
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                extend([v for v in value if isinstance(v, AST)])
+            elif isinstance(value, AST):
+                push(value)
     return names
 
 
