@@ -23,7 +23,7 @@ import pytest
 import srcad
 from srcad import optional_rules, pytrees, registry, runtime
 from srcad.rules import (builtin_rules, methods, records, numpy_exponential, numpy_indexing, numpy_joining,
-                         numpy_products, numpy_reordering, numpy_shapes)
+                         numpy_order_statistics, numpy_products, numpy_reordering, numpy_shapes)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_numpy
@@ -175,6 +175,8 @@ EXTRA_CALLS = [
     (pytrees.field_grad, [R(3), Record(R(3)), "w"], {}, (0,), None),
     (pytrees.field_tangent, [[R(3)], Record(R(3)), "w"], {}, (0,), None),
     (records.new_record, [Pair, (R(3), R(2))], {}, (1,), None),
+    (numpy_order_statistics.quantile_grad, [R(2, 3), R(4, 3), [0.2, 0.7], 0, "linear", False, 1.0], {}, (0,), None),
+    (numpy_order_statistics.quantile_tangent, [R(4, 3), R(4, 3), [0.2, 0.7], 0, "hazen", True, 1.0], {}, (0,), None),
     (records.record_grad, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
     (records.record_tangent, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
 ]

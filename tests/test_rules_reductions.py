@@ -34,6 +34,8 @@ WHOLE = [
     (np.nanmax, {}, lambda x: np.nanmax(x), (-2, 2)),
     (np.nanmin, {}, lambda x: np.nanmin(x), (-2, 2)),
     (np.median, {}, lambda x: np.median(x), (-2, 2)),
+    (np.quantile, dict(q=0.3), lambda x: np.quantile(x, 0.3), (-2, 2)),
+    (np.percentile, dict(q=[20.0, 75.0]), lambda x: np.percentile(x, [20.0, 75.0]), (-2, 2)),
     (norm, {}, lambda x: norm(x), (0.2, 2)),
 ]
 
@@ -75,6 +77,11 @@ AXES = [
     (np.median, dict(axis=1), lambda x: np.median(x, axis=1), (2, 3), (-2, 2)),
     (np.median, dict(axis=0), lambda x: np.median(x, axis=0), (4, 3), (-2, 2)),
     (np.median, dict(axis=(0, 2), keepdims=True), lambda x: np.median(x, axis=(0, 2), keepdims=True), (2, 3, 3), (-2, 2)),
+    (np.quantile, dict(q=[0.1, 0.5, 0.95], axis=1), lambda x: np.quantile(x, [0.1, 0.5, 0.95], axis=1), (2, 5), (-2, 2)),
+    (np.quantile, dict(q=0.4, axis=(0, 2), keepdims=True, method="hazen"),
+     lambda x: np.quantile(x, 0.4, axis=(0, 2), keepdims=True, method="hazen"), (2, 3, 4), (-2, 2)),
+    (np.percentile, dict(q=[[10.0], [60.0]], axis=-1, method="nearest"),
+     lambda x: np.percentile(x, [[10.0], [60.0]], axis=-1, method="nearest"), (3, 4), (-2, 2)),
     (norm, dict(ord=1), lambda x: norm(x, ord=1), (3,), (-2, 2)),
     (norm, dict(ord=2), lambda x: norm(x, ord=2), (3,), (-2, 2)),
     (norm, dict(ord=np.inf), lambda x: norm(x, ord=np.inf), (4,), (-2, 2)),
@@ -272,6 +279,10 @@ def median_rows(x):
     return np.median(x, axis=1)
 
 
+def middle_quantile_rows(x):
+    return np.quantile(x, 0.5, axis=1)  # the median, as NumPy computes it: the same ties
+
+
 def inf_norm(x):
     return norm(x, ord=np.inf)
 
@@ -291,6 +302,9 @@ TIES = [
     (median_rows, [[4.0, 1.0, 3.0, 8.0]], [6.0], [[3, 0, 3, 0]]),
     (median_rows, [[5.0, 2.0, 2.0, 7.0]], [6.0], [[3, 1.5, 1.5, 0]]),
     (median_rows, [[1.0, 3.0, 3.0, 3.0, 2.0, 9.0]], [6.0], [[0, 2, 2, 2, 0, 0]]),
+    (middle_quantile_rows, [[1.0, 2.0, 2.0, 2.0, 9.0]], [6.0], [[0, 2, 2, 2, 0]]),
+    (middle_quantile_rows, [[5.0, 2.0, 2.0, 7.0]], [6.0], [[3, 1.5, 1.5, 0]]),
+    (middle_quantile_rows, [[1.0, 3.0, 3.0, 3.0, 2.0, 9.0]], [6.0], [[0, 2, 2, 2, 0, 0]]),
     (inf_norm, [3.0, -3.0, 1.0], 6.0, [3, -3, 0]),
     # column sums |x| = [4, 4, 1]: the two largest columns share
     (one_norm_matrix, [[1.0, -3.0, 1.0], [-3.0, 1.0, 0.0]], 4.0, [[2, -2, 0], [-2, 2, 0]]),
@@ -301,6 +315,40 @@ TIES = [
 def test_ties_share_equally(fun, x, v, expected):
     g = srcad.differentiable(fun).adjoint(np.array(x), np.array(v))
     np.testing.assert_array_equal(g, np.array(expected, float))
+
+
+QUANTILE_METHODS = ["linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+                    "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+                    "normal_unbiased"]
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+def test_every_quantile_method(method):
+    x = np.random.default_rng(5).uniform(-2, 2, (3, 7))
+
+    def f(a):
+        return np.quantile(a, [0.05, 0.33, 0.5, 0.99], axis=1, method=method)
+
+    check_grads(f, (x,))
+    check_jvp(f, (x,))
+
+
+def test_a_quantile_of_nan_has_nan_slope_and_what_reorders_is_refused():
+    g = srcad.differentiable(middle_quantile_rows).adjoint(np.array([[1.0, np.nan, 2.0], [1.0, 2.0, 3.0]]), np.ones(2))
+    assert np.isnan(g[0]).all()
+    np.testing.assert_array_equal(g[1], [0, 1, 0])
+    with pytest.raises(srcad.SrcadSyntaxError, match="overwrite_input"):
+        srcad.grad(quantile_reordering)(np.ones(3))
+    with pytest.raises(srcad.SrcadSyntaxError, match="does not differentiate its argument 'q'"):
+        srcad.grad(quantile_at)(0.3)  # a derivative in q is refused, never a silent zero
+
+
+def quantile_reordering(x):
+    return np.quantile(x * 1.0, 0.5, overwrite_input=True)
+
+
+def quantile_at(q):
+    return np.quantile(np.arange(4.0), q)
 
 
 def test_median_of_nan_has_nan_slope():

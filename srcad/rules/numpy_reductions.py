@@ -127,12 +127,20 @@ def median_jvp(y, a, axis=None, out=None, keepdims=False):
     t[y] += np.sum(t[a] * median_slope(a, axis), axis=axis, keepdims=keepdims)
 
 
-def median_slope(a, axis):
+def order_rows(a, axis):
+    """``(rows, back)``: the entries of ``a`` each output of a reduction over ``axis`` combines,
+    one row each (the last axis), and ``back(r)``, which puts an array shaped like ``rows``
+    where those entries are in ``a``."""
     a = np.asarray(a)
     axes = reduced_axes(a, axis)
     last = tuple(range(-len(axes), 0))
     moved = np.moveaxis(a, axes, last)
-    rows = moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,))
+    return moved.reshape(moved.shape[: moved.ndim - len(axes)] + (-1,)), \
+        lambda r: np.moveaxis(np.reshape(r, moved.shape), last, axes)
+
+
+def median_slope(a, axis):
+    rows, back = order_rows(a, axis)
     n = rows.shape[-1]
     ordered = np.sort(rows, axis=-1)
     middles = [n // 2] if n % 2 else [n // 2 - 1, n // 2]
@@ -140,7 +148,7 @@ def median_slope(a, axis):
     for m in middles:
         slope += tie_shares(rows == ordered[..., m:m + 1], -1) / len(middles)
     slope[np.isnan(ordered[..., -1])] = np.nan  # the median is NaN there: so is its slope
-    return np.moveaxis(slope.reshape(moved.shape), last, axes)
+    return back(slope)
 
 
 @register_vjp(np.nansum)
