@@ -62,6 +62,33 @@ class Rule:
     def _parsed(self):
         return _function_body(self.fn)
 
+    @functools.cached_property
+    def positions(self):
+        """For each positional parameter of the function the rule is for: ``(its name, the
+        rule's parameter an argument in that place binds)``, the latter None where the rule
+        does not take it (so a later parameter of the rule must not take its place:
+        ``np.median(a, 0, None, True)`` passes ``overwrite_input``, not ``keepdims``); None if
+        the function's signature cannot be read or takes ``*args`` (then arguments bind to the
+        rule's parameters in order)."""
+        try:
+            real = list(inspect.signature(self.key).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        if any(p.kind == p.VAR_POSITIONAL for p in real):
+            return None
+        names = {p.name for p in self.params}
+        real_names = {p.name for p in real}
+        mine = [p.name for p in self.params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        out = []
+        for i, p in enumerate(q for q in real if q.kind in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD)):
+            if p.name in names:
+                out.append((p.name, p.name))
+            elif i < len(mine) and mine[i] not in real_names:  # the rule's own name for it
+                out.append((p.name, mine[i]))
+            else:
+                out.append((p.name, None))
+        return out
+
     @property
     def body(self):
         return self._parsed[0]

@@ -53,12 +53,20 @@ def bind(rule, args, keywords, site):
     for arg in args:
         if isinstance(arg, gast.Starred):
             raise site.error("srcad cannot differentiate a call with * arguments; pass the operands one by one")
-    if len(args) > len(positional) and varargs is None:
-        raise site.error(f"too many arguments for the rule of {site.what}")
-    for p, arg in zip(positional, args):
-        bound[p.name] = arg
-    if varargs is not None:
-        bound[varargs.name] = list(args[len(positional):])
+    places = getattr(rule, "positions", None)
+    if places is not None and len(places) >= len(args):  # by the function's own parameters, in its order
+        for (name, mine), arg in zip(places, args):
+            if mine is None:
+                raise site.error(f"the derivative rule of {site.what} does not support the argument '{name}' "
+                                 f"(given by position)")
+            bound[mine] = arg
+    else:
+        if len(args) > len(positional) and varargs is None:
+            raise site.error(f"too many arguments for the rule of {site.what}")
+        for p, arg in zip(positional, args):
+            bound[p.name] = arg
+        if varargs is not None:
+            bound[varargs.name] = list(args[len(positional):])
     extra = {}
     names = {p.name for p in params}
     for kw in keywords:

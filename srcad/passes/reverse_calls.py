@@ -141,6 +141,8 @@ class Calls:
         obj = callee.obj
         if registry.is_nondifferentiable(obj):
             return []
+        if registry.lookup(registry.VJP, obj) is None:  # a derivative srcad made is no function of the user's
+            self.refuse_derivative_call(obj, callee.name, A.anno(s, "origin") or s)
         return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
 
     def rule_of(self, rhs):

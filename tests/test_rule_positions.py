@@ -1,0 +1,58 @@
+"""Arguments given by position bind to the parameters of the function they are given to, not to
+the rule's parameters in the rule's order: a rule that leaves out a parameter in the middle
+(``np.median``'s ``overwrite_input``) must not hand that argument to the next one
+(``keepdims``), which once gave a silent wrong gradient. Such a call is refused; a positional
+call the rule covers is differentiated right (finite differences)."""
+import inspect
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import registry
+from srcad.testing import check_grads, check_jvp
+
+X = np.array([[0.3, -1.2], [2.5, 0.7], [-0.1, 0.4]])
+
+
+def median_reordering(x):
+    y = x * 1.0
+    return np.sum(np.median(y, 0, None, True) * y)  # overwrite_input=True, by position
+
+
+def average_returned(x):
+    return np.sum(np.average(x, 0, None, True)[0])  # returned=True, by position
+
+
+def quantile_out(x):
+    return np.sum(np.quantile(x, 0.5, 0, None))  # out=None, by position
+
+
+@pytest.mark.parametrize("fn, name", [(median_reordering, "overwrite_input"), (average_returned, "returned"),
+                                      (quantile_out, "out")])
+def test_an_argument_the_rule_leaves_out_is_refused_by_position_too(fn, name):
+    with pytest.raises(srcad.SrcadSyntaxError, match=f"does not support the argument '{name}' \\(given by position\\)"):
+        srcad.grad(fn)(X)
+
+
+def by_position(x):
+    return (np.sum(np.std(x, 0, None, None, 1)) + np.sum(np.median(x, 1, None)) + np.sum(np.quantile(x, 0.7, 1))
+            + np.sum(np.clip(x, -0.5, 0.5)) + np.sum(np.where(x > 0, x, x * x)) + np.sum(np.cumsum(x, 1)))
+
+
+def test_positional_arguments_the_rules_cover():
+    check_grads(by_position, (X,))
+    check_jvp(by_position, (X,))
+
+
+def test_every_place_binds_the_functions_own_parameter():
+    """Each positional parameter of a library function binds a rule parameter of its name, a
+    renamed one in its place (a name the function does not have), or nothing (refused)."""
+    for table in (registry.VJP, registry.JVP):
+        for key, rule in table.items():
+            places = getattr(rule, "positions", None)
+            if not places:
+                continue
+            real = set(inspect.signature(key).parameters)
+            for name, mine in places:
+                assert mine is None or mine == name or mine not in real, (registry.describe(key), name, mine)
