@@ -286,7 +286,7 @@ class Module:
             return _MISSING
 
     def _locals(self):
-        from .passes.resolve_calls import local_names
+        from .passes.callees import local_names
 
         if not hasattr(self, "_local_cache"):
             self._local_cache = local_names(self.source.node)

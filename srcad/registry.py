@@ -64,12 +64,9 @@ class Rule:
 
     @functools.cached_property
     def positions(self):
-        """For each positional parameter of the function the rule is for: ``(its name, the
-        rule's parameter an argument in that place binds)``, the latter None where the rule
-        does not take it (so a later parameter of the rule must not take its place:
-        ``np.median(a, 0, None, True)`` passes ``overwrite_input``, not ``keepdims``); None if
-        the function's signature cannot be read or takes ``*args`` (then arguments bind to the
-        rule's parameters in order)."""
+        """``(name, the rule's parameter it binds)`` per positional parameter of the function,
+        None where the rule lacks it (``np.median(a, 0, None, True)`` passes
+        ``overwrite_input``, never ``keepdims``); None for an unreadable signature or ``*args``."""
         try:
             real = list(inspect.signature(self.key).parameters.values())
         except (TypeError, ValueError):

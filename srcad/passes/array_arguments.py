@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .resolve_calls import Callee
+from .callees import Callee
 
 #: NumPy functions that are not ufuncs but, like them, start with ``np.asarray`` of each
 #: operand and have rules that compute with operands or derivatives

@@ -47,7 +47,8 @@ from .. import registry
 from ..errors import SrcadError
 from ..naming import builtin
 from .fresh import known_pure
-from .resolve_calls import Callee, local_names, resolve_calls
+from .callees import Callee, local_names
+from .resolve_calls import resolve_calls
 
 
 def bind_arguments(norm, call, name, fdef, out):

@@ -42,7 +42,7 @@ from .. import registry
 from .. import runtime
 from ..naming import BUILTIN
 from .fresh import PLAIN_ATTRIBUTES
-from .resolve_calls import Callee
+from .callees import Callee
 from .shape_values import Spec
 
 #: calls that may return a complex value for real operands

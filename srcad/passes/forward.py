@@ -46,7 +46,7 @@ from .activity import _NONDIFF_OPS, scatter_add_args
 from .forward_calls import CallTangents
 from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
 from .jumps import is_break_guard
-from .resolve_calls import method_call
+from .callees import method_call
 
 
 class _Forward(CallTangents):

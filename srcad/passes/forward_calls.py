@@ -13,7 +13,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..source import identifier
 from ..template import bind, instantiate
 from .forward_flow import SHARED, ZERO
-from .resolve_calls import argument_classes
+from .method_calls import argument_classes
 from .reverse_calls import refuse_derivative_call
 
 

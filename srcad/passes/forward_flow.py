@@ -8,7 +8,7 @@ import collections
 import gast
 
 from .. import astutil as A
-from .resolve_calls import method_call
+from .callees import method_call
 
 #: a tangent is *zero* (no variable exists), *owned* (a buffer only this variable refers to)
 #: or *shared* (may alias the caller's tangent or another tangent: copied before an update)

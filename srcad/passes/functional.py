@@ -56,7 +56,8 @@ import numpy as np
 from .. import astutil as A
 from ..naming import builtin
 from .binding import builtin_call
-from .resolve_calls import Callee, resolve_calls
+from .callees import Callee
+from .resolve_calls import resolve_calls
 
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult, operator.truediv: gast.Div,
            operator.floordiv: gast.FloorDiv, operator.mod: gast.Mod, operator.pow: gast.Pow,

@@ -50,8 +50,9 @@ import numpy as np
 from .. import astutil as A
 from .binding import bind_arguments
 from .jumps import eliminate_jumps
-from .resolve_calls import (Callee, array_method, dotted, global_method, global_partial, local_names, lookup_path,
-                            parameter_names, readable)
+from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
+from .method_calls import global_method, global_partial
+from .resolve_calls import array_method
 
 
 class StaticFunction:

@@ -41,7 +41,7 @@ from .. import astutil as A
 from ..naming import builtin
 from .jumps import is_break_guard
 from .functional import zip_rows
-from .resolve_calls import Callee
+from .callees import Callee
 
 _DICT_VIEWS = ("keys", "values", "items")
 

@@ -50,7 +50,7 @@ import gast
 
 from .. import astutil as A
 from .fresh import FRESH_FUNCTIONS, is_in
-from .resolve_calls import dotted
+from .callees import dotted
 
 
 def drop_needless_copies(node):

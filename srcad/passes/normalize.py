@@ -48,7 +48,9 @@ from .inline import inline_call, inline_comprehension, lambda_def, unknown_funct
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
-from .resolve_calls import Callee, local_names, method_check, resolve_calls
+from .callees import Callee, local_names
+from .method_calls import method_check
+from .resolve_calls import resolve_calls
 from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {

@@ -88,7 +88,7 @@ def record_call(norm, e, cls, fields, out):
     items = norm.atom(gast.Tuple(elts=[values[n] for n in names], ctx=gast.Load()), out)
     record_class = A.set_anno(A.load(norm.namer.unique(cls.__name__)), BUILTIN, (cls.__name__, cls))
     maker = A.set_anno(A.load(norm.namer.unique("new_record")), BUILTIN, ("new_record", new_record))
-    from .resolve_calls import Callee
+    from .callees import Callee
 
     call = gast.Call(func=maker, args=[record_class, items], keywords=[])
     A.set_anno(call, "callee", Callee("object", obj=new_record, name="new_record"))

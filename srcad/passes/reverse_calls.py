@@ -27,7 +27,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .reverse_state import placeholder
-from .resolve_calls import argument_classes, made_by_srcad
+from .method_calls import argument_classes, made_by_srcad
 from .shape_rules import LINALG_SHAPES
 
 

@@ -15,7 +15,7 @@ import gast
 
 from .. import astutil as A
 from ..naming import builtin
-from .resolve_calls import method_call
+from .callees import method_call
 from .reverse_state import MAYBE, OWNED, ZERO
 
 

@@ -419,7 +419,7 @@ def _infer(node, env, active=None):
     results of calls to the user's own functions are read where they are ``active`` (whose
     callees the reverse pass compiles, guarded like the caller)."""
     params = set(env)
-    from .resolve_calls import local_names
+    from .callees import local_names
 
     interp = _Interpreter(env, local_names(node))
     statements = list(A.walk(node))

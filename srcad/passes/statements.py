@@ -59,7 +59,7 @@ import numpy as np
 
 from .. import astutil as A
 from .fresh import MUTATING_METHODS, known_pure
-from .resolve_calls import Callee
+from .callees import Callee
 
 #: managers that touch no value srcad differentiates and never swallow an exception
 CONTEXT_MANAGERS = {np.errstate, np.printoptions, warnings.catch_warnings, contextlib.nullcontext,
