@@ -89,3 +89,7 @@ PRODUCTS = {  # target shape -> [(template, shape of {0}, shape of {1})]
              ("{0}.T @ NP.diag({1})", (4, 3), (4,))],
     (4, 3): [("{0}.T @ ({0} @ {1})", (3, 4), (4, 3))],
 }
+
+
+def indent(lines, by="    "):
+    return [by + line for line in lines]
