@@ -246,5 +246,20 @@ def test_code_numba_compiles_but_cannot_run_falls_back_or_is_named():
     x = rng.standard_normal((4, 3))
     expected = srcad.grad(flattened_transpose_mask)(x)
     np.testing.assert_allclose(srcad.grad(flattened_transpose_mask, backend="auto")(x), expected, rtol=1e-12)
-    with pytest.raises(BackendCompileError, match="numba cannot run it on these arguments"):
+    with pytest.raises(BackendCompileError, match="cannot compile or run this adjoint on these arguments"):
         srcad.grad(flattened_transpose_mask, backend="numba")(x)
+
+
+def masked_scaling(values, weights):
+    scaled = values.reshape((4, 3)) * 1.0
+    scaled[weights.T > 0.25] *= 1.2  # computed, not returned: the adjoint runs it all the same
+    return 0.5 * np.sum(values ** 2)
+
+
+def test_an_assertion_numba_fails_while_compiling_falls_back_or_is_named():
+    # numba fails an assertion of its own compiling a 2-D boolean-mask update (fuzzer seed 113004344133)
+    x, w = rng.standard_normal(12), rng.standard_normal((3, 4))
+    expected = srcad.grad(masked_scaling)(x, w)
+    np.testing.assert_allclose(srcad.grad(masked_scaling, backend="auto")(x, w), expected, rtol=1e-12)
+    with pytest.raises(BackendCompileError, match="AssertionError in numba: an assertion of its own"):
+        srcad.grad(masked_scaling, backend="numba")(x, w)

@@ -177,16 +177,18 @@ class _Accelerated:
                 raise _compile_error(exc) from None
             self._dispatcher = None
             return self._fallback(*args, **kwargs)
-        except NotImplementedError as exc:
-            # numba compiled it but cannot run it on these arguments (its reshape of an array
-            # that is not contiguous): generated code changes nothing it is given, so NumPy's
-            # runs from the start; an error of the user's own code is raised by that run too
+        except (NotImplementedError, AssertionError) as exc:
+            # numba cannot run it on these arguments (its reshape of an array that is not
+            # contiguous), or failed an assertion of its own while compiling (a boolean mask
+            # update of a 2-D array): generated code changes nothing it is given, so NumPy's
+            # runs from the start; an error of the user's own code (an assert) is raised by that run
             result = self._fallback(*args, **kwargs)
             if self._strict:
                 raise BackendCompileError(
-                    f"{where(self._fallback)}: backend='numba' compiled this adjoint but numba cannot run it "
-                    f"on these arguments ({exc}: numba's reshape needs a contiguous array, for one); use "
-                    "backend='auto' to run NumPy code where numba cannot, or backend='numpy'") from None
+                    f"{where(self._fallback)}: backend='numba' cannot compile or run this adjoint on these "
+                    f"arguments ({type(exc).__name__} in numba: {str(exc) or 'an assertion of its own'}; its reshape "
+                    "needs a contiguous array, for one); use backend='auto' to run NumPy code where numba "
+                    "cannot, or backend='numpy'") from None
             self._dispatcher = None
             return result
 
