@@ -342,7 +342,7 @@ def _check_gog(fn, args, k, eps, rtol, atol):
 # recheck takes a larger step (rounding error) and smaller ones (curvature near a kink, or a
 # value doubled in a loop until sin(2**17 * s) turns a full radian over a step of 1e-6).
 STRICT_STEPS = (1e-6, 1e-5)
-LOOSE_STEPS = ((1e-5, 1e-4), (1e-7, 1e-6), (1e-9, 1e-8))
+LOOSE_STEPS = ((1e-5, 1e-4), (1e-7, 1e-6), (1e-9, 1e-8), (1e-9, 1e-10))
 
 
 def _check(mode, fn, program, args, steps=STRICT_STEPS, loose=False):
