@@ -261,9 +261,9 @@ def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
     array([0., 2.])
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
-    # the method bound by a partial (C): one Python frame fewer on every call; the method's general
-    # path is an API boundary, and its fast path relocates an error's traceback as one does
-    return functools.wraps(unwrap(fun))(functools.partial(type(d).adjoint, d))
+    adjoint_of = type(d).adjoint.__wrapped__  # the method itself: the companion is the API boundary
+    # a partial (C) bound into the boundary: one Python frame fewer on every call
+    return functools.wraps(unwrap(fun))(api_boundary(functools.partial(adjoint_of, d)))
 
 
 def source_function(fun, args):

@@ -39,7 +39,6 @@ ENV_VAR = "SRCAD_TRACEBACK"
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _INTERNAL_PREFIXES = (_PACKAGE, "<srcad-trampoline ")
 _NOTES = sys.version_info >= (3, 11)
-RERAISE_AS_IS = _NOTES  # an error leaving a boundary: raised again as it is (its traceback relocated)
 _SYNTHETIC = "__srcad_user_line__"  # marks the globals of an inserted frame
 _HIDDEN_NOTE = "srcad: hid "
 _MISUSE = (SrcadError, ValueError, TypeError)  # what srcad raises on purpose
@@ -58,7 +57,7 @@ def api_boundary(fn: _F) -> _F:
             return fn(*args, **kwargs)
         except Exception as error:
             relocate(error)
-            if RERAISE_AS_IS:
+            if _NOTES:
                 raise  # re-raised as it is: with the traceback relocate made
             raise error  # srcad's own frames are hidden (SRCAD_TRACEBACK=full shows them)
 

@@ -19,7 +19,7 @@ from .dispatch import MISS, CompiledCache, positional_cotangent
 from .errors import ArgumentError, CotangentError
 from .runtime import default_cotangent
 from .source import unwrap
-from .tracebacks import RERAISE_AS_IS, api_boundary, relocate
+from .tracebacks import api_boundary
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -142,6 +142,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
     if TYPE_CHECKING:  # calling runs the original function (functools.partial's own __call__)
         def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
 
+    @api_boundary
     def adjoint(self, *args: Any, **kwargs: Any) -> Any:
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
 
@@ -168,25 +169,15 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         >>> double.adjoint(np.array([1.0, 2.0]), np.array([1.0, -1.0]))
         array([ 2., -2.])
         """
-        fast = self._fast
-        if fast is not None and not kwargs:  # the last call's kind of arguments: one generated frame
-            try:  # (dispatch.fast_entry), and what api_boundary does with an error, without its frame
+        if self._plain and not kwargs:  # the common call: v is last, or absent
+            fast = self._fast
+            if fast is not None:  # the last call's kind of arguments: one generated frame (dispatch.fast_entry)
                 try:
                     grads = fast(args)
                 except CotangentError as exc:
                     raise self._located(exc) from None
-            except Exception as error:
-                relocate(error)
-                if RERAISE_AS_IS:
-                    raise
-                raise error
-            if grads is not MISS:
-                return grads
-        return self._adjoint(args, kwargs)
-
-    @api_boundary
-    def _adjoint(self, args, kwargs):
-        if self._plain and not kwargs:  # the common call: v is last, or absent
+                if grads is not MISS:
+                    return grads
             full = self._prefix + args if self._prefix else args
             v = None
             if len(args) > self._needed:

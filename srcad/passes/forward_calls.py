@@ -71,9 +71,8 @@ class CallTangents:
         obj = callee.obj
         if registry.is_nondifferentiable(obj):
             return [s]
-        if registry.lookup(registry.JVP, obj) is None:  # a derivative srcad made is no function of the user's
-            refuse_derivative_call(self.source, obj, callee.name, A.anno(s, "origin") or s)
         if registry.lookup(registry.JVP, obj) is None and _user_function(obj) is not None:
+            refuse_derivative_call(self.source, obj, callee.name, A.anno(s, "origin") or s)
             refuse_custom_vjp_body(obj, lambda message: self.source.syntax_error(message, A.anno(s, "origin") or s))
             return self.user_call(var, s, _user_function(obj))
         return [s] + self.apply(obj, var, rhs.args, rhs.keywords, s, callee.name)

@@ -195,19 +195,13 @@ def global_partial(parts, source):
             obj = getattr(obj, attr)
     except (KeyError, AttributeError):
         return None
-    if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType) or made_by_srcad(obj):
+    if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType):
         return None
     function = lookup_path(parts + ["func"], source)
     lookup_path(parts + ["args"], source)  # a tuple: the same object means the same arguments
     fixed = [gast.Subscript(value=path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
                             ctx=gast.Load()) for i in range(len(obj.args))]
     return function, path_expr(parts + ["func"]), fixed, path_expr(parts + ["keywords"])
-
-
-def made_by_srcad(obj):
-    """Is ``obj`` a derivative srcad made: ``srcad.adjoint(f)`` (a method of srcad's
-    ``Differentiable`` bound by a partial)?"""
-    return type(obj) is functools.partial and getattr(obj.func, "__module__", None) == "srcad.wrapper"
 
 
 def partial_call(call, parts, source):

@@ -27,7 +27,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
 from ..source import identifier
 from .reverse_state import placeholder
-from .method_calls import argument_classes, made_by_srcad
+from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 
 
@@ -54,7 +54,6 @@ def refuse_derivative_call(source, obj, name, node):
     made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
     made = made or (isinstance(obj, types.FunctionType)  # made in the API, or its error boundary
                     and obj.__code__.co_filename in (api.__file__, derivatives.__file__, tracebacks.__file__))
-    made = made or made_by_srcad(obj)
     if made:
         raise source.syntax_error(
             f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
@@ -141,8 +140,6 @@ class Calls:
         obj = callee.obj
         if registry.is_nondifferentiable(obj):
             return []
-        if registry.lookup(registry.VJP, obj) is None:  # a derivative srcad made is no function of the user's
-            self.refuse_derivative_call(obj, callee.name, A.anno(s, "origin") or s)
         return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
 
     def rule_of(self, rhs):
