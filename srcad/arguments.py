@@ -45,7 +45,7 @@ CONTAINERS = (list, tuple, dict)
 def object_classes(params, args):
     """``((parameter, class), ...)`` for each argument whose class is defined in Python outside
     NumPy and the builtins: srcad resolves ``model.predict(x)`` on such a parameter through the
-    class (``passes.resolve_calls``), so the compiled code is made for that class."""
+    class (``passes.method_calls``), so the compiled code is made for that class."""
     return tuple((p, a.__class__) for p, a in zip(params, args)
                  if a.__class__.__module__ not in ("builtins", "numpy") and not isinstance(a, (np.ndarray, np.generic)))
 

@@ -72,12 +72,19 @@ def dotted(node):
     return parts[::-1]
 
 
-def lookup_path(parts, source):
-    """The object the dotted name ``parts`` denotes now; recorded on the function's node
-    (``"resolved"``: ``(path, object)`` pairs), so the compiled code can be guarded on it."""
+def denoted(parts, source):
+    """The object the dotted name ``parts`` denotes now in the function's scope (not recorded:
+    see ``lookup_path``); raises ``KeyError`` or ``AttributeError`` if none."""
     obj = source.lookup(parts[0])
     for attr in parts[1:]:
         obj = getattr(obj, attr)
+    return obj
+
+
+def lookup_path(parts, source):
+    """The object the dotted name ``parts`` denotes now; recorded on the function's node
+    (``"resolved"``: ``(path, object)`` pairs), so the compiled code can be guarded on it."""
+    obj = denoted(parts, source)
     resolved = anno(source.node, "resolved")
     if resolved is None:
         resolved = []

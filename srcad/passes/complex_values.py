@@ -78,7 +78,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
                       if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
     fixed_real = _real_array_parameters(node, specs)
     unverified = _unverified(statements, active, local, source, fixed_real)
-    for n in A.walk(node):  # srcad's own objects (a record class new_record builds) are no user values
+    for n in A.walk(node) if unverified else ():  # srcad's own objects (a record's class) are no user values
         if isinstance(n, gast.Name) and A.anno(n, BUILTIN) is not None:
             unverified.pop(n.id, None)
     needs_real = set()  # statements whose operands srcad does not compute must be real when they run

@@ -50,7 +50,7 @@ import numpy as np
 from .. import astutil as A
 from .binding import bind_arguments
 from .jumps import eliminate_jumps
-from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
+from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .method_calls import global_method, global_partial
 from .resolve_calls import array_method
 
@@ -143,9 +143,7 @@ def _global_function(norm, arg):
     if parts is None or parts[0] in norm.source_locals or parts[0] not in norm.user_names:
         return None
     try:
-        obj = norm.source.lookup(parts[0])
-        for attr in parts[1:]:
-            obj = getattr(obj, attr)
+        obj = denoted(parts, norm.source)
     except (KeyError, AttributeError):
         return None
     if not isinstance(obj, _FUNCTIONS) and type(obj).__name__ != "_ArrayFunctionDispatcher" or array_method(obj):

@@ -11,7 +11,7 @@ import types
 import gast
 
 from ..astutil import anno, names_stored, set_anno
-from .callees import Callee, dotted, lookup_path, path_expr, readable
+from .callees import Callee, denoted, dotted, lookup_path, path_expr, readable
 
 
 def method_owner(source, node):
@@ -77,9 +77,7 @@ def records_built_once(nodes, locals_, source):
         if parts is None or parts[0] in locals_:
             continue
         try:
-            cls = source.lookup(parts[0])
-            for attr in parts[1:]:
-                cls = getattr(cls, attr)
+            cls = denoted(parts, source)
         except (KeyError, AttributeError):
             continue
         if record_fields(cls) is not None:
@@ -151,14 +149,14 @@ def global_method(parts, source):
     ``model.loss(x)`` is ``model.loss.__func__(model, x)``, a call of the function srcad reads,
     guarded on ``model.loss.__func__`` (a bound method is a new object at each read); None for
     anything else (a library object's method keeps its rule: ``scipy.stats.norm.logpdf``)."""
+    if len(parts) < 2:
+        return None
     try:
-        owner = source.lookup(parts[0])
-        for attr in parts[1:-1]:
-            owner = getattr(owner, attr)
+        owner = denoted(parts[:-1], source)
         obj = getattr(owner, parts[-1])
     except (KeyError, AttributeError):
         return None
-    if not (len(parts) > 1 and isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
+    if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
             and obj.__self__ is owner):
         return None
     from .. import registry
@@ -190,9 +188,7 @@ def global_partial(parts, source):
     reads (inlined, its keywords bound when the code runs), guarded on ``rhs.func`` and on the
     tuple ``rhs.args``; None for anything else."""
     try:
-        obj = source.lookup(parts[0])
-        for attr in parts[1:]:
-            obj = getattr(obj, attr)
+        obj = denoted(parts, source)
     except (KeyError, AttributeError):
         return None
     if type(obj) is not functools.partial or not isinstance(obj.func, types.FunctionType):

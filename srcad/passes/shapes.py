@@ -422,9 +422,9 @@ def _infer(node, env, active=None):
     from .callees import local_names
 
     interp = _Interpreter(env, local_names(node))
-    statements = list(A.walk(node))
-    assigns = [s for s in statements if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-    loops = [s for s in statements if isinstance(s, gast.For)]
+    nodes = list(A.walk(node))
+    assigns = [s for s in nodes if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+    loops = [s for s in nodes if isinstance(s, gast.For)]
     changing = _changing_containers(node)
     for name in changing & params:
         if _holds_mutable(env[name]):
