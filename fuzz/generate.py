@@ -208,8 +208,9 @@ class Generator:
             choices.append("list")
         if self.on("comprehensions"):
             choices.append("comp")
-        if self.on("containers") and sc.of_kind("c"):
-            choices.append("container")
+        if (self.on("containers") or self.on("records")) and sc.of_kind("c"):
+            records = any(sc.kinds[n][1][0] in ("nt", "dc") for n in sc.of_kind("c"))
+            choices += ["container"] * (3 if records else 1)  # a record built is read, mostly
         kind = rng.choice(choices)
         d = depth - 1
         if kind == "unary":

@@ -2,6 +2,7 @@
 checked in every mode against finite differences. Fails with the minimal reproducer of each
 failure group. ``SRCAD_FUZZ_N=2000`` for a longer hunt; ``make fuzz`` for a random seed."""
 import os
+import re
 import time
 
 import pytest
@@ -32,7 +33,10 @@ def test_generator_is_deterministic_and_restrictable():
             assert construct not in source, (construct, source)
     assert {"loops", "closures", "views", "stores", "fancy", "helpers", "records"} <= set(FEATURES)
     built = [generate(seed, features=("records", "elementwise")).source for seed in range(20)]
-    assert sum(".first" in s or ".scaled(" in s or "[0]" in s for s in built) >= 5  # records are built and read
+    constructed = [s for s in built if any(re.search(rf"^\s+\w+ = {c}\(", s, re.M)
+                                           for c in re.findall(r"^class (\w+)", s, re.M))]
+    assert len(constructed) >= 5  # records are built in function bodies
+    assert any(re.search(r"\b(?!self\b)\w+\.(first|second)\b|\.scaled\(", s) for s in constructed)  # and read
 
 
 def test_check_time_limit_counts_cpu_time_not_waiting():
