@@ -48,10 +48,11 @@ class Rule:
     """A rule template: its parameters and defaults now; its body, parsed on first use
     (parsing hundreds of templates at import would make ``import srcad`` slow)."""
 
-    def __init__(self, key, fn, marker, zero=()):
+    def __init__(self, key, fn, marker, zero=(), dtype_aware=False):
         self.key = key
         self.fn = fn
         self.marker = marker
+        self.dtype_aware = dtype_aware  # the template itself gives an integer or boolean result no derivative
         params = list(inspect.signature(fn).parameters.values())
         self.result = params[0].name
         self.params = params[1:]
@@ -302,29 +303,34 @@ def _zero_params(zero, params, fn):
     return zero
 
 
-def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = ()) -> Callable[[_Template], _Template]:
+def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = (),
+                 dtype_aware: bool = False) -> Callable[[_Template], _Template]:
     """Register a reverse-mode rule (template) for each of ``keys``.
 
     Every parameter that can carry a derivative must be updated (``d[p] += ...``) or listed
     in ``zero``: its derivative is zero (only its shape is used, or the function is piecewise
     constant in it). A call that differentiates any other parameter is refused, never given
-    a silent zero."""
+    a silent zero. A call that passes ``dtype`` checks at run time that its result is a float
+    (an integer result's derivative is zero, which the template does not know), unless
+    ``dtype_aware`` says the template itself gives such a result a zero derivative."""
 
     def decorate(fn):
         for key in _distinct(keys):
-            _register(VJP, key, Rule(key, fn, "d", zero), "vjp")
+            _register(VJP, key, Rule(key, fn, "d", zero, dtype_aware), "vjp")
         return fn
 
     return decorate
 
 
-def register_jvp(*keys: Any, zero: Union[str, Sequence[str]] = ()) -> Callable[[_Template], _Template]:
+def register_jvp(*keys: Any, zero: Union[str, Sequence[str]] = (),
+                 dtype_aware: bool = False) -> Callable[[_Template], _Template]:
     """Register a forward-mode rule (template) for each of ``keys``; every parameter that can
-    carry a tangent is read (``t[p]``) or listed in ``zero``, as for ``register_vjp``."""
+    carry a tangent is read (``t[p]``) or listed in ``zero``, and ``dtype_aware`` is, as for
+    ``register_vjp``."""
 
     def decorate(fn):
         for key in _distinct(keys):
-            _register(JVP, key, Rule(key, fn, "t", zero), "jvp")
+            _register(JVP, key, Rule(key, fn, "t", zero, dtype_aware), "jvp")
         return fn
 
     return decorate

@@ -52,6 +52,13 @@ def _grad_dtype(x):
     return np.float64
 
 
+def into_dtype_of(g, target):
+    """The adjoint (or tangent) ``g`` of a value stored into ``target``; zero where ``target``
+    holds integers or booleans: the store truncated the value, which is piecewise constant."""
+    kind = getattr(getattr(target, "dtype", None), "kind", "f")
+    return g if kind in "fcO" or g is None else zeros_like(g)
+
+
 def zeros_like(x):
     """A zero adjoint for ``x``: float zeros of its shape (lists, tuples and dicts of them;
     a dict by field for a dataclass)."""

@@ -196,6 +196,15 @@ def cotangent_items(v, y, primal=None):
     return cotangent(v, y)
 
 
+def inexact_result(value, message):
+    """Raise unless ``value`` is a float or complex number or array: the result of a call given
+    a ``dtype`` that its derivative rule does not take into account (an integer result would
+    get the rule's derivative, where its true one is zero)."""
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind is None and isinstance(value, (bool, int)) or kind is not None and kind not in "fc":
+        raise UnsupportedCaseError(message)
+
+
 def real_constant(value, message):
     """Raise unless ``value`` (a number, an array, or a list, tuple or dict of them) is real: a
     value srcad did not compute, read by a derivative that is right for real values only."""

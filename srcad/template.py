@@ -111,7 +111,7 @@ def instantiate(rule, result, bound, handler, namer, refs):
     env[rule.result] = result
     renames = {name: namer.fresh("_" + name.strip("_")) for name in rule.locals}
     globals_ = {name: refs(name, obj) for name, obj in rule.globals.items()}
-    out = []
+    out = _dtype_check(rule, result, bound, refs)
     try:  # the rule's own statements are read, never changed: what is emitted is copied first
         _emit_block(rule.body, env, renames, globals_, handler, rule, out, set())
     except _Refused as refusal:
@@ -119,6 +119,35 @@ def instantiate(rule, result, bound, handler, namer, refs):
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
     return out
+
+
+def _dtype_check(rule, result, bound, refs):
+    """Fail closed on a ``dtype`` the template does not read: ``np.sum(x, dtype=int)`` truncates,
+    so its derivative is zero where the template would give the float one. A call passing a
+    ``dtype`` that is not a float one written as a literal checks at run time that its result
+    is a float (``[inexact_result(y, message)]``); ``[]`` if there is nothing to check."""
+    if rule.dtype_aware or (getattr(rule.key, "__module__", None) or "").startswith("srcad."):
+        return []
+    given = bound.get("dtype")
+    for p in rule.params:
+        if given is None and p.kind == p.VAR_KEYWORD:
+            given = bound.get(p.name, {}).get("dtype")
+    if given is None or isinstance(given, gast.Constant) and given.value is None:
+        return []
+    if isinstance(given, gast.Constant) and isinstance(given.value, str):
+        try:
+            if np.dtype(given.value).kind in "fc":
+                return []
+        except TypeError:
+            pass
+    from . import runtime
+
+    message = (f"{describe(rule.key)} is given a dtype: if it is an integer or boolean one, the result is "
+               "truncated and has no derivative, which srcad's rule does not know; compute in floating point "
+               "and convert the result afterwards (.astype(int)) where its derivative should be zero")
+    check = gast.Call(func=A.load(refs("inexact_result", runtime.inexact_result)),
+                      args=[A.deepcopy(result), A.const(message)], keywords=[])
+    return [gast.Expr(value=check)]
 
 
 def reads_result_by_item(rule):

@@ -245,7 +245,8 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
                       (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value),
                       (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray),
-                      (numba_lowering.DIMS_OF, numba_runtime.dims_of)):
+                      (numba_lowering.DIMS_OF, numba_runtime.dims_of),
+                      (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned)):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
@@ -304,13 +305,25 @@ def _forget(filename):
 
 
 def _resolver(generated, fn):
-    """``resolve(dotted_name)`` for the lowering: what a name srcad bound (or a builtin the
-    user's module does not rebind) denotes, and a module attribute under it; None otherwise."""
+    """``resolve(dotted_name)`` for the lowering: what a name srcad bound, a builtin the user's
+    module does not rebind, or a module the user's code reads (``np``) denotes, and a module
+    attribute under it; None otherwise. numba freezes the user's modules and their attributes
+    into the code, and a later rebinding of either compiles (and lowers) again."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+
     def resolve(dotted):
         head, *rest = dotted.split(".")
         if head in generated.closure:
             value = generated.closure[head]
-        elif head not in fn.__globals__ and head not in fn.__code__.co_freevars and hasattr(builtins, head):
+        elif head in cells:
+            value = _cell_value(cells[head])
+            if not isinstance(value, types.ModuleType):
+                return None
+        elif head in fn.__globals__:
+            value = fn.__globals__[head]
+            if not isinstance(value, types.ModuleType):
+                return None
+        elif hasattr(builtins, head):
             value = getattr(builtins, head)
         else:
             return None

@@ -209,6 +209,23 @@ def _container_grad(g, x):
                 raise ValueError("an adjoint whose length is not its list's")
             return [g[i] for i in range(len(x))]
         return impl
+    if isinstance(g, types.Array) and g.ndim == 1 and _number_items(x) and isinstance(x, types.BaseTuple):
+        def impl(g, x):  # a tuple's adjoint is only read by item (numba_allocations): the array's items are its items
+            if len(g) != len(x):
+                raise ValueError("an adjoint whose length is not its tuple's")
+            return g
+        return impl
+    return None
+
+
+@overload(runtime.into_dtype_of)
+def _into_dtype_of(g, target):
+    if isinstance(target, types.Array) and (_number(g) or isinstance(g, types.Array)):
+        if isinstance(target.dtype, types.Float):
+            return lambda g, target: g
+        if _number(g):  # integers or booleans: the store truncated the value
+            return lambda g, target: 0.0
+        return lambda g, target: np.zeros(g.shape, np.float64)
     return None
 
 
@@ -259,6 +276,23 @@ def _finish(g, x, shared=False):
         if _float_array(g):
             return lambda g, x, shared=False: float(np.sum(g))
     return None
+
+
+def finish_owned(g, x):
+    """``finish(g, x)`` of a gradient ``g`` the generated function made itself (numba lowering,
+    ``numba_allocations``): nobody else holds it, so it is handed out without a copy."""
+    return runtime.finish(g, x)
+
+
+@overload(finish_owned)
+def _finish_owned(g, x):
+    if _float_array(x) and _float_array(g) and g.dtype == x.dtype and g.ndim == x.ndim:
+        def impl(g, x):
+            if g.shape == x.shape:
+                return g
+            return runtime.finish(g, x)
+        return impl
+    return lambda g, x: runtime.finish(g, x)
 
 
 @overload(runtime.cotangent)
@@ -316,9 +350,16 @@ def _cotangent_like(v, shape, dtype):
 
 @overload(numpy_shapes.array_grad)
 def _array_grad(g, obj, y):
-    if _float_array(g) and isinstance(obj, types.List) and _number(obj.dtype) and g.ndim == 1:
+    if _float_array(g) and _number_items(obj) and g.ndim == 1:
         return lambda g, obj, y: g
     return None
+
+
+def _number_items(t):
+    """Is ``t`` a list or tuple of numbers?"""
+    if isinstance(t, types.List):
+        return _number(t.dtype)
+    return isinstance(t, types.BaseTuple) and all(_number(item) for item in t)
 
 
 def _matmul_operands(g, x, y):

@@ -264,6 +264,8 @@ class _Forward(CallTangents):
             if self.get(var) == ZERO:
                 return []  # the whole tangent is still zero
             tangent = self.helper("zeros_like", A.deepcopy(value)) if var in self.containers else A.const(0.0)
+        elif var not in self.containers:  # an array of integers or booleans truncates what it is given
+            tangent = self.helper("into_dtype_of", tangent, A.load(var))
         code = self.own(var)
         target = gast.Subscript(value=A.load(self.tname(var)), slice=A.deepcopy(index), ctx=gast.Store())
         code.append(A.assign(target, tangent))

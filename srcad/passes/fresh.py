@@ -61,8 +61,10 @@ FRESH_FUNCTIONS = _numpy(
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
-# ``cotangent(v, y)`` is ``v``, a reshape of it, a new list of its items, or new ones.
+# ``cotangent(v, y)`` is ``v``, a reshape of it, a new list of its items, or new ones;
+# ``into_dtype_of(g, target)`` is ``g`` or new zeros.
 RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
+                     runtime.into_dtype_of: (0,),
                      runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,),
                      runtime.cotangent_items: (0,)}
 # Functions whose result is an array (never a list) that may share its first argument's memory.
@@ -85,7 +87,7 @@ MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "se
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 # Of those, methods that only look their arguments up (a key, an index, an item to find).
 LOOKUP_METHODS = {"pop", "remove", "discard"}
-NO_EFFECT = {builtins.print, runtime.real_constant, check_method}
+NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, check_method}
 
 
 # Library functions that write into an argument even when their result is assigned.

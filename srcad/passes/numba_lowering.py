@@ -36,6 +36,8 @@ differently or not at all; this pass removes each of them by construction, and r
 - *Decisions numba must make when it compiles* (``numba_static``): a pure shape helper
   called on literals is folded to its result; a branch decided by ``np.ndim`` of values
   becomes a function numba prunes for the types it is called with.
+- *Allocations* (``numba_allocations``): a list display read only as values becomes a
+  tuple display, and a gradient the function made itself is finished without a copy.
 - Nothing else is rewritten: calls keep their names, and the backend binds each name to
   something numba compiles (``backends.numba_runtime``) or lets numba refuse it.
 
@@ -69,7 +71,7 @@ import gast
 
 from .. import astutil as A
 from ..errors import SrcadError
-from . import numba_static
+from . import numba_allocations, numba_static
 
 SAME_VALUE = "same_value"
 PREVIOUS_VALUE = "previous_value"
@@ -77,7 +79,9 @@ NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 IS_NDARRAY = "is_ndarray"
 DIMS_OF = numba_static.DIMS_OF
-HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, DIMS_OF)  # what rewritten code calls
+FINISH_OWNED = numba_allocations.FINISH_OWNED
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, DIMS_OF,
+           FINISH_OWNED)  # what rewritten code calls  # what rewritten code calls
 
 
 class NotLowerable(SrcadError):
@@ -112,6 +116,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     _lower_reversed_loops(fn)
     if resolve is not None:
         numba_static.fold_constant_calls(fn, resolve)
+        numba_allocations.fewer_allocations(fn, resolve)
     if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
         _typed_stacks(fn)
         _convertible_saved_values(fn, sweep, turned)

@@ -81,6 +81,7 @@ class Stores:
             else:  # an index array may repeat a position: only the write NumPy keeps counts
                 g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), index_expr(index),
                               A.load(value.id))
+            g = self.stored_grad(var, g)
             if value.id == var:  # `S[idx] = S`: hold the region's cotangent, add it after zeroing
                 held = self.namer.fresh("_g")
                 code.append(A.assign(A.store(held), g))
@@ -91,6 +92,17 @@ class Stores:
         if held:
             code.extend(self.accumulate(var, A.load(held)))
         return code
+
+    def stored_grad(self, var, g):
+        """``g``, the adjoint of a value stored into ``var``, cut to zero at run time where ``var``
+        holds integers or booleans (``into_dtype_of``); as it is where ``var`` is known to hold
+        floats, or is a list, tuple or dict (which keep what they are given)."""
+        from .. import runtime
+
+        spec = self.spec(var)
+        if var in self.containers or spec is not None and spec.dtype.kind in "fc":
+            return g
+        return self.call("into_dtype_of", runtime.into_dtype_of, g, A.load(var))
 
     def zero_slot(self, var, value):
         """What clears the slot ``value`` was stored into: ``0`` in an array; in a list, tuple

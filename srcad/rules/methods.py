@@ -29,7 +29,7 @@ def copy(y, a, order="K", subok=False):
     d[a] += d[y]
 
 
-@register_vjp(np.ndarray.astype)
+@register_vjp(np.ndarray.astype, dtype_aware=True)
 def astype(y, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     """A cast to an integer or boolean type is piecewise constant: its derivative is zero."""
     d[a] += cast_like(d[y], a, y)

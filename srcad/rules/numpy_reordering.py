@@ -190,7 +190,7 @@ def copy_jvp(y, a, order="K", subok=False):
     t[y] += t[a]
 
 
-@register_jvp(np.ndarray.astype)
+@register_jvp(np.ndarray.astype, dtype_aware=True)
 def astype_jvp(y, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     t[y] += cast_tangent(t[a], y)
 

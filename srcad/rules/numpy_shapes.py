@@ -273,22 +273,24 @@ def array_grad_jvp(r, g, obj, y):
     t[r] += array_grad(t[g], obj, y)
 
 
-@register_vjp(np.array)
+@register_vjp(np.array, dtype_aware=True)
 def array(y, object, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None):
     d[object] += array_grad(d[y], object, y)
 
 
-@register_jvp(np.array)
+@register_jvp(np.array, dtype_aware=True)
 def array_jvp(y, object, dtype=None, copy=True, order="K", subok=False, ndmin=0, like=None):
     t[y] += array_tangent(t[object], object, y)
 
 
-@register_vjp(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)
+@register_vjp(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray,
+              dtype_aware=True)
 def asarray(y, a, dtype=None, order=None, device=None, copy=None, like=None):
     d[a] += array_grad(d[y], a, y)
 
 
-@register_jvp(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray)
+@register_jvp(np.asarray, np.asanyarray, np.ascontiguousarray, np.asfortranarray,
+              dtype_aware=True)
 def asarray_jvp(y, a, dtype=None, order=None, device=None, copy=None, like=None):
     t[y] += array_tangent(t[a], a, y)
 

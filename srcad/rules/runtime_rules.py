@@ -23,6 +23,7 @@ from .numpy_elementwise import broadcast_like
 register_nondifferentiable(runtime.zeros_like, runtime.none_items, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
 register_nondifferentiable(runtime.real_constant, reason="it checks a value is real")
+register_nondifferentiable(runtime.inexact_result, reason="it checks a value is a float")
 
 
 # ---- values passed through ---------------------------------------------------------------
@@ -45,6 +46,16 @@ def copy_vjp(y, v):
 @register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
+
+
+@register_vjp(runtime.into_dtype_of)
+def into_dtype_of_vjp(y, g, target):
+    d[g] += runtime.into_dtype_of(d[y], target)
+
+
+@register_jvp(runtime.into_dtype_of)
+def into_dtype_of_jvp(y, g, target):
+    t[y] += runtime.into_dtype_of(t[g], target)
 
 
 @register_vjp(cotangent)
