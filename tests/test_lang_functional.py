@@ -69,9 +69,19 @@ def operator_calls(x, y):
         x[0], y[1])
 
 
+def reversed_items(x):
+    """``reversed`` gives an iterator that runs out: the consumers' derivatives read their argument again."""
+    return sum(reversed([x[0], x[1] ** 2])) + max(reversed([x[2], x[0] * x[1]])) + sum(tuple(reversed([x[1], x[2]])))
+
+
+def reversed_rows(x):
+    rows = [r * r for r in np.outer(x, x)]
+    return sum(reversed(x * x)) + sum(reversed(rows))[1]
+
+
 @pytest.mark.parametrize("f", [map_lambda, map_function, map_in_a_loop, filter_lambda, filter_none,
                                local_function_map, reduce_product, lang_programs.checked_norm,
-                               lang_programs.tested_energy])
+                               lang_programs.tested_energy, reversed_items, reversed_rows])
 def test_one_argument(f):
     check_all_modes(f, (X,))
 

@@ -92,11 +92,18 @@ def _is(obj, table):
 
 
 def mark_consumed(callee, call):
-    """Mark a ``map``/``filter`` argument of a call that consumes one pass of it."""
+    """Mark a ``map``/``filter`` argument of a call that consumes one pass of it; a
+    ``reversed(x)`` argument of a builtin becomes ``list(reversed(x))``, since the consumer's
+    derivative reads its argument again (``sum(reversed(L))``: an iterator that has run out;
+    NumPy's functions take no iterator as a sequence, so theirs stay as they are)."""
     if callee.kind == "object" and _is(callee.obj, _CONSUMERS):
-        for arg in call.args:
+        for k, arg in enumerate(call.args):
             if isinstance(arg, gast.Call):
                 A.set_anno(arg, "consumed", True)
+                inner = A.anno(arg, "callee")
+                if inner is not None and inner.kind == "object" and inner.obj is builtins.reversed \
+                        and callee.obj is not builtins.list and getattr(callee.obj, "__module__", None) == "builtins":
+                    call.args[k] = gast.copy_location(builtin_call("list", arg), arg)
 
 
 def is_check(call):
