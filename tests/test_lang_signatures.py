@@ -76,13 +76,32 @@ def local_spreads(x, y):
     return np.sum(combine(*args, by=2.0) + combine(x, *[y], **{"by": y[0], "bias": x[1]}))
 
 
+def shifted_sine(x, t, scale=1.0, shift=0.0):
+    return np.sin(x * t) * scale + shift
+
+
+def forwarding(x, y):
+    """A wrapper passing on what it is given (``*args, **kwargs``), seq and defaults sharing the
+    parameters: Python binds the first items by position, the rest by keyword or default."""
+    def wrapper(*args, **kwargs):
+        return shifted_sine(*args, **kwargs)
+
+    def first_two(a, *args):
+        return shifted_sine(a, *args)
+
+    pair, three = (x, y[0]), [x, y[1], y[2]]
+    return np.sum(wrapper(x, t=y[0]) + wrapper(x, y[1], shift=y[2]) + first_two(x, y[2]) + first_two(*three)
+                  + shifted_sine(*pair, scale=y[1]) + shifted_sine(*three[:2]))
+
+
 C = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.5], [2.0, 1.5, 0.0]])
 P = np.array([0.2, 0.5, 0.3])
 Q = np.array([0.4, 0.4, 0.2])
 
 
 @pytest.mark.parametrize("f, args", [(positional_only, (X, Y)), (uses_module_helpers, (X, Y)),
-                                     (spreads_arguments, (X, Y)), (local_spreads, (X, Y)), (sinkhorn, (C, P, Q))])
+                                     (spreads_arguments, (X, Y)), (local_spreads, (X, Y)), (sinkhorn, (C, P, Q)),
+                                     (forwarding, (X, Y))])
 @pytest.mark.parametrize("wrt", [0, 1])
 def test_every_mode(f, args, wrt):
     check_all_modes(f, args, wrt=wrt)
@@ -151,6 +170,17 @@ def test_spread_length_checked_when_the_code_runs():
 
     with pytest.raises(TypeError, match=r"\*parts must hold 2 items for pair\(\)"):
         srcad.grad(f)(X, [X, Y, X])
+
+
+def test_spread_shorter_than_its_parameters_checked_as_python_does():
+    def f(x, parts):
+        return np.sum(shifted_sine(*parts) * x)
+
+    g = srcad.grad(f)
+    for parts in ([X], [X, Y[0], 1.0, 2.0, 3.0]):
+        with pytest.raises(TypeError, match=r"\*parts must hold 2 to 4 items for shifted_sine\(\)"):
+            g(X, parts)
+    np.testing.assert_allclose(g(X, [Y, 0.5]), np.sin(Y * 0.5))  # parts is not differentiated
 
 
 def test_unknown_key_in_spread_mapping_raises():

@@ -3,9 +3,12 @@
 Guarantee: ``bind_arguments`` gives each parameter of the inlined function an atom holding
 what Python would bind to it, evaluated in the caller's order: plain positional arguments,
 then the items of a final ``*seq`` (its length checked when the code runs: a mismatch
-raises ``TypeError`` as the call would), keywords, and the entries of a final ``**d``
+raises ``TypeError`` as the call would; parameters with defaults that a short ``seq`` leaves
+take them, decided then too), keywords, and the entries of a final ``**d``
 (a key that names no parameter, or one already bound, raises ``TypeError``). ``*rest`` is a
-tuple and ``**options`` a dict of what is left over; defaults fill the rest.
+tuple and ``**options`` a dict of what is left over; defaults fill the rest. A ``*args`` or
+``**kwargs`` bound to a display just before (a wrapper passing on what it is given) is
+bound as its items.
 ``module_helper`` decides which functions of the caller's own module are inlined rather
 than called: those with ``*args``, ``**kwargs``, keyword-only or positional-only
 parameters, and any called with ``*`` or ``**``.
@@ -55,6 +58,7 @@ def bind_arguments(norm, call, name, fdef, out):
     """``{parameter: atom}`` for a call of the inlined ``fdef`` (see the module doc)."""
     args = fdef.args
     positional = [a.id for a in args.posonlyargs + args.args]
+    call = _displays_unpacked(call, out)
     plain, starred = list(call.args), None
     if plain and isinstance(plain[-1], gast.Starred):
         starred = plain.pop()
@@ -72,7 +76,13 @@ def bind_arguments(norm, call, name, fdef, out):
     if starred is not None:
         if extra_args:
             raise norm.error("srcad inlines f(a, *seq) only when the plain arguments fill no *rest parameter", call)
-        rest = _bind_sequence(norm, call, name, positional[len(plain):], args.vararg is not None, starred, bound, out)
+        by_name = {k.arg for k in call.keywords}  # f(*seq, k=v): seq fills the parameters before k
+        params = positional[len(plain):]
+        params = params[:next((i for i, p in enumerate(params) if p in by_name), len(params))]
+        # a short seq leaves the last parameters to their defaults; with a **mapping too, to either: not inlined
+        has_mapping = any(k.arg is None for k in call.keywords)
+        optional = {} if has_mapping else dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+        rest = _bind_sequence(norm, call, name, params, args.vararg is not None, starred, bound, optional, out)
     keywords, mapping = list(call.keywords), None
     if keywords and keywords[-1].arg is None:
         mapping = norm.atom(keywords.pop().value, out)
@@ -109,21 +119,74 @@ def bind_arguments(norm, call, name, fdef, out):
     return bound
 
 
-def _bind_sequence(norm, call, name, params, has_rest, starred, bound, out):
-    """Bind ``params`` to the items of ``*seq``; returns the atom for ``*rest`` (or None)."""
+def _bind_sequence(norm, call, name, params, has_rest, starred, bound, defaults, out):
+    """Bind ``params`` to the items of ``*seq``, the trailing ones that have ``defaults`` to
+    theirs where ``seq`` is too short (as Python does, decided when the code runs); returns
+    the atom for ``*rest`` (or None)."""
     seq = norm.namer.fresh("_seq")
     out.append(gast.copy_location(A.assign(seq, norm.rhs(builtin_call("list", starred.value), out)), call))
     count = norm.atom(builtin_call("len", A.load(seq)), out)
     what = A.to_source(starred.value).strip()
-    test = gast.Compare(left=count, ops=[gast.Lt() if has_rest else gast.NotEq()], comparators=[A.const(len(params))])
-    message = f"*{what} must hold {'at least ' if has_rest else ''}{len(params)} items for {name}()"
+    needed = len(params)
+    while needed and params[needed - 1] in defaults and not has_rest:
+        needed -= 1
+    if needed == len(params):
+        test = gast.Compare(left=count, ops=[gast.Lt() if has_rest else gast.NotEq()], comparators=[A.const(needed)])
+        message = f"*{what} must hold {'at least ' if has_rest else ''}{needed} items for {name}()"
+    else:
+        test = gast.BoolOp(op=gast.Or(), values=[
+            gast.Compare(left=count, ops=[gast.Lt()], comparators=[A.const(needed)]),
+            gast.Compare(left=A.deepcopy(count), ops=[gast.Gt()], comparators=[A.const(len(params))])])
+        message = f"*{what} must hold {needed} to {len(params)} items for {name}()"
     _raise_if(norm, test, message, call, out)
     for k, param in enumerate(params):
-        bound[param] = norm.atom(gast.Subscript(value=A.load(seq), slice=A.const(k), ctx=gast.Load()), out)
+        item = gast.Subscript(value=A.load(seq), slice=A.const(k), ctx=gast.Load())
+        if k >= needed:  # seq[k] if seq has it, else the default
+            item = gast.IfExp(test=gast.Compare(left=A.deepcopy(count), ops=[gast.Gt()], comparators=[A.const(k)]),
+                              body=item, orelse=A.deepcopy(defaults[param]))
+        bound[param] = norm.atom(item, out)
     if not has_rest:
         return None
     tail = gast.Subscript(value=A.load(seq), slice=gast.Slice(A.const(len(params)), None, None), ctx=gast.Load())
     return norm.atom(builtin_call("tuple", tail), out)
+
+
+def _displays_unpacked(call, out):
+    """``call`` with a final ``*seq`` whose name was last bound, among ``out``'s statements, to
+    a tuple display (``f(*args)`` in an inlined ``def wrapper(*args)``) as those items, and a
+    final ``**d`` bound to a dict display of string keys as those keywords: Python binds them
+    the same, and srcad then knows which parameter each one fills."""
+    args, keywords = list(call.args), list(call.keywords)
+    if args and isinstance(args[-1], gast.Starred):
+        shown = _display_of(args[-1].value, out, gast.Tuple)
+        if shown is not None and not any(isinstance(e, gast.Starred) for e in shown.elts):
+            args[-1:] = [A.deepcopy(e) for e in shown.elts]
+    if keywords and keywords[-1].arg is None:
+        shown = _display_of(keywords[-1].value, out, gast.Dict)
+        if shown is not None and all(isinstance(k, gast.Constant) and isinstance(k.value, str) for k in shown.keys) \
+                and not {k.value for k in shown.keys} & {k.arg for k in keywords[:-1]}:
+            keywords[-1:] = [gast.keyword(arg=k.value, value=A.deepcopy(v)) for k, v in zip(shown.keys, shown.values)]
+    if args == call.args and keywords == call.keywords:
+        return call
+    changed = gast.copy_location(gast.Call(func=call.func, args=args, keywords=keywords), call)
+    for key in ("callee", "for_effect", "consumed"):
+        if A.anno(call, key) is not None:
+            A.set_anno(changed, key, A.anno(call, key))
+    return changed
+
+
+def _display_of(node, out, kind):
+    """The ``kind`` display ``node`` (a name) was bound to by the last statement of ``out`` that
+    mentions it, if that is its assignment (nothing since has read or changed it)."""
+    if not isinstance(node, gast.Name):
+        return None
+    for stmt in reversed(out):
+        if node.id in A.all_names(stmt):
+            if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+                    and stmt.targets[0].id == node.id and isinstance(stmt.value, kind)):
+                return stmt.value
+            return None
+    return None
 
 
 def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults, extra_keywords, out):
