@@ -35,6 +35,7 @@ from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
 from .passes.shapes import infer_shapes
+from .passes.shape_values import Spec
 from .passes.simplify import simplify
 from .source import capture
 
@@ -45,6 +46,7 @@ class Options:
     container_params: tuple = ()  # parameters that hold lists, tuples or dicts
     specs: object = None  # parameter -> passes.shapes.arg_spec, to specialise on shapes
     param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
+    array_params: tuple = ()  # parameters given arrays or numbers, where ``specs`` does not say so
     debug: bool = False
 
 
@@ -57,8 +59,14 @@ def _front_end(source, wrt, options):
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
-        ("check_aliasing", lambda node: check_aliasing(node, source)),
+        ("check_aliasing", lambda node: check_aliasing(node, source, _array_params(options))),
     ]
+
+
+def _array_params(options):
+    """The parameters the compiled code is only ever given arrays or numbers (its cache key says so)."""
+    return tuple(options.array_params) + tuple(p for p, spec in (options.specs or {}).items()
+                                               if isinstance(spec, Spec))
 
 
 def _stages(source, wrt, options, module):

@@ -309,3 +309,32 @@ def test_rebinding_loop_saves_no_old_values():
     np.testing.assert_allclose(d.grad(X3), np.full(3, 16.0))
     assert "_stack" not in d.adjoint_source
     checked(scale_loop, X3, 1.5, wrt=(0, 1))
+
+
+def view_of_a_copy(x):
+    y = x.copy()
+    z = y.reshape(-1)
+    z[0] = 2.0 * z[1]
+    return np.sum(np.cos(z) * z)
+
+
+def view_of_the_argument(x):
+    z = x.reshape(-1)
+    z[0] = 2.0
+    return np.sum(z * z)
+
+
+def row_of_a_list_copy(rows):
+    copied = rows.copy()  # a list's copy shares its rows
+    r = copied[0]
+    r[0] = 1.0
+    return np.sum(copied[1] * r)
+
+
+def test_the_copy_of_an_array_argument_shares_nothing():
+    # an array argument (the compiled code is made for arrays there) is copied whole by .copy()
+    x = np.array([[0.3, 0.5], [-0.2, 0.4]])
+    checked(view_of_a_copy, x)
+    refused(view_of_the_argument, x, line_text="z[0] = 2.0", message="shares memory with the argument 'x'")
+    with pytest.raises(SrcadSyntaxError, match="shares memory with the argument 'rows'"):
+        srcad.grad(row_of_a_list_copy)([np.array([0.1, 0.2]), np.array([0.3, 0.4])])

@@ -68,8 +68,9 @@ class Values:
     """The memory of values at one program point (a state's ``names``); a subclass supplies
     ``summary(fn)`` (what a user function's result shares and what it updates, or None)."""
 
-    def __init__(self, params, stmts):
+    def __init__(self, params, stmts, arrays=()):
         self.params = set(params)
+        self.arrays = set(arrays)  # parameters known to be given an array or a number: no items to share
         self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
@@ -89,6 +90,8 @@ class Values:
         if found is None and (name in self.local and name not in self.params):
             return Memory()
         if found is None:
+            if name in self.arrays and name in self.params:
+                return Memory({("arg", name)}, array=True)
             kind = "arg" if name in self.params else "global"
             return Memory({(kind, name)}, {(kind + "-item", name)})
         return found
