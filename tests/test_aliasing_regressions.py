@@ -338,3 +338,27 @@ def test_the_copy_of_an_array_argument_shares_nothing():
     refused(view_of_the_argument, x, line_text="z[0] = 2.0", message="shares memory with the argument 'x'")
     with pytest.raises(SrcadSyntaxError, match="shares memory with the argument 'rows'"):
         srcad.grad(row_of_a_list_copy)([np.array([0.1, 0.2]), np.array([0.3, 0.4])])
+
+
+TABLE = np.array([1.0, 2.0, 3.0])
+
+
+def cast_without_a_copy_then_updated(x):
+    y = np.asarray(np.sin(x), dtype=float)
+    w = np.cos(x).astype(np.float64, copy=False)
+    y[0] = 3.0 * x[1]
+    w[1] = 2.0 * x[2]
+    return np.sum(y) + np.sum(w * y)
+
+
+def view_of_a_global_updated(x):
+    y = np.asarray(TABLE, dtype=np.float64)
+    y[0] = x[0]
+    return np.sum(y * x)
+
+
+def test_types_and_modules_an_argument_names_share_no_memory():
+    # float and np.float64 were taken for arrays the update might reach ("copy first: float.copy()")
+    checked(cast_without_a_copy_then_updated, X3)
+    refused(view_of_a_global_updated, X3,
+            line_text="y[0] = x[0]", message="shares memory with the global 'TABLE'")

@@ -53,7 +53,7 @@ def check_aliasing(node, source, arrays=()):
     ``arrays`` are the parameters the code is only ever given arrays or numbers (a ``.copy()``
     of one shares nothing)."""
     try:
-        check_memory(node.body, [a.id for a in node.args.args], arrays)
+        check_memory(node.body, [a.id for a in node.args.args], arrays, source.lookup)
     except Refusal as refusal:
         origin = _located(node.body, refusal.node)
         text = _UserText(node, source)

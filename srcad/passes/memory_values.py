@@ -18,8 +18,10 @@ every value it was computed from.
 """
 import copy
 import inspect
+import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import runtime
@@ -68,9 +70,10 @@ class Values:
     """The memory of values at one program point (a state's ``names``); a subclass supplies
     ``summary(fn)`` (what a user function's result shares and what it updates, or None)."""
 
-    def __init__(self, params, stmts, arrays=()):
+    def __init__(self, params, stmts, arrays=(), lookup=None):
         self.params = set(params)
         self.arrays = set(arrays)  # parameters known to be given an array or a number: no items to share
+        self.lookup = lookup  # the object a global name denotes (KeyError if none), where known
         self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
@@ -92,9 +95,17 @@ class Values:
         if found is None:
             if name in self.arrays and name in self.params:
                 return Memory({("arg", name)}, array=True)
+            if name not in self.params and _holds_no_values(self._global(name)):
+                return Memory(array=True)  # float, np: a type or a module is no memory an update can reach
             kind = "arg" if name in self.params else "global"
             return Memory({(kind, name)}, {(kind + "-item", name)})
         return found
+
+    def _global(self, name):
+        try:
+            return self.lookup(name) if self.lookup is not None else _UNKNOWN
+        except KeyError:
+            return _UNKNOWN
 
     def memory(self, state, atom):
         if isinstance(atom, gast.Name):
@@ -126,6 +137,13 @@ class Values:
         if isinstance(rhs, gast.Attribute):
             if rhs.attr in PLAIN_ATTRIBUTES:
                 return Memory(array=True), False
+            module = self._global(rhs.value.id) if isinstance(rhs.value, gast.Name) and not (
+                rhs.value.id in self.params or rhs.value.id in self.local) else _UNKNOWN
+            if isinstance(module, types.ModuleType):  # np.float64, or a module's array: as a global of its own
+                dotted = f"{rhs.value.id}.{rhs.attr}"
+                if _holds_no_values(getattr(module, rhs.attr, _UNKNOWN)):
+                    return Memory(array=True), False
+                return Memory({("global", dotted)}, {("global-item", dotted)}), False
             base = self.memory(state, rhs.value)
             if base.array:
                 return Memory(base.own | new, array=True), True
@@ -222,6 +240,14 @@ class Values:
         return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
                    for p in parts)
 
+
+
+_UNKNOWN = object()
+
+
+def _holds_no_values(obj):
+    """Is ``obj`` a type, a function or a module: nothing an in-place update can change?"""
+    return isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, np.ufunc))
 
 
 def bind_call(fn, call):
