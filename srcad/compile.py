@@ -447,21 +447,23 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
     return _cached(key, fn, make)
 
 
-def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=()):
+def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=()):
     """Transform and compile the jvp of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``caller`` is ``(source, node)`` of a call site, for the error on recursion; ``classes``
-    as for ``compile_function``; ``arrays``: the parameters given arrays or numbers.
+    as for ``compile_function``; ``arrays``: the parameters given arrays or numbers, ``numbers``
+    those given Python numbers.
     """
     from .pipeline import Options, transform_jvp
 
     fn = unwrap(fn)
     key = ("fwd", fn.__code__, tuple(wrt), tuple(container_params), None) + ((tuple(classes),) if classes else ()) \
-        + ((("arrays",) + tuple(arrays),) if arrays else ())
+        + ((("arrays",) + tuple(arrays), ("numbers",) + tuple(numbers)) if arrays else ())
 
     def make():
         generated = transform_jvp(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params),
-                                              param_classes=tuple(classes), array_params=tuple(arrays)))
+                                              param_classes=tuple(classes), array_params=tuple(arrays),
+                                              number_params=tuple(numbers)))
         generated.filename, codes = _load(generated.module_source, fn, " jvp", [generated.name])
         compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved), generated.inherited)
         compiled.tangent_params = generated.tangent_params

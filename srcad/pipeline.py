@@ -47,6 +47,7 @@ class Options:
     specs: object = None  # parameter -> passes.shapes.arg_spec, to specialise on shapes
     param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
     array_params: tuple = ()  # parameters given arrays or numbers, where ``specs`` does not say so
+    number_params: tuple = ()  # of those, parameters given Python numbers (immutable)
     debug: bool = False
 
 
@@ -59,14 +60,16 @@ def _front_end(source, wrt, options):
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
-        ("check_aliasing", lambda node: check_aliasing(node, source, _array_params(options))),
+        ("check_aliasing", lambda node: check_aliasing(node, source, *_argument_kinds(options))),
     ]
 
 
-def _array_params(options):
-    """The parameters the compiled code is only ever given arrays or numbers (its cache key says so)."""
-    return tuple(options.array_params) + tuple(p for p, spec in (options.specs or {}).items()
-                                               if isinstance(spec, Spec))
+def _argument_kinds(options):
+    """``(arrays, numbers)``: the parameters the compiled code is only ever given arrays or
+    numbers, and of those Python numbers (its cache key says so)."""
+    specs = {p: spec for p, spec in (options.specs or {}).items() if isinstance(spec, Spec)}
+    return (tuple(options.array_params) + tuple(specs),
+            tuple(options.number_params) + tuple(p for p, spec in specs.items() if spec.python is not None))
 
 
 def _stages(source, wrt, options, module):

@@ -87,3 +87,35 @@ def test_second_order_of_issue_10_constructs(fun):
     x = np.array([0.3, -0.7, 1.1, 0.5])
     check_jvp(srcad.grad(fun), (x,), rtol=1e-4, atol=1e-6)
     check_grads(srcad.grad(fun), (x,), rtol=1e-4, atol=1e-6)
+
+
+class Pendulum:
+    """A simulation class in the usual style: parameters on the object, a method stepping a
+    helper method, a Python float parameter the helper also reads."""
+    g = 9.81
+
+    def __init__(self, length, damping):
+        self.length, self.damping = length, damping
+
+    def deriv(self, state, m):
+        return np.array([state[1], -self.g / self.length * np.sin(state[0]) - self.damping * state[1] / m])
+
+    def run(self, state0, m, dt=0.01, n=20):
+        s = state0.copy()
+        energy = []
+        for _ in range(n):
+            k1 = self.deriv(s, m)
+            k2 = self.deriv(s + dt * k1, m)
+            s = s + 0.5 * dt * (k1 + k2)
+            energy.append(0.5 * m * s[1] ** 2 + m * self.g * self.length * (1 - np.cos(s[0])))
+        return np.mean(energy) + s[0]
+
+
+def test_hvp_of_a_method_stepping_a_helper_with_a_float_parameter():
+    # the adjoint's helper gradients were taken to share memory with the float 'm' and 'self'
+    run = Pendulum(1.3, 0.2).run
+    s0, u = np.array([1.5, -0.4]), np.array([0.3, -0.8])
+    gradient = srcad.grad(run)
+    eps = 1e-6
+    numeric = (gradient(s0 + eps * u, 0.5) - gradient(s0 - eps * u, 0.5)) / (2 * eps)
+    np.testing.assert_allclose(srcad.hvp(run)(s0, 0.5, u), numeric, rtol=1e-5, atol=1e-7)

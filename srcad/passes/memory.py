@@ -90,8 +90,8 @@ class Refusal(Exception):
 class _Flow(Values):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
-    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None):
-        super().__init__(params, stmts, arrays, lookup)
+    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=()):
+        super().__init__(params, stmts, arrays, lookup, numbers)
         self.check = check
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
@@ -493,10 +493,11 @@ def sharing(state, name):
     return {n for n, m in state.names.items() if n != name and m.all() & own}
 
 
-def check_memory(stmts, params, arrays=(), lookup=None):
+def check_memory(stmts, params, arrays=(), lookup=None, numbers=()):
     """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
     in-place update srcad cannot follow (see ``passes.aliasing``); ``arrays`` are the parameters
     known to be given arrays or numbers (whose ``.copy()`` shares nothing), ``lookup(name)`` the
-    object a global name denotes (types and modules hold nothing an update reaches)."""
+    object a global name denotes (types and modules hold nothing an update reaches), ``numbers``
+    the parameters given Python numbers (immutable: no update reaches them either)."""
     with _summaries_kept():
-        _Flow(params, stmts, check=True, arrays=arrays, lookup=lookup).block(stmts, _State())
+        _Flow(params, stmts, check=True, arrays=arrays, lookup=lookup, numbers=numbers).block(stmts, _State())

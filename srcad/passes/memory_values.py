@@ -70,9 +70,10 @@ class Values:
     """The memory of values at one program point (a state's ``names``); a subclass supplies
     ``summary(fn)`` (what a user function's result shares and what it updates, or None)."""
 
-    def __init__(self, params, stmts, arrays=(), lookup=None):
+    def __init__(self, params, stmts, arrays=(), lookup=None, numbers=()):
         self.params = set(params)
         self.arrays = set(arrays)  # parameters known to be given an array or a number: no items to share
+        self.numbers = set(numbers)  # parameters known to be given a Python number: no memory at all
         self.lookup = lookup  # the object a global name denotes (KeyError if none), where known
         self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
@@ -93,6 +94,8 @@ class Values:
         if found is None and (name in self.local and name not in self.params):
             return Memory()
         if found is None:
+            if name in self.numbers and name in self.params:
+                return Memory(array=True)
             if name in self.arrays and name in self.params:
                 return Memory({("arg", name)}, array=True)
             if name not in self.params and _holds_no_values(self._global(name)):
