@@ -74,6 +74,14 @@ def reversed_items(x):
     return sum(reversed([x[0], x[1] ** 2])) + max(reversed([x[2], x[0] * x[1]])) + sum(tuple(reversed([x[1], x[2]])))
 
 
+def dict_views_consumed(x):
+    """A builtin consuming a dict view: the view has no rule, a loop over it is differentiated."""
+    d = {"a": x[0] ** 2, "b": np.sin(x[1]), "c": x[2] * x[0]}
+    pairs = list(d.items())
+    return sum(d.values()) + max(d.values()) * min(list(d.values())) + sum(v for _, v in pairs) + sum(
+        v * len(k) for k, v in d.items())
+
+
 def reversed_rows(x):
     rows = [r * r for r in np.outer(x, x)]
     return sum(reversed(x * x)) + sum(reversed(rows))[1]
@@ -81,7 +89,8 @@ def reversed_rows(x):
 
 @pytest.mark.parametrize("f", [map_lambda, map_function, map_in_a_loop, filter_lambda, filter_none,
                                local_function_map, reduce_product, lang_programs.checked_norm,
-                               lang_programs.tested_energy, reversed_items, reversed_rows])
+                               lang_programs.tested_energy, reversed_items, reversed_rows,
+                               dict_views_consumed])
 def test_one_argument(f):
     check_all_modes(f, (X,))
 

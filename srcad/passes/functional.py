@@ -91,19 +91,28 @@ def _is(obj, table):
         return False
 
 
-def mark_consumed(callee, call):
-    """Mark a ``map``/``filter`` argument of a call that consumes one pass of it; a
-    ``reversed(x)`` argument of a builtin becomes ``list(reversed(x))``, since the consumer's
-    derivative reads its argument again (``sum(reversed(L))``: an iterator that has run out;
-    NumPy's functions take no iterator as a sequence, so theirs stay as they are)."""
+def mark_consumed(callee, call, namer):
+    """Mark a ``map``/``filter`` argument of a call that consumes one pass of it. An argument
+    of a builtin that only iterates it becomes a list: ``reversed(x)`` becomes
+    ``list(reversed(x))``, since the consumer's derivative reads its argument again
+    (``sum(reversed(L))``: an iterator that has run out), and ``d.values()``/``d.items()``
+    the comprehension of its items (a dict view has no derivative rule; a loop over it is
+    differentiated). NumPy's functions take neither as a sequence: theirs stay as they are."""
     if callee.kind == "object" and _is(callee.obj, _CONSUMERS):
+        builtin_consumer = getattr(callee.obj, "__module__", None) == "builtins"
         for k, arg in enumerate(call.args):
             if isinstance(arg, gast.Call):
                 A.set_anno(arg, "consumed", True)
                 inner = A.anno(arg, "callee")
-                if inner is not None and inner.kind == "object" and inner.obj is builtins.reversed \
-                        and callee.obj is not builtins.list and getattr(callee.obj, "__module__", None) == "builtins":
+                if not builtin_consumer or inner is None:
+                    continue
+                if inner.kind == "object" and inner.obj is builtins.reversed and callee.obj is not builtins.list:
                     call.args[k] = gast.copy_location(builtin_call("list", arg), arg)
+                elif inner.kind == "method" and inner.name in ("values", "items") and not arg.args \
+                        and not arg.keywords:
+                    item = namer.fresh("_item")
+                    loop = gast.comprehension(target=A.store(item), iter=arg, ifs=[], is_async=0)
+                    call.args[k] = gast.copy_location(gast.ListComp(elt=A.load(item), generators=[loop]), arg)
 
 
 def is_check(call):

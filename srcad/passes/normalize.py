@@ -424,7 +424,7 @@ class _Normalizer:
         if callee is None:
             resolve_calls(e, self.source, self.local_functions)
             callee = A.anno(e, "callee")
-        mark_consumed(callee, e)
+        mark_consumed(callee, e, self.namer)
         lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
         if lowered is not None:
             return lowered
