@@ -102,6 +102,15 @@ def source_hint(fn):
     return f" Pass its text instead: srcad.differentiable({fn.__name__}, source=text)."
 
 
+def missing_name(dotted, *args, **kwargs):
+    """What generated code calls where the user's code calls a name that did not exist when
+    srcad compiled it (``np.trapz`` on NumPy 2, in a branch a version test skips): Python
+    raises there too, if that branch runs."""
+    if "." in dotted:
+        raise AttributeError(f"'{dotted}' does not exist (it did not when srcad compiled this function)")
+    raise NameError(f"name '{dotted}' is not defined (it was not when srcad compiled this function)")
+
+
 def check_method(obj, name, function, where, receiver="self"):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the

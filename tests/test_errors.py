@@ -116,3 +116,24 @@ def test_never_mutates_caller_arrays():
     out = pullback(v)
     out[0] = 99.0
     np.testing.assert_array_equal(v, np.ones(3))
+
+
+def trapezoid_on_any_numpy(x):
+    return np.trapz(x ** 2) if hasattr(np, "trapz") else np.trapezoid(x ** 2)
+
+
+def rarely_calls_a_missing_helper(x):
+    if x[0] > 10.0:
+        return helper_that_does_not_exist(x)  # noqa: F821 - the branch never runs here
+    return np.sum(np.sin(x) * x)
+
+
+def test_a_missing_name_in_a_branch_raises_only_where_it_runs():
+    # a version test around np.trapz (gone in NumPy 2) was refused: "name 'np.trapz' is not defined"
+    from lang_checks import check_all_modes
+
+    x = np.array([0.3, 0.5, -0.2, 0.4])
+    check_all_modes(trapezoid_on_any_numpy, (x,))
+    check_all_modes(rarely_calls_a_missing_helper, (x,))
+    with pytest.raises(NameError, match="'helper_that_does_not_exist' is not defined"):
+        srcad.grad(rarely_calls_a_missing_helper)(x + 20.0)
