@@ -15,13 +15,14 @@ d: Any  # a rule template's adjoints, d[...]: templates are read by srcad, never
 
 
 # 1. A library function srcad cannot read (a C ufunc): give it a rule, written like the math.
-@register_vjp(scipy.special.ndtr)
-def ndtr(y: Any, x: Any) -> None:
-    d[x] += d[y] * np.exp(-(x**2) / 2) / np.sqrt(2 * np.pi)
+#    Dawson's integral D(x) has D'(x) = 1 - 2 x D(x): the rule reads the result y = D(x).
+@register_vjp(scipy.special.dawsn)
+def dawsn(y: Any, x: Any) -> None:
+    d[x] += d[y] * (1 - 2 * x * y)
 
 
-def probit_loss(z: Any) -> Any:
-    return -np.log(scipy.special.ndtr(z)).sum()
+def dawson_energy(z: Any) -> Any:
+    return (scipy.special.dawsn(z) ** 2).sum()
 
 
 # 2. Your own function, with a hand-written adjoint for numerical stability:
@@ -52,8 +53,9 @@ def quantized_energy(x: Any) -> Any:
 
 if __name__ == "__main__":
     z = np.array([-1.0, 0.5, 2.0])
-    print("probit loss gradient    ", srcad.grad(probit_loss)(z))
-    print("  expected -φ(z)/Φ(z)   ", -np.exp(-z**2 / 2) / np.sqrt(2 * np.pi) / scipy.special.ndtr(z))
+    D = scipy.special.dawsn(z)
+    print("Dawson energy gradient  ", srcad.grad(dawson_energy)(z))
+    print("  expected 2D(1 - 2zD)  ", 2 * D * (1 - 2 * z * D))
     X = np.array([[1.0, 2.0], [-1.0, 0.5], [800.0, -300.0]])
     w = np.array([0.3, -0.2])
     print("smooth hinge gradient   ", srcad.grad(smooth_hinge)(w, X))

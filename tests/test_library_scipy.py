@@ -44,6 +44,10 @@ def f_erfcx(x):
     return special.erfcx(x)
 
 
+def f_normal_cdf_and_quantile(x, p):
+    return special.ndtr(x) * special.ndtri(p)
+
+
 def f_log_expit(x):
     return special.log_expit(x)
 
@@ -352,6 +356,7 @@ SPECIAL = [
     ("erfinv", f_erfinv, [unit(4) - 0.5]),
     ("erfcinv", f_erfcinv, [unit(4)]),
     ("erfcx", f_erfcx, [R(4)]),
+    ("ndtr-ndtri", f_normal_cdf_and_quantile, [R(4), unit(4)]),
     ("log_expit", f_log_expit, [R(2, 3)]),
     ("rgamma", f_rgamma, [positive(4)]),
     ("entr", f_entr, [positive(4)]),
@@ -686,6 +691,8 @@ HYGIENE_CALLS = _stats_calls() + [
     (special.erfcinv, [unit(3)], {}, (0,), None),
     (special.erfcx, [R(3)], {}, (0,), None),
     (special.log_ndtr, [R(3)], {}, (0,), None),
+    (special.ndtr, [R(3)], {}, (0,), None),
+    (special.ndtri, [unit(3)], {}, (0,), None),
     (special.log_expit, [R(3)], {}, (0,), None),
     (special.rgamma, [positive(3)], {}, (0,), None),
     (special.entr, [positive(3)], {}, (0,), None),

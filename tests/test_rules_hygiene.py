@@ -152,6 +152,8 @@ EXTRA_CALLS = [
     (runtime.add_grads, [R(3), R(3)], {}, (0, 1), None),
     (runtime.tangent_or_zero, [R(3), R(3), R(3)], {}, (0,), None),
     (runtime.unbroadcast, [R(2, 3), R(3)], {}, (0,), None),
+    (runtime.into_dtype_of, [R(3), R(3)], {}, (0,), None),
+    (runtime.into_dtype_of, [R(3), np.arange(3)], {}, (0,), None),
     (runtime.sum_to_reduced, [R(3), R(2, 3), 0, False], {}, (0,), None),
     (runtime.expand_reduced, [R(3), R(2, 3), 0, False], {}, (0,), None),
     (runtime.extremum_grad, [R(3), np.array([[1.0, 2, 3], [0, 5, 3]]), np.array([1.0, 5, 3]), 0, False], {},

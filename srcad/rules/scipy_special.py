@@ -150,7 +150,15 @@ if special is not None:
     def log_expit(y, x):
         return special.expit(-x)
 
-    # (ndtr and ndtri are left to users: docs/extending.md registers them as its examples)
+    @register_elementwise(special.ndtr)
+    def ndtr(y, x):
+        return np.exp(-0.5 * x * x) / np.sqrt(2.0 * np.pi)  # the normal density
+
+    @register_elementwise(special.ndtri)
+    def ndtri(y, x):
+        return np.sqrt(2.0 * np.pi) * np.exp(0.5 * y * y)  # 1 / density at the quantile
+
+    # (dawsn is left to users: docs/extending.md registers it as its example)
     @register_elementwise(special.log_ndtr)
     def log_ndtr(y, x):
         return np.exp(-0.5 * x * x - y) / np.sqrt(2 * np.pi)  # φ(x) / Φ(x), stable for x ≪ 0
