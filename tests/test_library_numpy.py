@@ -276,6 +276,8 @@ def test_refused_arguments():
 # ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
 
 HYGIENE_CALLS = [
+    (np.cov, [R(3, 4)], {"rowvar": False}, (0,), None),
+    (np.corrcoef, [R(3, 4)], {}, (0,), None),
     (np.append, [R(3), R(2, 2)], {}, (0, 1), None),
     (np.insert, [R(4), [1, 1], R(2)], {}, (0, 2), None),
     (np.delete, [R(3, 4), 1], {"axis": 1}, (0,), None),

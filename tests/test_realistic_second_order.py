@@ -119,3 +119,17 @@ def test_hvp_of_a_method_stepping_a_helper_with_a_float_parameter():
     eps = 1e-6
     numeric = (gradient(s0 + eps * u, 0.5) - gradient(s0 - eps * u, 0.5)) / (2 * eps)
     np.testing.assert_allclose(srcad.hvp(run)(s0, 0.5, u), numeric, rtol=1e-5, atol=1e-7)
+
+
+def gaussian_fit_energy(samples):
+    """An empirical covariance's log-determinant and a correlation penalty (np.cov, np.corrcoef)."""
+    C = np.cov(samples, rowvar=False)
+    R = np.corrcoef(samples, rowvar=False)
+    return np.linalg.slogdet(C)[1] + 0.5 * np.sum(R ** 2) + np.cov(samples[:, 0], bias=True)
+
+
+def test_every_mode_of_covariance_and_correlation():
+    from lang_checks import check_all_modes
+
+    samples = np.random.default_rng(5).standard_normal((7, 3))
+    check_all_modes(gaussian_fit_energy, (samples,))
