@@ -47,6 +47,7 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from ..rules import numpy_shapes
+from .callees import dotted
 
 FINISH_OWNED = "finish_owned"  # the helper owned gradients are finished with
 
@@ -65,18 +66,9 @@ def fewer_allocations(fn, resolve):
     return fn
 
 
-def _dotted(node):
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        base = _dotted(node.value)
-        return base and f"{base}.{node.attr}"
-    return None
-
-
 def _callee(call, resolve):
-    name = _dotted(call.func)
-    return resolve(name) if name else None
+    parts = dotted(call.func)
+    return resolve(".".join(parts)) if parts else None
 
 
 def _bindings(fn):

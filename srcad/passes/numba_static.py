@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import astutil as A
 from ..rules import numpy_shapes
+from .callees import dotted
 
 DIMS_OF = "dims_of"  # the helper outlined branches are called with: an array's shape, a number's ()
 
@@ -82,12 +83,8 @@ def _as_literal(value):
 
 
 def _dotted(node):
-    if isinstance(node, gast.Name):
-        return node.id
-    if isinstance(node, gast.Attribute):
-        base = _dotted(node.value)
-        return base and f"{base}.{node.attr}"
-    return None
+    parts = dotted(node)
+    return ".".join(parts) if parts else None
 
 
 def _denotes(func, resolve, obj):
