@@ -94,6 +94,13 @@ def forwarding(x, y):
                   + shifted_sine(*pair, scale=y[1]) + shifted_sine(*three[:2]))
 
 
+def spread_after_rebinding(x, y):
+    """The tuple is spread after a name it holds is bound again: it holds the old value."""
+    args = (x, y)
+    x = x * 3.0
+    return np.sum(shifted_sine(*args) + x)
+
+
 C = np.array([[0.0, 1.0, 2.0], [1.0, 0.0, 1.5], [2.0, 1.5, 0.0]])
 P = np.array([0.2, 0.5, 0.3])
 Q = np.array([0.4, 0.4, 0.2])
@@ -101,7 +108,7 @@ Q = np.array([0.4, 0.4, 0.2])
 
 @pytest.mark.parametrize("f, args", [(positional_only, (X, Y)), (uses_module_helpers, (X, Y)),
                                      (spreads_arguments, (X, Y)), (local_spreads, (X, Y)), (sinkhorn, (C, P, Q)),
-                                     (forwarding, (X, Y))])
+                                     (forwarding, (X, Y)), (spread_after_rebinding, (X, Y))])
 @pytest.mark.parametrize("wrt", [0, 1])
 def test_every_mode(f, args, wrt):
     check_all_modes(f, args, wrt=wrt)

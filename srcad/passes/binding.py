@@ -177,15 +177,20 @@ def _displays_unpacked(call, out):
 
 def _display_of(node, out, kind):
     """The ``kind`` display ``node`` (a name) was bound to by the last statement of ``out`` that
-    mentions it, if that is its assignment (nothing since has read or changed it)."""
+    mentions it, if that is its assignment (nothing since has read or changed it) and no name
+    the display reads has been bound again since (its items are what the display holds)."""
     if not isinstance(node, gast.Name):
         return None
-    for stmt in reversed(out):
+    for k in range(len(out) - 1, -1, -1):
+        stmt = out[k]
         if node.id in A.all_names(stmt):
-            if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
                     and stmt.targets[0].id == node.id and isinstance(stmt.value, kind)):
-                return stmt.value
-            return None
+                return None
+            read = A.names_read(stmt.value)
+            if any(read & A.names_stored(later) for later in out[k + 1:]):
+                return None
+            return stmt.value
     return None
 
 
