@@ -132,8 +132,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
 
 def _conditional_calls(node):
     """The ids of the calls in ``node`` that run only on some paths: in a branch of an ``if``
-    (statement or expression), the operands of ``and``/``or`` after the first, a loop's body,
-    a ``try``'s handlers."""
+    (statement or expression), the operands of ``and``/``or`` after the first, a ``try``'s
+    handlers. (A loop's body runs as a rule: a name missing there is a typo, refused now.)"""
     parts = []
     for n in A.walk(node):
         if isinstance(n, gast.If):
@@ -142,8 +142,6 @@ def _conditional_calls(node):
             parts += [n.body, n.orelse]
         elif isinstance(n, gast.BoolOp):
             parts += n.values[1:]
-        elif isinstance(n, (gast.For, gast.While)):
-            parts += n.body + n.orelse
         elif isinstance(n, gast.Try):
             parts += n.handlers + n.orelse
     return {id(c) for part in parts for c in A.walk(part) if isinstance(c, gast.Call)}
