@@ -44,10 +44,32 @@ CONTAINERS = (list, tuple, dict)
 
 def object_classes(params, args):
     """``((parameter, class), ...)`` for each argument whose class is defined in Python outside
-    NumPy and the builtins: srcad resolves ``model.predict(x)`` on such a parameter through the
-    class (``passes.method_calls``), so the compiled code is made for that class."""
-    return tuple((p, a.__class__) for p, a in zip(params, args)
-                 if a.__class__.__module__ not in ("builtins", "numpy") and not isinstance(a, (np.ndarray, np.generic)))
+    NumPy and the builtins, and ``("parameter.attribute", class)`` for each such object it
+    holds in an attribute (``model.l2``, three levels deep): srcad resolves ``model.predict(x)``
+    and ``self.l2.forward(h)`` through those classes (``passes.method_calls``), so the compiled
+    code is made for them."""
+    found = []
+    for p, a in zip(params, args):
+        _add_object_classes(p, a, found, 0, set())
+    return tuple(found)
+
+
+def user_object(a):
+    """Is ``a`` an object of a class defined in Python outside NumPy and the builtins?"""
+    return a.__class__.__module__ not in ("builtins", "numpy") and not isinstance(a, (np.ndarray, np.generic))
+
+
+def _add_object_classes(path, a, found, depth, seen):
+    if not user_object(a) or id(a) in seen:
+        return
+    found.append((path, a.__class__))
+    attributes = getattr(a, "__dict__", None)
+    if depth == 2 or not isinstance(attributes, dict):
+        return
+    seen = seen | {id(a)}
+    for name, value in attributes.items():
+        if isinstance(name, str) and name.isidentifier():
+            _add_object_classes(f"{path}.{name}", value, found, depth + 1, seen)
 
 
 def is_structure(x):

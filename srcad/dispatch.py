@@ -42,8 +42,10 @@ class CompiledCache:
                 key += (protocol_array_key(a),)
                 foreign = True
             else:
-                key += (cls,)
-                containers = containers or is_structure(a)  # a named tuple or dataclass: its items vary
+                held = object_classes(("",), (a,))  # with the classes of the objects it holds (model.l2)
+                key += (held if len(held) > 1 else cls,)
+                # a named tuple or dataclass: its items vary; an object holding objects: their classes
+                containers = containers or is_structure(a) or len(held) > 1
         if kwargs:
             key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
             containers = True

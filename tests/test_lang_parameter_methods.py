@@ -156,3 +156,63 @@ def test_a_class_the_module_cannot_name_is_refused_as_before():
 
     with pytest.raises(srcad.NoRuleError, match=r"no derivative rule for the method .predict\(\)"):
         srcad.grad(lambda_free_loss, wrt=1)(Local(), X)
+
+
+@dataclasses.dataclass
+class TwoLayers:
+    """Layers held in attributes, called through them (``self.l2.forward(h)``, ``self.l1(h)``)."""
+    l1: Dense
+    l2: Dense
+
+    def forward(self, x):
+        h = self.l1(x)
+        return self.l2(h) + 0.1 * self.l1.penalty()
+
+
+class Scaled(Dense):
+    """A subclass overriding the layer's call: an object of it in the same attribute is its own code."""
+
+    def __call__(self, x):
+        return 3.0 * np.sin(x @ self.W) + self.b
+
+
+class Encoder:
+    """A plain class holding a dataclass model two levels down."""
+
+    def __init__(self, body):
+        self.body = body
+
+    def encode(self, x):
+        return self.body.forward(x) * 0.5
+
+
+def layered_loss(model, x):
+    return np.sum(model.forward(x) ** 2)
+
+
+def encoded_loss(encoder, x):
+    return np.sum(np.cos(encoder.encode(x)))
+
+
+def _layers(second=Dense):
+    return TwoLayers(Dense(RNG.standard_normal((3, 4)), RNG.standard_normal(4)),
+                     second(RNG.standard_normal((4, 2)), RNG.standard_normal(2)))
+
+
+def test_methods_of_objects_held_in_attributes():
+    model = _layers()
+    check_grads(layered_loss, (model, X))
+    check_jvp(layered_loss, (model, X))
+    check_all_modes(layered_loss, (model, X), wrt=1)
+    check_all_modes(encoded_loss, (Encoder(model), X), wrt=1)
+    grads = srcad.grad(layered_loss)(model, X)
+    assert isinstance(grads, TwoLayers) and isinstance(grads.l2, Dense)
+
+
+def test_an_attribute_of_another_class_is_its_own_code():
+    plain, scaled = _layers(), _layers(Scaled)
+    gradient = srcad.grad(layered_loss, wrt=1)
+    for model in (plain, scaled, plain):  # the class of model.l2 is part of what the code is made for
+        eps, u = 1e-6, RNG.standard_normal(X.shape)
+        numeric = (layered_loss(model, X + eps * u) - layered_loss(model, X - eps * u)) / (2 * eps)
+        np.testing.assert_allclose(np.vdot(gradient(model, X), u), numeric, rtol=1e-5)

@@ -10,7 +10,7 @@ import types
 
 import gast
 
-from ..astutil import anno, names_stored, set_anno
+from ..astutil import anno, names_stored, set_anno, walk
 from .callees import Callee, denoted, dotted, lookup_path, path_expr, readable
 
 
@@ -42,20 +42,28 @@ def through_self(call, parts, owner, source):
     function, annotated ``through_self`` (what ``method_check`` checks when it runs); else
     False."""
     self_name, class_path = owner
-    return _through_class(call, self_name, parts[1], class_path, source)
+    return _through_class(call, [self_name], parts[1], class_path, source)
 
 
-def through_parameter(call, parts, cls, source):
+def through_parameter(call, parts, classes, source):
     """``model.predict(x)`` (or ``model(x)``) on a parameter whose argument's class ``C`` the
     code is compiled for, as ``C.predict(model, x)`` (``C.__call__(model, x)``), when that is
     a plain function of the user's code and the module reaches ``C`` by name; checked when
-    the code runs as ``self.step`` is; else False."""
-    method = parts[1] if len(parts) == 2 else "__call__"
+    the code runs as ``self.step`` is; else False. So too for an object the argument holds in
+    an attribute: ``self.l2.forward(h)`` as ``Dense.forward(self.l2, h)``, and ``self.l2(h)``.
+    ``classes``: ``{"model": C, "model.l2": D}``, the classes the code is compiled for."""
+    if ".".join(parts) in classes:  # the object itself is called (an attribute holding it comes first)
+        receiver, method = parts, "__call__"
+    elif len(parts) >= 2 and ".".join(parts[:-1]) in classes:
+        receiver, method = parts[:-1], parts[-1]
+    else:
+        return False
+    cls = classes[".".join(receiver)]
     function = inspect.getattr_static(cls, method, None)
     if not isinstance(function, types.FunctionType) or _library_code(function):
         return False
     class_path = _class_path(cls, source)
-    return class_path is not None and _through_class(call, parts[0], method, class_path, source)
+    return class_path is not None and _through_class(call, receiver, method, class_path, source)
 
 
 def records_built_once(nodes, locals_, source):
@@ -87,9 +95,37 @@ def records_built_once(nodes, locals_, source):
 
 def argument_classes(fn_node, bound):
     """``((parameter, class), ...)`` of a call's arguments (``bound``: parameter -> atom) that
-    are names of objects whose class the calling function's code is compiled for."""
+    are names of objects whose class the calling function's code is compiled for, with the
+    objects they hold (``("self.l2", D)`` for an argument ``model`` known with ``model.l2``)."""
     known = anno(fn_node, "object_classes") or {}
-    return tuple((p, known[a.id]) for p, a in bound.items() if isinstance(a, gast.Name) and a.id in known)
+    if not known:
+        return ()
+    paths = _attribute_temporaries(fn_node)
+    found = []
+    for p, a in bound.items():
+        if isinstance(a, gast.Name):
+            name = paths.get(a.id, a.id)  # _t1 = self.body: the object at that path
+            for path, cls in known.items():
+                if path == name or path.startswith(name + "."):
+                    found.append((p + path[len(name):], cls))
+    return tuple(found)
+
+
+def _attribute_temporaries(fn_node):
+    """``{name: "a.b"}`` for names bound once, to a dotted attribute path (normal form's
+    ``_t1 = self.body``, or the user's ``body = self.body``)."""
+    count, found = {}, {}
+    nodes = list(walk(fn_node))
+    for n in nodes:
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            count[n.id] = count.get(n.id, 0) + 1
+    for s in nodes:
+        if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Attribute) and count.get(s.targets[0].id) == 1):
+            parts = dotted(s.value)
+            if parts is not None and parts[0] not in count:  # a path from a name never rebound (a parameter)
+                found[s.targets[0].id] = ".".join(parts)
+    return found
 
 
 def _library_code(function):
@@ -126,8 +162,8 @@ def _class_path(cls, source):
 
 
 def _through_class(call, receiver, method, class_path, source):
-    """The call as ``C.method(receiver, ...)`` (``C`` at ``class_path``), annotated
-    ``through_self``; False if ``C.method`` is no plain function."""
+    """The call as ``C.method(receiver, ...)`` (``C`` at ``class_path``, ``receiver`` a dotted
+    name's parts), annotated ``through_self``; False if ``C.method`` is no plain function."""
     try:
         cls = lookup_path(class_path, source)  # guarded: a class redefined means new code
     except (KeyError, AttributeError):
@@ -137,9 +173,9 @@ def _through_class(call, receiver, method, class_path, source):
     path = class_path + [method]
     function = lookup_path(path, source)
     call.func = gast.copy_location(path_expr(path), call.func)
-    call.args = [path_expr([receiver])] + call.args
+    call.args = [path_expr(receiver)] + call.args
     set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path)))
-    set_anno(call, "through_self", (receiver, method, function))
+    set_anno(call, "through_self", (".".join(receiver), method, function))
     return True
 
 
@@ -227,7 +263,7 @@ def method_check(norm, call):
     checker = set_anno(gast.Name(id=norm.namer.unique("check_method"), ctx=gast.Load(), annotation=None,
                                  type_comment=None), BUILTIN, ("check_method", check_method))
     where = f"{norm.source.filename}:{getattr(call, 'lineno', '?')}: "
-    args = [path_expr([self_name]), gast.Constant(value=name, kind=None), call.func,
+    args = [path_expr(self_name.split(".")), gast.Constant(value=name, kind=None), call.func,
             gast.Constant(value=where, kind=None)]
     if self_name != "self":  # a parameter resolved through its argument's class
         args.append(gast.Constant(value=self_name, kind=None))

@@ -65,7 +65,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     local_functions |= {t.id for n in nodes if isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
                         for t in n.targets if isinstance(t, gast.Name)}
     owner = method_owner(source, node)
-    param_classes = {p: c for p, c in param_classes if p not in names_stored(node)} if param_classes else {}
+    stored = names_stored(node) if param_classes else set()
+    param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
     if isinstance(node, gast.FunctionDef):
         param_classes.update(records_built_once(nodes, locals_, source))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
@@ -92,8 +93,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         root = parts[0]
         if root in local_functions and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
-        elif (root in param_classes and len(parts) <= 2 and root not in nested
-              and through_parameter(call, parts, param_classes[root], source)):
+        elif (root in param_classes and root not in nested
+              and through_parameter(call, parts, param_classes, source)):
             continue
         elif root in params and len(parts) == 1:
             set_anno(call, "callee", Callee("parameter", name=root))
