@@ -44,6 +44,7 @@ FEATURES = (
     "globals",     # module-level constants
     "int_params",  # a non-differentiable int parameter used in range() and indexing
     "records",     # module-level dataclasses and named tuples built in the function, read by field and method
+    "spreads",     # helper calls with their positional arguments spread from a tuple or list display
 )
 RECORD_FIELDS = ("first", "second")
 
@@ -336,17 +337,24 @@ class Generator:
         if not fits:
             return self.leaf(sc, shape)
         fn = rng.choice(fits)
-        args = []
+        positional, keywords = [], []
         keyword = self.p(0.3)
         for pname, pshape in fn.params:
             if pname in fn.defaults and self.p(0.5):
+                if not keywords:
+                    keyword = True  # a parameter left to its default: the ones after it go by keyword
                 continue
             value = self.expr(sc, pshape, depth)[0]
-            if keyword and args:
-                args.append(f"{pname}={value}")
+            if keyword and (positional or keywords):
+                keywords.append(f"{pname}={value}")
             else:
-                args.append(value)
-        return f"{fn.name}({', '.join(args)})", UNKNOWN
+                positional.append(value)
+        if positional and self.on("spreads") and self.p(0.4):  # f(*(a, b), k=v): bound as Python binds it
+            head = positional[:rng.randrange(len(positional))]
+            spread = positional[len(head):]
+            shown = f"({', '.join(spread)},)" if rng.random() < 0.7 else f"[{', '.join(spread)}]"
+            positional = head + [f"*{shown}"]
+        return f"{fn.name}({', '.join(positional + keywords)})", UNKNOWN
 
     def list_read(self, sc, shape):
         rng = self.rng
