@@ -1,7 +1,8 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
-            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes -> reverse
+            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes
+            -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> finish_checkpoints -> bind_builtins -> codegen -> compile (and cache)
 
@@ -26,6 +27,7 @@ from .passes.aliasing import check_aliasing
 from .passes.complex_values import check_complex
 from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
+from .passes.in_place import fold_in_place_checks
 from .passes.needless_copies import drop_needless_copies
 from .passes.normalize import normalize
 from .passes.record_values import record_values
@@ -78,6 +80,7 @@ def _stages(source, wrt, options, module):
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
+        ("fold_in_place_checks", fold_in_place_checks),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("drop_needless_copies", drop_needless_copies),
         ("simplify", simplify),

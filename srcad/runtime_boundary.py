@@ -196,6 +196,25 @@ def cotangent_items(v, y, primal=None):
     return cotangent(v, y)
 
 
+def in_place_result(new, old):
+    """What ``old op= e`` leaves where ``old`` is an array, which NumPy updates in place:
+    ``new`` (srcad's ``old op e``) in ``old``'s dtype, or NumPy's error where its in-place
+    update fails (a result of another shape; a cast that is not ``same_kind``, such as a
+    float into an integer array). Anything else (a number, a tuple, a list) is rebound: ``new``."""
+    if old.__class__ is not np.ndarray:
+        return new
+    shape, dtype = np.shape(new), np.result_type(new)
+    if shape != old.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {old.shape} doesn't match the broadcast "
+                         f"shape {shape} (an augmented assignment updates the array in place)")
+    if dtype == old.dtype:
+        return new
+    if not np.can_cast(dtype, old.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc output from {dtype!r} to {old.dtype!r} with casting rule 'same_kind' "
+                        "(an augmented assignment updates the array in place)")
+    return np.asarray(new).astype(old.dtype)
+
+
 def inexact_result(value, message):
     """Raise unless ``value`` is a float or complex number or array: the result of a call given
     a ``dtype`` that its derivative rule does not take into account (an integer result would

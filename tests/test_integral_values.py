@@ -1,4 +1,5 @@
-"""A value NumPy truncates to integers or booleans has no derivative. Storing a float into an
+"""A value NumPy truncates to integers or booleans has no derivative, and an array updated in
+place keeps its shape and dtype (or NumPy refuses the update). Storing a float into an
 integer array, and a ``dtype=int`` given to a function whose rule ignores its ``dtype``, once
 gave the float derivative (silent and wrong, in every mode). A store now cuts the derivative
 where its target holds integers; a call given a ``dtype`` checks that its result is a float,
@@ -103,3 +104,48 @@ def test_numba_cuts_a_truncated_store_too():
     for f, args in [(fill_labels_in_a_loop, (X, np.arange(3))),
                     (store_into_float_array, (X,))]:
         np.testing.assert_allclose(srcad.grad(f, backend="numba")(*args), srcad.grad(f)(*args), rtol=1e-12)
+
+
+def grows_in_place(x):
+    acc = np.zeros(3)
+    acc += np.outer(x, x)  # NumPy: the result's shape is not acc's
+    return np.sum(acc)
+
+
+def float_into_ints_in_place(x):
+    counts = np.arange(3)
+    counts += x * 2  # NumPy: a float result cannot be cast into the integer array
+    return np.sum(counts * x)
+
+
+def row_shrunk_in_place(x):
+    Y = np.outer(x, x)
+    Y[0] -= np.ones((1, 3)) * x  # the row is updated in place: a (1, 3) result does not fit (3,)
+    return np.sum(Y)
+
+
+@pytest.mark.parametrize("f, error", [(grows_in_place, ValueError), (float_into_ints_in_place, TypeError),
+                                      (row_shrunk_in_place, ValueError)])
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_in_place_update_numpy_refuses_is_refused_too(f, error, mode):
+    # srcad wrote z op= e as z = z op e and returned a value and a gradient where NumPy raises
+    with pytest.raises(error):
+        f(X)
+    with pytest.raises(error, match="in place"):
+        if mode == "grad":
+            srcad.grad(f)(X)
+        else:
+            srcad.jvp(f, (X,), (np.ones(3),))
+
+
+def float32_updated_with_float64(x):
+    y = x.astype(np.float32)
+    y += x * 2.0  # stays float32, as NumPy keeps it
+    return y
+
+
+def test_an_array_updated_in_place_keeps_its_dtype():
+    value, tangent = srcad.jvp(float32_updated_with_float64, (X,), (np.ones(3),))
+    assert value.dtype == np.float32 and value.dtype == float32_updated_with_float64(X).dtype
+    np.testing.assert_array_equal(value, float32_updated_with_float64(X))
+    assert srcad.vjp(float32_updated_with_float64, X)[0].dtype == np.float32

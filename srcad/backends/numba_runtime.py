@@ -218,6 +218,21 @@ def _container_grad(g, x):
     return None
 
 
+@overload(runtime.in_place_result)
+def _in_place_result(new, old):
+    if isinstance(old, types.Array) and isinstance(new, types.Array) and new.dtype == old.dtype \
+            and new.ndim == old.ndim:
+        def impl(new, old):
+            if new.shape != old.shape:
+                raise ValueError("non-broadcastable output operand (an augmented assignment updates the array "
+                                 "in place)")
+            return new
+        return impl
+    if _number(old) and _number(new):
+        return lambda new, old: new
+    return None  # a cast or another kind of value: NumPy code decides
+
+
 @overload(runtime.into_dtype_of)
 def _into_dtype_of(g, target):
     if isinstance(target, types.Array) and (_number(g) or isinstance(g, types.Array)):

@@ -62,10 +62,12 @@ FRESH_FUNCTIONS = _numpy(
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
 # ``cotangent(v, y)`` is ``v``, a reshape of it, a new list of its items, or new ones;
-# ``into_dtype_of(g, target)`` is ``g`` or new zeros; ``finish(g, x)`` is ``g``, a reshape or sum
+# ``into_dtype_of(g, target)`` is ``g`` or new zeros, ``in_place_result(new, old)`` ``new`` or its
+# cast; ``finish(g, x)`` is ``g``, a reshape or sum
 # of it, or new (zeros, a copy), never ``x`` (whose shape and type it reads).
 RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
                      runtime.into_dtype_of: (0,), runtime.finish: (0,), runtime.finish_tangent: (0,),
+                     runtime.in_place_result: (0,),
                      runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,),
                      runtime.cotangent_items: (0,)}
 # Functions whose result is an array (never a list) that may share its first argument's memory.

@@ -15,6 +15,7 @@ Spec((6, 7), float64)
 import gast
 import numpy as np
 
+from .. import runtime
 from .shape_values import UNKNOWN, Spec, join, same
 
 
@@ -82,9 +83,21 @@ def pad_shape(array, pad_width, mode="constant", **options):
     return Spec(tuple(int(n + a + b) for n, (a, b) in zip(array.shape, widths)), array.dtype)
 
 
+def in_place_shape(new, old):
+    """``runtime.in_place_result(new, old)`` (what ``old op= e`` leaves): ``old``'s shape and
+    dtype where ``new`` has them (anything else fails or casts when it runs: unknown here); a
+    Python number ``old`` is rebound to ``new``."""
+    if isinstance(old, Spec) and old.python is not None:
+        return new
+    if isinstance(old, Spec) and isinstance(new, Spec) and new.python is None and (new.shape, new.dtype) == (
+            old.shape, old.dtype):
+        return old
+    return UNKNOWN
+
+
 # shapes of results whose arguments are partly known values (widths), from those values and
 # the other arguments' shapes
-ARGUMENT_SHAPES = {np.pad: pad_shape}
+ARGUMENT_SHAPES = {np.pad: pad_shape, runtime.in_place_result: in_place_shape}
 
 
 def one_of(values):

@@ -33,7 +33,7 @@ from .. import astutil as A
 from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
-from .standins import (CHANGING_METHODS, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
+from .standins import (CHANGING_METHODS, hashable, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
                        runs_on_known_values, standin_positions)
 
 
@@ -290,7 +290,7 @@ class _Interpreter:
             rule = LINALG_SHAPES.get(fn) if isinstance(fn, type(np.linalg.inv)) else None
             if rule is not None:  # never run on stand-ins: np.linalg.inv of zeros fails
                 return rule(*args) if not kwargs and all(isinstance(a, Spec) for a in args) else UNKNOWN
-            rule = ARGUMENT_SHAPES.get(fn) if isinstance(fn, type(np.pad)) else None
+            rule = ARGUMENT_SHAPES.get(fn) if hashable(fn) is not None else None
             if rule is not None:
                 try:
                     return rule(*args, **kwargs)

@@ -18,6 +18,7 @@ from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_
 from .builtin_rules import list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
+from .numpy_reordering import cast_tangent
 from .numpy_elementwise import broadcast_like
 
 register_nondifferentiable(runtime.zeros_like, runtime.none_items, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
@@ -46,6 +47,16 @@ def copy_vjp(y, v):
 @register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
+
+
+@register_vjp(runtime.in_place_result, zero="old")  # old's shape and dtype only: its value is in new
+def in_place_result_vjp(y, new, old):
+    d[new] += cast_like(d[y], new, y)
+
+
+@register_jvp(runtime.in_place_result, zero="old")
+def in_place_result_jvp(y, new, old):
+    t[y] += cast_tangent(t[new], y)
 
 
 @register_vjp(runtime.into_dtype_of)
