@@ -16,7 +16,8 @@ This module normalises statements and expressions; the other rooms of the pass a
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
-it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment; ``d.get(k, default)``
+it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment (and
+``in_place_result``: an array keeps its shape and dtype, as NumPy's in-place update); ``d.get(k, default)``
 becomes ``k in d.keys()`` and a branch (an array has no ``.keys``: it fails as ``.get`` would), ``dict(a=x)`` a dict display.
 
 >>> import gast, numpy as np

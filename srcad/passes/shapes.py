@@ -33,8 +33,8 @@ from .. import astutil as A
 from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
-from .standins import (CHANGING_METHODS, hashable, is_large, is_shape_query, keeps_arguments, method_runs_on_standin,
-                       runs_on_known_values, standin_positions)
+from .standins import (CHANGING_METHODS, hashable, is_large, is_shape_query, keeps_arguments,
+                       method_runs_on_standin, runs_on_known_values, standin_positions)
 
 
 def _concrete(value):
