@@ -52,6 +52,17 @@ def _grad_dtype(x):
     return np.float64
 
 
+def in_place_cast(g, y):
+    """``g``, the adjoint or tangent of ``old op e``, as that of ``y = in_place_result(...)``:
+    in ``y``'s dtype where ``y`` is a float array (NumPy's in-place update casts), zero where
+    it holds integers or booleans, as it is for anything else (a number, a list: rebound)."""
+    if y.__class__ is not np.ndarray or g is None:
+        return g
+    if y.dtype.kind in "fc":
+        return g if getattr(g, "dtype", None) == y.dtype else np.asarray(g, y.dtype)
+    return np.zeros(y.shape)
+
+
 def into_dtype_of(g, target):
     """The adjoint (or tangent) ``g`` of a value stored into ``target``; zero where ``target``
     holds integers or booleans: the store truncated the value, which is piecewise constant."""

@@ -149,3 +149,17 @@ def test_an_array_updated_in_place_keeps_its_dtype():
     assert value.dtype == np.float32 and value.dtype == float32_updated_with_float64(X).dtype
     np.testing.assert_array_equal(value, float32_updated_with_float64(X))
     assert srcad.vjp(float32_updated_with_float64, X)[0].dtype == np.float32
+
+
+def numbers_and_arrays_updated(x, scale):
+    for k, _ in enumerate((4, 3)):
+        scale += k  # a float is rebound, never updated in place (fuzz seed 113301339906: jvp 0)
+    total = np.zeros(3)
+    total += np.sin(x) * x
+    total[1:] *= scale
+    return np.sum(total) * scale
+
+
+def test_augmented_assignment_of_numbers_and_arrays_in_every_mode():
+    check_all_modes(numbers_and_arrays_updated, (X, 0.7), wrt=0)
+    check_all_modes(numbers_and_arrays_updated, (X, 0.7), wrt=1)

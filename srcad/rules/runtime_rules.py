@@ -18,7 +18,6 @@ from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_
 from .builtin_rules import list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
-from .numpy_reordering import cast_tangent
 from .numpy_elementwise import broadcast_like
 
 register_nondifferentiable(runtime.zeros_like, runtime.none_items, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
@@ -51,12 +50,22 @@ def copy_jvp(y, v):
 
 @register_vjp(runtime.in_place_result, zero="old")  # old's shape and dtype only: its value is in new
 def in_place_result_vjp(y, new, old):
-    d[new] += cast_like(d[y], new, y)
+    d[new] += runtime.in_place_cast(d[y], y)
 
 
 @register_jvp(runtime.in_place_result, zero="old")
 def in_place_result_jvp(y, new, old):
-    t[y] += cast_tangent(t[new], y)
+    t[y] += runtime.in_place_cast(t[new], y)
+
+
+@register_vjp(runtime.in_place_cast, zero="y")  # a cast: linear in g, y gives its dtype
+def in_place_cast_vjp(r, g, y):
+    d[g] += runtime.in_place_cast(d[r], y)
+
+
+@register_jvp(runtime.in_place_cast, zero="y")
+def in_place_cast_jvp(r, g, y):
+    t[r] += runtime.in_place_cast(t[g], y)
 
 
 @register_vjp(runtime.into_dtype_of)
