@@ -14,8 +14,6 @@ ALL = "reverse forward hvp grad_of_grad".split()
 # program -> (modes, fragment of the refusal): what srcad does not take yet, and says so
 # (a fragment starting with "unclear: " is a refusal that does not name the user's line)
 REFUSED = {
-    # self.features(x) is differentiated; the callable object it calls, self.act(...), is not
-    "objects.method_calls_method": (ALL, "call it through the class (ClassName.act(obj, ...))"),
     # the cutoff's adjoint through spectrum * mask(cutoff) needs a conjugate (forward mode is right)
     "images.fft_lowpass_cutoff": (["reverse", "hvp", "grad_of_grad"], "complex values only through"),
     # second order: the first adjoint's complex values reach np.abs's rule helper unit_phase,
