@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import runtime
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from ..runtime import in_place_cast, in_place_result, into_dtype_of
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack)
@@ -48,34 +49,34 @@ def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 
 
-@register_vjp(runtime.in_place_result, zero="old")  # old's shape and dtype only: its value is in new
+@register_vjp(in_place_result, zero="old")  # old's shape and dtype only: its value is in new
 def in_place_result_vjp(y, new, old):
-    d[new] += runtime.in_place_cast(d[y], y)
+    d[new] += in_place_cast(d[y], y)
 
 
-@register_jvp(runtime.in_place_result, zero="old")
+@register_jvp(in_place_result, zero="old")
 def in_place_result_jvp(y, new, old):
-    t[y] += runtime.in_place_cast(t[new], y)
+    t[y] += in_place_cast(t[new], y)
 
 
-@register_vjp(runtime.in_place_cast, zero="y")  # a cast: linear in g, y gives its dtype
+@register_vjp(in_place_cast, zero="y")  # a cast: linear in g, y gives its dtype
 def in_place_cast_vjp(r, g, y):
-    d[g] += runtime.in_place_cast(d[r], y)
+    d[g] += in_place_cast(d[r], y)
 
 
-@register_jvp(runtime.in_place_cast, zero="y")
+@register_jvp(in_place_cast, zero="y")
 def in_place_cast_jvp(r, g, y):
-    t[r] += runtime.in_place_cast(t[g], y)
+    t[r] += in_place_cast(t[g], y)
 
 
-@register_vjp(runtime.into_dtype_of)
+@register_vjp(into_dtype_of)
 def into_dtype_of_vjp(y, g, target):
-    d[g] += runtime.into_dtype_of(d[y], target)
+    d[g] += into_dtype_of(d[y], target)
 
 
-@register_jvp(runtime.into_dtype_of)
+@register_jvp(into_dtype_of)
 def into_dtype_of_jvp(y, g, target):
-    t[y] += runtime.into_dtype_of(t[g], target)
+    t[y] += into_dtype_of(t[g], target)
 
 
 @register_vjp(cotangent)
