@@ -207,3 +207,20 @@ def test_hvp_by_name_of_a_keyword_only_parameter_refused():
 
     with pytest.raises(srcad.WrtError, match="take the argument they differentiate by position"):
         srcad.hvp(f, wrt="scale")(X, Y, Y, X)
+
+
+scaled_lambda = lambda first, by: first * by  # noqa: E731 - a module-level lambda is compiled, not inlined
+
+
+def spreads_into_a_lambda(x, y):
+    return np.sum(scaled_lambda(*(x,), by=y))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_spread_into_a_compiled_function_is_refused(mode):
+    # fuzz seed 113302340670: the parameter bound to the spread's item got no derivative (silently 0)
+    with pytest.raises(SrcadSyntaxError, match=r"\*spread argument"):
+        if mode == "grad":
+            srcad.grad(spreads_into_a_lambda)(X, Y)
+        else:
+            srcad.jvp(spreads_into_a_lambda, (X, Y), (X, Y))

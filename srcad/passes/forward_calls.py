@@ -14,7 +14,7 @@ from ..source import identifier
 from ..template import bind, instantiate
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
-from .reverse_calls import refuse_derivative_call
+from .reverse_calls import refuse_active_spread, refuse_derivative_call
 
 
 class _CallSite:
@@ -111,6 +111,7 @@ class CallTangents:
     def user_call(self, var, s, fn):
         """``y = g(a, b)`` for the user's own function ``g``: call its jvp."""
         rhs = s.value
+        refuse_active_spread(self.source, rhs, fn.__name__, lambda name: self.read(name) is not None)
         try:
             bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
         except TypeError as exc:

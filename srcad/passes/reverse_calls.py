@@ -61,6 +61,18 @@ def refuse_derivative_call(source, obj, name, node):
             "srcad.stop_gradient if no derivative should flow through it", node)
 
 
+def refuse_active_spread(source, call, name, carries):
+    """Refuse a call of a compiled user function with ``*seq`` whose items carry derivatives
+    (``carries(name)``): the callee's parameters bind to its items only when the code runs, so
+    their derivatives would be lost. (A ``def`` of the caller's module is inlined instead, where
+    the items bind as Python binds them: ``passes.binding``.)"""
+    for arg in call.args:
+        if isinstance(arg, gast.Starred) and any(carries(n) for n in A.names_read(arg)):
+            raise source.syntax_error(
+                f"srcad differentiates a call of {name} with a *spread argument only where it inlines the function "
+                "(a def at the top level of this module, not a lambda); pass the arguments one by one", call)
+
+
 class Calls:
     """The call handling of ``_Reverse``."""
 
@@ -74,6 +86,7 @@ class Calls:
         # a call to the user's own Python function: run its forward sweep, keep its state
         fn = getattr(callee.obj, "__srcad_function__", callee.obj)
         self.refuse_derivative_call(fn, callee.name, rhs)
+        refuse_active_spread(self.source, rhs, callee.name, lambda name: name in self.active)
         try:
             bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
         except TypeError as exc:
