@@ -17,7 +17,7 @@ from .dispatch import generated_params
 from .batch_runtime import Unbatchable
 from .batching import batched_backward
 from .errors import CotangentError, SrcadError, WrtError
-from .passes.shape_values import Spec, arg_spec
+from .passes.shape_values import arg_spec, argument_kinds
 from .pytrees import is_node, leaves, rebuild
 from .source import capture
 from .tracebacks import api_boundary
@@ -73,10 +73,9 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
-    specs = {p: arg_spec(a) for p, a in zip(params, primals)}
-    specs = {p: spec for p, spec in specs.items() if isinstance(spec, Spec)}
-    compiled = compile_jvp(fn, wrt, containers, classes=object_classes(params, primals), arrays=tuple(specs),
-                           numbers=tuple(p for p, spec in specs.items() if spec.python is not None))
+    arrays, numbers = argument_kinds({p: arg_spec(a) for p, a in zip(params, primals)})
+    compiled = compile_jvp(fn, wrt, containers, classes=object_classes(params, primals), arrays=arrays,
+                           numbers=numbers)
     keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
                 for p, a, t in zip(params, primals, tangents) if t is not None}
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)

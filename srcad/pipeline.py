@@ -37,7 +37,7 @@ from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
 from .passes.shapes import infer_shapes
-from .passes.shape_values import Spec
+from .passes.shape_values import argument_kinds
 from .passes.simplify import simplify
 from .source import capture
 
@@ -69,9 +69,8 @@ def _front_end(source, wrt, options):
 def _argument_kinds(options):
     """``(arrays, numbers)``: the parameters the compiled code is only ever given arrays or
     numbers, and of those Python numbers (its cache key says so)."""
-    specs = {p: spec for p, spec in (options.specs or {}).items() if isinstance(spec, Spec)}
-    return (tuple(options.array_params) + tuple(specs),
-            tuple(options.number_params) + tuple(p for p, spec in specs.items() if spec.python is not None))
+    arrays, numbers = argument_kinds(options.specs or {})
+    return tuple(options.array_params) + arrays, tuple(options.number_params) + numbers
 
 
 def _stages(source, wrt, options, module):

@@ -60,7 +60,7 @@ def in_place_cast(g, y):
         return g
     if y.dtype.kind in "fc":
         return g if getattr(g, "dtype", None) == y.dtype else np.asarray(g, y.dtype)
-    return np.zeros(y.shape)
+    return into_dtype_of(g, y)
 
 
 def into_dtype_of(g, target):

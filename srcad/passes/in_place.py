@@ -24,6 +24,17 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
+from ..naming import BUILTIN
+from .callees import Callee
+
+
+def in_place_check(new, old):
+    """The call ``in_place_result(new, old)`` that ``normalize`` makes of ``old op= e``, ``new``
+    being ``old op e`` (``runtime.in_place_result``: an array keeps its shape and dtype, or NumPy's
+    error)."""
+    func = A.set_anno(A.load("in_place_result"), BUILTIN, ("in_place_result", runtime.in_place_result))
+    call = gast.Call(func=func, args=[new, old], keywords=[])
+    return A.set_anno(call, "callee", Callee("object", obj=runtime.in_place_result, name="in_place_result"))
 
 
 def fold_in_place_checks(node):

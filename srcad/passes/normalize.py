@@ -42,9 +42,10 @@ import functools
 import gast
 
 from .. import astutil as A
-from ..naming import BUILTIN, Namer, builtin
+from ..naming import Namer, builtin
 from .binding import module_helper
 from .functional import check_statement, functional_rhs, is_check, mark_consumed
+from .in_place import in_place_check
 from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
@@ -204,7 +205,7 @@ class _Normalizer:
             rhs = gast.BinOp(left=A.load(target.id), op=s.op, right=s.value)
             if checked:
                 new = self.atom(gast.copy_location(rhs, s), out)
-                rhs = _in_place_result(new, A.load(target.id))
+                rhs = in_place_check(new, A.load(target.id))
             self.assign_to(A.store(target.id), gast.copy_location(rhs, s), out)
             updated, exempt = target.id, None
         elif isinstance(target, gast.Subscript):
@@ -215,7 +216,7 @@ class _Normalizer:
             rhs = gast.BinOp(left=updated, op=s.op, right=s.value)
             new = self.atom(gast.copy_location(rhs, s), out)
             if checked:
-                new = self.atom(gast.copy_location(_in_place_result(new, A.deepcopy(updated)), s), out)
+                new = self.atom(gast.copy_location(in_place_check(new, A.deepcopy(updated)), s), out)
             out.append(A.assign(gast.Subscript(value=base, slice=A.deepcopy(index), ctx=gast.Store()), new))
             updated, exempt = getattr(updated, "id", None), getattr(base, "id", None)
         else:
@@ -489,13 +490,3 @@ class _Normalizer:
         value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
         out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))
         return A.load(result)
-
-
-def _in_place_result(new, old):
-    """``in_place_result(new, old)``: what ``old op= e`` leaves (``runtime.in_place_result``:
-    an array keeps its shape and dtype, or NumPy's error), ``new`` being ``old op e``."""
-    from .. import runtime
-
-    func = A.set_anno(A.load("in_place_result"), BUILTIN, ("in_place_result", runtime.in_place_result))
-    call = gast.Call(func=func, args=[new, old], keywords=[])
-    return A.set_anno(call, "callee", Callee("object", obj=runtime.in_place_result, name="in_place_result"))

@@ -63,6 +63,13 @@ def arg_spec(value):
     return UNKNOWN
 
 
+def argument_kinds(specs):
+    """``(arrays, numbers)`` of ``specs`` (parameter -> ``arg_spec``): the parameters given an
+    array or a number, and of those the ones given a Python number."""
+    known = [p for p, spec in specs.items() if isinstance(spec, Spec)]
+    return tuple(known), tuple(p for p in known if specs[p].python is not None)
+
+
 def spec_key(value):
     """A hashable key of ``arg_spec(value)`` (for the compile cache)."""
     spec = arg_spec(value)
