@@ -9,6 +9,7 @@ place, so it can be called again. The pair's trees and text are made and compile
 needed (``Generated.ensure_pair``): ``grad`` and ``adjoint`` never pay for them.
 """
 import dataclasses
+import types
 
 import gast
 import numpy as np
@@ -162,6 +163,30 @@ def _assignments(stmts):
             yield from _assignments(s.orelse)
 
 
+def _seen(stmts, outer):
+    """``stmts`` reading each of the user's values in ``outer`` under its saved name."""
+    if not outer:
+        return stmts
+    return A.replace_names(gast.Module(body=stmts, type_ignores=[]), outer).body
+
+
+def _outer_values(names, source, module):
+    """Of ``names`` (read by the reverse sweep, bound by neither sweep), those the user's scope
+    binds to data (a number, an array, a list ...): not srcad's helpers, and not a module,
+    class or function, which the code's guards follow."""
+    outer = []
+    for name in sorted(names):
+        if name in module.closure:
+            continue
+        try:
+            value = source.lookup(name)
+        except KeyError:
+            continue
+        if not (callable(value) or isinstance(value, types.ModuleType)):
+            outer.append(name)
+    return outer
+
+
 def codegen(node, source, module):
     """Sources for the joint adjoint and the forward/backward pair; see module doc."""
     n = A.anno(node, "n_forward")
@@ -190,6 +215,11 @@ def codegen(node, source, module):
     from . import runtime
 
     copy_value = module.ref("copy_value", runtime.copy_value)
+    # the backward sweep reads the user's globals and closure variables as the forward sweep
+    # saw them (a pullback called after they change must not mix old values and new): saved
+    # under names of their own, so the backward function reads no global of that name
+    outer = {x: namer.unique(f"_{x.lstrip('_')}_seen")
+             for x in _outer_values(rev_reads - defined - adjoint_names, source, module)}
     stacks = set(A.anno(node, "stacks") or ())
     joint.body = joint_fwd + rev
     joint_source = A.to_source(joint)
@@ -200,7 +230,8 @@ def codegen(node, source, module):
                                     type_ignores=[]))
 
     def make_pair():
-        pack = gast.Tuple(elts=[A.load(x) for x in live], ctx=gast.Load())
+        pack = gast.Tuple(elts=[A.load(x) for x in live] + [
+            gast.Call(func=A.load(copy_value), args=[A.load(x)], keywords=[]) for x in outer], ctx=gast.Load())
         returned = gast.Return(value=gast.Tuple(elts=[out, pack], ctx=gast.Load()))
         forward = gast.FunctionDef(
             name=f"{base}_forward", args=gast.arguments(
@@ -208,8 +239,8 @@ def codegen(node, source, module):
                 posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=forward_defaults),
             body=unbound + fwd + [returned], decorator_list=[], returns=None, type_comment=None, type_params=[])
         backward_body = []
-        if live:
-            unpack = gast.Tuple(elts=[A.store(x) for x in live], ctx=gast.Store())
+        if live or outer:
+            unpack = gast.Tuple(elts=[A.store(x) for x in live + list(outer.values())], ctx=gast.Store())
             backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
         mutated = _mutated_in_reverse(rev)
         for name in sorted(stacks | (mutated & set(live))):
@@ -221,7 +252,7 @@ def codegen(node, source, module):
                 args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
                       gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
                 posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
-            body=backward_body + _copied_pops(rev, mutated, copy_value), decorator_list=[], returns=None,
+            body=backward_body + _seen(_copied_pops(rev, mutated, copy_value), outer), decorator_list=[], returns=None,
             type_comment=None,  # printed, not changed
             type_params=[])
         return A.to_source(forward), A.to_source(backward)

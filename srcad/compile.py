@@ -55,6 +55,10 @@ class Compiled:
         self._pair = pair  # reverse mode: the forward/backward pair's (codes, argdefs), made at first need
         # held weakly: a cache entry lives as long as the user's code, never longer
         self.made_for = [(path, _hold(obj)) for path, obj in made_for]
+        # the code of each Python function among them: a helper may be inlined, so its code
+        # swapped in place (IPython's %autoreload) must recompile, as rebinding its name does
+        self.made_for_code = [(path, _hold(obj), weakref.ref(obj.__code__)) for path, obj in made_for
+                              if isinstance(obj, types.FunctionType)]
         generated.resolved = []
         # every function's reads, the pair's too (guarded now, even if it is made later)
         read = getattr(generated, "trees", None) or [generated.module_source,
@@ -70,6 +74,9 @@ class Compiled:
         for path, held in self.made_for:
             if not _same(_follow(_scope_value(fn, path[0]), path[1:]), held()):
                 return False
+        for path, _, code in self.made_for_code:
+            if getattr(_follow(_scope_value(fn, path[0]), path[1:]), "__code__", None) is not code():
+                return False
         return guards_hold(self.inherited)
 
     def global_guards(self, fn):
@@ -77,7 +84,10 @@ class Compiled:
         code (``%autoreload``), its globals and closure cells, attributes on the way, the
         functions it calls and the module attributes it reads."""
         return GuardList([Guard("code", fn, fn.__name__, (), fn.__code__)]
-                         + [_bound_guard(fn, path, held()) for path, held in self.made_for] + self.inherited)
+                         + [_bound_guard(fn, path, held()) for path, held in self.made_for]
+                         + [Guard("code", held(), ".".join(path), (), code()) for path, held, code in self.made_for_code
+                            if held() is not _MISSING]
+                         + self.inherited)
 
     def bind(self, fn):
         """The generated functions, closing over ``fn``'s own cells (made afresh: callers

@@ -111,6 +111,22 @@ def missing_name(dotted, *args, **kwargs):
     raise NameError(f"name '{dotted}' is not defined (it was not when srcad compiled this function)")
 
 
+def check_list_slice(target, index, value, where):
+    """Raise where ``target[index] = value`` would change the length of the list ``target``:
+    srcad's adjoint of a slice store keeps the list's length (an array's always does).
+    Generated code calls this before the store; ``where`` is the user's file and line."""
+    if target.__class__ is not list or index.__class__ is not slice:
+        return
+    replaced = len(range(*index.indices(len(target))))
+    given = len(value) if hasattr(value, "__len__") else None
+    if given != replaced:
+        raise UnsupportedCaseError(
+            f"{where}this slice assignment replaces {replaced} items of a list by "
+            f"{given if given is not None else 'an iterable of unknown length'}: srcad differentiates a slice "
+            "assignment to a list only where it keeps the list's length; assign as many items as the slice "
+            "holds, or build a new list (append its items one by one)")
+
+
 def check_method(obj, name, function, where, receiver="self"):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the

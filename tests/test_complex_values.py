@@ -194,3 +194,17 @@ def calls_helper_with_complex(x):
 def test_user_function_called_with_a_complex_value_is_refused():
     with pytest.raises(srcad.SrcadError, match="complex"):
         srcad.grad(calls_helper_with_complex)(R(4))
+
+
+def real_part_then_modulus(x):
+    """The adjoint of z starts real (np.real's) and then gets a complex part (np.abs's): it is
+    added into a new array, not in place (which raised UFuncOutputCastingError; found by an
+    adversarial probe)."""
+    z = np.fft.rfft(x)
+    return np.sum(np.real(z) * np.arange(3)) + np.sum(np.abs(z))
+
+
+def test_real_adjoint_part_then_complex_part():
+    x = np.array([0.3, -1.2, 0.8, 1.9])
+    check_grads(real_part_then_modulus, (x,))
+    check_jvp(real_part_then_modulus, (x,))

@@ -49,7 +49,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import SrcadError
 from ..naming import builtin
-from .fresh import known_pure
+from .fresh import MUTATING_METHODS, known_pure
 from .callees import Callee, local_names
 from .resolve_calls import resolve_calls
 
@@ -248,7 +248,7 @@ def _method_call(receiver, name):
     return A.set_anno(call, "callee", Callee("method", name=name))
 
 
-def _updates_parameter(fdef):
+def updates_parameter(fdef):
     """Does ``fdef`` write into one of its parameters (``p[...] = ...``, ``p[...] += ...``,
     ``p += ...``)?"""
     params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
@@ -287,7 +287,7 @@ def module_helper(norm, call, obj):
     defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
     passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
-        return None
+        return _small_helper(norm, call, fn) if norm.loop_depth and obj is fn else None
     if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__) and not (packed or spread):
         return None  # another module's helper is compiled on its own, as before: a call of its parameter is refused
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
@@ -307,20 +307,99 @@ def module_helper(norm, call, obj):
             helper = capture(fn)
         except SrcadError:
             return None  # no source to read: the call stays a call, judged as before
-        if not _updates_parameter(helper.node):
+        if not updates_parameter(helper.node):
             return None  # an effect srcad leaves to the function (printing, checking)
     else:
         helper = capture(fn)
     check_source_is_code(helper)
     resolve_calls(helper.node, helper)
-    resolved = A.anno(helper.node, "resolved") or []  # guarded like the caller's own names
-    A.set_anno(norm.source.node, "resolved", (A.anno(norm.source.node, "resolved") or []) + resolved)
-    fdef = helper.node
-    shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & norm.source_locals)
+    shadowed = _shadowed(norm, helper.node)
     if shadowed:
         raise norm.error(
             f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "
             "binds as a local name; rename one of them", call)
-    norm.namer.reserve(A.all_names(fdef))
-    norm.user_names |= A.all_names(fdef)
-    return fdef
+    return _taken(norm, helper)
+
+
+def _shadowed(norm, fdef):
+    """Globals ``fdef`` reads that the caller binds as locals (inlined, it would read those)."""
+    return sorted((A.names_read(fdef) - local_names(fdef)) & norm.source_locals)
+
+
+def _taken(norm, helper):
+    """``helper``'s ``FunctionDef``, its names reserved in the caller and the globals it reads
+    guarded like the caller's own."""
+    resolved = A.anno(helper.node, "resolved") or []
+    A.set_anno(norm.source.node, "resolved", (A.anno(norm.source.node, "resolved") or []) + resolved)
+    norm.namer.reserve(A.all_names(helper.node))
+    norm.user_names |= A.all_names(helper.node)
+    return helper.node
+
+
+_SMALL = 12  # statements of a helper inlined where a loop calls it
+
+
+def _small_helper(norm, call, fn):
+    """The ``FunctionDef`` of ``fn``, a helper of the caller's module called by its global
+    name in a loop, one positional argument per parameter, when its body is a few
+    assignments to names and one final ``return`` and every call in it has a rule (a leaf:
+    nothing recursive, no update in place): inlined, its adjoint has no call boundary per
+    iteration (``softmin3`` of soft-DTW, ``lorenz`` of an RK4 step). The name's binding and
+    the function's code are guarded (``compile.Compiled``). None for anything else: the call
+    stays a call."""
+    from ..pipeline import check_source_is_code
+    from ..source import capture
+
+    code = fn.__code__
+    plain_call = isinstance(call.func, gast.Name) and not call.keywords and len(call.args) == code.co_argcount
+    if not plain_call or fn.__globals__ is not norm.source.globals or fn.__closure__ or code.co_flags & _NOT_PLAIN:
+        return None
+    try:
+        helper = capture(fn)
+    except SrcadError:
+        return None
+    body = helper.node.body
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
+        body = body[1:]  # the docstring
+    if not body or len(body) > _SMALL or not isinstance(body[-1], gast.Return) or body[-1].value is None:
+        return None
+    if not all(map(_assigns_names, body[:-1])) or any(isinstance(n, _SCOPES) for n in gast.walk(helper.node)
+                                                      if n is not helper.node):
+        return None
+    try:
+        check_source_is_code(helper)
+        resolve_calls(helper.node, helper)
+    except SrcadError:
+        return None
+    calls = [n for n in gast.walk(helper.node) if isinstance(n, gast.Call)]
+    if not all(map(_rule_call, calls)) or _shadowed(norm, helper.node):
+        return None
+    return _taken(norm, helper)
+
+
+_NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
+           gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr, gast.Starred)
+
+
+def _assigns_names(s):
+    targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AugAssign) else None
+    return targets is not None and all(
+        isinstance(t, gast.Name) or isinstance(t, gast.Tuple) and all(isinstance(e, gast.Name) for e in t.elts)
+        for t in targets)
+
+
+def _rule_call(call):
+    """Is ``call`` one srcad differentiates by a rule, or one without derivative, that cannot
+    change its arguments: no user function, no method that updates its object?"""
+    callee = A.anno(call, "callee")
+    if callee is None:
+        return False
+    if callee.kind == "method":
+        return callee.name not in MUTATING_METHODS
+    if callee.kind != "object":
+        return False
+    obj = callee.obj
+    if registry.lookup(registry.VJP, obj) is not None:
+        return True
+    return registry.is_nondifferentiable(obj) and known_pure(obj) or isinstance(obj, type) and obj in (float, int)

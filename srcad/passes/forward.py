@@ -263,7 +263,12 @@ class _Forward(CallTangents):
         if tangent is None:
             if self.get(var) == ZERO:
                 return []  # the whole tangent is still zero
-            tangent = self.helper("zeros_like", A.deepcopy(value)) if var in self.containers else A.const(0.0)
+            if var in self.containers:
+                tangent = self.helper("zeros_like", A.deepcopy(value))
+            elif isinstance(index, gast.Slice):  # a list (an adjoint of one) takes no scalar into a slice
+                tangent = self.helper("cleared_slot", A.deepcopy(value))
+            else:
+                tangent = A.const(0.0)
         elif var not in self.containers:  # an array of integers or booleans truncates what it is given
             tangent = self.helper("into_dtype_of", tangent, A.load(var))
         code = self.own(var)

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import runtime
-from ..errors import check_method
+from ..errors import check_list_slice, check_method
 
 
 def _numpy(*names):
@@ -90,7 +90,7 @@ MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "se
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 # Of those, methods that only look their arguments up (a key, an index, an item to find).
 LOOKUP_METHODS = {"pop", "remove", "discard"}
-NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, check_method}
+NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, check_method, check_list_slice}
 
 
 # Library functions that write into an argument even when their result is assigned.

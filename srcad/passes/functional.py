@@ -54,7 +54,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..naming import builtin
+from ..naming import BUILTIN, builtin
 from .binding import builtin_call
 from .callees import Callee
 from .resolve_calls import resolve_calls
@@ -160,7 +160,58 @@ def functional_rhs(norm, call, callee, out):
         return norm.rhs(_comprehension(norm, call, obj is builtins.filter, out), out)
     if obj is functools.reduce and 2 <= len(call.args) <= 3 and not call.keywords:
         return _reduce(norm, call, out)
+    if obj in (builtins.min, builtins.max, builtins.sorted) and _key_defined_here(norm, call):
+        return _by_key(norm, call, obj, out)
     return None
+
+
+def _key_defined_here(norm, call):
+    """Is ``call``'s ``key=`` a lambda or a function of the function (which srcad inlines, so
+    no value of it exists to pass)?"""
+    key = _key_of(call)
+    return isinstance(key, gast.Lambda) or isinstance(key, gast.Name) and (
+        key.id in norm.local_functions or key.id in norm.static_functions)
+
+
+def _by_key(norm, call, obj, out):
+    """``max(items, key=f)``, ``min`` and ``sorted`` with ``f`` defined in the function: the
+    keys computed by ``f`` inlined, then the items picked by position (``extreme_index``,
+    ``key_order``: Python's choice among ties), so the derivative follows the items taken."""
+    from ..rules.builtin_rules import extreme_index, key_order
+
+    name = "sorted" if obj is builtins.sorted else obj.__name__
+    options = [k for k in call.keywords if k.arg != "key"]
+    if not call.args or any(k.arg != "reverse" or obj is not builtins.sorted for k in options) or (
+            obj is builtins.sorted and len(call.args) != 1):
+        raise norm.error(f"srcad supports {name}(items, key=f) and {name}(a, b, ..., key=f)"
+                         + (" with reverse=" if obj is builtins.sorted else "")
+                         + " where f is defined in the function; pass other options without it", call)
+    items = builtin_call("list", call.args[0]) if len(call.args) == 1 else gast.List(elts=list(call.args),
+                                                                                         ctx=gast.Load())
+    seq = norm.atom(items, out)
+    item = A.store(norm.namer.fresh("_item"))
+    keys = norm.atom(gast.ListComp(elt=_function_call(norm, _key_of(call), [A.load(item.id)], out, call),
+                                   generators=[gast.comprehension(target=item, iter=A.deepcopy(seq), ifs=[],
+                                                                  is_async=0)]), out)
+    if obj is builtins.sorted:
+        reverse = norm.atom(options[0].value, out) if options else A.const(False)
+        order = norm.atom(_helper_call("key_order", key_order, keys, reverse), out)
+        position = A.store(norm.namer.fresh("_k"))
+        picked = gast.Subscript(value=A.deepcopy(seq), slice=A.load(position.id), ctx=gast.Load())
+        return norm.rhs(gast.ListComp(elt=picked, generators=[
+            gast.comprehension(target=position, iter=order, ifs=[], is_async=0)]), out)
+    index = norm.atom(_helper_call("extreme_index", extreme_index, keys, A.const(obj is builtins.max)), out)
+    return gast.Subscript(value=A.deepcopy(seq), slice=index, ctx=gast.Load())
+
+
+def _key_of(call):
+    return next((k.value for k in call.keywords if k.arg == "key"), None)
+
+
+def _helper_call(name, obj, *args):
+    """A call of srcad's helper ``obj``, bound under ``name`` whatever the user's scope says."""
+    func = A.set_anno(A.load(name), BUILTIN, (name, obj))
+    return A.set_anno(gast.Call(func=func, args=list(args), keywords=[]), "callee", Callee("object", obj=obj, name=name))
 
 
 def zip_rows(norm, call, out):

@@ -1,10 +1,13 @@
-"""Augmented assignments whose in-place update cannot fail, known from the shapes.
+"""In-place updates: the checks ``normalize`` writes for them (``augmented_assignment``,
+``list_slice_check``), and the pass dropping those that cannot fail, known from the shapes.
 
 ``z op= e`` is normalised to ``t = z op e`` and ``z = in_place_result(t, z)``: where ``z`` is
 an array, NumPy updates it in place, keeping its shape and dtype or raising, and
 ``runtime.in_place_result`` does the same when the code runs. Where shape inference knows that
 ``t`` has ``z``'s shape and dtype (or that ``z`` is a Python number, which is rebound), the
-check can neither fail nor cast, and the call is dropped.
+check can neither fail nor cast, and the call is dropped. Likewise ``check_list_slice(S, ...)``
+before a slice store ``S[a:b] = v`` (``errors.check_list_slice``: a list must keep its length)
+where ``S`` is known to be an array.
 
 >>> import gast, numpy as np
 >>> from srcad import astutil as A, runtime
@@ -24,8 +27,11 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
+from ..errors import check_list_slice
 from ..naming import BUILTIN
+from .binding import builtin_call
 from .callees import Callee
+from .shape_values import Spec
 
 
 def in_place_check(new, old):
@@ -35,6 +41,18 @@ def in_place_check(new, old):
     func = A.set_anno(A.load("in_place_result"), BUILTIN, ("in_place_result", runtime.in_place_result))
     call = gast.Call(func=func, args=[new, old], keywords=[])
     return A.set_anno(call, "callee", Callee("object", obj=runtime.in_place_result, name="in_place_result"))
+
+
+def list_slice_check(norm, base, index, new, node):
+    """The statement ``check_list_slice(base, slice(...), new, where)`` that ``normalize`` puts
+    before ``base[a:b] = new`` (``errors.check_list_slice``: a list must keep its length)."""
+    func = A.set_anno(A.load("check_list_slice"), BUILTIN, ("check_list_slice", check_list_slice))
+    bounds = [A.deepcopy(b) if b is not None else A.const(None) for b in (index.lower, index.upper, index.step)]
+    where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
+    call = gast.Call(func=func, args=[A.load(base), builtin_call("slice", *bounds), A.deepcopy(new), A.const(where)],
+                     keywords=[])
+    A.set_anno(call, "callee", Callee("object", obj=check_list_slice, name="check_list_slice"))
+    return gast.Expr(value=call)
 
 
 def fold_in_place_checks(node):
@@ -47,6 +65,7 @@ def fold_in_place_checks(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             reads[n.id] = reads.get(n.id, 0) + 1
     for block in A.blocks(node.body):
+        block[:] = [s for s in block if not _array_slice_check(s, specs)]
         dropped = set()
         for k, s in enumerate(block):
             if not _needless_check(s, specs):
@@ -61,6 +80,18 @@ def fold_in_place_checks(node):
     return node
 
 
+def _array_slice_check(s, specs):
+    """Is ``s`` ``check_list_slice(a, ...)`` of an ``a`` known to be an array (which keeps its
+    length: NumPy raises if the value does not fit)?"""
+    if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and s.value.args
+            and isinstance(s.value.args[0], gast.Name)):
+        return False
+    callee = A.anno(s.value, "callee")
+    spec = specs.get(s.value.args[0].id)
+    return (callee is not None and callee.kind == "object" and callee.obj is check_list_slice
+            and isinstance(spec, Spec) and spec.python is None)
+
+
 def _needless_check(s, specs):
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
             and isinstance(s.value, gast.Call) and len(s.value.args) == 2
@@ -72,3 +103,45 @@ def _needless_check(s, specs):
     new, old = (specs.get(a.id) for a in s.value.args)
     return old is not None and (old.python is not None
                                 or new is not None and new.shape == old.shape and new.dtype == old.dtype)
+
+
+_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.MatMult: "@", gast.Pow: "**",
+              gast.FloorDiv: "//", gast.Mod: "%", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
+              gast.LShift: "<<", gast.RShift: ">>"}
+
+
+def augmented_assignment(norm, s, out):
+    """``normalize``'s form of ``z op= e``: ``z = z op e``, right for numbers and tuples, which
+    are rebound, passed through ``in_place_check``. On an array (or a list) it updates z's memory
+    in place, so the statement computing ``z + e`` is annotated ``in_place`` = (z, exempt name,
+    operator) for the aliasing check, which refuses when another name sharing z's memory is
+    read afterwards."""
+    target = s.target
+    start = len(out)
+    # srcad's own code (a derivative differentiated again) adds into adjoints of their shape and dtype
+    checked = not norm.source.is_generated()
+    if isinstance(target, gast.Name):
+        rhs = gast.BinOp(left=A.load(target.id), op=s.op, right=s.value)
+        if checked:
+            new = norm.atom(gast.copy_location(rhs, s), out)
+            rhs = in_place_check(new, A.load(target.id))
+        norm.assign_to(A.store(target.id), gast.copy_location(rhs, s), out)
+        updated, exempt = target.id, None
+    elif isinstance(target, gast.Subscript):
+        base = norm.atom(target.value, out)
+        index = norm.index(target.slice, out)
+        old = gast.Subscript(value=base, slice=index, ctx=gast.Load())
+        updated = norm.atom(old, out)  # S[i] += e updates the item S[i] in place, then stores it
+        rhs = gast.BinOp(left=updated, op=s.op, right=s.value)
+        new = norm.atom(gast.copy_location(rhs, s), out)
+        if checked:
+            new = norm.atom(gast.copy_location(in_place_check(new, A.deepcopy(updated)), s), out)
+        out.append(A.assign(gast.Subscript(value=base, slice=A.deepcopy(index), ctx=gast.Store()), new))
+        updated, exempt = getattr(updated, "id", None), getattr(base, "id", None)
+    else:
+        raise norm.error("srcad supports augmented assignment to names and subscripts only", s)
+    for new in out[start:]:
+        value = getattr(new, "value", None)
+        if (isinstance(new, gast.Assign) and isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name)
+                and value.left.id == updated and type(value.op) is type(s.op)):
+            A.set_anno(new, "in_place", (updated, exempt, _OPERATORS.get(type(s.op), "op")))

@@ -48,7 +48,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .binding import bind_arguments
+from .binding import bind_arguments, updates_parameter
 from .jumps import eliminate_jumps
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .method_calls import global_method, global_partial
@@ -276,6 +276,9 @@ def inline_call(norm, call, name, out, fdef=None):
             # called for its effect: the parameter is the caller's array itself, so an update
             # through it is the caller's own (and checked as such), not one through an alias
             renames[param] = value.id
+            continue
+        if isinstance(value, gast.Name) and not {param, value.id} & rebound and not updates_parameter(fdef):
+            renames[param] = value.id  # only read: the caller's value itself, not a copy bound (and saved) per call
             continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
     body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames)

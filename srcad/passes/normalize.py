@@ -45,7 +45,7 @@ from .. import astutil as A
 from ..naming import Namer, builtin
 from .binding import module_helper
 from .functional import check_statement, functional_rhs, is_check, mark_consumed
-from .in_place import in_place_check
+from .in_place import augmented_assignment, list_slice_check
 from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
@@ -72,11 +72,6 @@ _UNSUPPORTED_EXPRS = {
     gast.Await: "await",
     gast.SetComp: "set comprehensions",
 }
-_OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.MatMult: "@", gast.Pow: "**",
-              gast.FloorDiv: "//", gast.Mod: "%", gast.BitAnd: "&", gast.BitOr: "|", gast.BitXor: "^",
-              gast.LShift: "<<", gast.RShift: ">>"}
-
-
 def normalize(node, source, namer=None):
     """Return the A-normal form of the function ``node`` (see the module docstring)."""
     namer = namer or Namer(A.all_names(node) | set(source.closure))
@@ -193,39 +188,7 @@ class _Normalizer:
             self.assign_to(target, value, out)
 
     def stmt_AugAssign(self, s, out):
-        """``z += e`` becomes ``z = z + e``: right for numbers and tuples, which are rebound. On an
-        array (or a list) it updates z's memory in place, so the statement computing ``z + e`` is
-        annotated ``in_place`` = (z, exempt name, operator) for the aliasing check, which refuses
-        when another name sharing z's memory is read afterwards."""
-        target = s.target
-        start = len(out)
-        # srcad's own code (a derivative differentiated again) adds into adjoints of their shape and dtype
-        checked = not self.source.is_generated()
-        if isinstance(target, gast.Name):
-            rhs = gast.BinOp(left=A.load(target.id), op=s.op, right=s.value)
-            if checked:
-                new = self.atom(gast.copy_location(rhs, s), out)
-                rhs = in_place_check(new, A.load(target.id))
-            self.assign_to(A.store(target.id), gast.copy_location(rhs, s), out)
-            updated, exempt = target.id, None
-        elif isinstance(target, gast.Subscript):
-            base = self.atom(target.value, out)
-            index = self.index(target.slice, out)
-            old = gast.Subscript(value=base, slice=index, ctx=gast.Load())
-            updated = self.atom(old, out)  # S[i] += e updates the item S[i] in place, then stores it
-            rhs = gast.BinOp(left=updated, op=s.op, right=s.value)
-            new = self.atom(gast.copy_location(rhs, s), out)
-            if checked:
-                new = self.atom(gast.copy_location(in_place_check(new, A.deepcopy(updated)), s), out)
-            out.append(A.assign(gast.Subscript(value=base, slice=A.deepcopy(index), ctx=gast.Store()), new))
-            updated, exempt = getattr(updated, "id", None), getattr(base, "id", None)
-        else:
-            raise self.error("srcad supports augmented assignment to names and subscripts only", s)
-        for new in out[start:]:
-            value = getattr(new, "value", None)
-            if (isinstance(new, gast.Assign) and isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name)
-                    and value.left.id == updated and type(value.op) is type(s.op)):
-                A.set_anno(new, "in_place", (updated, exempt, _OPERATORS.get(type(s.op), "op")))
+        augmented_assignment(self, s, out)
 
     def assign_to(self, target, value, out):
         if isinstance(target, gast.Name):
@@ -240,6 +203,9 @@ class _Normalizer:
             out.append(A.assign(target.id, rhs))
         elif isinstance(target, (gast.Tuple, gast.List)):
             stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if pairwise_display(target, value, stars):  # a, b = [], []: no tuple whose items both would share
+                self.assign_pairwise(target, value, out)
+                return
             if isinstance(value, gast.Call):  # unpacking consumes one pass: a, b = zip(*pairs)
                 A.set_anno(value, "consumed", True)
             source = self.atom(value, out)
@@ -266,9 +232,24 @@ class _Normalizer:
                 )
             index = self.index(target.slice, out)
             new = self.atom(value, out)
+            if isinstance(index, gast.Slice) and not self.source.is_generated():  # a list keeps its length
+                out.append(gast.copy_location(list_slice_check(self, base.id, index, new, target), target))
             out.append(A.assign(gast.Subscript(value=A.load(base.id), slice=index, ctx=gast.Store()), new))
         else:
             raise self.error("srcad does not support assignment to attributes", target)
+
+    def assign_pairwise(self, target, value, out):
+        """``a, b = e1, e2``: both values first (Python's order), each bound to its target. A value
+        that is a name the assignment binds is read into a temporary first (``a, b = b, a``)."""
+        atoms = [self.atom(e, out) for e in value.elts]
+        bound = A.names_stored(target)
+        for k, atom in enumerate(atoms):
+            if isinstance(atom, gast.Name) and atom.id in bound:
+                temp = self.namer.fresh("_t")
+                out.append(gast.copy_location(A.assign(temp, atom), value))
+                atoms[k] = A.load(temp)
+        for elt, atom in zip(target.elts, atoms):
+            self.assign_to(elt, atom, out)
 
     def stmt_If(self, s, out):
         test = self.atom(s.test, out)
@@ -490,3 +471,9 @@ class _Normalizer:
         value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
         out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))
         return A.load(result)
+
+
+def pairwise_display(target, value, stars):
+    """Is ``target = value`` a tuple (or list) display assigned to as many plain targets?"""
+    return (not stars and isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts)
+            and not any(isinstance(e, gast.Starred) for e in value.elts))

@@ -28,24 +28,27 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from .memory import may_change_later, memory_flow, sharing
+from .memory_values import element_of
 from .simplify import tidy
 
 
 class _Sharing:
     """What the forward sweep's memory analysis says about each save site (``aliasing.memory_flow``)."""
 
-    def __init__(self, fwd, params):
+    def __init__(self, fwd, params, specs):
         self.sharers = {}  # update site id -> {name sharing the updated memory: needs a deep copy}
         self.stale = {}  # update site id -> {name an earlier update made stale: that update's site id}
         self.saved = {}  # name site id -> memory of the value it saves
         self.callee_args = {}  # id of ``y, saved = f_forward(...)`` -> {argument: its memory}
-        self.mutated = memory_flow(fwd, params, self.note)
+        self.mutated = memory_flow(fwd, params, self.note, specs)
 
     def note(self, s, state):
         site = A.anno(s, "site") if not isinstance(s, gast.Expr) or A.anno(s, "save") is None else A.anno(s, "save")
         if site is not None and site.kind in ("subscript", "append") and site.var in state.names:
             own = state.names[site.var].own
             self.sharers[site.id] = {n: bool(state.names[n].inner & own) for n in sharing(state, site.var)}
+            elements = element_of(own)
+            self.sharers[site.id].update((n, False) for n, m in state.names.items() if m.own & elements)
             earlier = {n: A.anno(update, "site") for n, (_, update, _) in state.stale.items()}
             self.stale[site.id] = {n: u.id for n, u in earlier.items() if u is not None and u.kind == "subscript"}
         elif site is not None and site.kind == "name" and site.var in state.names:
@@ -178,11 +181,12 @@ def record_values(node, refs):
     fwd = _finish_with_entry_values(fwd, rev, params, refs, namer)
     copy_value = refs("copy_value", runtime.copy_value)
     deep_copy = refs("deepcopy", copy.deepcopy)
-    facts = _Sharing(fwd, params)
+    specs = A.anno(node, "specs") or {}
+    facts = _Sharing(fwd, params, specs)
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
-        facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
+        facts = _Sharing(fwd, params, specs)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
-    needed -= _hoist_loop_invariants(fwd, facts, params, A.anno(node, "specs") or {})
+    needed -= _hoist_loop_invariants(fwd, facts, params, specs)
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 

@@ -125,8 +125,10 @@ class AdjointState:
             expr = expr.args[1]  # adding np.full(shape, s) (or full_of) to an adjoint of that shape adds s
         if state == OWNED and self.scalar_shaped(var):  # NumPy arithmetic makes a new scalar: no buffer to keep
             return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
-        if state == OWNED:
+        if state == OWNED and not self.complex_valued(var):
             return [gast.AugAssign(target=A.store(d), op=gast.Add(), value=expr)]
+        if state == OWNED:  # its first part may be real (the adjoint of np.real(z)): no update in place
+            return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
         if state == SHARED:
             self.state[var] = OWNED
             return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
@@ -135,6 +137,10 @@ class AdjointState:
         return [A.assign(d, gast.IfExp(
                 test=gast.Compare(left=A.load(d), ops=[gast.Is()], comparators=[A.const(None)]),
                 body=expr, orelse=gast.BinOp(left=A.load(d), op=gast.Add(), right=A.deepcopy(expr))))]
+
+    def complex_valued(self, var):
+        spec = self.spec(var)
+        return isinstance(spec, Spec) and spec.dtype.kind == "c"
 
     def accumulate_maybe(self, var, expr):
         """``accumulate`` of ``expr`` that may be None (an item of a cotangent for a tuple

@@ -3,7 +3,7 @@ import builtins
 
 import numpy as np
 
-from ..registry import register_vjp
+from ..registry import register_nondifferentiable, register_vjp
 from ..runtime import sum_grad, unbroadcast
 from .numpy_core import unit_phase
 
@@ -43,12 +43,21 @@ def pick_grad(g, items, chosen):
     """The adjoint of ``max(items)``/``min(items)``: all of it to the first chosen item."""
     if isinstance(items, (list, tuple)):
         out = [0.0 * g for _ in items]
-        out[next(i for i, v in enumerate(items) if v is chosen or v == chosen)] = g
+        out[chosen_index(items, chosen)] = g
         return out
     items = np.asarray(items)
     out = np.zeros(items.shape, np.result_type(items.dtype, np.float64))
     out[int(np.argmax(items == chosen))] = g
     return out
+
+
+def chosen_index(items, chosen):
+    """Where ``chosen`` is in ``items``: the item itself (``min`` returns it, ``key=`` or not),
+    else the first equal one (a saved copy of the list); arrays compared as wholes."""
+    for i, v in enumerate(items):
+        if v is chosen:
+            return i
+    return next(i for i, v in enumerate(items) if np.array_equal(v, chosen))
 
 
 @register_vjp(builtins.list, builtins.tuple)
@@ -74,3 +83,19 @@ def reversed_grad(g, seq):
     if isinstance(seq, np.ndarray):
         return np.asarray(g)[::-1]
     return list(g)[::-1]
+
+
+def extreme_index(keys, largest):
+    """The position of the first largest (``largest``) or smallest of ``keys``: the item
+    ``max(items, key=f)`` or ``min(items, key=f)`` returns, Python's choice among ties."""
+    positions = range(len(keys))
+    return max(positions, key=keys.__getitem__) if largest else min(positions, key=keys.__getitem__)
+
+
+def key_order(keys, reverse=False):
+    """The positions of ``keys`` in the order ``sorted(items, key=f, reverse=reverse)`` puts
+    their items (stable, as Python sorts)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
+
+
+register_nondifferentiable(extreme_index, key_order, reason="it computes positions")

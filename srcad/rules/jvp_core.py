@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from ..registry import no_derivative, register_jvp
-from .builtin_rules import reversed_grad
+from .builtin_rules import chosen_index, reversed_grad
 from .numpy_core import unit_phase
 from .numpy_elementwise import broadcast_like
 
@@ -55,7 +55,7 @@ def extremum(y, a, *rest, key=None, default=None):
 def pick_tangent(tangents, items, chosen):
     """The tangent of ``max(items)``/``min(items)``: that of the first chosen item."""
     if isinstance(items, (list, tuple)):
-        return tangents[next(i for i, v in enumerate(items) if v is chosen or v == chosen)]
+        return tangents[chosen_index(items, chosen)]
     return np.asarray(tangents)[int(np.argmax(np.asarray(items) == chosen))]
 
 

@@ -1,0 +1,73 @@
+"""A pullback uses the values of its forward pass, the user's globals and closure variables
+included: ``y, pb = srcad.vjp(f, x)``, then a global rebound or an array changed in place,
+then ``pb(v)`` gives the gradient at the forward pass's values (it gave a mix of old and new
+values: ``2 · 1.5 · 7 · x`` for a scale changed from 1.5 to 7). Found by an adversarial probe."""
+import numpy as np
+import pytest
+
+import srcad
+
+SCALE = 1.5
+W = np.array([1.0, 2.0, 3.0])
+X = np.array([0.3, -0.5, 0.8])
+
+
+def scaled(x):
+    return np.sum((SCALE * x) ** 2)
+
+
+def weighted(x):
+    return np.sum(np.sin(W * x))
+
+
+def loop_scaled(x):
+    t = 0.0
+    for i in range(x.shape[0]):
+        t = t + SCALE * x[i] ** 2
+    return t
+
+
+def closure_over(c):
+    def h(x):
+        return np.sum(np.sin(c * x))
+    return h
+
+
+@pytest.fixture
+def restore_globals():
+    global SCALE
+    saved_scale, saved_w = SCALE, W.copy()
+    yield
+    SCALE = saved_scale
+    W[:] = saved_w
+
+
+@pytest.mark.parametrize("backend", ["numpy", "numba"])
+def test_rebound_global_scalar(restore_globals, backend):
+    global SCALE
+    if backend == "numba":
+        pytest.importorskip("numba")
+    f = loop_scaled if backend == "numba" else scaled
+    y, pullback = srcad.vjp(f, X, backend=backend)
+    SCALE = 7.0
+    np.testing.assert_allclose(pullback(1.0), 2 * 1.5 ** (1 if f is loop_scaled else 2) * X)
+    # a new call sees the new value, compiled code included
+    np.testing.assert_allclose(srcad.grad(f, backend=backend)(X), 2 * 7.0 ** (1 if f is loop_scaled else 2) * X)
+
+
+def test_global_array_changed_in_place(restore_globals):
+    y, pullback = srcad.vjp(weighted, X)
+    old = W.copy()
+    W[:] = 5.0
+    np.testing.assert_allclose(pullback(1.0), old * np.cos(old * X))
+    np.testing.assert_allclose(pullback.batched(np.ones((2,))), np.stack([old * np.cos(old * X)] * 2))
+    np.testing.assert_allclose(srcad.grad(weighted)(X), W * np.cos(W * X))
+
+
+def test_closure_array_changed_in_place():
+    c = np.array([1.0, 2.0, 3.0])
+    h = closure_over(c)
+    y, pullback = srcad.vjp(h, X)
+    c[:] = 5.0
+    old = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(pullback(1.0), old * np.cos(old * X))
