@@ -86,6 +86,7 @@ class _UserText:
 
     def __init__(self, node, source):
         self.user = _code_names(source.fn.__code__)
+        self.comprehension_names = A.anno(source.node, "comprehension_names") or {}
         bound = {}
         for s in A.walk_statements(node.body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
@@ -107,9 +108,8 @@ class _UserText:
     def renamed(self, name):
         """The user's name behind a renamed comprehension variable (``_e1`` for ``e``) or an
         inlined helper's local (``reps_u`` for ``u``), or None."""
-        comprehension = re.fullmatch(r"_(\w+?)\d+", name)
-        if comprehension and comprehension.group(1) in self.user:
-            return comprehension.group(1)
+        if name in self.comprehension_names:
+            return self.comprehension_names[name]
         helper = [name[len(h) + 1:] for h in self.user if name.startswith(h + "_") and name[len(h) + 1:] in self.user]
         return max(helper, key=len) if helper else None
 

@@ -88,13 +88,11 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-# Of those, methods that only look their arguments up (a key, an index, an item to find).
-LOOKUP_METHODS = {"pop", "remove", "discard"}
 NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, check_method, check_list_slice}
 
 
 # Library functions that write into an argument even when their result is assigned.
-_LIBRARY_MUTATORS = _numpy("copyto", "put", "place", "putmask", "fill_diagonal", "random.shuffle")
+LIBRARY_MUTATORS = _numpy("copyto", "put", "place", "putmask", "fill_diagonal", "random.shuffle")
 _PURE_LIBRARIES = {"numpy", "math", "builtins", "scipy", "operator", "srcad"}
 
 
@@ -103,7 +101,7 @@ def known_pure(obj):
     srcad has rules for (less their few in-place functions); a function of yours declared
     without derivative (``register_nondifferentiable``) may change them."""
     module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
-    return module.split(".")[0] in _PURE_LIBRARIES and not is_in(obj, _LIBRARY_MUTATORS)
+    return module.split(".")[0] in _PURE_LIBRARIES and not is_in(obj, LIBRARY_MUTATORS)
 
 
 def is_in(obj, group):

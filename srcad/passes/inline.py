@@ -216,6 +216,8 @@ def inline_comprehension(norm, e, out):
     scope = sorted({n.id for gen in e.generators for n in gast.walk(gen.target)
                     if isinstance(n, gast.Name)})
     renames = {name: norm.namer.fresh(f"_{name}") for name in scope}
+    known = A.anno(norm.source.node, "comprehension_names") or {}  # for messages (passes.aliasing)
+    A.set_anno(norm.source.node, "comprehension_names", {**known, **{new: old for old, new in renames.items()}})
     first_iter = e.generators[0].iter
     e = A.replace_names(A.deepcopy(e), renames)
     e.generators[0].iter = first_iter  # evaluated in the enclosing scope

@@ -42,7 +42,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from .fresh import (FRESH_FUNCTIONS, LOOKUP_METHODS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
+from .fresh import (FRESH_FUNCTIONS, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
                     known_pure, out_argument)
 from .memory_values import Memory, Values, bind_call
 
@@ -292,10 +292,10 @@ class _Flow(Values):
                     self.tracked(state, a.id)
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
+            elif is_in(callee.obj, LIBRARY_MUTATORS):  # np.copyto(dst, src), np.fill_diagonal(a, v): the first
+                changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
-            if callee.name in LOOKUP_METHODS:  # L.pop(i), d.pop(key): the arguments are only looked up
-                changed = []
-            changed.append(call.func.value)
+            changed = [call.func.value]  # y.fill(v), L.insert(i, v), L.pop(i): the arguments are only read
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:

@@ -256,10 +256,13 @@ class Calls:
         touched = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & self.varied)
         if touched:
             what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
+            named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
+            which = f"'{named[0]}', which carries" if named else "a value carrying"
             raise self.source.syntax_error(
-                f"srcad cannot see what the call {what} changes in '{touched[0]}', which carries a derivative; "
-                "assign its result instead of calling it for its effect (or wrap the argument in "
-                "srcad.stop_gradient if no derivative should flow)", A.anno(s, "origin") or s)
+                f"srcad does not differentiate the call {what} made for its effect on {which} a derivative: it "
+                "cannot see what the call changes; write the update as an assignment (y[:] = value, not "
+                "y.fill(value) or np.copyto(y, value); y = np.sort(y), not y.sort()), or wrap the argument in "
+                "srcad.stop_gradient if no derivative should flow", A.anno(s, "origin") or s)
 
 
 def _numpy_function(func):
