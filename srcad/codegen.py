@@ -219,7 +219,11 @@ def codegen(node, source, module):
     # saw them (a pullback called after they change must not mix old values and new): saved
     # under names of their own, so the backward function reads no global of that name
     outer = {x: namer.unique(f"_{x.lstrip('_')}_seen")
-             for x in _outer_values(rev_reads - defined - adjoint_names, source, module)}
+             for x in _outer_values(rev_reads - defined - adjoint_names - {cot}, source, module)}
+    if outer:
+        from .extend import stop_gradient as stop_gradient_function
+
+        stop_gradient = module.ref("stop_gradient", stop_gradient_function)
     stacks = set(A.anno(node, "stacks") or ())
     joint.body = joint_fwd + rev
     joint_source = A.to_source(joint)
@@ -242,6 +246,9 @@ def codegen(node, source, module):
         if live or outer:
             unpack = gast.Tuple(elts=[A.store(x) for x in live + list(outer.values())], ctx=gast.Store())
             backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
+        for seen in outer.values():  # your values are constants, also where the pullback is differentiated
+            backward_body.append(A.assign(seen, gast.Call(func=A.load(stop_gradient), args=[A.load(seen)],
+                                                          keywords=[])))
         mutated = _mutated_in_reverse(rev)
         for name in sorted(stacks | (mutated & set(live))):
             if name in live:

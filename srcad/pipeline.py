@@ -50,6 +50,9 @@ class Options:
     param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
     array_params: tuple = ()  # parameters given arrays or numbers, where ``specs`` does not say so
     number_params: tuple = ()  # of those, parameters given Python numbers (immutable)
+    # small helpers of the module a loop calls are inlined (passes.binding); the numba backend
+    # keeps them calls: its value stacks cost more per inlined value than one callee's tuple
+    inline_loop_helpers: bool = True
     debug: bool = False
 
 
@@ -58,7 +61,7 @@ def _front_end(source, wrt, options):
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source, param_classes=options.param_classes)),
         ("checkpoint_loops", lambda node: checkpoint_loops(node, source)),
-        ("normalize", lambda node: normalize(node, source)),
+        ("normalize", lambda node: normalize(node, source, inline_loop_helpers=options.inline_loop_helpers)),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),

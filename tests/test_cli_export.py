@@ -26,6 +26,8 @@ SCALE = 1.5
 
 
 def softplus(z):
+    if np.all(z > 30.0):  # a branch: the helper is not inlined where the loop calls it (a pair of its own)
+        return z
     return np.log1p(np.exp(z))
 
 

@@ -11,7 +11,8 @@ tuple and ``**options`` a dict of what is left over; defaults fill the rest. A `
 bound as its items.
 ``module_helper`` decides which functions of the caller's own module are inlined rather
 than called: those with ``*args``, ``**kwargs``, keyword-only or positional-only
-parameters, and any called with ``*`` or ``**``.
+parameters, any called with ``*`` or ``**``, and a small leaf helper a loop calls
+(``_small_helper``). A parameter the inlined body only reads is the caller's atom itself.
 
 >>> import gast
 >>> from srcad.source import capture
@@ -32,11 +33,8 @@ def f(x, pair):
         raise TypeError('*pair must hold 2 items for scaled()')
     _t3 = _seq1[0]
     _t4 = _seq1[1]
-    scaled_a = _t3
-    scaled_b = _t4
-    scaled_by = x
-    _t5 = scaled_a + scaled_b
-    scaled_result1 = _t5 * scaled_by
+    _t5 = _t3 + _t4
+    scaled_result1 = _t5 * x
     return scaled_result1
 """
 import builtins
@@ -287,7 +285,8 @@ def module_helper(norm, call, obj):
     defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
     passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
-        return _small_helper(norm, call, fn) if norm.loop_depth and obj is fn else None
+        inline = norm.loop_depth and norm.inline_loop_helpers and obj is fn
+        return _small_helper(norm, call, fn) if inline else None
     if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__) and not (packed or spread):
         return None  # another module's helper is compiled on its own, as before: a call of its parameter is refused
     if fn.__globals__ is not norm.source.globals or fn.__closure__:
@@ -363,8 +362,10 @@ def _small_helper(norm, call, fn):
         body = body[1:]  # the docstring
     if not body or len(body) > _SMALL or not isinstance(body[-1], gast.Return) or body[-1].value is None:
         return None
-    if not all(map(_assigns_names, body[:-1])) or any(isinstance(n, _SCOPES) for n in gast.walk(helper.node)
-                                                      if n is not helper.node):
+    if any(isinstance(getattr(s, "value", None), _DISPLAYS) for s in body):
+        return None  # several results (h, cache): a call gives an unread one no adjoint at all, not zeros
+    if not all(map(_assigns_names, body[:-1])) or updates_parameter(helper.node) or any(
+            isinstance(n, _SCOPES) for n in gast.walk(helper.node) if n is not helper.node):
         return None
     try:
         check_source_is_code(helper)
@@ -377,6 +378,7 @@ def _small_helper(norm, call, fn):
     return _taken(norm, helper)
 
 
+_DISPLAYS = (gast.Tuple, gast.List, gast.Dict, gast.Set)
 _NOT_PLAIN = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp,
            gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom, gast.Await, gast.NamedExpr, gast.Starred)

@@ -29,7 +29,8 @@ and loop passes do).
 >>> node = normalize(resolve_calls(src.node, src), src)
 >>> at_return = []
 >>> _ = memory_flow(node.body, ["x"], lambda s, state: isinstance(s, gast.Return) and at_return.append(state))
->>> sorted(sharing(at_return[0], "y"))
+>>> state = at_return[0]
+>>> sorted(n for n, m in state.names.items() if n != "y" and m.all() & state.names["y"].own)  # sharing y's memory
 ['v']
 """
 import contextlib
@@ -486,12 +487,6 @@ def may_change_later(memory, mutated):
     made by the latest run of a statement may be updated after it ages."""
     aged = {("new", loc[1]) for loc in mutated if loc[0] == "old"}
     return bool(memory & (mutated | aged))
-
-
-def sharing(state, name):
-    """Other names whose values may share memory with ``name``'s (or hold it as an item)."""
-    own = state.names[name].own if name in state.names else frozenset()
-    return {n for n, m in state.names.items() if n != name and m.all() & own}
 
 
 def check_memory(stmts, params, arrays=(), lookup=None, numbers=()):

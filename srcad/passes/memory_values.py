@@ -279,6 +279,11 @@ def element_of(locations):
     return {("element", loc) for loc in locations}
 
 
+def element_bases(locations):
+    """The memory that the elements among ``locations`` were read out of."""
+    return {loc[1] for loc in locations if loc[0] == "element"}
+
+
 def _array_spec(spec):
     return isinstance(spec, Spec) and spec.python is None
 

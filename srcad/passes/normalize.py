@@ -72,11 +72,14 @@ _UNSUPPORTED_EXPRS = {
     gast.Await: "await",
     gast.SetComp: "set comprehensions",
 }
-def normalize(node, source, namer=None):
-    """Return the A-normal form of the function ``node`` (see the module docstring)."""
+def normalize(node, source, namer=None, inline_loop_helpers=True):
+    """Return the A-normal form of the function ``node`` (see the module docstring);
+    ``inline_loop_helpers``: inline the small helpers of the module a loop calls
+    (``binding.module_helper``)."""
     namer = namer or Namer(A.all_names(node) | set(source.closure))
     _check_named_exprs(node, source)
     norm = _Normalizer(source, namer)
+    norm.inline_loop_helpers = inline_loop_helpers
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
@@ -106,6 +109,7 @@ class _Normalizer:
         self.static_functions = {}  # inlined parameter -> inline.StaticFunction it was passed
         self.inlining = []
         self.loop_depth = 0  # loops around the statement being normalised
+        self.inline_loop_helpers = True
 
     def error(self, message, node):
         return self.source.syntax_error(message, node)

@@ -214,11 +214,18 @@ def _turn_around_placeholder_stacks(fn):
 def _check_every_assignment_saved(block, stacks, placeholders):
     for k, s in enumerate(block):
         for name, stack in stacks.items():
-            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name):
+            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name) or _snapshot(s, name):
                 continue
             if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
                 raise NotLowerable(
                     f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
+
+
+def _snapshot(s, name):
+    """Is ``s`` ``name = copy_value(name)``: the same value, copied before an update may reach it?"""
+    return (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
+            and s.value.func.id == "copy_value" and len(s.value.args) == 1
+            and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == name)
 
 
 def _literal_assigned(block, k, name):
@@ -240,12 +247,19 @@ def _literal_assigned(block, k, name):
 
 
 def _pushes_before(block, k):
-    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]``."""
+    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]`` (across an
+    update in place of another name that computes its value: ``_t += s; y = _t``)."""
     found = set()
-    while k and _push_of(block[k - 1]):
+    while k and (_push_of(block[k - 1]) or _updates_other_name(block[k - 1], block[k])):
         k -= 1
-        found.add(_push_of(block[k]))
+        if _push_of(block[k]):
+            found.add(_push_of(block[k]))
     return found
+
+
+def _updates_other_name(s, assignment):
+    return (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name)
+            and not _binds(assignment, s.target.id) and isinstance(assignment, gast.Assign))
 
 
 def _turned_around(block, stacks, placeholders):
@@ -263,6 +277,8 @@ def _turned_around(block, stacks, placeholders):
             s = A.assign(pop[1], gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(pop[0]), A.load(pop[1])],
                                            keywords=[]))
         out.append(s)
+        if pending and isinstance(s, gast.AugAssign) and not any(_binds(s, _push_of(p)[1]) for p in pending):
+            continue  # ``_t += s; y = _t``: y's push goes after its assignment
         out.extend(pending)
         pending = []
     return out + pending

@@ -27,8 +27,8 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from .memory import may_change_later, memory_flow, sharing
-from .memory_values import element_of
+from .memory import may_change_later, memory_flow
+from .memory_values import element_bases, element_of
 from .simplify import tidy
 
 
@@ -45,10 +45,11 @@ class _Sharing:
     def note(self, s, state):
         site = A.anno(s, "site") if not isinstance(s, gast.Expr) or A.anno(s, "save") is None else A.anno(s, "save")
         if site is not None and site.kind in ("subscript", "append") and site.var in state.names:
-            own = state.names[site.var].own
-            self.sharers[site.id] = {n: bool(state.names[n].inner & own) for n in sharing(state, site.var)}
-            elements = element_of(own)
-            self.sharers[site.id].update((n, False) for n, m in state.names.items() if m.own & elements)
+            # elements read out of the memory count as sharing it: differentiating the adjoint
+            # again, without shapes, the aliasing check cannot tell them from views
+            reached = state.names[site.var].own | element_of(state.names[site.var].own)
+            self.sharers[site.id] = {n: bool(m.inner & reached) for n, m in state.names.items()
+                                     if n != site.var and m.all() & reached}
             earlier = {n: A.anno(update, "site") for n, (_, update, _) in state.stale.items()}
             self.stale[site.id] = {n: u.id for n, u in earlier.items() if u is not None and u.kind == "subscript"}
         elif site is not None and site.kind == "name" and site.var in state.names:
@@ -56,13 +57,17 @@ class _Sharing:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Call):
             self.callee_args[id(s)] = {a.id: state.names.get(a.id) for a in s.value.args if isinstance(a, gast.Name)}
 
-    def copy_of(self, memory, value, copy_value, deep_copy):
-        """``value`` itself, or a copy of it if a later in-place update may reach its memory."""
+    def copy_of(self, memory, value, copy_value, deep_copy, kept=False):
+        """``value`` itself, or a copy of it if a later in-place update may reach its memory.
+        An element of an array (a NumPy scalar) is reached by none, but a value holding one is
+        copied where the update reaches its array, and so is an element a user function keeps
+        (``kept``): differentiating the adjoint again, without shapes, the aliasing check
+        cannot tell an element from a view."""
         if memory is None:
             return value
-        if may_change_later(memory.inner, self.mutated):
+        if may_change_later(memory.inner | element_bases(memory.inner), self.mutated):
             return gast.Call(func=A.load(deep_copy), args=[value], keywords=[])
-        if may_change_later(memory.own, self.mutated):
+        if may_change_later(memory.own | (element_bases(memory.own) if kept else set()), self.mutated):
             return gast.Call(func=A.load(copy_value), args=[value], keywords=[])
         return value
 
@@ -74,8 +79,8 @@ def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
     for s in A.walk_statements(fwd):
         args = sharing_facts.callee_args.get(id(s))
         if args:
-            new = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy) if isinstance(a, gast.Name) else a
-                   for a in s.value.args]
+            new = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy, kept=True)
+                   if isinstance(a, gast.Name) else a for a in s.value.args]
             copied |= any(n is not a for n, a in zip(new, s.value.args))
             s.value.args = new
     return copied
