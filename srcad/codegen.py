@@ -9,13 +9,13 @@ place, so it can be called again. The pair's trees and text are made and compile
 needed (``Generated.ensure_pair``): ``grad`` and ``adjoint`` never pay for them.
 """
 import dataclasses
-import types
 
 import gast
 import numpy as np
 
 from . import astutil as A
 from .passes.simplify import tidy
+from .pullback_values import outer_reads, read_saved, saved_copies, saved_values
 from .source import identifier
 
 
@@ -163,30 +163,6 @@ def _assignments(stmts):
             yield from _assignments(s.orelse)
 
 
-def _seen(stmts, outer):
-    """``stmts`` reading each of the user's values in ``outer`` under its saved name."""
-    if not outer:
-        return stmts
-    return A.replace_names(gast.Module(body=stmts, type_ignores=[]), outer).body
-
-
-def _outer_values(names, source, module):
-    """Of ``names`` (read by the reverse sweep, bound by neither sweep), those the user's scope
-    binds to data (a number, an array, a list ...): not srcad's helpers, and not a module,
-    class or function, which the code's guards follow."""
-    outer = []
-    for name in sorted(names):
-        if name in module.closure:
-            continue
-        try:
-            value = source.lookup(name)
-        except KeyError:
-            continue
-        if not (callable(value) or isinstance(value, types.ModuleType)):
-            outer.append(name)
-    return outer
-
-
 def codegen(node, source, module):
     """Sources for the joint adjoint and the forward/backward pair; see module doc."""
     n = A.anno(node, "n_forward")
@@ -213,17 +189,23 @@ def codegen(node, source, module):
     # names bound only inside a branch or loop may be unbound when packed
     unbound = [A.assign(x, A.const(None)) for x in live if x not in top_level and x not in params]
     from . import runtime
+    from .arguments import snapshot
 
     copy_value = module.ref("copy_value", runtime.copy_value)
+    user_reads = _read_names(fwd + rev) - defined - adjoint_names - {cot} - set(module.closure)
+    deep_copy = module.ref("snapshot", snapshot) if user_reads else copy_value  # (your globals, if any)
+    # saved values that may be your globals' memory (_t1 = PARAMS[0]): saved as copies
+    copied, deep = saved_copies(fwd, params, live) if user_reads else (set(), set())
     # the backward sweep reads the user's globals and closure variables as the forward sweep
     # saw them (a pullback called after they change must not mix old values and new): saved
     # under names of their own, so the backward function reads no global of that name
-    outer = {x: namer.unique(f"_{x.lstrip('_')}_seen")
-             for x in _outer_values(rev_reads - defined - adjoint_names - {cot}, source, module)}
+    outer = outer_reads(rev, defined | adjoint_names | {cot} | set(module.closure), source.lookup,
+                        lambda base: namer.unique(f"_{base.lstrip('_')}_seen"))
     if outer:
         from .extend import stop_gradient as stop_gradient_function
 
         stop_gradient = module.ref("stop_gradient", stop_gradient_function)
+        saved_outer = saved_values(outer, source.lookup, copy_value, deep_copy)
     stacks = set(A.anno(node, "stacks") or ())
     joint.body = joint_fwd + rev
     joint_source = A.to_source(joint)
@@ -234,8 +216,9 @@ def codegen(node, source, module):
                                     type_ignores=[]))
 
     def make_pair():
-        pack = gast.Tuple(elts=[A.load(x) for x in live] + [
-            gast.Call(func=A.load(copy_value), args=[A.load(x)], keywords=[]) for x in outer], ctx=gast.Load())
+        pack = gast.Tuple(elts=[gast.Call(func=A.load(copy_value if x in copied else deep_copy), args=[A.load(x)],
+                                          keywords=[]) if x in copied | deep else A.load(x) for x in live]
+                          + (saved_outer if outer else []), ctx=gast.Load())
         returned = gast.Return(value=gast.Tuple(elts=[out, pack], ctx=gast.Load()))
         forward = gast.FunctionDef(
             name=f"{base}_forward", args=gast.arguments(
@@ -259,7 +242,8 @@ def codegen(node, source, module):
                 args=[gast.Name(id=saved, ctx=gast.Param(), annotation=None, type_comment=None),
                       gast.Name(id=cot, ctx=gast.Param(), annotation=None, type_comment=None)],
                 posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[A.const(None)]),
-            body=backward_body + _seen(_copied_pops(rev, mutated, copy_value), outer), decorator_list=[], returns=None,
+            body=backward_body + read_saved(_copied_pops(rev, mutated, copy_value), outer), decorator_list=[],
+            returns=None,
             type_comment=None,  # printed, not changed
             type_params=[])
         return A.to_source(forward), A.to_source(backward)

@@ -29,26 +29,7 @@ class CompiledCache:
 
     def _functions(self, args, kwargs=None):
         """The generated (joint, forward, backward) for arguments like ``args``, ``kwargs``."""
-        key = ()
-        containers = foreign = False
-        for a in args:
-            cls = a.__class__
-            if cls is np.ndarray:
-                key += ((a.shape, a.dtype),)
-            elif cls in CONTAINERS:
-                key += (spec_key(a),)
-                containers = True
-            elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
-                key += (protocol_array_key(a),)
-                foreign = True
-            else:
-                held = object_classes(("",), (a,))  # with the classes of the objects it holds (model.l2)
-                key += (held if len(held) > 1 else cls,)
-                # a named tuple or dataclass: its items vary; an object holding objects: their classes
-                containers = containers or is_structure(a) or len(held) > 1
-        if kwargs:
-            key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
-            containers = True
+        key, containers, foreign = self._key(args, kwargs)
         bound = self._bound.get(key)
         if bound is not None and not containers:  # arrays seen before: only the guards to check
             guards = self._guards.get(key)
@@ -72,6 +53,32 @@ class CompiledCache:
             if self._plain and not self._prefix and not self._one_tuple and positional == len(key) == self._needed:
                 self._fast = fast_entry(key, guards, joint)
         return bound
+
+    @staticmethod
+    def _key(args, kwargs=None):
+        """``(key, containers, foreign)``: the compiled code's key for arguments like ``args``,
+        ``kwargs``, and whether some are structures or foreign arrays (checked on every call)."""
+        key = ()
+        containers = foreign = False
+        for a in args:
+            cls = a.__class__
+            if cls is np.ndarray:
+                key += ((a.shape, a.dtype),)
+            elif cls in CONTAINERS:
+                key += (spec_key(a),)
+                containers = True
+            elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
+                key += (protocol_array_key(a),)
+                foreign = True
+            else:
+                held = object_classes(("",), (a,))  # with the classes of the objects it holds (model.l2)
+                key += (held if len(held) > 1 else cls,)
+                # a named tuple or dataclass: its items vary; an object holding objects: their classes
+                containers = containers or is_structure(a) or len(held) > 1
+        if kwargs:
+            key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
+            containers = True
+        return key, containers, foreign
 
     def _recent(self, args):
         """``(key, guards, joint, cotangent position)`` of the last call if ``args`` have its

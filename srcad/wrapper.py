@@ -17,6 +17,7 @@ from .backends.numba_backend import check_backend
 from .batching import batched_pullback
 from .dispatch import MISS, CompiledCache, positional_cotangent
 from .errors import ArgumentError, CotangentError
+from .guards import GuardList
 from .runtime import default_cotangent
 from .source import unwrap
 from .tracebacks import api_boundary
@@ -417,3 +418,12 @@ class _Nested(Differentiable):
 
     def _source_function(self, args):
         return unwrap(self._inner._functions(args)[0])  # the NumPy code, whatever runs it
+
+    def _compile(self, args, kwargs, key):
+        """Also guarded by what the inner code was made for (a helper it calls or inlined,
+        rebound or its code swapped): then both are made again."""
+        bound = super()._compile(args, kwargs, key)
+        inner = self._inner._guards.get(self._inner._key(args, kwargs)[0])
+        if inner:
+            self._guards[key] = GuardList(list(self._guards.get(key, ())) + list(inner))
+        return bound

@@ -362,3 +362,23 @@ def test_types_and_modules_an_argument_names_share_no_memory():
     checked(cast_without_a_copy_then_updated, X3)
     refused(view_of_a_global_updated, X3,
             line_text="y[0] = x[0]", message="shares memory with the global 'TABLE'")
+
+
+def jitter_on_the_diagonal(A):
+    K = A @ A.T
+    K[np.diag_indices_from(K)] += 1.0  # a Gaussian process's jitter, as written in real code
+    return np.sum(np.sin(K))
+
+
+def halve_upper_triangle(A):
+    K = A @ A.T
+    K[np.triu_indices(3, 1)] *= 0.5
+    return np.sum(K ** 2)
+
+
+@pytest.mark.parametrize("f", [jitter_on_the_diagonal, halve_upper_triangle])
+def test_index_arrays_from_numpy_share_no_memory(f):
+    """``np.diag_indices_from(K)`` and the triangle indices are new index arrays: updating
+    ``K`` at them was refused as "'np.diag_indices_from(K)' shares memory with it" (found by
+    an adversarial probe)."""
+    checked(f, np.random.default_rng(0).standard_normal((3, 2)))

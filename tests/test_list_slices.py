@@ -30,6 +30,15 @@ def keeps_length(x):
     return L[0] + 2 * L[1] * L[2]
 
 
+def list_slice_from_an_array(x):
+    """The adjoint of the array stored is an array of the slice's items (it was the list
+    slice, and the next rule multiplied a list: TypeError; found by an adversarial probe)."""
+    L = [x[0], x[1], x[2]]
+    L[::2] = np.sin(x[1:]) * 2.0
+    L[0:2] = x[:2] * 3.0
+    return L[0] + 2.0 * L[1] * L[2]
+
+
 def array_slices(x):
     u = x * 2.0
     u[1:] = np.tanh(u[:-1])
@@ -46,7 +55,7 @@ def test_length_changing_slice_store_refused(f, mode):
             srcad.jvp(f, (X,), (np.ones(3),))
 
 
-@pytest.mark.parametrize("f", [keeps_length, array_slices])
+@pytest.mark.parametrize("f", [keeps_length, list_slice_from_an_array, array_slices])
 def test_slice_stores_differentiated(f):
     check_all_modes(f, (X,))
 

@@ -28,8 +28,16 @@ def rows_shifted(m):
     return np.sum(np.sin(a))
 
 
+def norm_twice_and_a_row(A):
+    """The adjoint adds into ``dA[0]`` after ``dA`` was made from norm's reduced adjoint: the
+    second derivative was refused as sharing memory with the cotangent (found by an
+    adversarial probe)."""
+    return np.linalg.norm(A) + np.sum(A[0] ** 3) + np.linalg.norm(A)
+
+
 CASES = [(neumann_boundaries, (np.linspace(-1.0, 1.0, 6) ** 2, 0.2), (0, 1)),
-         (rows_shifted, (np.arange(12.0).reshape(3, 4) / 7.0,), 0)]
+         (rows_shifted, (np.arange(12.0).reshape(3, 4) / 7.0,), 0),
+         (norm_twice_and_a_row, (np.arange(9.0).reshape(3, 3) / 5.0 - 0.7,), 0)]
 
 
 @pytest.mark.parametrize("fun, args, wrt", CASES, ids=[c[0].__name__ for c in CASES])

@@ -15,6 +15,8 @@ from numba import njit, types
 from numba.extending import overload
 
 from .. import runtime
+from ..arguments import snapshot
+from ..extend import stop_gradient
 from ..errors import CotangentError
 from ..rules import builtin_rules, numpy_linalg, numpy_shapes
 
@@ -190,6 +192,22 @@ def _copy_value(v):
     if _number(v) or isinstance(v, (types.BaseTuple, types.RangeType)):
         return lambda v: v  # immutable
     return None
+
+
+@overload(snapshot)
+def _snapshot(x):
+    """A saved copy of a value of the user's globals (``pullback_values``): numba's globals are
+    numbers and arrays (lists and dicts it would freeze are refused)."""
+    if isinstance(x, types.Array):
+        return lambda x: x.copy()
+    if _number(x):
+        return lambda x: x
+    return None
+
+
+@overload(stop_gradient)
+def _stop_gradient(x):
+    return lambda x: x
 
 
 @overload(runtime.grad_buffer)

@@ -266,7 +266,7 @@ class _Forward(CallTangents):
             if var in self.containers:
                 tangent = self.helper("zeros_like", A.deepcopy(value))
             elif isinstance(index, gast.Slice):  # a list (an adjoint of one) takes no scalar into a slice
-                tangent = self.helper("cleared_slot", A.deepcopy(value))
+                tangent = self.helper("zeros_like", A.deepcopy(value))
             else:
                 tangent = A.const(0.0)
         elif var not in self.containers:  # an array of integers or booleans truncates what it is given

@@ -49,7 +49,8 @@ FRESH_FUNCTIONS = _numpy(
     "round", "around", "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "take", "choose", "select",
     "piecewise", "interp", "searchsorted", "unique", "bincount", "histogram", "cov", "corrcoef", "convolve",
     "correlate", "isclose", "allclose", "array_equal", "nan_to_num", "polyval", "trapezoid", "trapz",
-    "triu_indices", "tril_indices", "diag_indices", "linalg.inv", "linalg.solve", "linalg.det",
+    "triu_indices", "tril_indices", "diag_indices", "triu_indices_from", "tril_indices_from", "diag_indices_from",
+    "unravel_index", "linalg.inv", "linalg.solve", "linalg.det",
     "linalg.slogdet", "linalg.norm", "linalg.cholesky", "linalg.qr", "linalg.svd", "linalg.eigh",
     "linalg.eigvalsh", "linalg.eig", "linalg.eigvals", "linalg.pinv", "linalg.lstsq", "linalg.multi_dot",
     "fft.fft", "fft.ifft", "fft.rfft", "fft.irfft", "fft.fft2", "fft.ifft2", "fft.fftn", "fft.ifftn",
@@ -72,8 +73,14 @@ RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runti
                      runtime.cotangent_items: (0,)}
 # Functions whose result is an array (never a list) that may share its first argument's memory.
 ARRAY_VIEWS = _numpy("broadcast_to")
+# srcad's helpers (which code srcad generates, and differentiates again, calls) whose result is
+# an array or a number, never a list: it may share its arguments' memory but holds no items.
+ARRAY_RESULTS = {runtime.sum_to_reduced, runtime.expand_reduced, runtime.transpose_back, runtime.matmul_dx,
+                 runtime.matmul_dy, runtime.einsum_grad, runtime.prod_grad, runtime.trace_grad}
 # Indices that are arrays: indexing with them copies (advanced indexing).
-INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "nonzero", "flatnonzero", "argwhere", "arange", "where")
+INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "nonzero", "flatnonzero", "argwhere", "arange", "where", "diag_indices",
+                               "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
+                               "triu_indices_from", "unravel_index")
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
 FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",
                   "argsort", "all", "any", "cumsum", "cumprod", "dot", "trace", "round", "clip", "flatten",

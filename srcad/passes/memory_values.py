@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import runtime
-from .fresh import (ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
+from .fresh import (ARRAY_RESULTS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
                     PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc)
 from .shape_values import Spec
 
@@ -206,6 +206,8 @@ class Values:
                               frozenset().union(*(m.listy for m in shared)) | new)
             if is_in(obj, ARRAY_VIEWS) and call.args:  # an array, never a list: sharing, not being, its argument
                 return Memory(self.memory(state, call.args[0]).all() | new, array=True, listy=())
+            if is_in(obj, ARRAY_RESULTS):
+                return Memory(reached | new, array=True, listy=())
             if obj is runtime.container_grad and len(call.args) == 2:
                 # g itself, or a new list of g's rows: a list only if new when g is an array
                 g = self.memory(state, call.args[0])

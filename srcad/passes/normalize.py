@@ -76,7 +76,9 @@ def normalize(node, source, namer=None, inline_loop_helpers=True):
     """Return the A-normal form of the function ``node`` (see the module docstring);
     ``inline_loop_helpers``: inline the small helpers of the module a loop calls
     (``binding.module_helper``)."""
-    namer = namer or Namer(A.all_names(node) | set(source.closure))
+    # the module's globals too: a helper inlined here reads them by name, which no name
+    # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
+    namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))
     _check_named_exprs(node, source)
     norm = _Normalizer(source, namer)
     norm.inline_loop_helpers = inline_loop_helpers

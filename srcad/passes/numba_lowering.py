@@ -214,18 +214,11 @@ def _turn_around_placeholder_stacks(fn):
 def _check_every_assignment_saved(block, stacks, placeholders):
     for k, s in enumerate(block):
         for name, stack in stacks.items():
-            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name) or _snapshot(s, name):
+            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name):
                 continue
             if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
                 raise NotLowerable(
                     f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
-
-
-def _snapshot(s, name):
-    """Is ``s`` ``name = copy_value(name)``: the same value, copied before an update may reach it?"""
-    return (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Name)
-            and s.value.func.id == "copy_value" and len(s.value.args) == 1
-            and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == name)
 
 
 def _literal_assigned(block, k, name):

@@ -81,6 +81,8 @@ class Stores:
             else:  # an index array may repeat a position: only the write NumPy keeps counts
                 g = self.call("stored_adjoint", runtime.stored_adjoint, A.load(d), index_expr(index),
                               A.load(value.id))
+            if isinstance(index, gast.Slice) and self.maybe_container(var):  # L[a:b] = array: its rows
+                g = self.call("stacked_grad", runtime.stacked_grad, g, A.load(value.id))
             g = self.stored_grad(var, g)
             if value.id == var:  # `S[idx] = S`: hold the region's cotangent, add it after zeroing
                 held = self.namer.fresh("_g")
@@ -88,7 +90,7 @@ class Stores:
             else:
                 code.extend(self.accumulate(value.id, g))
         code.append(A.assign(gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Store()),
-                             self.zero_slot(var, value)))
+                             self.zero_slot(var, value, index)))
         if held:
             code.extend(self.accumulate(var, A.load(held)))
         return code
@@ -104,14 +106,17 @@ class Stores:
             return g
         return self.call("into_dtype_of", runtime.into_dtype_of, g, A.load(var))
 
-    def zero_slot(self, var, value):
+    def zero_slot(self, var, value, index):
         """What clears the slot ``value`` was stored into: ``0`` in an array; in a list, tuple
         or dict (or what is not known to be an array) ``runtime.cleared_slot``, which gives
-        zeros shaped like a container ``value``, since later adjoints add to it item by item."""
+        zeros shaped like a container ``value``, since later adjoints add to it item by item,
+        and zeros like ``value`` for a slice (a list's slice takes no scalar)."""
         from .. import runtime
 
         if not self.maybe_container(var) and self.spec(var).python is None:
             return A.const(0)
+        if isinstance(index, gast.Slice):
+            return self.call("zeros_like", runtime.zeros_like, A.deepcopy(value))
         return self.call("cleared_slot", runtime.cleared_slot, A.deepcopy(value))
 
     def scatter_add(self, var, index, values):

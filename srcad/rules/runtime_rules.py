@@ -11,6 +11,7 @@ import copy
 import numpy as np
 
 from .. import runtime
+from ..arguments import snapshot
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import in_place_cast, in_place_result, into_dtype_of
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, einsum_grad, stored_adjoint,
@@ -38,13 +39,14 @@ def as_real_jvp(y, x):
     t[y] += t[x]
 
 
-# copy.deepcopy: generated code snapshots a list or dict whose items an update reaches with it
-@register_vjp(copy_value, copy_grad, grad_buffer, copy.deepcopy)
+# copy.deepcopy: generated code snapshots a list or dict whose items an update reaches with it;
+# snapshot: a pullback's forward sweep saves a value of the user's globals with it
+@register_vjp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot)
 def copy_vjp(y, v):
     d[v] += d[y]
 
 
-@register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy)
+@register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 

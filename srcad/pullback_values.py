@@ -1,0 +1,147 @@
+"""The user's values a pullback reads: saved by the forward sweep, as it saw them.
+
+A reverse sweep may read values of the user's scope that neither sweep binds: a global
+``SCALE``, a closure variable, a module attribute ``cfg.A``. The joint adjoint reads them
+once, in one call. The forward/backward pair behind ``vjp`` runs them at two moments, and a
+pullback called after the user changed them (``SCALE = 7.0``, ``W[:] = 5.0``) would mix old
+values and new. So the forward function saves each such value in its saved tuple (an array
+copied, a list or dict of arrays copied all through) and the backward function reads the
+saved one under a name of its own (``_SCALE_seen``), which it takes as a constant
+(``stop_gradient``: where the pullback is differentiated, no derivative flows into a global).
+
+Modules, classes and functions are not values: the code's guards follow those. Objects are
+not copied (an attribute of an object held in a global, changed in place, is seen).
+
+>>> import gast, types
+>>> from srcad import astutil as A
+>>> from srcad.pullback_values import outer_reads, read_saved
+>>> cfg = types.SimpleNamespace(A=[1.0, 2.0], act=abs)
+>>> rev = gast.parse("dx = d * SCALE * cfg.A[0] + cfg.act(x)").body
+>>> lookup = {"SCALE": 1.5, "cfg": cfg, "d": 0, "x": 0}.__getitem__
+>>> reads = outer_reads(rev, {"d", "x", "dx"}, lookup, lambda base: f"_{base}_seen")
+>>> sorted(reads.items())
+[(('SCALE',), '_SCALE_seen'), (('cfg', 'A'), '_cfg_A_seen')]
+>>> print(A.to_source(gast.Module(body=read_saved(rev, reads), type_ignores=[])).strip())
+dx = d * _SCALE_seen * _cfg_A_seen[0] + cfg.act(x)
+"""
+import types
+
+import gast
+import numpy as np
+
+from . import astutil as A
+
+
+def outer_reads(stmts, bound, lookup, unique):
+    """``{path: saved name}`` for each value of the user's scope ``stmts`` read (a name, or an
+    attribute path ``("cfg", "A")`` off one) that is data, not a module, class or function;
+    ``bound``: names the sweeps bind; ``lookup(name)`` the object a name denotes in the user's
+    scope (``KeyError`` if none); ``unique(base)`` a fresh name."""
+    paths = {}
+    for node in A.walk(gast.Module(body=stmts, type_ignores=[])):
+        path = _path(node)
+        if path is None or path[0] in bound or not isinstance(node.ctx, gast.Load):
+            continue
+        try:
+            value = lookup(path[0])
+        except KeyError:
+            continue
+        for k in range(len(path)):
+            if _is_data(value):
+                paths.setdefault(path[:k + 1], None)
+                break
+            if k + 1 == len(path):
+                break
+            value = getattr(value, path[k + 1], None)
+    return {p: unique("_".join(p)) for p in sorted(paths)}
+
+
+def saved_values(outer, lookup, copy_value, snapshot):
+    """The expressions the forward function saves for ``outer`` (``outer_reads``): a copy of an
+    array or number (``copy_value``), a deep one of a list, tuple or dict (``snapshot``)."""
+    saved = []
+    for path in outer:
+        value = lookup(path[0])
+        for attr in path[1:]:
+            value = getattr(value, attr, None)
+        helper = copy_value if value is None or isinstance(value, (np.ndarray, np.generic, int, float, complex)) \
+            else snapshot
+        saved.append(gast.Call(func=A.load(helper), args=[_expr(path)], keywords=[]))
+    return saved
+
+
+def saved_copies(fwd, params, live):
+    """Of the ``live`` names the forward function saves, ``({names}, {names})`` whose value may
+    be the user's memory (a global's, a closure variable's: ``_t1 = PARAMS[0]``), to save as a
+    copy, and those holding such memory as items (a list of a global's arrays), to save as a
+    deep one. The arguments are copied already (``vjp`` takes a snapshot of them)."""
+    from .passes.memory import memory_flow
+
+    end = gast.Return(value=None)
+    at_end = []
+    memory_flow(fwd + [end], params, lambda s, state: s is end and at_end.append(state))
+    names = at_end[0].names if at_end else {}
+    own, inner = set(), set()
+    for name in live:
+        memory = names.get(name)
+        if memory is None:
+            continue
+        if any(kind in _USERS for kind, _ in memory.inner):
+            inner.add(name)
+        elif any(kind in _USERS for kind, _ in memory.own):
+            own.add(name)
+    return own, inner
+
+
+_USERS = ("global", "global-item")
+
+
+def read_saved(stmts, outer):
+    """``stmts`` (copies) reading each path of ``outer`` under its saved name."""
+    if not outer:
+        return stmts
+    stmts = [A.deepcopy(s) for s in stmts]
+    return [_Reader(outer).visit(s) for s in stmts]
+
+
+class _Reader(gast.NodeTransformer):
+    def __init__(self, outer):
+        self.outer = outer
+
+    def visit_Attribute(self, node):
+        path = _path(node)
+        if path in self.outer and isinstance(node.ctx, gast.Load):
+            return A.load(self.outer[path])
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if (node.id,) in self.outer and isinstance(node.ctx, gast.Load):
+            return A.load(self.outer[(node.id,)])
+        return node
+
+
+def _path(node):
+    """``("cfg", "A")`` for ``cfg.A``, ``("x",)`` for ``x``; None for anything else."""
+    attrs = []
+    while isinstance(node, gast.Attribute):
+        attrs.append(node.attr)
+        node = node.value
+    return (node.id,) + tuple(reversed(attrs)) if isinstance(node, gast.Name) else None
+
+
+def _expr(path):
+    expr = A.load(path[0])
+    for attr in path[1:]:
+        expr = gast.Attribute(value=expr, attr=attr, ctx=gast.Load())
+    return expr
+
+
+def _is_data(value):
+    return not (callable(value) or isinstance(value, types.ModuleType)) and not _is_plain_object(value)
+
+
+def _is_plain_object(value):
+    """An object whose attributes may be data (a module-like namespace, a config object): its
+    attributes are looked at, the object itself is not saved."""
+    return isinstance(value, types.SimpleNamespace) or (
+        hasattr(value, "__dict__") and not isinstance(value, (np.ndarray, np.generic, list, tuple, dict)))
