@@ -71,6 +71,23 @@ def running_min(x):
     return R[-1]
 
 
+def repeated_products(x):
+    """``best`` is an element of ``V`` pushed in the inner loop and kept past ``V[t] = ...``:
+    its push is a copy (second order was refused without it; found by an adversarial probe)."""
+    V = np.zeros(x.shape[0])
+    V[0] = x[0]
+    for t in range(1, x.shape[0]):
+        best = V[t - 1]
+        for _ in range(2):
+            best = best * x[t]
+        V[t] = best + 0.1
+    return V[-1]
+
+
+def test_element_kept_past_an_update_of_its_array():
+    check_all_modes(repeated_products, (np.array([0.3, 0.8, 1.1, 0.9]),))
+
+
 def test_elements_of_an_array_are_saved_without_copies():
     """``R[i - 1]`` of a float array is a NumPy scalar: pushed as it is, never copied deeply
     (``min`` of elements is one of them, not a list holding them)."""

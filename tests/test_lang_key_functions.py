@@ -54,3 +54,16 @@ def test_ties_pick_the_first_item_as_python_does():
     def first_of_ties(x):
         return max([x[0], x[1]], key=lambda p: 1.0) * 1.0  # every key equal: Python returns x[0]
     np.testing.assert_allclose(srcad.grad(first_of_ties)(np.array([0.2, 0.7])), [1.0, 0.0])
+
+
+def sorted_by_global_key(x):
+    items = [x[0] * 2.0, x[1], x[2] ** 2, x[3]]
+    by_key = sorted(items, key=keyfn)
+    by_float = sorted(items, key=float, reverse=True)
+    return by_key[0] * 3.0 + by_key[-1] * by_float[1]
+
+
+def test_sorted_with_a_module_function_or_builtin_as_key():
+    """``sorted(vals, key=keyf)`` and ``key=float`` were refused ("use np.sort", which takes no
+    key; found by an adversarial probe)."""
+    check_all_modes(sorted_by_global_key, (X,))

@@ -160,7 +160,8 @@ def functional_rhs(norm, call, callee, out):
         return norm.rhs(_comprehension(norm, call, obj is builtins.filter, out), out)
     if obj is functools.reduce and 2 <= len(call.args) <= 3 and not call.keywords:
         return _reduce(norm, call, out)
-    if obj in (builtins.min, builtins.max, builtins.sorted) and _key_defined_here(norm, call):
+    if obj in (builtins.min, builtins.max) and _key_defined_here(norm, call) or (
+            obj is builtins.sorted and _key_of(call) is not None):  # sorted's rule takes no key=
         return _by_key(norm, call, obj, out)
     return None
 
@@ -174,9 +175,10 @@ def _key_defined_here(norm, call):
 
 
 def _by_key(norm, call, obj, out):
-    """``max(items, key=f)``, ``min`` and ``sorted`` with ``f`` defined in the function: the
-    keys computed by ``f`` inlined, then the items picked by position (``extreme_index``,
-    ``key_order``: Python's choice among ties), so the derivative follows the items taken."""
+    """``max(items, key=f)`` and ``min`` with ``f`` defined in the function, ``sorted`` with
+    any ``key=``: the keys computed by ``f`` (inlined where it can be), then the items picked by
+    position (``extreme_index``, ``key_order``: Python's choice among ties), so the derivative
+    follows the items taken."""
     from ..rules.builtin_rules import extreme_index, key_order
 
     name = "sorted" if obj is builtins.sorted else obj.__name__

@@ -27,6 +27,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
+from .callees import Callee
 from .memory import may_change_later, memory_flow
 from .memory_values import element_bases, element_of
 from .simplify import tidy
@@ -60,9 +61,9 @@ class _Sharing:
     def copy_of(self, memory, value, copy_value, deep_copy, kept=False):
         """``value`` itself, or a copy of it if a later in-place update may reach its memory.
         An element of an array (a NumPy scalar) is reached by none, but a value holding one is
-        copied where the update reaches its array, and so is an element a user function keeps
-        (``kept``): differentiating the adjoint again, without shapes, the aliasing check
-        cannot tell an element from a view."""
+        copied where the update reaches its array, and so is an element kept past such an
+        update (``kept``: saved on a stack, or kept by a user function): differentiating the
+        adjoint again, without shapes, the aliasing check cannot tell an element from a view."""
         if memory is None:
             return value
         if may_change_later(memory.inner | element_bases(memory.inner), self.mutated):
@@ -201,8 +202,10 @@ def record_values(node, refs):
         for other in sorted(snapshots.get(site.id, ())):
             if other not in params and other not in preinit:  # bound in a branch not taken: None
                 preinit.append(other)
-            how = deep_copy if facts.sharers[site.id][other] else copy_value
-            copies.append(A.assign(other, gast.Call(func=A.load(how), args=[A.load(other)], keywords=[])))
+            how, obj = (deep_copy, copy.deepcopy) if facts.sharers[site.id][other] else (copy_value, runtime.copy_value)
+            call = A.set_anno(gast.Call(func=A.load(how), args=[A.load(other)], keywords=[]), "callee",
+                              Callee("object", obj=obj, name=how))  # what the analysis, run again, reads
+            copies.append(A.assign(other, call))
         return copies
     stacks, slots, preinit = {}, {}, []
 
@@ -219,19 +222,28 @@ def record_values(node, refs):
         if site.kind == "subscript":
             region = gast.Subscript(value=A.load(site.var), slice=A.deepcopy(site.index), ctx=gast.Load())
             return gast.Call(func=A.load(copy_value), args=[region], keywords=[])
-        return facts.copy_of(facts.saved.get(site.id), A.load(site.var), copy_value, deep_copy)
+        return facts.copy_of(facts.saved.get(site.id), A.load(site.var), copy_value, deep_copy, kept=True)
 
     def target_of(site):
         if site.kind == "subscript":
             return gast.Subscript(value=A.load(site.var), slice=A.deepcopy(site.index), ctx=gast.Store())
         return A.store(site.var)
 
+    def with_snapshots(stmts):
+        out = []
+        for s in stmts:
+            if A.anno(s, "save") is None and A.anno(s, "site") is not None:
+                out.extend(snapshot(A.anno(s, "site")))
+            if isinstance(s, (gast.If, gast.For, gast.While)):
+                s.body = with_snapshots(s.body) or [gast.Pass()]
+                s.orelse = with_snapshots(s.orelse)
+            out.append(s)
+        return out
+
     def rewrite(stmts, role):
         out = []
         for s in stmts:
             site = A.anno(s, role)
-            if role == "save" and site is None and A.anno(s, "site") is not None:
-                out.extend(snapshot(A.anno(s, "site")))
             if site is None:
                 if isinstance(s, (gast.If, gast.For, gast.While)):
                     s.body = rewrite(s.body, role) or [gast.Pass()]
@@ -267,6 +279,11 @@ def record_values(node, refs):
                 out.append(A.assign(target_of(site), value))
         return out
 
+    if snapshots:
+        fwd = with_snapshots(fwd)
+        # what is saved is what the snapshots left: a value copied before an update that
+        # reaches its memory is saved as it is (an element of the array updated, in a loop)
+        facts = _Sharing(fwd, params, specs)
     # a value saved before its first assignment (in a loop, or in a branch not taken) is None
     fwd = rewrite(fwd, "save")
     rev = tidy(rewrite(rev, "restore"))  # a branch left with only a comment is not valid Python
