@@ -25,7 +25,7 @@ a default made by a factory.
 def f(x):
     _t1 = x * 2.0
     _t2 = _t1, 0.0
-    s = new_record(State_, _t2)
+    s = new_record_(State_, _t2)
     _t3 = s.pos
     return _t3
 """
