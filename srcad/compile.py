@@ -32,7 +32,7 @@ from . import sourcemap
 from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards, GuardList)
-from .source import GENERATED_FILENAME, unwrap
+from .source import GENERATED_FILENAME, installed_file, srcad_file, unwrap
 
 _counter = itertools.count(1)
 _LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
@@ -394,41 +394,19 @@ def factory_source(params, sources, names):
             + f"\n    return {', '.join(names)}\n")
 
 
-def _srcad_file(filename):
-    """Is ``filename`` one of srcad's own modules?"""
-    import os
-
-    here = os.path.dirname(os.path.realpath(__file__))
-    return bool(filename) and os.path.realpath(filename).startswith(here + os.sep)
-
-
-def _installed(filename):
-    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
-    import os
-    import sysconfig
-
-    if not filename or filename.startswith("<"):
-        return False
-    path = os.path.realpath(filename)
-    if {"site-packages", "dist-packages"} & set(path.split(os.sep)):
-        return True
-    roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
-    return any(path.startswith(os.path.realpath(r) + os.sep) for r in roots)
-
-
 def _at_the_call(exc, fn, source, node, register):
     """An error met inside an installed library's source, raised instead at the user's call of
     that library function (what they can act on: a rule for the function they called)."""
     code = getattr(unwrap(fn), "__code__", None)
     from .registry import describe
 
-    if code is not None and _srcad_file(code.co_filename) and source.is_generated():
+    if code is not None and srcad_file(code.co_filename) and source.is_generated():
         # a rule's helper met while differentiating srcad's own code again: say so at the
         # generated line, which the error maps back to the user's
         return source.syntax_error(
             f"srcad takes no derivative of the derivative of {describe(fn)} (second order: hvp, hessian, "
             f"grad of grad): {str(exc).splitlines()[0].split(': ', 1)[-1]}", node)
-    if code is None or not _installed(code.co_filename) or _installed(source.filename):
+    if code is None or not installed_file(code.co_filename) or installed_file(source.filename):
         return exc
     name = describe(fn)
     cause = re.split(r"; |\. (?=[A-Z])", str(exc).splitlines()[0])[0]  # where and why, not its advice

@@ -3,6 +3,7 @@
 import dataclasses
 import inspect
 import linecache
+import os
 import textwrap
 import types
 
@@ -235,3 +236,22 @@ def _node_span(node):
 def _contains(node, span):
     start, end = _node_span(node)
     return start <= span[0] and span[1] <= end
+
+
+def srcad_file(filename):
+    """Is ``filename`` one of srcad's own modules?"""
+    here = os.path.dirname(os.path.realpath(__file__))
+    return bool(filename) and os.path.realpath(filename).startswith(here + os.sep)
+
+
+def installed_file(filename):
+    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
+    import sysconfig  # (not at import srcad: it costs its startup)
+
+    if not filename or filename.startswith("<"):
+        return False
+    path = os.path.realpath(filename)
+    if {"site-packages", "dist-packages"} & set(path.split(os.sep)):
+        return True
+    roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
+    return any(path.startswith(os.path.realpath(r) + os.sep) for r in roots)

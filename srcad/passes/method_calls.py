@@ -130,10 +130,10 @@ def _attribute_temporaries(fn_node):
 
 def _library_code(function):
     from .. import registry
-    from ..compile import _installed
+    from ..source import installed_file
 
     return (registry.lookup(registry.VJP, function) is not None or registry.is_nondifferentiable(function)
-            or _installed(function.__code__.co_filename))
+            or installed_file(function.__code__.co_filename))
 
 
 def _class_path(cls, source):
@@ -196,10 +196,10 @@ def global_method(parts, source):
             and obj.__self__ is owner):
         return None
     from .. import registry
-    from ..compile import _installed
+    from ..source import installed_file
 
     if (registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj)
-            or _installed(obj.__func__.__code__.co_filename)):
+            or installed_file(obj.__func__.__code__.co_filename)):
         return None
     function = lookup_path(parts + ["__func__"], source)
     return function, path_expr(parts + ["__func__"]), path_expr(parts[:-1])
