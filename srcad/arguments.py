@@ -205,6 +205,15 @@ class Signature:
         bound.apply_defaults()  # every parameter by position, *args a tuple and **kwargs a dict
         return tuple(bound.arguments.values()), {}
 
+    def with_defaults(self, args):
+        """``args`` (from ``bind``, all positional) followed by the defaults of the parameters
+        after them, for ``vjp``, which copies its arguments: a default array changed after the
+        forward pass must not reach the pullback."""
+        if not self.simple or len(args) >= len(self.names):
+            return args
+        rest = list(self.signature.parameters.values())[len(args):]
+        return tuple(args) + tuple(p.default for p in rest)
+
     def bind_tangents(self, args, tangents, fixed):
         """``bind`` for forward mode: ``(arguments, tangents)`` with every parameter by
         position; a parameter without a tangent (a default, a fixed keyword) gets None, and

@@ -163,6 +163,14 @@ def _assignments(stmts):
             yield from _assignments(s.orelse)
 
 
+def _defaulted(args):
+    """The parameters that have a default."""
+    positional = args.posonlyargs + args.args
+    named = positional[len(positional) - len(args.defaults):] if args.defaults else []
+    named += [a for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
+    return [a.id for a in named]
+
+
 def codegen(node, source, module):
     """Sources for the joint adjoint and the forward/backward pair; see module doc."""
     n = A.anno(node, "n_forward")
@@ -193,9 +201,12 @@ def codegen(node, source, module):
 
     copy_value = module.ref("copy_value", runtime.copy_value)
     user_reads = _read_names(fwd + rev) - defined - adjoint_names - {cot} - set(module.closure)
-    deep_copy = module.ref("snapshot", snapshot) if user_reads else copy_value  # (your globals, if any)
+    # a parameter given its default (a helper's ``w=W0``) holds your object, as a global does
+    defaulted = set(_defaulted(source.node.args)) & set(live)
+    deep_copy = module.ref("snapshot", snapshot) if user_reads or defaulted else copy_value
     # saved values that may be your globals' memory (_t1 = PARAMS[0]): saved as copies
     copied, deep = saved_copies(fwd, params, live) if user_reads else (set(), set())
+    deep |= defaulted
     # the backward sweep reads the user's globals and closure variables as the forward sweep
     # saw them (a pullback called after they change must not mix old values and new): saved
     # under names of their own, so the backward function reads no global of that name

@@ -258,6 +258,8 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         (array([1., 9.]), array([2., 6.]), array([0., 6.]))
         """
         args, kwargs = self._bind(args, kwargs)
+        if self._sig is not None and not kwargs:  # a default array is a value of the forward pass too
+            args = self._sig.with_defaults(args)
         y, pullback = self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs, batched=True)
         pullback.batched = api_boundary(pullback.batched)
         return y, pullback

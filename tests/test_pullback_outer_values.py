@@ -71,3 +71,39 @@ def test_closure_array_changed_in_place():
     c[:] = 5.0
     old = np.array([1.0, 2.0, 3.0])
     np.testing.assert_allclose(pullback(1.0), old * np.cos(old * X))
+
+
+W0 = np.array([1.0, 2.0, 3.0])
+P0 = {"w": np.array([1.0, 2.0, 3.0])}
+
+
+def with_default(x, w=W0):
+    return np.sum(w * x ** 2)
+
+
+def helper_with_default(x, w=W0):
+    return w * x ** 2
+
+
+def calls_helper_with_default(x):
+    return np.sum(helper_with_default(x)) + np.sum(x)
+
+
+def with_dict_default(x, p=P0):
+    return np.sum(p["w"] * x ** 2)
+
+
+@pytest.mark.parametrize("f", [with_default, calls_helper_with_default, with_dict_default])
+def test_default_arrays_changed_in_place(f):
+    """A default array (``w=W0``, a helper's, a dict default) changed in place between
+    ``vjp`` and the pullback: the pullback read the new values (found by an adversarial probe)."""
+    old = W0.copy()
+    y, pullback = srcad.vjp(f, X)
+    try:
+        W0[:] = 10.0
+        P0["w"][:] = 10.0
+        extra = 1.0 if f is calls_helper_with_default else 0.0
+        np.testing.assert_allclose(pullback(1.0), 2 * old * X + extra)
+    finally:
+        W0[:] = old
+        P0["w"][:] = old
