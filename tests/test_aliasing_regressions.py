@@ -10,6 +10,8 @@ import srcad
 from srcad import SrcadSyntaxError
 from srcad.testing import check_grads, check_jvp
 
+from lang_checks import check_second_order
+
 X3 = np.array([0.3, 0.5, 0.7])
 X4 = np.array([0.3, 0.5, 0.7, 0.9])
 BUFFER = np.zeros(3)
@@ -381,4 +383,6 @@ def test_index_arrays_from_numpy_share_no_memory(f):
     """``np.diag_indices_from(K)`` and the triangle indices are new index arrays: updating
     ``K`` at them was refused as "'np.diag_indices_from(K)' shares memory with it" (found by
     an adversarial probe)."""
-    checked(f, np.random.default_rng(0).standard_normal((3, 2)))
+    A = np.random.default_rng(0).standard_normal((3, 2))
+    checked(f, A)
+    check_second_order(f, (A,))  # np.diag_indices_from had no forward rule: second order was refused

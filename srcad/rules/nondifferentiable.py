@@ -20,7 +20,8 @@ _numpy = [
     "array_equal", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "logical_or", "logical_not", "logical_xor", "all", "any", "count_nonzero", "searchsorted", "digitize",
     "result_type", "dtype", "iscomplexobj", "isrealobj", "isscalar", "indices", "mgrid",
-    "ogrid", "tri", "diag_indices", "tril_indices", "triu_indices", "unravel_index", "ravel_multi_index",
+    "ogrid", "tri", "diag_indices", "tril_indices", "triu_indices", "diag_indices_from", "tril_indices_from",
+    "triu_indices_from", "mask_indices", "unravel_index", "ravel_multi_index",
     "broadcast_shapes", "floor_divide", "lexsort", "issubdtype",
     "sign", "floor", "ceil", "trunc", "rint", "fix", "signbit",
 ]
