@@ -3,6 +3,7 @@ import builtins
 
 import numpy as np
 
+from ..errors import UnsupportedCaseError
 from ..registry import register_nondifferentiable, register_vjp
 from ..runtime import sum_grad, unbroadcast
 from .numpy_core import unit_phase
@@ -58,6 +59,19 @@ def chosen_index(items, chosen):
         if v is chosen:
             return i
     return next(i for i, v in enumerate(items) if np.array_equal(v, chosen))
+
+
+@register_vjp(builtins.dict)
+def dict_(y, mapping):
+    d[mapping] += dict_grad(d[y], mapping)
+
+
+def dict_grad(g, mapping):
+    """The adjoint of ``dict(m)``, a copy of the dict ``m``: ``g`` itself, entry by entry."""
+    if not isinstance(mapping, dict):
+        raise UnsupportedCaseError("srcad differentiates dict(m) of a dict m (a copy); build other dicts "
+                                   "with a display {k: v, ...}")
+    return g
 
 
 @register_vjp(builtins.list, builtins.tuple)

@@ -9,7 +9,7 @@ import builtins
 import numpy as np
 
 from ..registry import no_derivative, register_jvp
-from .builtin_rules import chosen_index, reversed_grad
+from .builtin_rules import chosen_index, dict_grad, reversed_grad
 from .numpy_core import unit_phase
 from .numpy_elementwise import broadcast_like
 
@@ -62,6 +62,11 @@ def pick_tangent(tangents, items, chosen):
 @register_jvp(builtins.list)
 def list_(y, iterable=()):
     t[y] += list(items_tangent(t[iterable], iterable))
+
+
+@register_jvp(builtins.dict)
+def dict_(y, mapping):
+    t[y] += dict(dict_grad(t[mapping], mapping))
 
 
 @register_jvp(builtins.tuple)
