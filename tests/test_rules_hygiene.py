@@ -101,6 +101,7 @@ EXTRA_CALLS = [
     (builtins.min, [0.3, 0.9], {}, (0, 1), None),
     (builtins.list, [R(3)], {}, (0,), None),
     (builtins.tuple, [R(3)], {}, (0,), None),
+    (builtins.dict, [R(3)], {}, (0,), "{fn}({{'a': {0}}})['a']"),
     (builtins.reversed, [R(3)], {}, (0,), "list({fn}({0}))"),
     (np.ndarray.item, [R(3), 1], {}, (0,), None),
     (np.ndarray.tolist, [R(3)], {}, (0,), None),
