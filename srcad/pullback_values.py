@@ -52,7 +52,7 @@ def outer_reads(stmts, bound, lookup, unique):
                 break
             if k + 1 == len(path):
                 break
-            value = getattr(value, path[k + 1], None)
+            value = _attribute(value, path[k + 1])
     return {p: unique("_".join(p)) for p in sorted(paths)}
 
 
@@ -63,7 +63,7 @@ def saved_values(outer, lookup, copy_value, snapshot):
     for path in outer:
         value = lookup(path[0])
         for attr in path[1:]:
-            value = getattr(value, attr, None)
+            value = _attribute(value, attr)
         helper = copy_value if value is None or isinstance(value, (np.ndarray, np.generic, int, float, complex)) \
             else snapshot
         saved.append(gast.Call(func=A.load(helper), args=[_expr(path)], keywords=[]))
@@ -134,6 +134,15 @@ def _expr(path):
     for attr in path[1:]:
         expr = gast.Attribute(value=expr, attr=attr, ctx=gast.Load())
     return expr
+
+
+def _attribute(value, name):
+    """``value.name`` as stored (a module's or an object's own ``__dict__``), never running a
+    property or a module's ``__getattr__`` while compiling; None if it is not stored so."""
+    try:
+        return vars(value).get(name)
+    except TypeError:
+        return None
 
 
 def _is_data(value):

@@ -107,3 +107,26 @@ def test_default_arrays_changed_in_place(f):
     finally:
         W0[:] = old
         P0["w"][:] = old
+
+
+CFG = __import__("types").SimpleNamespace(A=np.array([1.0, 2.0, 3.0]), scale=1.5)
+PARAMS = [np.array([1.0, -1.0, 0.5])]
+
+
+def reads_attributes_and_items(x):
+    return np.sum(np.exp(x * CFG.A) * CFG.scale) + np.sum(np.exp(x * PARAMS[0]))
+
+
+def test_attributes_and_list_items_changed_in_place():
+    """``CFG.A *= 2`` (an attribute of a global namespace) and ``PARAMS[0] *= 4`` (an item of
+    a global list) after ``vjp``: the pullback mixed the forward pass's ``exp`` with the new
+    values (found by an adversarial probe)."""
+    A, P = CFG.A.copy(), PARAMS[0].copy()
+    y, pullback = srcad.vjp(reads_attributes_and_items, X)
+    try:
+        CFG.A *= 2.0
+        PARAMS[0] *= 4.0
+        np.testing.assert_allclose(pullback(1.0), A * np.exp(X * A) * 1.5 + P * np.exp(X * P))
+    finally:
+        CFG.A[:] = A
+        PARAMS[0][:] = P
