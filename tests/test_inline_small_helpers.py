@@ -89,8 +89,9 @@ def test_element_kept_past_an_update_of_its_array():
 
 
 def test_elements_of_an_array_are_saved_without_copies():
-    """``R[i - 1]`` of a float array is a NumPy scalar: pushed as it is, never copied deeply
-    (``min`` of elements is one of them, not a list holding them)."""
+    """``R[i - 1]``, copied once before ``R[i]`` is stored (what differentiating the adjoint
+    again needs), is pushed as that copy; ``min(a, b)`` is one of them, not a list holding
+    them, so nothing is copied deeply."""
     x = np.array([0.3, 0.9, -0.4, 0.7])
     check_all_modes(running_min, (x,))
     d = srcad.differentiable(running_min)

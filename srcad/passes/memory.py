@@ -91,8 +91,8 @@ class Refusal(Exception):
 class _Flow(Values):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
-    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), specs=None):
-        super().__init__(params, stmts, arrays, lookup, numbers, specs)
+    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=()):
+        super().__init__(params, stmts, arrays, lookup, numbers)
         self.check = check
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
@@ -471,12 +471,11 @@ def describe_call(call):
     return f"{callee.name if callee is not None else 'the function'}(...)"
 
 
-def memory_flow(stmts, params, on_statement, specs=None):
+def memory_flow(stmts, params, on_statement):
     """Run the memory analysis over ``stmts`` without refusing anything; ``on_statement``
-    gets every simple statement with the facts before it (``_State``); ``specs`` are the
-    shapes where known (an element of an array is then no memory). Returns the set of
+    gets every simple statement with the facts before it (``_State``). Returns the set of
     locations in-place updates may reach."""
-    flow = _Flow(params, stmts, check=False, on_statement=on_statement, specs=specs)
+    flow = _Flow(params, stmts, check=False, on_statement=on_statement)
     with _summaries_kept():
         flow.block(stmts, _State())
     return flow.mutated

@@ -28,7 +28,6 @@ from .. import astutil as A
 from .. import runtime
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
                     PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc)
-from .shape_values import Spec
 
 _EMPTY = frozenset()
 
@@ -72,9 +71,8 @@ class Values:
     """The memory of values at one program point (a state's ``names``); a subclass supplies
     ``summary(fn)`` (what a user function's result shares and what it updates, or None)."""
 
-    def __init__(self, params, stmts, arrays=(), lookup=None, numbers=(), specs=None):
+    def __init__(self, params, stmts, arrays=(), lookup=None, numbers=()):
         self.params = set(params)
-        self.specs = specs or {}  # name -> ``Spec`` where shape inference ran (``passes.shapes``)
         self.arrays = set(arrays)  # parameters known to be given an array or a number: no items to share
         self.numbers = set(numbers)  # parameters known to be given a Python number: no memory at all
         self.lookup = lookup  # the object a global name denotes (KeyError if none), where known
@@ -156,8 +154,6 @@ class Values:
             return Memory(base.all() | new, base.inner), True
         if isinstance(rhs, gast.Subscript):
             base = self.memory(state, rhs.value)
-            if element_read(rhs, self.specs):  # a NumPy scalar: immutable, but known as an element
-                return Memory(frozenset(element_of(base.own)), array=True), False
             own = new if self.advanced(rhs.slice) else base.all() | new
             return Memory(own, base.inner, base.array), True
         if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
@@ -257,46 +253,6 @@ class Values:
 
 
 _UNKNOWN = object()
-
-
-def element_read(subscript, specs):
-    """Does ``subscript`` (``R[i, j]``) read one element of an array, one integer per axis, so
-    that its value is a NumPy scalar, immutable and sharing no memory? Known only from the
-    shapes (``specs``: name -> ``Spec``); anything not known so (a slice, ``...``, a name
-    whose type is not known, an object or structured array) is no."""
-    base = subscript.value
-    spec = specs.get(base.id) if isinstance(base, gast.Name) else None
-    if not _array_spec(spec) or not spec.shape or spec.dtype.kind not in "biufc":
-        return False
-    index = subscript.slice
-    parts = index.elts if isinstance(index, gast.Tuple) else [index]
-    return len(parts) == len(spec.shape) and all(_integer(p, specs) for p in parts)
-
-
-def element_of(locations):
-    """The locations of elements read out of memory at ``locations``: no update reaches them
-    (a NumPy scalar is immutable), but ``passes.record_values`` still snapshots them before an
-    update of their array, where differentiating the adjoint again, without shapes, checks
-    that no name read later shares the updated memory."""
-    return {("element", loc) for loc in locations}
-
-
-def element_bases(locations):
-    """The memory that the elements among ``locations`` were read out of."""
-    return {loc[1] for loc in locations if loc[0] == "element"}
-
-
-def _array_spec(spec):
-    return isinstance(spec, Spec) and spec.python is None
-
-
-def _integer(atom, specs):
-    if isinstance(atom, gast.UnaryOp) and isinstance(atom.op, gast.USub):
-        atom = atom.operand
-    if isinstance(atom, gast.Constant):
-        return type(atom.value) is int
-    spec = specs.get(atom.id) if isinstance(atom, gast.Name) else None
-    return isinstance(spec, Spec) and spec.shape == () and spec.dtype.kind in "iu"
 
 
 def _holds_no_values(obj):

@@ -29,28 +29,25 @@ from .. import astutil as A
 from .. import runtime
 from .callees import Callee
 from .memory import may_change_later, memory_flow
-from .memory_values import element_bases, element_of
 from .simplify import tidy
 
 
 class _Sharing:
     """What the forward sweep's memory analysis says about each save site (``aliasing.memory_flow``)."""
 
-    def __init__(self, fwd, params, specs):
+    def __init__(self, fwd, params):
         self.sharers = {}  # update site id -> {name sharing the updated memory: needs a deep copy}
         self.stale = {}  # update site id -> {name an earlier update made stale: that update's site id}
         self.saved = {}  # name site id -> memory of the value it saves
         self.callee_args = {}  # id of ``y, saved = f_forward(...)`` -> {argument: its memory}
-        self.mutated = memory_flow(fwd, params, self.note, specs)
+        self.mutated = memory_flow(fwd, params, self.note)
 
     def note(self, s, state):
         site = A.anno(s, "site") if not isinstance(s, gast.Expr) or A.anno(s, "save") is None else A.anno(s, "save")
         if site is not None and site.kind in ("subscript", "append") and site.var in state.names:
-            # elements read out of the memory count as sharing it: differentiating the adjoint
-            # again, without shapes, the aliasing check cannot tell them from views
-            reached = state.names[site.var].own | element_of(state.names[site.var].own)
-            self.sharers[site.id] = {n: bool(m.inner & reached) for n, m in state.names.items()
-                                     if n != site.var and m.all() & reached}
+            own = state.names[site.var].own
+            self.sharers[site.id] = {n: bool(m.inner & own) for n, m in state.names.items()
+                                     if n != site.var and m.all() & own}
             earlier = {n: A.anno(update, "site") for n, (_, update, _) in state.stale.items()}
             self.stale[site.id] = {n: u.id for n, u in earlier.items() if u is not None and u.kind == "subscript"}
         elif site is not None and site.kind == "name" and site.var in state.names:
@@ -58,17 +55,13 @@ class _Sharing:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Call):
             self.callee_args[id(s)] = {a.id: state.names.get(a.id) for a in s.value.args if isinstance(a, gast.Name)}
 
-    def copy_of(self, memory, value, copy_value, deep_copy, kept=False):
-        """``value`` itself, or a copy of it if a later in-place update may reach its memory.
-        An element of an array (a NumPy scalar) is reached by none, but a value holding one is
-        copied where the update reaches its array, and so is an element kept past such an
-        update (``kept``: saved on a stack, or kept by a user function): differentiating the
-        adjoint again, without shapes, the aliasing check cannot tell an element from a view."""
+    def copy_of(self, memory, value, copy_value, deep_copy):
+        """``value`` itself, or a copy of it if a later in-place update may reach its memory."""
         if memory is None:
             return value
-        if may_change_later(memory.inner | element_bases(memory.inner), self.mutated):
+        if may_change_later(memory.inner, self.mutated):
             return gast.Call(func=A.load(deep_copy), args=[value], keywords=[])
-        if may_change_later(memory.own | (element_bases(memory.own) if kept else set()), self.mutated):
+        if may_change_later(memory.own, self.mutated):
             return gast.Call(func=A.load(copy_value), args=[value], keywords=[])
         return value
 
@@ -80,7 +73,7 @@ def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
     for s in A.walk_statements(fwd):
         args = sharing_facts.callee_args.get(id(s))
         if args:
-            new = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy, kept=True)
+            new = [sharing_facts.copy_of(args.get(a.id), a, copy_value, deep_copy)
                    if isinstance(a, gast.Name) else a for a in s.value.args]
             copied |= any(n is not a for n, a in zip(new, s.value.args))
             s.value.args = new
@@ -187,12 +180,11 @@ def record_values(node, refs):
     fwd = _finish_with_entry_values(fwd, rev, params, refs, namer)
     copy_value = refs("copy_value", runtime.copy_value)
     deep_copy = refs("deepcopy", copy.deepcopy)
-    specs = A.anno(node, "specs") or {}
-    facts = _Sharing(fwd, params, specs)
+    facts = _Sharing(fwd, params)
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
-        facts = _Sharing(fwd, params, specs)  # what the functions keep no longer shares the copied arguments
+        facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
-    needed -= _hoist_loop_invariants(fwd, facts, params, specs)
+    needed -= _hoist_loop_invariants(fwd, facts, params, A.anno(node, "specs") or {})
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
@@ -222,7 +214,7 @@ def record_values(node, refs):
         if site.kind == "subscript":
             region = gast.Subscript(value=A.load(site.var), slice=A.deepcopy(site.index), ctx=gast.Load())
             return gast.Call(func=A.load(copy_value), args=[region], keywords=[])
-        return facts.copy_of(facts.saved.get(site.id), A.load(site.var), copy_value, deep_copy, kept=True)
+        return facts.copy_of(facts.saved.get(site.id), A.load(site.var), copy_value, deep_copy)
 
     def target_of(site):
         if site.kind == "subscript":
@@ -282,8 +274,8 @@ def record_values(node, refs):
     if snapshots:
         fwd = with_snapshots(fwd)
         # what is saved is what the snapshots left: a value copied before an update that
-        # reaches its memory is saved as it is (an element of the array updated, in a loop)
-        facts = _Sharing(fwd, params, specs)
+        # reaches its memory is saved as it is (R[i - 1, j] in a loop that stores R[i, j])
+        facts = _Sharing(fwd, params)
     # a value saved before its first assignment (in a loop, or in a branch not taken) is None
     fwd = rewrite(fwd, "save")
     rev = tidy(rewrite(rev, "restore"))  # a branch left with only a comment is not valid Python
