@@ -46,7 +46,7 @@ import gast
 from .. import astutil as A
 from .. import registry
 from ..errors import SrcadError
-from ..naming import builtin
+from ..naming import BUILTIN, builtin
 from .fresh import MUTATING_METHODS, known_pure
 from .callees import Callee, local_names
 from .resolve_calls import resolve_calls
@@ -239,6 +239,13 @@ def builtin_call(name, *args):
     """A call of the builtin ``name`` (never the user's name for it) with its callee."""
     call = gast.Call(func=builtin(name), args=list(args), keywords=[])
     return A.set_anno(call, "callee", Callee("object", obj=getattr(builtins, name), name=name))
+
+
+def helper_call(name, obj, *args):
+    """A call of srcad's helper ``obj`` (bound under ``name`` whatever the user's scope says,
+    as a builtin is) with its callee."""
+    call = gast.Call(func=A.set_anno(A.load(name), BUILTIN, (name, obj)), args=list(args), keywords=[])
+    return A.set_anno(call, "callee", Callee("object", obj=obj, name=name))
 
 
 def _method_call(receiver, name):

@@ -54,8 +54,8 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..naming import BUILTIN, builtin
-from .binding import builtin_call
+from ..naming import builtin
+from .binding import builtin_call, helper_call
 from .callees import Callee
 from .resolve_calls import resolve_calls
 
@@ -185,9 +185,10 @@ def _by_key(norm, call, obj, out):
     options = [k for k in call.keywords if k.arg != "key"]
     if not call.args or any(k.arg != "reverse" or obj is not builtins.sorted for k in options) or (
             obj is builtins.sorted and len(call.args) != 1):
-        raise norm.error(f"srcad supports {name}(items, key=f) and {name}(a, b, ..., key=f)"
-                         + (" with reverse=" if obj is builtins.sorted else "")
-                         + " where f is defined in the function; pass other options without it", call)
+        raise norm.error(f"srcad supports {name}(items, key=f) with reverse=; pass other options without it"
+                         if obj is builtins.sorted else
+                         f"srcad supports {name}(items, key=f) and {name}(a, b, ..., key=f); pass other options "
+                         "without it", call)
     items = builtin_call("list", call.args[0]) if len(call.args) == 1 else gast.List(elts=list(call.args),
                                                                                          ctx=gast.Load())
     seq = norm.atom(items, out)
@@ -197,23 +198,17 @@ def _by_key(norm, call, obj, out):
                                                                   is_async=0)]), out)
     if obj is builtins.sorted:
         reverse = norm.atom(options[0].value, out) if options else A.const(False)
-        order = norm.atom(_helper_call("key_order", key_order, keys, reverse), out)
+        order = norm.atom(helper_call("key_order", key_order, keys, reverse), out)
         position = A.store(norm.namer.fresh("_k"))
         picked = gast.Subscript(value=A.deepcopy(seq), slice=A.load(position.id), ctx=gast.Load())
         return norm.rhs(gast.ListComp(elt=picked, generators=[
             gast.comprehension(target=position, iter=order, ifs=[], is_async=0)]), out)
-    index = norm.atom(_helper_call("extreme_index", extreme_index, keys, A.const(obj is builtins.max)), out)
+    index = norm.atom(helper_call("extreme_index", extreme_index, keys, A.const(obj is builtins.max)), out)
     return gast.Subscript(value=A.deepcopy(seq), slice=index, ctx=gast.Load())
 
 
 def _key_of(call):
     return next((k.value for k in call.keywords if k.arg == "key"), None)
-
-
-def _helper_call(name, obj, *args):
-    """A call of srcad's helper ``obj``, bound under ``name`` whatever the user's scope says."""
-    func = A.set_anno(A.load(name), BUILTIN, (name, obj))
-    return A.set_anno(gast.Call(func=func, args=list(args), keywords=[]), "callee", Callee("object", obj=obj, name=name))
 
 
 def zip_rows(norm, call, out):

@@ -28,9 +28,7 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from ..errors import check_list_slice
-from ..naming import BUILTIN
-from .binding import builtin_call
-from .callees import Callee
+from .binding import builtin_call, helper_call
 from .shape_values import Spec
 
 
@@ -38,21 +36,16 @@ def in_place_check(new, old):
     """The call ``in_place_result(new, old)`` that ``normalize`` makes of ``old op= e``, ``new``
     being ``old op e`` (``runtime.in_place_result``: an array keeps its shape and dtype, or NumPy's
     error)."""
-    func = A.set_anno(A.load("in_place_result"), BUILTIN, ("in_place_result", runtime.in_place_result))
-    call = gast.Call(func=func, args=[new, old], keywords=[])
-    return A.set_anno(call, "callee", Callee("object", obj=runtime.in_place_result, name="in_place_result"))
+    return helper_call("in_place_result", runtime.in_place_result, new, old)
 
 
 def list_slice_check(norm, base, index, new, node):
     """The statement ``check_list_slice(base, slice(...), new, where)`` that ``normalize`` puts
     before ``base[a:b] = new`` (``errors.check_list_slice``: a list must keep its length)."""
-    func = A.set_anno(A.load("check_list_slice"), BUILTIN, ("check_list_slice", check_list_slice))
     bounds = [A.deepcopy(b) if b is not None else A.const(None) for b in (index.lower, index.upper, index.step)]
     where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
-    call = gast.Call(func=func, args=[A.load(base), builtin_call("slice", *bounds), A.deepcopy(new), A.const(where)],
-                     keywords=[])
-    A.set_anno(call, "callee", Callee("object", obj=check_list_slice, name="check_list_slice"))
-    return gast.Expr(value=call)
+    return gast.Expr(value=helper_call("check_list_slice", check_list_slice, A.load(base),
+                                       builtin_call("slice", *bounds), A.deepcopy(new), A.const(where)))
 
 
 def fold_in_place_checks(node):

@@ -72,6 +72,8 @@ _UNSUPPORTED_EXPRS = {
     gast.Await: "await",
     gast.SetComp: "set comprehensions",
 }
+
+
 def normalize(node, source, namer=None, inline_loop_helpers=True):
     """Return the A-normal form of the function ``node`` (see the module docstring);
     ``inline_loop_helpers``: inline the small helpers of the module a loop calls
@@ -80,8 +82,7 @@ def normalize(node, source, namer=None, inline_loop_helpers=True):
     # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
     namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))
     _check_named_exprs(node, source)
-    norm = _Normalizer(source, namer)
-    norm.inline_loop_helpers = inline_loop_helpers
+    norm = _Normalizer(source, namer, inline_loop_helpers)
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
@@ -104,14 +105,14 @@ def _check_named_exprs(node, source):
 
 
 class _Normalizer:
-    def __init__(self, source, namer):
+    def __init__(self, source, namer, inline_loop_helpers=True):
         self.source = source
         self.namer = namer
         self.local_functions = {}  # name -> FunctionDef of a helper defined in the function
         self.static_functions = {}  # inlined parameter -> inline.StaticFunction it was passed
         self.inlining = []
         self.loop_depth = 0  # loops around the statement being normalised
-        self.inline_loop_helpers = True
+        self.inline_loop_helpers = inline_loop_helpers  # binding.module_helper
 
     def error(self, message, node):
         return self.source.syntax_error(message, node)
