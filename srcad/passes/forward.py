@@ -263,9 +263,7 @@ class _Forward(CallTangents):
         if tangent is None:
             if self.get(var) == ZERO:
                 return []  # the whole tangent is still zero
-            if var in self.containers:
-                tangent = self.helper("zeros_like", A.deepcopy(value))
-            elif isinstance(index, gast.Slice):  # a list (an adjoint of one) takes no scalar into a slice
+            if var in self.containers or isinstance(index, gast.Slice):  # a list's slice takes no scalar
                 tangent = self.helper("zeros_like", A.deepcopy(value))
             else:
                 tangent = A.const(0.0)

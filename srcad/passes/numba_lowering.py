@@ -240,19 +240,12 @@ def _literal_assigned(block, k, name):
 
 
 def _pushes_before(block, k):
-    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]`` (across an
-    update in place of another name that computes its value: ``_t += s; y = _t``)."""
+    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]``."""
     found = set()
-    while k and (_push_of(block[k - 1]) or _updates_other_name(block[k - 1], block[k])):
+    while k and _push_of(block[k - 1]):
         k -= 1
-        if _push_of(block[k]):
-            found.add(_push_of(block[k]))
+        found.add(_push_of(block[k]))
     return found
-
-
-def _updates_other_name(s, assignment):
-    return (isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name)
-            and not _binds(assignment, s.target.id) and isinstance(assignment, gast.Assign))
 
 
 def _turned_around(block, stacks, placeholders):
@@ -270,8 +263,6 @@ def _turned_around(block, stacks, placeholders):
             s = A.assign(pop[1], gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(pop[0]), A.load(pop[1])],
                                            keywords=[]))
         out.append(s)
-        if pending and isinstance(s, gast.AugAssign) and not any(_binds(s, _push_of(p)[1]) for p in pending):
-            continue  # ``_t += s; y = _t``: y's push goes after its assignment
         out.extend(pending)
         pending = []
     return out + pending
