@@ -416,26 +416,26 @@ def _at_the_call(exc, fn, source, node, register):
         "should flow through it)", node)
 
 
-def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=(), inline=True):
+def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=(), for_numba=False):
     """Transform and compile the adjoint of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``specs`` (parameter -> ``passes.shapes.arg_spec``) specialises the code on argument
     shapes and dtypes; ``spec_key`` is their hashable summary for the cache. ``classes``
     (``arguments.object_classes``) are the classes of arguments whose methods it calls.
-    ``inline``: ``Options.inline_loop_helpers``.
+    ``for_numba``: ``Options.for_numba``.
     """
     from .pipeline import Options, transform
 
     fn = unwrap(fn)
     key = ("rev", fn.__code__, tuple(wrt), tuple(container_params), spec_key) + ((tuple(classes),) if classes else ()) \
-        + (() if inline else ("calls kept",))
+        + (("for numba",) if for_numba else ())
 
     def make():
         module_key = key[1:]
         generated = persistent_cache.load_generated(fn, module_key)
         if generated is None:
             generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs,
-                                              param_classes=tuple(classes), inline_loop_helpers=inline))
+                                              param_classes=tuple(classes), for_numba=for_numba))
             persistent_cache.store_generated(fn, module_key, generated)
         base = generated.name
         generated.filename, codes = _load(generated.module_source, fn, "", [f"{base}_adjoint"])

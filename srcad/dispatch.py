@@ -111,13 +111,13 @@ class CompiledCache:
         containers = tuple(p for p, a in zip(params, args) if is_structure(a))
         containers += tuple(p for p, a in kwargs.items() if is_structure(a))
         specialised = len(self._bound) < MAX_SPECIALISATIONS
-        inline = self._backend == "numpy"  # Options.inline_loop_helpers
+        for_numba = self._backend != "numpy"  # Options.for_numba
         classes = object_classes(params, args) + object_classes(kwargs, kwargs.values())
         if specialised and len(args) == len(params) and not kwargs:
             specs = {p: arg_spec(a) for p, a in zip(params, args)}
-            compiled = compile_function(fn, names, containers, specs, key, classes=classes, inline=inline)
+            compiled = compile_function(fn, names, containers, specs, key, classes=classes, for_numba=for_numba)
         else:  # many shapes seen: one generic version that checks shapes at run time
-            compiled = compile_function(fn, names, containers, classes=classes, inline=inline)
+            compiled = compile_function(fn, names, containers, classes=classes, for_numba=for_numba)
         self._compiled = compiled
         rebindable = compiled.global_guards(fn)
         if rebindable:

@@ -4,7 +4,8 @@
             -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
-            -> record_values -> reuse_buffers -> finish_checkpoints -> bind_builtins -> codegen -> compile (and cache)
+            -> record_values -> reuse_buffers -> finish_checkpoints -> scalar_arrays (numba)
+            -> restore_regions -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -33,6 +34,7 @@ from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.regions import restore_regions
 from .passes.resolve_calls import resolve_calls
+from .passes.scalar_arrays import scalar_arrays
 from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
@@ -50,9 +52,10 @@ class Options:
     param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
     array_params: tuple = ()  # parameters given arrays or numbers, where ``specs`` does not say so
     number_params: tuple = ()  # of those, parameters given Python numbers (immutable)
-    # small helpers of the module a loop calls are inlined (passes.binding); the numba backend
-    # keeps them calls: its value stacks cost more per inlined value than one callee's tuple
-    inline_loop_helpers: bool = True
+    # small helpers of the module a loop calls are inlined (passes.binding). The numba backend
+    # inlines only those returning an array of numbers, whose arrays then become scalars
+    # (passes.scalar_arrays): a value stack there costs more per inlined value than one callee's tuple
+    for_numba: bool = False
     debug: bool = False
 
 
@@ -61,7 +64,7 @@ def _front_end(source, wrt, options):
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source, param_classes=options.param_classes)),
         ("checkpoint_loops", lambda node: checkpoint_loops(node, source)),
-        ("normalize", lambda node: normalize(node, source, inline_loop_helpers=options.inline_loop_helpers)),
+        ("normalize", lambda node: normalize(node, source, inline_loop_helpers="array results" if options.for_numba else "all")),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params)),
@@ -89,6 +92,7 @@ def _stages(source, wrt, options, module):
         ("record_values", lambda node: record_values(node, module.ref)),
         ("reuse_buffers", reuse_buffers),
         ("finish_checkpoints", finish_checkpoints),
+        ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("bind_builtins", module.bind_builtins),
     ]

@@ -42,6 +42,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import registry
@@ -292,7 +293,7 @@ def module_helper(norm, call, obj):
     defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
     passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
-        inline = norm.loop_depth and norm.inline_loop_helpers and obj is fn
+        inline = norm.loop_depth and norm.inline_loop_helpers != "none" and obj is fn
         return _small_helper(norm, call, fn) if inline else None
     if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__) and not (packed or spread):
         return None  # another module's helper is compiled on its own, as before: a call of its parameter is refused
@@ -382,7 +383,16 @@ def _small_helper(norm, call, fn):
     calls = [n for n in gast.walk(helper.node) if isinstance(n, gast.Call)]
     if not all(map(_rule_call, calls)) or _shadowed(norm, helper.node):
         return None
+    if norm.inline_loop_helpers == "array results" and not _array_of_display(body[-1].value):
+        return None
     return _taken(norm, helper)
+
+
+def _array_of_display(node):
+    """Is ``node`` ``np.array([a, b, ...])``, a small array of numbers the numba backend makes scalars?"""
+    callee = A.anno(node, "callee") if isinstance(node, gast.Call) else None
+    return (getattr(callee, "obj", None) is np.array and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], (gast.List, gast.Tuple)))
 
 
 _DISPLAYS = (gast.Tuple, gast.List, gast.Dict, gast.Set)

@@ -74,10 +74,10 @@ _UNSUPPORTED_EXPRS = {
 }
 
 
-def normalize(node, source, namer=None, inline_loop_helpers=True):
+def normalize(node, source, namer=None, inline_loop_helpers="all"):
     """Return the A-normal form of the function ``node`` (see the module docstring);
-    ``inline_loop_helpers``: inline the small helpers of the module a loop calls
-    (``binding.module_helper``)."""
+    ``inline_loop_helpers``: which small helpers of the module a loop calls are inlined
+    (``binding.module_helper``): "all", "array results" or "none"."""
     # the module's globals too: a helper inlined here reads them by name, which no name
     # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
     namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))
@@ -105,7 +105,7 @@ def _check_named_exprs(node, source):
 
 
 class _Normalizer:
-    def __init__(self, source, namer, inline_loop_helpers=True):
+    def __init__(self, source, namer, inline_loop_helpers="all"):
         self.source = source
         self.namer = namer
         self.local_functions = {}  # name -> FunctionDef of a helper defined in the function
