@@ -82,7 +82,8 @@ _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_O
 def unbind(fn):
     """``(function, prefix, fixed, descriptor)`` for a callable: the plain function that
     runs, the positional arguments bound in front of the caller's, keywords fixed by a
-    ``functools.partial``, and ``"static"``/``"class"`` for a staticmethod/classmethod object."""
+    ``functools.partial``, and ``"static"``/``"class"`` for a staticmethod/classmethod object.
+    An object whose class defines ``__call__`` is that method bound to it."""
     prefix, fixed, descriptor = (), {}, None
     while True:
         if isinstance(fn, functools.partial):  # srcad.differentiable objects are partials too
@@ -97,6 +98,9 @@ def unbind(fn):
             fn = fn.__func__
         elif getattr(fn, "__srcad_function__", fn) is not fn:  # srcad.custom_vjp
             fn = fn.__srcad_function__
+        elif not isinstance(fn, type) and isinstance(getattr(type(fn), "__call__", None), types.FunctionType):
+            prefix = (fn,) + prefix  # an object with a __call__ method (a model): that method, bound to it
+            fn = type(fn).__call__
         else:
             return fn, prefix, fixed, descriptor
 

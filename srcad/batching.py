@@ -107,6 +107,8 @@ def batched_pullback(pullback, functions, saved, y, one_tuple, located):
                     raise located(CotangentError(
                         f"the batched cotangents have shape {v.shape}; pass an array of shape (B,) + "
                         f"{np.shape(y)}: one cotangent of the output's shape per row"))
+                if not len(v):  # no cotangents: empty stacks, made as the rows would make them
+                    return _row_by_row(pullback, V, y)
                 try:
                     grads = backward(saved, v)
                 except Unbatchable:

@@ -4,7 +4,7 @@
             -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
-            -> record_values -> reuse_buffers -> finish_checkpoints -> scalar_arrays (numba)
+            -> record_values -> reuse_buffers -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
             -> restore_regions -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -29,6 +29,7 @@ from .passes.complex_values import check_complex
 from .passes.cse import eliminate_common_subexpressions
 from .passes.forward import forward
 from .passes.in_place import fold_in_place_checks
+from .passes.integer_growth import mark_integer_growth
 from .passes.needless_copies import drop_needless_copies
 from .passes.normalize import normalize
 from .passes.record_values import record_values
@@ -92,6 +93,7 @@ def _stages(source, wrt, options, module):
         ("record_values", lambda node: record_values(node, module.ref)),
         ("reuse_buffers", reuse_buffers),
         ("finish_checkpoints", finish_checkpoints),
+        ("mark_integer_growth", mark_integer_growth if options.for_numba else lambda node: node),
         ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("bind_builtins", module.bind_builtins),

@@ -303,3 +303,9 @@ def default_cotangent(y):
     if isinstance(y, np.generic) and y.dtype.kind in "fc":
         return y.dtype.type(1)
     return 1.0
+
+
+def numba_refuses(reason):
+    """Nothing, in Python; the numba backend's lowering refuses code that calls it, at its
+    line, for ``reason`` (``passes.integer_growth``: a value numba would compute otherwise)."""
+    return None

@@ -442,3 +442,12 @@ def test_hessian_by_either_route_equals_forward_over_reverse(fun, args):
     H = srcad.hessian(fun)(*args)
     np.testing.assert_allclose(H, srcad.jacobian(srcad.grad(fun), mode="fwd")(*args), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(H, numeric_jacobian(srcad.grad(fun), args, 0), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn, args", [(lambda a, x: a * x + a ** 2, (0.7, np.ones(3))),
+                                      (lambda a, x: np.sum(x * a) * x, (np.array([0.5, 2.0, -1.0]), np.ones(3)))])
+def test_an_empty_stack_of_cotangents_gives_empty_stacks_of_gradients(fn, args):
+    y, pullback = srcad.vjp(fn, *args)
+    got = pullback.batched(np.zeros((0,) + np.shape(y)))
+    assert got.shape == (0,) + np.shape(args[0])
+    assert got.shape[1:] == np.shape(pullback.batched(np.ones((2,) + np.shape(y)))[0])

@@ -177,3 +177,23 @@ def test_redefining_the_method_on_the_class_recompiles(monkeypatch):
     after = srcad.grad(obj.through_lambda)(X)
     np.testing.assert_allclose(after, 3 * X ** 2, rtol=1e-12)
     assert not np.allclose(before, after)
+
+
+class Model:
+    """A model called as a function (PyTorch's style): ``model(x)`` runs ``__call__``."""
+
+    def __init__(self):
+        self.W = RNG.standard_normal((3, 3)) * 0.5
+
+    def __call__(self, x):
+        return np.sum(np.tanh(self.W @ x) ** 2)
+
+
+def test_an_object_with_a_call_method_is_that_method_bound_to_it():
+    model = Model()
+    check_all_modes(model, (X,))
+    g = srcad.grad(model)(X)
+    np.testing.assert_allclose(g, srcad.grad(model.__call__)(X), rtol=1e-12)
+    y, pullback = srcad.vjp(model, X)
+    np.testing.assert_allclose(pullback(1.0), g, rtol=1e-12)
+    assert np.shape(srcad.jacobian(model)(X)) == (3,)

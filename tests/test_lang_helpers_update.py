@@ -128,3 +128,36 @@ def test_a_parameter_the_helper_updates_but_nobody_reads_again_is_fine():
     value, grad = srcad.value_and_grad(once)(x, np.array(0.73))
     assert value == pytest.approx(once(x, np.array(0.73)))
     np.testing.assert_allclose(grad, np.full(2, 0.73 / 1.5))
+
+
+HISTORY = []
+LOGGER = __import__("logging").getLogger("srcad.tests.effects")
+
+
+def logs_its_loss(x):
+    y = np.sum(np.sin(x) ** 2)
+    HISTORY.append(y)  # a global list's append changes only the list
+    LOGGER.debug("loss=%s", y)  # a logging call only formats its arguments
+    return y * np.sum(x)
+
+
+def test_a_value_logged_or_kept_in_a_global_list_is_differentiated_through():
+    HISTORY.clear()
+    check_all_modes(logs_its_loss, (np.array([0.3, -1.2, 0.8]),))
+    assert HISTORY and all(np.ndim(h) == 0 for h in HISTORY)
+
+
+def default_rate(p, k=1.0):
+    return np.tanh(p) * k
+
+
+def falls_back_to_a_default(x):
+    a = x[0]
+    a = default_rate(0.8)  # a helper of constants, into a name that held a derivative
+    return x[1] * a + np.sum(x ** 2)
+
+
+def test_a_helper_of_constants_rebinding_a_differentiated_name():
+    x = np.array([0.3, 0.9])
+    check_all_modes(falls_back_to_a_default, (x,))
+    np.testing.assert_allclose(srcad.grad(falls_back_to_a_default)(x), [0.6, np.tanh(0.8) + 1.8], rtol=1e-12)

@@ -251,3 +251,14 @@ def test_numba_compiles_the_items_and_agrees(program, args):
     expected = srcad.grad(program, wrt=wrt)(*args)
     for g, e in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=1e-12)
+
+
+def item_restored_from_a_stack(a, x):
+    h = np.concatenate([a, a])
+    for _ in range(2):
+        h[[2, 0]] = np.mean(h)  # its reverse restores items from a stack: h[...] = stack.pop()
+    return h.sum() * np.sum(x)
+
+
+def test_items_restored_from_a_stack_are_left_to_the_arrays():  # fuzz seed 113501340759
+    check(item_restored_from_a_stack, S0, np.array([0.5, -1.0]), wrt=(0, 1))

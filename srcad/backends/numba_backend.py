@@ -170,6 +170,7 @@ class _Accelerated:
                 return self._fallback(*args, **kwargs)
             self._build, dispatcher = build, build.dispatchers[self._index]
             self._dispatcher = dispatcher
+        compiled = len(dispatcher.overloads)  # one more after this call: it compiled, then ran
         try:
             return dispatcher(*args, **kwargs)
         except self._numba_error as exc:
@@ -189,6 +190,20 @@ class _Accelerated:
                     f"arguments ({type(exc).__name__} in numba: {str(exc) or 'an assertion of its own'}; its reshape "
                     "needs a contiguous array, for one); use backend='auto' to run NumPy code where numba "
                     "cannot, or backend='numpy'") from None
+            self._dispatcher = None
+            return result
+        except Exception as exc:
+            if len(dispatcher.overloads) != compiled:
+                raise  # raised by the compiled code as it ran, as the NumPy code would
+            # numba failed while compiling (an error of its own, not a NumbaError), or code it
+            # compiled before raised: NumPy's code runs (it changes nothing it is given) and
+            # raises the user's error itself if it is one
+            result = self._fallback(*args, **kwargs)
+            if self._strict:
+                raise BackendCompileError(
+                    f"{where(self._fallback)}: backend='numba' cannot compile this adjoint ({type(exc).__name__} "
+                    f"in numba: {exc}); use backend='auto' to run NumPy code where numba cannot compile, or "
+                    "backend='numpy'") from None
             self._dispatcher = None
             return result
 
@@ -245,6 +260,7 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
                       (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value),
                       (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray),
+                      (numba_lowering.IS_INTEGER, numba_runtime.is_integer),
                       (numba_lowering.DIMS_OF, numba_runtime.dims_of),
                       (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned)):
         if namespace.get(name, obj) is not obj and name in source:
@@ -264,9 +280,12 @@ def _dispatchers(compiled, fn, numba):
     _origins[filename] = (source.splitlines(keepends=True), fn.__code__.co_filename)
     tree = ast.fix_missing_locations(gast.gast_to_ast(lowered_module))
     exec(compile(tree, filename, "exec"), namespace)  # line numbers: the generated source's, for errors
+    # NumPy's float rules (x / 0.0 is inf, not ZeroDivisionError) and Python's IndexError for an
+    # index out of bounds (where numba would read other memory): the code means what NumPy's does
+    options = dict(cache=anchor is not None, error_model="numpy", boundscheck=True)
     for made in branches:  # compiled for the types they are called with, which prunes their tests
-        namespace[made.name] = numba.njit(namespace[made.name], cache=anchor is not None)
-    dispatchers = tuple(numba.njit(namespace[name], cache=anchor is not None) for name in names)
+        namespace[made.name] = numba.njit(namespace[made.name], **options)
+    dispatchers = tuple(numba.njit(namespace[name], **options) for name in names)
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
     build = _Build(dispatchers, frozen)

@@ -152,6 +152,18 @@ def _is_ndarray(x):
     return lambda x: False
 
 
+def is_integer(x):
+    """``isinstance(x, int)`` as numba decides it: from ``x``'s type (a bool is an int, as in Python)."""
+    return isinstance(x, int)
+
+
+@overload(is_integer)
+def _is_integer(x):
+    if isinstance(x, (types.Integer, types.Boolean)):
+        return lambda x: True
+    return lambda x: False
+
+
 @overload(runtime.full_of)
 def _full_of(shape, value):
     if _number(value):  # no foreign array inside compiled code: NumPy's own full
@@ -248,6 +260,15 @@ def _in_place_result(new, old):
         return impl
     if _number(old) and _number(new):
         return lambda new, old: new
+    return None  # a cast or another kind of value: NumPy code decides
+
+
+@overload(runtime.in_place_cast)
+def _in_place_cast(g, y):
+    if _number(y) and _number(g):  # a number updated: rebound, as it is
+        return lambda g, y: g
+    if isinstance(y, types.Array) and isinstance(g, types.Array) and g.dtype == y.dtype:
+        return lambda g, y: g
     return None  # a cast or another kind of value: NumPy code decides
 
 

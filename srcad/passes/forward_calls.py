@@ -12,6 +12,7 @@ from .. import registry
 from ..errors import NoRuleError, no_method_rule
 from ..source import identifier
 from ..template import bind, instantiate
+from .fresh import changes_only_another_object
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
 from .reverse_calls import refuse_active_spread, refuse_derivative_call
@@ -102,7 +103,8 @@ class CallTangents:
                     "being differentiated; assign a new value instead", s)
             return []
         live = {n for n in touched if n in self.active or self.get(n) != ZERO}
-        if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or not live:
+        if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or not live \
+                or changes_only_another_object(callee.obj):
             return []
         if registry.lookup(registry.JVP, callee.obj) is None and _user_function(callee.obj) is not None:
             return []  # the user's own function, called for its printing or checking

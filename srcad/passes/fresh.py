@@ -95,7 +95,8 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, check_method, check_list_slice}
+NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, runtime.numba_refuses, check_method,
+             check_list_slice}
 
 
 # Library functions that write into an argument even when their result is assigned.
@@ -109,6 +110,27 @@ def known_pure(obj):
     without derivative (``register_nondifferentiable``) may change them."""
     module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
     return module.split(".")[0] in _PURE_LIBRARIES and not is_in(obj, LIBRARY_MUTATORS)
+
+
+# Logging calls only read (format) their arguments.
+_LOGGING_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
+# Methods of a container that store their arguments in it: only the container changes.
+_STORING_METHODS = {"append", "extend", "insert", "add", "update", "appendleft", "extendleft"}
+
+
+def changes_only_another_object(obj):
+    """Does calling ``obj`` (a call for its effect on an object the function does not bind:
+    ``LOG.append(y)`` on a global list, ``logger.debug("%s", y)``, ``logging.info``) leave
+    its arguments as they were?"""
+    name = getattr(obj, "__name__", None)
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, (list, dict, set)) or type(owner).__name__ == "deque":
+        return name in _STORING_METHODS
+    import logging
+
+    if isinstance(owner, (logging.Logger, logging.LoggerAdapter)) or owner is logging:
+        return name in _LOGGING_METHODS
+    return getattr(obj, "__module__", None) == "logging" and name in _LOGGING_METHODS
 
 
 def is_in(obj, group):

@@ -43,7 +43,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from .fresh import (FRESH_FUNCTIONS, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
+from .fresh import (FRESH_FUNCTIONS, changes_only_another_object, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
                     known_pure, out_argument)
 from .memory_values import Memory, Values, bind_call
 
@@ -265,7 +265,8 @@ class _Flow(Values):
                 raise Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
         self.reads(s, self.names_read(call), state, observe=False)
-        if callee is not None and callee.kind == "object" and is_in(callee.obj, NO_EFFECT):
+        if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT)
+                                                              or changes_only_another_object(callee.obj)):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},

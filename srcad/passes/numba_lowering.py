@@ -78,10 +78,11 @@ PREVIOUS_VALUE = "previous_value"
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 IS_NDARRAY = "is_ndarray"
+IS_INTEGER = "is_integer"
 DIMS_OF = numba_static.DIMS_OF
 FINISH_OWNED = numba_allocations.FINISH_OWNED
-HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, DIMS_OF,
-           FINISH_OWNED)  # what rewritten code calls  # what rewritten code calls
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, IS_INTEGER, DIMS_OF,
+           FINISH_OWNED)  # what rewritten code calls
 
 
 class NotLowerable(SrcadError):
@@ -104,6 +105,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     ``numba_static.FOLDABLE`` on literal arguments are folded, and branches decided by
     ``np.ndim`` outlined (``outlined(fn)``)."""
     _refuse_checkpointed_loops(fn)
+    _refuse_marked(fn)
     if turned is None:
         turned = _turn_around_placeholder_stacks(fn)
     else:
@@ -122,6 +124,16 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
         _convertible_saved_values(fn, sweep, turned)
     A.set_anno(fn, "outlined", numba_static.outline_ndim_branches(fn, resolve) if resolve is not None else [])
     return fn
+
+
+def _refuse_marked(fn):
+    """A statement ``passes.integer_growth`` marked (``numba_refuses(reason)``): refused there."""
+    for node in A.walk(fn):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id.rstrip("_") == "numba_refuses" and node.args \
+                and isinstance(node.args[0], gast.Constant):
+            raise NotLowerable(f"{node.args[0].value}: numba's integers are 64-bit and wrap there, where "
+                               "Python's grow", node)
 
 
 def _refuse_checkpointed_loops(fn):
@@ -151,12 +163,19 @@ def _is_none(node):
 
 
 def _push_of(stmt):
-    """``(stack, name)`` if ``stmt`` is ``stack.append(name)``."""
+    """``(stack, name)`` if ``stmt`` is ``stack.append(name)`` or ``stack.append(copy_value(name))``
+    (a copy of a value a later update in place may change: pushed after the assignment, it is
+    still a copy of the value assigned)."""
     if (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
             and isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "append"
             and isinstance(stmt.value.func.value, gast.Name) and len(stmt.value.args) == 1
-            and isinstance(stmt.value.args[0], gast.Name) and not stmt.value.keywords):
-        return stmt.value.func.value.id, stmt.value.args[0].id
+            and not stmt.value.keywords):
+        pushed = stmt.value.args[0]
+        if (isinstance(pushed, gast.Call) and isinstance(pushed.func, gast.Name)
+                and pushed.func.id.rstrip("_") == "copy_value" and len(pushed.args) == 1 and not pushed.keywords):
+            pushed = pushed.args[0]
+        if isinstance(pushed, gast.Name):
+            return stmt.value.func.value.id, pushed.id
     return None
 
 
@@ -324,13 +343,17 @@ def _is_range_call(node):
 
 class _NdarrayTests(gast.NodeTransformer):
     """``isinstance(x, np.ndarray)`` (generic code's test for a NumPy array rather than a Dask
-    or CuPy one) as ``is_ndarray(x)``, which numba decides from ``x``'s type."""
+    or CuPy one) as ``is_ndarray(x)``, and ``isinstance(k, int)`` (a rule's test for an integer
+    power) as ``is_integer(k)``, which numba decides from the types."""
 
     def visit_Call(self, node):
         self.generic_visit(node)
         if (isinstance(node.func, gast.Name) and node.func.id == "isinstance" and len(node.args) == 2
                 and isinstance(node.args[1], gast.Attribute) and node.args[1].attr == "ndarray"):
             return gast.Call(func=A.load(IS_NDARRAY), args=[node.args[0]], keywords=[])
+        if (isinstance(node.func, gast.Name) and node.func.id == "isinstance" and len(node.args) == 2
+                and isinstance(node.args[1], gast.Name) and node.args[1].id == "int"):
+            return gast.Call(func=A.load(IS_INTEGER), args=[node.args[0]], keywords=[])
         return node
 
 

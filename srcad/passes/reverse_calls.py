@@ -29,6 +29,7 @@ from ..source import identifier
 from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
+from .fresh import changes_only_another_object
 
 
 class _CallSite:
@@ -153,6 +154,10 @@ class Calls:
         obj = callee.obj
         if registry.is_nondifferentiable(obj):
             return []
+        operands = rhs.args + [k.value for k in rhs.keywords]
+        if is_python_function(obj) and registry.lookup(registry.VJP, obj) is None and not any(
+                isinstance(n, gast.Name) and n.id in self.varied for o in operands for n in gast.walk(o)):
+            return []  # a function of yours called on constants: nothing flows back into them
         return self.apply(registry.VJP, obj, var, rhs.args, rhs.keywords, s, callee.name)
 
     def rule_of(self, rhs):
@@ -246,8 +251,9 @@ class Calls:
         see what it changes (an in-place method, a helper that fills an array)."""
         call = s.value
         callee = A.anno(call, "callee")
-        if callee is None or (callee.kind == "object" and registry.is_nondifferentiable(callee.obj)):
-            return
+        if callee is None or (callee.kind == "object" and (registry.is_nondifferentiable(callee.obj)
+                                                           or changes_only_another_object(callee.obj))):
+            return  # (a global list's append, a logging call: no derivative flows into what they change)
         if callee.kind == "method" and callee.name in registry.NONDIFF_METHODS:
             return
         operands = list(call.args) + [k.value for k in call.keywords]

@@ -150,7 +150,8 @@ def _push_of(s):
 
 def _pop_of(s):
     """The stack of ``name = stack.pop()``."""
-    if (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+    if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
             and s.value.func.attr == "pop" and not s.value.args and isinstance(s.value.func.value, gast.Name)):
         return s.value.func.value.id
     return None

@@ -1,0 +1,104 @@
+"""The numba backend computes what the NumPy code computes, or refuses (probe round 8):
+integers that outgrow 64 bits, float division by zero, indexes out of bounds, integer
+powers, and errors of numba's own compiler."""
+import math
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.backends.numba_backend import BackendCompileError
+
+pytest.importorskip("numba")
+
+X = np.array([0.1, -0.4, 0.7, 1.3, 0.2, -0.9])
+
+
+def central(fn, x, eps=1e-6):
+    return np.array([(fn(x + eps * e) - fn(x - eps * e)) / (2 * eps) for e in np.eye(x.size)])
+
+
+def hashed_weights(x):
+    c = 1
+    s = 0.0
+    for t in range(x.shape[0]):
+        c = c * 1000003  # past 2**63 after four steps: numba's int64 would wrap
+        s += x[t] * (c % 5)
+    return s
+
+
+def test_an_integer_product_carried_around_a_loop_is_refused_and_auto_runs_numpy():
+    with pytest.raises(BackendCompileError, match="2\\*\\*63") as info:
+        srcad.grad(hashed_weights, backend="numba")(X)
+    assert "c = c * 1000003" in str(info.value)
+    np.testing.assert_allclose(srcad.grad(hashed_weights, backend="auto")(X), central(hashed_weights, X), atol=1e-6)
+
+
+def flattened_index(x):
+    n = 2
+    s = 0.0
+    for i in range(3):
+        for j in range(n):
+            k = i * n + j  # index arithmetic: nothing carried around
+            s += x[k] * x[k] * (k + 1)
+    return s
+
+
+def test_index_arithmetic_is_compiled():
+    got = srcad.grad(flattened_index, backend="numba")(X)
+    np.testing.assert_allclose(got, central(flattened_index, X), atol=1e-6)
+
+
+def power_series(x):
+    s = 0.0
+    for k in range(5):
+        s += x[0] ** k + x[1] ** (k + 1)
+    return s
+
+
+def test_powers_with_an_integer_loop_variable_compile():
+    got = srcad.grad(power_series, backend="numba")(X)
+    np.testing.assert_allclose(got, srcad.grad(power_series)(X), rtol=1e-12)
+    np.testing.assert_allclose(got, central(power_series, X), atol=1e-6)
+
+
+def capped_ratios(x):
+    s = 0.0
+    for i in range(1, x.shape[0]):
+        s += min(x[i] / x[i - 1], 10.0)  # x[i - 1] == 0: inf, then the cap
+    return s
+
+
+def test_a_float_division_by_zero_is_inf_as_in_numpy():
+    x = np.array([1.0, 0.0, 2.0, 0.5])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value, expected = srcad.value_and_grad(capped_ratios)(x)
+        got_value, got = srcad.value_and_grad(capped_ratios, backend="numba")(x)
+    assert got_value == value == capped_ratios(x)
+    np.testing.assert_array_equal(got, expected)
+
+
+def off_by_one(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i + 1]  # x[n] is out of bounds
+    return s
+
+
+def test_an_index_out_of_bounds_raises_as_in_python():
+    with pytest.raises(IndexError):
+        srcad.grad(off_by_one)(X)
+    with pytest.raises(IndexError):
+        srcad.grad(off_by_one, backend="numba")(X)
+
+
+def accumulates(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += math.sin(x[i]) * x[i]  # a float updated with +=
+    return s
+
+
+def test_a_float_accumulator_updated_in_place_compiles():
+    got = srcad.grad(accumulates, backend="numba")(X)
+    np.testing.assert_allclose(got, srcad.grad(accumulates)(X), rtol=1e-12)
