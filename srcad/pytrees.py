@@ -50,6 +50,15 @@ def _field_position(obj, name):
         return fields.index(name)
     if is_dataclass_instance(obj) and name in field_names(obj):
         return name
+    if fields is not None and isinstance(obj, tuple) or is_dataclass_instance(obj):
+        cls = type(obj).__qualname__
+        if isinstance(getattr(type(obj), name, None), property):
+            raise NoRuleError(f"reads the property .{name} of a {cls} it differentiates: srcad differentiates the "
+                              f"fields of a dataclass or named tuple, not what its properties compute; write what "
+                              f".{name} computes from the fields in the function, or leave the object out of wrt")
+        raise NoRuleError(f"reads .{name} of a {cls} it differentiates, which is not one of its fields: srcad "
+                          f"differentiates the fields of a dataclass or named tuple; read it from the class "
+                          f"({cls}.{name}) or pass it as an argument")
     raise NoRuleError(no_attribute_rule(name, obj))
 
 

@@ -27,6 +27,7 @@ a call.
 import functools
 import linecache
 import os
+import re
 import sys
 import types
 import warnings
@@ -93,6 +94,8 @@ def relocate(error):
     for tb in reversed(out):
         rebuilt = types.TracebackType(rebuilt, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
     error.__traceback__ = rebuilt
+    if innermost is not None:
+        _name_the_line(error, *innermost[3][:2])
     if _NOTES and innermost is not None:
         filename, lineno, generated, (user_file, user_lineno, _) = innermost
         _note(error, f"srcad: raised at line {lineno} of {filename}, generated from {user_file}, "
@@ -106,6 +109,19 @@ def relocate(error):
         error.add_note(f"{_HIDDEN_NOTE}{hidden} of its internal frames from this traceback; {ENV_VAR}=full "
                        "shows them")
     del error  # the inserted frames' callers include this frame: it must not keep the error alive
+
+
+_LOCATED = re.compile(r"^\S+:\d+: ")
+
+
+def _name_the_line(error, user_file, user_lineno):
+    """A srcad error raised by generated code (a helper it calls, at run time) names the
+    user's line it was generated from, as every srcad error does."""
+    from .errors import SrcadError, SrcadSyntaxError
+
+    if (isinstance(error, SrcadError) and not isinstance(error, SrcadSyntaxError) and len(error.args) == 1
+            and isinstance(error.args[0], str) and not _LOCATED.match(error.args[0])):
+        error.args = (f"{user_file}:{user_lineno}: {error.args[0]}",)
 
 
 def _internal(tb):

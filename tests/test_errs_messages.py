@@ -252,3 +252,37 @@ def test_an_update_through_a_view_advises_updating_the_base_where_it_is_indexed(
         srcad.grad(scale_every_other)(x)
     np.testing.assert_allclose(srcad.grad(scale_every_other_as_advised)(x), 2 * x * np.array([4.0, 1.0, 4.0, 1.0]))
     check_grads(scale_every_other_as_advised, (x,))
+
+
+@__import__("dataclasses").dataclass
+class Dense:
+    W: np.ndarray
+    b: np.ndarray
+    scale = 2.0  # a class attribute, not a field
+
+    @property
+    def n_out(self):
+        return self.W.shape[1]
+
+
+def reads_a_property(layer, x):
+    return np.sum(x @ layer.W + layer.b) * layer.n_out
+
+
+def reads_a_class_attribute(layer, x):
+    return np.sum(x @ layer.W + layer.b) * layer.scale
+
+
+def computes_it_from_the_fields(layer, x):
+    return np.sum(x @ layer.W + layer.b) * layer.W.shape[1] * Dense.scale
+
+
+@pytest.mark.parametrize("fn, words", [(reads_a_property, "the property .n_out of a Dense"),
+                                       (reads_a_class_attribute, "(Dense.scale)")])
+def test_reading_what_is_not_a_field_of_a_differentiated_dataclass_names_the_line_and_what_to_do(fn, words):
+    layer, x = Dense(np.ones((3, 2)), np.zeros(2)), np.ones((4, 3))
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(fn)(layer, x)
+    line = fn.__code__.co_firstlineno + 1
+    assert str(info.value).startswith(f"{HERE}:{line}: ") and words in str(info.value)
+    check_grads(computes_it_from_the_fields, (layer, x), wrt=0)  # the advice, followed

@@ -74,7 +74,7 @@ def test_a_float_division_by_zero_is_inf_as_in_numpy():
     with np.errstate(divide="ignore", invalid="ignore"):
         value, expected = srcad.value_and_grad(capped_ratios)(x)
         got_value, got = srcad.value_and_grad(capped_ratios, backend="numba")(x)
-    assert got_value == value == capped_ratios(x)
+        assert got_value == value == capped_ratios(x)
     np.testing.assert_array_equal(got, expected)
 
 
