@@ -16,25 +16,13 @@ import srcad  # noqa: E402
 from srcad.backends.numba_backend import BackendCompileError  # noqa: E402
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
+from benchmark_programs import benchmark_module  # noqa: E402
 from test_control_jumps import helper_with_loop_jumps, while3_jumps  # noqa: E402
 
 rng = np.random.default_rng(5)
 
 
-def _benchmark_module(name):
-    """``benchmarks/<name>.py``, whose workloads the tests check (one copy of each program)."""
-    import importlib.util
-    import pathlib
-
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(f"benchmark_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # srcad reads the programs' source through their module
-    spec.loader.exec_module(module)
-    return module
-
-
-benchmarks = _benchmark_module("numba_loops")
+benchmarks = benchmark_module("numba_loops")
 soft_dtw = benchmarks.soft_dtw
 
 

@@ -18,6 +18,8 @@ from srcad.naming import Namer
 from srcad.passes.scalar_arrays import scalar_arrays
 from srcad.passes.shape_values import Spec, arg_spec, specs_key
 
+from benchmark_programs import benchmark_module
+
 
 def numba_code(fn, args, wrt=(0,)):
     """The joint adjoint the numba backend lowers, as Python, and its source."""
@@ -61,23 +63,7 @@ def check(fn, *args, wrt=(0,), vectors=(), arrays=()):
     return source
 
 
-def lorenz(s, sigma, rho, beta):
-    dx = sigma * (s[1] - s[0])
-    dy = s[0] * (rho - s[2]) - s[1]
-    dz = s[0] * s[1] - beta * s[2]
-    return np.array([dx, dy, dz])
-
-
-def rk4(s0, params, h, steps):
-    s = s0
-    for _ in range(steps):
-        k1 = lorenz(s, params[0], params[1], params[2])
-        k2 = lorenz(s + 0.5 * h * k1, params[0], params[1], params[2])
-        k3 = lorenz(s + 0.5 * h * k2, params[0], params[1], params[2])
-        k4 = lorenz(s + h * k3, params[0], params[1], params[2])
-        s = s + h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
-    return np.sum(s * s)
-
+rk4 = benchmark_module("numba_loops").rk4  # lorenz, a helper returning np.array([dx, dy, dz]), per stage
 
 S0, P = np.array([1.0, 1.5, 0.7]), np.array([10.0, 28.0, 8.0 / 3.0])
 
