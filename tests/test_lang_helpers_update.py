@@ -136,15 +136,29 @@ LOGGER = __import__("logging").getLogger("srcad.tests.effects")
 
 def logs_its_loss(x):
     y = np.sum(np.sin(x) ** 2)
-    HISTORY.append(y)  # a global list's append changes only the list
     LOGGER.debug("loss=%s", y)  # a logging call only formats its arguments
+    HISTORY.append(srcad.stop_gradient(y))  # a global list keeps a value without derivative
     return y * np.sum(x)
 
 
-def test_a_value_logged_or_kept_in_a_global_list_is_differentiated_through():
+def keeps_its_loss(x):
+    y = np.sin(x)
+    HISTORY.append(y)  # read back below as a global: it would carry no derivative
+    return np.sum(HISTORY[-1] * 2.0)
+
+
+def test_a_value_logged_or_kept_without_derivative_is_differentiated_through():
     HISTORY.clear()
     check_all_modes(logs_its_loss, (np.array([0.3, -1.2, 0.8]),))
     assert HISTORY and all(np.ndim(h) == 0 for h in HISTORY)
+
+
+def test_a_value_with_a_derivative_stored_in_a_global_list_is_refused_with_what_to_do():
+    x = np.array([0.3, 0.5])
+    for attempt in (lambda: srcad.grad(keeps_its_loss)(x), lambda: srcad.jvp(keeps_its_loss, (x,), (x,))):
+        with pytest.raises(SrcadSyntaxError, match="srcad.stop_gradient\\(y\\)") as info:
+            attempt()
+        assert info.value.lineno == keeps_its_loss.__code__.co_firstlineno + 2
 
 
 def default_rate(p, k=1.0):

@@ -293,7 +293,7 @@ def module_helper(norm, call, obj):
     defaults = list(fn.__defaults__ or ()) + list((fn.__kwdefaults__ or {}).values())
     passes = passes_function(norm, call) or any(callable(d) and not isinstance(d, type) for d in defaults)
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount or updates):
-        inline = norm.loop_depth and norm.inline_loop_helpers != "none" and obj is fn
+        inline = norm.loop_depth and obj is fn
         return _small_helper(norm, call, fn) if inline else None
     if passes and (fn.__globals__ is not norm.source.globals or fn.__closure__) and not (packed or spread):
         return None  # another module's helper is compiled on its own, as before: a call of its parameter is refused

@@ -56,6 +56,7 @@ class _Forward(CallTangents):
         self.node, self.source = node, source
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
+        self.varied = A.anno(node, "varied") or set()  # active, or varied only through what no output reads
         self.refs = refs
         self.callees = callees
         self.containers = A.anno(node, "containers")

@@ -12,10 +12,10 @@ from .. import registry
 from ..errors import NoRuleError, no_method_rule
 from ..source import identifier
 from ..template import bind, instantiate
-from .fresh import changes_only_another_object
+from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
-from .reverse_calls import refuse_active_spread, refuse_derivative_call
+from .reverse_calls import refuse_active_spread, refuse_derivative_call, refuse_storing_in_a_global
 
 
 class _CallSite:
@@ -102,9 +102,13 @@ class CallTangents:
                     f"srcad cannot differentiate the in-place method .{callee.name}() on a value that is "
                     "being differentiated; assign a new value instead", s)
             return []
+        varied = touched & self.varied  # stored in a global, a value no output reads may be read back
+        if varied and callee.kind == "object" and not only_logs(callee.obj):
+            refuse_storing_in_a_global(self.source, callee, f"{callee.name}(...)",
+                                       sorted(n for n in varied if not n.startswith("_")), s)
         live = {n for n in touched if n in self.active or self.get(n) != ZERO}
         if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or not live \
-                or changes_only_another_object(callee.obj):
+                or only_logs(callee.obj):
             return []
         if registry.lookup(registry.JVP, callee.obj) is None and _user_function(callee.obj) is not None:
             return []  # the user's own function, called for its printing or checking

@@ -114,23 +114,28 @@ def known_pure(obj):
 
 # Logging calls only read (format) their arguments.
 _LOGGING_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
-# Methods of a container that store their arguments in it: only the container changes.
-_STORING_METHODS = {"append", "extend", "insert", "add", "update", "appendleft", "extendleft"}
+# Methods of a container that store their arguments in it.
+STORING_METHODS = {"append", "extend", "insert", "add", "update", "appendleft", "extendleft"}
 
 
-def changes_only_another_object(obj):
-    """Does calling ``obj`` (a call for its effect on an object the function does not bind:
-    ``LOG.append(y)`` on a global list, ``logger.debug("%s", y)``, ``logging.info``) leave
-    its arguments as they were?"""
-    name = getattr(obj, "__name__", None)
-    owner = getattr(obj, "__self__", None)
-    if isinstance(owner, (list, dict, set)) or type(owner).__name__ == "deque":
-        return name in _STORING_METHODS
+def only_logs(obj):
+    """Is calling ``obj`` logging (``logger.debug("%s", y)``, ``logging.info``), which reads its
+    arguments only to format them? (A list's ``append`` on a global list is not: the function
+    may read the list again, and a global carries no derivative.)"""
     import logging
 
+    name = getattr(obj, "__name__", None)
+    owner = getattr(obj, "__self__", None)
     if isinstance(owner, (logging.Logger, logging.LoggerAdapter)) or owner is logging:
         return name in _LOGGING_METHODS
     return getattr(obj, "__module__", None) == "logging" and name in _LOGGING_METHODS
+
+
+def stores_in_a_global(obj):
+    """Is ``obj`` a storing method bound to a list, dict or set (``HISTORY.append`` of a
+    module's list): it changes that container only."""
+    return isinstance(getattr(obj, "__self__", None), (list, dict, set)) and getattr(obj, "__name__", None) in \
+        STORING_METHODS
 
 
 def is_in(obj, group):

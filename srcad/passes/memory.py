@@ -43,8 +43,8 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from .fresh import (FRESH_FUNCTIONS, changes_only_another_object, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
-                    known_pure, out_argument)
+from .fresh import (FRESH_FUNCTIONS, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
+                    known_pure, only_logs, out_argument, stores_in_a_global)
 from .memory_values import Memory, Values, bind_call
 
 
@@ -265,8 +265,7 @@ class _Flow(Values):
                 raise Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
         self.reads(s, self.names_read(call), state, observe=False)
-        if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT)
-                                                              or changes_only_another_object(callee.obj)):
+        if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
@@ -296,6 +295,8 @@ class _Flow(Values):
                 changed = []  # without out= these only read their arguments
             elif is_in(callee.obj, LIBRARY_MUTATORS):  # np.copyto(dst, src), np.fill_diagonal(a, v): the first
                 changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []
+            elif stores_in_a_global(callee.obj):
+                changed = []  # HISTORY.append(y) changes the list only (refused if y carries a derivative)
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             changed = [call.func.value]  # y.fill(v), L.insert(i, v), L.pop(i): the arguments are only read
         for arg in changed:

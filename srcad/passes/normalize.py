@@ -77,7 +77,7 @@ _UNSUPPORTED_EXPRS = {
 def normalize(node, source, namer=None, inline_loop_helpers="all"):
     """Return the A-normal form of the function ``node`` (see the module docstring);
     ``inline_loop_helpers``: which small helpers of the module a loop calls are inlined
-    (``binding.module_helper``): "all", "array results" or "none"."""
+    (``binding.module_helper``): "all", or "array results" (those returning ``np.array`` of numbers)."""
     # the module's globals too: a helper inlined here reads them by name, which no name
     # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
     namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))

@@ -29,7 +29,7 @@ from ..source import identifier
 from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
-from .fresh import changes_only_another_object
+from .fresh import only_logs, stores_in_a_global
 
 
 class _CallSite:
@@ -252,8 +252,8 @@ class Calls:
         call = s.value
         callee = A.anno(call, "callee")
         if callee is None or (callee.kind == "object" and (registry.is_nondifferentiable(callee.obj)
-                                                           or changes_only_another_object(callee.obj))):
-            return  # (a global list's append, a logging call: no derivative flows into what they change)
+                                                           or only_logs(callee.obj))):
+            return  # (a logging call only formats its arguments)
         if callee.kind == "method" and callee.name in registry.NONDIFF_METHODS:
             return
         operands = list(call.args) + [k.value for k in call.keywords]
@@ -264,11 +264,25 @@ class Calls:
             what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
             named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
             which = f"'{named[0]}', which carries" if named else "a value carrying"
+            refuse_storing_in_a_global(self.source, callee, what, named, A.anno(s, "origin") or s)
             raise self.source.syntax_error(
                 f"srcad does not differentiate the call {what} made for its effect on {which} a derivative: it "
                 "cannot see what the call changes; write the update as an assignment (y[:] = value, not "
                 "y.fill(value) or np.copyto(y, value); y = np.sort(y), not y.sort()), or wrap the argument in "
                 "srcad.stop_gradient if no derivative should flow", A.anno(s, "origin") or s)
+
+
+def refuse_storing_in_a_global(source, callee, what, named, node):
+    """Refuse ``HISTORY.append(y)`` on a list (dict, set) of the module with ``y`` carrying a
+    derivative, saying what to do: a global is read as a constant, so whatever reads it back
+    would carry none."""
+    if callee.kind == "object" and stores_in_a_global(callee.obj):
+        which = f"'{named[0]}', which carries a derivative," if named else "a value carrying a derivative"
+        raise source.syntax_error(
+            f"srcad does not differentiate the call {what}: it stores {which} in a list or dict of your "
+            "module, and srcad reads a global as a constant, so whatever reads it back would carry no "
+            f"derivative. To keep the value (a history, a log), store srcad.stop_gradient("
+            f"{named[0] if named else 'value'}); to compute with it, keep the list in the function", node)
 
 
 def _numpy_function(func):
