@@ -147,7 +147,7 @@ def reads_a_property(p):
 
 
 def test_an_attribute_that_is_not_a_field_is_refused():
-    with pytest.raises(srcad.NoRuleError, match=r"\.doubled of a Weird srcad does not model"):
+    with pytest.raises(srcad.NoRuleError, match=r"the property \.doubled of a Weird it differentiates"):
         srcad.grad(reads_a_property)(Weird(np.ones(3)))
 
 
