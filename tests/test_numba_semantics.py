@@ -102,3 +102,24 @@ def accumulates(x):
 def test_a_float_accumulator_updated_in_place_compiles():
     got = srcad.grad(accumulates, backend="numba")(X)
     np.testing.assert_allclose(got, srcad.grad(accumulates)(X), rtol=1e-12)
+
+
+RATES = (1.0, 2.0)
+
+
+def tuple_of_rates(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + RATES[0] * math.sin(RATES[1] * x[i])
+    return s
+
+
+def test_a_global_tuple_of_numbers_is_compiled_and_its_rebinding_seen():
+    global RATES
+    grad = srcad.grad(tuple_of_rates, backend="numba")
+    np.testing.assert_allclose(grad(X), srcad.grad(tuple_of_rates)(X), rtol=1e-12)
+    RATES = (3.0, 0.5)
+    try:
+        np.testing.assert_allclose(grad(X), 1.5 * np.cos(0.5 * X), rtol=1e-12)
+    finally:
+        RATES = (1.0, 2.0)

@@ -411,19 +411,23 @@ def _attributes_outermost_last(tree):
     return sorted(found, key=level)
 
 
+def _immutable(value):
+    return isinstance(value, _IMMUTABLE) or isinstance(value, tuple) and all(map(_immutable, value))
+
+
 def _add_frozen(entry, node, name, frozen, seen):
     holder, key, value = entry
     if holder is None:
         return
-    # a number or a module, or a function (numba compiles calls only of what it knows, by identity)
-    if not (isinstance(value, _IMMUTABLE) or callable(value) and not isinstance(value, np.ndarray)):
+    # a number, a tuple of numbers or a module, or a function (numba compiles calls only of what
+    # it knows, by identity)
+    if not (_immutable(value) or callable(value) and not isinstance(value, np.ndarray)):
         raise numba_lowering.NotLowerable(
             f"the code reads {name!r}, a {type(value).__name__} that compiled code would freeze (a later change "
             "would not be seen); pass it to the function as an argument", node)
     if (id(holder), key) not in seen:
         seen.add((id(holder), key))
         frozen.append((holder, key, value))
-
 
 
 def _cache_digest(text, namespace, module, numba):
