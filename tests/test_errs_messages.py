@@ -286,3 +286,14 @@ def test_reading_what_is_not_a_field_of_a_differentiated_dataclass_names_the_lin
     line = fn.__code__.co_firstlineno + 1
     assert str(info.value).startswith(f"{HERE}:{line}: ") and words in str(info.value)
     check_grads(computes_it_from_the_fields, (layer, x), wrt=0)  # the advice, followed
+
+
+def imports_inside(x):
+    import numpy as onp
+    return onp.sum(onp.sin(x))
+
+
+def test_an_import_inside_the_function_is_refused_saying_where_to_import():
+    with pytest.raises(srcad.SrcadSyntaxError, match="'onp' is imported inside the function") as info:
+        srcad.grad(imports_inside)(np.ones(2))
+    assert info.value.lineno == imports_inside.__code__.co_firstlineno + 2

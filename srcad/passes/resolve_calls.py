@@ -118,6 +118,10 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                 if conditional is None:
                     conditional = _conditional_calls(node)
                 if id(call) not in conditional:
+                    if root in _imported_names(node):
+                        raise source.syntax_error(
+                            f"'{root}' is imported inside the function, which srcad does not follow; import it at "
+                            "the top of the module", call) from None
                     raise source.syntax_error(f"name '{'.'.join(parts)}' is not defined", call) from None
                 # in a branch: raised where it runs, as Python does (a version test skips np.trapz on NumPy 2)
                 call.args.insert(0, A.const(".".join(parts)))
@@ -242,3 +246,12 @@ def _static_call(func, source, locals_):
     positional = values[: len(func.args)]
     keywords = {k.arg: v for k, v in zip(func.keywords, values[len(func.args):])}
     return transform(*positional, **keywords)
+
+
+def _imported_names(node):
+    """Names an ``import`` statement inside the function binds."""
+    found = set()
+    for n in A.walk(node):
+        if isinstance(n, (gast.Import, gast.ImportFrom)):
+            found |= {(alias.asname or alias.name).split(".")[0] for alias in n.names}
+    return found
