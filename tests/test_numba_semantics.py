@@ -123,3 +123,21 @@ def test_a_global_tuple_of_numbers_is_compiled_and_its_rebinding_seen():
         np.testing.assert_allclose(grad(X), 1.5 * np.cos(0.5 * X), rtol=1e-12)
     finally:
         RATES = (1.0, 2.0)
+
+
+def backward_numba_refuses(s0):
+    acc = 0.0
+    for i in range(3):
+        w = s0 * 1.0
+        acc = acc + w[0] * w[1]
+    return acc + np.reshape(s0, (3,))[1]  # numba compiles the forward sweep, not the backward one
+
+
+def test_auto_runs_both_sweeps_in_numpy_when_numba_compiles_only_the_forward_one():
+    x = np.array([1.0, 0.3, 0.7])
+    expected = srcad.value_and_grad(backward_numba_refuses)(x)
+    value, grad = srcad.value_and_grad(backward_numba_refuses, backend="auto")(x)
+    assert value == expected[0]
+    np.testing.assert_allclose(grad, expected[1], rtol=1e-12)
+    y, pullback = srcad.vjp(backward_numba_refuses, x, backend="auto")
+    np.testing.assert_allclose(pullback(1.0), expected[1], rtol=1e-12)

@@ -92,8 +92,16 @@ def accelerate(functions, compiled, fn, backend):
     build = _build_or_refusal(compiled, fn, numba, strict)
     if build is None:
         return functions
-    return tuple(_Accelerated(build, k, f, strict, lambda stale: _build_or_refusal(compiled, fn, numba, strict, stale))
-                 for k, f in enumerate(functions))
+    pair = _Pair()
+    return tuple(_Accelerated(build, k, f, strict, lambda stale: _build_or_refusal(compiled, fn, numba, strict, stale),
+                              pair) for k, f in enumerate(functions))
+
+
+class _Pair:
+    """What the forward and backward sweeps of one pair share: under ``"auto"`` both run NumPy
+    code once the backward cannot be compiled (numba's forward saves values in its own layout)."""
+
+    numpy = False
 
 
 def _build_or_refusal(compiled, fn, numba, strict, stale=None):
@@ -146,8 +154,8 @@ class _Accelerated:
     first call with new argument types, before anything runs; if it cannot, the error (with
     ``backend="numba"``) or the NumPy function (``"auto"``, from then on)."""
 
-    def __init__(self, build, index, fallback, strict, rebuild):
-        self._build, self._index, self._rebuild = build, index, rebuild
+    def __init__(self, build, index, fallback, strict, rebuild, pair):
+        self._build, self._index, self._rebuild, self._pair = build, index, rebuild, pair
         self._dispatcher, self._fallback, self._strict = build.dispatchers[index], fallback, strict
         self._numba_error = _numba("numba").core.errors.NumbaError
         self.__srcad_function__ = fallback  # what srcad reads when this is differentiated again
@@ -161,7 +169,7 @@ class _Accelerated:
 
     def __call__(self, *args, **kwargs):
         dispatcher = self._dispatcher
-        if dispatcher is None:
+        if dispatcher is None or self._index and self._pair.numpy:
             return self._fallback(*args, **kwargs)
         if self._build.frozen and not self._build.holds():  # numba froze a global the user rebound since
             build = self._rebuild(self._build)
@@ -172,7 +180,12 @@ class _Accelerated:
             self._dispatcher = dispatcher
         compiled = len(dispatcher.overloads)  # one more after this call: it compiled, then ran
         try:
-            return dispatcher(*args, **kwargs)
+            result = dispatcher(*args, **kwargs)
+            if self._index == 1 and not self._strict and len(dispatcher.overloads) != compiled \
+                    and not self._backward_compiles(*result):
+                self._pair.numpy = True  # its values are for a backward sweep numba cannot compile
+                return self._fallback(*args, **kwargs)
+            return result
         except self._numba_error as exc:
             if self._strict:
                 raise _compile_error(exc) from None
@@ -206,6 +219,20 @@ class _Accelerated:
                     "backend='numpy'") from None
             self._dispatcher = None
             return result
+
+
+    def _backward_compiles(self, y, saved):
+        """Does numba compile the backward sweep for these saved values and a cotangent like
+        ``y`` (or None, for a number)?"""
+        numba = _numba("numba")
+        backward = self._build.dispatchers[2]
+        cotangents = [numba.typeof(y)] + ([numba.types.none] if np.ndim(y) == 0 else [])
+        try:
+            for v in cotangents:
+                backward.compile((numba.typeof(saved), v))
+        except Exception:  # a NumbaError, or an error of numba's compiler
+            return False
+        return True
 
 
 def _dispatchers(compiled, fn, numba):

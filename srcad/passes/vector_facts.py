@@ -127,7 +127,8 @@ class Facts:
 
     def __init__(self, fn):
         self.specs = A.anno(fn, "specs") or {}
-        self.adjoints = set(A.anno(fn, "adjoint_names") or ())
+        self.kinds = {}  # name -> its kind, once ``vectors`` decided
+        self.adjoint_of = A.anno(fn, "adjoint_of") or {}  # adjoint name -> the name it is the adjoint of
         self.params = {a.id for a in fn.args.args}
         output = A.anno(fn, "output")
         self.output = output.id if isinstance(output, gast.Name) else None
@@ -326,10 +327,12 @@ class Facts:
                         break
                     kinds = new
                 else:
+                    self.kinds = {}
                     return {}
             vectors = {n: k for n, k in kinds.items() if isinstance(k, int)}
             unsafe = self._unsafe(vectors)
             if not unsafe:
+                self.kinds = kinds
                 return vectors
             forced |= unsafe
 
@@ -341,8 +344,9 @@ class Facts:
         for name, bindings in self.bindings.items():
             if name in vectors or not any(form == "snapshot" for form, *_ in bindings):
                 continue
-            if all(form in ("none", "pop", "snapshot") or form == "arith" and self._made_number(operands[0], vectors)
-                   for form, s, *operands in bindings):
+            if self.kinds.get(name) == _SCALAR and all(
+                    form in ("none", "pop", "snapshot") or form == "arith" and self._made_number(operands[0], vectors)
+                    for form, s, *operands in bindings):
                 found.add(name)
         return found
 
@@ -356,9 +360,10 @@ class Facts:
         return [item for form, s, *operands in self.bindings.get(name, ()) if form == "display" for item in operands[0]]
 
     def made_number(self, name):
-        """Is every binding of ``name`` arithmetic (a new number, never a 0-d array)?"""
+        """Is every binding of ``name`` arithmetic on numbers (a new number, never an array, nor
+        a 0-d array)?"""
         bindings = self.bindings.get(name, ())
-        return bool(bindings) and all(
+        return bool(bindings) and self.kinds.get(name) == _SCALAR and all(
             form in ("number", "none", "pop", "snapshot") or form == "arith" and isinstance(
                 operands[0], (gast.BinOp, gast.UnaryOp, gast.Call)) for form, s, *operands in bindings)
 
@@ -479,7 +484,8 @@ class Facts:
         spec = self.specs.get(atom.id) if isinstance(atom, gast.Name) else None
         if isinstance(spec, Spec):
             return spec.shape == () and spec.dtype.kind == "f"
-        return isinstance(atom, gast.Name) and atom.id in self.adjoints  # an adjoint: a float
+        primal = self.specs.get(self.adjoint_of.get(atom.id)) if isinstance(atom, gast.Name) else None
+        return isinstance(primal, Spec) and primal.shape == () and primal.dtype.kind == "f"  # an adjoint of a float
 
     def _display_length(self, name):
         """The length of every list display ``name`` is bound to, if each item of each is a float."""
