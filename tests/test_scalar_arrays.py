@@ -248,3 +248,15 @@ def item_restored_from_a_stack(a, x):
 
 def test_items_restored_from_a_stack_are_left_to_the_arrays():  # fuzz seed 113501340759
     check(item_restored_from_a_stack, S0, np.array([0.5, -1.0]), wrt=(0, 1))
+
+
+def ufunc_result_updated_through_a_copy(s0):
+    m = np.exp(s0)  # an array: its snapshot before t[1] = 0.3 is kept (probe round 9)
+    a = m * m
+    t = m
+    t[1] = 0.3
+    return np.sum(a) + np.sum(t * s0)
+
+
+def test_a_ufunc_of_an_array_is_no_number():
+    check(ufunc_result_updated_through_a_copy, np.array([1.0, 0.3, -0.2]), arrays=("m", "t"))
