@@ -141,3 +141,11 @@ def test_auto_runs_both_sweeps_in_numpy_when_numba_compiles_only_the_forward_one
     np.testing.assert_allclose(grad, expected[1], rtol=1e-12)
     y, pullback = srcad.vjp(backward_numba_refuses, x, backend="auto")
     np.testing.assert_allclose(pullback(1.0), expected[1], rtol=1e-12)
+
+
+def test_auto_after_a_refusal_of_numba_in_the_same_process_agrees():
+    x = np.array([0.6, 0.3, 0.7])
+    with pytest.raises(BackendCompileError):  # compiles the forward sweep, then refuses the backward one
+        srcad.value_and_grad(backward_numba_refuses, backend="numba")(x)
+    value, grad = srcad.value_and_grad(backward_numba_refuses, backend="auto")(x)
+    np.testing.assert_allclose(grad, srcad.grad(backward_numba_refuses)(x), rtol=1e-12)

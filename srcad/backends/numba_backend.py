@@ -156,6 +156,7 @@ class _Accelerated:
 
     def __init__(self, build, index, fallback, strict, rebuild, pair):
         self._build, self._index, self._rebuild, self._pair = build, index, rebuild, pair
+        self._verified = set()  # (saved values' type, output's type) whose backward sweep numba compiles
         self._dispatcher, self._fallback, self._strict = build.dispatchers[index], fallback, strict
         self._numba_error = _numba("numba").core.errors.NumbaError
         self.__srcad_function__ = fallback  # what srcad reads when this is differentiated again
@@ -177,12 +178,11 @@ class _Accelerated:
                 self._dispatcher = None
                 return self._fallback(*args, **kwargs)
             self._build, dispatcher = build, build.dispatchers[self._index]
-            self._dispatcher = dispatcher
+            self._dispatcher, self._verified = dispatcher, set()
         compiled = len(dispatcher.overloads)  # one more after this call: it compiled, then ran
         try:
             result = dispatcher(*args, **kwargs)
-            if self._index == 1 and not self._strict and len(dispatcher.overloads) != compiled \
-                    and not self._backward_compiles(*result):
+            if self._index == 1 and not self._strict and not self._backward_compiles(*result):
                 self._pair.numpy = True  # its values are for a backward sweep numba cannot compile
                 return self._fallback(*args, **kwargs)
             return result
@@ -223,15 +223,20 @@ class _Accelerated:
 
     def _backward_compiles(self, y, saved):
         """Does numba compile the backward sweep for these saved values and a cotangent like
-        ``y`` (or None, for a number)?"""
+        ``y`` (or None, for a number)? Asked for every forward call's kind of values (another
+        srcad function may have compiled this forward sweep for them: a first call here need
+        not compile anything)."""
         numba = _numba("numba")
+        key = (numba.typeof(saved), numba.typeof(y))
+        if key in self._verified:
+            return True
         backward = self._build.dispatchers[2]
-        cotangents = [numba.typeof(y)] + ([numba.types.none] if np.ndim(y) == 0 else [])
         try:
-            for v in cotangents:
-                backward.compile((numba.typeof(saved), v))
+            for v in [key[1]] + ([numba.types.none] if np.ndim(y) == 0 else []):
+                backward.compile((key[0], v))
         except Exception:  # a NumbaError, or an error of numba's compiler
             return False
+        self._verified.add(key)
         return True
 
 
