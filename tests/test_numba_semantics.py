@@ -149,3 +149,66 @@ def test_auto_after_a_refusal_of_numba_in_the_same_process_agrees():
         srcad.value_and_grad(backward_numba_refuses, backend="numba")(x)
     value, grad = srcad.value_and_grad(backward_numba_refuses, backend="auto")(x)
     np.testing.assert_allclose(grad, srcad.grad(backward_numba_refuses)(x), rtol=1e-12)
+
+
+def doubling(x):
+    c = 1
+    s = 0.0
+    for t in range(70):
+        c = c + c  # a sum carried around the loop grows too
+        s = s + x[t % 3] * (c % 7)
+    return s
+
+
+def fibonacci_weights(x):
+    a, b = 0, 1
+    s = 0.0
+    for t in range(100):
+        a, b = b, a + b
+        s = s + x[t % 3] * (b % 5)
+    return s
+
+
+def shifted(x):
+    c = 1
+    s = 0.0
+    for t in range(70):
+        c <<= 1
+        s = s + x[t % 3] * (c % 7)
+    return s
+
+
+def negative_power(x):
+    s = 0.0
+    for t in range(6):
+        s = s + x[t % 3] * 2 ** (t - 3)  # a float in Python for t < 3
+    return s
+
+
+def big_conversion(x):
+    s = 0.0
+    for t in range(3):
+        s = s + x[t] * (int(1e19 * (t + 1)) % 7)
+    return s
+
+
+def counted(x):
+    k = 0
+    s = 0.0
+    for t in range(6):
+        k = k + 2  # a counter: kept
+        s = s + x[k % 3] * (k % 5) + x[t % 3] * t ** 2
+    return s
+
+
+@pytest.mark.parametrize("fn", [doubling, fibonacci_weights, shifted, negative_power, big_conversion])
+def test_python_integer_arithmetic_numba_would_compute_otherwise_is_refused(fn):
+    x = np.array([0.5, 0.3, 0.2])
+    with pytest.raises(BackendCompileError, match="2\\*\\*63"):
+        srcad.grad(fn, backend="numba")(x)
+    np.testing.assert_allclose(srcad.grad(fn, backend="auto")(x), central(fn, x), atol=1e-6)
+
+
+def test_counters_and_small_powers_of_integers_compile():
+    x = np.array([0.5, 0.3, 0.2])
+    np.testing.assert_allclose(srcad.grad(counted, backend="numba")(x), central(counted, x), atol=1e-6)

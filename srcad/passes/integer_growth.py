@@ -1,35 +1,42 @@
-"""Integer growth: a loop-carried integer product is marked for the numba backend to refuse.
+"""Integer growth: Python integer arithmetic numba would compute otherwise is marked for it to refuse.
 
 Python's integers grow without bound; numba's are 64-bit and wrap. A hash, a linear
-congruential generator or a factorial kept as an ``int`` (``c = c * 1000003`` in a loop)
-takes other values compiled, and with them other branches and weights: a silently different
-gradient. Guarantee: afterwards, right before each statement of the forward sweep that
-multiplies, raises to a power or shifts into an integer (its spec says so) whose value flows
-back into its own operands (a product carried around a loop), there is
-``numba_refuses(reason)``. In Python it does nothing; the numba lowering refuses the code at
-that line (``backend="auto"`` runs the NumPy code). Index arithmetic (``i * n + j``) carries
-no value around and is left alone.
+congruential generator, a factorial or a Fibonacci number kept as an ``int`` (``c = c *
+1000003`` in a loop), or ``10 ** t``, takes other values compiled, and with them other
+branches and weights: a silently different gradient. Guarantee: afterwards, right before
+each statement of the forward sweep that computes an integer (its spec, or its bindings,
+say so) in one of these ways, there is ``numba_refuses(reason)``; in Python it does nothing,
+and the numba lowering refuses the code at that line (``backend="auto"`` runs NumPy code):
+
+- a value carried around a loop (it flows back into its own operands) by anything but a
+  copy, adding or subtracting a literal (a counter), or ``% literal`` / ``// literal``;
+- a power of integers, unless of literals or to a literal exponent of 0 to 3 (``i ** 2``):
+  ``2 ** (t - 3)`` is a float in Python, ``0`` compiled;
+- a left shift of integers, unless of literals;
+- ``int(x)`` of a float (exact in Python past 2**63, undefined compiled).
+
+Index arithmetic (``i * n + j``, ``k % n``) is left alone.
 
 >>> import gast, numpy as np
 >>> from srcad import astutil as A
->>> from srcad.passes.shape_values import Spec
 >>> fn = gast.parse('''
 ... def f_adjoint(x, v=None):
 ...     c = 1
 ...     for t in r:
-...         k = t * 3
+...         k = t * 3 + 1
 ...         c = c * 7
 ... ''').body[0]
->>> _ = A.set_anno(fn, "specs", {n: Spec((), np.int64, int) for n in ("c", "k", "t")})
 >>> _ = A.set_anno(fn, "n_forward", 2)
 >>> print(A.to_source(mark_integer_growth(fn)).strip())
 def f_adjoint(x, v=None):
     c = 1
     for t in r:
-        k = t * 3
-        numba_refuses('a loop-carried integer product may pass 2**63')
+        k = t * 3 + 1
+        numba_refuses('a loop-carried integer may pass 2**63')
         c = c * 7
 """
+import builtins
+
 import gast
 
 from .. import astutil as A
@@ -37,34 +44,40 @@ from .. import runtime
 from ..naming import BUILTIN
 from .shape_values import Spec
 
-_GROWING = (gast.Mult, gast.Pow, gast.LShift)
-REASON = "a loop-carried integer product may pass 2**63"  # numba's lowering says the rest
+CARRIED = "a loop-carried integer may pass 2**63"
+POWER = "an integer power may pass 2**63"
+CONVERSION = "int() of a float may pass 2**63"
+_INTEGER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
+                gast.BitAnd, gast.BitOr, gast.BitXor)
+_KEEPS = (runtime.in_place_result, runtime.copy_value)  # their result is their first argument's kind
 
 
 def mark_integer_growth(node):
-    """Mark each loop-carried integer product of the generated function ``node``'s forward
-    sweep (annotated ``"specs"``); see the module doc. Returns ``node``."""
+    """Mark the integer arithmetic of the generated function ``node``'s forward sweep that
+    numba computes otherwise (annotated ``"specs"`` where known); see the module doc.
+    Returns ``node``."""
     specs = A.anno(node, "specs") or {}
     n_forward = A.anno(node, "n_forward")
     forward = node.body[:n_forward] if n_forward is not None else node.body
-    flows = {}  # name -> names assigned from it
-    products = []  # (statement, block, target, operands)
+    assignments = []  # (statement, block, target, value)
     for block in A.blocks(forward):
         for s in block:
             target, value = _assignment(s)
-            if target is None:
-                continue
-            operands = A.names_read(value)
-            for name in operands:
-                flows.setdefault(name, set()).add(target)
-            spec = specs.get(target)
-            if (isinstance(value, gast.BinOp) and isinstance(value.op, _GROWING) and isinstance(spec, Spec)
-                    and spec.shape == () and spec.dtype.kind in "iu" and spec.python is not bool):
-                products.append((s, block, target, operands))
+            if target is not None:
+                assignments.append((s, block, target, value))
+    integers = _integers(assignments, _loop_counters(forward), specs)
+    flows = {}
+    for s, block, target, value in assignments:
+        for name in A.names_read(value):
+            flows.setdefault(name, set()).add(target)
     marked = 0
-    for s, block, target, operands in products:
-        if _reaches(flows, target, operands):
-            block.insert(block.index(s), _marker())
+    for s, block, target, value in assignments:
+        reason = _power(value, integers, specs) or _conversion(value, integers, specs)
+        if reason is None and target in integers and not _counter_step(value) and _reaches(
+                flows, target, A.names_read(value)):
+            reason = CARRIED
+        if reason:
+            block.insert(block.index(s), _marker(reason))
             marked += block is node.body
     if n_forward is not None:
         A.set_anno(node, "n_forward", n_forward + marked)
@@ -80,6 +93,108 @@ def _assignment(s):
     return None, None
 
 
+def _loop_counters(stmts):
+    """Targets of ``for`` loops over a ``range`` (written in the loop, or bound to a name): integers."""
+    ranges = {s.targets[0].id for s in A.every_statement(stmts) if isinstance(s, gast.Assign)
+              and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and _is_range(s.value)}
+    return {s.target.id for s in A.every_statement(stmts) if isinstance(s, gast.For) and isinstance(s.target, gast.Name)
+            and (_is_range(s.iter) or isinstance(s.iter, gast.Name) and s.iter.id in ranges)}
+
+
+def _is_range(node):
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and (
+        A.anno(node.func, BUILTIN) == "range" or A.anno(node.func, "denotes") is builtins.range)
+
+
+def _integers(assignments, counters, specs):
+    """The names every assignment gives a Python or NumPy integer (an optimistic fixpoint: a
+    loop's integer is one if it is one on entry)."""
+    candidates = {target for _, _, target, _ in assignments} | counters
+    integers = set(candidates)
+    while True:
+        kept = {name for name in integers if name in counters and not _bound(name, assignments)
+                or _all_integer(name, assignments, integers, specs)}
+        if kept == integers:
+            return integers
+        integers = kept
+
+
+def _bound(name, assignments):
+    return any(target == name for _, _, target, _ in assignments)
+
+
+def _all_integer(name, assignments, integers, specs):
+    spec = specs.get(name)
+    if isinstance(spec, Spec):
+        return spec.shape == () and spec.dtype.kind in "iu" and spec.python is not bool
+    return all(_integer(value, integers, specs) for _, _, target, value in assignments if target == name)
+
+
+def _integer(expr, integers, specs):
+    if isinstance(expr, gast.Constant):
+        return type(expr.value) is int
+    if isinstance(expr, gast.Name):
+        spec = specs.get(expr.id)
+        if isinstance(spec, Spec):
+            return spec.shape == () and spec.dtype.kind in "iu" and spec.python is not bool
+        return expr.id in integers
+    if isinstance(expr, gast.BinOp):
+        return isinstance(expr.op, _INTEGER_OPS) and _integer(expr.left, integers, specs) and _integer(
+            expr.right, integers, specs)
+    if isinstance(expr, gast.UnaryOp):
+        return isinstance(expr.op, (gast.USub, gast.UAdd, gast.Invert)) and _integer(expr.operand, integers, specs)
+    if isinstance(expr, gast.Call) and expr.args:
+        obj = A.anno(expr.func, "denotes") or getattr(A.anno(expr, "callee"), "obj", None)
+        if obj in _KEEPS:
+            return _integer(expr.args[0], integers, specs)
+        return obj is builtins.len or obj is builtins.int
+    return False
+
+
+def _literal(node):
+    return isinstance(node, gast.Constant) and type(node.value) is int or (
+        isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _literal(node.operand))
+
+
+def _power(value, integers, specs):
+    """Why a power or left shift of integers is refused (``2 ** (t - 3)`` is a float in Python
+    and ``0`` compiled; ``10 ** t`` wraps), or None."""
+    if not isinstance(value, gast.BinOp) or _literal(value.left) and _literal(value.right) or not (
+            _integer(value.left, integers, specs) and _integer(value.right, integers, specs)):
+        return None
+    if isinstance(value.op, gast.LShift):
+        return POWER
+    if isinstance(value.op, gast.Pow) and not (isinstance(value.right, gast.Constant) and value.right.value in (0, 1, 2, 3)):
+        return POWER
+    return None
+
+
+def _conversion(value, integers, specs):
+    """Why ``int(x)`` of a number that is not an integer is refused (past 2**63 it is exact in
+    Python and undefined compiled), or None."""
+    if (isinstance(value, gast.Call) and len(value.args) == 1 and (A.anno(value.func, "denotes") or getattr(
+            A.anno(value, "callee"), "obj", None)) is builtins.int and not _integer(value.args[0], integers, specs)):
+        return CONVERSION
+    return None
+
+
+def _counter_step(value):
+    """Does ``value`` step a counter: a copy, ``± literal``, ``% literal``, ``// literal``, or a
+    value passed through unchanged (an in-place update's result)?"""
+    if isinstance(value, gast.Name):
+        return True
+    if isinstance(value, gast.BinOp):
+        if isinstance(value.op, (gast.Add, gast.Sub)):
+            return _literal(value.right) or isinstance(value.op, gast.Add) and _literal(value.left)
+        if isinstance(value.op, (gast.Mod, gast.FloorDiv)):
+            return _literal(value.right) and value.right.value != 0
+        return False
+    if isinstance(value, gast.Call) and value.args and (
+            A.anno(value.func, "denotes") or getattr(A.anno(value, "callee"), "obj", None)) in _KEEPS:
+        return True  # in_place_result(new, old): the step is ``new``'s statement
+    return False
+
+
 def _reaches(flows, start, goals):
     """Does a value assigned to ``start`` flow, through assignments, into one of ``goals``?"""
     seen, todo = set(), [start]
@@ -93,7 +208,7 @@ def _reaches(flows, start, goals):
     return False
 
 
-def _marker():
+def _marker(reason):
     call = gast.Call(func=A.set_anno(A.load("numba_refuses"), BUILTIN, ("numba_refuses", runtime.numba_refuses)),
-                     args=[A.const(REASON)], keywords=[])
+                     args=[A.const(reason)], keywords=[])
     return gast.Expr(value=call)
