@@ -38,6 +38,7 @@ from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..source import GENERATED_FILENAME
 from . import numba_cache, numba_lowered
+from .numba_frozen import MISSING, cell_value, defined, frozen_user_values
 
 BACKENDS = ("numpy", "numba", "auto")
 INSTALL = "pip install srcad[numba]"
@@ -133,20 +134,10 @@ class _Build:
     def holds(self):
         """Does every frozen name still denote the value compiled in?"""
         for holder, name, value in self.frozen:
-            now = holder.get(name, _MISSING) if name is not None else _cell_value(holder)
+            now = holder.get(name, MISSING) if name is not None else cell_value(holder)
             if now is not value:
                 return False
         return True
-
-
-_MISSING = object()
-
-
-def _cell_value(cell):
-    try:
-        return cell.cell_contents
-    except ValueError:
-        return _MISSING
 
 
 class _Accelerated:
@@ -263,7 +254,7 @@ def _dispatchers(compiled, fn, numba):
     for name, cell in cells.items():
         namespace[name] = cell.cell_contents
     try:
-        frozen = _frozen_user_values(lowered, generated, fn, cells)
+        frozen = frozen_user_values(lowered, generated, fn, cells)
     except numba_lowering.NotLowerable as exc:
         exc.located = _located(source, fn, exc.node.lineno, exc.message)
         raise
@@ -367,7 +358,7 @@ def _resolver(generated, fn):
         if head in generated.closure:
             value = generated.closure[head]
         elif head in cells:
-            value = _cell_value(cells[head])
+            value = cell_value(cells[head])
             if not isinstance(value, types.ModuleType):
                 return None
         elif head in fn.__globals__:
@@ -387,81 +378,6 @@ def _resolver(generated, fn):
     return resolve
 
 
-_IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, types.ModuleType)
-
-
-def _frozen_user_values(lowered, generated, fn, cells):
-    """The user's globals and closure values the code reads, and the module attributes it
-    reads, which numba freezes into it: each must be a number, a module or a function, and is
-    checked per call to be still bound (rebinding compiles again); a mutable one (an array, a
-    list) would change unseen: refused."""
-    module = gast.Module(body=lowered, type_ignores=[])
-    local = _defined(module)
-    frozen, seen = [], set()
-    read = {}  # id of a Name or Attribute node -> (holder, key, value) of what it reads
-    for node in gast.walk(module):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in local:
-            name = node.id
-            if name in numba_lowering.HELPERS:
-                continue
-            if name in generated.closure:
-                value = generated.closure[name]
-                if isinstance(value, types.ModuleType):  # srcad's own binding: only its attributes can change
-                    read[id(node)] = (None, None, value)
-                continue
-            if name in cells:
-                read[id(node)] = (cells[name], None, _cell_value(cells[name]))
-            elif name in fn.__globals__:
-                read[id(node)] = (fn.__globals__, name, fn.__globals__[name])
-            else:
-                continue  # a builtin, or unbound: numba says so
-            _add_frozen(read[id(node)], node, name, frozen, seen)
-    for node in _attributes_outermost_last(module):  # cfg.scale: a module's attribute is frozen as well
-        base = read.get(id(node.value))
-        if base is not None and isinstance(base[2], types.ModuleType) and isinstance(node.ctx, gast.Load):
-            attributes = vars(base[2])
-            read[id(node)] = (attributes, node.attr, attributes.get(node.attr, _MISSING))
-            _add_frozen(read[id(node)], node, f"{base[2].__name__}.{node.attr}", frozen, seen)
-    return frozen
-
-
-def _defined(module):
-    """Names the lowered module binds: its functions, their parameters and locals."""
-    return A.names_stored(module) | {f.name for f in module.body} | {a.id for f in module.body for a in f.args.args}
-
-
-def _attributes_outermost_last(tree):
-    """Attribute nodes, each after the one it is read from (``a.b`` before ``a.b.c``)."""
-    found = [n for n in gast.walk(tree) if isinstance(n, gast.Attribute)]
-    depth = {}
-
-    def level(n):
-        if id(n) not in depth:
-            depth[id(n)] = level(n.value) + 1 if isinstance(n.value, gast.Attribute) else 0
-        return depth[id(n)]
-
-    return sorted(found, key=level)
-
-
-def _immutable(value):
-    return isinstance(value, _IMMUTABLE) or isinstance(value, tuple) and all(map(_immutable, value))
-
-
-def _add_frozen(entry, node, name, frozen, seen):
-    holder, key, value = entry
-    if holder is None:
-        return
-    # a number, a tuple of numbers or a module, or a function (numba compiles calls only of what
-    # it knows, by identity)
-    if not (_immutable(value) or callable(value) and not isinstance(value, np.ndarray)):
-        raise numba_lowering.NotLowerable(
-            f"the code reads {name!r}, a {type(value).__name__} that compiled code would freeze (a later change "
-            "would not be seen); pass it to the function as an argument", node)
-    if (id(holder), key) not in seen:
-        seen.add((id(holder), key))
-        frozen.append((holder, key, value))
-
-
 def _cache_digest(text, namespace, module, numba):
     """What the compiled code depends on, hashed: the lowered source and every global it
     reads, described by content (numbers, arrays), by import path (modules, functions) or by
@@ -469,7 +385,7 @@ def _cache_digest(text, namespace, module, numba):
     freezes globals into the code it caches, so an undescribed one could change unseen)."""
     if numba_cache.directory() is None:
         return None
-    local = _defined(module)
+    local = defined(module)
     parts = [f"numba {numba.__version__}", f"numpy {np.__version__}", f"srcad {cache._srcad_fingerprint()}",
              f"python {sys.version}", text]
     for name in sorted(A.names_read(module) - local):
