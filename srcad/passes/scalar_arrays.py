@@ -71,6 +71,7 @@ def scalar_arrays(node):
         _drop_dead_values(node, rewrite.item_names | facts.split_lists())
     return node
 
+
 def _drop_dead_values(fn, droppable):
     """Drop what nothing reads any more: the value stack (and ``None`` placeholder) of a name
     the reverse sweep does not read (the split of an adjoint read a list and an array for
@@ -83,9 +84,8 @@ def _drop_dead_values(fn, droppable):
         stmts = list(A.every_statement(fn.body))
         reverse_reads = A.names_read(gast.Module(body=fn.body[n_forward:], type_ignores=[]))
         pushed = {}  # stack -> the names pushed on it
-        for s in stmts:
-            if push_of(s) is not None:
-                pushed.setdefault(push_of(s)[0], set()).add(push_of(s)[1])
+        for push in filter(None, map(push_of, stmts)):
+            pushed.setdefault(push[0], set()).add(push[1])
         popped = {(pop_of(s), s.targets[0].id) for s in stmts if pop_of(s)}
         dead_stacks = {stack: name for stack, (name, *more) in pushed.items()
                        if not more and stack in reverse_reads and name not in reverse_reads
@@ -124,6 +124,7 @@ def _pure(expr):
     if isinstance(expr, (gast.List, gast.Tuple)):
         return all(map(A.is_atom, expr.elts))
     return leaves(expr) is not None
+
 
 class _Rewrite:
     """Each statement on a vector as statements on its items (the module doc's guarantee)."""
@@ -191,11 +192,9 @@ class _Rewrite:
         return s.value.args[0].id == name and (name in self.numbers or name in self.vectors)
 
     def push_of(self, s):
-        if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute) \
-                and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name) \
-                and s.value.func.value.id in self.stacks:
-            return s.value.func.value.id, s.value.args[0].id
-        return None
+        """``(stack, vector)`` of a push on a vector's value stack."""
+        push = push_of(s)
+        return push if push is not None and push[0] in self.stacks else None
 
     @staticmethod
     def _updates(s, name):

@@ -228,11 +228,9 @@ class Facts:
                     self.uses.setdefault(n.id, []).append(("other", None))
 
     def _push(self, s, block, k):
-        call = s.value
-        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
-                and isinstance(call.func.value, gast.Name) and len(call.args) == 1
-                and isinstance(call.args[0], gast.Name) and not call.keywords):
-            stack, name = call.func.value.id, call.args[0].id
+        push = push_of(s)
+        if push is not None:
+            stack, name = push
             self.pushes.setdefault(stack, set()).add(name)
             self.push_sites.append((name, stack, block, k))
             self.uses.setdefault(name, []).append(("push", stack))
