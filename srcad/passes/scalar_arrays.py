@@ -57,8 +57,8 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from ..naming import BUILTIN
-from .vector_facts import (Facts, callee_is, denotes, is_copy, leaves, literal_index, pop_of, push_of,
-                           takes_arrays)
+from .item_forms import callee_is, denotes, is_copy, leaves, literal_index, pop_of, push_of, takes_arrays
+from .vector_facts import Facts
 
 
 def scalar_arrays(node):

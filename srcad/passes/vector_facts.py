@@ -23,104 +23,15 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from ..rules import numpy_shapes
+from .item_forms import (ARITHMETIC, callee_is, denotes, elementwise, is_copy, leaves, literal_index, push_of,
+                         takes_arrays)
 from .shape_values import Spec
 
 MAX_ITEMS = 8
-_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow)
 _TOP = "top"  # not a vector, and nothing copied to or from it is one
 _SCALAR = "scalar"
 _NONE = "none"
 
-
-
-def denotes(func, obj):
-    return isinstance(func, gast.Name) and A.anno(func, "denotes") is obj
-
-
-def callee_is(call, obj):
-    callee = A.anno(call, "callee")
-    return callee is not None and getattr(callee, "obj", None) is obj
-
-
-def literal_index(node):
-    """The literal integer of a subscript's index, or None."""
-    if isinstance(node, gast.Constant) and type(node.value) is int:
-        return node.value
-    if (isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and isinstance(node.operand, gast.Constant)
-            and type(node.operand.value) is int):
-        return -node.operand.value
-    return None
-
-
-# NumPy functions whose result is new memory (no view of an argument, nothing kept): a
-# vector passed to one is made an array again for the call
-_NEW_RESULTS = frozenset(map(id, (np.sum, np.mean, np.prod, np.dot, np.vdot, np.inner, np.outer, np.max, np.min,
-                                  np.linalg.norm, np.cumsum, np.concatenate, np.stack)))
-
-
-def takes_arrays(call):
-    """Is ``call`` one whose array arguments a vector may be made again for?"""
-    if not isinstance(call, gast.Call):
-        return False
-    if denotes(call.func, runtime.finish):
-        return True
-    obj = getattr(A.anno(call, "callee"), "obj", None)
-    return obj is not None and (id(obj) in _NEW_RESULTS or isinstance(obj, np.ufunc))
-
-
-def is_copy(node):
-    """Is ``node`` ``copy_value(x)``, a copy of a value that shares no memory with it?"""
-    return (isinstance(node, gast.Call) and (denotes(node.func, runtime.copy_value) or callee_is(node, runtime.copy_value))
-            and len(node.args) == 1 and not node.keywords)
-
-
-
-def leaves(expr):
-    """The atoms and item reads under an arithmetic expression, or None if it is something else."""
-    if A.is_atom(expr) and not isinstance(expr, gast.Tuple):
-        return [expr]
-    if isinstance(expr, gast.Subscript) and isinstance(expr.value, gast.Name) and literal_index(expr.slice) is not None:
-        return [expr]
-    if isinstance(expr, gast.BinOp):
-        left, right = leaves(expr.left), leaves(expr.right)
-        return None if left is None or right is None else left + right
-    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
-        return leaves(expr.operand)
-    if scalar_call(expr):
-        return [expr]
-    return None
-
-
-def scalar_call(expr):
-    """Is ``expr`` a ufunc's call on atoms (a number, when they are numbers)?"""
-    return (isinstance(expr, gast.Call) and isinstance(getattr(A.anno(expr, "callee"), "obj", None), np.ufunc)
-            and not expr.keywords and all(A.is_atom(a) for a in expr.args))
-
-
-def elementwise(expr):
-    """Is every operation in the arithmetic expression ``expr`` one that acts item by item?"""
-    if isinstance(expr, gast.BinOp):
-        return isinstance(expr.op, _ARITHMETIC) and elementwise(expr.left) and elementwise(expr.right)
-    if isinstance(expr, gast.UnaryOp):
-        return elementwise(expr.operand)
-    return True
-
-def push_of(s):
-    """``(stack, name)`` of ``stack.append(name)``."""
-    if (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
-            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)
-            and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and not s.value.keywords):
-        return s.value.func.value.id, s.value.args[0].id
-    return None
-
-
-def pop_of(s):
-    """The stack of ``name = stack.pop()``."""
-    if (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-            and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
-            and s.value.func.attr == "pop" and not s.value.args and isinstance(s.value.func.value, gast.Name)):
-        return s.value.func.value.id
-    return None
 
 class Facts:
     """Every binding and every use of every name of the function, by form."""
@@ -241,7 +152,7 @@ class Facts:
     def _update(self, s, target, stmt):
         value = s.value
         if isinstance(s, gast.AugAssign):
-            value = gast.BinOp(left=A.deepcopy(target), op=s.op, right=s.value) if isinstance(s.op, _ARITHMETIC) else None
+            value = gast.BinOp(left=A.deepcopy(target), op=s.op, right=s.value) if isinstance(s.op, ARITHMETIC) else None
         if isinstance(target, gast.Name) and value is not None and leaves(value) is not None:
             self.updated.add(target.id)
             self._bind(target.id, "arith", stmt, value)
@@ -422,7 +333,7 @@ class Facts:
         lengths = {k for k in parts if isinstance(k, int)}
         if not lengths:
             return _SCALAR
-        if len(lengths) > 1 or not isinstance(expr.op, _ARITHMETIC):
+        if len(lengths) > 1 or not isinstance(expr.op, ARITHMETIC):
             return _TOP
         return lengths.pop()
 
