@@ -5,7 +5,7 @@
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
-            -> restore_regions -> bind_builtins -> codegen -> compile (and cache)
+            -> restore_regions -> fast_forms -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -27,6 +27,7 @@ from .passes.checkpoint_adjoint import finish_checkpoints
 from .passes.aliasing import check_aliasing
 from .passes.complex_values import check_complex
 from .passes.cse import eliminate_common_subexpressions
+from .passes.fast_forms import fast_forms
 from .passes.forward import forward
 from .passes.in_place import fold_in_place_checks
 from .passes.integer_growth import mark_integer_growth
@@ -96,6 +97,7 @@ def _stages(source, wrt, options, module):
         ("mark_integer_growth", mark_integer_growth if options.for_numba else lambda node: node),
         ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
+        ("fast_forms", lambda node: fast_forms(node, module.ref)),
         ("bind_builtins", module.bind_builtins),
     ]
 
@@ -107,6 +109,7 @@ def _forward_stages(source, wrt, options, module):
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("restore_regions", restore_regions),
+        ("fast_forms", lambda node: fast_forms(node, module.ref)),
         ("bind_builtins", module.bind_builtins),
     ]
 

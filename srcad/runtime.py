@@ -3,9 +3,10 @@
 
 They live by concern: ``runtime_adjoints`` (adjoints inside the code: unbroadcasting, zeros,
 copies, accumulation), ``runtime_boundary`` (arguments and cotangents coming in, gradients
-and tangents going out) and ``runtime_derivatives`` (the derivatives of particular NumPy
-operations that rules call). This module is their one public path: passes, rules and the
-backends name a helper as ``srcad.runtime.<name>``.
+and tangents going out), ``runtime_derivatives`` (the derivatives of particular NumPy
+operations that rules call) and ``runtime_fast`` (faster equal forms of NumPy calls). This
+module is their one public path: passes, rules and the backends name a helper as
+``srcad.runtime.<name>``.
 
 They are dispatch-clean: an array with NumPy's protocols (a Dask array, a CuPy array; see
 ``srcad.protocol``) is never converted to an ndarray. Shapes are read
@@ -18,12 +19,13 @@ from .runtime_adjoints import (add_grads, cleared_slot, container_grad, copy_gra
                                tangent_or_zero, unbroadcast, zeros_like)
 from .runtime_boundary import (as_real, cotangent, cotangent_items, cotangent_like, default_cotangent, finish,
                                finish_tangent, in_place_result, inexact_result, numba_refuses, real_constant)
+from .runtime_fast import padded
 from .runtime_derivatives import (concat_grad, einsum_grad, expand_reduced, extremum_grad, full_of, matmul_dx,
                                   matmul_dy, prod_grad, sum_grad, sum_to_reduced, trace_grad, transpose_back, unstack)
 
 __all__ = ["add_grads", "as_array", "as_real", "cleared_slot", "concat_grad", "container_grad", "copy_grad",
            "copy_value", "cotangent", "cotangent_items", "cotangent_like", "default_cotangent", "einsum_grad",
            "expand_reduced", "extremum_grad", "finish", "finish_tangent", "full_of", "grad_buffer", "in_place_cast", "in_place_result", "inexact_result",
-           "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "prod_grad", "real_constant",
+           "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "padded", "prod_grad", "real_constant",
            "scatter_add", "shape_of", "size_of", "stacked_grad", "stored_adjoint", "sum_grad", "sum_to_reduced",
            "tangent_or_zero", "trace_grad", "transpose_back", "unbroadcast", "unstack", "zeros_like"]

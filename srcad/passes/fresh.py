@@ -58,7 +58,7 @@ FRESH_FUNCTIONS = _numpy(
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
-     runtime.full_of}
+     runtime.full_of, runtime.padded}
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;

@@ -97,7 +97,7 @@ def in_place_shape(new, old):
 
 # shapes of results whose arguments are partly known values (widths), from those values and
 # the other arguments' shapes
-ARGUMENT_SHAPES = {np.pad: pad_shape, runtime.in_place_result: in_place_shape}
+ARGUMENT_SHAPES = {np.pad: pad_shape, runtime.padded: pad_shape, runtime.in_place_result: in_place_shape}
 
 
 def one_of(values):
