@@ -64,6 +64,8 @@ class _Forward(CallTangents):
         self.loops = []  # the loops being transformed, outermost first
         self.state = {}
         self.tangent_names = {}
+        self.views = {}  # var -> the vars whose tangent buffers var's tangent may view (share)
+        self.primal = None  # the value of the statement whose tangent is being made
         self.bound = set()  # names certainly bound here
         self.preinit = set()  # names that need ``x = None`` at entry so zeros_like(x) can run
         self.arithmetic = False  # is the statement being differentiated an operator?
@@ -108,18 +110,32 @@ class _Forward(CallTangents):
         container = var in self.containers
         if self.get(var) == ZERO:
             self.state[var] = OWNED if container or self.fresh(expr) else SHARED
-            # B = A.copy(); B_dot = A_dot (or broadcast_like(A_dot, B)): A no longer owns its buffer. A
-            # view (B = A[0]; B_dot = A_dot[0]) shares memory in the primal too: the aliasing check covers it
-            if self.state[var] == SHARED and isinstance(expr, (gast.Name, gast.Call)):
+            self.views.pop(var, None)
+            if self.state[var] == SHARED:
                 read = A.names_read(expr)
-                for other, tangent in self.tangent_names.items():
-                    if tangent in read and self.get(other) == OWNED:
-                        self.state[other] = SHARED
+                self.share([other for other, tangent in self.tangent_names.items() if tangent in read], var,
+                           mirrored=isinstance(self.primal, (gast.Subscript, gast.Attribute))
+                           and isinstance(expr, (gast.Subscript, gast.Attribute)))
             return [A.assign(name, expr)]
         self.state[var] = OWNED
         if container or not self.arithmetic:  # a call may return a tuple: add item by item
             return [A.assign(name, self.helper("add_grads", A.load(name), expr))]
         return [A.assign(name, gast.BinOp(left=A.load(name), op=gast.Add(), right=expr))]
+
+    def share(self, sources, var, mirrored=False):
+        """``var``'s tangent may be (part of) the tangents of ``sources``. A view that the primal
+        makes too (``B = A[0]``; ``B_dot = A_dot[0]``) is the aliasing check's business, so
+        ``var`` only remembers what it views. Anything else (``B = A[0].copy()``; ``B_dot =
+        A_dot[0]``: new memory in the primal, not in the tangent) leaves no source, nor
+        anything a source views, owning its buffer: an in-place update copies it first."""
+        reached = set(sources)
+        for other in sources:
+            reached |= self.views.get(other, set())
+        self.views[var] = reached
+        if not mirrored:
+            for other in reached:
+                if self.get(other) == OWNED:
+                    self.state[other] = SHARED
 
     def fresh(self, expr):
         """Does ``expr`` build a new value that the tangent may own?"""
@@ -209,7 +225,7 @@ class _Forward(CallTangents):
 
     def assignment(self, var, s):
         """The primal ``var = rhs`` and the statements computing ``var_dot``."""
-        rhs = s.value
+        rhs = self.primal = s.value
         code = [s]
         self.arithmetic = isinstance(rhs, (gast.BinOp, gast.UnaryOp))  # operators give arrays or numbers
         if isinstance(rhs, gast.Name):
