@@ -148,8 +148,9 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         """vᵀJ for the ``wrt`` arguments: ``f.adjoint(*args, v)`` (``v`` optional if y is scalar).
 
         ``v`` is the keyword ``v=`` unless the function has a parameter named ``v`` (then
-        ``v=`` is that parameter), or else the last positional argument beyond those the
-        function requires (so with defaults, ``f.adjoint(x, v)`` works).
+        ``v=`` is that parameter) or ``**kwargs`` (then ``v=`` is refused as ambiguous), or
+        else the last positional argument beyond those the function requires (so with
+        defaults, ``f.adjoint(x, v)`` works).
 
         Parameters: ``*args, **kwargs``, the function's arguments, then the cotangent ``v``
         shaped like the output (for a tuple, list or dict output: that structure, ``None``
@@ -196,6 +197,10 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         by_keyword = self._sig is None or self._sig.cotangent_by_keyword()
         if by_keyword and "v" in kwargs:
             v = kwargs.pop("v")
+        elif "v" in kwargs and "v" not in self._sig.names:  # v= would go into **kwargs: a guess either way
+            raise ArgumentError(f"{self._where}: v= is ambiguous: it may be the cotangent or an item of "
+                                f"**{self._sig.varkw}; pass the cotangent by position after the arguments "
+                                f"(f.adjoint(x, v)), or use vjp(...) and its pullback")
         else:
             needed = self._sig.needed({**self._fixed, **kwargs}) if self._sig is not None else len(args)
             if needed is not None and len(args) > needed:

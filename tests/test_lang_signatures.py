@@ -224,3 +224,20 @@ def test_a_spread_into_a_compiled_function_is_refused(mode):
             srcad.grad(spreads_into_a_lambda)(X, Y)
         else:
             srcad.jvp(spreads_into_a_lambda, (X, Y), (X, Y))
+
+
+def gained(x, **opts):
+    return np.sum(x ** 2) * opts.get("gain", 1.0)
+
+
+def test_v_keyword_with_kwargs_is_refused_not_taken_as_an_option():
+    """``v=`` on a function with ``**kwargs`` could be the cotangent or an option: srcad used to
+    put it in ``**opts`` and return the gradient for v = 1 (probe 10B)."""
+    x = np.array([0.3, -0.4])
+    d = srcad.differentiable(gained)
+    for call in (lambda: d.adjoint(x, v=2.0), lambda: d.adjoint(x, gain=3.0, v=2.0),
+                 lambda: srcad.adjoint(gained)(x, v=2.0)):
+        with pytest.raises(srcad.ArgumentError, match=r"v= is ambiguous.*\*\*opts.*by position"):
+            call()
+    np.testing.assert_allclose(d.adjoint(x, 2.0), 4.0 * x)
+    np.testing.assert_allclose(d.adjoint(x, 2.0, gain=3.0), 12.0 * x)
