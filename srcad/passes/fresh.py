@@ -71,8 +71,16 @@ RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runti
                      runtime.in_place_result: (0,),
                      runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,),
                      runtime.cotangent_items: (0,)}
-# Functions whose result is an array (never a list) that may share its first argument's memory.
-ARRAY_VIEWS = _numpy("broadcast_to")
+# Functions whose result is an array (never a list) that may share its first argument's memory:
+# the argument itself, a view of it, or a new array of its values (the ``as...array`` ones given a
+# dtype may make an object array holding the argument's items: not listed then).
+ARRAY_VIEWS = _numpy("broadcast_to", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape",
+                     "ravel", "squeeze", "transpose", "swapaxes", "moveaxis", "expand_dims", "diagonal", "flip",
+                     "fliplr", "flipud", "rot90", "real", "imag")
+AS_ARRAY = _numpy("asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
+# Methods of an array whose result is an array that may share the array's memory.
+ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "view", "diagonal", "conj",
+                      "conjugate"}
 # srcad's helpers (which code srcad generates, and differentiates again, calls) whose result is
 # an array or a number, never a list: it may share its arguments' memory but holds no items.
 ARRAY_RESULTS = {runtime.sum_to_reduced, runtime.expand_reduced, runtime.transpose_back, runtime.matmul_dx,

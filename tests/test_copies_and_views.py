@@ -1,7 +1,7 @@
-"""Forward mode: a tangent that is (a view of) another tangent where the primal made new
-memory (``old = y[0].copy()``: ``old_dot = y_dot[0]``) is never changed by an in-place update
-of the other (probe 10B found the tangents, hvp and hessian wrong). Checked against finite
-differences in every mode, second order included."""
+"""Copies of views. Forward mode: a tangent that is (a view of) another tangent where the primal
+made new memory (``old = y[0].copy()``: ``old_dot = y_dot[0]``) is never changed by an in-place
+update of the other (probe 10B found the tangents, hvp and hessian wrong). Every mode: a copy of
+what a view-returning call gives is new memory. Checked against finite differences."""
 import numpy as np
 import pytest
 
@@ -74,3 +74,34 @@ rng = np.random.default_rng(5)
 ], ids=lambda a: getattr(a, "__name__", ""))
 def test_tangents_of_copies_survive_in_place_updates(fn, args):
     all_modes(fn, args, wrt=0)
+
+
+def copy_of_a_view_call(y0):
+    y = y0 * 1.0
+    old = np.asarray(y[0]).copy()
+    mid = y[1].reshape(1, 3).copy()
+    flat = np.ravel(y[:1]).copy()
+    y[0] = 2.0 * y[1]
+    y[1] = np.sin(y[0])
+    return np.sum(y) + 10.0 * np.sum(old * flat) + np.sum(mid ** 2)
+
+
+def test_a_copy_of_what_a_view_returning_call_gives_is_new_memory():
+    """``np.asarray(y[0]).copy()`` and ``y[0].reshape(1, 3).copy()`` were refused as sharing
+    memory with ``y``, the message asking for the ``.copy()`` already there (probe 10B): the
+    result of a view-returning call on an array is an array, whose copy holds nothing."""
+    all_modes(copy_of_a_view_call, (np.random.default_rng(3).standard_normal((2, 3)),))
+
+
+def stays_shared(y0):
+    y = y0 * 1.0
+    view = np.asarray(y[0]).reshape(3)
+    y[0] = 2.0 * y[1]
+    return np.sum(view)
+
+
+def test_a_view_returning_call_still_shares_memory():
+    import srcad
+
+    with pytest.raises(srcad.SrcadSyntaxError, match="shares memory"):
+        srcad.grad(stays_shared)(np.ones((2, 3)))
