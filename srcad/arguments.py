@@ -115,14 +115,17 @@ def where(fn):
     return f"{code.co_filename}:{code.co_firstlineno}: {name}" if code else name
 
 
-_SIGNATURES = weakref.WeakKeyDictionary()  # function -> its Signature with nothing bound
+_SIGNATURES = weakref.WeakKeyDictionary()  # function -> (its Signature with nothing bound, its defaults)
 
 
 def signature(fn, bound=0):
-    """``Signature(fn, bound)``, made once per function (``srcad.grad(f)`` in a loop stays cheap)."""
-    sig = _SIGNATURES.get(fn)
-    if sig is None:
-        sig = _SIGNATURES[fn] = Signature(fn)
+    """``Signature(fn, bound)``, made once per function and its default arguments
+    (``srcad.grad(f)`` in a loop stays cheap; ``f.__defaults__ = ...`` is seen)."""
+    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+    sig, made_with = _SIGNATURES.get(fn, (None, None))
+    if sig is None or made_with[0] is not defaults[0] or made_with[1] is not defaults[1]:
+        sig = Signature(fn)
+        _SIGNATURES[fn] = (sig, defaults)
     return sig.shifted(bound) if bound else sig
 
 
@@ -209,14 +212,18 @@ class Signature:
         bound.apply_defaults()  # every parameter by position, *args a tuple and **kwargs a dict
         return tuple(bound.arguments.values()), {}
 
-    def with_defaults(self, args):
+    def with_defaults(self, args, defaults=None):
         """``args`` (from ``bind``, all positional) followed by the defaults of the parameters
         after them, for ``vjp``, which copies its arguments: a default array changed after the
-        forward pass must not reach the pullback."""
+        forward pass must not reach the pullback. ``defaults``: the function's ``__defaults__``
+        now, where they may have been rebound since this signature was made."""
         if not self.simple or len(args) >= len(self.names):
             return args
-        rest = list(self.signature.parameters.values())[len(args):]
-        return tuple(args) + tuple(p.default for p in rest)
+        if defaults is None:
+            rest = list(self.signature.parameters.values())[len(args):]
+            return tuple(args) + tuple(p.default for p in rest)
+        first = len(self.names) - len(defaults)  # the index of the first parameter with a default
+        return tuple(args) + tuple(defaults[len(args) - first:]) if len(args) >= first else args
 
     def bind_tangents(self, args, tangents, fixed):
         """``bind`` for forward mode: ``(arguments, tangents)`` with every parameter by

@@ -83,10 +83,11 @@ class Compiled:
         """Everything that can change under the same function object, checked per call: its
         code (``%autoreload``), its globals and closure cells, attributes on the way, the
         functions it calls and the module attributes it reads."""
-        return GuardList([Guard("code", fn, fn.__name__, (), fn.__code__)]
+        return GuardList([Guard("code", fn, fn.__name__, (), fn.__code__), _defaults_guard(fn, fn.__name__)]
                          + [_bound_guard(fn, path, held()) for path, held in self.made_for]
-                         + [Guard("code", held(), ".".join(path), (), code()) for path, held, code in self.made_for_code
-                            if held() is not _MISSING]
+                         + [g for path, held, code in self.made_for_code if held() is not _MISSING
+                            for g in (Guard("code", held(), ".".join(path), (), code()),
+                                      _defaults_guard(held(), ".".join(path)))]
                          + self.inherited)
 
     def bind(self, fn):
@@ -385,6 +386,11 @@ class Module:
         return Generated(base, joint_source, "", "", factory, dict(self.closure), inherited=list(self.inherited),
                          resolved=self.resolved(), make_pair=make_pair, trees=trees,
                          factory_params=self.factory_params())
+
+
+def _defaults_guard(fn, name):
+    """``fn``'s default arguments are still the ones the code was bound to, or inlined with."""
+    return Guard("defaults", fn, name, (), (fn.__defaults__, fn.__kwdefaults__))
 
 
 def factory_source(params, sources, names):

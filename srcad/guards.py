@@ -83,8 +83,10 @@ class Guard:
                 value = _builtins_of(self.holder).get(self.name, _MISSING)
         elif kind == "cell":
             value = _cell_contents(self.holder)
-        else:  # "code": a function's code swapped (IPython's %autoreload)
+        elif kind == "code":  # a function's code swapped (IPython's %autoreload)
             return self.holder.__code__ is self.obj
+        else:  # "defaults": a function's default arguments rebound (f.__defaults__ = ...)
+            return self.holder.__defaults__ is self.obj[0] and self.holder.__kwdefaults__ is self.obj[1]
         for attr in self.attrs:
             value = getattr(value, attr, _MISSING)
         obj = self.obj

@@ -318,9 +318,11 @@ class _Flow(Values):
         memory = self.name_memory(state, name)
         changed = memory.listy if structure else memory.own
         self.mutated |= changed
-        if self.check and writes:
-            self.check_caller_memory(s, state, name, changed)
-        for other, m in state.names.items():
+        if self.check:  # srcad's own writes may not reach an argument through another name; nothing may reach a global
+            self.check_caller_memory(s, state, name, changed, arguments=writes)
+        # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
+        sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in sorted(self.params - set(state.names)))]
+        for other, m in sharers:
             if other not in exempt and m.all() & changed and other not in state.stale:
                 state.stale[other] = (name, s, state.bound.get(name))
         if stored is not None and stored.all():  # a list keeps what is stored in it
@@ -337,13 +339,13 @@ class _Flow(Values):
             if kind == "new":
                 self.holders.setdefault(made_by, set()).add(name)
 
-    def check_caller_memory(self, s, state, name, changed):
+    def check_caller_memory(self, s, state, name, changed, arguments=True):
         for kind, owner in sorted(changed, key=repr):
-            if kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
+            if arguments and kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
                     f"srcad never changes the caller's arrays: copy first ('{name} = ...copy()')", s)
-            if kind in ("global", "global-item"):
+            if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
                     f"srcad does not change arrays outside the function: copy first ('{name} = {owner}.copy()')", s)

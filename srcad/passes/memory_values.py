@@ -105,6 +105,10 @@ class Values:
             return Memory({(kind, name)}, {(kind + "-item", name)})
         return found
 
+    def known_global(self, name):
+        """Is ``name`` a global of the function's module (not a name only srcad's code binds)?"""
+        return self._global(name) is not _UNKNOWN
+
     def _global(self, name):
         try:
             return self.lookup(name) if self.lookup is not None else _UNKNOWN

@@ -13,7 +13,9 @@ these hold, each known when the code is generated, so the value of every name is
   literal number. A number is never reused: ``t += b`` on it is a new number and one more
   statement.
 - both statements are in the same sweep (the forward sweep or the reverse sweep), so a value
-  the forward sweep hands to the backward sweep (``vjp``'s residuals) is never written.
+  the forward sweep hands to the backward sweep (``vjp``'s residuals) is never written; and in
+  the same statement list, ``t``'s binding first, so each run of ``z = t OP b`` (a loop's
+  every pass) reads a ``t`` bound anew, never one a previous pass already updated.
 - ``t`` is not the function's output, which the forward sweep returns, and the statement is
   not in a ``try`` or ``with`` body, where code differentiated again may not update in place.
 
@@ -82,6 +84,7 @@ def reuse_buffers(node):
 
     def rewrite(stmts, part):
         out = []
+        bound_here = set()  # bound earlier in this statement list: bound anew each time the read runs
         for s in stmts:
             if isinstance(s, gast.If) and A.anno(s.test, "region") is not None:
                 out.append(s)  # a try or with body: srcad refuses in-place updates there (passes.statements)
@@ -90,7 +93,9 @@ def reuse_buffers(node):
                 inner = getattr(s, field, None)
                 if isinstance(inner, list) and isinstance(s, (gast.For, gast.While, gast.If)):
                     setattr(s, field, rewrite(inner, part))
-            out.extend(_in_place(s, part, reusable))
+            out.extend(_in_place(s, part, lambda name, z, other, p: name in bound_here and reusable(name, z, other, p)))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                bound_here.add(s.targets[0].id)
         return out
 
     new_fwd, new_rev = rewrite(fwd, "fwd"), rewrite(rev, "rev")

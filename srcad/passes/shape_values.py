@@ -52,10 +52,10 @@ def arg_spec(value):
         return Spec((), np.bool_, bool)
     if isinstance(value, numbers.Integral) and not isinstance(value, np.generic):
         return Spec((), np.int64, int)
+    if isinstance(value, np.generic):  # before float: np.float64 is a float, but promotes as float64
+        return Spec((), value.dtype)
     if isinstance(value, float):
         return Spec((), np.float64, float)
-    if isinstance(value, np.generic):
-        return Spec((), value.dtype)
     if isinstance(value, (list, tuple)) and len(value) <= 64:  # a named tuple as a plain tuple
         return (list if isinstance(value, list) else tuple)(arg_spec(v) for v in value)
     if isinstance(value, dict) and len(value) <= 64 and all(isinstance(k, str) for k in value):

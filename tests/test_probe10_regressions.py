@@ -1,0 +1,100 @@
+"""Silent wrong results probe 10A found in srcad's performance machinery and guards, each
+checked against finite differences (they gave plausible wrong numbers before)."""
+import numpy as np
+import pytest
+
+import srcad
+from loop_checks import all_modes
+from srcad.testing import check_grads
+
+
+def reuse_across_a_loop(x, c):
+    t = c * 2.0  # bound once before the loop, read once inside it: not a buffer to update
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(x * (t + c))
+    return s
+
+
+def adjoint_reuse_across_a_loop(x):
+    s = np.sum(x ** 2) * 0.5
+    out = 0.0
+    for _ in range(3):
+        out = out + s * 2.0
+        x = x * 1.5
+    return out + np.sum(np.sin(x))
+
+
+def test_buffer_reuse_never_updates_a_temporary_a_loop_reads_again():
+    rng = np.random.default_rng(0)
+    x, c = rng.standard_normal(4), rng.standard_normal(4)
+    assert srcad.value_and_grad(reuse_across_a_loop)(x, c)[0] == pytest.approx(reuse_across_a_loop(x, c))
+    all_modes(reuse_across_a_loop, (x, c), wrt=(0, 1))
+    all_modes(adjoint_reuse_across_a_loop, (x,))
+
+
+def float32_plus_numpy_scalar(t, b):
+    z = t * 1000.0 + b  # float32 array + np.float64 promotes to float64 (NEP 50)
+    return np.sum(z * z)
+
+
+def test_a_numpy_float64_scalar_promotes_like_numpy():
+    t = np.linspace(-1.0, 1.0, 5).astype(np.float32)
+    b = np.float64(0.123456789)
+    value, grad = srcad.value_and_grad(float32_plus_numpy_scalar, wrt=1)(t, b)
+    assert value == float32_plus_numpy_scalar(t, b)
+    eps = 1e-2  # central differences of a quadratic are exact: a large step, little cancellation
+    numeric = (float32_plus_numpy_scalar(t, b + eps) - float32_plus_numpy_scalar(t, b - eps)) / (2 * eps)
+    assert grad == pytest.approx(numeric, rel=1e-6)
+
+
+G = np.array([1.0, 2.0, 3.0])
+
+
+def update_through_an_argument_alias(x):
+    v = x
+    v -= 0.5  # NumPy writes into x
+    return np.sum(x ** 2)
+
+
+def update_through_a_global_alias(x):
+    v = G
+    v += x  # NumPy writes into the module's G
+    return np.sum(v ** 2)
+
+
+def test_augmented_updates_through_aliases_are_refused():
+    with pytest.raises(srcad.SrcadSyntaxError, match="'v -= ...' updates 'v' in place, and 'x'"):
+        srcad.grad(update_through_an_argument_alias)(np.ones(3))
+    with pytest.raises(srcad.SrcadSyntaxError, match="shares memory with the global 'G'"):
+        srcad.grad(update_through_a_global_alias)(np.ones(3))
+    np.testing.assert_array_equal(G, [1.0, 2.0, 3.0])
+
+
+def scaled(x, a=2.0):
+    return np.sum(a * np.sin(x))
+
+
+def helper(x, a=2.0):
+    return np.sin(a * x)
+
+
+def calls_helper(x):
+    return np.sum(helper(x) * x)
+
+
+def test_rebinding_defaults_is_seen_by_every_entry_point():
+    x = np.array([0.1, 0.2, 0.3])
+    f = srcad.differentiable(scaled)
+    g = srcad.differentiable(calls_helper)
+    try:
+        f.grad(x), f.vjp(x), g.grad(x)
+        scaled.__defaults__ = (3.0,)
+        helper.__defaults__ = (3.0,)
+        for got in (f.grad(x), f.adjoint(x), f.vjp(x)[1](1.0)):
+            np.testing.assert_allclose(got, 3.0 * np.cos(x))
+        check_grads(calls_helper, (x,))
+        np.testing.assert_allclose(g.grad(x), np.sin(3.0 * x) + 3.0 * x * np.cos(3.0 * x))
+    finally:
+        scaled.__defaults__ = (2.0,)
+        helper.__defaults__ = (2.0,)
