@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 import srcad
 from loop_checks import all_modes
 from srcad.runtime import padded
+from test_pad_loops import heat as stencil  # the heat stencil: pads a temporary every step
 
 
 def _layouts(a, layout):
@@ -50,14 +51,6 @@ def test_padded_keywords_and_values_go_to_np_pad():
     np.testing.assert_array_equal(padded(a, 1, "reflect"), np.pad(a, 1, "reflect"))
     with pytest.raises(ValueError):
         padded(a, -1)  # as np.pad: negative widths are an error, not a short path
-
-
-def stencil(u0, kappa):
-    u = u0
-    for _ in range(3):
-        lap = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4.0 * u[1:-1, 1:-1]
-        u = u + kappa * np.pad(lap, 1, mode="constant")
-    return np.sum(u * u)
 
 
 def pad_then_write(x):
