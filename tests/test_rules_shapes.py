@@ -219,6 +219,14 @@ def f_swapaxes(x):
     return np.swapaxes(x, 0, 2)
 
 
+def f_attribute_mt(x):
+    return np.tanh(x.mT @ x)  # NumPy 2's stacked matrix transpose, of an operand carrying a derivative
+
+
+def f_matrix_transpose(x):
+    return np.matrix_transpose(x) * x.mT
+
+
 def f_method_swapaxes(x):
     return x.swapaxes(-1, 1)
 
@@ -624,6 +632,8 @@ VJP_CASES = [
     ("ndarray.transpose-none", f_method_transpose_none, [R(2, 3, 4)]),
     (".T", f_attribute_t, [R(3, 4)]),
     ("swapaxes", f_swapaxes, [R(2, 3, 4)]),
+    *([(".mT", f_attribute_mt, [R(2, 3, 4)]), ("matrix_transpose", f_matrix_transpose, [R(2, 3, 3)])]
+      if hasattr(np, "matrix_transpose") else []),
     ("ndarray.swapaxes", f_method_swapaxes, [R(2, 3, 4)]),
     ("moveaxis", f_moveaxis, [R(2, 3, 4)]),
     ("moveaxis-many", f_moveaxis_many, [R(2, 3, 4)]),

@@ -130,7 +130,12 @@ class _Flow(Values):
         head = s.iter if isinstance(s, gast.For) else s.test
         self.reads(s, self.names_read(head), state)
         recording, self.recording = self.recording, False
-        entry = state
+        # what the body made on an earlier run (an outer loop's last pass) is older than anything
+        # a pass of this loop makes: without aging it here, the loop head would mix the two
+        entry = state.copy()
+        for inner in A.walk_statements(s.body):
+            if id(inner) in entry.made:
+                entry = self.age(entry, id(inner))
         for _ in range(50):
             inside = entry.copy()
             if isinstance(s, gast.For):

@@ -199,6 +199,13 @@ class Values:
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
                     k.arg == "key" for k in call.keywords):
                 returned = range(len(call.args))  # min(a, b, c) is one of a, b, c: no list of them
+            if obj is runtime.grad_buffer and call.args:
+                # its argument itself, or a new 0-d array of a number: where the argument has memory,
+                # say the result is that memory (too much sharing is safe; one location less is
+                # what keeps the loops of code differentiated again precise)
+                given = self.memory(state, call.args[0])
+                if given.own:
+                    return Memory(given.own, given.inner, given.array, given.listy)
             if returned and len(call.args) > max(returned):
                 shared = [self.memory(state, call.args[k]) for k in returned]
                 return Memory(frozenset().union(*(m.own for m in shared)) | new,

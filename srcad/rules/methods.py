@@ -18,6 +18,8 @@ for _name, _fn in {
 register_attribute("T", np.transpose)
 register_attribute("real", np.real)
 register_attribute("imag", np.imag)
+if hasattr(np, "matrix_transpose"):  # NumPy 2's a.mT
+    register_attribute("mT", np.matrix_transpose)
 
 NONDIFF_METHODS.update({"argmax", "argmin", "argsort", "nonzero", "any", "all", "keys", "__len__",
                         "count", "index", "searchsorted"})

@@ -195,6 +195,20 @@ def ndarray_transpose_jvp(y, a, *axes):
     t[y] += np.transpose(t[a], transpose_axes(axes, np.ndim(a)))
 
 
+_MATRIX_TRANSPOSES = [f for f in (getattr(np, "matrix_transpose", None), getattr(np.linalg, "matrix_transpose", None))
+                      if f is not None]  # NumPy 2 (and a.mT)
+
+
+@register_vjp(*_MATRIX_TRANSPOSES)
+def matrix_transpose(y, x):
+    d[x] += np.swapaxes(d[y], -1, -2)  # swapping the last two axes undoes itself
+
+
+@register_jvp(*_MATRIX_TRANSPOSES)
+def matrix_transpose_jvp(y, x):
+    t[y] += np.swapaxes(t[x], -1, -2)
+
+
 @register_vjp(np.swapaxes)
 def swapaxes(y, a, axis1, axis2):
     d[a] += np.swapaxes(d[y], axis1, axis2)
