@@ -109,7 +109,9 @@ class _Forward(CallTangents):
         name = self.tname(var)
         container = var in self.containers
         if self.get(var) == ZERO:
-            self.state[var] = OWNED if container or self.fresh(expr) else SHARED
+            # a list or dict display is a new container; any other (L.copy(): L's tangent) may be one in use
+            new = isinstance(expr, (gast.List, gast.Tuple, gast.Dict)) if container else self.fresh(expr)
+            self.state[var] = OWNED if new else SHARED
             self.views.pop(var, None)
             if self.state[var] == SHARED:
                 read = A.names_read(expr)
@@ -154,8 +156,9 @@ class _Forward(CallTangents):
         code = []
         if state == ZERO:
             code.append(self.zeros(var))
-        elif state == SHARED and var not in self.containers:
-            code.append(A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var)))))
+        elif state == SHARED:  # a container's own copy: its items are the primal's items' tangents
+            copy = "copy_value" if var in self.containers else "copy_grad"
+            code.append(A.assign(self.tname(var), self.helper(copy, A.load(self.tname(var)))))
         if var not in self.containers:  # forward mode knows no shapes: any array may be 0-d
             code.append(A.assign(self.tname(var), self.helper("grad_buffer", A.load(self.tname(var)))))
         return code
@@ -166,8 +169,9 @@ class _Forward(CallTangents):
             return []
         if have == ZERO:
             return [self.zeros(var)]
-        if want == OWNED and var not in self.containers:  # shared -> owned
-            return [A.assign(self.tname(var), self.helper("copy_grad", A.load(self.tname(var))))]
+        if want == OWNED:  # shared -> owned
+            copy = "copy_value" if var in self.containers else "copy_grad"
+            return [A.assign(self.tname(var), self.helper(copy, A.load(self.tname(var))))]
         return []
 
     # ---- statements --------------------------------------------------------------------
@@ -310,10 +314,11 @@ class _Forward(CallTangents):
             return []
         popped = gast.Call(func=gast.Attribute(value=A.load(self.tname(stack)), attr="pop", ctx=gast.Load()),
                            args=[A.deepcopy(a) for a in call.args], keywords=[])
+        code = self.own(stack) if self.get(stack) == SHARED else []  # the list's tangent may be another's
         if var is not None and var in self.active:
             self.state[var] = SHARED
-            return [A.assign(self.tname(var), popped)]
-        return [gast.Expr(value=popped)]
+            return code + [A.assign(self.tname(var), popped)]
+        return code + [gast.Expr(value=popped)]
 
     # ---- control flow ----------------------------------------------------------------------
     def read_outside(self, stmt):

@@ -71,6 +71,14 @@ RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runti
                      runtime.in_place_result: (0,),
                      runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,),
                      runtime.cotangent_items: (0,)}
+# srcad's helpers whose result is a new list of views of their first argument (splitting an adjoint).
+def _list_of_views_helpers():
+    from ..rules.numpy_joining import unjoin  # (rules import no pass)
+
+    return {runtime.unstack, unjoin}
+
+
+LISTS_OF_VIEWS = _list_of_views_helpers()
 # Functions whose result is an array (never a list) that may share its first argument's memory:
 # the argument itself, a view of it, or a new array of its values (the ``as...array`` ones given a
 # dtype may make an object array holding the argument's items: not listed then).

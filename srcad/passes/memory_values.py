@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import runtime
-from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, AS_ARRAY, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
+from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, AS_ARRAY, CONTAINER_BUILDERS, LISTS_OF_VIEWS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
                     PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc)
 
 _EMPTY = frozenset()
@@ -199,6 +199,8 @@ class Values:
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
                     k.arg == "key" for k in call.keywords):
                 returned = range(len(call.args))  # min(a, b, c) is one of a, b, c: no list of them
+            if is_in(obj, LISTS_OF_VIEWS) and call.args:  # a new list whose items are views of g
+                return Memory(new, self.memory(state, call.args[0]).all())
             if obj is runtime.grad_buffer and call.args:
                 # its argument itself, or a new 0-d array of a number: where the argument has memory,
                 # say the result is that memory (too much sharing is safe; one location less is
@@ -271,9 +273,13 @@ class Values:
 _UNKNOWN = object()
 
 
+_NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to other array libraries
+
+
 def _holds_no_values(obj):
     """Is ``obj`` a type, a function or a module: nothing an in-place update can change?"""
-    return isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, np.ufunc))
+    return isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, np.ufunc,
+                            _NUMPY_FUNCTION))
 
 
 def bind_call(fn, call):
