@@ -114,3 +114,20 @@ def test_second_order_of_a_jacobi_sweep():
     made on an earlier pass of the outer loop with what it makes now (probe 10B), and read
     ``grad_buffer``'s result as new memory besides its argument's."""
     all_modes(jacobi, (np.array([0.3, -0.2, 0.5, 0.1, 0.4]),))
+
+
+def updated_local(x):
+    y = x * 1.0
+    y[1] = x[0] * 2.0
+    return y * x
+
+
+def through_a_helper_updating_a_local(x):
+    return np.sum(np.sin(updated_local(x)))
+
+
+def test_second_order_of_a_helper_that_updates_a_local():
+    """The second order of code calling a helper's forward/backward pair was refused: the alias
+    check read ``finish(dx, x)`` as reading x's values (it reads its shape) and ``cotangent_like``'s
+    result as maybe a list (probe 11A: 25 of 200 random programs refused at second order)."""
+    all_modes(through_a_helper_updating_a_local, (np.array([0.3, -0.7, 1.2, 0.5]),))

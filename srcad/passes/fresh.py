@@ -24,6 +24,7 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from ..errors import check_list_slice, check_method
+from ..rules.numpy_joining import unjoin
 
 
 def _numpy(*names):
@@ -69,22 +70,16 @@ FRESH_FUNCTIONS = _numpy(
 RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
                      runtime.into_dtype_of: (0,), runtime.finish: (0,), runtime.finish_tangent: (0,),
                      runtime.in_place_result: (0,),
-                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_like: (0,),
-                     runtime.cotangent_items: (0,)}
+                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_items: (0,)}
 # srcad's helpers whose result is a new list of views of their first argument (splitting an adjoint).
-def _list_of_views_helpers():
-    from ..rules.numpy_joining import unjoin  # (rules import no pass)
-
-    return {runtime.unstack, unjoin}
-
-
-LISTS_OF_VIEWS = _list_of_views_helpers()
+LISTS_OF_VIEWS = {runtime.unstack, unjoin}
 # Functions whose result is an array (never a list) that may share its first argument's memory:
 # the argument itself, a view of it, or a new array of its values (the ``as...array`` ones given a
 # dtype may make an object array holding the argument's items: not listed then).
 ARRAY_VIEWS = _numpy("broadcast_to", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape",
                      "ravel", "squeeze", "transpose", "swapaxes", "moveaxis", "expand_dims", "diagonal", "flip",
-                     "fliplr", "flipud", "rot90", "real", "imag")
+                     "fliplr", "flipud", "rot90", "real", "imag") | {
+    runtime.cotangent_like}  # ``v`` checked against an array output's known shape: v itself, or its reshape
 AS_ARRAY = _numpy("asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
 # Methods of an array whose result is an array that may share the array's memory.
 ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "view", "diagonal", "conj",

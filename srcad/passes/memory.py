@@ -205,7 +205,7 @@ class _Flow(Values):
                 state = self.update(s, state, receiver, exempt={receiver}, structure=True)
             else:
                 state = self.changes(s, state, rhs)
-        self.reads(s, self.names_read(rhs), state, observe=observe)
+        self.reads(s, _value_reads(rhs, self.names_read(rhs)), state, observe=observe)
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
@@ -455,6 +455,28 @@ def _nondifferentiable(rhs):
     if callee.kind == "object":
         return registry.is_nondifferentiable(callee.obj)
     return callee.name in registry.NONDIFF_METHODS
+
+
+# srcad's helpers that read these arguments for their shape and dtype only, which an in-place
+# update cannot change (``finish(dx, x)`` after a helper restored a saved array in place)
+_SHAPE_ONLY_ARGUMENTS = {runtime.finish: (1,), runtime.finish_tangent: (1,), runtime.zeros_like: (0,)}
+
+
+def _value_reads(rhs, names):
+    """``names`` (those ``rhs`` reads) less the ones it reads only for a shape and dtype."""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    positions = _SHAPE_ONLY_ARGUMENTS.get(callee.obj) if callee is not None and callee.kind == "object" and \
+        isinstance(callee.obj, types.FunctionType) else None
+    if not positions:
+        return names
+    shape_only = {rhs.args[k].id for k in positions if k < len(rhs.args) and isinstance(rhs.args[k], gast.Name)}
+    elsewhere = set()
+    for k, arg in enumerate(rhs.args):
+        if k not in positions:
+            elsewhere |= A.names_read(arg)
+    for kw in rhs.keywords:
+        elsewhere |= A.names_read(kw.value)
+    return {n for n in names if n not in shape_only or n in elsewhere}
 
 
 def _shape_query(rhs):
