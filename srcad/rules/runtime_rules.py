@@ -17,7 +17,7 @@ from ..runtime import in_place_cast, in_place_result, into_dtype_of
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack)
-from .builtin_rules import list_grad, pick_grad, reversed_grad
+from .builtin_rules import dict_grad, list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
 from .numpy_elementwise import broadcast_like
@@ -450,6 +450,16 @@ def stacked_grad_vjp(y, g, like):
 @register_jvp(stacked_grad)
 def stacked_grad_jvp(y, g, like):
     t[y] += stacked_grad(t[g], like)
+
+
+@register_vjp(dict_grad)
+def dict_grad_vjp(y, g, mapping):
+    d[g] += d[y]  # dict_grad(g, m) is g itself: a helper's cotangent check would meet its 0 slots
+
+
+@register_jvp(dict_grad)
+def dict_grad_jvp(y, g, mapping):
+    t[y] += dict_grad(t[g], mapping)
 
 
 @register_vjp(reversed_grad)

@@ -1,5 +1,5 @@
-"""Silent wrong results probe 10A found in srcad's performance machinery and guards, each
-checked against finite differences (they gave plausible wrong numbers before)."""
+"""Silent wrong results, crashes and false refusals that probes 10 and 11 found in srcad's
+performance machinery, guards and second order, each checked against finite differences."""
 import numpy as np
 import pytest
 
@@ -131,3 +131,16 @@ def test_second_order_of_a_helper_that_updates_a_local():
     check read ``finish(dx, x)`` as reading x's values (it reads its shape) and ``cotangent_like``'s
     result as maybe a list (probe 11A: 25 of 200 random programs refused at second order)."""
     all_modes(through_a_helper_updating_a_local, (np.array([0.3, -0.7, 1.2, 0.5]),))
+
+
+def dict_copy_updated(x):
+    s = {"h": x[:2] * 1.0, "c": x[2:] * 1.0}
+    s2 = dict(s)
+    s2["c"] = np.tanh(s["c"])
+    return np.sum(np.sin(s2["c"]))
+
+
+def test_second_order_through_a_dict_copy():
+    """vjp of grad raised a CotangentError naming srcad's own file: ``dict_grad`` was
+    differentiated as a helper, whose cotangent check met the 0 left in a cleared slot (probe 11A)."""
+    all_modes(dict_copy_updated, (np.array([0.3, -0.7, 1.2, 0.5]),))
