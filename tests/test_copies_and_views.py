@@ -147,3 +147,20 @@ def test_a_container_copy_has_a_tangent_of_its_own(fn):
     # (the second order of the dict state kept as a copy is still refused: the alias check of the
     # code differentiated again reads an item's copy as sharing the dict's items)
     all_modes(fn, (np.array([0.3, -0.7, 1.2]),), second_order=fn is not state_kept_as_a_copy)
+
+
+def views_kept_in_a_list(x):
+    s = x * 1.0
+    L = []
+    for i in range(3):
+        L.append(s[1:3])
+        s[i] = s[i] * 2.0
+    return np.sum(L[0] * L[1] * L[2])
+
+
+def test_a_view_kept_in_a_list_is_refused_with_advice_that_works():
+    """The advice was 'write L = ([]).copy()' (a copy of the list shares its items: probe 11B)."""
+    import srcad
+
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"'L' holds a value that shares memory with 's'.*put a copy"):
+        srcad.grad(views_kept_in_a_list)(np.array([0.1, 0.2, 0.3, 0.4]))

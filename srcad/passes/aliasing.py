@@ -185,9 +185,14 @@ def _stale_message(update, text, updated, reader, made, copied, line):
     else:
         single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
         hint = text.value(made.value) if single else "..."
-        if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
-            hint = f"({hint})"
-        fix = f"write '{copied} = {hint}.copy()'" + (f" (or update '{read}' itself)" if copied == updated else "")
+        if single and isinstance(made.value, (gast.List, gast.Dict, gast.Set)):
+            # a copy of the container would share its items: the item itself must be a copy
+            fix = (f"'{copied}' holds a value that shares memory with '{written}' (put in it by its display, an "
+                   f"append or an item assignment): put a copy of that value in it ('.copy()')")
+        else:
+            if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
+                hint = f"({hint})"
+            fix = f"write '{copied} = {hint}.copy()'" + (f" (or update '{read}' itself)" if copied == updated else "")
     if in_place is not None:
         op = in_place[2]
         if updated in text.user:  # a view changed in place: either its base should change, or it should not
