@@ -197,3 +197,48 @@ def test_an_object_with_a_call_method_is_that_method_bound_to_it():
     y, pullback = srcad.vjp(model, X)
     np.testing.assert_allclose(pullback(1.0), g, rtol=1e-12)
     assert np.shape(srcad.jacobian(model)(X)) == (3,)
+
+
+class CallsForward:
+    def __call__(self, x):
+        return self.forward(x)
+
+
+class TanhLayer(CallsForward):
+    def forward(self, x):
+        return np.tanh(x)
+
+
+class SineLayer(CallsForward):
+    def __init__(self, scale):
+        self.scale = scale
+
+    def forward(self, x):
+        return np.sin(self.scale * x)
+
+
+activation = TanhLayer()
+
+
+def loss_through_a_called_object(x):
+    return np.sum(activation(x) ** 2)
+
+
+def test_a_global_object_called_like_a_function():
+    """``activation(x)`` of a module-level layer whose base class's ``__call__`` forwards to
+    ``self.forward`` was refused with NoRuleError naming an object repr (probe 10B); it is
+    ``type(activation).__call__(activation, x)``, compiled for the object's class, and follows a
+    rebinding of the global to an object of another class."""
+    global activation
+    from loop_checks import all_modes
+
+    x = np.array([0.3, -0.5, 1.1])
+    all_modes(loss_through_a_called_object, (x,))
+    f = srcad.differentiable(loss_through_a_called_object)
+    np.testing.assert_allclose(f.grad(x), 2 * np.tanh(x) * (1 - np.tanh(x) ** 2))
+    saved = activation
+    try:
+        activation = SineLayer(2.0)
+        np.testing.assert_allclose(f.grad(x), 2 * np.sin(2 * x) * np.cos(2 * x) * 2)
+    finally:
+        activation = saved

@@ -217,6 +217,28 @@ def bound_method_call(call, parts, source):
     return True
 
 
+def called_object_call(call, parts, source):
+    """``act(x)`` of a global (or closure) object whose class defines ``__call__`` in Python:
+    rewritten as ``act.__call__(x)``, the ``bound_method_call`` of that method (a layer object
+    called like a function). Returns the object, or None for any other call."""
+    try:
+        obj = denoted(parts, source)
+    except (KeyError, AttributeError):
+        return None
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+                        functools.partial)) or not isinstance(getattr(type(obj), "__call__", None), types.FunctionType):
+        return None
+    from .. import registry
+
+    if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
+        return None  # a rule for the object itself (a custom_vjp) keeps it
+    if global_method(parts + ["__call__"], source) is None:
+        return None
+    call.func = gast.copy_location(gast.Attribute(value=call.func, attr="__call__", ctx=gast.Load()), call.func)
+    bound_method_call(call, parts + ["__call__"], source)
+    return obj
+
+
 def global_partial(parts, source):
     """For a global ``rhs = functools.partial(g, a, k=v)`` of a Python function ``g`` (the
     dotted name ``parts``): ``(g, rhs.func, [rhs.args[0]], rhs.keywords)`` as expressions, so

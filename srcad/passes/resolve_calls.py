@@ -7,7 +7,7 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
-from .method_calls import (bound_method_call, method_owner, partial_call, records_built_once, through_parameter,
+from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once, through_parameter,
                            through_self)
 
 
@@ -111,6 +111,11 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
             if bound_method_call(call, parts, source) or partial_call(call, parts, source):
+                continue
+            called = called_object_call(call, parts, source)
+            if called is not None:
+                if isinstance(node, gast.FunctionDef):  # its __call__ is compiled for its class (self.forward)
+                    param_classes[".".join(parts)] = type(called)
                 continue
             try:
                 obj = lookup_path(parts, source)
