@@ -83,11 +83,10 @@ class Compiled:
         """Everything that can change under the same function object, checked per call: its
         code (``%autoreload``), its globals and closure cells, attributes on the way, the
         functions it calls and the module attributes it reads."""
-        return GuardList([Guard("code", fn, fn.__name__, (), fn.__code__), _defaults_guard(fn, fn.__name__)]
+        return GuardList(_function_guards(fn, fn.__name__, fn.__code__)
                          + [_bound_guard(fn, path, held()) for path, held in self.made_for]
                          + [g for path, held, code in self.made_for_code if held() is not _MISSING
-                            for g in (Guard("code", held(), ".".join(path), (), code()),
-                                      _defaults_guard(held(), ".".join(path)))]
+                            for g in _function_guards(held(), ".".join(path), code())]
                          + self.inherited)
 
     def bind(self, fn):
@@ -388,9 +387,11 @@ class Module:
                          factory_params=self.factory_params())
 
 
-def _defaults_guard(fn, name):
-    """``fn``'s default arguments are still the ones the code was bound to, or inlined with."""
-    return Guard("defaults", fn, name, (), (fn.__defaults__, fn.__kwdefaults__))
+def _function_guards(fn, name, code):
+    """``fn``'s code is still ``code``, and its default arguments the ones the generated code
+    was bound to, or inlined with."""
+    return [Guard("code", fn, name, (), code), Guard("defaults", fn, name, (), fn.__defaults__),
+            Guard("kwdefaults", fn, name, (), fn.__kwdefaults__)]
 
 
 def factory_source(params, sources, names):

@@ -61,6 +61,9 @@ def _cell_contents(cell):
         return _MISSING
 
 
+_FUNCTION_PARTS = {"code": "__code__", "defaults": "__defaults__", "kwdefaults": "__kwdefaults__"}
+
+
 class Guard:
     """One binding checked per call: ``root.attrs`` (read from ``holder``) is still ``obj``.
 
@@ -83,10 +86,9 @@ class Guard:
                 value = _builtins_of(self.holder).get(self.name, _MISSING)
         elif kind == "cell":
             value = _cell_contents(self.holder)
-        elif kind == "code":  # a function's code swapped (IPython's %autoreload)
-            return self.holder.__code__ is self.obj
-        else:  # "defaults": a function's default arguments rebound (f.__defaults__ = ...)
-            return self.holder.__defaults__ is self.obj[0] and self.holder.__kwdefaults__ is self.obj[1]
+        else:  # "code", "defaults", "kwdefaults": a function's code swapped (IPython's %autoreload),
+            # or its default arguments rebound (f.__defaults__ = ...)
+            return getattr(self.holder, _FUNCTION_PARTS[kind]) is self.obj
         for attr in self.attrs:
             value = getattr(value, attr, _MISSING)
         obj = self.obj
@@ -202,8 +204,8 @@ def _identity_term(g):
     and ``{o}`` standing for its holder and expected object; None for any other guard."""
     if not isinstance(g, Guard):
         return None
-    if g.kind == "code":
-        return ("{h}.__code__ is {o}", g.holder, g.obj)
+    if g.kind in _FUNCTION_PARTS:
+        return (f"{{h}}.{_FUNCTION_PARTS[g.kind]} is {{o}}", g.holder, g.obj)
     simple = callable(g.obj) or isinstance(g.obj, types.ModuleType)
     if not simple or not all(a.isidentifier() and not keyword.iskeyword(a) for a in g.attrs):
         return None
