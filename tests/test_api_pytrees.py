@@ -152,13 +152,13 @@ def test_an_attribute_that_is_not_a_field_is_refused():
 
 
 def reads_array_attribute(x):
-    return np.sum(x.mT @ x)
+    return np.sum(x.flat[1] * x)
 
 
 def test_an_array_attribute_without_a_rule_is_still_refused():
-    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.mT; srcad.extend.register_attribute"):
+    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.flat; srcad.extend.register_attribute"):
         srcad.grad(reads_array_attribute)(np.ones((2, 2)))
-    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.mT; srcad.extend.register_attribute"):
+    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.flat; srcad.extend.register_attribute"):
         srcad.jvp(reads_array_attribute, (np.ones((2, 2)),), (np.ones((2, 2)),))
 
 

@@ -33,6 +33,7 @@ import gast
 
 from .. import astutil as A
 from .. import registry
+from ..errors import NoRuleError, no_attribute_rule
 from ..rules import records
 from .activity import scatter_add_args
 from .jumps import is_break_guard
@@ -229,6 +230,9 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             if rhs.attr in registry.NONDIFF_ATTRIBUTES:
                 return []
             fn = registry.ATTRIBUTES.get(rhs.attr)
+            spec = self.spec(rhs.value.id) if fn is None and isinstance(rhs.value, gast.Name) else None
+            if isinstance(spec, Spec) and spec.python is None:  # an array: no field, and no rule (x.flat)
+                raise NoRuleError(self.where(s) + no_attribute_rule(rhs.attr))
             if fn is None:  # a field of a named tuple or dataclass: checked when the code runs
                 return self.apply(registry.VJP, records.field, var, [rhs.value, A.const(rhs.attr)], [], s,
                                   f"the attribute .{rhs.attr}")
