@@ -144,3 +144,41 @@ def test_second_order_through_a_dict_copy():
     """vjp of grad raised a CotangentError naming srcad's own file: ``dict_grad`` was
     differentiated as a helper, whose cotangent check met the 0 left in a cleared slot (probe 11A)."""
     all_modes(dict_copy_updated, (np.array([0.3, -0.7, 1.2, 0.5]),))
+
+
+def store_through_a_stale_alias(x):
+    v0 = x * 1.0
+    v2 = v0
+    v0 += x[0]  # NumPy updates the memory v2 shares; srcad rebinds v0
+    v2[2] = x[0]  # in Python this writes v0[2] too
+    return np.sum(v0 * x)
+
+
+def object_array_holding_an_array(x):
+    y = x * 1.0
+    O = np.empty(1, dtype=object)
+    O[0] = y
+    t = O[0]
+    t[1] = 5.0  # writes y[1]
+    return np.sum(y * x)
+
+
+def object_array_item_of_a_dict(x):
+    d = {"a": x * 1.0}
+    e = np.asarray(d).item()  # d itself
+    e["a"] = x ** 3
+    return np.sum(d["a"] * x)
+
+
+@pytest.mark.parametrize("fn, message", [
+    (store_through_a_stale_alias, "shares memory"),
+    (object_array_holding_an_array, "object arrays"),
+    (object_array_item_of_a_dict, "shares memory with 'd'"),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_updates_srcad_cannot_follow_are_refused(fn, message):
+    """Probe 12A: each was accepted with a wrong value or gradient (an element store through a
+    name an augmented update left stale; object arrays, whose items are references)."""
+    x = np.array([0.3, -0.7, 1.1, 0.5])
+    for transform in (srcad.grad, lambda f: (lambda a: srcad.jvp(f, (a,), (a,)))):
+        with pytest.raises(srcad.SrcadSyntaxError, match=message):
+            transform(fn)(x.copy())

@@ -73,14 +73,14 @@ RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runti
                      runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_items: (0,)}
 # srcad's helpers whose result is a new list of views of their first argument (splitting an adjoint).
 LISTS_OF_VIEWS = {runtime.unstack, unjoin}
-# Functions whose result is an array (never a list) that may share its first argument's memory:
-# the argument itself, a view of it, or a new array of its values (the ``as...array`` ones given a
-# dtype may make an object array holding the argument's items: not listed then).
-ARRAY_VIEWS = _numpy("broadcast_to", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape",
-                     "ravel", "squeeze", "transpose", "swapaxes", "moveaxis", "expand_dims", "diagonal", "flip",
-                     "fliplr", "flipud", "rot90", "real", "imag") | {
+# Functions whose result is an array (never a list) that may share its first argument's memory.
+ARRAY_VIEWS = _numpy("broadcast_to") | {
     runtime.cotangent_like}  # ``v`` checked against an array output's known shape: v itself, or its reshape
-AS_ARRAY = _numpy("asarray", "asanyarray", "ascontiguousarray", "asfortranarray")
+# Functions whose result, given an array, is that array, a view of it, or a new array of its values
+# (given a list or a dict it may be an object array holding their items: then they share those).
+VIEWS_OF_ARRAYS = _numpy("asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "reshape", "ravel",
+                         "squeeze", "transpose", "swapaxes", "moveaxis", "expand_dims", "diagonal", "flip", "fliplr",
+                         "flipud", "rot90", "real", "imag")
 # Methods of an array whose result is an array that may share the array's memory.
 ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "view", "diagonal", "conj",
                       "conjugate"}

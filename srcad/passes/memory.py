@@ -194,6 +194,10 @@ class _Flow(Values):
             if out is not None:
                 raise Refusal(f"srcad does not differentiate {describe_call(rhs)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
+            if _makes_object_array(rhs):
+                raise Refusal(f"srcad does not differentiate object arrays ({describe_call(rhs)} makes one): they hold "
+                              "references to other values, whose updates srcad cannot follow; use a list, or an "
+                              "array of numbers", s)
         nondiff = _nondifferentiable(rhs)
         observe = not nondiff and not _shape_query(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
@@ -241,8 +245,13 @@ class _Flow(Values):
             return state
         base = target.value.id  # S[index] = value
         self.reads(s, self.names_read(target.slice), state)
+        overwrites = self.overwrites_change(state, base, target.slice)
+        if base in state.stale and not overwrites and self.check:
+            # S no longer holds what Python's S holds (an update in place through another name was
+            # rebound by srcad): a store into it would miss the names that still share with it
+            self.refuse_stale(base, state, s)
         state = self.update(s, state, base, exempt={base}, stored=self.memory(state, rhs))
-        if self.overwrites_change(state, base, target.slice):
+        if overwrites:
             del state.stale[base]
         return state
 
@@ -477,6 +486,21 @@ def _value_reads(rhs, names):
     for kw in rhs.keywords:
         elsewhere |= A.names_read(kw.value)
     return {n for n in names if n not in shape_only or n in elsewhere}
+
+
+def _makes_object_array(call):
+    """A NumPy call given ``dtype=object`` (or ``"O"``, ``np.object_``) anywhere in its
+    arguments, or ``np.full`` with the fill value None."""
+    callee = A.anno(call, "callee")
+    obj = callee.obj if callee is not None and callee.kind == "object" else None
+    if not (getattr(obj, "__module__", None) or "").startswith("numpy") and not isinstance(obj, np.ufunc):
+        return False
+    for arg in list(call.args) + [k.value for k in call.keywords]:
+        if (isinstance(arg, gast.Name) and arg.id == "object") or (
+                isinstance(arg, gast.Attribute) and arg.attr == "object_") or (
+                isinstance(arg, gast.Constant) and arg.value in ("O", "object", "|O")):
+            return True
+    return obj is np.full and len(call.args) > 1 and isinstance(call.args[1], gast.Constant) and call.args[1].value is None
 
 
 def _shape_query(rhs):

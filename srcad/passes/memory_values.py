@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import runtime
-from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, AS_ARRAY, CONTAINER_BUILDERS, LISTS_OF_VIEWS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
+from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, LISTS_OF_VIEWS, VIEWS_OF_ARRAYS, FRESH_FUNCTIONS, FRESH_METHODS, INDEX_ARRAY_FUNCTIONS,
                     PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES, copies, is_in, is_ufunc)
 
 _EMPTY = frozenset()
@@ -213,8 +213,9 @@ class Values:
                 return Memory(frozenset().union(*(m.own for m in shared)) | new,
                               frozenset().union(*(m.inner for m in shared)), all(m.array for m in shared),
                               frozenset().union(*(m.listy for m in shared)) | new)
-            if is_in(obj, ARRAY_VIEWS) and call.args and not (is_in(obj, AS_ARRAY) and (
-                    len(call.args) > 1 or call.keywords)):  # an array, never a list: sharing, not being, its argument
+            if call.args and (is_in(obj, ARRAY_VIEWS) or (
+                    is_in(obj, VIEWS_OF_ARRAYS) and self.memory(state, call.args[0]).array)):
+                # an array, never a list: sharing, not being, its argument
                 return Memory(self.memory(state, call.args[0]).all() | new, array=True, listy=())
             if is_in(obj, ARRAY_RESULTS):
                 return Memory(reached | new, array=True, listy=())
@@ -238,6 +239,9 @@ class Values:
             receiver = self.memory(state, call.func.value)
             if receiver.array:  # a view of an array is an array: its copy holds nothing
                 return Memory(receiver.all() | new, array=True, listy=())
+        if callee is not None and callee.kind == "method" and callee.name in ("item", "tolist"):
+            receiver = self.memory(state, call.func.value)  # an object array's item is the object itself
+            return Memory(new, array=True) if receiver.array else Memory(receiver.all() | new, receiver.all())
         if callee is not None and callee.kind == "method" and callee.name in FRESH_METHODS and copies(call):
             if callee.name in SHALLOW_COPIES:
                 copied = self.memory(state, call.func.value)
