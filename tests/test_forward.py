@@ -224,7 +224,7 @@ class Opaque:
         return x * 2
 
 
-opaque = Opaque()
+opaque = np.frompyfunc(lambda v: v * 2, 1, 1)  # a ufunc made from a lambda: no source, no rule
 
 
 def calls_opaque(x):

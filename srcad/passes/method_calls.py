@@ -195,14 +195,20 @@ def global_method(parts, source):
     if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
             and obj.__self__ is owner):
         return None
-    from .. import registry
     from ..source import installed_file
 
-    if (registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj)
-            or installed_file(obj.__func__.__code__.co_filename)):
+    if _has_rule(obj) or installed_file(obj.__func__.__code__.co_filename):
         return None
     function = lookup_path(parts + ["__func__"], source)
     return function, path_expr(parts + ["__func__"]), path_expr(parts[:-1])
+
+
+def _has_rule(obj):
+    """Is there a rule for ``obj`` itself (either mode), or is it declared without derivative?"""
+    from .. import registry
+
+    return (registry.lookup(registry.VJP, obj) is not None or registry.lookup(registry.JVP, obj) is not None
+            or registry.is_nondifferentiable(obj))
 
 
 def bound_method_call(call, parts, source):
@@ -228,9 +234,7 @@ def called_object_call(call, parts, source):
     if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
                         functools.partial)) or not isinstance(getattr(type(obj), "__call__", None), types.FunctionType):
         return None
-    from .. import registry
-
-    if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
+    if _has_rule(obj):
         return None  # a rule for the object itself (a custom_vjp) keeps it
     if global_method(parts + ["__call__"], source) is None:
         return None
