@@ -176,6 +176,8 @@ EXTRA_CALLS = [
     (builtin_rules.pick_grad, [0.7, [0.2, 0.9], 0.9], {}, (0,), None),
     (builtin_rules.list_grad, [[0.5, 0.7], R(2)], {}, (0,), None),
     (builtin_rules.reversed_grad, [R(3), R(3)], {}, (0,), None),
+    (builtin_rules.dict_grad, [{"a": R(3)}, {"a": R(3)}], {}, (0,), None),
+    *([(np.matrix_transpose, [R(2, 3, 4)], {}, (0,), None)] if hasattr(np, "matrix_transpose") else []),
     (methods.cast_like, [R(3), R(3), R(3)], {}, (0,), None),
     (records.field, [Record(R(3)), "w"], {}, (0,), None),
     (pytrees.field_grad, [R(3), Record(R(3)), "w"], {}, (0,), None),
