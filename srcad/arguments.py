@@ -115,18 +115,19 @@ def where(fn):
     return f"{code.co_filename}:{code.co_firstlineno}: {name}" if code else name
 
 
-_SIGNATURES = weakref.WeakKeyDictionary()  # function -> (its Signature with nothing bound, its defaults)
+_SIGNATURES = weakref.WeakKeyDictionary()  # function -> its Signature with nothing bound
 
 
 def signature(fn, bound=0):
-    """``Signature(fn, bound)``, made once per function and its default arguments
-    (``srcad.grad(f)`` in a loop stays cheap; ``f.__defaults__ = ...`` is seen)."""
-    defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
-    sig, made_with = _SIGNATURES.get(fn, (None, None))
-    if sig is None or made_with[0] is not defaults[0] or made_with[1] is not defaults[1]:
-        sig = Signature(fn)
-        _SIGNATURES[fn] = (sig, defaults)
+    """``Signature(fn, bound)``, made once per function (``srcad.grad(f)`` in a loop stays cheap)."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = Signature(fn)
     return sig.shifted(bound) if bound else sig
+
+
+def _defaults_of(fn):
+    return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
 
 
 class Signature:
@@ -134,10 +135,15 @@ class Signature:
     parameters are filled (``self`` of a method, a partial's arguments)."""
 
     def __init__(self, fn, bound=0):
-        # no reference to fn: the table of signatures must not keep functions alive
+        # no strong reference to fn: the table of signatures must not keep functions alive
         self.where = where(fn)
         self.wrapper_hint = _wrapper_hint(fn)
         self.signature = inspect.signature(fn, follow_wrapped=False)
+        try:  # its defaults may be rebound later (f.__defaults__ = ...): bind reads them then
+            self._function = weakref.ref(fn)
+        except TypeError:
+            self._function = None
+        self._made_with = _defaults_of(fn)
         params = list(self.signature.parameters.values())
         self.names = tuple(p.name for p in params)
         self.positional = tuple(p.name for p in params if p.kind in _POSITIONAL)
@@ -206,24 +212,29 @@ class Signature:
         if not kwargs and self.simple and self.required <= n <= len(self.names):
             return args, {}
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            bound = self.current().bind(*args, **kwargs)
         except TypeError as exc:
             raise ArgumentError(f"{self.where}: {exc}") from None
         bound.apply_defaults()  # every parameter by position, *args a tuple and **kwargs a dict
         return tuple(bound.arguments.values()), {}
 
-    def with_defaults(self, args, defaults=None):
+    def with_defaults(self, args):
         """``args`` (from ``bind``, all positional) followed by the defaults of the parameters
         after them, for ``vjp``, which copies its arguments: a default array changed after the
-        forward pass must not reach the pullback. ``defaults``: the function's ``__defaults__``
-        now, where they may have been rebound since this signature was made."""
+        forward pass must not reach the pullback."""
         if not self.simple or len(args) >= len(self.names):
             return args
-        if defaults is None:
-            rest = list(self.signature.parameters.values())[len(args):]
-            return tuple(args) + tuple(p.default for p in rest)
-        first = len(self.names) - len(defaults)  # the index of the first parameter with a default
-        return tuple(args) + tuple(defaults[len(args) - first:]) if len(args) >= first else args
+        rest = list(self.current().parameters.values())[len(args):]
+        return tuple(args) + tuple(p.default for p in rest)
+
+    def current(self):
+        """The ``inspect.Signature`` with the function's default arguments as they are now."""
+        fn = self._function() if self._function is not None else None
+        if fn is not None:
+            now = _defaults_of(fn)
+            if now[0] is not self._made_with[0] or now[1] is not self._made_with[1]:
+                self.signature, self._made_with = inspect.signature(fn, follow_wrapped=False), now
+        return self.signature
 
     def bind_tangents(self, args, tangents, fixed):
         """``bind`` for forward mode: ``(arguments, tangents)`` with every parameter by

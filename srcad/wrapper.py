@@ -264,8 +264,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         """
         args, kwargs = self._bind(args, kwargs)
         if self._sig is not None and not kwargs:  # a default array is a value of the forward pass too
-            own = type(self) is Differentiable and self._source_function(()) is self.func  # defaults as they are now
-            args = self._sig.with_defaults(args, self.func.__defaults__ or () if own else None)
+            args = self._sig.with_defaults(args)
         y, pullback = self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs, batched=True)
         pullback.batched = api_boundary(pullback.batched)
         return y, pullback

@@ -83,6 +83,25 @@ def calls_helper(x):
     return np.sum(helper(x) * x)
 
 
+def keyword_scaled(x, a=2.0, *, b=1.0):
+    return np.sum(a * b * np.sin(x))
+
+
+def test_rebinding_defaults_is_seen_when_binding_keywords():
+    """The arguments bound with keywords took the defaults the signature was first read with."""
+    x = np.array([0.1, 0.2])
+    f = srcad.differentiable(keyword_scaled)
+    f.grad(x, b=1.0)
+    try:
+        keyword_scaled.__defaults__ = (3.0,)
+        np.testing.assert_allclose(f.grad(x, b=1.0), 3.0 * np.cos(x))
+        np.testing.assert_allclose(f.vjp(x, b=1.0)[1](1.0), 3.0 * np.cos(x))
+        keyword_scaled.__kwdefaults__ = {"b": 2.0}
+        np.testing.assert_allclose(f.grad(x), 6.0 * np.cos(x))
+    finally:
+        keyword_scaled.__defaults__, keyword_scaled.__kwdefaults__ = (2.0,), {"b": 1.0}
+
+
 def test_rebinding_defaults_is_seen_by_every_entry_point():
     x = np.array([0.1, 0.2, 0.3])
     f = srcad.differentiable(scaled)
