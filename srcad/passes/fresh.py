@@ -4,6 +4,8 @@ Only what NumPy's documentation promises (and ``np.shares_memory`` confirms) is 
 fresh; everything else may return a view of, or the very object passed as, an argument.
 ``np.diag``, ``np.einsum``, ``np.linalg.matrix_power(a, 1)``, ``np.diff(a, n=0)`` and
 ``ndarray.conj()`` of a real array can return a view or their argument: they are not listed.
+What else ``passes.memory`` asks of a call is here too: whether it reads some arguments for
+their shape only, changes none, or makes an object array (refused: its items are references).
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -17,11 +19,13 @@ fresh; everything else may return a view of, or the very object passed as, an ar
 """
 import builtins
 import inspect
+import types
 
 import gast
 import numpy as np
 
 from .. import astutil as A
+from .. import registry
 from .. import runtime
 from ..errors import check_list_slice, check_method
 from ..rules.numpy_joining import unjoin
@@ -204,3 +208,67 @@ def copies(call):
         if k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True):
             return False
     return True
+
+
+def observes_nothing(rhs):
+    """A call whose rule reads nothing (constructors, index queries): it observes no values."""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    if callee is None:
+        return False
+    if callee.kind == "object":
+        return registry.is_nondifferentiable(callee.obj)
+    return callee.name in registry.NONDIFF_METHODS
+
+
+# srcad's helpers that read these arguments for their shape and dtype only, which an in-place
+# update cannot change (``finish(dx, x)`` after a helper restored a saved array in place)
+SHAPE_ONLY_ARGUMENTS = {runtime.finish: (1,), runtime.finish_tangent: (1,), runtime.zeros_like: (0,)}
+
+
+def value_reads(rhs, names):
+    """``names`` (those ``rhs`` reads) less the ones it reads only for a shape and dtype."""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    positions = SHAPE_ONLY_ARGUMENTS.get(callee.obj) if callee is not None and callee.kind == "object" and \
+        isinstance(callee.obj, types.FunctionType) else None
+    if not positions:
+        return names
+    shape_only = {rhs.args[k].id for k in positions if k < len(rhs.args) and isinstance(rhs.args[k], gast.Name)}
+    elsewhere = set()
+    for k, arg in enumerate(rhs.args):
+        if k not in positions:
+            elsewhere |= A.names_read(arg)
+    for kw in rhs.keywords:
+        elsewhere |= A.names_read(kw.value)
+    return {n for n in names if n not in shape_only or n in elsewhere}
+
+
+def makes_object_array(call):
+    """A NumPy call given ``dtype=object`` (or ``"O"``, ``np.object_``) anywhere in its
+    arguments, or ``np.full`` with the fill value None."""
+    callee = A.anno(call, "callee")
+    obj = callee.obj if callee is not None and callee.kind == "object" else None
+    if not (getattr(obj, "__module__", None) or "").startswith("numpy") and not isinstance(obj, np.ufunc):
+        return False
+    for arg in list(call.args) + [k.value for k in call.keywords]:
+        if (isinstance(arg, gast.Name) and arg.id == "object") or (
+                isinstance(arg, gast.Attribute) and arg.attr == "object_") or (
+                isinstance(arg, gast.Constant) and arg.value in ("O", "object", "|O")):
+            return True
+    return obj is np.full and len(call.args) > 1 and isinstance(call.args[1], gast.Constant) and call.args[1].value is None
+
+
+def shape_query(rhs):
+    """``x.shape`` and the like: an attribute that reads no values."""
+    return isinstance(rhs, gast.Attribute) and rhs.attr in PLAIN_ATTRIBUTES
+
+
+def scatter_add_target(call):
+    """The buffer of ``np.add.at(buffer, index, values)`` (or srcad's ``scatter_add``), else None."""
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
+        return None
+    try:
+        is_add_at = callee.obj is runtime.scatter_add or callee.obj == np.add.at
+    except Exception:  # objects whose == does not answer a bool
+        return None
+    return call.args[0] if is_add_at and isinstance(call.args[0], gast.Name) else None

@@ -38,13 +38,12 @@ import threading
 import types
 
 import gast
-import numpy as np
 
 from .. import astutil as A
 from .. import registry
-from .. import runtime
-from .fresh import (FRESH_FUNCTIONS, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, PLAIN_ATTRIBUTES, is_in, is_ufunc,
-                    known_pure, only_logs, out_argument, stores_in_a_global)
+from .fresh import (FRESH_FUNCTIONS, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
+                    makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
+                    stores_in_a_global, value_reads)
 from .memory_values import Memory, Values, bind_call
 
 
@@ -194,12 +193,12 @@ class _Flow(Values):
             if out is not None:
                 raise Refusal(f"srcad does not differentiate {describe_call(rhs)} with out= (it writes into an "
                                "existing array); assign the result instead", s)
-            if _makes_object_array(rhs):
+            if makes_object_array(rhs):
                 raise Refusal(f"srcad does not differentiate object arrays ({describe_call(rhs)} makes one): they hold "
                               "references to other values, whose updates srcad cannot follow; use a list, or an "
                               "array of numbers", s)
-        nondiff = _nondifferentiable(rhs)
-        observe = not nondiff and not _shape_query(rhs)
+        nondiff = observes_nothing(rhs)
+        observe = not nondiff and not shape_query(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             # the call's own read of its receiver is not an earlier statement's: observe it after
@@ -209,7 +208,7 @@ class _Flow(Values):
                 state = self.update(s, state, receiver, exempt={receiver}, structure=True)
             else:
                 state = self.changes(s, state, rhs)
-        self.reads(s, _value_reads(rhs, self.names_read(rhs)), state, observe=observe)
+        self.reads(s, value_reads(rhs, self.names_read(rhs)), state, observe=observe)
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
@@ -287,7 +286,7 @@ class _Flow(Values):
         if callee is not None and callee.kind == "method" and callee.name == "pop" and not call.args:
             # L.pop() for its effect: reverse binds the item, as for y = L.pop(), and pushes it back
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id}, structure=True)
-        scatter = _scatter_add(call)
+        scatter = scatter_add_target(call)
         if scatter is not None:
             return self.update(s, state, scatter.id, exempt={scatter.id})
         return self.changes(s, state, call)
@@ -335,7 +334,8 @@ class _Flow(Values):
         if self.check:  # srcad's own writes may not reach an argument through another name; nothing may reach a global
             self.check_caller_memory(s, state, name, changed, arguments=writes)
         # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
-        sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in sorted(self.params - set(state.names)))]
+        unbound = sorted(self.params - set(state.names))
+        sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in unbound)]
         for other, m in sharers:
             if other not in exempt and m.all() & changed and other not in state.stale:
                 state.stale[other] = (name, s, state.bound.get(name))
@@ -454,68 +454,6 @@ def _summarise(fn, table):
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
-
-
-def _nondifferentiable(rhs):
-    """A call whose rule reads nothing (constructors, index queries): it observes no values."""
-    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    if callee is None:
-        return False
-    if callee.kind == "object":
-        return registry.is_nondifferentiable(callee.obj)
-    return callee.name in registry.NONDIFF_METHODS
-
-
-# srcad's helpers that read these arguments for their shape and dtype only, which an in-place
-# update cannot change (``finish(dx, x)`` after a helper restored a saved array in place)
-_SHAPE_ONLY_ARGUMENTS = {runtime.finish: (1,), runtime.finish_tangent: (1,), runtime.zeros_like: (0,)}
-
-
-def _value_reads(rhs, names):
-    """``names`` (those ``rhs`` reads) less the ones it reads only for a shape and dtype."""
-    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    positions = _SHAPE_ONLY_ARGUMENTS.get(callee.obj) if callee is not None and callee.kind == "object" and \
-        isinstance(callee.obj, types.FunctionType) else None
-    if not positions:
-        return names
-    shape_only = {rhs.args[k].id for k in positions if k < len(rhs.args) and isinstance(rhs.args[k], gast.Name)}
-    elsewhere = set()
-    for k, arg in enumerate(rhs.args):
-        if k not in positions:
-            elsewhere |= A.names_read(arg)
-    for kw in rhs.keywords:
-        elsewhere |= A.names_read(kw.value)
-    return {n for n in names if n not in shape_only or n in elsewhere}
-
-
-def _makes_object_array(call):
-    """A NumPy call given ``dtype=object`` (or ``"O"``, ``np.object_``) anywhere in its
-    arguments, or ``np.full`` with the fill value None."""
-    callee = A.anno(call, "callee")
-    obj = callee.obj if callee is not None and callee.kind == "object" else None
-    if not (getattr(obj, "__module__", None) or "").startswith("numpy") and not isinstance(obj, np.ufunc):
-        return False
-    for arg in list(call.args) + [k.value for k in call.keywords]:
-        if (isinstance(arg, gast.Name) and arg.id == "object") or (
-                isinstance(arg, gast.Attribute) and arg.attr == "object_") or (
-                isinstance(arg, gast.Constant) and arg.value in ("O", "object", "|O")):
-            return True
-    return obj is np.full and len(call.args) > 1 and isinstance(call.args[1], gast.Constant) and call.args[1].value is None
-
-
-def _shape_query(rhs):
-    return isinstance(rhs, gast.Attribute) and rhs.attr in PLAIN_ATTRIBUTES
-
-
-def _scatter_add(call):
-    callee = A.anno(call, "callee")
-    if callee is None or callee.kind != "object" or len(call.args) != 3 or call.keywords:
-        return None
-    try:
-        is_add_at = callee.obj is runtime.scatter_add or callee.obj == np.add.at
-    except Exception:  # objects whose == does not answer a bool
-        return None
-    return call.args[0] if is_add_at and isinstance(call.args[0], gast.Name) else None
 
 
 def describe_call(call):

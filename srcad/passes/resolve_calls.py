@@ -7,8 +7,8 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
-from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once, through_parameter,
-                           through_self)
+from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
+                           through_parameter, through_self)
 
 
 def _calls_in_scopes(node, locals_):
