@@ -261,9 +261,8 @@ def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
     array([0., 2.])
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
-    adjoint_of = type(d).adjoint.__wrapped__  # the method itself: the companion is the API boundary
-    # a partial (C) bound into the boundary: one Python frame fewer on every call
-    return functools.wraps(unwrap(fun))(api_boundary(functools.partial(adjoint_of, d)))
+    # a partial (C) of the method, which is its own API boundary: no Python frame of its own
+    return functools.wraps(unwrap(fun))(functools.partial(type(d).adjoint, d))
 
 
 def source_function(fun, args):

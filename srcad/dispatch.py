@@ -40,9 +40,10 @@ class CompiledCache:
         if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
             bound = self._bound[key] = self._compile(args, kwargs or {}, key)  # new shapes, or a global was rebound
         if not (containers or foreign):  # every key item an (array shape, dtype) or a class: _recent can check it
-            guards = self._guards.get(key)
-            if guards is not None:
-                guards = guards.quick if isinstance(guards, GuardList) else functools.partial(guards_hold, guards)
+            kept = self._guards.get(key)
+            guards = None
+            if kept is not None:
+                guards = kept.quick if isinstance(kept, GuardList) else functools.partial(guards_hold, kept)
             joint = bound[0]
             matches = self._checkers.get(key)
             if matches is None:
@@ -51,7 +52,7 @@ class CompiledCache:
             self._last = (key, guards, joint, positional, matches)
             self._fast = None  # the adjoint's call without a prefix, every parameter required, no keywords
             if self._plain and not self._prefix and not self._one_tuple and positional == len(key) == self._needed:
-                self._fast = fast_entry(key, guards, joint)
+                self._fast = fast_entry(key, kept, joint)
         return bound
 
     @staticmethod
@@ -166,9 +167,10 @@ def key_checker(key):
 
 def fast_entry(key, guards, joint):
     """``entry(args)``: ``joint(*args)`` for the arguments of ``key`` followed by an optional float
-    array cotangent, while ``guards`` hold; ``MISS`` for any other call (the general path
-    decides). One Python frame: the argument test, the guards and the call."""
-    namespace = {"MISS": MISS, "joint": joint, "guards": guards}
+    array cotangent, while ``guards`` (``Compiled.global_guards``, or None) hold; ``MISS`` for
+    any other call (the general path decides). One Python frame: the argument test, the
+    guards (their identity tests inline) and the call."""
+    namespace = {"MISS": MISS, "joint": joint}
     tests = _key_tests(key, namespace)
     n, names = len(key), _unpack(len(key))
     lines = ["def entry(args):",
@@ -184,7 +186,12 @@ def fast_entry(key, guards, joint):
              "        return MISS",
              f"    if not ({tests}):",
              "        return MISS"]
-    if guards is not None:
+    inline = guards.inline_test(namespace, "_guard") if isinstance(guards, GuardList) else None
+    if inline is not None:  # an attribute gone or a global deleted raises: the general path decides
+        lines += ["    try:", f"        if not ({inline}):", "            return MISS",
+                  "    except Exception:", "        return MISS"]
+    elif guards is not None:
+        namespace["guards"] = functools.partial(guards_hold, guards)
         lines += ["    if not guards():", "        return MISS"]
     lines.append(f"    return joint({names}v)")
     # named like srcad's glue, so a traceback through it hides it (tracebacks._INTERNAL_PREFIXES)

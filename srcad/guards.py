@@ -185,12 +185,24 @@ class GuardList(list):
                 terms.setdefault((term[0], id(term[1]), id(term[2])), term)
         for term in terms.values():
             objects.extend(term[1:])
-        self._fast = _identity_check([t[0] for t in terms.values()], objects)
+        self._tests, self._objects = [t[0] for t in terms.values()], objects
+        self._fast = _identity_check(self._tests, objects)
 
     def hold(self):
         if not self._fast():  # a difference, an attribute gone, a global deleted: ask each guard
             return all(g.holds() for g in self)
         return not self._others or all(g.holds() for g in self._others)
+
+    def inline_test(self, namespace, prefix):
+        """The identity tests as one expression (objects bound in ``namespace`` under names
+        starting with ``prefix``) for generated code that runs them without a call; False
+        from it may still be a hold, as from ``quick``. None when some guard is of another form."""
+        if self._others:
+            return None
+        names = [f"{prefix}{k}" for k in range(len(self._objects))]
+        namespace.update(zip(names, self._objects))
+        namespace["_MISSING"] = _MISSING
+        return " and ".join(t.format(h=names[2 * k], o=names[2 * k + 1]) for k, t in enumerate(self._tests)) or "True"
 
     @property
     def quick(self):

@@ -39,7 +39,7 @@ from .errors import SrcadError
 ENV_VAR = "SRCAD_TRACEBACK"
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _INTERNAL_PREFIXES = (_PACKAGE, "<srcad-trampoline ")
-_NOTES = sys.version_info >= (3, 11)
+HAS_NOTES = sys.version_info >= (3, 11)  # exceptions carry notes; a bare raise keeps a rewritten traceback
 _SYNTHETIC = "__srcad_user_line__"  # marks the globals of an inserted frame
 _HIDDEN_NOTE = "srcad: hid "
 _MISUSE = (SrcadError, ValueError, TypeError)  # what srcad raises on purpose
@@ -58,7 +58,7 @@ def api_boundary(fn: _F) -> _F:
             return fn(*args, **kwargs)
         except Exception as error:
             relocate(error)
-            if _NOTES:
+            if HAS_NOTES:
                 raise  # re-raised as it is: with the traceback relocate made
             raise error  # srcad's own frames are hidden (SRCAD_TRACEBACK=full shows them)
 
@@ -85,7 +85,7 @@ def relocate(error):
         located = sourcemap.user_line(code.co_filename, tb.tb_lineno)
         if located is not None and not (out and _is_synthetic(out[-1])):
             generated = linecache.getline(code.co_filename, tb.tb_lineno).strip()
-            out.append(_user_frame(*located, generated if not _NOTES else None))
+            out.append(_user_frame(*located, generated if not HAS_NOTES else None))
             innermost = (code.co_filename, tb.tb_lineno, generated, located)
         out.append(tb)
     if not hidden and innermost is None:
@@ -96,11 +96,11 @@ def relocate(error):
     error.__traceback__ = rebuilt
     if innermost is not None:
         _name_the_line(error, *innermost[3][:2])
-    if _NOTES and innermost is not None:
+    if HAS_NOTES and innermost is not None:
         filename, lineno, generated, (user_file, user_lineno, _) = innermost
         _note(error, f"srcad: raised at line {lineno} of {filename}, generated from {user_file}, "
                      f"line {user_lineno}:\n    {generated}")
-    if _NOTES and hidden:  # one note, however many boundaries the error passed
+    if HAS_NOTES and hidden:  # one note, however many boundaries the error passed
         notes = getattr(error, "__notes__", [])
         before = next((n for n in notes if n.startswith(_HIDDEN_NOTE)), None)
         if before is not None:

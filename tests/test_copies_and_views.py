@@ -164,3 +164,31 @@ def test_a_view_kept_in_a_list_is_refused_with_advice_that_works():
 
     with pytest.raises(srcad.SrcadSyntaxError, match=r"'L' holds a value that shares memory with 's'.*put a copy"):
         srcad.grad(views_kept_in_a_list)(np.array([0.1, 0.2, 0.3, 0.4]))
+
+
+def recurrence(x, y):
+    R = np.zeros((x.shape[0] + 1, y.shape[0] + 1))
+    for i in range(1, x.shape[0] + 1):
+        for j in range(1, y.shape[0] + 1):
+            up, left, diag = R[i - 1, j], R[i, j - 1], R[i - 1, j - 1]  # items: numbers of their own
+            R[i, j] = (x[i - 1] - y[j - 1]) ** 2 + np.sin(up) * 0.3 + left * diag * 0.2
+    return R[-1, -1]
+
+
+def rows_of_a_recurrence(x):
+    R = np.zeros((4, x.shape[0]))
+    R[0] = x
+    for i in range(1, 4):
+        prev = R[i - 1]  # a row: a view, changed by the next pass's store
+        last = R[i - 1, -1]
+        R[i] = np.sin(prev) * 1.5 + last
+    return np.sum(R * R)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (recurrence, (np.array([0.3, -1.2, 0.8]), np.array([0.5, 0.1]))),
+    (rows_of_a_recurrence, (np.array([0.3, -1.2, 0.8]),)),
+], ids=lambda a: getattr(a, "__name__", ""))
+def test_items_and_views_of_arrays_updated_later(fn, args):
+    all_modes(fn, args, wrt=0 if len(args) == 1 else (0, 1))
+

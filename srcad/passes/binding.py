@@ -280,8 +280,9 @@ def module_helper(norm, call, obj):
     Such a function of another module, or one that reads a global the caller binds as a
     local, is refused at the call."""
     fn = getattr(obj, "__srcad_function__", obj)
-    if not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>" or hasattr(fn, "__wrapped__"):
-        return None  # (a decorator's wrapper, such as a derivative srcad made, is judged where it is called)
+    if (not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>" or hasattr(fn, "__wrapped__")
+            or (fn.__module__ or "").split(".")[0] == "srcad"):
+        return None  # (a decorator's wrapper, or a derivative srcad made, is judged where it is called)
     if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
         return None
     from .inline import passes_function

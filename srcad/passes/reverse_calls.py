@@ -50,11 +50,12 @@ def is_python_function(obj):
 def refuse_derivative_call(source, obj, name, node):
     """A derivative srcad made (``srcad.adjoint(f)``, ``srcad.value_and_grad(f)``, ``D.grad``)
     is not ``f``: refuse to differentiate a call to it, rather than read the wrong source."""
-    from .. import api, derivatives, tracebacks
+    from .. import api, derivatives, tracebacks, wrapper
 
     made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
-    made = made or (isinstance(obj, types.FunctionType)  # made in the API, or its error boundary
-                    and obj.__code__.co_filename in (api.__file__, derivatives.__file__, tracebacks.__file__))
+    made = made or (isinstance(obj, types.FunctionType)  # made in the API, its error boundary, or a method
+                    and obj.__code__.co_filename in (api.__file__, derivatives.__file__, tracebacks.__file__,
+                                                     wrapper.__file__))  # of Differentiable (srcad.adjoint(f))
     if made:
         raise source.syntax_error(
             f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
