@@ -35,6 +35,7 @@ import numpy as np
 
 from . import sourcemap
 from .errors import ArgumentError, CotangentError, WrtError
+from .guards import defaults_of, same_defaults
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
 from .pytrees import field_names, is_dataclass_instance, rebuilt
 from .protocol import copy_array, protocol_array
@@ -126,10 +127,6 @@ def signature(fn, bound=0):
     return sig.shifted(bound) if bound else sig
 
 
-def _defaults_of(fn):
-    return getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None)
-
-
 class Signature:
     """The parameters of ``fn`` as a caller sees them once ``bound`` leading positional
     parameters are filled (``self`` of a method, a partial's arguments)."""
@@ -143,7 +140,7 @@ class Signature:
             self._function = weakref.ref(fn)
         except TypeError:
             self._function = None
-        self._made_with = _defaults_of(fn)
+        self._made_with = defaults_of(fn)
         params = list(self.signature.parameters.values())
         self.names = tuple(p.name for p in params)
         self.positional = tuple(p.name for p in params if p.kind in _POSITIONAL)
@@ -231,8 +228,8 @@ class Signature:
         """The ``inspect.Signature`` with the function's default arguments as they are now."""
         fn = self._function() if self._function is not None else None
         if fn is not None:
-            now = _defaults_of(fn)
-            if now[0] is not self._made_with[0] or now[1] is not self._made_with[1]:
+            now = defaults_of(fn)
+            if not same_defaults(now, self._made_with):
                 self.signature, self._made_with = inspect.signature(fn, follow_wrapped=False), now
         return self.signature
 

@@ -30,6 +30,7 @@ A missing, unreadable or mismatching entry is a miss: the function is transforme
 without a cache.
 """
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -233,14 +234,17 @@ def _const_repr(const):
     return _stable(repr(const))
 
 
+_LITERALS = (int, float, complex, str, bytes, bool, type(None))
+
+
 def _code_digest(code):
     """The parts of a code object that decide what it does (nested code objects included)."""
     h = hashlib.sha256()
     h.update(code.co_code)
     for const in code.co_consts:
         h.update(_const_repr(const).encode() + b"\0")
-    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_filename, code.co_firstlineno))
-             .encode())
+    h.update(repr((code.co_names, code.co_varnames, code.co_freevars, code.co_filename, code.co_firstlineno,
+                   code.co_flags, code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount)).encode())
     return h.hexdigest()
 
 
@@ -253,10 +257,29 @@ def _describe(value, names, depth=0):
     value = getattr(value, "__srcad_function__", value)
     if isinstance(value, types.MethodType):
         value = value.__func__
-    if isinstance(value, types.FunctionType):
-        return f"function {value.__module__}.{value.__qualname__} {_code_digest(value.__code__)}"
+    if isinstance(value, types.FunctionType):  # its defaults too: an inlined helper's are written into the code
+        defaults = _describe(value.__defaults__, names, depth + 1)
+        kw = sorted((value.__kwdefaults__ or {}).items())
+        return (f"function {value.__module__}.{value.__qualname__} {_code_digest(value.__code__)} defaults "
+                f"{defaults} {[(k, _describe(v, names, depth + 1)) for k, v in kw]}")
     if isinstance(value, np.ndarray):
         return f"ndarray {value.shape} {value.dtype}"
+    if type(value) in _LITERALS:  # a number or string generated code may hold as written
+        return f"{type(value).__name__} {value!r}"
+    if type(value) is tuple and depth < 4:
+        return f"tuple({', '.join(_describe(v, names, depth + 1) for v in value)})"
+    if type(value) is dict and depth < 4 and all(type(k) is str for k in value):
+        return f"dict({[(k, _describe(v, names, depth + 1)) for k, v in sorted(value.items())]})"
+    if isinstance(value, functools.partial) and depth < 4:
+        return (f"partial({_describe(value.func, names, depth + 1)}, {_describe(value.args, names, depth + 1)}, "
+                f"{[(k, _describe(v, names, depth + 1)) for k, v in sorted(value.keywords.items())]})")
+    if isinstance(value, type) and depth < 2:  # a class: what is defined in it (methods, field defaults)
+        members = [(k, _describe(v, (), depth + 1)) for k, v in sorted(vars(value).items())
+                   if not (k.startswith("__") and k.endswith("__")) or k in ("__call__", "__init__", "__new__")]
+        fields = getattr(value, "__dataclass_fields__", None) or {}
+        defaults = [(k, _describe(f.default, (), depth + 1)) for k, f in sorted(fields.items())]
+        return _stable(f"class {value.__module__}.{value.__qualname__} {members} {defaults} "
+                       f"{_describe(getattr(value, '_field_defaults', None), (), depth + 1)}")
     kind = f"{type(value).__module__}.{type(value).__qualname__}"
     if protocol_array(value):  # a Dask array: shape, dtype and chunking, never its graph
         return _stable(f"{kind} {protocol_array_key(value)[1:]!r}")

@@ -28,10 +28,12 @@ import weakref
 import gast
 
 from . import cache as persistent_cache
+from . import registry
 from . import sourcemap
 from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
-                     _scope_value, bindings, check_unpatched, guards_hold, module_attribute_guards, GuardList)
+                     _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
+                     same_defaults, GuardList)
 from .source import GENERATED_FILENAME, installed_file, srcad_file, unwrap
 
 _counter = itertools.count(1)
@@ -57,8 +59,9 @@ class Compiled:
         self.made_for = [(path, _hold(obj)) for path, obj in made_for]
         # the code of each Python function among them: a helper may be inlined, so its code
         # swapped in place (IPython's %autoreload) must recompile, as rebinding its name does
-        self.made_for_code = [(path, _hold(obj), weakref.ref(obj.__code__)) for path, obj in made_for
-                              if isinstance(obj, types.FunctionType)]
+        # (and its defaults: an inlined helper's literal defaults are written into the code)
+        self.made_for_code = [(path, _hold(obj), weakref.ref(obj.__code__), defaults_of(obj))
+                              for path, obj in made_for if isinstance(obj, types.FunctionType)]
         generated.resolved = []
         # every function's reads, the pair's too (guarded now, even if it is made later)
         read = getattr(generated, "trees", None) or [generated.module_source,
@@ -68,14 +71,17 @@ class Compiled:
         attribute_guards = module_attribute_guards(read, generated.closure)
         check_unpatched(attribute_guards, fn)
         self.inherited = list(inherited) + attribute_guards
+        # a rule registered later may apply where this code differentiated a function's source
+        self.inherited.append(Guard("object", registry, "srcad.registry", ("GENERATION",), registry.GENERATION))
 
     def matches(self, fn):
         """Was this code made for bindings like ``fn``'s (its closure, its globals)?"""
         for path, held in self.made_for:
             if not _same(_follow(_scope_value(fn, path[0]), path[1:]), held()):
                 return False
-        for path, _, code in self.made_for_code:
-            if getattr(_follow(_scope_value(fn, path[0]), path[1:]), "__code__", None) is not code():
+        for path, _, code, defaults in self.made_for_code:
+            now = _follow(_scope_value(fn, path[0]), path[1:])
+            if getattr(now, "__code__", None) is not code() or not same_defaults(defaults_of(now), defaults):
                 return False
         return guards_hold(self.inherited)
 
@@ -85,7 +91,7 @@ class Compiled:
         functions it calls and the module attributes it reads."""
         return GuardList(_function_guards(fn, fn.__name__, fn.__code__)
                          + [_bound_guard(fn, path, held()) for path, held in self.made_for]
-                         + [g for path, held, code in self.made_for_code if held() is not _MISSING
+                         + [g for path, held, code, _ in self.made_for_code if held() is not _MISSING
                             for g in _function_guards(held(), ".".join(path), code())]
                          + self.inherited)
 
@@ -194,7 +200,9 @@ _CACHE = _CodeCache()
 
 
 def _cached(key, fn, make):
-    """The compiled code for ``key`` whose bindings match ``fn``'s, made by ``make()`` if none."""
+    """The compiled code for ``key`` whose bindings match ``fn``'s, made by ``make()`` if none
+    (made again once a rule is registered: see ``registry.GENERATION``)."""
+    key += (registry.GENERATION,)
     for compiled in list(_CACHE.variants(key)):
         if compiled.matches(fn):
             return compiled
@@ -390,8 +398,10 @@ class Module:
 def _function_guards(fn, name, code):
     """``fn``'s code is still ``code``, and its default arguments the ones the generated code
     was bound to, or inlined with."""
-    return [Guard("code", fn, name, (), code), Guard("defaults", fn, name, (), fn.__defaults__),
-            Guard("kwdefaults", fn, name, (), fn.__kwdefaults__)]
+    kw = fn.__kwdefaults__  # a dict changes in place (f.__kwdefaults__["k"] = ...): its items are guarded
+    kw_guard = Guard("kwdefault items", fn, name, (), (kw, tuple(kw.items()))) if kw else \
+        Guard("kwdefaults", fn, name, (), kw)
+    return [Guard("code", fn, name, (), code), Guard("defaults", fn, name, (), fn.__defaults__), kw_guard]
 
 
 def factory_source(params, sources, names):

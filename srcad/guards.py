@@ -61,6 +61,19 @@ def _cell_contents(cell):
         return _MISSING
 
 
+def defaults_of(fn):
+    """What a call binds from ``fn``'s defaults: its positional defaults (a tuple, replaced
+    only by rebinding) and its keyword-only ones, item by item (the dict can change in place)."""
+    kw = getattr(fn, "__kwdefaults__", None)
+    return getattr(fn, "__defaults__", None), kw, tuple(kw.items()) if kw else ()
+
+
+def same_defaults(now, then):
+    """Are two ``defaults_of`` the same objects?"""
+    return (now[0] is then[0] and now[1] is then[1] and len(now[2]) == len(then[2])
+            and all(k is j and v is w for (k, v), (j, w) in zip(now[2], then[2])))
+
+
 _FUNCTION_PARTS = {"code": "__code__", "defaults": "__defaults__", "kwdefaults": "__kwdefaults__"}
 
 
@@ -86,6 +99,9 @@ class Guard:
                 value = _builtins_of(self.holder).get(self.name, _MISSING)
         elif kind == "cell":
             value = _cell_contents(self.holder)
+        elif kind == "kwdefault items":  # the same dict, holding the same objects
+            now, (kw, items) = self.holder.__kwdefaults__, self.obj
+            return now is kw and len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)
         else:  # "code", "defaults", "kwdefaults": a function's code swapped (IPython's %autoreload),
             # or its default arguments rebound (f.__defaults__ = ...)
             return getattr(self.holder, _FUNCTION_PARTS[kind]) is self.obj
@@ -218,7 +234,8 @@ def _identity_term(g):
         return None
     if g.kind in _FUNCTION_PARTS:
         return (f"{{h}}.{_FUNCTION_PARTS[g.kind]} is {{o}}", g.holder, g.obj)
-    simple = callable(g.obj) or isinstance(g.obj, types.ModuleType)
+    # (an int only ever rebound to another value, such as registry.GENERATION, is told by identity too)
+    simple = callable(g.obj) or isinstance(g.obj, (types.ModuleType, int))
     if not simple or not all(a.isidentifier() and not keyword.iskeyword(a) for a in g.attrs):
         return None
     if g.kind == "object" and len(g.attrs) == 1:

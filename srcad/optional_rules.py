@@ -111,10 +111,13 @@ def load_rule_modules(names):
     return bool(new)
 
 def note_registered(what, key, rule):
-    """Record a table entry that an optional rule module registered (``OPTIONAL_ENTRIES``)."""
+    """Record a table entry that an optional rule module registered (``OPTIONAL_ENTRIES``);
+    returns whether it was one."""
     if _loading_optional or _optional_module(getattr(getattr(rule, "fn", None), "__module__", None)) \
             or _optional_module(getattr(key, "__module__", None)):
         OPTIONAL_ENTRIES.add((what, key))
+        return True
+    return False
 
 
 def _optional_module(name):

@@ -42,6 +42,9 @@ METHODS = {}
 ATTRIBUTES = {}
 NONDIFF_METHODS = set()
 NONDIFF_ATTRIBUTES = set()
+# counts the registrations after srcad's own: code generated before one may have differentiated a
+# function's source where a rule now applies, so compiled code is keyed and guarded on it
+GENERATION = 0
 
 
 class Rule:
@@ -281,7 +284,9 @@ def _register(table, key, rule, what):
     if existing is not None:
         raise SrcadError(f"a {what} rule for {describe(key)} is already registered ({existing})")
     table[key] = rule
-    optional_rules.note_registered(what, key, rule)
+    if not optional_rules.note_registered(what, key, rule):  # srcad's own optional rules change nothing made
+        global GENERATION
+        GENERATION += 1
 
 
 def _distinct(keys):
@@ -394,7 +399,9 @@ COMPLEX_SAFE_SUMMARY = ("np.fft transforms, np.real, np.imag, np.abs, np.conj, +
 
 def register_complex_safe(*keys):
     """Mark the rules of ``keys`` as right for complex operands (see ``COMPLEX_SAFE``)."""
+    global GENERATION
     COMPLEX_SAFE.update(_distinct(keys))
+    GENERATION += 1
 
 
 def is_complex_safe(key):

@@ -49,7 +49,7 @@ from .. import registry
 from ..errors import SrcadError
 from ..naming import BUILTIN, builtin
 from .fresh import MUTATING_METHODS, known_pure
-from .callees import Callee, local_names
+from .callees import Callee, denoted, dotted, local_names
 from .resolve_calls import resolve_calls
 
 
@@ -326,7 +326,80 @@ def module_helper(norm, call, obj):
         raise norm.error(
             f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "
             "binds as a local name; rename one of them", call)
-    return _taken(norm, helper)
+    return _with_held_defaults(norm, call, fn, _taken(norm, helper))
+
+
+_LITERALS = (int, float, complex, str, bytes, bool, type(None))
+
+
+def _with_held_defaults(norm, call, fn, fdef):
+    """``fdef`` (a copy, if any default changes) whose defaults are the values ``fn`` holds when
+    the call runs. Python evaluated them once, when the ``def`` ran, so their text may no longer
+    say their value (a global rebound since, ``f.__defaults__`` set, a default array changed in
+    place). A literal equal to the value held, or a dotted name denoting the very function, type
+    or module held, stays as written (rules, and the functions a helper is specialised on, need
+    them known when the code is generated; guards on ``fn``'s defaults recompile it when they
+    change); any other default is read from ``fn`` at the call (``helper.__defaults__[1]``)."""
+    args = fdef.args
+    held, held_kw = fn.__defaults__ or (), fn.__kwdefaults__ or {}
+    keyword_only = {a.id for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
+    if len(held) != len(args.defaults) or set(held_kw) != keyword_only:
+        raise norm.error(
+            f"srcad inlines {fn.__qualname__} here, and its default arguments are not those its def writes "
+            "(its __defaults__ or __kwdefaults__ was set); pass those arguments explicitly", call)
+
+    def read(part, key):
+        holder = gast.Attribute(value=A.deepcopy(call.func), attr=part, ctx=gast.Load())
+        return gast.Subscript(value=holder, slice=A.const(key), ctx=gast.Load())
+
+    defaults = [_held_default(norm, call, fn, d, v, lambda k=k: read("__defaults__", k))
+                for k, (d, v) in enumerate(zip(args.defaults, held))]
+    kw_defaults = [None if d is None else _held_default(norm, call, fn, d, held_kw[a.id],
+                                                        lambda a=a: read("__kwdefaults__", a.id))
+                   for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    if all(a is b for a, b in zip(defaults + kw_defaults, args.defaults + args.kw_defaults)):
+        return fdef
+    fdef = A.deepcopy(fdef)
+    fdef.args.defaults, fdef.args.kw_defaults = defaults, kw_defaults
+    return fdef
+
+
+def _held_default(norm, call, fn, written, value, read):
+    """The expression for a default written ``written`` whose value is ``value``; see above."""
+    literal = _literal(written)
+    if literal is not _NOT_LITERAL and type(literal) is type(value) and literal == value:
+        return written
+    parts = dotted(written)
+    if parts is not None and (callable(value) or isinstance(value, types.ModuleType)):
+        try:
+            if denoted(parts, norm.source) is value:
+                return written
+        except (KeyError, AttributeError):
+            pass
+        if not isinstance(value, type):  # a function the helper would be specialised on
+            raise norm.error(
+                f"srcad inlines {fn.__qualname__} here, specialised on the functions it is given, and a default "
+                f"argument written '{A.to_source(written).strip()}' holds another function now; pass it "
+                "explicitly", call)
+    return read()
+
+
+_NOT_LITERAL = object()
+
+
+def _literal(node):
+    """The value of a literal number, string or tuple of them (``-1.5``, ``(2, 3)``), else ``_NOT_LITERAL``."""
+    if isinstance(node, gast.Constant):
+        return node.value if type(node.value) in _LITERALS else _NOT_LITERAL
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        inner = _literal(node.operand)
+        if type(inner) in (int, float, complex):
+            return -inner if isinstance(node.op, gast.USub) else inner
+        return _NOT_LITERAL
+    if isinstance(node, gast.Tuple):
+        items = tuple(_literal(e) for e in node.elts)
+        return _NOT_LITERAL if any(i is _NOT_LITERAL for i in items) else items
+    return _NOT_LITERAL
 
 
 def _shadowed(norm, fdef):
