@@ -35,7 +35,7 @@ import numpy as np
 
 from . import sourcemap
 from .errors import ArgumentError, CotangentError, WrtError
-from .guards import defaults_of, same_defaults
+from .guards import Guard, defaults_of, same_defaults
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
 from .pytrees import field_names, is_dataclass_instance, rebuilt
 from .protocol import copy_array, protocol_array
@@ -64,13 +64,29 @@ def _add_object_classes(path, a, found, depth, seen):
     if not user_object(a) or id(a) in seen:
         return
     found.append((path, a.__class__))
-    attributes = getattr(a, "__dict__", None)
-    if depth == 2 or not isinstance(attributes, dict):
+    if depth == 2:
         return
     seen = seen | {id(a)}
-    for name, value in attributes.items():
+    for name, value in _attributes(a):
         if isinstance(name, str) and name.isidentifier():
             _add_object_classes(f"{path}.{name}", value, found, depth + 1, seen)
+
+
+def _attributes(a):
+    """``(name, value)`` of ``a``'s instance attributes: its ``__dict__`` and its ``__slots__``."""
+    attributes = getattr(a, "__dict__", None)
+    found = list(attributes.items()) if isinstance(attributes, dict) else []
+    for cls in type(a).__mro__:
+        slots = cls.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if isinstance(name, str) and name not in ("__dict__", "__weakref__"):
+                value = getattr(a, name, _UNSET)
+                if value is not _UNSET:
+                    found.append((name, value))
+    return found
+
+
+_UNSET = object()
 
 
 def is_structure(x):
@@ -80,14 +96,18 @@ def is_structure(x):
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def unbind(fn):
+def unbind(fn, guards=None):
     """``(function, prefix, fixed, descriptor)`` for a callable: the plain function that
     runs, the positional arguments bound in front of the caller's, keywords fixed by a
     ``functools.partial``, and ``"static"``/``"class"`` for a staticmethod/classmethod object.
-    An object whose class defines ``__call__`` is that method bound to it."""
+    An object whose class defines ``__call__`` is that method bound to it. ``guards``, a list,
+    gets the guards that calling ``fn`` still runs that: a partial's keywords (a dict, changed
+    in place) and the ``__call__`` of an object's class are the same objects."""
     prefix, fixed, descriptor = (), {}, None
     while True:
         if isinstance(fn, functools.partial):  # srcad.differentiable objects are partials too
+            if guards is not None and type(fn) is functools.partial:
+                guards.append(Guard("partial keywords", fn, repr(fn.func), (), tuple(fn.keywords.items())))
             prefix = fn.args + prefix
             fixed = {**fn.keywords, **fixed}
             fn = fn.func
@@ -101,6 +121,8 @@ def unbind(fn):
             fn = fn.__srcad_function__
         elif not isinstance(fn, type) and isinstance(getattr(type(fn), "__call__", None), types.FunctionType):
             prefix = (fn,) + prefix  # an object with a __call__ method (a model): that method, bound to it
+            if guards is not None:
+                guards.append(Guard("object", type(fn), type(fn).__qualname__, ("__call__",), type(fn).__call__))
             fn = type(fn).__call__
         else:
             return fn, prefix, fixed, descriptor

@@ -14,6 +14,7 @@ from . import registry
 from .arguments import CONTAINERS, check_arguments, is_structure, object_classes
 from .backends.numba_backend import accelerate
 from .compile import compile_function, guards_hold
+from .errors import ArgumentError
 from .guards import GuardList, protocol_array_key
 from .passes.shapes import arg_spec, spec_key
 from .pipeline import param_names
@@ -38,6 +39,11 @@ class CompiledCache:
         if (bound is None or containers) and self._sig is not None and (args or kwargs):
             self._check(args, kwargs or {})  # array keys hold class, shape, dtype: checked once
         if bound is None or (self._guards and key in self._guards and not guards_hold(self._guards[key])):
+            if not all(g.holds() for g in self._made_from):
+                raise ArgumentError(
+                    f"{self._where}: what this derivative was made from has changed since (a functools.partial's "
+                    "keywords, or the __call__ of an object's class): make it again (srcad.grad(...), "
+                    "srcad.differentiable(...)) from the callable as it is now")
             bound = self._bound[key] = self._compile(args, kwargs or {}, key)  # new shapes, or a global was rebound
         if not (containers or foreign):  # every key item an (array shape, dtype) or a class: _recent can check it
             kept = self._guards.get(key)
@@ -121,6 +127,8 @@ class CompiledCache:
             compiled = compile_function(fn, names, containers, classes=classes, for_numba=for_numba)
         self._compiled = compiled
         rebindable = compiled.global_guards(fn)
+        if self._made_from:
+            rebindable = GuardList(list(rebindable) + self._made_from)
         if rebindable:
             self._guards[key] = rebindable
         else:

@@ -99,6 +99,9 @@ class Guard:
                 value = _builtins_of(self.holder).get(self.name, _MISSING)
         elif kind == "cell":
             value = _cell_contents(self.holder)
+        elif kind == "partial keywords":  # a functools.partial's keywords: the same objects
+            now, items = self.holder.keywords, self.obj
+            return len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)
         elif kind == "kwdefault items":  # the same dict, holding the same objects
             now, (kw, items) = self.holder.__kwdefaults__, self.obj
             return now is kw and len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)

@@ -43,6 +43,8 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
 
     _backend = "numpy"  # or "numba", "auto": what runs the generated code (backends.numba_backend)
 
+    _made_from = ()  # guards that the callable it was made from still runs the same (arguments.unbind)
+
     def __new__(cls, fn, wrt=0, backend="numpy"):
         if getattr(fn, "__srcad_has_aux__", False):
             raise ArgumentError(f"{where(fn.__wrapped__)}: a gradient made with has_aux=True returns (gradient, aux) "
@@ -51,8 +53,10 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         inner = getattr(fn, "__srcad_differentiable__", None)
         if inner is not None and cls is Differentiable:  # a gradient srcad made: its generated adjoint
             return _Nested(fn, inner, wrt)
-        func, prefix, fixed, descriptor = unbind(fn)
+        made_from = []  # checked per call: a changed partial or __call__ asks for a new derivative
+        func, prefix, fixed, descriptor = unbind(fn, made_from)
         self = super().__new__(cls, func, *prefix, **fixed)
+        self._made_from = made_from
         functools.update_wrapper(self, func)
         self._original = fn  # what calls resolve to: a custom_vjp keeps its rule
         self.__srcad_function__ = func if not (prefix or fixed) else functools.partial(func, *prefix, **fixed)

@@ -208,3 +208,96 @@ def test_an_edited_file_is_not_served_from_the_persistent_cache(tmp_path, monkey
             assert_gradient(getattr(edited_model, name), x)
     finally:
         sys.modules.pop("edited_model", None)
+
+
+# ---- what a derivative was made from, and what the code calls
+
+def loss_of(x, scale=1.0):
+    return np.sum(np.sin(x) * scale)
+
+
+class Model:
+    def __call__(self, x):
+        return np.sum(np.sin(x))
+
+
+def test_a_derivative_refuses_once_what_it_was_made_from_changed(monkeypatch):
+    p = __import__("functools").partial(loss_of, scale=2.0)
+    g = srcad.grad(p)
+    np.testing.assert_allclose(g(X), 2.0 * np.cos(X))
+    p.keywords["scale"] = 5.0  # the partial's keywords dict, changed in place
+    with pytest.raises(srcad.ArgumentError, match="has changed since"):
+        g(X)
+    np.testing.assert_allclose(srcad.grad(p)(X), 5.0 * np.cos(X))  # made again: right
+    m = Model()
+    gm = srcad.grad(m)
+    np.testing.assert_allclose(gm(X), np.cos(X))
+    monkeypatch.setattr(Model, "__call__", lambda self, x: np.sum(np.cos(x)))
+    with pytest.raises(srcad.ArgumentError, match="has changed since"):
+        gm(X)
+
+
+def scaled_by(k):
+    def decorate(fn):
+        @__import__("functools").wraps(fn)
+        def wrapper(*args, **kwargs):
+            return k * fn(*args, **kwargs)
+        return wrapper
+    return decorate
+
+
+@scaled_by(3.0)
+def tripled(z):
+    return np.sin(z)
+
+
+def uses_tripled(x):
+    return np.sum(tripled(x))
+
+
+def test_a_decorated_helper_is_refused_in_every_mode_not_read_through_its_wrapped_function():
+    """Its parameters were read from ``__wrapped__`` (a bare ValueError), and forward mode gave
+    a zero tangent: the values packed into the wrapper's ``*args`` carried no derivative."""
+    for call in (lambda: srcad.grad(uses_tripled)(X), lambda: srcad.jvp(uses_tripled, (X,), (np.ones(2),)),
+                 lambda: srcad.hessian(uses_tripled)(X)):
+        with pytest.raises(srcad.SrcadSyntaxError, match=r"into the \*args or \*\*kwargs of tripled"):
+            call()
+
+
+class Layer:
+    def __init__(self, w):
+        self.w = w
+
+    def forward(self, z):
+        return np.tanh(self.w * z)
+
+
+class SlottedNet:
+    __slots__ = ("first",)
+
+    def __init__(self, layer):
+        self.first = layer
+
+
+def slotted_loss(net, x):
+    return np.sum(net.first.forward(x))
+
+
+def test_objects_held_in_slots_are_resolved_like_attributes():
+    net = SlottedNet(Layer(2.0))
+    check_grads(slotted_loss, (net, X), wrt=1)
+    np.testing.assert_allclose(srcad.grad(slotted_loss, wrt=1)(net, X), 2.0 * (1 - np.tanh(2.0 * X) ** 2))
+
+
+Pair = __import__("collections").namedtuple("Pair", "a scale", defaults=[2.0])
+
+
+def uses_pair(x):
+    p = Pair(x)
+    return np.sum(np.sin(p.a) * p.scale)
+
+
+def test_record_defaults_rebound_after_a_gradient(monkeypatch):
+    assert_gradient(uses_pair)
+    monkeypatch.setattr(Pair.__new__, "__defaults__", (5.0,))  # the namedtuple-defaults idiom
+    assert_gradient(uses_pair)

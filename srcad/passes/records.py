@@ -37,6 +37,7 @@ import gast
 from .. import astutil as A
 from ..naming import BUILTIN
 from ..rules.records import new_record
+from .callees import dotted, lookup_path
 
 _LITERALS = (bool, int, float, complex, str, bytes, type(None))
 
@@ -76,6 +77,13 @@ def record_call(norm, e, cls, fields, out):
         if k.arg not in names or k.arg in values:
             raise norm.error(f"{cls.__name__}(...) given the field {k.arg!r} twice or a field it does not have", e)
         values[k.arg] = k.value
+    defaulted = [name for name, _ in fields if name not in values]
+    if defaulted:  # the defaults written into the code are guarded: they can be rebound
+        try:
+            lookup_path(dotted(e.func) + ["__new__" if issubclass(cls, tuple) else "__init__"], norm.source)
+        except (TypeError, KeyError, AttributeError):  # not a dotted name of the module or a closure
+            raise norm.error(f"{cls.__name__}(...) without its field {defaulted[0]!r}: srcad reads a record's "
+                             "defaults only where the class is called by a global name; pass the field", e) from None
     for name, default in fields:
         if name in values:
             continue

@@ -63,6 +63,20 @@ def refuse_derivative_call(source, obj, name, node):
             "srcad.stop_gradient if no derivative should flow through it", node)
 
 
+def refuse_active_packing(source, call, name, bound, carries):
+    """Refuse a call of a compiled user function that packs values carrying derivatives
+    (``carries(name)``) into its ``*args`` or ``**kwargs`` (``bound``: ``inspect`` binding of the
+    call's nodes), such as a decorator's ``wrapper(*args, **kwargs)``: their derivatives would
+    be lost."""
+    for value in bound.arguments.values():
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
+        if any(isinstance(item, gast.Name) and carries(item.id) for item in items):
+            raise source.syntax_error(
+                f"this call passes a value that carries a derivative into the *args or **kwargs of {name} "
+                "(a decorator's wrapper?), which srcad does not differentiate through; call the function it "
+                "wraps, or give it a rule with srcad.custom_vjp", call)
+
+
 def refuse_active_spread(source, call, name, carries):
     """Refuse a call of a compiled user function with ``*seq`` whose items carry derivatives
     (``carries(name)``): the callee's parameters bind to its items only when the code runs, so
@@ -90,9 +104,10 @@ class Calls:
         self.refuse_derivative_call(fn, callee.name, rhs)
         refuse_active_spread(self.source, rhs, callee.name, lambda name: name in self.active)
         try:
-            bound = inspect.signature(fn).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
         except TypeError as exc:
             raise self.source.syntax_error(f"bad call to {callee.name}: {exc}", rhs) from None
+        refuse_active_packing(self.source, rhs, callee.name, bound, lambda name: name in self.active)
         wrt = tuple(p for p, a in bound.arguments.items()
                     if isinstance(a, gast.Name) and a.id in self.active)
         if not wrt:
