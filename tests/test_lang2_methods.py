@@ -131,17 +131,29 @@ def test_a_decorated_method_calling_another_through_self():
 
 
 def test_a_subclass_overriding_the_method_called_through_self_is_refused():
-    obj = Overriding(2.0)
     with pytest.raises(srcad.UnsupportedCaseError, match=r"test_lang2_methods.py:\d+: self.inner\(...\) on this "
                                                          r"Overriding object calls Overriding.inner, not Scaled.inner"):
-        srcad.grad(through_a_global_object)(X)
+        srcad.grad(through_an_object_in_a_list)(X)
+
+
+def test_a_global_object_of_a_subclass_is_compiled_for_its_class():
+    """``OVERRIDING.through_lambda(x)`` runs Scaled.through_lambda on an Overriding: its
+    ``self.inner`` is Overriding.inner, which the code is made for (it was refused)."""
+    check_all_modes(through_a_global_object, (X,))
+    np.testing.assert_allclose(srcad.grad(through_a_global_object)(X), np.cos(X) - np.sin(X) * X)  # Σ cos(x)·x
 
 
 OVERRIDING = Overriding(2.0)
+OBJECTS = [Overriding(2.0)]
 
 
 def through_a_global_object(x):
-    return OVERRIDING.through_lambda(x)  # Scaled.through_lambda, compiled for Scaled: its self.inner
+    return OVERRIDING.through_lambda(x)  # Scaled.through_lambda on an Overriding: its self.inner is Overriding's
+
+
+def through_an_object_in_a_list(x):
+    obj = OBJECTS[0]  # a class known only when the code runs
+    return Scaled.through_lambda(obj, x)
 
 
 def through_the_base_class(obj, x):

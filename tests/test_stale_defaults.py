@@ -11,7 +11,7 @@ import pytest
 
 import srcad
 from srcad.extend import register_vjp
-from srcad.testing import check_grads
+from srcad.testing import check_grads, check_jvp
 
 X = np.array([0.4, 1.3])
 
@@ -301,3 +301,34 @@ def test_record_defaults_rebound_after_a_gradient(monkeypatch):
     assert_gradient(uses_pair)
     monkeypatch.setattr(Pair.__new__, "__defaults__", (5.0,))  # the namedtuple-defaults idiom
     assert_gradient(uses_pair)
+
+
+class Wide:
+    def __init__(self, layer):
+        self.layer = layer
+
+    def fwd(self, b):
+        return self.layer.forward(b) * 2.0
+
+
+model = Wide(Layer(1.5))
+
+
+def loss_with(net, x):
+    return np.sum(net.fwd(x))
+
+
+def uses_global_model(x):
+    return loss_with(model, x)
+
+
+def test_a_global_object_passed_to_a_helper(monkeypatch):
+    """Refused as a method without a rule (probe 13A); the code is made for the object and
+    the objects it holds, so replacing one of them is seen."""
+    assert_gradient(uses_global_model)
+    check_grads(uses_global_model, (X,))
+    check_jvp(uses_global_model, (X,))
+    monkeypatch.setattr(model, "layer", Layer(-0.5))
+    assert_gradient(uses_global_model)
+    monkeypatch.setitem(globals(), "model", Wide(Layer(3.0)))
+    assert_gradient(uses_global_model)

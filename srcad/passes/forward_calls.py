@@ -129,7 +129,7 @@ class CallTangents:
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
-                                              classes=argument_classes(self.node, bound.arguments))
+                                              classes=argument_classes(self.node, bound.arguments, self.source))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + tangents

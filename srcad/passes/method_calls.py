@@ -93,21 +93,35 @@ def records_built_once(nodes, locals_, source):
     return found
 
 
-def argument_classes(fn_node, bound):
+def argument_classes(fn_node, bound, source):
     """``((parameter, class), ...)`` of a call's arguments (``bound``: parameter -> atom) that
     are names of objects whose class the calling function's code is compiled for, with the
-    objects they hold (``("self.l2", D)`` for an argument ``model`` known with ``model.l2``)."""
+    objects they hold (``("self.l2", D)`` for an argument ``model`` known with ``model.l2``),
+    or names of a global or closure object (``loss(model, x)`` with a module's ``model``: its
+    class and those it holds, the name guarded like a called one)."""
+    from ..arguments import object_classes, user_object
+
     known = anno(fn_node, "object_classes") or {}
-    if not known:
-        return ()
-    paths = _attribute_temporaries(fn_node)
+    paths = _attribute_temporaries(fn_node) if known else {}
+    local = None
     found = []
     for p, a in bound.items():
-        if isinstance(a, gast.Name):
-            name = paths.get(a.id, a.id)  # _t1 = self.body: the object at that path
-            for path, cls in known.items():
-                if path == name or path.startswith(name + "."):
-                    found.append((p + path[len(name):], cls))
+        if not isinstance(a, gast.Name):
+            continue
+        name = paths.get(a.id, a.id)  # _t1 = self.body: the object at that path
+        held = [(p + path[len(name):], cls) for path, cls in known.items()
+                if path == name or path.startswith(name + ".")]
+        if not held:
+            local = names_stored(fn_node) | {arg.id for arg in fn_node.args.args} if local is None else local
+            try:
+                obj = source.lookup(a.id) if a.id not in local else None
+            except KeyError:
+                obj = None
+            if obj is not None and user_object(obj):
+                held = list(object_classes((p,), (obj,)))
+                for path, _ in held:  # the code is made for these objects: guarded by identity
+                    lookup_path([a.id] + path.split(".")[1:], source)
+        found.extend(held)
     return tuple(found)
 
 

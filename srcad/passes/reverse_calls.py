@@ -117,7 +117,7 @@ class Calls:
         known = {p: self.spec(a.id) for p, a in bound.arguments.items()  # the callee is specialised on them
                  if isinstance(a, gast.Name) and self.spec(a.id) is not None}
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known,
-                                               classes=argument_classes(self.node, bound.arguments))
+                                               classes=argument_classes(self.node, bound.arguments, self.source))
         base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
         bwd_name = self.refs(f"{base}_backward", backward_fn)
