@@ -123,15 +123,19 @@ class AdjointState:
             return [A.assign(d, self.call("add_grads", runtime.add_grads, A.load(d), expr))]
         if state in (OWNED, SHARED) and _is_full(expr):
             expr = expr.args[1]  # adding np.full(shape, s) (or full_of) to an adjoint of that shape adds s
+        # adding -g is subtracting g: the same IEEE result (a - b is a + (-b)), one pass and no temporary less
+        op, expr = (gast.Sub(), expr.operand) if _negation(expr) else (gast.Add(), expr)
         if state == OWNED and self.scalar_shaped(var):  # NumPy arithmetic makes a new scalar: no buffer to keep
-            return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
+            return [A.assign(d, gast.BinOp(left=A.load(d), op=op, right=expr))]
         if state == OWNED and not self.complex_valued(var):
-            return [gast.AugAssign(target=A.store(d), op=gast.Add(), value=expr)]
+            return [gast.AugAssign(target=A.store(d), op=op, value=expr)]
         if state == OWNED:  # its first part may be real (the adjoint of np.real(z)): no update in place
-            return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
+            return [A.assign(d, gast.BinOp(left=A.load(d), op=op, right=expr))]
         if state == SHARED:
             self.state[var] = OWNED
-            return [A.assign(d, gast.BinOp(left=A.load(d), op=gast.Add(), right=expr))]
+            return [A.assign(d, gast.BinOp(left=A.load(d), op=op, right=expr))]
+        if isinstance(op, gast.Sub):
+            expr = gast.UnaryOp(op=gast.USub(), operand=expr)
         # maybe: None or a value
         self.state[var] = SHARED
         return [A.assign(d, gast.IfExp(
@@ -342,3 +346,8 @@ def _is_full(expr):
 def _fresh(expr):
     """Does ``expr`` build a new value (so the adjoint may own it)?"""
     return isinstance(expr, (gast.BinOp, gast.UnaryOp))
+
+
+def _negation(expr):
+    """Is ``expr`` ``-g``?"""
+    return isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub)
