@@ -93,6 +93,7 @@ def is_structure(x):
     """Does ``x`` hold values srcad differentiates item by item: a list, tuple (named too),
     dict or dataclass instance (a pytree node, in JAX's words)?"""
     return isinstance(x, CONTAINERS) or is_dataclass_instance(x)
+_CALL_DESCRIPTORS = (types.FunctionType, staticmethod, classmethod, functools.partialmethod)
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
@@ -106,7 +107,7 @@ def unbind(fn, guards=None):
     prefix, fixed, descriptor = (), {}, None
     while True:
         if isinstance(fn, functools.partial):  # srcad.differentiable objects are partials too
-            if guards is not None and type(fn) is functools.partial:
+            if guards is not None and getattr(fn, "__srcad_function__", None) is None:  # (not srcad's own)
                 guards.append(Guard("partial keywords", fn, repr(fn.func), (), tuple(fn.keywords.items())))
             prefix = fn.args + prefix
             fixed = {**fn.keywords, **fixed}
@@ -119,11 +120,16 @@ def unbind(fn, guards=None):
             fn = fn.__func__
         elif getattr(fn, "__srcad_function__", fn) is not fn:  # srcad.custom_vjp
             fn = fn.__srcad_function__
-        elif not isinstance(fn, type) and isinstance(getattr(type(fn), "__call__", None), types.FunctionType):
-            prefix = (fn,) + prefix  # an object with a __call__ method (a model): that method, bound to it
-            if guards is not None:
-                guards.append(Guard("object", type(fn), type(fn).__qualname__, ("__call__",), type(fn).__call__))
-            fn = type(fn).__call__
+        elif not isinstance(fn, type) and isinstance(inspect.getattr_static(type(fn), "__call__", None),
+                                                     _CALL_DESCRIPTORS):
+            static = inspect.getattr_static(type(fn), "__call__")
+            if guards is not None:  # the object's class now, and what it holds (the descriptor as it is)
+                guards.append(Guard("static", fn, type(fn).__qualname__, ("__call__",), static))
+            if isinstance(static, types.FunctionType):
+                prefix = (fn,) + prefix  # an object with a __call__ method (a model): that method, bound to it
+                fn = static
+            else:  # a staticmethod, classmethod or partialmethod: what it gives bound to the object
+                fn = fn.__call__
         else:
             return fn, prefix, fixed, descriptor
 

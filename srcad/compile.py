@@ -398,10 +398,10 @@ class Module:
 def _function_guards(fn, name, code):
     """``fn``'s code is still ``code``, and its default arguments the ones the generated code
     was bound to, or inlined with."""
-    kw = fn.__kwdefaults__  # a dict changes in place (f.__kwdefaults__["k"] = ...): its items are guarded
-    kw_guard = Guard("kwdefault items", fn, name, (), (kw, tuple(kw.items()))) if kw else \
-        Guard("kwdefaults", fn, name, (), kw)
-    return [Guard("code", fn, name, (), code), Guard("defaults", fn, name, (), fn.__defaults__), kw_guard]
+    kw = fn.__kwdefaults__  # a dict changes in place (f.__kwdefaults__["k"] = ...): each item is guarded too
+    return [Guard("code", fn, name, (), code), Guard("defaults", fn, name, (), fn.__defaults__),
+            Guard("kwdefaults", fn, name, (), kw)] + [Guard("kwdefault", fn, name, (k,), v)
+                                                       for k, v in (kw or {}).items()]
 
 
 def factory_source(params, sources, names):

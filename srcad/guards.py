@@ -14,6 +14,7 @@ True
 """
 import ast
 import builtins
+import inspect
 import keyword
 import types
 import weakref
@@ -102,9 +103,11 @@ class Guard:
         elif kind == "partial keywords":  # a functools.partial's keywords: the same objects
             now, items = self.holder.keywords, self.obj
             return len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)
-        elif kind == "kwdefault items":  # the same dict, holding the same objects
-            now, (kw, items) = self.holder.__kwdefaults__, self.obj
-            return now is kw and len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)
+        elif kind == "kwdefault":  # one item of a function's __kwdefaults__ (the dict changes in place)
+            now = self.holder.__kwdefaults__
+            return now is not None and now.get(self.attrs[0], _MISSING) is self.obj
+        elif kind == "static":  # what the class of the object holder is now has as its attribute
+            return inspect.getattr_static(type(self.holder), self.attrs[0], _MISSING) is self.obj
         else:  # "code", "defaults", "kwdefaults": a function's code swapped (IPython's %autoreload),
             # or its default arguments rebound (f.__defaults__ = ...)
             return getattr(self.holder, _FUNCTION_PARTS[kind]) is self.obj
@@ -143,15 +146,17 @@ class _CalleeGuard:
     """The user's function this code calls still has the code and bindings its compiled
     adjoint was made for (held weakly: the caller's cache entry must not keep it alive)."""
 
-    __slots__ = ("fn", "code", "compiled")
+    __slots__ = ("fn", "code", "compiled", "defaults")
 
     def __init__(self, fn, compiled, weak=True):
         self.fn = weakref.ref(fn) if weak else (lambda: fn)
         self.code, self.compiled = weakref.ref(fn.__code__), compiled
+        self.defaults = defaults_of(fn)  # the caller passes its keyword-only defaults (reverse_calls)
 
     def holds(self):
         fn = self.fn()
-        return fn is not None and fn.__code__ is self.code() and self.compiled.matches(fn)
+        return (fn is not None and fn.__code__ is self.code() and same_defaults(defaults_of(fn), self.defaults)
+                and self.compiled.matches(fn))
 
 
 class _CalleeFunction:
@@ -237,6 +242,8 @@ def _identity_term(g):
         return None
     if g.kind in _FUNCTION_PARTS:
         return (f"{{h}}.{_FUNCTION_PARTS[g.kind]} is {{o}}", g.holder, g.obj)
+    if g.kind == "kwdefault":  # (a None __kwdefaults__ raises: the test is False, the slow path decides)
+        return (f"{{h}}.__kwdefaults__.get({g.attrs[0]!r}, _MISSING) is {{o}}", g.holder, g.obj)
     # (an int only ever rebound to another value, such as registry.GENERATION, is told by identity too)
     simple = callable(g.obj) or isinstance(g.obj, (types.ModuleType, int))
     if not simple or not all(a.isidentifier() and not keyword.iskeyword(a) for a in g.attrs):

@@ -156,6 +156,9 @@ def trampoline(target):
     return fn
 
 
+_NOT_LITERALS = ("inf", "-inf", "nan")
+
+
 def _trampoline_params(target):
     """Parameters (with literal defaults) to declare, and the arguments to pass on."""
     if isinstance(target, np.ufunc):
@@ -167,9 +170,9 @@ def _trampoline_params(target):
             continue
         if p.default is p.empty:
             params.append(p.name)
-        elif isinstance(p.default, (type(None), bool, int, float, str)):
+        elif isinstance(p.default, (type(None), bool, int, float, str)) and repr(p.default) not in _NOT_LITERALS:
             params.append(f"{p.name}={p.default!r}")
-        else:
+        else:  # (inf, nan: a repr that is no literal) left to the function's own default
             continue
         call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
     return params, call

@@ -88,6 +88,10 @@ def bind(rule, args, keywords, site):
         bound[p.name] = _literal(p.default, rule)
     if varkw is not None:
         bound[varkw.name] = extra
+    for name, value in bound.items():  # scipy's overwrite_a=True: the input is scratch space afterwards
+        if name.startswith("overwrite_") and not (isinstance(value, gast.Constant) and value.value in (False, None)):
+            raise site.error(f"srcad does not differentiate {site.what} with {name} other than False (it may "
+                             f"overwrite its argument, which the derivative and your code read); leave {name} out")
     return bound
 
 

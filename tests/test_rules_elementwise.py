@@ -11,7 +11,7 @@ from srcad import astutil as A
 from srcad import registry
 from srcad.errors import SrcadError
 from srcad.extend import register_elementwise
-from srcad.rules import numpy_elementwise, numpy_exponential
+from srcad.rules import numpy_elementwise, numpy_exponential, numpy_trigonometric
 from srcad.testing import check_grads, check_jvp
 from test_rules_shapes import check_call_jvp, jvp_of
 
@@ -56,6 +56,7 @@ UNARY = [
     (np.degrees, lambda x: np.degrees(x), (-2, 2)),
     (np.radians, lambda x: np.radians(x), (-90, 90)),
     (np.sinc, lambda x: np.sinc(x), (-2, 2)),
+    (numpy_trigonometric.sinc_slope, lambda x: numpy_trigonometric.sinc_slope(x), (-2, 2)),  # sinc's second order
     (np.nan_to_num, lambda x: np.nan_to_num(x), (-2, 2)),
     (np.real, lambda x: np.real(x), (-2, 2)),
     (np.imag, lambda x: np.imag(x) + x, (-2, 2)),

@@ -108,6 +108,14 @@ class _TangentHandler:
         self.assigned.add(name)
         return [A.assign(name, expr)]
 
+    def rule_branch(self, test, make_body, make_orelse):  # (power's rule: x ** 0 apart)
+        before = set(self.assigned)
+        body = make_body()
+        after_body, self.assigned = self.assigned, set(before)
+        orelse = make_orelse()
+        assert after_body == self.assigned, "both branches of a rule assign the same tangents"
+        return gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)
+
 
 class _Site:
     what = "the call under test"

@@ -11,6 +11,7 @@ import pytest
 from scipy import special
 
 from srcad import registry
+from srcad.rules import scipy_special
 from srcad.testing import check_grads, check_jvp
 from library_check import samplers
 from test_rules_shapes import check_call_jvp, wrt_all
@@ -168,6 +169,8 @@ JVP_CASES = [
     ("gamma", special.gamma, [positive(3)], {}),
     ("gammaln", special.gammaln, [positive(3)], {}),
     ("digamma", special.digamma, [positive(3)], {}),
+    ("rgamma", special.rgamma, [np.array([0.0, -1.0, 0.7, -1.5])], {}),  # 0 and -1: the poles of Γ
+    ("rgamma_slope", scipy_special.rgamma_slope, [np.array([0.3, -0.6, 0.7, -1.5])], {}),  # its second order
     ("xlogy", special.xlogy, [R(2, 3), positive(3)], {}),
     ("xlog1py", special.xlog1py, [R(3), positive(3)], {}),
     ("logsumexp", special.logsumexp, [R(3, 4)], {"axis": 0}),

@@ -332,3 +332,146 @@ def test_a_global_object_passed_to_a_helper(monkeypatch):
     assert_gradient(uses_global_model)
     monkeypatch.setitem(globals(), "model", Wide(Layer(3.0)))
     assert_gradient(uses_global_model)
+
+
+# ---- probe 14A: the forms the first fixes missed
+
+def apply_angle(b, *, k=0.0):
+    return np.arctan2(k, b)  # -0.0 and 0.0 differ here: ±π for b < 0
+
+
+def uses_angle(x):
+    return np.sum(apply_angle(x) * x)
+
+
+def pick(b, *, at=(1,)):
+    return b[at]
+
+
+def uses_pick(x):
+    return np.sum(pick(x) * x)
+
+
+class Activation:
+    def __init__(self, a):
+        self.a = a
+
+    def act(self, t):
+        return np.sin(self.a * t)
+
+
+ACTIVATION = Activation(1.5)
+
+
+def apply_act(b, act=ACTIVATION.act):  # a bound method: a new object at every read, the same method
+    return np.sum(act(b))
+
+
+def uses_act(x):
+    return apply_act(x)
+
+
+WEIGHTS = np.array([1.0, -2.0])
+
+
+@srcad.differentiable
+def weighted(b, *, w=WEIGHTS):  # a derivative srcad made, holding an array default
+    return np.sum(np.sin(b) * w)
+
+
+def uses_weighted_derivative(x):
+    return weighted(x)
+
+
+def test_defaults_held_as_objects_literals_by_type_and_text(monkeypatch):
+    x = np.array([-0.4, -1.3])
+    assert_gradient(uses_angle, x)
+    monkeypatch.setitem(apply_angle.__kwdefaults__, "k", -0.0)
+    assert_gradient(uses_angle, x)
+    monkeypatch.setitem(pick.__kwdefaults__, "at", (True,))  # x[(True,)] is all of x, x[(1,)] one item
+    assert_gradient(uses_pick, x)
+    assert_gradient(uses_act)
+    check_jvp(uses_act, (X,))
+    assert_gradient(uses_weighted_derivative)
+    check_jvp(uses_weighted_derivative, (X,))
+
+
+class StaticCall:
+    __call__ = staticmethod(lambda x: np.sum(np.sin(x)))
+
+
+class PartialCall:
+    def scaled(self, x, k):
+        return np.sum(np.sin(x) * k)
+
+    __call__ = __import__("functools").partialmethod(scaled, k=2.0)
+
+
+class OtherCall:
+    def __call__(self, x):
+        return np.sum(np.cos(x))
+
+
+class Keywords(__import__("functools").partial):
+    pass
+
+
+def test_callable_objects_of_every_kind_and_their_changes():
+    np.testing.assert_allclose(srcad.grad(StaticCall())(X), np.cos(X))
+    np.testing.assert_allclose(srcad.grad(PartialCall())(X), 2.0 * np.cos(X))
+    m = Model()
+    g = srcad.grad(m)
+    np.testing.assert_allclose(g(X), np.cos(X))
+    m.__class__ = OtherCall  # what calling m runs now
+    with pytest.raises(srcad.ArgumentError, match="has changed since"):
+        g(X)
+    q = Keywords(loss_of, scale=2.0)
+    gq = srcad.grad(q)
+    gq(X)
+    q.keywords["scale"] = 3.0
+    with pytest.raises(srcad.ArgumentError, match="has changed since"):
+        gq(X)
+
+
+LIBRARY = """
+import numpy as np
+
+def hk(x, *, p=2.0):
+    return np.sin(x ** p)
+"""
+
+
+def test_a_compiled_helper_called_without_its_keyword_only_default(tmp_path, monkeypatch):
+    """It was called without it (a TypeError in generated code); the caller passes the object
+    the helper holds, and a change of it recompiles the caller."""
+    (tmp_path / "kw_library.py").write_text(LIBRARY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import kw_library
+
+    def f(x):
+        return np.sum(kw_library.hk(x))
+
+    try:
+        x = np.array([0.3, 0.7, 1.1])
+        assert_gradient(f, x)
+        check_jvp(f, (x,))
+        monkeypatch.setitem(kw_library.hk.__kwdefaults__, "p", 3.0)
+        assert_gradient(f, x)
+        check_jvp(f, (x,))
+    finally:
+        sys.modules.pop("kw_library", None)
+
+
+@srcad.custom_vjp
+def capped(x, cap=float("inf")):  # a default whose repr is no literal
+    return np.sum(np.minimum(x, cap) ** 2)
+
+
+@capped.defvjp
+def capped_vjp(y, x, cap=float("inf")):
+    d[x] += d[y] * 2 * x * (x < cap)  # noqa: F821 (a template)
+
+
+def test_a_custom_rule_with_an_infinite_default():
+    """Differentiated itself, it is called through generated glue that wrote ``cap=inf``."""
+    np.testing.assert_allclose(srcad.grad(capped)(X), 2 * X)

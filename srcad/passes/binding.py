@@ -47,6 +47,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from ..errors import SrcadError
+from ..guards import _same
 from ..naming import BUILTIN, builtin
 from .fresh import MUTATING_METHODS, known_pure
 from .callees import Callee, denoted, dotted, local_names
@@ -114,7 +115,12 @@ def bind_arguments(norm, call, name, fdef, out):
         if param not in bound:
             if param not in defaults:
                 raise norm.error(f"missing argument '{param}' in call to '{name}'", call)
-            bound[param] = A.deepcopy(defaults[param])
+            value = A.deepcopy(defaults[param])
+            if isinstance(value, gast.Name) and A.anno(value, BUILTIN) is not None:  # the object a def held
+                local = norm.namer.fresh(f"_{param}")
+                out.append(gast.copy_location(A.assign(local, value), call))
+                value = A.load(local)
+            bound[param] = value
     return bound
 
 
@@ -333,13 +339,14 @@ _LITERALS = (int, float, complex, str, bytes, bool, type(None))
 
 
 def _with_held_defaults(norm, call, fn, fdef):
-    """``fdef`` (a copy, if any default changes) whose defaults are the values ``fn`` holds when
-    the call runs. Python evaluated them once, when the ``def`` ran, so their text may no longer
-    say their value (a global rebound since, ``f.__defaults__`` set, a default array changed in
-    place). A literal equal to the value held, or a dotted name denoting the very function, type
-    or module held, stays as written (rules, and the functions a helper is specialised on, need
-    them known when the code is generated; guards on ``fn``'s defaults recompile it when they
-    change); any other default is read from ``fn`` at the call (``helper.__defaults__[1]``)."""
+    """``fdef`` (a copy, if any default changes) whose defaults are the objects ``fn`` holds.
+    Python evaluated them once, when the ``def`` ran, so their text may no longer say their
+    value (a global rebound since, ``f.__defaults__`` set, a default array changed in place).
+    A literal of the same type and text as the value held, or a dotted name denoting the very
+    function, type or module held, stays as written (rules, and the functions a helper is
+    specialised on, need them known when the code is generated); any other default is the
+    object held itself, which the generated code closes over. Guards on ``fn``'s defaults
+    recompile the code when they are rebound (``compile._function_guards``)."""
     args = fdef.args
     held, held_kw = fn.__defaults__ or (), fn.__kwdefaults__ or {}
     keyword_only = {a.id for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
@@ -347,15 +354,9 @@ def _with_held_defaults(norm, call, fn, fdef):
         raise norm.error(
             f"srcad inlines {fn.__qualname__} here, and its default arguments are not those its def writes "
             "(its __defaults__ or __kwdefaults__ was set); pass those arguments explicitly", call)
-
-    def read(part, key):
-        holder = gast.Attribute(value=A.deepcopy(call.func), attr=part, ctx=gast.Load())
-        return gast.Subscript(value=holder, slice=A.const(key), ctx=gast.Load())
-
-    defaults = [_held_default(norm, call, fn, d, v, lambda k=k: read("__defaults__", k))
-                for k, (d, v) in enumerate(zip(args.defaults, held))]
-    kw_defaults = [None if d is None else _held_default(norm, call, fn, d, held_kw[a.id],
-                                                        lambda a=a: read("__kwdefaults__", a.id))
+    names = [a.id for a in (args.posonlyargs + args.args)[len(args.posonlyargs + args.args) - len(held):]]
+    defaults = [_held_default(norm, call, fn, name, d, v) for name, d, v in zip(names, args.defaults, held)]
+    kw_defaults = [None if d is None else _held_default(norm, call, fn, a.id, d, held_kw[a.id])
                    for a, d in zip(args.kwonlyargs, args.kw_defaults)]
     if all(a is b for a, b in zip(defaults + kw_defaults, args.defaults + args.kw_defaults)):
         return fdef
@@ -364,15 +365,14 @@ def _with_held_defaults(norm, call, fn, fdef):
     return fdef
 
 
-def _held_default(norm, call, fn, written, value, read):
-    """The expression for a default written ``written`` whose value is ``value``; see above."""
-    literal = _literal(written)
-    if literal is not _NOT_LITERAL and type(literal) is type(value) and literal == value:
+def _held_default(norm, call, fn, param, written, value):
+    """The expression for the default of ``param`` written ``written`` whose value is ``value``."""
+    if _same_literal(_literal(written), value):
         return written
     parts = dotted(written)
     if parts is not None and (callable(value) or isinstance(value, types.ModuleType)):
         try:
-            if denoted(parts, norm.source) is value:
+            if _same(denoted(parts, norm.source), value):
                 return written
         except (KeyError, AttributeError):
             pass
@@ -381,7 +381,18 @@ def _held_default(norm, call, fn, written, value, read):
                 f"srcad inlines {fn.__qualname__} here, specialised on the functions it is given, and a default "
                 f"argument written '{A.to_source(written).strip()}' holds another function now; pass it "
                 "explicitly", call)
-    return read()
+    name = norm.namer.unique(f"{fn.__name__}_{param}_default")
+    return A.set_anno(A.load(name), BUILTIN, (name, value))  # the object itself, in the closure
+
+
+def _same_literal(literal, value):
+    """Is ``value`` what ``literal`` writes: the same type and text (``-0.0`` is not ``0.0``,
+    ``True`` is not ``1``), item by item for a tuple?"""
+    if type(literal) is not type(value):
+        return False
+    if type(value) is tuple:
+        return len(literal) == len(value) and all(_same_literal(a, b) for a, b in zip(literal, value))
+    return repr(literal) == repr(value)
 
 
 _NOT_LITERAL = object()

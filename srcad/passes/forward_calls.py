@@ -15,7 +15,7 @@ from ..template import bind, instantiate
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
-from .reverse_calls import refuse_active_packing, refuse_active_spread, refuse_derivative_call, refuse_storing_in_a_global
+from .reverse_calls import keyword_defaults, refuse_active_packing, refuse_active_spread, refuse_derivative_call, refuse_storing_in_a_global
 
 
 class _CallSite:
@@ -132,7 +132,7 @@ class CallTangents:
                                               classes=argument_classes(self.node, bound.arguments, self.source))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
-        keywords = list(rhs.keywords) + tangents
+        keywords = list(rhs.keywords) + keyword_defaults(fn, bound, self.refs) + tangents
         call = gast.Call(func=A.load(name), args=list(rhs.args), keywords=keywords)
         target = gast.Tuple(elts=[A.store(var), A.store(self.tname(var))], ctx=gast.Store())
         self.state[var] = SHARED

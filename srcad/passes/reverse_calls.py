@@ -63,6 +63,15 @@ def refuse_derivative_call(source, obj, name, node):
             "srcad.stop_gradient if no derivative should flow through it", node)
 
 
+def keyword_defaults(fn, bound, refs):
+    """Keywords for ``fn``'s keyword-only parameters a call leaves to their defaults (``bound``:
+    its ``inspect`` binding): the generated code of ``fn`` takes every parameter by position or
+    name, without defaults, so the caller passes the objects ``fn`` holds (``refs`` names them)."""
+    held = getattr(fn, "__kwdefaults__", None) or {}
+    return [gast.keyword(arg=k, value=A.load(refs(f"{identifier(fn)}_{k}", v)))
+            for k, v in held.items() if k not in bound.arguments]
+
+
 def refuse_active_packing(source, call, name, bound, carries):
     """Refuse a call of a compiled user function that packs values carrying derivatives
     (``carries(name)``) into its ``*args`` or ``**kwargs`` (``bound``: ``inspect`` binding of the
@@ -124,7 +133,8 @@ class Calls:
         saved = self.namer.fresh(f"_{base}_saved")
         site = self.site("name", saved, loops)
         call = gast.Call(func=A.load(fwd_name), args=[self.snapshot(a) for a in rhs.args],
-                         keywords=[gast.keyword(arg=k.arg, value=self.snapshot(k.value)) for k in rhs.keywords])
+                         keywords=[gast.keyword(arg=k.arg, value=self.snapshot(k.value)) for k in rhs.keywords]
+                         + keyword_defaults(fn, bound, self.refs))
         self.primal_callees[id(s)] = (bwd_name, saved, [bound.arguments[p] for p in wrt], site)
         target = gast.Tuple(elts=[A.store(var), A.store(saved)], ctx=gast.Store())
         return [placeholder("save", site), gast.Assign(targets=[target], value=call, type_comment=None)]

@@ -113,8 +113,13 @@ def divide(z, x, y):
 
 @register_jvp(gast.Pow, np.power)
 def power(z, x, y):
-    t[z] += t[x] * y * x ** (y - 1)
-    t[z] += t[y] * z * np.log(np.where(x == 0, 1.0, x))
+    if np.ndim(y) == 0 and y != 0:
+        t[z] += t[x] * y * x ** (y - 1)
+    else:  # x ** 0 has slope 0 at x = 0 too
+        t[z] += t[x] * np.where(y == 0, 0, y) * x ** np.where(y == 0, 1, y - 1)
+    # where the exponent's tangent is 0 (a constant a helper was given, at second order) the term
+    # is 0, not 0 · log(x < 0) = nan
+    t[z] += t[y] * z * np.log(np.where((x == 0) | (t[y] == 0), 1.0, x))
 
 
 @register_jvp(gast.MatMult, np.matmul)

@@ -171,6 +171,7 @@ def pinv_grad(g, a, y, hermitian):
     ``-XᵀḠXᵀ + (I - AX)ḠᵀXXᵀ + XᵀXḠᵀ(I - XA)``."""
     x = y
     g = np.asarray(g)
+    a = symmetric_from_triangle(a) if hermitian else a  # the matrix pinv read: one triangle
     grad = (-mT(x) @ g @ mT(x)
             + (eye_like(x) - a @ x) @ mT(g) @ x @ mT(x)
             + mT(x) @ x @ mT(g) @ (eye_like(a) - x @ a))
@@ -180,7 +181,7 @@ def pinv_grad(g, a, y, hermitian):
 def pinv_tangent(ta, a, y, hermitian):
     x = y
     if hermitian:
-        ta = symmetric_from_triangle(ta)
+        ta, a = symmetric_from_triangle(ta), symmetric_from_triangle(a)
     return (-x @ ta @ x
             + x @ mT(x) @ mT(ta) @ (eye_like(x) - a @ x)
             + (eye_like(a) - x @ a) @ mT(ta) @ mT(x) @ x)

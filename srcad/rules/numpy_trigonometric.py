@@ -72,28 +72,41 @@ def sinc_slope(x):
     return np.where(x == 0, 0, (np.cos(math.pi * safe) - np.sinc(safe)) / safe)
 
 
+def sinc_curvature(x):
+    """d²/dx² sinc(x) = -π² sinc(x) - 2 sinc'(x) / x, which is -π²/3 at x = 0 (its limit)."""
+    safe = np.where(x == 0, 1, x)
+    return np.where(x == 0, -math.pi ** 2 / 3, -math.pi ** 2 * np.sinc(safe) - 2 * sinc_slope(safe) / safe)
+
+
+@register_elementwise(sinc_slope)  # its constant branch at 0 would say the curvature there is 0
+def sinc_slope_slope(y, x):
+    return sinc_curvature(x)
+
+
+# x / (x1² + x2²) as (x / r) / r with r = hypot(x1, x2): no square overflows (a Python float's
+# ** raises OverflowError past 1.3e154), and (t · x) / r as t · (x / r) for the same reason
 @register_vjp(np.arctan2, math.atan2)
 def arctan2(z, x1, x2):
-    d[x1] += unbroadcast(d[z] * x2 / (x1**2 + x2**2), x1)
-    d[x2] += unbroadcast(-d[z] * x1 / (x1**2 + x2**2), x2)
+    d[x1] += unbroadcast(d[z] * (x2 / np.hypot(x1, x2)) / np.hypot(x1, x2), x1)
+    d[x2] += unbroadcast(-d[z] * (x1 / np.hypot(x1, x2)) / np.hypot(x1, x2), x2)
 
 
 @register_jvp(np.arctan2, math.atan2)
 def arctan2_jvp(z, x1, x2):
-    t[z] += t[x1] * x2 / (x1**2 + x2**2)
-    t[z] += -t[x2] * x1 / (x1**2 + x2**2)
+    t[z] += t[x1] * (x2 / np.hypot(x1, x2)) / np.hypot(x1, x2)
+    t[z] += -t[x2] * (x1 / np.hypot(x1, x2)) / np.hypot(x1, x2)
 
 
 @register_vjp(np.hypot)
 def hypot(z, x1, x2):
-    d[x1] += unbroadcast(d[z] * x1 / z, x1)
-    d[x2] += unbroadcast(d[z] * x2 / z, x2)
+    d[x1] += unbroadcast(d[z] * (x1 / z), x1)
+    d[x2] += unbroadcast(d[z] * (x2 / z), x2)
 
 
 @register_jvp(np.hypot)
 def hypot_jvp(z, x1, x2):
-    t[z] += t[x1] * x1 / z
-    t[z] += t[x2] * x2 / z
+    t[z] += t[x1] * (x1 / z)
+    t[z] += t[x2] * (x2 / z)
 
 
 @register_vjp(math.hypot)

@@ -32,10 +32,13 @@ def divide(z, x, y):
 
 @register_vjp(gast.Pow, np.power)
 def power(z, x, y):
+    """x ** 0 is 1 everywhere, x = 0 included: its slope there is 0, not 0 · 0 ** -1."""
     if isinstance(y, int) and y == 2:
         d[x] += unbroadcast(d[z] * 2 * x, x)
-    else:
+    elif np.ndim(y) == 0 and y != 0:
         d[x] += unbroadcast(d[z] * y * x ** (y - 1), x)
+    else:
+        d[x] += unbroadcast(d[z] * np.where(y == 0, 0, y) * x ** np.where(y == 0, 1, y - 1), x)
     d[y] += unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
 
 

@@ -129,17 +129,23 @@ def cho_solve_tangent(tc, c_and_lower, b, x):
 
 # ---- LU: lu_factor, lu_solve -------------------------------------------------------------------
 
-def lu_parts(lu, piv):
-    """``P``, ``L``, ``U`` with ``A = P L U`` from ``lu_factor``'s packed result."""
+def lu_permutation(lu, piv):
+    """``P`` with ``A = P L U`` from ``lu_factor``'s packed result."""
     n = np.shape(lu)[-1]
     rows = list(range(n))
     for i, p in enumerate(np.asarray(piv, int)):  # pivots may arrive as floats in derivative code
         rows[i], rows[p] = rows[p], rows[i]
-    permutation = np.eye(n)[:, rows]  # column j of P is e_{rows[j]}: (P L U)[rows] = L U
-    return permutation, np.tril(lu, -1) + np.eye(n), np.triu(lu)
+    return np.eye(n)[:, rows]  # column j of P is e_{rows[j]}: (P L U)[rows] = L U
 
 
-register_nondifferentiable(lu_parts, reason="it unpacks a permutation (piecewise constant)")
+register_nondifferentiable(lu_permutation, reason="it unpacks a permutation (piecewise constant)")
+
+
+def lu_parts(lu, piv):
+    """``P``, ``L``, ``U`` with ``A = P L U`` from ``lu_factor``'s packed result (``L`` and
+    ``U`` are ``lu``'s triangles: they carry its derivative, second order included)."""
+    n = np.shape(lu)[-1]
+    return lu_permutation(lu, piv), np.tril(lu, -1) + np.eye(n), np.triu(lu)
 
 
 def not_square(a):
@@ -253,10 +259,12 @@ def eigh_values_and_vectors(y, a, eigvals_only, lower):
 def expm_frechet(a, e):
     """The derivative of ``expm`` at ``a`` in the direction ``e``: the upper-right block of
     ``expm([[a, e], [0, a]])``."""
-    n = np.shape(a)[-1]
-    zero = np.zeros((n, n), np.result_type(np.asarray(a).dtype, np.asarray(e).dtype))
-    block = np.concatenate([np.concatenate([a, e], 1), np.concatenate([zero, a], 1)], 0)
-    return linalg.expm(block)[:n, n:]
+    a, e = np.asarray(a), np.asarray(e)
+    n = a.shape[-1]
+    a, e = np.broadcast_arrays(a, e)  # a stack of matrices: expm takes a stack of blocks too
+    zero = np.zeros(a.shape, np.result_type(a.dtype, e.dtype))
+    block = np.concatenate([np.concatenate([a, e], -1), np.concatenate([zero, a], -1)], -2)
+    return linalg.expm(block)[..., :n, n:]
 
 
 def real_root(y):
@@ -345,12 +353,12 @@ if linalg is not None:
         t[y] += -y @ t[a] @ y
 
     @register_vjp(linalg.det)
-    def det(y, a, overwrite_a=False, check_finite=True):
-        d[a] += d[y] * y * mT(np.linalg.inv(a))
+    def det(y, a, overwrite_a=False, check_finite=True):  # a stack of matrices too: one det each
+        d[a] += (d[y] * y)[..., None, None] * mT(np.linalg.inv(a))
 
     @register_jvp(linalg.det)
     def det_jvp(y, a, overwrite_a=False, check_finite=True):
-        t[y] += y * np.trace(np.linalg.solve(a, t[a]))
+        t[y] += y * np.trace(np.linalg.solve(a, t[a]), axis1=-2, axis2=-1)
 
     @register_vjp(linalg.eigh)
     def eigh(y, a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,

@@ -58,6 +58,27 @@ def ratio_where_x(x, y):
     return np.where(x == 0, 0.0, x / np.where(x == 0, 1.0, y))
 
 
+def _poles(x):
+    """Where Γ has its poles (0, -1, -2, ...): 1/Γ is 0 there, and ψ infinite."""
+    return (x <= 0) & (x == np.floor(x))
+
+
+def rgamma_slope(x):
+    """``d/dx 1/Γ(x) = -ψ(x)/Γ(x)``; at the pole ``-n`` its limit ``cos(πx) Γ(1 - x)``, ``(-1)ⁿ n!``
+    (from the reflection ``1/Γ(x) = sin(πx) Γ(1 - x)/π``), not 0 · ∞."""
+    pole = _poles(x)
+    safe = np.where(pole, 0.5, x)
+    return np.where(pole, np.cos(np.pi * x) * special.gamma(1 - x), -special.rgamma(safe) * special.digamma(safe))
+
+
+def rgamma_curvature(x):
+    """``d²/dx² 1/Γ(x) = (ψ(x)² - ψ'(x))/Γ(x)``; at a pole ``-2 cos(πx) Γ(1 - x) ψ(1 - x)``."""
+    pole = _poles(x)
+    safe = np.where(pole, 0.5, x)
+    return np.where(pole, -2 * np.cos(np.pi * x) * special.gamma(1 - x) * special.digamma(1 - x),
+                    special.rgamma(safe) * (special.digamma(safe) ** 2 - special.polygamma(1, safe)))
+
+
 if special is not None:
 
     @register_elementwise(special.expit)
@@ -165,7 +186,11 @@ if special is not None:
 
     @register_elementwise(special.rgamma)
     def rgamma(y, x):
-        return -y * special.digamma(x)
+        return rgamma_slope(x)
+
+    @register_elementwise(rgamma_slope)  # (third derivatives at the poles themselves: not exact)
+    def rgamma_slope_slope(y, x):
+        return rgamma_curvature(x)
 
     @register_elementwise(special.entr)
     def entr(y, x):
