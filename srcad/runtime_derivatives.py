@@ -158,10 +158,12 @@ def extremum_grad(g, x, y, axis=None, keepdims=False):
 
 
 def sum_grad(g, x):
-    """The adjoint of the builtin ``sum(x)`` (over the first axis, or a list's items)."""
+    """The adjoint of the builtin ``sum(x)`` (over the first axis, or a list's items): ``g``
+    summed down to each item's shape (a start value may broadcast the sum beyond it)."""
     if isinstance(x, (list, tuple)):
-        return [g for _ in x]
-    return np.broadcast_to(g, shape_of(x))
+        return [unbroadcast(g, item) for item in x]
+    shape = shape_of(x)
+    return np.broadcast_to(unbroadcast(g, np.broadcast_to(0.0, shape[1:])), shape)
 
 
 def transpose_back(g, axes):

@@ -303,3 +303,16 @@ def test_a_relocated_error_is_freed_without_the_cycle_collector():
         assert ref() is None  # no reference cycle through the inserted frames
     finally:
         gc.enable()
+
+
+def refused_in_a_conditional_expression(x, flag=True):
+    return np.sum(x, initial=1.0) if flag else 0.0
+
+
+def test_a_refusal_inside_a_conditional_expression_names_its_line():
+    """The branches of ``a if c else b`` became statements without a line (probe 13B)."""
+    import inspect
+
+    line = inspect.getsourcelines(refused_in_a_conditional_expression)[1] + 1
+    with pytest.raises(srcad.SrcadError, match=rf"test_errs_tracebacks.py:{line}: the derivative rule of np.sum"):
+        srcad.grad(refused_in_a_conditional_expression)(np.ones(3))

@@ -123,3 +123,41 @@ def test_hypot_and_arctan2_of_large_numbers():
                                big / np.hypot(big, 2e200))
     g = srcad.grad(lambda a, b: np.arctan2(a, b), wrt=(0, 1))(1e200, 2e200)  # Python floats: ** overflowed
     np.testing.assert_allclose(g, [0.4e-200, -0.2e-200])  # b / (a² + b²), -a / (a² + b²)
+
+
+def top_two(x):
+    return np.sum(np.take_along_axis(x, np.argpartition(x, 2, axis=1), axis=1)[:, :2] ** 2)
+
+
+def peak(x):
+    return np.sin(x[np.nanargmax(x)] ** 3)
+
+
+def smoothed(x):
+    spectrum = np.fft.rfft(x) * np.array([1.0, 0.5, 0.25, 0.0])
+    return np.sum(np.fft.irfft(spectrum, n=6) ** 2)  # real: squaring it is real arithmetic
+
+
+def test_indices_and_real_spectra_are_what_they_are():
+    """np.argpartition and np.nanargmax give indices (they were refused as having no rule), and
+    np.fft.irfft a real array (it was refused as complex)."""
+    x = np.array([[0.3, 2.0, -1.0, 1.5], [1.0, -2.0, 0.5, 0.1]])
+    check_grads(top_two, (x,))
+    check_jvp(top_two, (x,))
+    check_grads(peak, (x[0],))
+    assert_second_order(peak, x[0], rtol=1e-4)
+    signal = np.array([0.3, -1.2, 0.8, 0.5, -0.1, 0.9])
+    check_grads(smoothed, (signal,))
+    check_jvp(smoothed, (signal,))
+
+
+def summed_onto(x, y):
+    return np.sum(sum([x[0], x[1]], y) ** 2)  # numbers summed onto a start array: the sum is y's shape
+
+
+def test_builtin_sum_whose_start_broadcasts_the_items():
+    x, y = np.array([1.0, 2.0]), np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(srcad.grad(summed_onto, wrt=0)(x, y), [2 * np.sum(3 + y)] * 2)
+    check_grads(summed_onto, (x, y), wrt=(0, 1))
+    check_jvp(summed_onto, (x, y), wrt=(0, 1))
+    check_jvp(srcad.grad(summed_onto, wrt=0), (x, y), wrt=0, rtol=1e-4, atol=1e-6)

@@ -53,6 +53,7 @@ _COMPLEX_MAKERS |= {getattr(np.emath, n) for n in dir(np.emath) if callable(geta
 #: calls whose result is real (or an index) whatever their operands
 _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, np.isnan, np.isinf, np.isfinite,
                  np.iscomplex, np.isreal, np.iscomplexobj, np.isrealobj, np.argmax, np.argmin, np.argsort,
+                 np.argpartition, np.nanargmax, np.nanargmin, np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft,
                  np.nonzero, np.flatnonzero, np.count_nonzero, np.shape, np.ndim, np.size, builtins.len,
                  builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant,
                  builtins.slice}  # a complex step in a slice counts points (np.r_[0:1:5j])

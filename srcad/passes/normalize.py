@@ -357,6 +357,9 @@ class _Normalizer:
         body, orelse = [], []
         body.append(A.assign(result, self.rhs(e.body, body)))
         orelse.append(A.assign(result, self.rhs(e.orelse, orelse)))
+        for s in body + orelse:  # the branches' statements are the user's line (its messages name it)
+            if getattr(s, "lineno", None) is None:
+                gast.copy_location(s, e)
         out.append(gast.If(test=test, body=body, orelse=orelse))
         return A.load(result)
 

@@ -21,7 +21,7 @@ register_attribute("imag", np.imag)
 if hasattr(np, "matrix_transpose"):  # NumPy 2's a.mT
     register_attribute("mT", np.matrix_transpose)
 
-NONDIFF_METHODS.update({"argmax", "argmin", "argsort", "nonzero", "any", "all", "keys", "__len__",
+NONDIFF_METHODS.update({"argmax", "argmin", "argsort", "argpartition", "nonzero", "any", "all", "keys", "__len__",
                         "count", "index", "searchsorted"})
 NONDIFF_ATTRIBUTES.update({"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides", "flags"})
 

@@ -16,6 +16,7 @@ from ..registry import register_nondifferentiable
 _numpy = [
     "zeros", "ones", "empty", "eye", "identity",
     "zeros_like", "ones_like", "empty_like", "argmax", "argmin", "argsort", "argwhere",
+    "argpartition", "nanargmax", "nanargmin",
     "nonzero", "flatnonzero", "shape", "ndim", "size", "isnan", "isfinite", "isinf", "isclose", "allclose",
     "array_equal", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "logical_or", "logical_not", "logical_xor", "all", "any", "count_nonzero", "searchsorted", "digitize",

@@ -358,8 +358,8 @@ def sum_grad_jvp(y, g, x):
 
 def sum_grad_back(gs, g):
     """The adjoint of ``sum_grad``: add the copies of ``g`` back up."""
-    if isinstance(gs, (list, tuple)):
-        return sum(gs[1:], gs[0]) if gs else zeros_of(g)
+    if isinstance(gs, (list, tuple)):  # items summed down to their shapes: g's shape again
+        return sum(gs, zeros_of(g))
     return unbroadcast(gs, g)
 
 
