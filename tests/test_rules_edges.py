@@ -161,3 +161,19 @@ def test_builtin_sum_whose_start_broadcasts_the_items():
     check_grads(summed_onto, (x, y), wrt=(0, 1))
     check_jvp(summed_onto, (x, y), wrt=(0, 1))
     check_jvp(srcad.grad(summed_onto, wrt=0), (x, y), wrt=0, rtol=1e-4, atol=1e-6)
+
+
+def float_power_helper(a, p):
+    return np.float_power(a, p)
+
+
+def through_float_power(x):
+    return np.sum(float_power_helper(x, 2)) + np.sum(np.float_power(x, 0.0))
+
+
+def test_float_power_as_power_at_its_edges():
+    """A constant exponent given to a helper: hvp and hessian were nan at a negative base (probe 15A)."""
+    x = np.array([-0.5, 0.4, -1.2])
+    np.testing.assert_allclose(srcad.grad(through_float_power)(x), 2 * x)  # no 0 · 0⁻¹ from x ** 0
+    np.testing.assert_allclose(srcad.hessian(through_float_power)(x), 2 * np.eye(3))
+    assert_second_order(through_float_power, x)

@@ -79,15 +79,15 @@ def bessel_i1_slope(x, i1):
 
 
 @register_vjp(np.float_power)
-def float_power(z, x, y):
-    d[x] += unbroadcast(d[z] * y * np.float_power(x, y - 1), x)
+def float_power(z, x, y):  # as ** (operators.power): x ** 0 has slope 0 at x = 0
+    d[x] += unbroadcast(d[z] * np.where(y == 0, 0, y) * np.float_power(x, np.where(y == 0, 1, y - 1)), x)
     d[y] += unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
 
 
 @register_jvp(np.float_power)
-def float_power_jvp(z, x, y):
-    t[z] += t[x] * y * np.float_power(x, y - 1)
-    t[z] += t[y] * z * np.log(np.where(x == 0, 1.0, x))
+def float_power_jvp(z, x, y):  # a zero exponent tangent (a helper's constant) gives 0, not 0 · log(x < 0)
+    t[z] += t[x] * np.where(y == 0, 0, y) * np.float_power(x, np.where(y == 0, 1, y - 1))
+    t[z] += t[y] * z * np.log(np.where((x == 0) | (t[y] == 0), 1.0, x))
 
 
 @register_vjp(np.logaddexp)
