@@ -78,6 +78,9 @@ def identifier(fn):
     return name if name.isidentifier() else "lambda_"
 
 
+_API_MODULES = {f"{__package__}.{name}" for name in ("api", "wrapper", "derivatives", "dispatch", "tracebacks")}
+
+
 def capture(fn):
     """Read and parse ``fn``'s own source; line numbers point into the user's file.
 
@@ -96,6 +99,11 @@ def capture(fn):
             f"srcad can only read Python functions; {fn!r} is a {type(fn).__name__}. "
             "Register a rule for it with srcad.extend.register_vjp instead."
         )
+    if fn.__module__ in _API_MODULES:  # (srcad's rule helpers are read like the user's code; these are not)
+        raise SourceUnavailableError(
+            f"{fn.__qualname__} is srcad's own API (srcad.adjoint(f) is a derivative srcad made), not code to "
+            "differentiate: differentiate srcad.grad(f) (srcad.jvp(srcad.grad(f), ...), srcad.hvp(f), "
+            "srcad.hessian(f)) or f itself")
     code = fn.__code__
     filename = code.co_filename
     first = code.co_firstlineno

@@ -241,3 +241,28 @@ def test_v_keyword_with_kwargs_is_refused_not_taken_as_an_option():
             call()
     np.testing.assert_allclose(d.adjoint(x, 2.0), 4.0 * x)
     np.testing.assert_allclose(d.adjoint(x, 2.0, gain=3.0), 12.0 * x)
+
+
+SPREAD_WEIGHTS = np.array([1.0, -2.0, 0.5])
+
+
+def weighted_rest(x, w=SPREAD_WEIGHTS, *rest):
+    return np.sum(np.cos(x) * w) + sum(np.sum(r * x) for r in rest)
+
+
+def spread_short(x):
+    a = [x]
+    return weighted_rest(*a)  # w left to its default, *rest empty: Python accepts it
+
+
+def spread_long(x):
+    a = [x, SPREAD_WEIGHTS * 2.0, x * x]
+    return weighted_rest(*a)
+
+
+@pytest.mark.parametrize("fn", [spread_short, spread_long], ids=lambda f: f.__name__)
+def test_a_spread_sequence_leaves_defaults_before_rest_to_their_values(fn):
+    """``h(*[x])`` for ``h(x, w=W, *rest)`` raised 'must hold at least 2 items' (probe 14A)."""
+    x = np.array([0.3, -0.7, 1.1])
+    check_grads(fn, (x,))
+    check_jvp(fn, (x,))

@@ -475,3 +475,9 @@ def capped_vjp(y, x, cap=float("inf")):
 def test_a_custom_rule_with_an_infinite_default():
     """Differentiated itself, it is called through generated glue that wrote ``cap=inf``."""
     np.testing.assert_allclose(srcad.grad(capped)(X), 2 * X)
+
+
+def test_srcad_own_api_is_not_read_as_code_to_differentiate():
+    """jvp of srcad.adjoint(f) said wrapper.py 'was edited after the module was imported' (probe 14A)."""
+    with pytest.raises(srcad.SourceUnavailableError, match="srcad's own API"):
+        srcad.jvp(srcad.adjoint(loss_of), (X, 1.0), (np.ones(2), 0.0))

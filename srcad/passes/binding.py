@@ -133,9 +133,9 @@ def _bind_sequence(norm, call, name, params, has_rest, starred, bound, defaults,
     count = norm.atom(builtin_call("len", A.load(seq)), out)
     what = A.to_source(starred.value).strip()
     needed = len(params)
-    while needed and params[needed - 1] in defaults and not has_rest:
+    while needed and params[needed - 1] in defaults:  # (with *rest too: h(*[x]) for h(x, w=W, *rest))
         needed -= 1
-    if needed == len(params):
+    if needed == len(params) or has_rest:
         test = gast.Compare(left=count, ops=[gast.Lt() if has_rest else gast.NotEq()], comparators=[A.const(needed)])
         message = f"*{what} must hold {'at least ' if has_rest else ''}{needed} items for {name}()"
     else:
