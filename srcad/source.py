@@ -99,7 +99,7 @@ def capture(fn):
             f"srcad can only read Python functions; {fn!r} is a {type(fn).__name__}. "
             "Register a rule for it with srcad.extend.register_vjp instead."
         )
-    if fn.__module__ in _API_MODULES:  # (srcad's rule helpers are read like the user's code; these are not)
+    if fn.__module__ in _API_MODULES and srcad_file(fn.__code__.co_filename):  # (rule helpers are read, these not)
         raise SourceUnavailableError(
             f"{fn.__qualname__} is srcad's own API (srcad.adjoint(f) is a derivative srcad made), not code to "
             "differentiate: differentiate srcad.grad(f) (srcad.jvp(srcad.grad(f), ...), srcad.hvp(f), "

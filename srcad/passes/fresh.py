@@ -179,7 +179,7 @@ def _out_position(call):
     if is_ufunc(fn):
         return fn.nin - shift
     try:
-        params = list(inspect.signature(fn, follow_wrapped=False).parameters.values())
+        params = list(inspect.signature(fn).parameters.values())  # (a NumPy function: its implementation's)
     except (TypeError, ValueError):
         return None
     for i, p in enumerate(params):

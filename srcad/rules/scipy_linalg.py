@@ -259,10 +259,8 @@ def eigh_values_and_vectors(y, a, eigvals_only, lower):
 def expm_frechet(a, e):
     """The derivative of ``expm`` at ``a`` in the direction ``e``: the upper-right block of
     ``expm([[a, e], [0, a]])``."""
-    a, e = np.asarray(a), np.asarray(e)
-    n = a.shape[-1]
-    a, e = np.broadcast_arrays(a, e)  # a stack of matrices: expm takes a stack of blocks too
-    zero = np.zeros(a.shape, np.result_type(a.dtype, e.dtype))
+    n = np.shape(a)[-1]  # a stack of matrices too (a and e of one shape): expm takes a stack of blocks
+    zero = np.zeros(np.shape(a), np.result_type(np.asarray(a).dtype, np.asarray(e).dtype))
     block = np.concatenate([np.concatenate([a, e], -1), np.concatenate([zero, a], -1)], -2)
     return linalg.expm(block)[..., :n, n:]
 
