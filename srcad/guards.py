@@ -225,7 +225,7 @@ class GuardList(list):
             return None
         names = [f"{prefix}{k}" for k in range(len(self._objects))]
         namespace.update(zip(names, self._objects))
-        namespace["_MISSING"] = _MISSING
+        namespace.update(_CHECK_GLOBALS)
         return " and ".join(t.format(h=names[2 * k], o=names[2 * k + 1]) for k, t in enumerate(self._tests)) or "True"
 
     @property
@@ -244,6 +244,8 @@ def _identity_term(g):
         return (f"{{h}}.{_FUNCTION_PARTS[g.kind]} is {{o}}", g.holder, g.obj)
     if g.kind == "kwdefault":  # (a None __kwdefaults__ raises: the test is False, the slow path decides)
         return (f"{{h}}.__kwdefaults__.get({g.attrs[0]!r}, _MISSING) is {{o}}", g.holder, g.obj)
+    if g.kind == "static":
+        return (f"_static(type({{h}}), {g.attrs[0]!r}, _MISSING) is {{o}}", g.holder, g.obj)
     # (an int only ever rebound to another value, such as registry.GENERATION, is told by identity too)
     simple = callable(g.obj) or isinstance(g.obj, (types.ModuleType, int))
     if not simple or not all(a.isidentifier() and not keyword.iskeyword(a) for a in g.attrs):
@@ -265,7 +267,7 @@ def _identity_check(tests, objects):
     if code is None:
         params = [f"_{k}" for k in range(len(objects))]
         body = " and ".join(t.format(h=params[2 * k], o=params[2 * k + 1]) for k, t in enumerate(tests)) or "True"
-        namespace = {"_MISSING": _MISSING}
+        namespace = dict(_CHECK_GLOBALS)
         exec(f"def check({', '.join(params)}):\n    try:\n        return {body}\n"
              "    except Exception:\n        return False\n", namespace)
         code = _CHECK_CODES[tuple(tests)] = namespace["check"].__code__
@@ -273,7 +275,7 @@ def _identity_check(tests, objects):
 
 
 _CHECK_CODES = {}  # the tests, as text -> the code that runs them (functions differ in their defaults only)
-_CHECK_GLOBALS = {"_MISSING": _MISSING}
+_CHECK_GLOBALS = {"_MISSING": _MISSING, "_static": inspect.getattr_static}
 
 
 def bindings(fn, resolved=()):
