@@ -37,6 +37,10 @@ def store(name):
     return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
 
 
+# the types of the values a literal writes (what generated code may hold as written)
+LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None))
+
+
 def const(value):
     return gast.Constant(value=value, kind=None)
 

@@ -42,6 +42,7 @@ import warnings
 
 import numpy as np
 
+from .astutil import LITERAL_TYPES
 from .guards import protocol_array_key
 from .protocol import protocol_array
 
@@ -234,9 +235,6 @@ def _const_repr(const):
     return _stable(repr(const))
 
 
-_LITERALS = (int, float, complex, str, bytes, bool, type(None))
-
-
 def _code_digest(code):
     """The parts of a code object that decide what it does (nested code objects included)."""
     h = hashlib.sha256()
@@ -264,7 +262,7 @@ def _describe(value, names, depth=0):
                 f"{defaults} {[(k, _describe(v, names, depth + 1)) for k, v in kw]}")
     if isinstance(value, np.ndarray):
         return f"ndarray {value.shape} {value.dtype}"
-    if type(value) in _LITERALS:  # a number or string generated code may hold as written
+    if type(value) in LITERAL_TYPES:  # a number or string generated code may hold as written
         return f"{type(value).__name__} {value!r}"
     if type(value) is tuple and depth < 4:
         return f"tuple({', '.join(_describe(v, names, depth + 1) for v in value)})"

@@ -78,7 +78,17 @@ def identifier(fn):
     return name if name.isidentifier() else "lambda_"
 
 
-_API_MODULES = {f"{__package__}.{name}" for name in ("api", "wrapper", "derivatives", "dispatch", "tracebacks")}
+_API_FILES = {f"{name}.py" for name in ("api", "wrapper", "derivatives", "dispatch", "tracebacks")}
+
+
+def srcad_api_function(fn):
+    """Is ``fn`` a function of srcad's own API, by the file its code is in (a derivative it made
+    carries the user's ``__module__``): its error boundary, a method of ``Differentiable``? Its
+    rule helpers are not: srcad reads those."""
+    if not isinstance(fn, types.FunctionType):
+        return False
+    filename = fn.__code__.co_filename
+    return srcad_file(filename) and os.path.basename(filename) in _API_FILES
 
 
 def capture(fn):
@@ -99,7 +109,7 @@ def capture(fn):
             f"srcad can only read Python functions; {fn!r} is a {type(fn).__name__}. "
             "Register a rule for it with srcad.extend.register_vjp instead."
         )
-    if fn.__module__ in _API_MODULES and srcad_file(fn.__code__.co_filename):  # (rule helpers are read, these not)
+    if srcad_api_function(fn):
         raise SourceUnavailableError(
             f"{fn.__qualname__} is srcad's own API (srcad.adjoint(f) is a derivative srcad made), not code to "
             "differentiate: differentiate srcad.grad(f) (srcad.jvp(srcad.grad(f), ...), srcad.hvp(f), "

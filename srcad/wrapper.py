@@ -32,6 +32,11 @@ def _normalize_wrt(wrt):
     return (wrt,) if single else tuple(wrt), single
 
 
+def _named(fn):
+    """``fn``'s qualified name, or what it is (an object srcad cannot read: the first call says why)."""
+    return getattr(fn, "__qualname__", repr(fn))
+
+
 class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: ignore[type-arg]
     """A function with its adjoint: calling it runs the original function unchanged.
 
@@ -85,14 +90,14 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         sig = self._sig
         self._last = None  # the key, code and guards of the last call (_recent); a bound method's are its own
         self._fast = None  # dispatch.fast_entry of the last call, where it applies
-        self._where = sig.where if sig is not None else getattr(self.func, "__qualname__", repr(self.func))
+        self._where = sig.where if sig is not None else _named(self.func)
         self._plain = sig is not None and sig.simple and not self._fixed
         if self._plain:
             self._needed = sig.needed({})  # adjoint: beyond these positional arguments comes v
             self._fewest, self._most = sig.required, len(sig.names)  # with the prefix, as sig.bind counts
 
     def __repr__(self):
-        return f"<srcad.differentiable {getattr(self.func, '__qualname__', repr(self.func))} wrt={self._wrt if not self._single else self._wrt[0]}>"
+        return f"<srcad.differentiable {_named(self.func)} wrt={self._wrt if not self._single else self._wrt[0]}>"
 
     def __reduce__(self):
         """Pickled by reference, as functions are: the module attribute it is (a decorated

@@ -47,10 +47,11 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from ..errors import SrcadError
-from ..guards import _same
 from ..naming import BUILTIN, builtin
+from ..source import srcad_file
 from .fresh import MUTATING_METHODS, known_pure
-from .callees import Callee, denoted, dotted, local_names
+from .callees import Callee, local_names
+from .helper_defaults import with_held_defaults
 from .resolve_calls import resolve_calls
 
 
@@ -287,7 +288,7 @@ def module_helper(norm, call, obj):
     local, is refused at the call."""
     fn = getattr(obj, "__srcad_function__", obj)
     if (not isinstance(fn, types.FunctionType) or fn.__name__ == "<lambda>" or hasattr(fn, "__wrapped__")
-            or (fn.__module__ or "").split(".")[0] == "srcad"):
+            or srcad_file(fn.__code__.co_filename)):
         return None  # (a decorator's wrapper, or a derivative srcad made, is judged where it is called)
     if registry.lookup(registry.VJP, obj) is not None or registry.is_nondifferentiable(obj):
         return None
@@ -332,85 +333,7 @@ def module_helper(norm, call, obj):
         raise norm.error(
             f"srcad inlines {fn.__qualname__} here, and it reads the global '{shadowed[0]}', which this function "
             "binds as a local name; rename one of them", call)
-    return _with_held_defaults(norm, call, fn, _taken(norm, helper))
-
-
-_LITERALS = (int, float, complex, str, bytes, bool, type(None))
-
-
-def _with_held_defaults(norm, call, fn, fdef):
-    """``fdef`` (a copy, if any default changes) whose defaults are the objects ``fn`` holds.
-    Python evaluated them once, when the ``def`` ran, so their text may no longer say their
-    value (a global rebound since, ``f.__defaults__`` set, a default array changed in place).
-    A literal of the same type and text as the value held, or a dotted name denoting the very
-    function, type or module held, stays as written (rules, and the functions a helper is
-    specialised on, need them known when the code is generated); any other default is the
-    object held itself, which the generated code closes over. Guards on ``fn``'s defaults
-    recompile the code when they are rebound (``compile._function_guards``)."""
-    args = fdef.args
-    held, held_kw = fn.__defaults__ or (), fn.__kwdefaults__ or {}
-    keyword_only = {a.id for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None}
-    if len(held) != len(args.defaults) or set(held_kw) != keyword_only:
-        raise norm.error(
-            f"srcad inlines {fn.__qualname__} here, and its default arguments are not those its def writes "
-            "(its __defaults__ or __kwdefaults__ was set); pass those arguments explicitly", call)
-    names = [a.id for a in (args.posonlyargs + args.args)[len(args.posonlyargs + args.args) - len(held):]]
-    defaults = [_held_default(norm, call, fn, name, d, v) for name, d, v in zip(names, args.defaults, held)]
-    kw_defaults = [None if d is None else _held_default(norm, call, fn, a.id, d, held_kw[a.id])
-                   for a, d in zip(args.kwonlyargs, args.kw_defaults)]
-    if all(a is b for a, b in zip(defaults + kw_defaults, args.defaults + args.kw_defaults)):
-        return fdef
-    fdef = A.deepcopy(fdef)
-    fdef.args.defaults, fdef.args.kw_defaults = defaults, kw_defaults
-    return fdef
-
-
-def _held_default(norm, call, fn, param, written, value):
-    """The expression for the default of ``param`` written ``written`` whose value is ``value``."""
-    if _same_literal(_literal(written), value):
-        return written
-    parts = dotted(written)
-    if parts is not None and (callable(value) or isinstance(value, types.ModuleType)):
-        try:
-            if _same(denoted(parts, norm.source), value):
-                return written
-        except (KeyError, AttributeError):
-            pass
-        if not isinstance(value, type):  # a function the helper would be specialised on
-            raise norm.error(
-                f"srcad inlines {fn.__qualname__} here, specialised on the functions it is given, and a default "
-                f"argument written '{A.to_source(written).strip()}' holds another function now; pass it "
-                "explicitly", call)
-    name = norm.namer.unique(f"{fn.__name__}_{param}_default")
-    return A.set_anno(A.load(name), BUILTIN, (name, value))  # the object itself, in the closure
-
-
-def _same_literal(literal, value):
-    """Is ``value`` what ``literal`` writes: the same type and text (``-0.0`` is not ``0.0``,
-    ``True`` is not ``1``), item by item for a tuple?"""
-    if type(literal) is not type(value):
-        return False
-    if type(value) is tuple:
-        return len(literal) == len(value) and all(_same_literal(a, b) for a, b in zip(literal, value))
-    return repr(literal) == repr(value)
-
-
-_NOT_LITERAL = object()
-
-
-def _literal(node):
-    """The value of a literal number, string or tuple of them (``-1.5``, ``(2, 3)``), else ``_NOT_LITERAL``."""
-    if isinstance(node, gast.Constant):
-        return node.value if type(node.value) in _LITERALS else _NOT_LITERAL
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        inner = _literal(node.operand)
-        if type(inner) in (int, float, complex):
-            return -inner if isinstance(node.op, gast.USub) else inner
-        return _NOT_LITERAL
-    if isinstance(node, gast.Tuple):
-        items = tuple(_literal(e) for e in node.elts)
-        return _NOT_LITERAL if any(i is _NOT_LITERAL for i in items) else items
-    return _NOT_LITERAL
+    return with_held_defaults(norm, call, fn, _taken(norm, helper))
 
 
 def _shadowed(norm, fdef):

@@ -15,7 +15,8 @@ from ..template import bind, instantiate
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
-from .reverse_calls import keyword_defaults, refuse_active_packing, refuse_active_spread, refuse_derivative_call, refuse_storing_in_a_global
+from .reverse_calls import (keyword_defaults, refuse_active_packing, refuse_active_spread, refuse_derivative_call,
+                            refuse_storing_in_a_global)
 
 
 class _CallSite:
@@ -119,7 +120,8 @@ class CallTangents:
         rhs = s.value
         refuse_active_spread(self.source, rhs, fn.__name__, lambda name: self.read(name) is not None)
         try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args,
+                                                                     **{k.arg: k.value for k in rhs.keywords})
         except TypeError as exc:
             raise self.source.syntax_error(f"bad call to {fn.__name__}: {exc}", rhs) from None
         refuse_active_packing(self.source, rhs, fn.__name__, bound, lambda name: self.read(name) is not None)

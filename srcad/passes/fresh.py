@@ -93,7 +93,8 @@ ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "v
 ARRAY_RESULTS = {runtime.sum_to_reduced, runtime.expand_reduced, runtime.transpose_back, runtime.matmul_dx,
                  runtime.matmul_dy, runtime.einsum_grad, runtime.prod_grad, runtime.trace_grad}
 # Indices that are arrays: indexing with them copies (advanced indexing).
-INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where", "diag_indices",
+INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",
+                               "diag_indices",
                                "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
                                "triu_indices_from", "unravel_index")
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).

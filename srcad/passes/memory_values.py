@@ -293,7 +293,8 @@ def bind_call(fn, call):
     if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return None
     try:
-        bound = inspect.signature(fn, follow_wrapped=False).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+        bound = inspect.signature(fn, follow_wrapped=False).bind(
+            *call.args, **{k.arg: k.value for k in call.keywords})
     except (TypeError, ValueError):
         return None
     return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}

@@ -39,9 +39,6 @@ from ..naming import BUILTIN
 from ..rules.records import new_record
 from .callees import dotted, lookup_path
 
-_LITERALS = (bool, int, float, complex, str, bytes, type(None))
-
-
 def record_fields(cls):
     """``(name, default)`` for each field of the record class ``cls`` in constructor order
     (``inspect.Parameter.empty`` where there is no default); None if ``cls`` is no record
@@ -89,7 +86,7 @@ def record_call(norm, e, cls, fields, out):
             continue
         if default is inspect.Parameter.empty:
             raise norm.error(f"{cls.__name__}(...) without its field {name!r}", e)
-        if type(default) not in _LITERALS:
+        if type(default) not in A.LITERAL_TYPES:
             raise norm.error(f"the default of {cls.__name__}.{name} is not a literal (a factory or an object): "
                              "srcad does not make it; pass the field", e)
         values[name] = A.const(default)

@@ -25,7 +25,7 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError, no_method_rule
 from ..template import bind, instantiate
-from ..source import identifier
+from ..source import identifier, srcad_api_function
 from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
@@ -50,12 +50,10 @@ def is_python_function(obj):
 def refuse_derivative_call(source, obj, name, node):
     """A derivative srcad made (``srcad.adjoint(f)``, ``srcad.value_and_grad(f)``, ``D.grad``)
     is not ``f``: refuse to differentiate a call to it, rather than read the wrong source."""
-    from .. import api, derivatives, tracebacks, wrapper
+    from .. import api
 
     made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
-    made = made or (isinstance(obj, types.FunctionType)  # made in the API, its error boundary, or a method
-                    and obj.__code__.co_filename in (api.__file__, derivatives.__file__, tracebacks.__file__,
-                                                     wrapper.__file__))  # of Differentiable (srcad.adjoint(f))
+    made = made or srcad_api_function(obj)  # made in the API, its error boundary, a method of Differentiable
     if made:
         raise source.syntax_error(
             f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
@@ -113,7 +111,8 @@ class Calls:
         self.refuse_derivative_call(fn, callee.name, rhs)
         refuse_active_spread(self.source, rhs, callee.name, lambda name: name in self.active)
         try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args, **{k.arg: k.value for k in rhs.keywords})
+            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args,
+                                                                     **{k.arg: k.value for k in rhs.keywords})
         except TypeError as exc:
             raise self.source.syntax_error(f"bad call to {callee.name}: {exc}", rhs) from None
         refuse_active_packing(self.source, rhs, callee.name, bound, lambda name: name in self.active)

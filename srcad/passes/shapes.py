@@ -331,7 +331,8 @@ class _Interpreter:
             params = inspect.signature(fn, follow_wrapped=False).parameters.values()
             if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
                 return UNKNOWN
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            bound = inspect.signature(fn, follow_wrapped=False).bind(
+                *node.args, **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError):
             return UNKNOWN
         known = {p.name: UNKNOWN for p in params}
