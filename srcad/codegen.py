@@ -15,7 +15,7 @@ import numpy as np
 
 from . import astutil as A
 from .passes.simplify import tidy
-from .pullback_values import outer_reads, read_saved, saved_copies, saved_values
+from .pullback_values import constant_saved, outer_reads, read_saved, saved_copies, saved_values
 from .source import identifier
 
 
@@ -213,11 +213,15 @@ def codegen(node, source, module):
     outer = outer_reads(rev, defined | adjoint_names | {cot} | set(module.closure), source.lookup,
                         lambda base: namer.unique(f"_{base.lstrip('_')}_seen"))
     if outer:
+        saved_outer = saved_values(outer, source.lookup, copy_value, deep_copy)
+    stacks = set(A.anno(node, "stacks") or ())
+    # saved values no derivative can reach, read back as constants (read before the annotations go)
+    free = A.anno(node, "derivative_free") or frozenset()
+    constants = constant_saved(fwd, live, free, set(params) - free)
+    if outer or constants:
         from .extend import stop_gradient as stop_gradient_function
 
         stop_gradient = module.ref("stop_gradient", stop_gradient_function)
-        saved_outer = saved_values(outer, source.lookup, copy_value, deep_copy)
-    stacks = set(A.anno(node, "stacks") or ())
     joint.body = joint_fwd + rev
     joint_source = A.to_source(joint)
     # the pair is made from these statements when first needed: they must not hold the user's
@@ -238,11 +242,21 @@ def codegen(node, source, module):
             body=unbound + fwd + [returned], decorator_list=[], returns=None, type_comment=None, type_params=[])
         backward_body = []
         if live or outer:
-            unpack = gast.Tuple(elts=[A.store(x) for x in live + list(outer.values())], ctx=gast.Store())
+            # constants (your values, an axis, a trip count) are unpacked under names of their
+            # own and rebound through stop_gradient: where the pullback is differentiated, no
+            # derivative flows into them (activity is by name: the unpacked names carry one)
+            fixed = [x for x in live if x in constants] + list(outer.values())
+            packed = {x: namer.unique(f"{x}_saved") for x in fixed}
+            unpack = gast.Tuple(elts=[A.store(packed.get(x, x)) for x in live + list(outer.values())],
+                                ctx=gast.Store())
             backward_body.append(gast.Assign(targets=[unpack], value=A.load(saved), type_comment=None))
-        for seen in outer.values():  # your values are constants, also where the pullback is differentiated
-            backward_body.append(A.assign(seen, gast.Call(func=A.load(stop_gradient), args=[A.load(seen)],
-                                                          keywords=[])))
+            if fixed:
+                names = [A.load(packed[x]) for x in fixed]
+                arg = names[0] if len(fixed) == 1 else gast.Tuple(elts=names, ctx=gast.Load())
+                target = A.store(fixed[0]) if len(fixed) == 1 else gast.Tuple(elts=[A.store(x) for x in fixed],
+                                                                               ctx=gast.Store())
+                backward_body.append(gast.Assign(targets=[target], value=gast.Call(
+                    func=A.load(stop_gradient), args=[arg], keywords=[]), type_comment=None))
         mutated = _mutated_in_reverse(rev)
         for name in sorted(stacks | (mutated & set(live))):
             if name in live:

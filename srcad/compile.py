@@ -319,15 +319,16 @@ class Module:
             set_anno(self.source.node, "resolved", resolved)
         return resolved
 
-    def callee(self, fn, wrt, container_params, source, node, specs=None, classes=()):
+    def callee(self, fn, wrt, container_params, source, node, specs=None, classes=(), constant_params=()):
         """Forward and backward functions of the user's function ``fn`` (compiled once per
-        ``specs``: the shapes and dtypes the caller knows its arguments have; and ``classes``,
-        those of its object arguments)."""
+        ``specs``: the shapes and dtypes the caller knows its arguments have; ``classes``,
+        those of its object arguments; and ``constant_params``, those it gives constants)."""
         from .passes.shapes import specs_key
 
         try:
             compiled = compile_function(fn, wrt, container_params, specs=specs or None,
-                                        spec_key=specs_key(specs) if specs else None, classes=classes)
+                                        spec_key=specs_key(specs) if specs else None, classes=classes,
+                                        constant_params=constant_params)
         except _Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
         except SrcadError as exc:
@@ -433,26 +434,28 @@ def _at_the_call(exc, fn, source, node, register):
         "should flow through it)", node)
 
 
-def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=(), for_numba=False):
+def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=(), for_numba=False,
+                     constant_params=()):
     """Transform and compile the adjoint of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``specs`` (parameter -> ``passes.shapes.arg_spec``) specialises the code on argument
     shapes and dtypes; ``spec_key`` is their hashable summary for the cache. ``classes``
     (``arguments.object_classes``) are the classes of arguments whose methods it calls.
-    ``for_numba``: ``Options.for_numba``.
+    ``for_numba``: ``Options.for_numba``. ``constant_params``: ``Options.constant_params``.
     """
     from .pipeline import Options, transform
 
     fn = unwrap(fn)
     key = ("rev", fn.__code__, tuple(wrt), tuple(container_params), spec_key) + ((tuple(classes),) if classes else ()) \
-        + (("for numba",) if for_numba else ())
+        + (("for numba",) if for_numba else ()) + ((("constant",) + tuple(constant_params),) if constant_params else ())
 
     def make():
         module_key = key[1:]
         generated = persistent_cache.load_generated(fn, module_key)
         if generated is None:
             generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs,
-                                              param_classes=tuple(classes), for_numba=for_numba))
+                                              param_classes=tuple(classes), for_numba=for_numba,
+                                              constant_params=tuple(constant_params)))
             persistent_cache.store_generated(fn, module_key, generated)
         base = generated.name
         generated.filename, codes = _load(generated.module_source, fn, "", [f"{base}_adjoint"])

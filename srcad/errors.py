@@ -127,6 +127,26 @@ def check_list_slice(target, index, value, where):
             "holds, or build a new list (append its items one by one)")
 
 
+def check_unshared_item(container, key, where):
+    """Raise where ``container[key] op= e`` updates an array that another item of the list or
+    dict ``container`` shares (``[np.zeros(n)] * k``, ``[z, z]``): NumPy changes both items,
+    srcad differentiates the update as one of the item alone. Generated code calls this before
+    the update; ``where`` is the user's file and line."""
+    if container.__class__ is not list and container.__class__ is not dict:
+        return
+    import numpy as np
+
+    item = container[key]
+    if item.__class__ is not np.ndarray:
+        return
+    others = container.values() if container.__class__ is dict else container
+    if sum(1 for other in others if other.__class__ is np.ndarray and np.may_share_memory(other, item)) > 1:
+        raise UnsupportedCaseError(
+            f"{where}this update changes an array in place that another item of the same list or dict holds too "
+            "(a list made as [a] * n, or the same array stored twice): srcad differentiates the update of one "
+            "item only; give each item an array of its own ([np.zeros(n) for _ in range(k)], z.copy())")
+
+
 def check_method(obj, name, function, where, receiver="self"):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the

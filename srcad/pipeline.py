@@ -20,8 +20,9 @@ import gast
 
 from . import astutil as A
 from .codegen import codegen
+from . import registry
 from .errors import SourceUnavailableError, source_hint
-from .passes.activity import activity
+from .passes.activity import activity, returned_items
 from .passes.checkpoint import checkpoint_loops
 from .passes.checkpoint_adjoint import finish_checkpoints
 from .passes.aliasing import check_aliasing
@@ -50,6 +51,9 @@ from .source import capture
 class Options:
     wrt: tuple = (0,)  # parameter names or indices
     container_params: tuple = ()  # parameters that hold lists, tuples or dicts
+    # parameters every call site gives a constant (a literal, a shape, a global's value): what
+    # is saved from them stays a constant where the pullback is differentiated again
+    constant_params: tuple = ()
     specs: object = None  # parameter -> passes.shapes.arg_spec, to specialise on shapes
     param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
     array_params: tuple = ()  # parameters given arrays or numbers, where ``specs`` does not say so
@@ -61,17 +65,54 @@ class Options:
     debug: bool = False
 
 
-def _front_end(source, wrt, options):
-    """The stages both modes share: from source to A-normal form with activity."""
+def _front_end(source, wrt, options, returned=None):
+    """The stages both modes share: from source to A-normal form with activity. ``returned``
+    answers ``activity`` what the items of a called function's result depend on (its
+    ``returned_items``), read off the same stages run on that function."""
+    returned = returned or _returned_items(options)
     return [
         ("resolve_calls", lambda node: resolve_calls(node, source, param_classes=options.param_classes)),
         ("checkpoint_loops", lambda node: checkpoint_loops(node, source)),
         ("normalize", lambda node: normalize(node, source, inline_loop_helpers="array results" if options.for_numba else "all")),
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
-        ("activity", lambda node: activity(node, source, wrt, options.container_params)),
+        ("activity", lambda node: activity(node, source, wrt, options.container_params, options.constant_params,
+                                           returned)),
         ("check_aliasing", lambda node: check_aliasing(node, source, *_argument_kinds(options))),
     ]
+
+
+def _returned_items(options):
+    """``returned_items`` of the functions of yours a function calls, each from its own front end
+    (every parameter differentiated); None where not known (a rule, a function srcad cannot
+    read, a recursive call). Memoised for one compilation: the callee's compilation, which
+    guards what it reads, decides again for the next."""
+    memo = {}
+
+    def returned(obj):
+        fn = getattr(obj, "__srcad_function__", obj)
+        if (not isinstance(fn, types.FunctionType) or registry.lookup(registry.VJP, obj) is not None
+                or registry.is_nondifferentiable(obj)):
+            return None
+        if id(fn) not in memo:
+            memo[id(fn)] = (fn, None)  # a recursive call: not known
+            memo[id(fn)] = (fn, _returned_by(fn, options, returned))
+        return memo[id(fn)][1]
+
+    return returned
+
+
+def _returned_by(fn, options, returned):
+    try:
+        source = capture(fn)
+        node = source.node
+        everything = tuple(a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
+        for name, stage in _front_end(source, everything, Options(for_numba=options.for_numba), returned):
+            if name != "check_aliasing":
+                node = stage(node)
+        return returned_items(node)
+    except Exception:  # (its own compilation says what is wrong with it)
+        return None
 
 
 def _argument_kinds(options):

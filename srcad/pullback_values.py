@@ -96,6 +96,81 @@ def saved_copies(fwd, params, live):
 _USERS = ("global", "global-item")
 
 
+def constant_saved(fwd, live, candidates, params):
+    """Of the ``live`` names a forward sweep ``fwd`` saves, those that hold a constant for every
+    derivative: ``candidates`` (activity's ``"derivative_free"`` names, with the parameters
+    every call gives a constant) that ``fwd`` binds only by plain assignments from constants
+    (no parameter in ``params``), never updates in place
+    (a subscript or attribute store, an augmented assignment, an ``out=``, an argument of a
+    call whose result is dropped) and never binds otherwise (a loop target, an unpacking).
+
+    Where the pullback is differentiated again these must stay constants (an axis, a trip
+    count): its saved tuple is one argument, so by name all of it would carry derivatives.
+
+    >>> import gast
+    >>> from srcad import astutil as A
+    >>> from srcad.passes.callees import Callee
+    >>> fwd = gast.parse("n = len(x)\\nk = n - 1\\ny = x * k\\nfor t in range(3):\\n    k2 = t").body
+    >>> calls = [n for n in A.walk(gast.Module(body=fwd, type_ignores=[])) if isinstance(n, gast.Call)]
+    >>> _ = [A.set_anno(n, "callee", Callee("object", {"len": len, "range": range}[n.func.id])) for n in calls]
+    >>> sorted(constant_saved(fwd, ["n", "k", "y", "k2"], {"n", "k", "k2"}, {"x"}))
+    ['k', 'n']
+    """
+    from .passes.activity import derivative_sources
+
+    values, unsure = {}, set()
+    for s in _statements(fwd):
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+            values.setdefault(s.targets[0].id, []).append(s.value)
+        elif isinstance(s, gast.Expr) and not _leaves_arguments(s.value):
+            unsure |= A.names_read(s)
+        elif not isinstance(s, (gast.If, gast.While)):
+            targets = s.target if isinstance(s, (gast.For, gast.AugAssign)) else gast.Tuple(
+                elts=getattr(s, "targets", []), ctx=gast.Store())
+            unsure |= A.all_names(targets) if not isinstance(s, gast.For) else A.names_stored(targets)
+        for n in A.walk(s):  # np.add(a, b, out=buffer) updates buffer
+            if isinstance(n, gast.Call):
+                unsure |= {name for k in n.keywords if k.arg == "out" for name in A.names_read(k.value)}
+    bound = set(values) | unsure
+    constant = {x for x in live if x in candidates and x not in unsure}  # a parameter is bound by no statement
+    changed = True
+    while changed:
+        changed = False
+        for x in sorted(constant):
+            for value in values.get(x, ()):
+                sources = derivative_sources(value) if _annotated(value) else A.names_read(value)
+                if any(n in params or (n in bound and n not in constant) for n in sources):
+                    constant.discard(x)
+                    changed = True
+                    break
+    return constant
+
+
+def _statements(stmts):
+    """Every statement of ``stmts``, with those inside branches and loops."""
+    for s in stmts:
+        yield s
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(s, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
+def _leaves_arguments(call):
+    """Is ``call`` one that changes none of its arguments (a check srcad writes, such as
+    ``real_constant``; a NumPy function that only reads)?"""
+    from .passes.fresh import NO_EFFECT, is_in, known_pure
+
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    return (callee is not None and callee.kind == "object"
+            and (is_in(callee.obj, NO_EFFECT) or known_pure(callee.obj)))
+
+
+def _annotated(value):
+    """Do the calls of ``value`` say what they call (``derivative_sources`` needs it)?"""
+    return all(A.anno(n, "callee") is not None for n in A.walk(value) if isinstance(n, gast.Call))
+
+
 def read_saved(stmts, outer):
     """``stmts`` (copies) reading each path of ``outer`` under its saved name."""
     if not outer:

@@ -165,7 +165,10 @@ def _function_body(fn):
 
 class ElementwiseRule(Rule):
     """A rule made from a derivative template ``def f(y, x): return <dy/dx>``: the vjp
-    ``d[x] += d[y] * <dy/dx>`` or the jvp ``t[y] += t[x] * <dy/dx>``."""
+    ``d[x] += d[y] * <dy/dx>`` or the jvp ``t[y] += t[x] * <dy/dx>`` (for a slope that may be
+    infinite, ``t[y] += t[x] * resting_zero(t[x], <dy/dx>)``)."""
+
+    infinite_slopes = False
 
     @functools.cached_property
     def _parsed(self):
@@ -176,10 +179,18 @@ class ElementwiseRule(Rule):
         x = self.params[0].name
         # reverse mode pulls d[y] back into d[x]; forward mode pushes t[x] forward into t[y]
         source, target = (self.result, x) if self.marker == "d" else (x, self.result)
+        slope = body[0].value
+        if self.marker == "t" and self.infinite_slopes:
+            slope = gast.Call(func=A.load("resting_zero"), args=[_marked("t", x, gast.Load()), slope], keywords=[])
         update = gast.AugAssign(target=_marked(self.marker, target, gast.Store()), op=gast.Add(),
-                                value=_times(_marked(self.marker, source, gast.Load()), body[0].value))
+                                value=_times(_marked(self.marker, source, gast.Load()), slope))
         gast.copy_location(update, body[0])
         return [gast.fix_missing_locations(update)], lineno
+
+    def provided(self):
+        from .runtime import resting_zero
+
+        return {"resting_zero": resting_zero} if self.marker == "t" and self.infinite_slopes else {}
 
 
 class PartialsRule(Rule):
@@ -341,7 +352,7 @@ def register_jvp(*keys: Any, zero: Union[str, Sequence[str]] = (),
     return decorate
 
 
-def register_elementwise(*keys: Any) -> Callable[[_Template], _Template]:
+def register_elementwise(*keys: Any, infinite_slopes: bool = False) -> Callable[[_Template], _Template]:
     """Register the vjp and the jvp rule of an elementwise function of one argument, for each
     of ``keys``, from one template that returns the derivative dy/dx::
 
@@ -350,7 +361,8 @@ def register_elementwise(*keys: Any) -> Callable[[_Template], _Template]:
             return np.cosh(x)
 
     registers ``d[x] += d[y] * np.cosh(x)`` and ``t[y] += t[x] * np.cosh(x)``. The derivative
-    may use the result (the first parameter) and the argument.
+    may use the result (the first parameter) and the argument. ``infinite_slopes=True`` (``sqrt``
+    at 0): a zero tangent pushes zero, never 0 · ∞ (``runtime.resting_zero``).
     """
 
     def decorate(fn):
@@ -361,7 +373,9 @@ def register_elementwise(*keys: Any) -> Callable[[_Template], _Template]:
                              "must take exactly the result and the argument: `def f(y, x): return <dy/dx>`")
         for key in _distinct(keys):
             _register(VJP, key, ElementwiseRule(key, fn, "d"), "vjp")
-            _register(JVP, key, ElementwiseRule(key, fn, "t"), "jvp")
+            jvp = ElementwiseRule(key, fn, "t")
+            jvp.infinite_slopes = infinite_slopes
+            _register(JVP, key, jvp, "jvp")
         return fn
 
     return decorate

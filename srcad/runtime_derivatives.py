@@ -18,6 +18,15 @@ def full_of(shape, value):
     return np.full(shape, value)
 
 
+def resting_zero(t, slope):
+    """``slope`` where the tangent ``t`` is not exactly zero, and 0 where it is: an input that does
+    not move moves nothing, also where the slope is infinite (``sqrt`` at 0 with a constant
+    0.0 beside the array: 0 · ∞ would be NaN)."""
+    if t.__class__ is not np.ndarray and np.ndim(t) == 0 and np.ndim(slope) == 0:
+        return slope if t != 0 else 0.0
+    return np.where(np.asarray(t) == 0, 0.0, slope)
+
+
 def sum_to_reduced(g, x, axis, keepdims):
     """The adjoint of a reduction over ``axis``: ``g`` broadcast back to ``x``'s shape."""
     xshape = shape_of(x)

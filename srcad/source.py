@@ -30,6 +30,11 @@ class FunctionSource:
         """Is this code srcad generated (an adjoint or pullback being differentiated again)?"""
         return self.filename.startswith(GENERATED_FILENAME)
 
+    def is_srcads(self):
+        """Is this code srcad's own: generated, or a rule's helper in its modules (whose integer
+        arguments are axes and sizes, never values to treat as real)?"""
+        return self.is_generated() or srcad_file(self.filename)
+
     def line(self, lineno):
         return linecache.getline(self.filename, lineno).rstrip("\n") if lineno else ""
 

@@ -126,3 +126,18 @@ def test_function_held_in_a_local_variable_refused():
 
     with pytest.raises(SrcadSyntaxError, match="'act' is a local variable"):
         srcad.grad(f)(X, np.tanh)
+
+
+def test_a_def_inside_the_function_used_as_a_value_refused():
+    # srcad inlines it where it is called; stored in a list, the generated code raised NameError
+    def f(x):
+        fs = []
+
+        def g(y):
+            return np.sin(y)
+        fs.append(g)
+        return np.sum(x ** 2) * len(fs)
+
+    with pytest.raises(SrcadSyntaxError, match="cannot use it as a value") as e:
+        srcad.grad(f)(X)
+    assert e.value.lineno == f.__code__.co_firstlineno + 5

@@ -5,8 +5,10 @@ and *useful* if the returned value can depend differentiably on it. Active varia
 are both; only they get adjoints. The analysis is by name and ignores statement order
 (a sound over-approximation: an extra adjoint costs time, a missing one would be wrong).
 
-Afterwards the function carries the annotation ``"active"`` (a set of names) and
-``"containers"`` (names that hold lists, tuples or dicts).
+Afterwards the function carries the annotation ``"active"`` (a set of names),
+``"containers"`` (names that hold lists, tuples or dicts) and ``"derivative_free"``: the
+names it assigns whose values depend on no parameter at all (a shape, an axis read off a
+global, a literal trip count), which stay constants where the code is differentiated again.
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -31,13 +33,15 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
+from .callees import parameter_names
 
 _NONDIFF_OPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
 _CONTAINER_CALLS = {builtins.list, builtins.tuple, builtins.dict, builtins.zip, builtins.enumerate, builtins.sorted}
 
 
-def _flows(rhs):
-    """Names whose derivative can flow into the value of ``rhs``."""
+def derivative_sources(rhs):
+    """Names whose derivative can flow into the value of ``rhs`` (a call must carry its
+    ``"callee"`` annotation: what it calls decides whether anything flows)."""
     if isinstance(rhs, gast.Name):
         return {rhs.id}
     if isinstance(rhs, (gast.Constant, gast.Compare, gast.JoinedStr)):
@@ -74,32 +78,161 @@ def _flows(rhs):
     return A.names_read(rhs)
 
 
-def _edges(stmts, edges, containers):
-    """(target, sources) pairs: derivative can flow from each source into target."""
+def _edges(stmts, edges, containers, items, reads):
+    """(target, sources) pairs: derivative can flow from each source into target. An item read
+    by a constant key off a name whose items are known (``items``: ``_item_structures``) flows
+    from that item's sources only; it reads the whole (``reads``: the useful ones' pairs)."""
     for s in stmts:
         if isinstance(s, gast.Assign):
             target = s.targets[0]
-            if isinstance(target, gast.Name):
-                edges.append((target.id, _flows(s.value)))
+            item = _item_read(s.value, items)
+            if isinstance(target, gast.Name) and item is not None:
+                edges.append((target.id, set(item[0])))
+                reads.append((target.id, {s.value.value.id}))
+            elif isinstance(target, gast.Name) and id(s.value) in items.free_calls:
+                edges.append((target.id, set()))  # a function of yours whose result depends on none of its parameters
+                reads.append((target.id, derivative_sources(s.value)))
+            elif isinstance(target, gast.Name):
+                edges.append((target.id, derivative_sources(s.value)))
                 if _is_container(s.value, containers):
                     containers.add(target.id)
             elif isinstance(target, gast.Subscript):
                 base = target.value.id
-                edges.append((base, _flows(s.value) | {base}))
+                edges.append((base, derivative_sources(s.value) | {base}))
         elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             callee = A.anno(s.value, "callee")
             added = scatter_add_args(s)
             if added is not None:  # np.add.at(buffer, index, values) adds values into buffer
                 buffer, _, values = added
-                edges.append((buffer.id, _flows(values) | {buffer.id}))
+                edges.append((buffer.id, derivative_sources(values) | {buffer.id}))
             elif callee is not None and callee.kind == "method" and callee.name == "append":
                 receiver = s.value.func.value
                 if isinstance(receiver, gast.Name):
-                    edges.append((receiver.id, _flows(s.value.args[0]) | {receiver.id}))
+                    edges.append((receiver.id, derivative_sources(s.value.args[0]) | {receiver.id}))
                     containers.add(receiver.id)
         elif isinstance(s, (gast.If, gast.For, gast.While)):
-            _edges(s.body, edges, containers)
-            _edges(s.orelse, edges, containers)
+            _edges(s.body, edges, containers, items, reads)
+            _edges(s.orelse, edges, containers, items, reads)
+
+
+def _constant_key(index):
+    """The int or str of a constant index (``t[1]``, ``t[-1]``, ``d["w"]``), else None."""
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
+        key = _constant_key(index.operand)
+        return -key if type(key) is int else None
+    if isinstance(index, gast.Constant) and type(index.value) in (int, str):
+        return index.value
+    return None
+
+
+def _item_read(rhs, items):
+    """``(sources, items)`` of the item ``rhs`` reads (``t[k]`` of a ``t`` in ``items``), or None."""
+    if not (isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) and rhs.value.id in items):
+        return None
+    return items[rhs.value.id].get(_constant_key(rhs.slice))
+
+
+def _item_structures(node, returned_items):
+    """What the items of a tuple, list or dict are made of, known by name where the name is bound
+    once, to a display (a list or dict only if it is read by constant keys alone, so never
+    changed), to a known item of one, or to a call of a function of yours whose returned items
+    ``returned_items(fn)`` says (``{key: (free, items)}``: ``free`` if it depends on none of the
+    function's parameters). Returns ``{name: {key: (sources, items)}}``, whose ``free_calls``
+    holds the ids of the calls whose whole result depends on none of the callee's parameters."""
+    bindings, loads, keyed = {}, {}, set()
+    for n in A.walk(node):
+        if isinstance(n, gast.Name):
+            kind = bindings if isinstance(n.ctx, gast.Store) else loads
+            kind[n.id] = kind.get(n.id, 0) + 1
+        elif (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Load)
+              and _constant_key(n.slice) is not None):
+            keyed.add(id(n.value))
+    keyed_loads = {}
+    for n in A.walk(node):
+        if isinstance(n, gast.Name) and id(n) in keyed:
+            keyed_loads[n.id] = keyed_loads.get(n.id, 0) + 1
+    only_keyed = {name for name, count in loads.items() if keyed_loads.get(name) == count}
+    items = _Items()
+    for _ in range(2):  # an item of an item: its structure is known once the outer one is
+        for s in A.walk(node):
+            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                    and bindings.get(s.targets[0].id) == 1):
+                continue
+            name, value = s.targets[0].id, s.value
+            known = None
+            if isinstance(value, gast.Tuple) or (isinstance(value, gast.List) and name in only_keyed):
+                if all(A.is_atom(e) for e in value.elts):
+                    n = len(value.elts)
+                    known = {k: (derivative_sources(e), items.get(getattr(e, "id", None)))
+                             for i, e in enumerate(value.elts) for k in (i, i - n)}
+            elif isinstance(value, gast.Dict) and name in only_keyed:
+                keys = [_constant_key(k) if k is not None else None for k in value.keys]
+                if None not in keys and all(A.is_atom(v) for v in value.values):
+                    known = {k: (derivative_sources(v), items.get(getattr(v, "id", None)))
+                             for k, v in zip(keys, value.values)}
+            elif _item_read(value, items) is not None:
+                known = _item_read(value, items)[1]
+            elif isinstance(value, gast.Call) and returned_items is not None:
+                callee = A.anno(value, "callee")
+                returned = returned_items(callee.obj) if callee is not None and callee.kind == "object" else None
+                if returned is not None:
+                    if returned[0]:
+                        items.free_calls.add(id(value))
+                    if returned[1] is not None:
+                        known = _call_items(returned[1], derivative_sources(value))
+            if known is not None:
+                items[name] = known
+    return items
+
+
+class _Items(dict):
+    __slots__ = ("free_calls",)
+
+    def __init__(self):
+        super().__init__()
+        self.free_calls = set()
+
+
+def _call_items(returned, sources):
+    """``returned`` (``returned_items``) of a call whose arguments are ``sources``, as items."""
+    return {k: (set() if free else sources, _call_items(inner, sources) if inner is not None else None)
+            for k, (free, inner) in returned.items()}
+
+
+def returned_items(node):
+    """``(free, items)`` of what every ``return`` of the function ``node`` (after ``activity``)
+    returns: ``free`` if it depends on none of its parameters; ``items``, for a tuple, list or
+    dict display, ``{key: (free, items)}`` of its items (else None). None if not known."""
+    items = A.anno(node, "item_structures") or {}
+    free, params = A.anno(node, "derivative_free") or frozenset(), parameter_names(node)
+    stored = A.names_stored(node)
+
+    def as_returned(known):
+        return {k: (all(is_free(n) for n in sources), as_returned(inner) if inner is not None else None)
+                for k, (sources, inner) in known.items()}
+
+    def is_free(name):
+        return name in free or (name not in stored and name not in params)
+
+    found = None
+    for r in (s for s in A.walk(node) if isinstance(s, gast.Return)):
+        value = r.value
+        if isinstance(value, gast.Constant) or value is None:
+            mine = (True, None)
+        elif isinstance(value, gast.Name):
+            mine = (is_free(value.id), as_returned(items[value.id]) if value.id in items else None)
+        else:
+            return None
+        found = mine if found is None else _both(found, mine)
+    return found
+
+
+def _both(a, b):
+    """What two ``(free, items)`` have in common."""
+    common = None
+    if a[1] is not None and b[1] is not None and a[1].keys() == b[1].keys():
+        common = {k: _both(a[1][k], b[1][k]) for k in a[1]}
+    return a[0] and b[0], common
 
 
 def scatter_add_args(s):
@@ -143,11 +276,13 @@ def _is_container(rhs, containers):
     return False
 
 
-def activity(node, source, wrt, container_params=()):
-    """Annotate ``node`` (in A-normal form) with its active variables; see the module doc."""
-    edges = []
+def activity(node, source, wrt, container_params=(), constant_params=(), returned=None):
+    """Annotate ``node`` (in A-normal form) with its active variables; see the module doc.
+    ``returned(fn)``: ``returned_items`` of a function of yours it calls, or None."""
+    edges, reads = [], []
     containers = set(container_params)
-    _edges(node.body, edges, containers)
+    items = _item_structures(node, returned)
+    _edges(node.body, edges, containers, items, reads)
     # fixpoint: containers propagate through aliases
     changed = True
     while changed:
@@ -157,30 +292,58 @@ def activity(node, source, wrt, container_params=()):
                 if s.targets[0].id not in containers and _is_container(s.value, containers):
                     containers.add(s.targets[0].id)
                     changed = True
-    varied = set(wrt)
-    changed = True
-    while changed:
-        changed = False
-        for target, sources in edges:
-            if target not in varied and sources & varied:
-                varied.add(target)
-                changed = True
+    varied = _reached(edges, set(wrt))
     returns = [s for s in A.walk(node) if isinstance(s, gast.Return)]
     useful = set()
     for r in returns:
-        useful |= _flows(r.value)
+        useful |= derivative_sources(r.value)
     changed = True
     while changed:
         changed = False
-        for target, sources in edges:
+        for target, sources in edges + reads:
             if target in useful and not sources <= useful:
                 useful |= sources
                 changed = True
     _refuse_indexed_pops(node, source, varied)
+    _refuse_bitwise(node, source, varied)
     A.set_anno(node, "active", varied & useful)
     A.set_anno(node, "varied", varied)
+    # by every parameter (but those each call gives a constant): code differentiated again may
+    # be differentiated by another one (the gradient in x, differentiated in n)
+    params = parameter_names(node) - set(constant_params)
+    A.set_anno(node, "derivative_free", frozenset((A.names_stored(node) | set(constant_params))
+                                                  - _reached(edges, params) - params))
     A.set_anno(node, "containers", containers)
+    A.set_anno(node, "item_structures", items)
     return node
+
+
+def _reached(edges, seeds):
+    """The names a derivative of ``seeds`` flows into along ``edges`` (with ``seeds``)."""
+    reached = set(seeds)
+    changed = True
+    while changed:
+        changed = False
+        for target, sources in edges:
+            if target not in reached and sources & reached:
+                reached.add(target)
+                changed = True
+    return reached
+
+
+_BITWISE = {gast.BitOr: "|", gast.BitAnd: "&", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
+
+
+def _refuse_bitwise(node, source, varied):
+    """``|``, ``&``, ``^``, ``<<`` and ``>>`` pass no derivative (on integers and masks there is
+    none); one of a value that carries derivatives (a dict merge ``d | {...}``) is refused."""
+    for s in A.walk(node):
+        if (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp) and type(s.value.op) in _BITWISE
+                and A.names_read(s.value) & varied):
+            raise source.syntax_error(
+                f"srcad does not differentiate '{_BITWISE[type(s.value.op)]}' of a value that carries a derivative "
+                "(a dict merged with |?); build the result with a display or assign its items one by one "
+                "(d2 = dict(d); d2[k] = v)", A.anno(s, "origin") or s)
 
 
 def _refuse_indexed_pops(node, source, varied):

@@ -422,8 +422,8 @@ def forward(node, source, wrt, refs, callees):
     params = [a.id for a in node.args.args]
     fw.bound = set(params)
     tangents = {p: fw.tname(p) for p in wrt}
-    # differentiated integers are reals, except in code srcad generated (residuals' trip counts)
-    entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_generated()]
+    # differentiated integers are reals, except in srcad's own code (trip counts, a rule helper's axes)
+    entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_srcads()]
     mutated = mutated_in_place(body) & set(params)
     entry += [A.assign(p, gast.Call(func=A.load(refs("copy_value", runtime.copy_value)), args=[A.load(p)],
                                     keywords=[])) for p in sorted(mutated)]

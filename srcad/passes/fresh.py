@@ -27,7 +27,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from ..errors import check_list_slice, check_method
+from ..errors import check_list_slice, check_method, check_unshared_item
 from ..rules.numpy_joining import unjoin
 
 
@@ -112,7 +112,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, runtime.numba_refuses, check_method,
-             check_list_slice}
+             check_list_slice, check_unshared_item}
 
 
 # Library functions that write into an argument even when their result is assigned.
@@ -125,13 +125,53 @@ def known_pure(obj):
     srcad has rules for (less their few in-place functions); a function of yours declared
     without derivative (``register_nondifferentiable``) may change them."""
     module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
-    return module.split(".")[0] in _PURE_LIBRARIES and not is_in(obj, LIBRARY_MUTATORS)
+    return module.split(".")[0] in _PURE_LIBRARIES and not _object_effect(obj)
 
 
 # Logging calls only read (format) their arguments.
 _LOGGING_METHODS = {"debug", "info", "warning", "warn", "error", "critical", "exception", "log"}
 # Methods of a container that store their arguments in it.
 STORING_METHODS = {"append", "extend", "insert", "add", "update", "appendleft", "extendleft"}
+
+
+# Of those, the ones that answer something (the others answer None).
+_ANSWERING_METHODS = {"pop", "setdefault", "popitem"}
+_BUILTIN_CONTAINERS = (list, dict, set, np.ndarray)
+
+
+def effect_call(callee):
+    """Is a call of ``callee`` made for its effect on an argument or its receiver (an in-place
+    method of a list, dict, set or array, NumPy's ``copyto``, a ufunc's ``.at``)? Returns
+    ``"none"`` if its result is None, ``"value"`` if it answers something (``L.pop()``),
+    ``"special"`` for an update spelled as a special method (``z.__setitem__(i, v)``), else
+    False."""
+    if callee.kind == "method":
+        return _method_effect(callee.name)
+    return _object_effect(callee.obj) if callee.kind == "object" else False
+
+
+def _object_effect(obj):
+    if is_in(obj, LIBRARY_MUTATORS) or (getattr(obj, "__name__", None) == "at"
+                                        and isinstance(getattr(obj, "__self__", None), np.ufunc)):
+        return "none"
+    owner = getattr(obj, "__objclass__", None) or type(getattr(obj, "__self__", None))
+    if owner not in _BUILTIN_CONTAINERS:  # list.sort, np.ndarray.fill, a bound L.append
+        return False
+    return _method_effect(getattr(obj, "__name__", ""))
+
+
+def _method_effect(name):
+    if name in _SPECIAL_MUTATORS or (name.startswith("__i") and name.endswith("__") and name[3:-2] in _OPERATORS):
+        return "special"
+    if name not in MUTATING_METHODS | STORING_METHODS:
+        return False
+    return "value" if name in _ANSWERING_METHODS else "none"
+
+
+# z.__setitem__(i, v), z.__iadd__(v): an update written as a call (``"special"`` above)
+_SPECIAL_MUTATORS = {"__setitem__", "__delitem__", "__setattr__", "__delattr__"}
+_OPERATORS = {"add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift", "and", "xor",
+              "or"}
 
 
 def only_logs(obj):

@@ -27,7 +27,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from ..errors import check_list_slice
+from ..errors import check_list_slice, check_unshared_item
 from .binding import builtin_call, helper_call
 from .shape_values import Spec
 
@@ -46,6 +46,15 @@ def list_slice_check(norm, base, index, new, node):
     where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
     return gast.Expr(value=helper_call("check_list_slice", check_list_slice, A.load(base),
                                        builtin_call("slice", *bounds), A.deepcopy(new), A.const(where)))
+
+
+def unshared_item_check(norm, base, index, node):
+    """The statement ``check_unshared_item(base, index, where)`` that ``normalize`` puts before
+    ``base[index] op= e`` (``errors.check_unshared_item``: on a list or dict, no other item holds
+    the array updated in place)."""
+    where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
+    return gast.Expr(value=helper_call("check_unshared_item", check_unshared_item, A.load(base),
+                                       A.deepcopy(index), A.const(where)))
 
 
 def fold_in_place_checks(node):
@@ -74,14 +83,16 @@ def fold_in_place_checks(node):
 
 
 def _array_slice_check(s, specs):
-    """Is ``s`` ``check_list_slice(a, ...)`` of an ``a`` known to be an array (which keeps its
-    length: NumPy raises if the value does not fit)?"""
+    """Is ``s`` ``check_list_slice(a, ...)`` or ``check_unshared_item(a, ...)`` of an ``a`` known
+    to be an array (which keeps its length: NumPy raises if the value does not fit; whose
+    items are numbers)?"""
     if not (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and s.value.args
             and isinstance(s.value.args[0], gast.Name)):
         return False
     callee = A.anno(s.value, "callee")
     spec = specs.get(s.value.args[0].id)
-    return (callee is not None and callee.kind == "object" and callee.obj is check_list_slice
+    return (callee is not None and callee.kind == "object"
+            and (callee.obj is check_list_slice or callee.obj is check_unshared_item)
             and isinstance(spec, Spec) and spec.python is None)
 
 
@@ -124,6 +135,8 @@ def augmented_assignment(norm, s, out):
         base = norm.atom(target.value, out)
         index = norm.index(target.slice, out)
         old = gast.Subscript(value=base, slice=index, ctx=gast.Load())
+        if checked and isinstance(base, gast.Name) and not any(isinstance(n, gast.Slice) for n in A.walk(index)):
+            out.append(gast.copy_location(unshared_item_check(norm, base.id, index, s), s))
         updated = norm.atom(old, out)  # S[i] += e updates the item S[i] in place, then stores it
         rhs = gast.BinOp(left=updated, op=s.op, right=s.value)
         new = norm.atom(gast.copy_location(rhs, s), out)

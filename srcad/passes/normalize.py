@@ -51,6 +51,7 @@ from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
 from .callees import Callee, local_names
+from .fresh import effect_call
 from .method_calls import method_check
 from .resolve_calls import resolve_calls
 from .statements import prepare_region
@@ -88,8 +89,22 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
     node.body = norm.block(body) or [gast.Pass()]
     check_jumps_eliminated(node.body, source)
+    _check_no_function_values(node, norm, source)
     A.set_anno(node, "namer", namer)
     return node
+
+
+def _check_no_function_values(node, norm, source):
+    """A ``def`` inside the function is inlined where it is called and leaves no function
+    behind: one still named as a value (stored in a list, passed on) is refused."""
+    stored = A.names_stored(node)
+    for n in A.walk(node):
+        if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in norm.local_functions
+                and n.id not in stored):
+            raise source.syntax_error(
+                f"srcad inlines the function {n.id} defined in this function where it is called, and cannot use it "
+                "as a value (stored in a list, passed to another function); define it at the top level of the "
+                "module, or call it directly", A.anno(n, "origin") or n)
 
 
 def _check_named_exprs(node, source):
@@ -147,7 +162,12 @@ class _Normalizer:
         pass
 
     def stmt_Assert(self, s, out):
-        out.append(s)  # runs in the primal only; its operands are never differentiated
+        for call in A.walk(s):  # runs in the primal only: nothing it calls may change a value
+            callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+            if callee is not None and effect_call(callee):
+                raise self.error("srcad does not differentiate a call made for its effect inside an assert (it "
+                                 "runs in the primal only); make the call a statement of its own", call)
+        out.append(s)  # its operands are never differentiated
 
     def stmt_Raise(self, s, out):
         out.append(s)
@@ -331,10 +351,17 @@ class _Normalizer:
             guard_out.append(A.assign(result, gast.Compare(left=left, ops=[op], comparators=[right])))
             if i + 1 < len(e.ops):
                 inner = []
-                guard_out.append(gast.If(test=A.load(result), body=inner, orelse=[]))
+                guard_out.append(gast.If(test=self.branch_flag(result, guard_out), body=inner, orelse=[]))
                 guard_out = inner
             left = right
         return A.load(result)
+
+    def branch_flag(self, result, out):
+        """A name of its own for the test of a branch that assigns ``result``: the reverse
+        sweep takes the same branch by testing it again, after ``result`` has changed."""
+        flag = self.namer.fresh("_t")
+        out.append(A.assign(flag, A.load(result)))
+        return A.load(flag)
 
     def expr_BoolOp(self, e, out):
         result = self.namer.fresh("_t")
@@ -344,7 +371,7 @@ class _Normalizer:
             inner = []
             more = [A.assign(result, self.rhs(value, inner))]
             inner.extend(more)
-            branch = gast.If(test=A.load(result), body=[gast.Pass()], orelse=inner)
+            branch = gast.If(test=self.branch_flag(result, target), body=[gast.Pass()], orelse=inner)
             if isinstance(e.op, gast.And):
                 branch.body, branch.orelse = inner, []
             target.append(branch)
@@ -424,6 +451,18 @@ class _Normalizer:
         if callee is None:
             resolve_calls(e, self.source, self.local_functions)
             callee = A.anno(e, "callee")
+        effect = effect_call(callee)
+        if effect == "special":
+            raise self.error(f"srcad does not differentiate an update written as a call of {callee.name or 'a special method'}; "
+                             "write it as an assignment (z[i] = v, z += v)", e)
+        if A.anno(e, "for_effect"):
+            effect = False
+        if effect == "none":  # r = x.sort(), c and L.append(v): the call made for its effect, where it is made
+            self.stmt_Expr(gast.copy_location(gast.Expr(value=e), e), out)
+            return A.const(None)
+        if effect == "value" and callee.name != "pop":
+            raise self.error(f"srcad differentiates .{callee.name}(...) only as a statement of its own; read the "
+                             "item and update the dict in two statements", e)
         mark_consumed(callee, e, self.namer)
         lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
         if lowered is not None:

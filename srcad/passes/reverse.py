@@ -310,10 +310,10 @@ def reverse(node, source, wrt, refs, callees):
     params = [a.id for a in node.args.args]
     # differentiated integers are reals; arguments updated in place are copied first
     param_specs = A.anno(node, "param_specs") or {}
-    # (not in code srcad generated: its residuals keep their ints, such as trip counts)
+    # (not in srcad's own code: generated residuals keep their ints, a rule helper its axes)
     entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
              if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
-             and not source.is_generated()]
+             and not source.is_srcads()]
     mutated = mutated_names(body) & set(params)
     entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = _line_comments(entry + rv.forward(body), source)
@@ -362,5 +362,6 @@ def reverse(node, source, wrt, refs, callees):
     A.set_anno(adj, "adjoint_names", set(rv.adjoint_names.values()))
     A.set_anno(adj, "adjoint_of", {name: var for var, name in rv.adjoint_names.items()})
     A.set_anno(adj, "views", A.anno(node, "views") or [])
+    A.set_anno(adj, "derivative_free", A.anno(node, "derivative_free") or frozenset())
     A.set_anno(adj, "specs", rv.specs)
     return adj

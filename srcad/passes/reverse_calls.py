@@ -125,7 +125,8 @@ class Calls:
         known = {p: self.spec(a.id) for p, a in bound.arguments.items()  # the callee is specialised on them
                  if isinstance(a, gast.Name) and self.spec(a.id) is not None}
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known,
-                                               classes=argument_classes(self.node, bound.arguments, self.source))
+                                               classes=argument_classes(self.node, bound.arguments, self.source),
+                                               constant_params=self.constant_arguments(fn, bound))
         base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
         bwd_name = self.refs(f"{base}_backward", backward_fn)
@@ -137,6 +138,19 @@ class Calls:
         self.primal_callees[id(s)] = (bwd_name, saved, [bound.arguments[p] for p in wrt], site)
         target = gast.Tuple(elts=[A.store(var), A.store(saved)], ctx=gast.Store())
         return [placeholder("save", site), gast.Assign(targets=[target], value=call, type_comment=None)]
+
+    def constant_arguments(self, fn, bound):
+        """The parameters of ``fn`` a call (``bound``) gives constants at every order: literals,
+        values of no parameter of the caller's (``"derivative_free"``), defaults."""
+        free = A.anno(self.node, "derivative_free") or ()
+        constant = []
+        for p, param in inspect.signature(fn, follow_wrapped=False).parameters.items():
+            if param.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+                continue
+            arg = bound.arguments.get(p)
+            if arg is None or isinstance(arg, gast.Constant) or (isinstance(arg, gast.Name) and arg.id in free):
+                constant.append(p)
+        return tuple(constant)
 
     def snapshot(self, arg):
         """``arg`` for a callee's forward function: a copy if its memory is updated in place

@@ -41,7 +41,7 @@ def math_log(y, x, base=math.e):
     d[base] += -d[y] * y / (base * np.log(base))
 
 
-@register_elementwise(np.sqrt, math.sqrt)
+@register_elementwise(np.sqrt, math.sqrt, infinite_slopes=True)
 def sqrt(y, x):
     return 1 / (2 * y)
 

@@ -11,7 +11,7 @@ Most reductions here are written with a *slope*: an array shaped like the input 
 import numpy as np
 
 from ..registry import register_jvp, register_vjp
-from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, sum_to_reduced
+from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, resting_zero, sum_to_reduced
 
 
 def float_dtype(a):
@@ -298,7 +298,8 @@ def norm(y, x, ord=None, axis=None, keepdims=False):
 
 @register_jvp(np.linalg.norm)
 def norm_jvp(y, x, ord=None, axis=None, keepdims=False):
-    t[y] += np.sum(t[x] * norm_slope(x, y, ord, axis, keepdims), axis=norm_axes(x, ord, axis), keepdims=keepdims)
+    t[y] += np.sum(t[x] * resting_zero(t[x], norm_slope(x, y, ord, axis, keepdims)), axis=norm_axes(x, ord, axis),
+                   keepdims=keepdims)  # at x = 0 a resting x moves nothing (0 · 0/0)
 
 
 def norm_axes(x, ord, axis):

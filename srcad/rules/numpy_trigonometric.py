@@ -11,12 +11,12 @@ DEG_PER_RAD = 180.0 / math.pi
 RAD_PER_DEG = math.pi / 180.0
 
 
-@register_elementwise(np.arcsin, math.asin)
+@register_elementwise(np.arcsin, math.asin, infinite_slopes=True)
 def arcsin(y, x):
     return 1 / np.sqrt(1 - x**2)
 
 
-@register_elementwise(np.arccos, math.acos)
+@register_elementwise(np.arccos, math.acos, infinite_slopes=True)
 def arccos(y, x):
     return -1 / np.sqrt(1 - x**2)
 
@@ -41,12 +41,12 @@ def arcsinh(y, x):
     return 1 / np.sqrt(x**2 + 1)
 
 
-@register_elementwise(np.arccosh, math.acosh)
+@register_elementwise(np.arccosh, math.acosh, infinite_slopes=True)
 def arccosh(y, x):
     return 1 / np.sqrt(x**2 - 1)
 
 
-@register_elementwise(np.arctanh, math.atanh)
+@register_elementwise(np.arctanh, math.atanh, infinite_slopes=True)
 def arctanh(y, x):
     return 1 / (1 - x**2)
 

@@ -1,0 +1,158 @@
+"""Calls made for their effect wherever they are written (probe 16B): as the value of an
+assignment (``r = x.sort()``), inside ``and``/``or``, a conditional expression, a
+comprehension, an ``assert``; updates spelled as special methods; ``|`` of a dict; and the
+``w = w or default`` idiom, whose test the reverse sweep must read as the forward sweep did.
+Each either differentiates the effect, checked against finite differences, or is refused;
+none touches the caller's arrays. (PYTEST_DONT_REWRITE: srcad reads the ``assert`` below as
+written, and pytest would compile it otherwise.)"""
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import SrcadSyntaxError
+from srcad.testing import check_grads, check_jvp
+
+X = np.array([0.3, -0.7, 1.1, 0.5])
+W = np.array([4.0, 1.0, 3.0, 2.0])
+
+
+def sort_assigned(x):
+    r = x.sort()
+    return np.sum(x * W) if r is None else 0.0
+
+
+def copyto_assigned(x):
+    r = np.copyto(x, x ** 2)
+    return np.sum(x * W)
+
+
+def fill_assigned(x):
+    y = x * 1.0
+    r = y.fill(2.0)
+    return np.sum(y * x)
+
+
+def add_at_assigned(x):
+    z = np.zeros(4)
+    r = np.add.at(z, np.array([0, 1, 1]), x[:3] ** 2)
+    return np.sum(z * W)
+
+
+def append_assigned(x):
+    L = []
+    _ = L.append(x[0] ** 2)
+    L.append(x[2] * 3.0)
+    return L[0] + L[1]
+
+
+def append_in_and(x):
+    L = [x[1]]
+    c = x[3] > 0
+    c and L.append(x[0] ** 2)
+    return sum(L)
+
+
+def append_in_ifexp(x):
+    L = [x[1]]
+    L.append(x[0] ** 2) if x[3] > 0 else None
+    return sum(L)
+
+
+def append_in_comprehension(x):
+    L = []
+    [L.append(x[k] ** 2) for k in range(3)]
+    return sum(L)
+
+
+def default_by_or(x, w=None):
+    w = w or x[1] * 3.0
+    return x[0] * w
+
+
+def first_truthy(x):
+    a = x[0] * 0.0
+    b = a or x[1] ** 2 or x[2]
+    return b * x[3]
+
+
+def chained_in_a_loop(x):
+    s = 0.0
+    for k in range(4):
+        if -1.0 < x[k] * 1.5 < 1.0:
+            s = s + np.sin(x[k])
+    return s
+
+
+@pytest.mark.parametrize("f", [add_at_assigned, append_assigned, append_in_and, append_in_ifexp,
+                               append_in_comprehension, default_by_or, first_truthy, chained_in_a_loop])
+def test_the_effect_is_differentiated(f):
+    x = X.copy()
+    check_grads(f, (x,))
+    check_jvp(f, (x,))
+    np.testing.assert_array_equal(x, X)
+
+
+@pytest.mark.parametrize("f", [sort_assigned, copyto_assigned, fill_assigned])
+def test_an_assigned_update_of_a_value_with_a_derivative_is_refused(f):
+    x = X.copy()
+    with pytest.raises(SrcadSyntaxError, match="made for its effect|changes"):
+        srcad.grad(f)(x)
+    np.testing.assert_array_equal(x, X)  # before: srcad.grad sorted, overwrote the caller's array
+
+
+def assert_append(x):
+    L = []
+    assert L.append(x[0] ** 2) is None
+    return sum(L)
+
+
+def setitem_call(x):
+    z = np.zeros(4)
+    z.__setitem__(0, x[0] ** 2)
+    return np.sum(z)
+
+
+def iadd_call(x):
+    z = np.zeros(4)
+    z.__iadd__(x ** 2)
+    return np.sum(z)
+
+
+def setdefault_value(x):
+    d = {}
+    v = d.setdefault("a", x * 2.0)
+    return np.sum(v)
+
+
+def merged(x):
+    d = {"a": x * 2.0}
+    d2 = d | {"b": np.sin(x)}
+    return np.sum(d2["a"] * d2["b"])
+
+
+@pytest.mark.parametrize("f, message", [
+    (assert_append, "inside an assert"), (setitem_call, "written as a call"), (iadd_call, "written as a call"),
+    (setdefault_value, "only as a statement"), (merged, "'|' of a value that carries a derivative")])
+def test_an_effect_srcad_cannot_follow_is_refused(f, message):
+    with pytest.raises(SrcadSyntaxError, match=message):
+        srcad.grad(f)(X.copy())
+
+
+def merged_by_items(x):
+    d = {"a": x * 2.0}
+    d2 = dict(d)
+    d2["b"] = np.sin(x)
+    return np.sum(d2["a"] * d2["b"])
+
+
+def test_the_merge_the_refusal_suggests_is_differentiated():
+    check_grads(merged_by_items, (X.copy(),))
+
+
+def masks(x):
+    m = (x > 0) | (x < -0.5)
+    return np.sum(np.where(m, x ** 2, x))
+
+
+def test_a_mask_of_comparisons_is_not_refused():
+    check_grads(masks, (X.copy(),))

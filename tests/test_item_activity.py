@@ -1,0 +1,143 @@
+"""Activity item by item (probes 15A, 16A): an item of a tuple, list or dict that depends on no
+parameter (an axis, an exponent, a time 0.0 kept beside the array) carries no derivative, so
+it is not refused where a rule takes no derivative (``axis=``) and gives no 0 · ∞ = NaN where
+a slope is infinite (``sqrt(0.0)``, a log of a negative base for an integer exponent). Items
+that do depend on a parameter (any parameter: the gradient may be differentiated again in
+another one), and containers changed after they were built, keep their derivatives. Every
+value against finite differences."""
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import check_grads, check_jvp
+
+X = np.array([[0.3, -0.7, 1.1], [0.45, -1.3, 0.9]])
+
+
+def with_axis(x):
+    return np.tanh(x), 1
+
+
+def axis_from_a_helper(x):
+    y, ax = with_axis(x)
+    return np.sum(np.sin(np.cumsum(y, axis=ax)))
+
+
+def the_axis(x):
+    return 1
+
+
+def axis_alone_from_a_helper(x):
+    return np.sum(np.sum(x, axis=the_axis(x)) ** 2)
+
+
+def axis_in_a_tuple(x):
+    state = (x, 1)
+    y, k = state
+    return np.sum(np.diff(y, n=k) ** 2) + np.sum(np.roll(y, k) * y)
+
+
+def axis_in_a_dict(x):
+    cfg = {"w": x, "axis": 0}
+    return np.sum(np.cumsum(cfg["w"], axis=cfg["axis"]) ** 2)
+
+
+def nested(x):
+    t = ((x, 1), 2)
+    inner = t[0]
+    return np.sum(np.cumsum(inner[0], axis=inner[1]) ** t[1])
+
+
+@pytest.mark.parametrize("f", [axis_from_a_helper, axis_alone_from_a_helper, axis_in_a_tuple, axis_in_a_dict,
+                               nested])
+def test_a_constant_item_is_no_derivative(f):
+    # before: refused, "the derivative rule of numpy.cumsum does not differentiate its argument 'axis'"
+    check_grads(f, (X,))
+    check_jvp(f, (X,))
+
+
+def with_exponent(x):
+    return np.tanh(x), 2
+
+
+def exponent_from_a_helper(x):
+    y, p = with_exponent(x)
+    return np.sum(y ** p)
+
+
+def exponent_in_a_tuple(x):
+    t = (x, 3)
+    return np.sum(t[0] ** t[1])
+
+
+@pytest.mark.parametrize("f", [exponent_from_a_helper, exponent_in_a_tuple])
+def test_reverse_over_reverse_with_a_constant_exponent_at_a_negative_base(f):
+    x = np.array([0.5, -0.8, 1.2])
+    g = srcad.grad(f)
+    expected = np.array([(g(x + 1e-5 * e) - g(x - 1e-5 * e)) / 2e-5 for e in np.eye(3)]).T
+    with np.errstate(invalid="raise"):  # before: NaN, and a warning of log of a negative number
+        np.testing.assert_allclose(srcad.jacobian(g)(x), expected, rtol=1e-5, atol=1e-7)
+
+
+def start(x):
+    return x * 1.0, 0.0
+
+
+def time_beside_the_state(x):
+    y, t = start(x)
+    return np.sum(y * np.sqrt(t) + y ** 2)
+
+
+def test_forward_mode_through_a_constant_time():
+    x = np.array([0.5, -1.0])
+    check_jvp(time_beside_the_state, (x,))  # before: NaN (a zero tangent times sqrt's infinite slope)
+    assert np.all(np.isfinite(srcad.hessian(time_beside_the_state)(x)))
+
+
+def both_items(x):
+    return x, x * 2.0
+
+
+def varied_items(x):
+    a, b = both_items(x)
+    return np.sum(a * b)
+
+
+def stored_into(x):
+    d = {"a": x, "b": 0.0}
+    d["b"] = x * 3.0
+    return np.sum(d["b"] * d["a"])
+
+
+def rebound(x):
+    t = (x, 0.0)
+    t = (0.0, x ** 2)
+    return np.sum(t[1])
+
+
+def appended(x):
+    L = [0.5, 1.0]
+    L.append(x * 2.0)
+    return np.sum(L[2] * L[0])
+
+
+def scaled(x, n):
+    return x * n, n
+
+
+def parameter_item(x, n):
+    y, m = scaled(x, n)
+    return np.sum(y * m)
+
+
+@pytest.mark.parametrize("f", [varied_items, stored_into, rebound, appended])
+def test_items_that_carry_derivatives_keep_them(f):
+    check_grads(f, (X,))
+    check_jvp(f, (X,))
+
+
+def test_an_item_that_is_a_parameter_carries_its_derivative_later():
+    x, n = X[0], 1.7
+    g = srcad.grad(parameter_item, wrt=0)
+    expected = (g(x, n + 1e-6) - g(x, n - 1e-6)) / 2e-6
+    np.testing.assert_allclose(srcad.jacobian(g, wrt=1)(x, n), expected, rtol=1e-6)
