@@ -315,3 +315,28 @@ def unknown_function(norm, call, name):
         f"srcad cannot tell which function the parameter '{name}' holds here: the caller passes a value known "
         "only when it runs; pass a function by its name (a global or closure function, np.tanh, a def of the "
         "function), a lambda, or functools.partial of one", call)
+
+
+def check_no_function_values(node, local_functions, source):
+    """A ``def`` inside the function is inlined where it is called and leaves no function
+    behind: one still named as a value (stored in a list, passed on) is refused."""
+    stored = A.names_stored(node)
+    for n in A.walk(node):
+        if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in local_functions
+                and n.id not in stored):
+            raise source.syntax_error(
+                f"srcad inlines the function {n.id} defined in this function where it is called, and cannot use it "
+                "as a value (stored in a list, passed to another function); define it at the top level of the "
+                "module, or call it directly", A.anno(n, "origin") or n)
+
+
+def check_named_exprs(node, source):
+    """``:=`` inside a comprehension or lambda binds a name of the enclosing function, which
+    inlining the comprehension with fresh names would not: refused there."""
+    for scope in A.walk(node):
+        if isinstance(scope, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)):
+            for inner in A.walk(scope):
+                if isinstance(inner, gast.NamedExpr):
+                    raise source.syntax_error("srcad does not support assignment expressions (:=) inside a "
+                                              "comprehension or lambda; assign the name in a statement before it",
+                                              inner)

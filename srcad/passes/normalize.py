@@ -46,7 +46,8 @@ from ..naming import Namer, builtin
 from .binding import module_helper
 from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .in_place import augmented_assignment, list_slice_check
-from .inline import inline_call, inline_comprehension, lambda_def, unknown_function
+from .inline import (check_named_exprs, check_no_function_values, inline_call, inline_comprehension, lambda_def,
+                     unknown_function)
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
@@ -82,41 +83,16 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
     # the module's globals too: a helper inlined here reads them by name, which no name
     # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
     namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))
-    _check_named_exprs(node, source)
+    check_named_exprs(node, source)
     norm = _Normalizer(source, namer, inline_loop_helpers)
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
     node.body = norm.block(body) or [gast.Pass()]
     check_jumps_eliminated(node.body, source)
-    _check_no_function_values(node, norm, source)
+    check_no_function_values(node, norm.local_functions, source)
     A.set_anno(node, "namer", namer)
     return node
-
-
-def _check_no_function_values(node, norm, source):
-    """A ``def`` inside the function is inlined where it is called and leaves no function
-    behind: one still named as a value (stored in a list, passed on) is refused."""
-    stored = A.names_stored(node)
-    for n in A.walk(node):
-        if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in norm.local_functions
-                and n.id not in stored):
-            raise source.syntax_error(
-                f"srcad inlines the function {n.id} defined in this function where it is called, and cannot use it "
-                "as a value (stored in a list, passed to another function); define it at the top level of the "
-                "module, or call it directly", A.anno(n, "origin") or n)
-
-
-def _check_named_exprs(node, source):
-    """``:=`` inside a comprehension or lambda binds a name of the enclosing function, which
-    inlining the comprehension with fresh names would not: refused there."""
-    for scope in A.walk(node):
-        if isinstance(scope, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.Lambda)):
-            for inner in A.walk(scope):
-                if isinstance(inner, gast.NamedExpr):
-                    raise source.syntax_error("srcad does not support assignment expressions (:=) inside a "
-                                              "comprehension or lambda; assign the name in a statement before it",
-                                              inner)
 
 
 class _Normalizer:
