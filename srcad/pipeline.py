@@ -110,9 +110,24 @@ def _returned_by(fn, options, returned):
         for name, stage in _front_end(source, everything, Options(for_numba=options.for_numba), returned):
             if name != "check_aliasing":
                 node = stage(node)
-        return returned_items(node)
     except Exception:  # (its own compilation says what is wrong with it)
         return None
+    # what a function of yours it calls returns could change with that function, and nothing
+    # would guard it here where the call carries no derivative (it is not compiled): not known
+    if any(_yours(obj) for _, obj in A.anno(source.node, "resolved") or ()):
+        return None
+    return returned_items(node)
+
+
+_LIBRARIES = {"numpy", "scipy", "math", "builtins", "operator", "functools", "srcad"}
+
+
+def _yours(obj):
+    """Is ``obj`` a function or class of the user's (not of a library srcad has rules for)?"""
+    obj = getattr(obj, "__srcad_function__", obj)
+    if not (isinstance(obj, (types.FunctionType, type)) or callable(obj) and hasattr(obj, "__dict__")):
+        return False
+    return (getattr(obj, "__module__", None) or "").split(".")[0] not in _LIBRARIES
 
 
 def _argument_kinds(options):

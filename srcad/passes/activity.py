@@ -137,26 +137,31 @@ def _item_structures(node, returned_items):
     once, to a display (a list or dict only if it is read by constant keys alone, so never
     changed), to a known item of one, or to a call of a function of yours whose returned items
     ``returned_items(fn)`` says (``{key: (free, items)}``: ``free`` if it depends on none of the
-    function's parameters). Returns ``{name: {key: (sources, items)}}``, whose ``free_calls``
-    holds the ids of the calls whose whole result depends on none of the callee's parameters."""
-    bindings, loads, keyed = {}, {}, set()
-    for n in A.walk(node):
-        if isinstance(n, gast.Name):
-            kind = bindings if isinstance(n.ctx, gast.Store) else loads
+    function's parameters; asked only where an item is read by a constant key, or the result
+    is passed by keyword or is an exponent). Returns ``{name: {key: (sources, items)}}``, whose
+    ``free_calls`` holds the ids of the calls whose whole result depends on none of the
+    callee's parameters."""
+    bindings, loads, keyed_loads, settings, assignments = {}, {}, {}, set(), []
+    for n in A.walk(node):  # one walk: passes walk trees often enough
+        cls = n.__class__
+        if cls is gast.Name:
+            kind = bindings if n.ctx.__class__ is gast.Store else loads
             kind[n.id] = kind.get(n.id, 0) + 1
-        elif (isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and isinstance(n.ctx, gast.Load)
-              and _constant_key(n.slice) is not None):
-            keyed.add(id(n.value))
-    keyed_loads = {}
-    for n in A.walk(node):
-        if isinstance(n, gast.Name) and id(n) in keyed:
-            keyed_loads[n.id] = keyed_loads.get(n.id, 0) + 1
+        elif cls is gast.Subscript:
+            if n.value.__class__ is gast.Name and n.ctx.__class__ is gast.Load and _constant_key(n.slice) is not None:
+                keyed_loads[n.value.id] = keyed_loads.get(n.value.id, 0) + 1
+        elif cls is gast.Assign:
+            if n.targets[0].__class__ is gast.Name:
+                assignments.append(n)
+        elif cls is gast.Call:  # a value passed by keyword: an axis, a shape, an order
+            settings.update(k.value.id for k in n.keywords if k.value.__class__ is gast.Name)
+        elif cls is gast.BinOp and n.op.__class__ is gast.Pow and n.right.__class__ is gast.Name:
+            settings.add(n.right.id)  # an exponent
     only_keyed = {name for name, count in loads.items() if keyed_loads.get(name) == count}
     items = _Items()
     for _ in range(2):  # an item of an item: its structure is known once the outer one is
-        for s in A.walk(node):
-            if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-                    and bindings.get(s.targets[0].id) == 1):
+        for s in assignments:
+            if bindings.get(s.targets[0].id) != 1:
                 continue
             name, value = s.targets[0].id, s.value
             known = None
@@ -172,8 +177,9 @@ def _item_structures(node, returned_items):
                              for k, v in zip(keys, value.values)}
             elif _item_read(value, items) is not None:
                 known = _item_read(value, items)[1]
-            elif isinstance(value, gast.Call) and returned_items is not None:
-                callee = A.anno(value, "callee")
+            elif isinstance(value, gast.Call) and returned_items is not None and (name in keyed_loads
+                                                                                 or name in settings):
+                callee = A.anno(value, "callee")  # (its front end is read only where an item or setting is)
                 returned = returned_items(callee.obj) if callee is not None and callee.kind == "object" else None
                 if returned is not None:
                     if returned[0]:
@@ -219,6 +225,10 @@ def returned_items(node):
         value = r.value
         if isinstance(value, gast.Constant) or value is None:
             mine = (True, None)
+        elif isinstance(value, (gast.Tuple, gast.List)) and all(A.is_atom(e) for e in value.elts):
+            known = {k: (derivative_sources(e), items.get(getattr(e, "id", None)))
+                     for i, e in enumerate(value.elts) for k in (i, i - len(value.elts))}
+            mine = (all(is_free(n) for n in derivative_sources(value)), as_returned(known))
         elif isinstance(value, gast.Name):
             mine = (is_free(value.id), as_returned(items[value.id]) if value.id in items else None)
         else:
