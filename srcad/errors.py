@@ -127,11 +127,25 @@ def check_list_slice(target, index, value, where):
             "holds, or build a new list (append its items one by one)")
 
 
+def check_unshared_store(container, key, value, where):
+    """Raise where ``container[key] = value`` (``key`` None: ``container.append(value)``) stores
+    an array another item of the list or dict ``container`` holds, when an item of it is
+    updated in place later (``L[1] = L[0]; L[0] += x``): srcad keeps a stored value as stored,
+    NumPy would change both items."""
+    import numpy as np
+
+    if (container.__class__ is list or container.__class__ is dict) and value.__class__ is np.ndarray:
+        others = dict(container) if container.__class__ is dict else dict(enumerate(container))
+        others.pop(key if key is None or container.__class__ is dict or key >= 0 else len(container) + key, None)
+        _refuse_shared(list(others.values()), value, where + "this stores an array that another item of the same "
+                       "list or dict holds, and an item of it is updated in place later (NumPy would change both)")
+
+
 def check_unshared_item(container, key, where):
     """Raise where ``container[key] op= e`` updates an array that another item of the list or
-    dict ``container`` shares (``[np.zeros(n)] * k``, ``[z, z]``): NumPy changes both items,
-    srcad differentiates the update as one of the item alone. Generated code calls this before
-    the update; ``where`` is the user's file and line."""
+    dict ``container`` shares, at any depth (``[np.zeros(n)] * k``, ``[z, [z]]``): NumPy changes
+    both, srcad differentiates the update as one of the item alone. Generated code calls this
+    before the update; ``where`` is the user's file and line."""
     if container.__class__ is not list and container.__class__ is not dict:
         return
     import numpy as np
@@ -139,12 +153,40 @@ def check_unshared_item(container, key, where):
     item = container[key]
     if item.__class__ is not np.ndarray:
         return
-    others = container.values() if container.__class__ is dict else container
-    if sum(1 for other in others if other.__class__ is np.ndarray and np.may_share_memory(other, item)) > 1:
-        raise UnsupportedCaseError(
-            f"{where}this update changes an array in place that another item of the same list or dict holds too "
-            "(a list made as [a] * n, or the same array stored twice): srcad differentiates the update of one "
-            "item only; give each item an array of its own ([np.zeros(n) for _ in range(k)], z.copy())")
+    others = list(container.values()) if container.__class__ is dict else list(container)
+    del others[list(container).index(key) if container.__class__ is dict else key]
+    _refuse_shared(others, item, where + "this update changes an array in place that another item of the same list "
+                   "or dict holds too (a list made as [a] * n, the same array stored twice)")
+
+
+def _refuse_shared(others, item, what):
+    """Raise, saying ``what`` happens, if an array among ``others`` (lists, tuples and dicts
+    searched through) shares an element with the array ``item``."""
+    import numpy as np
+
+    while others:
+        other = others.pop()
+        if isinstance(other, (list, tuple)):
+            others.extend(other)
+        elif isinstance(other, dict):
+            others.extend(other.values())
+        elif other.__class__ is np.ndarray and _overlap(other, item):
+            raise UnsupportedCaseError(
+                f"{what}: srcad differentiates an update of one item alone; give each item an array of its own "
+                "([np.zeros(n) for _ in range(k)], z.copy())")
+
+
+def _overlap(a, b):
+    """Do two arrays share an element (not merely the bounds of their memory: the columns of
+    ``np.hsplit`` do not)? Unsure counts as yes."""
+    import numpy as np
+
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return np.shares_memory(a, b, max_work=10_000)
+    except getattr(np, "exceptions", np).TooHardError:  # (np.exceptions: NumPy 1.25 on)
+        return True
 
 
 def check_method(obj, name, function, where, receiver="self"):

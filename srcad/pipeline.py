@@ -108,8 +108,7 @@ def _returned_by(fn, options, returned):
         node = source.node
         everything = tuple(a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         for name, stage in _front_end(source, everything, Options(for_numba=options.for_numba), returned):
-            if name != "check_aliasing":
-                node = stage(node)
+            node = stage(node)  # check_aliasing too: an update of a global through another name
     except Exception:  # (its own compilation says what is wrong with it)
         return None
     # what a function of yours it calls returns could change with that function, and nothing

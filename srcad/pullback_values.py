@@ -124,7 +124,9 @@ def constant_saved(fwd, live, candidates, params):
             values.setdefault(s.targets[0].id, []).append(s.value)
         elif isinstance(s, gast.Expr) and not _leaves_arguments(s.value):
             unsure |= A.names_read(s)
-        elif not isinstance(s, (gast.If, gast.While)):
+        elif isinstance(s, gast.For) and isinstance(s.target, gast.Name) and isinstance(s.iter, gast.Name):
+            values.setdefault(s.target.id, []).append(s.iter)  # an index of a constant range is one
+        elif not isinstance(s, (gast.If, gast.While, gast.Expr)):
             targets = s.target if isinstance(s, (gast.For, gast.AugAssign)) else gast.Tuple(
                 elts=getattr(s, "targets", []), ctx=gast.Store())
             unsure |= A.all_names(targets) if not isinstance(s, gast.For) else A.names_stored(targets)

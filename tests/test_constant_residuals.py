@@ -136,3 +136,23 @@ def test_the_backward_function_reads_its_constants_through_stop_gradient():
     pair.vjp(np.ones((2, 3)))
     source = pair.vjp_source
     assert "stop_gradient(_t1_saved)" in source and "_t1_saved, " in source
+
+
+def power_sum(x, n):
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(x ** (i + 1))
+    return s
+
+
+def through_power_sum(x):
+    return power_sum(x, 3)
+
+
+def test_a_loop_index_over_a_constant_range_is_a_constant_of_the_backward_function():
+    # probe 17A: each exponent i + 1 got an adjoint, with log of a negative base (6 warnings)
+    x = np.array([0.5, -0.8, 1.2])
+    g = srcad.grad(through_power_sum)
+    expected = np.array([(g(x + 1e-5 * e) - g(x - 1e-5 * e)) / 2e-5 for e in np.eye(3)]).T
+    with np.errstate(invalid="raise"):
+        np.testing.assert_allclose(srcad.jacobian(g)(x), expected, rtol=1e-5, atol=1e-7)

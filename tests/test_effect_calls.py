@@ -132,7 +132,7 @@ def merged(x):
 
 @pytest.mark.parametrize("f, message", [
     (assert_append, "inside an assert"), (setitem_call, "written as a call"), (iadd_call, "written as a call"),
-    (setdefault_value, "only as a statement"), (merged, "'|' of a value that carries a derivative")])
+    (setdefault_value, "made for its effect"), (merged, "'|' of a value that carries a derivative")])
 def test_an_effect_srcad_cannot_follow_is_refused(f, message):
     with pytest.raises(SrcadSyntaxError, match=message):
         srcad.grad(f)(X.copy())
@@ -156,3 +156,67 @@ def masks(x):
 
 def test_a_mask_of_comparisons_is_not_refused():
     check_grads(masks, (X.copy(),))
+
+
+def multiply_at(x):
+    z = np.ones(4)
+    np.multiply.at(z, [0, 0, 1], x[:3])
+    return np.sum(z * x)
+
+
+def test_a_ufuncs_at_changes_its_first_argument_only():
+    # the message named x[:3] (the values, which it only reads) as the array it changes
+    with pytest.raises(SrcadSyntaxError, match=r"np\.multiply\.at") as e:
+        srcad.grad(multiply_at)(X.copy())
+    assert "x[:3]" not in str(e.value).splitlines()[0]  # (the next line quotes the source)
+
+
+def extended(x):
+    L = []
+    L.extend([x, 2.0])
+    return np.sum(L[0] ** 2)
+
+
+def updated(x):
+    d = {}
+    d.update({"a": x})
+    return np.sum(d["a"] ** 2)
+
+
+def filled(x):
+    buf = np.zeros(3)
+    buf.fill(x[1])
+    return np.sum(buf ** 2)
+
+
+def diagonal_filled(x):
+    buf = np.zeros((3, 3))
+    np.fill_diagonal(buf, x[0])
+    return np.sum(buf ** 2)
+
+
+@pytest.mark.parametrize("f", [extended, updated, filled, diagonal_filled])
+def test_forward_mode_refuses_an_effect_it_cannot_see_as_reverse_mode_does(f):
+    # probe 17A: forward mode gave a zero tangent
+    with pytest.raises(SrcadSyntaxError, match="made for its effect"):
+        srcad.jvp(f, (X.copy(),), (X.copy(),))
+    with pytest.raises(SrcadSyntaxError, match="made for its effect"):
+        srcad.grad(f)(X.copy())
+
+
+def default_by_setdefault(x):
+    d = {}
+    n = d.setdefault("a", 3.0)
+    return np.sum(x * n)
+
+
+def last_item(x):
+    d = {"a": 2.0}
+    k, v = d.popitem()
+    return np.sum(x * v)
+
+
+@pytest.mark.parametrize("f", [default_by_setdefault, last_item])
+def test_answering_methods_on_containers_without_derivatives(f):
+    check_grads(f, (X.copy(),))
+    check_jvp(f, (X.copy(),))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.errors import SrcadSyntaxError
 from srcad.testing import check_grads, check_jvp
 
 X = np.array([[0.3, -0.7, 1.1], [0.45, -1.3, 0.9]])
@@ -170,3 +171,49 @@ def test_an_item_made_by_another_function_of_yours_follows_it_when_it_changes():
         check_grads(shifted, (x,))
     finally:
         offset = saved
+
+
+def squash(x, bounds=None):
+    if bounds is None:
+        bounds = (0.0, 1.0)
+    return np.clip(x, bounds[0], bounds[1])
+
+
+def clipped(x, lo, hi):
+    return np.sum(squash(x, (lo, hi)) ** 2)
+
+
+def rebound_parameter(t, flag):
+    if flag:
+        t = (1.0, 2.0)
+    return t[0] * 3.0 + t[1]
+
+
+@pytest.mark.parametrize("wrt", [1, 2])
+def test_a_parameter_rebound_on_a_branch_keeps_its_items_derivatives(wrt):
+    # probe 17A: a parameter is bound by the call too; its items were taken for the display's
+    check_grads(clipped, (np.array([-2.0, 0.3, 3.0]), -1.0, 2.0), wrt=wrt)
+    check_jvp(clipped, (np.array([-2.0, 0.3, 3.0]), -1.0, 2.0), wrt=wrt)
+    np.testing.assert_allclose(srcad.grad(rebound_parameter)((0.5, 1.5), False), (3.0, 1.0))
+
+
+HISTORY = []
+
+
+def record(x):
+    HISTORY.append(x * 2.0)
+    return HISTORY
+
+
+def recorded(x):
+    r = record(x)
+    return np.sum(r[-1] ** 2)
+
+
+def test_a_helper_that_stores_into_a_global_is_not_read_as_constant():
+    # probe 17A: the global list it returns was taken for a constant; the gradient was 0
+    with pytest.raises(SrcadSyntaxError, match="stores"):
+        srcad.grad(recorded)(X[0])
+    with pytest.raises(SrcadSyntaxError, match="stores|made for its effect"):
+        srcad.jvp(recorded, (X[0],), (X[0],))
+    HISTORY.clear()

@@ -44,12 +44,26 @@ def calls_the_helper(x):
     return np.sum(in_a_helper(x) * x)
 
 
+def rebinds_what_it_reads(x):
+    y = x * 1.0
+    z = (y := y * 2.0) + 1.0  # probe 17A: the reverse sweep read the new y as the old (derivative 0)
+    return np.sum(z * y)
+
+
+def rebinds_in_a_test(x):
+    y = x[0] * 1.0
+    if (y := np.sin(y)) > 0:
+        return y * 3.0
+    return y
+
+
 def in_a_comprehension(x):
     return sum([(y := v * 2.0) for v in x]) + y
 
 
 @pytest.mark.parametrize("fn", [in_an_if_test, in_a_while_test, only_when_the_short_circuit_runs,
-                                reused_in_one_expression, calls_the_helper])
+                                reused_in_one_expression, calls_the_helper, rebinds_what_it_reads,
+                                rebinds_in_a_test])
 @pytest.mark.parametrize("x", [np.array([0.4, -0.3, 0.2]), np.array([-1.2, 0.8, 1.5])])
 def test_every_mode(fn, x):
     assert srcad.value_and_grad(fn)(x)[0] == pytest.approx(fn(x), rel=1e-14)

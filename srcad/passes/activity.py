@@ -142,6 +142,8 @@ def _item_structures(node, returned_items):
     ``free_calls`` holds the ids of the calls whose whole result depends on none of the
     callee's parameters."""
     bindings, loads, keyed_loads, settings, assignments = {}, {}, {}, set(), []
+    for name in parameter_names(node):  # a parameter is bound by the call (`if b is None: b = (0, 1)`)
+        bindings[name] = 1
     for n in A.walk(node):  # one walk: passes walk trees often enough
         cls = n.__class__
         if cls is gast.Name:
@@ -212,12 +214,14 @@ def returned_items(node):
     items = A.anno(node, "item_structures") or {}
     free, params = A.anno(node, "derivative_free") or frozenset(), parameter_names(node)
     stored = A.names_stored(node)
+    if any(name not in stored and name not in params for name in _changed_in_place(node)):
+        return None  # it changes a global or closure value in place (HIST.append(x)): not known
 
     def as_returned(known):
         return {k: (all(is_free(n) for n in sources), as_returned(inner) if inner is not None else None)
                 for k, (sources, inner) in known.items()}
 
-    def is_free(name):
+    def is_free(name):  # a global or closure value is: the function does not change it
         return name in free or (name not in stored and name not in params)
 
     found = None
@@ -235,6 +239,29 @@ def returned_items(node):
             return None
         found = mine if found is None else _both(found, mine)
     return found
+
+
+def _changed_in_place(node):
+    """Names a function may change in place: receivers of its in-place methods, bases of its
+    item stores and augmented assignments, arguments of the other calls it makes for their
+    effect."""
+    from .fresh import NO_EFFECT, effect_call, is_in, known_pure
+
+    changed = set()
+    for n in A.walk(node):
+        callee = A.anno(n, "callee") if isinstance(n, gast.Call) else None
+        if callee is not None and effect_call(callee) and isinstance(n.func, gast.Attribute):
+            changed |= A.names_read(n.func.value)  # L.append(v), a global's bound HIST.append
+        if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store) and isinstance(n.value, gast.Name):
+            changed.add(n.value.id)
+        elif isinstance(n, gast.AugAssign):
+            changed |= A.all_names(n.target)
+        elif isinstance(n, gast.Expr) and isinstance(n.value, gast.Call):
+            called = A.anno(n.value, "callee")
+            if not (called is not None and called.kind == "object"
+                    and (is_in(called.obj, NO_EFFECT) or known_pure(called.obj))):
+                changed |= A.names_read(n.value)
+    return changed
 
 
 def _both(a, b):

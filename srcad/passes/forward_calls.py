@@ -16,7 +16,7 @@ from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
 from .reverse_calls import (keyword_defaults, refuse_active_packing, refuse_active_spread, refuse_derivative_call,
-                            refuse_storing_in_a_global)
+                            refuse_effect_call, refuse_storing_in_a_global)
 
 
 class _CallSite:
@@ -91,28 +91,31 @@ class CallTangents:
         return instantiate(rule, A.load(var) if var else A.const(None), bound, self, self.namer, self.refs)
 
     def effect_call(self, s):
-        """A call for its effect: in-place helpers (``scatter_add``) with rules mutate tangents too."""
+        """A call for its effect: in-place helpers (``scatter_add``) with rules mutate tangents
+        too; any other call for its effect on a value that carries a derivative is refused, as
+        in reverse mode (a zero tangent would be a guess)."""
         call = s.value
         callee = A.anno(call, "callee")
         touched = set()
         for arg in call.args + [k.value for k in call.keywords]:
             touched |= A.names_read(arg)
         if callee.kind == "method" and isinstance(call.func.value, gast.Name):
-            if call.func.value.id in self.active and callee.name not in registry.NONDIFF_METHODS:
-                raise self.source.syntax_error(
-                    f"srcad cannot differentiate the in-place method .{callee.name}() on a value that is "
-                    "being differentiated; assign a new value instead", s)
+            if callee.name not in registry.NONDIFF_METHODS and (touched | {call.func.value.id}) & self.varied:
+                refuse_effect_call(self.source, callee, sorted((touched | {call.func.value.id}) & self.varied),
+                                   A.anno(s, "origin") or s)
             return []
         varied = touched & self.varied  # stored in a global, a value no output reads may be read back
         if varied and callee.kind == "object" and not only_logs(callee.obj):
             refuse_storing_in_a_global(self.source, callee, f"{callee.name}(...)",
                                        sorted(n for n in varied if not n.startswith("_")), s)
-        live = {n for n in touched if n in self.active or self.get(n) != ZERO}
-        if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or not live \
-                or only_logs(callee.obj):
+        if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or only_logs(callee.obj):
             return []
-        if registry.lookup(registry.JVP, callee.obj) is None and _user_function(callee.obj) is not None:
-            return []  # the user's own function, called for its printing or checking
+        if registry.lookup(registry.JVP, callee.obj) is None:  # np.fill_diagonal(buf, v), a helper filling buf
+            if varied:
+                refuse_effect_call(self.source, callee, sorted(varied), A.anno(s, "origin") or s)
+            return []
+        if not any(n in self.active or self.get(n) != ZERO for n in touched):
+            return []
         return self.apply(callee.obj, None, call.args, call.keywords, s, callee.name)
 
     def user_call(self, var, s, fn):

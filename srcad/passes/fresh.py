@@ -27,7 +27,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from ..errors import check_list_slice, check_method, check_unshared_item
+from ..errors import check_list_slice, check_method, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
 
 
@@ -112,7 +112,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, runtime.numba_refuses, check_method,
-             check_list_slice, check_unshared_item}
+             check_list_slice, check_unshared_item, check_unshared_store}
 
 
 # Library functions that write into an argument even when their result is assigned.
@@ -150,9 +150,14 @@ def effect_call(callee):
     return _object_effect(callee.obj) if callee.kind == "object" else False
 
 
+def updates_first_argument(obj):
+    """Does ``obj`` write into its first argument (``np.copyto``, a ufunc's ``.at``)?"""
+    return is_in(obj, LIBRARY_MUTATORS) or (getattr(obj, "__name__", None) == "at"
+                                            and isinstance(getattr(obj, "__self__", None), np.ufunc))
+
+
 def _object_effect(obj):
-    if is_in(obj, LIBRARY_MUTATORS) or (getattr(obj, "__name__", None) == "at"
-                                        and isinstance(getattr(obj, "__self__", None), np.ufunc)):
+    if updates_first_argument(obj):
         return "none"
     owner = getattr(obj, "__objclass__", None) or type(getattr(obj, "__self__", None))
     if owner not in _BUILTIN_CONTAINERS:  # list.sort, np.ndarray.fill, a bound L.append

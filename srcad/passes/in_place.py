@@ -27,7 +27,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from ..errors import check_list_slice, check_unshared_item
+from ..errors import check_list_slice, check_unshared_item, check_unshared_store
 from .binding import builtin_call, helper_call
 from .shape_values import Spec
 
@@ -55,6 +55,16 @@ def unshared_item_check(norm, base, index, node):
     where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
     return gast.Expr(value=helper_call("check_unshared_item", check_unshared_item, A.load(base),
                                        A.deepcopy(index), A.const(where)))
+
+
+def unshared_store_check(norm, base, index, value, node):
+    """The statement ``check_unshared_store(base, index, value, where)`` that ``normalize`` puts
+    before ``base[index] = value`` (index None: ``base.append(value)``) where an item of
+    ``base`` is updated in place somewhere in the function (``errors.check_unshared_store``)."""
+    where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
+    return gast.Expr(value=helper_call("check_unshared_store", check_unshared_store, A.load(base),
+                                       A.deepcopy(index) if index is not None else A.const(None), A.deepcopy(value),
+                                       A.const(where)))
 
 
 def fold_in_place_checks(node):
@@ -92,7 +102,8 @@ def _array_slice_check(s, specs):
     callee = A.anno(s.value, "callee")
     spec = specs.get(s.value.args[0].id)
     return (callee is not None and callee.kind == "object"
-            and (callee.obj is check_list_slice or callee.obj is check_unshared_item)
+            and (callee.obj is check_list_slice or callee.obj is check_unshared_item
+                 or callee.obj is check_unshared_store)
             and isinstance(spec, Spec) and spec.python is None)
 
 

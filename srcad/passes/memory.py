@@ -41,9 +41,9 @@ import gast
 
 from .. import astutil as A
 from .. import registry
-from .fresh import (FRESH_FUNCTIONS, LIBRARY_MUTATORS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
+from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
-                    stores_in_a_global, value_reads)
+                    stores_in_a_global, updates_first_argument, value_reads)
 from .memory_values import Memory, Values, bind_call
 
 
@@ -306,7 +306,7 @@ class _Flow(Values):
                     self.tracked(state, a.id)
             elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
-            elif is_in(callee.obj, LIBRARY_MUTATORS):  # np.copyto(dst, src), np.fill_diagonal(a, v): the first
+            elif updates_first_argument(callee.obj):  # np.copyto(dst, src), np.multiply.at(a, i, v): the first
                 changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []
             elif stores_in_a_global(callee.obj):
                 changed = []  # HISTORY.append(y) changes the list only (refused if y carries a derivative)

@@ -45,13 +45,13 @@ from .. import astutil as A
 from ..naming import Namer, builtin
 from .binding import module_helper
 from .functional import check_statement, functional_rhs, is_check, mark_consumed
-from .in_place import augmented_assignment, list_slice_check
+from .in_place import augmented_assignment, list_slice_check, unshared_store_check
 from .inline import (check_named_exprs, check_no_function_values, inline_call, inline_comprehension, lambda_def,
                      unknown_function)
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
-from .callees import Callee, local_names
+from .callees import Callee, local_names, method_call
 from .fresh import effect_call
 from .method_calls import method_check
 from .resolve_calls import resolve_calls
@@ -86,13 +86,38 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
     check_named_exprs(node, source)
     norm = _Normalizer(source, namer, inline_loop_helpers)
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
+    if not source.is_generated():
+        norm.updated_items = {n.target.value.id for n in A.walk(node) if isinstance(n, gast.AugAssign)
+                              and isinstance(n.target, gast.Subscript) and isinstance(n.target.value, gast.Name)}
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
-    node.body = norm.block(body) or [gast.Pass()]
+    node.body = _read_before_rebinding(norm.block(body) or [gast.Pass()], namer)
     check_jumps_eliminated(node.body, source)
     check_no_function_values(node, norm.local_functions, source)
     A.set_anno(node, "namer", namer)
     return node
+
+
+def _read_before_rebinding(stmts, namer):
+    """``x = f(x)`` as ``_t = f(x); x = _t``, wherever normalising made one (the reverse pass
+    reads the old ``x`` after the new one is bound: it must have a name of its own)."""
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            if isinstance(getattr(s, field, None), list) and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, _read_before_rebinding(getattr(s, field), namer))
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and not A.is_atom(s.value)
+                and s.targets[0].id in A.names_read(s.value)):
+            temp = namer.fresh("_t")
+            first = gast.copy_location(A.assign(temp, s.value), s)
+            A.set_anno(first, "origin", A.anno(s, "origin"))
+            for key in ("in_place",):  # what the aliasing check reads off the computing statement
+                if A.anno(s, key) is not None:
+                    A.set_anno(first, key, A.anno(s, key))
+            out.append(first)
+            s.value = A.load(temp)
+        out.append(s)
+    return out
 
 
 class _Normalizer:
@@ -103,6 +128,7 @@ class _Normalizer:
         self.static_functions = {}  # inlined parameter -> inline.StaticFunction it was passed
         self.inlining = []
         self.loop_depth = 0  # loops around the statement being normalised
+        self.updated_items = set()  # names whose items an augmented assignment updates (L[i] += v)
         self.inline_loop_helpers = inline_loop_helpers  # binding.module_helper
 
     def error(self, message, node):
@@ -158,6 +184,8 @@ class _Normalizer:
             A.set_anno(s.value, "for_effect", True)  # a helper updating its arguments is inlined
             call = self.call(s.value, out)
             if call is not None:
+                if method_call(call, "append") and call.func.value.id in self.updated_items and len(call.args) == 1:
+                    out.append(unshared_store_check(self, call.func.value.id, None, call.args[0], s))
                 out.append(gast.Expr(value=call))
             return
         self.atom(s.value, out)
@@ -237,6 +265,8 @@ class _Normalizer:
             new = self.atom(value, out)
             if isinstance(index, gast.Slice) and not self.source.is_generated():  # a list keeps its length
                 out.append(gast.copy_location(list_slice_check(self, base.id, index, new, target), target))
+            elif base.id in self.updated_items and not any(isinstance(n, gast.Slice) for n in A.walk(index)):
+                out.append(gast.copy_location(unshared_store_check(self, base.id, index, new, target), target))
             out.append(A.assign(gast.Subscript(value=A.load(base.id), slice=index, ctx=gast.Store()), new))
         else:
             raise self.error("srcad does not support assignment to attributes", target)
@@ -367,8 +397,9 @@ class _Normalizer:
         return A.load(result)
 
     def expr_NamedExpr(self, e, out):
-        """``(t := e)``: bind ``t`` where the expression is evaluated; its value is ``t``."""
-        out.append(A.assign(e.target.id, self.rhs(e.value, out)))
+        """``(t := e)``: bind ``t`` where the expression is evaluated, as ``t = e`` would (``e``
+        reading ``t`` goes through a temporary); its value is ``t``."""
+        self.assign_to(A.store(e.target.id), e.value, out)
         return A.load(e.target.id)
 
     def expr_Attribute(self, e, out):
@@ -436,9 +467,14 @@ class _Normalizer:
         if effect == "none":  # r = x.sort(), c and L.append(v): the call made for its effect, where it is made
             self.stmt_Expr(gast.copy_location(gast.Expr(value=e), e), out)
             return A.const(None)
-        if effect == "value" and callee.name != "pop":
-            raise self.error(f"srcad differentiates .{callee.name}(...) only as a statement of its own; read the "
-                             "item and update the dict in two statements", e)
+        if effect == "value" and callee.name == "setdefault" and e.args and isinstance(e.func, gast.Attribute):
+            # v = d.setdefault(k, e): the call for its effect, then the item it answers
+            key, receiver = self.atom(e.args[0], out), self.atom(e.func.value, out)
+            e = gast.Call(func=gast.Attribute(value=receiver, attr=e.func.attr, ctx=gast.Load()),
+                          args=[key] + e.args[1:], keywords=e.keywords)
+            A.set_anno(e, "callee", callee)
+            self.stmt_Expr(gast.Expr(value=e), out)
+            return gast.Subscript(value=A.deepcopy(receiver), slice=A.deepcopy(key), ctx=gast.Load())
         mark_consumed(callee, e, self.namer)
         lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
         if lowered is not None:

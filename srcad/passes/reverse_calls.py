@@ -300,15 +300,21 @@ class Calls:
             operands.append(call.func.value)
         touched = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & self.varied)
         if touched:
-            what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
-            named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
-            which = f"'{named[0]}', which carries" if named else "a value carrying"
-            refuse_storing_in_a_global(self.source, callee, what, named, A.anno(s, "origin") or s)
-            raise self.source.syntax_error(
-                f"srcad does not differentiate the call {what} made for its effect on {which} a derivative: it "
-                "cannot see what the call changes; write the update as an assignment (y[:] = value, not "
-                "y.fill(value) or np.copyto(y, value); y = np.sort(y), not y.sort()), or wrap the argument in "
-                "srcad.stop_gradient if no derivative should flow", A.anno(s, "origin") or s)
+            refuse_effect_call(self.source, callee, touched, A.anno(s, "origin") or s)
+
+
+def refuse_effect_call(source, callee, touched, node):
+    """Refuse a call made for its effect on values that carry derivatives (``touched``, their
+    names), in both modes: srcad cannot see what the call changes."""
+    what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
+    named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
+    which = f"'{named[0]}', which carries" if named else "a value carrying"
+    refuse_storing_in_a_global(source, callee, what, named, node)
+    raise source.syntax_error(
+        f"srcad does not differentiate the call {what} made for its effect on {which} a derivative: it "
+        "cannot see what the call changes; write the update as an assignment (y[:] = value, not "
+        "y.fill(value) or np.copyto(y, value); y = np.sort(y), not y.sort()), or wrap the argument in "
+        "srcad.stop_gradient if no derivative should flow", node)
 
 
 def refuse_storing_in_a_global(source, callee, what, named, node):
