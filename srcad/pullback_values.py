@@ -130,9 +130,9 @@ def constant_saved(fwd, live, candidates, params):
             targets = s.target if isinstance(s, (gast.For, gast.AugAssign)) else gast.Tuple(
                 elts=getattr(s, "targets", []), ctx=gast.Store())
             unsure |= A.all_names(targets) if not isinstance(s, gast.For) else A.names_stored(targets)
-        for n in A.walk(s):  # np.add(a, b, out=buffer) updates buffer
-            if isinstance(n, gast.Call):
-                unsure |= {name for k in n.keywords if k.arg == "out" for name in A.names_read(k.value)}
+    for n in A.walk(gast.Module(body=fwd, type_ignores=[])):  # np.add(a, b, out=buffer) updates buffer
+        if isinstance(n, gast.Call):
+            unsure |= {name for k in n.keywords if k.arg == "out" for name in A.names_read(k.value)}
     bound = set(values) | unsure
     constant = {x for x in live if x in candidates and x not in unsure}  # a parameter is bound by no statement
     changed = True

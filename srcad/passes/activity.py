@@ -36,6 +36,7 @@ from .. import runtime
 from .callees import parameter_names
 
 _NONDIFF_OPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
+_BITWISE = {gast.BitOr: "|", gast.BitAnd: "&", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
 _CONTAINER_CALLS = {builtins.list, builtins.tuple, builtins.dict, builtins.zip, builtins.enumerate, builtins.sorted}
 
 
@@ -141,7 +142,7 @@ def _item_structures(node, returned_items):
     is passed by keyword or is an exponent). Returns ``{name: {key: (sources, items)}}``, whose
     ``free_calls`` holds the ids of the calls whose whole result depends on none of the
     callee's parameters."""
-    bindings, loads, keyed_loads, settings, assignments = {}, {}, {}, set(), []
+    bindings, loads, keyed_loads, settings, assignments, bitwise = {}, {}, {}, set(), [], []
     for name in parameter_names(node):  # a parameter is bound by the call (`if b is None: b = (0, 1)`)
         bindings[name] = 1
     for n in A.walk(node):  # one walk: passes walk trees often enough
@@ -155,12 +156,14 @@ def _item_structures(node, returned_items):
         elif cls is gast.Assign:
             if n.targets[0].__class__ is gast.Name:
                 assignments.append(n)
+            if n.value.__class__ is gast.BinOp and n.value.op.__class__ in _BITWISE:
+                bitwise.append(n)
         elif cls is gast.Call:  # a value passed by keyword: an axis, a shape, an order
             settings.update(k.value.id for k in n.keywords if k.value.__class__ is gast.Name)
         elif cls is gast.BinOp and n.op.__class__ is gast.Pow and n.right.__class__ is gast.Name:
             settings.add(n.right.id)  # an exponent
     only_keyed = {name for name, count in loads.items() if keyed_loads.get(name) == count}
-    items = _Items()
+    items = _Items(bitwise)
     for _ in range(2):  # an item of an item: its structure is known once the outer one is
         for s in assignments:
             if bindings.get(s.targets[0].id) != 1:
@@ -194,11 +197,12 @@ def _item_structures(node, returned_items):
 
 
 class _Items(dict):
-    __slots__ = ("free_calls",)
+    __slots__ = ("free_calls", "bitwise")
 
-    def __init__(self):
+    def __init__(self, bitwise):
         super().__init__()
         self.free_calls = set()
+        self.bitwise = bitwise  # the assignments of a | b, a & b, ...: found on the same walk
 
 
 def _call_items(returned, sources):
@@ -342,7 +346,7 @@ def activity(node, source, wrt, container_params=(), constant_params=(), returne
                 useful |= sources
                 changed = True
     _refuse_indexed_pops(node, source, varied)
-    _refuse_bitwise(node, source, varied)
+    _refuse_bitwise(items.bitwise, source, varied)
     A.set_anno(node, "active", varied & useful)
     A.set_anno(node, "varied", varied)
     # by every parameter (but those each call gives a constant): code differentiated again may
@@ -368,15 +372,11 @@ def _reached(edges, seeds):
     return reached
 
 
-_BITWISE = {gast.BitOr: "|", gast.BitAnd: "&", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
-
-
-def _refuse_bitwise(node, source, varied):
+def _refuse_bitwise(assignments, source, varied):
     """``|``, ``&``, ``^``, ``<<`` and ``>>`` pass no derivative (on integers and masks there is
     none); one of a value that carries derivatives (a dict merge ``d | {...}``) is refused."""
-    for s in A.walk(node):
-        if (isinstance(s, gast.Assign) and isinstance(s.value, gast.BinOp) and type(s.value.op) in _BITWISE
-                and A.names_read(s.value) & varied):
+    for s in assignments:
+        if A.names_read(s.value) & varied:
             raise source.syntax_error(
                 f"srcad does not differentiate '{_BITWISE[type(s.value.op)]}' of a value that carries a derivative "
                 "(a dict merged with |?); build the result with a display or assign its items one by one "

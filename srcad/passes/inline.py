@@ -320,6 +320,8 @@ def unknown_function(norm, call, name):
 def check_no_function_values(node, local_functions, source):
     """A ``def`` inside the function is inlined where it is called and leaves no function
     behind: one still named as a value (stored in a list, passed on) is refused."""
+    if not local_functions:
+        return
     stored = A.names_stored(node)
     for n in A.walk(node):
         if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in local_functions
