@@ -220,3 +220,21 @@ def last_item(x):
 def test_answering_methods_on_containers_without_derivatives(f):
     check_grads(f, (X.copy(),))
     check_jvp(f, (X.copy(),))
+
+
+def double_buffer(u):
+    a = u.copy()
+    b = np.zeros_like(u)
+    for t in range(3):
+        b[1:-1] = a[1:-1] + 0.1 * (a[2:] - 2 * a[1:-1] + a[:-2])
+        b[0] = a[0]
+        b[-1] = a[-1]
+        a, b = b, a
+    return np.sum(a ** 2)
+
+
+def test_a_double_buffer_swap_is_refused_with_advice_that_works():
+    # probe 16B: the advice was to copy what is new memory already ('.copy().copy()' next)
+    with pytest.raises(SrcadSyntaxError, match="taking turns") as e:
+        srcad.grad(double_buffer)(np.ones(6))
+    assert ".copy()" not in str(e.value).splitlines()[0]

@@ -165,6 +165,15 @@ def _code_names(code):
     return names
 
 
+def _fresh(value):
+    """Is ``value`` a call known to return new memory (``np.zeros_like(u)``, ``x.copy()``)?"""
+    from .fresh import FRESH_FUNCTIONS, FRESH_METHODS, is_in
+
+    callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
+    return callee is not None and (callee.kind == "object" and is_in(callee.obj, FRESH_FUNCTIONS)
+                                   or callee.kind == "method" and callee.name in FRESH_METHODS)
+
+
 def _stale_message(update, text, updated, reader, made, copied, line):
     in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
@@ -189,6 +198,11 @@ def _stale_message(update, text, updated, reader, made, copied, line):
             # a copy of the container would share its items: the item itself must be a copy
             fix = (f"'{copied}' holds a value that shares memory with '{written}' (put in it by its display, an "
                    f"append or an item assignment): put a copy of that value in it ('.copy()')")
+        elif single and _fresh(made.value):  # new memory already: the names take turns (a, b = b, a)
+            fix = (f"'{copied}' is new memory where it is made, so the two names share memory by taking turns with "
+                   f"the same arrays (a swap such as '{written}, {read} = {read}, {written}' in a loop), which srcad "
+                   f"cannot tell apart: make the new value a new array each time ('{written} = ...' rather than "
+                   f"'{written}[...] = ...')")
         else:
             if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
                 hint = f"({hint})"
