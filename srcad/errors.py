@@ -127,6 +127,41 @@ def check_list_slice(target, index, value, where):
             "holds, or build a new list (append its items one by one)")
 
 
+def check_unshared_arguments(names, values, updated, where):
+    """Raise where one of the first ``updated`` of ``values`` (the arguments a function updates in
+    place) shares memory with another of them, or with one of the rest (its other arguments and
+    the globals it reads), at any depth of lists, tuples and dicts (``f(x, x)``,
+    ``advance(s, s["x"])``, ``f(W0)`` of a global ``W0``): srcad updates a copy, as the caller's
+    arrays never change, so the other would not see the update Python makes. Generated code
+    calls this first; ``names`` name the values, ``where`` is the user's file and line."""
+    import numpy as np
+
+    arrays = [_arrays(value) for value in values]
+    for i in range(updated):
+        for j in range(len(values)):
+            if j != i and any(_overlap(a, b) for a in arrays[i] for b in arrays[j] if b.__class__ is np.ndarray):
+                raise UnsupportedCaseError(
+                    f"{where}this function updates its argument '{names[i]}' in place, and '{names[j]}' shares "
+                    f"memory with it here: srcad updates a copy (your arrays never change), so '{names[j]}' would "
+                    f"not see the update; pass arrays that share nothing (a copy of one of them)")
+
+
+def _arrays(value):
+    """The arrays in ``value``, through lists, tuples and dicts."""
+    import numpy as np
+
+    found, todo = [], [value]
+    while todo:
+        item = todo.pop()
+        if item.__class__ is np.ndarray:
+            found.append(item)
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+    return found
+
+
 def check_unshared_store(container, key, value, where):
     """Raise where ``container[key] = value`` (``key`` None: ``container.append(value)``) stores
     an array another item of the list or dict ``container`` holds, when an item of it is

@@ -3,6 +3,8 @@ twice), updated in place through one item (``L[0] += v``): NumPy changes every i
 that array, srcad would differentiate the update of one item alone. Refused when it runs, with
 the user's line (probe 16B); lists and dicts of separate arrays, the common case (parameters
 in a dict updated in place), are differentiated as before. Values against finite differences."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -126,3 +128,63 @@ def interleaved(x):
 @pytest.mark.parametrize("f", [columns, interleaved])
 def test_views_of_one_array_with_no_element_in_common_are_differentiated(f):
     check_grads(f, (X[:3].copy(),))
+
+
+def advance(state, x):
+    state["x"] += 0.5 * state["v"]
+    return np.sum(x ** 2)
+
+
+def scale_then_read(x, y):
+    x *= 2.0
+    return np.sum(y ** 2)
+
+
+W0 = np.array([1.0, 2.0])
+
+
+def scale_global(w):
+    w *= 3.0
+    return np.sum(W0 * w)
+
+
+def test_an_argument_updated_in_place_while_another_shares_it_is_refused():
+    # probe 18A: srcad updates a copy (your arrays never change), so the other name kept the
+    # old values: value_and_grad's value was 5 where Python gives 4.5, d/dv was 0
+    s = {"x": np.array([1.0, 2.0]), "v": np.array([1.0, -1.0])}
+    x = np.array([1.0, 2.0])
+    cases = [(advance, (s, s["x"]), 0), (scale_then_read, (x, x), 0), (scale_then_read, (x, x[1:]), 0),
+             (scale_global, (W0,), 0)]
+    for f, args, wrt in cases:
+        with pytest.raises(UnsupportedCaseError, match="shares memory with it here"):
+            srcad.value_and_grad(f, wrt=wrt)(*args)
+        with pytest.raises(UnsupportedCaseError, match="shares memory with it here"):
+            srcad.jvp(f, args, tuple(np.ones_like(a) if isinstance(a, np.ndarray) else
+                                     {k: np.ones_like(v) for k, v in a.items()} for a in args))
+    np.testing.assert_array_equal(s["x"], [1.0, 2.0])
+    np.testing.assert_array_equal(W0, [1.0, 2.0])
+
+
+def _fd(f, args, wrt, eps=1e-6):
+    """Central differences of ``f`` in its array argument ``wrt``, each call on fresh copies
+    (these functions update their arguments when Python runs them)."""
+    out = []
+    for e in np.eye(args[wrt].size):
+        def at(step):
+            moved = copy.deepcopy(list(args))
+            moved[wrt] = moved[wrt] + step * e
+            return f(*moved)
+        out.append((at(eps) - at(-eps)) / (2 * eps))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("f, args, wrt", [
+    (advance, ({"x": np.array([1.0, 2.0]), "v": np.array([1.0, -1.0])}, np.array([0.3, 0.4])), 1),
+    (scale_then_read, (np.array([1.0, 2.0]), np.array([0.5, -0.5])), 1),
+    (scale_global, (np.array([0.5, 0.7]),), 0)])
+def test_arguments_that_share_nothing_are_differentiated(f, args, wrt):
+    kept = copy.deepcopy(args)
+    np.testing.assert_allclose(srcad.grad(f, wrt=wrt)(*args), _fd(f, kept, wrt), rtol=1e-6)
+    np.testing.assert_allclose(srcad.jvp(f, args, tuple(np.ones_like(a) if i == wrt else None
+                                                         for i, a in enumerate(args)))[1],
+                               np.sum(_fd(f, kept, wrt)), rtol=1e-6)

@@ -27,7 +27,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from ..errors import check_list_slice, check_method, check_unshared_item, check_unshared_store
+from ..errors import check_list_slice, check_method, check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
 
 
@@ -112,7 +112,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, runtime.numba_refuses, check_method,
-             check_list_slice, check_unshared_item, check_unshared_store}
+             check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 
 # Library functions that write into an argument even when their result is assigned.

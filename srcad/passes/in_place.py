@@ -27,7 +27,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from ..errors import check_list_slice, check_unshared_item, check_unshared_store
+from ..errors import check_list_slice, check_unshared_arguments, check_unshared_item, check_unshared_store
 from .binding import builtin_call, helper_call
 from .shape_values import Spec
 
@@ -65,6 +65,39 @@ def unshared_store_check(norm, base, index, value, node):
     return gast.Expr(value=helper_call("check_unshared_store", check_unshared_store, A.load(base),
                                        A.deepcopy(index) if index is not None else A.const(None), A.deepcopy(value),
                                        A.const(where)))
+
+
+def argument_sharing_check(body, params, updated, source, ref):
+    """The statement ``check_unshared_arguments(...)`` a compiled function starts with where it
+    updates parameters in place (``updated``: ``S[i] = e``, ``S.append(e)``; and ``x op= e`` of
+    a parameter, found by the ``"in_place"`` annotation ``augmented_assignment`` leaves):
+    against its other parameters and the arrays, lists, tuples and dicts of yours it reads
+    (``errors.check_unshared_arguments``). None where it updates none, and in srcad's own code.
+    ``ref(name, obj)`` names an object in generated code."""
+    import numpy as np
+
+    if source.is_srcads():
+        return None
+    updated = set(updated) | {A.anno(s, "in_place")[0] for s in A.every_statement(body)
+                              if A.anno(s, "in_place") is not None} & set(params)
+    if not updated:
+        return None
+    module = gast.Module(body=body, type_ignores=[])
+    others = [p for p in params if p not in updated]
+    for name in sorted(A.names_read(module) - A.names_stored(module) - set(params)):
+        try:
+            value = source.lookup(name)
+        except KeyError:
+            continue
+        if isinstance(value, (np.ndarray, list, tuple, dict)):
+            others.append(name)
+    names = sorted(updated) + others
+    where = f"{source.filename}:{getattr(source.node, 'lineno', None) or '?'}: "
+    return gast.Expr(value=gast.Call(
+        func=A.load(ref("check_unshared_arguments", check_unshared_arguments)),
+        args=[gast.Tuple(elts=[A.const(n) for n in names], ctx=gast.Load()),
+              gast.Tuple(elts=[A.load(n) for n in names], ctx=gast.Load()), A.const(len(updated)), A.const(where)],
+        keywords=[]))
 
 
 def fold_in_place_checks(node):

@@ -10,7 +10,8 @@ import math
 
 import numpy as np
 
-from ..errors import check_list_slice, check_method, check_unshared_item, check_unshared_store, missing_name
+from ..errors import (check_list_slice, check_method, check_unshared_arguments, check_unshared_item, check_unshared_store,
+                      missing_name)
 from ..registry import register_nondifferentiable
 
 _numpy = [
@@ -41,6 +42,6 @@ register_nondifferentiable(
 # generated code's check that a method srcad resolved through a class is what Python calls
 register_nondifferentiable(check_method, reason="it only checks which function a method is")
 register_nondifferentiable(check_list_slice, reason="it only checks that a list keeps its length")
-register_nondifferentiable(check_unshared_item, check_unshared_store,
+register_nondifferentiable(check_unshared_item, check_unshared_store, check_unshared_arguments,
                            reason="it only checks that an updated item is no other item's array")
 register_nondifferentiable(missing_name, reason="it raises: the name it stands for did not exist")
