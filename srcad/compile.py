@@ -199,9 +199,13 @@ class _CodeCache:
 _CACHE = _CodeCache()
 
 
-def _cached(key, fn, make):
+def _cached(key, fn, make, recursion):
     """The compiled code for ``key`` whose bindings match ``fn``'s, made by ``make()`` if none
-    (made again once a rule is registered: see ``registry.GENERATION``)."""
+    (made again once a rule is registered: see ``registry.GENERATION``). ``recursion``: what
+    a compilation of ``fn`` in progress is known by (the mode, the function, what is
+    differentiated, the classes of the objects it is compiled for, not the shapes): met again,
+    it is recursion (``Module.__call__`` compiled for a ``Net`` calling it for the ``Scale`` the
+    net holds is not, nor are two generated backward functions that share their code)."""
     key += (registry.GENERATION,)
     for compiled in list(_CACHE.variants(key)):
         if compiled.matches(fn):
@@ -209,18 +213,18 @@ def _cached(key, fn, make):
     in_progress = getattr(_LOCAL, "in_progress", None)
     if in_progress is None:
         in_progress = _LOCAL.in_progress = set()
-    if key[:4] in in_progress:
+    if recursion in in_progress:
         raise _Recursion(fn)
     with _LOCK:
         variants = _CACHE.variants(key)
         for compiled in variants:  # another thread may have made it meanwhile
             if compiled.matches(fn):
                 return compiled
-        in_progress.add(key[:4])
+        in_progress.add(recursion)
         try:
             compiled = make()
         finally:
-            in_progress.discard(key[:4])
+            in_progress.discard(recursion)
         variants.append(compiled)
     return compiled
 
@@ -468,7 +472,7 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
         return Compiled(fn, generated, codes, lambda d: (d + (None,),), bindings(fn, generated.resolved),
                         generated.inherited, pair=make_pair)
 
-    return _cached(key, fn, make)
+    return _cached(key, fn, make, key[:4] + (tuple(classes), id(fn)))
 
 
 def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=()):
@@ -494,7 +498,7 @@ def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=()
         return compiled
 
     try:
-        return _cached(key, fn, make)
+        return _cached(key, fn, make, key[:4] + (tuple(classes), id(fn)))
     except _Recursion as exc:
         if caller is not None:
             raise caller[0].syntax_error(str(exc), caller[1]) from None

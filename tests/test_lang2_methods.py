@@ -254,3 +254,37 @@ def test_a_global_object_called_like_a_function():
         np.testing.assert_allclose(f.grad(x), 2 * np.sin(2 * x) * np.cos(2 * x) * 2)
     finally:
         activation = saved
+
+
+class Module:
+    """PyTorch's pattern: calling a module runs its ``forward``."""
+
+    def __call__(self, x):
+        return self.forward(x)
+
+
+class Scale(Module):
+    def __init__(self, a):
+        self.a = a
+
+    def forward(self, x):
+        return self.a * x
+
+
+class Wrapped(Module):
+    def __init__(self, inner):
+        self.inner = inner
+
+    def forward(self, x):
+        return np.tanh(self.inner(x))
+
+
+def module_loss(net, x):
+    return np.sum(net(x) ** 2)
+
+
+def test_a_base_class_call_reached_again_for_another_class_is_not_recursion():
+    # probe 18A: Module.__call__ for the Wrapped net calls Module.__call__ for the Scale it
+    # holds; refused as "calls itself" (recursion was known by the code alone)
+    net = Wrapped(Scale(np.array([0.5, -1.0])))
+    check_all_modes(module_loss, (net, X[:2]), wrt=1)
