@@ -256,14 +256,7 @@ def test_a_global_object_called_like_a_function():
         activation = saved
 
 
-class Module:
-    """PyTorch's pattern: calling a module runs its ``forward``."""
-
-    def __call__(self, x):
-        return self.forward(x)
-
-
-class Scale(Module):
+class Scaling(CallsForward):
     def __init__(self, a):
         self.a = a
 
@@ -271,7 +264,7 @@ class Scale(Module):
         return self.a * x
 
 
-class Wrapped(Module):
+class Wrapped(CallsForward):
     def __init__(self, inner):
         self.inner = inner
 
@@ -284,7 +277,7 @@ def module_loss(net, x):
 
 
 def test_a_base_class_call_reached_again_for_another_class_is_not_recursion():
-    # probe 18A: Module.__call__ for the Wrapped net calls Module.__call__ for the Scale it
+    # probe 18A: CallsForward.__call__ for the Wrapped net calls it again for the Scaling it
     # holds; refused as "calls itself" (recursion was known by the code alone)
-    net = Wrapped(Scale(np.array([0.5, -1.0])))
+    net = Wrapped(Scaling(np.array([0.5, -1.0])))
     check_all_modes(module_loss, (net, X[:2]), wrt=1)
