@@ -19,8 +19,8 @@ import types
 import gast
 
 from . import astutil as A
-from .codegen import codegen
 from . import registry
+from .codegen import codegen
 from .errors import SourceUnavailableError, source_hint
 from .passes.activity import activity, returned_items
 from .passes.checkpoint import checkpoint_loops
@@ -105,6 +105,7 @@ def _returned_items(options):
 def _returned_by(fn, options, returned):
     try:
         source = capture(fn)
+        check_source_is_code(source)  # read off the code that runs (a file edited since: not known)
         node = source.node
         everything = tuple(a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
         for name, stage in _front_end(source, everything, Options(for_numba=options.for_numba), returned):

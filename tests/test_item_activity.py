@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.errors import SrcadSyntaxError
+from srcad.errors import SrcadError, SrcadSyntaxError
 from srcad.testing import check_grads, check_jvp
 
 X = np.array([[0.3, -0.7, 1.1], [0.45, -1.3, 0.9]])
@@ -217,3 +217,25 @@ def test_a_helper_that_stores_into_a_global_is_not_read_as_constant():
     with pytest.raises(SrcadSyntaxError, match="stores|made for its effect"):
         srcad.jvp(recorded, (X[0],), (X[0],))
     HISTORY.clear()
+
+
+def test_a_helper_whose_file_changed_since_it_was_imported_is_not_read_as_constant(tmp_path, monkeypatch):
+    # what a helper returns is read off its source: once the file no longer holds the code that
+    # runs, that reading is not trusted (here the running code depends on x, the file's does not)
+    (tmp_path / "stale_helper.py").write_text("import numpy as np\n\ndef offset(x):\n    return (np.sum(x) * 0.1,)\n")
+    (tmp_path / "stale_user.py").write_text(
+        "import numpy as np\nfrom stale_helper import offset\n\n"
+        "def shift(x):\n    o = offset(x)\n    return o[0]\n\n"
+        "def loss(x):\n    s = shift(x)\n    return np.sum(x * 2.0 ** s)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import stale_helper
+    import stale_user
+    (tmp_path / "stale_helper.py").write_text("import numpy as np\n\ndef offset(x):\n    return (0.0,)\n")
+    import linecache
+    linecache.clearcache()
+    x = X[0].copy()
+    try:
+        check_grads(stale_user.loss, (x,))
+    except SrcadError as error:  # refused: the helper's file is not its code
+        assert "edited" in str(error) or "not the code" in str(error)
+    del stale_helper
