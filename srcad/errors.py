@@ -136,30 +136,35 @@ def check_unshared_arguments(names, values, updated, where):
     calls this first; ``names`` name the values, ``where`` is the user's file and line."""
     import numpy as np
 
-    arrays = [_arrays(value) for value in values]
+    held = [_held(value) for value in values]
     for i in range(updated):
         for j in range(len(values)):
-            if j != i and any(_overlap(a, b) for a in arrays[i] for b in arrays[j] if b.__class__ is np.ndarray):
+            mine, theirs = held[i], held[j]
+            if j != i and (any(_overlap(a, b) for a in mine[0] for b in theirs[0])
+                           or any(id(c) in theirs[1] for c in mine[1].values())):
                 raise UnsupportedCaseError(
                     f"{where}this function updates its argument '{names[i]}' in place, and '{names[j]}' shares "
                     f"memory with it here: srcad updates a copy (your arrays never change), so '{names[j]}' would "
                     f"not see the update; pass arrays that share nothing (a copy of one of them)")
 
 
-def _arrays(value):
-    """The arrays in ``value``, through lists, tuples and dicts."""
+def _held(value):
+    """``(arrays, containers)`` in ``value``, through lists, tuples and dicts: the arrays, and
+    the lists and dicts by id (one list passed twice shares no array, but is one list)."""
     import numpy as np
 
-    found, todo = [], [value]
+    arrays, containers, todo = [], {}, [value]
     while todo:
         item = todo.pop()
         if item.__class__ is np.ndarray:
-            found.append(item)
-        elif isinstance(item, (list, tuple)):
-            todo.extend(item)
-        elif isinstance(item, dict):
-            todo.extend(item.values())
-    return found
+            arrays.append(item)
+        elif isinstance(item, (list, tuple, dict)) and id(item) not in containers:
+            if not isinstance(item, tuple):
+                containers[id(item)] = item
+            else:
+                containers[id(item)] = None  # walked, not mutable
+            todo.extend(item.values() if isinstance(item, dict) else item)
+    return arrays, {k: v for k, v in containers.items() if v is not None}
 
 
 def check_unshared_store(container, key, value, where):
@@ -169,9 +174,9 @@ def check_unshared_store(container, key, value, where):
     NumPy would change both items."""
     import numpy as np
 
-    if (container.__class__ is list or container.__class__ is dict) and value.__class__ is np.ndarray:
-        others = dict(container) if container.__class__ is dict else dict(enumerate(container))
-        others.pop(key if key is None or container.__class__ is dict or key >= 0 else len(container) + key, None)
+    if isinstance(container, (list, dict)) and value.__class__ is np.ndarray:
+        others = dict(container) if isinstance(container, dict) else dict(enumerate(container))
+        others.pop(key if key is None or isinstance(container, dict) or key >= 0 else len(container) + key, None)
         _refuse_shared(list(others.values()), value, where + "this stores an array that another item of the same "
                        "list or dict holds, and an item of it is updated in place later (NumPy would change both)")
 
@@ -181,15 +186,15 @@ def check_unshared_item(container, key, where):
     dict ``container`` shares, at any depth (``[np.zeros(n)] * k``, ``[z, [z]]``): NumPy changes
     both, srcad differentiates the update as one of the item alone. Generated code calls this
     before the update; ``where`` is the user's file and line."""
-    if container.__class__ is not list and container.__class__ is not dict:
+    if not isinstance(container, (list, dict)):
         return
     import numpy as np
 
     item = container[key]
     if item.__class__ is not np.ndarray:
         return
-    others = list(container.values()) if container.__class__ is dict else list(container)
-    del others[list(container).index(key) if container.__class__ is dict else key]
+    others = list(container.values()) if isinstance(container, dict) else list(container)
+    del others[list(container).index(key) if isinstance(container, dict) else key]
     _refuse_shared(others, item, where + "this update changes an array in place that another item of the same list "
                    "or dict holds too (a list made as [a] * n, the same array stored twice)")
 
@@ -199,12 +204,13 @@ def _refuse_shared(others, item, what):
     searched through) shares an element with the array ``item``."""
     import numpy as np
 
+    seen = set()
     while others:
         other = others.pop()
-        if isinstance(other, (list, tuple)):
-            others.extend(other)
-        elif isinstance(other, dict):
-            others.extend(other.values())
+        if isinstance(other, (list, tuple, dict)):
+            if id(other) not in seen:  # (a list may hold itself)
+                seen.add(id(other))
+                others.extend(other.values() if isinstance(other, dict) else other)
         elif other.__class__ is np.ndarray and _overlap(other, item):
             raise UnsupportedCaseError(
                 f"{what}: srcad differentiates an update of one item alone; give each item an array of its own "

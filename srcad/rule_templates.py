@@ -134,7 +134,8 @@ def function_body(fn):
 class ElementwiseRule(Rule):
     """A rule made from a derivative template ``def f(y, x): return <dy/dx>``: the vjp
     ``d[x] += d[y] * <dy/dx>`` or the jvp ``t[y] += t[x] * <dy/dx>`` (for a slope that may be
-    infinite, ``t[y] += t[x] * resting_zero(t[x], <dy/dx>)``)."""
+    infinite, ``t[y] += t[x] * resting_zero(t[x], <dy/dx>) if moves(t[x]) else t[x] * 0.0``:
+    a number that does not move never meets its slope, which Python floats would raise on)."""
 
     infinite_slopes = False
 
@@ -148,17 +149,20 @@ class ElementwiseRule(Rule):
         # reverse mode pulls d[y] back into d[x]; forward mode pushes t[x] forward into t[y]
         source, target = (self.result, x) if self.marker == "d" else (x, self.result)
         slope = body[0].value
+        value = _times(_marked(self.marker, source, gast.Load()), slope)
         if self.marker == "t" and self.infinite_slopes:
-            slope = gast.Call(func=A.load("resting_zero"), args=[_marked("t", x, gast.Load()), slope], keywords=[])
-        update = gast.AugAssign(target=_marked(self.marker, target, gast.Store()), op=gast.Add(),
-                                value=_times(_marked(self.marker, source, gast.Load()), slope))
+            resting = gast.Call(func=A.load("resting_zero"), args=[_marked("t", x, gast.Load()), slope], keywords=[])
+            value = gast.IfExp(test=gast.Call(func=A.load("moves"), args=[_marked("t", x, gast.Load())], keywords=[]),
+                               body=_times(_marked("t", x, gast.Load()), resting),
+                               orelse=gast.BinOp(left=_marked("t", x, gast.Load()), op=gast.Mult(), right=A.const(0.0)))
+        update = gast.AugAssign(target=_marked(self.marker, target, gast.Store()), op=gast.Add(), value=value)
         gast.copy_location(update, body[0])
         return [gast.fix_missing_locations(update)], lineno
 
     def provided(self):
-        from .runtime import resting_zero
+        from .runtime import moves, resting_zero
 
-        return {"resting_zero": resting_zero} if self.marker == "t" and self.infinite_slopes else {}
+        return {"resting_zero": resting_zero, "moves": moves} if self.marker == "t" and self.infinite_slopes else {}
 
 
 class PartialsRule(Rule):

@@ -18,6 +18,12 @@ def full_of(shape, value):
     return np.full(shape, value)
 
 
+def moves(t):
+    """Does the tangent ``t`` move: an array (``resting_zero`` masks its zeros element by
+    element), or a number other than 0?"""
+    return t.__class__ is np.ndarray or t != 0
+
+
 def resting_zero(t, slope):
     """``slope`` where the tangent ``t`` is not exactly zero, and 0 where it is: an input that does
     not move moves nothing, also where the slope is infinite (``sqrt`` at 0 with a constant

@@ -435,15 +435,18 @@ def test_jvp_checks_cover_the_jvp_rules():
     (np.cos, "d[x] += -d[y] * np.sin(x)", "t[y] += -t[x] * np.sin(x)"),
     (np.log, "d[x] += d[y] / x", "t[y] += t[x] / x"),
     (np.arccos, "d[x] += -d[y] / np.sqrt(1 - x ** 2)",  # infinite at ±1: a resting tangent pushes 0
-     "t[y] += t[x] * resting_zero(t[x], -1 / np.sqrt(1 - x ** 2))"),
+     "t[y] += t[x] * resting_zero(t[x], -1 / np.sqrt(1 - x ** 2)) if moves(t[x]) else t[x] * 0.0"),
     (np.tan, "d[x] += d[y] * (1 + y ** 2)", "t[y] += t[x] * (1 + y ** 2)"),
     (np.exp2, "d[x] += d[y] * y * LN2", "t[y] += t[x] * y * LN2"),
     (np.reciprocal, "d[x] += -d[y] * y ** 2", "t[y] += -t[x] * y ** 2"),
     (np.deg2rad, "d[x] += d[y] * RAD_PER_DEG", "t[y] += t[x] * RAD_PER_DEG"),
 ], ids=lambda p: getattr(p, "__name__", ""))
 def test_elementwise_rules_are_written_out_as_by_hand(key, vjp, jvp):
-    assert A.to_source(registry.VJP[key].body).strip() == vjp
-    assert A.to_source(registry.JVP[key].body).strip() == jvp
+    def same(body, text):  # the same statements, however the printer wraps a long line
+        return gast.dump(gast.parse(A.to_source(body).strip())) == gast.dump(gast.parse(text))
+
+    assert same(registry.VJP[key].body, vjp)
+    assert same(registry.JVP[key].body, jvp)
 
 
 class Softsign:

@@ -188,3 +188,47 @@ def test_arguments_that_share_nothing_are_differentiated(f, args, wrt):
     np.testing.assert_allclose(srcad.jvp(f, args, tuple(np.ones_like(a) if i == wrt else None
                                                          for i, a in enumerate(args)))[1],
                                np.sum(_fd(f, kept, wrt)), rtol=1e-6)
+
+
+def store_into_one(x, L, M):
+    L[0] = 2.0 * x[0]
+    return np.sum(x) * M[0]
+
+
+def sorted_in_place(x, w):
+    w.sort()
+    return np.sum(x * w)
+
+
+def ordered_twice(x, d):
+    d["a"] += x
+    return np.sum(d["b"] * x)
+
+
+NODES = [np.array([1.0, 2.0, 3.0])]
+NODES.append(NODES)  # a list that holds itself
+
+
+def reads_a_cyclic_global(x, w):
+    w *= 2.0
+    return np.sum(x * NODES[0]) + np.sum(w)
+
+
+def test_probe_19a_sharing_and_the_callers_arrays():
+    import collections
+
+    x = np.array([0.7, -1.0, 2.0])
+    L = [1.0, 2.0]  # one list passed twice: no array in common, but one list
+    for run in (lambda: srcad.grad(store_into_one)(x, L, L), lambda: srcad.jvp(store_into_one, (x, L, L),
+                                                                                 (np.ones(3), None, None))):
+        with pytest.raises(UnsupportedCaseError, match="shares memory with it here"):
+            run()
+    z = np.zeros(3)  # an OrderedDict holding one array twice
+    with pytest.raises(UnsupportedCaseError, match="another item of the same list or dict"):
+        srcad.grad(ordered_twice)(x, collections.OrderedDict(a=z, b=z))
+    w = np.array([3.0, 1.0, 2.0])  # w.sort() on an argument not differentiated: a copy is sorted
+    np.testing.assert_allclose(srcad.grad(sorted_in_place)(x, w), np.sort(w))
+    srcad.jvp(sorted_in_place, (x, w), (np.ones(3), None))
+    np.testing.assert_array_equal(w, [3.0, 1.0, 2.0])
+    value, g = srcad.value_and_grad(reads_a_cyclic_global)(x, np.ones(3))  # returned: no endless walk
+    assert value == pytest.approx(reads_a_cyclic_global(x, np.ones(3)))

@@ -9,6 +9,7 @@ import gast
 
 from .. import astutil as A
 from .callees import method_call
+from .fresh import effect_targets
 
 #: a tangent is *zero* (no variable exists), *owned* (a buffer only this variable refers to)
 #: or *shared* (may alias the caller's tangent or another tangent: copied before an update)
@@ -56,4 +57,6 @@ def mutated_in_place(stmts):
         elif isinstance(s, (gast.Assign, gast.Expr)) and (method_call(s.value, "append")
                                                            or method_call(s.value, "pop")):
             names.add(s.value.func.value.id)
+        elif isinstance(s, gast.Expr):  # w.sort(), np.copyto(w, ...): a parameter's is copied first
+            names |= effect_targets(s)
     return names

@@ -179,6 +179,21 @@ _OPERATORS = {"add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow"
               "or"}
 
 
+def effect_targets(s):
+    """The names the call made for its effect at ``s`` (an ``Expr``) changes in place: the
+    receiver of an in-place method (``w.sort()``), the first argument of ``np.copyto`` or a
+    ufunc's ``.at``."""
+    call = s.value if isinstance(s, gast.Expr) else None
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    if callee is None or not effect_call(callee):
+        return set()
+    if callee.kind == "method" and isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):
+        return {call.func.value.id}
+    if callee.kind == "object" and updates_first_argument(callee.obj) and call.args and isinstance(call.args[0], gast.Name):
+        return {call.args[0].id}
+    return set()
+
+
 def only_logs(obj):
     """Is calling ``obj`` logging (``logger.debug("%s", y)``, ``logging.info``), which reads its
     arguments only to format them? (A list's ``append`` on a global list is not: the function

@@ -16,6 +16,7 @@ import gast
 from .. import astutil as A
 from ..naming import builtin
 from .callees import method_call
+from .fresh import effect_targets
 from .reverse_state import MAYBE, OWNED, ZERO
 
 
@@ -215,6 +216,8 @@ def mutated_names(stmts):
             names.add(s.value.func.value.id)
         elif isinstance(s, gast.Assign) and is_pop(s.value):
             names.add(s.value.func.value.id)
+        elif isinstance(s, gast.Expr):  # w.sort(), np.copyto(w, ...): a parameter's is copied first
+            names |= effect_targets(s)
     return names
 
 
