@@ -172,13 +172,13 @@ def check_unshared_store(container, key, value, where):
     an array another item of the list or dict ``container`` holds, when an item of it is
     updated in place later (``L[1] = L[0]; L[0] += x``): srcad keeps a stored value as stored,
     NumPy would change both items."""
-    import numpy as np
-
-    if isinstance(container, (list, dict)) and value.__class__ is np.ndarray:
+    if isinstance(container, (list, dict)):
         others = dict(container) if isinstance(container, dict) else dict(enumerate(container))
         others.pop(key if key is None or isinstance(container, dict) or key >= 0 else len(container) + key, None)
-        _refuse_shared(list(others.values()), value, where + "this stores an array that another item of the same "
-                       "list or dict holds, and an item of it is updated in place later (NumPy would change both)")
+        for array in _held(value)[0]:  # the value, or the arrays a list, tuple or dict of them holds
+            _refuse_shared(list(others.values()), array, where + "this stores an array that another item of the "
+                           "same list or dict holds, and an item of it is updated in place later (NumPy would "
+                           "change both)")
 
 
 def check_unshared_item(container, key, where):

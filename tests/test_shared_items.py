@@ -103,7 +103,15 @@ def appended_inside(x):
     return np.sum(L[1][0] ** 2)
 
 
-@pytest.mark.parametrize("f", [item_stored_into_another, entry_stored_into_another, nested_twice, appended_inside])
+def stored_inside_a_list(x):
+    L = [x * 1.0, None]
+    L[1] = [L[0]]
+    L[0] += x
+    return np.sum(L[1][0] * x)
+
+
+@pytest.mark.parametrize("f", [item_stored_into_another, entry_stored_into_another, nested_twice, appended_inside,
+                               stored_inside_a_list])
 def test_sharing_made_by_a_store_or_nested_is_refused(f):
     # probe 17A: srcad's forward sweep keeps a stored value as stored, so the update of one
     # item no longer reached the other: the value and the gradient were wrong
