@@ -111,9 +111,8 @@ def _read_before_rebinding(stmts, namer):
             temp = namer.fresh("_t")
             first = gast.copy_location(A.assign(temp, s.value), s)
             A.set_anno(first, "origin", A.anno(s, "origin"))
-            for key in ("in_place",):  # what the aliasing check reads off the computing statement
-                if A.anno(s, key) is not None:
-                    A.set_anno(first, key, A.anno(s, key))
+            if A.anno(s, "in_place") is not None:  # what the aliasing check reads off the computing statement
+                A.set_anno(first, "in_place", A.anno(s, "in_place"))
             out.append(first)
             s.value = A.load(temp)
         out.append(s)
