@@ -134,14 +134,12 @@ def check_unshared_arguments(names, values, updated, where):
     ``advance(s, s["x"])``, ``f(W0)`` of a global ``W0``): srcad updates a copy, as the caller's
     arrays never change, so the other would not see the update Python makes. Generated code
     calls this first; ``names`` name the values, ``where`` is the user's file and line."""
-    import numpy as np
-
     held = [_held(value) for value in values]
     for i in range(updated):
         for j in range(len(values)):
             mine, theirs = held[i], held[j]
             if j != i and (any(_overlap(a, b) for a in mine[0] for b in theirs[0])
-                           or any(id(c) in theirs[1] for c in mine[1].values())):
+                           or mine[1] & theirs[1]):
                 raise UnsupportedCaseError(
                     f"{where}this function updates its argument '{names[i]}' in place, and '{names[j]}' shares "
                     f"memory with it here: srcad updates a copy (your arrays never change), so '{names[j]}' would "
@@ -149,22 +147,22 @@ def check_unshared_arguments(names, values, updated, where):
 
 
 def _held(value):
-    """``(arrays, containers)`` in ``value``, through lists, tuples and dicts: the arrays, and
-    the lists and dicts by id (one list passed twice shares no array, but is one list)."""
+    """``(arrays, ids)`` in ``value``, through lists, tuples and dicts, each walked once (a list
+    may hold itself): the arrays, and the ids of the lists and dicts (one list passed twice
+    shares no array, but is one list; the caller holds them alive while the ids are compared)."""
     import numpy as np
 
-    arrays, containers, todo = [], {}, [value]
+    arrays, mutable, walked, todo = [], set(), set(), [value]
     while todo:
         item = todo.pop()
         if item.__class__ is np.ndarray:
             arrays.append(item)
-        elif isinstance(item, (list, tuple, dict)) and id(item) not in containers:
+        elif isinstance(item, (list, tuple, dict)) and id(item) not in walked:
+            walked.add(id(item))
             if not isinstance(item, tuple):
-                containers[id(item)] = item
-            else:
-                containers[id(item)] = None  # walked, not mutable
+                mutable.add(id(item))
             todo.extend(item.values() if isinstance(item, dict) else item)
-    return arrays, {k: v for k, v in containers.items() if v is not None}
+    return arrays, mutable
 
 
 def check_unshared_store(container, key, value, where):
@@ -202,16 +200,8 @@ def check_unshared_item(container, key, where):
 def _refuse_shared(others, item, what):
     """Raise, saying ``what`` happens, if an array among ``others`` (lists, tuples and dicts
     searched through) shares an element with the array ``item``."""
-    import numpy as np
-
-    seen = set()
-    while others:
-        other = others.pop()
-        if isinstance(other, (list, tuple, dict)):
-            if id(other) not in seen:  # (a list may hold itself)
-                seen.add(id(other))
-                others.extend(other.values() if isinstance(other, dict) else other)
-        elif other.__class__ is np.ndarray and _overlap(other, item):
+    for other in _held(others)[0]:
+        if _overlap(other, item):
             raise UnsupportedCaseError(
                 f"{what}: srcad differentiates an update of one item alone; give each item an array of its own "
                 "([np.zeros(n) for _ in range(k)], z.copy())")

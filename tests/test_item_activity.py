@@ -228,7 +228,7 @@ def test_a_helper_whose_file_changed_since_it_was_imported_is_not_read_as_consta
         "def shift(x):\n    o = offset(x)\n    return o[0]\n\n"
         "def loss(x):\n    s = shift(x)\n    return np.sum(x * 2.0 ** s)\n")
     monkeypatch.syspath_prepend(str(tmp_path))
-    import stale_helper
+    import stale_helper  # noqa: F401  (imported before its file changes)
     import stale_user
     (tmp_path / "stale_helper.py").write_text("import numpy as np\n\ndef offset(x):\n    return (0.0,)\n")
     import linecache
@@ -238,4 +238,3 @@ def test_a_helper_whose_file_changed_since_it_was_imported_is_not_read_as_consta
         check_grads(stale_user.loss, (x,))
     except SrcadError as error:  # refused: the helper's file is not its code
         assert "edited" in str(error) or "not the code" in str(error)
-    del stale_helper

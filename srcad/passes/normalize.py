@@ -12,7 +12,7 @@ literal), every temporary a fresh ``_tN``:
 - ``if _stopN: break`` as the last statement of a loop body, and one final ``return atom``.
 
 This module normalises statements and expressions; the other rooms of the pass are
-``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
+``effect_calls`` (a call made for its effect is a statement of its own), ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
@@ -52,7 +52,7 @@ from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
 from .callees import Callee, local_names, method_call
-from .fresh import effect_call
+from .effect_calls import check_assert, effect_value
 from .method_calls import method_check
 from .resolve_calls import resolve_calls
 from .statements import prepare_region
@@ -163,12 +163,8 @@ class _Normalizer:
         pass
 
     def stmt_Assert(self, s, out):
-        for call in A.walk(s):  # runs in the primal only: nothing it calls may change a value
-            callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-            if callee is not None and effect_call(callee):
-                raise self.error("srcad does not differentiate a call made for its effect inside an assert (it "
-                                 "runs in the primal only); make the call a statement of its own", call)
-        out.append(s)  # its operands are never differentiated
+        check_assert(self, s)
+        out.append(s)  # runs in the primal only; its operands are never differentiated
 
     def stmt_Raise(self, s, out):
         out.append(s)
@@ -457,23 +453,9 @@ class _Normalizer:
         if callee is None:
             resolve_calls(e, self.source, self.local_functions)
             callee = A.anno(e, "callee")
-        effect = effect_call(callee)
-        if effect == "special":
-            raise self.error(f"srcad does not differentiate an update written as a call of {callee.name or 'a special method'}; "
-                             "write it as an assignment (z[i] = v, z += v)", e)
-        if A.anno(e, "for_effect"):
-            effect = False
-        if effect == "none":  # r = x.sort(), c and L.append(v): the call made for its effect, where it is made
-            self.stmt_Expr(gast.copy_location(gast.Expr(value=e), e), out)
-            return A.const(None)
-        if effect == "value" and callee.name == "setdefault" and e.args and isinstance(e.func, gast.Attribute):
-            # v = d.setdefault(k, e): the call for its effect, then the item it answers
-            key, receiver = self.atom(e.args[0], out), self.atom(e.func.value, out)
-            e = gast.Call(func=gast.Attribute(value=receiver, attr=e.func.attr, ctx=gast.Load()),
-                          args=[key] + e.args[1:], keywords=e.keywords)
-            A.set_anno(e, "callee", callee)
-            self.stmt_Expr(gast.Expr(value=e), out)
-            return gast.Subscript(value=A.deepcopy(receiver), slice=A.deepcopy(key), ctx=gast.Load())
+        hoisted = effect_value(self, e, callee, out)  # r = x.sort(): the call for its effect, where it is made
+        if hoisted is not None:
+            return hoisted
         mark_consumed(callee, e, self.namer)
         lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
         if lowered is not None:
