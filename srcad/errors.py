@@ -127,13 +127,18 @@ def check_list_slice(target, index, value, where):
             "holds, or build a new list (append its items one by one)")
 
 
-def check_unshared_arguments(names, values, updated, where):
+def check_unshared_arguments(names, values, updated, where, function):
     """Raise where one of the first ``updated`` of ``values`` (the arguments a function updates in
-    place) shares memory with another of them, or with one of the rest (its other arguments and
-    the globals it reads), at any depth of lists, tuples and dicts (``f(x, x)``,
-    ``advance(s, s["x"])``, ``f(W0)`` of a global ``W0``): srcad updates a copy, as the caller's
-    arrays never change, so the other would not see the update Python makes. Generated code
-    calls this first; ``names`` name the values, ``where`` is the user's file and line."""
+    place) shares memory with another of them, or with a global that ``function`` or a function
+    it may call reads, at any depth of lists, tuples, dicts and objects' attributes (``f(x, x)``,
+    ``advance(s, s["x"])``, ``f(W0)`` of a global ``W0``, ``f(model.W)`` of a global ``model``):
+    srcad updates a copy, as the caller's arrays never change, so the other would not see the
+    update Python makes. Generated code calls this first; ``names`` name the values, ``where``
+    is the user's file and line."""
+    names, values = list(names), list(values)
+    for name, value in _globals_read(function):
+        names.append(name)
+        values.append(value)
     held = [_held(value) for value in values]
     for i in range(updated):
         for j in range(len(values)):
@@ -146,23 +151,124 @@ def check_unshared_arguments(names, values, updated, where):
                     f"not see the update; pass arrays that share nothing (a copy of one of them)")
 
 
+_CODE_NAMES = {}  # code object -> the global names it and the code nested in it may read
+
+
+def _code_names(code):
+    found = _CODE_NAMES.get(code)
+    if found is None:
+        found, todo = set(), [code]
+        while todo:
+            c = todo.pop()
+            found.update(c.co_names)
+            todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+        found = _CODE_NAMES[code] = tuple(sorted(found))
+    return found
+
+
+def _globals_read(function):
+    """``(name, value)`` of every global and closure value holding memory (not a module, class
+    or function) that ``function``, and each Python function it may call, may read (by the
+    names their code holds: an attribute's name counts too, which only adds more to compare).
+    Functions are found among those values and in the classes of the objects found; modules
+    are read by the same names (``cfg.W``). srcad's and NumPy's functions are not entered."""
+    import types
+
+    found, seen, todo = [], set(), [function]
+    while todo:
+        fn = todo.pop()
+        fn = getattr(fn, "__srcad_function__", getattr(fn, "__func__", fn))
+        if not isinstance(fn, types.FunctionType) or id(fn) in seen or _library(fn.__module__):
+            continue
+        seen.add(id(fn))
+        code_names = _code_names(fn.__code__)
+        scope = [(n, fn.__globals__[n]) for n in code_names if n in fn.__globals__]
+        scope += [(n, c.cell_contents) for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ())
+                  if _filled(c)]
+        for name, value in scope:
+            if isinstance(value, types.ModuleType):
+                if not _library(value.__name__):
+                    scope.extend((f"{name}.{n}", getattr(value, n)) for n in code_names if hasattr(value, n))
+            elif isinstance(value, type):
+                todo.extend(_methods(value))
+            elif isinstance(value, (types.FunctionType, types.MethodType)) or hasattr(value, "__srcad_function__"):
+                todo.append(value)
+            elif _holds_memory(value) and id(value) not in seen:
+                seen.add(id(value))
+                found.append((name, value))
+                todo.extend(_methods(type(value)))
+    return found
+
+
+def _methods(cls):
+    """The functions a class of yours and its bases of yours define (not srcad's, NumPy's...)."""
+    return [f for k in cls.__mro__ if not _library(k.__module__) for f in vars(k).values()]
+
+
+def _holds_memory(value):
+    """May ``value`` hold an array: an array, a list, tuple or dict, or an object of a class of
+    yours (through its attributes)?"""
+    import numpy as np
+
+    if isinstance(value, (np.ndarray, list, tuple, dict)):
+        return True
+    return _object(value)
+
+
+def _object(value):
+    """Is ``value`` an object of a class not srcad's, NumPy's, SciPy's or Python's own, whose
+    attributes (``__dict__``, ``__slots__``) may hold arrays?"""
+    import types
+
+    return (not isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType))
+            and not _library(type(value).__module__)
+            and (hasattr(value, "__dict__") or hasattr(type(value), "__slots__")))
+
+
+def _attributes(value):
+    held = list(getattr(value, "__dict__", {}).values())
+    for k in type(value).__mro__:
+        for slot in vars(k).get("__slots__", ()):
+            if isinstance(slot, str) and hasattr(value, slot) and slot != "__dict__":
+                held.append(getattr(value, slot))
+    return held
+
+
 def _held(value):
-    """``(arrays, ids)`` in ``value``, through lists, tuples and dicts, each walked once (a list
-    may hold itself): the arrays, and the ids of the lists and dicts (one list passed twice
-    shares no array, but is one list; the caller holds them alive while the ids are compared)."""
+    """``(arrays, ids)`` in ``value``, through lists, tuples, dicts and the attributes of your
+    objects, each walked once (a list may hold itself): the arrays, and the ids of the lists and
+    dicts (one list passed twice shares no array, but is one list; the caller holds them alive
+    while the ids are compared)."""
     import numpy as np
 
     arrays, mutable, walked, todo = [], set(), set(), [value]
     while todo:
         item = todo.pop()
-        if item.__class__ is np.ndarray:
+        if isinstance(item, np.ndarray):
             arrays.append(item)
-        elif isinstance(item, (list, tuple, dict)) and id(item) not in walked:
+        elif id(item) in walked:
+            continue
+        elif isinstance(item, (list, tuple, dict)):
             walked.add(id(item))
             if not isinstance(item, tuple):
                 mutable.add(id(item))
             todo.extend(item.values() if isinstance(item, dict) else item)
+        elif _object(item):
+            walked.add(id(item))
+            todo.extend(_attributes(item))
     return arrays, mutable
+
+
+def _library(module):
+    return (module or "").split(".")[0] in ("srcad", "numpy", "scipy", "builtins")
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def check_unshared_store(container, key, value, where):

@@ -4,6 +4,8 @@ that array, srcad would differentiate the update of one item alone. Refused when
 the user's line (probe 16B); lists and dicts of separate arrays, the common case (parameters
 in a dict updated in place), are differentiated as before. Values against finite differences."""
 import copy
+import dataclasses
+import types
 
 import numpy as np
 import pytest
@@ -240,3 +242,121 @@ def test_probe_19a_sharing_and_the_callers_arrays():
     np.testing.assert_array_equal(w, [3.0, 1.0, 2.0])
     value, g = srcad.value_and_grad(reads_a_cyclic_global)(x, np.ones(3))  # returned: no endless walk
     assert value == pytest.approx(reads_a_cyclic_global(x, np.ones(3)))
+
+
+# probe 19A: an argument updated through another name, or sharing memory with a global only a
+# helper reads, a module attribute, a dataclass field, an object's attribute or a closure value,
+# was not checked: srcad updated a copy and the other name kept the old values (silently wrong)
+def through_another_name(w, b):
+    v = w
+    v *= 2.0
+    return np.sum(v * b)
+
+
+def _doubles(a):
+    a *= 2.0
+    return a
+
+
+def through_a_helper(w, b):
+    v = _doubles(w)
+    return np.sum(v * b)
+
+
+def _reads_w0(a):
+    return np.sum(a * W0)
+
+
+def global_read_in_a_helper(w):
+    w *= 2.0
+    return _reads_w0(w)
+
+
+CFG_MODULE = types.ModuleType("cfg")
+CFG_MODULE.W = np.array([1.0, 2.0])
+
+
+def module_attribute(w):
+    w *= 2.0
+    return np.sum(w * CFG_MODULE.W)
+
+
+@dataclasses.dataclass
+class Params:
+    W: np.ndarray
+    b: np.ndarray
+
+
+CFG = Params(np.array([1.0, 2.0]), np.array([0.5, 0.5]))
+
+
+def dataclass_field(w):
+    w *= 2.0
+    return np.sum(w * CFG.W)
+
+
+def object_argument(p, w):
+    w *= 2.0
+    return np.sum(w * p.W) + np.sum(p.b)
+
+
+def _closing_over(K):
+    def f(w):
+        w *= 2.0
+        return np.sum(w * K)
+    return f
+
+
+class _Box:
+    def __init__(self, a):
+        self.a = a
+
+
+def item_held_by_an_object(x):
+    z = np.zeros(2)
+    L = [z, _Box(z)]
+    L[0] += x
+    return np.sum(L[1].a * x)
+
+
+SHARED_CASES = [
+    (through_another_name, lambda: (W0, W0)), (through_a_helper, lambda: (W0, W0[:])),
+    (global_read_in_a_helper, lambda: (W0,)), (module_attribute, lambda: (CFG_MODULE.W,)),
+    (dataclass_field, lambda: (CFG.W,)), (object_argument, lambda: (CFG, CFG.W)),
+    (_closing_over(W0), lambda: (W0,))]
+
+
+@pytest.mark.parametrize("f, args", SHARED_CASES, ids=lambda c: getattr(c, "__qualname__", ""))
+def test_an_argument_shared_through_names_helpers_and_objects_is_refused(f, args):
+    wrt = len(args()) - 1
+    with pytest.raises(UnsupportedCaseError, match="shares memory with it here"):
+        srcad.value_and_grad(f, wrt=wrt)(*args())
+    with pytest.raises(UnsupportedCaseError, match="shares memory with it here"):
+        srcad.jvp(f, args(), tuple(np.ones(2) if i == wrt else None for i in range(len(args()))))
+    np.testing.assert_array_equal(W0, [1.0, 2.0])
+    np.testing.assert_array_equal(CFG.W, [1.0, 2.0])
+
+
+@pytest.mark.parametrize("f, args", SHARED_CASES, ids=lambda c: getattr(c, "__qualname__", ""))
+def test_the_same_functions_given_their_own_arrays_are_differentiated(f, args):
+    fresh = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args())
+    wrt = len(fresh) - 1
+    np.testing.assert_allclose(srcad.grad(f, wrt=wrt)(*fresh), _fd(f, fresh, wrt), rtol=1e-6)
+    np.testing.assert_allclose(srcad.jvp(f, fresh, tuple(np.ones(2) if i == wrt else None
+                                                         for i in range(len(fresh))))[1],
+                               np.sum(_fd(f, fresh, wrt)), rtol=1e-6)
+
+
+def test_an_item_an_object_in_the_same_list_holds_is_refused():
+    with pytest.raises(UnsupportedCaseError, match="another item of the same list or dict"):
+        srcad.value_and_grad(item_held_by_an_object)(np.array([1.0, 2.0]))
+
+
+def test_an_argument_a_helper_updates_is_not_the_callers_when_not_differentiated():
+    # probe of this fix: _doubles(w) carries no derivative when only b is differentiated, so
+    # srcad ran it as written, on the caller's array (doubled by grad and by jvp)
+    w, b = np.array([1.0, 2.0]), np.array([0.5, -1.5])
+    np.testing.assert_allclose(srcad.grad(through_a_helper, wrt=1)(w, b), 2.0 * w)
+    np.testing.assert_allclose(srcad.jvp(through_a_helper, (w, b), (None, np.ones(2)))[1], np.sum(2.0 * w))
+    np.testing.assert_allclose(srcad.vjp(through_a_helper, w, b, wrt=1)[1](1.0), 2.0 * w)
+    np.testing.assert_array_equal(w, [1.0, 2.0])

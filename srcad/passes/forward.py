@@ -45,7 +45,7 @@ from ..rules import records
 from .activity import _NONDIFF_OPS, scatter_add_args
 from .forward_calls import CallTangents
 from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
-from .in_place import argument_sharing_check
+from .in_place import argument_sharing_check, updated_parameters
 from .jumps import is_break_guard
 from .callees import method_call
 
@@ -425,8 +425,8 @@ def forward(node, source, wrt, refs, callees):
     tangents = {p: fw.tname(p) for p in wrt}
     # differentiated integers are reals, except in srcad's own code (trip counts, a rule helper's axes)
     entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_srcads()]
-    mutated = mutated_in_place(body) & set(params)
-    sharing = argument_sharing_check(body, params, mutated, source, refs)
+    checked, mutated = updated_parameters(body, params, mutated_in_place(body), source)
+    sharing = argument_sharing_check(checked, params, source, refs)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
     entry += [A.assign(p, gast.Call(func=A.load(refs("copy_value", runtime.copy_value)), args=[A.load(p)],
                                     keywords=[])) for p in sorted(mutated)]

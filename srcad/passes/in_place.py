@@ -29,6 +29,7 @@ from .. import astutil as A
 from .. import runtime
 from ..errors import check_list_slice, check_unshared_arguments, check_unshared_item, check_unshared_store
 from .binding import builtin_call, helper_call
+from .memory import updated_arguments
 from .shape_values import Spec
 
 
@@ -67,37 +68,54 @@ def unshared_store_check(norm, base, index, value, node):
                                        A.const(where)))
 
 
-def argument_sharing_check(body, params, updated, source, ref):
-    """The statement ``check_unshared_arguments(...)`` a compiled function starts with where it
-    updates parameters in place (``updated``: ``S[i] = e``, ``S.append(e)``; and ``x op= e`` of
-    a parameter, found by the ``"in_place"`` annotation ``augmented_assignment`` leaves):
-    against its other parameters and the arrays, lists, tuples and dicts of yours it reads
-    (``errors.check_unshared_arguments``). None where it updates none, and in srcad's own code.
-    ``ref(name, obj)`` names an object in generated code."""
-    import numpy as np
+def updated_parameters(body, params, updated, source):
+    """``(checked, copied)``: the parameters whose memory an in-place update in ``body`` may
+    reach (``updated``: the names updated in place, ``S[i] = e``, ``S.append(e)``,
+    ``w.sort()``; ``x op= e`` is found by the ``"in_place"`` annotation ``augmented_assignment``
+    leaves; the memory analysis follows them to the parameters, through other names, ``v = w;
+    v *= 2``, and helpers updating theirs), which ``argument_sharing_check`` compares with the
+    rest; and those the compiled function copies first, so that no update reaches the caller's
+    array: the parameters updated by name (srcad's own updates) and those a call may update
+    (srcad runs a call that carries no derivative as written). In srcad's own code, the names
+    updated only."""
+    augmented = {A.anno(s, "in_place")[0] for s in A.every_statement(body) if A.anno(s, "in_place") is not None}
+    copied = {p for p in params if p in updated}
+    checked = copied | {p for p in params if p in augmented}
+    if source.is_srcads() or not (updated or augmented or _calls_for_effect_or_helpers(body)):
+        return checked, copied
+    reached, by_calls = updated_arguments(body, params)
+    return checked | reached, copied | by_calls
 
-    if source.is_srcads():
+
+def argument_sharing_check(updated, params, source, ref):
+    """The statement ``check_unshared_arguments(...)`` a compiled function starts with where it
+    updates the parameters ``updated`` in place (``updated_parameters``): against its other
+    parameters and the arrays, lists, tuples, dicts and objects the function and the functions
+    it calls read as globals (``errors.check_unshared_arguments``). None where it updates none,
+    and in srcad's own code. ``ref(name, obj)`` names an object in generated code."""
+    if source.is_srcads() or not updated:
         return None
-    updated = set(updated) | {A.anno(s, "in_place")[0] for s in A.every_statement(body)
-                              if A.anno(s, "in_place") is not None} & set(params)
-    if not updated:
-        return None
-    module = gast.Module(body=body, type_ignores=[])
-    others = [p for p in params if p not in updated]
-    for name in sorted(A.names_read(module) - A.names_stored(module) - set(params)):
-        try:
-            value = source.lookup(name)
-        except KeyError:
-            continue
-        if isinstance(value, (np.ndarray, list, tuple, dict)):
-            others.append(name)
-    names = sorted(updated) + others
+    updated = sorted(updated)
+    names = updated + [p for p in params if p not in updated]
     where = f"{source.filename}:{getattr(source.node, 'lineno', None) or '?'}: "
     return gast.Expr(value=gast.Call(
         func=A.load(ref("check_unshared_arguments", check_unshared_arguments)),
         args=[gast.Tuple(elts=[A.const(n) for n in names], ctx=gast.Load()),
-              gast.Tuple(elts=[A.load(n) for n in names], ctx=gast.Load()), A.const(len(updated)), A.const(where)],
+              gast.Tuple(elts=[A.load(n) for n in names], ctx=gast.Load()), A.const(len(updated)), A.const(where),
+              A.load(ref(f"{source.node.name}_function", source.fn))],
         keywords=[]))
+
+
+def _calls_for_effect_or_helpers(body):
+    """Does ``body`` make a call for its effect, or call a Python function (which may update
+    what it is given)?"""
+    import types
+
+    if any(isinstance(s, gast.Expr) for s in A.every_statement(body)):
+        return True
+    callees = (A.anno(n, "callee") for n in A.walk(gast.Module(body=body, type_ignores=[])) if isinstance(n, gast.Call))
+    return any(c is not None and c.kind == "object"
+               and isinstance(getattr(c.obj, "__srcad_function__", c.obj), types.FunctionType) for c in callees)
 
 
 def fold_in_place_checks(node):

@@ -97,6 +97,7 @@ class _Flow(Values):
         self.recording = True
         self.bindings = 0
         self.mutated = set()  # every location an in-place update may reach
+        self.by_calls = set()  # ... that a call srcad runs as written may reach (a helper's own update)
         # statement id -> every name that may have held what its latest run made, in any state:
         # a statement that runs again ages only those names' memory
         self.holders = {}
@@ -219,7 +220,8 @@ class _Flow(Values):
             for param, args in (bind_call(callee.obj, rhs) or {}).items():
                 for arg in args:
                     if param in summary[1] and isinstance(arg, gast.Name):
-                        state = self.update(s, state, self.tracked(state, arg.id), exempt=set(), writes=False)
+                        state = self.update(s, state, self.tracked(state, arg.id), exempt=set(), writes=False,
+                                            by_call=True)
         in_place = A.anno(s, "in_place")
         if in_place is not None:  # ``z += e`` on an array updates z's memory (srcad rebinds z instead)
             updated, exempt, _ = in_place
@@ -320,17 +322,20 @@ class _Flow(Values):
                     f"an earlier statement read and the derivative may need; call it on a copy "
                     f"('{arg.id} = {arg.id}.copy()' first) or assign its result instead", s)
         for arg in changed:
-            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False)
+            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
         return state
 
-    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False):
+    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False):
         """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
         ``writes``: srcad's own code writes there (an element update), so it must not be an
         argument's memory reached through another name, nor a global's. ``structure``: a list
-        grows or shrinks (append, pop), which changes only the list object."""
+        grows or shrinks (append, pop), which changes only the list object. ``by_call``: a call
+        changes it, which srcad runs as written where it carries no derivative."""
         memory = self.name_memory(state, name)
         changed = memory.listy if structure else memory.own
         self.mutated |= changed
+        if by_call:
+            self.by_calls |= changed
         if self.check:  # srcad's own writes may not reach an argument through another name; nothing may reach a global
             self.check_caller_memory(s, state, name, changed, arguments=writes)
         # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
@@ -472,6 +477,19 @@ def memory_flow(stmts, params, on_statement):
     with _summaries_kept():
         flow.block(stmts, _State())
     return flow.mutated
+
+
+def updated_arguments(stmts, params):
+    """``(updated, by_calls)``: the parameters whose memory (or an item's) an in-place update in
+    ``stmts`` may reach, through any name, and those of them a call may change (a helper
+    updating what it is given, ``rng.shuffle(a)``), which srcad runs as written where it
+    carries no derivative: the caller's array, unless the parameter is copied first."""
+    flow = _Flow(params, stmts, check=False)
+    with _summaries_kept():
+        flow.block(stmts, _State())
+    reaching = [{p for p in params if locations & {("arg", p), ("arg-item", p)}}
+                for locations in (flow.mutated, flow.by_calls)]
+    return tuple(reaching)
 
 
 def may_change_later(memory, mutated):

@@ -36,7 +36,7 @@ from .. import registry
 from ..errors import NoRuleError, no_attribute_rule
 from ..rules import records
 from .activity import scatter_add_args
-from .in_place import argument_sharing_check
+from .in_place import argument_sharing_check, updated_parameters
 from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
 from .reverse_loops import Loops, binding_counts, mark_defined_before_loops
@@ -315,8 +315,8 @@ def reverse(node, source, wrt, refs, callees):
     entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
              if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
              and not source.is_srcads()]
-    mutated = mutated_names(body) & set(params)
-    sharing = argument_sharing_check(body, params, mutated, source, refs)
+    checked, mutated = updated_parameters(body, params, mutated_names(body), source)
+    sharing = argument_sharing_check(checked, params, source, refs)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
     entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = _line_comments(entry + rv.forward(body), source)
