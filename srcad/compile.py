@@ -34,7 +34,8 @@ from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
                      same_defaults, GuardList)
-from .source import GENERATED_FILENAME, installed_file, srcad_file, unwrap
+from .sharing import installed_file
+from .source import GENERATED_FILENAME, srcad_file, unwrap
 
 _counter = itertools.count(1)
 _LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
@@ -475,23 +476,24 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
     return _cached(key, fn, make, key[:4] + (tuple(classes), id(fn)))
 
 
-def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=()):
+def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=(), keyed=()):
     """Transform and compile the jvp of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``caller`` is ``(source, node)`` of a call site, for the error on recursion; ``classes``
     as for ``compile_function``; ``arrays``: the parameters given arrays or numbers, ``numbers``
-    those given Python numbers.
+    those given Python numbers, ``keyed`` those given dicts whose keys are strings.
     """
     from .pipeline import Options, transform_jvp
 
     fn = unwrap(fn)
     key = ("fwd", fn.__code__, tuple(wrt), tuple(container_params), None) + ((tuple(classes),) if classes else ()) \
-        + ((("arrays",) + tuple(arrays), ("numbers",) + tuple(numbers)) if arrays else ())
+        + ((("arrays",) + tuple(arrays), ("numbers",) + tuple(numbers)) if arrays else ()) \
+        + ((("keyed",) + tuple(keyed),) if keyed else ())
 
     def make():
         generated = transform_jvp(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params),
                                               param_classes=tuple(classes), array_params=tuple(arrays),
-                                              number_params=tuple(numbers)))
+                                              number_params=tuple(numbers), keyed_params=tuple(keyed)))
         generated.filename, codes = _load(generated.module_source, fn, " jvp", [generated.name])
         compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved), generated.inherited)
         compiled.tangent_params = generated.tangent_params

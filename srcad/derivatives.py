@@ -73,9 +73,9 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
-    arrays, numbers = argument_kinds({p: arg_spec(a) for p, a in zip(params, primals)})
+    arrays, numbers, keyed = argument_kinds({p: arg_spec(a) for p, a in zip(params, primals)})
     compiled = compile_jvp(fn, wrt, containers, classes=object_classes(params, primals), arrays=arrays,
-                           numbers=numbers)
+                           numbers=numbers, keyed=keyed)
     keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
                 for p, a, t in zip(params, primals, tangents) if t is not None}
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)

@@ -58,6 +58,7 @@ class Options:
     param_classes: tuple = ()  # (parameter, class) of arguments of user classes: their methods resolve
     array_params: tuple = ()  # parameters given arrays or numbers, where ``specs`` does not say so
     number_params: tuple = ()  # of those, parameters given Python numbers (immutable)
+    keyed_params: tuple = ()  # parameters given dicts whose keys are strings, where ``specs`` does not say so
     # small helpers of the module a loop calls are inlined (passes.binding). The numba backend
     # inlines only those returning an array of numbers, whose arrays then become scalars
     # (passes.scalar_arrays): a value stack there costs more per inlined value than one callee's tuple
@@ -131,10 +132,12 @@ def _yours(obj):
 
 
 def _argument_kinds(options):
-    """``(arrays, numbers)``: the parameters the compiled code is only ever given arrays or
-    numbers, and of those Python numbers (its cache key says so)."""
-    arrays, numbers = argument_kinds(options.specs or {})
-    return tuple(options.array_params) + arrays, tuple(options.number_params) + numbers
+    """``(arrays, numbers, keyed)``: the parameters the compiled code is only ever given arrays
+    or numbers, of those Python numbers, and those given dicts whose keys are strings (its
+    cache key says so)."""
+    arrays, numbers, keyed = argument_kinds(options.specs or {})
+    return (tuple(options.array_params) + arrays, tuple(options.number_params) + numbers,
+            tuple(options.keyed_params) + keyed)
 
 
 def _stages(source, wrt, options, module):

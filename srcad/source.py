@@ -270,14 +270,3 @@ def srcad_file(filename):
     return bool(filename) and os.path.realpath(filename).startswith(here + os.sep)
 
 
-def installed_file(filename):
-    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
-    import sysconfig  # (not at import srcad: it costs its startup)
-
-    if not filename or filename.startswith("<"):
-        return False
-    path = os.path.realpath(filename)
-    if {"site-packages", "dist-packages"} & set(path.split(os.sep)):
-        return True
-    roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
-    return any(path.startswith(os.path.realpath(r) + os.sep) for r in roots)

@@ -1,5 +1,6 @@
 """Testing helpers shipped for users: check a gradient (``check_grads``) or a forward-mode
 tangent (``check_jvp``) against finite differences."""
+import copy
 import inspect
 from typing import Any, Callable, Literal, Optional, Sequence, Union
 
@@ -12,6 +13,22 @@ def _random_like(x, rng):
     if is_node(x):
         return _unflatten(x, [_random_like(leaf, rng) for leaf in _flatten(x)])
     return rng.standard_normal(np.shape(x)) if np.ndim(x) else float(rng.standard_normal())
+
+
+def _run(fn, args):
+    """``fn(*args)`` on copies: a function that updates its arguments in place must see each
+    time what the caller gave (Python would change the caller's arrays; srcad never does)."""
+    return fn(*copy.deepcopy(list(args)))
+
+
+def _assert_unchanged(args, kept, what):
+    """Raise where an array of numbers among ``args`` no longer holds what ``kept`` (a deep copy
+    made before srcad ran) holds."""
+    for i, (now, before) in enumerate(zip(args, kept)):
+        for a, b in zip(_flatten(now), _flatten(before)):
+            if (isinstance(a, np.ndarray) and a.dtype.kind in "biufc"
+                    and not np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")):
+                raise AssertionError(f"{what} changed the caller's argument {i}: srcad must never change it")
 
 
 def _vdot(a, b):
@@ -69,7 +86,8 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     # the parameters the caller passes (after a bound method's self or a partial's arguments)
     params = list(d._sig.visible) if d._sig is not None else list(inspect.signature(fn).parameters)
     positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
-    y = fn(*args)
+    kept = copy.deepcopy(args)
+    y = _run(fn, args)
     rng = np.random.default_rng(seed)
     if v is None:
         v = _random_like(y, rng)
@@ -86,6 +104,7 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
         results.append(("pullback", first))
     for name, grads in results:
         grads_t = (grads,) if not isinstance(wrt, (tuple, list)) else grads
+        _assert_unchanged(args, kept, name)
         for pos, g in zip(positions, grads_t):
             _assert_structure(g, args[pos], name)
         for k in range(directions):
@@ -95,7 +114,7 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
                 moved = list(args)
                 for p, u in zip(positions, direction):
                     moved[p] = _axpy(args[p], t, u)
-                return fn(*moved)
+                return _run(fn, moved)
 
             numeric = _vdot(v, _sub(shifted(eps), shifted(-eps))) / (2 * eps)
             analytic = sum(_vdot(g, u) for g, u in zip(grads_t, direction))
@@ -150,7 +169,8 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
     positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
     args = list(args)
     name = getattr(fun, "__qualname__", fun)
-    y = fun(*args)
+    kept = copy.deepcopy(args)
+    y = _run(fun, args)
     rng = np.random.default_rng(seed)
     if direction is not None:
         chosen = [tuple(direction) if isinstance(wrt, (tuple, list)) else (direction,)]
@@ -162,12 +182,13 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
         for p, u in zip(positions, tangents):
             moving[p] = u
         value, tangent = jvp(fun, args, moving)
+        _assert_unchanged(args, kept, f"jvp of {name}")
         _assert_close(value, y, "jvp's value", rtol, atol)
         # forward mode gives a named tuple result (slogdet, svd) a plain tuple of tangents
         _assert_structure(tangent, y, f"jvp of {name}", "tangent", "result", exact_types=False)
 
         def shifted(t):
-            return fun(*[a if u is None else _axpy(a, t, u) for a, u in zip(args, moving)])
+            return _run(fun, [a if u is None else _axpy(a, t, u) for a, u in zip(args, moving)])
 
         plus, minus = _flatten(shifted(eps)), _flatten(shifted(-eps))
         for item, (got, up, down) in enumerate(zip(_flatten(tangent), plus, minus)):

@@ -47,13 +47,14 @@ from .. import astutil as A
 from .memory import Refusal, check_memory, describe_call
 
 
-def check_aliasing(node, source, arrays=(), numbers=()):
+def check_aliasing(node, source, arrays=(), numbers=(), keyed=()):
     """Raise ``SrcadSyntaxError`` for in-place updates srcad cannot follow (see module doc);
     return ``node``. The message names the user's expressions, never srcad's temporaries.
     ``arrays`` are the parameters the code is only ever given arrays or numbers (a ``.copy()``
-    of one shares nothing), ``numbers`` those given Python numbers (no update reaches them)."""
+    of one shares nothing), ``numbers`` those given Python numbers (no update reaches them),
+    ``keyed`` those given dicts whose keys are strings (``for k in d`` reads no array)."""
     try:
-        check_memory(node.body, [a.id for a in node.args.args], arrays, source.lookup, numbers)
+        check_memory(node.body, [a.id for a in node.args.args], arrays, source.lookup, numbers, keyed)
     except Refusal as refusal:
         origin = _located(node.body, refusal.node)
         text = _UserText(node, source)

@@ -37,6 +37,8 @@ def f_jvp(x, c, x_dot):
         y_dot = zeros_like(y)
     return y, finish_tangent(y_dot, y)
 """
+import copy
+
 import gast
 
 from .. import astutil as A
@@ -425,11 +427,12 @@ def forward(node, source, wrt, refs, callees):
     tangents = {p: fw.tname(p) for p in wrt}
     # differentiated integers are reals, except in srcad's own code (trip counts, a rule helper's axes)
     entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_srcads()]
-    checked, mutated = updated_parameters(body, params, mutated_in_place(body), source)
+    checked, mutated, deep = updated_parameters(body, params, mutated_in_place(body), source)
     sharing = argument_sharing_check(checked, params, source, refs)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
-    entry += [A.assign(p, gast.Call(func=A.load(refs("copy_value", runtime.copy_value)), args=[A.load(p)],
-                                    keywords=[])) for p in sorted(mutated)]
+    entry += [A.assign(p, gast.Call(func=A.load(refs("deepcopy", copy.deepcopy) if p in deep
+                                                else refs("copy_value", runtime.copy_value)),
+                                    args=[A.load(p)], keywords=[])) for p in sorted(mutated)]
     for p in wrt:
         fw.state[p] = SHARED
         if p in mutated:  # the caller's tangent must not change either

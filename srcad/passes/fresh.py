@@ -27,7 +27,8 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
-from ..errors import check_list_slice, check_method, check_unshared_arguments, check_unshared_item, check_unshared_store
+from ..errors import check_list_slice, check_method
+from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
 
 

@@ -27,7 +27,8 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from ..errors import check_list_slice, check_unshared_arguments, check_unshared_item, check_unshared_store
+from ..errors import check_list_slice
+from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from .binding import builtin_call, helper_call
 from .memory import updated_arguments
 from .shape_values import Spec
@@ -51,7 +52,7 @@ def list_slice_check(norm, base, index, new, node):
 
 def unshared_item_check(norm, base, index, node):
     """The statement ``check_unshared_item(base, index, where)`` that ``normalize`` puts before
-    ``base[index] op= e`` (``errors.check_unshared_item``: on a list or dict, no other item holds
+    ``base[index] op= e`` (``sharing.check_unshared_item``: on a list or dict, no other item holds
     the array updated in place)."""
     where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
     return gast.Expr(value=helper_call("check_unshared_item", check_unshared_item, A.load(base),
@@ -61,7 +62,7 @@ def unshared_item_check(norm, base, index, node):
 def unshared_store_check(norm, base, index, value, node):
     """The statement ``check_unshared_store(base, index, value, where)`` that ``normalize`` puts
     before ``base[index] = value`` (index None: ``base.append(value)``) where an item of
-    ``base`` is updated in place somewhere in the function (``errors.check_unshared_store``)."""
+    ``base`` is updated in place somewhere in the function (``sharing.check_unshared_store``)."""
     where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
     return gast.Expr(value=helper_call("check_unshared_store", check_unshared_store, A.load(base),
                                        A.deepcopy(index) if index is not None else A.const(None), A.deepcopy(value),
@@ -69,29 +70,31 @@ def unshared_store_check(norm, base, index, value, node):
 
 
 def updated_parameters(body, params, updated, source):
-    """``(checked, copied)``: the parameters whose memory an in-place update in ``body`` may
-    reach (``updated``: the names updated in place, ``S[i] = e``, ``S.append(e)``,
-    ``w.sort()``; ``x op= e`` is found by the ``"in_place"`` annotation ``augmented_assignment``
-    leaves; the memory analysis follows them to the parameters, through other names, ``v = w;
-    v *= 2``, and helpers updating theirs), which ``argument_sharing_check`` compares with the
-    rest; and those the compiled function copies first, so that no update reaches the caller's
-    array: the parameters updated by name (srcad's own updates) and those a call may update
-    (srcad runs a call that carries no derivative as written). In srcad's own code, the names
-    updated only."""
+    """``(checked, copied, deep)``: the parameters whose memory an in-place update in ``body``
+    may reach (``updated``: the names updated in place, ``S[i] = e``, ``S.append(e)``,
+    ``w.sort()``; ``x op= e`` is found by the ``"in_place"`` annotation
+    ``augmented_assignment`` leaves; the memory analysis follows them to the parameters,
+    through other names, ``v = w; v *= 2``, and helpers updating theirs), which
+    ``argument_sharing_check`` compares with the rest; those the compiled function copies
+    first, so that no update reaches the caller's memory: the parameters updated by name
+    (srcad's own updates, which reach the value itself, or a list's or dict's items); and
+    ``deep``, those among them a call may update (srcad runs a call that carries no derivative
+    as written, and it may change any array the value holds: an item of a list, an object's
+    attribute), copied whole. In srcad's own code, the names updated only."""
     augmented = {A.anno(s, "in_place")[0] for s in A.every_statement(body) if A.anno(s, "in_place") is not None}
     copied = {p for p in params if p in updated}
     checked = copied | {p for p in params if p in augmented}
     if source.is_srcads() or not (updated or augmented or _calls_for_effect_or_helpers(body)):
-        return checked, copied
+        return checked, copied, set()
     reached, by_calls = updated_arguments(body, params)
-    return checked | reached, copied | by_calls
+    return checked | reached, copied | by_calls, by_calls
 
 
 def argument_sharing_check(updated, params, source, ref):
     """The statement ``check_unshared_arguments(...)`` a compiled function starts with where it
     updates the parameters ``updated`` in place (``updated_parameters``): against its other
     parameters and the arrays, lists, tuples, dicts and objects the function and the functions
-    it calls read as globals (``errors.check_unshared_arguments``). None where it updates none,
+    it calls read as globals (``sharing.check_unshared_arguments``). None where it updates none,
     and in srcad's own code. ``ref(name, obj)`` names an object in generated code."""
     if source.is_srcads() or not updated:
         return None

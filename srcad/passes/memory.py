@@ -90,8 +90,8 @@ class Refusal(Exception):
 class _Flow(Values):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
-    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=()):
-        super().__init__(params, stmts, arrays, lookup, numbers)
+    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), keyed=()):
+        super().__init__(params, stmts, arrays, lookup, numbers, keyed)
         self.check = check
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
@@ -499,11 +499,13 @@ def may_change_later(memory, mutated):
     return bool(memory & (mutated | aged))
 
 
-def check_memory(stmts, params, arrays=(), lookup=None, numbers=()):
+def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=()):
     """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
     in-place update srcad cannot follow (see ``passes.aliasing``); ``arrays`` are the parameters
     known to be given arrays or numbers (whose ``.copy()`` shares nothing), ``lookup(name)`` the
     object a global name denotes (types and modules hold nothing an update reaches), ``numbers``
-    the parameters given Python numbers (immutable: no update reaches them either)."""
+    the parameters given Python numbers (immutable: no update reaches them either), ``keyed``
+    those given dicts whose keys are strings."""
     with _summaries_kept():
-        _Flow(params, stmts, check=True, arrays=arrays, lookup=lookup, numbers=numbers).block(stmts, _State())
+        _Flow(params, stmts, check=True, arrays=arrays, lookup=lookup, numbers=numbers, keyed=keyed).block(
+            stmts, _State())

@@ -72,8 +72,9 @@ class Values:
     """The memory of values at one program point (a state's ``names``); a subclass supplies
     ``summary(fn)`` (what a user function's result shares and what it updates, or None)."""
 
-    def __init__(self, params, stmts, arrays=(), lookup=None, numbers=()):
+    def __init__(self, params, stmts, arrays=(), lookup=None, numbers=(), keyed=()):
         self.params = set(params)
+        self.keyed = set(keyed)  # parameters known to be given a dict whose keys are strings
         self.arrays = set(arrays)  # parameters known to be given an array or a number: no items to share
         self.numbers = set(numbers)  # parameters known to be given a Python number: no memory at all
         self.lookup = lookup  # the object a global name denotes (KeyError if none), where known
@@ -190,6 +191,8 @@ class Values:
         if callee is not None and callee.kind == "object":
             obj = callee.obj
             if is_in(obj, CONTAINER_BUILDERS):
+                if obj in _KEY_LISTS and len(call.args) == 1 and self.string_keys(state, call.args[0]):
+                    return Memory(new)  # list(d) of a dict: its keys, strings
                 return Memory(new, reached)
             if obj is runtime.copy_value:
                 copied = self.memory(state, call.args[0])
@@ -231,6 +234,9 @@ class Values:
             returned = self.helper_result(state, call, callee.obj, summary[0])
             if returned is not None:
                 return Memory(returned.all() | new, returned.all())
+        if (callee is not None and callee.kind == "method" and callee.name == "keys" and not call.args
+                and self.string_keys(state, call.func.value)):
+            return Memory(new)
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
             items = self.memory(state, call.func.value).inner
             for arg in call.args[1:]:  # a default
@@ -249,6 +255,11 @@ class Values:
                 return Memory(new, copied.inner, copied.array)
             return Memory(new, array=True)
         return Memory(reached | new, reached)
+
+    def string_keys(self, state, atom):
+        """Is ``atom`` a parameter given a dict whose keys are strings, not bound again (its keys
+        hold no memory: ``for k in d`` reads no array)?"""
+        return isinstance(atom, gast.Name) and atom.id in self.keyed and atom.id not in state.names
 
     def helper_result(self, state, call, fn, returned_params):
         """Memory a user function's result may share: that of the arguments it may return."""
@@ -279,6 +290,9 @@ _UNKNOWN = object()
 
 
 _NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to other array libraries
+
+
+_KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
 
 
 def _holds_no_values(obj):

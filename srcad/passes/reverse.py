@@ -29,6 +29,8 @@ def f_adjoint(x, v=None):
     dx = d_t1 * np.cos(x)
     return finish(dx, x)
 """
+import copy
+
 import gast
 
 from .. import astutil as A
@@ -315,10 +317,11 @@ def reverse(node, source, wrt, refs, callees):
     entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
              if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
              and not source.is_srcads()]
-    checked, mutated = updated_parameters(body, params, mutated_names(body), source)
+    checked, mutated, deep = updated_parameters(body, params, mutated_names(body), source)
     sharing = argument_sharing_check(checked, params, source, refs)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
-    entry += [A.assign(p, rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
+    entry += [A.assign(p, rv.call("deepcopy", copy.deepcopy, A.load(p)) if p in deep
+                       else rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = _line_comments(entry + rv.forward(body), source)
     out = ret.value
     v = rv.namer.unique("v")

@@ -64,10 +64,12 @@ def arg_spec(value):
 
 
 def argument_kinds(specs):
-    """``(arrays, numbers)`` of ``specs`` (parameter -> ``arg_spec``): the parameters given an
-    array or a number, and of those the ones given a Python number."""
+    """``(arrays, numbers, keyed)`` of ``specs`` (parameter -> ``arg_spec``): the parameters
+    given an array or a number, of those the ones given a Python number, and the parameters
+    given a dict whose keys are strings."""
     known = [p for p, spec in specs.items() if isinstance(spec, Spec)]
-    return tuple(known), tuple(p for p in known if specs[p].python is not None)
+    keyed = tuple(p for p, spec in specs.items() if isinstance(spec, tuple) and spec[:1] == ("dict",))
+    return tuple(known), tuple(p for p in known if specs[p].python is not None), keyed
 
 
 def spec_key(value):

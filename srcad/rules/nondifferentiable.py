@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from ..errors import (check_list_slice, check_method, check_unshared_arguments, check_unshared_item, check_unshared_store,
-                      missing_name)
+from ..errors import check_list_slice, check_method, missing_name
+from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..registry import register_nondifferentiable
 
 _numpy = [

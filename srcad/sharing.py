@@ -1,0 +1,299 @@
+"""Run-time checks that no array srcad updates in place is shared where it cannot see.
+
+srcad differentiates an in-place update by names: it updates a copy of an argument (your arrays
+never change), and an item of a list or dict alone. Where other memory holds the same elements,
+Python's program would see the update through it and srcad's would not, so generated code
+checks, when it runs, at the user's line:
+
+- ``check_unshared_arguments``, first thing in a function that updates an argument in place:
+  the argument shares nothing with its other arguments, nor with anything the function, or a
+  function it may call, can reach from the globals, closure cells and defaults it reads;
+- ``check_unshared_item`` before ``L[k] op= e``, and ``check_unshared_store`` before a store
+  into a list or dict whose items are updated in place: no other item holds the array.
+
+What a value holds is found by walking it (``_Reach``): arrays, the items of lists, tuples,
+dicts and other collections, the attributes of objects (and of the classes of yours they
+belong to), a partial's arguments. What code reads is found from the names its code objects
+hold, followed through the functions, methods, properties and classes found; code installed
+with Python or a package (NumPy's, SciPy's, srcad's) is not read for what it may reach.
+"""
+
+import functools
+
+from .errors import UnsupportedCaseError
+
+_REFLECTIVE = frozenset({"globals", "vars", "locals", "getattr", "eval", "exec", "__dict__", "__getattribute__"})
+_ATOMS = (bool, int, float, complex, str, bytes)
+_INSTALLED = {}  # file name -> installed_file(file name): asked for every function read
+
+
+def check_unshared_arguments(names, values, updated, where, function):
+    """Raise where one of the first ``updated`` of ``values`` (the arguments a function updates in
+    place) shares memory with another of them, or with what ``function`` or a function it may
+    call reads (``f(x, x)``, ``advance(s, s["x"])``, ``f(W0)`` of a global ``W0``, ``f(model.W)``
+    of a global ``model``, a class attribute, a helper's default): srcad updates a copy, as the
+    caller's arrays never change, so the other would not see the update Python makes. Generated
+    code calls this first; ``names`` name the values, ``where`` is the user's file and line."""
+    reach = _Reach()
+    held = [reach.held(value) for value in values]
+    names = list(names)
+    reach.functions.append(function)
+    while reach.functions:  # what the code reads may hold more functions, read in turn
+        for name, value in reach.read_by_code():
+            names.append(name)
+            held.append(reach.held(value))
+    for i in range(updated):
+        for j in range(len(held)):
+            mine, theirs = held[i], held[j]
+            if j != i and (any(_overlap(a, b) for a in mine[0] for b in theirs[0]) or mine[1] & theirs[1]):
+                raise _error(
+                    f"{where}this function updates its argument '{names[i]}' in place, and '{names[j]}' shares "
+                    f"memory with it here: srcad updates a copy (your arrays never change), so '{names[j]}' would "
+                    f"not see the update; pass arrays that share nothing (a copy of one of them)")
+
+
+def check_unshared_store(container, key, value, where):
+    """Raise where ``container[key] = value`` (``key`` None: ``container.append(value)``) stores
+    an array another item of the list or dict ``container`` holds, when an item of it is
+    updated in place later (``L[1] = L[0]; L[0] += x``): srcad keeps a stored value as stored,
+    NumPy would change both items."""
+    if isinstance(container, (list, dict)):
+        others = dict(container) if isinstance(container, dict) else dict(enumerate(container))
+        others.pop(key if key is None or isinstance(container, dict) or key >= 0 else len(container) + key, None)
+        for array in _Reach().held(value)[0]:  # the value, or the arrays a list, tuple or dict of them holds
+            _refuse_shared(list(others.values()), array, where + "this stores an array that another item of the "
+                           "same list or dict holds, and an item of it is updated in place later (NumPy would "
+                           "change both)")
+
+
+def check_unshared_item(container, key, where):
+    """Raise where ``container[key] op= e`` updates an array that another item of the list or
+    dict ``container`` shares, at any depth (``[np.zeros(n)] * k``, ``[z, [z]]``, ``[z, Box(z)]``):
+    NumPy changes both, srcad differentiates the update as one of the item alone. Generated code
+    calls this before the update; ``where`` is the user's file and line."""
+    if not isinstance(container, (list, dict)):
+        return
+    import numpy as np
+
+    item = container[key]
+    if item.__class__ is not np.ndarray:
+        return
+    others = list(container.values()) if isinstance(container, dict) else list(container)
+    del others[list(container).index(key) if isinstance(container, dict) else key]
+    _refuse_shared(others, item, where + "this update changes an array in place that another item of the same list "
+                   "or dict holds too (a list made as [a] * n, the same array stored twice)")
+
+
+def _refuse_shared(others, item, what):
+    """Raise, saying ``what`` happens, if an array among ``others`` shares an element with the
+    array ``item``."""
+    for other in _Reach().held(others)[0]:
+        if _overlap(other, item):
+            raise _error(f"{what}: srcad differentiates an update of one item alone; give each item an array of its "
+                         "own ([np.zeros(n) for _ in range(k)], z.copy())")
+
+
+def _error(message):
+    return UnsupportedCaseError(message)
+
+
+def _overlap(a, b):
+    """Do two arrays share an element (not merely the bounds of their memory: the columns of
+    ``np.hsplit`` do not)? Unsure counts as yes."""
+    import numpy as np
+
+    if not np.may_share_memory(a, b):
+        return False
+    try:
+        return np.shares_memory(a, b, max_work=10_000)
+    except getattr(np, "exceptions", np).TooHardError:  # (np.exceptions: NumPy 1.25 on)
+        return True
+
+
+class _Reach:
+    """What values hold (``held``, each object in a value walked once) and what code reads
+    (``read_by_code``, each function read once); the functions met on the way (an object's
+    methods, a partial's function) wait in ``functions`` to be read."""
+
+    def __init__(self):
+        self.functions = []
+        self.read = set()  # the functions read so far
+
+    def held(self, value):
+        """``(arrays, ids)`` in ``value``: the arrays (of numbers), and the ids of the lists,
+        dicts and other mutable collections (one list passed twice shares no array, but is one
+        list; the caller holds them alive while the ids are compared)."""
+        import collections.abc
+        import types
+
+        import numpy as np
+
+        arrays, mutable, walked, todo = [], set(), set(), [value]
+        while todo:
+            item = todo.pop()
+            if type(item) is np.ndarray and item.dtype != object:  # (the common case first)
+                arrays.append(item)
+                continue
+            if item is None or type(item) in _ATOMS or id(item) in walked:  # (type: a weak proxy forwards)
+                continue
+            walked.add(id(item))
+            try:  # (a weak proxy forwards all of this to its object, or raises if it is gone)
+                if isinstance(item, np.ndarray) and item.dtype != object:  # a subclass of ndarray
+                    arrays.append(item)
+                elif isinstance(item, np.ndarray):  # an array of objects: its items
+                    todo.extend(item.ravel().tolist())
+                elif isinstance(item, memoryview):
+                    arrays.append(np.asarray(item))
+                elif isinstance(item, (types.FunctionType, staticmethod, classmethod, property)):
+                    self.functions.append(item)
+                elif isinstance(item, types.MethodType):  # a bound method reads its object
+                    self.functions.append(item)
+                    todo.append(item.__self__)
+                elif isinstance(item, functools.partial):
+                    self.functions.append(item.func)
+                    todo.extend([*item.args, *item.keywords.values()])
+                elif isinstance(item, type):  # a class of yours: its attributes and methods
+                    todo.extend(v for k in item.__mro__ if not _installed_class(k) for v in vars(k).values())
+                elif not isinstance(item, types.ModuleType):  # (a module is read by attribute names only)
+                    yours = not _installed_class(item.__class__)
+                    if isinstance(item, collections.abc.Mapping):
+                        if not isinstance(item, types.MappingProxyType):
+                            mutable.add(id(item))
+                        todo.extend(item.values())
+                    elif isinstance(item, (list, tuple, set, frozenset)) or not yours and isinstance(
+                            item, collections.abc.Collection) and not isinstance(item, (range, np.generic)):
+                        if not isinstance(item, (tuple, frozenset)):
+                            mutable.add(id(item))
+                        todo.extend(item)
+                    if yours:  # an object of a class of yours: its class's attributes and methods
+                        todo.append(item.__class__)
+                    if yours or not isinstance(item, (collections.abc.Collection, np.generic)):
+                        todo.extend(_attributes(item))  # (an installed library's object too: data is data)
+            except (ReferenceError, TypeError, ValueError):  # a weak proxy's object gone, a buffer NumPy cannot read
+                continue
+        return arrays, mutable
+
+    def read_by_code(self):
+        """``(name, value)`` of what the functions waiting in ``functions`` may read: the
+        globals their code names (every name: an attribute's name counts too, which only adds
+        more to compare; all of them where the code reads its globals by reflection),
+        attributes of your modules by those names, closure cells and defaults."""
+        import types
+
+        read = []
+        while self.functions:
+            fn = _function_of(self.functions.pop())
+            if fn is None or id(fn) in self.read or _not_yours(fn.__module__, fn.__code__.co_filename):
+                continue
+            self.read.add(id(fn))
+            code_names = _code_names(fn.__code__)
+            scope = fn.__globals__
+            names = ({n for n in scope if not n.startswith("__")} if code_names & _REFLECTIVE  # (not __loader__...)
+                     else code_names & scope.keys())
+            found = [(n, scope[n]) for n in sorted(names)]
+            found += [(n, c.cell_contents) for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)]
+            found += [(f"a default of {fn.__qualname__}", d)
+                      for d in [*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()]]
+            for name, value in found:
+                if issubclass(type(value), types.ModuleType):  # (type: a weak proxy would forward isinstance)
+                    if not _not_yours(value.__name__, getattr(value, "__file__", None)):
+                        attributes = vars(value)  # (not getattr: a module's __getattr__ may import)
+                        read += [(f"{name}.{n}", attributes[n]) for n in sorted(code_names & attributes.keys())]
+                else:
+                    read.append((name, value))
+        return read
+
+
+def _function_of(obj):
+    """The Python function behind a function, bound method, static or class method, property
+    getter or srcad wrapper; None for anything else."""
+    import types
+
+    if isinstance(obj, property):
+        obj = obj.fget
+    if isinstance(obj, (staticmethod, classmethod, types.MethodType)):
+        obj = obj.__func__
+    if not isinstance(obj, types.FunctionType):  # a srcad wrapper: the function it differentiates
+        try:
+            obj = object.__getattribute__(obj, "__dict__").get("__srcad_function__", obj)
+        except (AttributeError, ReferenceError):
+            return None
+    return obj if isinstance(obj, types.FunctionType) else None
+
+
+def _code_names(code):
+    """The names ``code`` and the code nested in it hold (globals, attributes, methods)."""
+    found, todo = set(), [code]
+    while todo:
+        c = todo.pop()
+        found.update(c.co_names)
+        todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+    return found
+
+
+def _attributes(value):
+    """What an object's ``__dict__`` and ``__slots__`` hold, read without calling its code
+    (no ``__getattr__``, no property)."""
+    import weakref
+
+    try:
+        if type(value) in weakref.ProxyTypes:
+            held = list(vars(value).values())
+        else:
+            held = list(object.__getattribute__(value, "__dict__").values())
+    except AttributeError:
+        held = []
+    for k in value.__class__.__mro__:
+        slots = vars(k).get("__slots__", ())
+        for slot in (slots,) if isinstance(slots, str) else slots:
+            descriptor = vars(k).get(slot) if isinstance(slot, str) else None
+            if hasattr(descriptor, "__get__") and slot not in ("__dict__", "__weakref__"):
+                try:
+                    held.append(descriptor.__get__(value, value.__class__))
+                except AttributeError:  # a slot not set
+                    pass
+    return held
+
+
+def _installed_class(cls):
+    """Is ``cls`` defined by installed code (Python's, NumPy's, a package's, srcad's), whose
+    methods srcad does not read for what they may reach?"""
+    import sys
+
+    module = sys.modules.get(cls.__module__)
+    return _not_yours(cls.__module__, getattr(module, "__file__", None))
+
+
+def _not_yours(module, filename):
+    """Is code of ``module`` in ``filename`` installed (Python's, a package's), srcad's, or
+    built into Python? (A module made in code, without a file, is yours.)"""
+    import sys
+
+    module = module or ""
+    if module.split(".")[0] == "srcad":
+        return True
+    return installed_file(filename) if filename else module in sys.builtin_module_names
+
+
+def installed_file(filename):
+    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
+    import os
+    import sysconfig  # (not at import srcad: it costs its startup)
+
+    if not filename or filename.startswith("<"):
+        return False
+    found = _INSTALLED.get(filename)
+    if found is None:
+        path = os.path.realpath(filename)
+        roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
+        found = _INSTALLED[filename] = bool({"site-packages", "dist-packages"} & set(path.split(os.sep))) or any(
+            path.startswith(os.path.realpath(r) + os.sep) for r in roots)
+    return found
+
+
+def _filled(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
