@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.testing import check_grads, check_jvp
 from library_check import check_first_order, check_float32, check_second_order
 
 RNG = np.random.default_rng(12)
@@ -157,6 +158,10 @@ def f_fft_axis(m):
 def f_fftshift(x):
     return np.fft.fftshift(x) * x + np.fft.ifftshift(x)
 
+def f_float64_conversions(x):
+    total = np.float64(np.sum(x ** 2))
+    return total * np.float64(x[0]) + np.float64(x) ** 3
+
 
 CASES = [
     ("append", f_append, [R(5), R(2, 2)]),
@@ -192,6 +197,7 @@ CASES = [
     ("ifftn-s", f_fftn_abs, [R(4, 5)]),
     ("fft-axis-n", f_fft_axis, [R(4, 5)]),
     ("fftshift", f_fftshift, [R(5)]),
+    ("float64-conversions", f_float64_conversions, [R(4)]),
 ]
 
 
@@ -203,6 +209,18 @@ def test_first_order(name, fun, args):
 @pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
 def test_float32(name, fun, args):
     check_float32(fun, args)
+
+
+def f_float32_conversion(x):
+    return np.sum(np.float32(x) ** 3) + np.float16(x[0]) * 2.0
+
+
+def test_narrower_float_conversions():
+    # probe 20B: np.float64(...), np.float32(...) had no rule
+    x = np.array([0.5, -1.25, 2.0])
+    g = check_grads(f_float32_conversion, (x,), v=1.0, eps=1e-2, rtol=1e-2, atol=1e-3)
+    np.testing.assert_allclose(g, 3 * x ** 2 + [2.0, 0.0, 0.0], rtol=1e-3)
+    check_jvp(f_float32_conversion, (x,), eps=1e-2, rtol=1e-2, atol=1e-3)
 
 
 #: np.cumprod's adjoint helper updates a view in place: srcad refuses to differentiate it again

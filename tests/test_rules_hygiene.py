@@ -108,6 +108,8 @@ EXTRA_CALLS = [
     (np.asanyarray, [R(2, 3)], {}, (0,), None),
     (np.ascontiguousarray, [R(2, 3)], {}, (0,), None),
     (np.asfortranarray, [R(2, 3)], {}, (0,), None),
+    (np.float64, [R(2, 3)], {}, (0,), None),
+    (np.float64, [0.7], {}, (0,), None),
     (np.bincount, [np.array([0, 1, 1, 3])], {"weights": R(4)}, ("weights",), None),
     (np.full, [(2, 3), 0.7], {}, (1,), None),
     (np.full_like, [R(2, 3), 0.7], {}, (1,), None),

@@ -309,6 +309,17 @@ def asarray_jvp(y, a, dtype=None, order=None, device=None, copy=None, like=None)
     t[y] += array_tangent(t[a], a, y)
 
 
+# np.float64(s) as a conversion to a NumPy number (of an array: a cast array)
+@register_vjp(np.float64, np.float32, np.float16, dtype_aware=True)
+def float_type(y, x=0.0):
+    d[x] += array_grad(d[y], x, y)
+
+
+@register_jvp(np.float64, np.float32, np.float16, dtype_aware=True)
+def float_type_jvp(y, x=0.0):
+    t[y] += array_tangent(t[x], x, y)
+
+
 # ---- evenly spaced values ------------------------------------------------------------------
 
 def linspace_weights(y, num, endpoint, axis, which):
