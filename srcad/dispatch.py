@@ -1,5 +1,6 @@
 """Which generated code a call of a ``Differentiable`` runs (``srcad.wrapper``): the version
-specialised on its arguments' classes, shapes and dtypes, compiled on first use (after
+specialised on its arguments' classes, shapes and dtypes (and those of the defaults it
+leaves out), compiled on first use (after
 ``MAX_SPECIALISATIONS`` combinations one generic version that decides shapes at run time),
 kept while the guards on the globals it read hold; the last call's code is found again
 without building its key.
@@ -120,8 +121,9 @@ class CompiledCache:
         specialised = len(self._bound) < MAX_SPECIALISATIONS
         for_numba = self._backend != "numpy"  # Options.for_numba
         classes = object_classes(params, args) + object_classes(kwargs, kwargs.values())
-        if specialised and len(args) == len(params) and not kwargs:
-            specs = {p: arg_spec(a) for p, a in zip(params, args)}
+        values = args if len(args) == len(params) and not kwargs else _with_defaults(fn, params, args, kwargs)
+        if specialised and values is not None:
+            specs = {p: arg_spec(a) for p, a in zip(params, values)}
             compiled = compile_function(fn, names, containers, specs, key, classes=classes, for_numba=for_numba)
         else:  # many shapes seen: one generic version that checks shapes at run time
             compiled = compile_function(fn, names, containers, classes=classes, for_numba=for_numba)
@@ -138,6 +140,39 @@ class CompiledCache:
     def _ensure_compiled(self):
         if not self._bound:
             self._functions(())
+
+
+def _with_defaults(fn, params, args, kwargs):
+    """The value of each parameter of ``fn`` in a call with ``args`` and ``kwargs``, its default
+    where it is left out: code specialised on their shapes (the key holds the arguments given;
+    a default's shape is the same at every call while ``fn.__defaults__``, which the guards
+    watch, is: a number, a string, None, an array or a tuple of them). None where a parameter
+    has no such value, or ``fn`` takes ``*args``, ``**kwargs`` or keyword-only parameters."""
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        return None
+    given = dict(zip(params, args))
+    if len(args) > len(params) or any(k not in params or k in given for k in kwargs):
+        return None
+    given.update(kwargs)
+    defaults = fn.__defaults__ or ()
+    first = len(params) - len(defaults)
+    values = []
+    for i, p in enumerate(params):
+        if p in given:
+            values.append(given[p])
+        elif i >= first and _fixed_shape(defaults[i - first]):
+            values.append(defaults[i - first])
+        else:
+            return None
+    return values
+
+
+def _fixed_shape(value):
+    """Can ``value``, held as a default, never change shape or type in place?"""
+    if isinstance(value, tuple):
+        return all(_fixed_shape(v) for v in value)
+    return value is None or isinstance(value, (bool, int, float, complex, str, np.ndarray, np.generic))
 
 
 MISS = object()  # what ``fast_entry``'s function returns for arguments it does not take

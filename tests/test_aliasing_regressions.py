@@ -386,3 +386,58 @@ def test_index_arrays_from_numpy_share_no_memory(f):
     A = np.random.default_rng(0).standard_normal((3, 2))
     checked(f, A)
     check_second_order(f, (A,))  # np.diag_indices_from had no forward rule: second order was refused
+
+
+# probe 20B: a return (or break) out of a loop, lowered to flags, was followed on into the
+# updates it skips: the accumulator returned early looked updated after it was returned
+def partial_sum(x):
+    s = 0.0
+    for v in x:
+        if v < 0:
+            return s
+        s += np.exp(v)
+    return s
+
+
+def rows_until(X):
+    acc = np.zeros(X.shape[1])
+    for i in range(X.shape[0]):
+        if np.sum(X[i]) < 0:
+            return acc
+        acc += X[i] ** 2
+    return acc
+
+
+def grows_until_big(x):
+    total = np.zeros(2)
+    for k in range(len(x)):
+        total += x[k] * np.ones(2)
+        if total[0] > 1.0:
+            break
+        total *= 1.5
+    return np.sum(total ** 2)
+
+
+@pytest.mark.parametrize("f, x", [
+    (partial_sum, np.array([0.5, 1.0, -1.0, 2.0])),
+    (rows_until, np.array([[0.5, 1.0], [0.2, 0.1], [-3.0, 0.5], [1.0, 1.0]])),
+    (grows_until_big, np.array([0.3, 0.4, 0.9]))], ids=lambda c: getattr(c, "__name__", ""))
+def test_what_a_return_or_break_leaves_a_loop_with_is_not_updated_after_it(f, x):
+    checked(f, x)
+    if f is not rows_until:  # (a vector)
+        check_second_order(f, (x,))
+
+
+def kept_across_updates(x):
+    acc = x * 1.0
+    keep = acc
+    for k in range(3):
+        if k == 5:
+            keep = acc
+            break
+        acc += 1.0
+    return np.sum(keep * x)
+
+
+def test_an_alias_updated_on_a_path_that_does_not_break_is_still_refused():
+    refused(kept_across_updates, X3, line_text="acc += 1.0", message="shares memory")

@@ -194,9 +194,19 @@ def single_subscript_update(r, b):
 
 def appends_to_iterated_list(p):
     r = [p, p * 2]
+    total = p * 0.0
+    for o in r:
+        total = total + o
+        if len(r) < 4:
+            r.append(o * 3)  # Python's loop goes on over the items appended
+    return np.sum(total)
+
+
+def appends_then_leaves_the_loop(p):
+    r = [p, p * 2]
     for o in r:
         r.append(o)
-        break
+        break  # (the loop does not go on: nothing differs from iterating over a copy)
     return r[2]
 
 
@@ -231,8 +241,9 @@ def test_refusal_of_chained_update_names_the_expression_and_the_fix_works():
 def test_refusal_of_update_of_iterated_list_names_the_loop_and_the_fix_works():
     message, line = refusal(appends_to_iterated_list, X4)
     assert "for loop at line" in message and "'for ... in r.copy()'" in message, message
-    assert "r.append(o)" in line
+    assert "r.append(o * 3)" in line
     checked(appends_to_copy_of_iterated_list, X4)
+    np.testing.assert_allclose(srcad.jacobian(appends_then_leaves_the_loop)(X4), np.eye(4))
 
 
 def test_other_refusals_name_the_expression():
@@ -315,12 +326,24 @@ def update_after_early_return(x, s):
     return 0.42 * x.sum()
 
 
+def returned_then_updated(x, s):
+    r = s
+    for k in range(2):
+        s *= s
+    return r * x.sum()
+
+
 def test_refusals_of_element_updates_and_returns_name_user_code():
     message, line = refusal(element_update_under_a_view, X4)
     assert "'A[..., -2] *= ...'" in message and "make 'a' a copy" in message, message
     assert "A[..., -2] *=" in line
-    message, line = refusal(update_after_early_return, X4, np.array([0.4, 0.5]))
-    assert "the value returned (line" in message and "'s = s * ...'" in message, message
+    # what is returned early is not updated after the return (the loop is left): differentiated
+    s = np.array(0.4)
+    np.testing.assert_allclose(srcad.grad(update_after_early_return, wrt=1)(X4, s),
+                               (update_after_early_return(X4, s + 1e-6) - update_after_early_return(X4, s - 1e-6))
+                               / 2e-6, rtol=1e-6)
+    message, line = refusal(returned_then_updated, X4, np.array([0.4, 0.5]))
+    assert "and 'r', which shares memory" in message and "'s = s * ...'" in message, message
     assert "s *= s" in line
 
 

@@ -51,17 +51,18 @@ class _State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
 
-    __slots__ = ("names", "stale", "observed", "bound", "made")
+    __slots__ = ("names", "stale", "observed", "bound", "made", "flags")
 
-    def __init__(self, names=None, stale=None, observed=(), bound=None, made=()):
+    def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None):
         self.names = dict(names or {})
+        self.flags = dict(flags or {})  # name -> the True or False it holds on every path here
         self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
         self.observed = set(observed)
         self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
         self.made = set(made)  # statements whose ("new", id) location may appear here: only those can age
 
     def copy(self):
-        return _State(self.names, self.stale, self.observed, self.bound, self.made)
+        return _State(self.names, self.stale, self.observed, self.bound, self.made, self.flags)
 
     def join(self, other):
         names = dict(self.names)
@@ -71,11 +72,12 @@ class _State:
         stale.update(self.stale)
         bound = dict(other.bound)
         bound.update(self.bound)
-        return _State(names, stale, self.observed | other.observed, bound, self.made | other.made)
+        flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
+        return _State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags)
 
     def __eq__(self, other):
         return (self.names == other.names and self.stale.keys() == other.stale.keys()
-                and self.observed == other.observed)
+                and self.observed == other.observed and self.flags == other.flags)
 
 
 class Refusal(Exception):
@@ -96,6 +98,8 @@ class _Flow(Values):
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
         self.bindings = 0
+        self.splits = 0  # blocks followed path by path (``block``), bounded by _MAX_SPLITS
+        self.breaks = []  # per loop being read, checking: the facts at each break of its body
         self.mutated = set()  # every location an in-place update may reach
         self.by_calls = set()  # ... that a call srcad runs as written may reach (a helper's own update)
         # statement id -> every name that may have held what its latest run made, in any state:
@@ -107,19 +111,40 @@ class _Flow(Values):
 
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
-        for s in stmts:
+        """The facts after ``stmts``; None where no path reaches their end (a ``break`` does
+        not: checking, its facts go to the loop's exit, ``breaks``)."""
+        for k, s in enumerate(stmts):
+            if state is None:
+                return None
+            if self.check and isinstance(s, gast.Break) and self.breaks:
+                self.breaks[-1].append(state)
+                return None
+            if self.check and self.splits < _MAX_SPLITS and _sets_a_tested_flag(s, stmts[k + 1:]):
+                # ``if c: ...; skip = True`` then ``if not skip: ...``: the rest of the block is
+                # followed on each path, where the flag is known (a return or break out of a
+                # loop, lowered to flags, does not meet the updates after it)
+                self.splits += 1
+                self.reads(s, self.names_read(s.test), state)
+                rest = list(stmts[k + 1:])
+                taken = self.block(list(s.body) + rest, state.copy())
+                return _join(taken, self.block(list(s.orelse) + rest, state))
             state = self.stmt(s, state)
         return state
 
     def stmt(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s, self.names_read(s.test), state)
-            return self.block(s.body, state.copy()).join(self.block(s.orelse, state))
+            known = state.flags.get(s.test.id) if isinstance(s.test, gast.Name) else None
+            if known is not None:  # a flag known on this path: one branch runs
+                return self.block(s.body if known else s.orelse, state)
+            return _join(self.block(s.body, state.copy()), self.block(s.orelse, state))
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if self.recording and self.on_statement is not None:
             self.on_statement(s, state)
         if isinstance(s, gast.Assign):
+            if isinstance(s.targets[0], gast.Name):
+                _note_flag(state, s.targets[0].id, s.value)
             return self.assign(s, state)
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.effect(s, state)
@@ -140,8 +165,10 @@ class _Flow(Values):
             inside = entry.copy()
             if isinstance(s, gast.For):
                 inside = self.bind(inside, s.target.id, Memory(), s)
+            self.breaks.append([])
             end = self.block(s.body, inside)
-            joined = entry.join(end)
+            breaks = self.breaks.pop()
+            joined = _join(entry, end)
             if joined == entry:
                 break
             entry = joined
@@ -150,7 +177,11 @@ class _Flow(Values):
             inside = entry.copy()
             if isinstance(s, gast.For):
                 inside = self.bind(inside, s.target.id, Memory(), s)
+            self.breaks.append([])
             self.block(s.body, inside)
+            breaks = self.breaks.pop()
+        for state in breaks:  # the loop ends at its head, or at a break
+            entry = entry.join(state)
         return entry
 
     def reads(self, s, names, state, observe=True):
@@ -384,6 +415,54 @@ class _Flow(Values):
         made = A.anno(later[1], "origin") if later[1] is not None else None
         line = getattr(A.anno(read, "origin") or read, "lineno", None)
         raise Refusal((updated, name, made, later[2], line), update)
+
+
+_MAX_SPLITS = 16
+
+
+def _join(a, b):
+    """The facts after two paths, either of which may reach nothing (None)."""
+    if a is None:
+        return b
+    return a if b is None else a.join(b)
+
+
+def _flag_value(state, rhs):
+    """The True or False ``rhs`` is on every path to ``state``, or None."""
+    if isinstance(rhs, gast.Constant) and isinstance(rhs.value, bool):
+        return rhs.value
+    if isinstance(rhs, gast.UnaryOp) and isinstance(rhs.op, gast.Not) and isinstance(rhs.operand, gast.Name):
+        known = state.flags.get(rhs.operand.id)
+        return None if known is None else not known
+    return None
+
+
+def _note_flag(state, name, rhs):
+    value = _flag_value(state, rhs)
+    if value is None:
+        state.flags.pop(name, None)
+    else:
+        state.flags[name] = value
+
+
+def _sets_a_tested_flag(s, rest):
+    """Is ``s`` an ``if`` that sets a name to True or False in a branch, a name that (or its
+    negation) an ``if`` among the statements ``rest`` after it tests?"""
+    if not isinstance(s, gast.If):
+        return False
+    set_here = {t.targets[0].id for t in list(s.body) + list(s.orelse)
+                if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
+                and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
+    if not set_here:
+        return False
+    for t in rest:
+        if (isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.UnaryOp)
+                and isinstance(t.value.op, gast.Not) and isinstance(t.value.operand, gast.Name)
+                and t.value.operand.id in set_here):
+            set_here.add(t.targets[0].id)
+        if isinstance(t, gast.If) and isinstance(t.test, gast.Name) and t.test.id in set_here:
+            return True
+    return False
 
 
 # (function, code) -> (parameters its result may share, parameters it updates in place), kept
