@@ -334,6 +334,13 @@ def _refusal(x, differentiated):
                 "array (np.asarray(x), or for a masked array x.filled(value))")
     record = is_dataclass_instance(x) or (isinstance(x, tuple) and hasattr(cls, "_fields"))
     if isinstance(x, (dict, list, tuple)) or record:
+        base = next((t for t in (dict, list, tuple) if isinstance(x, t)), None)
+        changed = [m for m in _READ_BY if base is not None and differentiated and getattr(cls, m, None) is not getattr(
+            base, m, None) and not (cls.__module__ == "collections" and cls.__name__ in ("OrderedDict", "defaultdict"))]
+        if changed:
+            return (f"a {cls.__qualname__}, a subclass of {base.__name__} with its own {changed[0]}: srcad reads and "
+                    f"differentiates a {base.__name__} argument as a plain {base.__name__}; pass {base.__name__}(x), "
+                    "in the order your code reads it")
         if record and differentiated:
             fields = field_names(x) if is_dataclass_instance(x) else cls._fields
             clash = next((f for f in fields if f in ATTRIBUTES or f in NONDIFF_ATTRIBUTES), None)
@@ -357,6 +364,9 @@ def _refusal(x, differentiated):
                 "(and lists, tuples, dicts, named tuples and dataclasses of them)")
     return None
 
+
+# the methods a subclass of dict, list or tuple may override to be read differently
+_READ_BY = ("__iter__", "__getitem__", "__len__", "keys", "values", "items", "get", "__reversed__")
 
 _COMPLEX = ("srcad differentiates real arrays only (no convention for complex derivatives is "
             "implemented): pass the real and imaginary parts as separate float arrays")

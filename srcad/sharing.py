@@ -27,13 +27,15 @@ _ATOMS = (bool, int, float, complex, str, bytes)
 _INSTALLED = {}  # file name -> installed_file(file name): asked for every function read
 
 
-def check_unshared_arguments(names, values, updated, where, function):
+def check_unshared_arguments(names, values, updated, where, function, deep=()):
     """Raise where one of the first ``updated`` of ``values`` (the arguments a function updates in
     place) shares memory with another of them, or with what ``function`` or a function it may
     call reads (``f(x, x)``, ``advance(s, s["x"])``, ``f(W0)`` of a global ``W0``, ``f(model.W)``
     of a global ``model``, a class attribute, a helper's default): srcad updates a copy, as the
-    caller's arrays never change, so the other would not see the update Python makes. Generated
-    code calls this first; ``names`` name the values, ``where`` is the user's file and line."""
+    caller's arrays never change, so the other would not see the update Python makes. Those of
+    them at the positions ``deep`` are deep-copied (a call srcad runs as written may change
+    them): none of their lists, dicts or objects may be held elsewhere either. Generated code
+    calls this first; ``names`` name the values, ``where`` is the user's file and line."""
     reach = _Reach()
     held = [reach.held(value) for value in values]
     names = list(names)
@@ -43,13 +45,43 @@ def check_unshared_arguments(names, values, updated, where, function):
             names.append(name)
             held.append(reach.held(value))
     for i in range(updated):
+        ids = 2 if i in deep else 1  # a deep copy separates every list, dict and object of yours in it
         for j in range(len(held)):
             mine, theirs = held[i], held[j]
-            if j != i and (any(_overlap(a, b) for a in mine[0] for b in theirs[0]) or mine[1] & theirs[1]):
+            if j != i and (any(_overlap(a, b) for a in mine[0] for b in theirs[0]) or mine[ids] & theirs[2]):
                 raise _error(
                     f"{where}this function updates its argument '{names[i]}' in place, and '{names[j]}' shares "
                     f"memory with it here: srcad updates a copy (your arrays never change), so '{names[j]}' would "
                     f"not see the update; pass arrays that share nothing (a copy of one of them)")
+
+
+def copy_for_calls(value, where):
+    """A deep copy of ``value``, an argument that a call srcad runs as written may change in place
+    (a helper filling a list of your buffers, a method doing ``self.W *= 0.5``), so that your
+    lists, dicts and objects are left as they were. Raise, at the user's line ``where``, where
+    Python cannot copy it, or where the copy still shares memory with it (a ``__deepcopy__``
+    that keeps an array, or returns the object itself)."""
+    import copy
+
+    import numpy as np
+
+    if type(value) is np.ndarray:
+        return value.copy()
+    try:
+        new = copy.deepcopy(value)
+    except Exception as exc:  # noqa: BLE001 (a lock, a generator, an object whose __getattr__ raises)
+        raise _error(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
+                     f"copies it first (your objects never change), and copy.deepcopy cannot copy it "
+                     f"({type(exc).__name__}: {exc}); pass the arrays it holds as arguments, or have the call "
+                     "return what it changes") from None
+    reach = _Reach()
+    ours, theirs = reach.held(new), reach.held(value)
+    if ours[2] & theirs[2] or any(_overlap(a, b) for a in ours[0] for b in theirs[0]):
+        raise _error(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
+                     "copies it first (your objects never change), but its copy (copy.deepcopy) still shares memory "
+                     "with it (a __deepcopy__ that keeps an array, or returns the object itself); pass the arrays "
+                     "it holds as arguments, or have the call return what it changes")
+    return new
 
 
 def check_unshared_store(container, key, value, where):
@@ -120,58 +152,66 @@ class _Reach:
         self.read = set()  # the functions read so far
 
     def held(self, value):
-        """``(arrays, ids)`` in ``value``: the arrays (of numbers), and the ids of the lists,
+        """``(arrays, ids, objects)`` in ``value``: the arrays (of numbers); the ids of the lists,
         dicts and other mutable collections (one list passed twice shares no array, but is one
-        list; the caller holds them alive while the ids are compared)."""
+        list; the caller holds them alive while the ids are compared); and the ids of those and
+        of your objects, which a deep copy separates from their other holders. What a class
+        holds is shared by all its objects: its arrays count, not its ids. Nothing of yours is
+        run (no ``__iter__``, ``values()``, property or ``__getattr__`` of a class of yours)."""
         import collections.abc
         import types
+        import weakref
 
         import numpy as np
 
-        arrays, mutable, walked, todo = [], set(), set(), [value]
+        arrays, mutable, objects, walked, todo = [], set(), set(), set(), [(value, True)]
         while todo:
-            item = todo.pop()
+            item, counted = todo.pop()
             if type(item) is np.ndarray and item.dtype != object:  # (the common case first)
                 arrays.append(item)
                 continue
             if item is None or type(item) in _ATOMS or id(item) in walked:  # (type: a weak proxy forwards)
                 continue
             walked.add(id(item))
+            found = []
             try:  # (a weak proxy forwards all of this to its object, or raises if it is gone)
                 if isinstance(item, np.ndarray) and item.dtype != object:  # a subclass of ndarray
                     arrays.append(item)
                 elif isinstance(item, np.ndarray):  # an array of objects: its items
-                    todo.extend(item.ravel().tolist())
+                    found = item.ravel().tolist()
                 elif isinstance(item, memoryview):
                     arrays.append(np.asarray(item))
                 elif isinstance(item, (types.FunctionType, staticmethod, classmethod, property)):
                     self.functions.append(item)
-                elif isinstance(item, types.MethodType):  # a bound method reads its object
+                elif isinstance(item, (types.MethodType, types.BuiltinMethodType)):  # a bound method: its object
                     self.functions.append(item)
-                    todo.append(item.__self__)
+                    if not isinstance(item.__self__, types.ModuleType):
+                        found = [item.__self__]
                 elif isinstance(item, functools.partial):
                     self.functions.append(item.func)
-                    todo.extend([*item.args, *item.keywords.values()])
-                elif isinstance(item, type):  # a class of yours: its attributes and methods
-                    todo.extend(v for k in item.__mro__ if not _installed_class(k) for v in vars(k).values())
+                    found = [*item.args, *item.keywords.values()]
+                elif type(item) is weakref.ref:
+                    found = [item()]
+                elif hasattr(type(item), "cache_info") and callable(getattr(item, "__wrapped__", None)):
+                    self.functions.append(item.__wrapped__)  # an lru_cache: its function (not the results kept)
+                elif isinstance(item, type):  # a class of yours: its attributes and methods, shared by its objects
+                    for k in item.__mro__:
+                        if not _installed_class(k):
+                            todo.extend((v, False) for n, v in vars(k).items() if not n.startswith("__"))
                 elif not isinstance(item, types.ModuleType):  # (a module is read by attribute names only)
+                    found = _contents(item)
                     yours = not _installed_class(item.__class__)
-                    if isinstance(item, collections.abc.Mapping):
-                        if not isinstance(item, types.MappingProxyType):
+                    if counted and (yours or isinstance(item, (list, dict, set, collections.abc.MutableMapping,
+                                                               collections.abc.MutableSequence))):
+                        objects.add(id(item))
+                        if not yours or isinstance(item, (list, dict, set)):
                             mutable.add(id(item))
-                        todo.extend(item.values())
-                    elif isinstance(item, (list, tuple, set, frozenset)) or not yours and isinstance(
-                            item, collections.abc.Collection) and not isinstance(item, (range, np.generic)):
-                        if not isinstance(item, (tuple, frozenset)):
-                            mutable.add(id(item))
-                        todo.extend(item)
-                    if yours:  # an object of a class of yours: its class's attributes and methods
-                        todo.append(item.__class__)
-                    if yours or not isinstance(item, (collections.abc.Collection, np.generic)):
-                        todo.extend(_attributes(item))  # (an installed library's object too: data is data)
-            except (ReferenceError, TypeError, ValueError):  # a weak proxy's object gone, a buffer NumPy cannot read
+                    if yours:
+                        todo.append((item.__class__, False))
+            except Exception:  # noqa: BLE001 (a weak proxy's object gone, a buffer NumPy cannot read...)
                 continue
-        return arrays, mutable
+            todo.extend((f, counted) for f in found)
+        return arrays, mutable, objects
 
     def read_by_code(self):
         """``(name, value)`` of what the functions waiting in ``functions`` may read: the
@@ -188,8 +228,8 @@ class _Reach:
             self.read.add(id(fn))
             code_names = _code_names(fn.__code__)
             scope = fn.__globals__
-            names = ({n for n in scope if not n.startswith("__")} if code_names & _REFLECTIVE  # (not __loader__...)
-                     else code_names & scope.keys())
+            names = ({n for n in scope if not n.startswith("__")} if _reflective(fn.__code__, code_names)
+                     else code_names & scope.keys())  # (not __loader__, __spec__...: Python's)
             found = [(n, scope[n]) for n in sorted(names)]
             found += [(n, c.cell_contents) for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)]
             found += [(f"a default of {fn.__qualname__}", d)
@@ -221,6 +261,25 @@ def _function_of(obj):
     return obj if isinstance(obj, types.FunctionType) else None
 
 
+def _reflective(code, code_names):
+    """Does ``code`` (or code nested in it) read its globals by a name it builds, calling
+    ``globals()``, ``vars()``, ``eval``... (read as a global: ``self.eval()`` is not)?"""
+    import dis
+
+    if not code_names & _REFLECTIVE:
+        return False
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+        for op in dis.get_instructions(c):
+            if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval in _REFLECTIVE:
+                return True
+            if op.opname in ("LOAD_ATTR", "LOAD_METHOD") and op.argval in ("__dict__", "__getattribute__"):
+                return True
+    return False
+
+
 def _code_names(code):
     """The names ``code`` and the code nested in it hold (globals, attributes, methods)."""
     found, todo = set(), [code]
@@ -229,6 +288,29 @@ def _code_names(code):
         found.update(c.co_names)
         todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
     return found
+
+
+def _contents(item):
+    """What a container or object holds, read without running code of yours: the items of
+    lists, tuples, sets and dicts (and of subclasses of them, through the built-in type's own
+    iteration) and of the collections and mappings of installed libraries (a deque, a mapping
+    proxy); the attributes of any object (``__dict__``, ``__slots__``)."""
+    import collections.abc
+
+    import numpy as np
+
+    held = []
+    base = next((t for t in (dict, list, tuple, set, frozenset) if isinstance(item, t)), None)
+    if base is dict:
+        held = list(dict.values(item))
+    elif base is not None:
+        held = list(base.__iter__(item))
+    elif _installed_class(item.__class__) and not isinstance(item, (range, np.generic, str, bytes)):
+        if isinstance(item, collections.abc.Mapping):
+            held = list(item.values())
+        elif isinstance(item, collections.abc.Collection):
+            held = list(item)
+    return held + _attributes(item)
 
 
 def _attributes(value):

@@ -17,8 +17,16 @@ def _random_like(x, rng):
 
 def _run(fn, args):
     """``fn(*args)`` on copies: a function that updates its arguments in place must see each
-    time what the caller gave (Python would change the caller's arrays; srcad never does)."""
-    return fn(*copy.deepcopy(list(args)))
+    time what the caller gave (Python would change the caller's arrays; srcad never does).
+    Arguments Python cannot copy (an object holding a lock) are passed as they are."""
+    return fn(*_copied(args))
+
+
+def _copied(args):
+    try:
+        return copy.deepcopy(list(args))
+    except Exception:  # noqa: BLE001 (whatever copy.deepcopy raises for what it cannot copy)
+        return list(args)
 
 
 def _assert_unchanged(args, kept, what):
@@ -86,7 +94,7 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     # the parameters the caller passes (after a bound method's self or a partial's arguments)
     params = list(d._sig.visible) if d._sig is not None else list(inspect.signature(fn).parameters)
     positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
-    kept = copy.deepcopy(args)
+    kept = _copied(args)
     y = _run(fn, args)
     rng = np.random.default_rng(seed)
     if v is None:
@@ -169,7 +177,7 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
     positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
     args = list(args)
     name = getattr(fun, "__qualname__", fun)
-    kept = copy.deepcopy(args)
+    kept = _copied(args)
     y = _run(fun, args)
     rng = np.random.default_rng(seed)
     if direction is not None:

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import optional_rules, pytrees, registry, runtime
+from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_exponential, numpy_indexing, numpy_joining,
                          numpy_order_statistics, numpy_products, numpy_reordering, numpy_shapes)
 from srcad.testing import check_grads, check_jvp
@@ -142,6 +142,7 @@ EXTRA_CALLS = [
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
     (runtime.as_real, [R(3)], {}, (0,), None),
     (runtime.copy_value, [R(3)], {}, (0,), None),
+    (sharing.copy_for_calls, [[R(3), R(2)], "here: "], {}, (0,), "{fn}({0}, {1})[1]"),
     (runtime.copy_grad, [R(3)], {}, (0,), None),
     (runtime.grad_buffer, [R(3)], {}, (0,), None),
     (runtime.container_grad, [R(2, 3), [R(3), R(3)]], {}, (0,), None),

@@ -291,3 +291,183 @@ def test_a_dict_updated_key_by_key_is_differentiated(f):
     check_grads(f, (params, 0.1))
     check_jvp(f, (params, 0.1))
     np.testing.assert_array_equal(params["a"], [1.0, 2.0])
+
+
+# ---- probe 20C: the check's own false refusals, crashes and holes
+
+
+class Gain:
+    table = {"scale": 1.0}  # what the class holds, all its objects share: not a sharing of theirs
+    __slots__ = ("W",)
+
+    def __init__(self, W):
+        self.W = W
+
+    def decay(self, rate):
+        self.W *= rate
+
+    def eval(self):  # a method named like a builtin that reads globals by name
+        return self
+
+
+def two_of_a_class(x, enc, dec):
+    enc.eval().decay(0.9)
+    return np.sum(np.tanh(x @ enc.W) @ dec.W)
+
+
+def test_objects_of_one_class_are_not_taken_for_sharing_what_the_class_holds():
+    x = np.array([[0.3, -0.2]])
+    for _ in range(2):  # (the second call: copy.deepcopy has left __slotnames__ on the class)
+        enc, dec = Gain(np.eye(2) * 0.5), Gain(np.ones((2, 1)))
+        check_grads(two_of_a_class, (x, enc, dec))
+        np.testing.assert_array_equal(enc.W, np.eye(2) * 0.5)
+
+
+class Clock:
+    def __init__(self):
+        self.t = 0.0
+
+
+class World:
+    def __init__(self, clock):
+        self.clock = clock
+
+
+def _tick(clock):
+    clock.t += 2.5
+
+
+def ticks(x, clock, world):
+    _tick(clock)
+    return np.sum(x * world.clock.t)
+
+
+class Field:
+    def __init__(self):
+        self.u = np.ones(3)
+
+    def __deepcopy__(self, memo):  # a copy that keeps the array
+        new = Field.__new__(Field)
+        new.u = self.u
+        return new
+
+
+def _halve(field):
+    field.u *= 0.5
+
+
+def halved(x, field):
+    _halve(field)
+    return np.sum(x * field.u)
+
+
+class Locked:
+    def __init__(self):
+        import threading
+        self.lock = threading.Lock()
+        self.W = np.ones(2)
+
+
+def _scale(model):
+    model.W *= 0.5
+
+
+def scaled(x, model):
+    _scale(model)
+    return np.sum(x * model.W)
+
+
+def reads_locked(x, model):
+    return np.sum(x * model.W)
+
+
+def test_what_a_deep_copy_cannot_separate_is_refused():
+    x = np.array([1.0, 2.0])
+    clock = Clock()  # one object, reached through two arguments: the copy would leave the other behind
+    with pytest.raises(UnsupportedCaseError, match="'world' shares memory with it here"):
+        srcad.value_and_grad(ticks)(x, clock, World(clock))
+    check_grads(ticks, (x, Clock(), World(Clock())))
+    field = Field()
+    with pytest.raises(UnsupportedCaseError, match="still shares memory"):
+        srcad.grad(halved)(np.ones(3), field)
+    np.testing.assert_array_equal(field.u, np.ones(3))
+    with pytest.raises(UnsupportedCaseError, match="copy.deepcopy cannot copy it"):
+        srcad.grad(scaled)(x, Locked())
+    check_grads(reads_locked, (x, Locked()))  # (check_grads runs it on the object as given)
+
+
+def test_a_helper_changing_an_object_is_differentiated_again():
+    x = np.array([0.3, -0.7, 1.1])
+    eps = 1e-5
+    numeric = np.array([(srcad.grad(advanced_total)(x + eps * e, Sim()) - srcad.grad(advanced_total)(x - eps * e, Sim()))
+                        / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(srcad.hessian(advanced_total)(x, Sim()), numeric, rtol=1e-5, atol=1e-8)
+
+
+def advanced_total(x, sim):
+    _advance(sim)
+    return np.sum(np.sin(x) * sim.buf * x)
+
+
+class Checkpoints(collections.abc.Mapping):
+    """A mapping that loads its entries when read: the check must not read them."""
+
+    def __init__(self):
+        self.loads = 0
+
+    def __getitem__(self, key):
+        self.loads += 1
+        raise FileNotFoundError(key)
+
+    def __iter__(self):
+        return iter(["a", "b"])
+
+    def __len__(self):
+        return 2
+
+
+CHECKPOINTS = Checkpoints()
+
+
+def reads_a_lazy_mapping(x):
+    x *= 2.0
+    return np.sum(x) * len(CHECKPOINTS)
+
+
+class Head:
+    def __init__(self, W):
+        self.W = W
+
+
+HEAD = Head(G)
+HEAD_REF = weakref.ref(HEAD)
+
+
+def through_a_weak_reference(x):
+    x *= 2.0
+    return np.sum(x * HEAD_REF().W)
+
+
+def test_the_check_runs_no_code_of_yours_and_follows_weak_references():
+    check_grads(reads_a_lazy_mapping, (np.array([0.5, 1.0]),))
+    assert CHECKPOINTS.loads == 0
+    with pytest.raises(UnsupportedCaseError, match="'HEAD_REF' shares memory with it here"):
+        srcad.grad(through_a_weak_reference)(G)
+
+
+class Reordered(dict):
+    def __iter__(self):
+        return iter(sorted(dict.keys(self), reverse=True))
+
+
+def layers(params, x):
+    for k in params:
+        x = np.tanh(params[k] * x)
+    return np.sum(x)
+
+
+def test_a_dict_subclass_read_its_own_way_is_refused_where_differentiated():
+    params = Reordered(a=np.array([0.5, 1.0]), b=np.array([2.0, -1.0]))
+    with pytest.raises(srcad.errors.ArgumentError, match="its own __iter__"):
+        srcad.grad(layers)(params, np.ones(2))
+    check_grads(layers, (params, np.array([0.3, 0.2])), wrt=1)

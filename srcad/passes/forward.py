@@ -37,7 +37,6 @@ def f_jvp(x, c, x_dot):
         y_dot = zeros_like(y)
     return y, finish_tangent(y_dot, y)
 """
-import copy
 
 import gast
 
@@ -47,7 +46,7 @@ from ..rules import records
 from .activity import _NONDIFF_OPS, scatter_add_args
 from .forward_calls import CallTangents
 from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
-from .in_place import argument_sharing_check, updated_parameters
+from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
 from .callees import method_call
 
@@ -428,11 +427,10 @@ def forward(node, source, wrt, refs, callees):
     # differentiated integers are reals, except in srcad's own code (trip counts, a rule helper's axes)
     entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_srcads()]
     checked, mutated, deep = updated_parameters(body, params, mutated_in_place(body), source)
-    sharing = argument_sharing_check(checked, params, source, refs)
+    sharing = argument_sharing_check(checked, params, source, refs, deep)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
-    entry += [A.assign(p, gast.Call(func=A.load(refs("deepcopy", copy.deepcopy) if p in deep
-                                                else refs("copy_value", runtime.copy_value)),
-                                    args=[A.load(p)], keywords=[])) for p in sorted(mutated)]
+    entry += [A.assign(p, deep_copy(source, refs, p) if p in deep else gast.Call(
+        func=A.load(refs("copy_value", runtime.copy_value)), args=[A.load(p)], keywords=[])) for p in sorted(mutated)]
     for p in wrt:
         fw.state[p] = SHARED
         if p in mutated:  # the caller's tangent must not change either

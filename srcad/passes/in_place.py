@@ -28,7 +28,7 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from ..errors import check_list_slice
-from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
+from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store, copy_for_calls
 from .binding import builtin_call, helper_call
 from .memory import updated_arguments
 from .shape_values import Spec
@@ -90,7 +90,7 @@ def updated_parameters(body, params, updated, source):
     return checked | reached, copied | by_calls, by_calls
 
 
-def argument_sharing_check(updated, params, source, ref):
+def argument_sharing_check(updated, params, source, ref, deep=()):
     """The statement ``check_unshared_arguments(...)`` a compiled function starts with where it
     updates the parameters ``updated`` in place (``updated_parameters``): against its other
     parameters and the arrays, lists, tuples, dicts and objects the function and the functions
@@ -100,13 +100,23 @@ def argument_sharing_check(updated, params, source, ref):
         return None
     updated = sorted(updated)
     names = updated + [p for p in params if p not in updated]
+    copied_whole = tuple(k for k, p in enumerate(updated) if p in deep)
     where = f"{source.filename}:{getattr(source.node, 'lineno', None) or '?'}: "
     return gast.Expr(value=gast.Call(
         func=A.load(ref("check_unshared_arguments", check_unshared_arguments)),
         args=[gast.Tuple(elts=[A.const(n) for n in names], ctx=gast.Load()),
               gast.Tuple(elts=[A.load(n) for n in names], ctx=gast.Load()), A.const(len(updated)), A.const(where),
-              A.load(ref(f"{source.node.name}_function", source.fn))],
+              A.load(ref(f"{source.node.name}_function", source.fn))]
+        + ([gast.Tuple(elts=[A.const(k) for k in copied_whole], ctx=gast.Load())] if copied_whole else []),
         keywords=[]))
+
+
+def deep_copy(source, ref, param):
+    """``copy_for_calls(param, where)``: the copy a compiled function starts with of a parameter
+    a call it runs as written may change (``sharing.copy_for_calls``)."""
+    where = f"{source.filename}:{getattr(source.node, 'lineno', None) or '?'}: "
+    return gast.Call(func=A.load(ref("copy_for_calls", copy_for_calls)), args=[A.load(param), A.const(where)],
+                     keywords=[])
 
 
 def _calls_for_effect_or_helpers(body):

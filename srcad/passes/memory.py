@@ -34,13 +34,15 @@ and loop passes do).
 ['v']
 """
 import contextlib
+import copy
 import threading
 import types
 
 import gast
 
 from .. import astutil as A
-from .. import registry
+from .. import registry, runtime
+from ..sharing import copy_for_calls
 from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
                     stores_in_a_global, updates_first_argument, value_reads)
@@ -230,7 +232,7 @@ class _Flow(Values):
                               "references to other values, whose updates srcad cannot follow; use a list, or an "
                               "array of numbers", s)
         nondiff = observes_nothing(rhs)
-        observe = not nondiff and not shape_query(rhs)
+        observe = not nondiff and not shape_query(rhs) and not _copies(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             # the call's own read of its receiver is not an earlier statement's: observe it after
@@ -264,8 +266,8 @@ class _Flow(Values):
             state = self.bind(state, target.id, memory, s)
             if made:
                 state.made.add(id(s))
-            if not nondiff and not isinstance(rhs, _DISPLAYS):  # a display's derivative reads only its adjoint
-                state.observed |= memory.own
+            if not nondiff and not isinstance(rhs, _DISPLAYS) and not _copies(rhs):
+                state.observed |= memory.own  # (a display's derivative, a copy's or a name's reads only its adjoint)
             return state
         if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
             if id(s) in state.made:
@@ -345,6 +347,12 @@ class _Flow(Values):
                 changed = []  # HISTORY.append(y) changes the list only (refused if y carries a derivative)
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             changed = [call.func.value]  # y.fill(v), L.insert(i, v), L.pop(i): the arguments are only read
+        elif callee is not None and callee.kind == "method" and isinstance(call.func.value, gast.Name):
+            # obj.step() of an object srcad does not know may change it: srcad runs it as written, on a
+            # copy where the object is (or is held by) an argument
+            reached = {loc for loc in self.memory(state, call.func.value).all() if loc[0] in ("arg", "arg-item")}
+            self.mutated |= reached
+            self.by_calls |= reached
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
@@ -418,6 +426,16 @@ class _Flow(Values):
 
 
 _MAX_SPLITS = 16
+
+
+def _copies(rhs):
+    """Is ``rhs`` a name, or a copy (``copy_value``, ``copy.deepcopy``, ``copy_for_calls``),
+    whose derivative reads no value?"""
+    if isinstance(rhs, gast.Name):
+        return True
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return callee is not None and callee.kind == "object" and (
+        callee.obj is copy_for_calls or callee.obj is copy.deepcopy or callee.obj is runtime.copy_value)
 
 
 def _join(a, b):

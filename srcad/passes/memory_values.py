@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import runtime
+from ..sharing import copy_for_calls
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS,
                     INDEX_ARRAY_FUNCTIONS, LISTS_OF_VIEWS, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
                     VIEWS_OF_ARRAYS, copies, is_in, is_ufunc)
@@ -197,7 +198,7 @@ class Values:
             if obj is runtime.copy_value:
                 copied = self.memory(state, call.args[0])
                 return Memory(new, copied.inner, copied.array)
-            if obj is copy.deepcopy and len(call.args) == 1:  # new memory all the way down
+            if (obj is copy.deepcopy and len(call.args) == 1) or obj is copy_for_calls:  # new memory all the way down
                 return Memory(new, frozenset(), self.memory(state, call.args[0]).array)
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(

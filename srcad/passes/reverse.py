@@ -29,7 +29,6 @@ def f_adjoint(x, v=None):
     dx = d_t1 * np.cos(x)
     return finish(dx, x)
 """
-import copy
 
 import gast
 
@@ -38,7 +37,7 @@ from .. import registry
 from ..errors import NoRuleError, no_attribute_rule
 from ..rules import records
 from .activity import scatter_add_args
-from .in_place import argument_sharing_check, updated_parameters
+from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
 from .reverse_calls import Calls, call_results
 from .reverse_loops import Loops, binding_counts, mark_defined_before_loops
@@ -318,9 +317,9 @@ def reverse(node, source, wrt, refs, callees):
              if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
              and not source.is_srcads()]
     checked, mutated, deep = updated_parameters(body, params, mutated_names(body), source)
-    sharing = argument_sharing_check(checked, params, source, refs)
+    sharing = argument_sharing_check(checked, params, source, refs, deep)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
-    entry += [A.assign(p, rv.call("deepcopy", copy.deepcopy, A.load(p)) if p in deep
+    entry += [A.assign(p, deep_copy(source, refs, p) if p in deep
                        else rv.call("copy_value", runtime.copy_value, A.load(p))) for p in sorted(mutated)]
     fwd = _line_comments(entry + rv.forward(body), source)
     out = ret.value

@@ -13,6 +13,7 @@ import numpy as np
 from .. import runtime
 from ..arguments import snapshot
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from ..sharing import copy_for_calls
 from ..runtime import in_place_cast, in_place_result, into_dtype_of
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, einsum_grad, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
@@ -50,6 +51,17 @@ def copy_vjp(y, v):
 @register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
+
+
+# copy_for_calls: a compiled function's copy of an argument a call it runs as written may change
+@register_vjp(copy_for_calls)
+def copy_for_calls_vjp(y, value, where):
+    d[value] += d[y]
+
+
+@register_jvp(copy_for_calls)
+def copy_for_calls_jvp(y, value, where):
+    t[y] += copy_grad(t[value])
 
 
 @register_vjp(in_place_result, zero="old")  # old's shape and dtype only: its value is in new
