@@ -18,6 +18,7 @@ from .compile import compile_function, guards_hold
 from .errors import ArgumentError
 from .guards import GuardList, protocol_array_key
 from .passes.shapes import arg_spec, spec_key
+from .passes.shape_values import freeze
 from .pipeline import param_names
 from .protocol import protocol_array
 from .source import capture, trampoline
@@ -124,7 +125,12 @@ class CompiledCache:
         values = args if len(args) == len(params) and not kwargs else _with_defaults(fn, params, args, kwargs)
         if specialised and values is not None:
             specs = {p: arg_spec(a) for p, a in zip(params, values)}
-            compiled = compile_function(fn, names, containers, specs, key, classes=classes, for_numba=for_numba)
+            # (the defaults' specs are the compiled code's too: another function of the same code, or
+            # the same after its defaults are rebound, may have others)
+            compile_key = key if values is args else key + (("defaults",) + tuple(
+                (p, freeze(specs[p])) for p in params[len(args):] if p not in kwargs),)
+            compiled = compile_function(fn, names, containers, specs, compile_key, classes=classes,
+                                        for_numba=for_numba)
         else:  # many shapes seen: one generic version that checks shapes at run time
             compiled = compile_function(fn, names, containers, classes=classes, for_numba=for_numba)
         self._compiled = compiled
@@ -146,7 +152,7 @@ def _with_defaults(fn, params, args, kwargs):
     """The value of each parameter of ``fn`` in a call with ``args`` and ``kwargs``, its default
     where it is left out: code specialised on their shapes (the key holds the arguments given;
     a default's shape is the same at every call while ``fn.__defaults__``, which the guards
-    watch, is: a number, a string, None, an array or a tuple of them). None where a parameter
+    watch, is: a number, a string, None or a tuple of them). None where a parameter
     has no such value, or ``fn`` takes ``*args``, ``**kwargs`` or keyword-only parameters."""
     code = fn.__code__
     if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
@@ -169,10 +175,11 @@ def _with_defaults(fn, params, args, kwargs):
 
 
 def _fixed_shape(value):
-    """Can ``value``, held as a default, never change shape or type in place?"""
+    """Can ``value``, held as a default, never change shape or type in place? (Not an array:
+    ``a.shape = ...`` and ``a.resize(...)`` change its shape in place.)"""
     if isinstance(value, tuple):
         return all(_fixed_shape(v) for v in value)
-    return value is None or isinstance(value, (bool, int, float, complex, str, np.ndarray, np.generic))
+    return value is None or isinstance(value, (bool, int, float, complex, str, np.generic))
 
 
 MISS = object()  # what ``fast_entry``'s function returns for arguments it does not take

@@ -60,15 +60,18 @@ def copy_for_calls(value, where):
     (a helper filling a list of your buffers, a method doing ``self.W *= 0.5``), so that your
     lists, dicts and objects are left as they were. Raise, at the user's line ``where``, where
     Python cannot copy it, or where the copy still shares memory with it (a ``__deepcopy__``
-    that keeps an array, or returns the object itself)."""
+    that keeps an array, or returns the object itself). A library's objects inside it (a logger,
+    a random generator) are not copied: the call advances your generator as Python would."""
     import copy
 
     import numpy as np
 
     if type(value) is np.ndarray:
         return value.copy()
+    library = []  # a library's objects (a logger, a random generator) stay shared, as Python shares them
+    _Reach().held(value, library)
     try:
-        new = copy.deepcopy(value)
+        new = copy.deepcopy(value, {id(o): o for o in library})
     except Exception as exc:  # noqa: BLE001 (a lock, a generator, an object whose __getattr__ raises)
         raise _error(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
                      f"copies it first (your objects never change), and copy.deepcopy cannot copy it "
@@ -151,12 +154,14 @@ class _Reach:
         self.functions = []
         self.read = set()  # the functions read so far
 
-    def held(self, value):
+    def held(self, value, library=None):
         """``(arrays, ids, objects)`` in ``value``: the arrays (of numbers); the ids of the lists,
         dicts and other mutable collections (one list passed twice shares no array, but is one
         list; the caller holds them alive while the ids are compared); and the ids of those and
         of your objects, which a deep copy separates from their other holders. What a class
-        holds is shared by all its objects: its arrays count, not its ids. Nothing of yours is
+        holds is shared by all its objects, and what a library's object (a logger, a random
+        generator) holds is its own: their arrays count, not their ids (``library``, if given,
+        gets those objects). Nothing of yours is
         run (no ``__iter__``, ``values()``, property or ``__getattr__`` of a class of yours)."""
         import collections.abc
         import types
@@ -198,16 +203,24 @@ class _Reach:
                     for k in item.__mro__:
                         if not _installed_class(k):
                             todo.extend((v, False) for n, v in vars(k).items() if not n.startswith("__"))
-                elif not isinstance(item, types.ModuleType):  # (a module is read by attribute names only)
+                elif isinstance(item, types.ModuleType):  # (read by attribute names only: read_by_code)
+                    if library is not None:
+                        library.append(item)
+                else:
                     found = _contents(item)
                     yours = not _installed_class(item.__class__)
-                    if counted and (yours or isinstance(item, (list, dict, set, collections.abc.MutableMapping,
-                                                               collections.abc.MutableSequence))):
+                    collection = isinstance(item, (collections.abc.Collection, collections.abc.Mapping))
+                    if counted and (yours or collection) and not isinstance(item, (tuple, frozenset)):
                         objects.add(id(item))
                         if not yours or isinstance(item, (list, dict, set)):
                             mutable.add(id(item))
                     if yours:
                         todo.append((item.__class__, False))
+                    elif not collection:  # a library's object (a logger, a generator): its own, shared as it is
+                        if library is not None:
+                            library.append(item)
+                        todo.extend((f, False) for f in found)
+                        continue
             except Exception:  # noqa: BLE001 (a weak proxy's object gone, a buffer NumPy cannot read...)
                 continue
             todo.extend((f, counted) for f in found)

@@ -2,6 +2,7 @@
 refused at the user's line; each it can is differentiated right (finite differences, joint
 adjoint, vjp pullback called twice, forward mode)."""
 import linecache
+import math
 
 import numpy as np
 import pytest
@@ -441,3 +442,38 @@ def kept_across_updates(x):
 
 def test_an_alias_updated_on_a_path_that_does_not_break_is_still_refused():
     refused(kept_across_updates, X3, line_text="acc += 1.0", message="shares memory")
+
+
+def updated_in_a_handler(x):
+    a = x * 2.0
+    b = a[1:]
+    try:
+        t = math.sqrt(x[0])
+    except ValueError:
+        a += 1.0  # changes b too (a view)
+        t = 0.0
+    return np.sum(b * b) + t
+
+
+def test_an_update_in_an_except_handler_is_checked():
+    # probe 20D: the try region's flag (set True before the body, False where it raises) was
+    # taken for a flag known True, and the handler for code that never runs: 52 where Python gives 74
+    refused(updated_in_a_handler, np.array([-1.0, 2.0, 3.0]), line_text="a += 1.0", message="shares memory")
+
+
+def row_chosen_by_a_branch(x):
+    S = x * 1.0
+    if x[0, 0] < 0:
+        r = S[0]
+    else:
+        r = S[1]
+    r *= 2.0  # doubles the row r is, S[1] here
+    S[0] = r
+    return np.sum(S * S)
+
+
+def test_a_store_after_an_update_through_a_name_bound_on_two_paths_is_refused():
+    # probe 20D (also in the code before): the facts after the branch kept one path's binding of
+    # r (S[0]), so the store S[0] = r seemed to overwrite what r *= 2.0 changed: 125 for Python's 200
+    refused(row_chosen_by_a_branch, np.array([[1.0, 2.0], [3.0, 4.0]]), line_text="r *= 2.0",
+            message="shares memory")

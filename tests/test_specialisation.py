@@ -78,11 +78,11 @@ def test_dtypes_are_part_of_the_specialisation():
         f.grad(np.ones(3, int), np.ones(3))
 
 
-def _rk2(y, n=3, dt=0.05, scale=np.array([1.0, 0.5])):
+def _rk2(y, n=3, dt=0.05, scale=(1.0, 0.5)):
     for _ in range(n):
-        k1 = np.array([y[1], -np.sin(y[0])]) * scale
+        k1 = np.array([y[1], -np.sin(y[0])]) * np.array(scale)
         mid = y + dt * k1
-        k2 = np.array([mid[1], -np.sin(mid[0])]) * scale
+        k2 = np.array([mid[1], -np.sin(mid[0])]) * np.array(scale)
         y = y + 0.5 * dt * (k1 + k2)
     return np.sum(y ** 2)
 
@@ -121,3 +121,37 @@ def test_a_rebound_default_is_seen():
         np.testing.assert_allclose(f(np.ones(4) * 0.5), (1 - np.tanh(0.5) ** 2) * np.ones(4))
     finally:
         _weighted.__defaults__ = kept
+
+
+def _weights_of(k):
+    def weighted(x, k=k):
+        return np.sum(np.tanh(x[:len(k)]) * np.array(k))
+    return weighted
+
+
+def test_code_specialised_on_a_default_is_not_reused_for_another_default():
+    # probe 20D: functions of one code with defaults of other shapes (a factory), and a function
+    # whose defaults are rebound, were given the code compiled for the first one's default
+    x = np.array([0.1, 0.2, 0.3])
+    two, three = _weights_of((1.0, 2.0)), _weights_of((1.0, 2.0, 3.0))
+    np.testing.assert_allclose(srcad.grad(two)(x), [1 - np.tanh(0.1) ** 2, 2 * (1 - np.tanh(0.2) ** 2), 0.0])
+    np.testing.assert_allclose(srcad.grad(three)(x), (1 - np.tanh(x) ** 2) * [1.0, 2.0, 3.0])
+    f = srcad.grad(two)
+    two.__defaults__ = ((3.0,),)
+    np.testing.assert_allclose(f(x), [3 * (1 - np.tanh(0.1) ** 2), 0.0, 0.0])
+
+
+def _reshaped_default(x, W=np.ones((3, 1))):
+    return np.sum(np.tanh(x) * W)
+
+
+def test_an_array_default_reshaped_in_place_is_read_at_run_time():
+    x = np.array([0.1, 0.2, 0.3])
+    g = srcad.grad(_reshaped_default)
+    g(x)
+    W = _reshaped_default.__defaults__[0]
+    try:
+        W.shape = (3,)
+        np.testing.assert_allclose(g(x), 1 - np.tanh(x) ** 2)
+    finally:
+        W.shape = (3, 1)

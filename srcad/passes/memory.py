@@ -73,7 +73,9 @@ class _State:
         stale = dict(other.stale)
         stale.update(self.stale)
         bound = dict(other.bound)
-        bound.update(self.bound)
+        for n, b in self.bound.items():  # a name bound differently on the two paths: by neither binding
+            a = bound.get(n)
+            bound[n] = b if a is None or a == b else (max(a[0], b[0]), None)
         flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
         return _State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags)
 
@@ -136,10 +138,15 @@ class _Flow(Values):
     def stmt(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s, self.names_read(s.test), state)
-            known = state.flags.get(s.test.id) if isinstance(s.test, gast.Name) else None
-            if known is not None:  # a flag known on this path: one branch runs
+            # a flag known on this path, checking: one branch runs
+            region = isinstance(s.test, gast.Name) and A.anno(s.test, "region") is not None
+            known = state.flags.get(s.test.id) if self.check and isinstance(s.test, gast.Name) else None
+            if known is not None and not region:
                 return self.block(s.body if known else s.orelse, state)
-            return _join(self.block(s.body, state.copy()), self.block(s.orelse, state))
+            after = _join(self.block(s.body, state.copy()), self.block(s.orelse, state))
+            if region and after is not None:  # a try region's flag turns False where its body raises
+                after.flags.pop(s.test.id, None)
+            return after
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if self.recording and self.on_statement is not None:
