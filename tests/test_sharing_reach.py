@@ -344,21 +344,12 @@ def ticks(x, clock, world):
 
 class Field:
     def __init__(self):
-        self.u = np.ones(3)
+        self.W = np.ones(3)
 
     def __deepcopy__(self, memo):  # a copy that keeps the array
         new = Field.__new__(Field)
-        new.u = self.u
+        new.W = self.W
         return new
-
-
-def _halve(field):
-    field.u *= 0.5
-
-
-def halved(x, field):
-    _halve(field)
-    return np.sum(x * field.u)
 
 
 class Locked:
@@ -368,12 +359,12 @@ class Locked:
         self.W = np.ones(2)
 
 
-def _scale(model):
+def _halve(model):
     model.W *= 0.5
 
 
-def scaled(x, model):
-    _scale(model)
+def halved(x, model):
+    _halve(model)
     return np.sum(x * model.W)
 
 
@@ -398,11 +389,11 @@ def test_what_a_deep_copy_cannot_separate_is_refused():
     field = Field()
     with pytest.raises(UnsupportedCaseError, match="still shares memory"):
         srcad.grad(halved)(np.ones(3), field)
-    np.testing.assert_array_equal(field.u, np.ones(3))
+    np.testing.assert_array_equal(field.W, np.ones(3))
     with pytest.raises(UnsupportedCaseError, match="copy.deepcopy cannot copy it"):
-        srcad.grad(scaled)(x, Uncopyable())
+        srcad.grad(halved)(x, Uncopyable())
     locked = Locked()  # a library's object inside (a lock) is shared, as Python shares it; W is copied
-    np.testing.assert_allclose(srcad.grad(scaled)(x, locked), 0.5 * np.ones(2))
+    np.testing.assert_allclose(srcad.grad(halved)(x, locked), 0.5 * np.ones(2))
     np.testing.assert_array_equal(locked.W, np.ones(2))
     check_grads(reads_locked, (x, Locked()))
 

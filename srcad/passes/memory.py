@@ -11,7 +11,7 @@ run (``new``) or earlier ones (``old``), so the array ``un = u.copy()`` makes in
 a loop is not last pass's. ``passes.aliasing`` checks the primal with it;
 ``passes.record_values`` runs it on the forward sweep (``memory_flow``).
 
-The facts at a program point (``_State``) are updated in place as statements are read, so a
+The facts at a program point (``memory_state.State``) are updated in place as statements are read, so a
 statement costs what it touches, not the size of the state: a state passed to ``block`` or
 ``stmt`` belongs to them, and a caller that needs the facts afterwards passes a copy (branches
 and loop passes do).
@@ -33,55 +33,19 @@ and loop passes do).
 >>> sorted(n for n, m in state.names.items() if n != "y" and m.all() & state.names["y"].own)  # sharing y's memory
 ['v']
 """
-import contextlib
 import copy
-import threading
-import types
 
 import gast
 
 from .. import astutil as A
-from .. import registry, runtime
+from .. import runtime
 from ..sharing import copy_for_calls
 from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
                     stores_in_a_global, updates_first_argument, value_reads)
+from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
+from .memory_summaries import helper_summary, summaries_kept
 from .memory_values import Memory, Values, bind_call
-
-
-class _State:
-    """The facts at one program point: memory of each name, names whose memory another
-    name updated (``stale``: name -> update statement), and memory earlier statements read."""
-
-    __slots__ = ("names", "stale", "observed", "bound", "made", "flags")
-
-    def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None):
-        self.names = dict(names or {})
-        self.flags = dict(flags or {})  # name -> the True or False it holds on every path here
-        self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
-        self.observed = set(observed)
-        self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
-        self.made = set(made)  # statements whose ("new", id) location may appear here: only those can age
-
-    def copy(self):
-        return _State(self.names, self.stale, self.observed, self.bound, self.made, self.flags)
-
-    def join(self, other):
-        names = dict(self.names)
-        for n, m in other.names.items():
-            names[n] = names[n] | m if n in names else m
-        stale = dict(other.stale)
-        stale.update(self.stale)
-        bound = dict(other.bound)
-        for n, b in self.bound.items():  # a name bound differently on the two paths: by neither binding
-            a = bound.get(n)
-            bound[n] = b if a is None or a == b else (max(a[0], b[0]), None)
-        flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
-        return _State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags)
-
-    def __eq__(self, other):
-        return (self.names == other.names and self.stale.keys() == other.stale.keys()
-                and self.observed == other.observed and self.flags == other.flags)
 
 
 class Refusal(Exception):
@@ -102,7 +66,7 @@ class _Flow(Values):
         self.on_statement = on_statement  # called with (statement, state before) in the final pass
         self.recording = True
         self.bindings = 0
-        self.splits = 0  # blocks followed path by path (``block``), bounded by _MAX_SPLITS
+        self.splits = 0  # blocks followed path by path (``block``), bounded by MAX_SPLITS
         self.breaks = []  # per loop being read, checking: the facts at each break of its body
         self.mutated = set()  # every location an in-place update may reach
         self.by_calls = set()  # ... that a call srcad runs as written may reach (a helper's own update)
@@ -111,7 +75,7 @@ class _Flow(Values):
         self.holders = {}
 
     def summary(self, fn):
-        return _helper_summary(fn)
+        return helper_summary(fn, _summary_flow)
 
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
@@ -123,7 +87,7 @@ class _Flow(Values):
             if self.check and isinstance(s, gast.Break) and self.breaks:
                 self.breaks[-1].append(state)
                 return None
-            if self.check and self.splits < _MAX_SPLITS and _sets_a_tested_flag(s, stmts[k + 1:]):
+            if self.check and self.splits < MAX_SPLITS and sets_a_tested_flag(s, stmts[k + 1:]):
                 # ``if c: ...; skip = True`` then ``if not skip: ...``: the rest of the block is
                 # followed on each path, where the flag is known (a return or break out of a
                 # loop, lowered to flags, does not meet the updates after it)
@@ -131,7 +95,7 @@ class _Flow(Values):
                 self.reads(s, self.names_read(s.test), state)
                 rest = list(stmts[k + 1:])
                 taken = self.block(list(s.body) + rest, state.copy())
-                return _join(taken, self.block(list(s.orelse) + rest, state))
+                return join(taken, self.block(list(s.orelse) + rest, state))
             state = self.stmt(s, state)
         return state
 
@@ -143,7 +107,7 @@ class _Flow(Values):
             known = state.flags.get(s.test.id) if self.check and isinstance(s.test, gast.Name) else None
             if known is not None and not region:
                 return self.block(s.body if known else s.orelse, state)
-            after = _join(self.block(s.body, state.copy()), self.block(s.orelse, state))
+            after = join(self.block(s.body, state.copy()), self.block(s.orelse, state))
             if region and after is not None:  # a try region's flag turns False where its body raises
                 after.flags.pop(s.test.id, None)
             return after
@@ -153,7 +117,7 @@ class _Flow(Values):
             self.on_statement(s, state)
         if isinstance(s, gast.Assign):
             if isinstance(s.targets[0], gast.Name):
-                _note_flag(state, s.targets[0].id, s.value)
+                note_flag(state, s.targets[0].id, s.value)
             return self.assign(s, state)
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.effect(s, state)
@@ -177,7 +141,7 @@ class _Flow(Values):
             self.breaks.append([])
             end = self.block(s.body, inside)
             breaks = self.breaks.pop()
-            joined = _join(entry, end)
+            joined = join(entry, end)
             if joined == entry:
                 break
             entry = joined
@@ -206,6 +170,7 @@ class _Flow(Values):
         state.stale.pop(name, None)
         self.bindings += 1
         state.bound[name] = (self.bindings, s)
+        state.ambiguous.discard(name)
         return state
 
     def age(self, state, here):
@@ -253,7 +218,7 @@ class _Flow(Values):
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
-        summary = _helper_summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
             # read those arrays afterwards (it would see them changed without srcad)
@@ -340,7 +305,7 @@ class _Flow(Values):
         # its receiver if it is a known in-place method (a.sort())
         changed = [a for a in call.args if isinstance(a, gast.Name)]
         if callee is not None and callee.kind == "object":
-            summary = _helper_summary(callee.obj)
+            summary = self.summary(callee.obj)
             if summary is not None:  # a user function: the arguments it updates in place
                 bound = bind_call(callee.obj, call) or {}
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
@@ -389,7 +354,8 @@ class _Flow(Values):
         sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in unbound)]
         for other, m in sharers:
             if other not in exempt and m.all() & changed and other not in state.stale:
-                state.stale[other] = (name, s, state.bound.get(name))
+                # (the binding of the name updated through, where one statement made it on every path)
+                state.stale[other] = (name, s, None if name in state.ambiguous else state.bound.get(name))
         if stored is not None and stored.all():  # a list keeps what is stored in it
             added = stored.all()
             state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
@@ -432,9 +398,6 @@ class _Flow(Values):
         raise Refusal((updated, name, made, later[2], line), update)
 
 
-_MAX_SPLITS = 16
-
-
 def _copies(rhs):
     """Is ``rhs`` a name, or a copy (``copy_value``, ``copy.deepcopy``, ``copy_for_calls``),
     whose derivative reads no value?"""
@@ -445,124 +408,15 @@ def _copies(rhs):
         callee.obj is copy_for_calls or callee.obj is copy.deepcopy or callee.obj is runtime.copy_value)
 
 
-def _join(a, b):
-    """The facts after two paths, either of which may reach nothing (None)."""
-    if a is None:
-        return b
-    return a if b is None else a.join(b)
-
-
-def _flag_value(state, rhs):
-    """The True or False ``rhs`` is on every path to ``state``, or None."""
-    if isinstance(rhs, gast.Constant) and isinstance(rhs.value, bool):
-        return rhs.value
-    if isinstance(rhs, gast.UnaryOp) and isinstance(rhs.op, gast.Not) and isinstance(rhs.operand, gast.Name):
-        known = state.flags.get(rhs.operand.id)
-        return None if known is None else not known
-    return None
-
-
-def _note_flag(state, name, rhs):
-    value = _flag_value(state, rhs)
-    if value is None:
-        state.flags.pop(name, None)
-    else:
-        state.flags[name] = value
-
-
-def _sets_a_tested_flag(s, rest):
-    """Is ``s`` an ``if`` that sets a name to True or False in a branch, a name that (or its
-    negation) an ``if`` among the statements ``rest`` after it tests?"""
-    if not isinstance(s, gast.If):
-        return False
-    set_here = {t.targets[0].id for t in list(s.body) + list(s.orelse)
-                if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
-                and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
-    if not set_here:
-        return False
-    for t in rest:
-        if (isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.UnaryOp)
-                and isinstance(t.value.op, gast.Not) and isinstance(t.value.operand, gast.Name)
-                and t.value.operand.id in set_here):
-            set_here.add(t.targets[0].id)
-        if isinstance(t, gast.If) and isinstance(t.test, gast.Name) and t.test.id in set_here:
-            return True
-    return False
-
-
-# (function, code) -> (parameters its result may share, parameters it updates in place), kept
-# only while one analysis runs (a call site in a loop is met on every pass, and each helper is
-# read once): a summary read later could describe bindings that have since changed, and a
-# lasting table would keep every function alive.
-_SUMMARIES = threading.local()
-
-
-@contextlib.contextmanager
-def _summaries_kept():
-    outermost = getattr(_SUMMARIES, "table", None) is None
-    if outermost:
-        _SUMMARIES.table = {}
-    try:
-        yield _SUMMARIES.table
-    finally:
-        if outermost:
-            _SUMMARIES.table = None
-
-
-def _plain_function(obj):
-    fn = getattr(obj, "__srcad_function__", obj)
-    if not isinstance(fn, types.FunctionType) or registry.lookup(registry.VJP, obj) is not None:
-        return None
-    return None if registry.is_nondifferentiable(obj) else fn
-
-
-def _helper_summary(obj):
-    """For a user function srcad reads the source of: which parameters' memory its result
-    may share, and which parameters' memory it updates in place. None if unknown (then
-    its result may share all its arguments' memory)."""
-    fn = _plain_function(obj)
-    if fn is None:
-        return None
-    with _summaries_kept() as table:
-        return _summarise(fn, table)
-
-
-def _summarise(fn, table):
-    key = (fn, fn.__code__)
-    if key in table:
-        return table[key]
-    table[key] = None  # recursion: unknown while it is being read
-    from ..errors import SrcadError
-    from ..source import capture
-    from .normalize import normalize
-    from .resolve_calls import resolve_calls
-
-    try:
-        source = capture(fn)
-        node = normalize(resolve_calls(source.node, source), source)
-    except (SrcadError, SyntaxError, OSError, TypeError):
-        return None
-    args = node.args
-    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
-        return None
-    params = [a.id for a in args.args]
-    returned = []
-
-    def at_return(s, state):
-        if isinstance(s, gast.Return):
-            returned.append(flow.memory(state, s.value).all())
-
-    flow = _Flow(params, node.body, check=False, on_statement=at_return)
-    flow.block(node.body, _State())
-    reached = frozenset().union(*returned)
-    shared = {p for p in params if reached & {("arg", p), ("arg-item", p)}}
-    updated = {p for p in params if flow.mutated & {("arg", p), ("arg-item", p)}}
-    table[key] = (shared, updated)
-    return table[key]
-
-
-
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
+
+
+def _summary_flow(params, body, at_return):
+    """The facts after a helper's ``body`` (``memory_summaries``): where an update may reach
+    (``mutated``) and, through ``at_return(statement, state, flow)``, what it returns."""
+    flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow))
+    flow.block(body, State())
+    return flow
 
 
 def describe_call(call):
@@ -575,11 +429,11 @@ def describe_call(call):
 
 def memory_flow(stmts, params, on_statement):
     """Run the memory analysis over ``stmts`` without refusing anything; ``on_statement``
-    gets every simple statement with the facts before it (``_State``). Returns the set of
+    gets every simple statement with the facts before it (``memory_state.State``). Returns the set of
     locations in-place updates may reach."""
     flow = _Flow(params, stmts, check=False, on_statement=on_statement)
-    with _summaries_kept():
-        flow.block(stmts, _State())
+    with summaries_kept():
+        flow.block(stmts, State())
     return flow.mutated
 
 
@@ -589,8 +443,8 @@ def updated_arguments(stmts, params):
     updating what it is given, ``rng.shuffle(a)``), which srcad runs as written where it
     carries no derivative: the caller's array, unless the parameter is copied first."""
     flow = _Flow(params, stmts, check=False)
-    with _summaries_kept():
-        flow.block(stmts, _State())
+    with summaries_kept():
+        flow.block(stmts, State())
     reaching = [{p for p in params if locations & {("arg", p), ("arg-item", p)}}
                 for locations in (flow.mutated, flow.by_calls)]
     return tuple(reaching)
@@ -610,6 +464,6 @@ def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=()):
     object a global name denotes (types and modules hold nothing an update reaches), ``numbers``
     the parameters given Python numbers (immutable: no update reaches them either), ``keyed``
     those given dicts whose keys are strings."""
-    with _summaries_kept():
+    with summaries_kept():
         _Flow(params, stmts, check=True, arrays=arrays, lookup=lookup, numbers=numbers, keyed=keyed).block(
-            stmts, _State())
+            stmts, State())

@@ -1,0 +1,98 @@
+"""The facts the memory analysis (``passes.memory``) keeps at a program point, and how the
+facts of two paths join.
+
+``State`` holds, for each name, the abstract memory its value owns and reaches, the names
+another name's update made stale, the memory earlier statements read, and the names known to
+hold True or False on every path (jump flags, which the refusing check follows path by path:
+``sets_a_tested_flag``). ``join`` of two paths keeps what holds on both; a path that reaches
+nothing (after a ``break``) is None.
+
+>>> a, b = State(flags={"skip": True}), State(flags={"skip": False})
+>>> join(a, None).flags, join(a, b).flags
+({'skip': True}, {})
+"""
+import gast
+
+class State:
+    """The facts at one program point: memory of each name, names whose memory another
+    name updated (``stale``: name -> update statement), and memory earlier statements read."""
+
+    __slots__ = ("names", "stale", "observed", "bound", "made", "flags", "ambiguous")
+
+    def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None, ambiguous=()):
+        self.names = dict(names or {})
+        self.flags = dict(flags or {})  # name -> the True or False it holds on every path here
+        self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
+        self.observed = set(observed)
+        self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
+        self.made = set(made)  # statements whose ("new", id) location may appear here: only those can age
+        self.ambiguous = set(ambiguous)  # names bound by other statements on the paths joined here
+
+    def copy(self):
+        return State(self.names, self.stale, self.observed, self.bound, self.made, self.flags, self.ambiguous)
+
+    def join(self, other):
+        names = dict(self.names)
+        for n, m in other.names.items():
+            names[n] = names[n] | m if n in names else m
+        stale = dict(other.stale)
+        stale.update(self.stale)
+        bound = dict(other.bound)
+        bound.update(self.bound)  # (for hints: one of the bindings)
+        ambiguous = self.ambiguous | other.ambiguous | {n for n, b in self.bound.items()
+                                                        if other.bound.get(n, b) != b}
+        flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
+        return State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags, ambiguous)
+
+    def __eq__(self, other):
+        return (self.names == other.names and self.stale.keys() == other.stale.keys()
+                and self.observed == other.observed and self.flags == other.flags
+                and self.ambiguous == other.ambiguous)
+
+
+MAX_SPLITS = 16  # blocks a refusing check follows path by path, per function
+
+
+def join(a, b):
+    """The facts after two paths, either of which may reach nothing (None)."""
+    if a is None:
+        return b
+    return a if b is None else a.join(b)
+
+
+def _flag_value(state, rhs):
+    """The True or False ``rhs`` is on every path to ``state``, or None."""
+    if isinstance(rhs, gast.Constant) and isinstance(rhs.value, bool):
+        return rhs.value
+    if isinstance(rhs, gast.UnaryOp) and isinstance(rhs.op, gast.Not) and isinstance(rhs.operand, gast.Name):
+        known = state.flags.get(rhs.operand.id)
+        return None if known is None else not known
+    return None
+
+
+def note_flag(state, name, rhs):
+    value = _flag_value(state, rhs)
+    if value is None:
+        state.flags.pop(name, None)
+    else:
+        state.flags[name] = value
+
+
+def sets_a_tested_flag(s, rest):
+    """Is ``s`` an ``if`` that sets a name to True or False in a branch, a name that (or its
+    negation) an ``if`` among the statements ``rest`` after it tests?"""
+    if not isinstance(s, gast.If):
+        return False
+    set_here = {t.targets[0].id for t in list(s.body) + list(s.orelse)
+                if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
+                and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
+    if not set_here:
+        return False
+    for t in rest:
+        if (isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.UnaryOp)
+                and isinstance(t.value.op, gast.Not) and isinstance(t.value.operand, gast.Name)
+                and t.value.operand.id in set_here):
+            set_here.add(t.targets[0].id)
+        if isinstance(t, gast.If) and isinstance(t.test, gast.Name) and t.test.id in set_here:
+            return True
+    return False
