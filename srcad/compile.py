@@ -423,9 +423,10 @@ def _at_the_call(exc, fn, source, node, register):
     code = getattr(unwrap(fn), "__code__", None)
     from .registry import describe
 
-    if code is not None and srcad_file(code.co_filename) and source.is_generated():
-        # a rule's helper met while differentiating srcad's own code again: say so at the
-        # generated line, which the error maps back to the user's
+    srcads = code is not None and (srcad_file(code.co_filename) or code.co_filename.startswith(GENERATED_FILENAME))
+    if srcads and source.is_generated():
+        # a rule's helper (or code srcad generated for one) met while differentiating srcad's own
+        # code again: say so at the generated line, which the error maps back to the user's
         return source.syntax_error(
             f"srcad takes no derivative of the derivative of {describe(fn)} (second order: hvp, hessian, "
             f"grad of grad): {str(exc).splitlines()[0].split(': ', 1)[-1]}", node)

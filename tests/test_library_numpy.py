@@ -248,6 +248,17 @@ def test_second_order_refused_inside_a_rule_helper_names_the_users_line():
         srcad.hvp(cubed)(R(3, 3), np.ones((3, 3)))
 
 
+def _norm_of_powers(x):
+    return np.linalg.norm(np.array([x, 1.0, x ** 2]))
+
+
+def test_third_order_refused_inside_generated_helper_code_names_the_users_line():
+    """At third order the refusal is met in the code srcad generated for a rule's helper: it
+    named srcad's rule module; it names the user's line (probe 20B)."""
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"test_library_numpy.py:\d+: srcad takes no derivative"):
+        srcad.grad(srcad.grad(srcad.grad(_norm_of_powers)))(0.6)
+
+
 # ---- refusals ----------------------------------------------------------------------------------
 
 def complex_product(x):
