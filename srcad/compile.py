@@ -423,7 +423,9 @@ def _at_the_call(exc, fn, source, node, register):
     code = getattr(unwrap(fn), "__code__", None)
     from .registry import describe
 
-    srcads = code is not None and (srcad_file(code.co_filename) or code.co_filename.startswith(GENERATED_FILENAME))
+    inside_srcad = srcad_file(getattr(exc, "filename", None) or "")  # (not the user's line already)
+    srcads = code is not None and (srcad_file(code.co_filename)
+                                   or code.co_filename.startswith(GENERATED_FILENAME) and inside_srcad)
     if srcads and source.is_generated():
         # a rule's helper (or code srcad generated for one) met while differentiating srcad's own
         # code again: say so at the generated line, which the error maps back to the user's
