@@ -49,7 +49,7 @@ def check_unshared_arguments(names, values, updated, where, function, deep=()):
         for j in range(len(held)):
             mine, theirs = held[i], held[j]
             if j != i and (any(_overlap(a, b) for a in mine[0] for b in theirs[0]) or mine[ids] & theirs[2]):
-                raise _error(
+                raise UnsupportedCaseError(
                     f"{where}this function updates its argument '{names[i]}' in place, and '{names[j]}' shares "
                     f"memory with it here: srcad updates a copy (your arrays never change), so '{names[j]}' would "
                     f"not see the update; pass arrays that share nothing (a copy of one of them)")
@@ -69,18 +69,18 @@ def copy_for_calls(value, where):
     if type(value) is np.ndarray:
         return value.copy()
     library = []  # a library's objects (a logger, a random generator) stay shared, as Python shares them
-    _Reach().held(value, library)
+    reach = _Reach()
+    theirs = reach.held(value, library)
     try:
         new = copy.deepcopy(value, {id(o): o for o in library})
     except Exception as exc:  # noqa: BLE001 (a lock, a generator, an object whose __getattr__ raises)
-        raise _error(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
+        raise UnsupportedCaseError(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
                      f"copies it first (your objects never change), and copy.deepcopy cannot copy it "
                      f"({type(exc).__name__}: {exc}); pass the arrays it holds as arguments, or have the call "
                      "return what it changes") from None
-    reach = _Reach()
-    ours, theirs = reach.held(new), reach.held(value)
+    ours = reach.held(new)
     if ours[2] & theirs[2] or any(_overlap(a, b) for a in ours[0] for b in theirs[0]):
-        raise _error(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
+        raise UnsupportedCaseError(f"{where}a call srcad runs as written may change this function's argument in place, so srcad "
                      "copies it first (your objects never change), but its copy (copy.deepcopy) still shares memory "
                      "with it (a __deepcopy__ that keeps an array, or returns the object itself); pass the arrays "
                      "it holds as arguments, or have the call return what it changes")
@@ -124,12 +124,8 @@ def _refuse_shared(others, item, what):
     array ``item``."""
     for other in _Reach().held(others)[0]:
         if _overlap(other, item):
-            raise _error(f"{what}: srcad differentiates an update of one item alone; give each item an array of its "
+            raise UnsupportedCaseError(f"{what}: srcad differentiates an update of one item alone; give each item an array of its "
                          "own ([np.zeros(n) for _ in range(k)], z.copy())")
-
-
-def _error(message):
-    return UnsupportedCaseError(message)
 
 
 def _overlap(a, b):
@@ -161,8 +157,8 @@ class _Reach:
         of your objects, which a deep copy separates from their other holders. What a class
         holds is shared by all its objects, and what a library's object (a logger, a random
         generator) holds is its own: their arrays count, not their ids (``library``, if given,
-        gets those objects). Nothing of yours is
-        run (no ``__iter__``, ``values()``, property or ``__getattr__`` of a class of yours)."""
+        gets those objects). Nothing of yours is run (no ``__iter__``, ``values()``, property
+        or ``__getattr__`` of a class of yours)."""
         import collections.abc
         import types
         import weakref
@@ -281,10 +277,7 @@ def _reflective(code, code_names):
 
     if not code_names & _REFLECTIVE:
         return False
-    todo = [code]
-    while todo:
-        c = todo.pop()
-        todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+    for c in _nested(code):
         for op in dis.get_instructions(c):
             if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval in _REFLECTIVE:
                 return True
@@ -295,12 +288,16 @@ def _reflective(code, code_names):
 
 def _code_names(code):
     """The names ``code`` and the code nested in it hold (globals, attributes, methods)."""
-    found, todo = set(), [code]
+    return {name for c in _nested(code) for name in c.co_names}
+
+
+def _nested(code):
+    """``code`` and the code objects nested in it (comprehensions, lambdas, inner functions)."""
+    todo = [code]
     while todo:
         c = todo.pop()
-        found.update(c.co_names)
         todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
-    return found
+        yield c
 
 
 def _contents(item):

@@ -37,7 +37,6 @@ def f_jvp(x, c, x_dot):
         y_dot = zeros_like(y)
     return y, finish_tangent(y_dot, y)
 """
-
 import gast
 
 from .. import astutil as A

@@ -45,7 +45,7 @@ def list_slice_check(norm, base, index, new, node):
     """The statement ``check_list_slice(base, slice(...), new, where)`` that ``normalize`` puts
     before ``base[a:b] = new`` (``errors.check_list_slice``: a list must keep its length)."""
     bounds = [A.deepcopy(b) if b is not None else A.const(None) for b in (index.lower, index.upper, index.step)]
-    where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
+    where = _where(norm.source, node)
     return gast.Expr(value=helper_call("check_list_slice", check_list_slice, A.load(base),
                                        builtin_call("slice", *bounds), A.deepcopy(new), A.const(where)))
 
@@ -54,7 +54,7 @@ def unshared_item_check(norm, base, index, node):
     """The statement ``check_unshared_item(base, index, where)`` that ``normalize`` puts before
     ``base[index] op= e`` (``sharing.check_unshared_item``: on a list or dict, no other item holds
     the array updated in place)."""
-    where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
+    where = _where(norm.source, node)
     return gast.Expr(value=helper_call("check_unshared_item", check_unshared_item, A.load(base),
                                        A.deepcopy(index), A.const(where)))
 
@@ -63,7 +63,7 @@ def unshared_store_check(norm, base, index, value, node):
     """The statement ``check_unshared_store(base, index, value, where)`` that ``normalize`` puts
     before ``base[index] = value`` (index None: ``base.append(value)``) where an item of
     ``base`` is updated in place somewhere in the function (``sharing.check_unshared_store``)."""
-    where = f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: "
+    where = _where(norm.source, node)
     return gast.Expr(value=helper_call("check_unshared_store", check_unshared_store, A.load(base),
                                        A.deepcopy(index) if index is not None else A.const(None), A.deepcopy(value),
                                        A.const(where)))
@@ -101,7 +101,7 @@ def argument_sharing_check(updated, params, source, ref, deep=()):
     updated = sorted(updated)
     names = updated + [p for p in params if p not in updated]
     copied_whole = tuple(k for k, p in enumerate(updated) if p in deep)
-    where = f"{source.filename}:{getattr(source.node, 'lineno', None) or '?'}: "
+    where = _where(source, source.node)
     return gast.Expr(value=gast.Call(
         func=A.load(ref("check_unshared_arguments", check_unshared_arguments)),
         args=[gast.Tuple(elts=[A.const(n) for n in names], ctx=gast.Load()),
@@ -114,9 +114,14 @@ def argument_sharing_check(updated, params, source, ref, deep=()):
 def deep_copy(source, ref, param):
     """``copy_for_calls(param, where)``: the copy a compiled function starts with of a parameter
     a call it runs as written may change (``sharing.copy_for_calls``)."""
-    where = f"{source.filename}:{getattr(source.node, 'lineno', None) or '?'}: "
+    where = _where(source, source.node)
     return gast.Call(func=A.load(ref("copy_for_calls", copy_for_calls)), args=[A.load(param), A.const(where)],
                      keywords=[])
+
+
+def _where(source, node):
+    """``"file:line: "`` of ``node`` in ``source``, which the run-time checks begin their messages with."""
+    return f"{source.filename}:{getattr(node, 'lineno', None) or '?'}: "
 
 
 def _calls_for_effect_or_helpers(body):

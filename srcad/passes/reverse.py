@@ -29,7 +29,6 @@ def f_adjoint(x, v=None):
     dx = d_t1 * np.cos(x)
     return finish(dx, x)
 """
-
 import gast
 
 from .. import astutil as A
