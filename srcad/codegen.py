@@ -8,6 +8,7 @@ value stacks, the arrays it restores in place and the values it pops and then re
 place, so it can be called again. The pair's trees and text are made and compiled when first
 needed (``Generated.ensure_pair``): ``grad`` and ``adjoint`` never pay for them.
 """
+import copy
 import dataclasses
 
 import gast
@@ -45,6 +46,24 @@ class Generated:
             self.pair_module_source = factory_source(self.factory_params, [self.forward_source, self.backward_source],
                                                      [f"{self.name}_forward", f"{self.name}_backward"])
             self.make_pair = None
+
+
+def _with_element_facts(node):
+    """A shallow copy of ``node`` where each read of one array element (annotation
+    ``"one_element"``, from ``passes.record_values``) is an annotated assignment,
+    ``a: np.float64 = S[i, j]``. Python evaluates no annotation of a local variable; srcad,
+    differentiating this code again, reads the fact back (``passes.normalize``)."""
+    if isinstance(node, gast.Assign) and A.anno(node.value, "one_element") is not None:
+        scalar = gast.Attribute(value=A.load("np"), attr=A.anno(node.value, "one_element").type.__name__,
+                                ctx=gast.Load())
+        return gast.AnnAssign(target=node.targets[0], annotation=scalar, value=node.value, simple=1)
+    if not isinstance(node, (gast.FunctionDef, gast.If, gast.For, gast.While, gast.Try, gast.With, gast.ExceptHandler)):
+        return node
+    node = copy.copy(node)
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        if isinstance(getattr(node, field, None), list):
+            setattr(node, field, [_with_element_facts(s) for s in getattr(node, field)])
+    return node
 
 
 def _stored_names(stmts):
@@ -223,7 +242,7 @@ def codegen(node, source, module):
 
         stop_gradient = module.ref("stop_gradient", stop_gradient_function)
     joint.body = joint_fwd + rev
-    joint_source = A.to_source(joint)
+    joint_source = A.to_source(_with_element_facts(joint))
     # the pair is made from these statements when first needed: they must not hold the user's
     # objects meanwhile; what the pair reads off modules is what they read (guarded now)
     forward_defaults, out = list(source.node.args.defaults), A.deepcopy(out)

@@ -38,3 +38,13 @@ def logsumexp_loop(a):
     for i in range(len(a)):
         total += np.exp(a[i] - largest)
     return np.log(total) + largest
+
+
+def table_recursion(x, gamma):
+    """A table filled cell by cell from its neighbours, as dynamic programming does."""
+    n = x.shape[0]
+    R = np.zeros(n + 1)
+    for i in range(1, n + 1):
+        a = R[i - 1]
+        R[i] = min(a, gamma) + x[i - 1] * a
+    return R[n]

@@ -20,6 +20,7 @@ CASES = {
     "branch": (g.branch, 0, (np.ones(3), 1.0)),
     "logsumexp_loop": (g.logsumexp_loop, 0, (np.ones(6),)),
     "mlp_loss_generic": (g.mlp_loss, (0, 1), None),
+    "table_recursion": (g.table_recursion, 0, (np.ones(4), 0.5)),
 }
 
 

@@ -37,6 +37,37 @@ def literal_index(node):
     return None
 
 
+
+def reads_one_element(base_spec, index, spec_of):
+    """Is ``base[index]`` one element of a numeric array, a NumPy scalar that shares no memory
+    with it? True only where ``base_spec`` (a ``shapes.Spec``) has as many dimensions as the
+    index has parts, each an integer literal or a name whose spec (``spec_of(name)``) is an
+    integer scalar: no slice, ``None``, ``...``, boolean or array index. (An element of a
+    structured or object array is a view or the object itself: not numeric, so never.)"""
+    shape, dtype = getattr(base_spec, "shape", ()), getattr(base_spec, "dtype", None)
+    parts = index.elts if isinstance(index, gast.Tuple) else [index]
+    if not shape or len(shape) != len(parts) or dtype is None or dtype.kind not in "biufc":
+        return False
+    for part in parts:
+        if literal_index(part) is not None:
+            continue
+        spec = spec_of(part.id) if isinstance(part, gast.Name) else None
+        if getattr(spec, "shape", None) != () or spec.dtype.kind not in "iu":
+            return False
+    return True
+
+
+def element_annotation(annotation):
+    """The dtype of ``np.float64`` (a numeric NumPy scalar type) written as an annotation, as
+    ``codegen`` writes an element read (``a: np.float64 = S[i, j]``); else None."""
+    if (isinstance(annotation, gast.Attribute) and isinstance(annotation.value, gast.Name)
+            and annotation.value.id == "np"):
+        scalar = getattr(np, annotation.attr, None)
+        if isinstance(scalar, type) and issubclass(scalar, (np.number, np.bool_)):
+            return np.dtype(scalar)
+    return None
+
+
 # NumPy functions whose result is new memory (no view of an argument, nothing kept): a
 # vector passed to one is made an array again for the call
 _NEW_RESULTS = frozenset(map(id, (np.sum, np.mean, np.prod, np.dot, np.vdot, np.inner, np.outer, np.max, np.min,

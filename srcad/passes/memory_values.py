@@ -160,6 +160,8 @@ class Values:
                 return Memory(base.own | new, array=True), True
             return Memory(base.all() | new, base.inner), True
         if isinstance(rhs, gast.Subscript):
+            if A.anno(rhs, "one_element") is not None:  # a NumPy scalar (``record_values``): no view
+                return Memory(new, array=True), True
             base = self.memory(state, rhs.value)
             own = new if self.advanced(rhs.slice) else base.all() | new
             return Memory(own, base.inner, base.array), True

@@ -48,6 +48,7 @@ from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .in_place import augmented_assignment, list_slice_check, unshared_store_check
 from .inline import (check_named_exprs, check_no_function_values, inline_call, inline_comprehension, lambda_def,
                      unknown_function)
+from .item_forms import element_annotation
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
@@ -200,7 +201,14 @@ class _Normalizer:
 
     def stmt_AnnAssign(self, s, out):
         if s.value is not None:
+            start = len(out)
             self.assign_to(s.target, s.value, out)
+            dtype = element_annotation(s.annotation)
+            if dtype is not None and self.source.is_generated():
+                # srcad's own fact, ``a: np.float64 = S[i, j]`` (``codegen``): one element, no view
+                reads = [t.value for t in out[start:] if isinstance(t, gast.Assign) and isinstance(t.value, gast.Subscript)]
+                if reads:
+                    A.set_anno(reads[-1], "one_element", dtype)
 
     def stmt_Assign(self, s, out):
         if isinstance(s.value, gast.Lambda) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):

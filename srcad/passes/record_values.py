@@ -28,6 +28,7 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from .callees import Callee
+from .item_forms import reads_one_element
 from .memory import may_change_later, memory_flow
 from .simplify import tidy
 
@@ -64,6 +65,21 @@ class _Sharing:
         if may_change_later(memory.own, self.mutated):
             return gast.Call(func=A.load(copy_value), args=[value], keywords=[])
         return value
+
+
+def _mark_element_reads(fwd, specs):
+    """Annotate ``"one_element"`` (its dtype) on each read ``a = S[i, j]`` of one element of an
+    array the forward sweep stores into (``S[k, l] = ...``), where ``specs`` prove it: a NumPy
+    scalar, which no later store changes, so the memory analysis need not copy it. Code
+    generation writes the fact into the source (``a: np.float64 = S[i, j]``), where srcad
+    reads it back when it differentiates that code again (``passes.normalize``)."""
+    stored = {s.targets[0].value.id for s in A.walk_statements(fwd) if isinstance(s, gast.Assign)
+              and isinstance(s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)}
+    for s in A.walk_statements(fwd):
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript)
+                and isinstance(s.value.value, gast.Name) and s.value.value.id in stored
+                and reads_one_element(specs.get(s.value.value.id), s.value.slice, specs.get)):
+            A.set_anno(s.value, "one_element", specs[s.value.value.id].dtype)
 
 
 def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
@@ -180,11 +196,13 @@ def record_values(node, refs):
     fwd = _finish_with_entry_values(fwd, rev, params, refs, namer)
     copy_value = refs("copy_value", runtime.copy_value)
     deep_copy = refs("deepcopy", copy.deepcopy)
+    specs = A.anno(node, "specs") or {}
+    _mark_element_reads(fwd, specs)
     facts = _Sharing(fwd, params)
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
     needed, snapshots = _needed_restores(rev, facts.sharers)
-    needed -= _hoist_loop_invariants(fwd, facts, params, A.anno(node, "specs") or {})
+    needed -= _hoist_loop_invariants(fwd, facts, params, specs)
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
 
@@ -274,7 +292,7 @@ def record_values(node, refs):
     if snapshots:
         fwd = with_snapshots(fwd)
         # what is saved is what the snapshots left: a value copied before an update that
-        # reaches its memory is saved as it is (R[i - 1, j] in a loop that stores R[i, j])
+        # reaches its memory is saved as it is (R[i - 1, :] in a loop that stores R[i, :])
         facts = _Sharing(fwd, params)
     # a value saved before its first assignment (in a loop, or in a branch not taken) is None
     fwd = rewrite(fwd, "save")

@@ -31,9 +31,9 @@ def extremum_(y, a, *rest, key=None, default=None):
     argument passed twice, ``min(a, t, t)``, gets it once)."""
     if rest:
         taken = a is y
-        d[a] += d[y] * taken
+        d[a] += d[y] if taken else 0.0  # not d[y] * taken: an infinite d[y] times False is NaN
         for k, r in enumerate(rest):
-            d[r] += d[y] * (r is y and not taken)
+            d[r] += d[y] if r is y and not taken else 0.0
             if k < len(rest) - 1:
                 taken = taken or r is y
     else:
