@@ -4,7 +4,9 @@
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
 """
+import copy
 import math
+import numbers
 import types
 from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 
@@ -16,7 +18,7 @@ from .compile import compile_jvp
 from .dispatch import generated_params
 from .batch_runtime import Unbatchable
 from .batching import batched_backward
-from .errors import CotangentError, SrcadError, WrtError
+from .errors import CotangentError, SrcadError, UnsupportedCaseError, WrtError
 from .passes.shape_values import arg_spec, argument_kinds
 from .pytrees import is_node, leaves, rebuild
 from .source import capture
@@ -289,7 +291,13 @@ def _batched_block(rows, y, x):
 
 
 def _forward_jacobian(fun, args, positions, inputs, single):
+    """One jvp per input entry. Every run but the last gets copies of the other arguments, so
+    each starts from the state the caller gave (a random generator draws the same numbers, an
+    object's counter the same count) and the caller's objects change once, as in one call of
+    ``fun``; runs whose values still differ (``np.random``'s global state, a global counter)
+    are refused: the columns would be the derivatives of different functions."""
     y, columns = None, {}
+    runs = sum(math.prod(np.shape(leaf)) for x in inputs for leaf in leaves(x))
     for k, (p, x) in enumerate(zip(positions, inputs)):
         x_leaves = leaves(x)
         for j, x_leaf in enumerate(x_leaves):
@@ -299,7 +307,17 @@ def _forward_jacobian(fun, args, positions, inputs, single):
                            for m, other in enumerate(x_leaves)]
                 tangents = [None] * len(args)
                 tangents[p] = rebuild(x, tangent) if is_node(x) else e
-                y, y_dot = jvp(fun, args, tangents)
+                runs -= 1
+                y_run, y_dot = jvp(fun, args if not runs else _fresh_state(args, positions), tangents)
+                if y is not None and not _same_values(y, y_run):
+                    raise UnsupportedCaseError(
+                        f"{where(fun)} gave different values on two runs with the same arguments (it draws random "
+                        "numbers or changes state it reads, such as np.random's global generator or a global "
+                        "counter): a forward-mode Jacobian or Hessian runs "
+                        "it once per input entry, so its columns would be the derivatives of different functions; "
+                        "pass the random values (or a np.random.Generator) in as an argument, or use "
+                        "jacobian(f, mode='rev')")
+                y = y_run
                 columns[k, j].append(leaves(y_dot))
     if y is None:  # no argument has entries
         y = fun(*args)
@@ -307,6 +325,27 @@ def _forward_jacobian(fun, args, positions, inputs, single):
                 for j, x_leaf in enumerate(leaves(x))] for k, x in enumerate(inputs)]
               for i, y_leaf in enumerate(leaves(y))]
     return _assemble(y, inputs, blocks, single)
+
+
+def _fresh_state(args, positions):
+    """``args`` with every argument but those at ``positions`` deep-copied where Python can
+    copy it (a generator's state included), else as it is (then ``_same_values`` decides)."""
+    copied = list(args)
+    for i, a in enumerate(args):
+        if i not in positions and not isinstance(a, (np.ndarray, numbers.Number, str, type(None))):
+            try:
+                copied[i] = copy.deepcopy(a)
+            except Exception:
+                pass
+    return copied
+
+
+def _same_values(a, b):
+    """Do the two results hold equal values (NaN equal to NaN), item by item?"""
+    a_leaves, b_leaves = leaves(a), leaves(b)
+    return len(a_leaves) == len(b_leaves) and all(
+        np.shape(u) == np.shape(w) and np.array_equal(u, w, equal_nan=np.asarray(u).dtype.kind in "fc")
+        for u, w in zip(a_leaves, b_leaves))
 
 
 @api_boundary

@@ -477,3 +477,56 @@ def test_a_store_after_an_update_through_a_name_bound_on_two_paths_is_refused():
     # r (S[0]), so the store S[0] = r seemed to overwrite what r *= 2.0 changed: 125 for Python's 200
     refused(row_chosen_by_a_branch, np.array([[1.0, 2.0], [3.0, 4.0]]), line_text="r *= 2.0",
             message="shares memory")
+
+
+# ---- copy= passed by position; one element read from a table filled cell by cell ------------
+
+def nan_to_num_in_place(x):
+    y = np.exp(x)
+    z = np.nan_to_num(y, False)  # copy=False by position: z is y itself
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+def astype_in_place(x):
+    y = np.exp(x)
+    z = y.astype(np.float64, "K", "unsafe", True, False)  # copy=False by position: z is y itself
+    z[0] = 5.0
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("f,text", [(nan_to_num_in_place, "z[0] = 5.0"), (astype_in_place, "z[0] = 5.0")])
+def test_copy_false_by_position_is_an_alias(f, text):
+    # probe 21A: only copy=False by keyword was read; by position the result counted as new
+    # memory, so the store through z was no update of y: grad[0] 6.5 where Python's slope is 5.0
+    message = refused(f, X3, line_text=text, message="shares memory with 'y'")
+    assert ".copy()" in message
+
+
+def table_recursion(x):
+    n = x.shape[0]
+    R = np.zeros(n + 1)
+    for i in range(1, n + 1):
+        a = R[i - 1]
+        R[i] = np.sin(a) + x[i - 1] * a + x[i - 1] ** 2
+    return R[n]
+
+
+def element_kept_across_stores(x):
+    R = np.zeros(3)
+    R[0] = x[0] * x[1]
+    a = R[0]
+    R[1] = np.sin(a)
+    return R[1] + x[2] * R[0]
+
+
+@pytest.mark.parametrize("f", [table_recursion, element_kept_across_stores])
+def test_an_element_read_before_its_table_is_stored_into(f):
+    # an element of a float array is a NumPy scalar, which no store changes: the forward sweep
+    # keeps it without a copy and says so in the code (``a: np.float64 = R[i - 1]``), which the
+    # derivative of the derivative reads back instead of refusing the store as an alias
+    checked(f, X3)
+    check_second_order(f, (X3,))
+    d = srcad.differentiable(f)
+    d.grad(X3)
+    assert "a: np.float64 = R[" in d.adjoint_source and "copy_value(a)" not in d.adjoint_source, d.adjoint_source

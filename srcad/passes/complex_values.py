@@ -32,6 +32,7 @@ Traceback (most recent call last):
 srcad.errors.SrcadSyntaxError: ...complex...
 """
 import builtins
+import sys
 import types
 
 import gast
@@ -41,9 +42,11 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from ..naming import BUILTIN
-from .fresh import PLAIN_ATTRIBUTES
+from ..sharing import installed_file
+from .fresh import PLAIN_ATTRIBUTES, call_argument
 from .callees import Callee
 from .shape_values import Spec
+from .user_text import UserText
 
 #: calls that may return a complex value for real operands
 _COMPLEX_MAKERS = {np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2, np.fft.ifft2,
@@ -77,6 +80,12 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     complex_names = _may_be_complex(statements, source, local)
     complex_names |= {n for s in statements for n in _operands(s)
                       if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
+    # a dtype srcad cannot read now (a parameter, your global, an argument's attribute) may
+    # make a complex value each time the function runs: where one would reach a rule right
+    # for real values only, the made value is checked when it is made
+    unknown = _unknown_dtypes(statements, source, local, {a.id for a in node.args.args})
+    maybe_complex = _may_be_complex(statements, source, local, {id(s) for s in unknown}) if unknown else set()
+    check_dtypes = False
     fixed_real = _real_array_parameters(node, specs)
     unverified = _unverified(statements, active, local, source, fixed_real)
     for n in A.walk(node) if unverified else ():  # srcad's own objects (a record's class) are no user values
@@ -92,6 +101,8 @@ def check_complex(node, source, ref, mode="rev", specs=None):
         operation = _operation(s)
         if _right_for_complex(operation, mode):
             continue
+        check_dtypes |= bool((operands | target) & maybe_complex) and not _scaled_by_real_constant(
+            s, operation, maybe_complex, active)
         if (operands | target) & complex_names and not _scaled_by_real_constant(s, operation, complex_names, active):
             raise source.syntax_error(
                 f"srcad differentiates complex values only through {registry.COMPLEX_SAFE_SUMMARY}; "
@@ -99,11 +110,14 @@ def check_complex(node, source, ref, mode="rev", specs=None):
                 "np.imag (or np.abs) of the complex value first, or differentiate its real and imaginary "
                 "parts as separate real arrays", A.anno(s, "origin") or s)
         needs_real.add(id(s))
-    _insert_checks(node, needs_real, unverified, source, ref)
+    made_real = {id(s) for s in unknown if _target(s) & maybe_complex} if check_dtypes else set()
+    _insert_checks(node, needs_real, unverified, made_real, source, ref)
     return node
 
 
-def _may_be_complex(statements, source, local):
+def _may_be_complex(statements, source, local, assumed=frozenset()):
+    """Names that may hold complex values; the statements whose ids are ``assumed`` are taken
+    to make them."""
     # names bound to a string: a string names a dtype only where a dtype is read ('F' is also
     # an order, 'ij,j->' a subscript)
     strings = {}
@@ -119,7 +133,7 @@ def _may_be_complex(statements, source, local):
             target = _target(s)
             if target is None or target <= found:
                 continue
-            if _makes_complex(s, found, source, local, strings):
+            if id(s) in assumed or _makes_complex(s, found, source, local, strings):
                 found |= target
                 changed = True
     return found
@@ -167,6 +181,38 @@ def _makes_complex(s, found, source, local, strings):
            for n in gast.walk(rhs)):
         return True
     return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
+
+
+def _unknown_dtypes(statements, source, local, params):
+    """The statements ``y = call(...)`` whose call is given a dtype srcad cannot read when it
+    makes the code: only a literal, a local name bound to literals or to ``v.dtype`` (complex
+    where ``v`` may be), ``float``/``int``/``bool`` and a library's type (``np.float64``) are
+    read now; a parameter, a global of yours (rebound later), an argument's attribute are not."""
+    bindings = {}
+    for s in statements:
+        for name in _target(s) or ():
+            one = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            bindings.setdefault(name, []).append(s.value if one else None)
+
+    def known(d):
+        if isinstance(d, gast.Constant):
+            return True
+        if isinstance(d, gast.Attribute):  # np.float64, v.dtype
+            return d.attr == "dtype" or _library_module(d.value, source, local) is not None
+        if not isinstance(d, gast.Name) or d.id in params:
+            return False
+        if d.id in local:
+            return all(isinstance(v, gast.Constant) or isinstance(v, gast.Attribute) and known(v)
+                       for v in bindings.get(d.id, [None]))
+        return d.id in ("float", "int", "bool") and d.id not in source.globals and d.id not in source.closure
+
+    found = []
+    for s in statements:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
+            dtype = call_argument(s.value, "dtype") if A.anno(s.value, "callee") is not None else None
+            if dtype is not None and not known(dtype):
+                found.append(s)
+    return found
 
 
 def _complex_dtype(node, strings):
@@ -244,7 +290,7 @@ def _unverified(statements, active, local, source, fixed_real=frozenset()):
         target = _target(s)
         if target is not None and target & active:
             read |= _operands(s)
-    return {n: _user_text(made_outside[n].value) if n in made_outside else n
+    return {n: made_outside[n].value if n in made_outside else A.load(n)
             for n in read if n not in active and (n in made_outside or n not in local and not _code(source, n))}
 
 
@@ -263,14 +309,24 @@ def _code(source, name):
 
 
 def _module_constant(rhs, source, local):
-    """``np.pi``, ``math.e``: a real number a module defines."""
-    if not isinstance(rhs.value, gast.Name) or rhs.value.id in local:
-        return False
+    """``np.pi``, ``math.e``: a real number a library defines (a module of yours may rebind
+    its numbers, ``cfg.C = 1j``, after the code is made: those are checked when it runs)."""
+    owner = _library_module(rhs.value, source, local)
+    return owner is not None and isinstance(getattr(owner, rhs.attr, None), (float, int))
+
+
+def _library_module(atom, source, local):
+    """The installed or built-in module ``atom`` names (``np``, ``math``), else None."""
+    if not isinstance(atom, gast.Name) or atom.id in local:
+        return None
     try:
-        owner = source.lookup(rhs.value.id)
+        owner = source.lookup(atom.id)
     except Exception:
-        return False
-    return isinstance(owner, types.ModuleType) and isinstance(getattr(owner, rhs.attr, None), (float, int))
+        return None
+    if not isinstance(owner, types.ModuleType):
+        return None
+    filename = getattr(owner, "__file__", None)
+    return owner if (installed_file(filename) if filename else owner.__name__ in sys.builtin_module_names) else None
 
 
 def _known_real(obj):
@@ -281,10 +337,23 @@ def _known_real(obj):
             or registry.is_nondifferentiable(obj))
 
 
-def _insert_checks(node, needs_real, names, source, ref):
-    if not names:
+def _insert_checks(node, needs_real, names, made_real, source, ref):
+    """``runtime.real_constant`` of each value in ``names`` a statement in ``needs_real``
+    reads, before it; and of what each statement in ``made_real`` makes, after it."""
+    if not names and not made_real:
         return
     check = ref("real_constant", runtime.real_constant)
+    user = UserText(node, source)
+
+    def checked(s, name, value, advice):
+        origin = A.anno(s, "origin") or s
+        message = (f"{source.filename}:{getattr(origin, 'lineno', '?')}: '{user.value(value)}' is complex; srcad "
+                   f"differentiates real values only here: {advice}")
+        call = gast.Call(func=A.load(check), args=[A.load(name), A.const(message)], keywords=[])
+        A.set_anno(call, "callee", Callee("object", obj=runtime.real_constant, name="real_constant"))
+        new = gast.copy_location(gast.Expr(value=call), s)
+        A.set_anno(new, "origin", origin)
+        return new
 
     def visit(block):
         out = []
@@ -293,26 +362,15 @@ def _insert_checks(node, needs_real, names, source, ref):
                 if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
                     visit(inner)
             if id(s) in needs_real:
-                for name in sorted(_operands(s) & set(names)):
-                    origin = A.anno(s, "origin") or s
-                    where = f"{source.filename}:{getattr(origin, 'lineno', '?')}"
-                    message = (f"{where}: '{names[name]}' is complex; srcad differentiates real values only "
-                               "here: take np.real/np.imag of it first, or pass its real and imaginary parts "
-                               "separately")
-                    call = gast.Call(func=A.load(check), args=[A.load(name), A.const(message)], keywords=[])
-                    A.set_anno(call, "callee", Callee("object", obj=runtime.real_constant, name="real_constant"))
-                    new = gast.copy_location(gast.Expr(value=call), s)
-                    A.set_anno(new, "origin", origin)
-                    out.append(new)
+                out.extend(checked(s, name, names[name], "take np.real/np.imag of it first, or pass its real and "
+                                   "imaginary parts separately") for name in sorted(_operands(s) & set(names)))
             out.append(s)
+            if id(s) in made_real:
+                out.append(checked(s, s.targets[0].id, s.value, "its dtype is read when the function "
+                                   "runs; pass a real dtype, or take np.real/np.imag of the value first"))
         block[:] = out
 
     visit(node.body)
-
-
-def _user_text(rhs):
-    """A value as the user wrote it (``o.c``, ``helper(t)``), for messages."""
-    return A.to_source(rhs).strip()
 
 
 def _target(s):

@@ -226,50 +226,54 @@ def is_ufunc(obj):
     return isinstance(obj, np.ufunc)
 
 
-def _out_position(call):
-    """The index of the positional parameter ``out`` of the function ``call`` calls, or None."""
+def _parameter_position(call, name):
+    """The index among ``call``'s positional arguments of the function's parameter ``name``
+    (``out``, ``copy``), or None where it cannot be passed by position or is not known."""
     callee = A.anno(call, "callee")
     shift = 0
     if callee.kind == "object":
         fn = callee.obj
-    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
-        fn, shift = getattr(np, callee.name, None), 1
+    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like ndarray.cumsum(x, axis, dtype, out)
+        fn, shift = getattr(np.ndarray, callee.name, None) or getattr(np, callee.name, None), 1
     else:
         return None
     if fn is None:
         return None
     if is_ufunc(fn):
-        return fn.nin - shift
+        return fn.nin - shift if name == "out" else None
     try:
         params = list(inspect.signature(fn).parameters.values())  # (a NumPy function: its implementation's)
     except (TypeError, ValueError):
         return None
     for i, p in enumerate(params):
-        if p.name == "out" and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+        if p.name == name and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             return i - shift
+    return None
+
+
+def call_argument(call, name):
+    """What ``call`` passes for the parameter ``name``, by keyword or by position, or None."""
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    position = _parameter_position(call, name)
+    if position is not None and position >= 0 and not any(isinstance(a, gast.Starred) for a in call.args):
+        if len(call.args) > position:
+            return call.args[position]
     return None
 
 
 def out_argument(call):
     """The ``out`` argument a call writes into (``out=a`` or passed by position), or None."""
-    for k in call.keywords:
-        if k.arg == "out" and not (isinstance(k.value, gast.Constant) and k.value.value is None):
-            return k.value
-    position = _out_position(call)
-    if position is not None and position >= 0 and not any(isinstance(a, gast.Starred) for a in call.args):
-        if len(call.args) > position:
-            arg = call.args[position]
-            if not (isinstance(arg, gast.Constant) and arg.value is None):
-                return arg
-    return None
+    arg = call_argument(call, "out")
+    return None if arg is None or isinstance(arg, gast.Constant) and arg.value is None else arg
 
 
 def copies(call):
-    """False if the call is asked not to copy (``copy=False``)."""
-    for k in call.keywords:
-        if k.arg == "copy" and not (isinstance(k.value, gast.Constant) and k.value.value is True):
-            return False
-    return True
+    """False if the call may be asked not to copy: ``copy=`` anything but a literal True, by
+    keyword or by position (``np.nan_to_num(y, False)`` returns ``y`` itself)."""
+    arg = call_argument(call, "copy")
+    return arg is None or isinstance(arg, gast.Constant) and arg.value is True
 
 
 def observes_nothing(rhs):

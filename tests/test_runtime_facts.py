@@ -1,0 +1,159 @@
+"""Facts srcad cannot read when it makes the code are checked when the code runs (probes 21A,
+21B): a dtype given as a parameter, a default, an argument's attribute or a global of yours
+may make a complex value on any call; a number a module of yours defines may be rebound; a
+function run once per input entry by a forward-mode Jacobian may draw new random numbers on
+each run. Each gave a plausible wrong gradient before; each is now right or refused."""
+import sys
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import UnsupportedCaseError
+
+X = np.array([0.3, 0.7])
+
+
+def numeric_gradient(f, x, *rest, eps=1e-6):
+    return np.array([(f(x + eps * e, *rest) - f(x - eps * e, *rest)) / (2 * eps) for e in np.eye(len(x))])
+
+
+# ---- dtypes read when the function runs -------------------------------------------------------
+
+def by_parameter(x, dt):
+    return np.sum(np.imag(np.sqrt(x.astype(dt) - 1.0)))
+
+
+def by_default(x, dt=np.complex128):
+    return np.sum(np.imag(np.sqrt(np.asarray(x, dt) - 1.0)))
+
+
+def by_keyword(x, dt):
+    y = np.zeros(2, dtype=dt) + x - 1.0
+    return np.sum(np.imag(np.sqrt(y)))
+
+
+class Options:
+    dt = "complex128"
+
+
+def by_attribute(x, opts):
+    return np.sum(np.imag(np.sqrt(x.astype(opts.dt) - 1.0)))
+
+
+DT = "float64"
+
+
+def by_global(x):
+    return np.sum(np.imag(np.sqrt(x.astype(DT) - 1.0)))
+
+
+@pytest.mark.parametrize("f,rest,text", [
+    (by_parameter, ("complex128",), "x.astype(dt)"),
+    (by_default, (), "np.asarray(x, dt)"),
+    (by_keyword, (np.dtype("c16"),), "np.zeros(2, dtype=dt)"),
+    (by_attribute, (Options(),), "x.astype(opts.dt)"),
+])
+def test_a_complex_dtype_read_when_the_function_runs_is_refused(f, rest, text):
+    # the real-only rule of np.sqrt ran on complex values: [0.598, 0.913] for [-0.598, -0.913]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        with pytest.raises(UnsupportedCaseError) as info:
+            srcad.grad(f)(X, *rest)
+    message = str(info.value)
+    assert f"'{text}' is complex" in message and __file__ in message and "pass a real dtype" in message
+
+
+def test_a_global_dtype_rebound_to_complex_is_refused():
+    global DT
+    g = srcad.grad(by_global)
+    x = np.array([1.3, 1.7])
+    np.testing.assert_allclose(g(x), numeric_gradient(by_global, x), rtol=1e-6, atol=1e-9)  # real: both 0
+    DT = "complex128"
+    try:
+        with pytest.raises(UnsupportedCaseError, match="x.astype"):
+            g(X)  # the code made for the real dtype: the sign of the slope was flipped
+    finally:
+        DT = "float64"
+
+
+def real_sqrt(x, dt):
+    return np.sum(np.sqrt(x.astype(dt) + 1.0))
+
+
+def complex_safe(x, dt):
+    return np.real(np.sum(x.astype(dt) * 2.0))
+
+
+@pytest.mark.parametrize("f,dt", [(real_sqrt, "float64"), (real_sqrt, np.float64), (complex_safe, "float64")])
+def test_a_real_dtype_read_when_the_function_runs_is_differentiated(f, dt):
+    np.testing.assert_allclose(srcad.grad(f)(X, dt), numeric_gradient(f, X, dt), rtol=1e-6)
+    _, tangent = srcad.jvp(f, (X, dt), (np.array([1.0, -2.0]), None))
+    np.testing.assert_allclose(tangent, numeric_gradient(f, X, dt) @ np.array([1.0, -2.0]), rtol=1e-6)
+
+
+# ---- a number a module of yours defines -------------------------------------------------------
+
+cfg = types.ModuleType("srcad_test_cfg")  # as `import cfg` of a cfg.py holding C = 2.0
+cfg.C = 2.0
+
+
+def scaled_by_module_number(x):
+    return np.sum(np.imag(x * cfg.C))
+
+
+def test_a_module_number_rebound_to_complex_is_refused():
+    # it was read like np.pi, a constant: after cfg.C = 1 + 2j the real code gave [-2, -2] for [2, 2]
+    g = srcad.grad(scaled_by_module_number)
+    np.testing.assert_allclose(g(X), [0.0, 0.0])
+    cfg.C = 1.0 + 2.0j
+    try:
+        with pytest.raises(UnsupportedCaseError, match="'cfg.C' is complex"):
+            g(X)
+    finally:
+        cfg.C = 2.0
+
+
+# ---- a forward-mode Jacobian runs the function once per input entry ---------------------------
+
+def noisy(x, rng):
+    return x * rng.standard_normal(3)
+
+
+def noisy_quadratic(x, rng):
+    w = rng.standard_normal(3)
+    return np.einsum("i,i->", x ** 2, w)  # a pullback that does not batch: hessian goes forward
+
+
+def test_forward_jacobian_of_a_function_drawing_from_a_generator_argument():
+    # each column drew new numbers: diagonal [0.126, -0.536, -0.704] for one call's [0.126, -0.132, 0.640]
+    x = np.ones(3)
+    draws = np.random.default_rng(0).standard_normal(3)
+    rng = np.random.default_rng(0)
+    J = srcad.jacobian(noisy, mode="fwd")(x, rng)
+    np.testing.assert_allclose(J, np.diag(draws))
+    after_one_call = np.random.default_rng(0)
+    after_one_call.standard_normal(3)
+    assert rng.standard_normal() == after_one_call.standard_normal()  # the caller's generator moved once
+    np.testing.assert_allclose(srcad.jacobian(noisy, mode="rev")(x, np.random.default_rng(0)), J)
+
+
+def test_hessian_of_a_function_drawing_from_a_generator_argument():
+    x = np.ones(3)
+    w = np.random.default_rng(0).standard_normal(3)
+    np.testing.assert_allclose(srcad.hessian(noisy_quadratic)(x, np.random.default_rng(0)), np.diag(2 * w))
+
+
+def global_noise(x):
+    return x * np.random.randn(3)
+
+
+def test_forward_jacobian_of_a_function_drawing_from_global_state_is_refused():
+    np.random.seed(0)
+    with pytest.raises(UnsupportedCaseError) as info:
+        srcad.jacobian(global_noise, mode="fwd")(np.ones(3))
+    message = str(info.value)
+    assert "gave different values on two runs" in message and "test_runtime_facts.py" in message
+    assert "mode='rev'" in message
