@@ -66,6 +66,7 @@ from ..checkpointing import checkpoint_segments
 from ..errors import SrcadError
 from ..naming import builtin
 from .activity import scatter_add_args
+from .checkpoint_state import check_replayable
 from .reverse_state import placeholder
 from .reverse_stores import mutated_names
 
@@ -150,10 +151,11 @@ def forward_loop(rv, loop, loops):
     """The forward sweep of a checkpointed loop (see the module doc), or None if nothing in it
     carries a derivative (then it is an ordinary loop)."""
     marker = checkpointed_loop(rv.node, loop)
-    assigned = (A.names_stored(gast.Module(body=loop.body, type_ignores=[])) | _updated_in_place(loop.body)) \
-        - {loop.target.id}
+    updated = _updated_in_place(loop.body)
+    assigned = (A.names_stored(gast.Module(body=loop.body, type_ignores=[])) | updated) - {loop.target.id}
     if not assigned & rv.active:
         return None
+    check_replayable(rv, loop, updated)
     origin = A.anno(loop, "origin")
     site = rv.site("name", loop.target.id, loops, origin=origin)
     A.set_anno(loop, "site", site)

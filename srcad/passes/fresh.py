@@ -125,8 +125,13 @@ def known_pure(obj):
     """Does calling ``obj`` leave its arguments as they were? Known only for the libraries
     srcad has rules for (less their few in-place functions); a function of yours declared
     without derivative (``register_nondifferentiable``) may change them."""
-    module = getattr(obj, "__module__", None) or getattr(type(obj), "__module__", "")
-    return module.split(".")[0] in _PURE_LIBRARIES and not _object_effect(obj)
+    return module_of(obj).split(".")[0] in _PURE_LIBRARIES and not _object_effect(obj)
+
+
+def module_of(obj):
+    """The name of the module ``obj`` (or, for a bound method of a C type, its type) comes from:
+    ``"numpy.random"``, ``"builtins"``; ``""`` if none."""
+    return getattr(obj, "__module__", None) or getattr(type(obj), "__module__", None) or ""
 
 
 # Logging calls only read (format) their arguments.

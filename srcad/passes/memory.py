@@ -442,12 +442,25 @@ def updated_arguments(stmts, params):
     ``stmts`` may reach, through any name, and those of them a call may change (a helper
     updating what it is given, ``rng.shuffle(a)``), which srcad runs as written where it
     carries no derivative: the caller's array, unless the parameter is copied first."""
-    flow = _Flow(params, stmts, check=False)
-    with summaries_kept():
-        flow.block(stmts, State())
+    flow = _updates(stmts, params)
     reaching = [{p for p in params if locations & {("arg", p), ("arg-item", p)}}
                 for locations in (flow.mutated, flow.by_calls)]
     return tuple(reaching)
+
+
+def updated_outside(stmts, params):
+    """What an in-place update in ``stmts`` (a function's body) may reach outside the function,
+    through any name: ``("arg", p)`` for the parameter ``p``'s memory or an item's, ``("global",
+    name)`` for a global's. A call of that function changes them."""
+    outside = {"arg": "arg", "arg-item": "arg", "global": "global", "global-item": "global"}
+    return {(outside[kind], owner) for kind, owner in _updates(stmts, params).mutated if kind in outside}
+
+
+def _updates(stmts, params):
+    flow = _Flow(params, stmts, check=False)
+    with summaries_kept():
+        flow.block(stmts, State())
+    return flow
 
 
 def may_change_later(memory, mutated):

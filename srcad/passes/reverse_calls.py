@@ -47,6 +47,14 @@ def is_python_function(obj):
     return isinstance(obj, types.FunctionType)
 
 
+def user_function_call(callee):
+    """Is ``callee`` a Python function without a rule, which srcad differentiates through its
+    own forward sweep where the result and an argument carry derivatives (on copies of what it
+    updates in place), and otherwise runs as written?"""
+    return (callee is not None and callee.kind == "object" and registry.lookup(registry.VJP, callee.obj) is None
+            and not registry.is_nondifferentiable(callee.obj) and is_python_function(callee.obj))
+
+
 def refuse_derivative_call(source, obj, name, node):
     """A derivative srcad made (``srcad.adjoint(f)``, ``srcad.value_and_grad(f)``, ``D.grad``)
     is not ``f``: refuse to differentiate a call to it, rather than read the wrong source."""
@@ -102,9 +110,7 @@ class Calls:
     def forward_assign(self, s, var, loops):
         rhs = s.value
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-        if (callee is None or callee.kind != "object" or var not in self.active
-                or registry.lookup(registry.VJP, callee.obj) is not None
-                or registry.is_nondifferentiable(callee.obj) or not is_python_function(callee.obj)):
+        if var not in self.active or not user_function_call(callee):
             return [s]
         # a call to the user's own Python function: run its forward sweep, keep its state
         fn = getattr(callee.obj, "__srcad_function__", callee.obj)
