@@ -14,7 +14,8 @@ Safe by construction:
   renamed over the entry (``os.replace``), so a reader sees a whole entry or none.
 - An entry's name is the sha256 of its *key material*: srcad's version and source files,
   Python's and NumPy's versions, the function's source, file, line and code, what every
-  name it uses is bound to (so rebinding ``act = np.sin`` is a different entry), the
+  name it uses is bound to (so rebinding ``act = np.sin`` is a different entry), and every
+  name used by the functions of its module it names, in turn (helpers srcad may inline), the
   registered rules, ``wrt``, container parameters and the argument shapes the code is
   specialised on. The file repeats that hash and a hash of its contents; both are checked
   before the code is used, as are its owner and that it is a regular file.
@@ -22,7 +23,10 @@ Safe by construction:
   among the modules already imported is cached (srcad's helpers and rules' globals); code
   that calls other differentiated user functions is not. Reading an entry never imports.
 - The entry lists every name path the code was resolved through (``cfg.act``) with a
-  description of what it denoted; an entry is used only if each still denotes the same.
+  description of what it denoted, and every fact of a rule's module it took as fixed
+  (``srcad.facts``: a pasted ``K``, a decided ``cfg.SQUARE``) with its exact value; an entry
+  is used only if each still denotes the same. Code whose facts cannot be described exactly
+  (an array's data, an object's state) is not cached.
 - An entry is opened without following symlinks and without blocking (a FIFO is refused),
   and must be a regular file; the cache directory's path must contain no symlink.
 
@@ -42,6 +46,7 @@ import warnings
 
 import numpy as np
 
+from . import facts
 from .astutil import LITERAL_TYPES
 from .guards import protocol_array_key
 from .protocol import protocol_array
@@ -296,8 +301,20 @@ def _code_names(code):
 
 
 def _environment(fn):
-    """What each name ``fn`` uses (globals, closure cells, builtins) is bound to now."""
+    """What each name ``fn`` uses (globals, closure cells, builtins) is bound to now, and each
+    name used by the functions of its module that it names, in turn (``cfgc.C`` read by a
+    helper): srcad inlines such helpers (``passes.binding``) and decides on what they read."""
     names = _code_names(fn.__code__)
+    todo, seen = [names], {id(fn.__code__)}
+    while todo:
+        for name in sorted(todo.pop()):
+            helper = fn.__globals__.get(name)
+            if isinstance(helper, types.FunctionType) and helper.__globals__ is fn.__globals__ \
+                    and id(helper.__code__) not in seen:
+                seen.add(id(helper.__code__))
+                more = _code_names(helper.__code__) - names
+                names |= more
+                todo.append(more)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     builtins = fn.__globals__.get("__builtins__", {})
     builtins = vars(builtins) if isinstance(builtins, types.ModuleType) else builtins
@@ -463,9 +480,10 @@ def load_generated(fn, key):
         fields = json.loads(payload)
         closure = {name: _resolve(module, qualname) for name, (module, qualname) in fields.pop("closure").items()}
         resolved = _resolved_now(fn, fields.pop("resolved"))
-        if resolved is None:  # made for other bindings of a path its calls went through
+        found = facts.now(fields.pop("facts"), _describe)
+        if resolved is None or found is None:  # made for other bindings of a path, or other module state
             return None
-        return Generated(closure=closure, resolved=resolved, **fields)
+        return Generated(closure=closure, resolved=resolved, facts=found, **fields)
     except Exception:  # an entry of another layout, or a helper that moved: transform afresh
         return None
 
@@ -485,4 +503,7 @@ def store_generated(fn, key, generated):
               if isinstance(getattr(generated, f.name), str) and f.name != "filename"}
     fields["closure"] = closure
     fields["resolved"] = [[list(path), _describe(obj, ())] for path, obj in generated.resolved]
+    fields["facts"] = facts.describe(generated.facts, _describe)
+    if fields["facts"] is None:
+        return False
     return store(key_material(fn, key), json.dumps(fields, sort_keys=True))

@@ -31,6 +31,7 @@ class Generated:
     filename: str = ""
     inherited: list = dataclasses.field(default_factory=list)  # guards of the user functions it calls
     resolved: list = dataclasses.field(default_factory=list)  # (name path, object) the compiler resolved
+    facts: list = dataclasses.field(default_factory=list)  # (scope, name path, object) it took as fixed (srcad.facts)
     pair_module_source: str = ""  # the factory of the forward/backward pair, once made
     make_pair: object = None  # () -> (forward_source, backward_source) until the pair is made
     trees: list = None  # the generated functions' trees, while they are at hand (the guards read them)

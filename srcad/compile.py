@@ -11,9 +11,12 @@ with a map from its lines to the user's (``srcad.sourcemap``), so tracebacks nam
 line too (``srcad.tracebacks``).
 
 The code that runs is the code that was differentiated: every name path the compiler
-resolved (``np.sin``, ``cfg.act``, a closure's ``act``) and every attribute generated
-code reads off a module (``np.cos``) is a guard, checked on every cache lookup and, through
-``Compiled.global_guards``, on every call; a changed binding means a new compilation.
+resolved (``np.sin``, ``cfg.act``, a closure's ``act``), every attribute generated code
+reads off a module (``np.cos``) and every fact a rule template's module gave
+(``srcad.facts``: a pasted ``K``, a decided ``if FLAG:``) is a guard, checked on every cache
+lookup and, through ``Compiled.global_guards``, on every call; a changed binding means a new
+compilation. A function whose call may rebind one of them itself is refused
+(``srcad.rebinding``).
 Caches hold user functions and code objects weakly, and compilation is thread-safe.
 """
 import builtins
@@ -28,12 +31,14 @@ import weakref
 import gast
 
 from . import cache as persistent_cache
+from . import facts
 from . import registry
 from . import sourcemap
 from .errors import SrcadError
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
                      same_defaults, GuardList)
+from .rebinding import check_not_rebound
 from .sharing import installed_file
 from .source import GENERATED_FILENAME, srcad_file, unwrap
 
@@ -74,6 +79,7 @@ class Compiled:
         self.inherited = list(inherited) + attribute_guards
         # a rule registered later may apply where this code differentiated a function's source
         self.inherited.append(Guard("object", registry, "srcad.registry", ("GENERATION",), registry.GENERATION))
+        check_not_rebound(fn, self.global_guards(fn))
 
     def matches(self, fn):
         """Was this code made for bindings like ``fn``'s (its closure, its globals)?"""
@@ -474,7 +480,7 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
             return pair_codes, lambda d: (d, (None,))
 
         return Compiled(fn, generated, codes, lambda d: (d + (None,),), bindings(fn, generated.resolved),
-                        generated.inherited, pair=make_pair)
+                        generated.inherited + facts.guards(generated.facts), pair=make_pair)
 
     return _cached(key, fn, make, key[:4] + (tuple(classes), id(fn)))
 
@@ -498,7 +504,8 @@ def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=()
                                               param_classes=tuple(classes), array_params=tuple(arrays),
                                               number_params=tuple(numbers), keyed_params=tuple(keyed)))
         generated.filename, codes = _load(generated.module_source, fn, " jvp", [generated.name])
-        compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved), generated.inherited)
+        compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved),
+                            generated.inherited + facts.guards(generated.facts))
         compiled.tangent_params = generated.tangent_params
         return compiled
 

@@ -22,7 +22,7 @@ import weakref
 import gast
 import numpy as np
 
-from .astutil import walk
+from .astutil import LITERAL_TYPES, walk
 from .errors import SrcadError
 
 _MISSING = object()
@@ -246,8 +246,9 @@ def _identity_term(g):
         return (f"{{h}}.__kwdefaults__.get({g.attrs[0]!r}, _MISSING) is {{o}}", g.holder, g.obj)
     if g.kind == "static":
         return (f"_static(type({{h}}), {g.attrs[0]!r}, _MISSING) is {{o}}", g.holder, g.obj)
-    # (an int only ever rebound to another value, such as registry.GENERATION, is told by identity too)
-    simple = callable(g.obj) or isinstance(g.obj, (types.ModuleType, int))
+    # (a number or string only ever rebound to another value, such as registry.GENERATION or a
+    # rule's module constant, is told by identity too)
+    simple = callable(g.obj) or isinstance(g.obj, (types.ModuleType, int)) or type(g.obj) in LITERAL_TYPES
     if not simple or not all(a.isidentifier() and not keyword.iskeyword(a) for a in g.attrs):
         return None
     if g.kind == "object" and len(g.attrs) == 1:

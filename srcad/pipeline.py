@@ -22,6 +22,7 @@ from . import astutil as A
 from . import registry
 from .codegen import codegen
 from .errors import SourceUnavailableError, source_hint
+from .facts import collecting
 from .passes.activity import activity, returned_items
 from .passes.checkpoint import checkpoint_loops
 from .passes.checkpoint_adjoint import finish_checkpoints
@@ -338,9 +339,12 @@ def _same_code(a, b, qualnames, from_lambda=False):
 
 
 def transform(fn, options=Options(), module=None):
-    """Run the pipeline on ``fn``; returns a ``codegen.Generated`` (sources and functions)."""
-    node, source, module = _run(fn, options, _stages, module)
-    generated = codegen(node, source, module)
+    """Run the pipeline on ``fn``; returns a ``codegen.Generated`` (sources and functions)
+    with the facts of module state it took as fixed (``srcad.facts``)."""
+    with collecting() as found:
+        node, source, module = _run(fn, options, _stages, module)
+        generated = codegen(node, source, module)
+    generated.facts = found
     if options.debug or os.environ.get("SRCAD_DEBUG") == "1":
         print(f"# ---- codegen\n{generated.module_source}")
     return generated
@@ -359,12 +363,14 @@ class GeneratedJVP:
     inherited: list  # guards of the user functions it calls
     resolved: list  # (name path, object) the compiler resolved in the user's scope
     filename: str = ""
+    facts: list = dataclasses.field(default_factory=list)  # (scope, name path, object) it took as fixed
 
 
 def transform_jvp(fn, options=Options()):
     """Run the forward-mode pipeline on ``fn``; returns a ``GeneratedJVP``."""
-    node, source, module = _run(fn, options, _forward_stages)
+    with collecting() as found:
+        node, source, module = _run(fn, options, _forward_stages)
     text = A.to_source(node)
     factory = module.factory([text], [node.name])
     return GeneratedJVP(node.name, text, factory, dict(module.closure), A.anno(node, "tangent_params"),
-                        list(module.inherited), module.resolved())
+                        list(module.inherited), module.resolved(), facts=found)

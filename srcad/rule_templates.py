@@ -28,7 +28,6 @@ class Rule:
         self.result = params[0].name
         self.params = params[1:]
         self.zero = zero_params(zero, self.params, fn)
-        self._globals = None
 
     @functools.cached_property
     def _parsed(self):
@@ -76,24 +75,42 @@ class Rule:
         stored = A.names_stored(gast.Module(body=self.body, type_ignores=[]))
         return sorted(stored - {p.name for p in self.params} - {self.result})
 
+    @functools.cached_property
+    def _free_names(self):
+        """The names the template reads that it does not bind itself."""
+        module = gast.Module(body=self.body, type_ignores=[])
+        local = {p.name for p in self.params} | {self.result, self.marker} | A.names_stored(module)
+        return sorted(A.names_read(module) - local)
+
     @property
     def globals(self):
-        """The module-level names the template uses (helpers may be defined after the rule)."""
-        if self._globals is None:
-            module = gast.Module(body=self.body, type_ignores=[])
-            local = {p.name for p in self.params} | {self.result, self.marker} | A.names_stored(module)
-            builtin_names = set(dir(builtins))
-            found, provided = {}, self.provided()
-            for name in sorted(A.names_read(module) - local):
-                if name in provided:
-                    found[name] = provided[name]
-                elif name in self.fn.__globals__:
-                    found[name] = self.fn.__globals__[name]
-                elif name not in builtin_names:
-                    raise SrcadError(f"{self.filename}:{self.lineno}: rule for {describe(self.key)} "
-                                     f"uses unknown name {name!r}")
-            self._globals = found
-        return self._globals
+        """The module-level names the template uses and what they denote *now* (helpers may be
+        defined after the rule, and the module may rebind them). Each read of a user rule's
+        module is a fact of the compilation in progress (``facts.record``): the code generated
+        from the template holds the value, so it is guarded on it."""
+        found, provided, scope = {}, self.provided(), self.fn.__globals__
+        for name in self._free_names:
+            if name in provided:
+                found[name] = provided[name]
+            elif name in scope:
+                found[name] = self.read((name,))
+            elif not hasattr(builtins, name):
+                raise SrcadError(f"{self.filename}:{self.lineno}: rule for {describe(self.key)} "
+                                 f"uses unknown name {name!r}")
+        return found
+
+    def read(self, path):
+        """What the dotted name ``path`` (``("cfg", "SQUARE")``) denotes in the template's module
+        now, recorded as a fact of the compilation in progress unless the rule is srcad's own
+        (whose modules are not state a user changes); None if it denotes nothing."""
+        from .facts import record
+        from .guards import _MISSING, _follow
+
+        scope = self.fn.__globals__
+        value = _follow(scope.get(path[0], _MISSING), path[1:])
+        if not (self.fn.__module__ or "").startswith(__package__ + "."):
+            record(scope, path, value)
+        return None if value is _MISSING else value
 
     @functools.cached_property
     def differentiated(self):

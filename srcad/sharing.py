@@ -148,7 +148,7 @@ class _Reach:
 
     def __init__(self):
         self.functions = []
-        self.read = set()  # the functions read so far
+        self.read = {}  # id -> each function read so far
 
     def held(self, value, library=None):
         """``(arrays, ids, objects)`` in ``value``: the arrays (of numbers); the ids of the lists,
@@ -234,7 +234,7 @@ class _Reach:
             fn = _function_of(self.functions.pop())
             if fn is None or id(fn) in self.read or _not_yours(fn.__module__, fn.__code__.co_filename):
                 continue
-            self.read.add(id(fn))
+            self.read[id(fn)] = fn
             code_names = _code_names(fn.__code__)
             scope = fn.__globals__
             names = ({n for n in scope if not n.startswith("__")} if _reflective(fn.__code__, code_names)
@@ -251,6 +251,18 @@ class _Reach:
                 else:
                     read.append((name, value))
         return read
+
+
+def functions_reached(functions):
+    """The Python functions of yours that ``functions`` may run, themselves included: those
+    their globals, closure cells and defaults hold, the methods of the classes and objects
+    those hold, and so on (code installed with Python or a package is not read)."""
+    reach = _Reach()
+    reach.functions.extend(functions)
+    while reach.functions:
+        for _, value in reach.read_by_code():
+            reach.held(value)
+    return list(reach.read.values())
 
 
 def _function_of(obj):
@@ -270,18 +282,19 @@ def _function_of(obj):
     return obj if isinstance(obj, types.FunctionType) else None
 
 
-def _reflective(code, code_names):
+def _reflective(code, code_names, functions=_REFLECTIVE, attributes=frozenset({"__dict__", "__getattribute__"})):
     """Does ``code`` (or code nested in it) read its globals by a name it builds, calling
-    ``globals()``, ``vars()``, ``eval``... (read as a global: ``self.eval()`` is not)?"""
+    ``globals()``, ``vars()``, ``eval``... (read as a global: ``self.eval()`` is not)? Other
+    ``functions`` and ``attributes`` ask about other reflection (``setattr``, ``__setattr__``)."""
     import dis
 
-    if not code_names & _REFLECTIVE:
+    if not code_names & (functions | attributes):
         return False
     for c in _nested(code):
         for op in dis.get_instructions(c):
-            if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval in _REFLECTIVE:
+            if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval in functions:
                 return True
-            if op.opname in ("LOAD_ATTR", "LOAD_METHOD") and op.argval in ("__dict__", "__getattribute__"):
+            if op.opname in ("LOAD_ATTR", "LOAD_METHOD") and op.argval in attributes:
                 return True
     return False
 

@@ -18,6 +18,7 @@ import gast
 import numpy as np
 
 from . import astutil as A
+from .passes.callees import dotted
 
 
 _SHAPE_QUERIES = {"ndim", "shape", "size", "dtype", "iscomplexobj", "isscalar"}
@@ -38,8 +39,9 @@ def decide(test, env, handler, rule):
         A.set_anno(test, "decision_plan", plan)
     if not plan:
         return None  # a call or subscript other than a query: decided at run time
-    names, queried, code = plan
+    names, queried, code, paths = plan
     values = {}
+    rule_globals = rule.globals
     for name in names:
         node = env.get(name)
         if isinstance(node, list):
@@ -51,16 +53,18 @@ def decide(test, env, handler, rule):
             if spec is None or name not in queried:
                 return None
             values[name] = spec.dummy()
-        elif name in rule.globals:
-            values[name] = rule.globals[name]
+        elif name in rule_globals:
+            values[name] = rule_globals[name]
+            for path in sorted(paths.get(name, ())):  # ``if cfg.SQUARE:``: the test depends on the attribute
+                rule.read(path)
         elif name not in _BUILTIN_QUERIES:
             return None
     return bool(eval(code, {"__builtins__": builtins}, values))
 
 
 def _decision_plan(test, rule):
-    """(the names ``test`` reads, those read only as shape queries, its compiled code), or
-    False if it calls or indexes anything but a query."""
+    """(the names ``test`` reads, those read only as shape queries, its compiled code, the
+    dotted names read off each name), or False if it calls or indexes anything but a query."""
     for n in A.walk(test):
         if isinstance(n, gast.Call) and not _query_call(n, rule):
             return False
@@ -70,7 +74,12 @@ def _decision_plan(test, rule):
     queried = {name for name in names if _only_shape_queries(test, name)}
     code = compile(A.to_ast(gast.fix_missing_locations(gast.Expression(body=A.deepcopy(test)))),
                    "<rule test>", "eval")
-    return names, queried, code
+    paths = {}
+    for n in A.walk(test):
+        path = dotted(n) if isinstance(n, gast.Attribute) else None
+        if path is not None:
+            paths.setdefault(path[0], set()).add(tuple(path))
+    return names, queried, code, paths
 
 
 def _query_call(node, rule):

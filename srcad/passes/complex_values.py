@@ -32,7 +32,6 @@ Traceback (most recent call last):
 srcad.errors.SrcadSyntaxError: ...complex...
 """
 import builtins
-import sys
 import types
 
 import gast
@@ -42,7 +41,7 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from ..naming import BUILTIN
-from ..sharing import installed_file
+from ..sharing import _not_yours
 from .fresh import PLAIN_ATTRIBUTES, call_argument
 from .callees import Callee
 from .shape_values import Spec
@@ -309,8 +308,9 @@ def _code(source, name):
 
 
 def _module_constant(rhs, source, local):
-    """``np.pi``, ``math.e``: a real number a library defines (a module of yours may rebind
-    its numbers, ``cfg.C = 1j``, after the code is made: those are checked when it runs)."""
+    """``np.pi``, ``math.e``: a real number an installed library's module defines. A module of
+    yours may rebind its attribute (``cfg.c = 1j``) after the code is made, which nothing
+    would notice: its value is checked at each call, as a global's is."""
     owner = _library_module(rhs.value, source, local)
     return owner is not None and isinstance(getattr(owner, rhs.attr, None), (float, int))
 
@@ -323,10 +323,9 @@ def _library_module(atom, source, local):
         owner = source.lookup(atom.id)
     except Exception:
         return None
-    if not isinstance(owner, types.ModuleType):
-        return None
-    filename = getattr(owner, "__file__", None)
-    return owner if (installed_file(filename) if filename else owner.__name__ in sys.builtin_module_names) else None
+    if isinstance(owner, types.ModuleType) and _not_yours(owner.__name__, getattr(owner, "__file__", None)):
+        return owner
+    return None
 
 
 def _known_real(obj):

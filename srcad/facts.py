@@ -1,0 +1,116 @@
+"""What one compilation took from module state that its code does not read again: the facts
+it depends on.
+
+A rule template's module-level names (``K`` in ``d[x] += d[y] * K * np.cos(K * x)``) are
+pasted into the generated code as the objects they are bound to when it is generated, and
+an ``if FLAG:`` (``if cfg.SQUARE:``) of a template is decided then. Each such read is
+recorded here (``record``) while the compilation that made it is in progress
+(``collecting``), as ``(scope, path, object)``: ``scope`` the globals of the rule's module,
+``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
+
+Guarantees:
+
+- every fact becomes a guard of the compiled code (``guards``), checked on every cache
+  lookup and every call like the user's own globals: rebinding ``K`` recompiles, for every
+  function whose code used the rule, including derivatives made before the change;
+- the persistent cache stores the facts with the entry (``describe``) and uses an entry only
+  if each still describes the same (``now``), in a process that has imported the module;
+- a compilation inside another (a callee's) records into its own list: the caller is
+  guarded on the callee's through the callee's guard.
+
+>>> scope = {"K": 2.0}
+>>> with collecting() as found:
+...     record(scope, ("K",), scope["K"])
+>>> [g.holds() for g in guards(found)]
+[True]
+>>> scope["K"] = 3.0
+>>> [g.holds() for g in guards(found)]
+[False]
+"""
+import contextlib
+import sys
+import threading
+import types
+
+import numpy as np
+
+from .astutil import LITERAL_TYPES
+from .guards import _MISSING, Guard, _follow
+
+_LOCAL = threading.local()  # .stack: the fact lists of this thread's compilations in progress
+
+
+@contextlib.contextmanager
+def collecting():
+    """Collect the facts recorded until the block ends; yields their list."""
+    stack = getattr(_LOCAL, "stack", None)
+    if stack is None:
+        stack = _LOCAL.stack = []
+    found = []
+    stack.append(found)
+    try:
+        yield found
+    finally:
+        stack.pop()
+
+
+def record(scope, path, obj):
+    """The innermost compilation in progress depends on ``path`` denoting ``obj`` in the
+    globals ``scope`` (nothing happens outside a compilation)."""
+    stack = getattr(_LOCAL, "stack", None)
+    if not stack:
+        return
+    found, path = stack[-1], tuple(path)
+    if not any(s is scope and p == path for s, p, _ in found):
+        found.append((scope, path, obj))
+
+
+def guards(found):
+    """The guards that the facts ``found`` still hold."""
+    return [Guard("scope", scope, path[0], path[1:], obj) for scope, path, obj in found]
+
+
+def describe(found, describe_value):
+    """The facts as ``[module name, path, description]`` for the persistent cache
+    (``describe_value(obj, ())`` says what an object is), or None (not cached) if one is read
+    in a scope that is no imported module's namespace, or is a value no description tells
+    apart from others (``_exact``)."""
+    out = []
+    for scope, path, obj in found:
+        name = scope.get("__name__")
+        module = sys.modules.get(name) if isinstance(name, str) else None
+        description = _exact(obj, describe_value)
+        if module is None or vars(module) is not scope or description is None:
+            return None
+        out.append([name, list(path), description])
+    return out
+
+
+def now(described, describe_value):
+    """The facts of a cache entry as ``(scope, path, object)`` if each still denotes an object
+    described the same way in a module this process has imported; None otherwise (a miss)."""
+    found = []
+    for name, path, description in described:
+        module = sys.modules.get(name)
+        if module is None:
+            return None
+        scope = vars(module)
+        obj = _follow(scope.get(path[0], _MISSING), path[1:])
+        if obj is _MISSING or _exact(obj, describe_value) != description:
+            return None
+        found.append((scope, tuple(path), obj))
+    return found
+
+
+def _exact(value, describe_value):
+    """A description of ``value`` that tells it from any other value a template could paste or
+    decide on differently (a number, a string, a function by its code, a module by its name),
+    or None (an array's data, an object's state)."""
+    if isinstance(value, np.generic):
+        return f"{type(value).__name__} {value!r}"
+    if type(value) is tuple:
+        items = [_exact(v, describe_value) for v in value]
+        return None if None in items else f"tuple({', '.join(items)})"
+    exact = type(value) in LITERAL_TYPES or isinstance(
+        value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc, type))
+    return describe_value(value, ()) if exact else None
