@@ -48,6 +48,7 @@ import numpy as np
 
 from . import facts
 from .astutil import LITERAL_TYPES
+from .code_reading import code_names
 from .guards import protocol_array_key
 from .protocol import protocol_array
 
@@ -292,19 +293,11 @@ def _describe(value, names, depth=0):
     return kind
 
 
-def _code_names(code):
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
-
-
 def _environment(fn):
     """What each name ``fn`` uses (globals, closure cells, builtins) is bound to now, and each
     name used by the functions of its module that it names, in turn (``cfgc.C`` read by a
     helper): srcad inlines such helpers (``passes.binding``) and decides on what they read."""
-    names = _code_names(fn.__code__)
+    names = code_names(fn.__code__)
     todo, seen = [names], {id(fn.__code__)}
     while todo:
         for name in sorted(todo.pop()):
@@ -312,7 +305,7 @@ def _environment(fn):
             if isinstance(helper, types.FunctionType) and helper.__globals__ is fn.__globals__ \
                     and id(helper.__code__) not in seen:
                 seen.add(id(helper.__code__))
-                more = _code_names(helper.__code__) - names
+                more = code_names(helper.__code__) - names
                 names |= more
                 todo.append(more)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))

@@ -39,7 +39,7 @@ from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuar
                      _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
                      same_defaults, GuardList)
 from .rebinding import check_not_rebound
-from .sharing import installed_file
+from .code_reading import installed_file
 from .source import GENERATED_FILENAME, srcad_file, unwrap
 
 _counter = itertools.count(1)

@@ -45,7 +45,7 @@ from .source import capture
 from .wrapper import Differentiable, _Nested
 
 _SRCAD_SOURCES = ("srcad.runtime_adjoints", "srcad.runtime_boundary", "srcad.runtime_derivatives",
-                  "srcad.checkpointing", "srcad.errors", "srcad.sharing", "srcad.arguments", "srcad.export_entry", "srcad.extend",
+                  "srcad.checkpointing", "srcad.errors", "srcad.sharing", "srcad.code_reading", "srcad.arguments", "srcad.export_entry", "srcad.extend",
                   "srcad.rules.", "srcad.pytrees", "srcad.protocol")
 _SRCAD = sys.modules[__package__]
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")

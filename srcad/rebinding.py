@@ -32,7 +32,8 @@ import types
 
 from .errors import SrcadSyntaxError
 from .guards import _FUNCTION_PARTS, _MISSING, Guard, _CalleeGuard, _cell_contents, _follow, _scope_value
-from .sharing import _code_names, _installed_class, _nested, _not_yours, _reflective, functions_reached
+from .code_reading import code_names, installed_class, nested_code, not_yours, reflective
+from .sharing import functions_reached
 
 _ATTRIBUTE_STORES = {"STORE_ATTR", "DELETE_ATTR"}
 _GLOBAL_STORES = {"STORE_GLOBAL", "DELETE_GLOBAL"}
@@ -83,8 +84,8 @@ class _Targets:
 
     def _attribute(self, holder, attr):
         self.attributes.setdefault(attr, set()).add(id(holder))
-        installed = (_not_yours(holder.__name__, getattr(holder, "__file__", None))
-                     if isinstance(holder, types.ModuleType) else _installed_class(type(holder)))
+        installed = (not_yours(holder.__name__, getattr(holder, "__file__", None))
+                     if isinstance(holder, types.ModuleType) else installed_class(type(holder)))
         if not installed:
             self.yours.add(attr)
 
@@ -98,9 +99,9 @@ def check_not_rebound(fn, guards):
         return
     for function in functions_reached([fn]):
         code = function.__code__
-        for nested in _nested(code):
+        for nested in nested_code(code):
             _check_stores(function, nested, targets, fn)
-        if targets.yours and _reflective(code, _code_names(code), frozenset(), _ATTRIBUTE_SETTERS):
+        if targets.yours and reflective(code, code_names(code), frozenset(), _ATTRIBUTE_SETTERS):
             _refuse(function, code, None, "sets attributes by reflection (__setattr__, __dict__)", fn)
 
 

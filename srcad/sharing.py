@@ -20,11 +20,10 @@ with Python or a package (NumPy's, SciPy's, srcad's) is not read for what it may
 
 import functools
 
+from .code_reading import code_names, installed_class, not_yours, reflective
 from .errors import UnsupportedCaseError
 
-_REFLECTIVE = frozenset({"globals", "vars", "locals", "getattr", "eval", "exec", "__dict__", "__getattribute__"})
 _ATOMS = (bool, int, float, complex, str, bytes)
-_INSTALLED = {}  # file name -> installed_file(file name): asked for every function read
 
 
 def check_unshared_arguments(names, values, updated, where, function, deep=()):
@@ -197,14 +196,14 @@ class _Reach:
                     self.functions.append(item.__wrapped__)  # an lru_cache: its function (not the results kept)
                 elif isinstance(item, type):  # a class of yours: its attributes and methods, shared by its objects
                     for k in item.__mro__:
-                        if not _installed_class(k):
+                        if not installed_class(k):
                             todo.extend((v, False) for n, v in vars(k).items() if not n.startswith("__"))
                 elif isinstance(item, types.ModuleType):  # (read by attribute names only: read_by_code)
                     if library is not None:
                         library.append(item)
                 else:
                     found = _contents(item)
-                    yours = not _installed_class(item.__class__)
+                    yours = not installed_class(item.__class__)
                     collection = isinstance(item, (collections.abc.Collection, collections.abc.Mapping))
                     if counted and (yours or collection) and not isinstance(item, (tuple, frozenset)):
                         objects.add(id(item))
@@ -232,22 +231,22 @@ class _Reach:
         read = []
         while self.functions:
             fn = _function_of(self.functions.pop())
-            if fn is None or id(fn) in self.read or _not_yours(fn.__module__, fn.__code__.co_filename):
+            if fn is None or id(fn) in self.read or not_yours(fn.__module__, fn.__code__.co_filename):
                 continue
             self.read[id(fn)] = fn
-            code_names = _code_names(fn.__code__)
+            held = code_names(fn.__code__)
             scope = fn.__globals__
-            names = ({n for n in scope if not n.startswith("__")} if _reflective(fn.__code__, code_names)
-                     else code_names & scope.keys())  # (not __loader__, __spec__...: Python's)
+            names = ({n for n in scope if not n.startswith("__")} if reflective(fn.__code__, held)
+                     else held & scope.keys())  # (not __loader__, __spec__...: Python's)
             found = [(n, scope[n]) for n in sorted(names)]
             found += [(n, c.cell_contents) for n, c in zip(fn.__code__.co_freevars, fn.__closure__ or ()) if _filled(c)]
             found += [(f"a default of {fn.__qualname__}", d)
                       for d in [*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()]]
             for name, value in found:
                 if issubclass(type(value), types.ModuleType):  # (type: a weak proxy would forward isinstance)
-                    if not _not_yours(value.__name__, getattr(value, "__file__", None)):
+                    if not not_yours(value.__name__, getattr(value, "__file__", None)):
                         attributes = vars(value)  # (not getattr: a module's __getattr__ may import)
-                        read += [(f"{name}.{n}", attributes[n]) for n in sorted(code_names & attributes.keys())]
+                        read += [(f"{name}.{n}", attributes[n]) for n in sorted(held & attributes.keys())]
                 else:
                     read.append((name, value))
         return read
@@ -282,37 +281,6 @@ def _function_of(obj):
     return obj if isinstance(obj, types.FunctionType) else None
 
 
-def _reflective(code, code_names, functions=_REFLECTIVE, attributes=frozenset({"__dict__", "__getattribute__"})):
-    """Does ``code`` (or code nested in it) read its globals by a name it builds, calling
-    ``globals()``, ``vars()``, ``eval``... (read as a global: ``self.eval()`` is not)? Other
-    ``functions`` and ``attributes`` ask about other reflection (``setattr``, ``__setattr__``)."""
-    import dis
-
-    if not code_names & (functions | attributes):
-        return False
-    for c in _nested(code):
-        for op in dis.get_instructions(c):
-            if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval in functions:
-                return True
-            if op.opname in ("LOAD_ATTR", "LOAD_METHOD") and op.argval in attributes:
-                return True
-    return False
-
-
-def _code_names(code):
-    """The names ``code`` and the code nested in it hold (globals, attributes, methods)."""
-    return {name for c in _nested(code) for name in c.co_names}
-
-
-def _nested(code):
-    """``code`` and the code objects nested in it (comprehensions, lambdas, inner functions)."""
-    todo = [code]
-    while todo:
-        c = todo.pop()
-        todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
-        yield c
-
-
 def _contents(item):
     """What a container or object holds, read without running code of yours: the items of
     lists, tuples, sets and dicts (and of subclasses of them, through the built-in type's own
@@ -328,7 +296,7 @@ def _contents(item):
         held = list(dict.values(item))
     elif base is not None:
         held = list(base.__iter__(item))
-    elif _installed_class(item.__class__) and not isinstance(item, (range, np.generic, str, bytes)):
+    elif installed_class(item.__class__) and not isinstance(item, (range, np.generic, str, bytes)):
         if isinstance(item, collections.abc.Mapping):
             held = list(item.values())
         elif isinstance(item, collections.abc.Collection):
@@ -358,42 +326,6 @@ def _attributes(value):
                 except AttributeError:  # a slot not set
                     pass
     return held
-
-
-def _installed_class(cls):
-    """Is ``cls`` defined by installed code (Python's, NumPy's, a package's, srcad's), whose
-    methods srcad does not read for what they may reach?"""
-    import sys
-
-    module = sys.modules.get(cls.__module__)
-    return _not_yours(cls.__module__, getattr(module, "__file__", None))
-
-
-def _not_yours(module, filename):
-    """Is code of ``module`` in ``filename`` installed (Python's, a package's), srcad's, or
-    built into Python? (A module made in code, without a file, is yours.)"""
-    import sys
-
-    module = module or ""
-    if module.split(".")[0] == "srcad":
-        return True
-    return installed_file(filename) if filename else module in sys.builtin_module_names
-
-
-def installed_file(filename):
-    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
-    import os
-    import sysconfig  # (not at import srcad: it costs its startup)
-
-    if not filename or filename.startswith("<"):
-        return False
-    found = _INSTALLED.get(filename)
-    if found is None:
-        path = os.path.realpath(filename)
-        roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
-        found = _INSTALLED[filename] = bool({"site-packages", "dist-packages"} & set(path.split(os.sep))) or any(
-            path.startswith(os.path.realpath(r) + os.sep) for r in roots)
-    return found
 
 
 def _filled(cell):

@@ -41,7 +41,7 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from ..naming import BUILTIN
-from ..sharing import _not_yours
+from ..code_reading import not_yours
 from .fresh import PLAIN_ATTRIBUTES, call_argument
 from .callees import Callee
 from .shape_values import Spec
@@ -323,7 +323,7 @@ def _library_module(atom, source, local):
         owner = source.lookup(atom.id)
     except Exception:
         return None
-    if isinstance(owner, types.ModuleType) and _not_yours(owner.__name__, getattr(owner, "__file__", None)):
+    if isinstance(owner, types.ModuleType) and not_yours(owner.__name__, getattr(owner, "__file__", None)):
         return owner
     return None
 

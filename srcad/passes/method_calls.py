@@ -144,7 +144,7 @@ def _attribute_temporaries(fn_node):
 
 def _library_code(function):
     from .. import registry
-    from ..sharing import installed_file
+    from ..code_reading import installed_file
 
     return (registry.lookup(registry.VJP, function) is not None or registry.is_nondifferentiable(function)
             or installed_file(function.__code__.co_filename))
@@ -209,7 +209,7 @@ def global_method(parts, source):
     if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
             and obj.__self__ is owner):
         return None
-    from ..sharing import installed_file
+    from ..code_reading import installed_file
 
     if _has_rule(obj) or installed_file(obj.__func__.__code__.co_filename):
         return None

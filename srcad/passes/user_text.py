@@ -15,6 +15,7 @@ import re
 import gast
 
 from .. import astutil as A
+from ..code_reading import nested_code
 
 
 class UserText:
@@ -22,7 +23,7 @@ class UserText:
     the expression it holds (``P[1]``); the sequence a for loop iterates is marked as such."""
 
     def __init__(self, node, source):
-        self.user = code_names(source.fn.__code__)
+        self.user = _user_names(source.fn.__code__)
         self.comprehension_names = A.anno(source.node, "comprehension_names") or {}
         bound = {}
         for s in A.walk_statements(node.body):
@@ -92,11 +93,7 @@ class UserText:
         return A.anno(self.single[name], "origin").lineno if self.loop_sequence(name) is not None else None
 
 
-def code_names(code):
+def _user_names(code):
     """Every name the user's compiled code (and the code nested in it) uses: srcad's tree
     may already hold its own temporaries."""
-    names = set(code.co_varnames + code.co_names + code.co_cellvars + code.co_freevars)
-    for const in code.co_consts:
-        if hasattr(const, "co_varnames"):
-            names |= code_names(const)
-    return names
+    return {n for c in nested_code(code) for n in c.co_varnames + c.co_names + c.co_cellvars + c.co_freevars}

@@ -1,0 +1,81 @@
+"""Reading Python's code objects without running them: the code nested in a function's,
+the names it holds, whether it reads its scope by reflection, and whose code it is (yours,
+or installed: Python's, a package's, srcad's), for the checks that follow what code can reach
+(``sharing``, ``rebinding``) and the keys that describe it (``cache``).
+
+>>> def f(x):
+...     return [math.sin(v) for v in x]
+>>> sorted(code_names(f.__code__))
+['math', 'sin']
+>>> reflective(f.__code__, code_names(f.__code__)), installed_class(dict), not_yours("mine", None)
+(False, True, False)
+"""
+REFLECTIVE = frozenset({"globals", "vars", "locals", "getattr", "eval", "exec", "__dict__", "__getattribute__"})
+_INSTALLED = {}  # file name -> installed_file(file name): asked for every function read
+
+
+def reflective(code, code_names, functions=REFLECTIVE, attributes=frozenset({"__dict__", "__getattribute__"})):
+    """Does ``code`` (or code nested in it) read its globals by a name it builds, calling
+    ``globals()``, ``vars()``, ``eval``... (read as a global: ``self.eval()`` is not)? Other
+    ``functions`` and ``attributes`` ask about other reflection (``setattr``, ``__setattr__``)."""
+    import dis
+
+    if not code_names & (functions | attributes):
+        return False
+    for c in nested_code(code):
+        for op in dis.get_instructions(c):
+            if op.opname in ("LOAD_GLOBAL", "LOAD_NAME") and op.argval in functions:
+                return True
+            if op.opname in ("LOAD_ATTR", "LOAD_METHOD") and op.argval in attributes:
+                return True
+    return False
+
+
+def code_names(code):
+    """The names ``code`` and the code nested in it hold (globals, attributes, methods)."""
+    return {name for c in nested_code(code) for name in c.co_names}
+
+
+def nested_code(code):
+    """``code`` and the code objects nested in it (comprehensions, lambdas, inner functions)."""
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        todo.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+        yield c
+
+
+def installed_class(cls):
+    """Is ``cls`` defined by installed code (Python's, NumPy's, a package's, srcad's), whose
+    methods srcad does not read for what they may reach?"""
+    import sys
+
+    module = sys.modules.get(cls.__module__)
+    return not_yours(cls.__module__, getattr(module, "__file__", None))
+
+
+def not_yours(module, filename):
+    """Is code of ``module`` in ``filename`` installed (Python's, a package's), srcad's, or
+    built into Python? (A module made in code, without a file, is yours.)"""
+    import sys
+
+    module = module or ""
+    if module.split(".")[0] == "srcad":
+        return True
+    return installed_file(filename) if filename else module in sys.builtin_module_names
+
+
+def installed_file(filename):
+    """Is ``filename`` installed code (a package in site-packages, the standard library)?"""
+    import os
+    import sysconfig  # (not at import srcad: it costs its startup)
+
+    if not filename or filename.startswith("<"):
+        return False
+    found = _INSTALLED.get(filename)
+    if found is None:
+        path = os.path.realpath(filename)
+        roots = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")} - {None}
+        found = _INSTALLED[filename] = bool({"site-packages", "dist-packages"} & set(path.split(os.sep))) or any(
+            path.startswith(os.path.realpath(r) + os.sep) for r in roots)
+    return found
