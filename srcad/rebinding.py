@@ -136,7 +136,7 @@ def _check_stores(function, code, targets, fn):
 def _read_at_once(ops, i):
     """Is the dict ``globals()`` (the call of what ``ops[i]`` loads) only read where it is made
     (``globals()["G"]``, ``globals().get(k)``)?"""
-    j = next((k for k in range(i + 1, len(ops)) if ops[k].opname == "CALL"), None)
+    j = next((k for k in range(i + 1, len(ops)) if ops[k].opname.startswith("CALL")), None)  # (3.10: CALL_FUNCTION)
     if j is None or j + 2 >= len(ops):
         return False
     after, then = ops[j + 1], ops[j + 2]
@@ -160,8 +160,18 @@ def _named_object(function, ops, i):
     return _follow(_scope_value(function, name), tuple(reversed(attrs)))
 
 
+def _line_of(code, op):
+    """The line of ``code`` the instruction ``op`` is on (its first line for None)."""
+    line = code.co_firstlineno
+    for offset, lineno in dis.findlinestarts(code) if op is not None else ():
+        if offset > op.offset:
+            break
+        line = lineno or line  # (Python 3.13: None for code of no line)
+    return line
+
+
 def _refuse(function, code, op, what, fn):
-    line = op.positions.lineno if op is not None and op.positions and op.positions.lineno else code.co_firstlineno
+    line = _line_of(code, op)
     where = fn.__code__
     raise SrcadSyntaxError(
         f"{function.__qualname__} {what} while {fn.__qualname__} runs ({fn.__qualname__}, at "

@@ -235,25 +235,36 @@ def _parameter_position(call, name):
     """The index among ``call``'s positional arguments of the function's parameter ``name``
     (``out``, ``copy``), or None where it cannot be passed by position or is not known."""
     callee = A.anno(call, "callee")
-    shift = 0
     if callee.kind == "object":
         fn = callee.obj
-    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like ndarray.cumsum(x, axis, dtype, out)
-        fn, shift = getattr(np.ndarray, callee.name, None) or getattr(np, callee.name, None), 1
+        if is_ufunc(fn):
+            return fn.nin if name == "out" else None
+        names = _positional_names(fn) or _FUNCTION_PARAMETERS.get(id(fn))
+    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
+        names = (_METHOD_PARAMETERS.get(callee.name) or _positional_names(getattr(np.ndarray, callee.name, None))
+                 or _positional_names(getattr(np, callee.name, None)))  # (self or the array, ...)
+        names = names[1:] if names else None
     else:
         return None
-    if fn is None:
-        return None
-    if is_ufunc(fn):
-        return fn.nin - shift if name == "out" else None
+    return names.index(name) if names and name in names else None
+
+
+# NumPy's functions and ndarray methods written in C whose parameters older NumPy does not
+# publish (np.astype's copy= is keyword-only, the method's is not): the ones passed by position
+_FUNCTION_PARAMETERS = {id(np.array): ("object", "dtype"), id(np.asarray): ("a", "dtype", "order"),
+                        id(np.asanyarray): ("a", "dtype", "order"), id(np.ascontiguousarray): ("a", "dtype"),
+                        id(np.asfortranarray): ("a", "dtype"), id(np.zeros): ("shape", "dtype", "order"),
+                        id(np.empty): ("shape", "dtype", "order")}
+_METHOD_PARAMETERS = {"astype": ("self", "dtype", "order", "casting", "subok", "copy"), "view": ("self", "dtype", "type")}
+
+
+def _positional_names(fn):
+    """The names of ``fn``'s parameters that can be passed by position, in order, or None."""
     try:
-        params = list(inspect.signature(fn).parameters.values())  # (a NumPy function: its implementation's)
+        params = inspect.signature(fn).parameters.values()  # (a NumPy function: its implementation's)
     except (TypeError, ValueError):
         return None
-    for i, p in enumerate(params):
-        if p.name == name and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-            return i - shift
-    return None
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def call_argument(call, name):
