@@ -4,7 +4,6 @@
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
 """
-import copy
 import math
 import numbers
 import types
@@ -291,13 +290,13 @@ def _batched_block(rows, y, x):
 
 
 def _forward_jacobian(fun, args, positions, inputs, single):
-    """One jvp per input entry. Every run but the last gets copies of the other arguments, so
-    each starts from the state the caller gave (a random generator draws the same numbers, an
-    object's counter the same count) and the caller's objects change once, as in one call of
-    ``fun``; runs whose values still differ (``np.random``'s global state, a global counter)
-    are refused: the columns would be the derivatives of different functions."""
+    """One jvp per input entry, each from the same state of the random generators a run may
+    draw from (``_random_states``: restored before every run but the first, so each draws the
+    numbers one call of ``fun`` draws, and they end as one call leaves them); runs whose values
+    still differ (a counter of yours) are refused: the columns would be the derivatives of
+    different functions."""
     y, columns = None, {}
-    runs = sum(math.prod(np.shape(leaf)) for x in inputs for leaf in leaves(x))
+    states = _random_states(args)
     for k, (p, x) in enumerate(zip(positions, inputs)):
         x_leaves = leaves(x)
         for j, x_leaf in enumerate(x_leaves):
@@ -307,16 +306,17 @@ def _forward_jacobian(fun, args, positions, inputs, single):
                            for m, other in enumerate(x_leaves)]
                 tangents = [None] * len(args)
                 tangents[p] = rebuild(x, tangent) if is_node(x) else e
-                runs -= 1
-                y_run, y_dot = jvp(fun, args if not runs else _fresh_state(args, positions), tangents)
+                if y is not None:
+                    for restore, state in states:
+                        restore(state)
+                y_run, y_dot = jvp(fun, args, tangents)
                 if y is not None and not _same_values(y, y_run):
                     raise UnsupportedCaseError(
-                        f"{where(fun)} gave different values on two runs with the same arguments (it draws random "
-                        "numbers or changes state it reads, such as np.random's global generator or a global "
-                        "counter): a forward-mode Jacobian or Hessian runs "
-                        "it once per input entry, so its columns would be the derivatives of different functions; "
-                        "pass the random values (or a np.random.Generator) in as an argument, or use "
-                        "jacobian(f, mode='rev')")
+                        f"{where(fun)} gave different values on two runs with the same arguments (it changes "
+                        "state it reads, such as a counter or a cache of yours, or draws random numbers srcad "
+                        "does not see): a forward-mode Jacobian or Hessian runs it once per input entry, so its "
+                        "columns would be the derivatives of different functions; use jacobian(f, mode='rev'), "
+                        "or pass the state in as an argument")
                 y = y_run
                 columns[k, j].append(leaves(y_dot))
     if y is None:  # no argument has entries
@@ -327,17 +327,33 @@ def _forward_jacobian(fun, args, positions, inputs, single):
     return _assemble(y, inputs, blocks, single)
 
 
-def _fresh_state(args, positions):
-    """``args`` with every argument but those at ``positions`` deep-copied where Python can
-    copy it (a generator's state included), else as it is (then ``_same_values`` decides)."""
-    copied = list(args)
-    for i, a in enumerate(args):
-        if i not in positions and not isinstance(a, (np.ndarray, numbers.Number, str, type(None))):
-            try:
-                copied[i] = copy.deepcopy(a)
-            except Exception:
-                pass
-    return copied
+def _random_states(args, depth=3):
+    """``[(restore, state)]`` of every random generator a run may draw from: NumPy's and
+    Python's global ones, and the ``np.random.Generator``/``RandomState``/``random.Random``
+    objects ``args`` hold (in lists, tuples, dicts and your objects' attributes, ``depth``
+    levels down). Restoring a state rewinds the generator itself, so code that tells objects
+    apart by identity still sees the caller's."""
+    import random
+
+    found, seen, todo = [], set(), [(a, 0) for a in args] + [(np.random.mtrand._rand, 0), (random._inst, 0)]
+    while todo:
+        value, level = todo.pop()
+        if id(value) in seen or isinstance(value, (np.ndarray, numbers.Number, str, bytes, type(None))):
+            continue
+        seen.add(id(value))
+        if isinstance(value, np.random.Generator):
+            value = value.bit_generator
+        if isinstance(value, np.random.BitGenerator):
+            found.append((lambda state, g=value: setattr(g, "state", state), value.state))
+        elif isinstance(value, np.random.RandomState):
+            found.append((value.set_state, value.get_state()))
+        elif isinstance(value, random.Random):
+            found.append((value.setstate, value.getstate()))
+        elif level < depth:
+            items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else \
+                getattr(value, "__dict__", {}).values() if not isinstance(value, type) else ()
+            todo.extend((item, level + 1) for item in items)
+    return found
 
 
 def _same_values(a, b):
@@ -351,10 +367,10 @@ def _same_values(a, b):
 @api_boundary
 def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
-    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument whose
-    gradient's adjoint batches (``srcad.batching``), reverse mode over the generated adjoint
-    with every row in one batched pullback; otherwise forward mode over the generated
-    adjoint (one jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do:
+    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument, reverse mode
+    over the generated adjoint, every row pulled back from one forward sweep (in one batched
+    pullback where the adjoint batches, ``srcad.batching``); otherwise, or where reverse over
+    reverse is refused, forward mode over the generated adjoint (one jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do:
     ``H[i][j]`` is ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
 
     Parameters:
@@ -384,13 +400,12 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
     @api_boundary
     def hessian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
         if not kwargs and not any(a.__class__ is not np.ndarray and is_node(a) for a in args):
-            try:
+            try:  # one forward sweep for every row (a function drawing random numbers draws once)
                 position = _wrt_position(fun, args, wrt)
-                batches = batched_backward(reverse._functions(*reverse._bind(args, {}))) is not None
+                reverse._functions(*reverse._bind(args, {}))
             except SrcadError:  # what reverse over reverse refuses: forward mode says what it can do
-                batches = False
-            if batches:
-                return _reverse_jacobian(reverse, args, [args[position]], True)
+                return forward(*args, **kwargs)
+            return _reverse_jacobian(reverse, args, [args[position]], True)
         return forward(*args, **kwargs)
 
     return hessian_fn

@@ -224,6 +224,17 @@ def inexact_result(value, message):
         raise UnsupportedCaseError(message)
 
 
+def read_again(items, where):
+    """Raise if ``items`` is a one-pass iterator (a generator, ``map``, ``iter(L)``: its own
+    iterator), which a loop that may stop early (at ``where``, ``file:line``), or ``zip`` with
+    a shorter sequence, reads only in part in Python, where srcad reads all of it first."""
+    if iter(items) is items:
+        raise UnsupportedCaseError(
+            f"{where}: this loop may stop before the end of what it iterates, here a one-pass iterator (a "
+            "generator, map(...), iter(...)): Python reads it only up to where the loop stops, srcad reads all of "
+            "it first; iterate over a list (list(...)) instead")
+
+
 def real_constant(value, message):
     """Raise unless ``value`` (a number, an array, or a list, tuple or dict of them) is real: a
     value srcad did not compute, read by a derivative that is right for real values only."""

@@ -530,3 +530,20 @@ def test_an_element_read_before_its_table_is_stored_into(f):
     d = srcad.differentiable(f)
     d.grad(X3)
     assert "a: np.float64 = R[" in d.adjoint_source and "copy_value(a)" not in d.adjoint_source, d.adjoint_source
+
+
+DATA = np.array([0.1, 0.4, 0.45, 0.9])
+
+
+def histogram_edges_updated(x):
+    edges = np.linspace(0.0, 1.0, 3)
+    y = np.sum(x * edges)
+    counts, e = np.histogram(DATA, edges)  # e is edges itself
+    e[2] = 5.0
+    return y
+
+
+def test_histogram_s_edges_are_its_argument():
+    # probe 21C: np.histogram counted as new memory, so e[2] = 5.0 was no update of edges:
+    # the slope read the changed edges, [0, 0.5, 5.0] for [0, 0.5, 1.0]
+    refused(histogram_edges_updated, X3, line_text="e[2] = 5.0", message="shares memory with")

@@ -3,7 +3,7 @@
 may make a complex value on any call; a number a module of yours defines may be rebound; a
 function run once per input entry by a forward-mode Jacobian may draw new random numbers on
 each run. Each gave a plausible wrong gradient before; each is now right or refused."""
-import sys
+import re
 import types
 import warnings
 
@@ -64,6 +64,59 @@ def test_a_complex_dtype_read_when_the_function_runs_is_refused(f, rest, text):
             srcad.grad(f)(X, *rest)
     message = str(info.value)
     assert f"'{text}' is complex" in message and __file__ in message and "pass a real dtype" in message
+
+
+class Settings:
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+def by_dtype_attribute(x, settings):
+    return np.sum(np.imag(np.sqrt(-x.astype(settings.dtype))))
+
+
+def by_options(x, options):
+    return np.sum(np.imag(np.sqrt(np.zeros(2, **options) - x)))
+
+
+def zeros_of(n, dt):
+    return np.zeros(n, dt)
+
+
+def by_helper(x, dt):
+    return np.sum(np.imag(np.sqrt(zeros_of(2, dt) - x)))
+
+
+@pytest.mark.parametrize("f,rest,text", [
+    (by_dtype_attribute, (Settings(np.complex128),), "x.astype(settings.dtype)"),
+    (by_options, ({"dtype": np.complex128},), "np.zeros(2, **options)"),
+    (by_helper, (np.complex128,), "zeros_of(2, dt)"),
+])
+def test_a_complex_value_made_where_srcad_cannot_see_its_dtype_is_refused(f, rest, text):
+    # probe 21C: an attribute named dtype was taken for an array's, **options and a helper's
+    # dtype were not read at all: the slope's sign flipped
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        with pytest.raises(UnsupportedCaseError, match=f"'{re.escape(text)}' is complex"):
+            srcad.grad(f)(X, *rest)
+
+
+def real_by_attribute(x, settings):
+    return np.sum(np.sqrt(x.astype(settings.dtype) + 1.0))
+
+
+def real_by_helper(x, dt):
+    return np.sum(np.sqrt(zeros_of(2, dt) + x + 1.0))
+
+
+def real_by_options(x, options):
+    return np.sum(np.sqrt(np.zeros(2, **options) + x + 1.0))
+
+
+@pytest.mark.parametrize("f,rest", [(real_by_attribute, (Settings(np.float64),)), (real_by_helper, (np.float64,)),
+                                    (real_by_options, ({"dtype": np.float64},))])
+def test_a_real_value_made_where_srcad_cannot_see_its_dtype_is_differentiated(f, rest):
+    np.testing.assert_allclose(srcad.grad(f)(X, *rest), numeric_gradient(f, X, *rest), rtol=1e-6, atol=1e-9)
 
 
 def test_a_global_dtype_rebound_to_complex_is_refused():
@@ -150,10 +203,105 @@ def global_noise(x):
     return x * np.random.randn(3)
 
 
-def test_forward_jacobian_of_a_function_drawing_from_global_state_is_refused():
+def slope_noise(x):
+    r = np.random.randn(3)
+    return x + r * (x - 1.0)  # at x = 1 the value does not show the draws; the slope does
+
+
+def test_forward_jacobian_of_a_function_drawing_from_global_state_rewinds_it():
+    # probe 21C: draws that change the slope but not the value passed the value check
+    # (diagonal [2.76, 1.40, 1.98] for one call's constant 2.76)
+    x = np.ones(3)
     np.random.seed(0)
+    J = srcad.jacobian(slope_noise, mode="fwd")(x)
+    after = np.random.randn()
+    np.random.seed(0)
+    np.testing.assert_allclose(J, np.diag(1.0 + np.random.randn(3)))
+    assert np.random.randn() == after  # the global generator moved as one call moves it
+    np.random.seed(1)
+    J = srcad.jacobian(global_noise, mode="fwd")(x)
+    np.random.seed(1)
+    np.testing.assert_allclose(J, np.diag(np.random.randn(3)))
+
+
+DEFAULT_OPTIONS = {"scale": 2.0}
+
+
+def scaled_unless_default(x, options):
+    return x * (options["scale"] if options is DEFAULT_OPTIONS else 1.0)
+
+
+def test_forward_jacobian_passes_the_caller_s_objects_themselves():
+    # probe 21C: every run but the last got deep copies, so `options is DEFAULT_OPTIONS` failed
+    # in them: diagonal [1, 1, 2] for [2, 2, 2]
+    J = srcad.jacobian(scaled_unless_default, mode="fwd")(np.ones(3), DEFAULT_OPTIONS)
+    np.testing.assert_allclose(J, 2.0 * np.eye(3))
+
+
+class Counter:
+    def __init__(self):
+        self.count = 0
+
+    def tick(self):
+        self.count += 1
+        return self.count
+
+
+def counted(x, counter):
+    return x * counter.tick()
+
+
+def test_forward_jacobian_of_a_function_changing_state_of_yours_is_refused():
     with pytest.raises(UnsupportedCaseError) as info:
-        srcad.jacobian(global_noise, mode="fwd")(np.ones(3))
+        srcad.jacobian(counted, mode="fwd")(np.ones(3), Counter())
     message = str(info.value)
     assert "gave different values on two runs" in message and "test_runtime_facts.py" in message
     assert "mode='rev'" in message
+
+
+# ---- a loop that may stop early over a one-pass iterator ------------------------------------
+
+def first_of_each_pass(x, it):
+    for t in range(4):
+        for v in it:
+            x = x * v
+            break  # Python takes one item of `it` a pass; srcad read all of `it` at once
+    return x
+
+
+def paired(x, scales, it):
+    total = 0.0
+    for s, v in zip(scales, it):  # zip stops at the shorter: `it` is read only in part
+        total = total + s * v * x
+    return total
+
+
+ITEMS = [1.1, 1.2, 1.3, 1.4, 1.5, 1.6]
+
+
+@pytest.mark.parametrize("f,rest", [(first_of_each_pass, lambda: (iter(ITEMS),)),
+                                    (paired, lambda: ([1.0, 2.0], iter(ITEMS)))])
+def test_a_loop_reading_a_one_pass_iterator_in_part_is_refused(f, rest):
+    # probe 21C: the value was 1.43 and the slope 1.1 where Python gives 7.50 and 5.77
+    with pytest.raises(UnsupportedCaseError, match="one-pass iterator") as info:
+        srcad.value_and_grad(f)(1.3, *rest())
+    assert "test_runtime_facts.py" in str(info.value)
+
+
+@pytest.mark.parametrize("f,rest", [(first_of_each_pass, lambda: (list(ITEMS),)),
+                                    (paired, lambda: ([1.0, 2.0], list(ITEMS)))])
+def test_a_loop_reading_a_list_in_part_is_differentiated(f, rest):
+    value, slope = srcad.value_and_grad(f)(1.3, *rest())
+    assert value == f(1.3, *rest())
+    np.testing.assert_allclose(slope, (f(1.3 + 1e-6, *rest()) - f(1.3 - 1e-6, *rest())) / 2e-6, rtol=1e-6)
+
+
+def every_item(x, it):
+    for v in it:
+        x = x * v
+    return x
+
+
+def test_a_loop_reading_all_of_a_one_pass_iterator_is_differentiated():
+    value, slope = srcad.value_and_grad(every_item)(1.3, iter(ITEMS))
+    np.testing.assert_allclose([value, slope], [1.3 * np.prod(ITEMS), np.prod(ITEMS)])

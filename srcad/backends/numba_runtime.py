@@ -171,6 +171,11 @@ def _full_of(shape, value):
     return None
 
 
+@overload(runtime.read_again)
+def _read_again(items, message):
+    return lambda items, message: None  # numba is given lists and arrays, never a one-pass iterator
+
+
 @overload(runtime.real_constant)
 def _real_constant(value, message):
     if _number(value) and not isinstance(value, types.Complex) or isinstance(value, types.Array) and not isinstance(

@@ -79,14 +79,17 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     complex_names = _may_be_complex(statements, source, local)
     complex_names |= {n for s in statements for n in _operands(s)
                       if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
-    # a dtype srcad cannot read now (a parameter, your global, an argument's attribute) may
-    # make a complex value each time the function runs: where one would reach a rule right
-    # for real values only, the made value is checked when it is made
-    unknown = _unknown_dtypes(statements, source, local, {a.id for a in node.args.args})
-    maybe_complex = _may_be_complex(statements, source, local, {id(s) for s in unknown}) if unknown else set()
-    check_dtypes = False
     fixed_real = _real_array_parameters(node, specs)
-    unverified = _unverified(statements, active, local, source, fixed_real)
+    # a value srcad does not compute (an attribute of an object, a call of yours run as written)
+    # or makes with a dtype it cannot read now (a parameter, your global, an argument's
+    # attribute) may be complex each time the function runs: where it may reach a rule right for
+    # real values only, through any operation, it is checked when it is made
+    outside = _made_outside(statements, active, local, source, fixed_real)
+    unknown = _unknown_dtypes(statements, source, local, {a.id for a in node.args.args}, varied | fixed_real)
+    seeds = {id(s): s for s in unknown + list(outside.values())}
+    maybe_complex = _may_be_complex(statements, source, local, set(seeds)) if seeds else set()
+    check_made = False
+    unverified = _unverified(statements, active, local, source, outside)
     for n in A.walk(node) if unverified else ():  # srcad's own objects (a record's class) are no user values
         if isinstance(n, gast.Name) and A.anno(n, BUILTIN) is not None:
             unverified.pop(n.id, None)
@@ -100,7 +103,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
         operation = _operation(s)
         if _right_for_complex(operation, mode):
             continue
-        check_dtypes |= bool((operands | target) & maybe_complex) and not _scaled_by_real_constant(
+        check_made |= bool((operands | target) & maybe_complex) and not _scaled_by_real_constant(
             s, operation, maybe_complex, active)
         if (operands | target) & complex_names and not _scaled_by_real_constant(s, operation, complex_names, active):
             raise source.syntax_error(
@@ -109,8 +112,9 @@ def check_complex(node, source, ref, mode="rev", specs=None):
                 "np.imag (or np.abs) of the complex value first, or differentiate its real and imaginary "
                 "parts as separate real arrays", A.anno(s, "origin") or s)
         needs_real.add(id(s))
-    made_real = {id(s) for s in unknown if _target(s) & maybe_complex} if check_dtypes else set()
-    _insert_checks(node, needs_real, unverified, made_real, source, ref)
+    made_real = {i: s for i, s in seeds.items() if _target(s) & maybe_complex} if check_made else {}
+    unverified = {n: v for n, v in unverified.items() if not (n in outside and id(outside[n]) in made_real)}
+    _insert_checks(node, needs_real, unverified, made_real, {id(s) for s in unknown}, source, ref)
     return node
 
 
@@ -182,7 +186,7 @@ def _makes_complex(s, found, source, local, strings):
     return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
 
 
-def _unknown_dtypes(statements, source, local, params):
+def _unknown_dtypes(statements, source, local, params, tracked):
     """The statements ``y = call(...)`` whose call is given a dtype srcad cannot read when it
     makes the code: only a literal, a local name bound to literals or to ``v.dtype`` (complex
     where ``v`` may be), ``float``/``int``/``bool`` and a library's type (``np.float64``) are
@@ -196,8 +200,9 @@ def _unknown_dtypes(statements, source, local, params):
     def known(d):
         if isinstance(d, gast.Constant):
             return True
-        if isinstance(d, gast.Attribute):  # np.float64, v.dtype
-            return d.attr == "dtype" or _library_module(d.value, source, local) is not None
+        if isinstance(d, gast.Attribute):  # np.float64; v.dtype of a value srcad computes (complex where v may be)
+            return (d.attr == "dtype" and isinstance(d.value, gast.Name) and d.value.id in tracked
+                    or _library_module(d.value, source, local) is not None)
         if not isinstance(d, gast.Name) or d.id in params:
             return False
         if d.id in local:
@@ -209,8 +214,8 @@ def _unknown_dtypes(statements, source, local, params):
     for s in statements:
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
             dtype = call_argument(s.value, "dtype") if A.anno(s.value, "callee") is not None else None
-            if dtype is not None and not known(dtype):
-                found.append(s)
+            if dtype is not None and not known(dtype) or any(k.arg is None for k in s.value.keywords):
+                found.append(s)  # (**options may hold a dtype)
     return found
 
 
@@ -267,10 +272,23 @@ def _real_array_parameters(node, specs):
             and specs[a.id].python is None and specs[a.id].dtype.kind in "biuf"}
 
 
-def _unverified(statements, active, local, source, fixed_real=frozenset()):
-    """Names an active statement reads whose values srcad does not compute: globals, attributes
-    of objects, results of calls made without derivative (user functions run as they are)."""
-    made_outside = {}  # name -> the statement that read it from outside
+def _unverified(statements, active, local, source, made_outside):
+    """Names an active statement reads whose values srcad does not compute: globals, and the
+    names ``made_outside`` binds (attributes of objects, results of calls made without
+    derivative)."""
+    read = set()
+    for s in statements:
+        target = _target(s)
+        if target is not None and target & active:
+            read |= _operands(s)
+    return {n: made_outside[n].value if n in made_outside else A.load(n)
+            for n in read if n not in active and (n in made_outside or n not in local and not _code(source, n))}
+
+
+def _made_outside(statements, active, local, source, fixed_real):
+    """name -> the statement that binds it to a value srcad does not compute: an attribute of
+    an object, the result of a call made without derivative (a function of yours run as it is)."""
+    made_outside = {}
     for s in statements:
         target = _target(s)
         if target is None or target & active or not isinstance(s, gast.Assign):
@@ -284,13 +302,7 @@ def _unverified(statements, active, local, source, fixed_real=frozenset()):
             obj = callee.obj if callee is not None and callee.kind == "object" else None
             if not (_is_in(obj, _REAL_RESULTS) or _known_real(obj)):
                 made_outside.update(dict.fromkeys(target, s))
-    read = set()
-    for s in statements:
-        target = _target(s)
-        if target is not None and target & active:
-            read |= _operands(s)
-    return {n: made_outside[n].value if n in made_outside else A.load(n)
-            for n in read if n not in active and (n in made_outside or n not in local and not _code(source, n))}
+    return made_outside
 
 
 def _real_transpose(rhs, fixed_real):
@@ -336,9 +348,10 @@ def _known_real(obj):
             or registry.is_nondifferentiable(obj))
 
 
-def _insert_checks(node, needs_real, names, made_real, source, ref):
+def _insert_checks(node, needs_real, names, made_real, dtyped, source, ref):
     """``runtime.real_constant`` of each value in ``names`` a statement in ``needs_real``
-    reads, before it; and of what each statement in ``made_real`` makes, after it."""
+    reads, before it; and of what each statement in ``made_real`` makes, after it (those in
+    ``dtyped`` make it with a dtype read when the function runs)."""
     if not names and not made_real:
         return
     check = ref("real_constant", runtime.real_constant)
@@ -365,8 +378,12 @@ def _insert_checks(node, needs_real, names, made_real, source, ref):
                                    "imaginary parts separately") for name in sorted(_operands(s) & set(names)))
             out.append(s)
             if id(s) in made_real:
-                out.append(checked(s, s.targets[0].id, s.value, "its dtype is read when the function "
-                                   "runs; pass a real dtype, or take np.real/np.imag of the value first"))
+                advice = ("its dtype is read when the function runs; pass a real dtype, or take np.real/np.imag "
+                          "of the value first") if id(s) in dtyped else ("take np.real/np.imag of it first, or pass "
+                                                                           "its real and imaginary parts separately")
+                value = s.value if isinstance(s.targets[0], gast.Name) else None
+                out.extend(checked(s, name, value if value is not None else A.load(name), advice)
+                           for name in sorted(_target(s)))
         block[:] = out
 
     visit(node.body)

@@ -53,7 +53,7 @@ FRESH_FUNCTIONS = _numpy(
     "amax", "amin", "argmax", "argmin", "all", "any", "cumsum", "cumprod", "nansum", "nanprod", "nanmean",
     "nanstd", "nanvar", "nanmax", "nanmin", "median", "average", "ptp", "count_nonzero", "where", "clip",
     "round", "around", "sort", "argsort", "nonzero", "flatnonzero", "argwhere", "take", "choose", "select",
-    "piecewise", "interp", "searchsorted", "unique", "bincount", "histogram", "cov", "corrcoef", "convolve",
+    "piecewise", "interp", "searchsorted", "unique", "bincount", "cov", "corrcoef", "convolve",
     "correlate", "isclose", "allclose", "array_equal", "nan_to_num", "polyval", "trapezoid", "trapz",
     "triu_indices", "tril_indices", "diag_indices", "triu_indices_from", "tril_indices_from", "diag_indices_from",
     "unravel_index", "linalg.inv", "linalg.solve", "linalg.det",
@@ -112,7 +112,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-NO_EFFECT = {builtins.print, runtime.real_constant, runtime.inexact_result, runtime.numba_refuses, check_method,
+NO_EFFECT = {builtins.print, runtime.real_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses, check_method,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 

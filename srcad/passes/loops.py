@@ -21,8 +21,10 @@ its ``if _stopN: break``, and only if the loop goes on).
 >>> src = capture(f)
 >>> print(to_source(normalize(resolve_calls(src.node, src), src)).strip())
 def f(x, y):
+    read_again(x, '<doctest srcad.passes.loops[5]>:2')
     _seq1 = list(x)
     _t1 = len(_seq1)
+    read_again(y, '<doctest srcad.passes.loops[5]>:2')
     _seq2 = list(y)
     _t2 = len(_seq2)
     _t3 = min(_t1, _t2)
@@ -38,7 +40,9 @@ import builtins
 import gast
 
 from .. import astutil as A
+from .. import runtime
 from ..naming import builtin
+from .binding import helper_call
 from .jumps import is_break_guard
 from .functional import zip_rows
 from .callees import Callee
@@ -92,7 +96,7 @@ def _lower_for(norm, s, out):
         out.append(gast.For(target=A.store(counter), iter=A.load(range_name), body=body or [gast.Pass()],
                             orelse=[], type_comment=None))
         return
-    lengths, item = _iteration(norm, it, out)
+    lengths, item = _iteration(norm, it, out, _reads_in_part(s))
     n = lengths[0] if len(lengths) == 1 else norm.atom(_call(builtins.min, "min", lengths), out)
     range_name = norm.namer.fresh("_range")
     out.append(A.assign(range_name, _call(builtins.range, "range", [n])))
@@ -104,13 +108,26 @@ def _lower_for(norm, s, out):
                         orelse=[], type_comment=None))
 
 
-def _iteration(norm, it, out):
+def _reads_in_part(loop):
+    """The line of the loop when Python may stop reading what it iterates before its end (a
+    ``break`` or ``return`` in it, or a ``zip`` of several sequences), else None."""
+    stops = [n for n in A.walk(gast.Module(body=loop.body, type_ignores=[])) if isinstance(n, (gast.Break, gast.Return))]
+    inner = {id(b) for n in A.walk(gast.Module(body=loop.body, type_ignores=[])) if isinstance(n, (gast.For, gast.While))
+             for b in A.walk(gast.Module(body=n.body, type_ignores=[])) if isinstance(b, gast.Break)}
+    zipped = any(_is_call_to(n, builtins.zip) and len(n.args) > 1 for n in A.walk(loop.iter))
+    line = getattr(loop, "lineno", None) or getattr(loop.iter, "lineno", None) or "?"  # (a comprehension's: made)
+    return line if zipped or any(id(n) not in inner for n in stops) else None
+
+
+def _iteration(norm, it, out, in_part=None):
     """``(lengths, item)``: the lengths of the sequences ``it`` walks (it stops at the shortest)
-    and ``item(k)``, the expression of its ``k``-th element. Emits the sequences into ``out``."""
+    and ``item(k)``, the expression of its ``k``-th element. Emits the sequences into ``out``;
+    where the loop may read them only in part (``in_part``, its line), a check that none is a
+    one-pass iterator (``runtime.read_again``)."""
     if _is_call_to(it, builtins.enumerate):
         if not it.args or len(it.args) + len(it.keywords) > 2 or any(k.arg != "start" for k in it.keywords):
             raise norm.error("srcad supports enumerate(sequence) and enumerate(sequence, start)", it)
-        lengths, inner = _iteration(norm, it.args[0], out)
+        lengths, inner = _iteration(norm, it.args[0], out, in_part)
         start = it.args[1] if len(it.args) > 1 else it.keywords[0].value if it.keywords else None
         start = None if start is None else norm.atom(start, out)
 
@@ -123,7 +140,7 @@ def _iteration(norm, it, out):
     elif _is_call_to(it, builtins.zip):
         if not it.args or it.keywords or any(isinstance(a, gast.Starred) for a in it.args):
             raise norm.error("srcad supports zip of one or more sequences, without * or keywords", it)
-        parts = [_iteration(norm, a, out) for a in it.args]
+        parts = [_iteration(norm, a, out, in_part) for a in it.args]
 
         def zipped(k):
             return gast.Tuple(elts=[item(k) for _, item in parts], ctx=gast.Load())
@@ -143,7 +160,7 @@ def _iteration(norm, it, out):
             return {"keys": key, "values": value, "items": gast.Tuple(elts=[A.deepcopy(key), value],
                                                                          ctx=gast.Load())}[view]
         return [_length(norm, keys, out)], element
-    seq = _materialise(norm, it, "_seq", out)
+    seq = _materialise(norm, it, "_seq", out, in_part)
 
     def indexed(k):
         return gast.Subscript(value=A.load(seq), slice=A.load(k), ctx=gast.Load())
@@ -159,10 +176,16 @@ def _dict_view(it):
     return None
 
 
-def _materialise(norm, it, base, out):
-    """``_seqN = list(it)``: the iterable evaluated once, as Python's ``for`` does, into a fresh name."""
+def _materialise(norm, it, base, out, in_part=None):
+    """``_seqN = list(it)``: the iterable evaluated once, as Python's ``for`` does, into a fresh
+    name; where the loop may read it only in part (``in_part``), checked first not to be a
+    one-pass iterator, which Python would leave partly unread."""
     name = norm.namer.fresh(base)
     fresh = _is_call_to(it, builtins.range) or _is_call_to(it, builtins.list)
+    if in_part is not None and not fresh:
+        it = norm.atom(it, out)
+        where = A.const(f"{norm.source.filename}:{in_part}")
+        out.append(gast.Expr(value=helper_call("read_again", runtime.read_again, A.deepcopy(it), where)))
     value = it if fresh else _call(builtins.list, "list", [it])
     out.append(gast.copy_location(A.assign(name, norm.rhs(value, out)), it))
     return name
