@@ -367,10 +367,10 @@ def _same_values(a, b):
 @api_boundary
 def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
     """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
-    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument, reverse mode
-    over the generated adjoint, every row pulled back from one forward sweep (in one batched
-    pullback where the adjoint batches, ``srcad.batching``); otherwise, or where reverse over
-    reverse is refused, forward mode over the generated adjoint (one jvp per entry of x). For a tuple ``wrt`` the blocks nest as JAX's do:
+    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument whose
+    gradient's adjoint batches (``srcad.batching``), reverse mode over the generated adjoint
+    with every row in one batched pullback; otherwise forward mode over the generated
+    adjoint (one jvp per entry of x, random generators rewound before each: ``jacobian``). For a tuple ``wrt`` the blocks nest as JAX's do:
     ``H[i][j]`` is ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
 
     Parameters:
@@ -400,12 +400,13 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
     @api_boundary
     def hessian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
         if not kwargs and not any(a.__class__ is not np.ndarray and is_node(a) for a in args):
-            try:  # one forward sweep for every row (a function drawing random numbers draws once)
+            try:
                 position = _wrt_position(fun, args, wrt)
-                reverse._functions(*reverse._bind(args, {}))
+                batches = batched_backward(reverse._functions(*reverse._bind(args, {}))) is not None
             except SrcadError:  # what reverse over reverse refuses: forward mode says what it can do
-                return forward(*args, **kwargs)
-            return _reverse_jacobian(reverse, args, [args[position]], True)
+                batches = False
+            if batches:
+                return _reverse_jacobian(reverse, args, [args[position]], True)
         return forward(*args, **kwargs)
 
     return hessian_fn

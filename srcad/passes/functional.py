@@ -31,8 +31,10 @@ Guarantee: afterwards no call of these is left.
 >>> print(to_source(normalize(resolve_calls(src.node, src), src)).strip())
 def f(x, y):
     _list1 = []
+    read_again(x, '<doctest srcad.passes.functional[5]>:2')
     _seq1 = list(x)
     _t1 = len(_seq1)
+    read_again(y, '<doctest srcad.passes.functional[5]>:2')
     _seq2 = list(y)
     _t2 = len(_seq2)
     _t3 = min(_t1, _t2)

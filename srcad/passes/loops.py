@@ -96,7 +96,7 @@ def _lower_for(norm, s, out):
         out.append(gast.For(target=A.store(counter), iter=A.load(range_name), body=body or [gast.Pass()],
                             orelse=[], type_comment=None))
         return
-    lengths, item = _iteration(norm, it, out, _reads_in_part(s))
+    lengths, item = _iteration(norm, it, out, _reads_in_part(norm, s))
     n = lengths[0] if len(lengths) == 1 else norm.atom(_call(builtins.min, "min", lengths), out)
     range_name = norm.namer.fresh("_range")
     out.append(A.assign(range_name, _call(builtins.range, "range", [n])))
@@ -108,14 +108,14 @@ def _lower_for(norm, s, out):
                         orelse=[], type_comment=None))
 
 
-def _reads_in_part(loop):
+def _reads_in_part(norm, loop):
     """The line of the loop when Python may stop reading what it iterates before its end (a
     ``break`` or ``return`` in it, or a ``zip`` of several sequences), else None."""
     stops = [n for n in A.walk(gast.Module(body=loop.body, type_ignores=[])) if isinstance(n, (gast.Break, gast.Return))]
     inner = {id(b) for n in A.walk(gast.Module(body=loop.body, type_ignores=[])) if isinstance(n, (gast.For, gast.While))
              for b in A.walk(gast.Module(body=n.body, type_ignores=[])) if isinstance(b, gast.Break)}
     zipped = any(_is_call_to(n, builtins.zip) and len(n.args) > 1 for n in A.walk(loop.iter))
-    line = getattr(loop, "lineno", None) or getattr(loop.iter, "lineno", None) or "?"  # (a comprehension's: made)
+    line = getattr(loop, "lineno", None) or norm.line or "?"  # (a loop srcad made: the user's statement's)
     return line if zipped or any(id(n) not in inner for n in stops) else None
 
 

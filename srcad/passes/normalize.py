@@ -128,6 +128,7 @@ class _Normalizer:
         self.static_functions = {}  # inlined parameter -> inline.StaticFunction it was passed
         self.inlining = []
         self.loop_depth = 0  # loops around the statement being normalised
+        self.line = None  # the line of the user's statement being normalised, for messages
         self.updated_items = set()  # names whose items an augmented assignment updates (L[i] += v)
         self.inline_loop_helpers = inline_loop_helpers  # binding.module_helper
 
@@ -151,6 +152,7 @@ class _Normalizer:
             if isinstance(s, kind):
                 raise self.error(f"srcad does not support {what}", s)
         start = len(out)
+        self.line = getattr(s, "lineno", None) or self.line
         method = getattr(self, "stmt_" + type(s).__name__, None)
         if method is None:
             raise self.error(f"srcad does not support {type(s).__name__} statements", s)
