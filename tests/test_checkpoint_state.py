@@ -8,6 +8,7 @@ import logging
 
 import numpy as np
 import pytest
+import scipy.stats
 
 import srcad
 from srcad.errors import SrcadSyntaxError
@@ -137,6 +138,123 @@ def test_refused_at_the_users_line(fn, args, what, advice, mode):
     assert "drop srcad.checkpointed" in message
 
 
+# ---- refused: code of yours behind a name, an attribute, an index, a library (probe 21C) ----
+
+
+class Ticker:
+    def __init__(self):
+        self.n = 0
+
+    def item(self):  # named like ndarray.item, changes the object
+        self.n += 1
+        return 0.1 * self.n
+
+
+def user_method_named_like_an_arrays(x, objs):
+    c = objs[0]
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = x * (1.0 + c.item())  # refused
+    return x
+
+
+class Schedule:
+    def __init__(self):
+        self.k = 0
+
+    @property
+    def rate(self):
+        self.k += 1
+        return 0.1 * self.k
+
+
+def property_with_an_effect(x, s):
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = x * (1.0 + s.rate)  # refused
+    return x
+
+
+class NoisyData:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def __getitem__(self, t):
+        return 1.0 + 0.1 * self.rng.standard_normal()
+
+
+def getitem_draws(x, data):
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = x * data[t]  # refused
+    return x
+
+
+def scipy_rvs_with_a_generator(x, rng):
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = x * (1.0 + 0.1 * scipy.stats.norm.rvs(random_state=rng))  # refused
+    return x
+
+
+def scipy_rvs_global_state(x):
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = x * (1.0 + 0.1 * scipy.stats.norm.rvs())  # refused
+    return x
+
+
+TICKS = [0]
+
+
+def tick(t):
+    TICKS[0] += 1
+    return 0.1 * TICKS[0]
+
+
+VECTORIZED_TICK = np.vectorize(tick)
+
+
+def vectorized_stateful_function(x):
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = x * (1.0 + VECTORIZED_TICK(t))  # refused
+    return x
+
+
+@srcad.custom_vjp
+def jitter(x):
+    return x * (1.0 + 0.1 * np.random.standard_normal())
+
+
+@jitter.defvjp
+def jitter_vjp(y, x):
+    d[x] += d[y] * y / x  # noqa: F821 (srcad's rule language)
+
+
+def custom_vjp_draws(x):
+    for t in srcad.checkpointed(range(6), segment=2):
+        x = jitter(x)  # refused
+    return x
+
+
+PROBE_REFUSED = [
+    (user_method_named_like_an_arrays, (1.3, [Ticker()]), "the call .item() on 'c' may change the object",
+     "before the loop"),
+    (property_with_an_effect, (1.3, Schedule()), "reading .rate of 's' runs code of yours (a property of Schedule)",
+     "read what the loop needs into a variable before the loop"),
+    (getitem_draws, (1.3, NoisyData(0)), "indexing 'data' runs code of yours (NoisyData.__getitem__",
+     "read what the loop needs into a variable before the loop"),
+    (scipy_rvs_with_a_generator, (1.3, np.random.default_rng(5)), "scipy.stats.norm.rvs(...) draws random numbers",
+     "draw the numbers before the loop"),
+    (scipy_rvs_global_state, (1.3,), "scipy.stats.norm.rvs(...) draws random numbers",
+     "draw the numbers before the loop"),
+    (vectorized_stateful_function, (1.3,), "made by np.vectorize from tick", "keep the value in a variable"),
+    (custom_vjp_draws, (1.3,), "np.random.standard_normal(...) draws random numbers",
+     "draw the numbers before the loop"),
+]
+
+
+@pytest.mark.parametrize("fn, args, what, advice", PROBE_REFUSED, ids=[c[0].__name__ for c in PROBE_REFUSED])
+@pytest.mark.parametrize("mode", ["grad", "hvp"])
+def test_code_of_yours_behind_a_name_is_refused(fn, args, what, advice, mode):
+    test_refused_at_the_users_line(fn, args, what, advice, mode)
+
+
 def test_the_counter_is_not_ticked_twice():
     cnt = Counter()
     with pytest.raises(SrcadSyntaxError):
@@ -252,3 +370,69 @@ def test_accepted_gradients_against_central_differences(fn):
         numeric = central_difference(fn, u, direction)
         np.testing.assert_allclose(gradient @ direction, numeric, rtol=1e-6, atol=1e-8)
         np.testing.assert_allclose(pullback(1.0) @ direction, numeric, rtol=1e-6, atol=1e-8)
+
+
+# ---- accepted: reads srcad can prove run no code of yours ---------------------------------
+
+
+class Model:
+    def __init__(self, n):
+        self.W = np.linspace(-0.4, 0.5, n * n).reshape(n, n)
+        self.scale = 0.7
+
+
+MODEL = Model(4)
+
+
+def plain_attributes_of_an_object(u, m):
+    for t in srcad.checkpointed(range(5), segment=2):
+        u = np.tanh(m.W @ u) * m.scale + 0.1 * u
+    return np.sum(u * u)
+
+
+def attributes_of_a_global_object(u):
+    for t in srcad.checkpointed(range(5), segment=2):
+        u = np.sin(u) * MODEL.scale + MODEL.W[1] * u.mean() + np.pi * 0.01
+    return np.sum(u ** 2)
+
+
+def list_and_dict_reads(u):
+    p = {"a": 0.3, "b": 0.25}
+    hist = [u * 1.0]
+    for t in srcad.checkpointed(range(6), segment=2):
+        u = np.cos(u) * p["a"] + hist[-1] * p["b"] + len(p.keys()) * 0.01 + p.get("a") * u
+        hist.append(u * 1.0)
+    return np.sum(u * hist[2])
+
+
+def array_reading_methods(u):
+    for t in srcad.checkpointed(range(4), segment=3):
+        v = u * 2.0
+        u = u * 0.5 + v.mean() * 0.1 + v.T[::-1] * v.max() * 0.05 + v.item(0) * 0.01 + u.shape[0] * 0.001
+    return np.sum(u * u)
+
+
+def seeded_noise(u):
+    rng = np.random.default_rng(42)
+    return u + 0.01 * rng.standard_normal(u.shape)
+
+
+def helper_seeding_its_own_generator(u):
+    for t in srcad.checkpointed(range(6), segment=2):
+        u = seeded_noise(np.sin(u))
+    return np.sum(u ** 2)
+
+
+ACCEPTED_READS = [(plain_attributes_of_an_object, (Model(4),)), (attributes_of_a_global_object, ()),
+                  (list_and_dict_reads, ()), (array_reading_methods, ()), (helper_seeding_its_own_generator, ())]
+
+
+@pytest.mark.parametrize("fn, extra", ACCEPTED_READS, ids=[c[0].__name__ for c in ACCEPTED_READS])
+def test_reads_that_run_no_code_of_yours_against_central_differences(fn, extra):
+    rng = np.random.default_rng(11)
+    u = rng.uniform(0.2, 1.0, 4)
+    gradient = srcad.grad(fn)(u, *extra)
+    for _ in range(3):
+        direction = rng.standard_normal(4)
+        numeric = central_difference(lambda v: fn(v, *extra), u, direction)
+        np.testing.assert_allclose(gradient @ direction, numeric, rtol=1e-6, atol=1e-8)

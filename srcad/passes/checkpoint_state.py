@@ -14,23 +14,34 @@ known to change nothing but such names (an allowlist), and refuses anything else
 user's line, saying what to write instead. Accepted calls:
 
 * NumPy, ``math``, SciPy, ``operator`` and srcad functions that only read their arguments
-  (``fresh.known_pure``), random draws excepted; builtins that only read theirs; record classes;
+  (``fresh.known_pure``), random draws excepted (``np.random``, a generator's methods, SciPy's
+  ``rvs``, any function taking ``random_state``/``seed``/``rng``); builtins that only read theirs;
+  record classes. A library function calling a function it is given (``np.vectorize``,
+  ``np.apply_along_axis``, ``scipy.optimize``) is judged by that function, or refused where
+  srcad cannot tell which it is; a ufunc made by ``np.frompyfunc`` is refused;
 * ``print`` and logging: they run again when a segment is recomputed, so their output repeats;
-* a method of a list, dict or array that only reads it, or that updates a name the snapshots
-  hold (``L.append(v)``);
-* a function of yours whose source srcad reads, when all it updates in place is values it
-  made itself (checked the same way through the functions it calls) or its own arguments where
-  srcad differentiates the call (its forward sweep runs on copies of them), never where srcad
-  runs the call as written;
-* a function of yours with a derivative rule (``register_vjp``): the rule declares it a
-  function of its arguments.
+* a method, an attribute read or an index judged by the value's type (``checkpoint_kinds``):
+  on an array or number, a list, tuple or dict, a string, a module, one that only reads it (or
+  updates a name the snapshots hold: ``L.append(v)``); on an object of a class of yours an
+  attribute it holds plainly, or an index its class does not define (a property, a
+  ``__getitem__``, ``__getattr__`` of yours is refused); a generator seeded with a literal in
+  the body (``np.random.default_rng(42)``: made again, it draws the same numbers). On a value
+  of unknown type they are refused: ``c.item()`` may be a method of yours named like an array's;
+* a function of yours whose source srcad reads, checked as the loop is (with what is known of
+  its arguments), when all it updates in place is values it made itself or its own arguments
+  where srcad differentiates the call (its forward sweep runs on copies of them), never where
+  srcad runs the call as written; a function with a derivative rule (``custom_vjp``,
+  ``register_vjp``) is read the same way: the recomputation runs the function itself.
 
-Refused: random draws (``rng.standard_normal()``, ``np.random.randn()``), a method of an object
-srcad does not know (``counter.tick()``), a function srcad runs as written and cannot read, a
-method changing a global (``HISTORY.append(v)``), a function of yours storing an attribute or
-updating a global or (run as written) an argument. Only a loop srcad checkpoints is checked: in
-forward mode, and where the loop's values carry no derivative, it runs once, as written.
+Refused: random draws, a method of an object srcad does not know the type of
+(``counter.tick()``, ``c.item()``), an attribute read or index running code of yours, a
+function srcad runs as written and cannot read, a method changing a global
+(``HISTORY.append(v)``), a function of yours storing an attribute or updating a global or (run
+as written) an argument. Only a loop srcad checkpoints is checked: in forward mode, and where
+the loop's values carry no derivative, it runs once, as written.
 """
+import functools
+
 import gast
 import numpy as np
 
@@ -40,6 +51,7 @@ from ..checkpointing import checkpointed
 from ..errors import SrcadError
 from ..source import capture
 from .callees import Callee, parameter_names
+from .checkpoint_kinds import GENERATOR, SAFE, Kinds, Obj, attribute_problem, is_seeded_generator, item_problem
 from .fresh import (ARRAY_VIEW_METHODS, FRESH_METHODS, NO_EFFECT, effect_call, is_in, known_pure, module_of, only_logs,
                     scatter_add_target, updates_first_argument)
 from .memory import updated_outside
@@ -48,6 +60,8 @@ from .normalize import normalize
 from .records import record_fields
 from .resolve_calls import resolve_calls
 from .reverse_calls import is_python_function, user_function_call
+from .shape_values import UNKNOWN, Spec, as_value
+from .shapes import abstract_values
 
 # Builtins that only read their arguments (``known_pure`` takes all of ``builtins``, which
 # also holds ``next``, ``setattr``, ``exec``, ``open``).
@@ -60,12 +74,22 @@ _READING_METHODS = {"get", "items", "values", "keys", "format", "join"}
 # the one for random draws.
 _DRAWING_METHODS = {m for cls in (np.random.Generator, np.random.RandomState) for m in dir(cls) if not m.startswith("_")}
 _RANDOM_STATES = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
+# A library function taking one of these draws random numbers (from it, or NumPy's global state).
+_RANDOM_PARAMETERS = {"random_state", "seed", "rng"}
+# Library functions that call a function they are given (NumPy's, Python's, SciPy's solvers):
+# what they change is what that function changes. (``sorted``, ``min``, ``max``: through ``key``.)
+_CALLING = {np.vectorize, np.frompyfunc, np.apply_along_axis, np.apply_over_axes, np.piecewise, np.fromfunction,
+            functools.reduce, functools.partial, map, filter}
+_CALLING_BY_KEY = {sorted, min, max}
+_CALLING_MODULES = ("scipy.optimize", "scipy.integrate", "scipy.ndimage", "scipy.interpolate", "scipy.differentiate")
 
 _PLAIN_LOOP = "or use a plain loop (drop srcad.checkpointed)"
 _DRAW_BEFORE = ("draw the numbers before the loop (noise = rng.standard_normal((n, ...))) and index them in it "
                 f"(noise[t]), {_PLAIN_LOOP}")
 _BEFORE_THE_LOOP = f"compute what the loop needs from it before the loop, {_PLAIN_LOOP}"
 _IN_A_VARIABLE = f"keep the value in a variable of the function and update it there, {_PLAIN_LOOP}"
+_READ_BEFORE = ("read what the loop needs into a variable before the loop (W = self.W; rate = s.rate) and use "
+                f"that in it, or pass it as an array, list or dict argument, {_PLAIN_LOOP}")
 
 
 class _Problem(Exception):
@@ -77,15 +101,29 @@ class _Problem(Exception):
         self.what, self.advice = what, advice
 
 
+class _Body:
+    """What checking a body needs: ``kinds`` of its values, the names it ``updates`` in place
+    (the loop's: held by the snapshots; None in a function of yours, whose updates the memory
+    analysis follows), ``active`` names (the loop's) and the ``helpers`` read so far."""
+
+    def __init__(self, kinds, helpers, updated=None, active=None):
+        self.kinds, self.helpers, self.updated, self.active = kinds, helpers, updated, active
+
+
 def check_replayable(rv, loop, updated):
     """Refuse, at the user's line, a statement of the checkpointed ``loop``'s body (A-normal
     form) that may change state its snapshots do not hold (see the module doc). ``updated``:
     the names the body updates in place, which the snapshots hold; ``rv``: the reverse
     transform, whose ``active`` names tell which calls srcad differentiates."""
-    helpers = {}  # a function of yours -> the parameters it updates, or its _Problem
+    stored = A.names_stored(rv.node)
+    structures = {p: as_value(v) for p, v in (A.anno(rv.node, "param_specs") or {}).items()
+                  if isinstance(v, (list, tuple)) and p not in stored}
+    kinds = Kinds(rv.node, rv.source, rv.spec, rv.containers, A.anno(rv.node, "object_classes"), loop.body,
+                  structures, numbers=rv.active)  # (what carries a derivative and is no list: an array, a number)
+    body = _Body(kinds, {}, updated, rv.active)
     for s in A.every_statement(loop.body):
         try:
-            _check_statement(s, rv.active, updated, helpers)
+            _check_statement(s, body)
         except _Problem as problem:
             raise rv.source.syntax_error(
                 f"srcad does not checkpoint this loop: {problem.what}. The reverse sweep runs each segment of the "
@@ -94,26 +132,67 @@ def check_replayable(rv, loop, updated):
                 f"{problem.advice[0].upper()}{problem.advice[1:]}", A.anno(s, "origin") or s) from None
 
 
-def _check_statement(s, active, updated, helpers):
+def _check_statement(s, body):
     head = s.iter if isinstance(s, gast.For) else s.test if isinstance(s, (gast.If, gast.While)) else s
-    for call in (n for n in A.walk(head) if isinstance(n, gast.Call)):
+    nodes = list(A.walk(head))
+    called = set()  # the dotted names of the functions called, the attributes naming methods
+    for call in (n for n in nodes if isinstance(n, gast.Call)):
         callee = A.anno(call, "callee")
-        if _updates_through_a_name(call, callee):
-            changed = call.func.value if callee.kind == "method" else (call.args or [None])[0]
-            if not (isinstance(changed, gast.Name) and changed.id in updated):
-                raise _Problem(f"{_described(call, callee)} changes a value the snapshots do not hold",
-                               _IN_A_VARIABLE)
-            continue
-        updates = _call_updates(call, callee, helpers)
-        if updates and not _differentiated(s, call, callee, active):
-            param, arg = updates
-            given = arg.id if isinstance(arg, gast.Name) else "x"
-            which = f"'{given}'" + ("" if given == param else f" (its parameter '{param}')")
-            raise _Problem(
-                f"{callee.name}(...) changes {which} in place, and srcad runs this call as written (it carries no "
-                "derivative)",
-                f"make the update in the loop itself ({given}.append(v), {given}[i] = v: the snapshots hold those), "
-                f"or have {callee.name} return a new value, {_PLAIN_LOOP}")
+        called |= {id(call.func)} if callee is not None and callee.kind == "method" else {
+            id(n) for n in A.walk(call.func)}
+    for n in nodes:
+        if isinstance(n, gast.Call):
+            _check_call(s, n, body)
+        elif isinstance(n, (gast.Attribute, gast.Subscript)) and id(n) not in called:
+            _check_read(n, body.kinds)
+
+
+def _check_read(n, kinds):
+    """An attribute read or stored, an item read or stored: on a value of a class of yours it
+    runs your code (a property, ``__getitem__``), which may change anything."""
+    if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load):
+        raise _Problem(f"it stores the attribute .{n.attr} of an object, which the snapshots do not hold",
+                       f"compute what the loop needs from the object before the loop, or keep the value in a "
+                       f"variable of the function, {_PLAIN_LOOP}")
+    kind = kinds.of(n.value)
+    if kind in SAFE:
+        return
+    what = f"reading .{n.attr} of" if isinstance(n, gast.Attribute) else "indexing"
+    if isinstance(kind, Obj):
+        problem = attribute_problem(kind.cls, n.attr) if isinstance(n, gast.Attribute) else item_problem(
+            kind.cls, "__getitem__" if isinstance(n.ctx, gast.Load) else "__setitem__")
+        if problem is None:
+            return
+        raise _Problem(f"{what} {_named(n.value)} runs code of yours ({problem}), which may change anything",
+                       _READ_BEFORE)
+    raise _Problem(f"{what} {_named(n.value)} may run code of yours (a property, __getitem__ of your class): srcad "
+                   "does not know its type here", _READ_BEFORE)
+
+
+def _named(expr):
+    text = A.to_source(expr).strip() if isinstance(expr, (gast.Name, gast.Attribute)) else ""
+    return f"'{text}'" if text and not text.startswith("_") else "a value"
+
+
+def _check_call(s, call, body):
+    callee = A.anno(call, "callee")
+    if _updates_through_a_name(call, callee):
+        if callee.kind == "method" and body.kinds.of(call.func.value) not in SAFE:
+            _check_method(call, callee.name, body.kinds)  # refused: not a list's, dict's or array's
+        changed = call.func.value if callee.kind == "method" else (call.args or [None])[0]
+        if body.updated is not None and not (isinstance(changed, gast.Name) and changed.id in body.updated):
+            raise _Problem(f"{_described(call, callee)} changes a value the snapshots do not hold", _IN_A_VARIABLE)
+        return
+    updates = _call_updates(call, callee, body)
+    if updates and body.updated is not None and not _differentiated(s, call, callee, body.active):
+        param, arg = updates
+        given = arg.id if isinstance(arg, gast.Name) else "x"
+        which = f"'{given}'" + ("" if given == param else f" (its parameter '{param}')")
+        raise _Problem(
+            f"{callee.name}(...) changes {which} in place, and srcad runs this call as written (it carries no "
+            "derivative)",
+            f"make the update in the loop itself ({given}.append(v), {given}[i] = v: the snapshots hold those), "
+            f"or have {callee.name} return a new value, {_PLAIN_LOOP}")
 
 
 def _updates_through_a_name(call, callee):
@@ -136,7 +215,7 @@ def _differentiated(s, call, callee, active):
             and any(isinstance(a, gast.Name) and a.id in active for a in operands))
 
 
-def _call_updates(call, callee, helpers):
+def _call_updates(call, callee, body):
     """Raise ``_Problem`` for a call that may change state no snapshot holds. For a function of
     yours that updates some of its parameters in place (srcad undoes that only where it
     differentiates the call): ``(one of them, the argument given for it)``; else None."""
@@ -144,9 +223,9 @@ def _call_updates(call, callee, helpers):
         raise _Problem(f"srcad cannot tell what the call of {callee.name if callee else 'this function'} changes",
                        f"call a function defined at the top level of a module by its name, {_PLAIN_LOOP}")
     if callee.kind == "method":
-        _check_method(callee.name)
+        _check_method(call, callee.name, body.kinds)
         return None
-    params = _object_updates(callee.obj, callee.name, helpers)
+    params = _object_updates(callee.obj, callee.name, body, call)
     if not params:
         return None
     param = sorted(params)[0]
@@ -154,89 +233,160 @@ def _call_updates(call, callee, helpers):
     return param, args[0]
 
 
-def _check_method(name):
-    if name in registry.METHODS or name in registry.NONDIFF_METHODS or name in FRESH_METHODS \
-            or name in ARRAY_VIEW_METHODS or name in _READING_METHODS:
+def _check_method(call, name, kinds):
+    """A method runs code of the receiver's type: accepted where that is an array, a number, a
+    list, tuple or dict, a string (reading it), or a generator the body seeds itself."""
+    receiver = call.func.value
+    kind = kinds.of(receiver)
+    if kind == GENERATOR:
         return
-    if name in _DRAWING_METHODS:
+    if kind in SAFE and (name in registry.METHODS or name in registry.NONDIFF_METHODS or name in FRESH_METHODS
+                         or name in ARRAY_VIEW_METHODS or name in _READING_METHODS):
+        return
+    if name in _DRAWING_METHODS or isinstance(kind, Obj) and issubclass(kind.cls, _RANDOM_STATES):
         raise _Problem(f"the call .{name}() may draw random numbers, and the generator's state is not in the "
                        "snapshots (the recomputed steps would draw other numbers)", _DRAW_BEFORE)
-    raise _Problem(f"the call .{name}() may change the object it is called on (srcad does not know its type: a "
+    if kind in SAFE:
+        raise _Problem(f"the call .{name}() may change the object it is called on", _BEFORE_THE_LOOP)
+    raise _Problem(f"the call .{name}() on {_named(receiver)} may change the object it is called on (srcad does "
+                   "not know its type here: a method of your class named like an array's runs your code; a "
                    "counter, a random generator, a cache)", _BEFORE_THE_LOOP)
 
 
-def _object_updates(obj, name, helpers):
+def _object_updates(obj, name, body, call=None):
     """Raise ``_Problem`` for a call of ``obj`` that may change state no snapshot holds; the
     parameters a function of yours updates in place (for the caller to judge), else None."""
     if obj is checkpointed or is_in(obj, NO_EFFECT) or only_logs(obj) or record_fields(obj) is not None:
         return None
-    if _draws(obj):
+    if module_of(obj).split(".")[0] == "srcad" and known_pure(obj):
+        return None  # srcad's helpers (in_place_result) in the code it made of a function of yours
+    if call is not None and is_seeded_generator(call):
+        return None  # np.random.default_rng(42): made again, it draws the same numbers
+    if _draws(obj, call):
         raise _Problem(f"{name}(...) draws random numbers, and the generator's state is not in the snapshots (the "
                        "recomputed steps would draw other numbers)", _DRAW_BEFORE)
     callee = Callee("object", obj=obj, name=name)
     if effect_call(callee):  # HISTORY.append of a list of the module
         raise _Problem(f"{name}(...) changes a list, dict or set of your module, which the snapshots do not hold",
                        _IN_A_VARIABLE)
-    if user_function_call(callee):
-        return _helper_updates(obj, name, helpers)
-    if is_python_function(obj) and registry.lookup(registry.VJP, obj) is not None:
-        return None  # its rule declares it a function of its arguments
+    if user_function_call(callee) or is_python_function(obj) and registry.lookup(registry.VJP, obj) is not None:
+        # a rule's (custom_vjp, register_vjp) too: the recomputation runs the function itself
+        return _helper_updates(obj, name, body, call)
+    if isinstance(obj, np.vectorize):
+        return _object_updates(obj.pyfunc, f"{name}, made by np.vectorize from {obj.pyfunc.__name__},", body)
+    if isinstance(obj, np.ufunc) and obj.__name__.endswith("(vectorized)"):
+        raise _Problem(f"{name}(...) is made by np.frompyfunc, which calls a function srcad cannot see",
+                       _BEFORE_THE_LOOP)
     if is_in(obj, _READING_BUILTINS) or (known_pure(obj) and module_of(obj) != "builtins"):
+        if call is not None:
+            _check_given_functions(obj, name, call, body)
         return None
     raise _Problem(f"srcad runs {name}(...) as written and cannot tell what it changes (it knows NumPy, math and "
                    "the functions of yours whose source it reads)", _BEFORE_THE_LOOP)
 
 
-def _draws(obj):
-    """A function of NumPy's random module or Python's, or a method of a generator."""
+def _check_given_functions(obj, name, call, body):
+    """A library function calls the functions it is given (``np.apply_along_axis(f, ...)``,
+    ``scipy.optimize.minimize(f, ...)``): each is judged as the loop's own calls are; where
+    srcad cannot tell which function a value holds, refused."""
+    calling = is_in(obj, _CALLING) or module_of(obj).startswith(_CALLING_MODULES)
+    by_key = is_in(obj, _CALLING_BY_KEY)
+    given = [k.value for k in call.keywords if not by_key or k.arg == "key"] + ([] if by_key else call.args)
+    for arg in given:
+        kind = body.kinds.of(arg)
+        if isinstance(kind, Obj) and kind.value is not None and callable(kind.value) \
+                and not isinstance(kind.value, type):
+            _object_updates(kind.value, f"{name.rsplit('.', 1)[-1]}(...) calls {_named(arg)}, which", body)
+        elif (calling or by_key) and kind not in SAFE and not isinstance(kind, Obj):
+            raise _Problem(f"{name}(...) calls the function it is given, and srcad cannot tell which function "
+                           f"{_named(arg)} is", f"pass a function defined at the top level of a module by its name, "
+                           f"{_PLAIN_LOOP}")
+
+
+def _draws(obj, call=None):
+    """A function of NumPy's random module or Python's, a method of a generator, a SciPy
+    distribution's ``rvs``, a function taking ``random_state``, ``seed`` or ``rng``."""
+    import inspect
+
     module = module_of(obj)
-    return (module.startswith("numpy.random") or module.split(".")[0] in ("random", "secrets")
-            or isinstance(getattr(obj, "__self__", None), _RANDOM_STATES))
+    if (module.startswith("numpy.random") or module.split(".")[0] in ("random", "secrets")
+            or isinstance(getattr(obj, "__self__", None), _RANDOM_STATES) or getattr(obj, "__name__", "") == "rvs"):
+        return True
+    if call is not None and any(k.arg in _RANDOM_PARAMETERS for k in call.keywords):
+        return True
+    try:
+        return bool(_RANDOM_PARAMETERS & set(inspect.signature(obj).parameters))
+    except (TypeError, ValueError):
+        return False
 
 
-def _helper_updates(obj, name, helpers):
+def _helper_updates(obj, name, body, call):
     """The parameters the function of yours ``obj`` updates in place; raise ``_Problem`` if it
-    may change anything else (each function read once, the functions it calls with it)."""
+    may change anything else (each function read once for what is known of its arguments,
+    the functions it calls with it)."""
     fn = getattr(obj, "__srcad_function__", obj)
-    if fn not in helpers:
-        helpers[fn] = None  # a recursive call: the rest of the function answers for it
+    known, classes = {}, {}
+    for param, args in ((bind_call(obj, call) or {}) if call is not None else {}).items():
+        kind = body.kinds.of(args[0]) if len(args) == 1 else None
+        known[param] = body.kinds.abstract(args[0]) if len(args) == 1 else UNKNOWN
+        if isinstance(kind, Obj):
+            classes[param] = kind.cls
+        elif kind in SAFE and not isinstance(known[param], (Spec, list, tuple, dict)):
+            known[param] = kind  # (its kind only)
+    key = (fn, repr(sorted(known.items())), tuple(sorted((p, id(c)) for p, c in classes.items())))
+    helpers = body.helpers
+    if key not in helpers:
+        helpers[key] = None  # a recursive call: the rest of the function answers for it
         try:
-            helpers[fn] = _read_helper(fn, helpers)
+            helpers[key] = _read_helper(fn, helpers, known, classes)
         except _Problem as problem:
-            helpers[fn] = problem
-    found = helpers[fn]
+            helpers[key] = problem
+    found = helpers[key]
     if isinstance(found, _Problem):
         raise _Problem(f"{name}(...) {found.what}", found.advice)
     return found
 
 
-def _read_helper(fn, helpers):
-    """The parameters ``fn`` updates in place: its calls are checked as the loop's are (an update
-    through a name is left to the memory analysis, which follows it to what it reaches), and an
-    attribute store or an update reaching a global is refused."""
+def _read_helper(fn, helpers, known, classes):
+    """The parameters ``fn`` updates in place: its statements are checked as the loop's are
+    (an update through a name is left to the memory analysis, which follows it to what it
+    reaches), and an attribute store or an update reaching a global is refused."""
     try:
         source = capture(fn)
         node = resolve_calls(source.node, source)
     except (SrcadError, SyntaxError, OSError, TypeError):
         raise _Problem("is a function whose source srcad cannot read, so it cannot tell what it changes",
                        _BEFORE_THE_LOOP) from None
-    for n in A.walk(node):
-        where = f"{source.filename}:{getattr(n, 'lineno', node.lineno)}"
+    for n in A.walk(node):  # (before normal form, which refuses them)
         if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store):
-            raise _Problem(f"stores the attribute .{n.attr} of an object (at {where})",
+            raise _Problem(f"stores the attribute .{n.attr} of an object (at {source.filename}:{n.lineno})",
                            f"compute what the loop needs from the object before the loop, or keep the value in a "
                            f"variable of the function, {_PLAIN_LOOP}")
-        callee = A.anno(n, "callee") if isinstance(n, gast.Call) else None
-        if isinstance(n, gast.Call) and not _updates_through_a_name(n, callee):
-            try:
-                _call_updates(n, callee, helpers)  # what a callee updates in its arguments: read below
-            except _Problem as problem:
-                raise _Problem(f"reaches {where}, where {problem.what}", problem.advice) from None
     try:
-        body = normalize(node, source).body
+        node = normalize(node, source)
     except SrcadError:
         raise _Problem("is a function srcad cannot read, so it cannot tell what it changes", _BEFORE_THE_LOOP) from None
-    reached = updated_outside(body, sorted(parameter_names(node)))
+    params = [a.id for a in node.args.args]
+    shapes = {p: v for p, v in known.items() if not isinstance(v, str)}
+    env = abstract_values(node, {p: shapes.get(p, UNKNOWN) for p in params}) if len(params) == len(
+        parameter_names(node)) else {}
+    containers = {n for n, v in env.items() if isinstance(v, (list, tuple, dict))} | {
+        p for p, v in known.items() if v == "container" or isinstance(v, (list, tuple, dict))}
+    arrays = {n: v for n, v in env.items() if isinstance(v, Spec)}
+    arrays.update({p: v for p, v in known.items() if isinstance(v, Spec)})
+    kinds = Kinds(node, source, arrays, containers, classes, node.body,
+                  {n: v for n, v in env.items() if isinstance(v, (list, tuple, dict))},
+                  strings={p for p, v in known.items() if v in ("string", "module")})
+    body = _Body(kinds, helpers)
+    for s in A.every_statement(node.body):
+        try:
+            _check_statement(s, body)
+        except _Problem as problem:
+            origin = A.anno(s, "origin") or s
+            where = f"{source.filename}:{getattr(origin, 'lineno', None) or node.lineno}"
+            what = problem.what[3:] if problem.what.startswith("it ") else problem.what
+            raise _Problem(f"reaches {where}, where {what}", problem.advice) from None
+    reached = updated_outside(node.body, sorted(parameter_names(node)))
     globals_ = sorted(owner for kind, owner in reached if kind == "global")
     if globals_:
         raise _Problem(f"updates '{globals_[0]}', a global, in place ({source.filename}:{node.lineno})",

@@ -415,6 +415,12 @@ def infer_shapes(node, specs):
     return node
 
 
+def abstract_values(node, known):
+    """The abstract value of every variable of ``node`` (A-normal form), its parameters'
+    given in ``known`` (``checkpoint_state`` reads a function of yours with them)."""
+    return _infer(node, dict(known))
+
+
 def _infer(node, env, active=None):
     """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
     results of calls to the user's own functions are read where they are ``active`` (whose
