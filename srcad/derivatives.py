@@ -20,6 +20,7 @@ from .batching import batched_backward
 from .errors import CotangentError, SrcadError, UnsupportedCaseError, WrtError
 from .passes.shape_values import arg_spec, argument_kinds
 from .pytrees import is_node, leaves, rebuild
+from .sharing import values_reached
 from .source import capture
 from .tracebacks import api_boundary
 
@@ -296,7 +297,7 @@ def _forward_jacobian(fun, args, positions, inputs, single):
     still differ (a counter of yours) are refused: the columns would be the derivatives of
     different functions."""
     y, columns = None, {}
-    states = _random_states(args)
+    states = _random_states(list(args) + values_reached([getattr(fun, "__wrapped__", fun)]))  # (grad(f): f)
     for k, (p, x) in enumerate(zip(positions, inputs)):
         x_leaves = leaves(x)
         for j, x_leaf in enumerate(x_leaves):
@@ -330,8 +331,8 @@ def _forward_jacobian(fun, args, positions, inputs, single):
 def _random_states(args, depth=3):
     """``[(restore, state)]`` of every random generator a run may draw from: NumPy's and
     Python's global ones, and the ``np.random.Generator``/``RandomState``/``random.Random``
-    objects ``args`` hold (in lists, tuples, dicts and your objects' attributes, ``depth``
-    levels down). Restoring a state rewinds the generator itself, so code that tells objects
+    objects ``args`` hold (the arguments and what the function's code reads by name: in lists,
+    tuples, dicts and your objects' attributes, ``depth`` levels down). Restoring a state rewinds the generator itself, so code that tells objects
     apart by identity still sees the caller's."""
     import random
 

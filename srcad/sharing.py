@@ -264,6 +264,19 @@ def functions_reached(functions):
     return list(reach.read.values())
 
 
+def values_reached(functions):
+    """The values the functions of yours that ``functions`` may run read by name: the globals
+    their code names, their closure cells and defaults (the walk of ``functions_reached``)."""
+    reach = _Reach()
+    reach.functions.extend(functions)
+    values = []
+    while reach.functions:
+        for _, value in reach.read_by_code():
+            values.append(value)
+            reach.held(value)
+    return values
+
+
 def _function_of(obj):
     """The Python function behind a function, bound method, static or class method, property
     getter or srcad wrapper; None for anything else."""

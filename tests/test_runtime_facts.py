@@ -305,3 +305,63 @@ def every_item(x, it):
 def test_a_loop_reading_all_of_a_one_pass_iterator_is_differentiated():
     value, slope = srcad.value_and_grad(every_item)(1.3, iter(ITEMS))
     np.testing.assert_allclose([value, slope], [1.3 * np.prod(ITEMS), np.prod(ITEMS)])
+
+
+# ---- probe 21D ----------------------------------------------------------------------------------
+
+COEF = [1.0]
+
+
+def scaled_by_an_item(x):
+    return np.sum(np.imag(x * COEF[0]))
+
+
+def test_an_item_of_a_global_changed_to_complex_in_place_is_refused():
+    # the item was decided real when the code was made: [-1, -1] for [1, 1] after COEF[0] = 1j
+    g = srcad.grad(scaled_by_an_item)
+    np.testing.assert_allclose(g(X), [0.0, 0.0])
+    COEF[0] = 1j
+    try:
+        with pytest.raises(UnsupportedCaseError, match=r"'COEF\[0\]' is complex"):
+            g(X)
+    finally:
+        COEF[0] = 1.0
+
+
+GENERATOR = np.random.default_rng(0)
+
+
+def noisy_by_a_global_generator(x):
+    return (x - 1.0) * GENERATOR.standard_normal(3)  # at x = 1 the value hides the draws
+
+
+def test_forward_jacobian_rewinds_a_generator_the_function_reads_by_name():
+    global GENERATOR
+    GENERATOR = np.random.default_rng(0)
+    J = srcad.jacobian(noisy_by_a_global_generator, mode="fwd")(np.ones(3))
+    one_call = np.random.default_rng(0)
+    np.testing.assert_allclose(J, np.diag(one_call.standard_normal(3)))  # before: [0.126, -0.536, -0.704]
+    assert GENERATOR.standard_normal() == one_call.standard_normal()  # moved as one call moves it
+
+
+def any_then_rest(x, it):
+    big = any(v > 1.5 for v in it)  # Python stops at the first item above 1.5
+    return x * sum(it) + (1.0 if big else 0.0)
+
+
+def first_match(x, values):
+    return x * next(v for v in values if v > 1.5)
+
+
+def test_any_of_a_one_pass_iterator_is_refused():
+    # srcad read all of `it`: value 0.0 and slope 0 where Python gives -1.5 and 3
+    with pytest.raises(UnsupportedCaseError, match="one-pass iterator"):
+        srcad.grad(any_then_rest)(1.3, iter([1.0, 2.0, 3.0]))
+    np.testing.assert_allclose(srcad.grad(any_then_rest)(1.3, [1.0, 2.0, 3.0]), 6.0)
+
+
+def test_next_of_a_generator_expression_is_refused_at_its_line():
+    # it crashed in the generated code (TypeError: 'list' object is not an iterator)
+    with pytest.raises(srcad.SrcadSyntaxError, match="next\\(\\) of a generator expression") as info:
+        srcad.grad(first_match)(X, [1.0, 2.0, 3.0])
+    assert info.value.filename == __file__

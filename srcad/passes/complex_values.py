@@ -287,14 +287,18 @@ def _unverified(statements, active, local, source, made_outside):
 
 def _made_outside(statements, active, local, source, fixed_real):
     """name -> the statement that binds it to a value srcad does not compute: an attribute of
-    an object, the result of a call made without derivative (a function of yours run as it is)."""
+    an object, an item of a global's (``COEF[0]``, which may change in place after the code is
+    made), the result of a call made without derivative (a function of yours run as it is)."""
     made_outside = {}
     for s in statements:
         target = _target(s)
         if target is None or target & active or not isinstance(s, gast.Assign):
             continue
         rhs = s.value
-        if isinstance(rhs, gast.Attribute) and rhs.attr not in PLAIN_ATTRIBUTES | {"real", "imag"} \
+        if isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) and (
+                rhs.value.id not in local and not _code(source, rhs.value.id) or rhs.value.id in made_outside):
+            made_outside.update(dict.fromkeys(target, s))
+        elif isinstance(rhs, gast.Attribute) and rhs.attr not in PLAIN_ATTRIBUTES | {"real", "imag"} \
                 and not _module_constant(rhs, source, local) and not _real_transpose(rhs, fixed_real):
             made_outside.update(dict.fromkeys(target, s))
         elif isinstance(rhs, gast.Call):

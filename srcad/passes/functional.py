@@ -117,6 +117,21 @@ def mark_consumed(callee, call, namer):
                     call.args[k] = gast.copy_location(gast.ListComp(elt=A.load(item), generators=[loop]), arg)
 
 
+def mark_read_in_part(callee, call, norm):
+    """Mark a generator expression given to ``any``/``all``, which stop at the first item that
+    decides (its loops then check they read no one-pass iterator: ``passes.loops``); refuse one
+    given to ``next``, which reads one item where srcad would compute them all."""
+    if callee is None or callee.kind != "object" or not _is(callee.obj, (builtins.any, builtins.all, builtins.next)):
+        return
+    for arg in call.args:
+        if isinstance(arg, gast.GeneratorExp):
+            if callee.obj is builtins.next:
+                raise norm.error("srcad does not differentiate next() of a generator expression (it reads the first "
+                                 "item Python would compute, srcad would compute them all): write a for loop that "
+                                 "breaks at the first item", call)
+            A.set_anno(arg, "read_in_part", True)
+
+
 def is_check(call):
     """Is ``call`` a ``np.testing.assert_*`` call?"""
     callee = A.anno(call, "callee")

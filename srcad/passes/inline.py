@@ -237,6 +237,8 @@ def inline_comprehension(norm, e, out):
         for cond in reversed(gen.ifs):
             inner = [gast.If(test=cond, body=inner, orelse=[])]
         inner = [gast.For(target=gen.target, iter=gen.iter, body=inner, orelse=[], type_comment=None)]
+        if A.anno(e, "read_in_part"):  # any(...)/all(...) of it: Python may stop reading early
+            A.set_anno(inner[0], "read_in_part", True)
     for stmt in inner:
         gast.copy_location(stmt, e)
         norm.stmt(stmt, out)

@@ -110,13 +110,14 @@ def _lower_for(norm, s, out):
 
 def _reads_in_part(norm, loop):
     """The line of the loop when Python may stop reading what it iterates before its end (a
-    ``break`` or ``return`` in it, or a ``zip`` of several sequences), else None."""
+    ``break`` or ``return`` in it, a ``zip`` of several sequences, a comprehension ``any``
+    or ``all`` reads: annotation ``"read_in_part"``), else None."""
     stops = [n for n in A.walk(gast.Module(body=loop.body, type_ignores=[])) if isinstance(n, (gast.Break, gast.Return))]
     inner = {id(b) for n in A.walk(gast.Module(body=loop.body, type_ignores=[])) if isinstance(n, (gast.For, gast.While))
              for b in A.walk(gast.Module(body=n.body, type_ignores=[])) if isinstance(b, gast.Break)}
     zipped = any(_is_call_to(n, builtins.zip) and len(n.args) > 1 for n in A.walk(loop.iter))
     line = getattr(loop, "lineno", None) or norm.line or "?"  # (a loop srcad made: the user's statement's)
-    return line if zipped or any(id(n) not in inner for n in stops) else None
+    return line if zipped or A.anno(loop, "read_in_part") or any(id(n) not in inner for n in stops) else None
 
 
 def _iteration(norm, it, out, in_part=None):

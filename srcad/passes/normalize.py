@@ -44,7 +44,7 @@ import gast
 from .. import astutil as A
 from ..naming import Namer, builtin
 from .binding import module_helper
-from .functional import check_statement, functional_rhs, is_check, mark_consumed
+from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part
 from .in_place import augmented_assignment, list_slice_check, unshared_store_check
 from .inline import (check_named_exprs, check_no_function_values, inline_call, inline_comprehension, lambda_def,
                      unknown_function)
@@ -466,6 +466,7 @@ class _Normalizer:
         hoisted = effect_value(self, e, callee, out)  # r = x.sort(): the call for its effect, where it is made
         if hoisted is not None:
             return hoisted
+        mark_read_in_part(callee, e, self)
         mark_consumed(callee, e, self.namer)
         lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
         if lowered is not None:
