@@ -79,3 +79,10 @@ def installed_file(filename):
         found = _INSTALLED[filename] = bool({"site-packages", "dist-packages"} & set(path.split(os.sep))) or any(
             path.startswith(os.path.realpath(r) + os.sep) for r in roots)
     return found
+
+
+def defines_operator(cls, method):
+    """Does ``cls`` (or a class of yours it inherits from) define the operator ``__method__``
+    (``"mul"``), its reflected or its in-place form?"""
+    names = {f"__{method}__", f"__r{method}__", f"__i{method}__"}
+    return any(names & vars(k).keys() for k in cls.__mro__ if not installed_class(k))

@@ -1,7 +1,7 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
-            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> infer_shapes
+            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
@@ -28,6 +28,7 @@ from .passes.checkpoint import checkpoint_loops
 from .passes.checkpoint_adjoint import finish_checkpoints
 from .passes.aliasing import check_aliasing
 from .passes.complex_values import check_complex
+from .passes.operators import check_operators
 from .passes.cse import eliminate_common_subexpressions
 from .passes.fast_forms import fast_forms
 from .passes.forward import forward
@@ -146,6 +147,7 @@ def _stages(source, wrt, options, module):
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
+        ("check_operators", lambda node: check_operators(node, source, _argument_kinds(options)[0])),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("fold_in_place_checks", fold_in_place_checks),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
@@ -167,6 +169,7 @@ def _forward_stages(source, wrt, options, module):
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
+        ("check_operators", lambda node: check_operators(node, source, _argument_kinds(options)[0])),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("restore_regions", restore_regions),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),

@@ -224,6 +224,18 @@ def inexact_result(value, message):
         raise UnsupportedCaseError(message)
 
 
+def plain_operand(value, method, where):
+    """Raise if ``value``'s class is one of yours defining the operator ``__method__`` (or its
+    reflected or in-place form): srcad's rule for it is the one for numbers and arrays."""
+    from .code_reading import defines_operator
+
+    cls = value.__class__
+    if cls is not np.ndarray and cls not in _REAL_SCALARS and defines_operator(cls, method):
+        raise UnsupportedCaseError(
+            f"{where}: an object of your class {cls.__qualname__} defines __{method}__, which srcad's derivative "
+            "of this operator does not follow: give srcad its derivative (srcad.custom_vjp) or pass an array")
+
+
 def read_again(items, where):
     """Raise if ``items`` is a one-pass iterator (a generator, ``map``, ``iter(L)``: its own
     iterator), which a loop that may stop early (at ``where``, ``file:line``), or ``zip`` with
