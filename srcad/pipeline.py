@@ -169,7 +169,7 @@ def _forward_stages(source, wrt, options, module):
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
-        ("check_operators", lambda node: check_operators(node, source, _argument_kinds(options)[0])),
+        ("check_operators", lambda node: check_operators(node, source, None)),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("restore_regions", restore_regions),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),

@@ -9,7 +9,8 @@ operator statement that carries a derivative and reads a global or closure value
 (not a library's) defines the operator, or its reflected or in-place form, has raised
 ``SrcadSyntaxError`` at the user's line; one that reads a parameter given something other
 than a number or an array is preceded by ``runtime.plain_operand``, which raises when the
-function runs if that value's class is such a class.
+function runs if that value's class is such a class (in reverse mode, whose code is made for
+the kinds of its arguments; forward mode's is not, and does not check parameters).
 
 >>> import gast
 >>> [_operator(gast.parse(text).body[0]) for text in ("y = S * x", "y = -x", "y = f(x)")]
@@ -26,13 +27,13 @@ _METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "trued
             gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul", gast.USub: "neg", gast.UAdd: "pos"}
 
 
-def check_operators(node, source, plain=()):
+def check_operators(node, source, plain=None):
     """Refuse or check operator statements on objects of yours (see the module doc); ``plain``:
-    the parameters the code is only ever given numbers or arrays (its cache key says so)."""
+    the parameters the code is only ever given numbers or arrays (its cache key says so), or
+    None where that is not known (forward mode: parameters are not checked)."""
     active = A.anno(node, "active") or set()
     params = {a.id for a in node.args.args}
     local = A.names_stored(node) | params
-    plain = set(plain)
 
     def visit(block):
         out = []
@@ -45,7 +46,7 @@ def check_operators(node, source, plain=()):
                 for name in sorted(_operands(s)):
                     if name not in local:
                         _refuse_defined(source, name, method, s)
-                    elif name in params and name not in plain:
+                    elif plain is not None and name in params and name not in plain:
                         out.append(gast.copy_location(gast.Expr(value=helper_call(
                             "plain_operand", runtime.plain_operand, A.load(name), A.const(method),
                             A.const(f"{source.filename}:{getattr(A.anno(s, 'origin') or s, 'lineno', '?')}"))), s))
