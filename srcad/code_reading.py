@@ -54,6 +54,21 @@ def installed_class(cls):
     return not_yours(cls.__module__, getattr(module, "__file__", None))
 
 
+def installed_object(obj):
+    """Is ``obj`` an installed library's (``not_yours``)? A module, class or function by its
+    own module (a class of yours is yours though its type is ``type``), anything else by its
+    class's."""
+    import types
+
+    if isinstance(obj, types.ModuleType):
+        return not_yours(obj.__name__, getattr(obj, "__file__", None))
+    if isinstance(obj, type):
+        return installed_class(obj)
+    if isinstance(obj, types.FunctionType):
+        return not_yours(obj.__module__, obj.__code__.co_filename)
+    return installed_class(type(obj))
+
+
 def not_yours(module, filename):
     """Is code of ``module`` in ``filename`` installed (Python's, a package's), srcad's, or
     built into Python? (A module made in code, without a file, is yours.)"""

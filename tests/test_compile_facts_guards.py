@@ -320,3 +320,183 @@ def test_a_call_that_rebinds_something_else_is_differentiated(modules, transform
     for _ in range(3):
         _agrees_with_differences(m.f, g(x), x, directions=1)
     assert transforms[0] == 1
+
+
+HOLES = """
+    import importlib
+    import operator
+    import sys
+    import numpy as np
+
+    act = np.sin
+
+    class Cfg:
+        act = staticmethod(np.sin)
+
+    inst = Cfg()
+
+    class Cfg2:
+        act = np.sin
+
+    def make_closure():
+        a = np.sin
+        def inner(x):
+            return np.sum(a(x))
+        return inner
+
+    inner = make_closure()
+
+    def apply(x, a=np.sin):
+        return np.sum(a(x))
+
+    def r_sysmod():
+        sys.modules[__name__].act = np.cos
+
+    def r_import_module():
+        importlib.import_module(__name__).act = np.cos
+
+    def r_fglobals():
+        r_fglobals.__globals__["act"] = np.cos
+
+    def r_update():
+        g = r_update.__globals__
+        g.update(act=np.cos)
+
+    def r_setitem():
+        operator.setitem(r_setitem.__globals__, "act", np.cos)
+
+    def r_cell():
+        inner.__closure__[0].cell_contents = np.cos
+
+    def r_defaults():
+        h = apply
+        h.__defaults__ = (np.cos,)
+
+    def r_class():
+        Cfg.act = staticmethod(np.cos)
+
+    def r_alias():
+        c = Cfg2
+        c.act = np.cos
+
+    def r_reload():
+        importlib.reload(sys.modules[__name__])
+
+    def f_sysmod(x):
+        r_sysmod()
+        return np.sum(act(x))
+
+    def f_import_module(x):
+        r_import_module()
+        return np.sum(act(x))
+
+    def f_fglobals(x):
+        r_fglobals()
+        return np.sum(act(x))
+
+    def f_update(x):
+        r_update()
+        return np.sum(act(x))
+
+    def f_setitem(x):
+        r_setitem()
+        return np.sum(act(x))
+
+    def f_cell(x):
+        r_cell()
+        return inner(x)
+
+    def f_defaults(x):
+        r_defaults()
+        return apply(x)
+
+    def f_class(x):
+        r_class()
+        return np.sum(inst.act(x))
+
+    def f_alias(x):
+        r_alias()
+        return np.sum(Cfg2.act(x))
+
+    def f_reload(x):
+        r_reload()
+        return np.sum(act(x))
+"""
+
+
+@pytest.mark.parametrize("name, line, what", [
+    ("sysmod", 29, "sets the attribute 'act'"),
+    ("import_module", 32, "sets the attribute 'act'"),
+    ("fglobals", 35, "reads __globals__"),
+    ("update", 38, "reads __globals__"),  # (where the namespace is taken: the update is a line below)
+    ("setitem", 42, "reads __globals__"),
+    ("cell", 45, "reads __closure__"),
+    ("defaults", 49, "sets the attribute '__defaults__'"),
+    ("class", 52, "sets the attribute 'act'"),  # srcad guarded inst.act: Cfg holds it
+    ("alias", 56, "sets the attribute 'act'"),  # a class of yours, though its type is `type`
+    ("reload", 59, r"reloads a module"),
+])
+def test_a_call_that_rebinds_by_another_way_is_refused_at_the_store(modules, name, line, what):
+    m = modules(f"facts_holes_{name}", HOLES)
+    f = getattr(m, f"f_{name}")
+    with pytest.raises(srcad.SrcadSyntaxError, match=rf"facts_holes_{name}\.py:{line}: r_{name} {what}"):
+        srcad.grad(f)(np.array([0.3, 0.7]))
+
+
+def test_ordinary_code_near_guarded_names_is_differentiated(modules, transforms):
+    m = modules("facts_ordinary", """
+        import dataclasses
+        import functools
+        import logging
+        import numpy as np
+
+        act = np.sin
+        calls = 0
+        log = logging.getLogger("facts_ordinary")
+
+        @dataclasses.dataclass(frozen=True)
+        class Point:
+            scale: float
+
+        class Counter:
+            def __init__(self):
+                self.n = 0
+                self.act = "a label, on an object of yours not guarded"
+
+            def bump(self, **kw):
+                for k, v in kw.items():
+                    setattr(self, k, v)
+                self.n += 1
+
+        counter = Counter()
+
+        def memo(fn):
+            cache = {}
+            @functools.wraps(fn)
+            def wrapped(k):
+                if k not in cache:
+                    cache[k] = fn(k)
+                return cache[k]
+            return wrapped
+
+        @memo
+        def factor(k):
+            return 2.0 * k
+
+        def helper():
+            global calls
+            calls += 1
+            counter.bump(label="x")
+            logging.basicConfig(level=logging.WARNING)
+            log.debug("called")
+
+        def f(x):
+            helper()
+            p = Point(factor(1.0))
+            return np.sum(act(x) * x) * p.scale
+    """)
+    x = np.array([0.3, 0.7])
+    g = srcad.grad(m.f)
+    for _ in range(2):
+        _agrees_with_differences(m.f, g(x), x, directions=1)
+    assert transforms[0] == 1
