@@ -147,7 +147,7 @@ def _stages(source, wrt, options, module):
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
-        ("check_operators", lambda node: check_operators(node, source, _argument_kinds(options)[0])),
+        ("check_operators", lambda node: check_operators(node, source, options.param_classes)),
         ("infer_shapes", lambda node: infer_shapes(node, options.specs or {})),
         ("fold_in_place_checks", fold_in_place_checks),
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
@@ -169,7 +169,7 @@ def _forward_stages(source, wrt, options, module):
     return _front_end(source, wrt, options) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
-        ("check_operators", lambda node: check_operators(node, source, None)),
+        ("check_operators", lambda node: check_operators(node, source, options.param_classes)),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
         ("restore_regions", restore_regions),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),

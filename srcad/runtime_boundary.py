@@ -12,7 +12,6 @@ import numpy as np
 from .errors import CotangentError, SrcadError, UnsupportedCaseError, not_scalar
 from .protocol import copy_array, is_array, protocol_array, shape_of, size_of
 from .pytrees import by_field, field_names, is_dataclass_instance, rebuilt
-from .code_reading import defines_operator
 from .runtime_adjoints import _CONTAINERS, _REAL_SCALARS, _grad_dtype, unbroadcast, zeros_like
 
 
@@ -223,16 +222,6 @@ def inexact_result(value, message):
     kind = getattr(getattr(value, "dtype", None), "kind", None)
     if kind is None and isinstance(value, (bool, int)) or kind is not None and kind not in "fc":
         raise UnsupportedCaseError(message)
-
-
-def plain_operand(value, method, where):
-    """Raise if ``value``'s class is one of yours defining the operator ``__method__`` (or its
-    reflected or in-place form): srcad's rule for it is the one for numbers and arrays."""
-    cls = value.__class__
-    if cls is not np.ndarray and cls not in _REAL_SCALARS and defines_operator(cls, method):
-        raise UnsupportedCaseError(
-            f"{where}: an object of your class {cls.__qualname__} defines __{method}__, which srcad's derivative "
-            "of this operator does not follow: give srcad its derivative (srcad.custom_vjp) or pass an array")
 
 
 def read_again(items, where):

@@ -2,12 +2,12 @@
 are those of numbers and arrays; an object with its own ``__mul__`` (a schedule, a linear
 operator) made ``S * x`` something else and the rule called that method again on the
 cotangent: a plausible wrong gradient. Such an operator is refused, at the user's line for a
-global or closure value, when the function runs for a parameter."""
+global or closure value or an argument's object."""
 import numpy as np
 import pytest
 
 import srcad
-from srcad import SrcadSyntaxError, UnsupportedCaseError
+from srcad import SrcadSyntaxError
 
 X = np.array([0.5, 1.2])
 
@@ -63,9 +63,13 @@ def applied_to(x, op):
     return np.sum(op * x)
 
 
-def test_an_operator_on_a_parameter_object_of_yours_is_refused_when_it_runs():
-    with pytest.raises(UnsupportedCaseError, match="your class Operator defines __mul__"):
-        srcad.grad(applied_to)(X, OPERATOR)
+def test_an_operator_on_a_parameter_object_of_yours_is_refused():
+    # the code is made for the classes of its arguments' objects: refused at the user's line
+    for differentiate in (lambda: srcad.grad(applied_to)(X, OPERATOR),
+                          lambda: srcad.jvp(applied_to, (X, OPERATOR), (np.ones(2), None))):
+        with pytest.raises(SrcadSyntaxError, match="'op' is an object of your class Operator") as info:
+            differentiate()
+        assert info.value.filename == __file__
 
 
 @pytest.mark.parametrize("w", [np.array([2.0, 3.0]), 2.0, np.float64(2.0)])

@@ -171,11 +171,6 @@ def _full_of(shape, value):
     return None
 
 
-@overload(runtime.plain_operand)
-def _plain_operand(value, method, where):
-    return lambda value, method, where: None  # numba is given numbers and arrays
-
-
 @overload(runtime.read_again)
 def _read_again(items, message):
     return lambda items, message: None  # numba is given lists and arrays, never a one-pass iterator

@@ -7,10 +7,8 @@ operator) makes ``S * x`` something else, and the rule's ``d[x] += d[y] * S`` ca
 method again on the cotangent: a plausible wrong gradient. Guarantee: afterwards, every
 operator statement that carries a derivative and reads a global or closure value whose class
 (not a library's) defines the operator, or its reflected or in-place form, has raised
-``SrcadSyntaxError`` at the user's line; one that reads a parameter given something other
-than a number or an array is preceded by ``runtime.plain_operand``, which raises when the
-function runs if that value's class is such a class (in reverse mode, whose code is made for
-the kinds of its arguments; forward mode's is not, and does not check parameters).
+``SrcadSyntaxError`` at the user's line, as has one reading a parameter given an object of
+such a class (the code is made for the classes of its arguments' objects, ``param_classes``).
 
 >>> import gast
 >>> [_operator(gast.parse(text).body[0]) for text in ("y = S * x", "y = -x", "y = f(x)")]
@@ -19,41 +17,31 @@ the kinds of its arguments; forward mode's is not, and does not check parameters
 import gast
 
 from .. import astutil as A
-from .. import runtime
 from ..code_reading import defines_operator, installed_class
-from .binding import helper_call
 
 _METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv", gast.FloorDiv: "floordiv",
             gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul", gast.USub: "neg", gast.UAdd: "pos"}
 
 
-def check_operators(node, source, plain=None):
-    """Refuse or check operator statements on objects of yours (see the module doc); ``plain``:
-    the parameters the code is only ever given numbers or arrays (its cache key says so), or
-    None where that is not known (forward mode: parameters are not checked)."""
+def check_operators(node, source, param_classes=()):
+    """Refuse operator statements on objects of yours (see the module doc); ``param_classes``:
+    ``(parameter, class)`` of the arguments the code is made for that are objects of yours."""
     active = A.anno(node, "active") or set()
-    params = {a.id for a in node.args.args}
-    local = A.names_stored(node) | params
-
-    def visit(block):
-        out = []
-        for s in block:
-            for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
-                if isinstance(inner, list):
-                    visit(inner)
-            method = _operator(s)
-            if method is not None and A.names_stored(s.targets[0] if isinstance(s, gast.Assign) else s) & active:
-                for name in sorted(_operands(s)):
-                    if name not in local:
-                        _refuse_defined(source, name, method, s)
-                    elif plain is not None and name in params and name not in plain:
-                        out.append(gast.copy_location(gast.Expr(value=helper_call(
-                            "plain_operand", runtime.plain_operand, A.load(name), A.const(method),
-                            A.const(f"{source.filename}:{getattr(A.anno(s, 'origin') or s, 'lineno', '?')}"))), s))
-            out.append(s)
-        block[:] = out
-
-    visit(node.body)
+    local = A.names_stored(node) | {a.id for a in node.args.args}
+    classes = dict(param_classes)
+    for s in A.walk_statements(node.body):
+        method = _operator(s)
+        if method is None or not A.names_stored(s.targets[0]) & active:
+            continue
+        for name in sorted(_operands(s)):
+            if name in classes:
+                _refuse_defined(source, name, classes[name], method, s)
+            elif name not in local:
+                try:
+                    value = source.lookup(name)
+                except KeyError:
+                    continue
+                _refuse_defined(source, name, type(value), method, s)
     return node
 
 
@@ -73,12 +61,7 @@ def _operands(s):
     return {a.id for a in atoms if isinstance(a, gast.Name)}
 
 
-def _refuse_defined(source, name, method, s):
-    try:
-        value = source.lookup(name)
-    except KeyError:
-        return
-    cls = type(value)
+def _refuse_defined(source, name, cls, method, s):
     if installed_class(cls) or not defines_operator(cls, method):
         return
     raise source.syntax_error(

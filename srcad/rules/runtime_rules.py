@@ -27,7 +27,6 @@ register_nondifferentiable(runtime.zeros_like, runtime.none_items, runtime.clear
                            reason="it builds zeros, a shape or a constant")
 register_nondifferentiable(runtime.real_constant, reason="it checks a value is real")
 register_nondifferentiable(runtime.read_again, reason="it checks a loop may read its sequence")
-register_nondifferentiable(runtime.plain_operand, reason="it checks an operand is a number or an array")
 register_nondifferentiable(runtime.numba_refuses, reason="it marks code the numba backend does not compile")
 register_nondifferentiable(runtime.inexact_result, reason="it checks a value is a float")
 
