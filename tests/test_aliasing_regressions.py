@@ -547,3 +547,23 @@ def test_histogram_s_edges_are_its_argument():
     # probe 21C: np.histogram counted as new memory, so e[2] = 5.0 was no update of edges:
     # the slope read the changed edges, [0, 0.5, 5.0] for [0, 0.5, 1.0]
     refused(histogram_edges_updated, X3, line_text="e[2] = 5.0", message="shares memory with")
+
+
+def table_step(R, i, x):
+    a = R[i - 1]
+    R[i] = np.sin(a) + x * a
+    return R
+
+
+def table_by_steps(x):
+    R = np.zeros(4)
+    for i in range(1, 4):
+        R = table_step(R, i, x[i - 1])
+    return R[3]
+
+
+def test_an_element_read_in_a_helper_compiled_apart_at_second_order():
+    # the helper's forward function (the pair's) kept the element without a copy but without the
+    # fact in its source: srcad's own alias check refused the derivative of the derivative
+    checked(table_by_steps, X3)
+    check_second_order(table_by_steps, (X3,))
