@@ -4,7 +4,7 @@
             -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
-            -> record_values -> reuse_buffers -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
+            -> record_values -> reuse_buffers -> batch_products -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
             -> restore_regions -> fast_forms -> bind_builtins -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -43,6 +43,7 @@ from .passes.scalar_arrays import scalar_arrays
 from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
+from .passes.batch_products import batch_products
 from .passes.shapes import infer_shapes
 from .passes.shape_values import argument_kinds
 from .passes.simplify import simplify
@@ -155,6 +156,7 @@ def _stages(source, wrt, options, module):
         ("simplify", simplify),
         ("record_values", lambda node: record_values(node, module.ref)),
         ("reuse_buffers", reuse_buffers),
+        ("batch_products", (lambda node: node) if options.for_numba else lambda node: batch_products(node, module.ref)),
         ("finish_checkpoints", finish_checkpoints),
         ("mark_integer_growth", mark_integer_growth if options.for_numba else lambda node: node),
         ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),
