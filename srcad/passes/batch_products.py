@@ -9,8 +9,8 @@ right after the loop one product over the operands stacked by rows adds the same
 changes. It is done where all of these hold, each known when the code is generated:
 
 - the loop is a statement of the reverse sweep itself (not nested, not in a ``try`` or
-  ``with`` region), with no ``return`` and no ``else``: whatever way it ends, the statement
-  after it runs next;
+  ``with`` region), with no jump, no ``raise`` and no ``else``: each pass runs every
+  statement of its body once, and the statement after it runs next;
 - the accumulator is read nowhere in the loop and nowhere before it, and holds a new array
   of known float dtype (``zeros_like``, an arithmetic result): no other name sees its
   partial sums;
@@ -20,8 +20,9 @@ changes. It is done where all of these hold, each known when the code is generat
 - nothing in the loop can change a kept array before the sum after it: the loop stores
   into no subscript, updates in place only names whose array no kept name may hold (it
   passes between names only by ``x = y``, each bound otherwise by arithmetic or
-  ``zeros_like`` and read otherwise only by arithmetic), and calls only NumPy ufuncs and reductions without ``out=``, srcad's adjoint helpers
-  that write nothing, and the value stacks' ``append`` and ``pop``.
+  ``zeros_like`` and read otherwise only by arithmetic), and calls only NumPy ufuncs and
+  reductions without ``out=``, srcad's adjoint helpers that write nothing, and the value
+  stacks' ``append`` and ``pop``.
 
 Code differentiated again reads lists of arrays and ``np.concatenate`` as any code.
 
@@ -67,10 +68,11 @@ def batch_products(node, ref):
     """Add each reverse loop's per-step weight adjoints after the loop, in one product; see
     the module doc. ``ref(name, obj)`` names an object in generated code. Returns ``node``."""
     n = A.anno(node, "n_forward")
-    specs = A.anno(node, "specs") or {}
-    adjoint_of = A.anno(node, "adjoint_of") or {}
-    facts = _Facts(node, specs, adjoint_of, ref)
     fwd, rev = node.body[:n], node.body[n:]
+    np_name = ref("np", np)
+    if not any(isinstance(s, gast.For) and any(_candidate(t, np_name) for t in s.body) for s in rev):
+        return node  # the common case: the facts below cost a walk of the whole function
+    facts = _Facts(node, A.anno(node, "specs") or {}, A.anno(node, "adjoint_of") or {}, ref)
     out = []
     for position, s in enumerate(rev):
         first, after = _batch(s, rev[:position], facts) if isinstance(s, gast.For) else ([], [])
@@ -125,20 +127,8 @@ class _Facts:
             read, parent = parent, self.parents.get(id(parent))
         return (isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare))
                 or isinstance(parent, gast.AugAssign) and parent.value is read
-                or self.reduction(parent) is read)
+                or _reduced(parent, self.np) is read)
 
-    def reduction(self, node):
-        """The array of ``np.sum(a, axis=(0,))``, else None."""
-        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "sum"
-                and isinstance(node.func.value, gast.Name) and node.func.value.id == self.np
-                and len(node.args) == 1 and isinstance(node.args[0], gast.Name)):
-            return None
-        if [k.arg for k in node.keywords] != ["axis"]:
-            return None
-        axis = node.keywords[0].value
-        if isinstance(axis, gast.Tuple) and len(axis.elts) == 1:
-            axis = axis.elts[0]
-        return node.args[0] if isinstance(axis, gast.Constant) and axis.value == 0 and type(axis.value) is int else None
 
 
 def _bound(s):
@@ -154,7 +144,21 @@ def _bound(s):
     return names
 
 
-def _candidate(s, facts):
+def _reduced(node, np_name):
+    """The array of ``np.sum(a, axis=(0,))``, else None."""
+    if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "sum"
+            and isinstance(node.func.value, gast.Name) and node.func.value.id == np_name
+            and len(node.args) == 1 and isinstance(node.args[0], gast.Name)):
+        return None
+    if [k.arg for k in node.keywords] != ["axis"]:
+        return None
+    axis = node.keywords[0].value
+    if isinstance(axis, gast.Tuple) and len(axis.elts) == 1:
+        axis = axis.elts[0]
+    return node.args[0] if isinstance(axis, gast.Constant) and axis.value == 0 and type(axis.value) is int else None
+
+
+def _candidate(s, np_name):
     """``(accumulator, kind, operands)`` of ``acc += P.T @ D`` ("product", (P, D)) or ``acc +=
     np.sum(D, axis=(0,))`` ("sum", (D,)), else None."""
     if not (isinstance(s, gast.AugAssign) and isinstance(s.op, gast.Add) and isinstance(s.target, gast.Name)):
@@ -164,7 +168,7 @@ def _candidate(s, facts):
             and isinstance(value.left, gast.Attribute) and value.left.attr == "T"
             and isinstance(value.left.value, gast.Name) and isinstance(value.right, gast.Name)):
         return s.target.id, "product", (value.left.value.id, value.right.id)
-    array = facts.reduction(value)
+    array = _reduced(value, np_name)
     return (s.target.id, "sum", (array.id,)) if array is not None else None
 
 
@@ -207,7 +211,7 @@ def _batch(loop, before, facts):
     """Rewrite ``loop``'s batchable statements in place; return the statements to run after it."""
     if not _loop_is_plain(loop, facts):
         return [], []
-    found = [(s, c) for s in loop.body if (c := _candidate(s, facts)) is not None]
+    found = [(s, c) for s in loop.body if (c := _candidate(s, facts.np)) is not None]
     if not found or not _operands_unchanged_between_uses(loop, found):
         return [], []
     kept_nodes = [s.target for s, _ in found]
