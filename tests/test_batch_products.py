@@ -109,6 +109,7 @@ def f_adjoint(W, xs, v):
     dW = zeros_like(W)
     dh = zeros_like(v)
     h = v
+    d = v * 1.0
     for t in reversed(_range1):
 {body}
     return dW
@@ -176,6 +177,26 @@ def _run(body, transform):
         dW += h.T @ d
         dh = d @ W.T
         dh += e""", True),
+    # the kept operand finished in place before it is kept: batched
+    ("""\
+        d = dh * xs[t]
+        d += v
+        dW += h.T @ d
+        dh = d @ W.T""", True),
+    # ... updated again after it is kept
+    ("""\
+        d = dh * xs[t]
+        d += v
+        dW += h.T @ d
+        d += v
+        dh = d @ W.T""", False),
+    # ... updated before it is made (last pass's array)
+    ("""\
+        dh = dh * 1.0
+        d += v
+        d = dh * xs[t]
+        dW += h.T @ d
+        dh = d @ W.T""", False),
     # a subscript store in the loop
     ("""\
         d = dh * xs[t]
@@ -200,13 +221,98 @@ def _run(body, transform):
             break
         dW += h.T @ d
         dh = d @ W.T""", False),
-    # d not made in the loop (bound elsewhere too)
+    # an operand bound outside the loop too, never updated in place: batched
     ("""\
         dW += h.T @ dh
-        dh = dh @ W.T""", False),
+        dh = dh @ W.T""", True),
+    # an operand bound again between two statements keeping it: a list per value
+    ("""\
+        d = dh * xs[t]
+        dW += h.T @ d
+        d = d * 0.5 + v
+        dW += h.T @ d
+        dh = d @ W.T""", True),
 ])
 def test_conditions(body, batched):
     text, result = _run(body, transform=True)
     _, expected = _run(body, transform=False)
     assert ("np.concatenate" in text) == batched, text
     np.testing.assert_allclose(result, expected, rtol=1e-12, atol=1e-12)
+
+
+# ---- random recurrent programs: batched and not, the same gradients -------------------
+
+_STEP_LINES = [
+    "z = xs[t] @ Wx + h @ Wh + b",
+    "z = xs[t] @ Wx + h @ Wh",
+    "z = (xs[t] @ Wx) * 0.5 + np.tanh(h @ Wh)",
+    "z = h @ Wh + b * 0.3",
+]
+_STATE_LINES = [
+    "h = np.tanh(z)",
+    "h = 0.5 * h + 0.5 * np.tanh(z)",
+    "h = np.sin(z) * 0.7",
+    "h = np.tanh(z) + 0.1 * h",
+]
+_EXTRA_LINES = [
+    "total = total + np.sum(h * h)",
+    "total = total + np.sum(np.tanh(h @ Wh))",
+    "g = h\n        total = total + np.sum(g * 2.0)",
+    "h *= 0.9",
+    "h = h * 1.0\n        h += 0.01",
+    "total = total + np.sum(h @ Wh.T)",
+    "total = total + np.sum(xs[t] @ Wx * h)",
+]
+
+
+def _recurrent_program(rng, index):
+    lines = []
+    for _ in range(int(rng.integers(1, 3))):
+        lines.append(_STEP_LINES[rng.integers(len(_STEP_LINES))])
+        lines.append(_STATE_LINES[rng.integers(len(_STATE_LINES))])
+        for _ in range(int(rng.integers(0, 3))):
+            lines.append(_EXTRA_LINES[rng.integers(len(_EXTRA_LINES))])
+    body = "\n        ".join(lines)
+    text = (f"def recurrent_{index}(Wx, Wh, b, xs, h0):\n    h = h0\n    total = 0.0\n"
+            f"    for t in range(xs.shape[0]):\n        {body}\n    return total + np.sum(h)\n")
+    return text
+
+
+def _batched_and_not(tmp_path, monkeypatch, text, name, args, wrt):
+    import importlib.util
+
+    from srcad import compile as srcad_compile
+    from srcad import pipeline
+
+    path = tmp_path / f"{name}.py"
+    path.write_text("import numpy as np\n\n\n" + text)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, name)
+    srcad_compile._CACHE.clear()
+    d = srcad.differentiable(fn, wrt=wrt)
+    batched = d.adjoint(*args)
+    source = d.adjoint_source
+    with monkeypatch.context() as m:
+        m.setattr(pipeline, "batch_products", lambda node, ref: node)
+        srcad_compile._CACHE.clear()
+        plain = srcad.differentiable(fn, wrt=wrt).adjoint(*args)
+    srcad_compile._CACHE.clear()
+    return fn, source, batched, plain
+
+
+def test_random_recurrent_programs_batched_and_not(tmp_path, monkeypatch):
+    rng = np.random.default_rng(2024)
+    fired = 0
+    for index in range(30):
+        text = _recurrent_program(rng, index)
+        args = _rnn_args(rng, steps=int(rng.integers(1, 6)), batch=int(rng.integers(1, 4)))
+        fn, source, batched, plain = _batched_and_not(tmp_path, monkeypatch, text, f"recurrent_{index}", args,
+                                                      (0, 1, 2))
+        fired += "np.concatenate(" in source
+        for g, p in zip(batched, plain):
+            np.testing.assert_allclose(g, p, rtol=1e-10, atol=1e-12, err_msg=text)
+        if index % 5 == 0:
+            check_grads(fn, args, wrt=(0, 1, 2, 4), rtol=1e-4, atol=1e-6)
+    assert fired >= 10  # the pass is exercised, not skipped by every program

@@ -15,8 +15,8 @@ changes. It is done where all of these hold, each known when the code is generat
   of known float dtype (``zeros_like``, an arithmetic result): no other name sees its
   partial sums;
 - the operands are names of float arrays of known shape (two dimensions for a product, at
-  least one for a sum) that are never updated in place, each ``D`` bound once in the
-  function, earlier in the loop, by arithmetic (a new array each pass);
+  least one for a sum) that are never updated in place; a name bound again between two
+  statements that keep it is kept in a list per value;
 - nothing in the loop can change a kept array before the sum after it: the loop stores
   into no subscript, updates in place only names whose array no kept name may hold (it
   passes between names only by ``x = y``, each bound otherwise by arithmetic or
@@ -88,7 +88,7 @@ class _Facts:
         self.namer = A.anno(node, "namer")
         self.ref = ref
         self.np = ref("np", np)
-        self.zeros_like = ref("zeros_like", runtime.zeros_like)
+        self.makers = {ref(name, getattr(runtime, name)) for name in ("zeros_like", "full_of")}
         self.helpers = {ref(name, getattr(runtime, name)) for name in _UNCHANGING_HELPERS}
         self.bindings, self.reads = {}, {}  # name -> [(statement, node)]
         for s in A.walk_statements(node.body):
@@ -112,12 +112,13 @@ class _Facts:
         return None
 
     def fresh_binding(self, s):
-        """Is ``s`` ``name = <arithmetic>`` or ``name = zeros_like(...)``: a new array?"""
+        """Is ``s`` ``name = <arithmetic>``, ``name = zeros_like(...)`` or ``name =
+        full_of(...)``: a new array?"""
         if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
             return False
         value = s.value
         return isinstance(value, _ARITHMETIC) or (
-            isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == self.zeros_like)
+            isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id in self.makers)
 
     def read_by_arithmetic_at(self, read):
         """Is the name ``read`` an operand of arithmetic (directly or as ``name.T``), or the
@@ -208,63 +209,66 @@ def _harmless_call(call, facts):
 
 
 def _batch(loop, before, facts):
-    """Rewrite ``loop``'s batchable statements in place; return the statements to run after it."""
+    """Rewrite ``loop``'s batchable statements in place; return the statements to run before
+    it and after it."""
     if not _loop_is_plain(loop, facts):
         return [], []
     found = [(s, c) for s in loop.body if (c := _candidate(s, facts.np)) is not None]
-    if not found or not _operands_unchanged_between_uses(loop, found):
+    if not found:
         return [], []
-    kept_nodes = [s.target for s, _ in found]
-    # names updated in place in the loop (other than the accumulators) must own their memory
     accumulators = {acc for _, (acc, _, _) in found}
     kept = {name for _, (_, _, operands) in found for name in operands}
+    finished = [u for name in kept for u in _updates_before_kept(name, loop, found, facts) or ()]
+    # any other in-place update in the loop must not reach a kept array or an accumulator
     for node in A.walk(gast.Module(body=loop.body, type_ignores=[])):
-        if isinstance(node, gast.AugAssign) and not any(node is s for s, _ in found):
+        if isinstance(node, gast.AugAssign) and not any(node is s for s, _ in found) \
+                and not any(node is u for u in finished):
             name = node.target.id if isinstance(node.target, gast.Name) else None
             sharing = _sharing_names(name, facts) if name is not None else None
             if sharing is None or sharing & (kept | accumulators):
                 return [], []
     read_before = {n.id for n in A.walk(gast.Module(body=before, type_ignores=[])) if isinstance(n, gast.Name)
                    and isinstance(n.ctx, gast.Load)}
+    targets = [s.target for s, _ in found]
     for acc in accumulators:
         spec = facts.spec(acc)
-        if spec is None or not spec.shape or acc in read_before:
+        if spec is None or not spec.shape or acc in read_before or acc in kept:
             return [], []
         if not all(facts.fresh_binding(s) or (isinstance(s, gast.AugAssign) and s.target.id == acc)
                    for s in facts.bindings.get(acc, ())):
             return [], []
         in_loop = [n for n in A.walk(gast.Module(body=loop.body, type_ignores=[]))
                    if isinstance(n, gast.Name) and n.id == acc]
-        if any(not any(n is k for k in kept_nodes) for n in in_loop):
+        if any(not any(n is t for t in targets) for n in in_loop):
             return [], []
-    position = {id(s): i for i, s in enumerate(loop.body)}
     for s, (acc, kind, operands) in found:
-        ndim = 2 if kind == "product" else None
-        for role, name in zip(("P", "D") if kind == "product" else ("D",), operands):
+        for name in operands:
             spec = facts.spec(name)
-            if spec is None or (ndim and len(spec.shape) != ndim) or not spec.shape or name in accumulators:
-                return [], []
-            if role == "D" and not _made_in_loop(name, loop, position[id(s)], facts):
-                return [], []
-            if any(isinstance(b, gast.AugAssign) for b in facts.bindings.get(name, ())):
+            if spec is None or not spec.shape or (kind == "product" and len(spec.shape) != 2):
                 return [], []
     return _rewrite(loop, found, facts)
 
 
-def _operands_unchanged_between_uses(loop, found):
-    """Does each operand name keep its value from the first statement that keeps it to every
-    later one using it (one list per name serves them all)?"""
-    first_use = {}
-    for index, s in enumerate(loop.body):
-        for t, (_, _, operands) in found:
-            if t is not s:
-                continue
-            for name in operands:
-                if name in first_use and any(name in _bound(b) for between in loop.body[first_use[name]:index]
-                                             for b in A.walk_statements([between])):
-                    return False
-                first_use.setdefault(name, index)
-    return True
+def _updates_before_kept(name, loop, found, facts):
+    """The in-place updates of a kept ``name`` that finish its array before it is kept: where
+    ``name`` alone holds its array, is bound once in the loop's body (by arithmetic or
+    ``zeros_like``/``full_of``: a new array each pass) and every update of it in the function
+    is a statement of that body between the binding and the first statement keeping it, so
+    each pass keeps an array no later statement changes. None where it has no updates or
+    they are not so."""
+    updates = [s for s in facts.bindings.get(name, ()) if isinstance(s, gast.AugAssign)]
+    if not updates or _sharing_names(name, facts) != {name}:
+        return None
+    position = {id(s): i for i, s in enumerate(loop.body)}
+    made = [s for s in loop.body if name in _bound(s) and not isinstance(s, gast.AugAssign)]
+    nested = [s for t in loop.body for s in A.walk_statements([t]) if s is not t and name in _bound(s)]
+    first_kept = min((position[id(s)] for s, (_, _, operands) in found if name in operands), default=None)
+    if len(made) != 1 or nested or not facts.fresh_binding(made[0]) or first_kept is None:
+        return None
+    start = position[id(made[0])]
+    if all(id(u) in position and start < position[id(u)] < first_kept for u in updates):
+        return updates
+    return None
 
 
 def _sharing_names(name, facts):
@@ -292,59 +296,46 @@ def _sharing_names(name, facts):
     return found
 
 
-def _made_in_loop(name, loop, use, facts):
-    """Is ``name`` bound once in the function: by arithmetic (a new array), earlier in ``loop``'s body?"""
-    bindings = facts.bindings.get(name, ())
-    if len(bindings) != 1:
-        return False
-    s = bindings[0]
-    index = next((i for i, t in enumerate(loop.body) if t is s), None)
-    return index is not None and index < use and isinstance(s, gast.Assign) and isinstance(s.value, _ARITHMETIC)
-
-
 def _rewrite(loop, found, facts):
-    """Keep the operands in lists; return the statements adding the batched sums."""
-    lists, creations = {}, []
-
-    def rows_of(name):
-        if name not in lists:
-            lists[name] = facts.namer.unique(f"_{name.lstrip('_')}_steps")
-            creations.append(A.assign(lists[name], gast.List(elts=[], ctx=gast.Load())))
-        return lists[name]
-
+    """Keep the operands in lists, one per value a name holds where it is kept (a name bound
+    again between two statements keeping it gets a second list); return the statements
+    making the lists, and those adding the batched sums."""
+    lists = []  # (list name, operand name)
+    current = {}  # operand name -> its list, while the name is not bound again
+    uses = {}  # id of a statement kept -> its operands' lists
     body = []
     for s in loop.body:
         match = next((c for t, c in found if t is s), None)
-        if match is None:
+        if match is not None:
+            uses[id(s)] = []
+            for name in match[2]:
+                if name not in current:
+                    current[name] = len(lists)
+                    lists.append((facts.namer.unique(f"_{name.lstrip('_')}_steps"), name))
+                    push = gast.Attribute(value=A.load(lists[-1][0]), attr="append", ctx=gast.Load())
+                    body.append(gast.copy_location(gast.Expr(value=gast.Call(func=push, args=[A.load(name)],
+                                                                               keywords=[])), s))
+                uses[id(s)].append(current[name])
+        else:
             body.append(s)
-            continue
-        acc, kind, operands = match
-        for name in operands:
-            new = name not in lists
-            rows = rows_of(name)
-            if new:
-                push = gast.Attribute(value=A.load(rows), attr="append", ctx=gast.Load())
-                body.append(gast.copy_location(gast.Expr(value=gast.Call(func=push, args=[A.load(name)],
-                                                                           keywords=[])), s))
+        for bound in (n for t in A.walk_statements([s]) for n in _bound(t)):
+            current.pop(bound, None)
     loop.body = body
-    after = []
-    stacked = {}
-    for _, (acc, kind, operands) in found:
-        for name in operands:
-            if name not in stacked:
-                stacked[name] = facts.namer.unique(f"_{name.lstrip('_')}_all")
-                concatenate = gast.Attribute(value=A.load(facts.np), attr="concatenate", ctx=gast.Load())
-                after.append(A.assign(stacked[name], gast.Call(func=concatenate, args=[A.load(lists[name])],
-                                                               keywords=[])))
+    creations = [A.assign(rows, gast.List(elts=[], ctx=gast.Load())) for rows, _ in lists]
+    stacked = [facts.namer.unique(f"_{name.lstrip('_')}_all") for _, name in lists]
+    after = [A.assign(all_rows, gast.Call(func=gast.Attribute(value=A.load(facts.np), attr="concatenate",
+                                                              ctx=gast.Load()), args=[A.load(rows)], keywords=[]))
+             for (rows, _), all_rows in zip(lists, stacked)]
+    for s, (acc, kind, _) in found:
+        operands = [A.load(stacked[i]) for i in uses[id(s)]]
         if kind == "product":
-            p, d = (A.load(stacked[n]) for n in operands)
-            value = gast.BinOp(left=gast.Attribute(value=p, attr="T", ctx=gast.Load()), op=gast.MatMult(), right=d)
+            value = gast.BinOp(left=gast.Attribute(value=operands[0], attr="T", ctx=gast.Load()), op=gast.MatMult(),
+                               right=operands[1])
         else:
             axis = gast.keyword(arg="axis", value=gast.Tuple(elts=[A.const(0)], ctx=gast.Load()))
             value = gast.Call(func=gast.Attribute(value=A.load(facts.np), attr="sum", ctx=gast.Load()),
-                              args=[A.load(stacked[operands[0]])], keywords=[axis])
+                              args=operands, keywords=[axis])
         after.append(gast.AugAssign(target=A.store(acc), op=gast.Add(), value=value))
-    first = next(iter(lists.values()))
-    guard = gast.If(test=A.load(first), body=after, orelse=[])  # the loop ran at least once
+    guard = gast.If(test=A.load(lists[0][0]), body=after, orelse=[])  # the loop ran at least once
     A.set_anno(guard, "origin", A.anno(loop, "origin"))  # commented as the loop's line
     return creations, [guard]
