@@ -37,6 +37,28 @@ def gru_like(W, U, xs, h0):
     return out
 
 
+def lstm(Wx, Wh, b, xs, h0):
+    """Gates sliced from one product: their adjoints are stored into slices of one array."""
+    H = h0.shape[1]
+    h, c = h0, h0 * 0.5
+    loss = 0.0
+    for t in range(xs.shape[0]):
+        a = xs[t] @ Wx + h @ Wh + b
+        i = 1.0 / (1.0 + np.exp(-a[:, :H]))
+        f = 1.0 / (1.0 + np.exp(-a[:, H:2 * H]))
+        g = np.tanh(a[:, 2 * H:])
+        c = f * c + i * g
+        h = np.tanh(c)
+        loss = loss + np.sum(h * h)
+    return loss
+
+
+def _lstm_args(rng, steps=4, batch=3, inputs=2, hidden=3):
+    return (rng.standard_normal((inputs, 3 * hidden)) * 0.5, rng.standard_normal((hidden, 3 * hidden)) * 0.5,
+            rng.standard_normal(3 * hidden) * 0.1, rng.standard_normal((steps, batch, inputs)),
+            rng.standard_normal((batch, hidden)) * 0.3)
+
+
 def _rnn_args(rng, steps=6, batch=4, inputs=3, hidden=5):
     return (rng.standard_normal((inputs, hidden)) * 0.5, rng.standard_normal((hidden, hidden)) * 0.5,
             rng.standard_normal(hidden) * 0.1, rng.standard_normal((steps, batch, inputs)),
@@ -72,6 +94,14 @@ def test_iterating_a_stack_of_inputs():
             rng.standard_normal((2, 4)) * 0.2)
     assert "np.concatenate(" in _adjoint_source(gru_like, args, (0, 1))
     check_grads(gru_like, args, wrt=(0, 1, 3))
+
+
+def test_gate_adjoints_stored_into_slices_then_batched():
+    args = _lstm_args(np.random.default_rng(8))
+    assert "np.concatenate(" in _adjoint_source(lstm, args, (0, 1, 2))
+    check_grads(lstm, args, wrt=(0, 1, 2, 4))
+    check_grads(srcad.grad(lstm, wrt=1), args, wrt=1, v=np.random.default_rng(9).standard_normal(args[1].shape),
+                rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -183,6 +213,20 @@ def _run(body, transform):
         d += v
         dW += h.T @ d
         dh = d @ W.T""", True),
+    # made anew each pass, its items stored before it is kept: batched
+    ("""\
+        d = dh * 0.0
+        d[:, :1] += xs[t][:, :1]
+        d[:, 1:] = v[:, 1:]
+        dW += h.T @ d
+        dh = d @ W.T""", True),
+    # ... an item stored after it is kept
+    ("""\
+        d = dh * 0.0
+        d[:, :1] += xs[t][:, :1]
+        dW += h.T @ d
+        d[:, 1:] = v[:, 1:]
+        dh = d @ W.T""", False),
     # ... updated again after it is kept
     ("""\
         d = dh * xs[t]

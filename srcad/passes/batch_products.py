@@ -15,10 +15,12 @@ changes. It is done where all of these hold, each known when the code is generat
   of known float dtype (``zeros_like``, an arithmetic result): no other name sees its
   partial sums;
 - the operands are names of float arrays of known shape (two dimensions for a product, at
-  least one for a sum) that are never updated in place; a name bound again between two
+  least one for a sum). One updated in place (``d += e``, ``d[:, :H] += e``) is kept only
+  where it alone holds its array, is made anew in each pass, and every update of it comes
+  after that and before the statement keeping it. A name bound again between two
   statements that keep it is kept in a list per value;
-- nothing in the loop can change a kept array before the sum after it: the loop stores
-  into no subscript, updates in place only names whose array no kept name may hold (it
+- nothing in the loop can change a kept array before the sum after it: the loop updates in
+  place (``x += y``, ``x[i] = y``) only names whose array no kept name may hold (it
   passes between names only by ``x = y``, each bound otherwise by arithmetic or
   ``zeros_like`` and read otherwise only by arithmetic), and calls only NumPy ufuncs and
   reductions without ``out=``, srcad's adjoint helpers that write nothing, and the value
@@ -90,10 +92,13 @@ class _Facts:
         self.np = ref("np", np)
         self.makers = {ref(name, getattr(runtime, name)) for name in ("zeros_like", "full_of")}
         self.helpers = {ref(name, getattr(runtime, name)) for name in _UNCHANGING_HELPERS}
-        self.bindings, self.reads = {}, {}  # name -> [(statement, node)]
+        self.bindings, self.reads = {}, {}  # name -> [statement], [Name node]
+        self.updates = {}  # name -> the statements updating its array in place
         for s in A.walk_statements(node.body):
             for target in _bound(s):
                 self.bindings.setdefault(target, []).append(s)
+            for target in _updated(s):
+                self.updates.setdefault(target, []).append(s)
         for name in A.walk(node):
             if isinstance(name, gast.Name) and isinstance(name.ctx, gast.Load):
                 self.reads.setdefault(name.id, []).append(name)
@@ -124,12 +129,24 @@ class _Facts:
         """Is the name ``read`` an operand of arithmetic (directly or as ``name.T``), or the
         array ``np.sum`` reduces: a read that passes its array on to nothing?"""
         parent = self.parents.get(id(read))
+        if isinstance(parent, gast.Subscript) and parent.value is read and isinstance(parent.ctx, gast.Store):
+            return True  # an update of its items (``passes.batch_products._updated``)
         if isinstance(parent, gast.Attribute) and parent.attr == "T":
             read, parent = parent, self.parents.get(id(parent))
         return (isinstance(parent, (gast.BinOp, gast.UnaryOp, gast.Compare))
                 or isinstance(parent, gast.AugAssign) and parent.value is read
                 or _reduced(parent, self.np) is read)
 
+
+
+def _updated(s):
+    """The names whose array statement ``s`` updates in place (``x += y``, ``x[i] = y``, ``x[i] += y``)."""
+    targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AugAssign) else []
+    names = [t.id for t in targets if isinstance(s, gast.AugAssign) and isinstance(t, gast.Name)]
+    for t in targets:
+        names.extend(n.value.id for n in A.walk(t) if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store)
+                     and isinstance(n.value, gast.Name))
+    return names
 
 
 def _bound(s):
@@ -184,8 +201,9 @@ def _loop_is_plain(loop, facts):
             return False
         if isinstance(node, gast.If) and A.anno(node.test, "region") is not None:
             return False
-        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store):
-            return False
+        if isinstance(node, gast.Subscript) and isinstance(node.ctx, gast.Store) \
+                and not isinstance(node.value, gast.Name):
+            return False  # an update of an item of an item: the name it reaches is not known
         if isinstance(node, gast.Call) and not _harmless_call(node, facts):
             return False
     return True
@@ -220,11 +238,11 @@ def _batch(loop, before, facts):
     kept = {name for _, (_, _, operands) in found for name in operands}
     finished = [u for name in kept for u in _updates_before_kept(name, loop, found, facts) or ()]
     # any other in-place update in the loop must not reach a kept array or an accumulator
-    for node in A.walk(gast.Module(body=loop.body, type_ignores=[])):
-        if isinstance(node, gast.AugAssign) and not any(node is s for s, _ in found) \
-                and not any(node is u for u in finished):
-            name = node.target.id if isinstance(node.target, gast.Name) else None
-            sharing = _sharing_names(name, facts) if name is not None else None
+    for statement in A.walk_statements(loop.body):
+        if any(statement is t for t, _ in found) or any(statement is u for u in finished):
+            continue
+        for name in _updated(statement):
+            sharing = _sharing_names(name, facts)
             if sharing is None or sharing & (kept | accumulators):
                 return [], []
     read_before = {n.id for n in A.walk(gast.Module(body=before, type_ignores=[])) if isinstance(n, gast.Name)
@@ -256,12 +274,13 @@ def _updates_before_kept(name, loop, found, facts):
     is a statement of that body between the binding and the first statement keeping it, so
     each pass keeps an array no later statement changes. None where it has no updates or
     they are not so."""
-    updates = [s for s in facts.bindings.get(name, ()) if isinstance(s, gast.AugAssign)]
+    updates = facts.updates.get(name, [])
     if not updates or _sharing_names(name, facts) != {name}:
         return None
     position = {id(s): i for i, s in enumerate(loop.body)}
     made = [s for s in loop.body if name in _bound(s) and not isinstance(s, gast.AugAssign)]
-    nested = [s for t in loop.body for s in A.walk_statements([t]) if s is not t and name in _bound(s)]
+    nested = [s for t in loop.body for s in A.walk_statements([t])
+              if s is not t and (name in _bound(s) or name in _updated(s))]
     first_kept = min((position[id(s)] for s, (_, _, operands) in found if name in operands), default=None)
     if len(made) != 1 or nested or not facts.fresh_binding(made[0]) or first_kept is None:
         return None
