@@ -244,7 +244,8 @@ def codegen(node, source, module):
         stop_gradient = module.ref("stop_gradient", stop_gradient_function)
     joint.body = joint_fwd + rev
     joint_source = A.to_source(_with_element_facts(joint))
-    fwd = [_with_element_facts(s) for s in fwd]  # the pair's forward is differentiated again too
+    # the pair is differentiated again too (a helper compiled apart, at second order)
+    fwd, rev = [_with_element_facts(s) for s in fwd], [_with_element_facts(s) for s in rev]
     # the pair is made from these statements when first needed: they must not hold the user's
     # objects meanwhile; what the pair reads off modules is what they read (guarded now)
     forward_defaults, out = list(source.node.args.defaults), A.deepcopy(out)

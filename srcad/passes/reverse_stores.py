@@ -17,6 +17,7 @@ from .. import astutil as A
 from ..naming import builtin
 from .callees import method_call
 from .fresh import effect_targets
+from .item_forms import reads_one_element
 from .reverse_state import MAYBE, OWNED, ZERO
 
 
@@ -73,10 +74,10 @@ class Stores:
         region = gast.Subscript(value=A.load(d), slice=A.deepcopy(index), ctx=gast.Load())
         if isinstance(value, gast.Name) and value.id in self.active:
             if basic_index(index, self.int_names) and self.stored_whole(var, index, value.id):
-                g = self.call("copy_value", runtime.copy_value, region)  # the region has the value's shape
+                g = self.element_or_copy(var, index, region)  # the region has the value's shape
             elif basic_index(index, self.int_names):  # unbroadcast leaves an item of a list as it is
-                g = self.call("unbroadcast", runtime.unbroadcast,
-                              self.call("copy_value", runtime.copy_value, region), A.load(value.id))
+                g = self.call("unbroadcast", runtime.unbroadcast, self.element_or_copy(var, index, region),
+                              A.load(value.id))
             elif var in self.containers:  # a key of a dict
                 g = self.call("copy_value", runtime.copy_value, region)
             else:  # an index array may repeat a position: only the write NumPy keeps counts
@@ -95,6 +96,17 @@ class Stores:
         if held:
             code.extend(self.accumulate(var, A.load(held)))
         return code
+
+    def element_or_copy(self, var, index, region):
+        """The adjoint ``region`` of ``var[index]`` as a value of its own: one element of a float
+        array is a NumPy scalar already (marked ``"one_element"``, as ``record_values`` marks
+        the forward sweep's, for code generation to write the fact down); else a copy."""
+        from .. import runtime
+
+        spec = self.spec(var)
+        if getattr(getattr(spec, "dtype", None), "kind", None) == "f" and reads_one_element(spec, index, self.spec):
+            return A.set_anno(region, "one_element", spec.dtype)
+        return self.call("copy_value", runtime.copy_value, region)
 
     def stored_grad(self, var, g):
         """``g``, the adjoint of a value stored into ``var``, cut to zero at run time where ``var``
