@@ -23,7 +23,6 @@ import builtins
 import itertools
 import linecache
 import re
-import textwrap
 import threading
 import types
 import weakref
@@ -35,6 +34,7 @@ from . import facts
 from . import registry
 from . import sourcemap
 from .errors import SrcadError
+from .indentation import indent_code
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
                      same_defaults, GuardList)
@@ -419,7 +419,7 @@ def _function_guards(fn, name, code):
 def factory_source(params, sources, names):
     """The text of a module defining ``__srcad_factory__(*params)``, which defines the
     functions ``sources`` and returns those named ``names``."""
-    return (f"def __srcad_factory__({', '.join(params)}):\n" + textwrap.indent("\n".join(sources), "    ")
+    return (f"def __srcad_factory__({', '.join(params)}):\n" + indent_code("\n".join(sources), "    ")
             + f"\n    return {', '.join(names)}\n")
 
 

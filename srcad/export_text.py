@@ -12,11 +12,12 @@ import ast
 import builtins
 import functools
 import inspect
-import textwrap
 import types
 import typing
 
 import numpy as np
+
+from .indentation import dedent_code
 
 MAX_EMBEDDED = 1000  # entries of a module-level array written into the export as a literal
 
@@ -88,7 +89,7 @@ def source_text(obj):
 
 def _read_source(obj):
     lines, _ = inspect.getsourcelines(obj)
-    text = textwrap.dedent("".join(lines))
+    text = dedent_code("".join(lines))
     return "".join(text.splitlines(keepends=True)[ast.parse(text).body[0].lineno - 1:])
 
 

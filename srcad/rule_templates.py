@@ -7,12 +7,12 @@ import builtins
 import functools
 import inspect
 import sys
-import textwrap
 
 import gast
 
 from . import astutil as A
 from .errors import SrcadError
+from .indentation import dedent_code
 
 
 class Rule:
@@ -142,7 +142,7 @@ class Rule:
 def function_body(fn):
     """The statements of ``fn`` without its docstring, and the line it starts on."""
     source, lineno = inspect.getsourcelines(fn)
-    body = gast.parse(textwrap.dedent("".join(source))).body[0].body
+    body = gast.parse(dedent_code("".join(source))).body[0].body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring
     return body, lineno

@@ -4,7 +4,6 @@ import dataclasses
 import inspect
 import linecache
 import os
-import textwrap
 import types
 
 import gast
@@ -12,6 +11,7 @@ import numpy as np
 
 from . import sourcemap
 from .errors import SourceUnavailableError, SrcadSyntaxError, source_hint
+from .indentation import dedent_code
 
 GENERATED_FILENAME = "<srcad-generated "  # how the file name of generated code begins
 
@@ -136,7 +136,7 @@ def capture(fn):
         node = _lambda_node(fn, filename)
     else:
         try:
-            module = gast.parse(textwrap.dedent("".join(lines)))
+            module = gast.parse(dedent_code("".join(lines)))
         except SyntaxError as exc:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse on its "

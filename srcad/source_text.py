@@ -17,11 +17,11 @@ that is differentiated.
 import inspect
 import itertools
 import linecache
-import textwrap
 import types
 import weakref
 
 from .errors import ArgumentError
+from .indentation import dedent_code, indent_code
 
 _counter = itertools.count(1)
 
@@ -36,11 +36,11 @@ def function_with_source(fn, text):
     if not isinstance(fn, types.FunctionType):
         raise ArgumentError(f"source= is for a plain Python function; {fn!r} is a {type(fn).__name__}")
     target = fn.__code__
-    text = textwrap.dedent(text)
+    text = dedent_code(text)
     filename = f"<srcad-source {fn.__module__}.{fn.__qualname__} #{next(_counter)}>"
     prefix = ""
     if target.co_freevars:  # a closure: its free variables must be free in the text's code too
-        text = f"def __srcad_outer__({', '.join(target.co_freevars)}):\n" + textwrap.indent(text, "    ")
+        text = f"def __srcad_outer__({', '.join(target.co_freevars)}):\n" + indent_code(text, "    ")
         prefix = "__srcad_outer__.<locals>."
     try:
         module = compile(text, filename, "exec", flags=target.co_flags & _FUTURE_FLAGS, dont_inherit=True)
