@@ -84,3 +84,23 @@ def long_expression_of_a_constant(x, c):
 
 def test_second_order_of_a_derivative_quoting_a_long_expression():
     _check_all(long_expression_of_a_constant, (np.linspace(0.2, 1.3, 12), np.linspace(-1.0, 1.0, 5)))
+
+
+# a helper of yours updating its parameter (a Python number, rebound) in place: the derivative
+# copies the number before the call, and that copy is the number when it is read again
+def _powers(p):
+    p *= np.tanh(p)
+    return np.square(np.linspace(0.5, 1.0, 4) * p)
+
+
+def number_through_a_helper(a, s):
+    t = _powers(s)
+    return np.sum(t * a ** 2) * s
+
+
+def test_second_order_with_a_number_a_helper_updates():
+    _check_all(number_through_a_helper, (X, 0.7), wrt=0)
+
+
+def test_second_order_with_a_number_a_helper_updates_differentiated():
+    _check_all(number_through_a_helper, (X, 0.7), wrt=1)

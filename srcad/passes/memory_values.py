@@ -197,11 +197,13 @@ class Values:
                 if obj in _KEY_LISTS and len(call.args) == 1 and self.string_keys(state, call.args[0]):
                     return Memory(new)  # list(d) of a dict: its keys, strings
                 return Memory(new, reached)
-            if obj is runtime.copy_value:
+            if obj is runtime.copy_value or obj is copy_for_calls or obj is copy.deepcopy and len(call.args) == 1:
                 copied = self.memory(state, call.args[0])
-                return Memory(new, copied.inner, copied.array)
-            if (obj is copy.deepcopy and len(call.args) == 1) or obj is copy_for_calls:  # new memory all the way down
-                return Memory(new, frozenset(), self.memory(state, call.args[0]).array)
+                if not copied.all():  # a copy of what has no memory (a parameter given a number) is that value
+                    return copied
+                if obj is runtime.copy_value:  # shallow: the items are shared
+                    return Memory(new, copied.inner, copied.array)
+                return Memory(new, frozenset(), copied.array)  # new memory all the way down
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
                     k.arg == "key" for k in call.keywords):
@@ -225,6 +227,9 @@ class Values:
                 # an array, never a list: sharing, not being, its argument
                 return Memory(self.memory(state, call.args[0]).all() | new, array=True, listy=())
             if is_in(obj, ARRAY_RESULTS):
+                shared = ARRAY_RESULTS[obj]
+                if shared is not None and len(call.args) > max(shared):
+                    reached = frozenset().union(*(self.memory(state, call.args[k]).all() for k in shared))
                 return Memory(reached | new, array=True, listy=())
             if obj is runtime.container_grad and len(call.args) == 2:
                 # g itself, or a new list of g's rows: a list only if new when g is an array
