@@ -104,3 +104,15 @@ def test_second_order_with_a_number_a_helper_updates():
 
 def test_second_order_with_a_number_a_helper_updates_differentiated():
     _check_all(number_through_a_helper, (X, 0.7), wrt=1)
+
+
+# a reduction with keepdims beside a slice of the same array: its adjoint adds into a buffer
+# that a slice store updates, which must not be taken to share the argument's memory
+def keepdims_beside_a_slice(r):
+    r = r + np.where(r[:, 1:2] > -0.25, np.minimum(r.sum(axis=1, keepdims=True), r[:, 1:2]),
+                     np.max(r, axis=1, keepdims=True))
+    return np.sum(r ** 3)
+
+
+def test_second_order_of_a_reduction_beside_a_slice():
+    _check_all(keepdims_beside_a_slice, (M34,))

@@ -90,9 +90,13 @@ VIEWS_OF_ARRAYS = _numpy("asarray", "asanyarray", "ascontiguousarray", "asfortra
 ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "view", "diagonal", "conj",
                       "conjugate"}
 # srcad's helpers (which code srcad generates, and differentiates again, calls) whose result is
-# an array or a number, never a list: it may share its arguments' memory but holds no items.
-ARRAY_RESULTS = {runtime.sum_to_reduced, runtime.expand_reduced, runtime.transpose_back, runtime.matmul_dx,
-                 runtime.matmul_dy, runtime.einsum_grad, runtime.prod_grad, runtime.trace_grad}
+# an array or a number, never a list: it may share its arguments' memory but holds no items;
+# with the positions of the only arguments it may share, where known (None: any of them).
+# ``sum_to_reduced(g, x, ...)`` and ``expand_reduced(g, x, ...)`` are ``g``, a view of it or new
+# (``x`` gives a shape), ``transpose_back(g, axes)`` a view of ``g``.
+ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), runtime.transpose_back: (0,),
+                 runtime.matmul_dx: None, runtime.matmul_dy: None, runtime.einsum_grad: None, runtime.prod_grad: None,
+                 runtime.trace_grad: None}
 # Indices that are arrays: indexing with them copies (advanced indexing).
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",
                                "diag_indices",
