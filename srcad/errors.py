@@ -56,6 +56,11 @@ class ExportError(SrcadError):
     """Something the exported module would need that cannot be written into it."""
 
 
+class CheckpointReplayError(SrcadError, RuntimeError):
+    """A checkpointed loop's segment, run again from its snapshot in the reverse sweep, did not
+    arrive at the values the first run had there: the body depends on state no snapshot holds."""
+
+
 # ---- messages raised in several places
 
 def not_scalar(output):

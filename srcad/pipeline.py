@@ -157,7 +157,7 @@ def _stages(source, wrt, options, module):
         ("record_values", lambda node: record_values(node, module.ref)),
         ("reuse_buffers", reuse_buffers),
         ("batch_products", (lambda node: node) if options.for_numba else lambda node: batch_products(node, module.ref)),
-        ("finish_checkpoints", finish_checkpoints),
+        ("finish_checkpoints", lambda node: finish_checkpoints(node, module.ref)),
         ("mark_integer_growth", mark_integer_growth if options.for_numba else lambda node: node),
         ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),

@@ -20,6 +20,14 @@ forward sweep's body loses every push, so the forward sweep keeps only the snaps
 reverse sweep holds one segment's values at a time. Values the body updates in place are copied
 when restored, so the snapshot survives the recomputation (``vjp``'s pullback runs again).
 
+Each recomputed segment must end where the first run did: ``finish_checkpoints`` also pushes a
+copy of the snapshot's values as the forward loop ends, and the reverse sweep compares the
+values each recomputation ends with (``check_recomputed``: exactly, NaN where NaN) with that,
+then with the snapshot restored for the segment after it. A body that reads or changes state
+no snapshot holds (``float(obj)`` where ``obj.__float__`` counts its calls, a generator drawn
+from) is an error at the user's loop there, not a wrong gradient. Cost: one comparison of the
+state per segment, one copy of the final state.
+
 Memory: about ``n/k + k`` states instead of ``n``; time: the loop body runs twice.
 
 >>> import numpy as np, srcad
@@ -31,6 +39,7 @@ Memory: about ``n/k + k`` states instead of ``n``; time: the loop body runs twic
 ...     return u
 >>> print(transform(f, Options(specs={"u": arg_spec(np.ones(2))})).joint_source.strip())
 def f_adjoint(u, v=None):
+    _final_stack = []
     _u_stack = []
     _u_arg = u
     # line 2: for t in srcad.checkpointed(range(9)):
@@ -43,16 +52,22 @@ def f_adjoint(u, v=None):
             # line 3: u = np.sin(u)
             _t1 = np.sin(u)
             u = _t1
+    _final_stack.append((copy_value(u),))
     du = cotangent_like(v, (2,), 'float64')
     # line 2: for t in srcad.checkpointed(range(9)):
     _segments2 = checkpoint_segments(_range1, _checkpoint1)
+    _expected = _final_stack.pop()
     for _segment2 in reversed(_segments2):
         u = _u_stack.pop()
+        _started = u,
         for t in _segment2:
             # line 3: u = np.sin(u)
             _t1 = np.sin(u)
             _u_stack.append(u)
             u = _t1
+        check_recomputed(_expected, (u,), ('u',),
+            '<doctest srcad.passes.checkpoint_adjoint[3]>:2')
+        _expected = _started
         for t in reversed(_segment2):
             # line 3: u = np.sin(u)
             u = _u_stack.pop()
@@ -62,8 +77,9 @@ def f_adjoint(u, v=None):
 import gast
 
 from .. import astutil as A
-from ..checkpointing import checkpoint_segments
+from ..checkpointing import check_recomputed, checkpoint_segments
 from ..errors import SrcadError
+from .. import runtime
 from ..naming import builtin
 from .activity import scatter_add_args
 from .checkpoint_state import check_replayable
@@ -188,7 +204,8 @@ def reverse_loop(rv, loop, backward):
     backward.iter = gast.Call(func=builtin("reversed"), args=[A.load(segment_again)], keywords=[])
     recompute = gast.For(target=A.store(loop.target.id), iter=A.load(segment_again),
                          body=A.deepcopy(body) or [gast.Pass()], orelse=[], type_comment=None)
-    A.set_anno(recompute, "checkpoint_rerun", segment)
+    origin = A.anno(loop, "origin") or loop
+    A.set_anno(recompute, "checkpoint_rerun", (segment, f"{rv.source.filename}:{origin.lineno}"))
     restore = [placeholder("restore", s) for s in reversed(sites)]
     each = gast.For(target=A.store(segment_again), iter=gast.Call(func=builtin("reversed"),
                                                                   args=[A.load(segments_again)], keywords=[]),
@@ -233,13 +250,78 @@ def _without_pushes(stmts, stacks):
     return A.drop_statements(stmts, lambda s: _pushed(s, stacks) is not None)
 
 
-def finish_checkpoints(node):
+def _snapshot_pushes(segment_loop, stacks):
+    """``{stack: value}`` of the snapshot ``segment_loop`` (the loop over segments) pushes."""
+    return {s.value.func.value.id: _pushed(s, stacks) for s in segment_loop.body if _pushed(s, stacks) is not None}
+
+
+def _restored(stmts, stacks):
+    """``{stack: name}`` of the snapshot restores ``name = stack.pop()`` among ``stmts``."""
+    restored = {}
+    for s in stmts:
+        value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop" \
+                and isinstance(value.func.value, gast.Name) and value.func.value.id in stacks:
+            restored[value.func.value.id] = s.targets[0].id
+    return restored
+
+
+def _hold_final_values(fwd, stacks, namer, copy_value):
+    """After each forward loop over segments, push the values its snapshots hold as the loop
+    ends (copies: code after the loop may update them in place) on a stack of their own, which
+    the reverse sweep pops to check the last segment's recomputation. Returns ``{segment
+    name: (that stack, the snapshot stacks in its order)}``."""
+    held = {}
+    for block in list(A.blocks(fwd)):
+        for segments in [s for s in block if isinstance(s, gast.For)]:
+            steps = next((b for b in segments.body if A.anno(b, "checkpoint_forward") is not None), None)
+            pushes = _snapshot_pushes(segments, stacks) if steps is not None else {}
+            if not pushes:
+                continue
+            order, ends = sorted(pushes), namer.unique("_final_stack")
+            values = [A.deepcopy(pushes[k]) if isinstance(pushes[k], gast.Call) else gast.Call(
+                func=A.load(copy_value), args=[A.deepcopy(pushes[k])], keywords=[]) for k in order]
+            push = gast.Attribute(value=A.load(ends), attr="append", ctx=gast.Load())
+            block.insert(block.index(segments) + 1, gast.Expr(value=gast.Call(
+                func=push, args=[gast.Tuple(elts=values, ctx=gast.Load())], keywords=[])))
+            held[A.anno(steps, "checkpoint_forward")] = (ends, order)
+    return held
+
+
+def _check_each_segment(rev, loop, at, held, check, namer):
+    """Around the reverse sweep's loop over segments ``loop`` (its recomputation at ``at``):
+    compare the values each recomputed segment ends with with the snapshot the next segment
+    restored (the loop's final values first), in ``check(expected, recomputed, names, where)``."""
+    segment, where = A.anno(loop.body[at], "checkpoint_rerun")
+    ends, order = held.get(segment, (None, ()))
+    restored = _restored(loop.body[:at], order)
+    if ends is None or set(restored) != set(order):
+        return
+    names = [restored[k] for k in order]
+    expected, start = namer.unique("_expected"), namer.unique("_started")
+    values = gast.Tuple(elts=[A.load(v) for v in names], ctx=gast.Load())
+    compare = gast.Call(func=A.load(check), args=[A.load(expected), values, gast.Tuple(elts=[A.const(v) for v in names], ctx=gast.Load()), A.const(where)],
+                        keywords=[])
+    loop.body[at + 1:at + 1] = [gast.Expr(value=compare), A.assign(expected, A.load(start))]
+    loop.body[at:at] = [A.assign(start, A.deepcopy(values))]  # as restored: the recomputation makes new values
+    for block in A.blocks(rev):
+        if any(s is loop for s in block):
+            pop = gast.Call(func=gast.Attribute(value=A.load(ends), attr="pop", ctx=gast.Load()), args=[], keywords=[])
+            block.insert(next(i for i, s in enumerate(block) if s is loop), A.assign(expected, pop))
+            return
+
+
+def finish_checkpoints(node, refs):
     """After ``record_values``: each recomputation in the reverse sweep becomes a copy of its
     loop's forward body with the values it saves, and the forward sweep's body saves nothing
-    (its snapshots, outside the body, stay). Fails if a value stack is still touched there."""
+    (its snapshots, outside the body, stay). Fails if a value stack is still touched there.
+    Each recomputed segment is checked against the next snapshot (``check_recomputed``)."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
     stacks = set(A.anno(node, "stacks") or ())
+    namer = A.anno(node, "namer")
+    held = _hold_final_values(fwd, stacks, namer, refs("copy_value", runtime.copy_value))
+    stacks |= {ends for ends, _ in held.values()}
     recorded, copies = {}, {}
     for loop, segments in list(_forward_loops(fwd)):
         recorded[A.anno(loop, "checkpoint_forward")] = A.deepcopy(loop.body)
@@ -251,10 +333,17 @@ def finish_checkpoints(node):
                              f"{sorted(left)[0]} (a bug): please report it, and drop srcad.checkpointed meanwhile")
     segment_loops = [s for s in A.walk(gast.Module(body=rev, type_ignores=[])) if isinstance(s, gast.For)
                      and any(A.anno(b, "checkpoint_rerun") is not None for b in s.body)]
+    check = refs("check_recomputed", check_recomputed)
     for loop in segment_loops:
         at = next(i for i, b in enumerate(loop.body) if A.anno(b, "checkpoint_rerun") is not None)
-        ident = A.anno(loop.body[at], "checkpoint_rerun")
+        ident = A.anno(loop.body[at], "checkpoint_rerun")[0]
         loop.body[at].body = A.deepcopy(recorded[ident])
         restored = A.names_stored(gast.Module(body=loop.body[:at], type_ignores=[]))
+        _check_each_segment(rev, loop, at, held, check, namer)
+        at = next(i for i, b in enumerate(loop.body) if A.anno(b, "checkpoint_rerun") is not None)
         loop.body[at:at] = [A.deepcopy(c) for c in copies[ident] if c.targets[0].id in restored]
+    head = [A.assign(ends, gast.List(elts=[], ctx=gast.Load())) for ends, _ in held.values()]
+    node.body = head + fwd + rev
+    A.set_anno(node, "n_forward", len(head) + len(fwd))
+    A.set_anno(node, "stacks", sorted(stacks))
     return node

@@ -27,6 +27,7 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
+from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
@@ -116,7 +117,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-NO_EFFECT = {builtins.print, runtime.real_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses, check_method,
+NO_EFFECT = {builtins.print, check_recomputed, runtime.real_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses, check_method,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 

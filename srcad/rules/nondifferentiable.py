@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, missing_name
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..registry import register_nondifferentiable
@@ -44,4 +45,5 @@ register_nondifferentiable(check_method, reason="it only checks which function a
 register_nondifferentiable(check_list_slice, reason="it only checks that a list keeps its length")
 register_nondifferentiable(check_unshared_item, check_unshared_store, check_unshared_arguments,
                            reason="it only checks that an updated item is no other item's array")
+register_nondifferentiable(check_recomputed, reason="it only checks a checkpointed loop's recomputed segment")
 register_nondifferentiable(missing_name, reason="it raises: the name it stands for did not exist")
