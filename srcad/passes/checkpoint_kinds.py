@@ -6,8 +6,9 @@ the value's type, not on the name read.
 Known: an array or number (shape inference's ``Spec``), a list, tuple or dict srcad tracks, a
 string, a module, an object reachable when srcad compiles (a global or closure value: its
 value now; an argument of a class of yours: its class, which the compiled code is specialised
-on), and a random generator made in the body from literal seeds (``np.random.default_rng(42)``:
-each recomputation makes it again and draws the same numbers). Anything else is unknown.
+on), a record (named tuple, dataclass) every binding of a name makes afresh, and a random
+generator made in the body from literal seeds (``np.random.default_rng(42)``: each
+recomputation makes it again and draws the same numbers). Anything else is unknown.
 
 >>> import collections
 >>> attribute_problem(collections.namedtuple("P", "W b"), "W") is None
@@ -22,14 +23,19 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..code_reading import installed_class
+from ..code_reading import installed_class, installed_file
+from ..naming import BUILTIN
+from ..rules.records import new_record
 from .callees import dotted, local_names, lookup_path
+from .records import record_fields
 from .shape_values import UNKNOWN, Spec
 
 ARRAY, CONTAINER, STRING, MODULE, GENERATOR = "array", "container", "string", "module", "generator"
 SAFE = {ARRAY, CONTAINER, STRING, MODULE}  # reading them runs NumPy's or Python's code only
 _RANDOM_STATES = (np.random.Generator, np.random.RandomState, np.random.BitGenerator)
 _SEEDED = {np.random.default_rng, np.random.RandomState}
+# Methods that make an object, which nothing given it calls.
+_CONSTRUCTION = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__class_getitem__", "__set_name__"}
 # Descriptors whose reading runs no code of yours: a method, a slot, a named tuple's field.
 _PLAIN_DESCRIPTORS = (types.FunctionType, staticmethod, classmethod, types.MemberDescriptorType,
                       types.GetSetDescriptorType, types.WrapperDescriptorType, types.MethodDescriptorType,
@@ -90,6 +96,28 @@ def item_problem(cls, special="__getitem__"):
     return None  # indexing fails: Python says so
 
 
+def special_problem(cls, names=None):
+    """Why an operator, iteration, a builtin (``float``, ``len``, ``print``) or a library function
+    (``np.asarray``, ``np.sum``) given an object of ``cls`` may run code of yours, or None: a
+    class of yours defines one of the special methods ``names`` it calls (None: any method or
+    descriptor but construction, which a library function may look up by name). A record's
+    generated methods (a named tuple's, a dataclass's ``__eq__``) are not yours."""
+    record = record_fields(cls) is not None
+    for klass in cls.__mro__:
+        if installed_class(klass):
+            continue
+        for name, found in vars(klass).items():
+            if names is None and (name in _CONSTRUCTION or not hasattr(type(found), "__get__") or isinstance(
+                    found, (types.MemberDescriptorType, types.GetSetDescriptorType))) or \
+                    names is not None and name not in names:
+                continue
+            code = getattr(getattr(found, "__func__", found), "__code__", None)
+            if record and (code is None or code.co_filename.startswith("<") or installed_file(code.co_filename)):
+                continue  # written by namedtuple or dataclass
+            return f"{cls.__name__}.{name} is your code"
+    return None
+
+
 def is_seeded_generator(call):
     """``np.random.default_rng(42)``, ``np.random.RandomState(0)``: a generator made from literal
     seeds, which draws the same numbers each time it is made."""
@@ -100,6 +128,15 @@ def is_seeded_generator(call):
         return False
     return seeded and len(call.args) == 1 and not call.keywords and isinstance(call.args[0], gast.Constant) \
         and type(call.args[0].value) is int
+
+
+def _record_made(s):
+    """The record class (a named tuple, a dataclass) whose object the statement ``s`` makes
+    (``x = new_record(cls, (fields...))``: normal form's construction of a record), else None."""
+    value = s.value if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
+    if isinstance(value, gast.Call) and getattr(A.anno(value, "callee"), "obj", None) is new_record:
+        return (A.anno(value.args[0], BUILTIN) or (None, None))[1]
+    return None
 
 
 def _numeric_call(call, numeric):
@@ -149,6 +186,8 @@ class Kinds:
         if isinstance(expr, gast.Constant):
             return STRING if isinstance(expr.value, (str, bytes)) else ARRAY if isinstance(
                 expr.value, (numbers.Number, type(None))) else None
+        if isinstance(expr, gast.UnaryOp) and isinstance(expr.operand, gast.Constant):  # -0.5
+            return self.of(expr.operand)
         if isinstance(expr, gast.Name):
             if expr.id not in self.memo:
                 self.memo[expr.id] = None  # (an assignment reading itself)
@@ -169,7 +208,10 @@ class Kinds:
                     return None
             return None
         if isinstance(expr, gast.Subscript):
-            return ARRAY if self.of(expr.value) == ARRAY else None
+            items = self.structures.get(expr.value.id) if isinstance(expr.value, gast.Name) else None
+            items = items.values() if isinstance(items, dict) else items if isinstance(items, (list, tuple)) else ()
+            return ARRAY if self.of(expr.value) == ARRAY or items and all(isinstance(v, Spec) for v in items) \
+                else None
         return None
 
     def _numeric_names(self):
@@ -278,6 +320,9 @@ class Kinds:
                 lookup_path([name], self.source)  # the compiled code is guarded on this object
             return kind
         bindings = self.assigned.get(name, [])
+        made = {_record_made(b) for b in bindings}
+        if name not in self.params and len(made) == 1 and None not in made:  # s = State(q, v) at each binding
+            return Obj(made.pop())
         if name in self.params or len(bindings) != 1 or not isinstance(bindings[0], gast.Assign):
             return None
         value = bindings[0].value

@@ -37,10 +37,17 @@ Refused: random draws, a method of an object srcad does not know the type of
 (``counter.tick()``, ``c.item()``), an attribute read or index running code of yours, a
 function srcad runs as written and cannot read, a method changing a global
 (``HISTORY.append(v)``), a function of yours storing an attribute or updating a global or (run
-as written) an argument. Only a loop srcad checkpoints is checked: in forward mode, and where
-the loop's values carry no derivative, it runs once, as written.
+as written) an argument; a builtin, a library function, an operator, iteration, a truth test
+or formatting given an object of a class of yours that defines the special method it calls
+(``float(S)``, ``np.asarray(S)``, ``S * x``, ``for r in S``), a converting builtin or NumPy
+function (``float``, ``str``, ``print``, ``np.asarray``) given a value of unknown type, and
+``operator.methodcaller``, and ``attrgetter``/``itemgetter`` given anything but arrays,
+numbers, lists, dicts and strings. What no rule here sees is caught at run time
+(``checkpointing.check_recomputed``). Only a loop srcad checkpoints is checked: in forward
+mode, and where the loop's values carry no derivative, it runs once, as written.
 """
 import functools
+import operator
 
 import gast
 import numpy as np
@@ -51,7 +58,8 @@ from ..checkpointing import checkpointed
 from ..errors import SrcadError
 from ..source import capture
 from .callees import Callee, parameter_names
-from .checkpoint_kinds import GENERATOR, SAFE, Kinds, Obj, attribute_problem, is_seeded_generator, item_problem
+from .checkpoint_kinds import (GENERATOR, SAFE, Kinds, Obj, attribute_problem, is_seeded_generator, item_problem,
+                               special_problem)
 from .fresh import (ARRAY_VIEW_METHODS, FRESH_METHODS, NO_EFFECT, effect_call, is_in, known_pure, module_of, only_logs,
                     scatter_add_target, updates_first_argument)
 from .memory import updated_outside
@@ -81,6 +89,24 @@ _RANDOM_PARAMETERS = {"random_state", "seed", "rng"}
 _CALLING = {np.vectorize, np.frompyfunc, np.apply_along_axis, np.apply_over_axes, np.piecewise, np.fromfunction,
             functools.reduce, functools.partial, map, filter}
 _CALLING_BY_KEY = {sorted, min, max}
+# Builtins and NumPy functions that turn a value into a number, a string or an array by its
+# special methods (``__float__``, ``__str__``, ``__array__``): given a value srcad does not know
+# the type of, they may run code of yours. (Any builtin or library function given an object of
+# a class of yours defining such methods is refused; the others, ``len(data[t])``, are left to
+# the check of each recomputed segment.)
+_CONVERTING = {abs, bool, complex, float, format, hash, int, repr, round, str, print, np.asarray, np.array,
+               np.asanyarray, np.ascontiguousarray, np.asfortranarray, np.atleast_1d, np.atleast_2d, np.atleast_3d}
+# Special methods the operators, iteration and truth tests call.
+_OPERATOR_METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv",
+                     gast.FloorDiv: "floordiv", gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul",
+                     gast.LShift: "lshift", gast.RShift: "rshift", gast.BitOr: "or", gast.BitXor: "xor",
+                     gast.BitAnd: "and"}
+_UNARY_METHODS = {gast.USub: {"__neg__"}, gast.UAdd: {"__pos__"}, gast.Invert: {"__invert__"},
+                  gast.Not: {"__bool__", "__len__"}}
+_COMPARING = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__", "__bool__"}
+_ITERATING = {"__iter__", "__next__", "__getitem__", "__len__"}
+_TRUTH = {"__bool__", "__len__"}
+_FORMATTING = {"__format__", "__str__", "__repr__"}
 _CALLING_MODULES = ("scipy.optimize", "scipy.integrate", "scipy.ndimage", "scipy.interpolate", "scipy.differentiate")
 
 _PLAIN_LOOP = "or use a plain loop (drop srcad.checkpointed)"
@@ -145,6 +171,48 @@ def _check_statement(s, body):
             _check_call(s, n, body)
         elif isinstance(n, (gast.Attribute, gast.Subscript)) and id(n) not in called:
             _check_read(n, body.kinds)
+    for operand, methods, what in _implicit_calls(s, nodes):
+        kind = body.kinds.of(operand)
+        problem = special_problem(kind.cls, methods) if isinstance(kind, Obj) else None
+        if problem is not None:
+            raise _Problem(f"{what} {_named(operand)} runs code of yours ({problem}), which may change anything",
+                           _READ_BEFORE)
+
+
+def _implicit_calls(s, nodes):
+    """``(operand, the special methods Python calls on it, what calls them)`` for the operators,
+    iteration, unpacking, truth tests and formatting of ``s`` (``nodes``: its head's nodes)."""
+    if isinstance(s, gast.For):
+        yield s.iter, _ITERATING, "iterating over"
+    if isinstance(s, (gast.If, gast.While)):
+        yield s.test, _TRUTH, "testing"
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], (gast.Tuple, gast.List)):
+        yield s.value, _ITERATING, "unpacking"
+    if isinstance(s, gast.AugAssign) and type(s.op) in _OPERATOR_METHODS:
+        name = _OPERATOR_METHODS[type(s.op)]
+        for operand in (s.target, s.value):
+            yield operand, {f"__{name}__", f"__r{name}__", f"__i{name}__"}, "an operator on"
+    for n in nodes:
+        if isinstance(n, gast.BinOp) and type(n.op) in _OPERATOR_METHODS:
+            name = _OPERATOR_METHODS[type(n.op)]
+            for operand in (n.left, n.right):
+                yield operand, {f"__{name}__", f"__r{name}__"}, "an operator on"
+        elif isinstance(n, gast.UnaryOp):
+            yield n.operand, _UNARY_METHODS[type(n.op)], "an operator on"
+        elif isinstance(n, gast.Compare):
+            for operand in [n.left] + n.comparators:
+                yield operand, _COMPARING | _ITERATING, "comparing"
+        elif isinstance(n, gast.BoolOp):
+            for operand in n.values:
+                yield operand, _TRUTH, "testing"
+        elif isinstance(n, gast.IfExp):
+            yield n.test, _TRUTH, "testing"
+        elif isinstance(n, gast.FormattedValue):
+            yield n.value, _FORMATTING, "formatting"
+        elif isinstance(n, gast.comprehension):
+            yield n.iter, _ITERATING, "iterating over"
+        elif isinstance(n, gast.Starred):
+            yield n.value, _ITERATING, "unpacking"
 
 
 def _check_read(n, kinds):
@@ -256,6 +324,9 @@ def _check_method(call, name, kinds):
 def _object_updates(obj, name, body, call=None):
     """Raise ``_Problem`` for a call of ``obj`` that may change state no snapshot holds; the
     parameters a function of yours updates in place (for the caller to judge), else None."""
+    if call is not None and not user_function_call(Callee("object", obj=obj, name=name)) and \
+            module_of(obj).split(".")[0] != "srcad":  # (srcad's helpers in the code it made only read)
+        _check_special_methods(obj, name, call, body.kinds)
     if obj is checkpointed or is_in(obj, NO_EFFECT) or only_logs(obj) or record_fields(obj) is not None:
         return None
     if module_of(obj).split(".")[0] == "srcad" and known_pure(obj):
@@ -283,6 +354,31 @@ def _object_updates(obj, name, body, call=None):
         return None
     raise _Problem(f"srcad runs {name}(...) as written and cannot tell what it changes (it knows NumPy, math and "
                    "the functions of yours whose source it reads)", _BEFORE_THE_LOOP)
+
+
+def _check_special_methods(obj, name, call, kinds):
+    """A builtin or a library function given an object calls its special methods (``float(S)``:
+    ``S.__float__``; ``print(S)``: ``S.__str__``; ``np.asarray(S)``: ``S.__array__``; ``np.sum(S)``:
+    ``S.sum``); ``operator``'s ``methodcaller``, ``attrgetter``, ``itemgetter`` call a method, read
+    an attribute, an item. Refused where that may be code of yours: an object of your class
+    that defines it, or (converting it) a value srcad does not know the type of; a
+    ``methodcaller`` always (its method may change any object)."""
+    getter = type(obj) if type(obj) in (operator.methodcaller, operator.attrgetter, operator.itemgetter) else None
+    converts = is_in(obj, _CONVERTING) or isinstance(obj, type) and issubclass(obj, np.generic)
+    for arg in list(call.args) + [k.value for k in call.keywords]:
+        arg = arg.value if isinstance(arg, gast.Starred) else arg
+        kind = kinds.of(arg)
+        if getter is operator.methodcaller or getter is not None and kind not in SAFE:
+            raise _Problem(f"{name}(...), an operator.{getter.__name__}, given {_named(arg)} calls a method or reads "
+                           "an attribute or item of it, which may run code of yours or change it",
+                           f"call the method or read the value in the loop itself, {_PLAIN_LOOP}")
+        problem = special_problem(kind.cls) if isinstance(kind, Obj) else None
+        if problem is not None:
+            raise _Problem(f"{name}(...) given {_named(arg)} runs code of yours ({problem}), which may change "
+                           "anything", _READ_BEFORE)
+        if kind is None and converts:
+            raise _Problem(f"{name}(...) given {_named(arg)} may run code of yours (__float__, __str__, __array__ "
+                           "of your class): srcad does not know its type here", _READ_BEFORE)
 
 
 def _check_given_functions(obj, name, call, body):
