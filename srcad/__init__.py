@@ -19,13 +19,13 @@ from .checkpointing import checkpointed
 from .listing import show
 from .derivatives import hessian, hessp, hvp, jacobian, jvp
 from .extend import custom_vjp, stop_gradient
-from .errors import (ArgumentError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,
+from .errors import (ArgumentError, CheckpointReplayError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,
                      SrcadSyntaxError, UnsupportedCaseError, WrtError)
 
 __all__ = [
     "differentiable", "grad", "value_and_grad", "vjp", "adjoint", "show", "custom_vjp", "stop_gradient", "jvp", "jacobian", "hessian", "hvp", "hessp",
     "checkpointed",
     "SrcadError", "SrcadSyntaxError", "NoRuleError", "SourceUnavailableError", "CotangentError",
-    "UnsupportedCaseError", "ArgumentError", "WrtError",
+    "UnsupportedCaseError", "ArgumentError", "WrtError", "CheckpointReplayError",
 ]
 __version__ = "0.1.0"
