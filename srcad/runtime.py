@@ -18,7 +18,8 @@ from .runtime_adjoints import (add_grads, cleared_slot, container_grad, copy_gra
                                in_place_cast, into_dtype_of, item_grad, none_items, scatter_add, stacked_grad, stored_adjoint,
                                tangent_or_zero, unbroadcast, zeros_like)
 from .runtime_boundary import (as_real, cotangent, cotangent_items, cotangent_like, default_cotangent, finish,
-                               finish_tangent, in_place_result, inexact_result, numba_refuses, read_again, real_constant)
+                               finish_tangent, in_place_result, inexact_result, numba_refuses, numeric_constant,
+                               read_again, real_constant)
 from .runtime_fast import padded
 from .runtime_derivatives import (concat_grad, einsum_grad, expand_reduced, extremum_grad, full_of, matmul_dx,
                                   matmul_dy, moves, prod_grad, resting_zero, sum_grad, sum_to_reduced, trace_grad,
@@ -27,6 +28,6 @@ from .runtime_derivatives import (concat_grad, einsum_grad, expand_reduced, extr
 __all__ = ["add_grads", "as_array", "as_real", "cleared_slot", "concat_grad", "container_grad", "copy_grad",
            "copy_value", "cotangent", "cotangent_items", "cotangent_like", "default_cotangent", "einsum_grad",
            "expand_reduced", "extremum_grad", "finish", "finish_tangent", "full_of", "grad_buffer", "in_place_cast", "in_place_result", "inexact_result",
-           "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "padded", "prod_grad", "read_again", "real_constant",
+           "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "numeric_constant", "padded", "prod_grad", "read_again", "real_constant",
            "moves", "resting_zero", "scatter_add", "shape_of", "size_of", "stacked_grad", "stored_adjoint", "sum_grad", "sum_to_reduced",
            "tangent_or_zero", "trace_grad", "transpose_back", "unbroadcast", "unstack", "zeros_like"]

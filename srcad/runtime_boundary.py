@@ -1,5 +1,6 @@
 """Where generated code meets its caller (re-exported by ``srcad.runtime``): arguments
-coming in (differentiated integers made real, values srcad did not compute checked real),
+coming in (differentiated integers made real, values srcad did not compute checked real, or numbers
+and arrays where an operator reads them),
 the cotangent checked against the output (``cotangent``, ``cotangent_like``,
 ``default_cotangent``), and gradients and tangents going out with their argument's shape,
 type and dtype, never aliasing the caller's arrays (``finish``, ``finish_tangent``).
@@ -250,6 +251,46 @@ def real_constant(value, message):
     elif isinstance(value, dict):
         for item in value.values():
             real_constant(item, message)
+
+
+def numeric_constant(value, subject, complex_message=None):
+    """Raise unless ``value`` is a number or array whose operators srcad's rules are the
+    derivatives of: exactly ``np.ndarray`` (a subclass such as ``np.matrix`` or a masked array
+    redefines them), a NumPy scalar, exactly ``float``, ``int`` or ``bool``, an array with
+    NumPy's protocols (Dask, CuPy), of a numeric dtype, or a list or tuple of them; complex
+    unless ``complex_message`` is given. A dtype, a string, None, a slice are let through: NumPy
+    reads them as parameters (``x.astype(opts.dtype)``), and an operator on one and a number
+    raises, as in Python. ``subject`` (``"file:12: 'self.sched'"``) names a value srcad did not
+    compute that an operator it differentiates reads."""
+    cls = value.__class__
+    if cls is np.ndarray:
+        kind = value.dtype.kind
+    elif cls is float or cls is int or cls is bool:
+        return
+    elif isinstance(value, np.generic) and cls.__module__ == "numpy" or protocol_array(value):
+        kind = value.dtype.kind
+    elif cls is complex:
+        kind = "c"
+    elif cls is list or cls is tuple:
+        for item in value:
+            numeric_constant(item, subject, complex_message)
+        return
+    elif value is None or value is Ellipsis or cls is str or cls is slice or isinstance(value, np.dtype) or (
+            cls is type and (value in (float, int, bool, complex) or issubclass(value, np.generic))):
+        return  # a dtype, a mode, an index: with a number or array an operator raises, as in Python
+    else:
+        kind = None
+    if kind is not None and kind in "biuf" or kind == "c" and complex_message is None:
+        return
+    if kind == "c":
+        raise UnsupportedCaseError(complex_message)
+    what = f"an array of dtype {value.dtype}" if kind is not None else (
+        f"a {cls.__qualname__}" if cls.__module__ == "builtins" else f"a {cls.__module__}.{cls.__qualname__}")
+    raise UnsupportedCaseError(
+        f"{subject} is {what}, and an operator srcad differentiates reads it: srcad's rules are those of "
+        "numbers and NumPy arrays, and an object's own operators would make the derivative something else; "
+        "convert it before the operation (np.asarray(...) or float(...)), or give the operation its derivative "
+        "with srcad.custom_vjp")
 
 
 def _item_cotangent(v, y):

@@ -184,6 +184,13 @@ def _real_constant(value, message):
     return None  # complex, or a container: numba refuses to type it, and "auto" runs NumPy code
 
 
+@overload(runtime.numeric_constant)
+def _numeric_constant(value, subject, complex_message=None):
+    if _number(value) or isinstance(value, types.Array) and not isinstance(value.dtype, types.Complex):
+        return lambda value, subject, complex_message=None: None  # a real number or array by its type
+    return None  # complex, or a container: as for real_constant
+
+
 @overload(runtime.cleared_slot)
 def _cleared_slot(value):
     if _number(value) or isinstance(value, types.Array):

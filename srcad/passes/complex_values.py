@@ -14,7 +14,11 @@ fail closed:
   without derivative, or a user function) to a value that may be complex: a srcad error at
   the user's line;
 - that every value srcad does not compute and a derivative reads is checked to be real when
-  the function runs (``runtime.real_constant`` before the statement: a cheap dtype test).
+  the function runs (``runtime.real_constant`` before the statement: a cheap dtype test);
+- that every value srcad does not type (``passes.outside_values``: where such values are made)
+  that may reach an operator is checked, where it is made, to be a number or an array srcad's
+  rules are right for (``runtime.numeric_constant``, which checks it real too where both apply:
+  one call per value).
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -32,7 +36,6 @@ Traceback (most recent call last):
 srcad.errors.SrcadSyntaxError: ...complex...
 """
 import builtins
-import types
 
 import gast
 import numpy as np
@@ -41,9 +44,9 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from ..naming import BUILTIN
-from ..code_reading import not_yours
-from .fresh import PLAIN_ATTRIBUTES, call_argument
+from .fresh import PLAIN_ATTRIBUTES, is_in
 from .callees import Callee
+from .outside_values import made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
 from .shape_values import Spec
 from .user_text import UserText
 
@@ -58,7 +61,7 @@ _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, 
                  np.argpartition, np.nanargmax, np.nanargmin, np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft,
                  np.nonzero, np.flatnonzero, np.count_nonzero, np.shape, np.ndim, np.size, builtins.len,
                  builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant,
-                 builtins.slice}  # a complex step in a slice counts points (np.r_[0:1:5j])
+                 runtime.numeric_constant, builtins.slice}  # a complex step in a slice counts points (np.r_[0:1:5j])
 #: functions without derivative that are right to treat as such for complex operands: their
 #: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,
@@ -77,44 +80,49 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     statements = [s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While))]
     local = A.names_stored(node) | {a.id for a in node.args.args}
     complex_names = _may_be_complex(statements, source, local)
-    complex_names |= {n for s in statements for n in _operands(s)
+    complex_names |= {n for s in statements for n in operands(s)
                       if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
     fixed_real = _real_array_parameters(node, specs)
     # a value srcad does not compute (an attribute of an object, a call of yours run as written)
     # or makes with a dtype it cannot read now (a parameter, your global, an argument's
     # attribute) may be complex each time the function runs: where it may reach a rule right for
     # real values only, through any operation, it is checked when it is made
-    outside = _made_outside(statements, active, local, source, fixed_real)
-    unknown = _unknown_dtypes(statements, source, local, {a.id for a in node.args.args}, varied | fixed_real)
+    params = {a.id for a in node.args.args}
+    outside = made_outside(statements, active, local, source, fixed_real,
+                           lambda obj: is_in(obj, _REAL_RESULTS) or _known_real(obj))
+    unknown = unknown_dtypes(statements, source, local, params, varied | fixed_real)
     seeds = {id(s): s for s in unknown + list(outside.values())}
     maybe_complex = _may_be_complex(statements, source, local, set(seeds)) if seeds else set()
     check_made = False
-    unverified = _unverified(statements, active, local, source, outside)
-    for n in A.walk(node) if unverified else ():  # srcad's own objects (a record's class) are no user values
+    unchecked = unverified(statements, active, local, source, outside)
+    for n in A.walk(node) if unchecked else ():  # srcad's own objects (a record's class) are no user values
         if isinstance(n, gast.Name) and A.anno(n, BUILTIN) is not None:
-            unverified.pop(n.id, None)
+            unchecked.pop(n.id, None)
     needs_real = set()  # statements whose operands srcad does not compute must be real when they run
     for s in statements:
-        target = _target(s)
-        operands = _operands(s)
+        bound = target(s)
+        read = operands(s)
         # an active statement, or one that drops the derivative of a varied operand (np.sign)
-        if target is None or not (target & active or operands & varied):
+        if bound is None or not (bound & active or read & varied):
             continue
         operation = _operation(s)
         if _right_for_complex(operation, mode):
             continue
-        check_made |= bool((operands | target) & maybe_complex) and not _scaled_by_real_constant(
+        check_made |= bool((read | bound) & maybe_complex) and not _scaled_by_real_constant(
             s, operation, maybe_complex, active)
-        if (operands | target) & complex_names and not _scaled_by_real_constant(s, operation, complex_names, active):
+        if (read | bound) & complex_names and not _scaled_by_real_constant(s, operation, complex_names, active):
             raise source.syntax_error(
                 f"srcad differentiates complex values only through {registry.COMPLEX_SAFE_SUMMARY}; "
                 f"{_describe(operation)} here may have a complex operand or result: take np.real or "
                 "np.imag (or np.abs) of the complex value first, or differentiate its real and imaginary "
                 "parts as separate real arrays", A.anno(s, "origin") or s)
         needs_real.add(id(s))
-    made_real = {i: s for i, s in seeds.items() if _target(s) & maybe_complex} if check_made else {}
-    unverified = {n: v for n, v in unverified.items() if not (n in outside and id(outside[n]) in made_real)}
-    _insert_checks(node, needs_real, unverified, made_real, {id(s) for s in unknown}, source, ref)
+    made_real = {i: s for i, s in seeds.items() if target(s) & maybe_complex} if check_made else {}
+    unchecked = {n: v for n, v in unchecked.items() if not (n in outside and id(outside[n]) in made_real)}
+    # a value srcad does not type that an operator reads is checked when it is made to be a
+    # number or an array (in the same call as its realness where both are checked)
+    typed = untyped_operands(statements, active, varied, params, outside)
+    _insert_checks(node, needs_real, unchecked, made_real, {id(s) for s in unknown}, typed, source, ref)
     return node
 
 
@@ -126,18 +134,18 @@ def _may_be_complex(statements, source, local, assumed=frozenset()):
     strings = {}
     for s in statements:
         if isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str):
-            for name in _target(s) or ():
+            for name in target(s) or ():
                 strings.setdefault(name, []).append(s.value.value)
     found = set()
     changed = True
     while changed:
         changed = False
         for s in statements:
-            target = _target(s)
-            if target is None or target <= found:
+            bound = target(s)
+            if bound is None or bound <= found:
                 continue
             if id(s) in assumed or _makes_complex(s, found, source, local, strings):
-                found |= target
+                found |= bound
                 changed = True
     return found
 
@@ -154,9 +162,9 @@ def _makes_complex(s, found, source, local, strings):
         callee = A.anno(rhs, "callee")
         obj = callee.obj if callee is not None and callee.kind == "object" else None
         name = callee.name if callee is not None and callee.kind == "method" else None
-        if _is_in(obj, _REAL_RESULTS) or name in ("real", "imag", "__abs__"):
+        if is_in(obj, _REAL_RESULTS) or name in ("real", "imag", "__abs__"):
             return False
-        if _is_in(obj, _COMPLEX_MAKERS):
+        if is_in(obj, _COMPLEX_MAKERS):
             return True
         dtypes = [k.value for k in rhs.keywords if k.arg == "dtype"]
         if name in ("astype", "view") and rhs.args:
@@ -184,39 +192,6 @@ def _makes_complex(s, found, source, local, strings):
            for n in gast.walk(rhs)):
         return True
     return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
-
-
-def _unknown_dtypes(statements, source, local, params, tracked):
-    """The statements ``y = call(...)`` whose call is given a dtype srcad cannot read when it
-    makes the code: only a literal, a local name bound to literals or to ``v.dtype`` (complex
-    where ``v`` may be), ``float``/``int``/``bool`` and a library's type (``np.float64``) are
-    read now; a parameter, a global of yours (rebound later), an argument's attribute are not."""
-    bindings = {}
-    for s in statements:
-        for name in _target(s) or ():
-            one = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
-            bindings.setdefault(name, []).append(s.value if one else None)
-
-    def known(d):
-        if isinstance(d, gast.Constant):
-            return True
-        if isinstance(d, gast.Attribute):  # np.float64; v.dtype of a value srcad computes (complex where v may be)
-            return (d.attr == "dtype" and isinstance(d.value, gast.Name) and d.value.id in tracked
-                    or _library_module(d.value, source, local) is not None)
-        if not isinstance(d, gast.Name) or d.id in params:
-            return False
-        if d.id in local:
-            return all(isinstance(v, gast.Constant) or isinstance(v, gast.Attribute) and known(v)
-                       for v in bindings.get(d.id, [None]))
-        return d.id in ("float", "int", "bool") and d.id not in source.globals and d.id not in source.closure
-
-    found = []
-    for s in statements:
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
-            dtype = call_argument(s.value, "dtype") if A.anno(s.value, "callee") is not None else None
-            if dtype is not None and not known(dtype) or any(k.arg is None for k in s.value.keywords):
-                found.append(s)  # (**options may hold a dtype)
-    return found
 
 
 def _complex_dtype(node, strings):
@@ -272,104 +247,52 @@ def _real_array_parameters(node, specs):
             and specs[a.id].python is None and specs[a.id].dtype.kind in "biuf"}
 
 
-def _unverified(statements, active, local, source, made_outside):
-    """Names an active statement reads whose values srcad does not compute: globals, and the
-    names ``made_outside`` binds (attributes of objects, results of calls made without
-    derivative)."""
-    read = set()
-    for s in statements:
-        target = _target(s)
-        if target is not None and target & active:
-            read |= _operands(s)
-    return {n: made_outside[n].value if n in made_outside else A.load(n)
-            for n in read if n not in active and (n in made_outside or n not in local and not _code(source, n))}
-
-
-def _made_outside(statements, active, local, source, fixed_real):
-    """name -> the statement that binds it to a value srcad does not compute: an attribute of
-    an object, an item of a global's (``COEF[0]``, which may change in place after the code is
-    made), the result of a call made without derivative (a function of yours run as it is)."""
-    made_outside = {}
-    for s in statements:
-        target = _target(s)
-        if target is None or target & active or not isinstance(s, gast.Assign):
-            continue
-        rhs = s.value
-        if isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) and (
-                rhs.value.id not in local and not _code(source, rhs.value.id) or rhs.value.id in made_outside):
-            made_outside.update(dict.fromkeys(target, s))
-        elif isinstance(rhs, gast.Attribute) and rhs.attr not in PLAIN_ATTRIBUTES | {"real", "imag"} \
-                and not _module_constant(rhs, source, local) and not _real_transpose(rhs, fixed_real):
-            made_outside.update(dict.fromkeys(target, s))
-        elif isinstance(rhs, gast.Call):
-            callee = A.anno(rhs, "callee")
-            obj = callee.obj if callee is not None and callee.kind == "object" else None
-            if not (_is_in(obj, _REAL_RESULTS) or _known_real(obj)):
-                made_outside.update(dict.fromkeys(target, s))
-    return made_outside
-
-
-def _real_transpose(rhs, fixed_real):
-    """``H.T`` (or ``H.mT``) of a parameter in ``fixed_real``: NumPy's view of a real array."""
-    return rhs.attr in ("T", "mT") and isinstance(rhs.value, gast.Name) and rhs.value.id in fixed_real
-
-
-def _code(source, name):
-    """Does a global or closure name denote a module, class or function (never a value)?"""
-    try:
-        value = source.lookup(name)
-    except Exception:
-        return False
-    return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
-
-
-def _module_constant(rhs, source, local):
-    """``np.pi``, ``math.e``: a real number an installed library's module defines. A module of
-    yours may rebind its attribute (``cfg.c = 1j``) after the code is made, which nothing
-    would notice: its value is checked at each call, as a global's is."""
-    owner = _library_module(rhs.value, source, local)
-    return owner is not None and isinstance(getattr(owner, rhs.attr, None), (float, int))
-
-
-def _library_module(atom, source, local):
-    """The installed or built-in module ``atom`` names (``np``, ``math``), else None."""
-    if not isinstance(atom, gast.Name) or atom.id in local:
-        return None
-    try:
-        owner = source.lookup(atom.id)
-    except Exception:
-        return None
-    if isinstance(owner, types.ModuleType) and not_yours(owner.__name__, getattr(owner, "__file__", None)):
-        return owner
-    return None
-
-
 def _known_real(obj):
     """A library function with a real rule or none needed, not one that makes complex values."""
-    if obj is None or _is_in(obj, _COMPLEX_MAKERS):
+    if obj is None or is_in(obj, _COMPLEX_MAKERS):
         return False
     return (registry.lookup(registry.VJP, obj) is not None or registry.lookup(registry.JVP, obj) is not None
             or registry.is_nondifferentiable(obj))
 
 
-def _insert_checks(node, needs_real, names, made_real, dtyped, source, ref):
+def _insert_checks(node, needs_real, names, made_real, dtyped, typed, source, ref):
     """``runtime.real_constant`` of each value in ``names`` a statement in ``needs_real``
     reads, before it; and of what each statement in ``made_real`` makes, after it (those in
-    ``dtyped`` make it with a dtype read when the function runs)."""
-    if not names and not made_real:
+    ``dtyped`` make it with a dtype read when the function runs). ``typed`` (id(statement) ->
+    names): ``runtime.numeric_constant`` of those names after the statement, which checks them
+    real too where ``made_real`` asks for that."""
+    if not names and not made_real and not typed:
         return
-    check = ref("real_constant", runtime.real_constant)
     user = UserText(node, source)
+    real_advice = "take np.real/np.imag of it first, or pass its real and imaginary parts separately"
 
-    def checked(s, name, value, advice):
+    def checked(s, name, text, advice, typed_too=False):
         origin = A.anno(s, "origin") or s
-        message = (f"{source.filename}:{getattr(origin, 'lineno', '?')}: '{user.value(value)}' is complex; srcad "
-                   f"differentiates real values only here: {advice}")
-        call = gast.Call(func=A.load(check), args=[A.load(name), A.const(message)], keywords=[])
-        A.set_anno(call, "callee", Callee("object", obj=runtime.real_constant, name="real_constant"))
+        subject = f"{source.filename}:{getattr(origin, 'lineno', '?')}: {text}"
+        message = A.const(f"{subject} is complex; srcad differentiates real values only here: {advice}")
+        check = runtime.numeric_constant if typed_too else runtime.real_constant
+        if typed_too:  # (complex values pass where no advice says what to do with them)
+            args = [A.load(name), A.const(subject)] + ([message] if advice else [])
+        else:
+            args = [A.load(name), message]
+        call = gast.Call(func=A.load(ref(check.__name__, check)), args=args, keywords=[])
+        A.set_anno(call, "callee", Callee("object", obj=check, name=check.__name__))
         new = gast.copy_location(gast.Expr(value=call), s)
         A.set_anno(new, "origin", origin)
         return new
+
+    def made(s):
+        """The checks of what ``s`` binds."""
+        real = target(s) if id(s) in made_real else set()
+        numeric = typed.get(id(s), set())
+        advice = ("its dtype is read when the function runs; pass a real dtype, or take np.real/np.imag of the "
+                  "value first") if id(s) in dtyped else real_advice
+        value = s.value if isinstance(s.targets[0], gast.Name) else None
+        sequence = user.loop_sequence(value.value.id) if isinstance(value, gast.Subscript) and isinstance(
+            value.value, gast.Name) else None
+        return [checked(s, name, f"'{name}' (an item of {user.value(sequence)})" if sequence is not None
+                        else f"'{user.value(value if value is not None else A.load(name))}'",
+                        advice if name in real else None, name in numeric) for name in sorted(real | numeric)]
 
     def visit(block):
         out = []
@@ -378,59 +301,14 @@ def _insert_checks(node, needs_real, names, made_real, dtyped, source, ref):
                 if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
                     visit(inner)
             if id(s) in needs_real:
-                out.extend(checked(s, name, names[name], "take np.real/np.imag of it first, or pass its real and "
-                                   "imaginary parts separately") for name in sorted(_operands(s) & set(names)))
+                out.extend(checked(s, name, f"'{user.value(names[name])}'", real_advice)
+                           for name in sorted(operands(s) & set(names)))
             out.append(s)
-            if id(s) in made_real:
-                advice = ("its dtype is read when the function runs; pass a real dtype, or take np.real/np.imag "
-                          "of the value first") if id(s) in dtyped else ("take np.real/np.imag of it first, or pass "
-                                                                           "its real and imaginary parts separately")
-                value = s.value if isinstance(s.targets[0], gast.Name) else None
-                out.extend(checked(s, name, value if value is not None else A.load(name), advice)
-                           for name in sorted(_target(s)))
+            if id(s) in made_real or id(s) in typed:
+                out.extend(made(s))
         block[:] = out
 
     visit(node.body)
-
-
-def _target(s):
-    """Names a simple statement binds (None for other statements)."""
-    if isinstance(s, gast.Assign):
-        t = s.targets[0]
-        if isinstance(t, gast.Subscript):
-            return {t.value.id} if isinstance(t.value, gast.Name) else None
-        return A.names_stored(t)
-    if isinstance(s, gast.For):
-        return A.names_stored(s.target)
-    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
-        callee = A.anno(s.value, "callee")
-        if callee is not None and callee.kind == "method" and isinstance(s.value.func.value, gast.Name):
-            return {s.value.func.value.id}
-    return None
-
-
-def _operands(s):
-    """Names whose values the statement computes with (not the function a call names)."""
-    if isinstance(s, gast.For):
-        return A.names_read(s.iter)
-    if isinstance(s, gast.Assign):
-        t = s.targets[0]
-        return _values_read(s.value) | (A.names_read(t.slice) if isinstance(t, gast.Subscript) else set())
-    if isinstance(s, gast.Expr):
-        return _values_read(s.value)
-    return A.names_read(s)
-
-
-def _values_read(rhs):
-    if not isinstance(rhs, gast.Call):
-        return A.names_read(rhs)
-    names = set()
-    for a in list(rhs.args) + [k.value for k in rhs.keywords]:
-        names |= A.names_read(a)
-    callee = A.anno(rhs, "callee")
-    if callee is not None and callee.kind == "method":
-        names |= A.names_read(rhs.func.value)
-    return names
 
 
 def _operation(s):
@@ -456,14 +334,14 @@ def _operation(s):
 def _scaled_by_real_constant(s, operation, complex_names, active):
     """``z * c``, ``c * z``, ``z / c`` with one complex operand ``z`` and a real constant ``c``:
     the rule multiplies the cotangent by ``c`` (or ``1 / c``), which is its own conjugate."""
-    if not _is_in(operation, _SCALINGS):
+    if not is_in(operation, _SCALINGS):
         return False
     rhs = s.value
     operands = [rhs.left, rhs.right] if isinstance(rhs, gast.BinOp) else list(rhs.args)
     if len(operands) != 2 or (isinstance(rhs, gast.Call) and rhs.keywords):
         return False
     kinds = [_kind(a, complex_names, active) for a in operands]
-    if _is_in(operation, _DIVISIONS):
+    if is_in(operation, _DIVISIONS):
         return kinds == ["complex", "constant"]
     return sorted(kinds) == ["complex", "constant"]
 
@@ -489,8 +367,8 @@ def _right_for_complex(operation, mode):
     if isinstance(operation, str):
         return False
     # a call that makes complex values has its own rule, which decides (np.fft.fft, complex())
-    return (registry.is_complex_safe(operation) or _is_in(operation, _COMPLEX_CONSTANT)
-            or _is_in(operation, _COMPLEX_MAKERS) or mode == "fwd" and _is_in(operation, _HOLOMORPHIC))
+    return (registry.is_complex_safe(operation) or is_in(operation, _COMPLEX_CONSTANT)
+            or is_in(operation, _COMPLEX_MAKERS) or mode == "fwd" and is_in(operation, _HOLOMORPHIC))
 
 
 #: forward mode pushes a tangent through f'(z) · dz, right for complex z when f is holomorphic
@@ -509,8 +387,3 @@ def _describe(operation):
     return registry.describe(operation)
 
 
-def _is_in(obj, table):
-    try:
-        return obj in table
-    except TypeError:
-        return False

@@ -8,16 +8,22 @@ method again on the cotangent: a plausible wrong gradient. Guarantee: afterwards
 operator statement that carries a derivative and reads a global or closure value whose class
 (not a library's) defines the operator, or its reflected or in-place form, has raised
 ``SrcadSyntaxError`` at the user's line, as has one reading a parameter given an object of
-such a class (the code is made for the classes of its arguments' objects, ``param_classes``).
+such a class, or an attribute of an argument's object holding one (``self.sched``: the code is
+made for the classes of its arguments' objects and of those they hold, ``param_classes``).
+Values srcad does not type when it makes the code (an item of a container, an attribute of a
+global, a helper's result) are checked when the function runs (``passes.outside_values``).
 
 >>> import gast
->>> [_operator(gast.parse(text).body[0]) for text in ("y = S * x", "y = -x", "y = f(x)")]
+>>> [operator_method(gast.parse(text).body[0]) for text in ("y = S * x", "y = -x", "y = f(x)")]
 ['mul', 'neg', None]
 """
 import gast
 
 from .. import astutil as A
 from ..code_reading import defines_operator, installed_class
+from ..errors import UnsupportedCaseError
+from ..runtime import numeric_constant
+from .callees import dotted
 
 _METHODS = {gast.Add: "add", gast.Sub: "sub", gast.Mult: "mul", gast.Div: "truediv", gast.FloorDiv: "floordiv",
             gast.Mod: "mod", gast.Pow: "pow", gast.MatMult: "matmul", gast.USub: "neg", gast.UAdd: "pos"}
@@ -28,24 +34,50 @@ def check_operators(node, source, param_classes=()):
     ``(parameter, class)`` of the arguments the code is made for that are objects of yours."""
     active = A.anno(node, "active") or set()
     local = A.names_stored(node) | {a.id for a in node.args.args}
-    classes = dict(param_classes)
+    classes = {name: (name, cls) for name, cls in param_classes}
+    classes.update(_held_objects(node, dict(param_classes)))
     for s in A.walk_statements(node.body):
-        method = _operator(s)
+        method = operator_method(s)
         if method is None or not A.names_stored(s.targets[0]) & active:
             continue
         for name in sorted(_operands(s)):
             if name in classes:
-                _refuse_defined(source, name, classes[name], method, s)
+                _refuse_defined(source, *classes[name], method, s)
             elif name not in local:
                 try:
                     value = source.lookup(name)
                 except KeyError:
                     continue
                 _refuse_defined(source, name, type(value), method, s)
+                _refuse_unlisted(source, name, value, s)
     return node
 
 
-def _operator(s):
+def _refuse_unlisted(source, name, value, s):
+    """A global or closure value an operator reads, as it is now, must be one srcad's rules are
+    right for (the allowlist of ``runtime.numeric_constant``: no ``np.matrix``, no object of an
+    installed library's class without NumPy's protocols)."""
+    try:
+        numeric_constant(value, f"'{name}'")
+    except UnsupportedCaseError as exc:
+        raise source.syntax_error(str(exc), A.anno(s, "origin") or s) from None
+
+
+def _held_objects(node, param_classes):
+    """name -> (``"self.sched"``, class) for each name bound once, to an attribute of an
+    argument whose object's class the code is made for (``param_classes``)."""
+    stores = [n.id for n in A.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    held = {}
+    for s in A.walk_statements(node.body):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and stores.count(s.targets[0].id) == 1:
+            parts = dotted(s.value) if isinstance(s.value, gast.Attribute) else None
+            path = ".".join(parts) if parts else None
+            if path in param_classes:
+                held[s.targets[0].id] = (path, param_classes[path])
+    return held
+
+
+def operator_method(s):
     """The special method's name (``"mul"``) of the operator statement ``s``, else None."""
     rhs = s.value if isinstance(s, gast.Assign) else None
     if isinstance(rhs, gast.BinOp):

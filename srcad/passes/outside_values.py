@@ -1,0 +1,254 @@
+"""Values srcad does not compute: where they come from in a function, and which of them may
+reach an operator srcad differentiates.
+
+srcad knows the type of what it computes: an argument passed the allowlist of
+``srcad.arguments``, the result of an operation it has a rule for. A value is made outside
+where srcad reads it from somewhere else: an attribute of an object, an item of a global or
+of an argument it does not differentiate, the result of a call made without derivative (a
+function of yours run as written, a library call without a rule), an item of a loop over
+such a value. ``passes.complex_values`` checks such values at run time where they are made:
+real where they may reach a rule right for real values only, a number or a NumPy array where
+they may reach an operator (``untyped_operands``).
+
+>>> import gast
+>>> s = gast.parse("y = S * x").body[0]
+>>> sorted(operands(s)), target(s)
+(['S', 'x'], {'y'})
+"""
+import builtins
+import types
+
+import gast
+import numpy as np
+
+from .. import astutil as A
+from ..code_reading import not_yours
+from .fresh import CONTAINER_BUILDERS, PLAIN_ATTRIBUTES, call_argument, is_in, is_ufunc
+from .operators import operator_method
+
+#: calls whose result is a number or a range whatever their operands (``len(self.layers)``):
+#: what they read reaches no operator through them
+_FIXED_RESULTS = {builtins.int, builtins.float, builtins.bool, builtins.len, builtins.range, builtins.isinstance,
+                  np.shape, np.ndim, np.size}
+
+
+def made_outside(statements, active, local, source, fixed_real, computed):
+    """name -> the statement that binds it to a value srcad does not compute: an attribute of
+    an object, an item of a global's (``COEF[0]``, which may change in place after the code is
+    made), the result of a call for which ``computed(obj)`` is false (a function of yours run
+    as it is). ``fixed_real``: parameters whose transpose (``H.T``) is a real array."""
+    found = {}
+    for s in statements:
+        bound = target(s)
+        if bound is None or bound & active or not isinstance(s, gast.Assign):
+            continue
+        rhs = s.value
+        if isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) and (
+                rhs.value.id not in local and not code_value(source, rhs.value.id) or rhs.value.id in found):
+            found.update(dict.fromkeys(bound, s))
+        elif isinstance(rhs, gast.Attribute) and rhs.attr not in PLAIN_ATTRIBUTES | {"real", "imag"} \
+                and not _module_constant(rhs, source, local) and not _real_transpose(rhs, fixed_real):
+            found.update(dict.fromkeys(bound, s))
+        elif isinstance(rhs, gast.Call):
+            callee = A.anno(rhs, "callee")
+            if not computed(callee.obj if callee is not None and callee.kind == "object" else None):
+                found.update(dict.fromkeys(bound, s))
+    return found
+
+
+def untyped_operands(statements, active, varied, params, outside):
+    """id(statement) -> the names it binds, checked where it binds them: a value srcad does
+    not type (one of ``outside``; an item of a parameter not in ``varied``, of one of those or
+    of a sequence built of one, as a loop's items are) that may reach an operand of an
+    operator or a ufunc carrying a derivative, passed on by the statements between. Those that
+    read it (an attribute, an item, a call run as written) make another value: each is checked
+    itself, and what holds it (``self.layers``, whose items may be functions) is not."""
+    made = {id(s): s for s in outside.values()}
+    untyped = set(outside) | (set(params) - varied)
+    changed = True
+    while changed:  # what a seed binds, and sequences built of one (list(self.layers), zip(...)), hold untyped items
+        changed = False
+        for s in statements:
+            bound = target(s) or set()
+            if id(s) not in made and _reads_item(s, untyped):
+                made[id(s)] = s
+            if (id(s) in made or _builds_sequence(s) and operands(s) & untyped) and not bound <= untyped:
+                untyped |= bound
+                changed = True
+    reaching = set()
+    for s in statements:
+        bound = target(s)
+        if bound and bound & active:
+            reaching |= _arithmetic_operands(s)
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            bound = target(s)
+            if id(s) in made or not bound or not bound & reaching or _fixed_result(s):
+                continue
+            new = _passed_on(s) - reaching
+            if new:
+                reaching |= new
+                changed = True
+    return {i: target(s) & reaching for i, s in made.items() if target(s) & reaching}
+
+
+def _reads_item(s, untyped):
+    """Does ``s`` bind an item of a value in ``untyped`` (``y = c[k]``; a loop over ``c`` reads
+    its items so: ``passes.loops``)?"""
+    return (isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript)
+            and isinstance(s.value.value, gast.Name) and s.value.value.id in untyped)
+
+
+def _builds_sequence(s):
+    rhs = s.value if isinstance(s, gast.Assign) else None
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return callee is not None and callee.kind == "object" and is_in(callee.obj, CONTAINER_BUILDERS)
+
+
+def _arithmetic_operands(s):
+    """Names an operator statement (``y = a * b``) or a ufunc call (``np.multiply(a, b)``,
+    its positional operands) computes with."""
+    if operator_method(s) is not None:
+        return operands(s)
+    rhs = s.value if isinstance(s, gast.Assign) else None
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    if callee is not None and callee.kind == "object" and is_ufunc(callee.obj):
+        return set().union(*(A.names_read(a) for a in rhs.args))
+    return set()
+
+
+def _passed_on(s):
+    """Names whose values may make the type of what ``s`` binds: not an index (``x[i]``)."""
+    if isinstance(s, gast.Assign):
+        rhs = s.value.value if isinstance(s.value, (gast.Subscript, gast.Attribute)) else s.value
+        return _values_read(rhs)
+    return operands(s)
+
+
+def _fixed_result(s):
+    rhs = s.value if isinstance(s, gast.Assign) else None
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return callee is not None and callee.kind == "object" and is_in(callee.obj, _FIXED_RESULTS)
+
+
+def unknown_dtypes(statements, source, local, params, tracked):
+    """The statements ``y = call(...)`` whose call is given a dtype srcad cannot read when it
+    makes the code: only a literal, a local name bound to literals or to ``v.dtype`` (complex
+    where ``v`` may be), ``float``/``int``/``bool`` and a library's type (``np.float64``) are
+    read now; a parameter, a global of yours (rebound later), an argument's attribute are not."""
+    bindings = {}
+    for s in statements:
+        for name in target(s) or ():
+            one = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+            bindings.setdefault(name, []).append(s.value if one else None)
+
+    def known(d):
+        if isinstance(d, gast.Constant):
+            return True
+        if isinstance(d, gast.Attribute):  # np.float64; v.dtype of a value srcad computes (complex where v may be)
+            return (d.attr == "dtype" and isinstance(d.value, gast.Name) and d.value.id in tracked
+                    or _library_module(d.value, source, local) is not None)
+        if not isinstance(d, gast.Name) or d.id in params:
+            return False
+        if d.id in local:
+            return all(isinstance(v, gast.Constant) or isinstance(v, gast.Attribute) and known(v)
+                       for v in bindings.get(d.id, [None]))
+        return d.id in ("float", "int", "bool") and d.id not in source.globals and d.id not in source.closure
+
+    found = []
+    for s in statements:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call):
+            dtype = call_argument(s.value, "dtype") if A.anno(s.value, "callee") is not None else None
+            if dtype is not None and not known(dtype) or any(k.arg is None for k in s.value.keywords):
+                found.append(s)  # (**options may hold a dtype)
+    return found
+
+
+def unverified(statements, active, local, source, outside):
+    """Names an active statement reads whose values srcad does not compute: globals, and the
+    names ``outside`` binds (attributes of objects, results of calls made without
+    derivative)."""
+    read = set()
+    for s in statements:
+        bound = target(s)
+        if bound is not None and bound & active:
+            read |= operands(s)
+    return {n: outside[n].value if n in outside else A.load(n)
+            for n in read if n not in active and (n in outside or n not in local and not code_value(source, n))}
+
+
+def _real_transpose(rhs, fixed_real):
+    """``H.T`` (or ``H.mT``) of a parameter in ``fixed_real``: NumPy's view of a real array."""
+    return rhs.attr in ("T", "mT") and isinstance(rhs.value, gast.Name) and rhs.value.id in fixed_real
+
+
+def code_value(source, name):
+    """Does a global or closure name denote a module, class or function (never a value)?"""
+    try:
+        value = source.lookup(name)
+    except Exception:
+        return False
+    return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
+
+
+def _module_constant(rhs, source, local):
+    """``np.pi``, ``math.e``: a real number an installed library's module defines. A module of
+    yours may rebind its attribute (``cfg.c = 1j``) after the code is made, which nothing
+    would notice: its value is checked at each call, as a global's is."""
+    owner = _library_module(rhs.value, source, local)
+    return owner is not None and isinstance(getattr(owner, rhs.attr, None), (float, int))
+
+
+def _library_module(atom, source, local):
+    """The installed or built-in module ``atom`` names (``np``, ``math``), else None."""
+    if not isinstance(atom, gast.Name) or atom.id in local:
+        return None
+    try:
+        owner = source.lookup(atom.id)
+    except Exception:
+        return None
+    if isinstance(owner, types.ModuleType) and not_yours(owner.__name__, getattr(owner, "__file__", None)):
+        return owner
+    return None
+
+
+def target(s):
+    """Names a simple statement binds (None for other statements)."""
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        if isinstance(t, gast.Subscript):
+            return {t.value.id} if isinstance(t.value, gast.Name) else None
+        return A.names_stored(t)
+    if isinstance(s, gast.For):
+        return A.names_stored(s.target)
+    if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+        callee = A.anno(s.value, "callee")
+        if callee is not None and callee.kind == "method" and isinstance(s.value.func.value, gast.Name):
+            return {s.value.func.value.id}
+    return None
+
+
+def operands(s):
+    """Names whose values the statement computes with (not the function a call names)."""
+    if isinstance(s, gast.For):
+        return A.names_read(s.iter)
+    if isinstance(s, gast.Assign):
+        t = s.targets[0]
+        return _values_read(s.value) | (A.names_read(t.slice) if isinstance(t, gast.Subscript) else set())
+    if isinstance(s, gast.Expr):
+        return _values_read(s.value)
+    return A.names_read(s)
+
+
+def _values_read(rhs):
+    if not isinstance(rhs, gast.Call):
+        return A.names_read(rhs)
+    names = set()
+    for a in list(rhs.args) + [k.value for k in rhs.keywords]:
+        names |= A.names_read(a)
+    callee = A.anno(rhs, "callee")
+    if callee is not None and callee.kind == "method":
+        names |= A.names_read(rhs.func.value)
+    return names

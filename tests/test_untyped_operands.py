@@ -1,0 +1,194 @@
+"""Operators on values srcad does not type (probe 22): an attribute of an object, an item of a
+container, a helper's result. srcad's rules for ``*``, ``+``, ``@``... are those of numbers
+and arrays; such a value that is really an object with its own operators (a schedule, a
+linear operator, an ``np.matrix``) got them anyway, and the rule called the object's method
+again on the cotangent: a plausible wrong gradient. Such a value is now checked where it is
+made to be a number or an array (refused at the user's line otherwise), or refused when the
+code is made where its class is known then (an attribute of an argument's object)."""
+import numpy as np
+import pytest
+
+import srcad
+from srcad import SrcadSyntaxError, UnsupportedCaseError
+from srcad.testing import check_grads, check_jvp
+
+X = np.array([0.5, 1.2])
+M = np.array([[1.0, 2.0], [0.0, 3.0]])
+
+
+class Schedule:
+    """Each use advances it."""
+
+    def __init__(self):
+        self.n = 0
+
+    def __mul__(self, other):
+        self.n += 1
+        return other * (1.0 + 0.1 * self.n)
+
+    __rmul__ = __mul__
+
+
+class Operator:
+    __array_ufunc__ = None  # an array times it calls its __rmul__, as for a linear operator's class
+
+    def __init__(self, matrix):
+        self.matrix = matrix
+
+    def __mul__(self, x):
+        return self.matrix @ x
+
+    __rmul__ = __mul__
+
+
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def loss(self, x):
+        y = self.scale * x
+        return np.sum(y * y)
+
+
+def test_an_operator_on_an_attribute_of_an_arguments_object_is_refused_when_the_code_is_made():
+    # before: [1.32, 3.432] for [1.21, 2.904] (the schedule advanced again on the cotangent)
+    with pytest.raises(SrcadSyntaxError, match="'self.scale' is an object of your class Schedule") as info:
+        srcad.grad(Model(Schedule()).loss)(X)
+    assert info.value.filename == __file__
+
+
+class Config:
+    pass
+
+
+CFG = Config()
+CFG.scale = Schedule()
+
+
+def by_global_attribute(x):
+    y = CFG.scale * x
+    return np.sum(y * y)
+
+
+def by_parameter_item(x, params):
+    y = params["scale"] * x
+    return np.sum(y * y)
+
+
+def make_operator():
+    return Operator(M)
+
+
+def by_helper_result(x):
+    op = make_operator()  # srcad runs the helper as written: its result's type is not known
+    y = op * x
+    return np.sum(y * np.array([1.0, 2.0]))
+
+
+class Stages:
+    def __init__(self, stages):
+        self.stages = stages
+
+    def loss(self, x):
+        for s in self.stages:
+            x = s * x
+        return np.sum(x * x)
+
+
+class MatrixHolder:
+    def __init__(self, matrix):
+        self.matrix = matrix
+
+    def loss(self, x):
+        return np.sum(self.matrix * x)  # for an np.matrix, * is a matrix product
+
+
+@pytest.mark.parametrize("f,args,text,kind", [
+    (by_global_attribute, (), "'CFG.scale'", "Schedule"),
+    (by_parameter_item, ({"scale": Schedule()},), "'params['scale']'", "Schedule"),
+    (by_helper_result, (), "'make_operator()'", "Operator"),
+    (Stages([Schedule(), Schedule()]).loss, (), "'s' (an item of self.stages)", "Schedule"),
+    (MatrixHolder(np.asmatrix(M)).loss, (), "'self.matrix'", "numpy.matrix"),
+])
+def test_an_operator_on_a_value_srcad_does_not_type_is_refused_when_it_runs(f, args, text, kind):
+    # before: wrong gradients (the schedule's method called on the cotangent, M @ v for M.T @ v,
+    # an np.matrix product differentiated as an elementwise one)
+    x = np.array([[0.5, 1.2], [-0.3, 0.7]]) if kind == "numpy.matrix" else X
+    for differentiate in (lambda: srcad.grad(f)(x, *args), lambda: srcad.jvp(f, (x,) + args, (np.ones_like(x),) + (
+            None,) * len(args))):
+        with pytest.raises(UnsupportedCaseError) as info:
+            differentiate()
+        message = str(info.value)
+        assert message.startswith(f"{__file__}:") and f"{text} is a " in message and kind in message
+        assert "convert it before the operation (np.asarray(...) or float(...))" in message
+
+
+def by_ufunc(x, params):
+    return np.sum(np.multiply(params["scale"], x) ** 2)
+
+
+def test_a_ufunc_on_a_value_srcad_does_not_type_is_refused():
+    # before: the schedule ran per item of an object array, and again on the cotangent
+    with pytest.raises(UnsupportedCaseError, match=r"'params\['scale'\]' is a .*Schedule"):
+        srcad.grad(by_ufunc)(X, {"scale": Schedule()})
+
+
+# ---- controls: numbers and arrays where srcad does not type them ----------------------------
+
+class Layer:
+    def __init__(self, rng):
+        self.W = rng.standard_normal((2, 2))
+        self.b = rng.standard_normal(2)
+        self.lr = 0.3
+        self.steps = 2
+        self.gain = np.float32(1.5)
+        self.dtype = "float64"
+        self.shape = (2, 1)
+        self.layers = [(rng.standard_normal((2, 2)), "tanh"), (rng.standard_normal((2, 2)), "identity")]
+
+    def loss(self, x):
+        h = np.tanh(self.W @ x + self.b) * self.lr * self.steps * self.gain
+        for W, activation in self.layers:
+            h = W @ h
+            if activation == "tanh":
+                h = np.tanh(h)
+        h = np.reshape(h.astype(self.dtype), self.shape) * CFG_NUMBERS.scale
+        return np.sum(h ** 2) + params_and_helpers(x, {"W": self.W, "k": 2.0})
+
+
+class Numbers:
+    scale = 0.5
+
+
+CFG_NUMBERS = Numbers()
+
+
+def table(n):
+    return np.arange(float(n))
+
+
+def params_and_helpers(x, params):
+    t = table(2)  # a helper run as written, returning an array
+    return np.sum(params["W"] @ x * params["k"] - t * x)
+
+
+def test_numbers_and_arrays_where_srcad_does_not_type_them_are_differentiated():
+    model = Layer(np.random.default_rng(0))
+    check_grads(model.loss, (X,))
+    check_jvp(model.loss, (X,))
+    check_grads(params_and_helpers, (X, {"W": M, "k": 3}))
+
+
+
+GLOBAL_MATRIX = np.asmatrix(M)
+
+
+def by_global_matrix(x):
+    return np.sum(GLOBAL_MATRIX * x)
+
+
+def test_an_operator_on_a_global_ndarray_subclass_is_refused_when_the_code_is_made():
+    # before: [[1, 5], [1, 5]] for [[1, 1], [5, 5]] (the matrix product differentiated elementwise)
+    with pytest.raises(SrcadSyntaxError, match="'GLOBAL_MATRIX' is a numpy.matrix") as info:
+        srcad.grad(by_global_matrix)(np.array([[0.5, 1.2], [-0.3, 0.7]]))
+    assert info.value.filename == __file__
