@@ -258,10 +258,11 @@ def numeric_constant(value, subject, complex_message=None):
     derivatives of: exactly ``np.ndarray`` (a subclass such as ``np.matrix`` or a masked array
     redefines them), a NumPy scalar, exactly ``float``, ``int`` or ``bool``, an array with
     NumPy's protocols (Dask, CuPy), of a numeric dtype, or a list or tuple of them; complex
-    unless ``complex_message`` is given. A dtype, a string, None, a slice are let through: NumPy
-    reads them as parameters (``x.astype(opts.dtype)``), and an operator on one and a number
-    raises, as in Python. ``subject`` (``"file:12: 'self.sched'"``) names a value srcad did not
-    compute that an operator it differentiates reads."""
+    unless ``complex_message`` is given. A dtype, a string, None, a slice, a class or function
+    (of Python's own types or NumPy's) are let through: NumPy reads them as parameters
+    (``x.astype(opts.dtype)``), and an operator on one and a number raises, as in Python.
+    ``subject`` (``"file:12: 'self.sched'"``) names a value srcad did not compute that an
+    operator it differentiates reads."""
     cls = value.__class__
     if cls is np.ndarray:
         kind = value.dtype.kind
@@ -276,8 +277,8 @@ def numeric_constant(value, subject, complex_message=None):
             numeric_constant(item, subject, complex_message)
         return
     elif value is None or value is Ellipsis or cls is str or cls is slice or isinstance(value, np.dtype) or (
-            cls is type and (value in (float, int, bool, complex) or issubclass(value, np.generic))):
-        return  # a dtype, a mode, an index: with a number or array an operator raises, as in Python
+            callable(value) and cls.__module__ in ("builtins", "numpy")):  # (a class, a function)
+        return  # a dtype, a mode, an index, a function: with a number an operator raises, as in Python
     else:
         kind = None
     if kind is not None and kind in "biuf" or kind == "c" and complex_message is None:

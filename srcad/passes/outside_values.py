@@ -22,7 +22,8 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..code_reading import not_yours
+from .. import registry
+from ..code_reading import installed_object, not_yours
 from .fresh import CONTAINER_BUILDERS, PLAIN_ATTRIBUTES, call_argument, is_in, is_ufunc
 from .operators import operator_method
 
@@ -120,11 +121,17 @@ def _arithmetic_operands(s):
 
 
 def _passed_on(s):
-    """Names whose values may make the type of what ``s`` binds: not an index (``x[i]``)."""
-    if isinstance(s, gast.Assign):
-        rhs = s.value.value if isinstance(s.value, (gast.Subscript, gast.Attribute)) else s.value
-        return _values_read(rhs)
-    return operands(s)
+    """Names whose values may make the type of what ``s`` binds: not an index (``x[i]``), nor
+    what a function of yours is given (srcad computes its result: values it makes are checked
+    in its own code) or a method of yours is called on."""
+    if not isinstance(s, gast.Assign):
+        return operands(s)
+    rhs = s.value.value if isinstance(s.value, (gast.Subscript, gast.Attribute)) else s.value
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    if callee is not None and not (callee.kind == "object" and installed_object(callee.obj)
+                                   or callee.kind == "method" and callee.name in registry.METHODS):
+        return set()
+    return _values_read(rhs)
 
 
 def _fixed_result(s):
