@@ -1,6 +1,6 @@
 """The derivatives of particular NumPy operations that rules call in the code they generate
 (re-exported by ``srcad.runtime``): reductions (``sum_to_reduced``, ``prod_grad``,
-``extremum_grad``), products (``matmul_dx``/``matmul_dy``, ``einsum_grad``), and undoing
+``extremum_grad``), products (``matmul_dx``/``matmul_dy``), and undoing
 joins, transposes and traces.
 """
 import numpy as np
@@ -97,56 +97,6 @@ def _matmul_grads(g, x, y, which):
         return unbroadcast(grad, x2).reshape(x.shape)
     grad = np.swapaxes(x2, -1, -2) @ g
     return unbroadcast(grad, y2).reshape(y.shape)
-
-
-def _einsum_parse(subscripts, shapes):
-    """Explicit per-operand letter strings and the output string, ellipses expanded."""
-    subscripts = subscripts.replace(" ", "")
-    if "->" in subscripts:
-        ins, out = subscripts.split("->")
-    else:
-        ins, out = subscripts, None
-    ins = ins.split(",")
-    used = set("".join(ins).replace(".", ""))
-    free = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz" if c not in used]
-    ell_len = 0
-    for term, shape in zip(ins, shapes):
-        if "..." in term:
-            ell_len = max(ell_len, len(shape) - (len(term) - 3))
-    ell = "".join(free[:ell_len])
-    expanded = []
-    for term, shape in zip(ins, shapes):
-        if "..." in term:
-            n = len(shape) - (len(term) - 3)
-            term = term.replace("...", ell[ell_len - n:] if n else "")
-        expanded.append(term)
-    if out is None:
-        letters = "".join(expanded)
-        out = ell + "".join(sorted(c for c in set(letters) if letters.count(c) == 1 and c not in ell))
-    else:
-        out = out.replace("...", ell)
-    return expanded, out
-
-
-def einsum_grad(subscripts, index, g, *operands):
-    """The adjoint of operand ``index`` of ``np.einsum(subscripts, *operands)``."""
-    operands = [as_array(o) for o in operands]
-    ins, out = _einsum_parse(subscripts, [o.shape for o in operands])
-    target = ins[index]
-    others = [(t, o) for i, (t, o) in enumerate(zip(ins, operands)) if i != index]
-    letters = "".join(dict.fromkeys(target))
-    elsewhere = set(out).union(*(set(t) for t, _ in others))
-    kept = "".join(c for c in letters if c in elsewhere)
-    spec = ",".join([t for t, _ in others] + [out]) + "->" + kept
-    grad = np.einsum(spec, *[o for _, o in others], g)
-    sizes = {c: n for c, n in zip(target, operands[index].shape)}
-    full = tuple(sizes[c] for c in letters)
-    grad = np.broadcast_to(np.expand_dims(grad, tuple(i for i, c in enumerate(letters) if c not in elsewhere)), full)
-    if len(letters) == len(target):
-        return np.transpose(grad, [letters.index(c) for c in target]) if letters != target else grad
-    result = np.zeros(operands[index].shape, np.result_type(grad.dtype, operands[index].dtype))
-    np.einsum(target + "->" + letters, result)[...] = grad
-    return result
 
 
 def prod_grad(g, x, axis=None, keepdims=False):

@@ -96,7 +96,7 @@ ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "v
 # ``sum_to_reduced(g, x, ...)`` and ``expand_reduced(g, x, ...)`` are ``g``, a view of it or new
 # (``x`` gives a shape), ``transpose_back(g, axes)`` a view of ``g``.
 ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), runtime.transpose_back: (0,),
-                 runtime.matmul_dx: None, runtime.matmul_dy: None, runtime.einsum_grad: None, runtime.prod_grad: None,
+                 runtime.matmul_dx: None, runtime.matmul_dy: None, runtime.prod_grad: None,
                  runtime.trace_grad: None}
 # Indices that are arrays: indexing with them copies (advanced indexing).
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",

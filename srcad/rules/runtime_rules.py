@@ -15,7 +15,7 @@ from ..arguments import snapshot
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..sharing import copy_for_calls
 from ..runtime import in_place_cast, in_place_result, into_dtype_of
-from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, einsum_grad, stored_adjoint,
+from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
                        tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack)
 from .builtin_rules import dict_grad, list_grad, pick_grad, reversed_grad
@@ -323,30 +323,6 @@ def matmul_dy_vjp(r, g, x, y):
 def matmul_dy_jvp(r, g, x, y):
     t[r] += matmul_dy(t[g], x, y)
     t[r] += matmul_dy(g, t[x], y)
-
-
-@register_vjp(einsum_grad)
-def einsum_grad_vjp(r, subscripts, index, g, *operands):
-    """``r = ∂⟨g, E(operands)⟩/∂operand[index]``, multilinear in ``g`` and the other operands."""
-    d[g] += unbroadcast(np.einsum(subscripts, *replaced(operands, index, d[r])), g)
-    for j, op in enumerate(operands):
-        if j != index:
-            d[op] += einsum_grad(subscripts, j, g, *replaced(operands, index, d[r]))
-
-
-@register_jvp(einsum_grad)
-def einsum_grad_jvp(r, subscripts, index, g, *operands):
-    t[r] += einsum_grad(subscripts, index, t[g], *operands)
-    for j, op in enumerate(operands):
-        if j != index:
-            t[r] += einsum_grad(subscripts, index, g, *replaced(operands, j, t[op]))
-
-
-def replaced(operands, index, value):
-    """``operands`` with the one at ``index`` replaced by ``value``."""
-    out = list(operands)
-    out[index] = value
-    return out
 
 
 # ---- shapes and containers ---------------------------------------------------------------
