@@ -107,9 +107,28 @@ def batch_backward(tree, resolve):
     return _Batcher(tree, resolve).run()
 
 
+def _element_reads_assigned(tree):
+    """``(tree, ids)``: ``tree`` with each element read written as a fact (``a: np.float64 =
+    dR[i]``, from ``codegen``, for code differentiated again) a plain assignment, and the ids of
+    those assignments. Unbatched, the element is a NumPy scalar, a value of its own that a
+    later ``dR[i] = 0`` does not change; batched, it is a view of a column: copied
+    (``_Batcher._assign``)."""
+    ids = set()
+
+    class Plain(gast.NodeTransformer):
+        def visit_AnnAssign(self, node):
+            if node.value is None or not isinstance(node.target, gast.Name):
+                return node
+            assign = gast.copy_location(gast.Assign(targets=[node.target], value=node.value, type_comment=None), node)
+            ids.add(id(assign))
+            return assign
+
+    return Plain().visit(tree), ids
+
+
 class _Batcher:
     def __init__(self, tree, resolve):
-        self.tree = A.deepcopy(tree)
+        self.tree, self.element_reads = _element_reads_assigned(A.deepcopy(tree))
         self.resolve = resolve
         self.cotangent = tree.args.args[1].id
         self.taken = A.all_names(tree)
@@ -193,6 +212,8 @@ class _Batcher:
             value, batched = self._expr(s.value)
             if not batched:
                 value = self._batched_zero(s.value)
+            elif id(s) in self.element_reads:
+                value = self._call("copy_value", R.copy_value, [value])
             return A.assign(target, value)
         if isinstance(target, gast.Subscript) and _base_name(target) in self.batched:
             value, batched = self._expr(s.value)

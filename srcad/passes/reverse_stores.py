@@ -76,8 +76,10 @@ class Stores:
             if basic_index(index, self.int_names) and self.stored_whole(var, index, value.id):
                 g = self.element_or_copy(var, index, region)  # the region has the value's shape
             elif basic_index(index, self.int_names):  # unbroadcast leaves an item of a list as it is
-                g = self.call("unbroadcast", runtime.unbroadcast, self.element_or_copy(var, index, region),
-                              A.load(value.id))
+                # a copy even of one element: unbroadcast may return it, which code differentiated
+                # again would take for a view of the adjoint array
+                g = self.call("unbroadcast", runtime.unbroadcast,
+                              self.call("copy_value", runtime.copy_value, region), A.load(value.id))
             elif var in self.containers:  # a key of a dict
                 g = self.call("copy_value", runtime.copy_value, region)
             else:  # an index array may repeat a position: only the write NumPy keeps counts
