@@ -7,18 +7,26 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
+from .local_functions import SCOPES, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
                            through_parameter, through_self)
 
 
-def _calls_in_scopes(node, locals_):
+def _calls_in_scopes(node, locals_, functions, source):
     """Each call in ``node`` with the local names where it runs, which of them are parameters
-    of a function around it, and which a nested ``def`` or ``lambda`` around it binds (it adds
-    its parameters and assignments to its enclosing scope's)."""
+    of a function around it, which a nested ``def`` or ``lambda`` around it binds (it adds
+    its parameters and assignments to its enclosing scope's), and which denote a function
+    defined in the function there (``local_functions``: a scope binding a name hides the
+    function of that name around it)."""
     params = parameter_names(node) if isinstance(node, (gast.FunctionDef, gast.Lambda)) else set()
-    stack = [(child, locals_, params, frozenset()) for child in gast.iter_child_nodes(node)]
+    stack = [(child, locals_, params, frozenset(), functions) for child in gast.iter_child_nodes(node)]
     while stack:
-        n, scope, scope_params, nested = stack.pop()
+        n, scope, scope_params, nested, functions = stack.pop()
+        children = gast.iter_child_nodes(n)
+        if isinstance(n, SCOPES):
+            stack.extend((child, scope, scope_params, nested, functions) for child in outer_scope_children(n))
+            bound, defined = scope_functions(n, functions, source)
+            functions, children = (functions - bound) | defined, inner_scope_children(n)
         if isinstance(n, gast.FunctionDef):
             inner = local_names(n)
             scope, scope_params, nested = scope | inner, (scope_params - inner) | parameter_names(n), nested | inner
@@ -26,8 +34,8 @@ def _calls_in_scopes(node, locals_):
             inner = parameter_names(n)
             scope, scope_params, nested = scope | inner, scope_params | inner, nested | inner
         if isinstance(n, gast.Call):
-            yield n, scope, scope_params, nested
-        stack.extend((child, scope, scope_params, nested) for child in gast.iter_child_nodes(n))
+            yield n, scope, scope_params, nested, functions
+        stack.extend((child, scope, scope_params, nested, functions) for child in children)
 
 
 def resolve_calls(node, source, local_functions=(), param_classes=()):
@@ -61,9 +69,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     """
     locals_ = local_names(node)
     nodes = list(A.walk(node))
-    local_functions = set(local_functions) | {n.name for n in nodes if isinstance(n, gast.FunctionDef) and n is not node}
-    local_functions |= {t.id for n in nodes if isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda)
-                        for t in n.targets if isinstance(t, gast.Name)}
+    functions = frozenset(local_functions)
+    if isinstance(node, gast.FunctionDef):
+        functions |= scope_functions(node, functions, source)[1]
     owner = method_owner(source, node)
     stored = names_stored(node) if param_classes else set()
     param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
@@ -71,7 +79,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         param_classes.update(records_built_once(nodes, locals_, source))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
     conditional = None  # ids of the calls in branches, worked out if a name is missing
-    for call, locals_, params, nested in _calls_in_scopes(node, locals_):
+    for call, locals_, params, nested, functions_here in _calls_in_scopes(node, locals_, functions, source):
         if anno(call, "callee") is not None:
             continue
         parts = dotted(call.func)
@@ -91,7 +99,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                 "srcad cannot tell which function this call calls; call a named function", call
             )
         root = parts[0]
-        if root in local_functions and len(parts) == 1:
+        if root in functions_here and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
         elif (root in param_classes and root not in nested
               and through_parameter(call, parts, param_classes, source)):
@@ -102,6 +110,10 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
               and through_self(call, parts, owner, source)):
             continue
         elif root in locals_:
+            if len(parts) == 1 and root in functions:  # hidden here by a comprehension's or nested def's own
+                raise source.syntax_error(
+                    f"'{root}' here is a variable of the comprehension or function around this call, not the "
+                    f"function {root} defined in this function; give one of them another name", call)
             if len(parts) == 1:
                 raise source.syntax_error(
                     f"'{root}' is a local variable, so srcad cannot tell which function it holds; "
