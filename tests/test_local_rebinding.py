@@ -291,3 +291,60 @@ def test_a_local_alias_of_a_function_stays_refused_at_its_call():
     with pytest.raises(srcad.SrcadSyntaxError, match="'act' is a local variable") as info:
         srcad.grad(local_alias)(X)
     assert info.value.lineno == line_of(local_alias, "act(x)")
+
+
+# ---- a helper of the module, inlined where it is called with a function: its own functions are its own
+
+
+def helper_with_own_def(y, fn):
+    def h(t):
+        return np.sin(t)
+    return h(fn(y))
+
+
+def helper_with_own_lambda(y, fn):
+    g = lambda t: np.sin(t)  # noqa: E731
+    return g(fn(y))
+
+
+def helper_rebinding_its_def(y, fn):
+    def h(t):
+        return np.sin(t)
+    h = np.cos
+    return h(fn(y))
+
+
+def passes_its_def_named_like_the_helpers(x):
+    def h(t):
+        return 2.0 * t
+    return np.sum(helper_with_own_def(x, h) + h(x))
+
+
+def passes_its_def_named_like_the_helpers_lambda(x):
+    def g(t):
+        return 2.0 * t
+    return np.sum(helper_with_own_lambda(x, g))
+
+
+def passes_a_function_to_a_helper_with_a_lambda(x):
+    return np.sum(helper_with_own_lambda(x, np.cos))
+
+
+HELPERS = [passes_its_def_named_like_the_helpers, passes_its_def_named_like_the_helpers_lambda,
+           passes_a_function_to_a_helper_with_a_lambda]
+
+
+@pytest.mark.parametrize("fn", HELPERS, ids=[f.__name__ for f in HELPERS])
+def test_an_inlined_helper_calls_its_own_function_and_the_one_passed(fn):
+    value, grad = srcad.value_and_grad(fn)(X)
+    assert np.isclose(value, fn(X))
+    np.testing.assert_allclose(grad, check_grads(fn, (X,), v=1.0), rtol=1e-10)
+
+
+def test_a_helper_rebinding_its_def_is_refused_at_its_line():
+    def loss(x):
+        return np.sum(helper_rebinding_its_def(x, np.sin))
+    loss(X)
+    with pytest.raises(srcad.SrcadSyntaxError, match="and again here, and one of them defines a function") as info:
+        srcad.grad(loss)(X)
+    assert info.value.lineno == line_of(helper_rebinding_its_def, "h = np.cos")

@@ -285,7 +285,8 @@ def inline_call(norm, call, name, out, fdef=None):
             renames[param] = value.id  # only read: the caller's value itself, not a copy bound (and saved) per call
             continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
-    body = A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames)
+    body = _rename_own_functions(A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames),
+                                 renames)
     body = _CallsOfParameters(statics).visit(body).body
     norm.static_functions.update(statics)  # passed on from here, the function is still known
     result = norm.namer.fresh(f"{name}_result")
@@ -300,6 +301,21 @@ def inline_call(norm, call, name, out, fdef=None):
         norm.inlining.pop()
         norm.local_functions = saved_functions
     return A.load(result)
+
+
+def _rename_own_functions(body, renames):
+    """``body`` of an inlined helper with the functions it defines under their new names too:
+    each ``def``, and each call of one, whose ``Callee`` names the function it inlines (a
+    function of the caller's passed in, or one the caller defines under the same name, is
+    then never taken for the helper's own)."""
+    for n in A.walk(body):
+        if isinstance(n, gast.FunctionDef) and n.name in renames:
+            n.name = renames[n.name]
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Name):
+            callee = A.anno(n, "callee")
+            if callee is not None and callee.kind == "local" and callee.name != n.func.id:
+                A.set_anno(n, "callee", Callee("local", name=n.func.id))
+    return body
 
 
 def unknown_function(norm, call, name):
