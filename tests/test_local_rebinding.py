@@ -348,3 +348,44 @@ def test_a_helper_rebinding_its_def_is_refused_at_its_line():
     with pytest.raises(srcad.SrcadSyntaxError, match="and again here, and one of them defines a function") as info:
         srcad.grad(loss)(X)
     assert info.value.lineno == line_of(helper_rebinding_its_def, "h = np.cos")
+
+
+def defined_in_a_branch(x, scale):
+    if scale > 0.0:
+        def h(t):
+            return t * scale
+    return np.sum(h(x))
+
+
+def defined_after_its_call_in_a_loop(x):
+    s = 0.0
+    for k in range(2):
+        if k:
+            s = s + np.sum(h(x))
+        def h(t):
+            return np.sin(t) * k
+    return s
+
+
+def defined_in_a_loop_called_in_it(x):
+    for k in range(3):
+        def h(t):
+            return np.sin(t) + k * t
+        x = h(x)
+    return np.sum(x)
+
+
+@pytest.mark.parametrize("fn, args", [(defined_in_a_branch, (X, 2.0)), (defined_after_its_call_in_a_loop, (X,))],
+                         ids=["branch", "later_in_loop"])
+def test_a_call_its_definition_may_not_precede_is_refused_at_the_call(fn, args):
+    # Python raises UnboundLocalError where the definition has not run (scale <= 0; the
+    # first pass); srcad inlined it anyway and returned a value
+    fn(*args)
+    with pytest.raises(srcad.SrcadSyntaxError, match="where its definition .* has not run") as info:
+        srcad.grad(fn)(*args)
+    assert info.value.lineno == line_of(fn, "np.sum(h(x))")
+
+
+def test_a_function_defined_in_a_loop_and_called_after_it_there_keeps_working():
+    check_grads(defined_in_a_loop_called_in_it, (X,))
+    check_jvp(defined_in_a_loop_called_in_it, (X,))

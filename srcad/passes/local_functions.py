@@ -22,7 +22,7 @@ def scope_functions(scope, visible, source):
     bindings = {}  # name -> [(node, defines a function)], in source order
     for name, node, defines in _bindings(scope):
         bindings.setdefault(name, []).append((node, defines))
-    defined = set()
+    defined = {}  # name -> the statement defining it
     if isinstance(scope, gast.ClassDef):  # its names are not its methods' (and srcad refuses a class here)
         return set(bindings), defined
     for name, found in bindings.items():
@@ -40,8 +40,35 @@ def scope_functions(scope, visible, source):
                 f"'{name}' defined here is also the name of a function defined around it; srcad inlines a call of a "
                 "function defined in the function by its name, which must then denote one function: give this one "
                 "a name of its own", found[0][0])
-        defined.add(name)
+        defined[name] = found[0][0]
     return set(bindings), defined
+
+
+def defined_before(scope, definition, call):
+    """Has the statement ``definition`` of ``scope``'s body run whenever ``call`` (in the same
+    scope) runs: is it earlier in a block that holds the call, not in a branch or loop of its
+    own (``if c: def h`` then ``h(x)``: Python raises where ``c`` is false)? A call in a
+    function nested in ``scope`` runs when that one is called: not decided here (True)."""
+    path = _statement_path(scope.body if isinstance(scope, gast.FunctionDef) else [], call)
+    return path is None or any(block[k] is definition for block, index in path for k in range(index))
+
+
+def _statement_path(block, node):
+    """``[(block, index), ...]``: the statements holding ``node``, outermost first; None if
+    it is not in ``block`` (or only in a function or class defined there)."""
+    for index, s in enumerate(block):
+        if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if not any(n is node for n in gast.walk(s)):
+            continue
+        inner = [getattr(s, field, None) or [] for field in ("body", "orelse", "finalbody")]
+        inner += [h.body for h in getattr(s, "handlers", ())] + [c.body for c in getattr(s, "cases", ())]
+        for sub in inner:
+            found = _statement_path(sub, node)
+            if found is not None:
+                return [(block, index)] + found
+        return [(block, index)]
+    return None
 
 
 def inner_scope_children(scope):

@@ -7,7 +7,7 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
-from .local_functions import SCOPES, inner_scope_children, outer_scope_children, scope_functions
+from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
                            through_parameter, through_self)
 
@@ -26,7 +26,8 @@ def _calls_in_scopes(node, locals_, functions, source):
         if isinstance(n, SCOPES):
             stack.extend((child, scope, scope_params, nested, functions) for child in outer_scope_children(n))
             bound, defined = scope_functions(n, functions, source)
-            functions, children = (functions - bound) | defined, inner_scope_children(n)
+            _check_defined_before(n, defined, source)
+            functions, children = (functions - bound) | set(defined), inner_scope_children(n)
         if isinstance(n, gast.FunctionDef):
             inner = local_names(n)
             scope, scope_params, nested = scope | inner, (scope_params - inner) | parameter_names(n), nested | inner
@@ -36,6 +37,20 @@ def _calls_in_scopes(node, locals_, functions, source):
         if isinstance(n, gast.Call):
             yield n, scope, scope_params, nested, functions
         stack.extend((child, scope, scope_params, nested, functions) for child in children)
+
+
+def _check_defined_before(scope, defined, source):
+    """Refuse a call of a function ``scope`` defines (``defined``: name -> its statement) that
+    may run where the definition has not (``local_functions.defined_before``)."""
+    if not defined or not isinstance(scope, gast.FunctionDef):
+        return
+    for call in A.walk(scope):
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id in defined
+                and not defined_before(scope, defined[call.func.id], call)):
+            raise source.syntax_error(
+                f"'{call.func.id}' may be called here where its definition (line "
+                f"{defined[call.func.id].lineno}) has not run (it is in a branch, loop or try of its own, or "
+                "later); define the function before the call, outside the branch", call)
 
 
 def resolve_calls(node, source, local_functions=(), param_classes=()):
@@ -71,7 +86,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     nodes = list(A.walk(node))
     functions = frozenset(local_functions)
     if isinstance(node, gast.FunctionDef):
-        functions |= scope_functions(node, functions, source)[1]
+        defined = scope_functions(node, functions, source)[1]
+        _check_defined_before(node, defined, source)
+        functions |= set(defined)
     owner = method_owner(source, node)
     stored = names_stored(node) if param_classes else set()
     param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
