@@ -31,6 +31,7 @@ from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
+from ..rules.numpy_products import einsum_grad
 
 
 def _numpy(*names):
@@ -94,8 +95,11 @@ ARRAY_VIEW_METHODS = {"reshape", "ravel", "squeeze", "transpose", "swapaxes", "v
 # an array or a number, never a list: it may share its arguments' memory but holds no items;
 # with the positions of the only arguments it may share, where known (None: any of them).
 # ``sum_to_reduced(g, x, ...)`` and ``expand_reduced(g, x, ...)`` are ``g``, a view of it or new
-# (``x`` gives a shape), ``transpose_back(g, axes)`` a view of ``g``.
+# (``x`` gives a shape), ``transpose_back(g, axes)`` a view of ``g``; ``einsum_grad(g, position,
+# subscripts, *operands)`` (the rules') contracts ``g`` with the other operands, a new array, or,
+# with no other operand, is a view of ``g`` (the operand's own shape read only).
 ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), runtime.transpose_back: (0,),
+                 einsum_grad: (0,),
                  runtime.matmul_dx: None, runtime.matmul_dy: None, runtime.prod_grad: None,
                  runtime.trace_grad: None}
 # Indices that are arrays: indexing with them copies (advanced indexing).
