@@ -114,7 +114,8 @@ def mark_consumed(callee, call, namer):
                         and not arg.keywords:
                     item = namer.fresh("_item")
                     loop = gast.comprehension(target=A.store(item), iter=arg, ifs=[], is_async=0)
-                    call.args[k] = gast.copy_location(gast.ListComp(elt=A.load(item), generators=[loop]), arg)
+                    items = gast.copy_location(gast.ListComp(elt=A.load(item), generators=[loop]), arg)
+                    call.args[k] = A.set_anno(items, "dict_items", True) if inner.name == "items" else items
 
 
 def mark_read_in_part(callee, call, norm):
@@ -180,6 +181,9 @@ def functional_rhs(norm, call, callee, out):
     if obj in (builtins.min, builtins.max) and _key_defined_here(norm, call) or (
             obj is builtins.sorted and _key_of(call) is not None):  # sorted's rule takes no key=
         return _by_key(norm, call, obj, out)
+    if obj is builtins.sorted and len(call.args) == 1 and A.anno(call.args[0], "dict_items") and all(
+            k.arg == "reverse" for k in call.keywords):
+        return _items_by_key(norm, call, out)
     return None
 
 
@@ -215,13 +219,34 @@ def _by_key(norm, call, obj, out):
                                                                   is_async=0)]), out)
     if obj is builtins.sorted:
         reverse = norm.atom(options[0].value, out) if options else A.const(False)
-        order = norm.atom(helper_call("key_order", key_order, keys, reverse), out)
-        position = A.store(norm.namer.fresh("_k"))
-        picked = gast.Subscript(value=A.deepcopy(seq), slice=A.load(position.id), ctx=gast.Load())
-        return norm.rhs(gast.ListComp(elt=picked, generators=[
-            gast.comprehension(target=position, iter=order, ifs=[], is_async=0)]), out)
+        return _in_order(norm, seq, norm.atom(helper_call("key_order", key_order, keys, reverse), out), out)
     index = norm.atom(helper_call("extreme_index", extreme_index, keys, A.const(obj is builtins.max)), out)
     return gast.Subscript(value=A.deepcopy(seq), slice=index, ctx=gast.Load())
+
+
+def _items_by_key(norm, call, out):
+    """``sorted(d.items())`` (``reverse=`` too): Python compares the items, tuples, by their
+    keys, and by their values only where two keys are equal, which distinct dict keys of the
+    kinds ``items_order`` checks when it runs never are. So the items are picked by the keys'
+    order, and the values, never compared, are differentiated as the items taken."""
+    from ..rules.builtin_rules import items_order
+
+    seq = norm.atom(call.args[0], out)  # the list of the items (``mark_consumed``)
+    item = norm.namer.fresh("_item")
+    key = gast.Subscript(value=A.load(item), slice=A.const(0), ctx=gast.Load())
+    keys = norm.atom(gast.ListComp(elt=key, generators=[
+        gast.comprehension(target=A.store(item), iter=A.deepcopy(seq), ifs=[], is_async=0)]), out)
+    reverse = norm.atom(call.keywords[-1].value, out) if call.keywords else A.const(False)
+    where = A.const(f"{norm.source.filename}:{getattr(call, 'lineno', None) or norm.line or '?'}")
+    return _in_order(norm, seq, norm.atom(helper_call("items_order", items_order, keys, reverse, where), out), out)
+
+
+def _in_order(norm, seq, order, out):
+    """``[seq[k] for k in order]``: the items of ``seq`` at the positions ``order`` lists."""
+    position = A.store(norm.namer.fresh("_k"))
+    picked = gast.Subscript(value=A.deepcopy(seq), slice=A.load(position.id), ctx=gast.Load())
+    return norm.rhs(gast.ListComp(elt=picked, generators=[
+        gast.comprehension(target=position, iter=order, ifs=[], is_async=0)]), out)
 
 
 def _key_of(call):

@@ -112,4 +112,26 @@ def key_order(keys, reverse=False):
     return sorted(range(len(keys)), key=keys.__getitem__, reverse=reverse)
 
 
-register_nondifferentiable(extreme_index, key_order, reason="it computes positions")
+def items_order(keys, reverse, where):
+    """The positions of a dict's items, whose keys are ``keys``, in the order
+    ``sorted(d.items(), reverse=reverse)`` puts them: their keys' order, where the keys are
+    distinct strings or numbers (or tuples of them), which never compare equal, so Python's
+    tuple comparison never reads the values. Any other keys (a class of yours may say two
+    distinct keys are equal) are refused at ``where``, ``file:line``."""
+    if not all(_plain_key(k) for k in keys) or len(set(keys)) != len(keys):
+        raise UnsupportedCaseError(
+            f"{where}: srcad differentiates sorted(d.items()) where the keys are distinct strings or numbers (or "
+            "tuples of them), which order the items without comparing their values; here they are not: iterate "
+            "sorted(d) and read d[k]")
+    return key_order(keys, reverse)
+
+
+# keys whose == agrees with their hash: distinct ones (a set keeps them all) never compare equal
+_PLAIN_KEYS = (str, bytes, int, float, bool, type(None), np.int64, np.int32, np.float64, np.float32, np.str_)
+
+
+def _plain_key(k):
+    return type(k) in _PLAIN_KEYS or type(k) is tuple and all(_plain_key(item) for item in k)
+
+
+register_nondifferentiable(extreme_index, key_order, items_order, reason="it computes positions")
