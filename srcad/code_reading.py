@@ -54,6 +54,38 @@ def installed_class(cls):
     return not_yours(cls.__module__, getattr(module, "__file__", None))
 
 
+def attribute_now(obj, attr):
+    """``getattr(obj, attr)`` where reading it now, when the code is made, runs no code of
+    yours: a module's own attribute (not a module ``__getattr__``), a value or function stored
+    on the object or its class, a C-level descriptor (``x.T``), or any attribute of an object
+    of an installed class. Raises ``AttributeError`` for a property, ``__getattr__`` or
+    another descriptor of your class: it runs when the code runs, and would run twice."""
+    import inspect
+    import types
+
+    if isinstance(obj, types.ModuleType):
+        try:
+            return vars(obj)[attr]
+        except KeyError:
+            raise AttributeError(attr) from None
+    owner = obj if isinstance(obj, type) else type(obj)
+    if installed_class(type(owner) if isinstance(obj, type) else owner):
+        return getattr(obj, attr)
+    if owner.__getattribute__ is not object.__getattribute__ and not isinstance(obj, type):
+        raise AttributeError(f"{owner.__qualname__} defines __getattribute__: {attr} is read when the code runs")
+    static = inspect.getattr_static(obj, attr, _ABSENT)
+    if static is _ABSENT:
+        raise AttributeError(attr)  # (a __getattr__ of yours would answer)
+    if not hasattr(type(static), "__get__") or isinstance(static, (
+            types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
+            types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type)):
+        return getattr(obj, attr)
+    raise AttributeError(f"{attr} is a {type(static).__name__} of {owner.__qualname__}: read when the code runs")
+
+
+_ABSENT = object()
+
+
 def installed_object(obj):
     """Is ``obj`` an installed library's (``not_yours``)? A module, class or function by its
     own module (a class of yours is yours though its type is ``type``), anything else by its

@@ -192,3 +192,101 @@ def test_an_operator_on_a_global_ndarray_subclass_is_refused_when_the_code_is_ma
     with pytest.raises(SrcadSyntaxError, match="'GLOBAL_MATRIX' is a numpy.matrix") as info:
         srcad.grad(by_global_matrix)(np.array([[0.5, 1.2], [-0.3, 0.7]]))
     assert info.value.filename == __file__
+
+
+# ---- probe 22B: a parameter's default left out, a global list's items, objects in a list ----
+
+class Squarer:
+    __array_ufunc__ = None  # ndarray * Squarer calls Squarer.__rmul__
+
+    def __mul__(self, other):
+        return other * other
+
+    __rmul__ = __mul__
+
+
+SQUARER = Squarer()
+SQUARERS = [Squarer()]
+ARRAYS = [np.array([1.0, -2.0]), np.array([0.5, 3.0])]
+
+
+def scaled_by_a_default(x, w=SQUARER):
+    return np.sum(w * x)
+
+
+def summed_over_a_global_list(x):
+    t = 0.0
+    for item in SQUARERS:
+        t = t + np.sum(item * x)
+    return t
+
+
+def summed_over_global_arrays(x):
+    t = 0.0
+    for a in ARRAYS:
+        t = t + np.sum(a * x ** 2)
+    return t
+
+
+class Box:
+    def __init__(self, a):
+        self.a = a
+
+
+def attribute_of_an_object_in_a_list(x):
+    z = np.array([2.0, -1.0])
+    boxes = [z * 1.0, Box(z)]
+    return np.sum(boxes[1].a * x) + np.sum(boxes[0] * x ** 2)
+
+
+def default_array(x, w=np.array([2.0, -1.0]), c=0.5):
+    return np.sum(w * x * c)
+
+
+@pytest.mark.parametrize("f, text", [(scaled_by_a_default, "the argument 'w'"),
+                                     (summed_over_a_global_list, "'item' (an item of SQUARERS)")],
+                         ids=["default_left_out", "global_list_items"])
+def test_an_object_reached_by_a_default_or_a_global_lists_items_is_refused(f, text):
+    f(X)  # Python runs it (with the object's own product)
+    with pytest.raises(UnsupportedCaseError, match="is a .*Squarer, and an operator srcad differentiates reads it") \
+            as info:
+        srcad.grad(f)(X)
+    assert text in str(info.value)
+    with pytest.raises(UnsupportedCaseError, match="Squarer"):
+        srcad.jvp(f, (X,), (np.ones(2),))
+
+
+@pytest.mark.parametrize("f", [summed_over_global_arrays, attribute_of_an_object_in_a_list, default_array])
+def test_arrays_there_are_differentiated(f):
+    # the checks pass arrays and numbers: the attribute of an object in a list is checked, not the object
+    check_grads(f, (X,))
+    check_jvp(f, (X,))
+
+
+# ---- probe 22B: making the code ran a property of your object once more -----------------
+
+class Stepping:
+    """A schedule whose rate advances at each read."""
+
+    def __init__(self):
+        self.reads = 0
+
+    @property
+    def rate(self):
+        self.reads += 1
+        return float(self.reads)
+
+
+STEPPING = Stepping()
+
+
+def times_the_rate(x):
+    return x * STEPPING.rate
+
+
+def test_making_the_code_reads_no_property_of_yours():
+    STEPPING.reads = 0
+    g = srcad.grad(times_the_rate)(2.0)  # the first call makes the code
+    assert STEPPING.reads == 1  # as Python's one call reads it
+    assert g == 1.0
+    assert srcad.grad(times_the_rate)(2.0) == 2.0  # the next read: 2.0, as Python's next call

@@ -4,6 +4,7 @@ denote (recorded, so generated code is guarded on them), a function's local name
 import gast
 
 from ..astutil import anno, set_anno
+from ..code_reading import attribute_now
 
 
 class Callee:
@@ -77,7 +78,7 @@ def denoted(parts, source):
     see ``lookup_path``); raises ``KeyError`` or ``AttributeError`` if none."""
     obj = source.lookup(parts[0])
     for attr in parts[1:]:
-        obj = getattr(obj, attr)
+        obj = attribute_now(obj, attr)
     return obj
 
 

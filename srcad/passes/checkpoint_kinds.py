@@ -23,7 +23,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..code_reading import installed_class, installed_file
+from ..code_reading import attribute_now, installed_class, installed_file
 from ..naming import BUILTIN
 from ..rules.records import new_record
 from .callees import dotted, local_names, lookup_path
@@ -260,7 +260,7 @@ class Kinds:
                     for attr in path[1:]:
                         if not isinstance(owner, types.ModuleType) and attribute_problem(type(owner), attr):
                             return False
-                        owner = getattr(owner, attr)
+                        owner = attribute_now(owner, attr)
                     return value_kind(owner) == ARRAY
                 except Exception:
                     return False

@@ -43,10 +43,11 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from .. import runtime
+from ..code_reading import attribute_now
 from ..naming import BUILTIN
 from .fresh import PLAIN_ATTRIBUTES, is_in
 from .callees import Callee
-from .outside_values import made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
+from .outside_values import code_value, made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
 from .shape_values import Spec
 from .user_text import UserText
 
@@ -121,9 +122,50 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     unchecked = {n: v for n, v in unchecked.items() if not (n in outside and id(outside[n]) in made_real)}
     # a value srcad does not type that an operator reads is checked when it is made to be a
     # number or an array (in the same call as its realness where both are checked)
-    typed = untyped_operands(statements, active, varied, params, outside)
+    typed, at_entry = untyped_operands(statements, active, varied, params, outside,
+                                       _untyped_containers(statements, local, source), _array_parameters(specs))
     _insert_checks(node, needs_real, unchecked, made_real, {id(s) for s in unknown}, typed, source, ref)
+    _check_at_entry(node, at_entry, source, ref)
     return node
+
+
+def _array_parameters(specs):
+    """The parameters the code is made for NumPy arrays (exactly ``np.ndarray``, by its key)."""
+    return {p for p, spec in (specs or {}).items()
+            if isinstance(spec, Spec) and spec.python is None and spec.shape != ()}
+
+
+def _untyped_containers(statements, local, source):
+    """Globals and closure variables the statements read whose items srcad cannot type now (a
+    list of your objects): any but a module, class or function, a number or a NumPy array of
+    numbers (an array's items are its numbers; rebinding the name is guarded)."""
+    found = set()
+    for s in statements:
+        for name in operands(s):
+            if name in local or code_value(source, name):
+                continue
+            try:
+                value = source.lookup(name)
+                if value.__class__ in (float, int, bool) or value.__class__ is np.ndarray and value.dtype.kind in "biuf":
+                    continue
+            except KeyError:
+                continue
+            except Exception:  # (a weak proxy whose object is gone: its items are not known)
+                pass
+            found.add(name)
+    return found
+
+
+def _check_at_entry(node, names, source, ref):
+    """``runtime.numeric_constant`` of each parameter in ``names`` first in the function."""
+    checks = []
+    for name in names:
+        subject = f"{source.filename}:{getattr(node, 'lineno', '?')}: the argument '{name}'"
+        call = gast.Call(func=A.load(ref(runtime.numeric_constant.__name__, runtime.numeric_constant)),
+                         args=[A.load(name), A.const(subject)], keywords=[])
+        A.set_anno(call, "callee", Callee("object", obj=runtime.numeric_constant, name="numeric_constant"))
+        checks.append(gast.copy_location(gast.Expr(value=call), node))
+    node.body[:0] = checks
 
 
 def _may_be_complex(statements, source, local, assumed=frozenset()):
@@ -180,7 +222,7 @@ def _makes_complex(s, found, source, local, strings):
             return False
         if isinstance(rhs.value, gast.Name) and rhs.value.id not in local:  # np.complex128, cfg.c
             try:
-                return _complex_value(getattr(source.lookup(rhs.value.id), rhs.attr))
+                return _complex_value(attribute_now(source.lookup(rhs.value.id), rhs.attr))
             except Exception:
                 pass
         return _atom_complex(rhs.value, found, source, local)

@@ -11,6 +11,7 @@ import types
 import gast
 
 from ..astutil import anno, names_stored, set_anno, walk
+from ..code_reading import attribute_now
 from .callees import Callee, denoted, dotted, lookup_path, path_expr, readable
 
 
@@ -203,7 +204,7 @@ def global_method(parts, source):
         return None
     try:
         owner = denoted(parts[:-1], source)
-        obj = getattr(owner, parts[-1])
+        obj = attribute_now(owner, parts[-1])
     except (KeyError, AttributeError):
         return None
     if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)

@@ -57,23 +57,30 @@ def made_outside(statements, active, local, source, fixed_real, computed):
     return found
 
 
-def untyped_operands(statements, active, varied, params, outside):
-    """id(statement) -> the names it binds, checked where it binds them: a value srcad does
-    not type (one of ``outside``; an item of a parameter not in ``varied``, of one of those or
-    of a sequence built of one, as a loop's items are) that may reach an operand of an
-    operator or a ufunc carrying a derivative, passed on by the statements between. Those that
-    read it (an attribute, an item, a call run as written) make another value: each is checked
-    itself, and what holds it (``self.layers``, whose items may be functions) is not."""
+def untyped_operands(statements, active, varied, params, outside, containers=(), proven=()):
+    """``(checks, at_entry)``: ``checks`` maps id(statement) -> the names it binds, checked
+    where it binds them: a value srcad does not type (one of ``outside``; an item of a
+    parameter not in ``varied``, of a global in ``containers``, of one of those or of a
+    sequence built of one, as a loop's items are) that may reach an operand of an operator or
+    a ufunc carrying a derivative, passed on by the statements between. Those that read it (an
+    attribute, an item, a call run as written) make another value: each is checked itself,
+    and what holds it (``self.layers``, whose items may be functions) is not; an attribute
+    read, or an item read of a list, tuple or dict the function builds, is where its value is
+    checked, never the object or the items it is read off. ``at_entry``: the
+    parameters not in ``varied`` or ``proven`` (arrays, by the code's key) that are such an
+    operand themselves, or bound to one by name (a default left out of the call: ``ww * x``),
+    checked when the function starts."""
     made = {id(s): s for s in outside.values()}
-    untyped = set(outside) | (set(params) - varied)
+    untyped = set(outside) | (set(params) - varied) | set(containers)
     changed = True
-    while changed:  # what a seed binds, and sequences built of one (list(self.layers), zip(...)), hold untyped items
+    while changed:  # what a seed binds, its aliases, and sequences built of one (list(self.layers), zip(...)) hold untyped items
         changed = False
         for s in statements:
             bound = target(s) or set()
             if id(s) not in made and _reads_item(s, untyped):
                 made[id(s)] = s
-            if (id(s) in made or _builds_sequence(s) and operands(s) & untyped) and not bound <= untyped:
+            alias = isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and s.value.id in untyped
+            if (id(s) in made or alias or _builds_sequence(s) and operands(s) & untyped) and not bound <= untyped:
                 untyped |= bound
                 changed = True
     reaching = set()
@@ -81,6 +88,17 @@ def untyped_operands(statements, active, varied, params, outside):
         bound = target(s)
         if bound and bound & active:
             reaching |= _arithmetic_operands(s)
+    sequences = {n for s in statements if isinstance(s, gast.Assign) and (
+        isinstance(s.value, (gast.List, gast.Tuple, gast.Dict)) or _builds_sequence(s)) for n in target(s) or ()}
+    direct = set(reaching)  # operands themselves, and what is bound to one by name (y = p)
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and target(s) & direct \
+                    and s.value.id not in direct:
+                direct.add(s.value.id)
+                changed = True
     changed = True
     while changed:
         changed = False
@@ -88,11 +106,30 @@ def untyped_operands(statements, active, varied, params, outside):
             bound = target(s)
             if id(s) in made or not bound or not bound & reaching or _fixed_result(s):
                 continue
+            if _attribute_read(s) or _item_read(s, sequences):  # its value is checked, not what holds it
+                made[id(s)] = s
+                changed = True
+                continue
             new = _passed_on(s) - reaching
             if new:
                 reaching |= new
                 changed = True
-    return {i: target(s) & reaching for i, s in made.items() if target(s) & reaching}
+    checks = {i: target(s) & reaching for i, s in made.items() if target(s) & reaching}
+    return checks, sorted(direct & (set(params) - set(varied) - set(proven)))
+
+
+def _item_read(s, sequences):
+    """``y = c[k]`` of a list, tuple or dict the function builds (``sequences``): which item
+    it reads is not known, so its value is checked, not every item put in ``c``."""
+    return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript)
+            and isinstance(s.value.value, gast.Name) and s.value.value.id in sequences)
+
+
+def _attribute_read(s):
+    """``y = obj.attr`` of an attribute other than an array's transpose or parts (whose type
+    is the array's: the array is checked)."""
+    return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Attribute)
+            and s.value.attr not in ("T", "mT", "real", "imag"))
 
 
 def _reads_item(s, untyped):
@@ -195,9 +232,9 @@ def code_value(source, name):
     """Does a global or closure name denote a module, class or function (never a value)?"""
     try:
         value = source.lookup(name)
-    except Exception:
+        return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
+    except Exception:  # (no such name; a weak proxy whose object is gone)
         return False
-    return isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType))
 
 
 def _module_constant(rhs, source, local):

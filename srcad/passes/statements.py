@@ -58,6 +58,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from ..code_reading import attribute_now
 from .fresh import MUTATING_METHODS, known_pure
 from .callees import Callee
 
@@ -219,7 +220,7 @@ def _only_reraises(s, source):
     try:
         obj = source.lookup(node.id)
         for attr in reversed(parts):
-            obj = getattr(obj, attr)
+            obj = attribute_now(obj, attr)
     except (KeyError, AttributeError):
         return False
     return obj is BaseException
