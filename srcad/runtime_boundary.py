@@ -253,17 +253,13 @@ def real_constant(value, message):
             real_constant(item, message)
 
 
-# NumPy's objects that index into arrays (np.r_[a, b], np.s_[1:], np.mgrid[0:3]): no operators
-_INDEX_MAKERS = {type(np.r_), type(np.c_), type(np.s_), type(np.index_exp), type(np.mgrid), type(np.ogrid)}
-
-
 def numeric_constant(value, subject, complex_message=None):
     """Raise unless ``value`` is a number or array whose operators srcad's rules are the
     derivatives of: exactly ``np.ndarray`` (a subclass such as ``np.matrix`` or a masked array
     redefines them), a NumPy scalar, exactly ``float``, ``int`` or ``bool``, an array with
     NumPy's protocols (Dask, CuPy), of a numeric dtype, or a list or tuple of them; complex
     unless ``complex_message`` is given. A dtype, a string, None, a slice, a class or function
-    (of Python's own types or NumPy's), NumPy's index makers (``np.r_``) are let through: NumPy reads them as parameters
+    (of Python's own types or NumPy's) are let through: NumPy reads them as parameters
     (``x.astype(opts.dtype)``), and an operator on one and a number raises, as in Python.
     ``subject`` (``"file:12: 'self.sched'"``) names a value srcad did not compute that an
     operator it differentiates reads."""
@@ -281,7 +277,7 @@ def numeric_constant(value, subject, complex_message=None):
             numeric_constant(item, subject, complex_message)
         return
     elif value is None or value is Ellipsis or cls is str or cls is slice or isinstance(value, np.dtype) or (
-            callable(value) and cls.__module__ in ("builtins", "numpy")) or cls in _INDEX_MAKERS:  # (a class, a function)
+            callable(value) and cls.__module__ in ("builtins", "numpy")):  # (a class, a function)
         return  # a dtype, a mode, an index, a function: with a number an operator raises, as in Python
     else:
         kind = None

@@ -31,6 +31,7 @@ def test_generated_source_matches_golden(name):
     if args is not None:  # specialised on these shapes and dtypes
         d._functions(args)
     text = f"# joint adjoint\n{d.adjoint_source}\n# forward/backward pair (vjp)\n{d.vjp_source}"
+    text = text.replace(str(GOLDEN.parent), "<tests>")  # the checks' messages name the user's file
     path = GOLDEN / f"{name}.py.txt"
     if os.environ.get("SRCAD_UPDATE_GOLDEN") == "1":
         path.write_text(text)

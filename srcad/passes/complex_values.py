@@ -47,7 +47,7 @@ from ..code_reading import attribute_now
 from ..naming import BUILTIN
 from .fresh import PLAIN_ATTRIBUTES, is_in
 from .callees import Callee
-from .outside_values import code_value, made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
+from .outside_values import code_value, library_module, made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
 from .shape_values import Spec
 from .user_text import UserText
 
@@ -122,7 +122,10 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     unchecked = {n: v for n, v in unchecked.items() if not (n in outside and id(outside[n]) in made_real)}
     # a value srcad does not type that an operator reads is checked when it is made to be a
     # number or an array (in the same call as its realness where both are checked)
-    typed, at_entry = untyped_operands(statements, active, varied, params, outside,
+    library = {n for n, s in outside.items() if isinstance(s.value, gast.Attribute)
+               and library_module(s.value.value, source, local) is not None}  # np.r_: a library's own object
+    typed, at_entry = untyped_operands(statements, active, varied, params,
+                                       {n: s for n, s in outside.items() if n not in library},
                                        _untyped_containers(statements, local, source), _array_parameters(specs))
     _insert_checks(node, needs_real, unchecked, made_real, {id(s) for s in unknown}, typed, source, ref)
     _check_at_entry(node, at_entry, source, ref)
@@ -130,9 +133,9 @@ def check_complex(node, source, ref, mode="rev", specs=None):
 
 
 def _array_parameters(specs):
-    """The parameters the code is made for NumPy arrays (exactly ``np.ndarray``, by its key)."""
-    return {p for p, spec in (specs or {}).items()
-            if isinstance(spec, Spec) and spec.python is None and spec.shape != ()}
+    """The parameters the code is made for NumPy arrays or numbers (its key holds the class:
+    an argument of a subclass of yours is refused by ``passes.operators``)."""
+    return {p for p, spec in (specs or {}).items() if isinstance(spec, Spec)}
 
 
 def _untyped_containers(statements, local, source):

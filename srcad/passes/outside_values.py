@@ -60,18 +60,18 @@ def made_outside(statements, active, local, source, fixed_real, computed):
 def untyped_operands(statements, active, varied, params, outside, containers=(), proven=()):
     """``(checks, at_entry)``: ``checks`` maps id(statement) -> the names it binds, checked
     where it binds them: a value srcad does not type (one of ``outside``; an item of a
-    parameter not in ``varied``, of a global in ``containers``, of one of those or of a
+    parameter not in ``varied`` or ``proven``, of a global in ``containers``, of one of those or of a
     sequence built of one, as a loop's items are) that may reach an operand of an operator or
     a ufunc carrying a derivative, passed on by the statements between. Those that read it (an
     attribute, an item, a call run as written) make another value: each is checked itself,
-    and what holds it (``self.layers``, whose items may be functions) is not; an attribute
-    read, or an item read of a list, tuple or dict the function builds, is where its value is
-    checked, never the object or the items it is read off. ``at_entry``: the
+    and what holds it (``self.layers``, whose items may be functions) is not; an operand read
+    as an attribute, or as an item of a list, tuple or dict the function builds, is checked
+    where it is read, never the object or the items it is read off. ``at_entry``: the
     parameters not in ``varied`` or ``proven`` (arrays, by the code's key) that are such an
     operand themselves, or bound to one by name (a default left out of the call: ``ww * x``),
     checked when the function starts."""
     made = {id(s): s for s in outside.values()}
-    untyped = set(outside) | (set(params) - varied) | set(containers)
+    untyped = set(outside) | (set(params) - set(varied) - set(proven)) | set(containers)
     changed = True
     while changed:  # what a seed binds, its aliases, and sequences built of one (list(self.layers), zip(...)) hold untyped items
         changed = False
@@ -106,8 +106,8 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
             bound = target(s)
             if id(s) in made or not bound or not bound & reaching or _fixed_result(s):
                 continue
-            if _attribute_read(s) or _item_read(s, sequences):  # its value is checked, not what holds it
-                made[id(s)] = s
+            if (_attribute_read(s) or _item_read(s, sequences)) and bound & direct:
+                made[id(s)] = s  # an operand itself: its value is checked, not what holds it
                 changed = True
                 continue
             new = _passed_on(s) - reaching
@@ -127,9 +127,9 @@ def _item_read(s, sequences):
 
 def _attribute_read(s):
     """``y = obj.attr`` of an attribute other than an array's transpose or parts (whose type
-    is the array's: the array is checked)."""
+    is the array's: the array is checked) or its shape, size or dtype."""
     return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Attribute)
-            and s.value.attr not in ("T", "mT", "real", "imag"))
+            and s.value.attr not in PLAIN_ATTRIBUTES | {"T", "mT", "real", "imag"})
 
 
 def _reads_item(s, untyped):
@@ -193,7 +193,7 @@ def unknown_dtypes(statements, source, local, params, tracked):
             return True
         if isinstance(d, gast.Attribute):  # np.float64; v.dtype of a value srcad computes (complex where v may be)
             return (d.attr == "dtype" and isinstance(d.value, gast.Name) and d.value.id in tracked
-                    or _library_module(d.value, source, local) is not None)
+                    or library_module(d.value, source, local) is not None)
         if not isinstance(d, gast.Name) or d.id in params:
             return False
         if d.id in local:
@@ -241,11 +241,11 @@ def _module_constant(rhs, source, local):
     """``np.pi``, ``math.e``: a real number an installed library's module defines. A module of
     yours may rebind its attribute (``cfg.c = 1j``) after the code is made, which nothing
     would notice: its value is checked at each call, as a global's is."""
-    owner = _library_module(rhs.value, source, local)
+    owner = library_module(rhs.value, source, local)
     return owner is not None and isinstance(getattr(owner, rhs.attr, None), (float, int))
 
 
-def _library_module(atom, source, local):
+def library_module(atom, source, local):
     """The installed or built-in module ``atom`` names (``np``, ``math``), else None."""
     if not isinstance(atom, gast.Name) or atom.id in local:
         return None
