@@ -56,7 +56,7 @@ def installed_class(cls):
 
 def attribute_now(obj, attr):
     """``getattr(obj, attr)`` where reading it now, when the code is made, runs no code of
-    yours: a module's own attribute (not a module ``__getattr__``), a value or function stored
+    yours: a module's own attribute (not a ``__getattr__`` of your module), a value or function stored
     on the object or its class, a C-level descriptor (``x.T``), or any attribute of an object
     of an installed class. Raises ``AttributeError`` for a property, ``__getattr__`` or
     another descriptor of your class: it runs when the code runs, and would run twice."""
@@ -64,6 +64,8 @@ def attribute_now(obj, attr):
     import types
 
     if isinstance(obj, types.ModuleType):
+        if installed_object(obj):  # a library's lazy attribute (np.testing) is its module's __getattr__
+            return getattr(obj, attr)
         try:
             return vars(obj)[attr]
         except KeyError:
