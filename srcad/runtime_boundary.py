@@ -283,6 +283,8 @@ def numeric_constant(value, subject, complex_message=None):
         kind = None
     if kind is not None and kind in "biuf" or kind == "c" and complex_message is None:
         return
+    if kind in ("U", "S") and cls is not np.ndarray:  # np.str_('b'), a dict's key: a string, as str
+        return
     if kind == "c":
         raise UnsupportedCaseError(complex_message)
     what = f"an array of dtype {value.dtype}" if kind is not None else (

@@ -290,3 +290,16 @@ def test_making_the_code_reads_no_property_of_yours():
     assert STEPPING.reads == 1  # as Python's one call reads it
     assert g == 1.0
     assert srcad.grad(times_the_rate)(2.0) == 2.0  # the next read: 2.0, as Python's next call
+
+
+def weighted_by_sorted_keys(x):
+    d = {np.str_("b"): x[0], "a": x[1], "c": x[1] * x[0]}
+    t = 0.0
+    for j, (k, v) in enumerate(sorted(d.items())):
+        t = t + v * (j + 1.0)
+    return t
+
+
+def test_a_numpy_string_among_what_a_value_is_built_from_is_no_operand():
+    # probe 22B: np.str_ (a dict's key) was taken for an array of dtype <U1 reaching the product
+    check_grads(weighted_by_sorted_keys, (X,))

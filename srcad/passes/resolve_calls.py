@@ -49,7 +49,7 @@ def _check_defined_before(scope, defined, source):
                 and not defined_before(scope, defined[call.func.id], call)):
             raise source.syntax_error(
                 f"'{call.func.id}' may be called here where its definition (line "
-                f"{defined[call.func.id].lineno}) has not run (it is in a branch, loop or try of its own, or "
+                f"{defined[call.func.id].lineno}) has not run (it is in a branch, loop, try or with of its own, or "
                 "later); define the function before the call, outside the branch", call)
 
 
