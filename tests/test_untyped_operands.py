@@ -11,22 +11,10 @@ import pytest
 import srcad
 from srcad import SrcadSyntaxError, UnsupportedCaseError
 from srcad.testing import check_grads, check_jvp
+from test_operator_objects import Schedule  # each use advances it
 
 X = np.array([0.5, 1.2])
 M = np.array([[1.0, 2.0], [0.0, 3.0]])
-
-
-class Schedule:
-    """Each use advances it."""
-
-    def __init__(self):
-        self.n = 0
-
-    def __mul__(self, other):
-        self.n += 1
-        return other * (1.0 + 0.1 * self.n)
-
-    __rmul__ = __mul__
 
 
 class Operator:
