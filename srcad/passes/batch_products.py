@@ -88,7 +88,6 @@ class _Facts:
 
     def __init__(self, node, specs, adjoint_of, ref):
         self.namer = A.anno(node, "namer")
-        self.ref = ref
         self.np = ref("np", np)
         self.makers = {ref(name, getattr(runtime, name)) for name in ("zeros_like", "full_of")}
         self.helpers = {ref(name, getattr(runtime, name)) for name in _UNCHANGING_HELPERS}
