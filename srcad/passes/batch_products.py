@@ -36,21 +36,30 @@ Code differentiated again reads lists of arrays and ``np.concatenate`` as any co
 ... def f_adjoint(W, xs, v=None):
 ...     dW = zeros_like(W)
 ...     for t in reversed(_range1):
-...         d = v * xs[t]
-...         dW += xs[t].T @ d
+...         x = xs[t]
+...         d = v * x
+...         dW += x.T @ d
 ...     return finish(dW, W)
 ... ''').body[0]
 >>> spec = Spec((3, 2), np.float64)
->>> _ = A.set_anno(fn, "specs", {"W": Spec((2, 2), np.float64), "d": spec})
+>>> _ = A.set_anno(fn, "specs", {"W": Spec((2, 2), np.float64), "x": spec, "d": spec})
 >>> _ = A.set_anno(fn, "adjoint_of", {"dW": "W"})
 >>> _ = A.set_anno(fn, "n_forward", 0)
->>> _ = A.set_anno(fn, "namer", Namer(["W", "xs", "v", "dW", "d", "t", "_range1"]))
->>> print(A.to_source(batch_products(fn, lambda name, obj: name)).strip())  # xs[t] is not a name: kept
+>>> _ = A.set_anno(fn, "namer", Namer(["W", "xs", "v", "dW", "x", "d", "t", "_range1"]))
+>>> print(A.to_source(batch_products(fn, lambda name, obj: name)).strip())
 def f_adjoint(W, xs, v=None):
     dW = zeros_like(W)
+    _x_steps = []
+    _d_steps = []
     for t in reversed(_range1):
-        d = v * xs[t]
-        dW += xs[t].T @ d
+        x = xs[t]
+        d = v * x
+        _x_steps.append(x)
+        _d_steps.append(d)
+    if _x_steps:
+        _x_all = np.concatenate(_x_steps)
+        _d_all = np.concatenate(_d_steps)
+        dW += _x_all.T @ _d_all
     return finish(dW, W)
 """
 import gast
