@@ -71,7 +71,7 @@ def attribute_now(obj, attr):
         except KeyError:
             raise AttributeError(attr) from None
     owner = obj if isinstance(obj, type) else type(obj)
-    if installed_class(type(owner) if isinstance(obj, type) else owner):
+    if installed_class(owner) and installed_class(type(owner)):  # (a class: its metaclass too)
         return getattr(obj, attr)
     if owner.__getattribute__ is not object.__getattribute__ and not isinstance(obj, type):
         raise AttributeError(f"{owner.__qualname__} defines __getattribute__: {attr} is read when the code runs")

@@ -253,10 +253,23 @@ def real_constant(value, message):
             real_constant(item, message)
 
 
+_NUMBER_METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+                   "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__pos__",
+                   "__abs__", "__float__", "__int__", "__index__", "__array__", "__array_ufunc__", "__array_priority__")
+
+
+def plain_number_class(cls):
+    """Does ``cls``, a subclass of ``float``, ``int`` or ``bool``, compute with the base type's
+    own operators (an ``IntEnum``), defining none of its own nor NumPy's protocols?"""
+    base = float if issubclass(cls, float) else int
+    return all(getattr(cls, name, None) is getattr(base, name, None) for name in _NUMBER_METHODS)
+
+
 def numeric_constant(value, subject, complex_message=None):
     """Raise unless ``value`` is a number or array whose operators srcad's rules are the
     derivatives of: exactly ``np.ndarray`` (a subclass such as ``np.matrix`` or a masked array
-    redefines them), a NumPy scalar, exactly ``float``, ``int`` or ``bool``, an array with
+    redefines them), a NumPy scalar, ``float``, ``int`` or ``bool`` (a subclass only with their
+    own operators, ``plain_number_class``), an array with
     NumPy's protocols (Dask, CuPy), of a numeric dtype, or a list or tuple of them; complex
     unless ``complex_message`` is given. A dtype, a string, None, a slice, a class or function
     (of Python's own types or NumPy's) are let through: NumPy reads them as parameters
@@ -266,8 +279,8 @@ def numeric_constant(value, subject, complex_message=None):
     cls = value.__class__
     if cls is np.ndarray:
         kind = value.dtype.kind
-    elif cls is float or cls is int or cls is bool:
-        return
+    elif cls is float or cls is int or cls is bool or isinstance(value, (float, int)) and plain_number_class(cls):
+        return  # (an IntEnum: int's own operators)
     elif isinstance(value, np.generic) and cls.__module__ == "numpy" or protocol_array(value):
         kind = value.dtype.kind
     elif cls is complex:

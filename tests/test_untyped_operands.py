@@ -291,3 +291,84 @@ def weighted_by_sorted_keys(x):
 def test_a_numpy_string_among_what_a_value_is_built_from_is_no_operand():
     # probe 22B: np.str_ (a dict's key) was taken for an array of dtype <U1 reaching the product
     check_grads(weighted_by_sorted_keys, (X,))
+
+
+# ---- probe 22C: the object under another name, inside what a call makes, as a number ----
+
+import copy  # noqa: E402
+import enum  # noqa: E402
+
+
+class Half(float):
+    """A number of yours whose product squares instead."""
+
+    def __mul__(self, other):
+        return other * other
+
+    __rmul__ = __mul__
+
+
+class Power(enum.IntEnum):
+    SQUARE = 2
+
+
+def aliased(x):
+    k = SQUARER
+    return np.sum(k * x)
+
+
+def chosen(x, flag=True):
+    k = SQUARER if flag else 1.0
+    return np.sum(k * x)
+
+
+def in_an_object_array(x):
+    return np.sum(np.array([SQUARER, SQUARER]) * x)
+
+
+def copied(x):
+    return np.sum(copy.deepcopy(SQUARER) * x)
+
+
+def by_a_number_of_yours(x, k=Half(2.0)):
+    return np.sum(k * x)
+
+
+def to_an_int_enum(x, p=Power.SQUARE):
+    return np.sum(x ** p) + np.sum(x ** Power.SQUARE)
+
+
+@pytest.mark.parametrize("f", [aliased, chosen, in_an_object_array, copied, by_a_number_of_yours])
+def test_an_object_under_another_name_or_made_by_a_call_is_refused(f):
+    f(X)  # Python runs it, with the object's own product
+    with pytest.raises(UnsupportedCaseError, match="and an operator srcad differentiates reads it"):
+        srcad.grad(f)(X)
+
+
+def test_a_number_of_a_subclass_with_the_base_types_operators_is_differentiated():
+    check_grads(to_an_int_enum, (X,))
+    check_jvp(to_an_int_enum, (X,))
+
+
+class Counting:
+    """A descriptor of yours: each read counts."""
+
+    reads = 0
+
+    def __get__(self, obj, owner):
+        Counting.reads += 1
+        return 0.5
+
+
+class WithDescriptor:
+    rate = Counting()
+
+
+def times_a_class_descriptor(x):
+    return np.sum(x * WithDescriptor.rate)
+
+
+def test_making_the_code_reads_no_descriptor_of_yours_off_a_class():
+    Counting.reads = 0
+    np.testing.assert_allclose(srcad.grad(times_a_class_descriptor)(X), [0.5, 0.5])
+    assert Counting.reads == 1  # as Python's one call reads it

@@ -126,7 +126,8 @@ def check_complex(node, source, ref, mode="rev", specs=None):
                and library_module(s.value.value, source, local) is not None}  # np.r_: a library's own object
     typed, at_entry = untyped_operands(statements, active, varied, params,
                                        {n: s for n, s in outside.items() if n not in library},
-                                       _untyped_containers(statements, local, source), _array_parameters(specs))
+                                       _untyped_containers(statements, local, source),
+                                       _array_parameters(specs) - _subclass_defaults(source))
     _insert_checks(node, needs_real, unchecked, made_real, {id(s) for s in unknown}, typed, source, ref)
     _check_at_entry(node, at_entry, source, ref)
     return node
@@ -136,6 +137,19 @@ def _array_parameters(specs):
     """The parameters the code is made for NumPy arrays or numbers (its key holds the class:
     an argument of a subclass of yours is refused by ``passes.operators``)."""
     return {p for p, spec in (specs or {}).items() if isinstance(spec, Spec)}
+
+
+def _subclass_defaults(source):
+    """Parameters whose default is an instance of a subclass of ``float`` or ``int`` (yours,
+    an ``IntEnum``): the key of a call leaving it out says a number; its operators may not be."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(source.fn).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in parameters if p.default is not p.empty and isinstance(p.default, (float, int))
+            and type(p.default) not in (float, int, bool)}
 
 
 def _untyped_containers(statements, local, source):

@@ -27,6 +27,7 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from ..sharing import copy_for_calls
+from ..code_reading import attribute_now
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS,
                     INDEX_ARRAY_FUNCTIONS, LISTS_OF_VIEWS, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
                     VIEWS_OF_ARRAYS, copies, is_in, is_ufunc)
@@ -152,7 +153,7 @@ class Values:
                 rhs.value.id in self.params or rhs.value.id in self.local) else _UNKNOWN
             if isinstance(module, types.ModuleType):  # np.float64, or a module's array: as a global of its own
                 dotted = f"{rhs.value.id}.{rhs.attr}"
-                if _holds_no_values(getattr(module, rhs.attr, _UNKNOWN)):
+                if _holds_no_values(_attribute_or_unknown(module, rhs.attr)):
                     return Memory(array=True), False
                 return Memory({("global", dotted)}, {("global-item", dotted)}), False
             base = self.memory(state, rhs.value)
@@ -301,6 +302,15 @@ _NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to othe
 
 
 _KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
+
+
+def _attribute_or_unknown(module, attr):
+    """``module.attr`` read as ``code_reading.attribute_now`` reads it (no ``__getattr__`` of
+    your module runs now), else ``_UNKNOWN``."""
+    try:
+        return attribute_now(module, attr)
+    except AttributeError:
+        return _UNKNOWN
 
 
 def _holds_no_values(obj):

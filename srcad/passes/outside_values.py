@@ -114,6 +114,25 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
             if new:
                 reaching |= new
                 changed = True
+    # an operand bound from such a value by anything but arithmetic (k = w, w if c else 1.0,
+    # np.array([w, w]), copy.deepcopy(w), arr[:, None] of one) is checked where it is bound:
+    # arithmetic on checked operands makes numbers, so it passes nothing on
+    tainted = set(untyped)
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            bound = target(s)
+            if not bound or bound <= tainted or _fixed_result(s) or _arithmetic_operands(s):
+                continue
+            if operands(s) & tainted:
+                tainted |= bound
+                changed = True
+    for s in statements:
+        bound = target(s)
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and bound & direct & tainted
+                and id(s) not in made and not _arithmetic_operands(s) and not _fixed_result(s)):
+            made[id(s)] = s
     checks = {i: target(s) & reaching for i, s in made.items() if target(s) & reaching}
     return checks, sorted(direct & (set(params) - set(varied) - set(proven)))
 
