@@ -134,9 +134,13 @@ def check_complex(node, source, ref, mode="rev", specs=None):
 
 
 def _array_parameters(specs):
-    """The parameters the code is made for NumPy arrays or numbers (its key holds the class:
-    an argument of a subclass of yours is refused by ``passes.operators``)."""
-    return {p for p, spec in (specs or {}).items() if isinstance(spec, Spec)}
+    """The parameters the code is made for NumPy arrays or numbers, or lists and tuples of them
+    (its key holds the class: an argument of a subclass of yours is refused by
+    ``passes.operators``)."""
+    def numbers(spec):
+        return isinstance(spec, Spec) or isinstance(spec, (list, tuple)) and all(numbers(s) for s in spec)
+
+    return {p for p, spec in (specs or {}).items() if numbers(spec)}
 
 
 def _subclass_defaults(source):
