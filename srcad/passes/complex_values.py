@@ -160,10 +160,11 @@ def _untyped_containers(statements, local, source):
     """Globals and closure variables the statements read whose items srcad cannot type now (a
     list of your objects): any but a module, class or function, a number or a NumPy array of
     numbers (an array's items are its numbers; rebinding the name is guarded)."""
-    found = set()
+    found, seen = set(), set(local)  # each name looked up once
     for s in statements:
-        for name in operands(s):
-            if name in local or code_value(source, name):
+        for name in operands(s) - seen:
+            seen.add(name)
+            if code_value(source, name):
                 continue
             try:
                 value = source.lookup(name)
