@@ -9,6 +9,7 @@ each cotangent on its own (never a guess).
 import numpy as np
 
 from .errors import CotangentError
+from .runtime_boundary import in_output_dtype
 from .runtime_adjoints import _grad_dtype
 
 
@@ -42,7 +43,7 @@ def batched_cotangent(v, y):
     """The batched cotangent ``v`` checked against the output ``y`` (one row per cotangent)."""
     if not (v.__class__ is np.ndarray and (y.__class__ is np.ndarray or np.ndim(y) == 0)):
         raise Unbatchable("not an array output")
-    return batched_cotangent_like(v, np.shape(y), None)
+    return batched_cotangent_like(v, np.shape(y), getattr(y, "dtype", None))
 
 
 def batched_cotangent_like(v, shape, dtype):
@@ -51,7 +52,7 @@ def batched_cotangent_like(v, shape, dtype):
     if v.shape[1:] != tuple(shape):
         raise CotangentError(f"the batched cotangents have shape {v.shape}; each row must have the output's "
                              f"shape {tuple(shape)}, so pass an array of shape (B,) + {tuple(shape)}")
-    return v
+    return v if dtype is None or not shape else in_output_dtype(v, dtype)
 
 
 def batched_zeros(v, x):

@@ -191,6 +191,19 @@ def _defaulted(args):
     return [a.id for a in named]
 
 
+def _proven_returned(returned):
+    """The joint's ``return``: each ``finish(g, x)`` that ``prove_finishes`` proved returns
+    ``g`` written as ``g`` (the pair keeps the call: batched pullbacks rewrite it)."""
+    if not isinstance(returned, gast.Return) or returned.value is None:
+        return returned
+    calls = returned.value.elts if isinstance(returned.value, gast.Tuple) else [returned.value]
+    if not any(A.anno(c, "proven") for c in calls):
+        return returned
+    kept = [c.args[0] if A.anno(c, "proven") else c for c in calls]
+    value = gast.Tuple(elts=kept, ctx=gast.Load()) if isinstance(returned.value, gast.Tuple) else kept[0]
+    return gast.Return(value=value)
+
+
 def codegen(node, source, module):
     """Sources for the joint adjoint and the forward/backward pair; see module doc."""
     n = A.anno(node, "n_forward")
@@ -242,7 +255,7 @@ def codegen(node, source, module):
         from .extend import stop_gradient as stop_gradient_function
 
         stop_gradient = module.ref("stop_gradient", stop_gradient_function)
-    joint.body = joint_fwd + rev
+    joint.body = joint_fwd + rev[:-1] + [_proven_returned(rev[-1])]
     joint_source = A.to_source(_with_element_facts(joint))
     # the pair is differentiated again too (a helper compiled apart, at second order)
     fwd, rev = [_with_element_facts(s) for s in fwd], [_with_element_facts(s) for s in rev]

@@ -5,7 +5,7 @@
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> batch_products -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
-            -> restore_regions -> fast_forms -> bind_builtins -> codegen -> compile (and cache)
+            -> restore_regions -> fast_forms -> bind_builtins -> prove_finishes -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
 source after every stage.
@@ -31,6 +31,7 @@ from .passes.complex_values import check_complex
 from .passes.operators import check_operators
 from .passes.cse import eliminate_common_subexpressions
 from .passes.fast_forms import fast_forms
+from .passes.proven_finish import prove_finishes
 from .passes.forward import forward
 from .passes.in_place import fold_in_place_checks
 from .passes.integer_growth import mark_integer_growth
@@ -163,6 +164,8 @@ def _stages(source, wrt, options, module):
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),
         ("bind_builtins", module.bind_builtins),
+        ("prove_finishes", (lambda node: node) if options.for_numba else
+         lambda node: prove_finishes(node, options.specs or {}, module.closure.get)),
     ]
 
 

@@ -149,7 +149,7 @@ def cotangent(v, y):
             return 1.0  # the common case: a scalar loss
         return default_cotangent(y)
     if v.__class__ is np.ndarray and y.__class__ is np.ndarray and v.shape == y.shape:
-        return v
+        return v if v.dtype is y.dtype else in_output_dtype(v, y.dtype)
     if y.__class__ is range:  # a loop's range among a generated function's residuals: no derivative
         return v
     if is_dataclass_instance(y):  # its adjoint is a dict by field (a gradient's gradient, differentiated again)
@@ -182,7 +182,7 @@ def cotangent(v, y):
             f"the cotangent v has shape {vshape} but the output has shape {yshape}; "
             "pass v with the output's shape"
         )
-    return v
+    return in_output_dtype(v, y.dtype) if yshape and hasattr(v, "dtype") and hasattr(y, "dtype") else v
 
 
 def cotangent_items(v, y, primal=None):
@@ -326,9 +326,12 @@ def _placed_like(v, y):
 
 def cotangent_like(v, shape, dtype):
     """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
-    generated: the output itself need not be computed to check ``v``."""
+    generated: the output itself need not be computed to check ``v``. For an array output
+    of a float dtype it returns an array of that shape and dtype: a ``v`` of another float
+    dtype is cast to the output's, as PyTorch's ``backward`` casts a gradient (and
+    ``passes.proven_finish`` relies on it)."""
     if v.__class__ is np.ndarray and v.shape == shape:  # the common call: nothing to check
-        return v
+        return v if v.dtype is _OUTPUT_DTYPES[dtype] else in_output_dtype(v, dtype)
     if shape == () and v.__class__ in _REAL_SCALARS:
         return v
     if v is None:
@@ -339,11 +342,29 @@ def cotangent_like(v, shape, dtype):
         raise _not_an_array(v, shape)
     vshape = shape_of(v)
     if vshape == shape:
-        return v
+        return in_output_dtype(v, dtype) if shape else v
     if math.prod(vshape) == 1 and math.prod(shape) == 1:
-        return _one_value(v, shape)
+        return in_output_dtype(_one_value(v, shape), dtype) if shape else _one_value(v, shape)
     raise CotangentError(f"the cotangent v has shape {vshape} but the output has shape {shape}; "
                          "pass v with the output's shape")
+
+
+class _Dtypes(dict):
+    """A dtype's name in generated code -> the (interned) dtype: one lookup, no call."""
+
+    def __missing__(self, name):
+        dtype = self[name] = np.dtype(name)
+        return dtype
+
+
+_OUTPUT_DTYPES = _Dtypes()
+
+
+def in_output_dtype(v, dtype):
+    """The array ``v`` in the output's ``dtype`` (or its name) where that is a float one
+    (lazily for a Dask array): a cotangent is cast as PyTorch's ``backward`` casts it."""
+    dtype = _OUTPUT_DTYPES[dtype] if dtype.__class__ is str else dtype
+    return v.astype(dtype) if dtype.kind == "f" and v.dtype != dtype else v
 
 
 def _one_value(v, shape):

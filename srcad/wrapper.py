@@ -281,7 +281,9 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
             args = self._sig.with_defaults(args)
         y, pullback = self._vjp(snapshot(args), snapshot(kwargs) if kwargs else kwargs, batched=True)
         pullback.batched = api_boundary(pullback.batched)
-        return y, pullback
+        # the pullback reads what the forward sweep saved, which may be the output's own arrays
+        # (exp, tanh, a layer's cache): the caller gets copies to change (y -= target) at will
+        return snapshot(y), pullback
 
     def _vjp(self, args, kwargs, batched=False):
         functions, y, saved = self._forward_pass(args, kwargs)

@@ -14,7 +14,8 @@ alias the cotangent or another adjoint; copied before any in-place update) or *m
 
 This module walks the statements; the rooms it uses are ``reverse_state`` (adjoint states,
 save/restore sites), ``reverse_loops``, ``reverse_calls`` (rules and the user's own
-functions) and ``reverse_stores`` (element updates and containers).
+functions) and ``reverse_stores`` (element updates and containers). The example runs the
+whole pipeline: ``prove_finishes`` found that ``finish(dx, x)`` could only return ``dx``.
 
 >>> import numpy as np
 >>> from srcad.pipeline import Options, transform
@@ -27,7 +28,7 @@ def f_adjoint(x, v=None):
     # line 2: return np.sin(x) * 2.0
     d_t1 = d_t2 * 2.0
     dx = d_t1 * np.cos(x)
-    return finish(dx, x)
+    return dx
 """
 import gast
 
