@@ -54,6 +54,7 @@ def _as_real(x, inside):
     return x
 
 
+_FLOAT64 = np.dtype(np.float64)
 _NATIVE_FLOATS = tuple(np.dtype(t) for t in (np.float64, np.float32, np.float16, np.longdouble))
 
 
@@ -331,7 +332,7 @@ def cotangent_like(v, shape, dtype):
     dtype is cast to the output's, as PyTorch's ``backward`` casts a gradient (and
     ``passes.proven_finish`` relies on it)."""
     if v.__class__ is np.ndarray and v.shape == shape:  # the common call: nothing to check
-        return v if v.dtype is _OUTPUT_DTYPES[dtype] else in_output_dtype(v, dtype)
+        return v if v.dtype is _FLOAT64 and dtype == "float64" else in_output_dtype(v, dtype)
     if shape == () and v.__class__ in _REAL_SCALARS:
         return v
     if v is None:
@@ -349,21 +350,10 @@ def cotangent_like(v, shape, dtype):
                          "pass v with the output's shape")
 
 
-class _Dtypes(dict):
-    """A dtype's name in generated code -> the (interned) dtype: one lookup, no call."""
-
-    def __missing__(self, name):
-        dtype = self[name] = np.dtype(name)
-        return dtype
-
-
-_OUTPUT_DTYPES = _Dtypes()
-
-
 def in_output_dtype(v, dtype):
     """The array ``v`` in the output's ``dtype`` (or its name) where that is a float one
     (lazily for a Dask array): a cotangent is cast as PyTorch's ``backward`` casts it."""
-    dtype = _OUTPUT_DTYPES[dtype] if dtype.__class__ is str else dtype
+    dtype = np.dtype(dtype)
     return v.astype(dtype) if dtype.kind == "f" and v.dtype != dtype else v
 
 
