@@ -341,6 +341,8 @@ def cotangent_like(v, shape, dtype):
         raise CotangentError(not_scalar(f"shape {shape}"))
     if isinstance(v, _CONTAINERS):
         raise _not_an_array(v, shape)
+    if isinstance(v, np.ndarray):  # a subclass (np.matrix) gives its own class to every product
+        v = np.asarray(v)
     vshape = shape_of(v)
     if vshape == shape:
         return in_output_dtype(v, dtype) if shape else v

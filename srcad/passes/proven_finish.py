@@ -38,8 +38,6 @@ Read off the generated code itself, fail closed:
 >>> [A.anno(c, "proven", False) for c in fn.body[-1].value.elts]  # dB is a view of A
 [True, False]
 """
-import collections
-
 import gast
 import numpy as np
 
