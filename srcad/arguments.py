@@ -37,7 +37,7 @@ from . import sourcemap
 from .errors import ArgumentError, CotangentError, WrtError
 from .guards import Guard, defaults_of, same_defaults
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
-from .pytrees import field_names, is_dataclass_instance, rebuilt
+from .pytrees import field_names, is_dataclass_instance, rebuilt, remade
 from .protocol import copy_array, protocol_array
 
 CONTAINERS = (list, tuple, dict)
@@ -390,7 +390,7 @@ def checked_cotangent(v, where_, what="cotangent"):
     elif cls is list or cls is tuple:
         return cls(checked_cotangent(item, where_, what) for item in v)
     elif isinstance(v, tuple) and hasattr(v, "_fields"):  # a named tuple output's cotangent
-        return cls(*(checked_cotangent(item, where_, what) for item in v))
+        return remade(v, [checked_cotangent(item, where_, what) for item in v])
     elif isinstance(v, np.floating):
         return v
     elif is_dataclass_instance(v):  # a dataclass argument's tangent
@@ -421,7 +421,7 @@ def snapshot(x):
         return {k: snapshot(item) for k, item in x.items()}
     if isinstance(x, tuple):
         items = [snapshot(item) for item in x]
-        return cls(*items) if hasattr(x, "_fields") else cls(items)
+        return remade(x, items) if hasattr(x, "_fields") else cls(items)
     if is_dataclass_instance(x):
         return rebuilt(x, {k: snapshot(getattr(x, k)) for k in field_names(x)})
     return x

@@ -42,6 +42,16 @@ def rebuilt(x, values):
     return out
 
 
+def remade(x, items):
+    """A named tuple of ``x``'s class holding ``items``, without running a ``__new__`` of
+    yours (one that scales or checks its arguments would change them again), with ``x``'s
+    other attributes."""
+    out = tuple.__new__(type(x), items)
+    if getattr(x, "__dict__", None):
+        out.__dict__.update(x.__dict__)
+    return out
+
+
 def _field_position(obj, name):
     """Where ``obj.name`` lives in ``obj``'s adjoint: an index for a named tuple (whose
     adjoint is a list like its items), a key for a dataclass (a dict by field)."""
@@ -121,7 +131,7 @@ def _rebuild(template, it):
     if isinstance(template, (list, tuple)):
         items = [_rebuild(t, it) for t in template]
         if hasattr(type(template), "_fields"):
-            return type(template)(*items)
+            return remade(template, items)
         return type(template)(items) if isinstance(template, tuple) else items
     if is_dataclass_instance(template):
         return rebuilt(template, {name: _rebuild(getattr(template, name), it) for name in field_names(template)})

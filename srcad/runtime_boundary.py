@@ -12,7 +12,7 @@ import numpy as np
 
 from .errors import CotangentError, SrcadError, UnsupportedCaseError, not_scalar
 from .protocol import copy_array, is_array, protocol_array, shape_of, size_of
-from .pytrees import by_field, field_names, is_dataclass_instance, rebuilt
+from .pytrees import by_field, field_names, is_dataclass_instance, rebuilt, remade
 from .runtime_adjoints import _CONTAINERS, _REAL_SCALARS, _grad_dtype, unbroadcast, zeros_like
 
 
@@ -49,7 +49,7 @@ def _as_real(x, inside):
                 return {k: _as_real(v, True) for k, v in x.items()}
             items = [_as_real(v, True) for v in x]
             if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.eigh's result
-                return type(x)(*items)
+                return remade(x, items)
             return type(x)(items)
     return x
 
@@ -83,7 +83,7 @@ def _finish(g, x, shared, real_only):
     if isinstance(x, _CONTAINERS):
         items = [_finish(gi, xi, shared, real_only) for gi, xi in zip(g, x)]
         if hasattr(x, "_fields"):  # a namedtuple such as np.linalg.slogdet's result
-            return type(x)(*items)
+            return remade(x, items)
         return tuple(items) if isinstance(x, tuple) else items
     if protocol_array(x) or (protocol_array(g) and isinstance(x, np.ndarray)):
         return _finish_protocol(g, x, shared)  # a gradient that depends on a Dask array stays one
@@ -327,10 +327,8 @@ def _placed_like(v, y):
 
 def cotangent_like(v, shape, dtype):
     """``cotangent(v, y)`` for an output whose shape and dtype are known when the code is
-    generated: the output itself need not be computed to check ``v``. For an array output
-    of a float dtype it returns an array of that shape and dtype: a ``v`` of another float
-    dtype is cast to the output's, as PyTorch's ``backward`` casts a gradient (and
-    ``passes.proven_finish`` relies on it)."""
+    generated: the output itself need not be computed to check ``v``. For a float64 array
+    output it returns a float64 array of that shape (``passes.proven_finish`` relies on it)."""
     if v.__class__ is np.ndarray and v.shape == shape:  # the common call: nothing to check
         return v if v.dtype is _FLOAT64 and dtype == "float64" else in_output_dtype(v, dtype)
     if shape == () and v.__class__ in _REAL_SCALARS:
@@ -353,10 +351,11 @@ def cotangent_like(v, shape, dtype):
 
 
 def in_output_dtype(v, dtype):
-    """The array ``v`` in the output's ``dtype`` (or its name) where that is a float one
-    (lazily for a Dask array): a cotangent is cast as PyTorch's ``backward`` casts it."""
-    dtype = np.dtype(dtype)
-    return v.astype(dtype) if dtype.kind == "f" and v.dtype != dtype else v
+    """The array ``v`` as float64 where the output's ``dtype`` (or its name) is float64
+    (lazily for a Dask array): exact for a narrower float or an integer ``v``, and the adjoint
+    is computed in the output's precision. A cotangent of another output keeps its dtype
+    (cast to a float16 output, 1e5 would be inf)."""
+    return v.astype(_FLOAT64) if np.dtype(dtype) is _FLOAT64 and v.dtype is not _FLOAT64 else v
 
 
 def _one_value(v, shape):

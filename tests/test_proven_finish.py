@@ -94,17 +94,27 @@ def test_which_calls_are_dropped(tmp_path, body, dropped):
     assert returned.count("finish(") == 3 - dropped, d.adjoint_source
 
 
-def test_float32_output_with_a_float64_cotangent(tmp_path):
-    """v is cast to the output's dtype, as PyTorch's backward casts it: the gradient is float32
-    and equals the one computed from v in float32."""
+def test_cotangents_of_other_dtypes(tmp_path):
+    """For a float64 output, v becomes float64 first (exact for float32 v): the gradient is
+    that of v.astype(float64). For a float32 or float16 output, v keeps its dtype (a float64
+    v of 1e5 is no inf for a float16 output) and the gradient takes the argument's dtype."""
     fn = getattr(_module(tmp_path, "mixed", "def f(X, W, b):\n    return X @ W\n"), "f")
+    half = getattr(_module(tmp_path, "half", "def f(X):\n    return (X * 2.0).astype(np.float16)\n"), "f")
     rng = np.random.default_rng(5)
-    args = _arguments(rng, (np.float32, np.float32, np.float32))
+    args = _arguments(rng, (np.float64,) * 3)
+    v32 = rng.standard_normal((3, 5)).astype(np.float32)
+    dX, dW, db = srcad.differentiable(fn, wrt=(0, 1, 2)).adjoint(*args, v32)
+    assert dX.dtype == dW.dtype == db.dtype == np.float64
+    np.testing.assert_array_equal(dX, v32.astype(np.float64) @ args[1].T)
+    np.testing.assert_array_equal(db, np.zeros(5))
+    args32 = _arguments(rng, (np.float32,) * 3)
     v = rng.standard_normal((3, 5))
-    dX, dW, db = srcad.differentiable(fn, wrt=(0, 1, 2)).adjoint(*args, v)
-    assert dX.dtype == dW.dtype == db.dtype == np.float32
-    np.testing.assert_array_equal(dX, v.astype(np.float32) @ args[1].T)
-    np.testing.assert_array_equal(db, np.zeros(5, np.float32))
+    dX, dW, _ = srcad.differentiable(fn, wrt=(0, 1, 2)).adjoint(*args32, v)
+    assert dX.dtype == dW.dtype == np.float32
+    np.testing.assert_array_equal(dX, (v @ args32[1].T.astype(np.float64)).astype(np.float32))
+    X = rng.standard_normal(3)
+    g = srcad.adjoint(half)(X, np.full(3, 1e5))
+    np.testing.assert_array_equal(g, np.full(3, 2e5))
 
 
 def test_a_gradient_returned_twice_is_not_one_array(tmp_path):

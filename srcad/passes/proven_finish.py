@@ -13,8 +13,8 @@ Read off the generated code itself, fail closed:
   an arithmetic update in place of one (``dX += g``: the same array, of its shape and
   dtype), and no parameter is bound; the statements are followed in order;
 - each value is a parameter the key proves an ndarray of at least one dimension (its shape
-  and dtype), the cotangent checked against the output's known shape (``cotangent_like``
-  returns an array of that shape and dtype), a number literal, or ``a @ b``, ``+ - * / **``,
+  and dtype), the cotangent checked against a float64 output's known shape (``cotangent_like``
+  returns a float64 array of that shape), a number literal, or ``a @ b``, ``+ - * / **``,
   unary minus, ``a.T`` or a call of a NumPy ufunc on such values (shapes by NumPy's rules,
   dtypes by NumPy itself on one-element arrays);
 - ``g`` holds an array made by ``@``, arithmetic or a ufunc (new memory, no view) that no
@@ -142,14 +142,14 @@ def _value(expr, known, params, specs, cotangent, resolve):
 
 
 def _cotangent(args, cotangent):
-    """``cotangent_like(v, shape, dtype)``: an array of that shape and (float) dtype."""
+    """``cotangent_like(v, shape, 'float64')``: a float64 array of that shape."""
     if not (len(args) == 3 and isinstance(args[0], gast.Name) and args[0].id == cotangent
             and isinstance(args[1], gast.Tuple) and args[1].elts
             and all(isinstance(n, gast.Constant) and type(n.value) is int for n in args[1].elts)
             and isinstance(args[2], gast.Constant) and isinstance(args[2].value, str)):
         return None
     dtype = np.dtype(args[2].value)
-    return _Array([n.value for n in args[1].elts], dtype, False) if dtype in _FLOATS else None
+    return _Array([n.value for n in args[1].elts], dtype, False) if dtype == np.float64 else None
 
 
 def _ufunc(func, resolve):
