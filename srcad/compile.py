@@ -347,10 +347,12 @@ class Module:
         guard = self._callee_guard(fn, compiled)
         return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
-    def jvp_callee(self, fn, wrt, container_params, source, node, classes=()):
-        """The jvp function of the user's function ``fn`` and its tangent parameter names."""
+    def jvp_callee(self, fn, wrt, container_params, source, node, classes=(), arrays=(), numbers=()):
+        """The jvp function of the user's function ``fn`` and its tangent parameter names;
+        ``arrays``, ``numbers``: its parameters the caller gives arrays or numbers, Python numbers."""
         try:
-            compiled = compile_jvp(fn, wrt, container_params, caller=(source, node), classes=classes)
+            compiled = compile_jvp(fn, wrt, container_params, caller=(source, node), classes=classes, arrays=arrays,
+                                   numbers=numbers)
         except SrcadError as exc:
             raise _at_the_call(exc, fn, source, node, "register_jvp") from None
         return self._callee_function(self._callee_guard(fn, compiled), 0), compiled.tangent_params

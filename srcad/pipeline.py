@@ -175,7 +175,7 @@ def _forward_stages(source, wrt, options, module):
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("check_operators", lambda node: check_operators(node, source, options.param_classes)),
-        ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee)),
+        ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee, _argument_kinds(options)[1])),
         ("restore_regions", restore_regions),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),
         ("bind_builtins", module.bind_builtins),

@@ -32,7 +32,7 @@ UNSUPPORTED = [
     (e.in_place_sort, "y.sort()", "cannot see what the call .sort() changes in 'y'"),
     (e.local_function_value, "return f(x)", "local variable"),
     (e.calls_unknown, "undefined_function", "is not defined"),
-    (e.fills_in_helper, "np.copyto", "cannot see what the call"),
+    (e.fills_in_helper, "np.put", "cannot see what the call"),
     (e.sums_into_out, "out=y", "with out= (it writes into an existing array)"),
 ]
 

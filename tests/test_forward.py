@@ -248,7 +248,13 @@ def scatters_into(x):
 
 def copies_into(x):
     S = np.zeros(3)
-    np.copyto(S, x)
+    np.copyto(S, x)  # the store S[...] = x
+    return S
+
+
+def puts_into(x):
+    S = np.zeros(3)
+    np.put(S, [0, 2], x)
     return S
 
 
@@ -256,8 +262,11 @@ def test_add_at_adds_tangents_and_other_effect_calls_are_errors():
     y, y_dot = srcad.jvp(scatters_into, (1.5,), (1.0,))
     np.testing.assert_array_equal(y, [3.0, 0.0, 0.0])
     np.testing.assert_array_equal(y_dot, [2.0, 0.0, 0.0])
+    y, y_dot = srcad.jvp(copies_into, (1.5,), (2.0,))
+    np.testing.assert_array_equal(y, [1.5, 1.5, 1.5])
+    np.testing.assert_array_equal(y_dot, [2.0, 2.0, 2.0])
     with pytest.raises(srcad.SrcadError):
-        srcad.jvp(copies_into, (1.0,), (1.0,))
+        srcad.jvp(puts_into, (1.0,), (1.0,))
 
 
 def test_generated_source_is_readable_and_materializes_zeros_where_paths_join():

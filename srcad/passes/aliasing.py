@@ -91,12 +91,46 @@ def _fresh(value):
                                                      or callee.kind == "method" and callee.name in FRESH_METHODS)
 
 
-def _stale_message(update, text, updated, reader, made, copied, line):
+def _sibling_parts(text, update, through, reader):
+    """``(part, holder)`` where the updated name was bound to a part of an object, list or dict
+    (``rm = self.running_mean``: ``self.running_mean``, ``self``) and ``reader`` is an operand of
+    the update, the holder, or another part of it (``self.momentum``): srcad relates the two
+    through the holder only, so the message names the part, never the operand. Else None."""
+    if not isinstance(through, gast.Assign):
+        return None
+    part = text.expand(A.deepcopy(through.value), 0)
+    if not _named_part(part):
+        return None
+    holder, other = A.to_source(part.value).strip(), text.expr(reader, 0)
+    operand = reader in A.names_read(update.value)
+    if not (operand or A.to_source(other).strip() == holder
+            or (_named_part(other) and A.to_source(other.value).strip() == holder)):
+        return None
+    return A.to_source(part).strip(), holder
+
+
+def _named_part(expr):
+    """``obj.attr`` or ``d["key"]``: a part of a holder by a name written in the code."""
+    return isinstance(expr, gast.Attribute) or (isinstance(expr, gast.Subscript)
+                                                 and isinstance(expr.slice, gast.Constant))
+
+
+def _stale_message(update, text, updated, reader, made, copied, line, through):
     in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
     where = f" (line {made_line})" if made_line else ""
     after = f"after it (line {line})" if line else "after it"
     written, read = text(updated), text(reader)
+    sibling = _sibling_parts(text, update, through, reader) if in_place is not None else None
+    if sibling is not None:
+        part, holder = sibling
+        bound_line = getattr(A.anno(through, "origin") or through, "lineno", None)
+        return (f"'{written} {in_place[2]}= ...' updates '{written}' in place, and with it '{part}', which "
+                f"'{written}' is{f' (line {bound_line})' if bound_line else ''}; " + (
+                    f"'{holder}', which holds it, is read {after}: write " if read == holder else
+                    f"'{read}' is read {after}, and srcad cannot tell whether it shares memory with '{part}' (both "
+                    f"are reached through '{holder}'): write ") +
+                f"'{written} = {written} {in_place[2]} ...' to make a new array (which leaves '{part}' as it was)")
     if isinstance(update, gast.Assign) and isinstance(update.value, gast.Call) and updated == reader:
         return (f"{describe_call(update.value)} updates its argument '{written}' in place, and '{written}' is read "
                 f"{after.replace('after it', 'after the call')}; srcad differentiates the function on a copy of "

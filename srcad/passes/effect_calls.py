@@ -26,9 +26,14 @@ def f(x):
     _t1 = L[0]
     return _t1
 """
+import inspect
+
 import gast
+import numpy as np
 
 from .. import astutil as A
+from .. import runtime
+from .binding import helper_call
 from .fresh import effect_call
 
 
@@ -52,6 +57,73 @@ def effect_value(norm, e, callee, out):
         norm.stmt_Expr(gast.Expr(value=e), out)
         return gast.Subscript(value=A.deepcopy(receiver), slice=A.deepcopy(key), ctx=gast.Load())
     return None
+
+
+def library_store(norm, call, out, node):
+    """Emit ``np.fill_diagonal(a, v, wrap)`` on a named array as ``a[diagonal_positions(a, v, wrap,
+    where)] = v`` and ``np.copyto(a, v)`` as ``check_copyto(a, v); a[...] = v`` (``runtime_stores``):
+    element stores, which srcad differentiates, and whose memory it checks, as if written so.
+    ``call`` has atoms for operands; ``node`` is the user's statement. True if it was one."""
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object" or not (callee.obj is np.fill_diagonal or callee.obj is np.copyto):
+        return False
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    try:
+        bound = inspect.signature(callee.obj).bind(*call.args, **{k.arg: k.value for k in call.keywords}).arguments
+    except TypeError:
+        return False  # (Python's own error, where the call runs)
+    if callee.obj is np.fill_diagonal:
+        target, value = bound["a"], bound["val"]
+        if not isinstance(target, gast.Name):
+            return False
+        where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}")
+        positions = helper_call("diagonal_positions", runtime.diagonal_positions, A.load(target.id),
+                                A.deepcopy(value), bound.get("wrap", A.const(False)), where)
+        index = norm.atom(positions, out)
+    else:
+        target, value = bound["dst"], bound["src"]
+        if set(bound) != {"dst", "src"} or not isinstance(target, gast.Name):
+            return False  # casting= or where=: not a plain store
+        out.append(gast.Expr(value=helper_call("check_copyto", runtime.check_copyto, A.load(target.id),
+                                               A.deepcopy(value))))
+        index = A.const(Ellipsis)
+    norm.assign_to(gast.Subscript(value=A.load(target.id), slice=index, ctx=gast.Store()), value, out)
+    return True
+
+
+# What to write instead of a call changing an array ``a`` in place that srcad does not
+# differentiate: an assignment it does (for messages). By NumPy function, then by method name.
+_ASSIGNMENTS = [
+    (np.put, "{a}[np.unravel_index(ind, {a}.shape)] = v"),
+    (np.place, "{a}[mask] = vals"),
+    (np.putmask, "{a} = np.where(mask, values, {a})"),
+    (np.copyto, "{a} = np.where(where, src, {a})"),
+    (np.fill_diagonal, "{a} = np.where(np.eye(*{a}.shape, dtype=bool), val, {a})"),
+]
+_METHOD_ASSIGNMENTS = {"sort": "{a} = np.sort({a})", "partition": "{a} = np.partition({a}, kth)",
+                       "fill": "{a}[...] = value", "put": "{a}[np.unravel_index(ind, {a}.shape)] = v",
+                       "shuffle": "{a} = {a}[{rng}.permutation(len({a}))]"}
+
+
+def assignment_instead(call, changed):
+    """``"write '...' instead"``: the assignment that does what ``call`` does to the array named
+    ``changed`` in place (an array of srcad's own, ``a``), or advice to assign a new array."""
+    callee = A.anno(call, "callee")
+    a = changed if changed and not changed.startswith("_") else "a"
+    form = None
+    if callee is not None and callee.kind == "object":
+        form = next((f for fn, f in _ASSIGNMENTS if callee.obj is fn), None)
+        name = getattr(callee.obj, "__name__", "")
+    else:
+        name = callee.name if callee is not None else ""
+    form = form or _METHOD_ASSIGNMENTS.get(name)
+    if form is None:
+        return f"assign a new value to '{a}' instead of changing it in place"
+    receiver = call.func.value if isinstance(call.func, gast.Attribute) else None  # rng of rng.shuffle
+    ours = receiver is None or any(n.startswith("_") for n in A.names_read(receiver))  # srcad's temporary
+    rng = "rng" if ours else A.to_source(receiver).strip()
+    return f"write '{form.format(a=a, rng=rng)}' instead"
 
 
 def check_assert(norm, s):

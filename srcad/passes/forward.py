@@ -53,8 +53,11 @@ from .callees import method_call
 class _Forward(CallTangents):
     """The tangent code of one function, statement by statement (calls: ``CallTangents``)."""
 
-    def __init__(self, node, source, wrt, refs, callees):
+    def __init__(self, node, source, wrt, refs, callees, numbers):
         self.node, self.source = node, source
+        # the parameters given Python numbers, where never bound again: a function of yours they are passed
+        # to is compiled knowing it, and the arrays it is given (``"array_arguments"``, passes.memory)
+        self.numbers = set(numbers) - A.names_stored(node)
         self.namer = A.anno(node, "namer")
         self.active = A.anno(node, "active")
         self.varied = A.anno(node, "varied") or set()  # active, or varied only through what no output reads
@@ -409,15 +412,16 @@ class _Forward(CallTangents):
         return pre + [new]
 
 
-def forward(node, source, wrt, refs, callees):
+def forward(node, source, wrt, refs, callees, numbers=()):
     """Build ``f_jvp`` from ``node`` (A-normal form with activity); see the module doc.
+    ``numbers``: the parameters the code is only ever given Python numbers.
 
     The new ``FunctionDef`` carries the annotation ``"tangent_params"`` (parameter name ->
     name of its tangent parameter).
     """
     from .. import runtime
 
-    fw = _Forward(node, source, wrt, refs, callees)
+    fw = _Forward(node, source, wrt, refs, callees, numbers)
     body = list(node.body)
     ret = body.pop() if body and isinstance(body[-1], gast.Return) else gast.Return(value=A.const(None))
     params = [a.id for a in node.args.args]

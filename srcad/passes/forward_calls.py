@@ -101,7 +101,7 @@ class CallTangents:
             touched |= A.names_read(arg)
         if callee.kind == "method" and isinstance(call.func.value, gast.Name):
             if callee.name not in registry.NONDIFF_METHODS and (touched | {call.func.value.id}) & self.varied:
-                refuse_effect_call(self.source, callee, sorted((touched | {call.func.value.id}) & self.varied),
+                refuse_effect_call(self.source, call, sorted((touched | {call.func.value.id}) & self.varied),
                                    A.anno(s, "origin") or s)
             return []
         varied = touched & self.varied  # stored in a global, a value no output reads may be read back
@@ -112,7 +112,7 @@ class CallTangents:
             return []
         if registry.lookup(registry.JVP, callee.obj) is None:  # np.fill_diagonal(buf, v), a helper filling buf
             if varied:
-                refuse_effect_call(self.source, callee, sorted(varied), A.anno(s, "origin") or s)
+                refuse_effect_call(self.source, call, sorted(varied), A.anno(s, "origin") or s)
             return []
         if not any(n in self.active or self.get(n) != ZERO for n in touched):
             return []
@@ -133,8 +133,11 @@ class CallTangents:
             return [s]
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)
+        arrays, numbers = ([p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in known]
+                           for known in (A.anno(rhs, "array_arguments") or (), self.numbers))
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
-                                              classes=argument_classes(self.node, bound.arguments, self.source))
+                                              classes=argument_classes(self.node, bound.arguments, self.source),
+                                              arrays=tuple(arrays), numbers=tuple(numbers))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + keyword_defaults(fn, bound, self.refs) + tangents

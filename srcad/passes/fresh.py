@@ -66,7 +66,7 @@ FRESH_FUNCTIONS = _numpy(
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
-     runtime.full_of, runtime.padded}
+     runtime.full_of, runtime.padded, runtime.diagonal_positions}
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
@@ -106,7 +106,7 @@ ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), run
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",
                                "diag_indices",
                                "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-                               "triu_indices_from", "unravel_index")
+                               "triu_indices_from", "unravel_index") | {runtime.diagonal_positions}
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
 FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",
                   "argsort", "all", "any", "cumsum", "cumprod", "dot", "trace", "round", "clip", "flatten",
@@ -121,7 +121,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-NO_EFFECT = {builtins.print, check_recomputed, runtime.real_constant, runtime.numeric_constant, runtime.read_again,
+NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.real_constant, runtime.numeric_constant, runtime.read_again,
              runtime.inexact_result, runtime.numba_refuses, check_method,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 

@@ -34,8 +34,10 @@ and loop passes do).
 ['v']
 """
 import copy
+import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import runtime
@@ -43,6 +45,7 @@ from ..sharing import copy_for_calls
 from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
                     stores_in_a_global, updates_first_argument, value_reads)
+from .effect_calls import assignment_instead
 from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_values import Memory, Values, bind_call
@@ -50,7 +53,8 @@ from .memory_values import Memory, Values, bind_call
 
 class Refusal(Exception):
     """An in-place update srcad cannot follow; ``check_aliasing`` makes it a srcad error.
-    ``message`` is text, or for a stale read (updated, reader, binding, copied name, line)."""
+    ``message`` is text, or for a stale read (updated, reader, binding, copied name, line,
+    the binding of the updated name the update went through or None)."""
 
     def __init__(self, message, node):
         super().__init__(message)
@@ -329,9 +333,9 @@ class _Flow(Values):
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
                 raise Refusal(
-                    f"srcad cannot see what the call {describe_call(call)} changes in '{arg.id}', whose earlier value "
-                    f"an earlier statement read and the derivative may need; call it on a copy "
-                    f"('{arg.id} = {arg.id}.copy()' first) or assign its result instead", s)
+                    f"srcad cannot see what the call {describe_call(call)} changes in '{arg.id}', whose value before "
+                    "the call the derivative may need (the statement that made it, or one that read it, may keep it "
+                    f"for the reverse sweep); {assignment_instead(call, arg.id)}", s)
         for arg in changed:
             state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
         return state
@@ -375,11 +379,23 @@ class _Flow(Values):
             if arguments and kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
-                    f"srcad never changes the caller's arrays: copy first ('{name} = ...copy()')", s)
+                    f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, name, None)})", s)
             if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
-                    f"srcad does not change arrays outside the function: copy first ('{name} = {owner}.copy()')", s)
+                    f"srcad does not change arrays outside the function: copy first "
+                    f"({self.copy_hint(state, name, owner)})", s)
+
+    def copy_hint(self, state, name, owner):
+        """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on
+        every path), else of the global array ``owner``; never a copy of an object."""
+        bound = state.bound.get(name) if name not in state.ambiguous else None
+        made = bound[1] if bound else None
+        if isinstance(made, gast.Assign) and isinstance(made.targets[0], gast.Name) and made.targets[0].id == name:
+            return f"'{name} = {A.to_source(made.value).strip()}.copy()'"
+        if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
+            return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
+        return f"'{name} = ....copy()' where '{name}' is assigned"
 
     def tracked(self, state, name):
         """``name``, entered in ``state`` if it is an argument or a global not bound yet, so a
@@ -389,13 +405,13 @@ class _Flow(Values):
         return name
 
     def refuse_stale(self, name, state, read):
-        updated, update, _ = state.stale[name]
+        updated, update, through = state.stale[name]
         # the name bound later is the one that made the two share memory: copy there
         later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound),
                     key=lambda b: b[0], default=(0, None, updated))
         made = A.anno(later[1], "origin") if later[1] is not None else None
         line = getattr(A.anno(read, "origin") or read, "lineno", None)
-        raise Refusal((updated, name, made, later[2], line), update)
+        raise Refusal((updated, name, made, later[2], line, through[1] if through else None), update)
 
 
 def _copies(rhs):
@@ -476,7 +492,21 @@ def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=()):
     known to be given arrays or numbers (whose ``.copy()`` shares nothing), ``lookup(name)`` the
     object a global name denotes (types and modules hold nothing an update reaches), ``numbers``
     the parameters given Python numbers (immutable: no update reaches them either), ``keyed``
-    those given dicts whose keys are strings."""
+    those given dicts whose keys are strings. Annotates each call of a function of yours with
+    ``"array_arguments"``: the names it is given that are arrays or numbers on every path."""
+    known = {}  # id(call) -> (call, the names it is given that are arrays or numbers on every path)
+
+    def note_array_arguments(s, state):
+        call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+        if callee is not None and callee.kind == "object" and isinstance(callee.obj, types.FunctionType):
+            names = {a.id for a in call.args + [k.value for k in call.keywords]
+                     if isinstance(a, gast.Name) and flow.memory(state, a).array}
+            known[id(call)] = (call, names & known[id(call)][1] if id(call) in known else names)
+
+    flow = _Flow(params, stmts, check=True, on_statement=note_array_arguments, arrays=arrays, lookup=lookup,
+                 numbers=numbers, keyed=keyed)
     with summaries_kept():
-        _Flow(params, stmts, check=True, arrays=arrays, lookup=lookup, numbers=numbers, keyed=keyed).block(
-            stmts, State())
+        flow.block(stmts, State())
+    for call, names in known.values():  # a function of yours is compiled knowing them (forward mode)
+        A.set_anno(call, "array_arguments", names)

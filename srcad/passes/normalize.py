@@ -53,7 +53,7 @@ from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
 from .records import record_call, record_fields
 from .callees import Callee, local_names, method_call
-from .effect_calls import check_assert, effect_value
+from .effect_calls import check_assert, effect_value, library_store
 from .method_calls import method_check
 from .resolve_calls import resolve_calls
 from .statements import prepare_region
@@ -181,6 +181,8 @@ class _Normalizer:
         if isinstance(s.value, gast.Call):
             A.set_anno(s.value, "for_effect", True)  # a helper updating its arguments is inlined
             call = self.call(s.value, out)
+            if call is not None and library_store(self, call, out, s):
+                return
             if call is not None:
                 if method_call(call, "append") and call.func.value.id in self.updated_items and len(call.args) == 1:
                     out.append(unshared_store_check(self, call.func.value.id, None, call.args[0], s))

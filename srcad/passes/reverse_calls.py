@@ -29,7 +29,8 @@ from ..source import identifier, srcad_api_function
 from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
-from .fresh import only_logs, stores_in_a_global
+from .effect_calls import assignment_instead
+from .fresh import effect_targets, only_logs, stores_in_a_global
 
 
 class _CallSite:
@@ -306,21 +307,22 @@ class Calls:
             operands.append(call.func.value)
         touched = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & self.varied)
         if touched:
-            refuse_effect_call(self.source, callee, touched, A.anno(s, "origin") or s)
+            refuse_effect_call(self.source, call, touched, A.anno(s, "origin") or s)
 
 
-def refuse_effect_call(source, callee, touched, node):
-    """Refuse a call made for its effect on values that carry derivatives (``touched``, their
+def refuse_effect_call(source, call, touched, node):
+    """Refuse ``call``, made for its effect on values that carry derivatives (``touched``, their
     names), in both modes: srcad cannot see what the call changes."""
+    callee = A.anno(call, "callee")
     what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
     named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
     which = f"'{named[0]}', which carries" if named else "a value carrying"
     refuse_storing_in_a_global(source, callee, what, named, node)
+    changed = effect_targets(gast.Expr(value=call))
     raise source.syntax_error(
         f"srcad does not differentiate the call {what} made for its effect on {which} a derivative: it "
-        "cannot see what the call changes; write the update as an assignment (y[:] = value, not "
-        "y.fill(value) or np.copyto(y, value); y = np.sort(y), not y.sort()), or wrap the argument in "
-        "srcad.stop_gradient if no derivative should flow", node)
+        f"cannot see what the call changes; {assignment_instead(call, min(changed) if changed else None)}, "
+        "or wrap the argument in srcad.stop_gradient if no derivative should flow", node)
 
 
 def refuse_storing_in_a_global(source, callee, what, named, node):

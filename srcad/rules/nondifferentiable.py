@@ -14,6 +14,7 @@ from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, missing_name
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..registry import register_nondifferentiable
+from ..runtime_stores import check_copyto, diagonal_positions
 
 _numpy = [
     "zeros", "ones", "empty", "eye", "identity",
@@ -46,4 +47,6 @@ register_nondifferentiable(check_list_slice, reason="it only checks that a list 
 register_nondifferentiable(check_unshared_item, check_unshared_store, check_unshared_arguments,
                            reason="it only checks that an updated item is no other item's array")
 register_nondifferentiable(check_recomputed, reason="it only checks a checkpointed loop's recomputed segment")
+register_nondifferentiable(diagonal_positions, reason="it computes positions")
+register_nondifferentiable(check_copyto, reason="it only checks that np.copyto could cast its source")
 register_nondifferentiable(missing_name, reason="it raises: the name it stands for did not exist")

@@ -1,0 +1,31 @@
+"""What NumPy's in-place functions write, so that ``normalize`` can make a call of one an
+element store srcad differentiates (``passes.effect_calls.library_store``):
+``np.fill_diagonal(a, v)`` is ``a[diagonal_positions(a, v)] = v`` and ``np.copyto(a, v)`` is
+``check_copyto(a, v); a[...] = v``. Both raise where the NumPy call would fail, or where the store
+would not be that call."""
+import numpy as np
+
+from .errors import UnsupportedCaseError
+
+
+def diagonal_positions(a, val, wrap, where):
+    """The positions ``np.fill_diagonal(a, val, wrap)`` (at ``where``, ``file:line``) writes,
+    as an index (NumPy's errors too). The store ``a[positions] = val`` is that call where ``val`` is one number or one per
+    position; NumPy repeats or cuts any other ``val`` to fit, which a store does not: refused."""
+    marks = np.zeros_like(a, dtype=bool)
+    np.fill_diagonal(marks, True, wrap=wrap)
+    positions = np.nonzero(marks)
+    count = positions[0].size  # (fill_diagonal refuses an array of fewer than 2 dimensions)
+    if np.ndim(val) > 1 or np.size(val) not in (1, count):
+        raise UnsupportedCaseError(
+            f"{where}: np.fill_diagonal(a, val) with val of shape {np.shape(val)}: srcad writes val to the {count} "
+            "diagonal positions as an element store, which takes one number or one per position; NumPy repeats "
+            f"or cuts any other val to fit: pass np.resize(val, {count}) instead")
+    return positions
+
+
+def check_copyto(dst, src):
+    """Raise NumPy's error where ``np.copyto(dst, src)`` would fail to cast ``src`` into
+    ``dst``'s dtype (casting ``same_kind``), which the store ``dst[...] = src`` would do silently."""
+    if isinstance(dst, np.ndarray) and np.result_type(src) != dst.dtype:
+        np.copyto(np.empty_like(dst), src)
