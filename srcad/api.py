@@ -9,7 +9,8 @@ How arguments are passed, everywhere:
 - ``adjoint(*args, v)``: the cotangent is the keyword ``v=`` when the function has no
   parameter named ``v`` (and no ``**kwargs``); otherwise, and always when given positionally,
   it is the last positional argument beyond those the function requires.
-  ``hvp(f)(*args, v)`` takes its vector last, positionally.
+  ``hvp(f)(*args, v)`` takes its vector last, positionally. ``jacobian``, ``hessian`` and
+  ``hvp`` find the arguments they differentiate by position (``Signature.split``).
 - A bound method (``srcad.grad(model.loss)``, or a ``@srcad.differentiable`` method used
   through an instance) holds ``self`` constant and ``wrt`` counts the arguments after it;
   a ``functools.partial`` holds its arguments constant; a function wrapped by another
@@ -271,12 +272,12 @@ def source_function(fun, args):
     return _forward_target(fun, tuple(args))[0]
 
 
-def _forward_target(fun, args):
-    """``(function, prefix, fixed)``: what forward mode transforms for ``fun(*args)``, with
-    the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.unbind``)."""
+def _forward_target(fun, args, kwargs=None):
+    """``(function, prefix, fixed)``: what forward mode transforms for ``fun(*args, **kwargs)``,
+    with the arguments bound in front of ``args`` and the keywords fixed (see ``arguments.unbind``)."""
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None:
-        return unwrap(inner._functions(*inner._bind(args, {}))[0]), inner._prefix, inner._fixed
+        return unwrap(inner._functions(*inner._bind(args, kwargs or {}))[0]), inner._prefix, inner._fixed
     if isinstance(fun, Differentiable):
         return fun._source_function(args), fun._prefix, fun._fixed
     fn, prefix, fixed, _ = unbind(fun)

@@ -243,6 +243,34 @@ class Signature:
         bound.apply_defaults()  # every parameter by position, *args a tuple and **kwargs a dict
         return tuple(bound.arguments.values()), {}
 
+    def split(self, args, kwargs, fixed):
+        """A call with keywords rearranged as ``(positional, keywords)`` for the transforms that
+        find their arguments by position (``srcad.derivatives``): every positional parameter by
+        position, its default where left out, keywords for the keyword-only ones and
+        ``**kwargs``. ``args`` starts with the bound prefix; ``fixed`` (a partial's keywords)
+        is left out, the partial passes it, and the positional parameters after one it fixes
+        stay keywords."""
+        try:
+            bound = self.current().bind(*args, **{**fixed, **kwargs})
+        except TypeError as exc:
+            raise ArgumentError(f"{self.where}: {exc}") from None
+        bound.apply_defaults()
+        positional, keywords, by_keyword = [], {}, False
+        for param in self.current().parameters.values():
+            name, value = param.name, bound.arguments[param.name]
+            by_keyword = by_keyword or (name in fixed and param.kind in _POSITIONAL)
+            if name in fixed and name not in kwargs:
+                continue
+            if param.kind is param.VAR_POSITIONAL:
+                positional.extend(value)
+            elif param.kind is param.VAR_KEYWORD:
+                keywords.update((k, a) for k, a in value.items() if k not in fixed or k in kwargs)
+            elif param.kind in _POSITIONAL and not by_keyword:
+                positional.append(value)
+            else:
+                keywords[name] = value
+        return tuple(positional), keywords
+
     def with_defaults(self, args):
         """``args`` (from ``bind``, all positional) followed by the defaults of the parameters
         after them, for ``vjp``, which copies its arguments: a default array changed after the

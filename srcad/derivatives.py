@@ -17,7 +17,7 @@ from .compile import compile_jvp
 from .dispatch import generated_params
 from .batch_runtime import Unbatchable
 from .batching import batched_backward
-from .errors import CotangentError, SrcadError, UnsupportedCaseError, WrtError
+from .errors import ArgumentError, CotangentError, SrcadError, UnsupportedCaseError, WrtError
 from .passes.shape_values import arg_spec, argument_kinds
 from .pytrees import is_node, leaves, rebuild
 from .sharing import values_reached
@@ -60,12 +60,18 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     if len(tangents) != len(primals):
         raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "
                          f"{len(primals)} primals and {len(tangents)} tangents")
-    fn, prefix, fixed = _forward_target(fun, primals)
+    return _jvp(fun, primals, tangents, {})
+
+
+def _jvp(fun, primals, tangents, keywords):
+    """``jvp`` of a call that also passes ``keywords`` (held constant)."""
+    fn, prefix, fixed = _forward_target(fun, primals, keywords)
     if not isinstance(fn, types.FunctionType):
         capture(fn)  # raises the error that says why srcad cannot read it
     primals, tangents = prefix + primals, (None,) * len(prefix) + tangents
-    sig = _user_signature(fun)
-    if sig is not None and not sig.simple:  # *args, keyword-only, **kwargs: every parameter by position
+    sig = _user_call(fun)[0]
+    fixed = {**fixed, **keywords}
+    if sig is not None and (not sig.simple or keywords):  # every parameter by position
         primals, tangents = sig.bind_tangents(primals, tangents, fixed)
         fixed = {}
     params = generated_params(fn)
@@ -94,39 +100,58 @@ def _tangent_like(t, primal, name, fn):
     return t
 
 
-def _user_signature(fun):
-    """The signature of the user's function behind ``fun`` (for a gradient srcad made, of
-    the function it differentiates), or None."""
+def _user_call(fun):
+    """``(signature, prefix, fixed)`` of the user's function behind ``fun`` (for a gradient
+    srcad made, of the function it differentiates): its signature (None where srcad cannot
+    read it), the arguments bound in front of the caller's and a partial's keywords."""
     inner = getattr(fun, "__srcad_differentiable__", None)
     if inner is not None or isinstance(fun, Differentiable):
-        return (inner or fun)._sig
-    fn = unbind(fun)[0]
-    return signature(fn) if isinstance(fn, types.FunctionType) else None
+        made = inner or fun
+        return made._sig, made._prefix, made._fixed
+    fn, prefix, fixed, _ = unbind(fun)
+    return (signature(fn) if isinstance(fn, types.FunctionType) else None), prefix, fixed
 
 
-def _wrt_position(fun, args, wrt):
+def _by_position(fun, args, kwargs):
+    """``(args, kwargs)`` of a call of ``jacobian(fun)``, ``hessian(fun)`` or ``hvp(fun)`` as
+    they find the arguments they differentiate: by position (``Signature.split``)."""
+    if not kwargs:
+        return args, kwargs
+    sig, prefix, fixed = _user_call(fun)
+    if sig is None:
+        raise ArgumentError(f"{where(fun)}: srcad cannot read this function's parameters, so it cannot tell "
+                            f"which ones the keyword arguments {', '.join(kwargs)} are; pass them by position")
+    positional, keywords = sig.split(prefix + args, kwargs, fixed)
+    return positional[len(prefix):], keywords
+
+
+def _wrt_position(fun, args, kwargs, wrt):
     """The position among ``args`` of the one argument ``wrt`` denotes."""
     if isinstance(wrt, str):
-        fn, prefix, _ = _forward_target(fun, args)
-        sig = _user_signature(fun)
+        fn, prefix, _ = _forward_target(fun, args, kwargs)
+        sig = _user_call(fun)[0]
         if sig is not None and not sig.simple and wrt not in sig.positional:  # keyword-only, *args, **kwargs
             raise WrtError(f"{sig.where}: wrt={wrt!r}: jacobian, hessian and hvp take the argument they "
                            "differentiate by position; use srcad.grad or srcad.vjp for this parameter")
         params = generated_params(fn)[len(prefix):]
         if wrt not in params:
             raise WrtError(f"{where(fn)}: wrt={wrt!r} is not a parameter (parameters: {', '.join(params)})")
+        if params.index(wrt) >= len(args):  # left to its default, or after a parameter a partial fixes by keyword
+            raise WrtError(f"{sig.where if sig else where(fn)}: wrt={wrt!r}: jacobian, hessian and hvp find it by "
+                           "position: pass it in the call, and with a functools.partial, fix the parameters before it "
+                           "by position")
         return params.index(wrt)
     if not -len(args) <= wrt < len(args):
         raise WrtError(f"wrt={wrt} but the function was given {len(args)} arguments")
     return wrt % len(args)
 
 
-def _positions(fun, args, wrt):
+def _positions(fun, args, kwargs, wrt):
     """``(positions, single)``: where the ``wrt`` arguments are among ``args``, and whether
     ``wrt`` named one argument (results unnested) rather than a tuple of them."""
     if isinstance(wrt, (tuple, list)):
-        return [_wrt_position(fun, args, w) for w in wrt], False
-    return [_wrt_position(fun, args, wrt)], True
+        return [_wrt_position(fun, args, kwargs, w) for w in wrt], False
+    return [_wrt_position(fun, args, kwargs, wrt)], True
 
 
 def _float_dtype(x):
@@ -185,12 +210,13 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
         mode: ``"rev"`` (default) or ``"fwd"``.
         argnums: JAX's spelling of ``wrt``; give one of the two.
 
-    Returns: a function of ``fun``'s arguments (by position only) returning the Jacobian.
+    Returns: a function of ``fun``'s arguments returning the Jacobian (keywords bind as for
+    ``srcad.grad``; the ``wrt`` arguments are found by position, ``Signature.split``).
 
     Raises: ``ValueError`` for another ``mode``; ``WrtError`` for a bad ``wrt`` (at once,
-    or when called for a name that only the call can check); ``TypeError`` for keyword
-    arguments in the call; ``ArgumentError`` and the compile-time errors as ``srcad.vjp``
-    (``"rev"``) or ``srcad.jvp`` (``"fwd"``).
+    or when called for a name that only the call can check); ``ArgumentError`` (also for a
+    call that does not bind) and the compile-time errors as ``srcad.vjp`` (``"rev"``) or
+    ``srcad.jvp`` (``"fwd"``).
 
     >>> import numpy as np, srcad
     >>> def f(x):
@@ -208,19 +234,18 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
 
     @api_boundary
     def jacobian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
-        if kwargs:
-            raise TypeError("jacobian: pass the function's arguments by position")
-        positions, single = _positions(fun, args, wrt)
+        args, kwargs = _by_position(fun, args, kwargs)
+        positions, single = _positions(fun, args, kwargs, wrt)
         inputs = [args[p] for p in positions]
         if mode == "rev":
-            return _reverse_jacobian(reverse, args, inputs, single)
-        return _forward_jacobian(fun, args, positions, inputs, single)
+            return _reverse_jacobian(reverse, args, kwargs, inputs, single)
+        return _forward_jacobian(fun, args, kwargs, positions, inputs, single)
 
     return jacobian_fn
 
 
-def _reverse_jacobian(reverse, args, inputs, single):
-    functions, y, saved = reverse._forward_pass(*reverse._bind(args, {}))  # pulled back at once: no copy
+def _reverse_jacobian(reverse, args, kwargs, inputs, single):
+    functions, y, saved = reverse._forward_pass(*reverse._bind(args, kwargs))  # pulled back at once: no copy
     plain_inputs = not any(x.__class__ is not np.ndarray and is_node(x) for x in inputs)
     if y.__class__ is np.ndarray and y.dtype.kind == "f" and plain_inputs:
         rows = _identity_rows(functions, saved, y)
@@ -290,14 +315,15 @@ def _batched_block(rows, y, x):
     return rows.reshape(np.shape(y) + np.shape(x))
 
 
-def _forward_jacobian(fun, args, positions, inputs, single):
+def _forward_jacobian(fun, args, kwargs, positions, inputs, single):
     """One jvp per input entry, each from the same state of the random generators a run may
     draw from (``_random_states``: restored before every run but the first, so each draws the
     numbers one call of ``fun`` draws, and they end as one call leaves them); runs whose values
     still differ (a counter of yours) are refused: the columns would be the derivatives of
     different functions."""
     y, columns = None, {}
-    states = _random_states(list(args) + values_reached([getattr(fun, "__wrapped__", fun)]))  # (grad(f): f)
+    reached = values_reached([getattr(fun, "__wrapped__", fun)])  # (grad(f): f)
+    states = _random_states([*args, *kwargs.values()] + reached)
     for k, (p, x) in enumerate(zip(positions, inputs)):
         x_leaves = leaves(x)
         for j, x_leaf in enumerate(x_leaves):
@@ -310,7 +336,7 @@ def _forward_jacobian(fun, args, positions, inputs, single):
                 if y is not None:
                     for restore, state in states:
                         restore(state)
-                y_run, y_dot = jvp(fun, args, tangents)
+                y_run, y_dot = _jvp(fun, args, tuple(tangents), kwargs)
                 if y is not None and not _same_values(y, y_run):
                     raise UnsupportedCaseError(
                         f"{where(fun)} gave different values on two runs with the same arguments (it changes "
@@ -321,7 +347,7 @@ def _forward_jacobian(fun, args, positions, inputs, single):
                 y = y_run
                 columns[k, j].append(leaves(y_dot))
     if y is None:  # no argument has entries
-        y = fun(*args)
+        y = fun(*args, **kwargs)
     blocks = [[[_block([column[i] for column in columns[k, j]], y_leaf, x_leaf, -1)
                 for j, x_leaf in enumerate(leaves(x))] for k, x in enumerate(inputs)]
               for i, y_leaf in enumerate(leaves(y))]
@@ -379,7 +405,7 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
         wrt: position(s) or name(s) of the argument(s); default ``0``.
         argnums: JAX's spelling of ``wrt``; give one of the two.
 
-    Returns: a function of ``fun``'s arguments (by position) returning the Hessian.
+    Returns: a function of ``fun``'s arguments returning the Hessian (keywords as ``jacobian``).
 
     Raises: ``WrtError`` for a bad ``wrt``; when called, ``CotangentError`` for a
     non-scalar output, ``ArgumentError`` and the compile-time errors as ``srcad.grad``.
@@ -400,14 +426,15 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
 
     @api_boundary
     def hessian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
-        if not kwargs and not any(a.__class__ is not np.ndarray and is_node(a) for a in args):
+        args, kwargs = _by_position(fun, args, kwargs)
+        if not any(a.__class__ is not np.ndarray and is_node(a) for a in (*args, *kwargs.values())):
             try:
-                position = _wrt_position(fun, args, wrt)
-                batches = batched_backward(reverse._functions(*reverse._bind(args, {}))) is not None
+                position = _wrt_position(fun, args, kwargs, wrt)
+                batches = batched_backward(reverse._functions(*reverse._bind(args, kwargs))) is not None
             except SrcadError:  # what reverse over reverse refuses: forward mode says what it can do
                 batches = False
             if batches:
-                return _reverse_jacobian(reverse, args, [args[position]], True)
+                return _reverse_jacobian(reverse, args, kwargs, [args[position]], True)
         return forward(*args, **kwargs)
 
     return hessian_fn
@@ -416,15 +443,16 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
 @api_boundary
 def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
         argnums: Optional[Wrt] = None) -> Callable[..., Any]:
-    """``hvp(f)(*args, v)``: H·v for scalar ``f`` without forming H (one jvp of the gradient).
-    ``v`` is the last positional argument, always (a tuple of vectors for a tuple ``wrt``).
+    """``hvp(f)(*args, v, **kwargs)``: H·v for scalar ``f`` without forming H (one jvp of the
+    gradient). ``v`` is the last positional argument, always (a tuple of vectors for a tuple
+    ``wrt``); keywords are ``f``'s, as for ``jacobian``.
 
     Parameters:
         fun: a scalar-valued function.
         wrt: position(s) or name(s) of the argument(s); default ``0``.
         argnums: JAX's spelling of ``wrt``; give one of the two.
 
-    Returns: a function ``(*args, v)`` returning H·v, shaped like the ``wrt`` argument (a
+    Returns: a function ``(*args, v, **kwargs)`` returning H·v, shaped like the ``wrt`` argument (a
     tuple for a tuple ``wrt``).
 
     Raises: ``WrtError`` for a bad ``wrt``; ``ValueError`` when a tuple ``wrt`` is not
@@ -441,30 +469,31 @@ def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
     gradient = grad(fun, wrt)
 
     @api_boundary
-    def hessian_vector_product(*args: Any) -> Any:
+    def hessian_vector_product(*args: Any, **kwargs: Any) -> Any:
         *args, v = args
-        positions, single = _positions(fun, args, wrt)
+        args, kwargs = _by_position(fun, tuple(args), kwargs)
+        positions, single = _positions(fun, args, kwargs, wrt)
         vectors = (v,) if single else v
         if not isinstance(vectors, (tuple, list)) or len(vectors) != len(positions):
             raise ValueError(f"hvp with wrt={wrt!r} takes a tuple of {len(positions)} vectors, one per argument")
         tangents = [None] * len(args)
         for p, u in zip(positions, vectors):
             tangents[p] = u
-        return jvp(gradient, args, tangents)[1]
+        return _jvp(gradient, args, tuple(tangents), kwargs)[1]
 
     return hessian_vector_product
 
 
 @api_boundary
 def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
-    """``hessp(f)(x, p, *args)``: H·p for scalar ``f(x, *args)`` with respect to its first
+    """``hessp(f)(x, p, *args, **kwargs)``: H·p for scalar ``f(x, *args, **kwargs)`` with respect to its first
     argument, in SciPy's order (``scipy.optimize.minimize(f, x0, jac=srcad.grad(f),
     hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead.
 
     Parameters:
         fun: a scalar-valued function ``f(x, *args)``.
 
-    Returns: a function ``(x, p, *args)`` returning H·p, shaped like ``x``.
+    Returns: a function ``(x, p, *args, **kwargs)`` returning H·p, shaped like ``x``.
 
     Raises: when called, as ``srcad.hvp``.
 
@@ -477,7 +506,7 @@ def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
     product = hvp(fun, 0)
 
     @api_boundary
-    def hessian_vector_product(x: Any, p: Any, *args: Any) -> Any:
-        return product(x, *args, p)
+    def hessian_vector_product(x: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
+        return product(x, *args, p, **kwargs)
 
     return hessian_vector_product
