@@ -29,10 +29,10 @@ from . import registry
 from .arguments import unbind, where
 from .errors import ArgumentError, NoRuleError, WrtError
 from .passes.forward_calls import refuse_custom_vjp_body
-from .source import trampoline, unwrap
+from .source import own_api_error, srcad_api_function, trampoline, unwrap
 from .source_text import function_with_source
 from .tracebacks import api_boundary
-from .wrapper import Differentiable, P, R, Wrt
+from .wrapper import Differentiable, P, R, Wrt, made_by
 
 
 def chosen_wrt(wrt: Optional[Wrt], argnums: Optional[Wrt], default: Wrt = 0) -> Wrt:
@@ -203,7 +203,7 @@ def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: O
             return d._value_and_grad_with_aux(*d._bind(args, kwargs))
         return d.value_and_grad(*args, **kwargs)
 
-    return value_and_gradient
+    return made_by(value_and_gradient, "srcad.value_and_grad", d)
 
 
 @api_boundary
@@ -263,7 +263,7 @@ def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
     """
     d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
     # a partial (C) of the method, which is its own API boundary: no Python frame of its own
-    return functools.wraps(unwrap(fun))(functools.partial(type(d).adjoint, d))
+    return made_by(functools.wraps(unwrap(fun))(functools.partial(type(d).adjoint, d)), "srcad.adjoint", d)
 
 
 def source_function(fun, args):
@@ -281,6 +281,8 @@ def _forward_target(fun, args, kwargs=None):
     if isinstance(fun, Differentiable):
         return fun._source_function(args), fun._prefix, fun._fixed
     fn, prefix, fixed, _ = unbind(fun)
+    if srcad_api_function(fn):  # srcad.hessian(f), srcad.jacobian(...): not read as code of yours
+        raise own_api_error(fun)
     if registry.lookup(registry.JVP, fun) is not None:
         return trampoline(fun), (), {}  # a function with a rule (library, custom_vjp): differentiate a call to it
     refuse_custom_vjp_body(fun, lambda message: NoRuleError(f"{where(fn)}: {message}"))

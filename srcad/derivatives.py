@@ -23,6 +23,7 @@ from .pytrees import is_node, leaves, rebuild
 from .sharing import values_reached
 from .source import capture
 from .tracebacks import api_boundary
+from .wrapper import made_by
 
 
 R = TypeVar("R")
@@ -241,7 +242,7 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
             return _reverse_jacobian(reverse, args, kwargs, inputs, single)
         return _forward_jacobian(fun, args, kwargs, positions, inputs, single)
 
-    return jacobian_fn
+    return made_by(jacobian_fn, "srcad.jacobian", reverse)
 
 
 def _reverse_jacobian(reverse, args, kwargs, inputs, single):
@@ -421,7 +422,7 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
     gradient = grad(fun, wrt)
     forward = jacobian(gradient, wrt, mode="fwd")
     if isinstance(wrt, (tuple, list)):
-        return forward
+        return made_by(forward, "srcad.hessian", gradient.__srcad_differentiable__)
     reverse = _as_differentiable(gradient, wrt)
 
     @api_boundary
@@ -437,7 +438,7 @@ def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Option
                 return _reverse_jacobian(reverse, args, kwargs, [args[position]], True)
         return forward(*args, **kwargs)
 
-    return hessian_fn
+    return made_by(hessian_fn, "srcad.hessian", gradient.__srcad_differentiable__)
 
 
 @api_boundary
@@ -481,7 +482,7 @@ def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
             tangents[p] = u
         return _jvp(gradient, args, tuple(tangents), kwargs)[1]
 
-    return hessian_vector_product
+    return made_by(hessian_vector_product, "srcad.hvp", gradient.__srcad_differentiable__)
 
 
 @api_boundary
@@ -509,4 +510,4 @@ def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
     def hessian_vector_product(x: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
         return product(x, *args, p, **kwargs)
 
-    return hessian_vector_product
+    return made_by(hessian_vector_product, "srcad.hessp", _as_differentiable(fun, 0))

@@ -93,7 +93,28 @@ def srcad_api_function(fn):
     if not isinstance(fn, types.FunctionType):
         return False
     filename = fn.__code__.co_filename
-    return srcad_file(filename) and os.path.basename(filename) in _API_FILES
+    return os.path.basename(filename) in _API_FILES and srcad_file(filename)  # (the cheap test first)
+
+
+def own_api_error(fn):
+    """Why ``fn``, a function of srcad's own API (``srcad_api_function``), is not differentiated,
+    naming the user's function: that of the ``Differentiable`` a derivative srcad made carries
+    (``__srcad_made__``, ``wrapper.made_by``), or a method of a ``srcad.differentiable`` belongs to."""
+    at = what = None
+    made = getattr(fn, "__srcad_made__", None)
+    owner = getattr(fn, "__self__", None)
+    if made is not None:
+        at, what = made[1]._where, f"{made[0]}({made[1]._description()})"
+    elif hasattr(owner, "_description"):  # f.grad, f.adjoint of a srcad.differentiable f
+        at, what = owner._where, f"{owner._description()}.{fn.__name__}"
+    return SourceUnavailableError(
+        f"{at + ': ' if at else ''}{what or getattr(fn, '__qualname__', repr(fn))} is srcad's own API, not code "
+        "srcad differentiates. Of the derivatives srcad makes, only the gradient srcad.grad(f) is differentiated "
+        "again: srcad.grad(srcad.grad(f)) of a scalar, to any order, and srcad.jacobian, jvp and vjp of "
+        "srcad.grad(f) (srcad.hessian and hvp are those); else differentiate f itself. For a third derivative, "
+        "differentiate a function of yours that calls srcad.grad(f): with def along(x, u): return "
+        "np.sum(srcad.grad(f)(x) * u), srcad.hessian(along)(x, u)[j, k] is the sum over i of "
+        "u[i] * d3f/dx[i]dx[j]dx[k]")
 
 
 def capture(fn):
@@ -108,17 +129,14 @@ def capture(fn):
     >>> capture(square).node.name
     'lambda_'
     """
-    fn = unwrap(fn)
+    given, fn = fn, unwrap(fn)
     if not isinstance(fn, types.FunctionType):
         raise SourceUnavailableError(
             f"srcad can only read Python functions; {fn!r} is a {type(fn).__name__}. "
             "Register a rule for it with srcad.extend.register_vjp instead."
         )
     if srcad_api_function(fn):
-        raise SourceUnavailableError(
-            f"{fn.__qualname__} is srcad's own API (srcad.adjoint(f) is a derivative srcad made), not code to "
-            "differentiate: differentiate srcad.grad(f) (srcad.jvp(srcad.grad(f), ...), srcad.hvp(f), "
-            "srcad.hessian(f)) or f itself")
+        raise own_api_error(given)
     code = fn.__code__
     filename = code.co_filename
     first = code.co_firstlineno

@@ -19,7 +19,7 @@ from .dispatch import MISS, CompiledCache, positional_cotangent
 from .errors import ArgumentError, CotangentError
 from .guards import GuardList
 from .runtime import default_cotangent
-from .source import unwrap
+from .source import own_api_error, srcad_api_function, unwrap
 from .tracebacks import HAS_NOTES, api_boundary, relocate
 
 P = ParamSpec("P")
@@ -60,6 +60,8 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
             return _Nested(fn, inner, wrt)
         made_from = []  # checked per call: a changed partial or __call__ asks for a new derivative
         func, prefix, fixed, descriptor = unbind(fn, made_from)
+        if srcad_api_function(func):  # srcad.hessian(f), srcad.jacobian(...): not read as code of yours
+            raise own_api_error(fn)
         self = super().__new__(cls, func, *prefix, **fixed)
         self._made_from = made_from
         functools.update_wrapper(self, func)
@@ -95,6 +97,10 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         if self._plain:
             self._needed = sig.needed({})  # adjoint: beyond these positional arguments comes v
             self._fewest, self._most = sig.required, len(sig.names)  # with the prefix, as sig.bind counts
+
+    def _description(self):
+        """What this differentiates, for messages: the function's name (``srcad.grad(f)`` nested)."""
+        return _named(self.func)
 
     def __repr__(self):
         return f"<srcad.differentiable {_named(self.func)} wrt={self._wrt if not self._single else self._wrt[0]}>"
@@ -309,7 +315,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
 
         if batched:  # pullback.batched(V): a stack of cotangents at once (srcad.batching)
             pullback.batched = batched_pullback(pullback, functions, saved, y, self._one_tuple, self._located)
-        return pullback
+        return made_by(pullback, "the pullback of srcad.vjp", self)
 
     @api_boundary
     def grad(self, *args: P.args, **kwargs: P.kwargs) -> Any:
@@ -417,6 +423,13 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
         return g.forward_source + "\n" + g.backward_source
 
 
+def made_by(function, transform, d):
+    """``function``, a derivative ``transform`` made of what ``d`` differentiates, marked with
+    it: differentiated again, srcad's message names the user's function (``source.own_api_error``)."""
+    function.__srcad_made__ = (transform, d)
+    return function
+
+
 def _cotangent_param(joint):
     """The name of the generated joint adjoint's cotangent parameter (``v``, or ``v_`` when
     the function has a parameter ``v``): its last parameter."""
@@ -441,6 +454,9 @@ class _Nested(Differentiable):
 
     def _source_function(self, args):
         return unwrap(self._inner._functions(args)[0])  # the NumPy code, whatever runs it
+
+    def _description(self):
+        return f"srcad.grad({self._inner._description()})"
 
     def _compile(self, args, kwargs, key):
         """Also guarded by what the inner code was made for (a helper it calls or inlined,

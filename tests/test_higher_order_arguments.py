@@ -1,6 +1,8 @@
 """Keyword arguments through ``hessian``, ``hvp``, ``hessp`` and ``jacobian`` (bound as
-``grad`` binds them: the ``wrt`` parameters differentiated, the others held constant; probe
-23A bug_07). Values are checked against central differences."""
+``grad`` binds them: the ``wrt`` parameters differentiated, the others held constant), and
+the derivatives srcad made that it does not differentiate again (``jacobian(hessian(f))``):
+refused naming the user's function, not as "a wrapper another decorator made" (probes 23A
+bug_07, 23B bug_04). Values are checked against central differences."""
 import functools
 
 import numpy as np
@@ -147,3 +149,57 @@ def test_positional_calls_unchanged():
     H = numeric_hessian(plain_loss, W, lam=0.3, X=X, y=Y)
     np.testing.assert_allclose(srcad.hessian(plain_loss)(W, 0.3, X, Y), H, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(srcad.hessp(plain_loss)(W, V, 0.3, X, Y), H @ V, rtol=1e-6, atol=1e-6)
+
+
+# ---- derivatives of derivatives -------------------------------------------------------------
+
+
+def energy(x):
+    return np.sum(x ** 4) / 4 + np.sum(np.sin(x) * x)
+
+
+def along(x, u):
+    return np.sum(srcad.grad(energy)(x) * u)
+
+
+ENERGY_AT = f"{__file__}:{energy.__code__.co_firstlineno}: energy: "
+
+
+@pytest.mark.parametrize("make, what", [
+    (lambda: srcad.jacobian(srcad.hessian(energy)), "srcad.hessian(energy)"),
+    (lambda: srcad.jacobian(srcad.hessian(energy), mode="fwd"), "srcad.hessian(energy)"),
+    (lambda: srcad.jacobian(srcad.jacobian(srcad.grad(energy))), "srcad.jacobian(srcad.grad(energy))"),
+    (lambda: srcad.jacobian(srcad.hvp(energy)), "srcad.hvp(energy)"),
+    (lambda: srcad.hessian(srcad.hessian(energy)), "srcad.hessian(energy)"),
+    (lambda: srcad.grad(srcad.hessp(energy)), "srcad.hessp(energy)"),
+    (lambda: srcad.grad(srcad.value_and_grad(energy)), "srcad.value_and_grad(energy)"),
+    (lambda: srcad.jacobian(srcad.adjoint(energy)), "srcad.adjoint(energy)"),
+    (lambda: srcad.jacobian(srcad.vjp(energy, W)[1]), "the pullback of srcad.vjp(energy)"),
+    (lambda: srcad.jacobian(srcad.differentiable(energy).grad), "energy.grad"),
+    (lambda: srcad.jvp(srcad.hessian(energy), (W,), (V,)), "srcad.hessian(energy)"),
+    (lambda: srcad.jvp(srcad.hvp(energy), (W, V), (V, None)), "srcad.hvp(energy)"),
+])
+def test_a_derivative_srcad_made_is_not_differentiated_again(make, what):
+    with pytest.raises(srcad.SourceUnavailableError) as caught:
+        make()
+    message = str(caught.value)
+    assert message.startswith(f"{ENERGY_AT}{what} is srcad's own API"), message
+    assert "srcad.hessian(along)(x, u)" in message and "another decorator" not in message
+
+
+def test_what_the_refusal_offers_gives_third_derivatives():
+    u = np.array([1.0, 2.0, -1.0])
+    third = numeric_jacobian(srcad.hessian(energy), W)  # third[i, j, k]: d/dx[k] of H[i, j]
+    np.testing.assert_allclose(srcad.hessian(along)(W, u), np.einsum("ijk,k->ij", third, u), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(srcad.jacobian(srcad.grad(along))(W, u), np.einsum("ijk,k->ij", third, u),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_grad_of_grad_and_jacobian_of_grad_still_work():
+    def wave(t):
+        return t ** 3 * np.sin(t)
+
+    second = srcad.grad(srcad.grad(wave))
+    third = (second(0.7 + EPS) - second(0.7 - EPS)) / (2 * EPS)
+    assert float(srcad.grad(srcad.grad(srcad.grad(wave)))(0.7)) == pytest.approx(float(third), rel=1e-6)
+    np.testing.assert_allclose(srcad.jacobian(srcad.grad(energy))(W), numeric_hessian(energy, W), rtol=1e-6, atol=1e-6)
