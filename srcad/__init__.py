@@ -17,7 +17,8 @@ from . import pytrees, testing  # noqa: F401  (srcad.testing.check_grads after i
 from .api import adjoint, differentiable, grad, value_and_grad, vjp
 from .checkpointing import checkpointed
 from .listing import show
-from .derivatives import hessian, hessp, hvp, jacobian, jvp
+from .derivatives import jacobian, jvp
+from .hessians import hessian, hessp, hvp
 from .extend import custom_vjp, stop_gradient
 from .errors import (ArgumentError, CheckpointReplayError, CotangentError, NoRuleError, SourceUnavailableError, SrcadError,
                      SrcadSyntaxError, UnsupportedCaseError, WrtError)

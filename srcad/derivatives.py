@@ -1,5 +1,5 @@
-"""Forward mode and the derivatives built from it and from ``srcad.api``: ``jvp``,
-``jacobian``, ``hessian``, ``hvp``, ``hessp``.
+"""Forward mode and the Jacobians built from it and from ``srcad.api``: ``jvp`` and
+``jacobian`` (the second derivatives are ``srcad.hessians``).
 
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
@@ -11,13 +11,13 @@ from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 
 import numpy as np
 
-from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt, grad
+from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt
 from .arguments import check_arguments, checked_cotangent, is_structure, object_classes, signature, unbind, where
 from .compile import compile_jvp
 from .dispatch import generated_params
 from .batch_runtime import Unbatchable
 from .batching import batched_backward
-from .errors import ArgumentError, CotangentError, SrcadError, UnsupportedCaseError, WrtError
+from .errors import ArgumentError, CotangentError, UnsupportedCaseError, WrtError
 from .passes.shape_values import arg_spec, argument_kinds
 from .pytrees import is_node, leaves, rebuild
 from .sharing import values_reached
@@ -61,10 +61,10 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     if len(tangents) != len(primals):
         raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "
                          f"{len(primals)} primals and {len(tangents)} tangents")
-    return _jvp(fun, primals, tangents, {})
+    return jvp_with_keywords(fun, primals, tangents, {})
 
 
-def _jvp(fun, primals, tangents, keywords):
+def jvp_with_keywords(fun, primals, tangents, keywords):
     """``jvp`` of a call that also passes ``keywords`` (held constant)."""
     fn, prefix, fixed = _forward_target(fun, primals, keywords)
     if not isinstance(fn, types.FunctionType):
@@ -113,7 +113,7 @@ def _user_call(fun):
     return (signature(fn) if isinstance(fn, types.FunctionType) else None), prefix, fixed
 
 
-def _by_position(fun, args, kwargs):
+def by_position(fun, args, kwargs):
     """``(args, kwargs)`` of a call of ``jacobian(fun)``, ``hessian(fun)`` or ``hvp(fun)`` as
     they find the arguments they differentiate: by position (``Signature.split``)."""
     if not kwargs:
@@ -126,7 +126,7 @@ def _by_position(fun, args, kwargs):
     return positional[len(prefix):], keywords
 
 
-def _wrt_position(fun, args, kwargs, wrt):
+def wrt_position(fun, args, kwargs, wrt):
     """The position among ``args`` of the one argument ``wrt`` denotes."""
     if isinstance(wrt, str):
         fn, prefix, _ = _forward_target(fun, args, kwargs)
@@ -147,12 +147,12 @@ def _wrt_position(fun, args, kwargs, wrt):
     return wrt % len(args)
 
 
-def _positions(fun, args, kwargs, wrt):
+def wrt_positions(fun, args, kwargs, wrt):
     """``(positions, single)``: where the ``wrt`` arguments are among ``args``, and whether
     ``wrt`` named one argument (results unnested) rather than a tuple of them."""
     if isinstance(wrt, (tuple, list)):
-        return [_wrt_position(fun, args, kwargs, w) for w in wrt], False
-    return [_wrt_position(fun, args, kwargs, wrt)], True
+        return [wrt_position(fun, args, kwargs, w) for w in wrt], False
+    return [wrt_position(fun, args, kwargs, wrt)], True
 
 
 def _float_dtype(x):
@@ -235,17 +235,17 @@ def jacobian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, mode: Literal["re
 
     @api_boundary
     def jacobian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
-        args, kwargs = _by_position(fun, args, kwargs)
-        positions, single = _positions(fun, args, kwargs, wrt)
+        args, kwargs = by_position(fun, args, kwargs)
+        positions, single = wrt_positions(fun, args, kwargs, wrt)
         inputs = [args[p] for p in positions]
         if mode == "rev":
-            return _reverse_jacobian(reverse, args, kwargs, inputs, single)
+            return reverse_jacobian(reverse, args, kwargs, inputs, single)
         return _forward_jacobian(fun, args, kwargs, positions, inputs, single)
 
     return made_by(jacobian_fn, "srcad.jacobian", reverse)
 
 
-def _reverse_jacobian(reverse, args, kwargs, inputs, single):
+def reverse_jacobian(reverse, args, kwargs, inputs, single):
     functions, y, saved = reverse._forward_pass(*reverse._bind(args, kwargs))  # pulled back at once: no copy
     plain_inputs = not any(x.__class__ is not np.ndarray and is_node(x) for x in inputs)
     if y.__class__ is np.ndarray and y.dtype.kind == "f" and plain_inputs:
@@ -337,7 +337,7 @@ def _forward_jacobian(fun, args, kwargs, positions, inputs, single):
                 if y is not None:
                     for restore, state in states:
                         restore(state)
-                y_run, y_dot = _jvp(fun, args, tuple(tangents), kwargs)
+                y_run, y_dot = jvp_with_keywords(fun, args, tuple(tangents), kwargs)
                 if y is not None and not _same_values(y, y_run):
                     raise UnsupportedCaseError(
                         f"{where(fun)} gave different values on two runs with the same arguments (it changes "
@@ -390,124 +390,3 @@ def _same_values(a, b):
     return len(a_leaves) == len(b_leaves) and all(
         np.shape(u) == np.shape(w) and np.array_equal(u, w, equal_nan=np.asarray(u).dtype.kind in "fc")
         for u, w in zip(a_leaves, b_leaves))
-
-
-@api_boundary
-def hessian(fun: Callable[P, Any], wrt: Optional[Wrt] = None, *, argnums: Optional[Wrt] = None) -> Callable[P, Any]:
-    """``hessian(f)(*args)``: the Hessian of scalar ``f`` with respect to argument ``wrt`` (or
-    ``argnums``), shaped ``x.shape + x.shape``: for one array or number argument whose
-    gradient's adjoint batches (``srcad.batching``), reverse mode over the generated adjoint
-    with every row in one batched pullback; otherwise forward mode over the generated
-    adjoint (one jvp per entry of x, random generators rewound before each: ``jacobian``). For a tuple ``wrt`` the blocks nest as JAX's do:
-    ``H[i][j]`` is ∂²f/∂xᵢ∂xⱼ; structured arguments give structured blocks.
-
-    Parameters:
-        fun: a scalar-valued function.
-        wrt: position(s) or name(s) of the argument(s); default ``0``.
-        argnums: JAX's spelling of ``wrt``; give one of the two.
-
-    Returns: a function of ``fun``'s arguments returning the Hessian (keywords as ``jacobian``).
-
-    Raises: ``WrtError`` for a bad ``wrt``; when called, ``CotangentError`` for a
-    non-scalar output, ``ArgumentError`` and the compile-time errors as ``srcad.grad``.
-
-    >>> import numpy as np, srcad
-    >>> def f(x):
-    ...     return np.sum(x ** 3)
-    >>> srcad.hessian(f)(np.array([1.0, 2.0]))
-    array([[ 6.,  0.],
-           [ 0., 12.]])
-    """
-    wrt = chosen_wrt(wrt, argnums)
-    gradient = grad(fun, wrt)
-    forward = jacobian(gradient, wrt, mode="fwd")
-    if isinstance(wrt, (tuple, list)):
-        return made_by(forward, "srcad.hessian", gradient.__srcad_differentiable__)
-    reverse = _as_differentiable(gradient, wrt)
-
-    @api_boundary
-    def hessian_fn(*args: P.args, **kwargs: P.kwargs) -> Any:
-        args, kwargs = _by_position(fun, args, kwargs)
-        if not any(a.__class__ is not np.ndarray and is_node(a) for a in (*args, *kwargs.values())):
-            try:
-                position = _wrt_position(fun, args, kwargs, wrt)
-                batches = batched_backward(reverse._functions(*reverse._bind(args, kwargs))) is not None
-            except SrcadError:  # what reverse over reverse refuses: forward mode says what it can do
-                batches = False
-            if batches:
-                return _reverse_jacobian(reverse, args, kwargs, [args[position]], True)
-        return forward(*args, **kwargs)
-
-    return made_by(hessian_fn, "srcad.hessian", gradient.__srcad_differentiable__)
-
-
-@api_boundary
-def hvp(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
-        argnums: Optional[Wrt] = None) -> Callable[..., Any]:
-    """``hvp(f)(*args, v, **kwargs)``: H·v for scalar ``f`` without forming H (one jvp of the
-    gradient). ``v`` is the last positional argument, always (a tuple of vectors for a tuple
-    ``wrt``); keywords are ``f``'s, as for ``jacobian``.
-
-    Parameters:
-        fun: a scalar-valued function.
-        wrt: position(s) or name(s) of the argument(s); default ``0``.
-        argnums: JAX's spelling of ``wrt``; give one of the two.
-
-    Returns: a function ``(*args, v, **kwargs)`` returning H·v, shaped like the ``wrt`` argument (a
-    tuple for a tuple ``wrt``).
-
-    Raises: ``WrtError`` for a bad ``wrt``; ``ValueError`` when a tuple ``wrt`` is not
-    given a tuple of as many vectors; ``CotangentError``, ``ArgumentError`` and the
-    compile-time errors as ``srcad.grad`` and ``srcad.jvp``.
-
-    >>> import numpy as np, srcad
-    >>> def f(x):
-    ...     return np.sum(x ** 3)
-    >>> srcad.hvp(f)(np.array([1.0, 2.0]), np.array([1.0, 1.0]))
-    array([ 6., 12.])
-    """
-    wrt = chosen_wrt(wrt, argnums)
-    gradient = grad(fun, wrt)
-
-    @api_boundary
-    def hessian_vector_product(*args: Any, **kwargs: Any) -> Any:
-        *args, v = args
-        args, kwargs = _by_position(fun, tuple(args), kwargs)
-        positions, single = _positions(fun, args, kwargs, wrt)
-        vectors = (v,) if single else v
-        if not isinstance(vectors, (tuple, list)) or len(vectors) != len(positions):
-            raise ValueError(f"hvp with wrt={wrt!r} takes a tuple of {len(positions)} vectors, one per argument")
-        tangents = [None] * len(args)
-        for p, u in zip(positions, vectors):
-            tangents[p] = u
-        return _jvp(gradient, args, tuple(tangents), kwargs)[1]
-
-    return made_by(hessian_vector_product, "srcad.hvp", gradient.__srcad_differentiable__)
-
-
-@api_boundary
-def hessp(fun: Callable[..., Any]) -> Callable[..., Any]:
-    """``hessp(f)(x, p, *args, **kwargs)``: H·p for scalar ``f(x, *args, **kwargs)`` with respect to its first
-    argument, in SciPy's order (``scipy.optimize.minimize(f, x0, jac=srcad.grad(f),
-    hessp=srcad.hessp(f), method="trust-ncg")``); ``hvp`` takes its vector last instead.
-
-    Parameters:
-        fun: a scalar-valued function ``f(x, *args)``.
-
-    Returns: a function ``(x, p, *args, **kwargs)`` returning H·p, shaped like ``x``.
-
-    Raises: when called, as ``srcad.hvp``.
-
-    >>> import numpy as np, srcad
-    >>> def f(x, a):
-    ...     return a * np.sum(x ** 3)
-    >>> srcad.hessp(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]), 2.0)
-    array([12.,  0.])
-    """
-    product = hvp(fun, 0)
-
-    @api_boundary
-    def hessian_vector_product(x: Any, p: Any, *args: Any, **kwargs: Any) -> Any:
-        return product(x, *args, p, **kwargs)
-
-    return made_by(hessian_vector_product, "srcad.hessp", _as_differentiable(fun, 0))
