@@ -291,8 +291,12 @@ def numeric_constant(value, subject, complex_message=None):
             numeric_constant(item, subject, complex_message)
         return
     elif value is None or value is Ellipsis or cls is str or cls is slice or isinstance(value, np.dtype) or (
-            callable(value) and cls.__module__ in ("builtins", "numpy")):  # (a class, a function)
-        return  # a dtype, a mode, an index, a function: with a number an operator raises, as in Python
+            callable(value) and cls.__module__ in ("builtins", "numpy")
+            and (getattr(value, "__module__", None) or "builtins").split(".")[0] in ("builtins", "numpy")):
+        # a dtype, a mode, an index, Python's or NumPy's class or function (float, np.sin): with a
+        # number an operator raises, as in Python. (A class or function of yours is not: an
+        # operator repeating a tuple of them, then reading an attribute of one, would run your code.)
+        return
     else:
         kind = None
     if kind is not None and kind in "biuf" or kind == "c" and complex_message is None:

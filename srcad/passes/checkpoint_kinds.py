@@ -6,7 +6,9 @@ the value's type, not on the name read.
 Known: an array or number (shape inference's ``Spec``), a list, tuple or dict srcad tracks, a
 string, a module, an object reachable when srcad compiles (a global or closure value: its
 value now; an argument of a class of yours: its class, which the compiled code is specialised
-on), a record (named tuple, dataclass) every binding of a name makes afresh, and a random
+on), a record (named tuple, dataclass) every binding of a name makes afresh, arithmetic on values
+``runtime.numeric_constant`` checks where they are read (``p.k * x``: a number or an array once
+the check passes, ``passes.complex_values``), and a random
 generator made in the body from literal seeds (``np.random.default_rng(42)``: each
 recomputation makes it again and draws the same numbers). Anything else is unknown.
 
@@ -23,6 +25,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from .. import runtime
 from ..code_reading import attribute_now, installed_class, installed_file
 from ..naming import BUILTIN
 from ..rules.records import new_record
@@ -160,6 +163,33 @@ def _numeric_call(call, numeric):
         numeric(a) for a in call.args) and not call.keywords
 
 
+def _checked_names(node, assigned, params):
+    """Names ``runtime.numeric_constant`` checks where each binding of them is made (right after
+    it: ``passes.complex_values``, for a value read off an object that reaches an operator),
+    and parameters it checks where the function starts: numbers or arrays once the check
+    passes, or what an operator refuses with a number (None, a string, a class), or a list or
+    tuple of those."""
+    checked_after = {id(s): _checked_first(block[i + 1:]) for block in A.blocks(node.body)
+                     for i, s in enumerate(block)}
+    return {n for n, bound in assigned.items()
+            if all(isinstance(b, gast.Assign) and n in checked_after[id(b)] for b in bound)} | (
+        _checked_first(node.body) & (params - set(assigned)))
+
+
+def _checked_first(statements):
+    """The names ``runtime.numeric_constant`` checks in the checks ``statements`` start with."""
+    names = set()
+    for s in statements:
+        call = s.value if isinstance(s, gast.Expr) else None
+        callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+        if callee is None or callee.kind != "object" or not any(
+                callee.obj is check for check in (runtime.numeric_constant, runtime.real_constant)):
+            return names
+        if callee.obj is runtime.numeric_constant and isinstance(call.args[0], gast.Name):
+            names.add(call.args[0].id)
+    return names
+
+
 class Kinds:
     """What the values of a function (A-normal form) are known to be. ``specs``: arrays and
     numbers; ``containers``: lists, tuples and dicts; ``classes``: parameter (or ``p.attr``
@@ -179,6 +209,7 @@ class Kinds:
                     if isinstance(n, gast.Name):  # (not ``a`` of ``a[i] = v``)
                         self.assigned.setdefault(n.id, []).append(s)
         self.memo = {}
+        self.checked = _checked_names(node, self.assigned, self.params)
         self.numeric = self._numeric_names()
 
     def of(self, expr):
@@ -268,7 +299,9 @@ class Kinds:
         if isinstance(e, (gast.BinOp, gast.UnaryOp, gast.Compare)):
             operands = [e.left, e.right] if isinstance(e, gast.BinOp) else [e.operand] if isinstance(
                 e, gast.UnaryOp) else [e.left] + e.comparators
-            return all(self._numeric(o, names) for o in operands)
+            # an operand checked to be a number or an array (or a list of them) computes one
+            return all(self._numeric(o, names) or isinstance(o, gast.Name) and o.id in self.checked
+                       for o in operands)
         if isinstance(e, gast.Call):
             return self._seeded_draw(e) or _numeric_call(e, lambda a: self._numeric(a, names))
         return False
