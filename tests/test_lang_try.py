@@ -239,7 +239,8 @@ def test_jump_in_finally_refused():
 
 def test_name_bound_on_some_paths_only_refused():
     def f(x):
-        y = x
+        if x[1] > 0:  # bound before the try on some paths only: the body's other paths hand on nothing
+            y = x
         try:
             if x[0] > 0:
                 y = x * 2.0
@@ -247,7 +248,7 @@ def test_name_bound_on_some_paths_only_refused():
             y = x
         return np.sum(y)
 
-    _refused(f, (X,), "'y' is bound on some paths of this try body only", 2)
+    _refused(f, (X,), "'y' is bound on some paths of this try body only", 3)
 
 
 def test_handler_reading_what_the_body_bound_refused():

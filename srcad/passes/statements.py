@@ -25,7 +25,8 @@ inside the body leaves it through ``passes.jumps`` as any branch, and statements
   reads so) is a cleanup too. Refused: ``try`` with ``except`` inside a loop of the
   differentiated code (stacks of saved values would lose their order; call a module-level
   function holding the ``try`` instead), a body that updates arrays, lists or dicts in place,
-  a name bound on some paths of the body only and read outside it, and
+  a name bound on some paths of the body only and read outside it (unless it is bound on
+  every path to the ``try``: where the body does not bind it, it keeps that value), and
   ``return``/``break``/``continue`` in ``finally``. An exception in the reverse sweep
   propagates: no handler runs for it.
 
@@ -239,20 +240,22 @@ def _lower_handlers(s, namer, source):
     # a name bound nowhere else starts as None (Python: unbound), so it can be handed on
     elsewhere, read_outside = _bound_elsewhere(s, source) if source is not None else (set(bound), set(bound))
     partly = set(bound) - definite - exposed
-    refused = sorted(partly & elsewhere & read_outside)
+    # bound on every path to the try: where the body does not bind it, it keeps that value
+    carried = partly & read_outside & _bound_before(s, source.stmts, source.params) if source is not None else set()
+    refused = sorted((partly - carried) & elsewhere & read_outside)
     if refused:
         raise source.syntax_error(
             f"srcad differentiates a try body that binds each name it hands on on every path; "
             f"'{refused[0]}' is bound on some paths of this try body only and read outside it: "
-            f"assign it on every path of the body (or before the try statement and not again)", s)
+            f"assign it on every path of the body (or on every path before the try statement)", s)
     if source is not None and not source.is_generated():  # (generated code reads them under its flags)
         _check_handlers_rebind(s, set(bound) & read_outside, source)
     setup += [A.assign(renames[n], A.load(n) if n in elsewhere else A.const(None))
-              for n in sorted(exposed | (partly - elsewhere))]
+              for n in sorted(exposed | carried | (partly - elsewhere))]
     setup = [gast.copy_location(x, s) for x in setup]
     region, _ = _region("except", namer, _lower_block(body, namer, source), s, flag=flag, caught=caught,
                         exception=exception, handlers=[h.type for h in s.handlers])
-    handed_on = definite | exposed | (partly - elsewhere)
+    handed_on = definite | exposed | carried | (partly - elsewhere)
     commit = [gast.copy_location(A.assign(n, A.load(renames[n])), s) for n in bound if n in handed_on]
     orelse = _lower_block(s.orelse, namer, source)
     handlers = []
@@ -333,6 +336,37 @@ def _definitely_bound(stmts):
                 done &= _definitely_bound(h.body) | ({h.name.id} if h.name is not None else set())
             bound |= done | _definitely_bound(s.finalbody)
     return bound
+
+
+def _bound_before(target, stmts, bound):
+    """Names bound on every path that reaches the statement ``target`` in ``stmts``, given
+    ``bound`` on entry (empty when ``target`` is not there: nothing is known)."""
+    bound = set(bound)
+    for s in stmts:
+        if s is target:
+            return bound
+        for block, entry in _blocks(s, bound):
+            found = _bound_before(target, block, entry)
+            if found:
+                return found
+        bound |= _definitely_bound([s])
+    return set()
+
+
+def _blocks(s, bound):
+    """The blocks of the compound statement ``s``, each with the names bound on entry to it."""
+    if isinstance(s, gast.If):
+        return [(s.body, bound), (s.orelse, bound)]
+    if isinstance(s, gast.For):
+        return [(s.body, bound | _stores(s.target)), (s.orelse, bound)]
+    if isinstance(s, gast.While):
+        return [(s.body, bound), (s.orelse, bound)]
+    if isinstance(s, gast.With):
+        return [(s.body, bound | {n for i in s.items if i.optional_vars is not None for n in _stores(i.optional_vars)})]
+    if isinstance(s, gast.Try):
+        return ([(s.body, bound), (s.orelse, bound | _definitely_bound(s.body)), (s.finalbody, bound)]
+                + [(h.body, bound | ({h.name.id} if h.name is not None else set())) for h in s.handlers])
+    return []
 
 
 def _exposed(stmts, bound):
