@@ -326,16 +326,24 @@ def observes_nothing(rhs):
 # srcad's helpers that read these arguments for their shape and dtype only, which an in-place
 # update cannot change (``finish(dx, x)`` after a helper restored a saved array in place)
 SHAPE_ONLY_ARGUMENTS = {runtime.finish: (1,), runtime.finish_tangent: (1,), runtime.zeros_like: (0,)}
+# ... and these, where they are arrays (a list's length and items may change in place): the
+# adjoint code reads the value an adjoint has the shape of (``unbroadcast(g, _t2)`` after
+# ``_t2 = M.T; M[:] = _t2``, which second order differentiates)
+ARRAY_SHAPE_ARGUMENTS = {runtime.unbroadcast: (1,), runtime.stacked_grad: (1,), runtime.into_dtype_of: (1,)}
 
 
-def value_reads(rhs, names):
-    """``names`` (those ``rhs`` reads) less the ones it reads only for a shape and dtype."""
+def value_reads(rhs, names, is_array=lambda name: False):
+    """``names`` (those ``rhs`` reads) less the ones it reads only for a shape and dtype;
+    ``is_array(name)``: is the name's value surely an array or a number?"""
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    positions = SHAPE_ONLY_ARGUMENTS.get(callee.obj) if callee is not None and callee.kind == "object" and \
-        isinstance(callee.obj, types.FunctionType) else None
-    if not positions:
+    known = callee is not None and callee.kind == "object" and isinstance(callee.obj, types.FunctionType)
+    positions = SHAPE_ONLY_ARGUMENTS.get(callee.obj, ()) if known else ()
+    array_positions = ARRAY_SHAPE_ARGUMENTS.get(callee.obj, ()) if known else ()
+    if not positions and not array_positions:
         return names
-    shape_only = {rhs.args[k].id for k in positions if k < len(rhs.args) and isinstance(rhs.args[k], gast.Name)}
+    shape_only = {arg.id for k, arg in enumerate(rhs.args) if isinstance(arg, gast.Name)
+                  and (k in positions or k in array_positions and is_array(arg.id))}
+    positions = set(positions) | set(array_positions)
     elsewhere = set()
     for k, arg in enumerate(rhs.args):
         if k not in positions:

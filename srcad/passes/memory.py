@@ -218,7 +218,8 @@ class _Flow(Values):
                 state = self.update(s, state, receiver, exempt={receiver}, structure=True)
             else:
                 state = self.changes(s, state, rhs)
-        self.reads(s, value_reads(rhs, self.names_read(rhs)), state, observe=observe)
+        is_array = lambda name: self.name_memory(state, name).array  # noqa: E731
+        self.reads(s, value_reads(rhs, self.names_read(rhs), is_array), state, observe=observe)
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
