@@ -95,3 +95,102 @@ def test_try_body_name_unbound_before_still_refused():
     with pytest.raises(SrcadSyntaxError, match="'y' is bound on some paths of this try body only") as e:
         srcad.grad(f)(np.array([1.0, 2.0]))
     assert e.value.lineno == f.__code__.co_firstlineno + 1
+
+
+# --- a store whose right-hand side is a view of the array stored into (bug_02) ---
+
+W3 = np.arange(9.0).reshape(3, 3) / 4
+
+
+def symmetrised(x):
+    M = np.outer(x, np.arange(3.0))
+    M[:] = M.T  # the adjoint reads the view '_t2 = M.T' again, for its shape only
+    return np.sum(M ** 2 * W3)
+
+
+def symmetrised_twice(x):
+    M = np.outer(x, np.arange(3.0)) + np.eye(3)
+    M[:] = 0.5 * (M + M.T)
+    M[:] = M.T
+    return np.sum(np.tanh(M) * W3)
+
+
+@pytest.mark.parametrize("f", [symmetrised, symmetrised_twice])
+def test_store_of_a_view_of_the_stored_array(f):
+    _assert_second_order(f, np.array([0.5, -1.0, 2.0]))
+
+
+def test_view_read_for_its_values_after_the_store_still_refused():
+    def f(x):
+        M = np.outer(x, np.arange(3.0))
+        t = M.T
+        M[:] = t
+        return np.sum(t * M)
+
+    with pytest.raises(SrcadSyntaxError, match="in-place update of 'M', which shares memory with 't'") as e:
+        srcad.grad(f)(np.array([0.5, -1.0, 2.0]))
+    assert e.value.lineno == f.__code__.co_firstlineno + 3
+
+
+# --- an update through an index array inside a loop (round 21A bug_06, Kalman) ---
+
+def kalman_like(x):
+    n = 3
+    P = np.eye(n) * 0.5
+    s = 0.0
+    for t in range(3):
+        P = P * x[0] + np.outer(x, x)
+        P[np.diag_indices(n)] += x[1] ** 2
+        s = s + np.sum(P ** 2)
+    return s
+
+
+def row_swaps(x):
+    A = np.outer(x, x + 1.0)
+    for k in range(2):
+        A[[k, 2]] = A[[2, k]]
+    return np.sum(A ** 3)
+
+
+def masked_scaling(x):
+    y = x * 1.0
+    for k in range(3):
+        y = y * 1.5 - 0.3
+        y[y > 0] *= 0.5
+    return np.sum(np.sin(y) * y)
+
+
+def sorted_update(x):
+    y = x ** 2
+    for k in range(2):
+        idx = np.argsort(y)
+        y[idx] = y[idx] * np.arange(1.0, 4.0) + x
+    return np.sum(y ** 2)
+
+
+def pivoting(x):
+    A = np.outer(x, x + 1.0) + np.diag(x)
+    for k in range(2):
+        p = k + int(np.argmax(np.abs(A[k:, k])))
+        A[[k, p]] = A[[p, k]]
+        A[k + 1:] = A[k + 1:] - np.outer(A[k + 1:, k] / A[k, k], A[k])
+    return np.sum(np.diag(A) ** 2)
+
+
+@pytest.mark.parametrize("f", [kalman_like, row_swaps, masked_scaling, sorted_update, pivoting])
+def test_index_array_update_in_a_loop(f):
+    _assert_second_order(f, np.array([0.5, -1.0, 2.0]))
+
+
+def test_view_index_bound_on_some_paths_still_a_view():
+    def f(x):
+        A = np.outer(x, x)
+        idx = [0, 1]
+        if x[0] > 0:
+            idx = slice(0, 2)  # on this path A[idx] is a view of A
+        r = A[idx]
+        A[idx] = 0.0
+        return np.sum(r * A)
+
+    with pytest.raises(SrcadSyntaxError, match="shares memory with 'r'"):
+        srcad.grad(f)(np.array([0.5, -1.0, 2.0]))

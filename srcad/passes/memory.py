@@ -48,7 +48,7 @@ from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufun
 from .effect_calls import assignment_instead
 from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
-from .memory_values import Memory, Values, bind_call
+from .memory_values import Memory, Values, bind_call, makes_index_array
 
 
 class Refusal(Exception):
@@ -175,6 +175,7 @@ class _Flow(Values):
         self.bindings += 1
         state.bound[name] = (self.bindings, s)
         state.ambiguous.discard(name)
+        state.indices.discard(name)
         return state
 
     def age(self, state, here):
@@ -241,6 +242,8 @@ class _Flow(Values):
                 state = self.age(state, id(s))
             memory, made = self.value(state, rhs, id(s))
             state = self.bind(state, target.id, memory, s)
+            if makes_index_array(rhs) or isinstance(rhs, gast.Name) and rhs.id in state.indices:
+                state.indices.add(target.id)
             if made:
                 state.made.add(id(s))
             if not nondiff and not isinstance(rhs, _DISPLAYS) and not _copies(rhs):
@@ -277,7 +280,7 @@ class _Flow(Values):
         view = made[1].value
         if not (isinstance(view, gast.Subscript) and isinstance(view.value, gast.Name) and view.value.id == base):
             return False
-        if gast.dump(view.slice) != gast.dump(index) or self.advanced(index):
+        if gast.dump(view.slice) != gast.dump(index) or self.advanced(index, state):
             return False
         return all(state.bound.get(n, (0,))[0] < made[0] for n in self.names_read(index))
 

@@ -17,9 +17,10 @@ class State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
 
-    __slots__ = ("names", "stale", "observed", "bound", "made", "flags", "ambiguous")
+    __slots__ = ("names", "stale", "observed", "bound", "made", "flags", "ambiguous", "indices")
 
-    def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None, ambiguous=()):
+    def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None, ambiguous=(),
+                 indices=()):
         self.names = dict(names or {})
         self.flags = dict(flags or {})  # name -> the True or False it holds on every path here
         self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
@@ -27,9 +28,11 @@ class State:
         self.bound = dict(bound or {})  # name -> (sequence number, statement that last bound it), for hints
         self.made = set(made)  # statements whose ("new", id) location may appear here: only those can age
         self.ambiguous = set(ambiguous)  # names bound by other statements on the paths joined here
+        self.indices = set(indices)  # names holding an index array on every path here (indexing copies)
 
     def copy(self):
-        return State(self.names, self.stale, self.observed, self.bound, self.made, self.flags, self.ambiguous)
+        return State(self.names, self.stale, self.observed, self.bound, self.made, self.flags, self.ambiguous,
+                     self.indices)
 
     def join(self, other):
         names = dict(self.names)
@@ -42,12 +45,13 @@ class State:
         ambiguous = self.ambiguous | other.ambiguous | {n for n, b in self.bound.items()
                                                         if other.bound.get(n, b) != b}
         flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
-        return State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags, ambiguous)
+        return State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags, ambiguous,
+                     self.indices & other.indices)
 
     def __eq__(self, other):
         return (self.names == other.names and self.stale.keys() == other.stale.keys()
                 and self.observed == other.observed and self.flags == other.flags
-                and self.ambiguous == other.ambiguous)
+                and self.ambiguous == other.ambiguous and self.indices == other.indices)
 
 
 MAX_SPLITS = 16  # blocks a refusing check follows path by path, per function

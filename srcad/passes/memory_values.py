@@ -173,7 +173,7 @@ class Values:
             if A.anno(rhs, "one_element") is not None:  # a NumPy scalar (``record_values``): no view
                 return Memory(new, array=True), True
             base = self.memory(state, rhs.value)
-            own = new if self.advanced(rhs.slice) else base.all() | new
+            own = new if self.advanced(rhs.slice, state) else base.all() | new
             return Memory(own, base.inner, base.array), True
         if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
             items = [self.memory(state, e) for e in rhs.elts]
@@ -301,11 +301,13 @@ class Values:
             return isinstance(atom.value, (float, complex, bool))
         return isinstance(atom, gast.Name) and self.memory(state, atom).array
 
-    def advanced(self, index):
-        """Does this index copy (a list or an index array in it)?"""
+    def advanced(self, index, state):
+        """Does this index copy (a list or an index array in it)? A name holds an index array
+        if every binding of it does, or the bindings reaching ``state`` do (srcad's adjoint
+        code binds ``_t3 = None`` first, ``_t3 = [1, k]`` before each use in a loop)."""
         parts = index.elts if isinstance(index, gast.Tuple) else [index]
-        return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and p.id in self.index_arrays)
-                   for p in parts)
+        return any(isinstance(p, gast.List) or (isinstance(p, gast.Name) and (
+            p.id in self.index_arrays or p.id in state.indices)) for p in parts)
 
 
 
@@ -346,17 +348,20 @@ def bind_call(fn, call):
     return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
 
 
+def makes_index_array(rhs):
+    """Is ``rhs`` an index array (a list, a mask, np.argsort(...)): indexing with it copies?"""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return (isinstance(rhs, (gast.List, gast.Compare))
+            or callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))
+
+
 def index_arrays(stmts):
-    """Names every binding of which is an index array (a list, a mask, np.argsort(...))."""
+    """Names every binding of which is an index array."""
     found, other = set(), set()
     for s in A.walk_statements(stmts):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-            rhs = s.value
-            callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-            if (isinstance(rhs, (gast.List, gast.Compare))
-                    or (callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))):
-                found.add(s.targets[0].id)
-                continue
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and makes_index_array(s.value):
+            found.add(s.targets[0].id)
+            continue
         if isinstance(s, gast.For):
             other.add(s.target.id)
         elif not isinstance(s, (gast.If, gast.While)):
