@@ -194,3 +194,63 @@ def test_view_index_bound_on_some_paths_still_a_view():
 
     with pytest.raises(SrcadSyntaxError, match="shares memory with 'r'"):
         srcad.grad(f)(np.array([0.5, -1.0, 2.0]))
+
+
+# --- a checkpointed loop whose state is a dict or list, storing into a trajectory (bug_04) ---
+
+def dict_state_trajectory(u):
+    traj = np.zeros((4, u.size))
+    state = {"u": u}
+    for i in srcad.checkpointed(range(4)):
+        state["u"] = np.sin(state["u"])
+        traj[i] = state["u"]  # the recomputation pops 'traj' from srcad's stack of saved arrays
+    return np.sum(traj ** 2)
+
+
+def two_field_state(u):
+    traj = np.zeros((5, u.size))
+    state = {"u": u, "v": u * 0.5}
+    for i in srcad.checkpointed(range(5), segment=2):
+        state["v"] = state["v"] - 0.1 * state["u"]
+        state["u"] = state["u"] + 0.1 * np.tanh(state["v"])
+        traj[i] = state["u"] * state["v"]
+    return np.sum(traj ** 2)
+
+
+def list_state_trajectory(u):
+    traj = np.zeros((4, u.size))
+    st = [u, u * 2]
+    for i in srcad.checkpointed(range(4)):
+        st[0] = np.sin(st[1]) * st[0]
+        traj[i] = st[0]
+    return np.sum(traj ** 2)
+
+
+@pytest.mark.parametrize("f", [dict_state_trajectory, two_field_state, list_state_trajectory])
+def test_checkpointed_container_state_with_trajectory(f):
+    _assert_second_order(f, np.array([0.3, -0.8, 1.1]))
+
+
+def _array_popped_and_updated(x):
+    L = []
+    a = x * 2
+    L.append(a)
+    b = L.pop()
+    b[0] = 5.0  # changes 'a' too
+    return np.sum(a * b)
+
+
+def _dict_popped_and_updated(x):
+    L = []
+    a = {"a": x * 1.0}
+    L.append(a)
+    b = L.pop()
+    b["a"] = x * 2  # changes 'a' too
+    return np.sum(a["a"])
+
+
+@pytest.mark.parametrize("f", [_array_popped_and_updated, _dict_popped_and_updated])
+def test_value_popped_from_a_list_still_shares_with_what_was_pushed(f):
+    with pytest.raises(SrcadSyntaxError, match="in-place update of 'b', which shares memory with 'a'") as e:
+        srcad.grad(f)(np.array([0.3, -0.8, 1.1]))
+    assert e.value.lineno == f.__code__.co_firstlineno + 5

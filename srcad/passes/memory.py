@@ -176,6 +176,7 @@ class _Flow(Values):
         state.bound[name] = (self.bindings, s)
         state.ambiguous.discard(name)
         state.indices.discard(name)
+        state.array_stacks.discard(name)
         return state
 
     def age(self, state, here):
@@ -244,6 +245,8 @@ class _Flow(Values):
             state = self.bind(state, target.id, memory, s)
             if makes_index_array(rhs) or isinstance(rhs, gast.Name) and rhs.id in state.indices:
                 state.indices.add(target.id)
+            if target.id in self.stacks:  # (bound to [] only)
+                state.array_stacks.add(target.id)
             if made:
                 state.made.add(id(s))
             if not nondiff and not isinstance(rhs, _DISPLAYS) and not _copies(rhs):
@@ -296,6 +299,8 @@ class _Flow(Values):
         if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
+            if not self.memory(state, call.args[0]).array:
+                state.array_stacks.discard(call.func.value.id)
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
                                stored=self.memory(state, call.args[0]), structure=True)
         if callee is not None and callee.kind == "method" and callee.name == "pop" and not call.args:

@@ -91,6 +91,7 @@ class Values:
         self.lookup = lookup  # the object a global name denotes (KeyError if none), where known
         self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
+        self.stacks = stacks(stmts)
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
 
     def summary(self, fn):
@@ -257,6 +258,9 @@ class Values:
         if (callee is not None and callee.kind == "method" and callee.name == "keys" and not call.args
                 and self.string_keys(state, call.func.value)):
             return Memory(new)
+        if (callee is not None and callee.kind == "method" and callee.name == "pop"
+                and call.func.value.id in state.array_stacks):  # one of the arrays pushed
+            return Memory(self.memory(state, call.func.value).inner | new, array=True, listy=())
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
             receiver = self.memory(state, call.func.value)
             if receiver.arrays_inside and not call.args and not receiver.array:  # L.pop() of a list of arrays
@@ -353,6 +357,27 @@ def makes_index_array(rhs):
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
     return (isinstance(rhs, (gast.List, gast.Compare))
             or callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))
+
+
+def stacks(stmts):
+    """Names used only as stacks: bound to ``[]`` only, read only to push (``L.append(e)``)
+    and pop (``L.pop()``, ``y = L.pop()``). Nothing else reaches their items (srcad's
+    ``_x_stack`` of saved values)."""
+    used, as_stack = {}, set()
+    for s in A.walk_statements(stmts):
+        value = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
+        single = isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+        if single and isinstance(value, gast.List) and not value.elts:
+            as_stack.add(id(s.targets[0]))
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and isinstance(
+                value.func.value, gast.Name) and not value.keywords and (
+                isinstance(s, gast.Expr) and value.func.attr == "append" and len(value.args) == 1
+                or (isinstance(s, gast.Expr) or single) and value.func.attr == "pop" and not value.args):
+            as_stack.add(id(value.func.value))
+    for node in gast.walk(gast.Module(body=list(stmts), type_ignores=[])):
+        if isinstance(node, gast.Name):
+            used.setdefault(node.id, []).append(id(node))
+    return {name for name, ids in used.items() if all(i in as_stack for i in ids)}
 
 
 def index_arrays(stmts):
