@@ -258,8 +258,8 @@ class Values:
         if (callee is not None and callee.kind == "method" and callee.name == "keys" and not call.args
                 and self.string_keys(state, call.func.value)):
             return Memory(new)
-        if (callee is not None and callee.kind == "method" and callee.name == "pop"
-                and call.func.value.id in state.array_stacks):  # one of the arrays pushed
+        if (callee is not None and callee.kind == "method" and callee.name == "pop" and isinstance(
+                call.func.value, gast.Name) and call.func.value.id in state.array_stacks):  # one of the arrays pushed
             return Memory(self.memory(state, call.func.value).inner | new, array=True, listy=())
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
             receiver = self.memory(state, call.func.value)
