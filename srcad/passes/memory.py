@@ -190,7 +190,7 @@ class _Flow(Values):
         for n in self.holders.get(here, ()):
             m = names.get(n)
             if m is not None and (new in m.own or new in m.inner or new in m.listy):
-                names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy), m.arrays_inside)
+                names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
         if new in state.observed:
             state.observed.discard(new)
             state.observed.add(old)
@@ -335,7 +335,6 @@ class _Flow(Values):
         elif callee is not None and callee.kind == "method" and isinstance(call.func.value, gast.Name):
             # obj.step() of an object srcad does not know may change it: srcad runs it as written, on a
             # copy where the object is (or is held by) an argument
-            self.unknown_items(state, self.memory(state, call.func.value).all())
             reached = {loc for loc in self.memory(state, call.func.value).all() if loc[0] in ("arg", "arg-item")}
             self.mutated |= reached
             self.by_calls |= reached
@@ -372,20 +371,12 @@ class _Flow(Values):
                 state.stale[other] = (name, s, None if name in state.ambiguous else state.bound.get(name))
         if stored is not None and stored.all():  # a list keeps what is stored in it
             added = stored.all()
-            state.names = {n: (m.holding(added, stored.array) if m.all() & changed and not m.array else m)
+            state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
                            for n, m in state.names.items()}
             for n, m in state.names.items():
                 if m.all() & changed and not m.array:
                     self.note_holder(n, added)
-        elif stored is None and not structure:  # a call, or z += e: what it puts in a list is not known
-            self.unknown_items(state, memory.all())
         return state
-
-    def unknown_items(self, state, reached):
-        """Values inside those in ``reached`` may have changed to anything: no list there is
-        known to hold arrays only any more."""
-        state.names = {n: m.holding(frozenset(), False) if m.arrays_inside and m.all() & reached else m
-                       for n, m in state.names.items()}
 
     def note_holder(self, name, locations):
         for kind, made_by in locations:

@@ -47,36 +47,27 @@ class Memory:
     statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
     made afresh in each pass of a loop is told apart from last pass's). Immutable."""
 
-    __slots__ = ("own", "inner", "array", "listy", "arrays_inside")
+    __slots__ = ("own", "inner", "array", "listy")
 
-    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None, arrays_inside=False):
+    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None):
         self.own, self.inner = _frozen(own), _frozen(inner)
         self.array = array  # surely an array or a number: it holds no other values
         # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
         # ``L.pop()`` change (``own`` unless the value is known to be an array there)
         self.listy = self.own if listy is None else _frozen(listy)
-        # a list, tuple or dict whose items are surely arrays or numbers (each one put in it
-        # was): what ``L.pop()`` answers is one (a value stack of the adjoint, differentiated again)
-        self.arrays_inside = arrays_inside
 
     def all(self):
         return self.own | self.inner if self.inner else self.own
 
     def __eq__(self, other):
         return self is other or (self.own == other.own and self.inner == other.inner
-                                 and self.array == other.array and self.listy == other.listy
-                                 and self.arrays_inside == other.arrays_inside)
+                                 and self.array == other.array and self.listy == other.listy)
 
     def __or__(self, other):
         if other is self or other == self:  # joins mostly meet the same facts: no new object
             return self
         return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array,
-                      self.listy | other.listy, self.arrays_inside and other.arrays_inside)
-
-    def holding(self, added, arrays):
-        """This value after ``added`` locations are put inside it, ``arrays`` if they surely
-        are arrays or numbers."""
-        return Memory(self.own, self.inner | added, self.array, self.listy, self.arrays_inside and arrays)
+                      self.listy | other.listy)
 
 
 class Values:
@@ -177,9 +168,7 @@ class Values:
             own = new if self.advanced(rhs.slice, state) else base.all() | new
             return Memory(own, base.inner, base.array), True
         if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
-            items = [self.memory(state, e) for e in rhs.elts]
-            return Memory(new, self.memory(state, rhs).inner, arrays_inside=all(
-                m.array and not isinstance(e, gast.Starred) for e, m in zip(rhs.elts, items))), True
+            return Memory(new, self.memory(state, rhs).inner), True
         if isinstance(rhs, gast.Dict):
             inner = frozenset()
             for v in rhs.values:
@@ -215,7 +204,7 @@ class Values:
                 if not copied.all():  # a copy of what has no memory (a parameter given a number) is that value
                     return copied
                 if obj is runtime.copy_value:  # shallow: the items are shared
-                    return Memory(new, copied.inner, copied.array, arrays_inside=copied.arrays_inside)
+                    return Memory(new, copied.inner, copied.array)
                 return Memory(new, frozenset(), copied.array)  # new memory all the way down
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
@@ -262,10 +251,7 @@ class Values:
                 call.func.value, gast.Name) and call.func.value.id in state.array_stacks):  # one of the arrays pushed
             return Memory(self.memory(state, call.func.value).inner | new, array=True, listy=())
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
-            receiver = self.memory(state, call.func.value)
-            if receiver.arrays_inside and not call.args and not receiver.array:  # L.pop() of a list of arrays
-                return Memory(receiver.inner | new, array=True, listy=())
-            items = receiver.inner
+            items = self.memory(state, call.func.value).inner
             for arg in call.args[1:]:  # a default
                 items |= self.memory(state, arg).all()
             return Memory(items | new, items)
