@@ -66,6 +66,18 @@ def _distinct(keys):
     return out
 
 
+def _checked(rule):
+    """``rule``, its stores into ``d[...]`` (``t[...]``) checked now if it is a user's: a store
+    srcad does not apply is an error where the rule is registered, not a silently lost
+    statement (srcad's own rules are parsed, and checked, on first use)."""
+    if not (rule.fn.__module__ or "").startswith(__package__ + "."):
+        try:
+            rule.body  # parsed, and checked, now
+        except OSError:
+            pass  # no source to read: that fails where the rule is used, as before
+    return rule
+
+
 def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = (),
                  dtype_aware: bool = False) -> Callable[[_Template], _Template]:
     """Register a reverse-mode rule (template) for each of ``keys``.
@@ -79,7 +91,7 @@ def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = (),
 
     def decorate(fn):
         for key in _distinct(keys):
-            _register(VJP, key, Rule(key, fn, "d", zero, dtype_aware), "vjp")
+            _register(VJP, key, _checked(Rule(key, fn, "d", zero, dtype_aware)), "vjp")
         return fn
 
     return decorate
@@ -93,7 +105,7 @@ def register_jvp(*keys: Any, zero: Union[str, Sequence[str]] = (),
 
     def decorate(fn):
         for key in _distinct(keys):
-            _register(JVP, key, Rule(key, fn, "t", zero, dtype_aware), "jvp")
+            _register(JVP, key, _checked(Rule(key, fn, "t", zero, dtype_aware)), "jvp")
         return fn
 
     return decorate

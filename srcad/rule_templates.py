@@ -13,6 +13,7 @@ import gast
 from . import astutil as A
 from .errors import SrcadError
 from .indentation import dedent_code
+from .rule_stores import check_stores, is_marker, updated_params
 
 
 class Rule:
@@ -57,9 +58,11 @@ class Rule:
                 out.append((p.name, None))
         return out
 
-    @property
+    @functools.cached_property
     def body(self):
-        return self._parsed[0]
+        body = self._parsed[0]
+        check_stores(self, body)
+        return body
 
     @property
     def lineno(self):
@@ -114,14 +117,15 @@ class Rule:
 
     @functools.cached_property
     def differentiated(self):
-        """The parameters the rule accounts for: declared ``zero=``, or named in ``d[...]``
-        (``t[...]``), directly or as the loop variable of ``for p in params`` /
-        ``for i, p in enumerate(params)``. ``template.instantiate`` refuses a call that
+        """The parameters the rule accounts for: declared ``zero=``, updated (``d[p] += ...``),
+        or in a forward rule read (``t[p]``), directly or as the loop variable of
+        ``for p in params`` / ``for i, p in enumerate(params)``. A vjp rule that only reads
+        ``d[p]`` gives ``p`` no derivative. ``template.instantiate`` refuses a call that
         differentiates any other parameter."""
         module = gast.Module(body=self.body, type_ignores=[])
-        named = set(self.zero) | {n.slice.id for n in gast.walk(module)
-                 if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and n.value.id == self.marker
-                 and isinstance(n.slice, gast.Name)}
+        named = set(self.zero) | updated_params(self)
+        if self.marker == "t":
+            named |= {n.slice.id for n in gast.walk(module) if is_marker(n, "t") and isinstance(n.slice, gast.Name)}
         for loop in gast.walk(module):
             if not isinstance(loop, gast.For):
                 continue

@@ -17,20 +17,14 @@ import numpy as np
 from . import astutil as A
 from .errors import SrcadError
 from .registry import Refusal, describe, no_derivative
+from .rule_stores import update
 from .runtime import item_grad, unbroadcast
 from .template_static import (decide, fold_literal_identity, fold_shape_query, known_shapes, literal_value,
                               static_unbroadcast)
+from .template_zeros import Refused, Zero, fold, local_update, refuse_update, settle, zero
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
-
-
-class Zero(Exception):
-    """Raised inside instantiation when a statement reads an adjoint that is zero."""
-
-
-class _Refused(Exception):
-    """Raised inside instantiation by a live ``no_derivative(...)`` marker."""
 
 
 class Binding(dict):
@@ -117,8 +111,8 @@ def instantiate(rule, result, bound, handler, namer, refs):
     globals_ = {name: refs(name, obj) for name, obj in rule.globals.items()}
     out = _dtype_check(rule, result, bound, refs)
     try:  # the rule's own statements are read, never changed: what is emitted is copied first
-        _emit_block(rule.body, env, renames, globals_, handler, rule, out, set())
-    except _Refused as refusal:
+        _emit_block(rule.body, env, renames, globals_, handler, rule, out, {})
+    except Refused as refusal:
         site = getattr(bound, "site", None)
         message = str(refusal)
         raise site.error(message) if site is not None else SrcadError(message) from None
@@ -202,7 +196,7 @@ def _check_differentiated(rule, bound, handler):
             raise site.error(message) if site is not None else SrcadError(message)
 
 
-def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
+def _emit_block(stmts, env, renames, globals_, handler, rule, out, derivatives):
     for stmt in stmts:
         if isinstance(stmt, gast.For) and isinstance(stmt.iter, (gast.Name, gast.Call)):
             seq = _vararg(stmt.iter, env)
@@ -216,19 +210,19 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
                     else:
                         sub[target.id] = item
                     _emit_block(stmt.body, sub, renames, globals_, handler, rule, out,
-                                zero_locals)
+                                derivatives)
                 continue
         if isinstance(stmt, gast.If):
             decided = decide(stmt.test, env, handler, rule)
             if decided is not None:
                 branch = stmt.body if decided else stmt.orelse
-                _emit_block(branch, env, renames, globals_, handler, rule, out, zero_locals)
+                _emit_block(branch, env, renames, globals_, handler, rule, out, derivatives)
                 continue
-            test = _substitute(A.deepcopy(stmt.test), env, renames, globals_, handler, rule, zero_locals)
+            test, _ = _substitute(A.deepcopy(stmt.test), env, renames, globals_, handler, rule, derivatives)
 
             def emit(branch):
                 code = []
-                _emit_block(branch, env, renames, globals_, handler, rule, code, zero_locals)
+                _emit_block(branch, env, renames, globals_, handler, rule, code, derivatives)
                 return code
 
             # decided at run time: the handler merges what each branch did to the adjoints
@@ -236,7 +230,7 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, zero_locals):
             if any(not isinstance(b, gast.Pass) for b in node.body + node.orelse):
                 out.append(node)
             continue
-        _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals)
+        _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives)
 
 
 def _vararg(node, env):
@@ -260,8 +254,12 @@ def _marker_target(node, rule, env):
     return None
 
 
-def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
-    """Replace parameters, locals, globals and marker reads in an expression, in one pass.
+def _substitute(node, env, renames, globals_, handler, rule, derivatives, updated=None):
+    """Replace parameters, locals, globals and marker reads in an expression, in one pass, and
+    whether it read a derivative that is not zero. A zero one is simplified away where that is
+    exact, else the whole is ``Zero`` or refused (``template_zeros``). ``derivatives`` maps
+    the template's temporaries computed from derivatives to whether theirs is not zero;
+    ``updated`` is the variable whose buffer the statement updates in place (not a read).
 
     Hygiene by construction: every node that comes from outside the template (a call's operand
     atom, the result's name, a spliced ``*operands`` item, an adjoint read) is *opaque* — it is
@@ -269,16 +267,26 @@ def _substitute(node, env, renames, globals_, handler, rule, zero_locals):
     (``y``), local or global (``np``) can never be substituted a second time. Template locals
     get fresh names and globals the names ``refs`` reserved, so neither can meet a user name.
     """
-    return _Substitution(env, renames, globals_, handler, rule, zero_locals).visit(node)
+    substitution = _Substitution(env, renames, globals_, handler, rule, derivatives, updated)
+    new = substitution.visit(node)
+    if substitution.zero_read is not None:
+        settle(new, substitution.live_reads, substitution.zero_read, rule)
+    return new, substitution.live_reads > 0
 
 
 class _Substitution(A.Transformer):
     """``_substitute``'s one pass (a class made once, not per expression)."""
 
-    def __init__(self, env, renames, globals_, handler, rule, zero_locals):
+    def __init__(self, env, renames, globals_, handler, rule, derivatives, updated):
         self.env, self.renames, self.globals_ = env, renames, globals_
-        self.handler, self.rule, self.zero_locals = handler, rule, zero_locals
+        self.handler, self.rule, self.derivatives, self.updated = handler, rule, derivatives, updated
         self.opaque = set()  # ids of the nodes spliced in from the call site
+        self.live_reads, self.zero_read = 0, None  # derivatives read that are not zero; the first one that is
+
+    def zero(self, read):
+        if self.zero_read is None:
+            self.zero_read = read
+        return zero()
 
     def splice(self, node):
         self.opaque.add(id(node))
@@ -297,7 +305,7 @@ class _Substitution(A.Transformer):
             return folded
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is no_derivative:
             what, instead = (self.rule.globals[a.id] if isinstance(a, gast.Name) else literal_value(a) for a in n.args)
-            raise _Refused(f"srcad does not differentiate {what}; {instead}")
+            raise Refused(f"srcad does not differentiate {what}; {instead}")
         if _is_item_read(n, self.rule):
             split = self.handler.read_item(self.env[self.rule.result], n.args[1].value)
             if split is not None:  # the result's adjoint is kept item by item
@@ -351,12 +359,17 @@ class _Substitution(A.Transformer):
         bound = _marker_target(n, self.rule, self.env)
         if bound is None:
             return self.generic_visit(n)
-        if not isinstance(bound, gast.Name):
-            raise Zero()
-        expr = self.handler.read(bound.id)
+        expr = self.handler.read(bound.id) if isinstance(bound, gast.Name) else None
         if expr is None:
-            raise Zero()
+            return self.zero(n)
+        self.live_reads += bound.id != self.updated
         return self.splice(expr)
+
+    def visit_BinOp(self, n):
+        return fold(self.generic_visit(n))
+
+    def visit_UnaryOp(self, n):
+        return fold(self.generic_visit(n))
 
     def visit_Name(self, n):
         if n.id in self.env:
@@ -367,8 +380,10 @@ class _Substitution(A.Transformer):
                 raise SrcadError(f"{self.rule}: **{n.id} can only be ignored")
             return self.splice(A.deepcopy(value))
         if n.id in self.renames:
-            if n.id in self.zero_locals and isinstance(n.ctx, gast.Load):
-                raise Zero()
+            if n.id in self.derivatives and isinstance(n.ctx, gast.Load):
+                if not self.derivatives[n.id]:
+                    return self.zero(n)
+                self.live_reads += 1
             n.id = self.renames[n.id]
         elif n.id in self.globals_:
             A.set_anno(n, "denotes", self.rule.globals[n.id])  # what the name is, for later passes
@@ -379,42 +394,80 @@ class _Substitution(A.Transformer):
 
 
 
-def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, zero_locals):
-    # d[x] += e : accumulate into an adjoint
-    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.op, gast.Add):
-        bound = _marker_target(stmt.target, rule, env)
-        if bound is not None:
-            if not isinstance(bound, gast.Name) or not handler.is_active(bound.id):
-                return
-            try:
-                value = _substitute(A.deepcopy(stmt.value), env, renames, globals_, handler, rule, zero_locals)
-            except Zero:
-                return
-            out.extend(handler.accumulate(bound.id, value))
+def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives):
+    applied = update(stmt, rule.marker)  # the only stores into d[...] a rule has (rule_stores)
+    # d[x] += e, d[x] -= e: accumulate into an adjoint
+    if applied is not None and applied[0] == "accumulate":
+        bound = _marker_target(applied[1], rule, env)
+        if not isinstance(bound, gast.Name) or not handler.is_active(bound.id):
             return
+        try:
+            value, _ = _substitute(A.deepcopy(stmt.value), env, renames, globals_, handler, rule, derivatives)
+        except Zero:
+            return
+        if isinstance(stmt.op, gast.Sub):
+            value = gast.UnaryOp(op=gast.USub(), operand=value)
+        out.extend(handler.accumulate(bound.id, value))
+        return
     # d[x][i] += e, np.add.at(d[x], i, e): update an adjoint buffer in place
-    mutated = _mutated_buffer(stmt, rule, env)
-    if mutated is not None:
+    if applied is not None:
+        mutated = _marker_target(applied[1], rule, env)
         if not isinstance(mutated, gast.Name) or not handler.is_active(mutated.id):
             return
         try:
-            probe = _substitute(A.deepcopy(stmt), env, renames, globals_, _NoRead(handler, mutated.id), rule,
-                                zero_locals)
+            _substitute(A.deepcopy(stmt), env, renames, globals_, _NoRead(handler, mutated.id), rule, derivatives,
+                        mutated.id)
         except Zero:
             return
-        del probe
         out.extend(handler.own(mutated.id))
-        out.append(_substitute(A.deepcopy(stmt), env, renames, globals_, handler, rule, zero_locals))
+        out.append(_substitute(A.deepcopy(stmt), env, renames, globals_, handler, rule, derivatives, mutated.id)[0])
+        return
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) and stmt.target.id in renames:
+        _emit_local_update(stmt, env, renames, globals_, handler, rule, out, derivatives)
         return
     try:
-        new = _substitute(A.deepcopy(stmt), env, renames, globals_, handler, rule, zero_locals)
+        new, live = _substitute(A.deepcopy(stmt), env, renames, globals_, handler, rule, derivatives)
     except Zero:
         for name in A.names_stored(stmt):
-            zero_locals.add(name)
+            derivatives[name] = False
         return
     for name in A.names_stored(stmt):
-        zero_locals.discard(name)
+        if live:
+            derivatives[name] = True
+        else:
+            derivatives.pop(name, None)
     out.append(new)
+
+
+def _emit_local_update(stmt, env, renames, globals_, handler, rule, out, derivatives):
+    """``g op= e`` on a template temporary ``g``: as written, unless ``g`` or ``e`` is a zero
+    derivative; then what ``g op e`` is (``g += e`` keeps ``g`` where ``e`` is zero, and is
+    ``g = e`` where ``g`` is), or a refusal where that is not exact (``g /= e``, ``e`` zero)."""
+    name = stmt.target.id
+    try:
+        value, live = _substitute(A.deepcopy(stmt.value), env, renames, globals_, handler, rule, derivatives)
+        zero_value = False
+    except Zero:
+        value, live, zero_value = None, False, True
+    zero_target = derivatives.get(name) is False
+    if not (zero_value or zero_target):
+        update_ = gast.AugAssign(target=A.store(renames[name]), op=stmt.op, value=value)
+        out.append(gast.copy_location(update_, stmt))
+        if live:
+            derivatives[name] = True
+        return
+    outcome = local_update(stmt.op, zero_target, zero_value)
+    if outcome is None:
+        refuse_update(rule, stmt)
+    if outcome == "zero":
+        derivatives[name] = False
+    elif outcome in ("assign", "negate"):
+        value = value if outcome == "assign" else gast.UnaryOp(op=gast.USub(), operand=value)
+        out.append(gast.copy_location(A.assign(renames[name], value), stmt))
+        if live:
+            derivatives[name] = True
+        else:
+            derivatives.pop(name, None)
 
 
 class _NoRead:
@@ -430,16 +483,3 @@ class _NoRead:
 
     def read_item(self, result, k):
         return self.handler.read_item(result, k)
-
-
-def _mutated_buffer(stmt, rule, env):
-    target = None
-    if isinstance(stmt, (gast.AugAssign, gast.Assign)):
-        t = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
-        if isinstance(t, gast.Subscript):
-            target = _marker_target(t.value, rule, env)
-    elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
-        func = stmt.value.func
-        if isinstance(func, gast.Attribute) and func.attr == "at":
-            target = _marker_target(stmt.value.args[0], rule, env)
-    return target
