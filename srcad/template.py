@@ -21,7 +21,7 @@ from .rule_stores import update
 from .runtime import item_grad, unbroadcast
 from .template_static import (decide, fold_literal_identity, fold_shape_query, known_shapes, literal_value,
                               static_unbroadcast)
-from .template_zeros import Refused, Zero, fold, local_update, refuse_update, settle, zero
+from .template_zeros import Refused, Zero, fold, local_update, refuse_update, refused, settle, zero
 
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -269,8 +269,8 @@ def _substitute(node, env, renames, globals_, handler, rule, derivatives, update
     """
     substitution = _Substitution(env, renames, globals_, handler, rule, derivatives, updated)
     new = substitution.visit(node)
-    if substitution.zero_read is not None:
-        settle(new, substitution.live_reads, substitution.zero_read, rule)
+    if substitution.zero_read is not None or substitution.refusal is not None:
+        settle(new, substitution, rule)
     return new, substitution.live_reads > 0
 
 
@@ -282,6 +282,7 @@ class _Substitution(A.Transformer):
         self.handler, self.rule, self.derivatives, self.updated = handler, rule, derivatives, updated
         self.opaque = set()  # ids of the nodes spliced in from the call site
         self.live_reads, self.zero_read = 0, None  # derivatives read that are not zero; the first one that is
+        self.refusal = None  # the message of a no_derivative(...) read
 
     def zero(self, read):
         if self.zero_read is None:
@@ -305,7 +306,8 @@ class _Substitution(A.Transformer):
             return folded
         if isinstance(n.func, gast.Name) and self.rule.globals.get(n.func.id) is no_derivative:
             what, instead = (self.rule.globals[a.id] if isinstance(a, gast.Name) else literal_value(a) for a in n.args)
-            raise Refused(f"srcad does not differentiate {what}; {instead}")
+            self.refusal = f"srcad does not differentiate {what}; {instead}"
+            return refused(n)  # unless its term is zero (t[start] * no_derivative(...), start constant)
         if _is_item_read(n, self.rule):
             split = self.handler.read_item(self.env[self.rule.result], n.args[1].value)
             if split is not None:  # the result's adjoint is kept item by item

@@ -8,7 +8,8 @@ product or a quotient with a zero factor or numerator is zero, and so is ``-0``.
 - the statement's value is zero, or it reads no derivative that is not zero (the documented
   rule: a statement reading only zero derivatives disappears, so ``d[x] += f(d[y])`` with a
   zero ``d[y]`` is dropped, ``f`` being linear in it as rule helpers are): ``Zero``;
-- no zero node: the statement is emitted;
+- no zero node: the statement is emitted, unless it holds a ``no_derivative(...)`` whose term
+  is not zero (then the call is refused);
 - a zero node somewhere else (a call's argument, a denominator, a condition) next to a
   derivative that is not zero: srcad cannot tell what the zero term contributes, and dropping
   the whole statement would lose the other terms, so the call is refused: one term per
@@ -20,6 +21,7 @@ from . import astutil as A
 from .rule_stores import rule_line
 
 _ZERO = "zero_derivative"
+_REFUSED = "refused_derivative"
 
 
 class Zero(Exception):
@@ -36,6 +38,11 @@ def zero():
 
 def is_zero(node):
     return A.anno(node, _ZERO, False)
+
+
+def refused(node):
+    """``node``, a ``no_derivative(...)`` read: the call is refused unless its term is zero."""
+    return A.set_anno(node, _REFUSED, True)
 
 
 def fold(node):
@@ -57,14 +64,19 @@ def fold(node):
     return node
 
 
-def settle(new, live_reads, zero_read, rule):
-    """Raise ``Zero`` or ``Refused`` for the substituted ``new`` that read the zero derivative
-    ``zero_read`` (a template node) and ``live_reads`` derivatives that are not zero."""
-    value = new.value if isinstance(new, (gast.Assign, gast.AugAssign, gast.Expr)) else new
-    if is_zero(value) or not live_reads:
-        raise Zero()
-    if any(is_zero(n) for n in gast.walk(new)):
-        raise Refused(_message(rule, zero_read, A.to_source(zero_read).strip()))
+def settle(new, substitution, rule):
+    """Raise ``Zero`` or ``Refused`` for ``new``, the result of ``substitution`` (a
+    ``template._Substitution``) that read a zero derivative (its first, a template node:
+    ``zero_read``; how many others: ``live_reads``) or a ``no_derivative(...)`` (``refusal``)."""
+    if substitution.zero_read is not None:
+        value = new.value if isinstance(new, (gast.Assign, gast.AugAssign, gast.Expr)) else new
+        if is_zero(value) or not substitution.live_reads:
+            raise Zero()
+        if any(is_zero(n) for n in gast.walk(new)):
+            read = substitution.zero_read
+            raise Refused(_message(rule, read, A.to_source(read).strip()))
+    if substitution.refusal is not None and any(A.anno(n, _REFUSED, False) for n in gast.walk(new)):
+        raise Refused(substitution.refusal)
 
 
 def local_update(op, zero_target, zero_value):
