@@ -176,10 +176,11 @@ def _with_defaults(fn, params, args, kwargs):
 
 def _fixed_shape(value):
     """Can ``value``, held as a default, never change shape or type in place? (Not an array:
-    ``a.shape = ...`` and ``a.resize(...)`` change its shape in place.)"""
+    ``a.shape = ...`` and ``a.resize(...)`` change its shape in place. A module has none:
+    ``xp=np``, read as the module, is checked when the code runs.)"""
     if isinstance(value, tuple):
         return all(_fixed_shape(v) for v in value)
-    return value is None or isinstance(value, (bool, int, float, complex, str, np.generic))
+    return value is None or isinstance(value, (bool, int, float, complex, str, np.generic, types.ModuleType))
 
 
 MISS = object()  # what ``fast_entry``'s function returns for arguments it does not take

@@ -132,6 +132,21 @@ def check_list_slice(target, index, value, where):
             "holds, or build a new list (append its items one by one)")
 
 
+def check_module(value, module, written, name, where):
+    """Raise unless the parameter ``name`` holds ``module``, the module its default is written
+    as (``written``): srcad read ``name.f(...)`` as ``written.f(...)`` (``passes.module_aliases``),
+    right only where the call leaves the default as it is. Generated code calls this; ``where``
+    is the user's file and line."""
+    if value is module:
+        return
+    held = f"the module {value.__name__}" if isinstance(value, type(module)) else f"a {type(value).__name__}"
+    raise UnsupportedCaseError(
+        f"{where}'{name}' holds {held} in this call, but srcad differentiated this function reading '{name}' as "
+        f"the module its default is written as, {written} ({module.__name__}): a parameter holding a module is "
+        f"read only as that default; pass no other value for '{name}', or bind the module you mean at module "
+        f"level ({name.upper()} = ...) and call through that name")
+
+
 def check_method(obj, name, function, where, receiver="self"):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the

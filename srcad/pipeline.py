@@ -40,6 +40,7 @@ from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.regions import restore_regions
 from .passes.resolve_calls import resolve_calls
+from .passes.module_aliases import read_module_aliases
 from .passes.scalar_arrays import scalar_arrays
 from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
@@ -203,6 +204,7 @@ def check_parameters(source):
     them: positional-only and ordinary parameters, ``*args`` (a tuple), keyword-only ones,
     ``**kwargs`` (a dict). The generated code takes every argument so (the API binds a
     call's arguments to that order, defaults filled in)."""
+    read_module_aliases(source.node, source)  # first: it reads the defaults dropped here (xp=np)
     args = source.node.args
     if args.vararg or args.kwarg or args.kwonlyargs:  # defaults are the API's to fill in
         flat = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]

@@ -28,7 +28,7 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from ..checkpointing import check_recomputed
-from ..errors import check_list_slice, check_method
+from ..errors import check_list_slice, check_method, check_module
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
 from ..rules.numpy_products import einsum_grad
@@ -122,7 +122,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.real_constant, runtime.numeric_constant, runtime.read_again,
-             runtime.inexact_result, runtime.numba_refuses, check_method,
+             runtime.inexact_result, runtime.numba_refuses, check_method, check_module,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 

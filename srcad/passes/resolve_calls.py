@@ -10,6 +10,7 @@ from .callees import Callee, dotted, local_names, lookup_path, parameter_names, 
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
                            through_parameter, through_self)
+from .module_aliases import read_module_aliases
 
 
 def _calls_in_scopes(node, locals_, functions, source):
@@ -82,6 +83,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     >>> sorted(str(anno(c, "callee")) for c in calls)
     ["Callee(method, 'sum')", "Callee(object, 'np.sin')"]
     """
+    if node is source.node and isinstance(node, gast.FunctionDef):
+        read_module_aliases(node, source)  # xp = np: xp.sin(x) calls np.sin
     locals_ = local_names(node)
     nodes = list(A.walk(node))
     functions = frozenset(local_functions)
