@@ -98,8 +98,10 @@ def test_a_module_parameter_given_its_default_explicitly_reads_as_it():
 def _is_refused_for_the_other_module(run):
     with pytest.raises(UnsupportedCaseError, match=r"'xp' holds the module fakexp in this call, but srcad "
                                                    r"differentiated this function reading 'xp' as the module its "
-                                                   r"default is written as, np \(numpy\)"):
+                                                   r"default is written as, np \(numpy\)") as info:
         run()
+    message = str(info.value)  # the def's line, at second order too (not a generated one)
+    assert message.startswith(__file__ + ":") and "srcad-generated" not in message.splitlines()[0]
 
 
 def test_a_module_parameter_given_another_module_is_refused_when_it_runs():
@@ -110,6 +112,7 @@ def test_a_module_parameter_given_another_module_is_refused_when_it_runs():
     _is_refused_for_the_other_module(lambda: srcad.jvp(default_alias, (X, FAKE), (np.ones(3), None)))
     _is_refused_for_the_other_module(lambda: srcad.vjp(default_alias, X, FAKE)[1](1.0))
     _is_refused_for_the_other_module(lambda: srcad.hessian(default_alias)(X, FAKE))
+    _is_refused_for_the_other_module(lambda: srcad.jvp(srcad.grad(default_alias), (X, FAKE), (np.ones(3), None)))
     _is_refused_for_the_other_module(lambda: srcad.grad(helper)(X, FAKE))  # first given another module
     np.testing.assert_allclose(srcad.grad(helper)(X), finite_differences(helper, X), rtol=1e-6, atol=1e-7)
 

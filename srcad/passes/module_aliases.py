@@ -8,14 +8,15 @@ module is checked when the code runs (``errors.check_module``: a call passing an
 module raises rather than runs NumPy's code). Only two forms are read so, where the name
 provably holds that module at every read:
 
-- a local bound once, by ``name = <dotted name of a module>`` at the top level of a
-  function's body (not in a branch, loop, ``try`` or ``with``), read only after it there;
+- a local bound once, by ``name = <dotted name of a module>`` (or ``name: T = ...``) at the
+  top level of a function's body (not in a branch, loop, ``try`` or ``with``), read only
+  after it there;
 - a parameter with such a default.
 
 Neither may be bound anywhere else in the function (nested functions included), and the
 dotted name's first name must be a global or closure name everywhere in it. Any other name
-some binding of which is a module (bound twice, in a branch, ``xp = xp or np``) is refused
-at its first read, saying so; a module-level alias (``XP = np``) is a global, read as such.
+some binding of which is a module (bound twice, in a branch, ``if xp is None: xp = np``) is
+refused at that binding, saying so; a module-level alias (``XP = np``) is a global, read as such.
 """
 import types
 
@@ -68,10 +69,10 @@ def read_module_aliases(fdef, source):
             if _alias_name(stmt) is not None and alias(_alias_name(stmt), stmt.value, scope, after=index):
                 scope.body[index] = gast.copy_location(gast.Pass(), stmt)  # read nowhere now
     for name, found in sorted(bindings.items()):
-        if why_not.get(name, "") is not None and any(_module_bound(name, b, source) for b in found):
+        to_module = [b for b in found if _module_bound(name, b, source)] if why_not.get(name, "") is not None else []
+        if to_module:
             why = why_not.get(name) or (_MORE_THAN_ONCE if len(found) > 1 else _NOT_PLAIN)
-            module_bound = next(b for b in found if _module_bound(name, b, source))
-            _refuse(name, why, module_bound[1] if isinstance(module_bound, tuple) else module_bound, source)
+            _refuse(name, why, to_module[0][1] if isinstance(to_module[0], tuple) else to_module[0], source)
 
 
 _MORE_THAN_ONCE = "it is bound more than once (assigned again, in a branch, deleted, or in a nested function too)"
@@ -124,12 +125,14 @@ def _checked(fdef, source):
 
 
 def _is_check(func, source):
+    """Is ``func`` the name of ``check_module`` (``check_module_`` where generated code took that name)?"""
+    if not isinstance(func, gast.Name) or func.id.rstrip("_") != "check_module":
+        return False
     if A.anno(func, BUILTIN) is not None:
         return A.anno(func, BUILTIN)[1:] == (check_module,)
-    parts = dotted(func)
     try:
-        return parts is not None and denoted(parts, source) is check_module
-    except (KeyError, AttributeError):
+        return source.lookup(func.id) is check_module
+    except KeyError:
         return False
 
 
