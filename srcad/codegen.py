@@ -15,6 +15,7 @@ import gast
 import numpy as np
 
 from . import astutil as A
+from .passes.array_stacks import as_lists
 from .passes.simplify import tidy
 from .pullback_values import constant_saved, outer_reads, read_saved, saved_copies, saved_values
 from .source import identifier
@@ -219,7 +220,11 @@ def codegen(node, source, module):
     joint.args.defaults = list(source.node.args.defaults) + [A.const(None)]
     # the joint adjoint returns only gradients: forward values nothing reads are not computed
     copies = [A.deepcopy(s) for s in fwd]
-    joint_fwd = tidy(_without_unread(copies, rev_reads))
+    joint_fwd, joint_rev = tidy(_without_unread(copies, rev_reads)), rev
+    value_stack = A.anno(node, "array_stacks")
+    if value_stack is not None:  # the pair keeps its saved values in lists (passes.array_stacks)
+        fwd, rev = as_lists([fwd, rev], value_stack.__eq__)
+        rev_reads = _read_names(rev)
 
     defined = set(params) | _stored_names(fwd)
     adjoint_names = _stored_names(rev) - defined
@@ -255,7 +260,7 @@ def codegen(node, source, module):
         from .extend import stop_gradient as stop_gradient_function
 
         stop_gradient = module.ref("stop_gradient", stop_gradient_function)
-    joint.body = joint_fwd + rev[:-1] + [_proven_returned(rev[-1])]
+    joint.body = joint_fwd + joint_rev[:-1] + [_proven_returned(joint_rev[-1])]
     joint_source = A.to_source(_with_element_facts(joint))
     # the pair is differentiated again too (a helper compiled apart, at second order)
     fwd, rev = [_with_element_facts(s) for s in fwd], [_with_element_facts(s) for s in rev]

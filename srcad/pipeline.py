@@ -1,10 +1,10 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture (+ check_source_is_code) -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
+    capture (+ check_source_is_code) -> [read_stacks_as_lists, in code srcad generated] -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
             -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
-            -> record_values -> reuse_buffers -> batch_products -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
+            -> record_values -> reuse_buffers -> batch_products -> array_stacks -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
             -> restore_regions -> fast_forms -> bind_builtins -> prove_finishes -> codegen -> compile (and cache)
 
 ``Options(debug=True)`` (or the environment variable ``SRCAD_DEBUG=1``) prints the
@@ -19,7 +19,7 @@ import types
 import gast
 
 from . import astutil as A
-from . import registry
+from . import registry, runtime
 from .codegen import codegen
 from .errors import SourceUnavailableError, source_hint
 from .facts import collecting
@@ -45,6 +45,7 @@ from .passes.scalar_arrays import scalar_arrays
 from .passes.reuse_buffers import reuse_buffers
 from .passes.reverse import reverse
 from .passes.array_arguments import ufunc_arrays
+from .passes.array_stacks import array_stacks, as_lists
 from .passes.batch_products import batch_products
 from .passes.shapes import infer_shapes
 from .passes.shape_values import argument_kinds
@@ -77,6 +78,7 @@ def _front_end(source, wrt, options, returned=None):
     ``returned_items``), read off the same stages run on that function."""
     returned = returned or _returned_items(options)
     return [
+        ("read_stacks_as_lists", lambda node: _stacks_as_lists(node, source)),
         ("resolve_calls", lambda node: resolve_calls(node, source, param_classes=options.param_classes)),
         ("checkpoint_loops", lambda node: checkpoint_loops(node, source)),
         ("normalize", lambda node: normalize(node, source, inline_loop_helpers="array results" if options.for_numba else "all")),
@@ -86,6 +88,21 @@ def _front_end(source, wrt, options, returned=None):
                                            returned)),
         ("check_aliasing", lambda node: check_aliasing(node, source, *_argument_kinds(options))),
     ]
+
+
+def _stacks_as_lists(node, source):
+    """Code srcad generated, differentiated again, with its indexed value stacks read as
+    lists (``passes.array_stacks.as_lists``): it is differentiated as it was before that pass."""
+    if source.is_generated():
+        (node.body,) = as_lists([node.body], lambda name: _denotes(source, name, runtime.value_stack))
+    return node
+
+
+def _denotes(source, name, obj):
+    try:
+        return source.lookup(name) is obj
+    except KeyError:
+        return False
 
 
 def _returned_items(options):
@@ -159,6 +176,7 @@ def _stages(source, wrt, options, module):
         ("record_values", lambda node: record_values(node, module.ref)),
         ("reuse_buffers", reuse_buffers),
         ("batch_products", (lambda node: node) if options.for_numba else lambda node: batch_products(node, module.ref)),
+        ("array_stacks", (lambda node: node) if options.for_numba else lambda node: array_stacks(node, module.ref)),
         ("finish_checkpoints", lambda node: finish_checkpoints(node, module.ref)),
         ("mark_integer_growth", mark_integer_growth if options.for_numba else lambda node: node),
         ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),

@@ -196,6 +196,18 @@ def add_grads(a, b):
     return a + b
 
 
+# a loop saving at least this many values keeps them in a float64 array (8 bytes each, not a
+# 32-byte NumPy scalar and an 8-byte list slot); a shorter one keeps a list, whose item reads
+# and writes cost a third of an array's
+LONG_LOOP = 2 ** 14
+
+
+def value_stack(n):
+    """Storage for the ``n`` float64 scalars a loop saves, one per trip, written and read back
+    by trip number (``passes.array_stacks``): an array for a long loop, a list for a short one."""
+    return np.empty(n) if n >= LONG_LOOP else [None] * n
+
+
 def copy_value(v):
     """A snapshot of a value about to be overwritten in place (lists and dicts: shallow)."""
     if v.__class__ in _IMMUTABLE_SCALARS:  # the common case in scalar loops, without the checks below

@@ -26,6 +26,7 @@ from .numpy_elementwise import broadcast_like
 register_nondifferentiable(runtime.zeros_like, runtime.none_items, runtime.cleared_slot, runtime.shape_of, runtime.size_of, runtime.default_cotangent, item_position,
                            reason="it builds zeros, a shape or a constant")
 register_nondifferentiable(runtime.real_constant, reason="it checks a value is real")
+register_nondifferentiable(runtime.value_stack, reason="it makes empty storage for saved values")
 register_nondifferentiable(runtime.numeric_constant, reason="it checks a value is a number or an array")
 register_nondifferentiable(runtime.read_again, reason="it checks a loop may read its sequence")
 register_nondifferentiable(runtime.numba_refuses, reason="it marks code the numba backend does not compile")
