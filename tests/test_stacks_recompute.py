@@ -67,7 +67,7 @@ def test_named_neighbours_of_a_loop_target_are_computed_again():
 def test_products_and_sums_of_a_target_with_literals():
     x = rng.standard_normal(9)
     joint, _ = joint_and_pair_sources(strided, (x, 4))
-    assert joint.count("_stack = []") == 3  # x[2j + 1], its cosine and x[2j]; not 2j nor 2j + 1
+    assert joint.count("_stack = ") == 3  # x[2j + 1], its cosine and x[2j]; not 2j nor 2j + 1
     reverse = joint.split("reversed(")[1]
     assert "_again = 2 * j" in reverse and "_again + 1" in reverse
     all_modes(strided, (x, 4))
