@@ -18,7 +18,7 @@ Assumptions, as for any derivative of these decompositions:
 import numpy as np
 
 from ..errors import UnsupportedCaseError
-from ..registry import register_jvp, register_vjp
+from ..registry import no_derivative, register_jvp, register_vjp
 from .numpy_linalg import _nonzero, eye_like, from_triangle, mT, symmetric_from_triangle
 
 
@@ -191,6 +191,44 @@ def svd(y, a, full_matrices=True, compute_uv=True, hermitian=False):
 @register_jvp(np.linalg.svd)
 def svd_jvp(y, a, full_matrices=True, compute_uv=True, hermitian=False):
     t[y] += svd_tangent(t[a], y, a, full_matrices, compute_uv, hermitian)
+
+
+# Second order through the singular values (compute_uv=False): svd_grad(g, s, a) is then the
+# gradient of <g, s(a)>, so its derivative in a along a direction is a Hessian product,
+# symmetric: the same helper gives its jvp and vjp. Through the singular vectors it would need
+# their second derivatives, which srcad does not compute.
+_SINGULAR_VECTORS = "np.linalg.svd with compute_uv=True to second order (hvp, hessian, grad of grad)"
+_VALUES_ONLY = "use np.linalg.svd(a, compute_uv=False) where only the singular values matter"
+
+
+@register_vjp(svd_grad)
+def svd_grad_vjp(r, g, y, a, full_matrices, compute_uv, hermitian):
+    if compute_uv:
+        d[g] += no_derivative(_SINGULAR_VECTORS, _VALUES_ONLY)
+        d[y] += no_derivative(_SINGULAR_VECTORS, _VALUES_ONLY)
+        d[a] += no_derivative(_SINGULAR_VECTORS, _VALUES_ONLY)
+    d[g] += svd_tangent(d[r], y, a, full_matrices, compute_uv, hermitian)
+    d[a] += singular_values_grad_along(g, a, d[r], hermitian)
+
+
+@register_jvp(svd_grad)
+def svd_grad_jvp(r, g, y, a, full_matrices, compute_uv, hermitian):
+    if compute_uv:
+        t[r] += t[g] * no_derivative(_SINGULAR_VECTORS, _VALUES_ONLY)
+        t[r] += t[y] * no_derivative(_SINGULAR_VECTORS, _VALUES_ONLY)
+        t[r] += t[a] * no_derivative(_SINGULAR_VECTORS, _VALUES_ONLY)
+    t[r] += svd_grad(t[g], y, a, full_matrices, compute_uv, hermitian)
+    t[r] += singular_values_grad_along(g, a, t[a], hermitian)
+
+
+def singular_values_grad_along(g, a, ta, hermitian):
+    """The derivative of ``U diag(g) Vᵀ`` (``svd_grad`` with ``compute_uv=False``) in ``a``
+    along ``ta``, from the singular vectors' tangents."""
+    u, s, vt = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
+    tu, _, tvt = svd_tangent(ta, (u, s, vt), a, False, True, hermitian)
+    g = np.asarray(g)
+    along = tu @ (g[..., :, None] * vt) + (u * g[..., None, :]) @ tvt
+    return from_triangle(along) if hermitian else along
 
 
 # ---- QR ----------------------------------------------------------------------------------------

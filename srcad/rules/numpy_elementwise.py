@@ -18,7 +18,7 @@ import math
 import gast
 import numpy as np
 
-from ..registry import register_elementwise, register_jvp, register_vjp
+from ..registry import register_elementwise, register_jvp, register_nondifferentiable, register_vjp
 from ..errors import SrcadError
 from ..runtime import unbroadcast
 from ..runtime_adjoints import JOINED_SEQUENCES
@@ -349,6 +349,9 @@ def select_masks(condlist, y):
         masks.append(mask)
         taken = taken | mask
     return masks
+
+
+register_nondifferentiable(select_masks, reason="it builds boolean masks from the conditions")
 
 
 def select_grad(g, condlist, choicelist):

@@ -164,6 +164,44 @@ def matrix_power_tangent(ta, a, n):
     return sum(powers[k] @ tb @ powers[m - 1 - k] for k in range(m))
 
 
+# Second order: matrix_power_grad(g, a, n) is the gradient of <g, a^n>, so its derivative in
+# a along a direction is a Hessian product, symmetric: the same helper gives its jvp and vjp.
+@register_vjp(matrix_power_grad)
+def matrix_power_grad_vjp(r, g, a, n):
+    d[g] += matrix_power_tangent(d[r], a, n)
+    d[a] += matrix_power_grad_along(g, a, d[r], n)
+
+
+@register_jvp(matrix_power_grad)
+def matrix_power_grad_jvp(r, g, a, n):
+    t[r] += matrix_power_grad(t[g], a, n)
+    t[r] += matrix_power_grad_along(g, a, t[a], n)
+
+
+def _powers_along(a, ta, n):
+    """``_powers(a, n)`` with the derivatives of the powers and of the base along ``ta``."""
+    powers, base = _powers(a, n)
+    dbase = ta if n > 0 else -base @ ta @ base
+    dpowers = [np.zeros(np.shape(base), np.result_type(base, as_array(ta).dtype))]
+    for k in range(1, len(powers)):
+        dpowers.append(dpowers[k - 1] @ base + powers[k - 1] @ dbase)
+    return powers, dpowers, base, dbase
+
+
+def matrix_power_grad_along(g, a, ta, n):
+    """The derivative of ``matrix_power_grad(g, a, n)`` in ``a`` along ``ta``."""
+    if n == 0:
+        return zeros_like(np.asarray(a))
+    powers, dpowers, base, dbase = _powers_along(a, ta, n)
+    m = len(powers)
+    grad = sum(mT(powers[k]) @ g @ mT(powers[m - 1 - k]) for k in range(m))
+    dgrad = sum(mT(dpowers[k]) @ g @ mT(powers[m - 1 - k]) + mT(powers[k]) @ g @ mT(dpowers[m - 1 - k])
+                for k in range(m))
+    if n > 0:
+        return dgrad
+    return -(mT(dbase) @ grad @ mT(base) + mT(base) @ dgrad @ mT(base) + mT(base) @ grad @ mT(dbase))
+
+
 # ---- pseudo-inverse ----------------------------------------------------------------------------
 
 def pinv_grad(g, a, y, hermitian):

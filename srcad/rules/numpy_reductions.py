@@ -10,7 +10,7 @@ Most reductions here are written with a *slope*: an array shaped like the input 
 """
 import numpy as np
 
-from ..registry import register_jvp, register_vjp
+from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, resting_zero, sum_to_reduced
 
 
@@ -151,6 +151,9 @@ def median_slope(a, axis):
     return back(slope)
 
 
+register_nondifferentiable(median_slope, reason="it is piecewise constant: which entries are the middle ones")
+
+
 @register_vjp(np.nansum)
 def nansum(y, a, axis=None, dtype=None, out=None, keepdims=False):
     """NaN entries count as zero, so they get a zero derivative."""
@@ -287,6 +290,37 @@ def cumprod_tangent(ta, a, axis):
     for i in range(a_scan.shape[0]):
         out[i] = (out[i - 1] * a_scan[i] if i else 0) + before[i] * t_scan[i]
     return out if axis is None else np.moveaxis(out, 0, axis)
+
+
+# Second order: cumprod_grad(g, a) is the gradient of <g, cumprod(a)>, so its derivative in a
+# along a direction is a Hessian product, symmetric: the same helper gives its jvp and vjp.
+@register_vjp(cumprod_grad)
+def cumprod_grad_vjp(r, g, a, axis):
+    d[g] += cumprod_tangent(d[r], a, axis)
+    d[a] += cumprod_grad_along(g, a, d[r], axis)
+
+
+@register_jvp(cumprod_grad)
+def cumprod_grad_jvp(r, g, a, axis):
+    t[r] += cumprod_grad(t[g], a, axis)
+    t[r] += cumprod_grad_along(g, a, t[a], axis)
+
+
+def cumprod_grad_along(g, a, ta, axis):
+    """The derivative of ``cumprod_grad(g, a, axis)`` in ``a`` along ``ta``: the recurrences of
+    ``cumprod_grad`` with their derivatives (no division by the entries)."""
+    a_scan, g_scan, t_scan = scan_view(a, axis), scan_view(g, axis), scan_view(ta, axis)
+    dtype = np.result_type(g_scan, a_scan, t_scan, np.float32)
+    tail, dtail = np.zeros(g_scan.shape, dtype), np.zeros(g_scan.shape, dtype)
+    last = a_scan.shape[0] - 1
+    for j in reversed(range(last + 1)):
+        tail[j] = g_scan[j] + (a_scan[j + 1] * tail[j + 1] if j < last else 0)
+        dtail[j] = t_scan[j + 1] * tail[j + 1] + a_scan[j + 1] * dtail[j + 1] if j < last else 0
+    before = products_before(a_scan)
+    dbefore = np.zeros(a_scan.shape, dtype)
+    for j in range(1, last + 1):
+        dbefore[j] = dbefore[j - 1] * a_scan[j - 1] + before[j - 1] * t_scan[j - 1]
+    return scan_restore(dbefore * tail + before * dtail, a, axis)
 
 
 # ---- norms -------------------------------------------------------------------------------
