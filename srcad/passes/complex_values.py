@@ -45,6 +45,7 @@ from .. import registry
 from .. import runtime
 from ..code_reading import attribute_now
 from ..naming import BUILTIN
+from ..rules.numpy_fft import rfft_grad, rfftn_grad
 from .fresh import PLAIN_ATTRIBUTES, is_in
 from .callees import Callee
 from .outside_values import code_value, library_module, made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
@@ -62,7 +63,8 @@ _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, 
                  np.argpartition, np.nanargmax, np.nanargmin, np.fft.irfft, np.fft.irfft2, np.fft.irfftn, np.fft.hfft,
                  np.nonzero, np.flatnonzero, np.count_nonzero, np.shape, np.ndim, np.size, builtins.len,
                  builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant,
-                 runtime.numeric_constant, builtins.slice}  # a complex step in a slice counts points (np.r_[0:1:5j])
+                 runtime.numeric_constant, builtins.slice,  # a complex step in a slice counts points (np.r_[0:1:5j])
+                 rfft_grad, rfftn_grad}  # the adjoints of rfft of a real input (in a derivative differentiated again)
 #: functions without derivative that are right to treat as such for complex operands: their
 #: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,

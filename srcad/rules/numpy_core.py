@@ -71,6 +71,25 @@ def unit_phase(x):
     return x / np.where(size == 0, 1.0, size)
 
 
+# Second order through np.abs of a complex value: u = x/|x| turns with the phase of x only,
+# u̇ = i u Im(conj(u) ẋ) / |x| (0 at 0); the adjoint in the convention ∂L/∂Re + i ∂L/∂Im is
+# x̄ = -i u Im(conj(ū) u) / |x|.
+@register_vjp(unit_phase)
+def unit_phase_vjp(u, x):
+    d[x] += phase_turn(-1j * u, np.imag(np.conjugate(d[u]) * u), x)
+
+
+@register_jvp(unit_phase)
+def unit_phase_jvp(u, x):
+    t[u] += phase_turn(1j * u, np.imag(np.conjugate(u) * t[x]), x)
+
+
+def phase_turn(direction, angle, x):
+    """``direction · angle / |x|``, 0 where ``x`` is 0."""
+    size = np.abs(x)
+    return direction * angle / np.where(size == 0, 1.0, size)
+
+
 @register_vjp(math.pow)
 def math_pow(z, x, y):
     d[x] += d[z] * y * x ** (y - 1)

@@ -220,6 +220,18 @@ def imag_cotangent(g, x):
     return 1j * g if np.iscomplexobj(x) else 0 * g
 
 
+# linear in the real g (x gives the branch only): the adjoint of g -> i g is the imaginary part
+# of the cotangent, and that of g -> 0 · g (real) is 0, its imaginary part too
+@register_vjp(imag_cotangent, zero="x")
+def imag_cotangent_vjp(r, g, x):
+    d[g] += np.imag(d[r])
+
+
+@register_jvp(imag_cotangent, zero="x")
+def imag_cotangent_jvp(r, g, x):
+    t[r] += imag_cotangent(t[g], x)
+
+
 # ---- binary functions ----------------------------------------------------------------
 def larger_share(a, b):
     """The share of ``a`` in ``max(a, b)``: 1 if larger, 1/2 on a tie, else 0."""

@@ -23,6 +23,8 @@ import gast
 import numpy as np
 
 from ..registry import register_complex_safe, register_jvp, register_nondifferentiable, register_vjp
+from .numpy_core import unit_phase
+from .numpy_elementwise import imag_cotangent
 
 DUAL_NORM = {None: "forward", "backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -278,6 +280,8 @@ register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft
                       # the derivatives above call these, and second order differentiates them
                       # through their source: they are linear, so that is right for complex values
                       resized, like_input, fft_grad, fftn_grad, rfft_grad, irfft_grad, rfftn_grad, irfftn_grad,
+                      # helpers of np.abs and np.imag with rules right for complex values
+                      unit_phase, imag_cotangent,
                       # linear maps with real coefficients act on real and imaginary parts alike
                       # (each checked in tests/test_complex_values.py)
                       np.asarray, np.array, np.copy, np.reshape, np.transpose, np.ravel, np.concatenate, np.stack,
