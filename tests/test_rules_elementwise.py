@@ -95,6 +95,8 @@ MATH_UNARY = [
     (math.atanh, lambda x: math.atanh(x), (-0.9, 0.9)),
     (math.exp, lambda x: math.exp(x), (-2, 2)),
     (math.expm1, lambda x: math.expm1(x), (-2, 2)),
+    (math.erf, lambda x: math.erf(x), (-2, 2)),
+    (math.erfc, lambda x: math.erfc(x), (-2, 2)),
     (math.log, lambda x: math.log(x), (0.1, 3)),
     (math.log2, lambda x: math.log2(x), (0.1, 3)),
     (math.log10, lambda x: math.log10(x), (0.1, 3)),

@@ -164,6 +164,18 @@ def f_convolve_valid(a, b):
     return np.convolve(a, b, "valid")
 
 
+def f_correlate(a, b):
+    return np.correlate(a, b)
+
+
+def f_correlate_same(a, b):
+    return np.correlate(a, b, mode="same")
+
+
+def f_correlate_full(a, b):
+    return np.correlate(a, b, "full")
+
+
 VJP_CASES = [
     ("dot-vectors", f_dot, [R(3), R(3)]),
     ("dot-matrix-vector", f_dot, [R(2, 3), R(3)]),
@@ -222,6 +234,13 @@ VJP_CASES = [
     ("convolve-same-short-first", f_convolve_same, [R(3), R(6)]),
     ("convolve-valid", f_convolve_valid, [R(6), R(3)]),
     ("convolve-valid-short-first", f_convolve_valid, [R(2), R(5)]),
+    ("correlate", f_correlate, [R(6), R(3)]),
+    ("correlate-short-first", f_correlate, [R(2), R(5)]),
+    ("correlate-same", f_correlate_same, [R(5), R(4)]),
+    ("correlate-same-short-even-first", f_correlate_same, [R(4), R(7)]),
+    ("correlate-same-short-odd-first", f_correlate_same, [R(3), R(6)]),
+    ("correlate-full", f_correlate_full, [R(5), R(3)]),
+    ("correlate-full-short-first", f_correlate_full, [R(2), R(4)]),
 ]
 
 
@@ -286,6 +305,9 @@ JVP_CASES = [
     (np.convolve, [R(5), R(3)], {}),
     (np.convolve, [R(3), R(5)], {"mode": "same"}),
     (np.convolve, [R(6), R(2)], {"mode": "valid"}),
+    (np.correlate, [R(6), R(2)], {}),
+    (np.correlate, [R(4), R(7)], {"mode": "same"}),
+    (np.correlate, [R(3), R(5)], {"mode": "full"}),
 ]
 
 
@@ -320,10 +342,18 @@ def h_einsum_sublists(a):
     return np.sum(np.einsum(a, [0, 1], a, [1, 2]) ** 2)
 
 
+def h_correlate_same(a):  # a short even first operand: NumPy centres 'same' unlike np.convolve
+    return np.sum(np.correlate(a[0, :2], a[1] ** 2, "same") ** 2)
+
+
+def h_correlate_valid(a):
+    return np.sum(np.sin(np.correlate(a[0], a[1, :2] * a[0, 1:3])))
+
 
 @pytest.mark.parametrize("fun, shape", [(h_dot_nd, (2, 2, 3)), (h_dot_2d, (2, 3)), (h_einsum, (3, 3)),
-                                        (h_einsum_sublists, (3, 3))],
-                         ids=["dot-nd", "dot-2d", "einsum", "einsum-sublists"])
+                                        (h_einsum_sublists, (3, 3)), (h_correlate_same, (2, 5)),
+                                        (h_correlate_valid, (2, 5))],
+                         ids=["dot-nd", "dot-2d", "einsum", "einsum-sublists", "correlate-same", "correlate-valid"])
 def test_second_order(fun, shape):
     # forward over reverse, as srcad.hessian does: Hessian-vector products against differences of the gradient
     check_jvp(srcad.grad(fun), [R(*shape)], eps=1e-5, rtol=1e-5, atol=1e-6)

@@ -1,6 +1,7 @@
 """Exponentials, logarithms and powers (NumPy and ``math``): ``exp2``, ``expm1``, the
-``log`` variants, ``float_power``, ``logaddexp``/``logaddexp2``, and the modified Bessel
-function ``i0`` (an average of exponentials), with reverse and forward rules. Conventions as
+``log`` variants, ``float_power``, ``logaddexp``/``logaddexp2``, the modified Bessel
+function ``i0`` (an average of exponentials) and ``math.erf``/``math.erfc`` (integrals of
+``exp(-x²)``), with reverse and forward rules. Conventions as
 in ``numpy_elementwise.py``."""
 import math
 
@@ -37,6 +38,16 @@ def log10(y, x):
 @register_elementwise(np.log1p, math.log1p)
 def log1p(y, x):
     return 1 / (1 + x)
+
+
+@register_elementwise(math.erf)
+def erf(y, x):
+    return (2 / math.sqrt(math.pi)) * np.exp(-x * x)
+
+
+@register_elementwise(math.erfc)
+def erfc(y, x):
+    return -(2 / math.sqrt(math.pi)) * np.exp(-x * x)
 
 
 @register_elementwise(np.i0)

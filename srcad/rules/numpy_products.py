@@ -277,7 +277,7 @@ def vdot_jvp(y, a, b):
     t[y] += np.vdot(a, t[b])
 
 
-# ---- kron, cross, convolve ------------------------------------------------------------------
+# ---- kron, cross, convolve, correlate -------------------------------------------------------
 
 def kron_grad(g, a, b, which):
     """The adjoint of operand ``which`` of ``np.kron(a, b)``: the blocks of ``g`` contracted
@@ -426,6 +426,59 @@ def convolve(y, a, v, mode="full"):
 def convolve_jvp(y, a, v, mode="full"):
     t[y] += np.convolve(t[a], v, mode)
     t[y] += np.convolve(a, t[v], mode)
+
+
+def correlate_window(g, a, v, mode):
+    """The cotangent ``g`` of ``np.correlate(a, v, mode)`` placed in the full-length correlation.
+    NumPy computes a longer ``v``'s correlation with the operands swapped and reverses it, which
+    centres ``same`` one later than ``np.convolve`` does for an even ``a``."""
+    m, n = np.size(a), np.size(v)
+    start = {"full": 0, "same": (n - 1) // 2 if m >= n else m // 2, "valid": min(m, n) - 1}[mode]
+    full = grad_zeros(m + n - 1, g)
+    full[start:start + np.size(g)] = g
+    return full
+
+
+def correlate_grad(g, a, v, mode, which):
+    """The adjoint of operand ``which`` of ``np.correlate(a, v, mode)``: the full correlation is
+    ``convolve(a, flip(v))``, so ``a``'s adjoint convolves the placed cotangent with ``v`` and
+    ``v``'s correlates ``a`` with it."""
+    full = correlate_window(g, a, v, mode)
+    if which == 0:
+        return np.reshape(np.convolve(full, np.ravel(v), "valid"), np.shape(a))
+    return np.reshape(np.correlate(np.ravel(a), full, "valid"), np.shape(v))
+
+
+# generated adjoints call correlate_grad: bilinear in the cotangent and the other operand
+@register_vjp(correlate_grad)
+def correlate_grad_vjp(r, g, a, v, mode, which):
+    if which == 0:
+        d[g] += np.correlate(d[r], v, mode)
+        d[v] += correlate_grad(g, d[r], v, mode, 1)
+    else:
+        d[g] += np.correlate(a, d[r], mode)
+        d[a] += correlate_grad(g, a, d[r], mode, 0)
+
+
+@register_jvp(correlate_grad)
+def correlate_grad_jvp(r, g, a, v, mode, which):
+    t[r] += correlate_grad(t[g], a, v, mode, which)
+    if which == 0:
+        t[r] += correlate_grad(g, a, t[v], mode, 0)
+    else:
+        t[r] += correlate_grad(g, t[a], v, mode, 1)
+
+
+@register_vjp(np.correlate)
+def correlate(y, a, v, mode="valid"):
+    d[a] += correlate_grad(d[y], a, v, mode, 0)
+    d[v] += correlate_grad(d[y], a, v, mode, 1)
+
+
+@register_jvp(np.correlate)
+def correlate_jvp(y, a, v, mode="valid"):
+    t[y] += np.correlate(t[a], v, mode)
+    t[y] += np.correlate(a, t[v], mode)
 
 
 register_nondifferentiable(einsum_terms, dot_subscripts, inner_subscripts, tensordot_subscripts,
