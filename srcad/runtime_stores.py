@@ -1,7 +1,8 @@
 """What NumPy's in-place functions write, so that ``normalize`` can make a call of one an
 element store srcad differentiates (``passes.effect_calls.library_store``):
 ``np.fill_diagonal(a, v)`` is ``a[diagonal_positions(a, v)] = v`` and ``np.copyto(a, v)`` is
-``check_copyto(a, v); a[...] = v``. Both raise where the NumPy call would fail, or where the store
+``check_copyto(a, v); a[...] = v``; a helper's ``p += e`` on the caller's array is ``p[...] += e``
+after ``check_updated_array(p, ...)``. All raise where the NumPy call would fail, or where the store
 would not be that call."""
 import numpy as np
 
@@ -29,3 +30,14 @@ def check_copyto(dst, src):
     ``dst``'s dtype (casting ``same_kind``), which the store ``dst[...] = src`` would do silently."""
     if isinstance(dst, np.ndarray) and np.result_type(src) != dst.dtype:
         np.copyto(np.empty_like(dst), src)
+
+
+def check_updated_array(value, update, helper, where):
+    """Raise unless ``value`` is a NumPy array: the helper ``helper``, called for its effect, updates
+    it with ``update`` (``'v += ...'``), which changes the caller's value in place only for an array
+    (a number is rebound in the helper alone; srcad writes the update ``v[...] += ...``)."""
+    if value.__class__ is not np.ndarray:
+        raise UnsupportedCaseError(
+            f"{where}'{update}' in {helper}, which is called for its effect, changes the caller's value in "
+            f"place only where it is a NumPy array; here it is a {type(value).__name__}, which {helper} rebinds "
+            f"for itself. Return the new value from {helper} and assign it where {helper} is called")

@@ -80,17 +80,29 @@ def test_update_seen_through_another_name_refused():
 
 
 def bump(field, amount):
-    field += amount  # in place for an array, a rebinding for a number: srcad cannot tell here
+    field += amount  # in place for an array (the caller sees it), a rebinding for a number
 
 
-def test_augmented_assignment_to_a_parameter_refused():
-    def f(u0):
-        u = u0 * 1.0
-        bump(u, 0.5)
-        return np.sum(u)
+def bumped(u0):
+    u = u0 * 1.0
+    bump(u, u0 ** 2)
+    return np.sum(u ** 3)
 
-    with pytest.raises(SrcadSyntaxError, match="updates 'bump_field' in place, and 'u', which shares memory"):
-        srcad.grad(f)(U0)
+
+def test_augmented_assignment_to_a_parameter_updates_the_callers_array():
+    check_all_modes(bumped, (U0,))
+
+
+def test_augmented_assignment_to_a_number_parameter_is_refused():
+    def f(x):
+        s = x * 1.0
+        bump(s, 0.5)  # Python: s unchanged (bump rebinds its own name)
+        return s
+
+    with pytest.raises(srcad.SrcadError, match="'field \\+= \\.\\.\\.' in bump, which is called for its effect, "
+                                               "changes the caller's value in place only where it is a NumPy array; "
+                                               "here it is a float"):
+        srcad.grad(f)(2.0)
 
 
 # ---- a helper whose result is used, updating the caller's *parameter* in place -------------------

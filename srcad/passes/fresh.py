@@ -121,8 +121,9 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.real_constant, runtime.numeric_constant, runtime.read_again,
-             runtime.inexact_result, runtime.numba_refuses, check_method, check_module,
+NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.check_updated_array, runtime.real_constant,
+             runtime.numeric_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses, check_method,
+             check_module,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 

@@ -48,7 +48,8 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .binding import bind_arguments, updates_parameter
+from .. import runtime
+from .binding import bind_arguments, helper_call, updates_parameter
 from .jumps import eliminate_jumps
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .method_calls import global_method, global_partial
@@ -261,6 +262,7 @@ def inline_call(norm, call, name, out, fdef=None):
     args = fdef.args
     order = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
     rebound = A.names_stored(gast.Module(body=fdef.body, type_ignores=[]))
+    in_place = updated_in_place(fdef) if A.anno(call, "for_effect") else {}
     statics = {}  # the helper specialised on the functions it is passed: f(y) calls lorenz(y)
     for param in [a.id for a in order if a is not None]:
         value = bound[param]
@@ -276,7 +278,8 @@ def inline_call(norm, call, name, out, fdef=None):
             if static.callee.kind == "object" and not static.args and not static.keywords:
                 out.append(gast.copy_location(A.assign(renames[param], A.deepcopy(static.expr)), call))
             continue
-        if A.anno(call, "for_effect") and isinstance(value, gast.Name) and param not in rebound:
+        if A.anno(call, "for_effect") and isinstance(value, gast.Name) and (
+                param not in rebound or param in in_place):
             # called for its effect: the parameter is the caller's array itself, so an update
             # through it is the caller's own (and checked as such), not one through an alias
             renames[param] = value.id
@@ -285,8 +288,16 @@ def inline_call(norm, call, name, out, fdef=None):
             renames[param] = value.id  # only read: the caller's value itself, not a copy bound (and saved) per call
             continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
-    body = _rename_own_functions(A.replace_names(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), renames),
-                                 renames)
+    callers = {p for p in in_place if isinstance(bound[p], gast.Name)}  # the caller's arrays themselves
+    body = _element_updates(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), callers)
+    where = f"{norm.source.filename}:{getattr(call, 'lineno', None) or '?'}: "
+    for param in sorted(callers):
+        update = A.to_source(gast.AugAssign(target=A.store(param), op=in_place[param],
+                                            value=A.const(Ellipsis))).strip()  # 'v += ...'
+        out.append(gast.copy_location(gast.Expr(value=helper_call(
+            "check_updated_array", runtime.check_updated_array, A.load(renames[param]), A.const(update),
+            A.const(name), A.const(where))), call))
+    body = _rename_own_functions(A.replace_names(body, renames), renames)
     body = _CallsOfParameters(statics).visit(body).body
     norm.static_functions.update(statics)  # passed on from here, the function is still known
     result = norm.namer.fresh(f"{name}_result")
@@ -301,6 +312,36 @@ def inline_call(norm, call, name, out, fdef=None):
         norm.inlining.pop()
         norm.local_functions = saved_functions
     return A.load(result)
+
+
+def updated_in_place(fdef):
+    """The parameters of ``fdef`` that it binds only as ``p op= e`` (NumPy updates an array so
+    in place: a caller calling for the effect sees it), in a helper defining no function of its
+    own (whose locals could share the name), each with the operator of its first update."""
+    params = {a.id for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    nodes = list(gast.walk(gast.Module(body=fdef.body, type_ignores=[])))
+    if any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) for n in nodes):
+        return set()
+    updates = [n for n in nodes if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name)]
+    targets = {id(n.target) for n in updates}
+    bound = {n.id for n in nodes if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)
+             and id(n) not in targets}
+    operators = {}
+    for n in updates:
+        if n.target.id in params and n.target.id not in bound:
+            operators.setdefault(n.target.id, n.op)
+    return operators
+
+
+def _element_updates(body, params):
+    """``body`` with each ``p op= e`` of the ``params`` written ``p[...] op= e``: the same update of
+    an array in place, now of the caller's array, and an error on a number (which ``p op= e``
+    would rebind in the helper only)."""
+    for n in A.walk(body):
+        if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and n.target.id in params:
+            n.target = gast.copy_location(gast.Subscript(value=A.load(n.target.id), slice=A.const(Ellipsis),
+                                                         ctx=gast.Store()), n.target)
+    return body
 
 
 def _rename_own_functions(body, renames):

@@ -14,7 +14,7 @@ from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, check_module, missing_name
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..registry import register_nondifferentiable
-from ..runtime_stores import check_copyto, diagonal_positions
+from ..runtime_stores import check_copyto, check_updated_array, diagonal_positions
 
 _numpy = [
     "zeros", "ones", "empty", "eye", "identity",
@@ -50,4 +50,5 @@ register_nondifferentiable(check_unshared_item, check_unshared_store, check_unsh
 register_nondifferentiable(check_recomputed, reason="it only checks a checkpointed loop's recomputed segment")
 register_nondifferentiable(diagonal_positions, reason="it computes positions")
 register_nondifferentiable(check_copyto, reason="it only checks that np.copyto could cast its source")
+register_nondifferentiable(check_updated_array, reason="it only checks that a helper updates an array in place")
 register_nondifferentiable(missing_name, reason="it raises: the name it stands for did not exist")
