@@ -128,7 +128,7 @@ NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.che
 
 
 # Library functions that write into an argument even when their result is assigned.
-LIBRARY_MUTATORS = _numpy("copyto", "put", "place", "putmask", "fill_diagonal", "random.shuffle")
+LIBRARY_MUTATORS = _numpy("copyto", "put", "put_along_axis", "place", "putmask", "fill_diagonal", "random.shuffle")
 _PURE_LIBRARIES = {"numpy", "math", "builtins", "scipy", "operator", "srcad"}
 
 

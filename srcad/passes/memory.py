@@ -473,6 +473,14 @@ def updated_arguments(stmts, params):
     return tuple(reaching)
 
 
+def updated_by_helper(call):
+    """The names given to ``call``, of a function of yours srcad reads, that it updates in place."""
+    callee = A.anno(call, "callee")
+    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
+    bound = (bind_call(callee.obj, call) or {}) if summary is not None else {}
+    return sorted({a.id for p in (summary or ((), ()))[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
+
+
 def updated_outside(stmts, params):
     """What an in-place update in ``stmts`` (a function's body) may reach outside the function,
     through any name: ``("arg", p)`` for the parameter ``p``'s memory or an item's, ``("global",

@@ -30,6 +30,7 @@ from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
+from .memory import updated_by_helper
 from .fresh import effect_targets, only_logs, stores_in_a_global
 
 
@@ -311,18 +312,32 @@ class Calls:
 
 
 def refuse_effect_call(source, call, touched, node):
-    """Refuse ``call``, made for its effect on values that carry derivatives (``touched``, their
-    names), in both modes: srcad cannot see what the call changes."""
+    """Refuse ``call``, made for its effect, given values that carry derivatives (``touched``,
+    their names), in both modes: srcad cannot see what the call changes. The message names
+    what the call changes where srcad knows it (an in-place method's receiver, ``np.copyto``'s
+    first argument, what a helper of yours updates) and what carries a derivative."""
     callee = A.anno(call, "callee")
     what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
     named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
-    which = f"'{named[0]}', which carries" if named else "a value carrying"
     refuse_storing_in_a_global(source, callee, what, named, node)
-    changed = effect_targets(gast.Expr(value=call))
+    by_helper = [] if effect_targets(gast.Expr(value=call)) else updated_by_helper(call)  # a function of yours
+    changed = [n for n in sorted(effect_targets(gast.Expr(value=call))) or by_helper if not n.startswith("_")]
+    target = f"on '{changed[0]}' " if changed else ""
+    given = (f"given {', '.join(repr(n) for n in named)}, which carr{'y' if len(named) > 1 else 'ies'} a derivative"
+             if named else "given a value carrying a derivative")
+    if not changed:
+        advice = f"make {callee.name} return what it computes and assign that instead of changing an argument in place"
+    elif by_helper:
+        text = A.to_source(call).strip()
+        call_text = text if not any(n.startswith("_") for n in A.names_read(call)) else f"{callee.name}(...)"
+        advice = (f"make {callee.name} return the new value of '{changed[0]}' and assign it "
+                  f"('{changed[0]} = {call_text}')")
+    else:
+        advice = assignment_instead(call, changed[0])
     raise source.syntax_error(
-        f"srcad does not differentiate the call {what} made for its effect on {which} a derivative: it "
-        f"cannot see what the call changes; {assignment_instead(call, min(changed) if changed else None)}, "
-        "or wrap the argument in srcad.stop_gradient if no derivative should flow", node)
+        f"srcad does not differentiate the call {what} made for its effect {target}{given}: it cannot see "
+        f"what the call changes; {advice}, or wrap the argument in srcad.stop_gradient if no derivative "
+        "should flow", node)
 
 
 def refuse_storing_in_a_global(source, callee, what, named, node):
