@@ -137,6 +137,7 @@ EXTRA_CALLS = [
     (numpy_indexing.take_grad, [R(4), R(2, 3), [0, 5, 5, 1], None, "raise"], {}, (0,), None),
     (numpy_indexing.take_along_axis_grad, [R(3, 2), R(3, 4), np.array([[0, 2], [1, 1], [3, 0]]), 1], {}, (0,), None),
     (numpy_products.convolve_grad, [R(5), R(3), R(3), "full", 1], {}, (0, 1), None),
+    (numpy_products.correlate_grad, [R(5), R(2), R(5), "same", 1], {}, (0, 1), None),
     (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
