@@ -22,8 +22,9 @@ import pytest
 
 import srcad
 from srcad import optional_rules, pytrees, registry, runtime, sharing
-from srcad.rules import (builtin_rules, methods, records, numpy_exponential, numpy_indexing, numpy_joining,
-                         numpy_order_statistics, numpy_products, numpy_reordering, numpy_shapes)
+from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
+                         numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
+                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_numpy
@@ -40,6 +41,10 @@ RNG = np.random.default_rng(11)
 
 def R(*shape):
     return RNG.standard_normal(shape)
+
+
+_A = R(3, 3)
+_SINGULAR = (_A, np.linalg.svd(_A, compute_uv=False))  # a matrix and its singular values
 
 
 # ---- regression: the operand named like the template's result (issue 9) ---------------------
@@ -138,6 +143,9 @@ EXTRA_CALLS = [
     (numpy_indexing.take_along_axis_grad, [R(3, 2), R(3, 4), np.array([[0, 2], [1, 1], [3, 0]]), 1], {}, (0,), None),
     (numpy_products.convolve_grad, [R(5), R(3), R(3), "full", 1], {}, (0, 1), None),
     (numpy_products.correlate_grad, [R(5), R(2), R(5), "same", 1], {}, (0, 1), None),
+    (numpy_reductions.cumprod_grad, [R(2, 4), R(2, 4), 1], {}, (0, 1), None),
+    (numpy_linalg.matrix_power_grad, [R(3, 3), R(3, 3) * 0.5, 3], {}, (0, 1), None),
+    (numpy_decompositions.svd_grad, [R(3), _SINGULAR[1], _SINGULAR[0], True, False, False], {}, (0,), None),
     (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
@@ -194,8 +202,10 @@ EXTRA_CALLS = [
 
 
 #: srcad differentiates real values only (np.real/np.imag of a complex value are refused), so
-#: finite differences cannot check ``complex``; its vjp template is float's, swept above
-NOT_SWEPT = {builtins.complex}
+#: finite differences cannot check ``complex``; its vjp template is float's, swept above. The
+#: helpers of complex intermediates (second order through an FFT) take complex values only:
+#: tests/test_second_order_library_23.py checks them through the functions that call them
+NOT_SWEPT = {builtins.complex, numpy_core.unit_phase, numpy_elementwise.imag_cotangent}
 
 
 #: calls srcad refuses (srcad/rules/refusals.py): the refusal, too, must survive hostile names
