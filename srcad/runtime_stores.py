@@ -28,7 +28,7 @@ def diagonal_positions(a, val, wrap, where):
 def check_copyto(dst, src):
     """Raise NumPy's error where ``np.copyto(dst, src)`` would fail to cast ``src`` into
     ``dst``'s dtype (casting ``same_kind``), which the store ``dst[...] = src`` would do silently."""
-    if isinstance(dst, np.ndarray) and np.result_type(src) != dst.dtype:
+    if isinstance(dst, np.ndarray) and np.asarray(src).dtype != dst.dtype:  # (a list is no dtype to np.result_type)
         np.copyto(np.empty_like(dst), src)
 
 

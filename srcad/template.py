@@ -220,17 +220,40 @@ def _emit_block(stmts, env, renames, globals_, handler, rule, out, derivatives):
                 continue
             test, _ = _substitute(A.deepcopy(stmt.test), env, renames, globals_, handler, rule, derivatives)
 
+            before, after = dict(derivatives), []
+
             def emit(branch):
-                code = []
-                _emit_block(branch, env, renames, globals_, handler, rule, code, derivatives)
+                code, facts = [], dict(before)
+                _emit_block(branch, env, renames, globals_, handler, rule, code, facts)
+                after.append(facts)
                 return code
 
-            # decided at run time: the handler merges what each branch did to the adjoints
+            # decided at run time: the handler merges what each branch did to the adjoints, and
+            # the template's temporaries are joined here
             node = handler.rule_branch(test, lambda: emit(stmt.body), lambda: emit(stmt.orelse))
+            derivatives.clear()
+            derivatives.update(_joined(after, rule, stmt))
             if any(not isinstance(b, gast.Pass) for b in node.body + node.orelse):
                 out.append(node)
             continue
         _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives)
+
+
+def _joined(branches, rule, stmt):
+    """What is known of the template's temporaries after a run-time ``if`` whose branches left
+    ``branches`` (temporary -> its derivative is not zero; absent: it carries none). A temporary
+    whose derivative is zero in one branch (its statement dropped: unbound there) and not in
+    another has no one answer: refused, rather than a term lost or a name read unbound."""
+    joined = {}
+    for name in sorted(set().union(*branches)):
+        facts = {b.get(name) for b in branches}
+        if False in facts and facts != {False}:
+            raise SrcadError(f"{rule}, line {getattr(stmt, 'lineno', '?')} of the rule: '{name}' is bound in the branches of an "
+                             "'if' decided when the code runs, with a derivative that is zero here in one branch "
+                             "and not in the other; accumulate into the result inside each branch instead "
+                             "(t[y] += ... or d[x] += ... in both branches)")
+        joined[name] = True if True in facts else facts.pop()
+    return {name: fact for name, fact in joined.items() if fact is not None}
 
 
 def _vararg(node, env):

@@ -343,6 +343,8 @@ def jvp_calls():
         (np.clip, [a, -1.5, c], {}, (0, 2)),
         (np.select, [[a > 0, b > 0], [a, b], c], {}, (2,)),
         (numpy_exponential.logistic_weight, [a, b[0] + 40.0], {}, (0, 1)),  # logaddexp's adjoints call it
+        # np.imag's adjoint, of a real x here (0); of a complex one: test_second_order_library_23's FFT losses
+        (numpy_elementwise.imag_cotangent, [a, b], {}, (0,)),
         (numpy_exponential.logistic_weight, [a, b], {}, (1,)),
         (np.nan_to_num, [np.array([np.nan, np.inf, -np.inf, 0.5])], dict(nan=1.0, posinf=2.0, neginf=3.0),
          (0, "nan", "posinf", "neginf")),

@@ -106,7 +106,8 @@ ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), run
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",
                                "diag_indices",
                                "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-                               "triu_indices_from", "unravel_index") | {runtime.diagonal_positions}
+                               "triu_indices_from") | {runtime.diagonal_positions}
+# (not np.unravel_index: of one flat index it gives a tuple of integers, a basic index: a view)
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
 FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",
                   "argsort", "all", "any", "cumsum", "cumprod", "dot", "trace", "round", "clip", "flatten",

@@ -12,6 +12,7 @@ merges; guarded by ``is not None``). Where paths join, code brings each adjoint 
 'maybe'
 """
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .shapes import Spec, region_shape
@@ -107,6 +108,11 @@ class AdjointState:
     def accumulate(self, var, expr):
         from .. import runtime
 
+        if self._real_valued(var) and self._may_be_complex(expr):
+            # a real value's cotangent is real: the imaginary part of a complex contribution (from
+            # z + r, r real) belongs to Im z, which r does not move
+            numpy = A.set_anno(A.load(self.refs("np", np)), "denotes", np)
+            expr = gast.Call(func=gast.Attribute(value=numpy, attr="real", ctx=gast.Load()), args=[expr], keywords=[])
         d = self.dname(var)
         state = self.get(var)
         container = self.maybe_container(var)
@@ -145,6 +151,15 @@ class AdjointState:
     def complex_valued(self, var):
         spec = self.spec(var)
         return isinstance(spec, Spec) and spec.dtype.kind == "c"
+
+    def _real_valued(self, var):
+        spec = self.spec(var)
+        return isinstance(spec, Spec) and spec.dtype.kind in "fiub"
+
+    def _may_be_complex(self, expr):
+        """Does ``expr`` read a complex value or the adjoint of one (by the shapes srcad knows)?"""
+        adjoint_of = {name: var for var, name in self.adjoint_names.items()}
+        return any(self.complex_valued(adjoint_of.get(name, name)) for name in A.names_read(expr))
 
     def accumulate_maybe(self, var, expr):
         """``accumulate`` of ``expr`` that may be None (an item of a cotangent for a tuple
