@@ -90,7 +90,7 @@ def _stores(stmt, marker):
     """``(node, d[x])`` for each store into a marker in ``stmt`` (``d[x]`` None where the marker
     name itself is bound): as a target, the buffer under a stored item or attribute, the
     buffer of a ``ufunc.at`` call, or an ``out=`` argument."""
-    for node in gast.walk(stmt):
+    for node in A.walk(stmt):
         if isinstance(node, gast.Name) and node.id == marker and not isinstance(node.ctx, gast.Load):
             yield node, None
         elif isinstance(node, (gast.Subscript, gast.Attribute)) and not isinstance(node.ctx, gast.Load):
@@ -103,7 +103,7 @@ def _stores(stmt, marker):
               and node.args and is_marker(node.args[0], marker)):
             yield node, node.args[0]
         elif isinstance(node, gast.keyword) and node.arg == "out":
-            for item in gast.walk(node.value):
+            for item in A.walk(node.value):
                 if is_marker(item, marker):
                     yield node.value, item
 

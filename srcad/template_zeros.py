@@ -72,10 +72,10 @@ def settle(new, substitution, rule):
         value = new.value if isinstance(new, (gast.Assign, gast.AugAssign, gast.Expr)) else new
         if is_zero(value) or not substitution.live_reads:
             raise Zero()
-        if any(is_zero(n) for n in gast.walk(new)):
+        if any(is_zero(n) for n in A.walk(new)):
             read = substitution.zero_read
             raise Refused(_message(rule, read, A.to_source(read).strip()))
-    if substitution.refusal is not None and any(A.anno(n, _REFUSED, False) for n in gast.walk(new)):
+    if substitution.refusal is not None and any(A.anno(n, _REFUSED, False) for n in A.walk(new)):
         raise Refused(substitution.refusal)
 
 

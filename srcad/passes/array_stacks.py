@@ -86,8 +86,10 @@ def array_stacks(node, ref):
     ``ref(name, obj)`` names an object in generated code. Returns ``node``."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
-    if not any(push_of(s) for loop in fwd if isinstance(loop, gast.For) for s in loop.body):
-        return node  # the common case: no loop of the forward sweep itself saves values
+    specs = A.anno(node, "specs") or {}
+    if not any(_float64_scalar(specs, push_of(s)[1]) for loop in fwd if isinstance(loop, gast.For)
+               for s in loop.body if push_of(s)):
+        return node  # the common case: no loop of the forward sweep itself saves a float
     facts = _Facts(node, ref)
     made, rewritten = [], False
     for loop in fwd:
@@ -117,11 +119,17 @@ class _Facts:
         self.ref = ref
         self.uses = {}  # name -> its Name nodes
         self.parents = {}
-        for parent in A.walk(node):
-            for child in gast.iter_child_nodes(parent):
-                self.parents[id(child)] = parent
+        todo = [node]  # one walk by fields (gast.iter_child_nodes makes a generator per node)
+        while todo:
+            parent = todo.pop()
             if isinstance(parent, gast.Name):
                 self.uses.setdefault(parent.id, []).append(parent)
+            for field in parent._fields:
+                value = getattr(parent, field, None)
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, gast.AST):
+                        self.parents[id(child)] = parent
+                        todo.append(child)
         # the stacks made empty by a statement of the forward sweep itself
         n = A.anno(node, "n_forward")
         self.creation = {s.targets[0].id: s for s in node.body[:n] if isinstance(s, gast.Assign)
@@ -132,8 +140,12 @@ class _Facts:
                              and isinstance(s.value, gast.Constant) and s.value.value is None}
 
     def float64_scalar(self, name):
-        spec = self.specs.get(name)
-        return isinstance(spec, Spec) and spec.shape == () and spec.dtype == np.float64
+        return _float64_scalar(self.specs, name)
+
+
+def _float64_scalar(specs, name):
+    spec = specs.get(name)
+    return isinstance(spec, Spec) and spec.shape == () and spec.dtype == np.float64
 
 
 def _plain(loop):

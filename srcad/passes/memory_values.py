@@ -360,7 +360,7 @@ def stacks(stmts):
                 isinstance(s, gast.Expr) and value.func.attr == "append" and len(value.args) == 1
                 or (isinstance(s, gast.Expr) or single) and value.func.attr == "pop" and not value.args):
             as_stack.add(id(value.func.value))
-    for node in gast.walk(gast.Module(body=list(stmts), type_ignores=[])):
+    for node in A.walk(gast.Module(body=list(stmts), type_ignores=[])):
         if isinstance(node, gast.Name):
             used.setdefault(node.id, []).append(id(node))
     return {name for name, ids in used.items() if all(i in as_stack for i in ids)}
