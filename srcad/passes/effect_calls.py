@@ -26,7 +26,6 @@ def f(x):
     _t1 = L[0]
     return _t1
 """
-import inspect
 
 import gast
 import numpy as np
@@ -69,9 +68,9 @@ def library_store(norm, call, out, node):
         return False
     if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
-    try:
-        bound = inspect.signature(callee.obj).bind(*call.args, **{k.arg: k.value for k in call.keywords}).arguments
-    except TypeError:
+    # (by NumPy's documented parameters: np.copyto, a builtin, has no inspect.signature before NumPy 2.4)
+    bound = _bound(_STORE_PARAMETERS[callee.obj], call)
+    if bound is None:
         return False  # (Python's own error, where the call runs)
     if callee.obj is np.fill_diagonal:
         target, value = bound["a"], bound["val"]
@@ -90,6 +89,22 @@ def library_store(norm, call, out, node):
         index = A.const(Ellipsis)
     norm.assign_to(gast.Subscript(value=A.load(target.id), slice=index, ctx=gast.Store()), value, out)
     return True
+
+
+_STORE_PARAMETERS = {np.fill_diagonal: ("a", "val", "wrap"), np.copyto: ("dst", "src", "casting", "where")}
+
+
+def _bound(names, call):
+    """``{parameter: operand}`` of ``call`` to a function whose parameters are ``names`` (every
+    one may be given by position or keyword), or None where the call does not bind."""
+    if len(call.args) > len(names):
+        return None
+    bound = dict(zip(names, call.args))
+    for k in call.keywords:
+        if k.arg not in names or k.arg in bound:
+            return None
+        bound[k.arg] = k.value
+    return bound if all(n in bound for n in names[:2]) else None
 
 
 # What to write instead of a call changing an array ``a`` in place that srcad does not
