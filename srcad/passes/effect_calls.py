@@ -26,7 +26,6 @@ def f(x):
     _t1 = L[0]
     return _t1
 """
-
 import gast
 import numpy as np
 
