@@ -176,7 +176,7 @@ class _Flow(Values):
         state.bound[name] = (self.bindings, s)
         state.ambiguous.discard(name)
         state.indices.discard(name)
-        state.array_stacks.discard(name)
+        state.stacks_of_arrays.discard(name)
         return state
 
     def age(self, state, here):
@@ -246,7 +246,7 @@ class _Flow(Values):
             if makes_index_array(rhs) or isinstance(rhs, gast.Name) and rhs.id in state.indices:
                 state.indices.add(target.id)
             if target.id in self.stacks:  # (bound to [] only)
-                state.array_stacks.add(target.id)
+                state.stacks_of_arrays.add(target.id)
             if made:
                 state.made.add(id(s))
             if not nondiff and not isinstance(rhs, _DISPLAYS) and not _copies(rhs):
@@ -300,7 +300,7 @@ class _Flow(Values):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
             if not self.memory(state, call.args[0]).array:
-                state.array_stacks.discard(call.func.value.id)
+                state.stacks_of_arrays.discard(call.func.value.id)
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
                                stored=self.memory(state, call.args[0]), structure=True)
         if callee is not None and callee.kind == "method" and callee.name == "pop" and not call.args:

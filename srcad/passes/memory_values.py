@@ -248,7 +248,7 @@ class Values:
                 and self.string_keys(state, call.func.value)):
             return Memory(new)
         if (callee is not None and callee.kind == "method" and callee.name == "pop" and isinstance(
-                call.func.value, gast.Name) and call.func.value.id in state.array_stacks):  # one of the arrays pushed
+                call.func.value, gast.Name) and call.func.value.id in state.stacks_of_arrays):  # one of the arrays pushed
             return Memory(self.memory(state, call.func.value).inner | new, array=True, listy=())
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
             items = self.memory(state, call.func.value).inner
