@@ -147,11 +147,18 @@ def walk(node):
         yield node
 
 
+# fields that hold no name to collect: strings, numbers, and the ``ctx``/``op`` leaves
+_NAMELESS_FIELDS = frozenset(("ctx", "op", "type_comment", "kind", "id", "attr", "level", "is_async", "conversion",
+                              "module"))
+_NAMED_FIELDS = {}  # node class -> its fields that may hold names
+
+
 def _names(node, ctx):
     """Ids of the names in a tree whose context is an instance of ``ctx``."""
     found = set()
     todo = [node]
     take, append, extend = todo.pop, todo.append, todo.extend
+    named_fields = _NAMED_FIELDS
     while todo:
         node = take()
         if isinstance(node, gast.Name):
@@ -160,7 +167,10 @@ def _names(node, ctx):
             if node.annotation is not None:  # a parameter's annotation
                 append(node.annotation)
             continue
-        for field in node._fields:
+        fields = named_fields.get(type(node))
+        if fields is None:
+            fields = named_fields[type(node)] = tuple(f for f in node._fields if f not in _NAMELESS_FIELDS)
+        for field in fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
                 extend([v for v in value if isinstance(v, gast.AST)])

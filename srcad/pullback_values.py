@@ -24,6 +24,7 @@ not copied (an attribute of an object held in a global, changed in place, is see
 >>> print(A.to_source(gast.Module(body=read_saved(rev, reads), type_ignores=[])).strip())
 dx = d * _SCALE_seen * _cfg_A_seen[0] + cfg.act(x)
 """
+import builtins
 import types
 
 import gast
@@ -94,6 +95,27 @@ def saved_copies(fwd, params, live):
 
 
 _USERS = ("global", "global-item")
+
+# builtins whose results hold no memory but their arguments': a forward sweep reading only
+# these besides its own names reaches no memory of the user's (``globals``, ``getattr`` of a
+# module, ``__import__`` can, and are not here)
+_NO_OUTER_MEMORY = {id(getattr(builtins, name)) for name in (
+    "range", "len", "enumerate", "zip", "reversed", "abs", "float", "int", "bool", "complex", "min", "max",
+    "sum", "round", "isinstance", "print", "tuple", "list", "dict", "sorted", "any", "all", "pow", "divmod",
+    "slice")}  # by identity: a user's value may be unhashable or equal to anything
+
+
+def may_read_outer_memory(names, lookup):
+    """Can reading ``names`` (a forward sweep's reads of names it does not bind) reach memory of
+    the user's? Not when each denotes one of a few builtins; otherwise ``saved_copies`` decides."""
+    for name in names:
+        try:
+            value = lookup(name)
+        except KeyError:
+            return True
+        if id(value) not in _NO_OUTER_MEMORY:
+            return True
+    return False
 
 
 def constant_saved(fwd, live, candidates, params):

@@ -12,6 +12,8 @@ import gast
 
 from . import astutil as A
 from .errors import SrcadError
+from .facts import record
+from .guards import _MISSING, _follow
 from .indentation import dedent_code
 from .rule_stores import check_stores, is_marker, updated_params
 
@@ -106,9 +108,6 @@ class Rule:
         """What the dotted name ``path`` (``("cfg", "SQUARE")``) denotes in the template's module
         now, recorded as a fact of the compilation in progress unless the rule is srcad's own
         (whose modules are not state a user changes); None if it denotes nothing."""
-        from .facts import record
-        from .guards import _MISSING, _follow
-
         scope = self.fn.__globals__
         value = _follow(scope.get(path[0], _MISSING), path[1:])
         if not (self.fn.__module__ or "").startswith(__package__ + "."):
