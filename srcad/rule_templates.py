@@ -93,6 +93,9 @@ class Rule:
         defined after the rule, and the module may rebind them). Each read of a user rule's
         module is a fact of the compilation in progress (``facts.record``): the code generated
         from the template holds the value, so it is guarded on it."""
+        own = self._own_globals
+        if own is not None:
+            return own
         found, provided, scope = {}, self.provided(), self.fn.__globals__
         for name in self._free_names:
             if name in provided:
@@ -102,7 +105,16 @@ class Rule:
             elif not hasattr(builtins, name):
                 raise SrcadError(f"{self.filename}:{self.lineno}: rule for {describe(self.key)} "
                                  f"uses unknown name {name!r}")
+        if self._own:  # srcad's modules are not state a user changes: read once
+            self._own_globals = found
         return found
+
+    _own_globals = None
+
+    @functools.cached_property
+    def _own(self):
+        """Is the rule srcad's own (its module is not state a user changes)?"""
+        return (self.fn.__module__ or "").startswith(__package__ + ".")
 
     def read(self, path):
         """What the dotted name ``path`` (``("cfg", "SQUARE")``) denotes in the template's module
@@ -110,7 +122,7 @@ class Rule:
         (whose modules are not state a user changes); None if it denotes nothing."""
         scope = self.fn.__globals__
         value = _follow(scope.get(path[0], _MISSING), path[1:])
-        if not (self.fn.__module__ or "").startswith(__package__ + "."):
+        if not self._own:
             record(scope, path, value)
         return None if value is _MISSING else value
 
