@@ -6,7 +6,7 @@ from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 import numpy as np
 
-from .pytrees import is_node, leaves as _flatten, rebuild as _unflatten
+from .pytrees import field_names, is_dataclass_instance, is_node, leaves as _flatten, rebuild as _unflatten, remade
 
 
 def _random_like(x, rng):
@@ -24,9 +24,29 @@ def _run(fn, args):
 
 def _copied(args):
     try:
-        return copy.deepcopy(list(args))
+        memo = {}
+        _copy_named_tuples(args, memo)
+        return copy.deepcopy(list(args), memo)
     except Exception:  # noqa: BLE001 (whatever copy.deepcopy raises for what it cannot copy)
         return list(args)
+
+
+def _copy_named_tuples(x, memo):
+    """Put in ``memo`` a deep copy of each named tuple in ``x``'s lists, tuples, dicts and
+    dataclass fields, made without its ``__new__``: ``copy.deepcopy`` calls ``__new__`` again,
+    and one of yours that scales or checks its arguments would change them."""
+    if isinstance(x, dict):
+        items = list(x.values())
+    elif isinstance(x, (list, tuple)):
+        items = list(x)
+    elif is_dataclass_instance(x):
+        items = [getattr(x, name) for name in field_names(x)]
+    else:
+        return
+    for item in items:
+        _copy_named_tuples(item, memo)
+    if isinstance(x, tuple) and hasattr(type(x), "_fields") and id(x) not in memo:
+        memo[id(x)] = remade(x, [copy.deepcopy(item, memo) for item in x])
 
 
 def _assert_unchanged(args, kept, what):

@@ -88,3 +88,19 @@ def test_srcad_constructs_none_of_them():
     h = np.tanh(params.weights @ x + params.bias)
     np.testing.assert_allclose(grads[0].weights, np.outer(1 - h ** 2, x), rtol=1e-12)
     np.testing.assert_allclose(grads[1], params.weights.T @ (1 - h ** 2), rtol=1e-12)
+
+
+def test_check_grads_copies_them_without_their_new():
+    """``srcad.testing.check_grads`` runs the function on deep copies of its arguments;
+    ``copy.deepcopy`` builds a named tuple again through its ``__new__``, which scaled ``value``
+    once more, so the finite differences were of another function (a false failure, or a false
+    pass where srcad is wrong the same way). Inside a list and a dict too."""
+    p = Scaled(np.array([1.0, 2.0]), 2.0)
+    x = np.array([0.3, 0.4])
+    for args in [(p, x), ([p], x), ({"p": p}, x)]:
+        def f(q, x):
+            q = q[0] if isinstance(q, list) else q["p"] if isinstance(q, dict) else q
+            return np.sum(np.sin(q.value * x))
+        g = srcad.testing.check_grads(f, args, wrt=1, v=1.0, mode="joint")
+        np.testing.assert_allclose(g, p.value * np.cos(p.value * x))
+        np.testing.assert_array_equal(p.value, [2.0, 4.0])
