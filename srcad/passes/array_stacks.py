@@ -132,6 +132,11 @@ class _Facts:
                         todo.append(child)
         # the stacks made empty by a statement of the forward sweep itself
         n = A.anno(node, "n_forward")
+        self.reverse_reads = {}  # name -> its loads in the reverse sweep
+        for s in node.body[n:]:
+            for u in A.walk(s):
+                if isinstance(u, gast.Name) and isinstance(u.ctx, gast.Load):
+                    self.reverse_reads.setdefault(u.id, []).append(u)
         self.creation = {s.targets[0].id: s for s in node.body[:n] if isinstance(s, gast.Assign)
                          and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                          and isinstance(s.value, gast.List) and not s.value.elts}
@@ -196,9 +201,7 @@ def _stack(push, loop, reverse, rev, facts):
         return None
     if len(facts.uses.get(stack, ())) != 3 or not facts.float64_scalar(name):  # made, pushed, popped
         return None
-    reads = [u for s in rev for u in A.walk(s) if isinstance(u, gast.Name) and u.id == name
-             and isinstance(u.ctx, gast.Load)]
-    if not all(_reads_a_number(u, facts) for u in reads):
+    if not all(_reads_a_number(u, facts) for u in facts.reverse_reads.get(name, ())):
         return None
     if name in facts.placeholders:  # the first trip may push srcad's ``None``: its slot is never read
         after_pop = reverse.body[next(i for i, s in enumerate(reverse.body) if s is pops[0]) + 1:]
