@@ -23,7 +23,6 @@ import builtins
 import itertools
 import linecache
 import re
-import threading
 import types
 import weakref
 
@@ -33,6 +32,7 @@ from . import cache as persistent_cache
 from . import facts
 from . import registry
 from . import sourcemap
+from .code_cache import LOCK, CodeCache, Recursion, cached
 from .errors import SrcadError
 from .indentation import indent_code
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
@@ -43,8 +43,7 @@ from .code_reading import installed_file
 from .source import GENERATED_FILENAME, srcad_file, unwrap
 
 _counter = itertools.count(1)
-_LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
-_LOCAL = threading.local()  # .in_progress: this thread's compilations (recursion detection)
+_CACHE = CodeCache()  # what compile_function and compile_jvp made, per user code object
 
 
 class Compiled:
@@ -132,7 +131,7 @@ class Compiled:
     def pair(self, fn):
         """The forward/backward pair bound to ``fn``, made and compiled on first use."""
         if callable(self._pair):
-            with _LOCK:
+            with LOCK:
                 if callable(self._pair):
                     self._pair = self._pair(fn)
         return self._functions(fn, *self._pair)
@@ -158,89 +157,6 @@ class _Bound(tuple):
         if self._made is None:
             self._made = self._compiled.pair(self._fn)
         return self._made[index - 1]
-
-
-class _CodeCache:
-    """Compiled code per user code object, held only as long as that code object lives.
-
-    Keyed by identity (code objects compare equal across files), with a weak reference
-    whose callback drops the entry; each entry maps (mode, wrt, containers, shapes) to
-    the compiled variants, one per set of bindings.
-    """
-
-    def __init__(self):
-        self._entries = {}  # id(code) -> (weakref to code, {rest of key: [Compiled, ...]})
-
-    def variants(self, key):
-        mode, code, rest = key[0], key[1], (key[0],) + key[2:]
-        entry = self._entries.get(id(code))
-        if entry is None or entry[0]() is not code:
-            entry = (weakref.ref(code, self._dropper(id(code))), {})
-            self._entries[id(code)] = entry
-        return entry[1].setdefault(rest, [])
-
-    def _dropper(self, ident):
-        entries = self._entries
-
-        def drop(ref):
-            if entries.get(ident, (None,))[0] is ref:
-                del entries[ident]
-
-        return drop
-
-    def __iter__(self):
-        """Keys ``(mode, code, wrt, containers, shapes)`` of what is cached."""
-        for ref, by_rest in list(self._entries.values()):
-            code = ref()
-            if code is not None:
-                for rest in list(by_rest):
-                    yield (rest[0], code) + rest[1:]
-
-    def __len__(self):
-        return sum(1 for _ in self)
-
-    def clear(self):
-        self._entries.clear()
-
-
-_CACHE = _CodeCache()
-
-
-def _cached(key, fn, make, recursion):
-    """The compiled code for ``key`` whose bindings match ``fn``'s, made by ``make()`` if none
-    (made again once a rule is registered: see ``registry.GENERATION``). ``recursion``: what
-    a compilation of ``fn`` in progress is known by (the mode, the function, what is
-    differentiated, the classes of the objects it is compiled for, not the shapes): met again,
-    it is recursion (``Module.__call__`` compiled for a ``Net`` calling it for the ``Scale`` the
-    net holds is not, nor are two generated backward functions that share their code)."""
-    key += (registry.GENERATION,)
-    for compiled in list(_CACHE.variants(key)):
-        if compiled.matches(fn):
-            return compiled
-    in_progress = getattr(_LOCAL, "in_progress", None)
-    if in_progress is None:
-        in_progress = _LOCAL.in_progress = set()
-    if recursion in in_progress:
-        raise _Recursion(fn)
-    with _LOCK:
-        variants = _CACHE.variants(key)
-        for compiled in variants:  # another thread may have made it meanwhile
-            if compiled.matches(fn):
-                return compiled
-        in_progress.add(recursion)
-        try:
-            compiled = make()
-        finally:
-            in_progress.discard(recursion)
-        variants.append(compiled)
-    return compiled
-
-
-class _Recursion(SrcadError):
-    def __init__(self, fn):
-        super().__init__(f"{fn.__name__} calls itself (directly or through other functions); srcad does "
-                         "not differentiate recursion. Write it as a loop, or give it a rule with "
-                         "srcad.custom_vjp")
 
 
 _live_files = {}  # generated filename -> number of its code objects still alive
@@ -340,7 +256,7 @@ class Module:
             compiled = compile_function(fn, wrt, container_params, specs=specs or None,
                                         spec_key=specs_key(specs) if specs else None, classes=classes,
                                         constant_params=constant_params)
-        except _Recursion as exc:
+        except Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
         except SrcadError as exc:
             raise _at_the_call(exc, fn, source, node, "register_vjp") from None
@@ -484,7 +400,7 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
         return Compiled(fn, generated, codes, lambda d: (d + (None,),), bindings(fn, generated.resolved),
                         generated.inherited + facts.guards(generated.facts), pair=make_pair)
 
-    return _cached(key, fn, make, key[:4] + (tuple(classes), id(fn)))
+    return cached(_CACHE, key, fn, make, key[:4] + (tuple(classes), id(fn)))
 
 
 def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=(), keyed=()):
@@ -512,8 +428,8 @@ def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=()
         return compiled
 
     try:
-        return _cached(key, fn, make, key[:4] + (tuple(classes), id(fn)))
-    except _Recursion as exc:
+        return cached(_CACHE, key, fn, make, key[:4] + (tuple(classes), id(fn)))
+    except Recursion as exc:
         if caller is not None:
             raise caller[0].syntax_error(str(exc), caller[1]) from None
         raise

@@ -25,10 +25,11 @@ def cache_dir(tmp_path, monkeypatch):
     """A fresh persistent-cache directory in the environment, a fresh in-memory cache,
     warnings re-armed (tests of srcad.cache)."""
     from srcad import cache
+    from srcad import code_cache
     from srcad import compile as srcad_compile
 
     path = tmp_path / "srcad-cache"
     monkeypatch.setenv(cache.ENV_VAR, str(path))
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     monkeypatch.setattr(cache, "_warned", set())
     return path

@@ -389,13 +389,14 @@ def test_batched_pullback_of_a_gradient():
 
 
 def test_code_from_the_persistent_cache_batches(cache_dir, monkeypatch):
+    from srcad import code_cache
     from srcad import compile as srcad_compile
 
     x = vec(4)
     y, pullback = srcad.vjp(tanh_layer, x)
     V = batch_of_cotangents(y)
     fresh = pullback.batched(V)
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())  # as in a new process
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())  # as in a new process
     assert batches(tanh_layer, (x,), 0)
     y, pullback = srcad.vjp(tanh_layer, x)
     assert_same(pullback.batched(V), fresh)

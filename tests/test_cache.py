@@ -13,6 +13,7 @@ import pytest
 
 import srcad
 from srcad import cache
+from srcad import code_cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
 from srcad.testing import check_grads
@@ -204,7 +205,7 @@ def test_round_trip_skips_the_pipeline_and_gives_the_same_gradients(cache_dir, m
     fresh = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)
     assert len(entries(cache_dir)) == 1
 
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
 
     def no_transform(*a, **k):
         raise AssertionError("the pipeline ran although the code was cached")
@@ -257,7 +258,7 @@ def test_round_trip_in_a_fresh_process(cache_dir, tmp_path):
 def test_rebinding_a_global_callee_is_a_different_entry(cache_dir, monkeypatch):
     x = np.linspace(0.1, 1.0, 4)
     np.testing.assert_allclose(srcad.grad(uses_global)(x), 1 - np.tanh(x) ** 2)
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     monkeypatch.setitem(globals(), "act", np.sin)
     np.testing.assert_allclose(srcad.grad(uses_global)(x), np.cos(x))
     assert len(entries(cache_dir)) == 2
@@ -285,7 +286,7 @@ def test_entry_with_an_unknown_helper_is_a_miss(cache_dir, monkeypatch):
     payload = json.dumps(fields, sort_keys=True)
     lines = header.split("\n")
     path.write_text("\n".join(lines[:2] + [f"sha256 {cache._digest(payload)}"]) + "\n\n" + payload)
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     again = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)  # transformed afresh
     for g, h in zip(again, fresh):
         np.testing.assert_array_equal(g, h)
@@ -338,7 +339,7 @@ def test_an_entry_never_imports_the_modules_it_names(cache_dir, monkeypatch, tmp
         fields["closure"][sorted(fields["closure"])[0]] = ["srcad_entry_named_module", "helper"]
 
     _rewrite_entry(cache_dir / name, name_the_module)
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     again = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)  # a miss: transformed afresh
     assert not marker.exists() and "srcad_entry_named_module" not in sys.modules
     for g, h in zip(again, fresh):
@@ -354,7 +355,7 @@ def test_tampered_generated_code_never_runs(cache_dir, monkeypatch):
     assert "np.tanh" in text or "tanh" in text
     path.write_text(text.replace("* (1 - ", "* (2 - ").replace("1 - ", "2 - "))  # a wrong derivative, old hash
     assert path.read_text() != text
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     check_grads(srcad.differentiable(model, wrt=(0, 1)), args, wrt=(0, 1))
 
 
@@ -375,10 +376,10 @@ def test_entry_is_used_only_for_the_attribute_bindings_it_was_made_for(cache_dir
     ``cfg.act`` is ``np.sin`` reused the code made for ``np.tanh``."""
     x = np.linspace(0.1, 1.0, 4)
     np.testing.assert_allclose(srcad.grad(through_attribute)(x), 1 - np.tanh(x) ** 2)
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())  # as in a new process
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())  # as in a new process
     monkeypatch.setattr(cfg, "act", np.sin)
     np.testing.assert_allclose(srcad.grad(through_attribute)(x), np.cos(x))
     check_grads(through_attribute, (x,))
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     monkeypatch.setattr(cfg, "act", np.tanh)  # the entry (one per key) is now sin's: a miss, never sin's code
     np.testing.assert_allclose(srcad.grad(through_attribute)(x), 1 - np.tanh(x) ** 2)

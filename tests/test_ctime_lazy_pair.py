@@ -13,6 +13,7 @@ import pytest
 import srcad
 from source_lines import line_ending_with
 from srcad import cache
+from srcad import code_cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
 from srcad.testing import check_grads
@@ -40,7 +41,7 @@ def inputs():
 
 @pytest.fixture
 def fresh_cache(monkeypatch):
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
 
 
 def test_the_pair_made_after_grad_ran_is_the_pair_made_first(fresh_cache, monkeypatch):
@@ -48,7 +49,7 @@ def test_the_pair_made_after_grad_ran_is_the_pair_made_first(fresh_cache, monkey
     later = srcad.differentiable(roots, wrt=(0, 1))
     grads = later.adjoint(x, W)
     later_text = later.vjp_source
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     first = srcad.differentiable(roots, wrt=(0, 1))
     y, pullback = first.vjp(x, W)  # the pair is made before any code runs
     assert later_text == first.vjp_source
@@ -81,7 +82,7 @@ def test_the_disk_cache_keeps_the_pair(cache_dir, monkeypatch):
     made = srcad.differentiable(roots, wrt=(0, 1))
     grads = made.adjoint(x, W)
     text = made.vjp_source
-    monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
 
     def no_transform(*a, **k):
         raise AssertionError("the pipeline ran although the code was cached")

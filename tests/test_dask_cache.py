@@ -7,6 +7,7 @@ import pytest
 
 import srcad
 from srcad import cache
+from srcad import code_cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
 from srcad.guards import protocol_array_key
@@ -42,7 +43,7 @@ def test_entries_per_chunking_and_a_round_trip_without_the_pipeline(cache_dir, m
         srcad.grad(loss)(w, da.from_array(X_np, chunks=(2, 4)))  # other chunks: another entry
         assert len(list(cache_dir.iterdir())) == 3
 
-        monkeypatch.setattr(srcad_compile, "_CACHE", srcad_compile._CodeCache())
+        monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
 
         def no_transform(*a, **k):
             raise AssertionError("the pipeline ran although the code was cached")

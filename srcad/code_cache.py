@@ -1,0 +1,92 @@
+"""The in-process cache of compiled code: entries held as long as the user's code object
+lives, one compilation at a time, and recursion (a function met again while it is being
+compiled) refused."""
+import threading
+import weakref
+
+from . import registry
+from .errors import SrcadError
+
+LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
+_LOCAL = threading.local()  # .in_progress: this thread's compilations (recursion detection)
+
+
+class CodeCache:
+    """Compiled code per user code object, held only as long as that code object lives.
+
+    Keyed by identity (code objects compare equal across files), with a weak reference
+    whose callback drops the entry; each entry maps (mode, wrt, containers, shapes) to
+    the compiled variants, one per set of bindings.
+    """
+
+    def __init__(self):
+        self._entries = {}  # id(code) -> (weakref to code, {rest of key: [Compiled, ...]})
+
+    def variants(self, key):
+        mode, code, rest = key[0], key[1], (key[0],) + key[2:]
+        entry = self._entries.get(id(code))
+        if entry is None or entry[0]() is not code:
+            entry = (weakref.ref(code, self._dropper(id(code))), {})
+            self._entries[id(code)] = entry
+        return entry[1].setdefault(rest, [])
+
+    def _dropper(self, ident):
+        entries = self._entries
+
+        def drop(ref):
+            if entries.get(ident, (None,))[0] is ref:
+                del entries[ident]
+
+        return drop
+
+    def __iter__(self):
+        """Keys ``(mode, code, wrt, containers, shapes)`` of what is cached."""
+        for ref, by_rest in list(self._entries.values()):
+            code = ref()
+            if code is not None:
+                for rest in list(by_rest):
+                    yield (rest[0], code) + rest[1:]
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def clear(self):
+        self._entries.clear()
+
+
+def cached(cache, key, fn, make, recursion):
+    """The compiled code in ``cache`` for ``key`` whose bindings match ``fn``'s, made by
+    ``make()`` if none (made again once a rule is registered: see ``registry.GENERATION``).
+    ``recursion``: what a compilation of ``fn`` in progress is known by (the mode, the function,
+    what is differentiated, the classes of the objects it is compiled for, not the shapes): met
+    again, it is recursion (``Module.__call__`` compiled for a ``Net`` calling it for the
+    ``Scale`` the net holds is not, nor are two generated backward functions that share their
+    code)."""
+    key += (registry.GENERATION,)
+    for compiled in list(cache.variants(key)):
+        if compiled.matches(fn):
+            return compiled
+    in_progress = getattr(_LOCAL, "in_progress", None)
+    if in_progress is None:
+        in_progress = _LOCAL.in_progress = set()
+    if recursion in in_progress:
+        raise Recursion(fn)
+    with LOCK:
+        variants = cache.variants(key)
+        for compiled in variants:  # another thread may have made it meanwhile
+            if compiled.matches(fn):
+                return compiled
+        in_progress.add(recursion)
+        try:
+            compiled = make()
+        finally:
+            in_progress.discard(recursion)
+        variants.append(compiled)
+    return compiled
+
+
+class Recursion(SrcadError):
+    def __init__(self, fn):
+        super().__init__(f"{fn.__name__} calls itself (directly or through other functions); srcad does "
+                         "not differentiate recursion. Write it as a loop, or give it a rule with "
+                         "srcad.custom_vjp")
