@@ -44,7 +44,8 @@ import re
 import gast
 
 from .. import astutil as A
-from .memory import Refusal, check_memory, describe_call
+from .memory import check_memory
+from .memory_refusals import Refusal, describe_call
 from .user_text import UserText
 
 

@@ -37,7 +37,6 @@ import copy
 import types
 
 import gast
-import numpy as np
 
 from .. import astutil as A
 from .. import runtime
@@ -45,23 +44,13 @@ from ..sharing import copy_for_calls
 from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
                     stores_in_a_global, updates_first_argument, value_reads)
-from .effect_calls import assignment_instead
+from .memory_refusals import Refusals, object_array_refusal, out_argument_refusal, unseen_change_refusal
 from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
-from .memory_values import Memory, Values, bind_call, makes_index_array
+from .memory_values import Memory, bind_call, makes_index_array
 
 
-class Refusal(Exception):
-    """An in-place update srcad cannot follow; ``check_aliasing`` makes it a srcad error.
-    ``message`` is text, or for a stale read (updated, reader, binding, copied name, line,
-    the binding of the updated name the update went through or None)."""
-
-    def __init__(self, message, node):
-        super().__init__(message)
-        self.message, self.node = message, node
-
-
-class _Flow(Values):
+class _Flow(Refusals):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
     def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), keyed=()):
@@ -203,12 +192,9 @@ class _Flow(Values):
         if isinstance(rhs, gast.Call) and self.check:
             out = out_argument(rhs)
             if out is not None:
-                raise Refusal(f"srcad does not differentiate {describe_call(rhs)} with out= (it writes into an "
-                               "existing array); assign the result instead", s)
+                raise out_argument_refusal(rhs, s)
             if makes_object_array(rhs):
-                raise Refusal(f"srcad does not differentiate object arrays ({describe_call(rhs)} makes one): they hold "
-                              "references to other values, whose updates srcad cannot follow; use a list, or an "
-                              "array of numbers", s)
+                raise object_array_refusal(rhs, s)
         nondiff = observes_nothing(rhs)
         observe = not nondiff and not shape_query(rhs) and not _copies(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
@@ -293,8 +279,7 @@ class _Flow(Values):
         if self.check:
             out = out_argument(call)
             if out is not None:
-                raise Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
-                               "existing array); assign the result instead", s)
+                raise out_argument_refusal(call, s)
         self.reads(s, self.names_read(call), state, observe=False)
         if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
             return state
@@ -341,10 +326,7 @@ class _Flow(Values):
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
-                raise Refusal(
-                    f"srcad cannot see what the call {describe_call(call)} changes in '{arg.id}', whose value before "
-                    "the call the derivative may need (the statement that made it, or one that read it, may keep it "
-                    f"for the reverse sweep); {assignment_instead(call, arg.id)}", s)
+                raise unseen_change_refusal(call, arg, s)
         for arg in changed:
             state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
         return state
@@ -383,44 +365,12 @@ class _Flow(Values):
             if kind == "new":
                 self.holders.setdefault(made_by, set()).add(name)
 
-    def check_caller_memory(self, s, state, name, changed, arguments=True):
-        for kind, owner in sorted(changed, key=repr):
-            if arguments and kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
-                raise Refusal(
-                    f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
-                    f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, name, None)})", s)
-            if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
-                raise Refusal(
-                    f"in-place update of '{name}', which shares memory with the global '{owner}'; "
-                    f"srcad does not change arrays outside the function: copy first "
-                    f"({self.copy_hint(state, name, owner)})", s)
-
-    def copy_hint(self, state, name, owner):
-        """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on
-        every path), else of the global array ``owner``; never a copy of an object."""
-        bound = state.bound.get(name) if name not in state.ambiguous else None
-        made = bound[1] if bound else None
-        if isinstance(made, gast.Assign) and isinstance(made.targets[0], gast.Name) and made.targets[0].id == name:
-            return f"'{name} = {A.to_source(made.value).strip()}.copy()'"
-        if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
-            return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
-        return f"'{name} = ....copy()' where '{name}' is assigned"
-
     def tracked(self, state, name):
         """``name``, entered in ``state`` if it is an argument or a global not bound yet, so a
         helper srcad runs on a copy of it makes it stale as it makes a local."""
         if name not in state.names:
             state.names[name] = self.name_memory(state, name)
         return name
-
-    def refuse_stale(self, name, state, read):
-        updated, update, through = state.stale[name]
-        # the name bound later is the one that made the two share memory: copy there
-        later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound),
-                    key=lambda b: b[0], default=(0, None, updated))
-        made = A.anno(later[1], "origin") if later[1] is not None else None
-        line = getattr(A.anno(read, "origin") or read, "lineno", None)
-        raise Refusal((updated, name, made, later[2], line, through[1] if through else None), update)
 
 
 def _copies(rhs):
@@ -442,14 +392,6 @@ def _summary_flow(params, body, at_return):
     flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow))
     flow.block(body, State())
     return flow
-
-
-def describe_call(call):
-    """``np.add(...)`` or ``.sort()``, for messages."""
-    callee = A.anno(call, "callee")
-    if callee is not None and callee.kind == "method":
-        return f".{callee.name}()"
-    return f"{callee.name if callee is not None else 'the function'}(...)"
 
 
 def memory_flow(stmts, params, on_statement):

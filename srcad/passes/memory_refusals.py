@@ -1,0 +1,82 @@
+"""What the memory analysis refuses, in words: ``Refusal`` (which ``passes.aliasing`` makes a
+srcad error), the texts of the updates and calls it cannot follow, and where to copy instead.
+"""
+import gast
+import numpy as np
+
+from .. import astutil as A
+from .effect_calls import assignment_instead
+from .memory_values import Values
+
+
+class Refusal(Exception):
+    """An in-place update srcad cannot follow; ``check_aliasing`` makes it a srcad error.
+    ``message`` is text, or for a stale read (updated, reader, binding, copied name, line,
+    the binding of the updated name the update went through or None)."""
+
+    def __init__(self, message, node):
+        super().__init__(message)
+        self.message, self.node = message, node
+
+
+def describe_call(call):
+    """``np.add(...)`` or ``.sort()``, for messages."""
+    callee = A.anno(call, "callee")
+    if callee is not None and callee.kind == "method":
+        return f".{callee.name}()"
+    return f"{callee.name if callee is not None else 'the function'}(...)"
+
+
+def out_argument_refusal(call, s):
+    return Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
+                   "existing array); assign the result instead", s)
+
+
+def object_array_refusal(call, s):
+    return Refusal(f"srcad does not differentiate object arrays ({describe_call(call)} makes one): they hold "
+                   "references to other values, whose updates srcad cannot follow; use a list, or an "
+                   "array of numbers", s)
+
+
+def unseen_change_refusal(call, arg, s):
+    return Refusal(
+        f"srcad cannot see what the call {describe_call(call)} changes in '{arg.id}', whose value before "
+        "the call the derivative may need (the statement that made it, or one that read it, may keep it "
+        f"for the reverse sweep); {assignment_instead(call, arg.id)}", s)
+
+
+class Refusals(Values):
+    """The refusals that read the analysis's facts: an update reaching the caller's or a
+    global's memory, a read of a name an update made stale."""
+
+    def check_caller_memory(self, s, state, name, changed, arguments=True):
+        for kind, owner in sorted(changed, key=repr):
+            if arguments and kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
+                raise Refusal(
+                    f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
+                    f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, name, None)})", s)
+            if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
+                raise Refusal(
+                    f"in-place update of '{name}', which shares memory with the global '{owner}'; "
+                    f"srcad does not change arrays outside the function: copy first "
+                    f"({self.copy_hint(state, name, owner)})", s)
+
+    def copy_hint(self, state, name, owner):
+        """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on
+        every path), else of the global array ``owner``; never a copy of an object."""
+        bound = state.bound.get(name) if name not in state.ambiguous else None
+        made = bound[1] if bound else None
+        if isinstance(made, gast.Assign) and isinstance(made.targets[0], gast.Name) and made.targets[0].id == name:
+            return f"'{name} = {A.to_source(made.value).strip()}.copy()'"
+        if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
+            return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
+        return f"'{name} = ....copy()' where '{name}' is assigned"
+
+    def refuse_stale(self, name, state, read):
+        updated, update, through = state.stale[name]
+        # the name bound later is the one that made the two share memory: copy there
+        later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound),
+                    key=lambda b: b[0], default=(0, None, updated))
+        made = A.anno(later[1], "origin") if later[1] is not None else None
+        line = getattr(A.anno(read, "origin") or read, "lineno", None)
+        raise Refusal((updated, name, made, later[2], line, through[1] if through else None), update)
