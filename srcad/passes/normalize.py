@@ -12,13 +12,13 @@ literal), every temporary a fresh ``_tN``:
 - ``if _stopN: break`` as the last statement of a loop body, and one final ``return atom``.
 
 This module normalises statements and expressions; the other rooms of the pass are
-``effect_calls`` (a call made for its effect is a statement of its own), ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
+``normalize_calls`` (each kind of call lowered by the room that knows it), ``effect_calls``
+(a call made for its effect is a statement of its own), ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
 it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment (and
-``in_place_result``: an array keeps its shape and dtype, as NumPy's in-place update); ``d.get(k, default)``
-becomes ``k in d.keys()`` and a branch (an array has no ``.keys``: it fails as ``.get`` would), ``dict(a=x)`` a dict display.
+``in_place_result``: an array keeps its shape and dtype, as NumPy's in-place update).
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -43,19 +43,14 @@ import gast
 
 from .. import astutil as A
 from ..naming import Namer, builtin
-from .binding import module_helper
-from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part
 from .in_place import augmented_assignment, list_slice_check, unshared_store_check
-from .inline import (check_named_exprs, check_no_function_values, inline_call, inline_comprehension, lambda_def,
-                     unknown_function)
+from .inline import check_named_exprs, check_no_function_values, inline_comprehension, lambda_def
 from .item_forms import element_annotation
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
-from .records import record_call, record_fields
-from .callees import Callee, local_names, method_call
-from .effect_calls import check_assert, effect_value, library_store
-from .method_calls import method_check
-from .resolve_calls import resolve_calls
+from .callees import Callee, local_names
+from .effect_calls import check_assert
+from .normalize_calls import call_statement, normalize_call
 from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
@@ -175,18 +170,8 @@ class _Normalizer:
     def stmt_Expr(self, s, out):
         if isinstance(s.value, gast.Constant):
             return  # a docstring or a bare literal
-        if isinstance(s.value, gast.Call) and is_check(s.value):  # np.testing.assert_*: a check
-            check_statement(self, s.value, out)
-            return
         if isinstance(s.value, gast.Call):
-            A.set_anno(s.value, "for_effect", True)  # a helper updating its arguments is inlined
-            call = self.call(s.value, out)
-            if call is not None and library_store(self, call, out, s):
-                return
-            if call is not None:
-                if method_call(call, "append") and call.func.value.id in self.updated_items and len(call.args) == 1:
-                    out.append(unshared_store_check(self, call.func.value.id, None, call.args[0], s))
-                out.append(gast.Expr(value=call))
+            call_statement(self, s, out)
             return
         self.atom(s.value, out)
 
@@ -458,74 +443,7 @@ class _Normalizer:
         return self.expr_ListComp(e, out)  # materialized: sum(f(x) for x in xs) == sum([...])
 
     def expr_Call(self, e, out):
-        return self.call(e, out)
-
-    def call(self, e, out):
-        callee = A.anno(e, "callee")
-        if callee is None:
-            resolve_calls(e, self.source, self.local_functions)
-            callee = A.anno(e, "callee")
-        hoisted = effect_value(self, e, callee, out)  # r = x.sort(): the call for its effect, where it is made
-        if hoisted is not None:
-            return hoisted
-        mark_read_in_part(callee, e, self)
-        mark_consumed(callee, e, self.namer)
-        lowered = functional_rhs(self, e, callee, out)  # map, filter, reduce, operator.add ...
-        if lowered is not None:
-            return lowered
-        if callee.kind == "parameter":
-            raise unknown_function(self, e, callee.name)
-        if callee.kind == "local":
-            return inline_call(self, e, callee.name, out)
-        check = method_check(self, e)  # self.step(x) differentiated as C.step(self, x): checked when it runs
-        if check is not None:
-            self.stmt(check, out)
-        fields = record_fields(callee.obj) if callee.kind == "object" else None
-        if fields is not None:  # State(x, v) of a dataclass or named tuple
-            return record_call(self, e, callee.obj, fields, out)
-        helper = module_helper(self, e, callee.obj) if callee.kind == "object" else None
-        if helper is not None:  # *args, **kwargs, keyword-only, or a call with * or **
-            return inline_call(self, e, helper.name, out, helper)
-        if callee.kind == "method" and callee.name == "get":
-            return self.mapping_get(e, out)
-        if callee.kind == "object" and callee.obj is dict and not e.args:
-            keys = [A.const(k.arg) for k in e.keywords]
-            if None in [k.arg for k in e.keywords]:
-                raise self.error("srcad does not support ** in dict(...); build the dict with a display {...}", e)
-            return self.expr_Dict(gast.Dict(keys=keys, values=[k.value for k in e.keywords]), out)
-        if callee.kind == "method":
-            func = gast.Attribute(value=self.atom(e.func.value, out), attr=e.func.attr, ctx=gast.Load())
-        else:
-            func = e.func
-        args = []
-        for a in e.args:
-            if isinstance(a, gast.Starred):
-                args.append(gast.Starred(value=self.atom(a.value, out), ctx=gast.Load()))
-            else:
-                args.append(self.atom(a, out))
-        keywords = [gast.keyword(arg=k.arg, value=self.atom(k.value, out)) for k in e.keywords]
-        new = gast.Call(func=func, args=args, keywords=keywords)
-        A.set_anno(new, "callee", callee)
-        return gast.copy_location(new, e)
-
-    def mapping_get(self, e, out):
-        """``d.get(k, default)`` as ``d[k] if k in d else default``, so each branch differentiates."""
-        if not 1 <= len(e.args) <= 2 or e.keywords or any(isinstance(a, gast.Starred) for a in e.args):
-            raise self.error("srcad supports d.get(key) and d.get(key, default) on a dict", e)
-        mapping = self.atom(e.func.value, out)
-        key = self.atom(e.args[0], out)
-        default = self.atom(e.args[1], out) if len(e.args) > 1 else A.const(None)
-        # `key in d.keys()`, not `key in d`: an array has no .keys() (nor .get()), so it fails
-        # as the user's own code does instead of testing membership of a value
-        keys = gast.Call(func=gast.Attribute(value=A.deepcopy(mapping), attr="keys", ctx=gast.Load()), args=[],
-                         keywords=[])
-        A.set_anno(keys, "callee", Callee("method", name="keys"))
-        found = self.namer.fresh("_t")
-        out.append(A.assign(found, gast.Compare(left=key, ops=[gast.In()], comparators=[self.atom(keys, out)])))
-        result = self.namer.fresh("_t")
-        value = gast.Subscript(value=A.deepcopy(mapping), slice=A.deepcopy(key), ctx=gast.Load())
-        out.append(gast.If(test=A.load(found), body=[A.assign(result, value)], orelse=[A.assign(result, default)]))
-        return A.load(result)
+        return normalize_call(self, e, out)
 
 
 def pairwise_display(target, value, stars):
