@@ -18,7 +18,8 @@ import srcad
 from srcad import astutil as A
 from srcad import registry, runtime
 from srcad.naming import Namer
-from srcad.template import bind, instantiate
+from srcad.template import instantiate
+from srcad.template_binding import bind
 from srcad.testing import check_grads, check_jvp
 
 RNG = np.random.default_rng(1)

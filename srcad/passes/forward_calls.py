@@ -11,7 +11,8 @@ from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError, no_method_rule
 from ..source import identifier
-from ..template import bind, instantiate
+from ..template import instantiate
+from ..template_binding import bind
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes

@@ -24,7 +24,8 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from ..errors import NoRuleError, no_method_rule
-from ..template import bind, instantiate
+from ..template import instantiate
+from ..template_binding import bind
 from ..source import identifier, srcad_api_function
 from .reverse_state import placeholder
 from .method_calls import argument_classes
