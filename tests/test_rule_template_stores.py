@@ -425,3 +425,100 @@ def scattered(u, k):
 
 def test_buffer_updates_stay_allowed():
     check_grads(scattered, (U, np.array([K])), wrt=(0, 1))
+
+
+# ---- changes to an adjoint through a name, a method or a library function -------------------
+
+def alias_augmented(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    g += 1.0  # alias-augmented
+
+
+def alias_of_output_scaled(y, x, c):
+    g = d[y]
+    g *= 2.0  # alias-output-scaled
+    d[x] += g * c * 0.5
+    d[c] += np.sum(d[y] * x)
+
+
+def alias_item_store(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    g[0] = 0.0  # alias-item-store
+
+
+def view_alias(y, x, c):
+    d[x] += d[y] * c
+    flat = d[x].reshape(-1)
+    flat += 1.0  # view-alias
+
+
+def method_fill(y, x, c):
+    d[x] += d[y] * c
+    d[y].fill(0.0)  # method-fill
+
+
+def alias_method_sort(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    g.sort()  # alias-method-sort
+
+
+def library_copyto(y, x, c):
+    d[x] += d[y] * c
+    np.copyto(d[y], 0.0)  # library-copyto
+
+
+def library_multiply_at(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    np.multiply.at(g, 0, 2.0)  # library-multiply-at
+
+
+def alias_out(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    np.multiply(g, 2.0, out=g)  # alias-out
+
+
+def alias_in_list(y, x, c):
+    d[x] += d[y] * c
+    gs = [d[x]]
+    gs[0] += 1.0  # alias-in-list
+
+
+@pytest.mark.parametrize("template, tag", [
+    (alias_augmented, "alias-augmented"), (alias_of_output_scaled, "alias-output-scaled"),
+    (alias_item_store, "alias-item-store"), (view_alias, "view-alias"), (method_fill, "method-fill"),
+    (alias_method_sort, "alias-method-sort"), (library_copyto, "library-copyto"),
+    (library_multiply_at, "library-multiply-at"), (alias_out, "alias-out"), (alias_in_list, "alias-in-list"),
+])
+def test_changing_an_adjoint_through_an_alias_is_refused(template, tag):
+    """``g = d[x]; g += 1.0`` changed the adjoint in place (its array), a change srcad does not
+    apply as an update: the gradient came out 1 higher, silently."""
+    scale = scaled()
+    with pytest.raises(SrcadError, match="may change") as caught:
+        scale.defvjp(template)
+    assert line_of(tag) in str(caught.value)
+    assert "compute a new value instead" in str(caught.value)
+
+
+def fresh_temporaries(y, x, c):
+    g = d[y]
+    h = g * c  # arithmetic makes a new array: changing it changes no adjoint
+    h += 0.0
+    h *= 1.0
+    d[x] += h
+    total = np.sum(g * x)
+    d[c] += total
+
+
+def test_reading_an_adjoint_through_a_name_and_changing_new_values_stay_allowed():
+    scale = scaled()
+    scale.defvjp(fresh_temporaries)
+
+    def f(x, c):
+        return np.sum(np.sin(scale(x, c)))
+
+    check_grads(f, (U, K), wrt=(0, 1))
