@@ -309,8 +309,13 @@ def out_argument(call):
 
 
 def copies(call):
-    """False if the call may be asked not to copy: ``copy=`` anything but a literal True, by
-    keyword or by position (``np.nan_to_num(y, False)`` returns ``y`` itself)."""
+    """False if the call may return an argument itself: asked not to copy (``copy=`` anything
+    but a literal True, by keyword or by position: ``np.nan_to_num(y, False)`` returns ``y``),
+    or builtin ``sum`` given a start that is not a literal (``sum([], start)`` is ``start``)."""
+    callee = A.anno(call, "callee")
+    if callee is not None and callee.kind == "object" and callee.obj is builtins.sum:
+        return not any(isinstance(a, gast.Starred) for a in call.args) and all(
+            isinstance(a, gast.Constant) for a in call.args[1:] + [k.value for k in call.keywords])
     arg = call_argument(call, "copy")
     return arg is None or isinstance(arg, gast.Constant) and arg.value is True
 

@@ -30,7 +30,7 @@ from ..sharing import copy_for_calls
 from ..code_reading import attribute_now
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS,
                     INDEX_ARRAY_FUNCTIONS, LISTS_OF_VIEWS, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
-                    VIEWS_OF_ARRAYS, copies, is_in, is_ufunc)
+                    VIEWS_OF_ARRAYS, call_argument, copies, is_in, is_ufunc)
 
 _EMPTY = frozenset()
 
@@ -239,6 +239,13 @@ class Values:
                 return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
             if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
                 return Memory(new, array=True)
+            start = call_argument(call, "start") if obj is builtins.sum else None
+            if start is not None:  # sum(items, start): start itself where items is empty, else new
+                began = self.memory(state, start)
+                if began.array:  # a number or an array: so are the items, and the sum of them
+                    return Memory(began.own | new, array=True)
+                # a list or tuple start: a new one of its items and the items' (sum(groups, []))
+                return Memory(began.own | new, began.inner | self.memory(state, call.args[0]).inner)
         summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None:
             returned = self.helper_result(state, call, callee.obj, summary[0])

@@ -1,0 +1,117 @@
+"""Arguments srcad could not see (probe 24B bug_01, bug_04, bug_05, bug_06):
+
+- builtin ``sum(items, start)`` is ``start`` itself where ``items`` is empty: its result shares
+  ``start``'s memory, so an in-place update of it is refused where ``start`` is read after
+  (it was differentiated as if ``start`` were unchanged);
+- a library call's ``*seq`` or ``**mapping`` whose contents srcad cannot read when it compiles
+  the code (a global, a parameter) is refused where it may fill ``out``, ``copy`` or the like
+  (``np.array(y, **OPTS)`` with ``copy=False``, ``np.sin(x, **kw)`` with ``out=``, ``np.clip(x,
+  *bounds)`` with three bounds), in forward mode as in reverse; a display (written there, or
+  bound just before) is read as the arguments it holds;
+- ``sum(groups, [])`` joins lists: refused in forward mode as in reverse (it crashed there).
+"""
+import numpy as np
+import pytest
+
+import srcad
+
+from lang_checks import check_all_modes
+
+X = np.array([0.3, -1.2, 0.8])
+HERE = __file__.rsplit("/", 1)[-1]
+
+
+def line_of(fn, text):
+    """``file:line`` of the first line of ``fn`` holding ``text``, as srcad's messages name it."""
+    import inspect
+
+    lines, first = inspect.getsourcelines(fn)
+    return f"{HERE}:{first + next(k for k, line in enumerate(lines) if text in line)}"
+
+
+def every_mode(f, x=X):
+    check_all_modes(f, (x,))
+    np.testing.assert_allclose(srcad.jacobian(f, mode="fwd")(x), srcad.jacobian(f, mode="rev")(x), rtol=1e-10)
+
+
+def refused_in_every_mode(f, message, where, x=X):
+    """Refused, with ``message`` at ``where``, by grad, vjp, jvp, jacobian (both) and hvp."""
+    runs = [lambda: srcad.grad(f)(x), lambda: srcad.vjp(f, x)[1](1.0), lambda: srcad.jvp(f, (x,), (np.ones_like(x),)),
+            lambda: srcad.jacobian(f, mode="fwd")(x), lambda: srcad.jacobian(f, mode="rev")(x),
+            lambda: srcad.hvp(f)(x, np.ones_like(x))]
+    for run in runs:
+        with pytest.raises(srcad.SrcadError, match=message) as caught:
+            run()
+        assert where in str(caught.value)
+
+
+# ---- sum(items, start) may be start itself ------------------------------------------------------
+
+def total_field(x):  # bug_01: no couplings, so total IS base
+    base = np.sin(x)
+    couplings = []
+    total = sum((c * x for c in couplings), base)
+    total *= 0.5
+    return np.sum(total) + np.sum(base ** 2)
+
+
+def total_field_by_keyword(x):
+    base = np.sin(x)
+    total = sum([], start=base)
+    total[0] = 5.0 * total[1]
+    return np.sum(total * base)
+
+
+def list_start(x):  # sum([], L) is L: appending to the result appends to L
+    L = [x * 1.0]
+    M = sum([], L)
+    M.append(x ** 2)
+    return np.sum(L[-1])
+
+
+def flattened_then_updated(x):  # the flattened list holds the arrays themselves
+    y = np.sin(x)
+    groups = [[y], [x ** 2]]
+    flat = sum(groups, [])
+    flat[0] *= 2.0
+    return np.sum(y * x)
+
+
+@pytest.mark.parametrize("f, shared, update", [
+    (total_field, "base", "total *= 0.5"), (total_field_by_keyword, "base", "total[0] ="),
+    (list_start, "L", "M.append("), (flattened_then_updated, "y", "flat[0] *=")])
+def test_an_update_of_a_sum_with_a_start_is_refused_where_the_start_is_read_after(f, shared, update):
+    refused_in_every_mode(f, f"'{shared}'", line_of(f, update))
+
+
+def start_not_read_after(x):
+    base = np.sin(x)
+    total = sum([], base)
+    total *= 0.5
+    return np.sum(total * x)
+
+
+def fresh_start(x):
+    terms = [np.sin(x), x ** 2]
+    total = sum(terms, np.zeros(3))
+    total *= 0.5
+    return np.sum(total * x) + np.sum(terms[0])
+
+
+def no_start(x):
+    terms = [np.sin(x), x ** 2]
+    total = sum(terms)
+    total *= 0.5
+    return np.sum(total * x) + np.sum(terms[1] * terms[0])
+
+
+def literal_start(x):
+    terms = [np.sin(x), x ** 2]
+    total = sum(terms, 1.0)
+    total *= 0.5
+    return np.sum(total * x) + np.sum(terms[0])
+
+
+@pytest.mark.parametrize("f", [start_not_read_after, fresh_start, no_start, literal_start])
+def test_sums_whose_update_reaches_nothing_read_after_are_differentiated(f):
+    every_mode(f)
