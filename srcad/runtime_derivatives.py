@@ -5,8 +5,9 @@ joins, transposes and traces.
 """
 import numpy as np
 
+from .errors import SrcadError
 from .protocol import as_array, copy_array, protocol_array, shape_of, size_of
-from .runtime_adjoints import unbroadcast
+from .runtime_adjoints import JOINED_SEQUENCES, unbroadcast
 
 
 def full_of(shape, value):
@@ -124,7 +125,10 @@ def extremum_grad(g, x, y, axis=None, keepdims=False):
 
 def sum_grad(g, x):
     """The adjoint of the builtin ``sum(x)`` (over the first axis, or a list's items): ``g``
-    summed down to each item's shape (a start value may broadcast the sum beyond it)."""
+    summed down to each item's shape (a start value may broadcast the sum beyond it); refused
+    for a sum that joined lists or tuples (``sum(groups, [])``), as ``+`` of them is."""
+    if g.__class__ in (list, tuple):
+        raise SrcadError(JOINED_SEQUENCES)
     if isinstance(x, (list, tuple)):
         return [unbroadcast(g, item) for item in x]
     shape = shape_of(x)

@@ -115,3 +115,21 @@ def literal_start(x):
 @pytest.mark.parametrize("f", [start_not_read_after, fresh_start, no_start, literal_start])
 def test_sums_whose_update_reaches_nothing_read_after_are_differentiated(f):
     every_mode(f)
+
+
+# ---- sum(groups, []) joins lists: refused in forward mode as in reverse -------------------------
+
+def energy(x):  # bug_06
+    groups = [[x[0], x[1] ** 2], [np.sin(x[2])]]
+    terms = sum(groups, [])
+    return terms[0] * terms[1] + terms[2]
+
+
+def one_group(x):  # the joined list as long as the one group: reverse mode refused it by chance only
+    terms = sum([[x[0] * x[1]]], [])
+    return terms[0] * 2.0
+
+
+@pytest.mark.parametrize("f", [energy, one_group])
+def test_a_sum_that_joins_lists_is_refused_in_every_mode(f):
+    refused_in_every_mode(f, "join or repeat the sequences", line_of(f, "sum("))

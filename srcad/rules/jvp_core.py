@@ -8,7 +8,9 @@ import builtins
 
 import numpy as np
 
+from ..errors import SrcadError
 from ..registry import no_derivative, register_jvp
+from ..runtime_adjoints import JOINED_SEQUENCES
 from .builtin_rules import chosen_index, dict_grad, reversed_grad
 from .numpy_core import unit_phase
 from .numpy_elementwise import broadcast_like
@@ -16,8 +18,16 @@ from .numpy_elementwise import broadcast_like
 
 @register_jvp(builtins.sum)
 def sum_(y, iterable, start=0):
-    t[y] += broadcast_like(sum(t[iterable]), y)
+    t[y] += broadcast_like(summed_tangent(t[iterable], y), y)
     t[y] += broadcast_like(t[start], y)
+
+
+def summed_tangent(tangents, y):
+    """The tangent of the builtin ``sum(items)``: the sum of the items' tangents; refused, as
+    in reverse mode, where the sum joined lists or tuples (``sum(groups, [])``)."""
+    if y.__class__ in (list, tuple):
+        raise SrcadError(JOINED_SEQUENCES)
+    return sum(tangents)
 
 
 @register_jvp(builtins.abs)
