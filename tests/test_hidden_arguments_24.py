@@ -18,6 +18,9 @@ import srcad
 from lang_checks import check_all_modes
 
 X = np.array([0.3, -1.2, 0.8])
+OPTS = {"copy": False}
+BOUNDS = (-0.5, 0.5, np.zeros(3))
+SHAPE = (3,)
 HERE = __file__.rsplit("/", 1)[-1]
 
 
@@ -133,3 +136,104 @@ def one_group(x):  # the joined list as long as the one group: reverse mode refu
 @pytest.mark.parametrize("f", [energy, one_group])
 def test_a_sum_that_joins_lists_is_refused_in_every_mode(f):
     refused_in_every_mode(f, "join or repeat the sequences", line_of(f, "sum("))
+
+
+# ---- *seq and **mapping whose contents srcad cannot read --------------------------------------------
+
+def copy_through_options(x):  # bug_04: a IS y
+    y = np.sin(x)
+    a = np.array(y, **OPTS)
+    a[0] = 5.0 * a[1]
+    return np.sum(y ** 2)
+
+
+def out_through_a_display(x):  # bug_05: forward mode did not see z written
+    z = np.zeros(3)
+    np.sin(x * 2.0, **{"out": z})
+    return np.sum(z * x)
+
+
+def out_through_bounds(x):
+    y = np.cos(x)
+    np.clip(x, *BOUNDS)
+    return np.sum(y * BOUNDS[2])
+
+
+def out_through_a_bound_display(x):
+    z = np.zeros(3)
+    bounds = (-0.5, 0.5, z)
+    a = np.clip(x, *bounds)
+    return np.sum(z * x) + np.sum(a)
+
+
+@pytest.mark.parametrize("f, message, call", [
+    (copy_through_options, r"srcad cannot read what \*\*OPTS passes to np\.array\(\.\.\.\).*pass the arguments by name",
+     "np.array("),
+    (out_through_bounds, r"srcad cannot read what \*BOUNDS passes to np\.clip\(\.\.\.\)", "np.clip("),
+    (out_through_a_display, r"np\.sin\(\.\.\.\) with out=", "np.sin("),
+    (out_through_a_bound_display, r"np\.clip\(\.\.\.\) with out=", "np.clip(")])
+def test_hidden_arguments_that_may_write_or_share_are_refused_in_every_mode(f, message, call):
+    refused_in_every_mode(f, message, line_of(f, call))
+
+
+def nan_to_num_given_options(x, **kw):
+    y = np.sin(x)
+    a = np.nan_to_num(y, **kw)
+    a[0] = 5.0 * a[1]
+    return np.sum(y ** 2)
+
+
+def add_given_the_rest(x, *rest):
+    y = np.cos(x)
+    np.add(x, x, *rest)
+    return np.sum(y * x)
+
+
+def test_parameters_spread_into_a_library_call_are_refused():
+    where = line_of(nan_to_num_given_options, "nan_to_num(")
+    for run in (lambda: srcad.grad(nan_to_num_given_options)(X, copy=False),
+                lambda: srcad.jacobian(nan_to_num_given_options, mode="fwd")(X, copy=False)):
+        with pytest.raises(srcad.SrcadError, match=r"\*\*kw passes to np\.nan_to_num") as caught:
+            run()
+        assert where in str(caught.value)
+    with pytest.raises(srcad.SrcadError, match=r"\*rest passes to np\.add") as caught:
+        srcad.jvp(add_given_the_rest, (X, np.zeros(3)), (X, None))
+    assert line_of(add_given_the_rest, "np.add(") in str(caught.value)
+
+
+# ---- what keeps working -------------------------------------------------------------------------------
+
+def spelled_out(x):  # displays: srcad reads their items as the arguments
+    pair = (np.sin(x), x ** 2)
+    axis = {"axis": 0}
+    largest = max(*[x[0] * x[1], x[2]])
+    return np.sum(np.maximum(*pair), **axis) + np.einsum("i,i->", *(x, pair[1])) + np.sum(x * x, **{"axis": 0}) + largest
+
+
+def harmless_spreads(x):  # no parameter these can fill writes or shares: zip, np.zeros' shape
+    rows = [np.sin(x), x ** 2]
+    total = np.zeros(*SHAPE)
+    for a, b in zip(*rows):
+        total = total + a * b
+    return np.sum(total)
+
+
+def plain_copy(x):
+    y = np.sin(x)
+    a = np.array(y)
+    a[0] = 5.0 * a[1]
+    return np.sum(y ** 2) + np.sum(a * x)
+
+
+def scaled(a, *, by=1.0, **options):
+    return np.sum(np.sin(a) * by) + sum(options.values())
+
+
+def helper_given_options(x):  # ** to a function of yours: inlined, bound as Python binds it
+    opts = {"by": 2.0, "shift": 0.5}
+    return scaled(x ** 2, **opts)
+
+
+@pytest.mark.parametrize("f", [spelled_out, harmless_spreads, plain_copy, helper_given_options])
+def test_readable_and_harmless_spreads_are_differentiated(f):
+    every_mode(f)

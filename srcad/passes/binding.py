@@ -59,7 +59,7 @@ def bind_arguments(norm, call, name, fdef, out):
     """``{parameter: atom}`` for a call of the inlined ``fdef`` (see the module doc)."""
     args = fdef.args
     positional = [a.id for a in args.posonlyargs + args.args]
-    call = _displays_unpacked(call, out)
+    call = displays_unpacked(call, out)
     plain, starred = list(call.args), None
     if plain and isinstance(plain[-1], gast.Starred):
         starred = plain.pop()
@@ -157,14 +157,14 @@ def _bind_sequence(norm, call, name, params, has_rest, starred, bound, defaults,
     return norm.atom(builtin_call("tuple", tail), out)
 
 
-def _displays_unpacked(call, out):
+def displays_unpacked(call, out):
     """``call`` with a final ``*seq`` whose name was last bound, among ``out``'s statements, to
-    a tuple display (``f(*args)`` in an inlined ``def wrapper(*args)``) as those items, and a
+    a tuple or list display (``f(*args)`` in an inlined ``def wrapper(*args)``) as those items, and a
     final ``**d`` bound to a dict display of string keys as those keywords: Python binds them
     the same, and srcad then knows which parameter each one fills."""
     args, keywords = list(call.args), list(call.keywords)
     if args and isinstance(args[-1], gast.Starred):
-        shown = _display_of(args[-1].value, out, gast.Tuple)
+        shown = _display_of(args[-1].value, out, (gast.Tuple, gast.List))
         if shown is not None and not any(isinstance(e, gast.Starred) for e in shown.elts):
             args[-1:] = [A.deepcopy(e) for e in shown.elts]
     if keywords and keywords[-1].arg is None:

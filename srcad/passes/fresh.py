@@ -247,18 +247,41 @@ def _parameter_position(call, name):
     """The index among ``call``'s positional arguments of the function's parameter ``name``
     (``out``, ``copy``), or None where it cannot be passed by position or is not known."""
     callee = A.anno(call, "callee")
-    if callee.kind == "object":
-        fn = callee.obj
-        if is_ufunc(fn):
-            return fn.nin if name == "out" else None
-        names = _positional_names(fn) or _FUNCTION_PARAMETERS.get(id(fn))
-    elif callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
+    if callee.kind == "object" and is_ufunc(callee.obj):
+        return callee.obj.nin if name == "out" else None
+    names = _passed_by_position(callee)
+    return names.index(name) if names and name in names else None
+
+
+def _passed_by_position(callee):
+    """The names of the parameters a call of ``callee`` fills by position, in order (a
+    method's after its receiver), or None where not known."""
+    if callee.kind == "object":  # ([] for only *args and keyword-only ones: np.einsum(*operands, out=None))
+        names = _positional_names(callee.obj)
+        return names or _FUNCTION_PARAMETERS.get(id(callee.obj), names)
+    if callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
         names = (_METHOD_PARAMETERS.get(callee.name) or _positional_names(getattr(np.ndarray, callee.name, None))
                  or _positional_names(getattr(np, callee.name, None)))  # (self or the array, ...)
-        names = names[1:] if names else None
-    else:
-        return None
-    return names.index(name) if names and name in names else None
+        return names[1:] if names else None
+    return None
+
+
+# Builtins whose positional parameters all take items (Python publishes no signature for them).
+_ITEMS_ONLY = {builtins.zip, builtins.max, builtins.min, builtins.range}
+
+
+def spread_reaches_memory(callee, position):
+    """Could a ``*seq`` at ``position`` among the arguments of a library's ``callee`` fill a
+    parameter through which the call writes into or returns what it is given (``out``,
+    ``copy``, ``overwrite_a``), or the value a call made for its effect changes? Yes for a
+    ufunc (``np.add(a, b, *rest)``: ``out`` by position), and wherever the parameters are not
+    known: only the allowlisted, and those whose parameters say so, are passed."""
+    if effect_call(callee) or callee.kind == "object" and is_ufunc(callee.obj):
+        return True
+    if callee.kind == "object" and is_in(callee.obj, _ITEMS_ONLY):
+        return False
+    names = _passed_by_position(callee)
+    return names is None or any(n in ("out", "copy") or n.startswith("overwrite_") for n in names[position:])
 
 
 # NumPy's functions and ndarray methods written in C whose parameters older NumPy does not

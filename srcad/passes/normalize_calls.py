@@ -7,15 +7,18 @@ becomes ``k in d.keys()`` and a branch (an array has no ``.keys``: it fails as `
 import gast
 
 from .. import astutil as A
-from .binding import module_helper
+from .binding import displays_unpacked, module_helper
 from .callees import Callee, method_call
 from .effect_calls import effect_value, library_store
+from .fresh import spread_reaches_memory
 from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part
 from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function
+from .memory_refusals import describe_call
 from .method_calls import method_check
 from .records import record_call, record_fields
 from .resolve_calls import resolve_calls
+from .reverse_calls import user_function_call
 
 
 def call_statement(norm, s, out):
@@ -82,7 +85,27 @@ def normalize_call(norm, e, out):
     keywords = [gast.keyword(arg=k.arg, value=norm.atom(k.value, out)) for k in e.keywords]
     new = gast.Call(func=func, args=args, keywords=keywords)
     A.set_anno(new, "callee", callee)
-    return gast.copy_location(new, e)
+    new = gast.copy_location(new, e)
+    return new if norm.source.is_srcads() or user_function_call(callee) else _spread_read(norm, new, e, callee, out)
+
+
+def _spread_read(norm, call, e, callee, out):
+    """A library's call ``call`` (of the user's ``e``) with its final ``*seq`` or ``**mapping``
+    a display (bound just before) as those arguments: ``np.sin(x, **{"out": z})`` is
+    ``np.sin(x, out=z)``, whose ``out`` srcad then sees. Refused where what srcad cannot read
+    when it compiles the code may fill ``out``, ``copy`` or the like (``np.clip(x, *bounds)``
+    with three bounds writes into the third; any ``**mapping`` may name them)."""
+    call = displays_unpacked(call, out)
+    hidden = next((f"*{A.to_source(a.value).strip()}" for k, (a, mine) in enumerate(zip(e.args, call.args))
+                   if isinstance(mine, gast.Starred) and spread_reaches_memory(callee, k)), None)
+    if hidden is None and any(k.arg is None for k in call.keywords):
+        hidden = f"**{A.to_source(next(k.value for k in e.keywords if k.arg is None)).strip()}"
+    if hidden is None:
+        return call
+    raise norm.error(f"srcad cannot read what {hidden} passes to {describe_call(call)} when it compiles the code, "
+                     "and it may fill a parameter through which the call writes into, or returns, an array it is "
+                     "given (out=, copy=), which srcad must see; pass the arguments by name (or as a display: "
+                     "*(a, b), **{'axis': 0})", e)
 
 
 def _mapping_get(norm, e, out):
