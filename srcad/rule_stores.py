@@ -12,7 +12,6 @@ Any other store (``d[x] = e``, ``t[y] *= e``, ``d[x], d[c] = ...``, ``out=d[x]``
 inside a ``while`` loop) would read the adjoint, find it zero and be silently dropped, so a
 rule holding one is refused when it is registered (a user's) or first parsed (srcad's own).
 """
-import builtins
 import linecache
 
 import gast
@@ -57,100 +56,15 @@ def updated_params(rule):
 
 def check_stores(rule, body):
     """Refuse a store into ``d[...]`` (``t[...]``) in ``body`` that is not one of the updates,
-    and any change to one through a name that may hold it (``g = d[y]; g += e``), a method
-    (``d[y].fill(0)``) or a library function that writes into an argument."""
-    aliases = set()
+    and any other change to an adjoint's memory (``rule_changes``)."""
+    from .rule_changes import check_changes
+
     for stmt in _statements(rule, body):
         applied = update(stmt, rule.marker)
         for node, store in _stores(stmt, rule.marker):
             if applied is None or store is not applied[1]:
                 _refuse(rule, node, store)
-        changed = _changed_through_alias(stmt, rule, aliases)
-        if changed is not None:
-            _refuse_change(rule, stmt, changed)
-        aliases |= _new_aliases(stmt, rule.marker, aliases)
-
-
-# methods of an array that leave it as it is (a view they return is followed as an alias)
-_READING_METHODS = {"sum", "mean", "prod", "max", "min", "reshape", "ravel", "flatten", "transpose", "swapaxes",
-                    "conj", "conjugate", "copy", "astype", "dot", "squeeze", "take", "diagonal", "trace", "std",
-                    "var", "all", "any", "cumsum", "cumprod", "round", "clip", "argmax", "argmin", "nonzero",
-                    "tolist", "item", "repeat", "view", "__array__"}
-
-
-def _holds(expr, marker, aliases):
-    """May the value of ``expr`` be (or hold) ``d[...]``'s memory? Arithmetic makes new values;
-    anything else that reads a marker or an alias may pass it on (``unbroadcast`` returns its
-    argument where the shapes agree, ``d[y].T`` is a view, ``[d[y]]`` holds it)."""
-    if isinstance(expr, (gast.BinOp, gast.UnaryOp, gast.Compare, gast.Constant)):
-        return False
-    return any(is_marker(n, marker) or isinstance(n, gast.Name) and n.id in aliases and isinstance(n.ctx, gast.Load)
-               for n in A.walk(expr))
-
-
-def _new_aliases(stmt, marker, aliases):
-    """The names ``stmt`` binds to a value that may hold a marker's memory."""
-    if isinstance(stmt, gast.Assign) and _holds(stmt.value, marker, aliases):
-        return {n.id for t in stmt.targets for n in A.walk(t) if isinstance(n, gast.Name)}
-    if isinstance(stmt, gast.For) and _holds(stmt.iter, marker, aliases):
-        return {n.id for n in A.walk(stmt.target) if isinstance(n, gast.Name)}
-    return set()
-
-
-def _rooted(node, marker, aliases):
-    """The marker or alias an item/attribute/method chain ``node`` starts from, else None."""
-    while isinstance(node, (gast.Subscript, gast.Attribute)) and not is_marker(node, marker):
-        node = node.value
-    if is_marker(node, marker) or isinstance(node, gast.Name) and node.id in aliases:
-        return node
-    return None
-
-
-def _changed_through_alias(stmt, rule, aliases):
-    """The marker or alias ``stmt`` changes other than by an update ``template`` applies:
-    an augmented assignment to an alias or into its items, a store into an alias's items, a
-    method that is not known to leave the array alone, a library function that writes into an
-    argument (``np.copyto``, ``np.fill_diagonal``, a ufunc's ``.at``), an ``out=``."""
-    marker = rule.marker
-    targets = [stmt.target] if isinstance(stmt, gast.AugAssign) else stmt.targets if isinstance(stmt, gast.Assign) \
-        else []
-    for target in targets:
-        for node in A.walk(target):
-            if isinstance(node, (gast.Name, gast.Subscript, gast.Attribute)) and not isinstance(node.ctx, gast.Load):
-                root = _rooted(node, marker, aliases) if not isinstance(node, gast.Name) or isinstance(
-                    stmt, gast.AugAssign) else None
-                if root is not None and (not isinstance(root, gast.Subscript) or update(stmt, marker) is None):
-                    return root
-    for node in A.walk(stmt):
-        if not isinstance(node, gast.Call):
-            continue
-        if isinstance(node.func, gast.Attribute) and node.func.attr not in _READING_METHODS:
-            root = _rooted(node.func.value, marker, aliases)
-            if root is not None and update(stmt, marker) is None:
-                return root
-        for keyword in node.keywords:
-            if keyword.arg == "out" and _holds(keyword.value, marker, aliases):
-                return keyword.value
-        if node.args and _holds(node.args[0], marker, aliases) and update(stmt, marker) is None \
-                and _writes_first_argument(rule, node.func):
-            return node.args[0]
-    return None
-
-
-def _writes_first_argument(rule, func):
-    """Is ``func`` (a name or dotted name in the rule's module) a library function that writes
-    into its first argument? A name srcad cannot read counts as one."""
-    from .guards import _MISSING, _follow
-    from .passes.fresh import updates_first_argument
-
-    path = []
-    while isinstance(func, gast.Attribute):
-        path.insert(0, func.attr)
-        func = func.value
-    if not isinstance(func, gast.Name):
-        return True
-    value = _follow(rule.fn.__globals__.get(func.id, getattr(builtins, func.id, _MISSING)), path)
-    return value is not _MISSING and updates_first_argument(value)
+    check_changes(rule, body)
 
 
 def _statements(rule, body=None):
@@ -217,14 +131,3 @@ def _refuse(rule, node, buffer):
         f"place), each a statement of its own in the rule's body, an `if` branch or a `for` over a *args "
         f"parameter; write `{stored} += ...`")
 
-
-def _refuse_change(rule, stmt, changed):
-    from .rule_templates import describe
-
-    m = rule.marker
-    place, code = rule_line(rule, stmt)
-    raise SrcadError(
-        f"{place}: `{code}` in the rule for {describe(rule.key)} may change {A.to_source(changed).strip()}, which "
-        f"may be the memory of an adjoint ({m}[...]), in place; srcad applies only `{m}[x] += ...` and "
-        f"`{m}[x] -= ...` to an adjoint, so the change would corrupt other derivatives or be lost: compute a new "
-        f"value instead (`g = g * 2`, not `g *= 2`; `np.zeros_like(g)`, not `g.fill(0)`)")

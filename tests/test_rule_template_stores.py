@@ -522,3 +522,110 @@ def test_reading_an_adjoint_through_a_name_and_changing_new_values_stay_allowed(
         return np.sum(np.sin(scale(x, c)))
 
     check_grads(f, (U, K), wrt=(0, 1))
+
+
+def _bump(a):
+    a += 1.0
+    return a
+
+
+def in_range_loop(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    for i in range(1):
+        g += 1.0  # in-range-loop
+
+
+def in_try(y, x, c):
+    d[x] += d[y] * c
+    g = d[x]
+    try:
+        g += 1.0  # in-try
+    finally:
+        pass
+
+
+def loop_over_adjoints(y, x, c):
+    d[x] += d[y] * c
+    for h in [d[x]]:
+        h += 1.0  # loop-over-adjoints
+
+
+def positional_out(y, x, c):
+    d[x] += d[y] * c
+    np.multiply(d[x], 3.0, d[x])  # positional-out
+
+
+def operator_iadd(y, x, c):
+    d[x] += d[y] * c
+    __import__("operator").iadd(d[x], 1.0)  # operator-iadd
+
+
+def unbound_method(y, x, c):
+    d[x] += d[y] * c
+    np.ndarray.fill(d[x], 1.0)  # unbound-method
+
+
+def helper_of_yours(y, x, c):
+    d[x] += d[y] * c
+    _bump(d[x])  # helper-of-yours
+
+
+def store_through_call_view(y, x, c):
+    d[x] += d[y] * c
+    np.reshape(d[x], -1)[...] = 7.0  # store-through-call-view
+
+
+def walrus_alias(y, x, c):
+    d[x] += d[y] * c
+    _ = (g := d[x])
+    g += 1.0  # walrus-alias
+
+
+def helper_inside_update(y, x, c):
+    d[x] += d[y] * c
+    d[x] += _bump(d[x]) * 0.0  # helper-inside-update
+
+
+@pytest.mark.parametrize("template, tag", [
+    (in_range_loop, "in-range-loop"), (in_try, "in-try"), (loop_over_adjoints, "loop-over-adjoints"),
+    (positional_out, "positional-out"), (operator_iadd, "operator-iadd"), (unbound_method, "unbound-method"),
+    (helper_of_yours, "helper-of-yours"), (store_through_call_view, "store-through-call-view"),
+    (walrus_alias, "walrus-alias"), (helper_inside_update, "helper-inside-update"),
+])
+def test_changes_anywhere_and_by_any_call_are_refused(template, tag):
+    """The check covers nested statements, an out given by position, in-place operators, your
+    functions (which may write into what they are given) and views made by calls."""
+    scale = scaled()
+    with pytest.raises(SrcadError, match="may change") as caught:
+        scale.defvjp(template)
+    assert line_of(tag) in str(caught.value)
+
+
+def made_new_then_changed(y, x, c):
+    a = d[y].copy()
+    a *= c
+    b = np.zeros_like(d[y])
+    b[...] = d[y]
+    e = np.where(x > 100.0, 0.0, d[y])
+    e *= 0.0
+    f = np.multiply(d[y], 1.0)
+    f[x > 100.0] = 0.0
+    n = len(d[y])
+    n += 0
+    k = d[y].shape[0]
+    k += 1
+    total = np.sum(d[y] * x)
+    total += 0.0
+    d[x] += a + b - f + e
+    d[c] += total
+
+
+def test_new_values_made_from_an_adjoint_may_change():
+    scale = scaled()
+    scale.defvjp(made_new_then_changed)
+
+    def f(x, c):
+        return np.sum(np.sin(scale(x, c)))
+
+    check_grads(f, (U, K), wrt=(0, 1))
