@@ -252,6 +252,22 @@ def f_lstsq_singular_values(a, b):
     return s
 
 
+def f_multi_dot(a, b, c):
+    return np.linalg.multi_dot([a, b, c])
+
+
+def f_multi_dot_vectors(u, b, c, v):  # 1-D ends: a row first, a column last, a scalar out
+    return np.linalg.multi_dot([u, b, c, v])
+
+
+def f_multi_dot_constant_inside(a, c):
+    return np.linalg.multi_dot((a, WEIGHTS[:3, None] * np.eye(3), c))
+
+
+def f_multi_dot_stack(s):
+    return np.linalg.multi_dot(s)
+
+
 VJP_CASES = [
     ("inv", f_inv, [general(3, 3)]),
     ("inv-batched", f_inv, [general(2, 3, 3)]),
@@ -312,6 +328,10 @@ VJP_CASES = [
     ("qr-mode-r-wide", f_qr_r_mode, [R(2, 3)]),
     ("qr-complete-sliced", f_qr_complete_sliced, [R(5, 3)]),
     ("qr-batched", f_qr_batched, [R(2, 3, 3)]),
+    ("multi_dot", f_multi_dot, [R(2, 3), R(3, 4), R(4, 2)]),
+    ("multi_dot-vector-ends", f_multi_dot_vectors, [R(3), R(3, 4), R(4, 2), R(2)]),
+    ("multi_dot-constant-inside", f_multi_dot_constant_inside, [R(3), R(3, 2)]),
+    ("multi_dot-stack", f_multi_dot_stack, [R(4, 3, 3)]),
     ("lstsq-x", f_lstsq_x, [R(5, 3), R(5)]),
     ("lstsq-x-matrix", f_lstsq_x, [R(5, 3), R(5, 2)]),
     ("lstsq-all-outputs", f_lstsq_all, [R(5, 3), R(5, 2)]),
@@ -401,6 +421,7 @@ JVP_CASES = [
     ("qr-wide", np.linalg.qr, [R(2, 4)], {}),
     ("qr-batched", np.linalg.qr, [R(2, 3, 3)], {}),
     ("qr-r", np.linalg.qr, [R(4, 3)], {"mode": "r"}),
+    ("multi_dot-stack", np.linalg.multi_dot, [R(3, 2, 2)], {}),
     ("lstsq", np.linalg.lstsq, [R(5, 3), R(5, 2)], {}),
     ("lstsq-vector", np.linalg.lstsq, [R(4, 2), R(4)], {}),
 ]
@@ -427,7 +448,7 @@ def test_jvp_of_undetermined_extra_vectors_is_nan(function, kwargs, extra):
 
 def test_every_linalg_rule_has_both_directions():
     names = ["inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "svd", "pinv", "qr",
-             "matrix_power", "lstsq"]
+             "matrix_power", "lstsq", "multi_dot"]
     for name in names:
         key = getattr(np.linalg, name)
         assert registry.lookup(registry.VJP, key) is not None and registry.lookup(registry.JVP, key) is not None

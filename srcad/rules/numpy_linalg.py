@@ -1,7 +1,7 @@
-"""Rules for ``np.linalg``'s inverses, determinants, solves, matrix powers, pseudo-inverse
-and least squares, reverse (vjp) and forward (jvp), for real matrices and stacks of matrices
-(leading axes broadcast as in NumPy), and the matrix helpers the linear-algebra rules share
-(``mT``, ``from_triangle``). The factorizations (Cholesky, eigh, SVD, QR) are in
+"""Rules for ``np.linalg``'s inverses, determinants, solves, matrix powers, chain products
+(``multi_dot``), pseudo-inverse and least squares, reverse (vjp) and forward (jvp), for real
+matrices and stacks of matrices (leading axes broadcast as in NumPy), and the matrix helpers
+the linear-algebra rules share (``mT``, ``from_triangle``). The factorizations (Cholesky, eigh, SVD, QR) are in
 ``numpy_decompositions.py``.
 
 ``pinv`` (``hermitian=True`` reads one triangle, as ``eigh`` does) and ``lstsq`` assume the
@@ -200,6 +200,54 @@ def matrix_power_grad_along(g, a, ta, n):
     if n > 0:
         return dgrad
     return -(mT(dbase) @ grad @ mT(base) + mT(base) @ dgrad @ mT(base) + mT(base) @ grad @ mT(dbase))
+
+
+# ---- chain products ----------------------------------------------------------------------------
+
+def chain_matrices(arrays):
+    """The operands of ``np.linalg.multi_dot(arrays)`` as NumPy multiplies them: a 1-D first
+    operand is a row, a 1-D last operand a column."""
+    last = len(arrays) - 1
+    return [np.reshape(a, (1, -1)) if k == 0 and np.ndim(a) == 1
+            else np.reshape(a, (-1, 1)) if k == last and np.ndim(a) == 1 else as_array(a)
+            for k, a in enumerate(arrays)]
+
+
+def chain_positions(n, k):
+    """The factors of (A₀ ⋯ Aₖ₋₁)ᵀ G (Aₖ₊₁ ⋯ Aₙ₋₁)ᵀ by position in the chain (k stands for G)."""
+    return [*range(k - 1, -1, -1), k, *range(n - 1, k, -1)]
+
+
+def multi_dot_grads(g, arrays):
+    """The adjoints of the operands of ``multi_dot(arrays)`` = A₀ A₁ ⋯ Aₙ₋₁: operand k's is
+    (A₀ ⋯ Aₖ₋₁)ᵀ G (Aₖ₊₁ ⋯ Aₙ₋₁)ᵀ, a chain product again (in NumPy's best order). Pure, so a
+    derivative of a derivative reads it and differentiates those products by this rule."""
+    mats = chain_matrices(arrays)
+    g = np.reshape(g, (mats[0].shape[0], mats[-1].shape[1]))
+    grads = [np.linalg.multi_dot([g if i == k else mats[i].T for i in chain_positions(len(mats), k)])
+             for k in range(len(mats))]
+    grads = [np.reshape(grad, np.shape(a)) for grad, a in zip(grads, arrays)]
+    return np.stack(grads) if isinstance(arrays, np.ndarray) else grads
+
+
+def multi_dot_tangent(tangents, arrays):
+    """Σₖ A₀ ⋯ Ṫₖ ⋯ Aₙ₋₁ over the operands that move (the product rule)."""
+    moves = [None] * len(arrays) if tangents is None else tangents
+    return sum(np.linalg.multi_dot([moves[k] if i == k else a for i, a in enumerate(arrays)])
+               for k in range(len(arrays)) if moves[k] is not None)
+
+
+@register_vjp(np.linalg.multi_dot)
+def multi_dot(y, arrays):
+    d[arrays] += multi_dot_grads(d[y], arrays)
+
+
+@register_jvp(np.linalg.multi_dot)
+def multi_dot_jvp(y, arrays):
+    t[y] += multi_dot_tangent(t[arrays], arrays)
+
+
+register_nondifferentiable(chain_positions, reason="it computes positions, axes or an order")
 
 
 # ---- pseudo-inverse ----------------------------------------------------------------------------
