@@ -16,6 +16,7 @@ SCIPY_RULE_MODULES = {
     "linalg": ("scipy_linalg",),
     "optimize": ("scipy_optimize",),
     "signal": ("scipy_signal",),
+    "spatial": ("scipy_spatial",),
     "special": ("scipy_special",),
     "stats": ("scipy_stats", "scipy_stats_bounded", "scipy_stats_multivariate"),
 }

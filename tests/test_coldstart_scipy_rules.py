@@ -40,12 +40,14 @@ PROGRAMS = [
                                                          "scipy_stats_multivariate"]),
     ("optimize", "optimize.rosen(x)", ["scipy_optimize"]),
     ("signal", "np.sum(signal.convolve(x, x[::-1] * x))", ["scipy_signal"]),
+    ("spatial", "np.sum(spatial.distance.cdist(x[:, None], x[:2, None] * 2.0))", ["scipy_spatial"]),
 ]
 
 PROGRAM = """
     import json, sys
     import numpy as np
-    from scipy import linalg, optimize, signal, special, stats  # every submodule srcad has rules for
+    import scipy.spatial.distance
+    from scipy import linalg, optimize, signal, spatial, special, stats  # every submodule srcad has rules for
     import srcad
     from srcad import optional_rules
     from srcad.testing import check_grads, check_jvp

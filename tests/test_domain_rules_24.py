@@ -59,3 +59,69 @@ def two_vectors(u, v):
 def test_multi_dot_of_two_vectors():
     check_grads(two_vectors, (R(3), R(3)), wrt=(0, 1))
     check_jvp(two_vectors, (R(3), R(3)), wrt=(0, 1))
+
+
+# ---- scipy.spatial.distance: GP kernels -----------------------------------------------------------
+
+from scipy.spatial.distance import cdist, pdist  # noqa: E402  (SciPy's rules register lazily)
+
+POINTS = R(5, 2)
+
+
+def rbf_total(log_ls):
+    scaled = POINTS / np.exp(log_ls)
+    return np.sum(np.exp(-0.5 * cdist(scaled, scaled, "sqeuclidean")))
+
+
+def matern_cross(log_ls):
+    r = cdist(POINTS[:3] / np.exp(log_ls), POINTS[3:] / np.exp(log_ls))  # distinct points: r > 0
+    return np.sum((1 + np.sqrt(3) * r) * np.exp(-np.sqrt(3) * r))
+
+
+def pair_energy(x):
+    return np.sum(1 / pdist(np.reshape(x, (4, 2)))) + np.sum(pdist(np.reshape(x, (4, 2)), "sqeuclidean"))
+
+
+@pytest.mark.parametrize("f, x", [(rbf_total, np.array([0.2, -0.3])), (matern_cross, np.array([0.1, 0.4])),
+                                  (pair_energy, R(8))], ids=["rbf", "matern", "pairs"])
+def test_distance_kernels_to_second_order(f, x):
+    check_all_orders(f, x)
+
+
+def self_distance(x):
+    return np.sum(cdist(x, x))
+
+
+def coincident_pairs(x):
+    return np.sum(pdist(np.concatenate([x, x[:1]])))
+
+
+def test_euclidean_distance_zero_keeps_the_norm_convention():
+    """At distance 0 'euclidean' has no derivative: NaN in reverse mode as np.linalg.norm of the
+    difference gives; forward, a pair whose tangent rests moves nothing."""
+    x = R(3, 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        assert np.all(np.isnan(srcad.grad(self_distance)(x)))
+        assert np.isnan(srcad.grad(coincident_pairs)(x)[0]).all()
+        assert np.isfinite(srcad.grad(coincident_pairs)(x)[1:]).all()
+        same = srcad.jvp(coincident_pairs, (x,), (np.ones_like(x),))[1]  # x[0] and its copy move alike
+        assert same == 0.0
+
+
+def city(a, b):
+    return np.sum(cdist(a, b, "cityblock"))
+
+
+def weighted(a, b):
+    return np.sum(cdist(a, b, w=np.ones(2)))
+
+
+def test_other_metrics_and_options_are_refused_at_the_users_line():
+    line = city.__code__.co_firstlineno + 1
+    with pytest.raises(srcad.UnsupportedCaseError, match=rf"test_domain_rules_24.py:{line}: .*not 'cityblock'"):
+        srcad.grad(city)(R(3, 2), R(2, 2))
+    with pytest.raises(srcad.UnsupportedCaseError, match="not 'cityblock'"):
+        srcad.jvp(city, (R(3, 2), R(2, 2)), (R(3, 2), R(2, 2)))
+    line = weighted.__code__.co_firstlineno + 1
+    with pytest.raises(srcad.SrcadSyntaxError, match=rf":{line}: .*cdist does not support the keyword argument 'w'"):
+        srcad.grad(weighted)(R(3, 2), R(2, 2))

@@ -12,6 +12,7 @@ import textwrap
 import scipy.linalg as linalg
 import scipy.optimize as optimize
 import scipy.signal as signal
+import scipy.spatial.distance as distance
 import scipy.special as special
 import scipy.stats as stats
 
@@ -548,7 +549,30 @@ SIGNAL = [
     ("rosen_der", f_rosen_der, [R(5)]),
 ]
 
-CASES = SPECIAL + STATS + LINALG + SIGNAL
+def f_cdist(a, b):
+    return distance.cdist(a, b)
+
+
+def f_cdist_squared(a, b):
+    return distance.cdist(a, b, metric="sqeuclidean")
+
+
+def f_pdist(x):
+    return distance.pdist(x, "euclidean")
+
+
+def f_pdist_squared(x):
+    return distance.pdist(x, "sqeuclidean")
+
+
+SPATIAL = [
+    ("cdist", f_cdist, [R(4, 3), R(2, 3)]),
+    ("cdist-sqeuclidean", f_cdist_squared, [R(4, 3), R(2, 3)]),
+    ("pdist", f_pdist, [R(5, 2)]),
+    ("pdist-sqeuclidean", f_pdist_squared, [R(5, 2)]),
+]
+
+CASES = SPECIAL + STATS + LINALG + SIGNAL + SPATIAL
 
 
 @pytest.mark.parametrize("name, fun, args", CASES, ids=[c[0] for c in CASES])
@@ -620,7 +644,17 @@ def mvn_diagonal_cov(x, cov):
     return np.sum(stats.multivariate_normal.logpdf(x, np.zeros(3), cov))
 
 
+def cdist_cityblock(a, b):
+    return np.sum(distance.cdist(a, b, "cityblock"))
+
+
+def pdist_minkowski(x):
+    return np.sum(distance.pdist(x, "minkowski", p=3))
+
+
 REFUSED = [
+    ("cdist-cityblock", cdist_cityblock, [R(3, 2), R(2, 2)], 0, "'euclidean' or 'sqeuclidean' only, not 'cityblock'"),
+    ("pdist-p", pdist_minkowski, [R(3, 2)], 0, "pdist does not support the keyword argument 'p'"),
     ("t.cdf-in-df", t_cdf_in_df, [R(3), 3.0], 1, "scipy.stats.t.cdf in its shape df"),
     ("polygamma-order", polygamma_order, [2.0, positive(3)], 0, "polygamma in its order"),
     ("eigh-generalized", eigh_generalized, [spd(3), spd(3)], 0, "generalized eigenproblem"),
@@ -736,6 +770,8 @@ HYGIENE_CALLS = _stats_calls() + [
     (signal.correlate2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
     (optimize.rosen, [R(4)], {}, (0,), None),
     (optimize.rosen_der, [R(4)], {}, (0,), None),
+    (distance.cdist, [R(4, 2), R(3, 2)], {}, (0, 1), None),
+    (distance.pdist, [R(4, 2), "sqeuclidean"], {}, (0,), None),
 ]
 
 

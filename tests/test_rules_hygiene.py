@@ -24,7 +24,7 @@ import srcad
 from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
-                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes)
+                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_numpy
@@ -147,6 +147,7 @@ EXTRA_CALLS = [
     (numpy_linalg.matrix_power_grad, [R(3, 3), R(3, 3) * 0.5, 3], {}, (0, 1), None),
     (numpy_decompositions.svd_grad, [R(3), _SINGULAR[1], _SINGULAR[0], True, False, False], {}, (0,), None),
     (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
+    (scipy_spatial.pair_matrix, [R(3), 3], {}, (0,), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
     (runtime.as_real, [R(3)], {}, (0,), None),
