@@ -125,3 +125,39 @@ def test_other_metrics_and_options_are_refused_at_the_users_line():
     line = weighted.__code__.co_firstlineno + 1
     with pytest.raises(srcad.SrcadSyntaxError, match=rf":{line}: .*cdist does not support the keyword argument 'w'"):
         srcad.grad(weighted)(R(3, 2), R(2, 2))
+
+
+# ---- np.interp in its sample points: the endogenous grid method ------------------------------
+
+GRID = np.linspace(0.5, 5.0, 6)
+
+
+def egm(c):
+    """Consumption on the endogenous grid GRID + c, read back on GRID: xp and fp both move."""
+    c_now = (0.95 * 1.02 * c ** -2.0) ** -0.5
+    return np.sum(np.interp(GRID, GRID + c_now, c_now))
+
+
+def knots_only(xp):
+    return np.sum(np.sin(np.interp(np.array([-3.0, -0.7, 0.2, 1.3, 3.5]), xp, np.cos(np.arange(5.0)))))
+
+
+def knots_with_ends(xp):
+    """left/right values outside the range: there y does not depend on xp."""
+    return np.sum(np.interp(np.array([-3.0, 0.2, 3.5]), xp, np.arange(5.0) ** 2, left=-1.0, right=7.0))
+
+
+@pytest.mark.parametrize("f, x", [(egm, 0.5 + 0.2 * GRID), (knots_only, np.array([-2.0, -1.1, 0.0, 0.9, 2.1])),
+                                  (knots_with_ends, np.array([-2.0, -1.1, 0.0, 0.9, 2.1]))],
+                         ids=["egm", "knots", "ends"])
+def test_interp_in_its_sample_points_to_second_order(f, x):
+    check_all_orders(f, x)
+
+
+def clamped(xp):
+    return np.sum(np.interp(np.array([-5.0, 5.0]), xp, np.arange(5.0)))
+
+
+def test_interp_in_its_sample_points_is_zero_outside_the_range():
+    """Clamped to fp[0] and fp[-1] left and right of [xp[0], xp[-1]]: no derivative in xp."""
+    np.testing.assert_array_equal(srcad.grad(clamped)(np.linspace(-2.0, 2.0, 5)), np.zeros(5))

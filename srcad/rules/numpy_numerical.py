@@ -6,8 +6,7 @@ Several are linear maps of their data; their adjoints apply the transposed map, 
 the map itself (``np.gradient`` of an identity matrix is the differencing matrix), so that
 every spacing and ``edge_order`` NumPy supports is covered by construction and the helpers
 stay pure (no in-place updates), which lets a derivative of a derivative read them.
-Refused: spacings of ``np.gradient``, the sample points ``xp`` and ``period`` of
-``np.interp``.
+Refused: spacings of ``np.gradient``, ``period`` of ``np.interp``.
 """
 import numpy as np
 
@@ -190,22 +189,35 @@ def interp_fp_tangent(tfp, x, xp, left, right, period):
     return np.reshape((weights @ tfp) * keep, np.shape(x))
 
 
+def interp_xp_grad(g, x, xp, fp, period):
+    """``∂y/∂xp = -slope · W``: on [xp[k], xp[k+1]], y = fp[k] + (x - xp[k]) (fp[k+1] - fp[k]) /
+    (xp[k+1] - xp[k]) moves by -slope (1 - w) in xp[k] and by -slope w in xp[k+1], the weights
+    ``W`` of fp; outside [xp[0], xp[-1]] y is clamped (or ``left``/``right``) and the slope 0."""
+    weights, _, _ = interp_weights(x, xp, period)
+    return np.ravel(-g * interp_slope(x, xp, fp, period)) @ weights
+
+
+def interp_xp_tangent(txp, x, xp, fp, period):
+    weights, _, _ = interp_weights(x, xp, period)
+    return -interp_slope(x, xp, fp, period) * np.reshape(weights @ txp, np.shape(x))
+
+
 @register_vjp(np.interp)
 def interp(y, x, xp, fp, left=None, right=None, period=None):
     d[x] += d[y] * interp_slope(x, xp, fp, period)
+    d[xp] += interp_xp_grad(d[y], x, xp, fp, period)
     d[fp] += interp_fp_grad(d[y], x, xp, left, right, period)
     d[left] += np.sum(d[y] * (x < xp[0]))
     d[right] += np.sum(d[y] * (x > xp[-1]))
-    d[xp] += no_derivative("np.interp in its sample points xp", "pass xp as a constant")
 
 
 @register_jvp(np.interp)
 def interp_jvp(y, x, xp, fp, left=None, right=None, period=None):
     t[y] += t[x] * interp_slope(x, xp, fp, period)
+    t[y] += interp_xp_tangent(t[xp], x, xp, fp, period)
     t[y] += interp_fp_tangent(t[fp], x, xp, left, right, period)
     t[y] += t[left] * (x < xp[0])
     t[y] += t[right] * (x > xp[-1])
-    t[y] += t[xp] * no_derivative("np.interp in its sample points xp", "pass xp as a constant")
 
 
 # ---- np.polyval -------------------------------------------------------------------------------
