@@ -161,3 +161,38 @@ def clamped(xp):
 def test_interp_in_its_sample_points_is_zero_outside_the_range():
     """Clamped to fp[0] and fp[-1] left and right of [xp[0], xp[-1]]: no derivative in xp."""
     np.testing.assert_array_equal(srcad.grad(clamped)(np.linspace(-2.0, 2.0, 5)), np.zeros(5))
+
+
+# ---- a ufunc's .at other than np.add.at: refused where docs/limitations.md says ------------
+
+SEGMENTS = np.array([0, 1, 1, 2])
+
+
+def scatter_max(e):
+    e_max = np.full(3, -np.inf)
+    np.maximum.at(e_max, SEGMENTS, e)
+    return np.sum(e_max)
+
+
+def scatter_subtract(e):
+    out = np.zeros(3)
+    np.subtract.at(out, SEGMENTS, e)
+    return np.sum(out ** 2)
+
+
+def segment_max(e):
+    return np.sum(np.array([np.max(e[SEGMENTS == k]) for k in range(3)]) ** 2)
+
+
+@pytest.mark.parametrize("f, method", [(scatter_max, "maximum"), (scatter_subtract, "subtract")])
+def test_ufunc_at_methods_are_refused_at_the_users_line(f, method):
+    line = f.__code__.co_firstlineno + 2
+    where = rf"test_domain_rules_24.py:{line}: .*np.{method}.at\(...\)"
+    with pytest.raises(srcad.SrcadSyntaxError, match=where) as refusal:
+        srcad.grad(f)(R(4))
+    assert "cannot see what the call" in str(refusal.value)
+
+
+def test_segment_max_the_documented_alternative():
+    check_grads(segment_max, (np.array([0.3, 1.0, 2.0, -1.0]),))
+    check_jvp(segment_max, (np.array([0.3, 1.0, 2.0, -1.0]),))
