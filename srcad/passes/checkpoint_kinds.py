@@ -18,6 +18,7 @@ True
 >>> attribute_problem(np.random.Generator, "bit_generator")
 'a random generator'
 """
+import functools
 import numbers
 import types
 
@@ -145,7 +146,7 @@ def _record_made(s):
 def _numeric_call(call, numeric):
     """Does ``call`` answer an array or a number (NumPy's or math's functions, but their random
     ones; a reading method of an array; ``abs``, ``len``...)?"""
-    from .fresh import ARRAY_VIEW_METHODS, FRESH_METHODS, module_of
+    from .fresh import ARRAY_VIEW_METHODS, FRESH_METHODS, known_pure, module_of
 
     callee = A.anno(call, "callee")
     if callee is None:
@@ -159,6 +160,10 @@ def _numeric_call(call, numeric):
     if isinstance(callee.obj, np.ufunc) or (module.split(".")[0] in ("numpy", "math") and not module.startswith(
             "numpy.random") and not isinstance(callee.obj, type) or callee.obj is np.asarray):
         return True
+    if module.split(".")[0] == "srcad" and known_pure(callee.obj):  # (in a derivative srcad made: as_real(q))
+        return all(numeric(a) for a in call.args + [k.value for k in call.keywords])
+    if callee.obj in (isinstance, issubclass, callable):
+        return True  # (a bool, whatever it is given)
     return callee.obj in (abs, len, float, int, round, min, max, sum, pow) and all(
         numeric(a) for a in call.args) and not call.keywords
 
@@ -194,10 +199,15 @@ class Kinds:
     """What the values of a function (A-normal form) are known to be. ``specs``: arrays and
     numbers; ``containers``: lists, tuples and dicts; ``classes``: parameter (or ``p.attr``
     path) -> the class srcad compiles for; ``scope``: the statements where a seeded generator
-    is made afresh each time they run (a checkpointed loop's body, a helper's)."""
+    is made afresh each time they run (a checkpointed loop's body, a helper's); ``numbers``:
+    names known to hold an array or a number (kind only); ``answers_number(call, numeric,
+    abstract)``: does a call of a function of yours answer an array or a number when each
+    argument ``a`` for which ``numeric(a)`` holds is one (read by ``checkpoint_state``)?"""
 
-    def __init__(self, node, source, specs, containers, classes, scope, structures=None, strings=(), numbers=()):
+    def __init__(self, node, source, specs, containers, classes, scope, structures=None, strings=(), numbers=(),
+                 answers_number=None):
         self.source, self.specs, self.containers, self.classes = source, specs, containers, classes or {}
+        self.answers_number = answers_number or (lambda call, numeric, abstract: False)
         self.structures, self.strings, self.numbers = structures or {}, set(strings), set(numbers) - set(containers)
         self.locals = local_names(node)
         self.params = {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
@@ -270,10 +280,13 @@ class Kinds:
         return self._numeric(s.value, names)
 
     def _numeric(self, e, names):
-        if isinstance(e, gast.Constant):
-            return isinstance(e.value, numbers.Number)
+        if isinstance(e, gast.Constant):  # (None too: reading it runs no code of yours, as ``of`` says)
+            return isinstance(e.value, (numbers.Number, type(None)))
+        if isinstance(e, gast.Tuple):  # (a function's results: its items are read as such)
+            return all(self._numeric(item, names) for item in e.elts)
         if isinstance(e, gast.Name):
-            if e.id in names or isinstance(self._spec(e.id), Spec) or e.id in self.numbers and e.id in self.params:
+            if e.id in names or isinstance(self._spec(e.id), Spec) or e.id in self.numbers and (
+                    e.id in self.params and e.id not in self.assigned):  # (else its bindings decide: ``names``)
                 return True
             if e.id in self.locals:
                 return False
@@ -303,7 +316,8 @@ class Kinds:
             return all(self._numeric(o, names) or isinstance(o, gast.Name) and o.id in self.checked
                        for o in operands)
         if isinstance(e, gast.Call):
-            return self._seeded_draw(e) or _numeric_call(e, lambda a: self._numeric(a, names))
+            numeric = functools.partial(self._numeric, names=names)
+            return self._seeded_draw(e) or _numeric_call(e, numeric) or self.answers_number(e, numeric, self.abstract)
         return False
 
     def _seeded_draw(self, call):

@@ -46,6 +46,7 @@ numbers, lists, dicts and strings. What no rule here sees is caught at run time
 (``checkpointing.check_recomputed``). Only a loop srcad checkpoints is checked: in forward
 mode, and where the loop's values carry no derivative, it runs once, as written.
 """
+import collections
 import functools
 import operator
 
@@ -58,8 +59,9 @@ from ..checkpointing import checkpointed
 from ..errors import SrcadError
 from ..source import capture
 from .callees import Callee, parameter_names
-from .checkpoint_kinds import (GENERATOR, SAFE, Kinds, Obj, attribute_problem, is_seeded_generator, item_problem,
-                               special_problem)
+from ..sourcemap import generated_from, user_line
+from .checkpoint_kinds import (ARRAY, CONTAINER, GENERATOR, MODULE, SAFE, STRING, Kinds, Obj, attribute_problem,
+                               is_seeded_generator, item_problem, special_problem)
 from .fresh import (ARRAY_VIEW_METHODS, FRESH_METHODS, NO_EFFECT, effect_call, is_in, known_pure, module_of, only_logs,
                     scatter_add_target, updates_first_argument)
 from .memory import updated_outside
@@ -144,9 +146,11 @@ def check_replayable(rv, loop, updated):
     stored = A.names_stored(rv.node)
     structures = {p: as_value(v) for p, v in (A.anno(rv.node, "param_specs") or {}).items()
                   if isinstance(v, (list, tuple)) and p not in stored}
+    helpers = {}
     kinds = Kinds(rv.node, rv.source, rv.spec, rv.containers, A.anno(rv.node, "object_classes"), loop.body,
-                  structures, numbers=rv.active)  # (what carries a derivative and is no list: an array, a number)
-    body = _Body(kinds, {}, updated, rv.active)
+                  structures, numbers=rv.active,  # (what carries a derivative and is no list: an array, a number)
+                  answers_number=functools.partial(_answers_number, helpers))
+    body = _Body(kinds, helpers, updated, rv.active)
     for s in A.every_statement(loop.body):
         try:
             _check_statement(s, body)
@@ -340,8 +344,7 @@ def _object_updates(obj, name, body, call=None):
     if effect_call(callee):  # HISTORY.append of a list of the module
         raise _Problem(f"{name}(...) changes a list, dict or set of your module, which the snapshots do not hold",
                        _IN_A_VARIABLE)
-    if user_function_call(callee) or is_python_function(obj) and registry.lookup(registry.VJP, obj) is not None:
-        # a rule's (custom_vjp, register_vjp) too: the recomputation runs the function itself
+    if _read_as_helper(callee):
         return _helper_updates(obj, name, body, call)
     if isinstance(obj, np.vectorize):
         return _object_updates(obj.pyfunc, f"{name}, made by np.vectorize from {obj.pyfunc.__name__},", body)
@@ -416,37 +419,79 @@ def _draws(obj, call=None):
         return False
 
 
+def _read_as_helper(callee):
+    """Is ``callee`` a function of yours srcad reads as the loop is? One with a rule (``custom_vjp``,
+    ``register_vjp``) too: the recomputation runs the function itself."""
+    return user_function_call(callee) or is_python_function(callee.obj) and registry.lookup(
+        registry.VJP, callee.obj) is not None
+
+
+class _Read(collections.namedtuple("_Read", "updates answers_number")):
+    """What reading a function of yours found: the parameters it ``updates`` in place, and
+    whether it ``answers_number`` (returns an array or a number)."""
+
+
 def _helper_updates(obj, name, body, call):
     """The parameters the function of yours ``obj`` updates in place; raise ``_Problem`` if it
-    may change anything else (each function read once for what is known of its arguments,
-    the functions it calls with it)."""
+    may change anything else."""
+    found = _read_once(obj, call, body.helpers, body.kinds.of, body.kinds.abstract)
+    if isinstance(found, _Problem):
+        raise _Problem(f"{name}(...) {found.what}", found.advice)
+    return found.updates if found is not None else None  # (None: a recursive call, the rest answers for it)
+
+
+def _answers_number(helpers, call, numeric, abstract):
+    """Does ``call`` of a function of yours answer an array or a number, given what is known of
+    its arguments (an array or a number where ``numeric`` holds)? ``Kinds`` asks, so that a
+    value the loop computes from it is known too (shape inference reads one level of calls)."""
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object" or not _read_as_helper(callee) or module_of(
+            callee.obj).split(".")[0] == "srcad":  # (srcad's helpers: ``Kinds`` knows what they answer)
+        return False
+    found = _read_once(callee.obj, call, helpers, lambda arg: ARRAY if numeric(arg) else None, abstract)
+    return isinstance(found, _Read) and found.answers_number
+
+
+def _read_once(obj, call, helpers, kind_of, abstract):
+    """The ``_Read`` of the function of yours ``obj`` (or the ``_Problem`` found in it; None
+    while it is being read), each function read once for what is known of its arguments in
+    ``call`` (``kind_of`` each, the ``abstract`` value): an array given is one in it, and in the
+    functions it calls with it."""
     fn = getattr(obj, "__srcad_function__", obj)
     known, classes = {}, {}
-    for param, args in ((bind_call(obj, call) or {}) if call is not None else {}).items():
-        kind = body.kinds.of(args[0]) if len(args) == 1 else None
-        known[param] = body.kinds.abstract(args[0]) if len(args) == 1 else UNKNOWN
+    bound = bind_call(obj, call) if call is not None else None
+    for param, args in (bound or {}).items():
+        kind = kind_of(args[0]) if len(args) == 1 else None
+        known[param] = abstract(args[0]) if len(args) == 1 else UNKNOWN
         if isinstance(kind, Obj):
             classes[param] = kind.cls
         elif kind in SAFE and not isinstance(known[param], (Spec, list, tuple, dict)):
             known[param] = kind  # (its kind only)
-    key = (fn, repr(sorted(known.items())), tuple(sorted((p, id(c)) for p, c in classes.items())))
-    helpers = body.helpers
+    key = (fn, repr(sorted(known.items())), tuple(sorted((p, id(c)) for p, c in classes.items())), bound is None)
     if key not in helpers:
-        helpers[key] = None  # a recursive call: the rest of the function answers for it
+        helpers[key] = None  # a recursive call
         try:
-            helpers[key] = _read_helper(fn, helpers, known, classes)
+            helpers[key] = _read_helper(fn, helpers, known, classes, bound is not None)
         except _Problem as problem:
             helpers[key] = problem
-    found = helpers[key]
-    if isinstance(found, _Problem):
-        raise _Problem(f"{name}(...) {found.what}", found.advice)
-    return found
+    return helpers[key]
 
 
-def _read_helper(fn, helpers, known, classes):
-    """The parameters ``fn`` updates in place: its statements are checked as the loop's are
-    (an update through a name is left to the memory analysis, which follows it to what it
-    reaches), and an attribute store or an update reaching a global is refused."""
+def _literal_defaults(node):
+    """The kinds of the parameters of ``node`` whose default is None, a number or a string (the
+    ``v=None`` of a derivative srcad made): what a call not giving them passes."""
+    args = node.args
+    pairs = list(zip(args.args[len(args.args) - len(args.defaults):], args.defaults)) + list(
+        zip(args.kwonlyargs, args.kw_defaults))
+    return {a.id: STRING if isinstance(d.value, str) else ARRAY for a, d in pairs
+            if isinstance(d, gast.Constant) and (d.value is None or type(d.value) in (bool, int, float, str))}
+
+
+def _read_helper(fn, helpers, known, classes, bound):
+    """``fn``'s ``_Read``: its statements are checked as the loop's are (an update through a name
+    is left to the memory analysis, which follows it to what it reaches), and an attribute
+    store or an update reaching a global is refused. ``bound``: ``known`` holds all the
+    arguments the call gives (the others take their defaults)."""
     try:
         source = capture(fn)
         node = resolve_calls(source.node, source)
@@ -455,7 +500,7 @@ def _read_helper(fn, helpers, known, classes):
                        _BEFORE_THE_LOOP) from None
     for n in A.walk(node):  # (before normal form, which refuses them)
         if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store):
-            raise _Problem(f"stores the attribute .{n.attr} of an object (at {source.filename}:{n.lineno})",
+            raise _Problem(f"stores the attribute .{n.attr} of an object (at {_where(source, n)})",
                            f"compute what the loop needs from the object before the loop, or keep the value in a "
                            f"variable of the function, {_PLAIN_LOOP}")
     try:
@@ -463,31 +508,45 @@ def _read_helper(fn, helpers, known, classes):
     except SrcadError:
         raise _Problem("is a function srcad cannot read, so it cannot tell what it changes", _BEFORE_THE_LOOP) from None
     params = [a.id for a in node.args.args]
+    known = {**_literal_defaults(node), **known} if bound else known
     shapes = {p: v for p, v in known.items() if not isinstance(v, str)}
     env = abstract_values(node, {p: shapes.get(p, UNKNOWN) for p in params}) if len(params) == len(
         parameter_names(node)) else {}
     containers = {n for n, v in env.items() if isinstance(v, (list, tuple, dict))} | {
-        p for p, v in known.items() if v == "container" or isinstance(v, (list, tuple, dict))}
+        p for p, v in known.items() if v == CONTAINER or isinstance(v, (list, tuple, dict))}
     arrays = {n: v for n, v in env.items() if isinstance(v, Spec)}
     arrays.update({p: v for p, v in known.items() if isinstance(v, Spec)})
     kinds = Kinds(node, source, arrays, containers, classes, node.body,
                   {n: v for n, v in env.items() if isinstance(v, (list, tuple, dict))},
-                  strings={p for p, v in known.items() if v in ("string", "module")})
+                  strings={p for p, v in known.items() if v in (STRING, MODULE)},
+                  numbers={p for p, v in known.items() if v == ARRAY},
+                  answers_number=functools.partial(_answers_number, helpers))
     body = _Body(kinds, helpers)
     for s in A.every_statement(node.body):
         try:
             _check_statement(s, body)
         except _Problem as problem:
-            origin = A.anno(s, "origin") or s
-            where = f"{source.filename}:{getattr(origin, 'lineno', None) or node.lineno}"
             what = problem.what[3:] if problem.what.startswith("it ") else problem.what
-            raise _Problem(f"reaches {where}, where {what}", problem.advice) from None
+            raise _Problem(f"reaches {_where(source, A.anno(s, 'origin') or s, node)}, where {what}",
+                           problem.advice) from None
     reached = updated_outside(node.body, sorted(parameter_names(node)))
     globals_ = sorted(owner for kind, owner in reached if kind == "global")
     if globals_:
-        raise _Problem(f"updates '{globals_[0]}', a global, in place ({source.filename}:{node.lineno})",
-                       _IN_A_VARIABLE)
-    return {owner for kind, owner in reached if kind == "arg"}
+        raise _Problem(f"updates '{globals_[0]}', a global, in place ({_where(source, node)})", _IN_A_VARIABLE)
+    returns = [n for n in A.walk(node) if isinstance(n, gast.Return)]
+    return _Read({owner for kind, owner in reached if kind == "arg"},
+                 bool(node.body) and isinstance(node.body[-1], gast.Return) and all(
+                     r.value is not None and kinds.of(r.value) == ARRAY for r in returns))
+
+
+def _where(source, n, fn_node=None):
+    """``file:line`` of ``n`` in ``source``; in a derivative srcad made (a ``srcad.grad`` result
+    the loop calls), the line of yours it differentiates."""
+    lineno = getattr(n, "lineno", None) or fn_node.lineno
+    mapped = user_line(source.filename, lineno) or generated_from(source.filename)
+    if mapped is None:
+        return f"{source.filename}:{lineno}"
+    return f"{mapped[0]}:{mapped[1]} (in the derivative srcad made of {mapped[2]})"
 
 
 def _described(call, callee):
