@@ -8,7 +8,9 @@ string, a module, an object reachable when srcad compiles (a global or closure v
 value now; an argument of a class of yours: its class, which the compiled code is specialised
 on), a record (named tuple, dataclass) every binding of a name makes afresh, arithmetic on values
 ``runtime.numeric_constant`` checks where they are read (``p.k * x``: a number or an array once
-the check passes, ``passes.complex_values``), and a random
+the check passes, ``passes.complex_values``), the result of a function of yours that returns
+an array or a number given what it is passed (``checkpoint_state`` reads it) or of srcad's own
+helpers given arrays (in a derivative srcad made, ``as_real(q)``), and a random
 generator made in the body from literal seeds (``np.random.default_rng(42)``: each
 recomputation makes it again and draws the same numbers). Anything else is unknown.
 
