@@ -166,23 +166,24 @@ class _Flow(Refusals):
         state.ambiguous.discard(name)
         state.indices.discard(name)
         state.stacks_of_arrays.discard(name)
+        state.stacks_of_sequences.discard(name)
         return state
 
     def age(self, state, here):
-        """A statement runs again: what it made before is now old memory."""
-        new, old = ("new", here), ("old", here)
+        """A statement runs again: what it made before (through a user function's call too) is now old memory."""
+        made = [here, *((here, k) for k in range(self.item_counts.get(here, 0)))]
+        news = frozenset(("new", m) for m in made)
 
         def aged(locations):
-            return (locations - {new}) | {old} if new in locations else locations
+            hit = locations & news
+            return (locations - hit) | {("old", loc[1]) for loc in hit} if hit else locations
 
         names = state.names
-        for n in self.holders.get(here, ()):
+        for n in set().union(*(self.holders.get(m, ()) for m in made)):
             m = names.get(n)
-            if m is not None and (new in m.own or new in m.inner or new in m.listy):
-                names[n] = Memory(aged(m.own), aged(m.inner), m.array, aged(m.listy))
-        if new in state.observed:
-            state.observed.discard(new)
-            state.observed.add(old)
+            if m is not None and (m.own & news or m.inner & news or m.listy & news):
+                names[n] = m.mapped(aged)
+        state.observed = aged(state.observed)
         state.made.discard(here)
         return state
 
@@ -233,6 +234,7 @@ class _Flow(Refusals):
                 state.indices.add(target.id)
             if target.id in self.stacks:  # (bound to [] only)
                 state.stacks_of_arrays.add(target.id)
+                state.stacks_of_sequences.add(target.id)
             if made:
                 state.made.add(id(s))
             if not nondiff and not isinstance(rhs, _DISPLAYS) and not _copies(rhs):
@@ -242,8 +244,11 @@ class _Flow(Refusals):
             if id(s) in state.made:
                 state = self.age(state, id(s))
             memory, _ = self.value(state, rhs, id(s))
-            for elt in target.elts:
-                state = self.bind(state, elt.id, memory, s)
+            # each target its item where they are known (a helper's tuple), else all the tuple may hold
+            items = memory.items if memory.items is not None and len(memory.items) == len(target.elts) else None
+            for k, elt in enumerate(target.elts):
+                item = items[k] if items is not None else Memory(memory.own, memory.inner, memory.array, memory.listy)
+                state = self.bind(state, elt.id, item, s)
             state.made.add(id(s))
             return state
         base = target.value.id  # S[index] = value
@@ -284,8 +289,11 @@ class _Flow(Refusals):
         if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
-            if not self.memory(state, call.args[0]).array:
+            pushed = self.memory(state, call.args[0])
+            if not pushed.array:
                 state.stacks_of_arrays.discard(call.func.value.id)
+            if not pushed.sequence:
+                state.stacks_of_sequences.discard(call.func.value.id)
             return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
                                stored=self.memory(state, call.args[0]), structure=True)
         if callee is not None and callee.kind == "method" and callee.name == "pop" and not call.args:
@@ -353,8 +361,8 @@ class _Flow(Refusals):
                 state.stale[other] = (name, s, None if name in state.ambiguous else state.bound.get(name))
         if stored is not None and stored.all():  # a list keeps what is stored in it
             added = stored.all()
-            state.names = {n: (Memory(m.own, m.inner | added) if m.all() & changed and not m.array else m)
-                           for n, m in state.names.items()}
+            state.names = {n: (Memory(m.own, m.inner | added, sequence=m.sequence) if m.all() & changed
+                               and not m.array else m) for n, m in state.names.items()}
             for n, m in state.names.items():
                 if m.all() & changed and not m.array:
                     self.note_holder(n, added)

@@ -17,10 +17,11 @@ class State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
 
-    __slots__ = ("names", "stale", "observed", "bound", "made", "flags", "ambiguous", "indices", "stacks_of_arrays")
+    __slots__ = ("names", "stale", "observed", "bound", "made", "flags", "ambiguous", "indices", "stacks_of_arrays",
+                 "stacks_of_sequences")
 
     def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None, ambiguous=(),
-                 indices=(), stacks_of_arrays=()):
+                 indices=(), stacks_of_arrays=(), stacks_of_sequences=()):
         self.names = dict(names or {})
         self.flags = dict(flags or {})  # name -> the True or False it holds on every path here
         self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
@@ -30,10 +31,11 @@ class State:
         self.ambiguous = set(ambiguous)  # names bound by other statements on the paths joined here
         self.indices = set(indices)  # names holding an index array on every path here (indexing copies)
         self.stacks_of_arrays = set(stacks_of_arrays)  # stacks (``values.stacks``) holding arrays or numbers only
+        self.stacks_of_sequences = set(stacks_of_sequences)  # ... holding lists or tuples only (``Memory.sequence``)
 
     def copy(self):
         return State(self.names, self.stale, self.observed, self.bound, self.made, self.flags, self.ambiguous,
-                     self.indices, self.stacks_of_arrays)
+                     self.indices, self.stacks_of_arrays, self.stacks_of_sequences)
 
     def join(self, other):
         names = dict(self.names)
@@ -47,13 +49,15 @@ class State:
                                                         if other.bound.get(n, b) != b}
         flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
         return State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags, ambiguous,
-                     self.indices & other.indices, self.stacks_of_arrays & other.stacks_of_arrays)
+                     self.indices & other.indices, self.stacks_of_arrays & other.stacks_of_arrays,
+                     self.stacks_of_sequences & other.stacks_of_sequences)
 
     def __eq__(self, other):
         return (self.names == other.names and self.stale.keys() == other.stale.keys()
                 and self.observed == other.observed and self.flags == other.flags
                 and self.ambiguous == other.ambiguous and self.indices == other.indices
-                and self.stacks_of_arrays == other.stacks_of_arrays)
+                and self.stacks_of_arrays == other.stacks_of_arrays
+                and self.stacks_of_sequences == other.stacks_of_sequences)
 
 
 MAX_SPLITS = 16  # blocks a refusing check follows path by path, per function

@@ -1,14 +1,17 @@
 """Summaries of the user functions a function calls, for the memory analysis
-(``passes.memory``): which parameters' memory a function's result may share, and which it
-updates in place. A function is read from its source, once per analysis.
+(``passes.memory``): what memory a function's result may share, in the function's own
+locations (a parameter's, or what the function made, so the items of a tuple of new arrays are
+told apart: ``return dr, r2``), and which parameters it updates in place. A function is read
+from its source, once per analysis.
 
 >>> import numpy as np
 >>> def scale(a, b):
 ...     a *= 2.0
-...     return b
+...     return b, a * b
 >>> from srcad.passes.memory import _summary_flow
->>> helper_summary(scale, _summary_flow)
-({'b'}, {'a'})
+>>> result, updated, made = helper_summary(scale, _summary_flow)
+>>> [sorted(kind for kind, _ in item.all()) for item in result.items], updated, len(made)
+([['arg', 'arg-item'], ['new']], {'a'}, 2)
 """
 import contextlib
 import threading
@@ -17,11 +20,12 @@ import types
 import gast
 
 from .. import registry
+from .memory_values import Memory
 
-# (function, code) -> (parameters its result may share, parameters it updates in place), kept
-# only while one analysis runs (a call site in a loop is met on every pass, and each helper is
-# read once): a summary read later could describe bindings that have since changed, and a
-# lasting table would keep every function alive.
+# (function, code) -> (the memory of its result, parameters it updates in place, its allocations
+# the result may hold -> their numbers), kept only while one analysis runs (a call site
+# in a loop is met on every pass, and each helper is read once): a summary read later could
+# describe bindings that have since changed, and a lasting table would keep every function alive.
 _SUMMARIES = threading.local()
 
 
@@ -45,9 +49,10 @@ def _plain_function(obj):
 
 
 def helper_summary(obj, flow):
-    """For a user function srcad reads the source of: which parameters' memory its result
-    may share, and which parameters' memory it updates in place. None if unknown (then
-    its result may share all its arguments' memory). ``flow(params, body, at_return)`` runs
+    """For a user function srcad reads the source of: the ``Memory`` of its result in its own
+    locations, which parameters' memory it updates in place, and its allocations (``("new",
+    id)`` or ``("old", id)``) the result may hold, numbered. None if unknown (then its result
+    may share all its arguments' memory). ``flow(params, body, at_return)`` runs
     the analysis over a body."""
     fn = _plain_function(obj)
     if fn is None:
@@ -79,11 +84,13 @@ def _summarise(fn, table, flow):
 
     def at_return(s, state, analysis):
         if isinstance(s, gast.Return):
-            returned.append(analysis.memory(state, s.value).all())
+            returned.append(analysis.memory(state, s.value))
 
     analysis = flow(params, node.body, at_return)
-    reached = frozenset().union(*returned)
-    shared = {p for p in params if reached & {("arg", p), ("arg-item", p)}}
+    result = returned[0] if returned else Memory()
+    for memory in returned[1:]:
+        result = result | memory
     updated = {p for p in params if analysis.mutated & {("arg", p), ("arg-item", p)}}
-    table[key] = (shared, updated)
+    made = sorted({loc for loc in result.all() | result.listy if loc[0] in ("new", "old")}, key=repr)
+    table[key] = (result, updated, {loc: k for k, loc in enumerate(made)})
     return table[key]

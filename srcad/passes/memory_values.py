@@ -47,27 +47,42 @@ class Memory:
     statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
     made afresh in each pass of a loop is told apart from last pass's). Immutable."""
 
-    __slots__ = ("own", "inner", "array", "listy")
+    __slots__ = ("own", "inner", "array", "listy", "sequence", "items")
 
-    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None):
+    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None, sequence=False, items=None):
         self.own, self.inner = _frozen(own), _frozen(inner)
         self.array = array  # surely an array or a number: it holds no other values
         # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
         # ``L.pop()`` change (``own`` unless the value is known to be an array there)
         self.listy = self.own if listy is None else _frozen(listy)
+        # surely a list or a tuple: an item of it is never the object itself, and a slice or a
+        # shallow copy of it is a new one holding the same items (an array's is a view)
+        self.sequence = sequence
+        # a tuple whose items are known one by one: the Memory of each (their locations are in
+        # ``inner`` too), or None
+        self.items = items
 
     def all(self):
         return self.own | self.inner if self.inner else self.own
 
+    def mapped(self, change):
+        """This memory with ``change`` applied to each set of locations (aging; a call's result in the caller's)."""
+        items = None if self.items is None else tuple(m.mapped(change) for m in self.items)
+        return Memory(change(self.own), change(self.inner), self.array, change(self.listy), self.sequence, items)
+
     def __eq__(self, other):
         return self is other or (self.own == other.own and self.inner == other.inner
-                                 and self.array == other.array and self.listy == other.listy)
+                                 and self.array == other.array and self.listy == other.listy
+                                 and self.sequence == other.sequence and self.items == other.items)
 
     def __or__(self, other):
         if other is self or other == self:  # joins mostly meet the same facts: no new object
             return self
+        items = None
+        if self.items is not None and other.items is not None and len(self.items) == len(other.items):
+            items = tuple(a | b for a, b in zip(self.items, other.items))
         return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array,
-                      self.listy | other.listy)
+                      self.listy | other.listy, self.sequence and other.sequence, items)
 
 
 class Values:
@@ -84,6 +99,9 @@ class Values:
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
         self.stacks = stacks(stmts)
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
+        # id(statement) -> how many allocations of a user function its call made, each a location
+        # ("new", (id, k)) of its own (``helper_result``)
+        self.item_counts = {}
 
     def summary(self, fn):
         return None
@@ -165,17 +183,28 @@ class Values:
             if A.anno(rhs, "one_element") is not None:  # a NumPy scalar (``record_values``): no view
                 return Memory(new, array=True), True
             base = self.memory(state, rhs.value)
+            if base.items is not None and _position(rhs.slice, len(base.items)) is not None:
+                return base.items[_position(rhs.slice, len(base.items))], False
+            if base.sequence:  # a slice of a list is a new list of its items; an item is never the list
+                if isinstance(rhs.slice, gast.Slice):
+                    return Memory(new, base.inner, sequence=True), True
+                return Memory(base.inner | new, base.inner), True
             own = new if self.advanced(rhs.slice, state) else base.all() | new
             return Memory(own, base.inner, base.array), True
-        if isinstance(rhs, (gast.Tuple, gast.List, gast.Set)):
+        if isinstance(rhs, gast.Set):
             return Memory(new, self.memory(state, rhs).inner), True
+        if isinstance(rhs, (gast.Tuple, gast.List)):
+            items = None  # a tuple's items are known one by one (a list's may be rebound)
+            if isinstance(rhs, gast.Tuple) and not any(isinstance(e, gast.Starred) for e in rhs.elts):
+                items = tuple(self.memory(state, e) for e in rhs.elts)
+            return Memory(new, self.memory(state, rhs).inner, sequence=True, items=items), True
         if isinstance(rhs, gast.Dict):
             inner = frozenset()
             for v in rhs.values:
                 inner |= self.memory(state, v).all()
             return Memory(new, inner), True
         if isinstance(rhs, gast.Call):
-            return self.call_value(state, rhs, new), True
+            return self.call_value(state, rhs, here), True
         shared = frozenset()
         for name in self.names_read(rhs):
             shared |= self.name_memory(state, name).all()
@@ -188,7 +217,8 @@ class Values:
             ops.append(call.func.value)
         return ops
 
-    def call_value(self, state, call, new):
+    def call_value(self, state, call, here):
+        new = frozenset({("new", here)})
         callee = A.anno(call, "callee")
         reached = frozenset()
         for op in self.operands(call):
@@ -198,14 +228,19 @@ class Values:
             if is_in(obj, CONTAINER_BUILDERS):
                 if obj in _KEY_LISTS and len(call.args) == 1 and self.string_keys(state, call.args[0]):
                     return Memory(new)  # list(d) of a dict: its keys, strings
-                return Memory(new, reached)
+                # dict(a=x) holds x itself; list(L) and zip(L, M) hold only the items of a list or tuple
+                held = frozenset().union(*(self.memory(state, k.value).all() for k in call.keywords))
+                for arg in call.args:
+                    given = self.memory(state, arg)
+                    held |= given.inner if given.sequence else given.all()
+                return Memory(new, held, sequence=any(obj is b for b in _SEQUENCE_BUILDERS))
             if obj is runtime.copy_value or obj is copy_for_calls or obj is copy.deepcopy and len(call.args) == 1:
                 copied = self.memory(state, call.args[0])
                 if not copied.all():  # a copy of what has no memory (a parameter given a number) is that value
                     return copied
                 if obj is runtime.copy_value:  # shallow: the items are shared
-                    return Memory(new, copied.inner, copied.array)
-                return Memory(new, frozenset(), copied.array)  # new memory all the way down
+                    return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
+                return Memory(new, frozenset(), copied.array, sequence=copied.sequence)  # new all the way down
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
                     k.arg == "key" for k in call.keywords):
@@ -248,15 +283,19 @@ class Values:
                 return Memory(began.own | new, began.inner | self.memory(state, call.args[0]).inner)
         summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None:
-            returned = self.helper_result(state, call, callee.obj, summary[0])
+            returned = self.helper_result(state, call, callee.obj, summary, here)
             if returned is not None:
-                return Memory(returned.all() | new, returned.all())
+                return returned
         if (callee is not None and callee.kind == "method" and callee.name == "keys" and not call.args
                 and self.string_keys(state, call.func.value)):
             return Memory(new)
         if (callee is not None and callee.kind == "method" and callee.name == "pop" and isinstance(
                 call.func.value, gast.Name) and call.func.value.id in state.stacks_of_arrays):  # one of the arrays pushed
             return Memory(self.memory(state, call.func.value).inner | new, array=True, listy=())
+        if (callee is not None and callee.kind == "method" and callee.name == "pop" and isinstance(
+                call.func.value, gast.Name) and call.func.value.id in state.stacks_of_sequences):  # a list pushed
+            items = self.memory(state, call.func.value).inner
+            return Memory(items | new, items, sequence=True)
         if callee is not None and callee.kind == "method" and callee.name in ("pop", "get"):  # an item
             items = self.memory(state, call.func.value).inner
             for arg in call.args[1:]:  # a default
@@ -272,7 +311,7 @@ class Values:
         if callee is not None and callee.kind == "method" and callee.name in FRESH_METHODS and copies(call):
             if callee.name in SHALLOW_COPIES:
                 copied = self.memory(state, call.func.value)
-                return Memory(new, copied.inner, copied.array)
+                return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
             return Memory(new, array=True)
         return Memory(reached | new, reached)
 
@@ -281,16 +320,27 @@ class Values:
         hold no memory: ``for k in d`` reads no array)?"""
         return isinstance(atom, gast.Name) and atom.id in self.keyed and atom.id not in state.names
 
-    def helper_result(self, state, call, fn, returned_params):
-        """Memory a user function's result may share: that of the arguments it may return."""
+    def helper_result(self, state, call, fn, summary, here):
+        """The memory of a user function's result (``memory_summaries``), location by location in
+        the caller's terms: a parameter's is its argument's; what the function made, a location
+        of this call for each of its allocations (so a tuple of new arrays keeps them apart);
+        a global's, the call's own. None where the call cannot be bound."""
         bound = bind_call(fn, call)
         if bound is None:
             return None
-        memory = Memory()
-        for param in returned_params:
-            for arg in bound.get(param, ()):
-                memory = memory | self.memory(state, arg)
-        return memory
+        result, _, made = summary
+        self.item_counts[here] = len(made)
+
+        def caller(locations):
+            found = set()
+            for location in locations:
+                if location[0] in ("arg", "arg-item"):
+                    found.update(*(self.memory(state, arg).all() for arg in bound.get(location[1], ())))
+                else:
+                    found.add(("new", (here, made[location]) if location in made else here))
+            return frozenset(found)
+
+        return result.mapped(caller)
 
     def numeric(self, state, atom):
         """Is ``atom`` surely a number or an array (so ``+`` and ``*`` make a new array)?"""
@@ -315,6 +365,14 @@ _NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to othe
 
 
 _KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
+_SEQUENCE_BUILDERS = (builtins.list, builtins.tuple, builtins.sorted)
+
+
+def _position(index, length):
+    """The position a constant integer ``index`` selects among ``length`` items, or None."""
+    if isinstance(index, gast.Constant) and type(index.value) is int and -length <= index.value < length:
+        return index.value % length
+    return None
 
 
 def _attribute_or_unknown(module, attr):
