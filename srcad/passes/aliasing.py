@@ -150,6 +150,11 @@ def _stale_message(update, text, updated, reader, made, copied, line, through):
             # a copy of the container would share its items: the item itself must be a copy
             fix = (f"'{copied}' holds a value that shares memory with '{written}' (put in it by its display, an "
                    f"append or an item assignment): put a copy of that value in it ('.copy()')")
+        elif single and _fresh(made.value) and A.anno(made.value, "callee").kind == "method":
+            # a method named like NumPy's copy of a value not known to be an array (yours may lie)
+            fix = (f"'{copied}' is made by '{hint}', which srcad takes as new memory only where it knows what "
+                   f"the value is (an array, a list, a dict: a method of yours may return what it holds): write "
+                   f"'{copied} = np.array({hint})' to make a new array")
         elif single and _fresh(made.value):  # new memory already: the names take turns (a, b = b, a)
             fix = (f"'{copied}' is new memory where it is made, so the two names share memory by taking turns with "
                    f"the same arrays (a swap such as '{written}, {read} = {read}, {written}' in a loop), which srcad "

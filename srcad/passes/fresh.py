@@ -284,12 +284,32 @@ def spread_reaches_memory(callee, position):
     return names is None or any(n in ("out", "copy") or n.startswith("overwrite_") for n in names[position:])
 
 
+def mapping_reaches_memory(callee):
+    """Could a ``**mapping`` given to a library's ``callee`` fill such a parameter? Not where all
+    its parameters are known (no ``**kwargs``) and none is ``out``, ``copy`` or ``overwrite_*``:
+    a key naming no parameter raises ``TypeError``, as in Python (``np.zeros(2, **options)``)."""
+    if effect_call(callee) or callee.kind != "object" or is_ufunc(callee.obj):
+        return True
+    names = _KEYWORD_PARAMETERS.get(id(callee.obj))
+    if names is None:
+        try:
+            params = inspect.signature(callee.obj).parameters.values()
+        except (TypeError, ValueError):
+            return True
+        if any(p.kind == p.VAR_KEYWORD for p in params):
+            return True
+        names = [p.name for p in params]
+    return any(n in ("out", "copy") or n.startswith("overwrite_") for n in names)
+
+
 # NumPy's functions and ndarray methods written in C whose parameters older NumPy does not
 # publish (np.astype's copy= is keyword-only, the method's is not): the ones passed by position
 _FUNCTION_PARAMETERS = {id(np.array): ("object", "dtype"), id(np.asarray): ("a", "dtype", "order"),
                         id(np.asanyarray): ("a", "dtype", "order"), id(np.ascontiguousarray): ("a", "dtype"),
                         id(np.asfortranarray): ("a", "dtype"), id(np.zeros): ("shape", "dtype", "order"),
                         id(np.empty): ("shape", "dtype", "order")}
+_KEYWORD_PARAMETERS = {id(np.zeros): ("shape", "dtype", "order", "device", "like"),
+                       id(np.empty): ("shape", "dtype", "order", "device", "like")}
 _METHOD_PARAMETERS = {"astype": ("self", "dtype", "order", "casting", "subok", "copy"), "view": ("self", "dtype", "type")}
 
 

@@ -55,8 +55,8 @@ class Memory:
         # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
         # ``L.pop()`` change (``own`` unless the value is known to be an array there)
         self.listy = self.own if listy is None else _frozen(listy)
-        # surely a list or a tuple: an item of it is never the object itself, and a slice or a
-        # shallow copy of it is a new one holding the same items (an array's is a view)
+        # surely a list, a tuple or a dict: an item of it is never the object itself, and a slice
+        # or a shallow copy of it is a new one holding the same items (an array's is a view)
         self.sequence = sequence
         # a tuple whose items are known one by one: the Memory of each (their locations are in
         # ``inner`` too), or None
@@ -98,6 +98,7 @@ class Values:
         self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
         self.stacks = stacks(stmts)
+        self.made_by_yours = _made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
         # id(statement) -> how many allocations of a user function its call made, each a location
         # ("new", (id, k)) of its own (``helper_result``)
@@ -198,11 +199,11 @@ class Values:
             if isinstance(rhs, gast.Tuple) and not any(isinstance(e, gast.Starred) for e in rhs.elts):
                 items = tuple(self.memory(state, e) for e in rhs.elts)
             return Memory(new, self.memory(state, rhs).inner, sequence=True, items=items), True
-        if isinstance(rhs, gast.Dict):
+        if isinstance(rhs, gast.Dict):  # a container as a list is: an item is never the dict itself
             inner = frozenset()
             for v in rhs.values:
                 inner |= self.memory(state, v).all()
-            return Memory(new, inner), True
+            return Memory(new, inner, sequence=True), True
         if isinstance(rhs, gast.Call):
             return self.call_value(state, rhs, here), True
         shared = frozenset()
@@ -309,10 +310,19 @@ class Values:
             receiver = self.memory(state, call.func.value)  # an object array's item is the object itself
             return Memory(new, array=True) if receiver.array else Memory(receiver.all() | new, receiver.all())
         if callee is not None and callee.kind == "method" and callee.name in FRESH_METHODS and copies(call):
-            if callee.name in SHALLOW_COPIES:
-                copied = self.memory(state, call.func.value)
-                return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
-            return Memory(new, array=True)
+            # only where the receiver is known to be an array or number, or (``copy``) a list,
+            # tuple or dict: a method of yours named ``copy`` or ``sum`` may return the object itself
+            copied = self.memory(state, call.func.value)
+            if copied.array:
+                return Memory(new, array=True)
+            if callee.name in SHALLOW_COPIES and (copied.sequence or self.string_keys(state, call.func.value)):
+                return Memory(new, copied.inner, sequence=True)
+            if not any(age in ("new", "old") and (made[0] if isinstance(made, tuple) else made) in self.made_by_yours
+                       for age, made in copied.own):
+                # a value of unknown type not made by a function of yours (a parameter, a global)
+                if callee.name in SHALLOW_COPIES:
+                    return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
+                return Memory(new, array=True)
         return Memory(reached | new, reached)
 
     def string_keys(self, state, atom):
@@ -408,6 +418,20 @@ def makes_index_array(rhs):
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
     return (isinstance(rhs, (gast.List, gast.Compare))
             or callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))
+
+
+def _made_by_yours(stmts):
+    """Ids of the assignments (at any depth) whose value a function of yours made: a call of
+    your function or class, or a method of a value of unknown type."""
+    from .fresh import known_pure
+
+    found = set()
+    for s in A.every_statement(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
+            callee = A.anno(s.value, "callee")
+            if callee is None or callee.kind == "method" or callee.kind == "object" and not known_pure(callee.obj):
+                found.add(id(s))
+    return found
 
 
 def stacks(stmts):

@@ -10,7 +10,7 @@ from .. import astutil as A
 from .binding import displays_unpacked, module_helper
 from .callees import Callee, method_call
 from .effect_calls import effect_value, library_store
-from .fresh import spread_reaches_memory
+from .fresh import mapping_reaches_memory, spread_reaches_memory
 from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part
 from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function
@@ -94,11 +94,11 @@ def _spread_read(norm, call, e, callee, out):
     a display (bound just before) as those arguments: ``np.sin(x, **{"out": z})`` is
     ``np.sin(x, out=z)``, whose ``out`` srcad then sees. Refused where what srcad cannot read
     when it compiles the code may fill ``out``, ``copy`` or the like (``np.clip(x, *bounds)``
-    with three bounds writes into the third; any ``**mapping`` may name them)."""
+    with three bounds writes into the third; a ``**mapping`` may name any parameter it has)."""
     call = displays_unpacked(call, out)
     hidden = next((f"*{A.to_source(a.value).strip()}" for k, (a, mine) in enumerate(zip(e.args, call.args))
                    if isinstance(mine, gast.Starred) and spread_reaches_memory(callee, k)), None)
-    if hidden is None and any(k.arg is None for k in call.keywords):
+    if hidden is None and any(k.arg is None for k in call.keywords) and mapping_reaches_memory(callee):
         hidden = f"**{A.to_source(next(k.value for k in e.keywords if k.arg is None)).strip()}"
     if hidden is None:
         return call
