@@ -66,3 +66,142 @@ def test_copies_of_lists_dicts_and_arrays_stay_copies(mode):
     direction = np.array([0.2, 0.7, -0.4])
     _, tangent = srcad.jvp(copies_of_containers, (X,), (direction,))
     np.testing.assert_allclose(tangent, finite_difference(copies_of_containers, X, direction), rtol=1e-5)
+
+
+# ---- memory a helper's result may be that is not the call's own (round 24D) ------------------
+
+G = np.array([1.0, 2.0, 3.0])
+CACHE = []
+
+
+def weights_and_scaled(a):
+    return G, a * 2.0
+
+
+def get_g():
+    return G
+
+
+def get_default(buf=np.ones(3)):
+    return buf
+
+
+def memo(x):
+    a = x * 2.0
+    CACHE.append(a)
+    return a
+
+
+def tuple_item_is_a_global(x):
+    w, b = weights_and_scaled(x)
+    w[0] = x[0]  # tuple-item-global
+    return np.sum(G * b)
+
+
+def result_is_a_global(x):
+    g = get_g()
+    g *= 2.0  # result-global
+    return np.sum(G * x)
+
+
+def result_is_a_default(x):
+    a = get_default()
+    a *= 2.0  # result-default
+    return np.sum(get_default() * x)
+
+
+def result_is_held_by_a_global(x):
+    a = memo(x)
+    a *= 3.0  # result-held-by-global
+    return np.sum(CACHE[-1] * x)
+
+
+def stored_in_a_global_by_a_call_srcad_runs_as_written(x):
+    a = memo(x)  # stored-by-call-run-as-written
+    return np.sum(CACHE[-1] * x)
+
+
+class Window:
+    def __init__(self, data):
+        self.data = data
+
+    def take(self, n):  # a view, though NumPy's take copies
+        return self.data[:n]
+
+
+def fresh_named_method_of_an_item(x, windows):
+    total = 0.0
+    for w in windows:
+        head = w.take(2)
+        head *= x[0]  # item-method
+        total = total + np.sum(w.data * x)
+    return total
+
+
+@pytest.mark.parametrize("f, tag", [
+    (tuple_item_is_a_global, "tuple-item-global"), (result_is_a_global, "result-global"),
+    (result_is_a_default, "result-default"), (result_is_held_by_a_global, "result-held-by-global"),
+    (stored_in_a_global_by_a_call_srcad_runs_as_written, "stored-by-call-run-as-written"),
+])
+@pytest.mark.parametrize("mode", ["rev", "fwd"])
+def test_memory_outside_the_call_is_not_the_calls_own(f, tag, mode):
+    """A global a helper returns (alone or in a tuple), its default argument, or what it
+    stored in a global list, was taken as new memory made by the call: an update through it was
+    differentiated as if the global were unchanged (gradient [0.6, 4, 6] for [1.2, 4, 6])."""
+    saved, CACHE[:] = G.copy(), []
+    try:
+        with pytest.raises(SrcadError) as caught:
+            if mode == "rev":
+                srcad.grad(f)(X.copy())
+            else:
+                srcad.jvp(f, (X.copy(),), (np.ones(3),))
+        line = next(i for i, text in enumerate(open(__file__), 1) if text.endswith(f"# {tag}\n"))
+        assert f"test_probe_24_fixes.py:{line}" in str(caught.value)
+    finally:
+        G[:] = saved
+
+
+def test_a_method_of_an_object_in_a_list_named_like_a_copy_is_no_copy():
+    windows = [Window(np.array([1.0, 2.0, 3.0])), Window(np.array([0.5, -1.0, 2.0]))]
+    with pytest.raises(SrcadError, match="item-method|take|head"):
+        srcad.grad(fresh_named_method_of_an_item)(X, windows)
+
+
+def reads_a_global_through_a_helper(x):
+    w, b = weights_and_scaled(x)
+    return np.sum(w * b) + np.sum(get_g() * x)
+
+
+def test_reading_memory_outside_the_call_stays_allowed():
+    check_grads(reads_a_global_through_a_helper, (X,))
+
+
+def appends_to_the_list_it_iterates(x):
+    r = [x, x * 2.0]
+    total = x * 0.0
+    for o in r:
+        total = total + o
+        if len(r) < 4:
+            r.append(o * 3.0)  # iterated-append
+    return np.sum(total)
+
+
+def rebinds_an_item_of_the_list_it_iterates(x):
+    r = [x, x * 2.0]
+    total = x * 0.0
+    for o in r:
+        total = total + o
+        r[1] = r[1] * 3.0  # iterated-rebind
+    return np.sum(total)
+
+
+@pytest.mark.parametrize("f, tag", [(appends_to_the_list_it_iterates, "iterated-append"),
+                                    (rebinds_an_item_of_the_list_it_iterates, "iterated-rebind")])
+def test_changing_the_list_a_loop_iterates_is_refused(f, tag):
+    """Python's loop reads the list as it runs; srcad's reads it once. Knowing that a list's
+    items are never the list itself must not hide the change (a gradient of [3, 3, 3] for
+    one whose directional derivative is 7.2)."""
+    with pytest.raises(SrcadError) as caught:
+        srcad.grad(f)(X)
+    line = next(i for i, text in enumerate(open(__file__), 1) if text.endswith(f"# {tag}\n"))
+    assert f"test_probe_24_fixes.py:{line}" in str(caught.value)

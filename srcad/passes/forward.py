@@ -47,6 +47,7 @@ from .forward_calls import CallTangents
 from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
 from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
+from .reverse_calls import refuse_helper_storing_outside
 from .callees import method_call
 
 
@@ -200,6 +201,7 @@ class _Forward(CallTangents):
                 self.state[var] = ZERO
                 return self.assignment(var, s)
             self.state.pop(var, None)
+            refuse_helper_storing_outside(self.source, s.value, self.varied, A.anno(s, "origin") or s)
             return [s]
         if isinstance(s, gast.Assign):  # S[index] = value
             target = s.targets[0]

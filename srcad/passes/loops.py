@@ -187,8 +187,10 @@ def _materialise(norm, it, base, out, in_part=None):
         it = norm.atom(it, out)
         where = A.const(f"{norm.source.filename}:{in_part}")
         out.append(gast.Expr(value=helper_call("read_again", runtime.read_again, A.deepcopy(it), where)))
-    value = it if fresh else _call(builtins.list, "list", [it])
-    out.append(gast.copy_location(A.assign(name, norm.rhs(value, out)), it))
+    value = norm.rhs(it if fresh else _call(builtins.list, "list", [it]), out)
+    if not fresh and isinstance(value, gast.Call):  # Python reads the list itself as the loop runs:
+        A.set_anno(value, "iterates", True)  # the memory analysis sees a change to it (``memory_values``)
+    out.append(gast.copy_location(A.assign(name, value), it))
     return name
 
 

@@ -323,6 +323,8 @@ class _Flow(Refusals):
                 changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []
             elif stores_in_a_global(callee.obj):
                 changed = []  # HISTORY.append(y) changes the list only (refused if y carries a derivative)
+                if isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):
+                    self.mutated.add(("global", call.func.value.id))  # what a helper stores there escapes it
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             changed = [call.func.value]  # y.fill(v), L.insert(i, v), L.pop(i): the arguments are only read
         elif callee is not None and callee.kind == "method" and isinstance(call.func.value, gast.Name):
@@ -429,6 +431,13 @@ def updated_by_helper(call):
     summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
     bound = (bind_call(callee.obj, call) or {}) if summary is not None else {}
     return sorted({a.id for p in (summary or ((), ()))[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
+
+
+def globals_updated_by_helper(call):
+    """The globals ``call``'s function of yours updates in place (``CACHE.append(a)``), where srcad reads it."""
+    callee = A.anno(call, "callee")
+    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
+    return summary[3] if summary is not None else []
 
 
 def updated_outside(stmts, params):

@@ -1,17 +1,17 @@
 """Summaries of the user functions a function calls, for the memory analysis
 (``passes.memory``): what memory a function's result may share, in the function's own
 locations (a parameter's, or what the function made, so the items of a tuple of new arrays are
-told apart: ``return dr, r2``), and which parameters it updates in place. A function is read
-from its source, once per analysis.
+told apart: ``return dr, r2``), which parameters it updates in place, and which globals. A
+function is read from its source, once per analysis.
 
 >>> import numpy as np
 >>> def scale(a, b):
 ...     a *= 2.0
 ...     return b, a * b
 >>> from srcad.passes.memory import _summary_flow
->>> result, updated, made = helper_summary(scale, _summary_flow)
->>> [sorted(kind for kind, _ in item.all()) for item in result.items], updated, len(made)
-([['arg', 'arg-item'], ['new']], {'a'}, 2)
+>>> result, updated, made, outside = helper_summary(scale, _summary_flow)
+>>> [sorted(kind for kind, _ in item.all()) for item in result.items], updated, len(made), outside
+([['arg', 'arg-item'], ['new']], {'a'}, 2, [])
 """
 import contextlib
 import threading
@@ -23,7 +23,7 @@ from .. import registry
 from .memory_values import Memory
 
 # (function, code) -> (the memory of its result, parameters it updates in place, its allocations
-# the result may hold -> their numbers), kept only while one analysis runs (a call site
+# the result may hold -> their numbers, globals it updates in place), kept only while one analysis runs (a call site
 # in a loop is met on every pass, and each helper is read once): a summary read later could
 # describe bindings that have since changed, and a lasting table would keep every function alive.
 _SUMMARIES = threading.local()
@@ -91,6 +91,12 @@ def _summarise(fn, table, flow):
     for memory in returned[1:]:
         result = result | memory
     updated = {p for p in params if analysis.mutated & {("arg", p), ("arg-item", p)}}
+    # what it made and stored in a global (CACHE.append(a); return a) is held by that global too
+    outside = sorted({owner for kind, owner in analysis.mutated if kind in ("global", "global-item")})
+    if outside:
+        escapes = frozenset(("global-item", owner) for owner in outside)
+        result = result.mapped(lambda locations: locations | escapes if any(
+            loc[0] in ("new", "old") for loc in locations) else locations)
     made = sorted({loc for loc in result.all() | result.listy if loc[0] in ("new", "old")}, key=repr)
-    table[key] = (result, updated, {loc: k for k, loc in enumerate(made)})
+    table[key] = (result, updated, {loc: k for k, loc in enumerate(made)}, outside)
     return table[key]

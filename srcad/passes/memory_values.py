@@ -98,6 +98,7 @@ class Values:
         self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
         self.stacks = stacks(stmts)
+        self.outer_globals = set()  # globals and defaults a helper's result may be (``helper_result``)
         self.made_by_yours = _made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
         # id(statement) -> how many allocations of a user function its call made, each a location
@@ -130,8 +131,9 @@ class Values:
         return found
 
     def known_global(self, name):
-        """Is ``name`` a global of the function's module (not a name only srcad's code binds)?"""
-        return self._global(name) is not _UNKNOWN
+        """Is ``name`` a global of the function's module (not a name only srcad's code binds), or
+        one a helper's result may be?"""
+        return name in self.outer_globals or self._global(name) is not _UNKNOWN
 
     def _global(self, name):
         try:
@@ -231,10 +233,13 @@ class Values:
                     return Memory(new)  # list(d) of a dict: its keys, strings
                 # dict(a=x) holds x itself; list(L) and zip(L, M) hold only the items of a list or tuple
                 held = frozenset().union(*(self.memory(state, k.value).all() for k in call.keywords))
+                own = new
                 for arg in call.args:
                     given = self.memory(state, arg)
                     held |= given.inner if given.sequence else given.all()
-                return Memory(new, held, sequence=any(obj is b for b in _SEQUENCE_BUILDERS))
+                    if A.anno(call, "iterates"):  # a for loop's list(L): it stands for L itself (``loops``)
+                        own = own | given.own
+                return Memory(own, held, sequence=any(obj is b for b in _SEQUENCE_BUILDERS))
             if obj is runtime.copy_value or obj is copy_for_calls or obj is copy.deepcopy and len(call.args) == 1:
                 copied = self.memory(state, call.args[0])
                 if not copied.all():  # a copy of what has no memory (a parameter given a number) is that value
@@ -317,9 +322,11 @@ class Values:
                 return Memory(new, array=True)
             if callee.name in SHALLOW_COPIES and (copied.sequence or self.string_keys(state, call.func.value)):
                 return Memory(new, copied.inner, sequence=True)
-            if not any(age in ("new", "old") and (made[0] if isinstance(made, tuple) else made) in self.made_by_yours
-                       for age, made in copied.own):
-                # a value of unknown type not made by a function of yours (a parameter, a global)
+            if all(kind == "arg" or kind in ("new", "old") and (made[0] if isinstance(made, tuple) else made)
+                   not in self.made_by_yours for kind, made in copied.own):
+                # a value of unknown type that is a parameter (compiled for its class: an object of
+                # yours is refused where it is used) or made by no function of yours; not an item of
+                # a list or dict, nor a global, which may be your objects
                 if callee.name in SHALLOW_COPIES:
                     return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
                 return Memory(new, array=True)
@@ -338,7 +345,7 @@ class Values:
         bound = bind_call(fn, call)
         if bound is None:
             return None
-        result, _, made = summary
+        result, _, made, _ = summary
         self.item_counts[here] = len(made)
 
         def caller(locations):
@@ -346,6 +353,13 @@ class Values:
             for location in locations:
                 if location[0] in ("arg", "arg-item"):
                     found.update(*(self.memory(state, arg).all() for arg in bound.get(location[1], ())))
+                    if location[1] not in bound:  # the parameter's default: an object that outlives the call
+                        owner = f"{location[1]}=..., the default of {getattr(fn, '__qualname__', '?')}"
+                        self.outer_globals.add(owner)
+                        found.add(("global", owner))
+                elif location[0] in ("global", "global-item"):  # a global's memory stays the global's
+                    self.outer_globals.add(location[1])  # (of the helper's module, maybe not this one's)
+                    found.add(location)
                 else:
                     found.add(("new", (here, made[location]) if location in made else here))
             return frozenset(found)

@@ -39,7 +39,7 @@ from ..rules import records
 from .activity import scatter_add_args
 from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
-from .reverse_calls import Calls, call_results
+from .reverse_calls import Calls, call_results, refuse_helper_storing_outside
 from .reverse_loops import Loops, binding_counts, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder
 from .reverse_stores import Stores, int_names, is_append, is_pop, mutated_names, split_tuple_results
@@ -159,6 +159,8 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             var = s.targets[0].id
             owned = self.get(var) == OWNED
             code = self.guarded(var, lambda: self.rule(var, s)) if var in self.active else []
+            if var not in self.active:  # the call runs as written: what it stores must not escape
+                refuse_helper_storing_outside(self.source, s.value, self.varied, A.anno(s, "origin") or s)
             if owned:
                 self.hand_on(var, code)
             self.state[var] = ZERO

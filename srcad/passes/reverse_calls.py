@@ -31,7 +31,7 @@ from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
-from .memory import updated_by_helper
+from .memory import globals_updated_by_helper, updated_by_helper
 from .fresh import effect_targets, only_logs, stores_in_a_global
 
 
@@ -339,6 +339,26 @@ def refuse_effect_call(source, call, touched, node):
         f"srcad does not differentiate the call {what} made for its effect {target}{given}: it cannot see "
         f"what the call changes; {advice}, or wrap the argument in srcad.stop_gradient if no derivative "
         "should flow", node)
+
+
+def refuse_helper_storing_outside(source, call, varied, node):
+    """Refuse ``a = memo(x)`` whose result needs no derivative (so srcad runs the call as
+    written) where ``memo`` is a function of yours given a value carrying one (``varied``: the
+    names that carry one) that stores what it computes in a global (``CACHE.append(a)``): read
+    back, it would carry no derivative (its result is read instead, differentiated, where needed)."""
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    if callee is None or not user_function_call(callee):
+        return
+    operands = [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+    named = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & varied)
+    outside = globals_updated_by_helper(call) if named else []
+    if outside:
+        given = [n for n in named if not n.startswith("_")]
+        which = f"'{given[0]}', which carries a derivative" if given else "a value carrying a derivative"
+        raise source.syntax_error(
+            f"{callee.name}(...), given {which}, stores what it computes in '{outside[0]}', a global, and srcad "
+            "reads a global as a constant, so whatever reads it back would carry no derivative: return the value "
+            f"from {callee.name} and use that, or store srcad.stop_gradient(...) of it (a history, a log)", node)
 
 
 def refuse_storing_in_a_global(source, callee, what, named, node):
