@@ -24,6 +24,8 @@ Traceback (most recent call last):
 ...
 srcad.errors.WrtError: <doctest srcad.arguments[0]>:1: <lambda>: wrt='scael' is not a parameter (parameters: x, scale); did you mean 'scale'?
 """
+import collections
+import copy
 import difflib
 import functools
 import inspect
@@ -437,7 +439,8 @@ def checked_cotangent(v, where_, what="cotangent"):
 
 
 def snapshot(x):
-    """A copy of ``x``'s arrays (inside lists, tuples and dicts); other values as they are."""
+    """A copy of ``x``'s arrays (inside lists, tuples, dicts, deques and dataclasses, subclasses
+    of them too); other values as they are."""
     cls = x.__class__
     if cls is np.ndarray:
         return x.copy()
@@ -447,6 +450,17 @@ def snapshot(x):
         return [snapshot(item) for item in x]
     if cls is dict:
         return {k: snapshot(item) for k, item in x.items()}
+    if isinstance(x, dict):  # OrderedDict, defaultdict: a copy of the same class (its default factory too)
+        out = copy.copy(x)
+        for k, item in x.items():
+            out[k] = snapshot(item)
+        return out
+    if isinstance(x, collections.deque):
+        return collections.deque((snapshot(item) for item in x), maxlen=x.maxlen)
+    if isinstance(x, list):
+        out = copy.copy(x)
+        out[:] = [snapshot(item) for item in x]
+        return out
     if isinstance(x, tuple):
         items = [snapshot(item) for item in x]
         return remade(x, items) if hasattr(x, "_fields") else cls(items)

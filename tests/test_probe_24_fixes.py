@@ -205,3 +205,38 @@ def test_changing_the_list_a_loop_iterates_is_refused(f, tag):
         srcad.grad(f)(X)
     line = next(i for i, text in enumerate(open(__file__), 1) if text.endswith(f"# {tag}\n"))
     assert f"test_probe_24_fixes.py:{line}" in str(caught.value)
+
+
+# ---- vjp's snapshot of its arguments: containers of every kind (round 24C) --------------------
+
+def weighted_by_key(x, params):
+    return np.sum(params["w"] * x ** 2)
+
+
+def weighted_by_first(x, ws):
+    return np.sum(ws[0] * x ** 2)
+
+
+class Weights(list):
+    pass
+
+
+@pytest.mark.parametrize("f, make", [
+    (weighted_by_key, lambda w: __import__("collections").OrderedDict(w=w)),
+    (weighted_by_key, lambda w: __import__("collections").defaultdict(float, w=w)),
+    (weighted_by_first, lambda w: __import__("collections").deque([w])),
+    (weighted_by_first, lambda w: Weights([w])),
+    (weighted_by_key, lambda w: {"w": w}),
+])
+def test_a_pullback_keeps_the_arrays_of_its_arguments_as_they_were(f, make):
+    """``vjp`` copies the arrays of its arguments, so a pullback called after the caller
+    changes them uses the values of the forward pass; inside an OrderedDict, a defaultdict, a
+    deque or a list subclass they were not copied (d/dx 200 for 2)."""
+    x, w = np.ones(3), np.array([1.0, 2.0, 3.0])
+    arguments = make(w)
+    _, pullback = srcad.vjp(f, x, arguments)
+    before = pullback(1.0)[0]
+    w[:] = 100.0
+    np.testing.assert_allclose(pullback(1.0)[0], before)
+    np.testing.assert_allclose(before, 2 * np.array([1.0, 2.0, 3.0]))
+    assert type(make(w)) is type(arguments)

@@ -67,8 +67,8 @@ class _Flow(Refusals):
         # a statement that runs again ages only those names' memory
         self.holders = {}
 
-    def summary(self, fn):
-        return helper_summary(fn, _summary_flow)
+    def summary(self, fn, arrays=()):
+        return helper_summary(fn, _summary_flow, arrays)
 
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
@@ -396,10 +396,10 @@ def _copies(rhs):
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
 
 
-def _summary_flow(params, body, at_return):
+def _summary_flow(params, body, at_return, arrays=()):
     """The facts after a helper's ``body`` (``memory_summaries``): where an update may reach
     (``mutated``) and, through ``at_return(statement, state, flow)``, what it returns."""
-    flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow))
+    flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow), arrays=arrays)
     flow.block(body, State())
     return flow
 

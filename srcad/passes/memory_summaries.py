@@ -48,21 +48,22 @@ def _plain_function(obj):
     return None if registry.is_nondifferentiable(obj) else fn
 
 
-def helper_summary(obj, flow):
+def helper_summary(obj, flow, arrays=()):
     """For a user function srcad reads the source of: the ``Memory`` of its result in its own
     locations, which parameters' memory it updates in place, and its allocations (``("new",
     id)`` or ``("old", id)``) the result may hold, numbered. None if unknown (then its result
-    may share all its arguments' memory). ``flow(params, body, at_return)`` runs
-    the analysis over a body."""
+    may share all its arguments' memory). ``flow(params, body, at_return, arrays)`` runs
+    the analysis over a body; ``arrays``: the parameters a call gives arrays or numbers (what
+    their items and methods make is then known)."""
     fn = _plain_function(obj)
     if fn is None:
         return None
     with summaries_kept() as table:
-        return _summarise(fn, table, flow)
+        return _summarise(fn, table, flow, tuple(sorted(arrays)))
 
 
-def _summarise(fn, table, flow):
-    key = (fn, fn.__code__)
+def _summarise(fn, table, flow, arrays):
+    key = (fn, fn.__code__, arrays)
     if key in table:
         return table[key]
     table[key] = None  # recursion: unknown while it is being read
@@ -86,7 +87,7 @@ def _summarise(fn, table, flow):
         if isinstance(s, gast.Return):
             returned.append(analysis.memory(state, s.value))
 
-    analysis = flow(params, node.body, at_return)
+    analysis = flow(params, node.body, at_return, [p for p in arrays if p in params])
     result = returned[0] if returned else Memory()
     for memory in returned[1:]:
         result = result | memory

@@ -105,7 +105,7 @@ class Values:
         # ("new", (id, k)) of its own (``helper_result``)
         self.item_counts = {}
 
-    def summary(self, fn):
+    def summary(self, fn, arrays=()):
         return None
 
     def names_read(self, node):
@@ -287,7 +287,11 @@ class Values:
                     return Memory(began.own | new, array=True)
                 # a list or tuple start: a new one of its items and the items' (sum(groups, []))
                 return Memory(began.own | new, began.inner | self.memory(state, call.args[0]).inner)
-        summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        summary = None
+        if callee is not None and callee.kind == "object":  # read knowing which arguments are arrays
+            given = bind_call(callee.obj, call) or {}
+            summary = self.summary(callee.obj, [p for p, args in given.items()
+                                                if args and all(self.memory(state, a).array for a in args)])
         if summary is not None:
             returned = self.helper_result(state, call, callee.obj, summary, here)
             if returned is not None:
