@@ -46,7 +46,6 @@ numbers, lists, dicts and strings. What no rule here sees is caught at run time
 (``checkpointing.check_recomputed``). Only a loop srcad checkpoints is checked: in forward
 mode, and where the loop's values carry no derivative, it runs once, as written.
 """
-import collections
 import functools
 import operator
 
@@ -56,22 +55,17 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from ..checkpointing import checkpointed
-from ..errors import SrcadError
-from ..source import capture
-from .callees import Callee, parameter_names
-from ..sourcemap import generated_from, user_line
-from .checkpoint_kinds import (ARRAY, CONTAINER, GENERATOR, MODULE, SAFE, STRING, Kinds, Obj, attribute_problem,
-                               is_seeded_generator, item_problem, special_problem)
+from .callees import Callee
+from .checkpoint_helpers import answers_number, helper_updates, read_as_helper, where
+from .checkpoint_kinds import (GENERATOR, SAFE, Kinds, Obj, attribute_problem, is_seeded_generator, item_problem,
+                               special_problem)
+from .checkpoint_problems import BEFORE_THE_LOOP, DRAW_BEFORE, IN_A_VARIABLE, PLAIN_LOOP, READ_BEFORE, Problem
 from .fresh import (ARRAY_VIEW_METHODS, FRESH_METHODS, NO_EFFECT, effect_call, is_in, known_pure, module_of, only_logs,
                     scatter_add_target, updates_first_argument)
-from .memory import updated_outside
 from .memory_values import bind_call
-from .normalize import normalize
 from .records import record_fields
-from .resolve_calls import resolve_calls
-from .reverse_calls import is_python_function, user_function_call
-from .shape_values import UNKNOWN, Spec, as_value
-from .shapes import abstract_values
+from .reverse_calls import user_function_call
+from .shape_values import as_value
 
 # Builtins that only read their arguments (``known_pure`` takes all of ``builtins``, which
 # also holds ``next``, ``setattr``, ``exec``, ``open``).
@@ -111,24 +105,6 @@ _TRUTH = {"__bool__", "__len__"}
 _FORMATTING = {"__format__", "__str__", "__repr__"}
 _CALLING_MODULES = ("scipy.optimize", "scipy.integrate", "scipy.ndimage", "scipy.interpolate", "scipy.differentiate")
 
-_PLAIN_LOOP = "or use a plain loop (drop srcad.checkpointed)"
-_DRAW_BEFORE = ("draw the numbers before the loop (noise = rng.standard_normal((n, ...))) and index them in it "
-                f"(noise[t]), {_PLAIN_LOOP}")
-_BEFORE_THE_LOOP = f"compute what the loop needs from it before the loop, {_PLAIN_LOOP}"
-_IN_A_VARIABLE = f"keep the value in a variable of the function and update it there, {_PLAIN_LOOP}"
-_READ_BEFORE = ("read what the loop needs into a variable before the loop (W = self.W; rate = s.rate) and use "
-                f"that in it, or pass it as an array, list or dict argument, {_PLAIN_LOOP}")
-
-
-class _Problem(Exception):
-    """State a call or a store may change that no snapshot holds: ``what`` (a clause naming
-    it) and ``advice`` (what to write instead)."""
-
-    def __init__(self, what, advice):
-        super().__init__(what)
-        self.what, self.advice = what, advice
-
-
 class _Body:
     """What checking a body needs: ``kinds`` of its values, the names it ``updates`` in place
     (the loop's: held by the snapshots; None in a function of yours, whose updates the memory
@@ -149,12 +125,12 @@ def check_replayable(rv, loop, updated):
     helpers = {}
     kinds = Kinds(rv.node, rv.source, rv.spec, rv.containers, A.anno(rv.node, "object_classes"), loop.body,
                   structures, numbers=rv.active,  # (what carries a derivative and is no list: an array, a number)
-                  answers_number=functools.partial(_answers_number, helpers))
+                  answers_number=functools.partial(answers_number, helpers))
     body = _Body(kinds, helpers, updated, rv.active)
     for s in A.every_statement(loop.body):
         try:
             _check_statement(s, body)
-        except _Problem as problem:
+        except Problem as problem:
             raise rv.source.syntax_error(
                 f"srcad does not checkpoint this loop: {problem.what}. The reverse sweep runs each segment of the "
                 "loop again from a snapshot of the loop's own variables, which does not hold that state, so the "
@@ -179,8 +155,8 @@ def _check_statement(s, body):
         kind = body.kinds.of(operand)
         problem = special_problem(kind.cls, methods) if isinstance(kind, Obj) else None
         if problem is not None:
-            raise _Problem(f"{what} {_named(operand)} runs code of yours ({problem}), which may change anything",
-                           _READ_BEFORE)
+            raise Problem(f"{what} {_named(operand)} runs code of yours ({problem}), which may change anything",
+                           READ_BEFORE)
 
 
 def _implicit_calls(s, nodes):
@@ -223,9 +199,9 @@ def _check_read(n, kinds):
     """An attribute read or stored, an item read or stored: on a value of a class of yours it
     runs your code (a property, ``__getitem__``), which may change anything."""
     if isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load):
-        raise _Problem(f"it stores the attribute .{n.attr} of an object, which the snapshots do not hold",
+        raise Problem(f"it stores the attribute .{n.attr} of an object, which the snapshots do not hold",
                        f"compute what the loop needs from the object before the loop, or keep the value in a "
-                       f"variable of the function, {_PLAIN_LOOP}")
+                       f"variable of the function, {PLAIN_LOOP}")
     kind = kinds.of(n.value)
     if kind in SAFE:
         return
@@ -235,10 +211,10 @@ def _check_read(n, kinds):
             kind.cls, "__getitem__" if isinstance(n.ctx, gast.Load) else "__setitem__")
         if problem is None:
             return
-        raise _Problem(f"{what} {_named(n.value)} runs code of yours ({problem}), which may change anything",
-                       _READ_BEFORE)
-    raise _Problem(f"{what} {_named(n.value)} may run code of yours (a property, __getitem__ of your class): srcad "
-                   "does not know its type here", _READ_BEFORE)
+        raise Problem(f"{what} {_named(n.value)} runs code of yours ({problem}), which may change anything",
+                       READ_BEFORE)
+    raise Problem(f"{what} {_named(n.value)} may run code of yours (a property, __getitem__ of your class): srcad "
+                   "does not know its type here", READ_BEFORE)
 
 
 def _named(expr):
@@ -253,18 +229,18 @@ def _check_call(s, call, body):
             _check_method(call, callee.name, body.kinds)  # refused: not a list's, dict's or array's
         changed = call.func.value if callee.kind == "method" else (call.args or [None])[0]
         if body.updated is not None and not (isinstance(changed, gast.Name) and changed.id in body.updated):
-            raise _Problem(f"{_described(call, callee)} changes a value the snapshots do not hold", _IN_A_VARIABLE)
+            raise Problem(f"{_described(call, callee)} changes a value the snapshots do not hold", IN_A_VARIABLE)
         return
     updates = _call_updates(call, callee, body)
     if updates and body.updated is not None and not _differentiated(s, call, callee, body.active):
         param, arg = updates
         given = arg.id if isinstance(arg, gast.Name) else "x"
         which = f"'{given}'" + ("" if given == param else f" (its parameter '{param}')")
-        raise _Problem(
+        raise Problem(
             f"{callee.name}(...) changes {which} in place, and srcad runs this call as written (it carries no "
             "derivative)",
             f"make the update in the loop itself ({given}.append(v), {given}[i] = v: the snapshots hold those), "
-            f"or have {callee.name} return a new value, {_PLAIN_LOOP}")
+            f"or have {callee.name} return a new value, {PLAIN_LOOP}")
 
 
 def _updates_through_a_name(call, callee):
@@ -288,12 +264,12 @@ def _differentiated(s, call, callee, active):
 
 
 def _call_updates(call, callee, body):
-    """Raise ``_Problem`` for a call that may change state no snapshot holds. For a function of
+    """Raise ``Problem`` for a call that may change state no snapshot holds. For a function of
     yours that updates some of its parameters in place (srcad undoes that only where it
     differentiates the call): ``(one of them, the argument given for it)``; else None."""
     if callee is None or callee.kind in ("local", "parameter"):
-        raise _Problem(f"srcad cannot tell what the call of {callee.name if callee else 'this function'} changes",
-                       f"call a function defined at the top level of a module by its name, {_PLAIN_LOOP}")
+        raise Problem(f"srcad cannot tell what the call of {callee.name if callee else 'this function'} changes",
+                       f"call a function defined at the top level of a module by its name, {PLAIN_LOOP}")
     if callee.kind == "method":
         _check_method(call, callee.name, body.kinds)
         return None
@@ -316,17 +292,17 @@ def _check_method(call, name, kinds):
                          or name in ARRAY_VIEW_METHODS or name in _READING_METHODS):
         return
     if name in _DRAWING_METHODS or isinstance(kind, Obj) and issubclass(kind.cls, _RANDOM_STATES):
-        raise _Problem(f"the call .{name}() may draw random numbers, and the generator's state is not in the "
-                       "snapshots (the recomputed steps would draw other numbers)", _DRAW_BEFORE)
+        raise Problem(f"the call .{name}() may draw random numbers, and the generator's state is not in the "
+                       "snapshots (the recomputed steps would draw other numbers)", DRAW_BEFORE)
     if kind in SAFE:
-        raise _Problem(f"the call .{name}() may change the object it is called on", _BEFORE_THE_LOOP)
-    raise _Problem(f"the call .{name}() on {_named(receiver)} may change the object it is called on (srcad does "
+        raise Problem(f"the call .{name}() may change the object it is called on", BEFORE_THE_LOOP)
+    raise Problem(f"the call .{name}() on {_named(receiver)} may change the object it is called on (srcad does "
                    "not know its type here: a method of your class named like an array's runs your code; a "
-                   "counter, a random generator, a cache)", _BEFORE_THE_LOOP)
+                   "counter, a random generator, a cache)", BEFORE_THE_LOOP)
 
 
 def _object_updates(obj, name, body, call=None):
-    """Raise ``_Problem`` for a call of ``obj`` that may change state no snapshot holds; the
+    """Raise ``Problem`` for a call of ``obj`` that may change state no snapshot holds; the
     parameters a function of yours updates in place (for the caller to judge), else None."""
     if call is not None and not user_function_call(Callee("object", obj=obj, name=name)) and \
             module_of(obj).split(".")[0] != "srcad":  # (srcad's helpers in the code it made only read)
@@ -338,25 +314,25 @@ def _object_updates(obj, name, body, call=None):
     if call is not None and is_seeded_generator(call):
         return None  # np.random.default_rng(42): made again, it draws the same numbers
     if _draws(obj, call):
-        raise _Problem(f"{name}(...) draws random numbers, and the generator's state is not in the snapshots (the "
-                       "recomputed steps would draw other numbers)", _DRAW_BEFORE)
+        raise Problem(f"{name}(...) draws random numbers, and the generator's state is not in the snapshots (the "
+                       "recomputed steps would draw other numbers)", DRAW_BEFORE)
     callee = Callee("object", obj=obj, name=name)
     if effect_call(callee):  # HISTORY.append of a list of the module
-        raise _Problem(f"{name}(...) changes a list, dict or set of your module, which the snapshots do not hold",
-                       _IN_A_VARIABLE)
-    if _read_as_helper(callee):
-        return _helper_updates(obj, name, body, call)
+        raise Problem(f"{name}(...) changes a list, dict or set of your module, which the snapshots do not hold",
+                       IN_A_VARIABLE)
+    if read_as_helper(callee):
+        return helper_updates(obj, name, body, call)
     if isinstance(obj, np.vectorize):
         return _object_updates(obj.pyfunc, f"{name}, made by np.vectorize from {obj.pyfunc.__name__},", body)
     if isinstance(obj, np.ufunc) and obj.__name__.endswith("(vectorized)"):
-        raise _Problem(f"{name}(...) is made by np.frompyfunc, which calls a function srcad cannot see",
-                       _BEFORE_THE_LOOP)
+        raise Problem(f"{name}(...) is made by np.frompyfunc, which calls a function srcad cannot see",
+                       BEFORE_THE_LOOP)
     if is_in(obj, _READING_BUILTINS) or (known_pure(obj) and module_of(obj) != "builtins"):
         if call is not None:
             _check_given_functions(obj, name, call, body)
         return None
-    raise _Problem(f"srcad runs {name}(...) as written and cannot tell what it changes (it knows NumPy, math and "
-                   "the functions of yours whose source it reads)", _BEFORE_THE_LOOP)
+    raise Problem(f"srcad runs {name}(...) as written and cannot tell what it changes (it knows NumPy, math and "
+                   "the functions of yours whose source it reads)", BEFORE_THE_LOOP)
 
 
 def _check_special_methods(obj, name, call, kinds):
@@ -372,16 +348,16 @@ def _check_special_methods(obj, name, call, kinds):
         arg = arg.value if isinstance(arg, gast.Starred) else arg
         kind = kinds.of(arg)
         if getter is operator.methodcaller or getter is not None and kind not in SAFE:
-            raise _Problem(f"{name}(...), an operator.{getter.__name__}, given {_named(arg)} calls a method or reads "
+            raise Problem(f"{name}(...), an operator.{getter.__name__}, given {_named(arg)} calls a method or reads "
                            "an attribute or item of it, which may run code of yours or change it",
-                           f"call the method or read the value in the loop itself, {_PLAIN_LOOP}")
+                           f"call the method or read the value in the loop itself, {PLAIN_LOOP}")
         problem = special_problem(kind.cls) if isinstance(kind, Obj) else None
         if problem is not None:
-            raise _Problem(f"{name}(...) given {_named(arg)} runs code of yours ({problem}), which may change "
-                           "anything", _READ_BEFORE)
+            raise Problem(f"{name}(...) given {_named(arg)} runs code of yours ({problem}), which may change "
+                           "anything", READ_BEFORE)
         if kind is None and converts:
-            raise _Problem(f"{name}(...) given {_named(arg)} may run code of yours (__float__, __str__, __array__ "
-                           "of your class): srcad does not know its type here", _READ_BEFORE)
+            raise Problem(f"{name}(...) given {_named(arg)} may run code of yours (__float__, __str__, __array__ "
+                           "of your class): srcad does not know its type here", READ_BEFORE)
 
 
 def _check_given_functions(obj, name, call, body):
@@ -397,9 +373,9 @@ def _check_given_functions(obj, name, call, body):
                 and not isinstance(kind.value, type):
             _object_updates(kind.value, f"{name.rsplit('.', 1)[-1]}(...) calls {_named(arg)}, which", body)
         elif (calling or by_key) and kind not in SAFE and not isinstance(kind, Obj):
-            raise _Problem(f"{name}(...) calls the function it is given, and srcad cannot tell which function "
+            raise Problem(f"{name}(...) calls the function it is given, and srcad cannot tell which function "
                            f"{_named(arg)} is", f"pass a function defined at the top level of a module by its name, "
-                           f"{_PLAIN_LOOP}")
+                           f"{PLAIN_LOOP}")
 
 
 def _draws(obj, call=None):
@@ -417,136 +393,6 @@ def _draws(obj, call=None):
         return bool(_RANDOM_PARAMETERS & set(inspect.signature(obj).parameters))
     except (TypeError, ValueError):
         return False
-
-
-def _read_as_helper(callee):
-    """Is ``callee`` a function of yours srcad reads as the loop is? One with a rule (``custom_vjp``,
-    ``register_vjp``) too: the recomputation runs the function itself."""
-    return user_function_call(callee) or is_python_function(callee.obj) and registry.lookup(
-        registry.VJP, callee.obj) is not None
-
-
-class _Read(collections.namedtuple("_Read", "updates answers_number")):
-    """What reading a function of yours found: the parameters it ``updates`` in place, and
-    whether it ``answers_number`` (returns an array or a number)."""
-
-
-def _helper_updates(obj, name, body, call):
-    """The parameters the function of yours ``obj`` updates in place; raise ``_Problem`` if it
-    may change anything else."""
-    found = _read_once(obj, call, body.helpers, body.kinds.of, body.kinds.abstract)
-    if isinstance(found, _Problem):
-        raise _Problem(f"{name}(...) {found.what}", found.advice)
-    return found.updates if found is not None else None  # (None: a recursive call, the rest answers for it)
-
-
-def _answers_number(helpers, call, numeric, abstract):
-    """Does ``call`` of a function of yours answer an array or a number, given what is known of
-    its arguments (an array or a number where ``numeric`` holds)? ``Kinds`` asks, so that a
-    value the loop computes from it is known too (shape inference reads one level of calls)."""
-    callee = A.anno(call, "callee")
-    if callee is None or callee.kind != "object" or not _read_as_helper(callee) or module_of(
-            callee.obj).split(".")[0] == "srcad":  # (srcad's helpers: ``Kinds`` knows what they answer)
-        return False
-    found = _read_once(callee.obj, call, helpers, lambda arg: ARRAY if numeric(arg) else None, abstract)
-    return isinstance(found, _Read) and found.answers_number
-
-
-def _read_once(obj, call, helpers, kind_of, abstract):
-    """The ``_Read`` of the function of yours ``obj`` (or the ``_Problem`` found in it; None
-    while it is being read), each function read once for what is known of its arguments in
-    ``call`` (``kind_of`` each, the ``abstract`` value): an array given is one in it, and in the
-    functions it calls with it."""
-    fn = getattr(obj, "__srcad_function__", obj)
-    known, classes = {}, {}
-    bound = bind_call(obj, call) if call is not None else None
-    for param, args in (bound or {}).items():
-        kind = kind_of(args[0]) if len(args) == 1 else None
-        known[param] = abstract(args[0]) if len(args) == 1 else UNKNOWN
-        if isinstance(kind, Obj):
-            classes[param] = kind.cls
-        elif kind in SAFE and not isinstance(known[param], (Spec, list, tuple, dict)):
-            known[param] = kind  # (its kind only)
-    key = (fn, repr(sorted(known.items())), tuple(sorted((p, id(c)) for p, c in classes.items())), bound is None)
-    if key not in helpers:
-        helpers[key] = None  # a recursive call
-        try:
-            helpers[key] = _read_helper(fn, helpers, known, classes, bound is not None)
-        except _Problem as problem:
-            helpers[key] = problem
-    return helpers[key]
-
-
-def _literal_defaults(node):
-    """The kinds of the parameters of ``node`` whose default is None, a number or a string (the
-    ``v=None`` of a derivative srcad made): what a call not giving them passes."""
-    args = node.args
-    pairs = list(zip(args.args[len(args.args) - len(args.defaults):], args.defaults)) + list(
-        zip(args.kwonlyargs, args.kw_defaults))
-    return {a.id: STRING if isinstance(d.value, str) else ARRAY for a, d in pairs
-            if isinstance(d, gast.Constant) and (d.value is None or type(d.value) in (bool, int, float, str))}
-
-
-def _read_helper(fn, helpers, known, classes, bound):
-    """``fn``'s ``_Read``: its statements are checked as the loop's are (an update through a name
-    is left to the memory analysis, which follows it to what it reaches), and an attribute
-    store or an update reaching a global is refused. ``bound``: ``known`` holds all the
-    arguments the call gives (the others take their defaults)."""
-    try:
-        source = capture(fn)
-        node = resolve_calls(source.node, source)
-    except (SrcadError, SyntaxError, OSError, TypeError):
-        raise _Problem("is a function whose source srcad cannot read, so it cannot tell what it changes",
-                       _BEFORE_THE_LOOP) from None
-    for n in A.walk(node):  # (before normal form, which refuses them)
-        if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store):
-            raise _Problem(f"stores the attribute .{n.attr} of an object (at {_where(source, n)})",
-                           f"compute what the loop needs from the object before the loop, or keep the value in a "
-                           f"variable of the function, {_PLAIN_LOOP}")
-    try:
-        node = normalize(node, source)
-    except SrcadError:
-        raise _Problem("is a function srcad cannot read, so it cannot tell what it changes", _BEFORE_THE_LOOP) from None
-    params = [a.id for a in node.args.args]
-    known = {**_literal_defaults(node), **known} if bound else known
-    shapes = {p: v for p, v in known.items() if not isinstance(v, str)}
-    env = abstract_values(node, {p: shapes.get(p, UNKNOWN) for p in params}) if len(params) == len(
-        parameter_names(node)) else {}
-    containers = {n for n, v in env.items() if isinstance(v, (list, tuple, dict))} | {
-        p for p, v in known.items() if v == CONTAINER or isinstance(v, (list, tuple, dict))}
-    arrays = {n: v for n, v in env.items() if isinstance(v, Spec)}
-    arrays.update({p: v for p, v in known.items() if isinstance(v, Spec)})
-    kinds = Kinds(node, source, arrays, containers, classes, node.body,
-                  {n: v for n, v in env.items() if isinstance(v, (list, tuple, dict))},
-                  strings={p for p, v in known.items() if v in (STRING, MODULE)},
-                  numbers={p for p, v in known.items() if v == ARRAY},
-                  answers_number=functools.partial(_answers_number, helpers))
-    body = _Body(kinds, helpers)
-    for s in A.every_statement(node.body):
-        try:
-            _check_statement(s, body)
-        except _Problem as problem:
-            what = problem.what[3:] if problem.what.startswith("it ") else problem.what
-            raise _Problem(f"reaches {_where(source, A.anno(s, 'origin') or s, node)}, where {what}",
-                           problem.advice) from None
-    reached = updated_outside(node.body, sorted(parameter_names(node)))
-    globals_ = sorted(owner for kind, owner in reached if kind == "global")
-    if globals_:
-        raise _Problem(f"updates '{globals_[0]}', a global, in place ({_where(source, node)})", _IN_A_VARIABLE)
-    returns = [n for n in A.walk(node) if isinstance(n, gast.Return)]
-    return _Read({owner for kind, owner in reached if kind == "arg"},
-                 bool(node.body) and isinstance(node.body[-1], gast.Return) and all(
-                     r.value is not None and kinds.of(r.value) == ARRAY for r in returns))
-
-
-def _where(source, n, fn_node=None):
-    """``file:line`` of ``n`` in ``source``; in a derivative srcad made (a ``srcad.grad`` result
-    the loop calls), the line of yours it differentiates."""
-    lineno = getattr(n, "lineno", None) or fn_node.lineno
-    mapped = user_line(source.filename, lineno) or generated_from(source.filename)
-    if mapped is None:
-        return f"{source.filename}:{lineno}"
-    return f"{mapped[0]}:{mapped[1]} (in the derivative srcad made of {mapped[2]})"
 
 
 def _described(call, callee):
