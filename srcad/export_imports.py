@@ -7,7 +7,7 @@ import sys
 import types
 
 LIBRARIES = ("numpy", "scipy")
-STANDARD = ("math", "cmath", "numbers", "copy", "itertools", "functools", "operator", "builtins",
+STANDARD = ("math", "cmath", "numbers", "copy", "collections", "itertools", "functools", "operator", "builtins",
             "dataclasses")
 
 

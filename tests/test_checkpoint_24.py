@@ -24,6 +24,7 @@ import srcad
 from srcad.errors import CheckpointReplayError, SrcadSyntaxError
 from srcad.pipeline import Options, transform
 from srcad.testing import check_grads, check_jvp
+from test_checkpoint_params_23 import Counted  # an object whose length counts its calls
 
 SEGMENTS = [1, 2, 4, None]
 S = np.array([[2.0, 0.3], [0.3, 1.0]])
@@ -246,17 +247,6 @@ def test_an_object_of_yours_is_still_refused_through_helpers():
 def test_an_object_a_helper_returns_is_still_refused():
     with pytest.raises(SrcadSyntaxError, match="indexing 'b' runs code of yours"):
         srcad.grad(steps_with_a_returned_box)(X)
-
-
-class Counted:
-    """An object whose length counts its calls."""
-
-    def __init__(self):
-        self.n = 0
-
-    def __len__(self):
-        self.n += 1
-        return self.n
 
 
 def length_of_first(items):

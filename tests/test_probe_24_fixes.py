@@ -176,16 +176,6 @@ def test_reading_memory_outside_the_call_stays_allowed():
     check_grads(reads_a_global_through_a_helper, (X,))
 
 
-def appends_to_the_list_it_iterates(x):
-    r = [x, x * 2.0]
-    total = x * 0.0
-    for o in r:
-        total = total + o
-        if len(r) < 4:
-            r.append(o * 3.0)  # iterated-append
-    return np.sum(total)
-
-
 def rebinds_an_item_of_the_list_it_iterates(x):
     r = [x, x * 2.0]
     total = x * 0.0
@@ -195,12 +185,11 @@ def rebinds_an_item_of_the_list_it_iterates(x):
     return np.sum(total)
 
 
-@pytest.mark.parametrize("f, tag", [(appends_to_the_list_it_iterates, "iterated-append"),
-                                    (rebinds_an_item_of_the_list_it_iterates, "iterated-rebind")])
+@pytest.mark.parametrize("f, tag", [(rebinds_an_item_of_the_list_it_iterates, "iterated-rebind")])
 def test_changing_the_list_a_loop_iterates_is_refused(f, tag):
     """Python's loop reads the list as it runs; srcad's reads it once. Knowing that a list's
-    items are never the list itself must not hide the change (a gradient of [3, 3, 3] for
-    one whose directional derivative is 7.2)."""
+    items are never the list itself must not hide the change (appending to it gave a gradient
+    of [3, 3, 3] for one whose directional derivative is 7.2: test_fuzzfix1_findings)."""
     with pytest.raises(SrcadError) as caught:
         srcad.grad(f)(X)
     line = next(i for i, text in enumerate(open(__file__), 1) if text.endswith(f"# {tag}\n"))
