@@ -17,8 +17,8 @@ import numpy as np
 from . import astutil as A
 from .passes.array_stacks import as_lists
 from .passes.simplify import tidy
-from .pullback_values import (constant_saved, may_read_outer_memory, outer_reads, read_saved, saved_copies,
-                              saved_values)
+from .pullback_values import (calls_of_yours, constant_saved, may_read_outer_memory, outer_reads, read_saved,
+                              saved_copies, saved_values)
 from .source import identifier
 
 
@@ -242,11 +242,11 @@ def codegen(node, source, module):
     user_reads = _read_names(fwd + rev) - defined - adjoint_names - {cot} - set(module.closure)
     # a parameter given its default (a helper's ``w=W0``) holds your object, as a global does
     defaulted = set(_defaulted(source.node.args)) & set(live)
-    deep_copy = module.ref("snapshot", snapshot) if user_reads or defaulted else copy_value
     # saved values that may be your globals' memory (_t1 = PARAMS[0]): saved as copies
-    copied, deep = saved_copies(fwd, params, live) if may_read_outer_memory(user_reads, source.lookup) \
-        else (set(), set())
+    copied, deep = saved_copies(fwd, params, live, module.closure) if may_read_outer_memory(
+        user_reads, source.lookup) or calls_of_yours(fwd, module.closure) else (set(), set())
     deep |= defaulted
+    deep_copy = module.ref("snapshot", snapshot) if user_reads or deep else copy_value
     # the backward sweep reads the user's globals and closure variables as the forward sweep
     # saw them (a pullback called after they change must not mix old values and new): saved
     # under names of their own, so the backward function reads no global of that name

@@ -71,7 +71,7 @@ def saved_values(outer, lookup, copy_value, snapshot):
     return saved
 
 
-def saved_copies(fwd, params, live):
+def saved_copies(fwd, params, live, closure):
     """Of the ``live`` names the forward function saves, ``({names}, {names})`` whose value may
     be the user's memory (a global's, a closure variable's: ``_t1 = PARAMS[0]``), to save as a
     copy, and those holding such memory as items (a list of a global's arrays), to save as a
@@ -82,16 +82,50 @@ def saved_copies(fwd, params, live):
     at_end = []
     memory_flow(fwd + [end], params, lambda s, state: s is end and at_end.append(state))
     names = at_end[0].names if at_end else {}
+    yours = _calls_of_yours(fwd, closure)
     own, inner = set(), set()
     for name in live:
         memory = names.get(name)
         if memory is None:
             continue
-        if any(kind in _USERS for kind, _ in memory.inner):
-            inner.add(name)
+        if any(kind in _USERS for kind, _ in memory.inner) or any(
+                kind in ("new", "old") and (made[0] if isinstance(made, tuple) else made) in yours
+                for kind, made in memory.all()):
+            inner.add(name)  # (what a function of yours returns may hold its globals' arrays)
         elif any(kind in _USERS for kind, _ in memory.own):
             own.add(name)
     return own, inner
+
+
+def _calls_of_yours(fwd, closure):
+    """Ids of the assignments of ``fwd`` (at any depth) that call a function of yours, or the
+    forward function of a helper's pair (a name of the generated module's ``closure``): what it
+    returns may be (or hold) the memory of its globals or defaults, which the memory analysis
+    does not see through generated code."""
+    from .guards import _CalleeFunction
+    from .passes.fresh import known_pure
+    from .source import GENERATED_FILENAME
+
+    found = set()
+    for s in A.every_statement(fwd):
+        if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)):
+            continue
+        callee = A.anno(s.value, "callee")
+        if callee is not None:
+            yours = callee.kind == "object" and not known_pure(callee.obj) and callable(callee.obj)
+        else:  # a helper's forward function: its stand-in until the code is bound, or the function
+            fn = closure.get(s.value.func.id) if isinstance(s.value.func, gast.Name) else None
+            code = getattr(fn, "__code__", None)
+            yours = isinstance(fn, _CalleeFunction) or code is not None and code.co_filename.startswith(
+                GENERATED_FILENAME)
+        if yours:
+            found.add(id(s))
+    return found
+
+
+def calls_of_yours(fwd, closure):
+    """Does ``fwd`` call a function of yours (``_calls_of_yours``)?"""
+    return bool(_calls_of_yours(fwd, closure))
 
 
 _USERS = ("global", "global-item")

@@ -229,3 +229,40 @@ def test_a_pullback_keeps_the_arrays_of_its_arguments_as_they_were(f, make):
     np.testing.assert_allclose(pullback(1.0), before)
     np.testing.assert_allclose(before, 2 * np.array([1.0, 2.0, 3.0]))
     assert type(make(w)) is type(arguments)
+
+
+# ---- a pullback keeps what a helper's forward function returned (round 24C) --------------------
+
+M = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+
+
+def scaled_and_row(x):
+    return x * 2.0, M[0]
+
+
+def through_a_differentiated_helper(x):
+    y, a = scaled_and_row(x)
+    return np.sum(y * a)
+
+
+def first_row_times(x, w=M):
+    return x * w[0]
+
+
+def through_a_helpers_default(x):
+    return np.sum(first_row_times(x) * x)
+
+
+@pytest.mark.parametrize("f", [through_a_differentiated_helper, through_a_helpers_default])
+def test_a_pullback_keeps_what_a_helper_returned_of_a_global(f):
+    """A helper srcad differentiates runs its own forward function in the pair behind ``vjp``;
+    what it returns may be a global's array (``M[0]``, a default ``w=M``), which the pullback
+    read as it was when called: 200 for 2 after ``M[:] = 100``."""
+    saved = M.copy()
+    try:
+        _, pullback = srcad.vjp(f, np.ones(3))
+        before = np.array(pullback(1.0))
+        M[:] = 100.0
+        np.testing.assert_allclose(pullback(1.0), before)
+    finally:
+        M[:] = saved
