@@ -190,13 +190,12 @@ class _Holders:
             return None  # np.add.at(d[x], index, e)
         func = call.func
         if isinstance(func, gast.Attribute) and self._known(func) is None:  # a method of a value
-            if self.shares(func.value) and func.attr not in _READING_METHODS:
-                from .passes.fresh import FRESH_METHODS
+            from .passes.fresh import FRESH_METHODS
 
-                if func.attr not in FRESH_METHODS:
-                    return func.value
-            held = [a for a in self._operands(call)[1:] if self.holds(a)]
-            return held[0] if held and func.attr not in _READING_METHODS else None
+            if self.shares(func.value) and func.attr not in _READING_METHODS | FRESH_METHODS:
+                return func.value
+            held = [a for a in self._operands(call)[1:] if self.holds(a)]  # x.T.dot(d[y]) reads d[y]
+            return held[0] if held and func.attr not in _READING_METHODS | FRESH_METHODS else None
         held = [a for a in self._operands(call) if self.holds(a)]
         return None if not held or self._leaves_arguments(call) else held[0]
 

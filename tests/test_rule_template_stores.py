@@ -629,3 +629,18 @@ def test_new_values_made_from_an_adjoint_may_change():
         return np.sum(np.sin(scale(x, c)))
 
     check_grads(f, (U, K), wrt=(0, 1))
+
+
+def method_reading_an_adjoint(y, x, c):
+    d[x] += np.ones_like(x).dot(d[y]) * c * np.ones_like(x) / len(x) + d[y] * c - d[y].sum() * c / len(x)
+    d[c] += (x.T).dot(d[y])
+
+
+def test_a_method_given_an_adjoint_that_only_reads_it_stays_allowed():
+    scale = scaled()
+    scale.defvjp(method_reading_an_adjoint)
+
+    def f(x, c):
+        return np.sum(np.sin(scale(x, c)))
+
+    check_grads(f, (U, K), wrt=(0, 1))
