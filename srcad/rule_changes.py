@@ -211,16 +211,6 @@ class _Holders:
         return not any(k.arg in ("out", None) for k in call.keywords)
 
 
-def _every_statement(body):
-    """Every statement of ``body`` at any depth."""
-    for s in body:
-        yield s
-        for field in ("body", "orelse", "finalbody"):
-            yield from _every_statement(getattr(s, field, None) or [])
-        for handler in getattr(s, "handlers", None) or []:
-            yield from _every_statement(handler.body)
-
-
 def _own_expressions(stmt):
     """The expressions of ``stmt`` itself, not those of the statements nested in it."""
     for field in stmt._fields:
@@ -235,7 +225,7 @@ def _own_expressions(stmt):
 def check_changes(rule, body):
     """Refuse a change to an adjoint's memory in ``body`` other than the updates (module doc)."""
     holders = _Holders(rule, body)
-    for stmt in _every_statement(body):
+    for stmt in A.every_statement(body):
         changed = holders.changes(stmt)
         if changed is not None:
             _refuse(rule, stmt, changed)
