@@ -206,8 +206,9 @@ def _proven_returned(returned):
     return gast.Return(value=value)
 
 
-def codegen(node, source, module):
-    """Sources for the joint adjoint and the forward/backward pair; see module doc."""
+def codegen(node, source, module, for_numba=False):
+    """Sources for the joint adjoint and the forward/backward pair; see module doc.
+    ``for_numba``: numba compiles the pair, and copies only arrays and numbers."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
     params = A.anno(node, "params")
@@ -243,8 +244,10 @@ def codegen(node, source, module):
     # a parameter given its default (a helper's ``w=W0``) holds your object, as a global does
     defaulted = set(_defaulted(source.node.args)) & set(live)
     # saved values that may be your globals' memory (_t1 = PARAMS[0]): saved as copies
-    copied, deep = saved_copies(fwd, params, live, module.closure) if may_read_outer_memory(
-        user_reads, source.lookup) or calls_of_yours(fwd, module.closure) else (set(), set())
+    # (what your functions return is copied too, but not under numba, which copies no tuple)
+    callees = None if for_numba else module.closure
+    copied, deep = saved_copies(fwd, params, live, callees) if may_read_outer_memory(
+        user_reads, source.lookup) or not for_numba and calls_of_yours(fwd, callees) else (set(), set())
     deep |= defaulted
     deep_copy = module.ref("snapshot", snapshot) if user_reads or deep else copy_value
     # the backward sweep reads the user's globals and closure variables as the forward sweep

@@ -371,7 +371,7 @@ def transform(fn, options=Options(), module=None):
     with the facts of module state it took as fixed (``srcad.facts``)."""
     with collecting() as found:
         node, source, module = _run(fn, options, _stages, module)
-        generated = codegen(node, source, module)
+        generated = codegen(node, source, module, for_numba=options.for_numba)
     generated.facts = found
     if options.debug or os.environ.get("SRCAD_DEBUG") == "1":
         print(f"# ---- codegen\n{generated.module_source}")

@@ -107,7 +107,7 @@ def _calls_of_yours(fwd, closure):
     from .source import GENERATED_FILENAME
 
     found = set()
-    for s in A.every_statement(fwd):
+    for s in A.every_statement(fwd) if closure is not None else ():
         if not (isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)):
             continue
         callee = A.anno(s.value, "callee")
