@@ -39,6 +39,15 @@ def _frozen(locations):
     return locations if type(locations) is frozenset else frozenset(locations)
 
 
+def shallow_copy_keeps(memory):
+    """The locations of ``memory``, besides its ``inner``, that ``runtime.copy_value``'s copy of
+    the value still holds: none where the value is surely an array, a number, a list, a tuple
+    or a dict (an array's copy is new memory; a container's ``own`` is the container object
+    only, its items being ``inner``); else all its ``own``, which may hold its items too (a
+    tuple a call returned, its items not told apart), and copy_value returns a tuple as it is."""
+    return frozenset() if memory.array or memory.sequence else memory.own
+
+
 class Memory:
     """What a name's value may share: ``own`` (its own memory) and ``inner`` (memory of
     the values inside it, for lists, tuples and dicts), as sets of abstract locations.
@@ -244,8 +253,10 @@ class Values:
                 copied = self.memory(state, call.args[0])
                 if not copied.all():  # a copy of what has no memory (a parameter given a number) is that value
                     return copied
-                if obj is runtime.copy_value:  # shallow: the items are shared
-                    return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
+                if obj is runtime.copy_value:  # shallow: the items are shared, and what it may return as is
+                    # (a tuple, which no update changes as an object) holds what the value holds
+                    return Memory(new, copied.inner | shallow_copy_keeps(copied), copied.array,
+                                  sequence=copied.sequence)
                 return Memory(new, frozenset(), copied.array, sequence=copied.sequence)  # new all the way down
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(

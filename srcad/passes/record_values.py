@@ -30,6 +30,7 @@ from .. import runtime
 from .callees import Callee
 from .item_forms import reads_one_element
 from .memory import may_change_later, memory_flow
+from .memory_values import shallow_copy_keeps
 from .simplify import tidy
 
 
@@ -47,7 +48,8 @@ class _Sharing:
         site = A.anno(s, "site") if not isinstance(s, gast.Expr) or A.anno(s, "save") is None else A.anno(s, "save")
         if site is not None and site.kind in ("subscript", "append") and site.var in state.names:
             own = state.names[site.var].own
-            self.sharers[site.id] = {n: bool(m.inner & own) for n, m in state.names.items()
+            # (deep where copy_value's copy would still share the updated memory)
+            self.sharers[site.id] = {n: bool((m.inner | shallow_copy_keeps(m)) & own) for n, m in state.names.items()
                                      if n != site.var and m.all() & own}
             earlier = {n: A.anno(update, "site") for n, (_, update, _) in state.stale.items()}
             self.stale[site.id] = {n: u.id for n, u in earlier.items() if u is not None and u.kind == "subscript"}
@@ -60,7 +62,7 @@ class _Sharing:
         """``value`` itself, or a copy of it if a later in-place update may reach its memory."""
         if memory is None:
             return value
-        if may_change_later(memory.inner, self.mutated):
+        if may_change_later(memory.inner | shallow_copy_keeps(memory), self.mutated):
             return gast.Call(func=A.load(deep_copy), args=[value], keywords=[])
         if may_change_later(memory.own, self.mutated):
             return gast.Call(func=A.load(copy_value), args=[value], keywords=[])
