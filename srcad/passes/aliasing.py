@@ -163,7 +163,8 @@ def _stale_message(update, text, updated, reader, made, copied, line, through):
         else:
             if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
                 hint = f"({hint})"
-            fix = f"write '{copied} = {hint}.copy()'" + (f" (or update '{read}' itself)" if copied == updated else "")
+            fix = (f"write '{copied} = {hint}.copy()'" if single else f"make '{copied}' a copy where it is assigned "
+                   "('.copy()')") + (f" (or update '{read}' itself)" if copied == updated else "")
     if in_place is not None:
         op = in_place[2]
         if updated in text.user:  # a view changed in place: either its base should change, or it should not
