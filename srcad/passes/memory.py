@@ -88,7 +88,7 @@ class _Flow(Refusals):
                 self.reads(s, self.names_read(s.test), state)
                 rest = list(stmts[k + 1:])
                 taken = self.block(list(s.body) + rest, state.copy())
-                return join(taken, self.block(list(s.orelse) + rest, state))
+                return self.branches_joined(s, taken, self.block(list(s.orelse) + rest, state))
             state = self.stmt(s, state)
         return state
 
@@ -100,7 +100,7 @@ class _Flow(Refusals):
             known = state.flags.get(s.test.id) if self.check and isinstance(s.test, gast.Name) else None
             if known is not None and not region:
                 return self.block(s.body if known else s.orelse, state)
-            after = join(self.block(s.body, state.copy()), self.block(s.orelse, state))
+            after = self.branches_joined(s, self.block(s.body, state.copy()), self.block(s.orelse, state))
             if region and after is not None:  # a try region's flag turns False where its body raises
                 after.flags.pop(s.test.id, None)
             return after
@@ -117,16 +117,30 @@ class _Flow(Refusals):
         self.reads(s, self.names_read(s), state)
         return state
 
+    def made_earlier(self, state, stmts):
+        """``state`` on a path that does not run ``stmts`` now: what they made is from an earlier run."""
+        for inner in A.walk_statements(stmts):
+            if id(inner) in state.made:
+                state = self.age(state, id(inner))
+        return state
+
+    def branches_joined(self, s, taken, not_taken):
+        """The facts after the branches of ``if`` ``s``. On each path, what the other branch made
+        is from an earlier run (of an enclosing loop): aged there, it is not mixed with what that
+        branch makes on its own path (``d = zeros_like(x) if d is None else copy_grad(d)``)."""
+        if taken is not None:
+            taken = self.made_earlier(taken, s.orelse)
+        if not_taken is not None:
+            not_taken = self.made_earlier(not_taken, s.body)
+        return join(taken, not_taken)
+
     def loop(self, s, state):
         head = s.iter if isinstance(s, gast.For) else s.test
         self.reads(s, self.names_read(head), state)
         recording, self.recording = self.recording, False
         # what the body made on an earlier run (an outer loop's last pass) is older than anything
         # a pass of this loop makes: without aging it here, the loop head would mix the two
-        entry = state.copy()
-        for inner in A.walk_statements(s.body):
-            if id(inner) in entry.made:
-                entry = self.age(entry, id(inner))
+        entry = self.made_earlier(state.copy(), s.body)
         for _ in range(50):
             inside = entry.copy()
             if isinstance(s, gast.For):
