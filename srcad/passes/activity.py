@@ -26,6 +26,7 @@ global, a literal trip count), which stay constants where the code is differenti
 ['_t2', '_t3', '_t4', 'x', 'y']
 """
 import builtins
+import copy
 
 import gast
 import numpy as np
@@ -304,6 +305,8 @@ def _is_container(rhs, containers):
         return rhs.id in containers
     if isinstance(rhs, gast.Call):
         callee = A.anno(rhs, "callee")
+        if callee.kind == "object" and callee.obj is copy.copy:  # as L.copy(): a container's is one
+            return len(rhs.args) == 1 and isinstance(rhs.args[0], gast.Name) and rhs.args[0].id in containers
         if callee.kind == "object":
             try:
                 return callee.obj in _CONTAINER_CALLS

@@ -16,7 +16,10 @@ Guarantee: afterwards no call of these is left.
   ``zip(*rows)`` as a loop's iterable, are the list of tuples Python's iterator yields:
   ``[(x, y) for x, y in zip(xs, ys)]``, and for ``zip(*rows)`` the rows' items at each index
   up to the shortest row (``zip_rows``).
-- ``functools.reduce(f, xs[, start])`` is a loop ``acc = f(acc, x)``.
+- ``functools.reduce(f, xs[, start])`` is a loop ``acc = f(acc, x)``, and
+  ``itertools.accumulate(xs[, f], initial=a)``, where one pass consumes it (as ``map``), the
+  list of its running results: ``R = [a]`` (without ``initial``: ``xs[:1]``), then a loop
+  ``R.append(f(R[k - 1], xs[k]))`` (``+`` without ``f``).
 - ``np.testing.assert_*(...)`` for its effect is a check: it runs in the forward pass like an
   ``assert`` statement (so not under ``python -O``), its operands are never differentiated.
 
@@ -49,6 +52,7 @@ def f(x, y):
 """
 import builtins
 import functools
+import itertools
 import operator
 import sys
 
@@ -178,6 +182,8 @@ def functional_rhs(norm, call, callee, out):
         return norm.rhs(_comprehension(norm, call, obj is builtins.filter, out), out)
     if obj is functools.reduce and 2 <= len(call.args) <= 3 and not call.keywords:
         return _reduce(norm, call, out)
+    if obj is itertools.accumulate:
+        return _accumulate(norm, call, out)
     if obj in (builtins.min, builtins.max) and _key_defined_here(norm, call) or (
             obj is builtins.sorted and _key_of(call) is not None):  # sorted's rule takes no key=
         return _by_key(norm, call, obj, out)
@@ -351,3 +357,32 @@ def _reduce(norm, call, out):
     loop = gast.For(target=A.store(item), iter=rest, body=[step], orelse=[], type_comment=None)
     norm.stmt(gast.copy_location(loop, call), out)
     return A.load(acc)
+
+
+def _accumulate(norm, call, out):
+    given = {**dict(zip(("iterable", "func"), call.args)), **{k.arg: k.value for k in call.keywords}}
+    if len(call.args) > 2 or "iterable" not in given or set(given) - {"iterable", "func", "initial"}:
+        raise norm.error("srcad supports itertools.accumulate(iterable[, func], initial=...)", call)
+    if not A.anno(call, "consumed"):
+        raise norm.error("srcad takes itertools.accumulate(...) where one pass consumes it (list(...), sum(...), a "
+                         "for loop); Python's accumulate is an iterator that runs out, so write "
+                         "list(itertools.accumulate(...)) to keep it", call)
+    items, results, k = norm.namer.fresh("_seq"), norm.namer.fresh("_list"), norm.namer.fresh("_k")
+    out.append(A.assign(items, norm.rhs(builtin_call("list", given["iterable"]), out)))
+    initial, fn = given.get("initial"), given.get("func")
+    if initial is None or _is_none(initial):  # the first item itself starts (none of an empty iterable)
+        first, back = gast.Subscript(value=A.load(items), slice=gast.Slice(None, A.const(1), None), ctx=gast.Load()), 1
+    else:
+        first, back = gast.List(elts=[initial], ctx=gast.Load()), 0
+    norm.stmt(gast.copy_location(A.assign(results, first), call), out)
+    previous = gast.Subscript(value=A.load(results), ctx=gast.Load(), slice=gast.BinOp(
+        left=A.load(k), op=gast.Sub(), right=A.const(1)) if back else A.load(k))
+    item = gast.Subscript(value=A.load(items), slice=A.load(k), ctx=gast.Load())
+    step = (gast.BinOp(left=previous, op=gast.Add(), right=item) if fn is None or _is_none(fn)
+            else _function_call(norm, fn, [previous, item], out, call))
+    append = A.set_anno(gast.Call(func=gast.Attribute(value=A.load(results), attr="append", ctx=gast.Load()),
+                                  args=[step], keywords=[]), "callee", Callee("method", name="append"))
+    ranged = builtin_call("range", A.const(back), builtin_call("len", A.load(items)))
+    loop = gast.For(target=A.store(k), iter=ranged, body=[gast.Expr(value=append)], orelse=[], type_comment=None)
+    norm.stmt(gast.copy_location(loop, call), out)
+    return A.load(results)

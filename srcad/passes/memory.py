@@ -398,13 +398,14 @@ class _Flow(Refusals):
 
 
 def _copies(rhs):
-    """Is ``rhs`` a name, or a copy (``copy_value``, ``copy.deepcopy``, ``copy_for_calls``),
-    whose derivative reads no value?"""
+    """Is ``rhs`` a name, or a copy (``copy_value``, ``copy.deepcopy``, ``copy.copy``,
+    ``copy_for_calls``), whose derivative reads no value?"""
     if isinstance(rhs, gast.Name):
         return True
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
     return callee is not None and callee.kind == "object" and (
-        callee.obj is copy_for_calls or callee.obj is copy.deepcopy or callee.obj is runtime.copy_value)
+        callee.obj is copy_for_calls or callee.obj is copy.deepcopy or callee.obj is copy.copy
+        or callee.obj is runtime.copy_value)
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)

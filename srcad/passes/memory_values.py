@@ -258,6 +258,11 @@ class Values:
                     return Memory(new, copied.inner | shallow_copy_keeps(copied), copied.array,
                                   sequence=copied.sequence)
                 return Memory(new, frozenset(), copied.array, sequence=copied.sequence)  # new all the way down
+            if obj is copy.copy and len(call.args) == 1 and not call.keywords:
+                copied = self.memory(state, call.args[0])
+                if copied.array or copied.sequence:  # a new array, or a new list or dict of the same items
+                    return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
+                # (anything else: its __copy__ may return what it likes, even itself)
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
                     k.arg == "key" for k in call.keywords):

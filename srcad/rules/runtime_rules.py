@@ -45,13 +45,14 @@ def as_real_jvp(y, x):
 
 
 # copy.deepcopy: generated code snapshots a list or dict whose items an update reaches with it;
-# snapshot: a pullback's forward sweep saves a value of the user's globals with it
-@register_vjp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot)
+# snapshot: a pullback's forward sweep saves a value of the user's globals with it; copy.copy:
+# yours (an array's copy, a new list or dict of the same items)
+@register_vjp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot, copy.copy)
 def copy_vjp(y, v):
     d[v] += d[y]
 
 
-@register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot)
+@register_jvp(copy_value, copy_grad, grad_buffer, copy.deepcopy, snapshot, copy.copy)
 def copy_jvp(y, v):
     t[y] += copy_grad(t[v])
 
