@@ -75,6 +75,14 @@ def test_a_tuple_helper_result_read_by_its_backward_is_saved_before_the_update()
     assert_hessian_matches(tuple_helper_whose_result_is_read_back, U3)
 
 
+def test_a_tuple_helper_result_read_by_its_backward_under_numba():
+    pytest.importorskip("numba")
+    fast = srcad.differentiable(tuple_helper_whose_result_is_read_back, backend="numba")
+    np.testing.assert_allclose(srcad.grad(fast)(U3), srcad.grad(tuple_helper_whose_result_is_read_back)(U3),
+                               rtol=1e-12)
+    srcad.testing.check_grads(fast, (U3,))
+
+
 def one_array_twice(u):
     w = u * 1.0
     return w, w[1:]
