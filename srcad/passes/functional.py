@@ -360,6 +360,7 @@ def _reduce(norm, call, out):
 
 
 def _accumulate(norm, call, out):
+    """``itertools.accumulate(xs, f, initial=a)`` as the loop building its list (module doc)."""
     given = {**dict(zip(("iterable", "func"), call.args)), **{k.arg: k.value for k in call.keywords}}
     if len(call.args) > 2 or "iterable" not in given or set(given) - {"iterable", "func", "initial"}:
         raise norm.error("srcad supports itertools.accumulate(iterable[, func], initial=...)", call)
@@ -371,7 +372,8 @@ def _accumulate(norm, call, out):
     out.append(A.assign(items, norm.rhs(builtin_call("list", given["iterable"]), out)))
     initial, fn = given.get("initial"), given.get("func")
     if initial is None or _is_none(initial):  # the first item itself starts (none of an empty iterable)
-        first, back = gast.Subscript(value=A.load(items), slice=gast.Slice(None, A.const(1), None), ctx=gast.Load()), 1
+        first = gast.Subscript(value=A.load(items), slice=gast.Slice(None, A.const(1), None), ctx=gast.Load())
+        back = 1
     else:
         first, back = gast.List(elts=[initial], ctx=gast.Load()), 0
     norm.stmt(gast.copy_location(A.assign(results, first), call), out)
