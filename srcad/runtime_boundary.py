@@ -226,15 +226,18 @@ def inexact_result(value, message):
         raise UnsupportedCaseError(message)
 
 
-def read_again(items, where):
+def read_again(items, where, reversed_here=False):
     """Raise if ``items`` is a one-pass iterator (a generator, ``map``, ``iter(L)``: its own
     iterator), which a loop that may stop early (at ``where``, ``file:line``), or ``zip`` with
-    a shorter sequence, reads only in part in Python, where srcad reads all of it first."""
-    if iter(items) is items:
+    a shorter sequence, reads only in part in Python, where srcad reads all of it first.
+    ``reversed_here``: ``items`` is what a ``reversed(...)`` in the loop's header reverses; no
+    one else reads that iterator, and it reads a list, tuple, range or array by index only."""
+    if iter(items) is items or reversed_here and not isinstance(items, (list, tuple, range, np.ndarray)):
+        what = (f"reversed(...) of a {type(items).__name__}" if reversed_here and iter(items) is not items
+                else "a one-pass iterator (a generator, map(...), iter(...))")
         raise UnsupportedCaseError(
-            f"{where}: this loop may stop before the end of what it iterates, here a one-pass iterator (a "
-            "generator, map(...), iter(...)): Python reads it only up to where the loop stops, srcad reads all of "
-            "it first; iterate over a list (list(...)) instead")
+            f"{where}: this loop may stop before the end of what it iterates, here {what}: Python reads it only up "
+            "to where the loop stops, srcad reads all of it first; iterate over a list (list(...)) instead")
 
 
 def real_constant(value, message):
@@ -377,9 +380,9 @@ def _not_an_array(v, shape):
 
 def default_cotangent(y):
     """v = 1 for a scalar output; an error that says to pass v otherwise."""
-    if isinstance(y, _CONTAINERS) or size_of(y) != 1:
-        shape = f"a {type(y).__name__}" if isinstance(y, _CONTAINERS) else f"shape {shape_of(y)}"
-        raise CotangentError(not_scalar(shape))
+    record = isinstance(y, _CONTAINERS) or is_dataclass_instance(y)  # a one-field record is not a scalar either
+    if record or size_of(y) != 1:
+        raise CotangentError(not_scalar(f"a {type(y).__name__}" if record else f"shape {shape_of(y)}"))
     if isinstance(y, np.ndarray):
         return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
     if protocol_array(y):

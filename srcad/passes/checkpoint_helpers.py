@@ -15,7 +15,7 @@ from ..sourcemap import generated_from, user_line
 from .callees import parameter_names
 from .checkpoint_kinds import ARRAY, CONTAINER, MODULE, SAFE, STRING, Kinds, Obj
 from .checkpoint_problems import BEFORE_THE_LOOP, IN_A_VARIABLE, PLAIN_LOOP, Problem
-from .fresh import module_of
+from .fresh import known_pure, module_of
 from .memory import updated_outside
 from .memory_values import bind_call
 from .normalize import normalize
@@ -27,9 +27,10 @@ from .shapes import abstract_values
 
 def read_as_helper(callee):
     """Is ``callee`` a function of yours srcad reads as the loop is? One with a rule (``custom_vjp``,
-    ``register_vjp``) too: the recomputation runs the function itself."""
+    ``register_vjp``) too: the recomputation runs the function itself. (Not a function of the
+    libraries srcad has rules for, ``scipy.special.logsumexp``: it leaves its arguments alone.)"""
     return user_function_call(callee) or is_python_function(callee.obj) and registry.lookup(
-        registry.VJP, callee.obj) is not None
+        registry.VJP, callee.obj) is not None and not known_pure(callee.obj)
 
 
 class Read(collections.namedtuple("Read", "updates answers_number")):

@@ -28,9 +28,10 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .. import runtime
+from .. import registry, runtime
 from ..code_reading import attribute_now, installed_class, installed_file
 from ..naming import BUILTIN
+from ..rule_templates import ElementwiseRule, PartialsRule
 from ..rules.records import new_record
 from .callees import dotted, local_names, lookup_path
 from .records import record_fields
@@ -164,10 +165,29 @@ def _numeric_call(call, numeric):
         return True
     if module.split(".")[0] == "srcad" and known_pure(callee.obj):  # (in a derivative srcad made: as_real(q))
         return all(numeric(a) for a in call.args + [k.value for k in call.keywords])
+    if _library_array_result(callee.obj):  # logsumexp(a, axis=0), norm.logpdf(x)
+        return all(numeric(a) for a in call.args + [k.value for k in call.keywords])
     if callee.obj in (isinstance, issubclass, callable):
         return True  # (a bool, whatever it is given)
     return callee.obj in (abs, len, float, int, round, min, max, sum, pow) and all(
         numeric(a) for a in call.args) and not call.keywords
+
+
+# SciPy's modules whose functions with rules answer arrays, numbers or tuples of them (not
+# scipy.optimize, whose results are objects).
+_SCIPY_ARRAY_MODULES = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal", "scipy.spatial")
+
+
+def _library_array_result(obj):
+    """Does ``obj``, a function of SciPy's with a derivative rule, answer an array or a number (or
+    a tuple of them: ``logsumexp(..., return_sign=True)``, ``lu_factor``) given arrays and numbers?
+    Known for an elementwise or partials rule's function and for SciPy's array modules."""
+    from .fresh import known_pure, module_of
+
+    rule = registry.lookup(registry.VJP, obj)
+    if rule is None or not known_pure(obj) or module_of(obj).split(".")[0] != "scipy":
+        return False
+    return isinstance(rule, (ElementwiseRule, PartialsRule)) or module_of(obj).startswith(_SCIPY_ARRAY_MODULES)
 
 
 def _checked_names(node, assigned, params):

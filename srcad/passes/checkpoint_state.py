@@ -327,6 +327,8 @@ def _object_updates(obj, name, body, call=None):
     if isinstance(obj, np.ufunc) and obj.__name__.endswith("(vectorized)"):
         raise Problem(f"{name}(...) is made by np.frompyfunc, which calls a function srcad cannot see",
                        BEFORE_THE_LOOP)
+    if isinstance(obj, type) and issubclass(obj, BaseException) and module_of(obj) == "builtins":
+        return None  # raise ValueError(...) in a check: making the exception changes nothing
     if is_in(obj, _READING_BUILTINS) or (known_pure(obj) and module_of(obj) != "builtins"):
         if call is not None:
             _check_given_functions(obj, name, call, body)

@@ -16,7 +16,7 @@ from ..template_binding import bind
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
-from .reverse_calls import (keyword_defaults, refuse_active_packing, refuse_active_spread, refuse_derivative_call,
+from .reverse_calls import (keyword_defaults, only_reads, refuse_active_packing, refuse_active_spread, refuse_derivative_call,
                             refuse_effect_call, refuse_storing_in_a_global)
 
 
@@ -112,7 +112,7 @@ class CallTangents:
         if callee.kind != "object" or registry.is_nondifferentiable(callee.obj) or only_logs(callee.obj):
             return []
         if registry.lookup(registry.JVP, callee.obj) is None:  # np.fill_diagonal(buf, v), a helper filling buf
-            if varied:
+            if varied and not only_reads(call):
                 refuse_effect_call(self.source, call, sorted(varied), A.anno(s, "origin") or s)
             return []
         if not any(n in self.active or self.get(n) != ZERO for n in touched):

@@ -184,14 +184,25 @@ def _materialise(norm, it, base, out, in_part=None):
     name = norm.namer.fresh(base)
     fresh = _is_call_to(it, builtins.range) or _is_call_to(it, builtins.list)
     if in_part is not None and not fresh:
-        it = norm.atom(it, out)
         where = A.const(f"{norm.source.filename}:{in_part}")
-        out.append(gast.Expr(value=helper_call("read_again", runtime.read_again, A.deepcopy(it), where)))
+        if _reversal(it):  # reversed(L) made here, which nothing else reads: L must be a sequence
+            it.args[0] = norm.atom(it.args[0], out)
+            check = [A.deepcopy(it.args[0]), where, A.const(True)]
+        else:
+            it = norm.atom(it, out)
+            check = [A.deepcopy(it), where]
+        out.append(gast.Expr(value=helper_call("read_again", runtime.read_again, *check)))
     value = norm.rhs(it if fresh else _call(builtins.list, "list", [it]), out)
     if not fresh and isinstance(value, gast.Call):  # Python reads the list itself as the loop runs:
         A.set_anno(value, "iterates", True)  # the memory analysis sees a change to it (``memory_values``)
     out.append(gast.copy_location(A.assign(name, value), it))
     return name
+
+
+def _reversal(it):
+    """Is ``it`` ``reversed(x)`` with one plain argument?"""
+    return _is_call_to(it, builtins.reversed) and len(it.args) == 1 and not it.keywords and not isinstance(
+        it.args[0], gast.Starred)
 
 
 def _length(norm, seq, out):

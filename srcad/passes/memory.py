@@ -455,6 +455,14 @@ def globals_updated_by_helper(call):
     return summary[3] if summary is not None else []
 
 
+def changes_nothing_outside(call):
+    """Does ``call``'s function of yours, which srcad reads, update in place nothing it is given
+    and no global? Then a call of it for its effect (a check, a print) runs as written."""
+    callee = A.anno(call, "callee")
+    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
+    return summary is not None and not summary[1] and not summary[3]
+
+
 def updated_outside(stmts, params):
     """What an in-place update in ``stmts`` (a function's body) may reach outside the function,
     through any name: ``("arg", p)`` for the parameter ``p``'s memory or an item's, ``("global",

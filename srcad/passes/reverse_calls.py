@@ -31,7 +31,7 @@ from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
-from .memory import globals_updated_by_helper, updated_by_helper
+from .memory import changes_nothing_outside, globals_updated_by_helper, updated_by_helper
 from .fresh import effect_targets, only_logs, stores_in_a_global
 
 
@@ -56,6 +56,12 @@ def user_function_call(callee):
     updates in place), and otherwise runs as written?"""
     return (callee is not None and callee.kind == "object" and registry.lookup(registry.VJP, callee.obj) is None
             and not registry.is_nondifferentiable(callee.obj) and is_python_function(callee.obj))
+
+
+def only_reads(call):
+    """Is ``call`` (made for its effect) of a function of yours srcad reads that updates in place
+    nothing it is given and no global (a check of its input, a print)? It runs as written."""
+    return user_function_call(A.anno(call, "callee")) and changes_nothing_outside(call)
 
 
 def refuse_derivative_call(source, obj, name, node):
@@ -303,6 +309,8 @@ class Calls:
                                                            or only_logs(callee.obj))):
             return  # (a logging call only formats its arguments)
         if callee.kind == "method" and callee.name in registry.NONDIFF_METHODS:
+            return
+        if only_reads(call):
             return
         operands = list(call.args) + [k.value for k in call.keywords]
         if callee.kind == "method":
