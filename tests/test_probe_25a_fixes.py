@@ -290,3 +290,56 @@ def expm_recursion(b):
 @pytest.mark.parametrize("f", [hmm_forward, softmax_recursion, logpdf_recursion, expm_recursion])
 def test_checkpointed_loop_over_scipy_results(f):
     check_grads(f, (X,))
+
+
+# ---- second order of a windowed power spectrum ----------------------------------------------
+# Where the window's realness is checked when the function runs (a global, np.hanning), the
+# adjoint of np.abs tests the spectrum's dtype (`if np.iscomplexobj(X): ... else: np.sign(X)`);
+# differentiated again, the branch for a real X was refused as if X might be complex there.
+
+WINDOW = np.hanning(8)
+SIGNAL = np.random.default_rng(3).standard_normal(8)
+
+
+def spectrum_with_a_global_window(x):
+    X = np.fft.rfft(x * WINDOW)
+    return np.sum(np.abs(X) ** 2)
+
+
+def spectrum_with_a_local_window(x):
+    w = np.hanning(len(x))
+    return np.sum(np.abs(np.fft.rfft(x * w)) ** 2) + np.sum(np.abs(np.fft.rfft(x)))
+
+
+@pytest.mark.parametrize("f", [spectrum_with_a_global_window, spectrum_with_a_local_window])
+def test_second_order_of_a_windowed_power_spectrum(f):
+    # (reverse over reverse of np.abs of a complex value is refused, as for an unwindowed spectrum)
+    check_all_modes(f, (SIGNAL,), second=False)
+    gradient, eps = srcad.grad(f), 1e-6
+    columns = np.array([(gradient(SIGNAL + eps * e) - gradient(SIGNAL - eps * e)) / (2 * eps) for e in np.eye(8)]).T
+    np.testing.assert_allclose(srcad.hessian(f)(SIGNAL), columns, rtol=1e-5, atol=1e-6)
+    u = np.random.default_rng(4).standard_normal(8)
+    np.testing.assert_allclose(srcad.hvp(f)(SIGNAL, u), columns @ u, rtol=1e-5, atol=1e-6)
+
+
+def sign_of_a_spectrum(x):
+    X = np.fft.rfft(x)
+    return np.sum(np.real(X * np.sign(X)))
+
+
+def sign_after_a_test_whose_value_is_rebound(x):
+    X = np.fft.rfft(x)
+    if np.iscomplexobj(X):
+        y = np.abs(X)
+    else:
+        X = np.fft.fft(x)
+        y = np.sign(X)
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f, line", [(sign_of_a_spectrum, "return np.sum(np.real(X * np.sign(X)))"),
+                                     (sign_after_a_test_whose_value_is_rebound, "y = np.sign(X)")])
+def test_sign_of_what_may_be_complex_stays_refused(f, line):
+    with pytest.raises(SrcadSyntaxError, match=r"numpy\.sign here may have a complex operand") as info:
+        srcad.grad(f)(SIGNAL)
+    assert_names_line(info.value, line)

@@ -102,6 +102,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
         if isinstance(n, gast.Name) and A.anno(n, BUILTIN) is not None:
             unchecked.pop(n.id, None)
     needs_real = set()  # statements whose operands srcad does not compute must be real when they run
+    tested_real = _complex_after_tests(node, complex_names, statements, source, local)
     for s in statements:
         bound = target(s)
         read = operands(s)
@@ -113,7 +114,8 @@ def check_complex(node, source, ref, mode="rev", specs=None):
             continue
         check_made |= bool((read | bound) & maybe_complex) and not _scaled_by_real_constant(
             s, operation, maybe_complex, active)
-        if (read | bound) & complex_names and not _scaled_by_real_constant(s, operation, complex_names, active):
+        complex_here = (read | bound) & complex_names if id(s) not in tested_real else tested_real[id(s)]
+        if complex_here and not _scaled_by_real_constant(s, operation, complex_names, active):
             raise source.syntax_error(
                 f"srcad differentiates complex values only through {registry.COMPLEX_SAFE_SUMMARY}; "
                 f"{_describe(operation)} here may have a complex operand or result: take np.real or "
@@ -192,16 +194,21 @@ def _check_at_entry(node, names, source, ref):
     node.body[:0] = checks
 
 
-def _may_be_complex(statements, source, local, assumed=frozenset()):
-    """Names that may hold complex values; the statements whose ids are ``assumed`` are taken
-    to make them."""
-    # names bound to a string: a string names a dtype only where a dtype is read ('F' is also
-    # an order, 'ij,j->' a subscript)
+def _string_names(statements):
+    """Names bound to a string: a string names a dtype only where a dtype is read ('F' is also
+    an order, 'ij,j->' a subscript)."""
     strings = {}
     for s in statements:
         if isinstance(s, gast.Assign) and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str):
             for name in target(s) or ():
                 strings.setdefault(name, []).append(s.value.value)
+    return strings
+
+
+def _may_be_complex(statements, source, local, assumed=frozenset()):
+    """Names that may hold complex values; the statements whose ids are ``assumed`` are taken
+    to make them."""
+    strings = _string_names(statements)
     found = set()
     changed = True
     while changed:
@@ -213,6 +220,37 @@ def _may_be_complex(statements, source, local, assumed=frozenset()):
             if id(s) in assumed or _makes_complex(s, found, source, local, strings):
                 found |= bound
                 changed = True
+    return found
+
+
+def _complex_after_tests(node, complex_names, statements, source, local):
+    """id(statement) -> the names among its operands and results that may be complex, for each
+    statement of a branch a dtype test made just before says ``X`` is real in (``t =
+    np.iscomplexobj(X)`` then ``if t: ... else: <here>``, as the adjoint of ``abs`` is written,
+    and differentiated again): straight-line branches that do not rebind ``X``, followed in order."""
+    strings = _string_names(statements)
+    found = {}
+    for block in A.blocks(node.body):
+        for test, s in zip(block, block[1:]):
+            call = test.value if isinstance(test, gast.Assign) and len(test.targets) == 1 else None
+            callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+            if not (isinstance(s, gast.If) and isinstance(s.test, gast.Name) and callee is not None
+                    and callee.kind == "object" and (callee.obj is np.iscomplexobj or callee.obj is np.isrealobj)
+                    and len(call.args) == 1
+                    and not call.keywords and isinstance(call.args[0], gast.Name)
+                    and A.names_stored(test.targets[0]) == {s.test.id}):
+                continue
+            real = call.args[0].id
+            branch = s.orelse if callee.obj is np.iscomplexobj else s.body
+            if real in complex_names and all(isinstance(b, (gast.Assign, gast.Expr)) for b in branch) \
+                    and real not in set().union(*(target(b) or set() for b in branch)):
+                known = set(complex_names) - {real}
+                for b in branch:
+                    bound = target(b) or set()
+                    makes = _makes_complex(b, known, source, local, strings)
+                    found[id(b)] = (operands(b) & known) | (bound if makes else set())
+                    plain = isinstance(b, gast.Assign) and not isinstance(b.targets[0], gast.Subscript)
+                    known = known | bound if makes else known - bound if plain else known
     return found
 
 
