@@ -10,7 +10,8 @@ _ANNO = "_srcad_anno"
 
 
 def anno(node, key, default=None):
-    return getattr(node, _ANNO, {}).get(key, default)
+    annos = getattr(node, _ANNO, None)
+    return default if annos is None else annos.get(key, default)
 
 
 def strip_annotations(tree):
@@ -132,25 +133,38 @@ def drop_statements(stmts, drop):
 
 
 def walk(node):
-    """Every node of a tree, in ``gast.walk``'s order (breadth first), at a fraction of its
-    cost (no generator per node): passes walk trees thousands of times."""
+    """Every node of a tree but the ``ctx``, operator and comparison leaves (``Load``,
+    ``Add``, ``Lt``: no pass looks for them), in ``gast.walk``'s order (breadth first), at a
+    fraction of its cost (no generator per node, only the fields that hold nodes): passes
+    walk trees thousands of times."""
     todo = collections.deque([node])
     take, append, extend = todo.popleft, todo.append, todo.extend
+    child_fields = _CHILD_FIELDS
     while todo:
         node = take()
-        for field in node._fields:
+        fields = child_fields.get(type(node))
+        if fields is None:
+            if not isinstance(node, gast.AST):
+                continue  # a list's string (``global a, b``) or None (``{**d}``'s key)
+            fields = _child_fields(node)
+        for field in fields:
             value = getattr(node, field, None)
-            if isinstance(value, gast.AST):
+            if isinstance(value, list):
+                extend(value)
+            elif value is not None:
                 append(value)
-            elif isinstance(value, list):
-                extend([v for v in value if isinstance(v, gast.AST)])
         yield node
 
 
-# fields that hold no name to collect: strings, numbers, and the ``ctx``/``op`` leaves
-_NAMELESS_FIELDS = frozenset(("ctx", "op", "type_comment", "kind", "id", "attr", "level", "is_async", "conversion",
-                              "module"))
-_NAMED_FIELDS = {}  # node class -> its fields that may hold names
+# fields that hold no node a pass looks for: strings, numbers, and the ``ctx``/operator leaves
+_LEAF_FIELDS = frozenset(("ctx", "op", "ops", "type_comment", "kind", "id", "attr", "level", "is_async",
+                          "conversion", "module"))
+_CHILD_FIELDS = {}  # node class -> its fields that may hold other nodes
+
+
+def _child_fields(node):
+    fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+    return fields
 
 
 def _names(node, ctx):
@@ -158,7 +172,7 @@ def _names(node, ctx):
     found = set()
     todo = [node]
     take, append, extend = todo.pop, todo.append, todo.extend
-    named_fields = _NAMED_FIELDS
+    child_fields = _CHILD_FIELDS
     while todo:
         node = take()
         if isinstance(node, gast.Name):
@@ -167,14 +181,16 @@ def _names(node, ctx):
             if node.annotation is not None:  # a parameter's annotation
                 append(node.annotation)
             continue
-        fields = named_fields.get(type(node))
+        fields = child_fields.get(type(node))
         if fields is None:
-            fields = named_fields[type(node)] = tuple(f for f in node._fields if f not in _NAMELESS_FIELDS)
+            if not isinstance(node, gast.AST):
+                continue  # a string or None in a list (``walk``)
+            fields = _child_fields(node)
         for field in fields:
             value = getattr(node, field, None)
             if isinstance(value, list):
-                extend([v for v in value if isinstance(v, gast.AST)])
-            elif isinstance(value, gast.AST):
+                extend(value)
+            elif value is not None:
                 append(value)
     return found
 

@@ -65,7 +65,8 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
         self.callees = callees
         self.state = {}
         self.maybe_items = set()  # containers whose adjoint's items may be None (cotangent_items)
-        self.adjoint_names = {}
+        self.adjoint_names = {}  # variable -> the name of its adjoint
+        self.adjoint_of = {}  # ... and back
         self.split_items = split_tuple_results(node, A.anno(node, "item_specs") or {}, self.active, self.rule_of)
         self.item_of = {key: (name, k) for name, (keys, _) in self.split_items.items() for k, key in enumerate(keys)}
         self.sites = []
@@ -367,7 +368,7 @@ def reverse(node, source, wrt, refs, callees):
     A.set_anno(adj, "namer", rv.namer)
     A.set_anno(adj, "wrt", tuple(wrt))
     A.set_anno(adj, "adjoint_names", set(rv.adjoint_names.values()))
-    A.set_anno(adj, "adjoint_of", {name: var for var, name in rv.adjoint_names.items()})
+    A.set_anno(adj, "adjoint_of", dict(rv.adjoint_of))
     A.set_anno(adj, "views", A.anno(node, "views") or [])
     A.set_anno(adj, "derivative_free", A.anno(node, "derivative_free") or frozenset())
     A.set_anno(adj, "specs", rv.specs)

@@ -61,6 +61,7 @@ class Loops:
         for _ in range(6):
             self.namer.counters, self.namer.taken, self.adjoint_names = (
                 dict(snapshot[0]), set(snapshot[1]), dict(snapshot[2]))
+            self.adjoint_of = {name: var for var, name in snapshot[2].items()}
             self.state = dict(start)
             body = self.reverse(s.body)
             end = self.state

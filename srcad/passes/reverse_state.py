@@ -48,6 +48,7 @@ class AdjointState:
             item = self.item_of.get(var)  # an item of a tuple result kept apart: d<tuple>_<k>
             name = self.namer.unique("d" + (var if item is None else f"{item[0]}_{item[1]}"))
             self.adjoint_names[var] = name
+            self.adjoint_of[name] = var
         return name
 
     def primal(self, var):
@@ -158,8 +159,7 @@ class AdjointState:
 
     def _may_be_complex(self, expr):
         """Does ``expr`` read a complex value or the adjoint of one (by the shapes srcad knows)?"""
-        adjoint_of = {name: var for var, name in self.adjoint_names.items()}
-        return any(self.complex_valued(adjoint_of.get(name, name)) for name in A.names_read(expr))
+        return any(self.complex_valued(self.adjoint_of.get(name, name)) for name in A.names_read(expr))
 
     def accumulate_maybe(self, var, expr):
         """``accumulate`` of ``expr`` that may be None (an item of a cotangent for a tuple
@@ -194,18 +194,18 @@ class AdjointState:
                  and isinstance(s.targets[0], gast.Name)]
         if len(reads) != 1 or len(given) != 1:
             return
-        for other, name in self.adjoint_names.items():
-            if name == given[0].targets[0].id and other != var and self.get(other) == SHARED:
-                if not self.maybe_container(other) and not self.may_be_0d_array(other):
-                    self.state[other] = OWNED
+        other = self.adjoint_of.get(given[0].targets[0].id)
+        if other is not None and other != var and self.get(other) == SHARED:
+            if not self.maybe_container(other) and not self.may_be_0d_array(other):
+                self.state[other] = OWNED
 
     def owned_adjoint(self, expr):
         """Is ``expr`` the name of an owned adjoint of an array or number (a buffer no other
         live name refers to)?"""
         if not isinstance(expr, gast.Name):
             return False
-        owners = [var for var, name in self.adjoint_names.items() if name == expr.id]
-        return len(owners) == 1 and self.get(owners[0]) == OWNED and not self.maybe_container(owners[0])
+        owner = self.adjoint_of.get(expr.id)  # adjoint names are unique (``dname``)
+        return owner is not None and self.get(owner) == OWNED and not self.maybe_container(owner)
 
     def maybe_container(self, var):
         """May ``var`` hold a list, tuple or dict? Only a value known to be an array or a
