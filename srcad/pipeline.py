@@ -265,7 +265,7 @@ def check_source_is_code(source):
     """
     fn = source.fn
     code = fn.__code__
-    wrapper, wrapped_qualname = _wrapped(source.node, code, fn.__qualname__)
+    wrapper, wrapped_qualname = _wrapped(source.node, code, fn.__qualname__, _imported_names(fn))
     try:
         compiled = compile(wrapper, code.co_filename, "exec", flags=code.co_flags & _FUTURE_FLAGS, dont_inherit=True)
     except SyntaxError:
@@ -280,9 +280,23 @@ def check_source_is_code(source):
             f"source, so reload the module (importlib.reload, or restart) before differentiating it.{source_hint(fn)}")
 
 
-def _wrapped(node, code, qualname):
+def _imported_names(fn):
+    """The global names ``fn`` (and code nested in it) reads that hold modules: bound by
+    ``import``, most likely, which changes how CPython 3.11+ compiles a call of their
+    attributes (``_instructions``)."""
+    names, stack = set(), [fn.__code__]
+    while stack:
+        code = stack.pop()
+        names.update(code.co_names)
+        stack.extend(k for k in code.co_consts if isinstance(k, types.CodeType))
+    return sorted(n for n in names if isinstance(fn.__globals__.get(n), types.ModuleType))
+
+
+def _wrapped(node, code, qualname, imported=()):
     """``node`` inside a function defining ``code``'s free variables (and its class), and the
-    qualified name the function gets there."""
+    qualified name the function gets there. The module binds ``imported`` by ``import`` (it is
+    only compiled): where the guess is right, the function compiles to the running code's
+    very bytes, and ``_same_code`` need not read instructions one by one."""
     body = [node]  # converted to a new ``ast`` tree below: the function's own tree is not changed
     parts = qualname.split(".")
     free = [v for v in code.co_freevars if v != "__class__"]
@@ -302,7 +316,8 @@ def _wrapped(node, code, qualname):
         name="__srcad_outer__", args=gast.arguments(args=[], posonlyargs=[], vararg=None, kwonlyargs=[],
                                                     kw_defaults=[], kwarg=None, defaults=[]),
         body=body, decorator_list=[], returns=None, type_comment=None, type_params=[])
-    tree = A.to_ast(gast.Module(body=[outer], type_ignores=[]))
+    imports = [gast.Import(names=[gast.alias(name="__srcad_not_run__", asname=name)]) for name in imported]
+    tree = A.to_ast(gast.Module(body=imports + [outer], type_ignores=[]))
     return ast.fix_missing_locations(tree), wrapped_qualname
 
 
