@@ -27,6 +27,7 @@ from .passes.activity import activity, returned_items
 from .passes.checkpoint import checkpoint_loops
 from .passes.checkpoint_adjoint import finish_checkpoints
 from .passes.aliasing import check_aliasing
+from .passes.memory_summaries import summaries_kept
 from .passes.complex_values import check_complex
 from .passes.operators import check_operators
 from .passes.cse import eliminate_common_subexpressions
@@ -384,7 +385,7 @@ def _same_code(a, b, qualnames, from_lambda=False):
 def transform(fn, options=Options(), module=None):
     """Run the pipeline on ``fn``; returns a ``codegen.Generated`` (sources and functions)
     with the facts of module state it took as fixed (``srcad.facts``)."""
-    with collecting() as found:
+    with collecting() as found, summaries_kept():  # each function of yours is read once
         node, source, module = _run(fn, options, _stages, module)
         generated = codegen(node, source, module, for_numba=options.for_numba)
     generated.facts = found
@@ -411,7 +412,7 @@ class GeneratedJVP:
 
 def transform_jvp(fn, options=Options()):
     """Run the forward-mode pipeline on ``fn``; returns a ``GeneratedJVP``."""
-    with collecting() as found:
+    with collecting() as found, summaries_kept():
         node, source, module = _run(fn, options, _forward_stages)
     text = A.to_source(node)
     factory = module.factory([text], [node.name])

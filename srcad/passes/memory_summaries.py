@@ -23,9 +23,10 @@ from .. import registry
 from .memory_values import Memory
 
 # (function, code) -> (the memory of its result, parameters it updates in place, its allocations
-# the result may hold -> their numbers, globals it updates in place), kept only while one analysis runs (a call site
-# in a loop is met on every pass, and each helper is read once): a summary read later could
-# describe bindings that have since changed, and a lasting table would keep every function alive.
+# the result may hold -> their numbers, globals it updates in place), kept only while one analysis
+# or one transform runs (a call site in a loop is met on every pass, and each helper is read once,
+# not once per pass): a summary read later could describe bindings that have since changed, and
+# a lasting table would keep every function alive.
 _SUMMARIES = threading.local()
 
 
