@@ -73,10 +73,15 @@ def _summarise(fn, table, flow, arrays):
     from .normalize import normalize
     from .resolve_calls import resolve_calls
 
-    try:
-        source = capture(fn)
-        node = normalize(resolve_calls(source.node, source), source)
-    except (SrcadError, SyntaxError, OSError, TypeError):
+    read = ("read", fn, fn.__code__)  # the tree, shared by the summaries for other ``arrays`` (only read)
+    if read not in table:
+        try:
+            source = capture(fn)
+            table[read] = normalize(resolve_calls(source.node, source), source)
+        except (SrcadError, SyntaxError, OSError, TypeError):
+            table[read] = None
+    node = table[read]
+    if node is None:
         return None
     args = node.args
     if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
