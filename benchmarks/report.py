@@ -121,17 +121,20 @@ def write_report(path, table, chosen, meta, first, fresh, jax_first, notes, memo
         lines += ["", f"srcad overhead per call on the seed product (target ≤ ~2 µs): {'; '.join(srcad_overheads)}."]
     if memory is not None:
         w, per_system = memory
+        steps = w.args[-1]
         lines += ["", f"## Memory per step: {w.title}", "",
                   "Peak memory traced (`tracemalloc`: NumPy's buffers and Python objects) during one gradient, "
-                  f"divided by the {w.args[-1]:,} steps.", "",
-                  "| system | bytes per step | target |", "|---|---|---|"]
+                  f"divided by the {steps:,} steps; and what a step adds: (the peak at {2 * steps:,} steps − the "
+                  f"peak at {steps:,}) ÷ {steps:,}, without the fixed part (the result, the frames) that the first "
+                  "spreads over the steps. The target is per step: the second.", "",
+                  "| system | peak ÷ steps | bytes a step adds | target |", "|---|---|---|---|"]
         labels = {s.key: s.label for s in systems.ALL}
         for key, (kind, value) in per_system.items():
-            cell = f"{value:.1f} B" if kind == "bytes" else f"**{kind}**: {value}"
+            cells = f"{value[0]:.2f} B | {value[1]:.2f} B" if kind == "bytes" else f"**{kind}**: {value} | –"
             target = "–"
             if key == systems.SrcadAdjoint.key and kind == "bytes":
-                target = f"≤ {w.target:.0f} B: {met_cell(value, w.target, ' B')}"
-            lines.append(f"| {labels[key]} | {cell} | {target} |")
+                target = f"≤ {w.target:.0f} B: {met_cell(value[1], w.target, ' B')}"
+            lines.append(f"| {labels[key]} | {cells} | {target} |")
     if first is not None:
         best, median = min(first["first"]), statistics.median(first["first"])
         compile_time = best - first["steady"]
