@@ -364,8 +364,8 @@ def refuse_helper_storing_outside(source, call, varied, node):
         given = [n for n in named if not n.startswith("_")]
         which = f"'{given[0]}', which carries a derivative" if given else "a value carrying a derivative"
         raise source.syntax_error(
-            f"{callee.name}(...), given {which}, stores what it computes in '{outside[0]}', a global, and srcad "
-            "reads a global as a constant, so whatever reads it back would carry no derivative: return the value "
+            f"{callee.name}(...), given {which}, stores what it computes in {outside[0]}, and srcad reads "
+            "that as a constant, so whatever reads it back would carry no derivative: return the value "
             f"from {callee.name} and use that, or store srcad.stop_gradient(...) of it (a history, a log)", node)
 
 
