@@ -4,7 +4,7 @@ like, and ``np.testing.assert_*`` checks; part of normalisation.
 Guarantee: afterwards no call of these is left.
 
 - ``operator.add(a, b)`` (and ``sub``, ``mul``, ``truediv``, ``matmul``, ``pow``, ``neg``,
-  ``getitem``, comparisons, ...) is the operator itself, ``a + b``.
+  ``getitem``, comparisons, ...) is the operator itself, ``a + b``; so is the builtin ``pow(a, b)``.
 - ``map(f, xs, ys)`` is the list ``[f(x, y) for x, y in zip(xs, ys)]`` and ``filter(f, xs)``
   ``[x for x in xs if f(x)]`` (``filter(None, xs)``: ``if x``), where ``f`` is a lambda, a
   function of the module or of the function (inlined), a library function or an ``operator``
@@ -68,7 +68,7 @@ from .resolve_calls import resolve_calls
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult, operator.truediv: gast.Div,
            operator.floordiv: gast.FloorDiv, operator.mod: gast.Mod, operator.pow: gast.Pow,
            operator.matmul: gast.MatMult, operator.and_: gast.BitAnd, operator.or_: gast.BitOr,
-           operator.xor: gast.BitXor}
+           operator.xor: gast.BitXor, pow: gast.Pow}  # the builtin pow(a, b) is a ** b (pow(a, b, m) is not)
 _UNARY = {operator.neg: gast.USub, operator.pos: gast.UAdd, operator.not_: gast.Not, operator.invert: gast.Invert}
 _COMPARE = {operator.lt: gast.Lt, operator.le: gast.LtE, operator.gt: gast.Gt, operator.ge: gast.GtE,
             operator.eq: gast.Eq, operator.ne: gast.NotEq}

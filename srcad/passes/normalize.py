@@ -338,6 +338,7 @@ class _Normalizer:
 
     def expr_Compare(self, e, out):
         left = self.atom(e.left, out)
+        e.comparators = [_as_tuple_if_literal_set(op, c) for op, c in zip(e.ops, e.comparators)]
         if len(e.ops) == 1:
             return gast.Compare(left=left, ops=e.ops, comparators=[self.atom(e.comparators[0], out)])
         # a < b < c: evaluate b once, short-circuit like Python
@@ -417,10 +418,25 @@ class _Normalizer:
         return gast.List(elts=self.atoms(e.elts, out), ctx=gast.Load())
 
     def expr_Dict(self, e, out):
+        if e.keys and e.keys[0] is None and all(isinstance(k, gast.Constant) for k in e.keys[1:]):
+            return self.updated_copy(e, out)
         if any(k is None for k in e.keys):
-            raise self.error("srcad does not support ** in dict displays", e)
+            raise self.error("srcad does not support ** in dict displays but a first one (a copy updated: "
+                             "{**params, \"w\": w}) with literal keys after it", e)
         pairs = [(self.atom(k, out), self.atom(v, out)) for k, v in zip(e.keys, e.values)]  # Python's order
         return gast.Dict(keys=[k for k, _ in pairs], values=[v for _, v in pairs])
+
+    def updated_copy(self, e, out):
+        """``{**params, "w": w}`` is ``_t = dict(params)`` then ``_t["w"] = w``, in Python's order
+        (the mapping first; a literal key's place among the values does not matter)."""
+        copy = self.namer.fresh("_t")
+        call = gast.Call(func=builtin("dict"), args=[e.values[0]], keywords=[])
+        A.set_anno(call, "callee", Callee("object", obj=builtins.dict, name="dict"))
+        self.stmt(gast.copy_location(A.assign(copy, call), e), out)
+        for key, value in zip(e.keys[1:], e.values[1:]):
+            target = gast.Subscript(value=A.load(copy), slice=key, ctx=gast.Store())
+            self.stmt(gast.copy_location(gast.Assign(targets=[target], value=value, type_comment=None), e), out)
+        return A.load(copy)
 
     def expr_JoinedStr(self, e, out):
         return e  # text for printing: never differentiated
@@ -450,3 +466,12 @@ def pairwise_display(target, value, stars):
     """Is ``target = value`` a tuple (or list) display assigned to as many plain targets?"""
     return (not stars and isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts)
             and not any(isinstance(e, gast.Starred) for e in value.elts))
+
+
+def _as_tuple_if_literal_set(op, comparator):
+    """``x in {"l1", "l2"}``: a membership test in a set of literals is one in a tuple of them
+    (for literals, equal hashes and ``==`` agree); any other set display is not supported."""
+    if (isinstance(op, (gast.In, gast.NotIn)) and isinstance(comparator, gast.Set)
+            and all(isinstance(e, gast.Constant) for e in comparator.elts)):
+        return gast.copy_location(gast.Tuple(elts=comparator.elts, ctx=gast.Load()), comparator)
+    return comparator
