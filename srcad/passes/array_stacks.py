@@ -66,6 +66,7 @@ def f_adjoint(a, x, n, v=None):
     return dx
 """
 import builtins
+import collections
 
 import gast
 import numpy as np
@@ -290,31 +291,34 @@ def as_lists(parts, is_value_stack):
         return parts
     indices = {part[1].id for s in A.walk_statements(stmts) for part in (_stored_item(s, stacks), _read_item(s, stacks))
                if part is not None and isinstance(part[1], gast.Name)}
-    counters = {name for name in indices if _counter_statements(stmts, name) is not None}
-    dropped = {id(s) for name in counters for s in _counter_statements(stmts, name)}
+    dropped = {id(s) for found in _counter_statements(stmts, indices).values() for s in found}
     modules = [gast.Module(body=part, type_ignores=[]) for part in parts]
     for module in modules:
         _relist(module, stacks, dropped)
     return [module.body for module in modules]
 
 
-def _counter_statements(stmts, name):
-    """The statements binding ``name`` where each is ``name = -1``, ``name += 1`` or ``name -= 1``
-    (a counter ``array_stacks`` made), else None."""
-    found = []
+def _counter_statements(stmts, names):
+    """Of ``names``, those whose every binding is ``name = -1``, ``name += 1`` or ``name -= 1``
+    (the counters ``array_stacks`` made), each with those statements: one walk for them all."""
+    found, other = {name: [] for name in names}, set()
     for s in A.walk_statements(stmts):
-        if isinstance(s, gast.Assign) and any(isinstance(t, gast.Name) and t.id == name for t in s.targets):
-            if not (len(s.targets) == 1 and _minus_one(s.value)):
-                return None
-            found.append(s)
-        elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id == name:
-            if not (isinstance(s.op, (gast.Add, gast.Sub)) and isinstance(s.value, gast.Constant)
-                    and s.value.value == 1):
-                return None
-            found.append(s)
-    stores = [n for s in stmts for n in A.walk(s) if isinstance(n, gast.Name) and n.id == name
-              and isinstance(n.ctx, gast.Store)]
-    return found if found and len(stores) == len(found) else None
+        if isinstance(s, gast.Assign):
+            for t in s.targets:
+                if isinstance(t, gast.Name) and t.id in found:
+                    if len(s.targets) == 1 and _minus_one(s.value):
+                        found[t.id].append(s)
+                    else:
+                        other.add(t.id)
+        elif isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in found:
+            if isinstance(s.op, (gast.Add, gast.Sub)) and isinstance(s.value, gast.Constant) and s.value.value == 1:
+                found[s.target.id].append(s)
+            else:
+                other.add(s.target.id)
+    stores = collections.Counter(n.id for s in stmts for n in A.walk(s)
+                                 if isinstance(n, gast.Name) and n.id in found and isinstance(n.ctx, gast.Store))
+    return {name: statements for name, statements in found.items()
+            if name not in other and statements and stores[name] == len(statements)}
 
 
 def _minus_one(value):
