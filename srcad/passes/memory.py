@@ -39,9 +39,10 @@ import types
 import gast
 
 from .. import astutil as A
+from .. import registry
 from .. import runtime
 from ..sharing import copy_for_calls
-from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure,
+from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure, leaves_arguments,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
                     stores_in_a_global, updates_first_argument, value_reads)
 from .memory_refusals import Refusals, object_array_refusal, out_argument_refusal, unseen_change_refusal
@@ -66,9 +67,10 @@ class _Flow(Refusals):
         # statement id -> every name that may have held what its latest run made, in any state:
         # a statement that runs again ages only those names' memory
         self.holders = {}
+        self.attributes = False  # summarising with attribute stores read as updates (``helper_summary``)
 
     def summary(self, fn, arrays=()):
-        return helper_summary(fn, _summary_flow, arrays)
+        return helper_summary(fn, _summary_flow, arrays, self.attributes)
 
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
@@ -221,12 +223,21 @@ class _Flow(Refusals):
                 state = self.update(s, state, receiver, exempt={receiver}, structure=True)
             else:
                 state = self.changes(s, state, rhs)
+        elif callee is not None and not nondiff and self.may_change_arguments(state, rhs, callee):
+            # its result assigned, a call that may change its own values in place is the statement it
+            # would be (``reverse_calls.refuse_helper_storing_outside`` refuses it given values carrying
+            # derivatives); run as written, it may change an argument's or a global's as Python would
+            A.set_anno(rhs, "changes_arguments", True)
+            self.reads(s, self.names_read(rhs), state, observe=False)
+            state = self.changes(s, state, rhs, local_only=True)
         is_array = lambda name: self.name_memory(state, name).array  # noqa: E731
         self.reads(s, value_reads(rhs, self.names_read(rhs), is_array), state, observe=observe)
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
         summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        if summary is not None:
+            self.mutated |= _globals_of(summary)
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
             # read those arrays afterwards (it would see them changed without srcad)
@@ -277,6 +288,29 @@ class _Flow(Refusals):
             del state.stale[base]
         return state
 
+    def may_change_arguments(self, state, call, callee):
+        """May ``call``, its result assigned, change its arguments in place? Not a type, a
+        function srcad has a rule for, a Python function (srcad reads it: what it updates is its
+        summary's) nor one known to leave them (``fresh.leaves_arguments``); any other callable
+        may (``operator.setitem``, ``heapq.heappush``, ``functools.partial``). Of methods of a value
+        srcad does not know, only ``shuffle`` is taken to (``rng.shuffle(y)``): the others run as written."""
+        if callee.kind == "object":
+            obj = callee.obj
+            if (isinstance(obj, type) or isinstance(getattr(obj, "__srcad_function__", obj), types.FunctionType)
+                    or registry.lookup(registry.VJP, obj) or registry.lookup(registry.JVP, obj)):
+                return False
+            return not leaves_arguments(obj) or any(self.changing_callable(a) for a in self.operands(call))
+        if callee.kind == "method" and callee.name in _ARGUMENT_CHANGING_METHODS:
+            receiver = self.memory(state, call.func.value)
+            return not (receiver.array or receiver.sequence)
+        return False
+
+    def changing_callable(self, atom):
+        """Is ``atom`` a global callable that may change its arguments (``map(operator.setitem, ...)`` calls it)?"""
+        obj = self.global_object(atom)
+        return callable(obj) and not isinstance(obj, type) and not leaves_arguments(obj) and not isinstance(
+            getattr(obj, "__srcad_function__", obj), types.FunctionType)
+
     def overwrites_change(self, state, base, index):
         """``r = S[i]; r *= 2.0; S[i] = ...``: the store overwrites all that the update through
         ``r`` changed in ``S`` (same basic index, its names not bound again since)."""
@@ -318,8 +352,9 @@ class _Flow(Refusals):
             return self.update(s, state, scatter.id, exempt={scatter.id})
         return self.changes(s, state, call)
 
-    def changes(self, s, state, call):
-        """A call that may change its operands in place, with no save srcad can undo."""
+    def changes(self, s, state, call, local_only=False):
+        """A call that may change its operands in place, with no save srcad can undo;
+        ``local_only``: only the values the function itself binds."""
         callee = A.anno(call, "callee")
         # a call for its effect may change its arguments (np.copyto(a, b), rng.shuffle(a)), and
         # its receiver if it is a known in-place method (a.sort())
@@ -327,6 +362,7 @@ class _Flow(Refusals):
         if callee is not None and callee.kind == "object":
             summary = self.summary(callee.obj)
             if summary is not None:  # a user function: the arguments it updates in place
+                self.mutated |= _globals_of(summary)
                 bound = bind_call(callee.obj, call) or {}
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
                 for a in changed:
@@ -347,6 +383,8 @@ class _Flow(Refusals):
             reached = {loc for loc in self.memory(state, call.func.value).all() if loc[0] in ("arg", "arg-item")}
             self.mutated |= reached
             self.by_calls |= reached
+        if local_only:
+            changed = [a for a in changed if a.id in self.local and a.id not in self.params]
         for arg in changed:
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
@@ -409,12 +447,19 @@ def _copies(rhs):
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
+_ARGUMENT_CHANGING_METHODS = {"shuffle"}  # (a random generator's: rng.shuffle(y))
 
 
-def _summary_flow(params, body, at_return, arrays=()):
+def _globals_of(summary):
+    """The globals a function of yours updates in place (its summary's), which its caller updates too."""
+    return {("global", owner) for owner in summary[3]}
+
+
+def _summary_flow(params, body, at_return, arrays=(), attributes=False):
     """The facts after a helper's ``body`` (``memory_summaries``): where an update may reach
     (``mutated``) and, through ``at_return(statement, state, flow)``, what it returns."""
     flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow), arrays=arrays)
+    flow.attributes = attributes
     flow.block(body, State())
     return flow
 
@@ -468,6 +513,22 @@ def changes_nothing_outside(call):
     callee = A.anno(call, "callee")
     summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
     return summary is not None and not summary[1] and not summary[3]
+
+
+def attributes_stored_by_helper(call):
+    """The globals, and the names given to ``call``, that its function of yours stores into by
+    an attribute (``STATE.last = y``, ``obj.last = y``, ``STATE.last += y``), itself or through
+    a function it calls, beyond what it updates otherwise."""
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object":
+        return []
+    stored = helper_summary(callee.obj, _summary_flow, attributes=True)
+    if stored is None:
+        return []
+    plain = helper_summary(callee.obj, _summary_flow) or (None, set(), None, [])
+    bound = bind_call(callee.obj, call) or {}
+    given = sorted({a.id for p in stored[1] - plain[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
+    return [g for g in stored[3] if g not in plain[3]] + given
 
 
 def updated_outside(stmts, params):

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import astutil as A
 from .effect_calls import assignment_instead
-from .memory_values import Values
+from .memory_values import Values, is_unread_result
 
 
 class Refusal(Exception):
@@ -55,19 +55,34 @@ class Refusals(Values):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
                     f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, name, None)})", s)
+            if kind in ("global", "global-item") and is_unread_result(owner) and (
+                    arguments or self.known_global(owner)):
+                raise Refusal(
+                    f"in-place update of '{name}', which may share memory that '{owner}' keeps: srcad cannot read "
+                    "that call (a cached function, a bound method, a partial may return an array it keeps, an object "
+                    "of yours may hold one), and does not change arrays outside the function: copy first "
+                    f"({self.copy_hint(state, name, None, unread=True)})", s)
             if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
                     f"srcad does not change arrays outside the function: copy first "
                     f"({self.copy_hint(state, name, owner)})", s)
 
-    def copy_hint(self, state, name, owner):
+    def copy_hint(self, state, name, owner, unread=False):
         """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on
-        every path), else of the global array ``owner``; never a copy of an object."""
+        every path), else of the global array ``owner``; never a copy of an object. ``unread``:
+        the value comes from a call srcad cannot read, whose ``.copy()`` it cannot trust either."""
         bound = state.bound.get(name) if name not in state.ambiguous else None
         made = bound[1] if bound else None
         if isinstance(made, gast.Assign) and isinstance(made.targets[0], gast.Name) and made.targets[0].id == name:
-            return f"'{name} = {A.to_source(made.value).strip()}.copy()'"
+            written = A.anno(made, "origin")  # the line as you wrote it, where it is one assignment
+            if not (isinstance(written, gast.Assign) and len(written.targets) == 1
+                    and isinstance(written.targets[0], gast.Name) and written.targets[0].id == name):
+                written = made
+            value = A.to_source(written.value).strip()
+            # (a method of yours named copy may return what it holds: a new array is np.array's)
+            new_array = unread or value.endswith(".copy()")
+            return f"'{name} = np.array({value})'" if new_array else f"'{name} = {value}.copy()'"
         if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
             return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
         return f"'{name} = ....copy()' where '{name}' is assigned"

@@ -49,22 +49,23 @@ def _plain_function(obj):
     return None if registry.is_nondifferentiable(obj) else fn
 
 
-def helper_summary(obj, flow, arrays=()):
+def helper_summary(obj, flow, arrays=(), attributes=False):
     """For a user function srcad reads the source of: the ``Memory`` of its result in its own
     locations, which parameters' memory it updates in place, and its allocations (``("new",
     id)`` or ``("old", id)``) the result may hold, numbered. None if unknown (then its result
-    may share all its arguments' memory). ``flow(params, body, at_return, arrays)`` runs
+    may share all its arguments' memory). ``flow(params, body, at_return, arrays, attributes)`` runs
     the analysis over a body; ``arrays``: the parameters a call gives arrays or numbers (what
-    their items and methods make is then known)."""
+    their items and methods make is then known). ``attributes``: an attribute store
+    (``STATE.last = y``, which srcad compiles nowhere) read as an update of the object."""
     fn = _plain_function(obj)
     if fn is None:
         return None
     with summaries_kept() as table:
-        return _summarise(fn, table, flow, tuple(sorted(arrays)))
+        return _summarise(fn, table, flow, tuple(sorted(arrays)), attributes)
 
 
-def _summarise(fn, table, flow, arrays):
-    key = (fn, fn.__code__, arrays)
+def _summarise(fn, table, flow, arrays, attributes=False):
+    key = (fn, fn.__code__, arrays, attributes)
     if key in table:
         return table[key]
     table[key] = None  # recursion: unknown while it is being read
@@ -73,11 +74,13 @@ def _summarise(fn, table, flow, arrays):
     from .normalize import normalize
     from .resolve_calls import resolve_calls
 
-    read = ("read", fn, fn.__code__)  # the tree, shared by the summaries for other ``arrays`` (only read)
+    # the tree, shared by the summaries for other ``arrays`` (the analysis only reads it)
+    read = ("read", fn, fn.__code__, attributes)
     if read not in table:
         try:
             source = capture(fn)
-            table[read] = normalize(resolve_calls(source.node, source), source)
+            table[read] = normalize(resolve_calls(_attribute_stores_as_items(source.node) if attributes
+                                                  else source.node, source), source)
         except (SrcadError, SyntaxError, OSError, TypeError):
             table[read] = None
     node = table[read]
@@ -93,7 +96,7 @@ def _summarise(fn, table, flow, arrays):
         if isinstance(s, gast.Return):
             returned.append(analysis.memory(state, s.value))
 
-    analysis = flow(params, node.body, at_return, [p for p in arrays if p in params])
+    analysis = flow(params, node.body, at_return, [p for p in arrays if p in params], attributes)
     result = returned[0] if returned else Memory()
     for memory in returned[1:]:
         result = result | memory
@@ -107,3 +110,20 @@ def _summarise(fn, table, flow, arrays):
     made = sorted({loc for loc in result.all() | result.listy if loc[0] in ("new", "old")}, key=repr)
     table[key] = (result, updated, {loc: k for k, loc in enumerate(made)}, outside)
     return table[key]
+
+
+class _ItemStores(gast.NodeTransformer):
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if isinstance(node.ctx, gast.Load):
+            return node
+        return gast.copy_location(gast.Subscript(value=node.value, slice=gast.Constant(value=node.attr, kind=None),
+                                                 ctx=node.ctx), node)
+
+
+def _attribute_stores_as_items(node):
+    """``node`` with each attribute store (``STATE.last = y``, ``obj.n += 1``, ``del self.c``) read
+    as an item store (``STATE["last"] = y``): for what a function updates the two are alike,
+    an update of the object's memory (srcad compiles no attribute store: without this it would
+    read no summary of the function, nor see what it stores outside)."""
+    return _ItemStores().visit(node)

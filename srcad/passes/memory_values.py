@@ -29,8 +29,8 @@ from .. import runtime
 from ..sharing import copy_for_calls
 from ..code_reading import attribute_now
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS,
-                    INDEX_ARRAY_FUNCTIONS, LISTS_OF_VIEWS, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
-                    VIEWS_OF_ARRAYS, call_argument, copies, is_in, is_ufunc)
+                    INDEX_ARRAY_FUNCTIONS, LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS,
+                    SHALLOW_COPIES, VIEWS_OF_ARRAYS, call_argument, copies, is_in, is_ufunc, keeps_no_memory)
 
 _EMPTY = frozenset()
 
@@ -149,6 +149,16 @@ class Values:
             return self.lookup(name) if self.lookup is not None else _UNKNOWN
         except KeyError:
             return _UNKNOWN
+
+    def global_object(self, atom):
+        """The object a name of a global (``F``) or a module's attribute (``operator.setitem``) denotes, else ``_UNKNOWN``."""
+        if isinstance(atom, gast.Name) and atom.id not in self.local and atom.id not in self.params:
+            return self._global(atom.id)
+        if isinstance(atom, gast.Attribute) and isinstance(atom.value, gast.Name):
+            module = self.global_object(atom.value)
+            if isinstance(module, types.ModuleType):
+                return _attribute_or_unknown(module, atom.attr)
+        return _UNKNOWN
 
     def memory(self, state, atom):
         if isinstance(atom, gast.Name):
@@ -350,6 +360,15 @@ class Values:
                 if callee.name in SHALLOW_COPIES:
                     return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
                 return Memory(new, array=True)
+        if callee is not None and callee.kind == "object" and not keeps_no_memory(callee.obj):
+            # a callable srcad cannot read (a cached function, a bound method, a partial) may
+            # return memory it keeps: a module's array, which no update may reach
+            kept = frozenset({("global", unread_result(callee))})
+            self.outer_globals.add(unread_result(callee))
+            if isinstance(callee.obj, type) and not isinstance(callee.obj.__new__, types.FunctionType):
+                # a new object (no __new__ of yours returns a kept one), whose attributes may be anything
+                return Memory(new, reached | kept)
+            return Memory(reached | new | kept, reached | kept)
         return Memory(reached | new, reached)
 
     def string_keys(self, state, atom):
@@ -405,9 +424,6 @@ class Values:
 _UNKNOWN = object()
 
 
-_NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to other array libraries
-
-
 _KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
 _SEQUENCE_BUILDERS = (builtins.list, builtins.tuple, builtins.sorted)
 
@@ -429,9 +445,20 @@ def _attribute_or_unknown(module, attr):
 
 
 def _holds_no_values(obj):
-    """Is ``obj`` a type, a function or a module: nothing an in-place update can change?"""
-    return isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.ModuleType, np.ufunc,
-                            _NUMPY_FUNCTION))
+    """Is ``obj`` a library's type, a function or a module: nothing an in-place update can change?
+    (A class of yours may hold arrays: ``Pool.buf``.)"""
+    return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, np.ufunc,
+                            NUMPY_FUNCTION)) or isinstance(obj, type) and keeps_no_memory(obj)
+
+
+def unread_result(callee):
+    """The owner (as a global's name) of the memory a call of ``callee`` srcad cannot read may
+    return: ``workspace(...)``. (A name of a global never ends in a call.)"""
+    return f"{callee.name or getattr(callee.obj, '__qualname__', 'the function')}(...)"
+
+
+def is_unread_result(owner):
+    return owner.endswith("(...)")
 
 
 def bind_call(fn, call):

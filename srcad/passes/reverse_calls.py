@@ -31,7 +31,8 @@ from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
-from .memory import changes_nothing_outside, globals_updated_by_helper, updated_by_helper
+from .memory import (attributes_stored_by_helper, changes_nothing_outside, globals_updated_by_helper,
+                     updated_by_helper)
 from .fresh import effect_targets, only_logs, stores_in_a_global
 
 
@@ -355,14 +356,26 @@ def refuse_helper_storing_outside(source, call, varied, node):
     names that carry one) that stores what it computes in a global (``CACHE.append(a)``): read
     back, it would carry no derivative (its result is read instead, differentiated, where needed)."""
     callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-    if callee is None or not user_function_call(callee):
+    if callee is None:
         return
     operands = [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
     named = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & varied)
+    if named and A.anno(call, "changes_arguments"):  # (``memory``: r = heapq.heappush(L, v) is the statement)
+        refuse_effect_call(source, call, named, node)
+    if not user_function_call(callee):
+        return
     outside = globals_updated_by_helper(call) if named else []
+    attributes = attributes_stored_by_helper(call) if named and not outside else []
+    given = [n for n in named if not n.startswith("_")]
+    which = f"'{given[0]}', which carries a derivative" if given else "a value carrying a derivative"
+    if attributes:
+        where = f"'{attributes[0]}'" if attributes[0] in A.names_read(call) else f"'{attributes[0]}', a global,"
+        raise source.syntax_error(
+            f"{callee.name}(...), given {which}, stores what it computes in an attribute of {where} and srcad runs "
+            "the call as written (its result needs no derivative), so whatever reads it back would carry no "
+            f"derivative: return the value from {callee.name} and use that, or store srcad.stop_gradient(...) of it "
+            "(a history, a log)", node)
     if outside:
-        given = [n for n in named if not n.startswith("_")]
-        which = f"'{given[0]}', which carries a derivative" if given else "a value carrying a derivative"
         raise source.syntax_error(
             f"{callee.name}(...), given {which}, stores what it computes in {outside[0]}, and srcad reads "
             "that as a constant, so whatever reads it back would carry no derivative: return the value "
