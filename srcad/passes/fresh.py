@@ -20,6 +20,7 @@ their shape only, changes none, or makes an object array (refused: its items are
 import builtins
 import inspect
 import operator
+import random
 import types
 
 import gast
@@ -143,15 +144,23 @@ def known_pure(obj):
 
 # operator's functions that change their first argument: operator.setitem, operator.iadd, ...
 _OPERATOR_UPDATES = {operator.setitem, operator.delitem} | {
-    getattr(operator, name) for name in dir(operator) if name.startswith("i") and (hasattr(operator, name[1:]) or hasattr(operator, name[1:] + "_"))}
+    getattr(operator, name) for name in dir(operator)
+    if name.startswith("i") and (hasattr(operator, name[1:]) or hasattr(operator, name[1:] + "_"))}
+# Objects whose bound methods return new memory or what they are given, never memory they keep:
+# random draws (``np.random.normal`` is a method of NumPy's global ``RandomState``, ``random.random``
+# of Python's), a ufunc's ``reduce`` or ``outer``
+_FRESH_RECEIVERS = (np.random.RandomState, np.random.Generator, random.Random, np.ufunc)
+NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to other array libraries
+_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc, NUMPY_FUNCTION, type)
+_SCOPE_READERS = {builtins.globals, builtins.locals, builtins.vars}  # they return a module's dict
 
 
 def leaves_arguments(obj):
     """Does a call of ``obj`` surely leave its arguments as they were, its result assigned or not?
     A function or type of the libraries srcad has rules for (``known_pure``), or of ``operator``
-    but for its in-place ones; a method of theirs bound to a list, dict or set, or a random draw;
-    not any other callable object (``functools.partial``, a ``methodcaller``), nor ``rng.shuffle``,
-    ``heapq.heapify``, a function of yours srcad does not read."""
+    but for its in-place ones; a method of theirs bound to an array, list, dict or set, or a
+    random draw; not any other callable object (``functools.partial``, a ``methodcaller``), nor
+    ``rng.shuffle``, ``heapq.heapify``, a function of yours srcad does not read."""
     owner = getattr(obj, "__self__", None)
     if owner is not None and not isinstance(owner, types.ModuleType):  # a bound method
         return (isinstance(owner, _FRESH_RECEIVERS + _BUILTIN_CONTAINERS) and known_pure(obj)
@@ -161,30 +170,29 @@ def leaves_arguments(obj):
     return known_pure(obj) or module_of(obj) == "_operator"
 
 
-# Objects whose bound methods return new memory or what they are given, never memory they keep:
-# random draws (``np.random.normal`` is a method of NumPy's global ``RandomState``), a ufunc's
-# ``reduce`` or ``outer``
-_FRESH_RECEIVERS = (np.random.RandomState, np.random.Generator, np.ufunc)
-NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to other array libraries
-_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc, NUMPY_FUNCTION, type)
+def may_change_arguments(obj):
+    """May a call of ``obj`` (its result assigned or not) change its arguments in place? Not a
+    type, a function srcad has a rule for, a Python function (srcad reads it: what it updates is
+    its summary's), nor one known to leave them (``leaves_arguments``); any other callable may
+    (``operator.setitem``, ``heapq.heappush``, a ``functools.partial``). Not what is no callable."""
+    return callable(obj) and not (
+        isinstance(obj, type) or isinstance(getattr(obj, "__srcad_function__", obj), types.FunctionType)
+        or registry.lookup(registry.VJP, obj) or registry.lookup(registry.JVP, obj) or leaves_arguments(obj))
 
 
 def keeps_no_memory(obj):
     """Does a call of ``obj`` return new memory or memory of what it is given, never memory it
-    keeps? Known only for the functions and types of the libraries srcad has rules for, and
-    the random draws and ufunc methods of ``_FRESH_RECEIVERS``; not for any other callable
-    object or bound method (an ``lru_cache``'d function, ``CACHE.get``, ``BUF.view``, a
-    ``functools.partial``, a ``weakref``, a classmethod returning ``cls.buf``), which may
-    return a module's array."""
+    keeps? Known only for the functions and types of the libraries srcad has rules for (and
+    ``operator``'s), and the random draws and ufunc methods of ``_FRESH_RECEIVERS``; not for any
+    other callable object or bound method (an ``lru_cache``'d function, ``CACHE.get``,
+    ``BUF.view``, a ``functools.partial``, a ``weakref``, a classmethod returning ``cls.buf``),
+    nor a class of yours, which may return or hold a module's array."""
     owner = getattr(obj, "__self__", None)
-    if owner is not None and not isinstance(owner, types.ModuleType):
-        return isinstance(owner, _FRESH_RECEIVERS)
+    if owner is not None and not isinstance(owner, types.ModuleType):  # (a distribution's scipy.stats.norm.pdf)
+        return isinstance(owner, _FRESH_RECEIVERS) or module_of(type(owner)).startswith("scipy.stats")
     if not isinstance(obj, _FUNCTIONS) or is_in(obj, _SCOPE_READERS):
         return False
-    return module_of(obj).split(".")[0] in _PURE_LIBRARIES | {"_operator"}
-
-
-_SCOPE_READERS = {builtins.globals, builtins.locals, builtins.vars}  # they return a module's dict
+    return module_of(obj).split(".")[0] in _PURE_LIBRARIES | {"_operator", "time"}
 
 
 def module_of(obj):

@@ -39,10 +39,9 @@ import types
 import gast
 
 from .. import astutil as A
-from .. import registry
 from .. import runtime
 from ..sharing import copy_for_calls
-from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure, leaves_arguments,
+from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure, may_change_arguments,
                     makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
                     stores_in_a_global, updates_first_argument, value_reads)
 from .memory_refusals import Refusals, object_array_refusal, out_argument_refusal, unseen_change_refusal
@@ -289,27 +288,17 @@ class _Flow(Refusals):
         return state
 
     def may_change_arguments(self, state, call, callee):
-        """May ``call``, its result assigned, change its arguments in place? Not a type, a
-        function srcad has a rule for, a Python function (srcad reads it: what it updates is its
-        summary's) nor one known to leave them (``fresh.leaves_arguments``); any other callable
-        may (``operator.setitem``, ``heapq.heappush``, ``functools.partial``). Of methods of a value
-        srcad does not know, only ``shuffle`` is taken to (``rng.shuffle(y)``): the others run as written."""
+        """May ``call``, its result assigned, change its arguments in place? Where its callee,
+        or a global callable it is given (``map(operator.setitem, ...)``), may
+        (``fresh.may_change_arguments``). Of methods of a value srcad does not know, only
+        ``shuffle`` is taken to (``rng.shuffle(y)``): the others run as written."""
         if callee.kind == "object":
-            obj = callee.obj
-            if (isinstance(obj, type) or isinstance(getattr(obj, "__srcad_function__", obj), types.FunctionType)
-                    or registry.lookup(registry.VJP, obj) or registry.lookup(registry.JVP, obj)):
-                return False
-            return not leaves_arguments(obj) or any(self.changing_callable(a) for a in self.operands(call))
+            return may_change_arguments(callee.obj) or any(
+                may_change_arguments(self.global_object(a)) for a in self.operands(call))
         if callee.kind == "method" and callee.name in _ARGUMENT_CHANGING_METHODS:
             receiver = self.memory(state, call.func.value)
             return not (receiver.array or receiver.sequence)
         return False
-
-    def changing_callable(self, atom):
-        """Is ``atom`` a global callable that may change its arguments (``map(operator.setitem, ...)`` calls it)?"""
-        obj = self.global_object(atom)
-        return callable(obj) and not isinstance(obj, type) and not leaves_arguments(obj) and not isinstance(
-            getattr(obj, "__srcad_function__", obj), types.FunctionType)
 
     def overwrites_change(self, state, base, index):
         """``r = S[i]; r *= 2.0; S[i] = ...``: the store overwrites all that the update through
@@ -483,52 +472,6 @@ def updated_arguments(stmts, params):
     reaching = [{p for p in params if locations & {("arg", p), ("arg-item", p)}}
                 for locations in (flow.mutated, flow.by_calls)]
     return tuple(reaching)
-
-
-def updated_by_helper(call):
-    """The names given to ``call``, of a function of yours srcad reads, that it updates in place."""
-    callee = A.anno(call, "callee")
-    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
-    bound = (bind_call(callee.obj, call) or {}) if summary is not None else {}
-    return sorted({a.id for p in (summary or ((), ()))[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
-
-
-def globals_updated_by_helper(call):
-    """What outside the call ``call``'s function of yours updates in place, where srcad reads
-    it: the globals (``CACHE.append(a)``), and the defaults of the parameters the call leaves
-    out (``def log(y, hist=HISTORY): hist.append(y)``), which outlive the call. Each as the
-    words naming it."""
-    callee = A.anno(call, "callee")
-    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
-    if summary is None:
-        return []
-    bound = bind_call(callee.obj, call)
-    defaults = [] if bound is None else sorted(p for p in summary[1] if p not in bound)
-    return [f"'{name}', a global" for name in summary[3]] + [f"the default of its parameter '{p}'" for p in defaults]
-
-
-def changes_nothing_outside(call):
-    """Does ``call``'s function of yours, which srcad reads, update in place nothing it is given
-    and no global? Then a call of it for its effect (a check, a print) runs as written."""
-    callee = A.anno(call, "callee")
-    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
-    return summary is not None and not summary[1] and not summary[3]
-
-
-def attributes_stored_by_helper(call):
-    """The globals, and the names given to ``call``, that its function of yours stores into by
-    an attribute (``STATE.last = y``, ``obj.last = y``, ``STATE.last += y``), itself or through
-    a function it calls, beyond what it updates otherwise."""
-    callee = A.anno(call, "callee")
-    if callee is None or callee.kind != "object":
-        return []
-    stored = helper_summary(callee.obj, _summary_flow, attributes=True)
-    if stored is None:
-        return []
-    plain = helper_summary(callee.obj, _summary_flow) or (None, set(), None, [])
-    bound = bind_call(callee.obj, call) or {}
-    given = sorted({a.id for p in stored[1] - plain[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
-    return [g for g in stored[3] if g not in plain[3]] + given
 
 
 def updated_outside(stmts, params):

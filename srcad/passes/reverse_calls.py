@@ -31,8 +31,8 @@ from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
-from .memory import (attributes_stored_by_helper, changes_nothing_outside, globals_updated_by_helper,
-                     updated_by_helper)
+from .memory_calls import (attributes_stored_by_helper, changes_nothing_outside, globals_updated_by_helper,
+                           updated_by_helper)
 from .fresh import effect_targets, only_logs, stores_in_a_global
 
 

@@ -1,0 +1,60 @@
+"""What a call of a function of yours does to memory, as the reverse and forward passes ask
+(``passes.reverse_calls``): the names given to it that it updates in place, the globals it
+updates, what it stores by an attribute, and whether it changes nothing outside. Read from its
+summary (``memory_summaries``).
+"""
+import gast
+
+from .. import astutil as A
+from .memory import _summary_flow
+from .memory_summaries import helper_summary
+from .memory_values import bind_call
+
+
+def updated_by_helper(call):
+    """The names given to ``call``, of a function of yours srcad reads, that it updates in place."""
+    callee = A.anno(call, "callee")
+    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
+    bound = (bind_call(callee.obj, call) or {}) if summary is not None else {}
+    return sorted({a.id for p in (summary or ((), ()))[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
+
+
+def globals_updated_by_helper(call):
+    """What outside the call ``call``'s function of yours updates in place, where srcad reads
+    it: the globals (``CACHE.append(a)``), and the defaults of the parameters the call leaves
+    out (``def log(y, hist=HISTORY): hist.append(y)``), which outlive the call. Each as the
+    words naming it."""
+    callee = A.anno(call, "callee")
+    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
+    if summary is None:
+        return []
+    bound = bind_call(callee.obj, call)
+    defaults = [] if bound is None else sorted(p for p in summary[1] if p not in bound)
+    return [f"'{name}', a global" for name in summary[3]] + [f"the default of its parameter '{p}'" for p in defaults]
+
+
+def changes_nothing_outside(call):
+    """Does ``call``'s function of yours, which srcad reads, change nothing it is given, no
+    global and no object's attribute (read as an update, as ``attributes_stored_by_helper``
+    does)? Then a call of it for its effect (a check, a print) runs as written."""
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object":
+        return False
+    summary = helper_summary(callee.obj, _summary_flow, attributes=True)
+    return summary is not None and not summary[1] and not summary[3]
+
+
+def attributes_stored_by_helper(call):
+    """The globals, and the names given to ``call``, that its function of yours stores into by
+    an attribute (``STATE.last = y``, ``obj.last = y``, ``STATE.last += y``), itself or through
+    a function it calls, beyond what it updates otherwise."""
+    callee = A.anno(call, "callee")
+    if callee is None or callee.kind != "object":
+        return []
+    stored = helper_summary(callee.obj, _summary_flow, attributes=True)
+    if stored is None:
+        return []
+    plain = helper_summary(callee.obj, _summary_flow) or (None, set(), None, [])
+    bound = bind_call(callee.obj, call) or {}
+    given = sorted({a.id for p in stored[1] - plain[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)})
+    return [g for g in stored[3] if g not in plain[3]] + given
