@@ -403,7 +403,10 @@ def reading_calls(x):  # assigned calls known to leave their arguments alone
     c = list(map(float, [x[0], x[1]]))
     d = {"k": y}.get("k")
     e = np.random.normal(size=3) * 0.0
-    return np.sum(b) + a * c[0] + np.sum(d * x) + np.sum(e)
+    L = [x[0], x[1] * 2.0, x[2] * 3.0]
+    k = bisect.bisect_left(L, 10.0)  # (run as written: their results carry no derivative)
+    t = functools.reduce(operator.add, L)
+    return np.sum(b) + a * c[0] + np.sum(d * x) + np.sum(e) + L[0] * L[1]
 
 
 def test_assigned_calls_that_only_read_are_differentiated():

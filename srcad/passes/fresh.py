@@ -17,7 +17,9 @@ their shape only, changes none, or makes an object array (refused: its items are
 >>> out_argument(call).id
 'a'
 """
+import bisect
 import builtins
+import functools
 import inspect
 import operator
 import random
@@ -153,6 +155,9 @@ _FRESH_RECEIVERS = (np.random.RandomState, np.random.Generator, random.Random, n
 NUMPY_FUNCTION = type(np.atleast_2d)  # NumPy's functions that dispatch to other array libraries
 _FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, np.ufunc, NUMPY_FUNCTION, type)
 _SCOPE_READERS = {builtins.globals, builtins.locals, builtins.vars}  # they return a module's dict
+# The standard library's functions in C that only read their arguments (``functools.reduce``
+# calls the function it is given, which ``may_change_arguments`` asks about too)
+_LIBRARY_READERS = {bisect.bisect_left, bisect.bisect_right, functools.reduce}
 
 
 def leaves_arguments(obj):
@@ -167,7 +172,7 @@ def leaves_arguments(obj):
                 and getattr(obj, "__name__", None) != "shuffle")
     if not isinstance(obj, _FUNCTIONS) or is_in(obj, _OPERATOR_UPDATES):
         return False
-    return known_pure(obj) or module_of(obj) == "_operator"
+    return known_pure(obj) or module_of(obj) == "_operator" or is_in(obj, _LIBRARY_READERS)
 
 
 def may_change_arguments(obj):
