@@ -89,10 +89,16 @@ class Refusals(Values):
 
     def refuse_stale(self, name, state, read):
         updated, update, through = state.stale[name]
-        # the name bound later is the one that made the two share memory: copy there (where one
-        # statement bound it on every path: a loop's ``w = None`` before it shares nothing)
-        later = max((state.bound[n] + (n,) for n in (updated, name) if n in state.bound and n not in state.ambiguous),
+        # the name bound later is the one that made the two share memory: copy there (not where
+        # a path binds it to None: a loop's ``w = None`` before it shares nothing)
+        later = max((state.bound[n] + (n,) for n in (updated, name)
+                     if n in state.bound and not (n in state.ambiguous and _binds_none(state.bound[n][1]))),
                     key=lambda b: b[0], default=(0, None, updated))
         made = A.anno(later[1], "origin") if later[1] is not None else None
         line = getattr(A.anno(read, "origin") or read, "lineno", None)
         raise Refusal((updated, name, made, later[2], line, through[1] if through else None), update)
+
+
+def _binds_none(statement):
+    return (isinstance(statement, gast.Assign) and isinstance(statement.value, gast.Constant)
+            and statement.value.value is None)
