@@ -139,8 +139,9 @@ def _stale_message(update, text, updated, reader, made, copied, line, through):
     loop_line = text.loop_line(reader) if reader in text.single else None
     if loop_line is not None:
         shares = "" if written == read else f", which shares memory with '{read}',"
+        copy = f"list({read})" if read.endswith(")") else f"{read}.copy()"  # reversed(L): the list of its items
         return (f"in-place update of '{written}'{shares} while the for loop at line {loop_line} iterates over "
-                f"'{read}'; iterate over a copy instead ('for ... in {read}.copy()')")
+                f"'{read}'; iterate over a copy instead ('for ... in {copy}')")
     if copied not in text.user:  # srcad's temporary: copy the expression where the user wrote it
         fix = f"write '{text(copied)}.copy()' there instead"
     else:

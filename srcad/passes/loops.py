@@ -192,9 +192,15 @@ def _materialise(norm, it, base, out, in_part=None):
             it = norm.atom(it, out)
             check = [A.deepcopy(it), where]
         out.append(gast.Expr(value=helper_call("read_again", runtime.read_again, *check)))
+    reversal = _reversal(it)
     value = norm.rhs(it if fresh else _call(builtins.list, "list", [it]), out)
     if not fresh and isinstance(value, gast.Call):  # Python reads the list itself as the loop runs:
         A.set_anno(value, "iterates", True)  # the memory analysis sees a change to it (``memory_values``)
+        if reversal and value.args and isinstance(value.args[0], gast.Name):  # so does its reverse iterator
+            made = [s for s in out if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                    and s.targets[0].id == value.args[0].id and isinstance(s.value, gast.Call)]
+            if made:
+                A.set_anno(made[-1].value, "iterates", True)
     out.append(gast.copy_location(A.assign(name, value), it))
     return name
 

@@ -211,6 +211,8 @@ class _Flow(Refusals):
                 raise out_argument_refusal(rhs, s)
             if makes_object_array(rhs):
                 raise object_array_refusal(rhs, s)
+        if isinstance(rhs, gast.Call):
+            state = self.written_through_out(s, state, rhs)
         nondiff = observes_nothing(rhs)
         observe = not nondiff and not shape_query(rhs) and not _copies(rhs)
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
@@ -322,6 +324,7 @@ class _Flow(Refusals):
             out = out_argument(call)
             if out is not None:
                 raise out_argument_refusal(call, s)
+        state = self.written_through_out(s, state, call)
         self.reads(s, self.names_read(call), state, observe=False)
         if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
             return state
@@ -340,6 +343,19 @@ class _Flow(Refusals):
         if scatter is not None:
             return self.update(s, state, scatter.id, exempt={scatter.id})
         return self.changes(s, state, call)
+
+    def written_through_out(self, s, state, call):
+        """A call writing into its ``out`` argument (``np.multiply(a, b, out=dst)``) updates it
+        in place. (Checking, such a call is refused; a helper's summary counts the update, so a
+        call of it is known to change what it is given.)"""
+        if A.anno(call, "callee") is not None:
+            out = out_argument(call)
+        else:  # srcad's own calls (a value stack's append), read by keyword
+            out = next((k.value for k in call.keywords if k.arg == "out"), None)
+        for target in (out.elts if isinstance(out, gast.Tuple) else [out]) if out is not None else ():
+            if isinstance(target, gast.Name):
+                state = self.update(s, state, target.id, exempt={target.id}, writes=False, by_call=True, whole=True)
+        return state
 
     def changes(self, s, state, call, local_only=False):
         """A call that may change its operands in place, with no save srcad can undo;
@@ -382,14 +398,15 @@ class _Flow(Refusals):
             state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
         return state
 
-    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False):
+    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False, whole=False):
         """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
         ``writes``: srcad's own code writes there (an element update), so it must not be an
         argument's memory reached through another name, nor a global's. ``structure``: a list
         grows or shrinks (append, pop), which changes only the list object. ``by_call``: a call
-        changes it, which srcad runs as written where it carries no derivative."""
+        changes it, which srcad runs as written where it carries no derivative. ``whole``: what
+        it holds changes too (the arrays of an ``out=(a, b)`` tuple)."""
         memory = self.name_memory(state, name)
-        changed = memory.listy if structure else memory.own
+        changed = memory.listy if structure else memory.all() if whole else memory.own
         self.mutated |= changed
         if by_call:
             self.by_calls |= changed
