@@ -18,7 +18,7 @@ from . import astutil as A
 from .passes.array_stacks import as_lists
 from .passes.simplify import tidy
 from .pullback_values import (calls_of_yours, constant_saved, may_read_outer_memory, outer_reads, read_saved,
-                              saved_copies, saved_values)
+                              saved_copies, saved_values, stacks_holding)
 from .source import identifier
 
 
@@ -243,20 +243,31 @@ def codegen(node, source, module, for_numba=False):
     user_reads = _read_names(fwd + rev) - defined - adjoint_names - {cot} - set(module.closure)
     # a parameter given its default (a helper's ``w=W0``) holds your object, as a global does
     defaulted = set(_defaulted(source.node.args)) & set(live)
-    # saved values that may be your globals' memory (_t1 = PARAMS[0]): saved as copies
-    # (what your functions return is copied too, but not under numba, which copies no tuple)
+    # saved values that may be your globals' memory (_t1 = PARAMS[0], rows M[i] pushed in a loop)
+    # or what your functions and bound methods return (``W.view()``, ``CACHE.get(k)``), which may
+    # be their objects' arrays: saved as copies, the stacks of them too (but not what your
+    # functions return under numba, which copies no tuple)
     callees = None if for_numba else module.closure
     copied, deep = saved_copies(fwd, params, live, callees) if may_read_outer_memory(
         user_reads, source.lookup) or not for_numba and calls_of_yours(fwd, callees) else (set(), set())
+    # (numba copies no list: there a stack of a parameter's default stays as it is, as the
+    # stacks of your memory, which numba refuses to read, do not arise)
+    deep |= stacks_holding(fwd, copied | deep | (set() if for_numba else defaulted)) & set(live)
     deep |= defaulted
     deep_copy = module.ref("snapshot", snapshot) if user_reads or deep else copy_value
-    # the backward sweep reads the user's globals and closure variables as the forward sweep
-    # saw them (a pullback called after they change must not mix old values and new): saved
-    # under names of their own, so the backward function reads no global of that name
-    outer = outer_reads(rev, defined | adjoint_names | {cot} | set(module.closure), source.lookup,
+    # the backward sweep reads the user's globals and closure variables (and the values rules
+    # paste in: a custom_vjp rule's global ``W``) as the forward sweep saw them (a pullback called
+    # after they change must not mix old values and new): saved under names of their own, so
+    # the backward function reads no global of that name
+    closure = dict(module.closure)
+
+    def lookup(name):
+        return closure[name] if name in closure else source.lookup(name)
+
+    outer = outer_reads(rev, defined | adjoint_names | {cot}, lookup,
                         lambda base: namer.unique(f"_{base.lstrip('_')}_seen"))
     if outer:
-        saved_outer = saved_values(outer, source.lookup, copy_value, deep_copy)
+        saved_outer = saved_values(outer, lookup, copy_value, module.ref("snapshot", snapshot))
     stacks = set(A.anno(node, "stacks") or ())
     # saved values no derivative can reach, read back as constants (read before the annotations go)
     free = A.anno(node, "derivative_free") or frozenset()

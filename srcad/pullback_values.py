@@ -59,14 +59,14 @@ def outer_reads(stmts, bound, lookup, unique):
 
 def saved_values(outer, lookup, copy_value, snapshot):
     """The expressions the forward function saves for ``outer`` (``outer_reads``): a copy of an
-    array or number (``copy_value``), a deep one of a list, tuple or dict (``snapshot``)."""
+    array or number (``copy_value``), a deep one of anything else (``snapshot``): a list, tuple
+    or dict, or what ``_attribute`` cannot read (``partial.keywords``)."""
     saved = []
     for path in outer:
         value = lookup(path[0])
         for attr in path[1:]:
             value = _attribute(value, attr)
-        helper = copy_value if value is None or isinstance(value, (np.ndarray, np.generic, int, float, complex)) \
-            else snapshot
+        helper = copy_value if isinstance(value, (np.ndarray, np.generic, int, float, complex)) else snapshot
         saved.append(gast.Call(func=A.load(helper), args=[_expr(path)], keywords=[]))
     return saved
 
@@ -97,11 +97,20 @@ def saved_copies(fwd, params, live, closure):
     return own, inner
 
 
+def stacks_holding(fwd, names):
+    """The stacks ``fwd`` pushes any of ``names`` on (``_t2_stack.append(_t2)``, in a loop):
+    they hold what those were on each pass (a view of a global's row, a function's result)."""
+    return {s.value.func.value.id for s in A.every_statement(fwd)
+            if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)
+            and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id in names}
+
+
 def _calls_of_yours(fwd, closure):
-    """Ids of the assignments of ``fwd`` (at any depth) that call a function of yours, or the
-    forward function of a helper's pair (a name of the generated module's ``closure``): what it
-    returns may be (or hold) the memory of its globals or defaults, which the memory analysis
-    does not see through generated code."""
+    """Ids of the assignments of ``fwd`` (at any depth) that call a function of yours, a method
+    bound to an object (``_bound_to_object``), or the forward function of a helper's pair (a
+    name of the generated module's ``closure``): what it returns may be (or hold) the memory of
+    its globals or defaults, which the memory analysis does not see through generated code."""
     from .guards import _CalleeFunction
     from .passes.fresh import known_pure
     from .source import GENERATED_FILENAME
@@ -112,7 +121,8 @@ def _calls_of_yours(fwd, closure):
             continue
         callee = A.anno(s.value, "callee")
         if callee is not None:
-            yours = callee.kind == "object" and not known_pure(callee.obj) and callable(callee.obj)
+            yours = callee.kind == "object" and callable(callee.obj) and (
+                not known_pure(callee.obj) or _bound_to_object(callee.obj))
         else:  # a helper's forward function: its stand-in until the code is bound, or the function
             fn = closure.get(s.value.func.id) if isinstance(s.value.func, gast.Name) else None
             code = getattr(fn, "__code__", None)
@@ -121,6 +131,13 @@ def _calls_of_yours(fwd, closure):
         if yours:
             found.add(id(s))
     return found
+
+
+def _bound_to_object(fn):
+    """Is ``fn`` a method bound to an object (``{"W": W}.get``, ``W.view``)? What it returns
+    may be that object's memory, a global's."""
+    owner = getattr(fn, "__self__", None)
+    return owner is not None and not isinstance(owner, types.ModuleType)
 
 
 def calls_of_yours(fwd, closure):
