@@ -14,7 +14,7 @@ import numpy as np
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt
 from .arguments import check_arguments, checked_cotangent, is_structure, object_classes, signature, unbind, where
 from .compile import compile_jvp
-from .dispatch import generated_params
+from .dispatch import generated_params, left_out_defaults
 from .batch_runtime import Unbatchable
 from .batching import batched_backward
 from .errors import ArgumentError, CotangentError, UnsupportedCaseError, WrtError
@@ -83,7 +83,8 @@ def jvp_with_keywords(fun, primals, tangents, keywords):
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
     arrays, numbers, keyed = argument_kinds({p: arg_spec(a) for p, a in zip(params, primals)})
-    compiled = compile_jvp(fn, wrt, containers, classes=object_classes(params, primals), arrays=arrays,
+    classes = object_classes(params, primals) + object_classes(*left_out_defaults(fn, params, primals, fixed))
+    compiled = compile_jvp(fn, wrt, containers, classes=classes, arrays=arrays,
                            numbers=numbers, keyed=keyed)
     keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
                 for p, a, t in zip(params, primals, tangents) if t is not None}

@@ -121,7 +121,8 @@ class CompiledCache:
         containers += tuple(p for p, a in kwargs.items() if is_structure(a))
         specialised = len(self._bound) < MAX_SPECIALISATIONS
         for_numba = self._backend != "numpy"  # Options.for_numba
-        classes = object_classes(params, args) + object_classes(kwargs, kwargs.values())
+        classes = object_classes(params, args) + object_classes(kwargs, kwargs.values()) + object_classes(
+            *left_out_defaults(fn, params, args, kwargs))
         values = args if len(args) == len(params) and not kwargs else _with_defaults(fn, params, args, kwargs)
         if specialised and values is not None:
             specs = {p: arg_spec(a) for p, a in zip(params, values)}
@@ -255,6 +256,20 @@ def positional_cotangent(joint):
     adjoint is passed by position (-1: it cannot be passed by position)."""
     code = joint.__code__
     return code.co_argcount - 1 if not code.co_kwonlyargcount else -1
+
+
+def left_out_defaults(fn, params, args, kwargs):
+    """``(names, values)`` of the parameters a call with ``args`` and ``kwargs`` leaves to the
+    defaults the generated code keeps (``def loss(x, box=Box())``; where ``fn`` takes ``*args``,
+    ``**kwargs`` or keyword-only parameters the API fills every default in): the code is
+    compiled for their classes, as for the arguments passed."""
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
+        return (), ()
+    defaults = fn.__defaults__ or ()
+    first = len(params) - len(defaults)
+    names = [p for i, p in enumerate(params) if i >= max(first, len(args)) and p not in kwargs]
+    return names, [defaults[params.index(p) - first] for p in names]
 
 
 def generated_params(fn):
