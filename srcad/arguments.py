@@ -197,6 +197,11 @@ class Signature:
             if isinstance(w, bool) or not isinstance(w, (int, str)):
                 raise WrtError(f"{self.where}: wrt={w!r}: wrt is a parameter's position or name, or a tuple of them")
             if isinstance(w, int):
+                if w < 0 and (self.varargs is not None or not set(self.visible) <= set(self.required_names)):
+                    raise WrtError(f"{self.where}: wrt={w} (or argnums={w}): JAX counts a negative position from the "
+                                   f"last argument a call passes, srcad would count from the function's last "
+                                   f"parameter, and a call may pass fewer (a parameter with a default, *args): give "
+                                   f"the position from the front or the parameter's name{self.wrapper_hint}")
                 if -len(self.visible) <= w < len(self.visible):
                     names.append(self.visible[w])
                     continue
