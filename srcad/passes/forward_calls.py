@@ -2,7 +2,6 @@
 it, a method through the function it stands for; the user's own Python function calls its
 own jvp (compiled once); a ``custom_vjp`` without a forward rule is refused.
 """
-import inspect
 import types
 
 import gast
@@ -16,7 +15,7 @@ from ..template_binding import bind
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
 from .method_calls import argument_classes
-from .reverse_calls import (keyword_defaults, only_reads, refuse_active_packing, refuse_active_spread, refuse_derivative_call,
+from .reverse_calls import (bind_arguments, keyword_defaults, only_reads, refuse_active_packing, refuse_derivative_call,
                             refuse_effect_call, refuse_storing_in_a_global)
 
 
@@ -122,12 +121,7 @@ class CallTangents:
     def user_call(self, var, s, fn):
         """``y = g(a, b)`` for the user's own function ``g``: call its jvp."""
         rhs = s.value
-        refuse_active_spread(self.source, rhs, fn.__name__, lambda name: self.read(name) is not None)
-        try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args,
-                                                                     **{k.arg: k.value for k in rhs.keywords})
-        except TypeError as exc:
-            raise self.source.syntax_error(f"bad call to {fn.__name__}: {exc}", rhs) from None
+        bound = bind_arguments(self.source, fn, rhs, fn.__name__, lambda name: self.read(name) is not None)
         refuse_active_packing(self.source, rhs, fn.__name__, bound, lambda name: self.read(name) is not None)
         wrt = tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and self.read(a.id) is not None)
         if not wrt:

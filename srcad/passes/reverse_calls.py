@@ -114,6 +114,27 @@ def refuse_active_spread(source, call, name, carries):
                 "(a def at the top level of this module, not a lambda); pass the arguments one by one", call)
 
 
+def bind_arguments(source, fn, call, name, carries):
+    """The ``inspect`` binding of ``call``'s nodes to the parameters of ``fn``, a user function
+    compiled apart. A ``**mapping`` (a global ``functools.partial``'s keywords) binds only when
+    the code runs: the parameters it may fill are left out, as constants (what it holds
+    carries no derivative, else the call is refused: ``carries(name)``)."""
+    refuse_active_spread(source, call, name, carries)
+    named = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    spread = [k.value for k in call.keywords if k.arg is None]
+    for mapping in spread:
+        if any(carries(n) for n in A.names_read(mapping)) or getattr(fn, "__kwdefaults__", None):
+            raise source.syntax_error(
+                f"srcad differentiates a call of {name} with a **mapping argument only where it inlines the "
+                "function (a def at the top level of this module, not a lambda) and nothing in the mapping carries "
+                "a derivative; pass the arguments by name one by one", call)
+    signature = inspect.signature(fn, follow_wrapped=False)
+    try:
+        return signature.bind_partial(*call.args, **named) if spread else signature.bind(*call.args, **named)
+    except TypeError as exc:
+        raise source.syntax_error(f"bad call to {name}: {exc}", call) from None
+
+
 class Calls:
     """The call handling of ``_Reverse``."""
 
@@ -125,12 +146,7 @@ class Calls:
         # a call to the user's own Python function: run its forward sweep, keep its state
         fn = getattr(callee.obj, "__srcad_function__", callee.obj)
         self.refuse_derivative_call(fn, callee.name, rhs)
-        refuse_active_spread(self.source, rhs, callee.name, lambda name: name in self.active)
-        try:
-            bound = inspect.signature(fn, follow_wrapped=False).bind(*rhs.args,
-                                                                     **{k.arg: k.value for k in rhs.keywords})
-        except TypeError as exc:
-            raise self.source.syntax_error(f"bad call to {callee.name}: {exc}", rhs) from None
+        bound = bind_arguments(self.source, fn, rhs, callee.name, lambda name: name in self.active)
         refuse_active_packing(self.source, rhs, callee.name, bound, lambda name: name in self.active)
         wrt = tuple(p for p, a in bound.arguments.items()
                     if isinstance(a, gast.Name) and a.id in self.active)
