@@ -208,7 +208,7 @@ def value_and_grad(fun: Callable[P, R], wrt: Optional[Wrt] = None, *, argnums: O
 
 @api_boundary
 def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: Optional[Wrt] = None,
-        backend: str = "numpy") -> tuple[R, Callable[..., Any]]:
+        backend: str = "numpy", **kwargs: Any) -> tuple[R, Callable[..., Any]]:
     """``(y, pullback)`` for ``fun(*args)``; ``pullback(v)`` is vᵀJ and may be called many times.
 
     For an output that is a tuple, list or dict, ``v`` has its structure; ``None`` in place
@@ -217,7 +217,8 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
 
     Parameters:
         fun: the function to differentiate.
-        *args: its arguments (positional only: ``wrt`` and ``argnums`` are keywords here).
+        *args, **kwargs: its arguments (``wrt``, ``argnums`` and ``backend`` are this function's
+            keywords: pass a parameter of those names by position).
         wrt, argnums: as for ``srcad.grad``.
 
     Returns: ``(y, pullback)``: ``y = fun(*args)``; ``pullback(v=None)`` gives vᵀJ for the
@@ -238,7 +239,7 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
     array([[1., 0., 0.],
            [3., 2., 1.]])
     """
-    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args)
+    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args, **kwargs)
 
 
 @api_boundary
