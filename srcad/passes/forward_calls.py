@@ -14,9 +14,8 @@ from ..template import instantiate
 from ..template_binding import bind
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
-from .method_calls import argument_classes
-from .reverse_calls import (bind_arguments, keyword_defaults, only_reads, refuse_active_packing, refuse_derivative_call,
-                            refuse_effect_call, refuse_storing_in_a_global)
+from .reverse_calls import (bind_arguments, call_classes, keyword_defaults, only_reads, refuse_active_packing,
+                            refuse_derivative_call, refuse_effect_call, refuse_storing_in_a_global)
 
 
 class _CallSite:
@@ -131,7 +130,7 @@ class CallTangents:
         arrays, numbers = ([p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in known]
                            for known in (A.anno(rhs, "array_arguments") or (), self.numbers))
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
-                                              classes=argument_classes(self.node, bound.arguments, self.source),
+                                              classes=call_classes(self.node, fn, rhs, bound, self.source),
                                               arrays=tuple(arrays), numbers=tuple(numbers))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]

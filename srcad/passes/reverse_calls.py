@@ -135,6 +135,19 @@ def bind_arguments(source, fn, call, name, carries):
         raise source.syntax_error(f"bad call to {name}: {exc}", call) from None
 
 
+def call_classes(fn_node, fn, call, bound, source):
+    """``argument_classes`` of ``call`` of ``fn`` (``bound``: ``bind_arguments``), with those of
+    the default objects it leaves out (``def inner(x, box=GBOX)``; none where a ``**mapping``
+    may fill them): its code is compiled for them."""
+    from ..arguments import object_classes
+
+    left = [] if any(k.arg is None for k in call.keywords) else [
+        (p, param.default) for p, param in inspect.signature(fn, follow_wrapped=False).parameters.items()
+        if p not in bound.arguments and param.default is not param.empty]
+    return argument_classes(fn_node, bound.arguments, source) + object_classes(
+        [p for p, _ in left], [d for _, d in left])
+
+
 class Calls:
     """The call handling of ``_Reverse``."""
 
@@ -157,7 +170,7 @@ class Calls:
         known = {p: self.spec(a.id) for p, a in bound.arguments.items()  # the callee is specialised on them
                  if isinstance(a, gast.Name) and self.spec(a.id) is not None}
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known,
-                                               classes=argument_classes(self.node, bound.arguments, self.source),
+                                               classes=call_classes(self.node, fn, rhs, bound, self.source),
                                                constant_params=self.constant_arguments(fn, bound))
         base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
