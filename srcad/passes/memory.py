@@ -41,16 +41,16 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from ..sharing import copy_for_calls
-from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, known_pure, may_change_arguments,
-                    makes_object_array, observes_nothing, only_logs, out_argument, scatter_add_target, shape_query,
-                    stores_in_a_global, updates_first_argument, value_reads)
-from .memory_refusals import Refusals, object_array_refusal, out_argument_refusal, unseen_change_refusal
+from .fresh import (MUTATING_METHODS, known_pure, makes_object_array, observes_nothing, out_argument, shape_query, value_reads)
+from .memory_refusals import object_array_refusal, out_argument_refusal
 from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
-from .memory_values import Memory, bind_call, makes_index_array
+from .memory_updates import Updates, globals_of
+from .memory_scan import makes_index_array
+from .memory_values import Memory, bind_call
 
 
-class _Flow(Refusals):
+class _Flow(Updates):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
     def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), keyed=()):
@@ -238,7 +238,7 @@ class _Flow(Refusals):
             state = self.changes(s, state, rhs)
         summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
         if summary is not None:
-            self.mutated |= _globals_of(summary)
+            self.mutated |= globals_of(summary)
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
             # read those arrays afterwards (it would see them changed without srcad)
@@ -289,19 +289,6 @@ class _Flow(Refusals):
             del state.stale[base]
         return state
 
-    def may_change_arguments(self, state, call, callee):
-        """May ``call``, its result assigned, change its arguments in place? Where its callee,
-        or a global callable it is given (``map(operator.setitem, ...)``), may
-        (``fresh.may_change_arguments``). Of methods of a value srcad does not know, only
-        ``shuffle`` is taken to (``rng.shuffle(y)``): the others run as written."""
-        if callee.kind == "object":
-            return may_change_arguments(callee.obj) or any(
-                may_change_arguments(self.global_object(a)) for a in self.operands(call))
-        if callee.kind == "method" and callee.name in _ARGUMENT_CHANGING_METHODS:
-            receiver = self.memory(state, call.func.value)
-            return not (receiver.array or receiver.sequence)
-        return False
-
     def overwrites_change(self, state, base, index):
         """``r = S[i]; r *= 2.0; S[i] = ...``: the store overwrites all that the update through
         ``r`` changed in ``S`` (same basic index, its names not bound again since)."""
@@ -317,130 +304,6 @@ class _Flow(Refusals):
             return False
         return all(state.bound.get(n, (0,))[0] < made[0] for n in self.names_read(index))
 
-    def effect(self, s, state):
-        call = s.value
-        callee = A.anno(call, "callee")
-        if self.check:
-            out = out_argument(call)
-            if out is not None:
-                raise out_argument_refusal(call, s)
-        state = self.written_through_out(s, state, call)
-        self.reads(s, self.names_read(call), state, observe=False)
-        if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
-            return state
-        if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:
-            pushed = self.memory(state, call.args[0])
-            if not pushed.array:
-                state.stacks_of_arrays.discard(call.func.value.id)
-            if not pushed.sequence:
-                state.stacks_of_sequences.discard(call.func.value.id)
-            return self.update(s, state, call.func.value.id, exempt={call.func.value.id},
-                               stored=self.memory(state, call.args[0]), structure=True)
-        if callee is not None and callee.kind == "method" and callee.name == "pop" and not call.args:
-            # L.pop() for its effect: reverse binds the item, as for y = L.pop(), and pushes it back
-            return self.update(s, state, call.func.value.id, exempt={call.func.value.id}, structure=True)
-        scatter = scatter_add_target(call)
-        if scatter is not None:
-            return self.update(s, state, scatter.id, exempt={scatter.id})
-        return self.changes(s, state, call)
-
-    def written_through_out(self, s, state, call):
-        """A call writing into its ``out`` argument (``np.multiply(a, b, out=dst)``) updates it
-        in place. (Checking, such a call is refused; a helper's summary counts the update, so a
-        call of it is known to change what it is given.)"""
-        if A.anno(call, "callee") is not None:
-            out = out_argument(call)
-        else:  # srcad's own calls (a value stack's append), read by keyword
-            out = next((k.value for k in call.keywords if k.arg == "out"), None)
-        for target in (out.elts if isinstance(out, gast.Tuple) else [out]) if out is not None else ():
-            if isinstance(target, gast.Name):
-                state = self.update(s, state, target.id, exempt={target.id}, writes=False, by_call=True, whole=True)
-        return state
-
-    def changes(self, s, state, call, local_only=False):
-        """A call that may change its operands in place, with no save srcad can undo;
-        ``local_only``: only the values the function itself binds."""
-        callee = A.anno(call, "callee")
-        # a call for its effect may change its arguments (np.copyto(a, b), rng.shuffle(a)), and
-        # its receiver if it is a known in-place method (a.sort())
-        changed = [a for a in call.args if isinstance(a, gast.Name)]
-        if callee is not None and callee.kind == "object":
-            summary = self.summary(callee.obj)
-            if summary is not None:  # a user function: the arguments it updates in place
-                self.mutated |= _globals_of(summary)
-                bound = bind_call(callee.obj, call) or {}
-                changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
-                for a in changed:
-                    self.tracked(state, a.id)
-            elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
-                changed = []  # without out= these only read their arguments
-            elif updates_first_argument(callee.obj):  # np.copyto(dst, src), np.multiply.at(a, i, v): the first
-                changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []
-            elif stores_in_a_global(callee.obj):
-                changed = []  # HISTORY.append(y) changes the list only (refused if y carries a derivative)
-                if isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):
-                    self.mutated.add(("global", call.func.value.id))  # what a helper stores there escapes it
-        if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
-            changed = [call.func.value]  # y.fill(v), L.insert(i, v), L.pop(i): the arguments are only read
-        elif callee is not None and callee.kind == "method" and isinstance(call.func.value, gast.Name):
-            # obj.step() of an object srcad does not know may change it: srcad runs it as written, on a
-            # copy where the object is (or is held by) an argument
-            reached = {loc for loc in self.memory(state, call.func.value).all() if loc[0] in ("arg", "arg-item")}
-            self.mutated |= reached
-            self.by_calls |= reached
-        if local_only:
-            changed = [a for a in changed if a.id in self.local and a.id not in self.params]
-        for arg in changed:
-            seen = self.memory(state, arg).own & state.observed
-            if seen and self.check:
-                raise unseen_change_refusal(call, arg, s)
-        for arg in changed:
-            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
-        return state
-
-    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False, whole=False):
-        """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
-        ``writes``: srcad's own code writes there (an element update), so it must not be an
-        argument's memory reached through another name, nor a global's. ``structure``: a list
-        grows or shrinks (append, pop), which changes only the list object. ``by_call``: a call
-        changes it, which srcad runs as written where it carries no derivative. ``whole``: what
-        it holds changes too (the arrays of an ``out=(a, b)`` tuple)."""
-        memory = self.name_memory(state, name)
-        changed = memory.listy if structure else memory.all() if whole else memory.own
-        self.mutated |= changed
-        if by_call:
-            self.by_calls |= changed
-        if self.check:  # srcad's own writes may not reach an argument through another name; nothing may reach a global
-            self.check_caller_memory(s, state, name, changed, arguments=writes)
-        # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
-        unbound = sorted(self.params - set(state.names))
-        sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in unbound)]
-        for other, m in sharers:
-            if other not in exempt and m.all() & changed and other not in state.stale:
-                # (the binding of the name updated through, where one statement made it on every path)
-                state.stale[other] = (name, s, None if name in state.ambiguous else state.bound.get(name))
-        if stored is not None and stored.all():  # a list keeps what is stored in it
-            added = stored.all()
-            state.names = {n: (Memory(m.own, m.inner | added, sequence=m.sequence) if m.all() & changed
-                               and not m.array else m) for n, m in state.names.items()}
-            for n, m in state.names.items():
-                if m.all() & changed and not m.array:
-                    self.note_holder(n, added)
-        return state
-
-    def note_holder(self, name, locations):
-        for kind, made_by in locations:
-            if kind == "new":
-                self.holders.setdefault(made_by, set()).add(name)
-
-    def tracked(self, state, name):
-        """``name``, entered in ``state`` if it is an argument or a global not bound yet, so a
-        helper srcad runs on a copy of it makes it stale as it makes a local."""
-        if name not in state.names:
-            state.names[name] = self.name_memory(state, name)
-        return name
-
-
 def _copies(rhs):
     """Is ``rhs`` a name, or a copy (``copy_value``, ``copy.deepcopy``, ``copy.copy``,
     ``copy_for_calls``), whose derivative reads no value?"""
@@ -453,12 +316,6 @@ def _copies(rhs):
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
-_ARGUMENT_CHANGING_METHODS = {"shuffle"}  # (a random generator's: rng.shuffle(y))
-
-
-def _globals_of(summary):
-    """The globals a function of yours updates in place (its summary's), which its caller updates too."""
-    return {("global", owner) for owner in summary[3]}
 
 
 def _summary_flow(params, body, at_return, arrays=(), attributes=False):

@@ -29,8 +29,9 @@ from .. import runtime
 from ..sharing import copy_for_calls
 from ..code_reading import attribute_now
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS,
-                    INDEX_ARRAY_FUNCTIONS, LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS,
+                    LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS,
                     SHALLOW_COPIES, VIEWS_OF_ARRAYS, call_argument, copies, is_in, is_ufunc, keeps_no_memory)
+from .memory_scan import bound_names, index_arrays, made_by_yours, stacks
 
 _EMPTY = frozenset()
 
@@ -108,7 +109,7 @@ class Values:
         self.index_arrays = index_arrays(stmts)  # indexing with these copies
         self.stacks = stacks(stmts)
         self.outer_globals = set()  # globals and defaults a helper's result may be (``helper_result``)
-        self.made_by_yours = _made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
+        self.made_by_yours = made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
         # id(statement) -> how many allocations of a user function its call made, each a location
         # ("new", (id, k)) of its own (``helper_result``)
@@ -472,63 +473,3 @@ def bind_call(fn, call):
     except (TypeError, ValueError):
         return None
     return {p: list(v) if isinstance(v, tuple) else [v] for p, v in bound.arguments.items()}
-
-
-def makes_index_array(rhs):
-    """Is ``rhs`` an index array (a list, a mask, np.argsort(...)): indexing with it copies?"""
-    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    return (isinstance(rhs, (gast.List, gast.Compare))
-            or callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))
-
-
-def _made_by_yours(stmts):
-    """Ids of the assignments (at any depth) whose value a function of yours made: a call of
-    your function or class, or a method of a value of unknown type."""
-    from .fresh import known_pure
-
-    found = set()
-    for s in A.every_statement(stmts):
-        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
-            callee = A.anno(s.value, "callee")
-            if callee is None or callee.kind == "method" or callee.kind == "object" and not known_pure(callee.obj):
-                found.add(id(s))
-    return found
-
-
-def stacks(stmts):
-    """Names used only as stacks: bound to ``[]`` only, read only to push (``L.append(e)``)
-    and pop (``L.pop()``, ``y = L.pop()``). Nothing else reaches their items (srcad's
-    ``_x_stack`` of saved values)."""
-    used, as_stack = {}, set()
-    for s in A.walk_statements(stmts):
-        value = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
-        single = isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-        if single and isinstance(value, gast.List) and not value.elts:
-            as_stack.add(id(s.targets[0]))
-        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and isinstance(
-                value.func.value, gast.Name) and not value.keywords and (
-                isinstance(s, gast.Expr) and value.func.attr == "append" and len(value.args) == 1
-                or (isinstance(s, gast.Expr) or single) and value.func.attr == "pop" and not value.args):
-            as_stack.add(id(value.func.value))
-    for node in A.walk(gast.Module(body=list(stmts), type_ignores=[])):
-        if isinstance(node, gast.Name):
-            used.setdefault(node.id, []).append(id(node))
-    return {name for name, ids in used.items() if all(i in as_stack for i in ids)}
-
-
-def index_arrays(stmts):
-    """Names every binding of which is an index array."""
-    found, other = set(), set()
-    for s in A.walk_statements(stmts):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and makes_index_array(s.value):
-            found.add(s.targets[0].id)
-            continue
-        if isinstance(s, gast.For):
-            other.add(s.target.id)
-        elif not isinstance(s, (gast.If, gast.While)):
-            other |= A.names_stored(s)
-    return found - other
-
-
-def bound_names(stmts):
-    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))

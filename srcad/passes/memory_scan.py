@@ -1,0 +1,71 @@
+r"""Facts the memory analysis (``passes.memory``) reads off a function's statements once, before
+it follows them: the names it binds, those used only as value stacks, those bound only to
+index arrays, and the assignments whose value a function of yours made.
+
+>>> import gast
+>>> body = gast.parse("s = []\ns.append(x)\ni = [0, 2]\ny = s.pop()").body
+>>> sorted(stacks(body)), sorted(index_arrays(body)), sorted(bound_names(body))
+(['s'], ['i', 's'], ['i', 's', 'y'])
+"""
+import gast
+
+from .. import astutil as A
+from .fresh import INDEX_ARRAY_FUNCTIONS, is_in, known_pure
+
+
+def makes_index_array(rhs):
+    """Is ``rhs`` an index array (a list, a mask, np.argsort(...)): indexing with it copies?"""
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    return (isinstance(rhs, (gast.List, gast.Compare))
+            or callee is not None and callee.kind == "object" and is_in(callee.obj, INDEX_ARRAY_FUNCTIONS))
+
+
+def made_by_yours(stmts):
+    """Ids of the assignments (at any depth) whose value a function of yours made: a call of
+    your function or class, or a method of a value of unknown type."""
+    found = set()
+    for s in A.every_statement(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call):
+            callee = A.anno(s.value, "callee")
+            if callee is None or callee.kind == "method" or callee.kind == "object" and not known_pure(callee.obj):
+                found.add(id(s))
+    return found
+
+
+def stacks(stmts):
+    """Names used only as stacks: bound to ``[]`` only, read only to push (``L.append(e)``)
+    and pop (``L.pop()``, ``y = L.pop()``). Nothing else reaches their items (srcad's
+    ``_x_stack`` of saved values)."""
+    used, as_stack = {}, set()
+    for s in A.walk_statements(stmts):
+        value = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
+        single = isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+        if single and isinstance(value, gast.List) and not value.elts:
+            as_stack.add(id(s.targets[0]))
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and isinstance(
+                value.func.value, gast.Name) and not value.keywords and (
+                isinstance(s, gast.Expr) and value.func.attr == "append" and len(value.args) == 1
+                or (isinstance(s, gast.Expr) or single) and value.func.attr == "pop" and not value.args):
+            as_stack.add(id(value.func.value))
+    for node in A.walk(gast.Module(body=list(stmts), type_ignores=[])):
+        if isinstance(node, gast.Name):
+            used.setdefault(node.id, []).append(id(node))
+    return {name for name, ids in used.items() if all(i in as_stack for i in ids)}
+
+
+def index_arrays(stmts):
+    """Names every binding of which is an index array."""
+    found, other = set(), set()
+    for s in A.walk_statements(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and makes_index_array(s.value):
+            found.add(s.targets[0].id)
+            continue
+        if isinstance(s, gast.For):
+            other.add(s.target.id)
+        elif not isinstance(s, (gast.If, gast.While)):
+            other |= A.names_stored(s)
+    return found - other
+
+
+def bound_names(stmts):
+    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
