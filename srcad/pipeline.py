@@ -290,7 +290,8 @@ def _imported_names(fn):
         code = stack.pop()
         names.update(code.co_names)
         stack.extend(k for k in code.co_consts if isinstance(k, types.CodeType))
-    return sorted(n for n in names if isinstance(fn.__globals__.get(n), types.ModuleType))
+    # (type(), not isinstance: a weak proxy whose object is gone raises on its __class__)
+    return sorted(n for n in names if issubclass(type(fn.__globals__.get(n)), types.ModuleType))
 
 
 def _wrapped(node, code, qualname, imported=()):

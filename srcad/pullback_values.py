@@ -39,7 +39,9 @@ def outer_reads(stmts, bound, lookup, unique):
     ``bound``: names the sweeps bind; ``lookup(name)`` the object a name denotes in the user's
     scope (``KeyError`` if none); ``unique(base)`` a fresh name."""
     paths = {}
-    for node in A.walk(gast.Module(body=stmts, type_ignores=[])):
+    tree = gast.Module(body=stmts, type_ignores=[])
+    called = {id(n.func) for n in A.walk(tree) if isinstance(n, gast.Call)}
+    for node in A.walk(tree):
         path = _path(node)
         if path is None or path[0] in bound or not isinstance(node.ctx, gast.Load):
             continue
@@ -48,10 +50,12 @@ def outer_reads(stmts, bound, lookup, unique):
         except KeyError:
             continue
         for k in range(len(path)):
-            if _is_data(value):
+            last = k + 1 == len(path)
+            # (what a call names and srcad cannot read, stats.gamma.pdf, is a function: not saved)
+            if _is_data(value) and not (last and value is None and id(node) in called):
                 paths.setdefault(path[:k + 1], None)
                 break
-            if k + 1 == len(path):
+            if last:
                 break
             value = _attribute(value, path[k + 1])
     return {p: unique("_".join(p)) for p in sorted(paths)}

@@ -1,9 +1,25 @@
 """Checks shared by the tests of the language constructs (tests/test_lang_*.py): every mode
 against central finite differences."""
+import linecache
+
 import numpy as np
+import pytest
 
 import srcad
+from srcad import SrcadSyntaxError
 from srcad.testing import check_grads, check_jvp
+
+
+def refused(f, *args, line_text, message):
+    """``srcad.grad(f)(*args)`` refused with ``message``, at the line of ``f``'s file holding
+    ``line_text``; returns the message."""
+    with pytest.raises(SrcadSyntaxError) as info:
+        srcad.grad(f)(*args)
+    err = info.value
+    assert message in str(err), str(err)
+    assert err.filename == f.__code__.co_filename
+    assert line_text in linecache.getline(err.filename, err.lineno)
+    return str(err)
 
 
 def check_second_order(f, args, wrt=0, eps=1e-6, rtol=1e-5, atol=1e-7, seed=0):

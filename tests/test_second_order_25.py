@@ -3,26 +3,14 @@ itertools.accumulate / copy.copy. Each fix is checked against finite differences
 mode; each refusal that is right stays, with a message naming the user's code."""
 import copy
 import itertools
-import linecache
 import operator
 
 import numpy as np
 import pytest
 
 import srcad
-from srcad import SrcadSyntaxError
 
-from lang_checks import check_all_modes
-
-
-def refused(f, *args, line_text, message):
-    with pytest.raises(SrcadSyntaxError) as info:
-        srcad.grad(f)(*args)
-    err = info.value
-    assert message in str(err), str(err)
-    assert err.filename == __file__
-    assert line_text in linecache.getline(err.filename, err.lineno)
-    return str(err)
+from lang_checks import check_all_modes, refused
 
 
 def assert_hessian_matches(f, x, eps=1e-6):

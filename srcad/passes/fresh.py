@@ -168,6 +168,8 @@ def leaves_arguments(obj):
     ``rng.shuffle``, ``heapq.heapify``, a function of yours srcad does not read."""
     owner = getattr(obj, "__self__", None)
     if owner is not None and not isinstance(owner, types.ModuleType):  # a bound method
+        if getattr(obj, "__name__", None) == "__getitem__" and module_of(type(owner)).split(".")[0] == "numpy":
+            return True  # np.ogrid[0:3], np.r_[...], np.s_[...]: NumPy's index tricks only read their keys
         return (isinstance(owner, _FRESH_RECEIVERS + _BUILTIN_CONTAINERS) and known_pure(obj)
                 and getattr(obj, "__name__", None) != "shuffle")
     if not isinstance(obj, _FUNCTIONS) or is_in(obj, _OPERATOR_UPDATES):
