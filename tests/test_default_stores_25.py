@@ -55,3 +55,31 @@ def test_storing_a_value_that_carries_no_derivative_still_runs():
     check_grads(logs_a_constant, (x,))
     assert np.allclose(srcad.grad(logs_a_constant)(x), np.cos(x) * x + np.sin(x))
     assert len(HISTORY) > before  # the call ran, as written
+
+
+H = []
+
+
+def push(y, h=H):
+    h.append(y)
+    return y * 2.0
+
+
+def pushed_and_read_back(x):  # probe 25C: hvp updated a copy of the default, H stayed empty
+    z = push(x ** 2)
+    last = H[-1] if len(H) > 0 else 0.0 * x
+    return np.sum(z * x) + np.sum(last ** 2)
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp", "hvp"])
+def test_a_call_compiled_apart_that_updates_its_default_is_refused(mode):
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    H.clear()
+    with pytest.raises(SrcadError, match=r"test_default_stores_25\.py:\d+: push\(\.\.\.\) updates in place the "
+                                         r"default of its parameter 'h'"):
+        if mode == "grad":
+            srcad.grad(pushed_and_read_back)(x)
+        elif mode == "jvp":
+            srcad.jvp(pushed_and_read_back, (x,), (np.ones(4),))
+        else:
+            srcad.hvp(pushed_and_read_back)(x, np.ones(4))

@@ -47,7 +47,7 @@ from .forward_calls import CallTangents
 from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
 from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
-from .reverse_calls import refuse_helper_storing_outside
+from .reverse_calls import refuse_helper_storing_outside, refuse_updating_a_default
 from .callees import method_call
 
 
@@ -198,6 +198,7 @@ class _Forward(CallTangents):
             if method_call(s.value, "pop"):
                 return [s] + self.pop(s.value, var)
             if var in self.active:
+                refuse_updating_a_default(self.source, s.value, A.anno(s, "origin") or s)  # (compiled apart)
                 self.state[var] = ZERO
                 return self.assignment(var, s)
             self.state.pop(var, None)

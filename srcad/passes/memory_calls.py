@@ -22,15 +22,22 @@ def updated_by_helper(call):
 def globals_updated_by_helper(call):
     """What outside the call ``call``'s function of yours updates in place, where srcad reads
     it: the globals (``CACHE.append(a)``), and the defaults of the parameters the call leaves
-    out (``def log(y, hist=HISTORY): hist.append(y)``), which outlive the call. Each as the
-    words naming it."""
+    out (``defaults_updated_by_helper``). Each as the words naming it."""
     callee = A.anno(call, "callee")
     summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
     if summary is None:
         return []
-    bound = bind_call(callee.obj, call)
-    defaults = [] if bound is None else sorted(p for p in summary[1] if p not in bound)
-    return [f"'{name}', a global" for name in summary[3]] + [f"the default of its parameter '{p}'" for p in defaults]
+    return ([f"'{name}', a global" for name in summary[3]]
+            + [f"the default of its parameter '{p}'" for p in defaults_updated_by_helper(call)])
+
+
+def defaults_updated_by_helper(call):
+    """The parameters ``call`` leaves out whose default objects its function of yours updates
+    in place (``def log(y, hist=HISTORY): hist.append(y)``): objects that outlive the call."""
+    callee = A.anno(call, "callee")
+    summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
+    bound = bind_call(callee.obj, call) if summary is not None else None
+    return [] if bound is None else sorted(p for p in summary[1] if p not in bound)
 
 
 def changes_nothing_outside(call):

@@ -39,7 +39,7 @@ from ..rules import records
 from .activity import scatter_add_args
 from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
-from .reverse_calls import Calls, call_results, refuse_helper_storing_outside
+from .reverse_calls import Calls, call_results, refuse_helper_storing_outside, refuse_updating_a_default
 from .reverse_loops import Loops, binding_counts, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder
 from .reverse_stores import Stores, int_names, is_append, is_pop, mutated_names, split_tuple_results
@@ -158,6 +158,8 @@ class _Reverse(AdjointState, Loops, Calls, Stores):
             return code + [placeholder("restore", A.anno(s, "site"))]
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
             var = s.targets[0].id
+            if var in self.active:  # (compiled apart: its updates go to copies)
+                refuse_updating_a_default(self.source, s.value, A.anno(s, "origin") or s)
             owned = self.get(var) == OWNED
             code = self.guarded(var, lambda: self.rule(var, s)) if var in self.active else []
             if var not in self.active:  # the call runs as written: what it stores must not escape

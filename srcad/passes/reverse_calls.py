@@ -31,8 +31,8 @@ from .reverse_state import placeholder
 from .method_calls import argument_classes
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
-from .memory_calls import (attributes_stored_by_helper, changes_nothing_outside, globals_updated_by_helper,
-                           updated_by_helper)
+from .memory_calls import (attributes_stored_by_helper, changes_nothing_outside, defaults_updated_by_helper,
+                           globals_updated_by_helper, updated_by_helper)
 from .fresh import effect_targets, only_logs, stores_in_a_global
 
 
@@ -377,6 +377,22 @@ def refuse_effect_call(source, call, touched, node):
         f"srcad does not differentiate the call {what} made for its effect {target}{given}: it cannot see "
         f"what the call changes; {advice}, or wrap the argument in srcad.stop_gradient if no derivative "
         "should flow", node)
+
+
+def refuse_updating_a_default(source, call, node):
+    """Refuse a call srcad compiles apart (its result carries a derivative) of a function of
+    yours that leaves out a parameter whose default object it updates in place (Python's one
+    default, shared by every call): the compiled function updates a copy. (Run as written,
+    ``refuse_helper_storing_outside`` decides.)"""
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    if callee is None or not user_function_call(callee):
+        return
+    defaults = defaults_updated_by_helper(call)
+    if defaults:
+        raise source.syntax_error(
+            f"{callee.name}(...) updates in place the default of its parameter '{defaults[0]}', an object every "
+            "call shares, which srcad would not update as Python does: give the function a fresh one "
+            f"('{defaults[0]}=None' and make it in the function), or pass it explicitly", node)
 
 
 def refuse_helper_storing_outside(source, call, varied, node):
