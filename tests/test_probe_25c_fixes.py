@@ -128,8 +128,15 @@ def reversed_then_changed(x):
     return s + R[-1] * L[0]
 
 
-@pytest.mark.parametrize("call", [lambda x: reversed_with_item_set(x, True), lambda x: reversed_with_item_set(x, False),
-                                  enumerate_reversed_with_item_set])
+def stopping_early(x):
+    return reversed_with_item_set(x, True)
+
+
+def running_through(x):
+    return reversed_with_item_set(x, False)
+
+
+@pytest.mark.parametrize("call", [stopping_early, running_through, enumerate_reversed_with_item_set])
 def test_changing_the_list_a_reversed_loop_reads_is_refused(call):
     with pytest.raises(SrcadError, match=r"while the for loop at line \d+ iterates over 'reversed\(L\)'; iterate over "
                                          r"a copy instead \('for \.\.\. in list\(reversed\(L\)\)'\)"):
