@@ -60,8 +60,8 @@ def user_function_call(callee):
 
 
 def only_reads(call):
-    """Is ``call`` (made for its effect) of a function of yours srcad reads that updates in place
-    nothing it is given and no global (a check of its input, a print)? It runs as written."""
+    """Is ``call`` (made for its effect) of a function of yours srcad reads that changes nothing
+    it is given, no global and no attribute (a check of its input, a print)? It runs as written."""
     return user_function_call(A.anno(call, "callee")) and changes_nothing_outside(call)
 
 
@@ -410,21 +410,20 @@ def refuse_helper_storing_outside(source, call, varied, node):
     if not user_function_call(callee):
         return
     outside = globals_updated_by_helper(call) if named else []
-    attributes = attributes_stored_by_helper(call) if named and not outside else []
+    if outside:
+        where = f"{outside[0]}, and srcad reads that as a constant"
+    else:
+        attributes = attributes_stored_by_helper(call) if named else []
+        if not attributes:
+            return
+        owner = f"'{attributes[0]}'" if attributes[0] in A.names_read(call) else f"'{attributes[0]}', a global,"
+        where = f"an attribute of {owner} and srcad runs the call as written (its result needs no derivative)"
     given = [n for n in named if not n.startswith("_")]
     which = f"'{given[0]}', which carries a derivative" if given else "a value carrying a derivative"
-    if attributes:
-        where = f"'{attributes[0]}'" if attributes[0] in A.names_read(call) else f"'{attributes[0]}', a global,"
-        raise source.syntax_error(
-            f"{callee.name}(...), given {which}, stores what it computes in an attribute of {where} and srcad runs "
-            "the call as written (its result needs no derivative), so whatever reads it back would carry no "
-            f"derivative: return the value from {callee.name} and use that, or store srcad.stop_gradient(...) of it "
-            "(a history, a log)", node)
-    if outside:
-        raise source.syntax_error(
-            f"{callee.name}(...), given {which}, stores what it computes in {outside[0]}, and srcad reads "
-            "that as a constant, so whatever reads it back would carry no derivative: return the value "
-            f"from {callee.name} and use that, or store srcad.stop_gradient(...) of it (a history, a log)", node)
+    raise source.syntax_error(
+        f"{callee.name}(...), given {which}, stores what it computes in {where}, so whatever reads it back would "
+        f"carry no derivative: return the value from {callee.name} and use that, or store srcad.stop_gradient(...) "
+        "of it (a history, a log)", node)
 
 
 def refuse_storing_in_a_global(source, callee, what, named, node):
