@@ -247,9 +247,9 @@ def codegen(node, source, module, for_numba=False):
     # or what your functions and bound methods return (``W.view()``, ``CACHE.get(k)``), which may
     # be their objects' arrays: saved as copies, the stacks of them too (but not what your
     # functions return under numba, which copies no tuple)
-    callees = None if for_numba else module.closure
-    copied, deep = saved_copies(fwd, params, live, callees) if may_read_outer_memory(
-        user_reads, source.lookup) or not for_numba and calls_of_yours(fwd, callees) else (set(), set())
+    yours = calls_of_yours(fwd, None if for_numba else module.closure)
+    copied, deep = saved_copies(fwd, params, live, yours) if may_read_outer_memory(
+        user_reads, source.lookup) or yours else (set(), set())
     # (numba copies no list: there a stack of a parameter's default stays as it is, as the
     # stacks of your memory, which numba refuses to read, do not arise)
     deep |= stacks_holding(fwd, copied | deep | (set() if for_numba else defaulted)) & set(live)

@@ -75,18 +75,18 @@ def saved_values(outer, lookup, copy_value, snapshot):
     return saved
 
 
-def saved_copies(fwd, params, live, closure):
+def saved_copies(fwd, params, live, yours):
     """Of the ``live`` names the forward function saves, ``({names}, {names})`` whose value may
     be the user's memory (a global's, a closure variable's: ``_t1 = PARAMS[0]``), to save as a
-    copy, and those holding such memory as items (a list of a global's arrays), to save as a
-    deep one. The arguments are copied already (``vjp`` takes a snapshot of them)."""
+    copy, and those holding such memory as items (a list of a global's arrays, or what a call
+    among ``yours``, ``calls_of_yours``, returned), to save as a deep one. The arguments are
+    copied already (``vjp`` takes a snapshot of them)."""
     from .passes.memory import memory_flow
 
     end = gast.Return(value=None)
     at_end = []
     memory_flow(fwd + [end], params, lambda s, state: s is end and at_end.append(state))
     names = at_end[0].names if at_end else {}
-    yours = _calls_of_yours(fwd, closure)
     own, inner = set(), set()
     for name in live:
         memory = names.get(name)
@@ -110,7 +110,7 @@ def stacks_holding(fwd, names):
             and len(s.value.args) == 1 and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id in names}
 
 
-def _calls_of_yours(fwd, closure):
+def calls_of_yours(fwd, closure):
     """Ids of the assignments of ``fwd`` (at any depth) that call a function of yours, a method
     bound to an object (``_bound_to_object``), or the forward function of a helper's pair (a
     name of the generated module's ``closure``): what it returns may be (or hold) the memory of
@@ -142,11 +142,6 @@ def _bound_to_object(fn):
     may be that object's memory, a global's."""
     owner = getattr(fn, "__self__", None)
     return owner is not None and not isinstance(owner, types.ModuleType)
-
-
-def calls_of_yours(fwd, closure):
-    """Does ``fwd`` call a function of yours (``_calls_of_yours``)?"""
-    return bool(_calls_of_yours(fwd, closure))
 
 
 _USERS = ("global", "global-item")
