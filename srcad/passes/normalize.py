@@ -36,19 +36,19 @@ def f(x, w):
     y = _t3 * 2.0
     return y
 """
-import builtins
 import functools
 
 import gast
 
 from .. import astutil as A
-from ..naming import Namer, builtin
+from ..naming import Namer
 from .in_place import augmented_assignment, list_slice_check, unshared_store_check
+from .binding import builtin_call
 from .inline import check_named_exprs, check_no_function_values, inline_comprehension, lambda_def
 from .item_forms import element_annotation
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
-from .callees import Callee, local_names
+from .callees import local_names
 from .effect_calls import check_assert
 from .normalize_calls import call_statement, normalize_call
 from .statements import prepare_region
@@ -238,9 +238,7 @@ class _Normalizer:
                     stop = A.const(-after) if after else None
                     part = gast.Subscript(value=A.deepcopy(source), slice=gast.Slice(A.const(i), stop, None),
                                           ctx=gast.Load())
-                    as_list = gast.Call(func=builtin("list"), args=[part], keywords=[])
-                    A.set_anno(as_list, "callee", Callee("object", obj=builtins.list, name="list"))
-                    self.assign_to(elt.value, as_list, out)
+                    self.assign_to(elt.value, builtin_call("list", part), out)
                     continue
                 index = i if not stars or i < stars[0] else i - len(target.elts)
                 item = gast.Subscript(value=A.deepcopy(source), slice=A.const(index), ctx=gast.Load())
@@ -430,9 +428,7 @@ class _Normalizer:
         """``{**params, "w": w}`` is ``_t = dict(params)`` then ``_t["w"] = w``, in Python's order
         (the mapping first; a literal key's place among the values does not matter)."""
         copy = self.namer.fresh("_t")
-        call = gast.Call(func=builtin("dict"), args=[e.values[0]], keywords=[])
-        A.set_anno(call, "callee", Callee("object", obj=builtins.dict, name="dict"))
-        self.stmt(gast.copy_location(A.assign(copy, call), e), out)
+        self.stmt(gast.copy_location(A.assign(copy, builtin_call("dict", e.values[0])), e), out)
         for key, value in zip(e.keys[1:], e.values[1:]):
             target = gast.Subscript(value=A.load(copy), slice=key, ctx=gast.Store())
             self.stmt(gast.copy_location(gast.Assign(targets=[target], value=value, type_comment=None), e), out)
