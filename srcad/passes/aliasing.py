@@ -85,10 +85,11 @@ def _located(stmts, stmt):
 
 def _fresh(value):
     """Is ``value`` a call known to return new memory (``np.zeros_like(u)``, ``x.copy()``)?"""
-    from .fresh import FRESH_FUNCTIONS, FRESH_METHODS, copies, is_in
+    from .call_options import copies
+    from .fresh import FRESH_METHODS, returns_new_array
 
     callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
-    return callee is not None and copies(value) and (callee.kind == "object" and is_in(callee.obj, FRESH_FUNCTIONS)
+    return callee is not None and copies(value) and (callee.kind == "object" and returns_new_array(callee.obj)
                                                      or callee.kind == "method" and callee.name in FRESH_METHODS)
 
 

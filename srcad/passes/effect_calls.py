@@ -32,6 +32,7 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from .binding import helper_call
+from .call_options import overwritten_arguments
 from .fresh import effect_call
 
 
@@ -132,6 +133,10 @@ def assignment_instead(call, changed):
     else:
         name = callee.name if callee is not None else ""
     form = form or _METHOD_ASSIGNMENTS.get(name)
+    scratch = overwritten_arguments(call)
+    if form is None and scratch:  # (scipy.linalg.solve(A, b, overwrite_b=True))
+        option = next((o for o, arg in scratch if isinstance(arg, gast.Name) and arg.id == changed), scratch[0][0])
+        return f"leave {option} out (or pass False) so that '{a}' keeps its values"
     if form is None:
         return f"assign a new value to '{a}' instead of changing it in place"
     receiver = call.func.value if isinstance(call.func, gast.Attribute) else None  # rng of rng.shuffle

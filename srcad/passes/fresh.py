@@ -5,24 +5,19 @@ fresh; everything else may return a view of, or the very object passed as, an ar
 ``np.diag``, ``np.einsum``, ``np.linalg.matrix_power(a, 1)``, ``np.diff(a, n=0)`` and
 ``ndarray.conj()`` of a real array can return a view or their argument: they are not listed.
 What else ``passes.memory`` asks of a call is here too: whether it reads some arguments for
-their shape only, changes none, or makes an object array (refused: its items are references).
+their shape only or changes none (what its options ask, ``out=``, ``copy=``, ``overwrite_*``:
+``passes.call_options``).
 
->>> import gast, numpy as np
->>> from srcad.source import capture
->>> from srcad.passes.resolve_calls import resolve_calls
->>> def f(x, a):
-...     return np.cumsum(x, 0, None, a)
->>> src = capture(f)
->>> call = resolve_calls(src.node, src).body[0].value
->>> out_argument(call).id
-'a'
+>>> import numpy as np
+>>> returns_new_array(np.concatenate), returns_new_array(np.reshape)
+(True, False)
 """
 import bisect
 import builtins
 import functools
-import inspect
 import operator
 import random
+import sys
 import types
 
 import gast
@@ -71,6 +66,26 @@ FRESH_FUNCTIONS = _numpy(
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
      runtime.full_of, runtime.padded, runtime.diagonal_positions}
+# SciPy's functions whose result is new memory (srcad imports no SciPy: they are looked up once
+# SciPy's module is imported, ``returns_new_array``)
+_SCIPY_FRESH = ("special.softmax", "special.log_softmax", "special.logsumexp", "linalg.expm")
+_scipy_fresh = {}  # name -> the function, once found
+
+
+def returns_new_array(obj):
+    """Is ``obj`` a function whose result never shares memory with its arguments
+    (``FRESH_FUNCTIONS``, or SciPy's ``_SCIPY_FRESH``)?"""
+    if is_in(obj, FRESH_FUNCTIONS):
+        return True
+    if len(_scipy_fresh) < len(_SCIPY_FRESH) and (getattr(obj, "__module__", None) or "").startswith("scipy"):
+        for name in _SCIPY_FRESH:
+            module, attr = name.rsplit(".", 1)
+            found = getattr(sys.modules.get("scipy." + module), attr, None)
+            if found is not None:
+                _scipy_fresh[name] = found
+    return any(obj is f for f in _scipy_fresh.values())
+
+
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
 # ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
@@ -141,7 +156,13 @@ def known_pure(obj):
     """Does calling ``obj`` leave its arguments as they were? Known only for the libraries
     srcad has rules for (less their few in-place functions); a function of yours declared
     without derivative (``register_nondifferentiable``) may change them."""
-    return module_of(obj).split(".")[0] in _PURE_LIBRARIES and not _object_effect(obj)
+    return of_a_library(obj) and not _object_effect(obj)
+
+
+def of_a_library(obj):
+    """Is ``obj`` NumPy's, SciPy's, the standard library's (``math``, ``operator``, builtins) or
+    srcad's: a library srcad has rules for, never a function of yours?"""
+    return module_of(obj).split(".")[0] in _PURE_LIBRARIES
 
 
 # operator's functions that change their first argument: operator.setitem, operator.iadd, ...
@@ -305,126 +326,6 @@ def is_ufunc(obj):
     return isinstance(obj, np.ufunc)
 
 
-def _parameter_position(call, name):
-    """The index among ``call``'s positional arguments of the function's parameter ``name``
-    (``out``, ``copy``), or None where it cannot be passed by position or is not known."""
-    callee = A.anno(call, "callee")
-    if callee.kind == "object" and is_ufunc(callee.obj):
-        return callee.obj.nin if name == "out" else None
-    names = _passed_by_position(callee)
-    return names.index(name) if names and name in names else None
-
-
-def _passed_by_position(callee):
-    """The names of the parameters a call of ``callee`` fills by position, in order (a
-    method's after its receiver), or None where not known."""
-    if callee.kind == "object":  # ([] for only *args and keyword-only ones: np.einsum(*operands, out=None))
-        names = _positional_names(callee.obj)
-        return names or _FUNCTION_PARAMETERS.get(id(callee.obj), names)
-    if callee.kind == "method":  # x.cumsum(axis, dtype, out) binds like np.cumsum(x, axis, dtype, out)
-        names = (_METHOD_PARAMETERS.get(callee.name) or _positional_names(getattr(np.ndarray, callee.name, None))
-                 or _positional_names(getattr(np, callee.name, None)))  # (self or the array, ...)
-        return names[1:] if names else None
-    return None
-
-
-# Builtins whose positional parameters all take items (Python publishes no signature for them).
-_ITEMS_ONLY = {builtins.zip, builtins.max, builtins.min, builtins.range}
-
-
-def spread_reaches_memory(callee, position):
-    """Could a ``*seq`` at ``position`` among the arguments of a library's ``callee`` fill a
-    parameter through which the call writes into or returns what it is given (``out``,
-    ``copy``, ``overwrite_a``), or the value a call made for its effect changes? Yes for a
-    ufunc (``np.add(a, b, *rest)``: ``out`` by position), and wherever the parameters are not
-    known: only the allowlisted, and those whose parameters say so, are passed."""
-    if effect_call(callee) or callee.kind == "object" and is_ufunc(callee.obj):
-        return True
-    if callee.kind == "object" and is_in(callee.obj, _ITEMS_ONLY):
-        return False
-    names = _passed_by_position(callee)
-    return names is None or any(n in ("out", "copy") or n.startswith("overwrite_") for n in names[position:])
-
-
-def mapping_reaches_memory(callee):
-    """Could a ``**mapping`` given to a library's ``callee`` fill such a parameter? Not where all
-    its parameters are known (no ``**kwargs``) and none is ``out``, ``copy`` or ``overwrite_*``:
-    a key naming no parameter raises ``TypeError``, as in Python (``np.zeros(2, **options)``)."""
-    if effect_call(callee) or callee.kind != "object" or is_ufunc(callee.obj):
-        return True
-    names = _KEYWORD_PARAMETERS.get(id(callee.obj))
-    if names is None:
-        try:
-            params = inspect.signature(callee.obj).parameters.values()
-        except (TypeError, ValueError):
-            return True
-        if any(p.kind == p.VAR_KEYWORD for p in params):
-            return True
-        names = [p.name for p in params]
-    return any(n in ("out", "copy") or n.startswith("overwrite_") for n in names)
-
-
-# NumPy's functions and ndarray methods written in C whose parameters older NumPy does not
-# publish (np.astype's copy= is keyword-only, the method's is not): the ones passed by position
-_FUNCTION_PARAMETERS = {id(np.array): ("object", "dtype"), id(np.asarray): ("a", "dtype", "order"),
-                        id(np.asanyarray): ("a", "dtype", "order"), id(np.ascontiguousarray): ("a", "dtype"),
-                        id(np.asfortranarray): ("a", "dtype"), id(np.zeros): ("shape", "dtype", "order"),
-                        id(np.empty): ("shape", "dtype", "order")}
-_KEYWORD_PARAMETERS = {id(np.zeros): ("shape", "dtype", "order", "device", "like"),
-                       id(np.empty): ("shape", "dtype", "order", "device", "like")}
-_METHOD_PARAMETERS = {"astype": ("self", "dtype", "order", "casting", "subok", "copy"), "view": ("self", "dtype", "type")}
-
-
-def _positional_names(fn):
-    """The names of ``fn``'s parameters that can be passed by position, in order, or None
-    (memoised for libraries' functions: ``inspect.signature`` costs ~30 µs, and the memory
-    analysis asks per call site)."""
-    known = _POSITIONAL.get(id(fn))
-    if known is not None and known[0] is fn:
-        return known[1]
-    try:
-        params = inspect.signature(fn).parameters.values()  # (a NumPy function: its implementation's)
-        names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        names = None
-    if module_of(fn).split(".")[0] in _PURE_LIBRARIES:  # a library's, kept; never a function of yours
-        _POSITIONAL[id(fn)] = (fn, names)  # (the object kept: its id is not reused while the entry lives)
-    return names
-
-
-_POSITIONAL = {}
-
-
-def call_argument(call, name):
-    """What ``call`` passes for the parameter ``name``, by keyword or by position, or None."""
-    for k in call.keywords:
-        if k.arg == name:
-            return k.value
-    position = _parameter_position(call, name)
-    if position is not None and position >= 0 and not any(isinstance(a, gast.Starred) for a in call.args):
-        if len(call.args) > position:
-            return call.args[position]
-    return None
-
-
-def out_argument(call):
-    """The ``out`` argument a call writes into (``out=a`` or passed by position), or None."""
-    arg = call_argument(call, "out")
-    return None if arg is None or isinstance(arg, gast.Constant) and arg.value is None else arg
-
-
-def copies(call):
-    """False if the call may return an argument itself: asked not to copy (``copy=`` anything
-    but a literal True, by keyword or by position: ``np.nan_to_num(y, False)`` returns ``y``),
-    or builtin ``sum`` given a start that is not a literal (``sum([], start)`` is ``start``)."""
-    callee = A.anno(call, "callee")
-    if callee is not None and callee.kind == "object" and callee.obj is builtins.sum:
-        return not any(isinstance(a, gast.Starred) for a in call.args) and all(
-            isinstance(a, gast.Constant) for a in call.args[1:] + [k.value for k in call.keywords])
-    arg = call_argument(call, "copy")
-    return arg is None or isinstance(arg, gast.Constant) and arg.value is True
-
-
 def observes_nothing(rhs):
     """A call whose rule reads nothing (constructors, index queries): it observes no values."""
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
@@ -463,21 +364,6 @@ def value_reads(rhs, names, is_array=lambda name: False):
     for kw in rhs.keywords:
         elsewhere |= A.names_read(kw.value)
     return {n for n in names if n not in shape_only or n in elsewhere}
-
-
-def makes_object_array(call):
-    """A NumPy call given ``dtype=object`` (or ``"O"``, ``np.object_``) anywhere in its
-    arguments, or ``np.full`` with the fill value None."""
-    callee = A.anno(call, "callee")
-    obj = callee.obj if callee is not None and callee.kind == "object" else None
-    if not (getattr(obj, "__module__", None) or "").startswith("numpy") and not isinstance(obj, np.ufunc):
-        return False
-    for arg in list(call.args) + [k.value for k in call.keywords]:
-        if (isinstance(arg, gast.Name) and arg.id == "object") or (
-                isinstance(arg, gast.Attribute) and arg.attr == "object_") or (
-                isinstance(arg, gast.Constant) and arg.value in ("O", "object", "|O")):
-            return True
-    return obj is np.full and len(call.args) > 1 and isinstance(call.args[1], gast.Constant) and call.args[1].value is None
 
 
 def shape_query(rhs):

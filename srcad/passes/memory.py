@@ -37,11 +37,13 @@ import copy
 import types
 
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .. import runtime
 from ..sharing import copy_for_calls
-from .fresh import (MUTATING_METHODS, known_pure, makes_object_array, observes_nothing, out_argument, shape_query, value_reads)
+from .call_options import makes_object_array, out_argument, overwritten_arguments
+from .fresh import MUTATING_METHODS, known_pure, observes_nothing, shape_query, value_reads
 from .memory_refusals import object_array_refusal, out_argument_refusal
 from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
@@ -214,7 +216,8 @@ class _Flow(Updates):
         if isinstance(rhs, gast.Call):
             state = self.written_through_out(s, state, rhs)
         nondiff = observes_nothing(rhs)
-        observe = not nondiff and not shape_query(rhs) and not _copies(rhs)
+        copied = _copies(rhs) or self.copies_an_array(state, rhs)
+        observe = not nondiff and not shape_query(rhs) and not copied
         callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
         if callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS:
             # the call's own read of its receiver is not an earlier statement's: observe it after
@@ -230,7 +233,8 @@ class _Flow(Updates):
             # derivatives); run as written, it may change an argument's or a global's as Python would
             A.set_anno(rhs, "changes_arguments", True)
             self.reads(s, self.names_read(rhs), state, observe=False)
-            state = self.changes(s, state, rhs, local_only=True)
+            # (a library's scratch argument is changed as by the statement: a global's too)
+            state = self.changes(s, state, rhs, local_only=not overwritten_arguments(rhs))
         is_array = lambda name: self.name_memory(state, name).array  # noqa: E731
         self.reads(s, value_reads(rhs, self.names_read(rhs), is_array), state, observe=observe)
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
@@ -263,7 +267,7 @@ class _Flow(Updates):
                 state.stacks_of_sequences.add(target.id)
             if made:
                 state.made.add(id(s))
-            if not nondiff and not isinstance(rhs, _DISPLAYS) and not _copies(rhs):
+            if not nondiff and not isinstance(rhs, _DISPLAYS) and not copied:
                 state.observed |= memory.own  # (a display's derivative, a copy's or a name's reads only its adjoint)
             return state
         if isinstance(target, gast.Tuple):  # the forward sweep's ``y, saved = f_forward(...)``
@@ -288,6 +292,15 @@ class _Flow(Updates):
         if overwrites:
             del state.stale[base]
         return state
+
+    def copies_an_array(self, state, rhs):
+        """Is ``rhs`` ``a.copy()`` or ``np.copy(a)`` of an array ``a``, whose derivative reads no value?"""
+        callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+        if callee is None or not (rhs.args or isinstance(rhs.func, gast.Attribute)):
+            return False
+        if callee.kind == "method" and callee.name == "copy" and isinstance(rhs.func, gast.Attribute):
+            return self.memory(state, rhs.func.value).array
+        return callee.kind == "object" and callee.obj is np.copy and self.memory(state, rhs.args[0]).array
 
     def overwrites_change(self, state, base, index):
         """``r = S[i]; r *= 2.0; S[i] = ...``: the store overwrites all that the update through

@@ -6,8 +6,9 @@ a method of a value srcad does not know.
 import gast
 
 from .. import astutil as A
-from .fresh import (FRESH_FUNCTIONS, MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments,
-                    only_logs, out_argument, scatter_add_target, stores_in_a_global, updates_first_argument)
+from .call_options import out_argument, overwritten_arguments
+from .fresh import (MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments, only_logs, returns_new_array,
+                    scatter_add_target, stores_in_a_global, updates_first_argument)
 from .memory_refusals import Refusals, out_argument_refusal, unseen_change_refusal
 from .memory_values import Memory, bind_call
 
@@ -29,7 +30,7 @@ class Updates(Refusals):
         (``fresh.may_change_arguments``). Of methods of a value srcad does not know, only
         ``shuffle`` is taken to (``rng.shuffle(y)``): the others run as written."""
         if callee.kind == "object":
-            return may_change_arguments(callee.obj) or any(
+            return may_change_arguments(callee.obj) or overwritten_arguments(call) or any(
                 may_change_arguments(self.global_object(a)) for a in self.operands(call))
         if callee.kind == "method" and callee.name in _ARGUMENT_CHANGING_METHODS:
             receiver = self.memory(state, call.func.value)
@@ -83,7 +84,10 @@ class Updates(Refusals):
         # a call for its effect may change its arguments (np.copyto(a, b), rng.shuffle(a)), and
         # its receiver if it is a known in-place method (a.sort())
         changed = [a for a in call.args if isinstance(a, gast.Name)]
-        if callee is not None and callee.kind == "object":
+        scratch = overwritten_arguments(call)
+        if scratch:  # scipy.linalg.solve(A, b, overwrite_b=True): b
+            changed = [a for _, a in scratch if isinstance(a, gast.Name)]
+        elif callee is not None and callee.kind == "object":
             summary = self.summary(callee.obj)
             if summary is not None:  # a user function: the arguments it updates in place
                 self.mutated |= globals_of(summary)
@@ -91,7 +95,7 @@ class Updates(Refusals):
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
                 for a in changed:
                     self.tracked(state, a.id)
-            elif is_in(callee.obj, FRESH_FUNCTIONS) or is_ufunc(callee.obj):
+            elif returns_new_array(callee.obj) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
             elif updates_first_argument(callee.obj):  # np.copyto(dst, src), np.multiply.at(a, i, v): the first
                 changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []

@@ -28,9 +28,10 @@ from .. import astutil as A
 from .. import runtime
 from ..sharing import copy_for_calls
 from ..code_reading import attribute_now
-from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_FUNCTIONS, FRESH_METHODS,
-                    LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS,
-                    SHALLOW_COPIES, VIEWS_OF_ARRAYS, call_argument, copies, is_in, is_ufunc, keeps_no_memory)
+from .call_options import call_argument, copies
+from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_METHODS,
+                    LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
+                    VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, returns_new_array)
 from .memory_scan import bound_names, index_arrays, made_by_yours, stacks
 
 _EMPTY = frozenset()
@@ -305,7 +306,7 @@ class Values:
                 # g itself, or a new list of g's rows: a list only if new when g is an array
                 g = self.memory(state, call.args[0])
                 return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
-            if (is_in(obj, FRESH_FUNCTIONS) or is_ufunc(obj)) and copies(call):
+            if (returns_new_array(obj) or is_ufunc(obj)) and copies(call):
                 return Memory(new, array=True)
             start = call_argument(call, "start") if obj is builtins.sum else None
             if start is not None:  # sum(items, start): start itself where items is empty, else new

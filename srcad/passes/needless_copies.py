@@ -49,7 +49,7 @@ import collections
 import gast
 
 from .. import astutil as A
-from .fresh import FRESH_FUNCTIONS, is_in
+from .fresh import returns_new_array
 from .callees import dotted
 
 
@@ -213,7 +213,7 @@ def _fresh_function(func):
     obj = A.anno(root, "denotes") if parts else None
     for attr in parts[1:] if parts else ():
         obj = getattr(obj, attr, None)
-    return obj is not None and is_in(obj, FRESH_FUNCTIONS)
+    return obj is not None and returns_new_array(obj)
 
 
 def _dead_after(stmts, p, name, reads):

@@ -10,7 +10,7 @@ from .. import astutil as A
 from .binding import displays_unpacked, module_helper
 from .callees import Callee, method_call
 from .effect_calls import effect_value, library_store
-from .fresh import mapping_reaches_memory, spread_reaches_memory
+from .call_options import mapping_reaches_memory, spread_reaches_memory
 from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part
 from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function

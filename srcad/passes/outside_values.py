@@ -24,7 +24,8 @@ import numpy as np
 from .. import astutil as A
 from .. import registry
 from ..code_reading import installed_object, not_yours
-from .fresh import CONTAINER_BUILDERS, PLAIN_ATTRIBUTES, call_argument, is_in, is_ufunc
+from .call_options import call_argument
+from .fresh import CONTAINER_BUILDERS, PLAIN_ATTRIBUTES, is_in, is_ufunc
 from .operators import operator_method
 
 #: calls whose result is a number or a range whatever their operands (``len(self.layers)``):
