@@ -53,6 +53,7 @@ def f(x, y):
 import builtins
 import functools
 import itertools
+import math
 import operator
 import sys
 
@@ -122,6 +123,26 @@ def mark_consumed(callee, call, namer):
                     call.args[k] = A.set_anno(items, "dict_items", True) if inner.name == "items" else items
 
 
+# What reads a generator expression through before it returns, running none of your code between
+# its items (not zip or enumerate, whose items a loop reads one by one; not np.array, which makes
+# an object array holding the generator)
+_READ_THROUGH = {builtins.list, builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, builtins.sum,
+                 builtins.sorted, builtins.min, builtins.max, builtins.any, builtins.all, math.fsum, math.prod,
+                 np.fromiter}
+
+
+def mark_read_through(callee, call):
+    """Mark a generator expression given to a call that reads all its items at once
+    (``sum(...)``, ``list(...)``, ``", ".join(...)``): only there is computing its items where
+    it is written, as srcad does, what Python does (``passes.normalize`` refuses the others)."""
+    joins = callee.kind == "method" and callee.name == "join" and isinstance(call.func, gast.Attribute) and (
+        isinstance(call.func.value, gast.Constant) and isinstance(call.func.value.value, str))
+    if joins or callee.kind == "object" and _is(callee.obj, _READ_THROUGH):
+        for arg in call.args[:1]:
+            if isinstance(arg, gast.GeneratorExp):
+                A.set_anno(arg, "read_through", True)
+
+
 def mark_read_in_part(callee, call, norm):
     """Mark a generator expression given to ``any``/``all``, which stop at the first item that
     decides (its loops then check they read no one-pass iterator: ``passes.loops``); refuse one
@@ -177,9 +198,8 @@ def functional_rhs(norm, call, callee, out):
                 f"srcad takes {callee.name}(...) where one pass consumes it (list({callee.name}(...)), "
                 f"sum(...), a for loop); Python's {callee.name} is an iterator that runs out, so "
                 f"write list({callee.name}(...)) to keep it", call)
-        if call.keywords or len(call.args) < 2 or obj is builtins.filter and len(call.args) != 2:
-            raise norm.error(f"srcad supports {callee.name}(function, iterable...) without keywords", call)
-        return norm.rhs(_comprehension(norm, call, obj is builtins.filter, out), out)
+        check_mapping(norm, call, callee)
+        return norm.rhs(mapped_comprehension(norm, call, obj is builtins.filter, out), out)
     if obj is functools.reduce and 2 <= len(call.args) <= 3 and not call.keywords:
         return _reduce(norm, call, out)
     if obj is itertools.accumulate:
@@ -316,7 +336,14 @@ def _function_call(norm, fn, args, out, node):
     return call
 
 
-def _comprehension(norm, call, keep, out):
+def check_mapping(norm, call, callee):
+    """Refuse a ``map``/``filter`` call srcad does not lower: with keywords, a filter of several."""
+    if call.keywords or len(call.args) < 2 or callee.obj is builtins.filter and len(call.args) != 2:
+        raise norm.error(f"srcad supports {callee.name}(function, iterable...) without keywords", call)
+
+
+def mapped_comprehension(norm, call, keep, out):
+    """``map(fn, *iterables)`` (``filter`` where ``keep``) as the list comprehension it reads as."""
     fn, iterables = call.args[0], call.args[1:]
     # the comprehension gives its variables fresh names of their own
     items = [A.store(f"item{i + 1}" if len(iterables) > 1 else "item") for i in range(len(iterables))]

@@ -44,7 +44,7 @@ from .. import runtime
 from ..naming import builtin
 from .binding import helper_call
 from .jumps import is_break_guard
-from .functional import zip_rows
+from .functional import check_mapping, mapped_comprehension, zip_rows
 from .callees import Callee
 
 _DICT_VIEWS = ("keys", "values", "items")
@@ -80,6 +80,7 @@ def _lower_while(norm, s, out):
 
 
 def _lower_for(norm, s, out):
+    s = _lazy_items(norm, s, out)
     it = s.iter
     if isinstance(it, gast.Call):
         A.set_anno(it, "consumed", True)  # map(...) and filter(...) run out after one pass: this one
@@ -106,6 +107,49 @@ def _lower_for(norm, s, out):
     body = norm.block(body) + norm.block(s.body)
     out.append(gast.For(target=A.store(counter), iter=A.load(range_name), body=body or [gast.Pass()],
                         orelse=[], type_comment=None))
+
+
+def _lazy_items(norm, s, out):
+    """``for t in (E for v in K if C): body`` as ``for v' in K: if C': t = E'; body`` (``v``
+    renamed apart): a generator expression, ``map`` or ``filter`` computes each item when the
+    loop reads it, so what ``body`` changes reaches the next item, as in Python. Else ``s``."""
+    it = s.iter
+    callee = A.anno(it, "callee") if isinstance(it, gast.Call) else None
+    if callee is not None and callee.kind == "object" and callee.obj in (builtins.map, builtins.filter) and not any(
+            isinstance(a, gast.Starred) for a in it.args):
+        check_mapping(norm, it, callee)
+        fn = it.args[0]
+        root = fn
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and root.id in A.names_stored(gast.Module(body=s.body, type_ignores=[])):
+            raise norm.error(f"the loop's body rebinds '{root.id}', which {callee.name} calls for each item: "
+                             f"call it in the body instead", it)
+        it = mapped_comprehension(norm, it, callee.obj is builtins.filter, out)
+    elif not isinstance(it, gast.GeneratorExp):
+        return s
+    if len(it.generators) != 1 or it.generators[0].is_async:
+        raise norm.error("srcad supports a generator expression with one for clause in a loop's header; write "
+                         "the loops out", s.iter)
+    gen = it.generators[0]
+    fresh = {name: norm.namer.fresh(f"_{name.lstrip('_')}") for name in sorted(A.names_stored(gen.target))}
+    target, elt, ifs = (_renamed(A.deepcopy(n), fresh) for n in (gen.target, it.elt, gast.List(elts=gen.ifs,
+                                                                                               ctx=gast.Load())))
+    body = list(s.body)
+    guard = [body.pop()] if body and is_break_guard(body[-1]) else []  # (it stays last: ``eliminate_jumps``)
+    body = [gast.copy_location(gast.Assign(targets=[s.target], value=elt, type_comment=None), s)] + body
+    if ifs.elts:
+        test = ifs.elts[0] if len(ifs.elts) == 1 else gast.BoolOp(op=gast.And(), values=ifs.elts)
+        body = [gast.copy_location(gast.If(test=test, body=body, orelse=[]), s)]
+    loop = gast.For(target=target, iter=gen.iter, body=body + guard, orelse=s.orelse, type_comment=None)
+    return gast.copy_location(loop, s)
+
+
+def _renamed(node, names):
+    for n in A.walk(node):
+        if isinstance(n, gast.Name) and n.id in names:
+            n.id = names[n.id]
+    return node
 
 
 def _reads_in_part(norm, loop):

@@ -452,6 +452,11 @@ class _Normalizer:
         return inline_comprehension(self, e, out)
 
     def expr_GeneratorExp(self, e, out):
+        if not A.anno(e, "read_through"):  # (a loop's header: ``loops``)
+            raise self.error(
+                "srcad computes a generator expression's items where it is written, Python when they are read, "
+                "after what runs in between may have changed them: write a list comprehension [...] instead, "
+                "or pass it straight to sum, list, tuple, min, max, sorted, any or all", e)
         return self.expr_ListComp(e, out)  # materialized: sum(f(x) for x in xs) == sum([...])
 
     def expr_Call(self, e, out):

@@ -11,7 +11,7 @@ from .binding import displays_unpacked, module_helper
 from .callees import Callee, method_call
 from .effect_calls import effect_value, library_store
 from .call_options import mapping_reaches_memory, spread_reaches_memory
-from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part
+from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part, mark_read_through
 from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function
 from .memory_refusals import describe_call
@@ -49,6 +49,7 @@ def normalize_call(norm, e, out):
         return hoisted
     mark_read_in_part(callee, e, norm)
     mark_consumed(callee, e, norm.namer)
+    mark_read_through(callee, e)
     lowered = functional_rhs(norm, e, callee, out)  # map, filter, reduce, operator.add ...
     if lowered is not None:
         return lowered
