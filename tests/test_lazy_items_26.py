@@ -57,7 +57,16 @@ def pairs_with_a_target_tuple(x):
     return total + k
 
 
-LOOPS = [body_rebinds_what_the_items_read, body_updates_in_place, map_reads_a_rebound_name, filter_then_break,
+def counted_while_the_body_rebinds(x):
+    s = x * 1.0
+    total = 0.0
+    for i, t in enumerate((s * k for k in range(3) if k != 1), 1):
+        total = total + np.sum(t) * i
+        s = s + 1.0
+    return total
+
+
+LOOPS = [counted_while_the_body_rebinds, body_rebinds_what_the_items_read, body_updates_in_place, map_reads_a_rebound_name, filter_then_break,
          pairs_with_a_target_tuple]
 
 
@@ -95,17 +104,27 @@ def zipped_in_a_header(x):
     return total
 
 
+def mapped_in_a_zip(x):
+    s = 2.0
+    total = 0.0
+    for a, b in zip(map(lambda v: v * s, x), x[::-1]):
+        total = total + a * b
+        s = s + 1.0
+    return total
+
+
 def read_by_next(x):
     g = (x * k for k in range(1, 3))
     first = next(g)
     return np.sum(first)
 
 
-@pytest.mark.parametrize("fn", [bound_then_rebound, bound_then_grown, zipped_in_a_header, read_by_next])
+@pytest.mark.parametrize("fn", [bound_then_rebound, bound_then_grown, zipped_in_a_header, mapped_in_a_zip,
+                                read_by_next])
 def test_a_generator_expression_read_later_is_refused(fn):
     x = np.array([0.3, -0.2, 0.5, 0.1])
     for run in (lambda: srcad.grad(fn)(x), lambda: srcad.jvp(fn, (x,), (x,))):
-        with pytest.raises(srcad.SrcadError, match=r"generator expression|next\(\)"):
+        with pytest.raises(srcad.SrcadError, match=r"generator expression|next\(\)|map\(\.\.\.\)"):
             run()
 
 

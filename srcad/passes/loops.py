@@ -112,11 +112,13 @@ def _lower_for(norm, s, out):
 def _lazy_items(norm, s, out):
     """``for t in (E for v in K if C): body`` as ``for v' in K: if C': t = E'; body`` (``v``
     renamed apart): a generator expression, ``map`` or ``filter`` computes each item when the
-    loop reads it, so what ``body`` changes reaches the next item, as in Python. Else ``s``."""
-    it = s.iter
+    loop reads it, so what ``body`` changes reaches the next item, as in Python (under
+    ``enumerate`` too, counting the items). Else ``s``."""
+    it, count, start = s.iter, None, None
+    if _is_call_to(it, builtins.enumerate) and len(it.args) in (1, 2) and not it.keywords and _lazy(it.args[0]):
+        count, start, it = norm.namer.fresh("_count"), (it.args[1:] or [A.const(0)])[0], it.args[0]
     callee = A.anno(it, "callee") if isinstance(it, gast.Call) else None
-    if callee is not None and callee.kind == "object" and callee.obj in (builtins.map, builtins.filter) and not any(
-            isinstance(a, gast.Starred) for a in it.args):
+    if _lazy(it) and not isinstance(it, gast.GeneratorExp):
         check_mapping(norm, it, callee)
         fn = it.args[0]
         root = fn
@@ -137,12 +139,25 @@ def _lazy_items(norm, s, out):
                                                                                                ctx=gast.Load())))
     body = list(s.body)
     guard = [body.pop()] if body and is_break_guard(body[-1]) else []  # (it stays last: ``eliminate_jumps``)
+    if count is not None:  # enumerate(...): (the count, the item), then the count goes on
+        elt = gast.Tuple(elts=[A.load(count), elt], ctx=gast.Load())
+        body.insert(0, A.assign(count, gast.BinOp(left=A.load(count), op=gast.Add(), right=A.const(1))))
+        out.append(gast.copy_location(A.assign(count, start), s))
     body = [gast.copy_location(gast.Assign(targets=[s.target], value=elt, type_comment=None), s)] + body
     if ifs.elts:
         test = ifs.elts[0] if len(ifs.elts) == 1 else gast.BoolOp(op=gast.And(), values=ifs.elts)
         body = [gast.copy_location(gast.If(test=test, body=body, orelse=[]), s)]
     loop = gast.For(target=target, iter=gen.iter, body=body + guard, orelse=s.orelse, type_comment=None)
     return gast.copy_location(loop, s)
+
+
+def _lazy(it):
+    """Is ``it`` a generator expression, or a ``map``/``filter`` call (without ``*``)?"""
+    if isinstance(it, gast.GeneratorExp):
+        return True
+    callee = A.anno(it, "callee") if isinstance(it, gast.Call) else None
+    return callee is not None and callee.kind == "object" and callee.obj in (builtins.map, builtins.filter) and (
+        not any(isinstance(a, gast.Starred) for a in it.args))
 
 
 def _renamed(node, names):
@@ -225,6 +240,10 @@ def _materialise(norm, it, base, out, in_part=None):
     """``_seqN = list(it)``: the iterable evaluated once, as Python's ``for`` does, into a fresh
     name; where the loop may read it only in part (``in_part``), checked first not to be a
     one-pass iterator, which Python would leave partly unread."""
+    if _lazy(it):  # (in zip(...): computed before the loop)
+        raise norm.error("Python computes the items of a generator expression, map or filter as the loop reads "
+                         "them (after the body may have changed what they read), srcad before the loop: write "
+                         "list(...) around it, or loop over it alone", it)
     name = norm.namer.fresh(base)
     fresh = _is_call_to(it, builtins.range) or _is_call_to(it, builtins.list)
     if in_part is not None and not fresh:
