@@ -353,6 +353,50 @@ def f_solve_sylvester(a, b, q):
     return linalg.solve_sylvester(a, b, q)
 
 
+def f_cbrt(x):
+    return special.cbrt(x)
+
+
+def f_exprel(x):
+    return special.exprel(x)
+
+
+def f_exp1(x):
+    return special.exp1(x)
+
+
+def f_expi(x):
+    return special.expi(x)
+
+
+def f_spence(x):
+    return special.spence(x)
+
+
+def f_loggamma(x):
+    return special.loggamma(x)
+
+
+def f_k0(x):
+    return special.k0(x)
+
+
+def f_k1(x):
+    return special.k1(x)
+
+
+def f_boxcox1p(x, lmbda):
+    return special.boxcox1p(x, lmbda)
+
+
+def f_huber(delta, r):
+    return special.huber(delta, r)
+
+
+def f_pseudo_huber(delta, r):
+    return special.pseudo_huber(delta, r)
+
+
 SPECIAL = [
     ("erfinv", f_erfinv, [unit(4) - 0.5]),
     ("erfcinv", f_erfcinv, [unit(4)]),
@@ -383,6 +427,17 @@ SPECIAL = [
     ("kl_div", f_kl_div, [positive(2, 3), positive(3)]),
     ("gammainc", f_gammainc, [positive(4)]),
     ("gammaincc", f_gammaincc, [positive(4)]),
+    ("cbrt", f_cbrt, [R(4)]),
+    ("exprel", f_exprel, [np.array([-1.3, -2e-4, 0.0, 3e-4, 0.8])]),  # 0 and near it: the series
+    ("exp1", f_exp1, [positive(4)]),
+    ("expi", f_expi, [np.array([-1.5, -0.4, 0.6, 2.2])]),
+    ("spence", f_spence, [np.array([0.3, 1.0, 1.7, 2.5])]),  # 1: the slope's limit
+    ("loggamma", f_loggamma, [positive(4)]),
+    ("k0", f_k0, [positive(4)]),
+    ("k1", f_k1, [positive(4)]),
+    ("boxcox1p", f_boxcox1p, [positive(3), np.array([-0.7, 0.0, 1.3])]),  # λ = 0: log1p's limit
+    ("huber", f_huber, [positive(3) + 0.5, np.array([-2.9, 0.4, 3.1])]),  # outside, inside, outside
+    ("pseudo_huber", f_pseudo_huber, [positive(3), R(3)]),
 ]
 
 # ---- scipy.stats -------------------------------------------------------------------------------
@@ -750,6 +805,17 @@ HYGIENE_CALLS = _stats_calls() + [
     (special.kl_div, [positive(3), positive(3)], {}, (0, 1), None),
     (special.gammainc, [2.5, positive(3)], {}, (1,), None),
     (special.gammaincc, [1.5, positive(3)], {}, (1,), None),
+    (special.cbrt, [R(3)], {}, (0,), None),
+    (special.exprel, [np.array([-1.3, 2e-4, 0.8])], {}, (0,), None),
+    (special.exp1, [positive(3)], {}, (0,), None),
+    (special.expi, [positive(3)], {}, (0,), None),
+    (special.spence, [positive(3)], {}, (0,), None),
+    (special.loggamma, [positive(3)], {}, (0,), None),
+    (special.k0, [positive(3)], {}, (0,), None),
+    (special.k1, [positive(3)], {}, (0,), None),
+    (special.boxcox1p, [positive(3), R(3)], {}, (0, 1), None),
+    (special.huber, [positive(3) + 0.5, R(3) * 2], {}, (0, 1), None),
+    (special.pseudo_huber, [positive(3), R(3)], {}, (0, 1), None),
     (linalg.solve_triangular, [general(3), R(3, 2)], {"trans": 1, "lower": True}, (0, 1), None),
     (linalg.cholesky, [SPD3], {"lower": True}, (0,), None),
     (linalg.cho_factor, [SPD3, True], {}, (0,), "{fn}({0}, {1})[0][:, 0]"),

@@ -171,6 +171,8 @@ JVP_CASES = [
     ("digamma", special.digamma, [positive(3)], {}),
     ("rgamma", special.rgamma, [np.array([0.0, -1.0, 0.7, -1.5])], {}),  # 0 and -1: the poles of Γ
     ("rgamma_slope", scipy_special.rgamma_slope, [np.array([0.3, -0.6, 0.7, -1.5])], {}),  # its second order
+    ("exprel_slope", scipy_special.exprel_slope, [np.array([-0.9, 4e-4, 0.0, 1.6])], {}),  # exprel's second order
+    ("spence_slope", scipy_special.spence_slope, [np.array([0.4, 1.0, 2.1])], {}),  # spence's second order
     ("xlogy", special.xlogy, [R(2, 3), positive(3)], {}),
     ("xlog1py", special.xlog1py, [R(3), positive(3)], {}),
     ("logsumexp", special.logsumexp, [R(3, 4)], {"axis": 0}),

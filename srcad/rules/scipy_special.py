@@ -2,7 +2,7 @@
 it this module registers nothing (and srcad still imports)."""
 import numpy as np
 
-from ..registry import no_derivative, register_elementwise, register_jvp, register_vjp
+from ..registry import no_derivative, register_elementwise, register_jvp, register_partials, register_vjp
 from ..runtime import expand_reduced, item_grad, unbroadcast
 
 try:
@@ -77,6 +77,23 @@ def rgamma_curvature(x):
     safe = np.where(pole, 0.5, x)
     return np.where(pole, -2 * np.cos(np.pi * x) * special.gamma(1 - x) * special.digamma(1 - x),
                     special.rgamma(safe) * (special.digamma(safe) ** 2 - special.polygamma(1, safe)))
+
+
+def exprel_slope(x):
+    """``d/dx (eˣ - 1)/x = (eˣ - exprel(x))/x``; by its series ``1/2 + x/3 + x²/8 + x³/30``
+    near 0, where the difference cancels."""
+    near_zero = np.abs(x) < 1e-3
+    safe = np.where(near_zero, 1.0, x)
+    series = 0.5 + x * (1 / 3 + x * (1 / 8 + x / 30))
+    return np.where(near_zero, series, (np.exp(safe) - special.exprel(safe)) / safe)
+
+
+def spence_slope(z):
+    """``d/dz spence(z) = log(z)/(1 - z)`` (SciPy's dilogarithm ``∫₁ᶻ log t/(1 - t) dt``),
+    -1 at z = 1."""
+    one = z == 1
+    safe = np.where(one, 0.5, z)
+    return np.where(one, -1.0, np.log(safe) / (1 - safe))
 
 
 if special is not None:
@@ -228,6 +245,65 @@ if special is not None:
     def y1(y, x):
         return (special.y0(x) - special.yv(2, x)) / 2
 
+
+    # ---- more functions of one argument --------------------------------------------------
+
+    @register_elementwise(special.cbrt, infinite_slopes=True)
+    def cbrt(y, x):
+        return 1 / (3 * y**2)
+
+    @register_elementwise(special.exprel)
+    def exprel(y, x):
+        return exprel_slope(x)
+
+    @register_elementwise(exprel_slope)  # second order of exprel and boxcox1p
+    def exprel_slope_slope(y, x):
+        return exprel_curvature(x)
+
+    @register_elementwise(special.exp1)
+    def exp1(y, x):
+        return -np.exp(-x) / x
+
+    @register_elementwise(special.expi)
+    def expi(y, x):
+        return np.exp(x) / x
+
+    @register_elementwise(special.spence)
+    def spence(y, z):
+        return spence_slope(z)
+
+    @register_elementwise(spence_slope)
+    def spence_slope_slope(y, z):
+        return spence_curvature(z)
+
+    @register_elementwise(special.loggamma)
+    def loggamma(y, x):
+        return special.digamma(x)
+
+    @register_elementwise(special.k0)
+    def k0(y, x):
+        return -special.k1(x)
+
+    @register_elementwise(special.k1)
+    def k1(y, x):
+        return -special.k0(x) - y / x  # K₁' = -(K₀ + K₂)/2, written with K₀ and K₁ (which have rules)
+
+    @register_partials(special.boxcox1p)
+    def boxcox1p(y, x, lmbda):
+        log1p_x = np.log1p(x)
+        # y = log(1 + x) exprel(λ log(1 + x)), also at λ = 0
+        return {x: np.exp((lmbda - 1) * log1p_x), lmbda: log1p_x**2 * exprel_slope(lmbda * log1p_x)}
+
+    @register_partials(special.huber)
+    def huber(y, delta, r):
+        inside = np.abs(r) <= delta
+        return {r: np.clip(r, -delta, delta), delta: np.where(inside, 0.0, np.abs(r) - delta)}
+
+    @register_partials(special.pseudo_huber)
+    def pseudo_huber(y, delta, r):
+        s = np.sqrt(1 + (r / delta) ** 2)
+        return {r: r / s, delta: delta * (s - 1) ** 2 / s}
+
     # ---- functions of an order (or a count) and x: the order has no derivative -----------
 
     @register_vjp(special.polygamma)
@@ -359,3 +435,18 @@ def multigammaln_da(a, dimension):
 def gamma_density(a, x):
     """``x^(a-1) e^(-x) / Γ(a)``, the derivative of the regularised incomplete gamma functions in x."""
     return np.exp((a - 1) * np.log(x) - x - special.gammaln(a))
+
+
+def exprel_curvature(x):
+    """``d²/dx² exprel(x) = (eˣ - 2 exprel'(x))/x``; ``1/3 + x/4 + x²/10`` near 0."""
+    near_zero = np.abs(x) < 1e-3
+    safe = np.where(near_zero, 1.0, x)
+    series = 1 / 3 + x * (1 / 4 + x / 10)
+    return np.where(near_zero, series, (np.exp(safe) - 2 * exprel_slope(safe)) / safe)
+
+
+def spence_curvature(z):
+    """``d/dz log(z)/(1 - z) = (1/z + log(z)/(1 - z))/(1 - z)``; 1/2 at z = 1."""
+    one = z == 1
+    safe = np.where(one, 0.5, z)
+    return np.where(one, 0.5, (1 / safe + spence_slope(safe)) / (1 - safe))
