@@ -18,7 +18,8 @@ SCIPY_RULE_MODULES = {
     "signal": ("scipy_signal",),
     "spatial": ("scipy_spatial",),
     "special": ("scipy_special",),
-    "stats": ("scipy_stats", "scipy_stats_bounded", "scipy_stats_multivariate"),
+    "stats": ("scipy_stats", "scipy_stats_bounded", "scipy_stats_discrete", "scipy_stats_location_scale",
+              "scipy_stats_multivariate"),
 }
 ALL_SCIPY_RULE_MODULES = tuple(sorted({m for names in SCIPY_RULE_MODULES.values() for m in names}))
 LOADED_RULE_MODULES = set()  # names in srcad.rules of the optional rule modules imported so far

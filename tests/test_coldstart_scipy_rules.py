@@ -37,6 +37,7 @@ PROGRAMS = [
     ("special", "special.xlogy.reduce(x) * x[0]", None),  # a ufunc's method: the ufunc's module is found
     ("linalg", "np.sum(linalg.solve(np.eye(3) * 2.0 + np.outer(x, x), x))", ["scipy_linalg"]),
     ("stats", "np.sum(stats.norm.logpdf(x, 0.5, 2.0))", ["scipy_stats", "scipy_stats_bounded",
+                                                         "scipy_stats_discrete", "scipy_stats_location_scale",
                                                          "scipy_stats_multivariate"]),
     ("optimize", "optimize.rosen(x)", ["scipy_optimize"]),
     ("signal", "np.sum(signal.convolve(x, x[::-1] * x))", ["scipy_signal"]),

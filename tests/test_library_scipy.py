@@ -397,6 +397,97 @@ def f_pseudo_huber(delta, r):
     return special.pseudo_huber(delta, r)
 
 
+COUNTS = np.array([0, 2, 5])
+
+
+def f_poisson_logpmf(mu):
+    return stats.poisson.logpmf(COUNTS, mu)
+
+
+def f_binom_logpmf(p):
+    return stats.binom.logpmf(COUNTS, 7, p)
+
+
+def f_nbinom_logpmf(p, n):
+    return stats.nbinom.logpmf(COUNTS, n, p)
+
+
+def f_expon_logpdf(x, loc, scale):
+    return stats.expon.logpdf(x, loc, scale)
+
+
+def f_expon_cdf(x, scale):
+    return stats.expon.cdf(x, scale=scale)
+
+
+def f_lognorm_logpdf(x, s, scale):
+    return stats.lognorm.logpdf(x, s, 0.1, scale)
+
+
+def f_lognorm_cdf(x, s, loc):
+    return stats.lognorm.cdf(x, s, loc, 1.3)
+
+
+def f_cauchy_logpdf(x, loc, scale):
+    return stats.cauchy.logpdf(x, loc, scale)
+
+
+def f_cauchy_cdf(x, loc, scale):
+    return stats.cauchy.cdf(x, loc=loc, scale=scale)
+
+
+def f_laplace_logpdf(x, loc, scale):
+    return stats.laplace.logpdf(x, loc, scale)
+
+
+def f_laplace_cdf(x, scale):
+    return stats.laplace.cdf(x, 0.2, scale)
+
+
+def f_logistic_logpdf(x, loc, scale):
+    return stats.logistic.logpdf(x, loc, scale)
+
+
+def f_gumbel_r_logpdf(x, loc, scale):
+    return stats.gumbel_r.logpdf(x, loc, scale)
+
+
+def f_gumbel_r_cdf(x, loc):
+    return stats.gumbel_r.cdf(x, loc, 1.4)
+
+
+def f_weibull_min_logpdf(x, c, scale):
+    return stats.weibull_min.logpdf(x, c, 0.0, scale)
+
+
+def f_weibull_min_cdf(x, c, loc):
+    return stats.weibull_min.cdf(x, c, loc)
+
+
+def f_chi2_logpdf(x, df, scale):
+    return stats.chi2.logpdf(x, df, scale=scale)
+
+
+def f_chi2_cdf(x, scale):
+    return stats.chi2.cdf(x, 3.0, 0.1, scale)
+
+
+def f_halfnorm_logpdf(x, loc, scale):
+    return stats.halfnorm.logpdf(x, loc, scale)
+
+
+def f_halfnorm_cdf(x, scale):
+    return stats.halfnorm.cdf(x, scale=scale)
+
+
+def f_invgamma_logpdf(x, a, scale):
+    return stats.invgamma.logpdf(x, a, 0.0, scale)
+
+
+def f_invgamma_cdf(x, loc):
+    return stats.invgamma.cdf(x, 2.5, loc)
+
+
 SPECIAL = [
     ("erfinv", f_erfinv, [unit(4) - 0.5]),
     ("erfcinv", f_erfcinv, [unit(4)]),
@@ -480,6 +571,28 @@ STATS = [
      [R(4, 3), R(3), spd(3)]),
     ("multivariate_normal.logpdf-one-point", f_multivariate_normal_logpdf_one_point,
      [R(3), spd(3)]),
+    ("poisson.logpmf", f_poisson_logpmf, [positive(3)]),
+    ("binom.logpmf", f_binom_logpmf, [unit(3)]),
+    ("nbinom.logpmf", f_nbinom_logpmf, [unit(3), positive(3) + 1]),
+    ("expon.logpdf", f_expon_logpdf, [positive(3), R(3) * 0.1 - 0.5, positive(3)]),
+    ("expon.cdf", f_expon_cdf, [positive(3), 1.3]),
+    ("lognorm.logpdf", f_lognorm_logpdf, [positive(3), positive(3), 1.2]),
+    ("lognorm.cdf", f_lognorm_cdf, [positive(3), 0.8, -0.3]),
+    ("cauchy.logpdf", f_cauchy_logpdf, [R(3), R(3), positive(3)]),
+    ("cauchy.cdf", f_cauchy_cdf, [R(3), 0.2, 1.4]),
+    ("laplace.logpdf", f_laplace_logpdf, [R(3) + 3, R(3) * 0.1, positive(3)]),  # x > loc: no kink in reach
+    ("laplace.cdf", f_laplace_cdf, [np.array([-1.1, 0.9, 2.3]), 1.3]),
+    ("logistic.logpdf", f_logistic_logpdf, [R(3), R(3), positive(3)]),
+    ("gumbel_r.logpdf", f_gumbel_r_logpdf, [R(3), R(3), positive(3)]),
+    ("gumbel_r.cdf", f_gumbel_r_cdf, [R(3), 0.3]),
+    ("weibull_min.logpdf", f_weibull_min_logpdf, [positive(3), positive(3) + 0.5, 1.3]),
+    ("weibull_min.cdf", f_weibull_min_cdf, [positive(3), 1.7, -0.2]),
+    ("chi2.logpdf", f_chi2_logpdf, [positive(3), positive(3) + 2, 1.2]),
+    ("chi2.cdf", f_chi2_cdf, [positive(3), 1.2]),
+    ("halfnorm.logpdf", f_halfnorm_logpdf, [positive(3), -0.4, positive(3)]),
+    ("halfnorm.cdf", f_halfnorm_cdf, [positive(3), 0.9]),
+    ("invgamma.logpdf", f_invgamma_logpdf, [positive(3), positive(3) + 1, 1.2]),
+    ("invgamma.cdf", f_invgamma_cdf, [positive(3), -0.3]),
 ]
 
 # ---- scipy.linalg ------------------------------------------------------------------------------
@@ -707,10 +820,26 @@ def pdist_minkowski(x):
     return np.sum(distance.pdist(x, "minkowski", p=3))
 
 
+def poisson_in_count(k, mu):
+    return np.sum(stats.poisson.logpmf(k, mu))
+
+
+def binom_in_trials(n, p):
+    return np.sum(stats.binom.logpmf(COUNTS, n, p))
+
+
+def chi2_cdf_in_df(x, df):
+    return np.sum(stats.chi2.cdf(x, df))
+
+
 REFUSED = [
     ("cdist-cityblock", cdist_cityblock, [R(3, 2), R(2, 2)], 0, "'euclidean' or 'sqeuclidean' only, not 'cityblock'"),
     ("pdist-p", pdist_minkowski, [R(3, 2)], 0, "pdist does not support the keyword argument 'p'"),
     ("t.cdf-in-df", t_cdf_in_df, [R(3), 3.0], 1, "scipy.stats.t.cdf in its shape df"),
+    ("poisson.logpmf-in-k", poisson_in_count, [np.array([0.0, 2.0, 5.0]), 1.5], 0,
+     "scipy.stats.poisson.logpmf in its count k; pass it as a constant"),
+    ("binom.logpmf-in-n", binom_in_trials, [7.0, unit(3)], 0, "scipy.stats.binom.logpmf in its number of trials n"),
+    ("chi2.cdf-in-df", chi2_cdf_in_df, [positive(3), 3.0], 1, "scipy.stats.chi2.cdf in its shape df"),
     ("polygamma-order", polygamma_order, [2.0, positive(3)], 0, "polygamma in its order"),
     ("eigh-generalized", eigh_generalized, [spd(3), spd(3)], 0, "generalized eigenproblem"),
     ("eigh-subset", eigh_subset, [spd(3)], 0, "subset_by_index"),
@@ -770,12 +899,33 @@ def _stats_calls():
     return rows
 
 
+def _location_scale_calls():
+    """logpdf and cdf of the distributions of scipy_stats_location_scale, moving every argument
+    they differentiate (x, shapes, loc, scale)."""
+    rows = []
+    for dist, shapes, cdf_shapes in [(stats.expon, [], True), (stats.lognorm, [0.7], True), (stats.cauchy, [], True),
+                                     (stats.laplace, [], True), (stats.logistic, [], False),
+                                     (stats.gumbel_r, [], True), (stats.weibull_min, [1.6], True),
+                                     (stats.chi2, [3.5], False), (stats.halfnorm, [], True),
+                                     (stats.invgamma, [2.5], False)]:
+        args = [positive(3) + 0.3, *shapes, -0.2, 1.2]
+        loc_scale = (len(args) - 2, len(args) - 1)
+        rows.append((dist.logpdf, args, {}, (0, *range(1, 1 + len(shapes)), *loc_scale), None))
+        if dist is not stats.logistic:  # logistic.cdf: docs/extending.md registers it as an example
+            rows.append((dist.cdf, args, {}, (0, *(range(1, 1 + len(shapes)) if cdf_shapes else ()), *loc_scale), None))
+    return rows
+
+
 SPD3 = spd(3)
 LU3 = linalg.lu_factor(general(3))
 CHO3 = linalg.cho_factor(SPD3)
 
 HYGIENE_CALLS = _stats_calls() + [
     (stats.multivariate_normal.logpdf, [R(4, 3), R(3), SPD3], {}, (0, 1, 2), None),
+    (stats.poisson.logpmf, [COUNTS, positive(3)], {}, (1,), None),
+    (stats.binom.logpmf, [COUNTS, 6, unit(3)], {}, (2,), None),
+    (stats.nbinom.logpmf, [COUNTS, positive(3), unit(3)], {}, (1, 2), None),
+    *_location_scale_calls(),
     (special.erfinv, [unit(3) - 0.5], {}, (0,), None),
     (special.erfcinv, [unit(3)], {}, (0,), None),
     (special.erfcx, [R(3)], {}, (0,), None),

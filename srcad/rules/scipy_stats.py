@@ -1,7 +1,9 @@
 """Rules for ``scipy.stats``: the densities, distribution functions and quantiles of the
 frozen-distribution singletons ``norm`` and ``t``, reverse (vjp) and forward (jvp); ``gamma``
-and ``beta`` (bounded supports) are in ``scipy_stats_bounded``, ``multivariate_normal.logpdf``
-in ``scipy_stats_multivariate``; all follow the scheme below.
+and ``beta`` (bounded supports) are in ``scipy_stats_bounded``, ten more continuous families
+(``expon``, ``lognorm``, ``cauchy``...) in ``scipy_stats_location_scale``, the counting
+distributions' ``logpmf`` in ``scipy_stats_discrete``, ``multivariate_normal.logpdf`` in
+``scipy_stats_multivariate``; all follow the scheme below.
 
 ``scipy.stats.norm.logpdf`` is a method bound to the ``norm`` instance; bound methods of one
 instance and function are equal and hash alike, so a rule keyed by ``stats.norm.logpdf``
