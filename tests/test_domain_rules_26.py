@@ -60,3 +60,22 @@ def radiation_loss(x):
 
 def test_special_functions_in_a_physics_loss():
     check_all_orders(radiation_loss, np.array([0.3, -0.7, 0.9]))
+
+
+# ---- np.block: an equality-constrained quadratic program solved through its KKT system --------
+
+CONSTRAINTS = RNG.standard_normal((2, 4))
+
+
+def kkt_solution_cost(theta):
+    """min ½ xᵀ H x - qᵀ x s.t. A x = b, with H and q built from theta: the solution of
+    [[H, Aᵀ], [A, 0]] [x; λ] = [q; b], and a cost of it."""
+    h = np.diag(1.5 + theta ** 2) + 0.2 * np.outer(theta, theta)
+    kkt = np.block([[h, CONSTRAINTS.T], [CONSTRAINTS, np.zeros((2, 2))]])
+    rhs = np.concatenate([np.sin(theta), np.array([1.0, -0.5])])
+    solution = np.linalg.solve(kkt, rhs)
+    return np.sum(solution[:4] ** 2) + solution[4] * theta[0]
+
+
+def test_kkt_system_through_np_block():
+    check_all_orders(kkt_solution_cost, RNG.standard_normal(4))

@@ -167,6 +167,19 @@ def f_float64_conversions(x):
     return total * np.float64(x[0]) + np.float64(x) ** 3
 
 
+def f_block_kkt(h, a):
+    """A KKT matrix [[H, Aᵀ], [A, 0]] from a Hessian block, constraint rows and a scalar zero."""
+    return np.block([[h, a.T], [a, np.zeros((2, 2))]])
+
+
+def f_block_rows(x, m):
+    return np.block([x, 0.5, m[0]]) * np.block([m[0], x * x, 1.0])  # 1-D: scalars join as length 1
+
+
+def f_block_3d(a, b):
+    return np.block([[[a, b]], [[b, a]]])
+
+
 CASES = [
     ("append", f_append, [R(5), R(2, 2)]),
     ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
@@ -203,6 +216,9 @@ CASES = [
     ("fft-axis-n", f_fft_axis, [R(4, 5)]),
     ("fftshift", f_fftshift, [R(5)]),
     ("float64-conversions", f_float64_conversions, [R(4)]),
+    ("block-kkt", f_block_kkt, [R(3, 3), R(2, 3)]),
+    ("block-scalars-and-rows", f_block_rows, [R(3), R(1, 3)]),
+    ("block-3d", f_block_3d, [R(2, 1, 2), R(2, 1, 3)]),
 ]
 
 
@@ -315,6 +331,7 @@ def test_refused_arguments():
 
 HYGIENE_CALLS = [
     (np.cov, [R(3, 4)], {"rowvar": False}, (0,), None),
+    (np.block, [R(2, 2), R(2, 1), R(1, 2)], {}, (0, 1, 2), "{fn}([[{0}, {1}], [{2}, 0.5]])"),
     (np.corrcoef, [R(3, 4)], {}, (0,), None),
     (np.append, [R(3), R(2, 2)], {}, (0, 1), None),
     (np.insert, [R(4), [1, 1], R(2)], {}, (0, 2), None),

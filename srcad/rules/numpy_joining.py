@@ -1,5 +1,5 @@
 """Rules for NumPy's joining and splitting routines (concatenate, stack and its variants,
-split and its variants), reverse (vjp) and forward (jvp).
+``np.block``, split and its variants), reverse (vjp) and forward (jvp).
 
 Joining is undone on the cotangent by splitting it at the pieces' sizes, splitting by
 joining the pieces' cotangents (zeros for a piece without one).
@@ -200,6 +200,81 @@ def dsplit_jvp(y, ary, indices_or_sections):
     t[y] += np.dsplit(t[ary], indices_or_sections)
 
 
+# ---- np.block: nested lists joined along the last axes ----------------------------------------
+
+def _block_depth(arrays):
+    return 1 + _block_depth(arrays[0]) if isinstance(arrays, list) else 0
+
+
+def _block_size(node, axis, ndim):
+    """The length along ``axis`` (negative) of the block ``node`` (a leaf promoted to ``ndim``
+    dimensions, as ``np.block`` does, or a nested list that joins along ``-depth``)."""
+    if not isinstance(node, list):
+        shape = np.shape(node)
+        return ((1,) * (ndim - len(shape)) + shape)[axis]
+    joined = -_block_depth(node)
+    if axis == joined:
+        return sum(_block_size(child, axis, ndim) for child in node)
+    return _block_size(node[0], axis, ndim)
+
+
+def _block_ndim(arrays):
+    leaves, stack = [], [arrays]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        else:
+            leaves.append(np.ndim(node))
+    return max([_block_depth(arrays), *leaves])
+
+
+def block_grad(g, arrays):
+    """The adjoints of the leaves of ``np.block(arrays)``: ``g`` cut back into the blocks,
+    nested like ``arrays``, each shaped like its leaf."""
+    ndim = _block_ndim(arrays)
+
+    def cut(part, node):
+        if not isinstance(node, list):
+            return np.reshape(part, np.shape(node))
+        axis = -_block_depth(node)
+        sizes = [_block_size(child, axis, ndim) for child in node]
+        pieces = np.split(part, np.cumsum(sizes)[:-1], axis=axis)
+        return [cut(piece, child) for piece, child in zip(pieces, node)]
+
+    return cut(np.asarray(g), arrays)
+
+
+def block_tangents(tangents, arrays):
+    """Per-leaf tangents (or adjoints) of a nested list, zeros where a leaf or a whole
+    sub-list has none."""
+    if not isinstance(arrays, list):
+        return zeros_like(arrays) if tangents is None else tangents
+    tangents = [None] * len(arrays) if tangents is None else tangents
+    return [block_tangents(t, a) for t, a in zip(tangents, arrays)]
+
+
+@register_vjp(np.block)
+def block(y, arrays):
+    d[arrays] += block_grad(d[y], arrays)
+
+
+@register_jvp(np.block)
+def block_jvp(y, arrays):
+    t[y] += np.block(block_tangents(t[arrays], arrays))
+
+
+# block_grad is linear in the cotangent: its adjoint joins the pieces again
+@register_vjp(block_grad)
+def block_grad_vjp(r, g, arrays):
+    d[g] += np.reshape(np.block(block_tangents(d[r], arrays)), np.shape(g))
+
+
+@register_jvp(block_grad)
+def block_grad_jvp(r, g, arrays):
+    t[r] += block_grad(t[g], arrays)
+
+
 # ---- np.r_[...] and np.c_[...]: concatenation written as indexing ---------------------------
 
 def _trick_items(key):
@@ -273,4 +348,5 @@ def index_concat_tangent_jvp(r, tk, key, trick):
 
 
 # index bookkeeping that generated adjoints call: no derivative flows through it
-register_nondifferentiable(hstack_axis, split_bounds, split_axis, _trick_items, reason="it computes positions, axes or an order")
+register_nondifferentiable(hstack_axis, split_bounds, split_axis, _trick_items, _block_depth, _block_size, _block_ndim,
+                           reason="it computes positions, axes or an order")
