@@ -180,6 +180,18 @@ def f_block_3d(a, b):
     return np.block([[[a, b]], [[b, a]]])
 
 
+def f_cond(a):
+    return np.linalg.cond(a)
+
+
+def f_cond_minus_2(a):
+    return np.linalg.cond(a, -2)
+
+
+def f_cond_2_stack(a):
+    return np.linalg.cond(a, p=2)
+
+
 CASES = [
     ("append", f_append, [R(5), R(2, 2)]),
     ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
@@ -219,6 +231,9 @@ CASES = [
     ("block-kkt", f_block_kkt, [R(3, 3), R(2, 3)]),
     ("block-scalars-and-rows", f_block_rows, [R(3), R(1, 3)]),
     ("block-3d", f_block_3d, [R(2, 1, 2), R(2, 1, 3)]),
+    ("cond", f_cond, [R(3, 3) + 2 * np.eye(3)]),
+    ("cond-p-minus-2-tall", f_cond_minus_2, [R(4, 2)]),
+    ("cond-p-2-stack", f_cond_2_stack, [R(2, 3, 3) + 3 * np.eye(3)]),
 ]
 
 
@@ -320,17 +335,25 @@ def interp_periodic(x):
     return np.sum(np.interp(x, XP, np.sin(XP), period=4.0))
 
 
+def cond_frobenius(a):
+    return np.linalg.cond(a, "fro")
+
+
 def test_refused_arguments():
     with pytest.raises(srcad.SrcadSyntaxError, match="np.gradient in its spacing"):
         srcad.grad(gradient_in_spacing, wrt=1)(R(5), 0.5)
     with pytest.raises(srcad.UnsupportedCaseError, match="period"):
         srcad.grad(interp_periodic, wrt=0)(R(3))
+    with pytest.raises(srcad.UnsupportedCaseError, match=r"np.linalg.cond for p=None, 2 or -2 .* not p='fro'; write "
+                                                         r"np.linalg.norm\(a, p\) \* np.linalg.norm\(np.linalg.inv\(a\), p\)"):
+        srcad.grad(cond_frobenius)(R(3, 3) + 2 * np.eye(3))
 
 
 # ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
 
 HYGIENE_CALLS = [
     (np.cov, [R(3, 4)], {"rowvar": False}, (0,), None),
+    (np.linalg.cond, [R(3, 3) + 2 * np.eye(3), -2], {}, (0,), None),
     (np.block, [R(2, 2), R(2, 1), R(1, 2)], {}, (0, 1, 2), "{fn}([[{0}, {1}], [{2}, 0.5]])"),
     (np.corrcoef, [R(3, 4)], {}, (0,), None),
     (np.append, [R(3), R(2, 2)], {}, (0, 1), None),

@@ -917,7 +917,7 @@ def test_array_of_a_nested_list_jvp():
 
 MODULES = ("srcad.rules.numpy_shapes", "srcad.rules.numpy_reordering", "srcad.rules.numpy_indexing", "srcad.rules.numpy_joining",
            "srcad.rules.numpy_products", "srcad.rules.numpy_linalg", "srcad.rules.numpy_decompositions",
-           "srcad.rules.scipy_special")
+           "srcad.rules.numpy_spectral", "srcad.rules.scipy_special")
 
 
 def test_every_vjp_of_these_modules_has_a_jvp():
