@@ -79,3 +79,23 @@ def kkt_solution_cost(theta):
 
 def test_kkt_system_through_np_block():
     check_all_orders(kkt_solution_cost, RNG.standard_normal(4))
+
+
+# ---- np.polyfit and np.linalg.cond: a calibration curve and its conditioning ---------------------
+
+SAMPLE_POINTS = np.linspace(0.0, 2.0, 9)
+
+
+def calibration_loss(theta):
+    """Readings y(theta) at moving sample points fitted by a cubic; the fit's slope at 1 and the
+    condition number of a matrix built from the coefficients."""
+    x = SAMPLE_POINTS + 0.05 * np.sin(theta[0] * SAMPLE_POINTS)
+    y = theta[1] * np.exp(-x) + theta[2] * x ** 2
+    coefficients = np.polyfit(x, y, 3)
+    slope = np.polyval(coefficients[:-1] * np.array([3.0, 2.0, 1.0]), 1.0)
+    m = np.array([[coefficients[0], 1.0], [coefficients[1], coefficients[2] + 2.0]])
+    return slope ** 2 + np.linalg.cond(m)
+
+
+def test_calibration_fit_and_its_conditioning():
+    check_all_orders(calibration_loss, np.array([0.7, 1.3, -0.4]), rtol=1e-4)

@@ -192,6 +192,17 @@ def f_cond_2_stack(a):
     return np.linalg.cond(a, p=2)
 
 
+FIT_X = np.linspace(-1.0, 1.0, 7) + 0.05 * RNG.standard_normal(7)
+
+
+def f_polyfit(x, y):
+    return np.polyfit(x, y, 3)
+
+
+def f_polyfit_in_y_columns(y):
+    return np.polyfit(FIT_X, y, 2, rcond=1e-10)
+
+
 CASES = [
     ("append", f_append, [R(5), R(2, 2)]),
     ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
@@ -232,6 +243,8 @@ CASES = [
     ("block-scalars-and-rows", f_block_rows, [R(3), R(1, 3)]),
     ("block-3d", f_block_3d, [R(2, 1, 2), R(2, 1, 3)]),
     ("cond", f_cond, [R(3, 3) + 2 * np.eye(3)]),
+    ("polyfit", f_polyfit, [FIT_X, np.sin(2 * FIT_X)]),
+    ("polyfit-columns", f_polyfit_in_y_columns, [R(7, 2)]),
     ("cond-p-minus-2-tall", f_cond_minus_2, [R(4, 2)]),
     ("cond-p-2-stack", f_cond_2_stack, [R(2, 3, 3) + 3 * np.eye(3)]),
 ]
@@ -339,6 +352,15 @@ def cond_frobenius(a):
     return np.linalg.cond(a, "fro")
 
 
+def polyfit_weighted(y):
+    return np.sum(np.polyfit(FIT_X, y, 2, w=np.arange(1.0, 8.0)))
+
+
+def polyfit_cov(y):
+    p, c = np.polyfit(FIT_X, y, 2, cov=True)
+    return np.sum(p)
+
+
 def test_refused_arguments():
     with pytest.raises(srcad.SrcadSyntaxError, match="np.gradient in its spacing"):
         srcad.grad(gradient_in_spacing, wrt=1)(R(5), 0.5)
@@ -347,12 +369,18 @@ def test_refused_arguments():
     with pytest.raises(srcad.UnsupportedCaseError, match=r"np.linalg.cond for p=None, 2 or -2 .* not p='fro'; write "
                                                          r"np.linalg.norm\(a, p\) \* np.linalg.norm\(np.linalg.inv\(a\), p\)"):
         srcad.grad(cond_frobenius)(R(3, 3) + 2 * np.eye(3))
+    with pytest.raises(srcad.UnsupportedCaseError, match=r"np.polyfit\(x, y, deg\) and its rcond only, not w=; "
+                                                         r"for weights write .*lstsq"):
+        srcad.grad(polyfit_weighted)(R(7))
+    with pytest.raises(srcad.UnsupportedCaseError, match=r"np.polyfit\(x, y, deg\) and its rcond only, not cov="):
+        srcad.grad(polyfit_cov)(R(7))
 
 
 # ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
 
 HYGIENE_CALLS = [
     (np.cov, [R(3, 4)], {"rowvar": False}, (0,), None),
+    (np.polyfit, [FIT_X, R(7), 2], {}, (0, 1), None),
     (np.linalg.cond, [R(3, 3) + 2 * np.eye(3), -2], {}, (0,), None),
     (np.block, [R(2, 2), R(2, 1), R(1, 2)], {}, (0, 1, 2), "{fn}([[{0}, {1}], [{2}, 0.5]])"),
     (np.corrcoef, [R(3, 4)], {}, (0,), None),

@@ -1,18 +1,20 @@
 """Rules for NumPy's numerical helpers, reverse (vjp) and forward (jvp): ``np.append``,
-``np.insert``, ``np.delete``, ``np.gradient``, ``np.interp``, ``np.polyval`` and ``np.trapezoid`` (``np.trapz`` where
-NumPy still has it).
+``np.insert``, ``np.delete``, ``np.gradient``, ``np.interp``, ``np.polyval``, ``np.polyfit`` and ``np.trapezoid``
+(``np.trapz`` where NumPy still has it).
 
 Several are linear maps of their data; their adjoints apply the transposed map, built from
 the map itself (``np.gradient`` of an identity matrix is the differencing matrix), so that
 every spacing and ``edge_order`` NumPy supports is covered by construction and the helpers
 stay pure (no in-place updates), which lets a derivative of a derivative read them.
-Refused: spacings of ``np.gradient``, ``period`` of ``np.interp``.
+Refused: spacings of ``np.gradient``, ``period`` of ``np.interp``, ``w``, ``full`` and ``cov`` of
+``np.polyfit`` (whose Vandermonde matrix must have full column rank).
 """
 import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import unbroadcast, zeros_like
+from .numpy_linalg import mT
 
 # ---- np.append --------------------------------------------------------------------------------
 
@@ -250,6 +252,72 @@ def polyval(y, p, x):
 def polyval_jvp(y, p, x):
     t[y] += polyval_powers(p, x) @ t[p]
     t[y] += t[x] * np.polyval(polynomial_derivative(p), x)
+
+
+# ---- np.polyfit: a least-squares fit by a Vandermonde matrix ----------------------------------
+
+def polyfit_options(w, full, cov):
+    """``np.polyfit``'s options srcad does not differentiate, refused."""
+    for name, given in (("w", w is not None), ("full", full is not False), ("cov", cov is not False)):
+        if given:
+            raise UnsupportedCaseError(f"srcad differentiates np.polyfit(x, y, deg) and its rcond only, not {name}=; "
+                                       "for weights write the fit polyfit solves, np.linalg.lstsq(w[:, None] * "
+                                       "np.vander(x, deg + 1), w * y)[0]")
+
+
+def polyfit_design(x, deg):
+    """The Vandermonde matrix ``V[i, j] = x_i ** (deg - j)``: ``polyfit`` minimises ‖V p - y‖."""
+    return np.asarray(x)[:, None] ** np.arange(deg, -1, -1)
+
+
+def polyfit_design_slope(x, deg):
+    """``∂V[i, j] / ∂x_i``."""
+    powers = np.arange(deg, -1, -1)
+    return powers * np.asarray(x)[:, None] ** np.maximum(powers - 1, 0)
+
+
+def polyfit_grad(g, x, y, deg, p, which):
+    """The adjoint of ``y`` (which=1) or ``x`` (which=0) in ``p = polyfit(x, y, deg)`` (V of
+    full column rank): ``p = V⁺ y``; in x, from the normal equations,
+    ``VᵀV dp = dVᵀ r - Vᵀ dV p`` with the residual ``r = y - V p``."""
+    v = polyfit_design(x, deg)
+    pv = np.linalg.pinv(v)
+    gm = np.reshape(g, (deg + 1, -1))
+    if which == 1:
+        return np.reshape(mT(pv) @ gm, np.shape(y))
+    pm = np.reshape(p, (deg + 1, -1))
+    z = pv @ (mT(pv) @ gm)  # (VᵀV)⁻¹ g
+    residual = np.reshape(y, (np.shape(x)[0], -1)) - v @ pm
+    gv = residual @ mT(z) - (v @ z) @ mT(pm)
+    return np.sum(gv * polyfit_design_slope(x, deg), axis=1)
+
+
+def polyfit_tangent(tv, x, y, deg, p, which):
+    v = polyfit_design(x, deg)
+    pv = np.linalg.pinv(v)
+    if which == 1:
+        return pv @ tv
+    pm = np.reshape(p, (deg + 1, -1))
+    dv = polyfit_design_slope(x, deg) * np.asarray(tv)[:, None]
+    residual = np.reshape(y, (np.shape(x)[0], -1)) - v @ pm
+    return np.reshape(pv @ (mT(pv) @ (mT(dv) @ residual - mT(v) @ (dv @ pm))), np.shape(p))
+
+
+@register_vjp(np.polyfit)
+def polyfit(p, x, y, deg, rcond=None, full=False, w=None, cov=False):
+    polyfit_options(w, full, cov)
+    d[y] += polyfit_grad(d[p], x, y, deg, p, 1)
+    d[x] += polyfit_grad(d[p], x, y, deg, p, 0)
+
+
+@register_jvp(np.polyfit)
+def polyfit_jvp(p, x, y, deg, rcond=None, full=False, w=None, cov=False):
+    polyfit_options(w, full, cov)
+    t[p] += polyfit_tangent(t[y], x, y, deg, p, 1)
+    t[p] += polyfit_tangent(t[x], x, y, deg, p, 0)
+
+
+register_nondifferentiable(polyfit_options, reason="it checks options")
 
 
 # ---- np.trapezoid -----------------------------------------------------------------------------
