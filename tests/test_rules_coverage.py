@@ -119,7 +119,9 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               "method", "boundary", "fillvalue", "return_sign", "dimension", "allow_singular", "rtol", "index",
               "indices", "name", "newshape", "start", "reps", "repeats", "ord", "density", "args", "end_values",
               "b", "obj", "q",  # q: a quantile's level (np.quantile), refused when it carries a derivative
-              "rowvar", "bias", "metric"}
+              "rowvar", "bias", "metric",
+              "deg", "full", "cov", "w",  # np.polyfit's degree and options (w, full, cov refused at run time)
+              "p"}  # np.linalg.cond's norm (other than None, 2, -2 refused at run time)
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))
