@@ -77,10 +77,15 @@ def no_method_rule(name):
     through its class."""
     import numpy as np
 
+    from .passes.frozen_distributions import METHODS
+
     if hasattr(np.ndarray, name):
         return (f"no derivative rule for the array method .{name}(); srcad.extend.register_method maps a "
                 "method to a function with a rule")
-    return (f"no derivative rule for the method .{name}(); if it is a method of your own class, call it "
+    frozen = (f"; a frozen scipy.stats distribution's .{name}(x) is differentiated where the distribution is "
+              f"made in the call (stats.norm(mu, s).{name}(x)) or held in a module-level name, not through a local "
+              f"name: write stats.norm.{name}(x, mu, s)") if name in METHODS else ""
+    return (f"no derivative rule for the method .{name}(){frozen}; if it is a method of your own class, call it "
             f"through the class (ClassName.{name}(obj, ...)), which srcad reads and differentiates (self.{name}(...) "
             f"in a method of that class, and obj.{name}(...) on a global obj, work as written); an object held in an "
             f"attribute is called through its class too (ClassName.__call__(obj, ...))")

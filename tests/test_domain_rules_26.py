@@ -3,9 +3,11 @@ of physics and statistics, KKT systems, conditioning, polynomial fits): each pro
 derivatives checked against central finite differences in random directions, and its Hessian
 (forward over reverse) against differences of the gradient."""
 import numpy as np
+import pytest
 
 import scipy.special as special
 import scipy.stats as stats
+from scipy.stats import norm
 
 import srcad
 from srcad.testing import check_grads, check_jvp
@@ -99,3 +101,74 @@ def calibration_loss(theta):
 
 def test_calibration_fit_and_its_conditioning():
     check_all_orders(calibration_loss, np.array([0.7, 1.3, -0.4]), rtol=1e-4)
+
+
+# ---- frozen scipy.stats distributions ---------------------------------------------------------
+
+OBSERVED = np.array([0.4, -1.2, 2.1, 0.3])
+PRIOR = norm(0.0, 2.0)  # module-level frozen distributions: constants read through .args / .kwds
+NOISE = stats.gamma(2.0, scale=np.array([0.5, 1.5]))
+
+
+def frozen_log_posterior(theta):
+    """A location-scale model written with frozen distributions: made in the call (the
+    derivative reaches their parameters) and held in module-level names."""
+    mu, log_s = theta[0], theta[1]
+    s = np.exp(log_s)
+    total = np.sum(stats.norm(mu, s).logpdf(OBSERVED)) + np.sum(norm(loc=mu, scale=2 * s).logcdf(OBSERVED))
+    total += PRIOR.logpdf(mu) + np.sum(NOISE.logpdf(np.array([s, s * s])))
+    return total + np.sum(stats.poisson(s + 1.0).logpmf(np.array([1, 3]))) + stats.t(4.0, mu).cdf(0.5)
+
+
+def test_frozen_distributions_in_a_log_posterior():
+    check_all_orders(frozen_log_posterior, np.array([0.3, -0.2]))
+
+
+def test_frozen_and_unfrozen_calls_agree():
+    def unfrozen(theta):
+        mu, s = theta[0], np.exp(theta[1])
+        total = np.sum(stats.norm.logpdf(OBSERVED, mu, s)) + np.sum(norm.logcdf(OBSERVED, loc=mu, scale=2 * s))
+        total += norm.logpdf(mu, 0.0, 2.0) + np.sum(stats.gamma.logpdf(np.array([s, s * s]), 2.0,
+                                                                       scale=np.array([0.5, 1.5])))
+        return total + np.sum(stats.poisson.logpmf(np.array([1, 3]), s + 1.0)) + stats.t.cdf(0.5, 4.0, mu)
+
+    theta = np.array([0.3, -0.2])
+    np.testing.assert_allclose(srcad.grad(frozen_log_posterior)(theta), srcad.grad(unfrozen)(theta), rtol=1e-12)
+
+
+SWAPPED = norm(0.0, 1.0)
+
+
+def swapped_prior(x):
+    return np.sum(SWAPPED.logpdf(x))
+
+
+def test_a_module_level_frozen_distribution_rebound_recompiles():
+    global SWAPPED
+    x = np.array([0.5, 1.0, 2.0])
+    np.testing.assert_allclose(srcad.grad(swapped_prior)(x), -x)
+    SWAPPED = stats.gamma(2.0)  # another distribution: the code is made again for it
+    try:
+        np.testing.assert_allclose(srcad.grad(swapped_prior)(x), 1 / x - 1)
+    finally:
+        SWAPPED = norm(0.0, 1.0)
+
+
+def frozen_in_a_local(x, mu):
+    prior = norm(mu, 1.0)
+    return np.sum(prior.logpdf(x))
+
+
+def frozen_point_by_keyword(x, mu):
+    return np.sum(norm(mu, 1.0).logpdf(x=x))
+
+
+def test_frozen_distributions_srcad_cannot_rewrite_are_refused():
+    x = np.array([0.5, 1.0])
+    with pytest.raises(srcad.SrcadError, match=r"frozen scipy.stats distribution's .logpdf\(x\) is differentiated "
+                                               r"where the distribution is made in the call .* not through a local "
+                                               r"name: write stats.norm.logpdf\(x, mu, s\)"):
+        srcad.grad(frozen_in_a_local, wrt=1)(x, 0.2)
+    with pytest.raises(srcad.SrcadError, match=r"norm\(...\).logpdf\(x\) of a frozen scipy.stats distribution with "
+                                               r"one positional argument"):
+        srcad.grad(frozen_point_by_keyword, wrt=1)(x, 0.2)

@@ -7,6 +7,7 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
+from .frozen_distributions import frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
                            through_parameter, through_self)
@@ -101,6 +102,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     conditional = None  # ids of the calls in branches, worked out if a name is missing
     for call, locals_, params, nested, functions_here in _calls_in_scopes(node, locals_, functions, source):
         if anno(call, "callee") is not None:
+            continue
+        if frozen_method_call(call, locals_, source):  # stats.norm(mu, s).logpdf(x): stats.norm.logpdf(x, mu, s)
             continue
         parts = dotted(call.func)
         if parts is None:
