@@ -172,3 +172,21 @@ def test_frozen_distributions_srcad_cannot_rewrite_are_refused():
     with pytest.raises(srcad.SrcadError, match=r"norm\(...\).logpdf\(x\) of a frozen scipy.stats distribution with "
                                                r"one positional argument"):
         srcad.grad(frozen_point_by_keyword, wrt=1)(x, 0.2)
+
+
+# ---- np.linalg.eigvals: the stability margin of a damped linear system --------------------------
+
+def stability_margin(theta):
+    """The spectral abscissa (largest real part) and the oscillation frequencies of
+    ẋ = A x for a two-mass chain with stiffness k and damping c: a complex-conjugate spectrum."""
+    k, c = np.exp(theta[0]), np.exp(theta[1])
+    a = np.array([[0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0],
+                  [-2 * k, k, -c, 0.1 * c], [k, -1.5 * k, 0.1 * c, -0.5 * c]])
+    w = np.linalg.eigvals(a)
+    return np.max(np.real(w)) + 0.1 * np.sum(np.abs(np.imag(w)))
+
+
+def test_stability_margin_through_complex_eigenvalues():
+    theta = np.array([0.3, -1.0])
+    check_grads(stability_margin, (theta,))
+    check_jvp(stability_margin, (theta,))

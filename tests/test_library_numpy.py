@@ -203,6 +203,16 @@ def f_polyfit_in_y_columns(y):
     return np.polyfit(FIT_X, y, 2, rcond=1e-10)
 
 
+def f_eigvals_parts(a):
+    """A real matrix with a complex pair: the real parts, the moduli and the imaginary parts."""
+    w = np.linalg.eigvals(a)
+    return np.real(w) + np.abs(w) * np.imag(w)
+
+
+def f_eigvals_real_stack(a):
+    return np.real(np.linalg.eigvals(a))
+
+
 CASES = [
     ("append", f_append, [R(5), R(2, 2)]),
     ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
@@ -243,6 +253,8 @@ CASES = [
     ("block-scalars-and-rows", f_block_rows, [R(3), R(1, 3)]),
     ("block-3d", f_block_3d, [R(2, 1, 2), R(2, 1, 3)]),
     ("cond", f_cond, [R(3, 3) + 2 * np.eye(3)]),
+    ("eigvals-complex-pair", f_eigvals_parts, [np.array([[0.5, -2.0, 0.3], [1.5, 0.2, -0.4], [0.1, 0.6, -1.0]])]),
+    ("eigvals-stack", f_eigvals_real_stack, [R(2, 3, 3)]),
     ("polyfit", f_polyfit, [FIT_X, np.sin(2 * FIT_X)]),
     ("polyfit-columns", f_polyfit_in_y_columns, [R(7, 2)]),
     ("cond-p-minus-2-tall", f_cond_minus_2, [R(4, 2)]),
@@ -272,14 +284,34 @@ def test_narrower_float_conversions():
     check_jvp(f_float32_conversion, (x,), eps=1e-2, rtol=1e-2, atol=1e-3)
 
 
-#: np.cumprod's adjoint helper updates a view in place: srcad refuses to differentiate it again
-SECOND_ORDER_REFUSED = {"cumprod-with-zeros"}
+#: np.cumprod's adjoint helper updates a view in place: srcad refuses to differentiate it again;
+#: np.linalg.eigvals is differentiated once (tested below)
+SECOND_ORDER_REFUSED = {"cumprod-with-zeros", "eigvals-complex-pair", "eigvals-stack"}
 SECOND_ORDER = [c for c in CASES if c[0] not in SECOND_ORDER_REFUSED]
 
 
 @pytest.mark.parametrize("name, fun, args", SECOND_ORDER, ids=[c[0] for c in SECOND_ORDER])
 def test_second_order(name, fun, args):
     check_second_order(fun, args)
+
+
+@pytest.mark.parametrize("name", ["eigvals-complex-pair", "eigvals-stack"])
+def test_second_order_of_eigvals_is_refused(name):
+    _, fun, args = next(c for c in CASES if c[0] == name)
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"test_library_numpy.py:\d+: srcad does not differentiate "
+                                                     r"np.linalg.eigvals to second order"):
+        check_second_order(fun, args)
+
+
+def complex_eigenvalue_product(a):
+    w = np.linalg.eigvals(a)
+    return np.real(np.sum(w * w))
+
+
+def test_a_product_of_complex_eigenvalues_is_refused_in_reverse_mode():
+    """eigvals makes complex values: only the complex-safe rules may follow it."""
+    with pytest.raises(srcad.SrcadSyntaxError, match="complex values only through"):
+        srcad.grad(complex_eigenvalue_product)(R(3, 3))
 
 
 def test_second_order_through_cumprod():
@@ -380,6 +412,7 @@ def test_refused_arguments():
 
 HYGIENE_CALLS = [
     (np.cov, [R(3, 4)], {"rowvar": False}, (0,), None),
+    (np.linalg.eigvals, [R(3, 3)], {}, (0,), "abs({fn}({0}))"),
     (np.polyfit, [FIT_X, R(7), 2], {}, (0, 1), None),
     (np.linalg.cond, [R(3, 3) + 2 * np.eye(3), -2], {}, (0,), None),
     (np.block, [R(2, 2), R(2, 1), R(1, 2)], {}, (0, 1, 2), "{fn}([[{0}, {1}], [{2}, 0.5]])"),

@@ -24,7 +24,8 @@ import srcad
 from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
-                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, scipy_spatial)
+                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral,
+                         scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_numpy
@@ -225,6 +226,8 @@ REFUSED_CALLS = [
     (np.random.normal, [0.3, 1.2], {}, (0, 1), None),
     (np.random.uniform, [0.3, 1.2], {}, (0, 1), None),
     (builtins.slice, [0.3, 1.2, 0.5], {}, (0,), None),
+    (numpy_spectral.eigvals_grad, [R(3), _A, np.linalg.eigvals(_A)], {}, (0,), None),  # second order of eigvals
+    (numpy_spectral.eigvals_tangent, [R(3, 3), _A, np.linalg.eigvals(_A)], {}, (0,), "abs({fn}({0}, {1}, {2}))"),
 ]
 
 

@@ -46,6 +46,7 @@ from .. import runtime
 from ..code_reading import attribute_now
 from ..naming import BUILTIN
 from ..rules.numpy_fft import rfft_grad, rfftn_grad
+from ..rules.numpy_spectral import eigvals_grad
 from .fresh import PLAIN_ATTRIBUTES, is_in
 from .callees import Callee
 from .outside_values import code_value, library_module, made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
@@ -64,7 +65,8 @@ _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, 
                  np.nonzero, np.flatnonzero, np.count_nonzero, np.shape, np.ndim, np.size, builtins.len,
                  builtins.int, builtins.float, builtins.bool, builtins.range, np.linalg.norm, runtime.real_constant,
                  runtime.numeric_constant, builtins.slice,  # a complex step in a slice counts points (np.r_[0:1:5j])
-                 rfft_grad, rfftn_grad}  # the adjoints of rfft of a real input (in a derivative differentiated again)
+                 rfft_grad, rfftn_grad,  # the adjoints of rfft of a real input (in a derivative differentiated again)
+                 eigvals_grad}  # the adjoint of eigvals' real matrix
 #: functions without derivative that are right to treat as such for complex operands: their
 #: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,

@@ -1,16 +1,24 @@
 """Rules for functions of the spectrum of a general real matrix: ``np.linalg.cond`` (the
-2-norm condition number, a ratio of extreme singular values), reverse (vjp) and forward (jvp),
-for matrices and stacks of matrices.
+2-norm condition number, a ratio of extreme singular values) and ``np.linalg.eigvals`` (complex
+for a real matrix with complex eigenvalues), reverse (vjp) and forward (jvp), for matrices and
+stacks of matrices.
 
 The extreme singular values must be simple (the derivative divides by nothing, but a repeated
 largest or smallest singular value has no derivative). ``cond`` in another norm (``p`` of
 1, -1, inf, -inf, 'fro') is refused at run time: write it as ``norm(a, p) * norm(inv(a), p)``,
 which srcad differentiates.
+
+``eigvals`` needs distinct eigenvalues: with ``a = V Λ V⁻¹``, ``dλᵢ = (V⁻¹ da V)ᵢᵢ``. Its result
+is complex where ``a`` has complex eigenvalues; under srcad's convention (docs/extending.md,
+"Complex values") the cotangent ``ḡ = ∂L/∂Re λ + i ∂L/∂Im λ`` gives ``∂L/∂a = Re(V⁻ᵀ diag(ḡ*) Vᵀ)``,
+and the rule is marked complex-safe for that result (a complex ``a`` is refused at run time).
+Second derivatives of ``eigvals`` are not computed (``np.linalg.eig`` has no rule).
 """
 import numpy as np
 
 from ..errors import UnsupportedCaseError
-from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from .numpy_linalg import mT
+from ..registry import no_derivative, register_complex_safe, register_jvp, register_nondifferentiable, register_vjp
 
 
 def cond_in_largest_over_smallest(p):
@@ -46,4 +54,73 @@ def cond_jvp(y, x, p=None):
     t[y] += np.sum(cond_slope(x, p) * t[x], axis=(-2, -1))
 
 
+def eigenvectors_in_order(a, w):
+    """``V`` and ``V⁻¹`` of ``a = V diag(w) V⁻¹``, the columns of ``V`` in the order of the
+    eigenvalues ``w`` that ``np.linalg.eigvals`` returned (``np.linalg.eig`` computes them
+    again, and LAPACK need not order them alike)."""
+    if np.iscomplexobj(a):
+        raise UnsupportedCaseError("srcad differentiates np.linalg.eigvals of a real matrix only, not of a complex one")
+    values, vectors = np.linalg.eig(a)
+    nearest = np.argmin(np.abs(np.asarray(w)[..., :, None] - values[..., None, :]), axis=-1)
+    vectors = np.take_along_axis(vectors, nearest[..., None, :], axis=-1)
+    return vectors, np.linalg.inv(vectors)
+
+
+def eigvals_grad(g, a, w):
+    """``Re(V⁻ᵀ diag(ḡ*) Vᵀ)``: the adjoint of the real ``a`` for the cotangent ``g`` of its
+    eigenvalues ``w``."""
+    vectors, inverse = eigenvectors_in_order(a, w)
+    return np.real(mT(vectors @ (np.conj(np.asarray(g))[..., :, None] * inverse)))
+
+
+def eigvals_tangent(ta, a, w):
+    """``dλᵢ = (V⁻¹ da V)ᵢᵢ``."""
+    vectors, inverse = eigenvectors_in_order(a, w)
+    tangent = np.einsum("...ij,...jk,...ki->...i", inverse, ta, vectors)
+    return tangent if np.iscomplexobj(w) else np.real(tangent)
+
+
+@register_vjp(np.linalg.eigvals)
+def eigvals(y, a):
+    d[a] += eigvals_grad(d[y], a, y)
+
+
+@register_jvp(np.linalg.eigvals)
+def eigvals_jvp(y, a):
+    t[y] += eigvals_tangent(t[a], a, y)
+
+
+# a derivative of eigvals' derivative (hessian, hvp, grad of grad) is refused at the user's line
+_ONCE = "srcad differentiates it once (np.linalg.eig has no rule)"
+
+
+@register_vjp(eigvals_grad)
+def eigvals_grad_vjp(r, g, a, w):
+    d[g] += no_derivative("np.linalg.eigvals to second order", _ONCE)
+    d[a] += no_derivative("np.linalg.eigvals to second order", _ONCE)
+    d[w] += no_derivative("np.linalg.eigvals to second order", _ONCE)
+
+
+@register_jvp(eigvals_grad)
+def eigvals_grad_jvp(r, g, a, w):
+    t[r] += t[g] * no_derivative("np.linalg.eigvals to second order", _ONCE)
+    t[r] += t[a] * no_derivative("np.linalg.eigvals to second order", _ONCE)
+    t[r] += t[w] * no_derivative("np.linalg.eigvals to second order", _ONCE)
+
+
+@register_vjp(eigvals_tangent)
+def eigvals_tangent_vjp(r, ta, a, w):
+    d[ta] += no_derivative("np.linalg.eigvals to second order", _ONCE)
+    d[a] += no_derivative("np.linalg.eigvals to second order", _ONCE)
+    d[w] += no_derivative("np.linalg.eigvals to second order", _ONCE)
+
+
+@register_jvp(eigvals_tangent)
+def eigvals_tangent_jvp(r, ta, a, w):
+    t[r] += t[ta] * no_derivative("np.linalg.eigvals to second order", _ONCE)
+    t[r] += t[a] * no_derivative("np.linalg.eigvals to second order", _ONCE)
+    t[r] += t[w] * no_derivative("np.linalg.eigvals to second order", _ONCE)
+
+
+register_complex_safe(np.linalg.eigvals, eigvals_grad, eigvals_tangent)
 register_nondifferentiable(cond_in_largest_over_smallest, reason="it checks an option")
