@@ -15,14 +15,15 @@ d: Any  # a rule template's adjoints, d[...]: templates are read by srcad, never
 
 
 # 1. A library function srcad cannot read (a C ufunc): give it a rule, written like the math.
-#    Dawson's integral D(x) has D'(x) = 1 - 2 x D(x): the rule reads the result y = D(x).
-@register_vjp(scipy.special.dawsn)
-def dawsn(y: Any, x: Any) -> None:
-    d[x] += d[y] * (1 - 2 * x * y)
+#    Wright's omega function ω(x) (ω + log ω = x) has ω'(x) = ω / (1 + ω): the rule reads the
+#    result y = ω(x).
+@register_vjp(scipy.special.wrightomega)
+def wrightomega(y: Any, x: Any) -> None:
+    d[x] += d[y] * y / (1 + y)
 
 
-def dawson_energy(z: Any) -> Any:
-    return (scipy.special.dawsn(z) ** 2).sum()
+def omega_energy(z: Any) -> Any:
+    return (scipy.special.wrightomega(z) ** 2).sum()
 
 
 # 2. Your own function, with a hand-written adjoint for numerical stability:
@@ -53,9 +54,9 @@ def quantized_energy(x: Any) -> Any:
 
 if __name__ == "__main__":
     z = np.array([-1.0, 0.5, 2.0])
-    D = scipy.special.dawsn(z)
-    print("Dawson energy gradient  ", srcad.grad(dawson_energy)(z))
-    print("  expected 2D(1 - 2zD)  ", 2 * D * (1 - 2 * z * D))
+    W = scipy.special.wrightomega(z)
+    print("omega energy gradient   ", srcad.grad(omega_energy)(z))
+    print("  expected 2W²/(1 + W)  ", 2 * W ** 2 / (1 + W))
     X = np.array([[1.0, 2.0], [-1.0, 0.5], [800.0, -300.0]])
     w = np.array([0.3, -0.2])
     print("smooth hinge gradient   ", srcad.grad(smooth_hinge)(w, X))

@@ -448,6 +448,14 @@ def f_logistic_logpdf(x, loc, scale):
     return stats.logistic.logpdf(x, loc, scale)
 
 
+def f_logistic_cdf(x, loc, scale):
+    return stats.logistic.cdf(x, loc, scale)
+
+
+def f_dawsn(x):
+    return special.dawsn(x)
+
+
 def f_gumbel_r_logpdf(x, loc, scale):
     return stats.gumbel_r.logpdf(x, loc, scale)
 
@@ -519,6 +527,7 @@ SPECIAL = [
     ("gammainc", f_gammainc, [positive(4)]),
     ("gammaincc", f_gammaincc, [positive(4)]),
     ("cbrt", f_cbrt, [R(4)]),
+    ("dawsn", f_dawsn, [R(4)]),
     ("exprel", f_exprel, [np.array([-1.3, -2e-4, 0.0, 3e-4, 0.8])]),  # 0 and near it: the series
     ("exp1", f_exp1, [positive(4)]),
     ("expi", f_expi, [np.array([-1.5, -0.4, 0.6, 2.2])]),
@@ -583,6 +592,7 @@ STATS = [
     ("laplace.logpdf", f_laplace_logpdf, [R(3) + 3, R(3) * 0.1, positive(3)]),  # x > loc: no kink in reach
     ("laplace.cdf", f_laplace_cdf, [np.array([-1.1, 0.9, 2.3]), 1.3]),
     ("logistic.logpdf", f_logistic_logpdf, [R(3), R(3), positive(3)]),
+    ("logistic.cdf", f_logistic_cdf, [R(3), 0.3, positive(3)]),
     ("gumbel_r.logpdf", f_gumbel_r_logpdf, [R(3), R(3), positive(3)]),
     ("gumbel_r.cdf", f_gumbel_r_cdf, [R(3), 0.3]),
     ("weibull_min.logpdf", f_weibull_min_logpdf, [positive(3), positive(3) + 0.5, 1.3]),
@@ -911,8 +921,7 @@ def _location_scale_calls():
         args = [positive(3) + 0.3, *shapes, -0.2, 1.2]
         loc_scale = (len(args) - 2, len(args) - 1)
         rows.append((dist.logpdf, args, {}, (0, *range(1, 1 + len(shapes)), *loc_scale), None))
-        if dist is not stats.logistic:  # logistic.cdf: docs/extending.md registers it as an example
-            rows.append((dist.cdf, args, {}, (0, *(range(1, 1 + len(shapes)) if cdf_shapes else ()), *loc_scale), None))
+        rows.append((dist.cdf, args, {}, (0, *(range(1, 1 + len(shapes)) if cdf_shapes else ()), *loc_scale), None))
     return rows
 
 
@@ -956,6 +965,7 @@ HYGIENE_CALLS = _stats_calls() + [
     (special.gammainc, [2.5, positive(3)], {}, (1,), None),
     (special.gammaincc, [1.5, positive(3)], {}, (1,), None),
     (special.cbrt, [R(3)], {}, (0,), None),
+    (special.dawsn, [R(3)], {}, (0,), None),
     (special.exprel, [np.array([-1.3, 2e-4, 0.8])], {}, (0,), None),
     (special.exp1, [positive(3)], {}, (0,), None),
     (special.expi, [positive(3)], {}, (0,), None),

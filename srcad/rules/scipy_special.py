@@ -196,7 +196,6 @@ if special is not None:
     def ndtri(y, x):
         return np.sqrt(2.0 * np.pi) * np.exp(0.5 * y * y)  # 1 / density at the quantile
 
-    # (dawsn is left to users: docs/extending.md registers it as its example)
     @register_elementwise(special.log_ndtr)
     def log_ndtr(y, x):
         return np.exp(-0.5 * x * x - y) / np.sqrt(2 * np.pi)  # φ(x) / Φ(x), stable for x ≪ 0
@@ -275,6 +274,10 @@ if special is not None:
     @register_elementwise(spence_slope)
     def spence_slope_slope(y, z):
         return spence_curvature(z)
+
+    @register_elementwise(special.dawsn)  # D'(x) = 1 - 2 x D(x)
+    def dawsn(y, x):
+        return 1 - 2 * x * y
 
     @register_elementwise(special.loggamma)
     def loggamma(y, x):

@@ -5,8 +5,7 @@
 ``∂ log f(z) / ∂z`` of the standard density; ``cdf`` in ``x``, ``loc``, ``scale`` (its slope is
 the density), and in the shapes where the derivative is elementary (``lognorm``'s ``s``,
 ``weibull_min``'s ``c``; ``chi2``'s ``df`` and ``invgamma``'s ``a`` are refused: derivatives of
-incomplete gamma functions in their parameter). ``logistic.cdf`` is left to users:
-docs/extending.md registers it as its example.
+incomplete gamma functions in their parameter).
 """
 import numpy as np
 
@@ -145,6 +144,11 @@ if stats is not None:
     @register_partials(stats.laplace.cdf)
     def laplace_cdf(y, x, loc=0.0, scale=1.0):
         slope = np.exp(stats.laplace.logpdf(x, loc, scale))
+        return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
+
+    @register_partials(stats.logistic.cdf)
+    def logistic_cdf(y, x, loc=0.0, scale=1.0):
+        slope = y * (1 - y) / scale  # the logistic density is F (1 - F)
         return {x: slope, loc: -slope, scale: -slope * (x - loc) / scale}
 
     @register_partials(stats.gumbel_r.cdf)
