@@ -309,7 +309,8 @@ def complex_eigenvalue_product(a):
 
 
 def test_a_product_of_complex_eigenvalues_is_refused_in_reverse_mode():
-    """eigvals makes complex values: only the complex-safe rules may follow it."""
+    """A control: eigvals makes complex values, and its rule being complex-safe lets only the
+    complex-safe rules follow it (a complex product needs a conjugate)."""
     with pytest.raises(srcad.SrcadSyntaxError, match="complex values only through"):
         srcad.grad(complex_eigenvalue_product)(R(3, 3))
 
