@@ -83,8 +83,9 @@ def no_method_rule(name):
         return (f"no derivative rule for the array method .{name}(); srcad.extend.register_method maps a "
                 "method to a function with a rule")
     frozen = (f"; a frozen scipy.stats distribution's .{name}(x) is differentiated where the distribution is "
-              f"made in the call (stats.norm(mu, s).{name}(x)) or held in a module-level name, not through a local "
-              f"name: write stats.norm.{name}(x, mu, s)") if name in METHODS else ""
+              f"made in the call (stats.norm(mu, s).{name}(x)), held in a module-level name, or in a local name "
+              f"bound once and read only through such methods: otherwise write stats.norm.{name}(x, mu, s)"
+              ) if name in METHODS else ""
     return (f"no derivative rule for the method .{name}(){frozen}; if it is a method of your own class, call it "
             f"through the class (ClassName.{name}(obj, ...)), which srcad reads and differentiates (self.{name}(...) "
             f"in a method of that class, and obj.{name}(...) on a global obj, work as written); an object held in an "

@@ -154,8 +154,28 @@ def test_a_module_level_frozen_distribution_rebound_recompiles():
         SWAPPED = norm(0.0, 1.0)
 
 
-def frozen_in_a_local(x, mu):
+def frozen_in_locals(theta):
+    """Frozen distributions bound once to local names and read through their methods, in a
+    comprehension too: the locals hold the parameters."""
+    mu, s = theta[0], np.exp(theta[1])
     prior = norm(mu, 1.0)
+    likelihood = stats.t(4.0, loc=mu, scale=s)
+    total = np.sum(prior.logpdf(OBSERVED)) + np.sum([likelihood.logcdf(v) for v in OBSERVED])
+    return total + prior.cdf(0.3) * likelihood.logpdf(0.1)
+
+
+def test_frozen_distributions_in_local_names():
+    check_all_orders(frozen_in_locals, np.array([0.2, 0.1]))
+
+
+def frozen_in_a_local_read_otherwise(x, mu):
+    prior = norm(mu, 1.0)
+    return np.sum(prior.logpdf(x)) + prior.mean()
+
+
+def frozen_in_a_local_bound_twice(x, mu):
+    prior = norm(mu, 1.0)
+    prior = norm(mu, 2.0)
     return np.sum(prior.logpdf(x))
 
 
@@ -165,10 +185,12 @@ def frozen_point_by_keyword(x, mu):
 
 def test_frozen_distributions_srcad_cannot_rewrite_are_refused():
     x = np.array([0.5, 1.0])
-    with pytest.raises(srcad.SrcadError, match=r"frozen scipy.stats distribution's .logpdf\(x\) is differentiated "
-                                               r"where the distribution is made in the call .* not through a local "
-                                               r"name: write stats.norm.logpdf\(x, mu, s\)"):
-        srcad.grad(frozen_in_a_local, wrt=1)(x, 0.2)
+    for fun in (frozen_in_a_local_read_otherwise, frozen_in_a_local_bound_twice):
+        with pytest.raises(srcad.SrcadError, match=r"frozen scipy.stats distribution's .logpdf\(x\) is differentiated "
+                                                   r"where the distribution is made in the call .* or in a local name "
+                                                   r"bound once and read only through such methods: otherwise write "
+                                                   r"stats.norm.logpdf\(x, mu, s\)"):
+            srcad.grad(fun, wrt=1)(x, 0.2)
     with pytest.raises(srcad.SrcadError, match=r"norm\(...\).logpdf\(x\) of a frozen scipy.stats distribution with "
                                                r"one positional argument"):
         srcad.grad(frozen_point_by_keyword, wrt=1)(x, 0.2)

@@ -6,12 +6,15 @@ rules srcad has (``scipy_stats*``):
   derivative reaches the parameters too;
 - ``D.logpdf(x)`` of a module-level ``D = stats.norm(0, 1)`` as
   ``norm.logpdf(x, D.args[0], D.args[1])`` (the ``norm`` of ``scipy.stats``), reading the
-  parameters from ``D`` as the code runs; ``D`` itself is a constant.
+  parameters from ``D`` as the code runs; ``D`` itself is a constant;
+- a local bound once, ``prior = stats.norm(mu, s)``, and read only through those methods,
+  binds the tuple of its parameters, ``prior = (mu, s)``, and ``prior.logpdf(x)`` is
+  ``stats.norm.logpdf(x, prior[0], prior[1])`` (``frozen_locals``).
 
 Only the density, mass, distribution and quantile methods (``METHODS``) of a distribution
 that is one of ``scipy.stats``'s own are rewritten, called with one positional argument;
-any other use of a frozen distribution (``.rvs``, ``.mean()``, a frozen distribution bound to
-a local name) is left as it is, for which srcad has no rule.
+any other use of a frozen distribution (``.rvs``, ``.mean()``, a local frozen distribution
+bound twice or passed on) is left as it is, for which srcad has no rule.
 """
 import sys
 
@@ -20,7 +23,7 @@ import gast
 from .. import astutil as A
 from ..astutil import set_anno
 from ..naming import BUILTIN
-from .callees import Callee, denoted, dotted, lookup_path, path_expr
+from .callees import Callee, denoted, dotted, lookup_path, parameter_names, path_expr
 
 #: methods of a frozen distribution that take one point and are the distribution's method
 #: with the frozen parameters appended
@@ -114,3 +117,70 @@ def _parameter(parts, field, key):
     """``D.args[i]`` or ``D.kwds[key]`` of the frozen distribution ``D`` named ``parts``."""
     return gast.Subscript(value=gast.Attribute(value=path_expr(parts), attr=field, ctx=gast.Load()),
                           slice=A.const(key), ctx=gast.Load())
+
+
+def frozen_locals(node, source):
+    """Rewrite, in the function ``node``, each local bound once (``prior = stats.norm(mu, s)``)
+    to a frozen distribution of ``scipy.stats`` and read only as ``prior.method(x)`` (one of
+    ``METHODS``, one positional argument): the binding holds the tuple of the parameters, each
+    call is the distribution's method with them appended. Any other read of the name (passed
+    on, ``.mean()``, a nested function's parameter of that name) leaves it as written."""
+    if "scipy.stats" not in sys.modules or not isinstance(node, gast.FunctionDef):
+        return
+    nodes = list(A.walk(node))
+    stores, declared = {}, set(parameter_names(node))
+    for n in nodes:
+        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, (gast.Global, gast.Nonlocal)):
+            declared.update(n.names)
+    for s in nodes:
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+                and stores.get(s.targets[0].id) == 1 and s.targets[0].id not in declared
+                and isinstance(s.value, gast.Call)):
+            continue
+        parts, freezing = dotted(s.value.func), s.value
+        if (parts is None or stores.get(parts[0]) or parts[0] in declared
+                or any(isinstance(a, gast.Starred) for a in freezing.args)
+                or any(k.arg is None for k in freezing.keywords)):
+            continue
+        try:
+            if _distribution(denoted(parts, source)) is None:
+                continue
+        except (KeyError, AttributeError):
+            continue
+        calls = _method_reads(nodes, s.targets[0])
+        if calls is not None:
+            _read_through_parameters(s, parts, calls)
+
+
+def _method_reads(nodes, target):
+    """The calls ``name.method(x)`` that are every read of the name ``target`` binds; None if
+    it is read any other way."""
+    calls, receivers = [], set()
+    for n in nodes:
+        if (isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name)
+                and n.func.value.id == target.id and n.func.attr in METHODS and len(n.args) == 1
+                and not isinstance(n.args[0], gast.Starred) and not n.keywords):
+            calls.append(n)
+            receivers.add(id(n.func.value))
+    reads = [n for n in nodes if isinstance(n, gast.Name) and n.id == target.id and n is not target]
+    return calls if calls and all(id(n) in receivers for n in reads) else None
+
+
+def _read_through_parameters(binding, parts, calls):
+    """``prior = dist(a, k=b)`` as ``prior = (a, b)``; ``prior.method(x)`` as
+    ``dist.method(x, prior[0], k=prior[1])``."""
+    name, freezing = binding.targets[0].id, binding.value
+    binding.value = gast.copy_location(
+        gast.Tuple(elts=list(freezing.args) + [k.value for k in freezing.keywords], ctx=gast.Load()), freezing)
+
+    def item(i):
+        return gast.Subscript(value=A.load(name), slice=A.const(i), ctx=gast.Load())
+
+    for call in calls:
+        call.func = gast.copy_location(gast.Attribute(value=path_expr(parts), attr=call.func.attr, ctx=gast.Load()),
+                                       call.func)
+        call.args = call.args + [item(i) for i in range(len(freezing.args))]
+        call.keywords = [gast.keyword(arg=k.arg, value=item(len(freezing.args) + j))
+                         for j, k in enumerate(freezing.keywords)]

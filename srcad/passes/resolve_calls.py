@@ -7,7 +7,7 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
-from .frozen_distributions import frozen_method_call
+from .frozen_distributions import frozen_locals, frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
                            through_parameter, through_self)
@@ -86,6 +86,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     """
     if node is source.node and isinstance(node, gast.FunctionDef):
         read_module_aliases(node, source)  # xp = np: xp.sin(x) calls np.sin
+        frozen_locals(node, source)  # prior = norm(mu, s); prior.logpdf(x): norm.logpdf(x, *prior)
     locals_ = local_names(node)
     nodes = list(A.walk(node))
     functions = frozenset(local_functions)
