@@ -74,7 +74,7 @@ def _frozen_here(call, freezing, locals_, source):
         dist = _distribution(denoted(parts, source))
     except (KeyError, AttributeError):
         return False
-    if dist is None:
+    if dist is None or not hasattr(dist, call.func.attr):  # (a continuous distribution has no logpmf)
         return False
     what = f"{'.'.join(parts)}(...)"
     _one_point(call, source, what)
@@ -99,7 +99,7 @@ def _module_level_frozen(call, parts, frozen, source):
     if not isinstance(frozen, getattr(stats.distributions, "rv_frozen", ())) or dist is None:
         return False
     own = getattr(stats, getattr(dist, "name", ""), None)
-    if own is None or type(own) is not type(dist) or _distribution(own) is None:
+    if own is None or type(own) is not type(dist) or _distribution(own) is None or not hasattr(own, call.func.attr):
         return False
     what = ".".join(parts)
     _one_point(call, source, what)
@@ -145,12 +145,11 @@ def frozen_locals(node, source):
                 or any(k.arg is None for k in freezing.keywords)):
             continue
         try:
-            if _distribution(denoted(parts, source)) is None:
-                continue
+            dist = _distribution(denoted(parts, source))
         except (KeyError, AttributeError):
             continue
-        calls = _method_reads(nodes, s.targets[0])
-        if calls is not None:
+        calls = _method_reads(nodes, s.targets[0]) if dist is not None else None
+        if calls is not None and all(hasattr(dist, call.func.attr) for call in calls):
             _read_through_parameters(s, parts, calls)
 
 
