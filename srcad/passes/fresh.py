@@ -193,9 +193,18 @@ def leaves_arguments(obj):
             return True  # np.ogrid[0:3], np.r_[...], np.s_[...]: NumPy's index tricks only read their keys
         return (isinstance(owner, _FRESH_RECEIVERS + _BUILTIN_CONTAINERS) and known_pure(obj)
                 and getattr(obj, "__name__", None) != "shuffle")
+    if _distribution(obj):  # norm(mu, s): freezing reads its parameters
+        return True
     if not isinstance(obj, _FUNCTIONS) or is_in(obj, _OPERATOR_UPDATES):
         return False
     return known_pure(obj) or module_of(obj) == "_operator" or is_in(obj, _LIBRARY_READERS)
+
+
+def _distribution(obj):
+    """Is ``obj`` one of ``scipy.stats``'s distributions (``stats.norm``)?"""
+    stats = sys.modules.get("scipy.stats")
+    return stats is not None and isinstance(obj, stats.rv_continuous | stats.rv_discrete) and (
+        module_of(type(obj)).startswith("scipy.stats"))
 
 
 def may_change_arguments(obj):
