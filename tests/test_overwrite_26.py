@@ -5,6 +5,7 @@ not: where the reverse sweep reads the argument's values afterwards, the call is
 import numpy as np
 import pytest
 import scipy.linalg as sl
+import scipy.ndimage as nd
 
 import srcad
 from srcad.testing import check_grads
@@ -96,3 +97,27 @@ def test_a_global_overwritten_after_the_reverse_sweep_kept_it_is_refused():
     with pytest.raises(srcad.SrcadError, match="changes in 'G'.*leave overwrite_a out"):
         srcad.grad(overwrites_a_global)(np.array([0.3, -0.2, 0.5]))
     assert np.array_equal(G, A0)
+
+
+def filter_into_a_buffer(x):
+    b = np.array([3.0, 1.0, 2.0, 5.0])
+    z = x * b
+    r = nd.uniform_filter1d(np.array([1.0, 2.0, 3.0, 4.0]), 3, output=b)  # writes into b, returns b
+    return np.sum(z ** 2) + np.sum(r)
+
+
+def filter_into_a_type(x):
+    z = nd.uniform_filter1d(x, 3, output=np.float64)  # a type, not a buffer
+    return np.sum(z ** 2)
+
+
+def test_scipy_output_buffer_is_refused_like_out():
+    with pytest.raises(srcad.SrcadError, match="with output="):
+        srcad.grad(filter_into_a_buffer)(np.array([0.3, -0.2, 0.5, 0.1]))
+
+
+def test_scipy_output_type_is_not_a_buffer():
+    x = np.array([0.3, -0.2, 0.5, 0.1])
+    with pytest.raises(srcad.SrcadError) as refusal:
+        srcad.grad(filter_into_a_type)(x)  # (no rule for the filter: refused for that, not for output=)
+    assert "register_vjp(scipy.ndimage.uniform_filter1d)" in str(refusal.value)

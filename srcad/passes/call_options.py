@@ -127,9 +127,20 @@ def call_argument(call, name):
 
 
 def out_argument(call):
-    """The ``out`` argument a call writes into (``out=a`` or passed by position), or None."""
+    """The ``out`` argument a call writes into (``out=a`` or passed by position), or None; for a
+    library's function also its ``output`` given an array (SciPy's ``ndimage``: ``output=buf``;
+    ``output=np.float32`` written in the call names a type: ``passes.normalize_calls``)."""
     arg = call_argument(call, "out")
+    if arg is None and _library_call(call) and not A.anno(call, "output_is_a_type"):
+        arg = call_argument(call, "output")
+        targets = arg.elts if isinstance(arg, gast.Tuple) else [arg]
+        arg = arg if all(isinstance(t, (gast.Name, gast.Subscript)) for t in targets) else None
     return None if arg is None or isinstance(arg, gast.Constant) and arg.value is None else arg
+
+
+def _library_call(call):
+    callee = A.anno(call, "callee")
+    return callee is not None and callee.kind == "object" and of_a_library(callee.obj)
 
 
 def overwritten_arguments(call):
@@ -140,7 +151,7 @@ def overwritten_arguments(call):
     changes them in place. Every argument where the one an option names is not found; ``[]``
     where the call overwrites nothing."""
     callee = A.anno(call, "callee")
-    if callee is None or callee.kind != "object" or not of_a_library(callee.obj):
+    if not _library_call(call):
         return []  # (what a function of yours changes is its summary's)
     names = _passed_by_position(callee) or []
     spread = any(isinstance(a, gast.Starred) for a in call.args)

@@ -5,6 +5,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from .call_options import call_argument
 from .effect_calls import assignment_instead
 from .memory_values import Values, is_unread_result
 
@@ -28,7 +29,8 @@ def describe_call(call):
 
 
 def out_argument_refusal(call, s):
-    return Refusal(f"srcad does not differentiate {describe_call(call)} with out= (it writes into an "
+    option = "out=" if call_argument(call, "out") is not None else "output="
+    return Refusal(f"srcad does not differentiate {describe_call(call)} with {option} (it writes into an "
                    "existing array); assign the result instead", s)
 
 

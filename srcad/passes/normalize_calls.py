@@ -86,6 +86,8 @@ def normalize_call(norm, e, out):
     keywords = [gast.keyword(arg=k.arg, value=norm.atom(k.value, out)) for k in e.keywords]
     new = gast.Call(func=func, args=args, keywords=keywords)
     A.set_anno(new, "callee", callee)
+    if any(k.arg == "output" and not isinstance(k.value, (gast.Name, gast.Subscript, gast.Tuple)) for k in e.keywords):
+        A.set_anno(new, "output_is_a_type", True)  # output=np.float32 (SciPy's ndimage), not a buffer: ``out_argument``
     new = gast.copy_location(new, e)
     return new if norm.source.is_srcads() or user_function_call(callee) else _spread_read(norm, new, e, callee, out)
 
