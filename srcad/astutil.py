@@ -251,6 +251,13 @@ class _Renamer(Transformer):
     def __init__(self, mapping):
         self.mapping = mapping
 
+    def generic_visit(self, node):
+        annos = getattr(node, _ANNO, None)
+        for key, value in (annos or {}).items():
+            if hasattr(value, "renamed"):  # names an annotation keeps (method_calls.ThroughSelf) go with the tree
+                annos[key] = value.renamed(self.mapping)
+        return super().generic_visit(node)
+
     def visit_Name(self, node):
         new = self.mapping.get(node.id)
         if new is None:

@@ -78,9 +78,11 @@ def attribute_now(obj, attr):
     static = inspect.getattr_static(obj, attr, _ABSENT)
     if static is _ABSENT:
         raise AttributeError(attr)  # (a __getattr__ of yours would answer)
+    from .extend import custom_vjp
+
     if not hasattr(type(static), "__get__") or isinstance(static, (
             types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
-            types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type)):
+            types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type, custom_vjp)):
         return getattr(obj, attr)
     raise AttributeError(f"{attr} is a {type(static).__name__} of {owner.__qualname__}: read when the code runs")
 

@@ -153,14 +153,19 @@ def check_module(value, module, written, name, where):
         f"level ({name.upper()} = ...) and call through that name")
 
 
-def check_method(obj, name, function, where, receiver="self"):
+def check_method(obj, name, function, where, receiver="self", binds=...):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the
     class of the argument ``receiver`` the code is compiled for), so it runs only where Python
     would call that same function (no override in a subclass, no attribute of the object by
-    that name). Generated code calls this; ``where`` is the user's file and line."""
+    that name). ``binds``: what a class method binds (its class), None for a static method
+    (``obj.name`` is ``function`` itself). Generated code calls this; ``where`` is the user's
+    file and line."""
     bound = getattr(obj, name, None)
-    if getattr(bound, "__func__", None) is function and getattr(bound, "__self__", None) is obj:
+    if binds is None and bound is function:
+        return
+    owner = obj if binds is ... else binds
+    if binds is not None and getattr(bound, "__func__", None) is function and getattr(bound, "__self__", None) is owner:
         return
     found = getattr(getattr(bound, "__func__", bound), "__qualname__", type(bound).__name__)
     if receiver == "self":

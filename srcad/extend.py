@@ -16,6 +16,7 @@ and the argument ``x``; that gives both the vjp and the jvp rule::
         return np.sqrt(2 * np.pi) * np.exp(y**2 / 2)
 """
 import functools
+import types
 from typing import Any, Callable, Generic, ParamSpec, TypeVar
 
 from .passes.statements import register_context_manager
@@ -109,6 +110,10 @@ class custom_vjp(Generic[P, R]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.fn(*args, **kwargs)
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        """A method of a class binds its object, as the function it decorates would."""
+        return self if obj is None else types.MethodType(self, obj)
 
     def defvjp(self, template: _Template) -> _Template:
         """Register ``template`` (a rule in srcad's template form) as this function's vjp."""

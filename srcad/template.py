@@ -361,6 +361,10 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives):
             return
         if isinstance(stmt.op, gast.Sub):
             value = gast.UnaryOp(op=gast.USub(), operand=value)
+        if rule.marker == "d" and not rule._own and not _unbroadcast_to(stmt.value, applied[1].slice, rule):
+            # a user's rule may write d[s] += d[y] * y / s for a scalar s: summed to s's shape
+            # here, as srcad's own rules do, else the array would broadcast into s's adjoint
+            value = handler.call("unbroadcast", unbroadcast, value, A.load(bound.id))
         out.extend(handler.accumulate(bound.id, value))
         return
     # d[x][i] += e, np.add.at(d[x], i, e): update an adjoint buffer in place
@@ -391,6 +395,14 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives):
         else:
             derivatives.pop(name, None)
     out.append(new)
+
+
+def _unbroadcast_to(value, param, rule):
+    """Is the template expression ``value`` already ``unbroadcast(..., param)``?"""
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+            and rule.globals.get(value.func.id) is unbroadcast and len(value.args) == 2
+            and isinstance(value.args[1], gast.Name) and isinstance(param, gast.Name)
+            and value.args[1].id == param.id)
 
 
 def _emit_local_update(stmt, env, renames, globals_, handler, rule, out, derivatives):

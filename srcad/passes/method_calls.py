@@ -7,10 +7,11 @@ called through an object is checked when the code runs (``method_check``)."""
 import functools
 import inspect
 import types
+from typing import NamedTuple
 
 import gast
 
-from ..astutil import anno, names_stored, set_anno, walk
+from ..astutil import anno, deepcopy, names_stored, replace_names, set_anno, walk
 from ..code_reading import attribute_now
 from .callees import Callee, denoted, dotted, lookup_path, path_expr, readable
 
@@ -60,8 +61,8 @@ def through_parameter(call, parts, classes, source):
     else:
         return False
     cls = classes[".".join(receiver)]
-    function = inspect.getattr_static(cls, method, None)
-    if not isinstance(function, types.FunctionType) or _library_code(function):
+    attr = inspect.getattr_static(cls, method, None)
+    if _binding(attr) is None or isinstance(_function_of(attr), types.FunctionType) and _library_code(_function_of(attr)):
         return False
     class_path = _class_path(cls, source)
     return class_path is not None and _through_class(call, receiver, method, class_path, source)
@@ -178,20 +179,57 @@ def _class_path(cls, source):
 
 def _through_class(call, receiver, method, class_path, source):
     """The call as ``C.method(receiver, ...)`` (``C`` at ``class_path``, ``receiver`` a dotted
-    name's parts), annotated ``through_self``; False if ``C.method`` is no plain function."""
+    name's parts), annotated ``through_self``; a static method's as ``C.method(...)``, a class
+    method's as ``C.method.__func__(C, ...)`` (a ``custom_vjp`` keeps its rule: it is the callee).
+    False if ``C.method`` is none of these (``_binding``)."""
     try:
         cls = lookup_path(class_path, source)  # guarded: a class redefined means new code
     except (KeyError, AttributeError):
         return False
-    if not isinstance(inspect.getattr_static(cls, method, None), types.FunctionType):
+    binding = _binding(inspect.getattr_static(cls, method, None))
+    if binding is None:
         return False
-    path = class_path + [method]
+    path = class_path + [method] + (["__func__"] if binding == "class" else [])
     function = lookup_path(path, source)
     call.func = gast.copy_location(path_expr(path), call.func)
-    call.args = [path_expr(receiver)] + call.args
+    call.args = {"method": [path_expr(receiver)], "static": [], "class": [path_expr(class_path)]}[binding] + call.args
     set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path)))
-    set_anno(call, "through_self", (".".join(receiver), method, function))
+    set_anno(call, "through_self", ThroughSelf(path_expr(receiver), ".".join(receiver), method, binding))
     return True
+
+
+def _binding(attr):
+    """How the class attribute ``attr`` binds, if srcad calls it through its class: "method" for
+    a plain function (or a ``custom_vjp`` of one), "static" or "class" for a static or class
+    method of a plain function; None for anything else."""
+    if isinstance(attr, (staticmethod, classmethod)):
+        return ("static" if isinstance(attr, staticmethod) else "class") \
+            if isinstance(attr.__func__, types.FunctionType) else None
+    return "method" if isinstance(_function_of(attr), types.FunctionType) else None
+
+
+def _function_of(attr):
+    """The plain function a class attribute (a function, a static or class method, a
+    ``custom_vjp``) calls."""
+    from ..extend import custom_vjp
+
+    if isinstance(attr, (staticmethod, classmethod)):
+        return attr.__func__
+    return attr.fn if isinstance(attr, custom_vjp) else attr
+
+
+class ThroughSelf(NamedTuple):
+    """A method call resolved through the class, as ``method_check`` checks it when the code
+    runs: the receiver (an expression, renamed with the tree it annotates when a helper is
+    inlined: ``A.replace_names``), its text in the user's code, the method's name and how it
+    binds (``_binding``)."""
+    receiver: gast.expr
+    text: str
+    method: str
+    binding: str
+
+    def renamed(self, mapping):
+        return self._replace(receiver=replace_names(deepcopy(self.receiver), mapping))
 
 
 def global_method(parts, source):
@@ -207,12 +245,11 @@ def global_method(parts, source):
         obj = attribute_now(owner, parts[-1])
     except (KeyError, AttributeError):
         return None
-    if not (isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType)
-            and obj.__self__ is owner):
+    if not (isinstance(obj, types.MethodType) and _binding(obj.__func__) == "method" and obj.__self__ is owner):
         return None
     from ..code_reading import installed_file
 
-    if _has_rule(obj) or installed_file(obj.__func__.__code__.co_filename):
+    if _has_rule(obj) or installed_file(_function_of(obj.__func__).__code__.co_filename):
         return None
     function = lookup_path(parts + ["__func__"], source)
     return function, path_expr(parts + ["__func__"]), path_expr(parts[:-1])
@@ -300,14 +337,17 @@ def method_check(norm, call):
     from ..errors import check_method
     from ..naming import BUILTIN
 
-    self_name, name, _ = found
     checker = set_anno(gast.Name(id=norm.namer.unique("check_method"), ctx=gast.Load(), annotation=None,
                                  type_comment=None), BUILTIN, ("check_method", check_method))
     where = f"{norm.source.filename}:{getattr(call, 'lineno', '?')}: "
-    args = [path_expr(self_name.split(".")), gast.Constant(value=name, kind=None), call.func,
+    args = [deepcopy(found.receiver), gast.Constant(value=found.method, kind=None), call.func,
             gast.Constant(value=where, kind=None)]
-    if self_name != "self":  # a parameter resolved through its argument's class
-        args.append(gast.Constant(value=self_name, kind=None))
-    check = gast.Call(func=checker, args=args, keywords=[])
+    if found.text != "self":  # a parameter resolved through its argument's class
+        args.append(gast.Constant(value=found.text, kind=None))
+    keywords = []
+    if found.binding != "method":  # a static method binds nothing, a class method its class
+        binds = deepcopy(call.args[0]) if found.binding == "class" else gast.Constant(value=None, kind=None)
+        keywords.append(gast.keyword(arg="binds", value=binds))
+    check = gast.Call(func=checker, args=args, keywords=keywords)
     set_anno(check, "callee", Callee("object", obj=check_method, name="check_method"))
     return gast.copy_location(gast.Expr(value=check), call)
