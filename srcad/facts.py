@@ -5,8 +5,8 @@ A rule template's module-level names (``K`` in ``d[x] += d[y] * K * np.cos(K * x
 pasted into the generated code as the objects they are bound to when it is generated, and
 an ``if FLAG:`` (``if cfg.SQUARE:``) of a template is decided then. Each such read is
 recorded here (``record``) while the compilation that made it is in progress
-(``collecting``), as ``(scope, path, object)``: ``scope`` the globals of the rule's module,
-``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
+(``collecting``), as ``(scope, path, object)``: ``scope`` the globals of the rule's module
+(or the closure cell of a name the rule's factory binds), ``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
 
 Guarantees:
 
@@ -66,8 +66,10 @@ def record(scope, path, obj):
 
 
 def guards(found):
-    """The guards that the facts ``found`` still hold."""
-    return [Guard("scope", scope, path[0], path[1:], obj) for scope, path, obj in found]
+    """The guards that the facts ``found`` still hold (``scope`` a globals dict, or the closure
+    cell of a rule made in a factory)."""
+    return [Guard("cell" if isinstance(scope, types.CellType) else "scope", scope, path[0], path[1:], obj)
+            for scope, path, obj in found]
 
 
 def describe(found, describe_value):
@@ -77,6 +79,8 @@ def describe(found, describe_value):
     apart from others (``_exact``)."""
     out = []
     for scope, path, obj in found:
+        if isinstance(scope, types.CellType):  # a closure's: no module names it in another process
+            return None
         name = scope.get("__name__")
         module = sys.modules.get(name) if isinstance(name, str) else None
         description = _exact(obj, describe_value)

@@ -13,7 +13,7 @@ import gast
 from . import astutil as A
 from .errors import SrcadError
 from .facts import record
-from .guards import _MISSING, _follow
+from .guards import _MISSING, _cell_contents, _follow
 from .indentation import dedent_code
 from .rule_stores import check_stores, is_marker, updated_params
 
@@ -100,11 +100,12 @@ class Rule:
         for name in self._free_names:
             if name in provided:
                 found[name] = provided[name]
-            elif name in scope:
+            elif name in scope or name in self._cells:
                 found[name] = self.read((name,))
             elif not hasattr(builtins, name):
                 raise SrcadError(f"{self.filename}:{self.lineno}: rule for {describe(self.key)} "
-                                 f"uses unknown name {name!r}")
+                                 f"uses unknown name {name!r}, which is neither a name of its module nor of "
+                                 f"the function around it; define it at module level (or pass it as a parameter)")
         if self._own:  # srcad's modules are not state a user changes: read once
             self._own_globals = found
         return found
@@ -117,14 +118,22 @@ class Rule:
         return (self.fn.__module__ or "").startswith(__package__ + ".")
 
     def read(self, path):
-        """What the dotted name ``path`` (``("cfg", "SQUARE")``) denotes in the template's module
-        now, recorded as a fact of the compilation in progress unless the rule is srcad's own
-        (whose modules are not state a user changes); None if it denotes nothing."""
-        scope = self.fn.__globals__
-        value = _follow(scope.get(path[0], _MISSING), path[1:])
+        """What the dotted name ``path`` (``("cfg", "SQUARE")``) denotes in the template's scope
+        now (a closure variable of a rule made in a factory, else its module's), recorded as a
+        fact of the compilation in progress unless the rule is srcad's own (whose modules are not
+        state a user changes); None if it denotes nothing."""
+        cell = self._cells.get(path[0])
+        scope = self.fn.__globals__ if cell is None else cell
+        root = scope.get(path[0], _MISSING) if cell is None else _cell_contents(cell)
+        value = _follow(root, path[1:])
         if not self._own:
             record(scope, path, value)
         return None if value is _MISSING else value
+
+    @functools.cached_property
+    def _cells(self):
+        """The closure cells of the template's function, by name (a rule made in a factory)."""
+        return dict(zip(self.fn.__code__.co_freevars, self.fn.__closure__ or ()))
 
     @functools.cached_property
     def differentiated(self):
