@@ -65,7 +65,8 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=()):
             message = _stale_message(refusal.node, text, *message)
         else:
             message = text.names_in(message)
-        raise source.syntax_error(message, origin) from None
+        error = source.syntax_error(message, origin)
+        raise (error if refusal.error is None else refusal.error(str(error))) from None
     return node
 
 

@@ -5,6 +5,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from ..errors import NoRuleError
 from .call_options import call_argument
 from .effect_calls import assignment_instead
 from .memory_values import Values, is_unread_result
@@ -15,9 +16,10 @@ class Refusal(Exception):
     ``message`` is text, or for a stale read (updated, reader, binding, copied name, line,
     the binding of the updated name the update went through or None)."""
 
-    def __init__(self, message, node):
+    def __init__(self, message, node, error=None):
         super().__init__(message)
         self.message, self.node = message, node
+        self.error = error  # the srcad error class to raise, if not SrcadSyntaxError
 
 
 def describe_call(call):
@@ -41,10 +43,24 @@ def object_array_refusal(call, s):
 
 
 def unseen_change_refusal(call, arg, s):
+    callee = A.anno(call, "callee")
+    if callee is not None and callee.kind == "object" and not _has_rule(callee.obj):
+        # a library call with no rule: that, not what it may change, is what to fix
+        return Refusal(
+            f"{describe_call(call)} has no derivative rule, and srcad cannot read it (nor see what it changes "
+            "in its arguments); register a rule for it (srcad.extend.register_vjp or register_partials, "
+            "docs/extending.md)", s, NoRuleError)
     return Refusal(
         f"srcad cannot see what the call {describe_call(call)} changes in '{arg.id}', whose value before "
         "the call the derivative may need (the statement that made it, or one that read it, may keep it "
         f"for the reverse sweep); {assignment_instead(call, arg.id)}", s)
+
+
+def _has_rule(obj):
+    from .. import registry
+
+    return (registry.lookup(registry.VJP, obj) is not None or registry.lookup(registry.JVP, obj) is not None
+            or registry.is_nondifferentiable(obj))
 
 
 class Refusals(Values):
