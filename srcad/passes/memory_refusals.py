@@ -44,7 +44,7 @@ def object_array_refusal(call, s):
 
 def unseen_change_refusal(call, arg, s):
     callee = A.anno(call, "callee")
-    if callee is not None and callee.kind == "object" and not _has_rule(callee.obj):
+    if callee is not None and callee.kind == "object" and _pure_without_rule(callee.obj):
         # a library call with no rule: that, not what it may change, is what to fix
         return Refusal(
             f"{describe_call(call)} has no derivative rule, and srcad cannot read it (nor see what it changes "
@@ -56,11 +56,16 @@ def unseen_change_refusal(call, arg, s):
         f"for the reverse sweep); {assignment_instead(call, arg.id)}", s)
 
 
-def _has_rule(obj):
+def _pure_without_rule(obj):
+    """Is ``obj`` a method of a SciPy distribution (which changes none of its arguments) with no
+    rule? (Other calls srcad has no rule for may change what they are given: operator.setitem.)"""
     from .. import registry
+    from .fresh import module_of
 
-    return (registry.lookup(registry.VJP, obj) is not None or registry.lookup(registry.JVP, obj) is not None
-            or registry.is_nondifferentiable(obj))
+    owner = getattr(obj, "__self__", None)
+    return (owner is not None and module_of(type(owner)).startswith("scipy.stats")
+            and registry.lookup(registry.VJP, obj) is None and registry.lookup(registry.JVP, obj) is None
+            and not registry.is_nondifferentiable(obj))
 
 
 class Refusals(Values):
