@@ -50,7 +50,9 @@ def read_module_aliases(fdef, source):
         if len(bindings[name]) != 1:
             why_not[name] = _MORE_THAN_ONCE
         elif path[0] in bindings:
-            why_not[name] = f"'{path[0]}' is a name of this function too"
+            why_not[name] = f"'{path[0]}' is a name of this function too" + (
+                f" (give the parameter a name of its own: {_other_name(name)}={'.'.join(path)})"
+                if name == path[0] else "")
         elif not _inside(reads.get(name, ()), scope, after):
             why_not[name] = "it is read before it is bound, or outside the function binding it"
         else:
@@ -214,6 +216,11 @@ def _check(scope, name, path, source):
     return gast.copy_location(gast.Expr(value=call), scope.body[0])
 
 
+def _other_name(name):
+    """A parameter name for a module that is not ``name`` (``np`` gives ``xp``)."""
+    return "xp" if name != "xp" else "mod"
+
+
 def _refuse(name, why, at, source):
     """The error, at ``at`` (where ``name`` is bound to a module), for a module bound in a form
     srcad does not read as the module (``why``)."""
@@ -221,5 +228,5 @@ def _refuse(name, why, at, source):
     raise source.syntax_error(
         f"'{name}' holds a module, and {why}: srcad reads a module held in a name of the function only when it is "
         f"bound once, by '{name} = module' at the top level of the function before it is read, or is a "
-        f"parameter whose default is a module ({name}=np) never assigned in the function; bind the module at "
+        f"parameter whose default is a module ({_other_name(name)}=np) never assigned in the function; bind the module at "
         f"module level instead ({alias} = np at the top of the module) and use that name", at)
