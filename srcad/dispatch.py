@@ -119,7 +119,11 @@ class CompiledCache:
         names = self._names if self._names is not None else param_names(params, self._wrt)
         containers = tuple(p for p, a in zip(params, args) if is_structure(a))
         containers += tuple(p for p, a in kwargs.items() if is_structure(a))
-        specialised = len(self._bound) < MAX_SPECIALISATIONS
+        # not for a Dask array (or another protocol array) among the arguments: what derives from it is
+        # such an array too, which the code specialised for NumPy arrays' shapes would accumulate in
+        # place into NumPy buffers (``dw += ...`` where ``w`` is NumPy's and the data Dask's)
+        specialised = len(self._bound) < MAX_SPECIALISATIONS and not any(
+            protocol_array(a) for a in list(args) + list(kwargs.values()))
         for_numba = self._backend != "numpy"  # Options.for_numba
         classes = object_classes(params, args) + object_classes(kwargs, kwargs.values()) + object_classes(
             *left_out_defaults(fn, params, args, kwargs))

@@ -40,8 +40,9 @@ def test_entries_per_chunking_and_a_round_trip_without_the_pipeline(cache_dir, m
         assert len(list(cache_dir.iterdir())) == 2  # and the NumPy one
         srcad.grad(loss)(w, da.from_array(X_np + 1.0, chunks=(3, 4)))  # other data: the same entry
         assert len(list(cache_dir.iterdir())) == 2
-        srcad.grad(loss)(w, da.from_array(X_np, chunks=(2, 4)))  # other chunks: another entry
-        assert len(list(cache_dir.iterdir())) == 3
+        # other chunks: the same entry (code for a Dask argument is not specialised on its shape)
+        srcad.grad(loss)(w, da.from_array(X_np, chunks=(2, 4)))
+        assert len(list(cache_dir.iterdir())) == 2
 
         monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
 

@@ -249,3 +249,19 @@ def test_a_list_of_values_of_unknown_shape_is_not_a_list_of_objects():
     x = np.random.default_rng(0).normal(size=(5, 3))
     np.testing.assert_allclose(srcad.grad(f)(x), np.where(x > 0, 10 * x, 0.0), rtol=1e-12)
     check_grads(f, [x])
+
+
+def _loop_over_dask_data(w, X):
+    h = X * 1.0
+    for _ in range(3):
+        h = np.tanh(h * w)  # w's adjoint, summed over the loop, derives from Dask data
+    return np.sum(h ** 2)
+
+
+def test_a_numpy_argument_whose_adjoint_accumulates_dask_values_in_a_loop():
+    rng = np.random.default_rng(3)
+    w, X_np = rng.normal(size=5) * 0.3, rng.normal(size=(40, 5))
+    X = da.from_array(X_np, chunks=(10, 5))
+    lazy = srcad.grad(_loop_over_dask_data)(w, X)  # was a NotImplementedError: out= into a NumPy buffer
+    np.testing.assert_allclose(np.asarray(lazy), srcad.grad(_loop_over_dask_data)(w, X_np), rtol=1e-12)
+    check_grads(_loop_over_dask_data, (w, X_np))
