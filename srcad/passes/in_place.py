@@ -31,6 +31,7 @@ from ..errors import check_list_slice
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store, copy_for_calls
 from .binding import builtin_call, helper_call
 from .memory import updated_arguments
+from .memory_scan import bound_names
 from .shape_values import Spec
 
 
@@ -87,6 +88,10 @@ def updated_parameters(body, params, updated, source):
     if source.is_srcads() or not (updated or augmented or _calls_for_effect_or_helpers(body)):
         return checked, copied, set()
     reached, by_calls = updated_arguments(body, params)
+    # a parameter bound again (``X = X.copy()``) is updated by name where the argument may no
+    # longer be what it holds: there the memory analysis says whether the update reaches it
+    rebound = bound_names(body)
+    checked, copied = ({p for p in names if p not in rebound or p in reached} for names in (checked, copied))
     return checked | reached, copied | by_calls, by_calls
 
 

@@ -135,7 +135,16 @@ class _Flow(Updates):
             taken = self.made_earlier(taken, s.orelse)
         if not_taken is not None:
             not_taken = self.made_earlier(not_taken, s.body)
-        return join(taken, not_taken)
+        return self.joined(taken, not_taken)
+
+    def joined(self, a, b):
+        """``memory_state.join``, where a parameter bound again on one path only still holds the
+        argument on the other (absent from that state, it would take the binding's memory)."""
+        if a is not None and b is not None:
+            for p in sorted(self.params):
+                if (p in a.names) != (p in b.names):
+                    self.tracked(b if p in a.names else a, p)
+        return join(a, b)
 
     def loop(self, s, state):
         head = s.iter if isinstance(s, gast.For) else s.test
@@ -151,7 +160,7 @@ class _Flow(Updates):
             self.breaks.append([])
             end = self.block(s.body, inside)
             breaks = self.breaks.pop()
-            joined = join(entry, end)
+            joined = self.joined(entry, end)
             if joined == entry:
                 break
             entry = joined
@@ -164,7 +173,7 @@ class _Flow(Updates):
             self.block(s.body, inside)
             breaks = self.breaks.pop()
         for state in breaks:  # the loop ends at its head, or at a break
-            entry = entry.join(state)
+            entry = self.joined(entry, state)
         return entry
 
     def reads(self, s, names, state, observe=True):
