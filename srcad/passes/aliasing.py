@@ -118,7 +118,17 @@ def _named_part(expr):
                                                  and isinstance(expr.slice, gast.Constant))
 
 
-def _stale_message(update, text, updated, reader, made, copied, line, through):
+_DISPLAYS = (gast.List, gast.Dict, gast.Set)
+
+
+def _holder_fix(holder, written):
+    """A container holding a value that shares memory with ``written``: a copy of the container
+    would share its items, so the item itself must be a copy."""
+    return (f"'{holder}' holds a value that shares memory with '{written}' (put in it by its display, an "
+            f"append or an item assignment): put a copy of that value in it ('.copy()')")
+
+
+def _stale_message(update, text, updated, reader, made, copied, line, through, container):
     in_place = A.anno(update, "in_place")
     made_line = getattr(made, "lineno", None)
     where = f" (line {made_line})" if made_line else ""
@@ -149,10 +159,8 @@ def _stale_message(update, text, updated, reader, made, copied, line, through):
     else:
         single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)
         hint = text.value(made.value) if single else "..."
-        if single and isinstance(made.value, (gast.List, gast.Dict, gast.Set)):
-            # a copy of the container would share its items: the item itself must be a copy
-            fix = (f"'{copied}' holds a value that shares memory with '{written}' (put in it by its display, an "
-                   f"append or an item assignment): put a copy of that value in it ('.copy()')")
+        if single and isinstance(made.value, _DISPLAYS):
+            fix = _holder_fix(copied, written)
         elif single and _fresh(made.value) and A.anno(made.value, "callee").kind == "method":
             # a method named like NumPy's copy of a value not known to be an array (yours may lie)
             fix = (f"'{copied}' is made by '{hint}', which srcad takes as new memory only where it knows what "
@@ -175,6 +183,8 @@ def _stale_message(update, text, updated, reader, made, copied, line, through):
                    f"'{written} = {written} {op} ...' to make a new array")
         elif re.fullmatch(re.escape(read) + r"\[[^\]]*\]\[.*\]", written):  # P[1][3] += ...: P[1] is a view
             fix = f"update '{read}' through one subscript ('{read}[i, j] {op}= ...', not '{read}[i][j] {op}= ...')"
+        elif container:  # (a copy of a list, tuple or dict would share the item)
+            fix = _holder_fix(read, written)
         else:  # S[i] op= e: S[i] may be a view, so S's memory changes under what shares it
             fix = f"make '{read}' a copy where it is assigned ('.copy()')"
         return (f"'{written} {op}= ...' updates '{written}' in place, and '{read}', which shares memory with "

@@ -49,7 +49,7 @@ from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import Updates, globals_of
 from .memory_scan import makes_index_array
-from .memory_values import Memory, bind_call
+from .memory_values import Memory, bind_call, string_key
 
 
 class _Flow(Updates):
@@ -297,7 +297,8 @@ class _Flow(Updates):
             # S no longer holds what Python's S holds (an update in place through another name was
             # rebound by srcad): a store into it would miss the names that still share with it
             self.refuse_stale(base, state, s)
-        state = self.update(s, state, base, exempt={base}, stored=self.memory(state, rhs))
+        state = self.update(s, state, base, exempt={base}, stored=self.memory(state, rhs),
+                            key=string_key(target.slice))
         if overwrites:
             del state.stale[base]
         return state

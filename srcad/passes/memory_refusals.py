@@ -14,7 +14,8 @@ from .memory_values import Values, is_unread_result
 class Refusal(Exception):
     """An in-place update srcad cannot follow; ``check_aliasing`` makes it a srcad error.
     ``message`` is text, or for a stale read (updated, reader, binding, copied name, line,
-    the binding of the updated name the update went through or None)."""
+    the binding of the updated name the update went through or None, whether the reader is
+    surely a list, tuple or dict)."""
 
     def __init__(self, message, node, error=None):
         super().__init__(message)
@@ -119,7 +120,8 @@ class Refusals(Values):
                     key=lambda b: b[0], default=(0, None, updated))
         made = A.anno(later[1], "origin") if later[1] is not None else None
         line = getattr(A.anno(read, "origin") or read, "lineno", None)
-        raise Refusal((updated, name, made, later[2], line, through[1] if through else None), update)
+        container = name in state.names and state.names[name].sequence  # (surely a list, tuple or dict)
+        raise Refusal((updated, name, made, later[2], line, through[1] if through else None, container), update)
 
 
 def _binds_none(statement):

@@ -121,13 +121,15 @@ class Updates(Refusals):
             state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
         return state
 
-    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False, whole=False):
+    def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False, whole=False,
+               key=None):
         """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
         ``writes``: srcad's own code writes there (an element update), so it must not be an
         argument's memory reached through another name, nor a global's. ``structure``: a list
         grows or shrinks (append, pop), which changes only the list object. ``by_call``: a call
         changes it, which srcad runs as written where it carries no derivative. ``whole``: what
-        it holds changes too (the arrays of an ``out=(a, b)`` tuple)."""
+        it holds changes too (the arrays of an ``out=(a, b)`` tuple). ``key``: ``stored`` is stored
+        under this constant string key (``name["S"] = value``)."""
         memory = self.name_memory(state, name)
         changed = memory.listy if structure else memory.all() if whole else memory.own
         self.mutated |= changed
@@ -142,13 +144,17 @@ class Updates(Refusals):
             if other not in exempt and m.all() & changed and other not in state.stale:
                 # (the binding of the name updated through, where one statement made it on every path)
                 state.stale[other] = (name, s, None if name in state.ambiguous else state.bound.get(name))
-        if stored is not None and stored.all():  # a list keeps what is stored in it
+        if stored is not None and (stored.all() or key is not None):  # a list keeps what is stored in it
             added = stored.all()
-            state.names = {n: (Memory(m.own, m.inner | added, sequence=m.sequence) if m.all() & changed
-                               and not m.array else m) for n, m in state.names.items()}
+            state.names = {n: (Memory(m.own, m.inner | added, sequence=m.sequence,
+                                      keys=_keys_after_store(m, changed, key, stored, n == name))
+                               if m.all() & changed and not m.array else m) for n, m in state.names.items()}
             for n, m in state.names.items():
                 if m.all() & changed and not m.array:
                     self.note_holder(n, added)
+        elif changed:  # a dict changed otherwise (d.update(...), a call): which key holds what is unknown
+            state.names = {n: (Memory(m.own, m.inner, m.array, m.listy, m.sequence, m.items)
+                               if m.keys is not None and m.own & changed else m) for n, m in state.names.items()}
         return state
 
     def note_holder(self, name, locations):
@@ -162,3 +168,18 @@ class Updates(Refusals):
         if name not in state.names:
             state.names[name] = self.name_memory(state, name)
         return name
+
+
+def _keys_after_store(memory, changed, key, stored, through_it):
+    """The known keys (``Memory.keys``) of a name sharing the memory ``changed`` after ``stored`` is
+    stored there (under the constant ``key``, or None): the name the store goes through holds
+    ``stored`` under ``key``; another that may be the same dict may hold it under ``key`` (or under
+    any key); one that holds the changed dict as an item keeps its own keys."""
+    keys = memory.keys
+    if keys is None or not memory.own & changed:
+        return keys
+    if key is None:
+        return {k: m | stored for k, m in keys.items()}
+    if through_it:
+        return {**keys, key: stored}
+    return {**keys, key: keys[key] | stored} if key in keys else keys

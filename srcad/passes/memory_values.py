@@ -58,9 +58,9 @@ class Memory:
     statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
     made afresh in each pass of a loop is told apart from last pass's). Immutable."""
 
-    __slots__ = ("own", "inner", "array", "listy", "sequence", "items")
+    __slots__ = ("own", "inner", "array", "listy", "sequence", "items", "keys")
 
-    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None, sequence=False, items=None):
+    def __init__(self, own=_EMPTY, inner=_EMPTY, array=False, listy=None, sequence=False, items=None, keys=None):
         self.own, self.inner = _frozen(own), _frozen(inner)
         self.array = array  # surely an array or a number: it holds no other values
         # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
@@ -72,6 +72,11 @@ class Memory:
         # a tuple whose items are known one by one: the Memory of each (their locations are in
         # ``inner`` too), or None
         self.items = items
+        # a dict (surely one) whose items under these constant string keys are known: key -> the
+        # Memory of the value stored there (its locations are in ``inner`` too), or None. Only
+        # which object each key holds is read from it (``key_item``): what an item holds may grow
+        # as the item is updated, which ``inner`` follows
+        self.keys = keys
 
     def all(self):
         return self.own | self.inner if self.inner else self.own
@@ -79,12 +84,15 @@ class Memory:
     def mapped(self, change):
         """This memory with ``change`` applied to each set of locations (aging; a call's result in the caller's)."""
         items = None if self.items is None else tuple(m.mapped(change) for m in self.items)
-        return Memory(change(self.own), change(self.inner), self.array, change(self.listy), self.sequence, items)
+        keys = None if self.keys is None else {k: m.mapped(change) for k, m in self.keys.items()}
+        return Memory(change(self.own), change(self.inner), self.array, change(self.listy), self.sequence, items,
+                      keys)
 
     def __eq__(self, other):
         return self is other or (self.own == other.own and self.inner == other.inner
                                  and self.array == other.array and self.listy == other.listy
-                                 and self.sequence == other.sequence and self.items == other.items)
+                                 and self.sequence == other.sequence and self.items == other.items
+                                 and self.keys == other.keys)
 
     def __or__(self, other):
         if other is self or other == self:  # joins mostly meet the same facts: no new object
@@ -92,8 +100,20 @@ class Memory:
         items = None
         if self.items is not None and other.items is not None and len(self.items) == len(other.items):
             items = tuple(a | b for a, b in zip(self.items, other.items))
+        keys = None  # (a key known on one path only is read as any item)
+        if self.keys is not None and other.keys is not None:
+            keys = {k: m | other.keys[k] for k, m in self.keys.items() if k in other.keys}
         return Memory(self.own | other.own, self.inner | other.inner, self.array and other.array,
-                      self.listy | other.listy, self.sequence and other.sequence, items)
+                      self.listy | other.listy, self.sequence and other.sequence, items, keys)
+
+    def key_item(self, key):
+        """The memory of ``d[key]`` where this is a dict whose item under the constant ``key`` is
+        known, else None: that object's own memory, and what it holds as this dict's items may
+        (an array holds nothing)."""
+        if self.keys is None or key not in self.keys:
+            return None
+        item = self.keys[key]
+        return Memory(item.own, item.inner if item.array else self.inner, item.array, item.listy, item.sequence)
 
 
 class Values:
@@ -209,6 +229,9 @@ class Values:
             base = self.memory(state, rhs.value)
             if base.items is not None and _position(rhs.slice, len(base.items)) is not None:
                 return base.items[_position(rhs.slice, len(base.items))], False
+            item = base.key_item(string_key(rhs.slice))
+            if item is not None:
+                return item, False
             if base.sequence:  # a slice of a list is a new list of its items; an item is never the list
                 if isinstance(rhs.slice, gast.Slice):
                     return Memory(new, base.inner, sequence=True), True
@@ -223,10 +246,15 @@ class Values:
                 items = tuple(self.memory(state, e) for e in rhs.elts)
             return Memory(new, self.memory(state, rhs).inner, sequence=True, items=items), True
         if isinstance(rhs, gast.Dict):  # a container as a list is: an item is never the dict itself
-            inner = frozenset()
-            for v in rhs.values:
-                inner |= self.memory(state, v).all()
-            return Memory(new, inner, sequence=True), True
+            inner, keys = frozenset(), {}
+            for k, v in zip(rhs.keys, rhs.values):
+                held = self.memory(state, v)
+                inner |= held.all()
+                if keys is not None and string_key(k) is not None:
+                    keys[string_key(k)] = held  # (the last of a repeated key is the one kept)
+                else:  # ``{**m}`` or a key that is not a constant string
+                    keys = None
+            return Memory(new, inner, sequence=True, keys=keys), True
         if isinstance(rhs, gast.Call):
             return self.call_value(state, rhs, here), True
         shared = frozenset()
@@ -260,7 +288,12 @@ class Values:
                     held |= given.inner if given.sequence else given.all()
                     if A.anno(call, "iterates"):  # a for loop's list(L): it stands for L itself (``loops``)
                         own = own | given.own
-                return Memory(own, held, sequence=any(obj is b for b in _SEQUENCE_BUILDERS))
+                keys = None
+                if obj is builtins.dict and len(call.args) <= 1:  # dict(S=x, I=y), dict(d, I=y): a new dict
+                    keys = self.memory(state, call.args[0]).keys if call.args else {}
+                    keys = None if keys is None else {**keys, **{k.arg: self.memory(state, k.value)
+                                                                 for k in call.keywords}}
+                return Memory(own, held, sequence=any(obj is b for b in _SEQUENCE_BUILDERS), keys=keys)
             if obj is runtime.copy_value or obj is copy_for_calls or obj is copy.deepcopy and len(call.args) == 1:
                 copied = self.memory(state, call.args[0])
                 if not copied.all():  # a copy of what has no memory (a parameter given a number) is that value
@@ -353,7 +386,7 @@ class Values:
             if copied.array:
                 return Memory(new, array=True)
             if callee.name in SHALLOW_COPIES and (copied.sequence or self.string_keys(state, call.func.value)):
-                return Memory(new, copied.inner, sequence=True)
+                return Memory(new, copied.inner, sequence=True, keys=copied.keys)  # (a dict's copy: the same items)
             if all(kind == "arg" or kind in ("new", "old") and (made[0] if isinstance(made, tuple) else made)
                    not in self.made_by_yours for kind, made in copied.own):
                 # a value of unknown type that is a parameter (compiled for its class: an object of
@@ -428,6 +461,11 @@ _UNKNOWN = object()
 
 _KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
 _SEQUENCE_BUILDERS = (builtins.list, builtins.tuple, builtins.sorted)
+
+
+def string_key(index):
+    """The constant string an index is (``d["S"]``), else None."""
+    return index.value if isinstance(index, gast.Constant) and isinstance(index.value, str) else None
 
 
 def _position(index, length):
