@@ -137,6 +137,22 @@ def is_seeded_generator(call):
         and type(call.args[0].value) is int
 
 
+def _makes_generator(call):
+    """``np.random.default_rng(...)``, ``np.random.RandomState(...)``, whatever the seed."""
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    return callee is not None and callee.kind == "object" and any(callee.obj is made for made in _SEEDED)
+
+
+# Draws of NumPy's generators (``Generator``, ``RandomState``, ``np.random``'s functions) that
+# answer an array or a number whatever they are given (not ``choice`` or ``permutation``, which
+# answer items of what they are given).
+_NUMBER_DRAWS = {"random", "random_sample", "rand", "randn", "randint", "integers", "standard_normal", "normal",
+                 "uniform", "exponential", "standard_exponential", "gamma", "standard_gamma", "beta", "poisson",
+                 "binomial", "lognormal", "laplace", "logistic", "chisquare", "standard_t", "standard_cauchy",
+                 "multivariate_normal", "dirichlet", "multinomial", "rayleigh", "weibull", "pareto", "gumbel",
+                 "geometric", "negative_binomial", "triangular", "vonmises", "wald"}
+
+
 def _record_made(s):
     """The record class (a named tuple, a dataclass) whose object the statement ``s`` makes
     (``x = new_record(cls, (fields...))``: normal form's construction of a record), else None."""
@@ -339,8 +355,35 @@ class Kinds:
                        for o in operands)
         if isinstance(e, gast.Call):
             numeric = functools.partial(self._numeric, names=names)
-            return self._seeded_draw(e) or _numeric_call(e, numeric) or self.answers_number(e, numeric, self.abstract)
+            return (self._seeded_draw(e) or self._number_draw(e) or _numeric_call(e, numeric)
+                    or self.answers_number(e, numeric, self.abstract))
         return False
+
+    def _number_draw(self, call):
+        """``rng.standard_normal(...)``, ``np.random.uniform(...)``: a draw that answers an array
+        or a number, of NumPy's generator (made by ``np.random.default_rng`` at each binding of
+        the name, a global one, or NumPy's own). (Drawn in a checkpointed loop, it is refused.)"""
+        from .fresh import module_of
+
+        callee = A.anno(call, "callee")
+        if callee is not None and callee.kind == "object":
+            return module_of(callee.obj).startswith("numpy.random") and getattr(
+                callee.obj, "__name__", None) in _NUMBER_DRAWS
+        receiver = call.func.value if isinstance(call.func, gast.Attribute) else None
+        if callee is None or callee.kind != "method" or callee.name not in _NUMBER_DRAWS or not isinstance(
+                receiver, gast.Name):
+            return False
+        generators = (np.random.Generator, np.random.RandomState)  # (exactly: a subclass may draw otherwise)
+        if receiver.id in self.params:  # compiled for its class
+            return receiver.id not in self.assigned and self.classes.get(receiver.id) in generators
+        if receiver.id not in self.locals:  # a global one (the compiled code is guarded on it)
+            try:
+                return type(self.source.lookup(receiver.id)) in generators and type(
+                    lookup_path([receiver.id], self.source)) in generators
+            except Exception:
+                return False
+        bound = self.assigned.get(receiver.id, [])
+        return bool(bound) and all(isinstance(b, gast.Assign) and _makes_generator(b.value) for b in bound)
 
     def _seeded_draw(self, call):
         """``rng.standard_normal(...)`` of a generator the scope seeds itself."""
