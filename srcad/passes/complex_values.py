@@ -70,7 +70,8 @@ _REAL_RESULTS = {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle, 
 #: functions without derivative that are right to treat as such for complex operands: their
 #: results are indices, flags or shapes (np.sign is not: for complex z it is z / |z|)
 _COMPLEX_CONSTANT = (_REAL_RESULTS - {np.real, np.imag, np.abs, np.absolute, builtins.abs, np.angle,
-                                      np.linalg.norm, builtins.float}) | {np.round, np.around, np.rint}
+                                      np.linalg.norm, builtins.float}) | {np.round, np.around, np.rint,
+                                                                          runtime.zeros_like}  # (a zero adjoint)
 
 def check_complex(node, source, ref, mode="rev", specs=None):
     """Refuse (``SrcadSyntaxError`` at the user's line) every active statement that would apply
@@ -467,7 +468,7 @@ _SCALINGS = _DIVISIONS | {gast.Mult, np.multiply}
 
 
 def _right_for_complex(operation, mode):
-    if operation in ("structure", "attribute:T", "method:append", "method:copy", "method:conj",
+    if operation in ("structure", "attribute:T", "method:append", "method:pop", "method:copy", "method:conj",
                      "method:conjugate") or operation in {f"attribute:{a}" for a in PLAIN_ATTRIBUTES}:
         return True
     if isinstance(operation, str):
