@@ -1,5 +1,7 @@
 """Rules for ``scipy.spatial.distance``'s ``cdist`` and ``pdist``, reverse (vjp) and forward
-(jvp), for the metrics 'euclidean' (the default) and 'sqeuclidean'.
+(jvp), for the metrics 'euclidean' (the default) and 'sqeuclidean'; and for ``squareform``,
+which moves entries between the condensed vector of pairs i < j and the symmetric matrix
+(linear: its adjoint moves them back, ``squareform_transpose``).
 
 Both are written through the squared distances S = ‖aᵢ − bⱼ‖², whose adjoint in ``a`` is
 Σⱼ 2wᵢⱼ (aᵢ − bⱼ) (two matrix products) for S's cotangent w; the distance D = √S has
@@ -63,6 +65,15 @@ def pair_matrix(g, n):
     return w
 
 
+def squareform_transpose(g, ndim):
+    """The adjoint of ``squareform`` of an ``ndim``-D operand for the cotangent ``g`` of its
+    result: of a condensed vector (``ndim`` 1), ``g``'s pair (i, j) plus (j, i) for each i < j;
+    of a matrix, whose pairs i < j it reads, ``g`` there and zeros elsewhere."""
+    if ndim == 1:
+        return distance.squareform(g + np.transpose(g), checks=False)
+    return np.triu(distance.squareform(g, checks=False))
+
+
 def pair_distance_tangent(tx, x, y, metric):
     """The tangent of ``y = pdist(x, metric)`` when ``x`` moves by ``tx``: the pair's tangent
     (ṫxᵢ − ṫxⱼ) is known, so a pair that rests moves nothing, as ``np.linalg.norm`` of it would."""
@@ -84,6 +95,24 @@ if distance is not None:
     @register_jvp(pair_matrix)
     def pair_matrix_jvp(r, g, n):
         t[r] += pair_matrix(t[g], n)
+
+    @register_vjp(distance.squareform)
+    def squareform(y, X, force="no", checks=True):
+        d[X] += squareform_transpose(d[y], np.ndim(X))
+
+    @register_jvp(distance.squareform)
+    def squareform_jvp(y, X, force="no", checks=True):
+        t[y] += distance.squareform(t[X], checks=False)
+
+    # generated adjoints call squareform_transpose: linear in g, its own adjoint reads the pairs
+    # i < j of a matrix, or makes the symmetric matrix of a vector, as squareform does
+    @register_vjp(squareform_transpose)
+    def squareform_transpose_vjp(r, g, ndim):
+        d[g] += distance.squareform(d[r], checks=False)
+
+    @register_jvp(squareform_transpose)
+    def squareform_transpose_jvp(r, g, ndim):
+        t[r] += squareform_transpose(t[g], ndim)
 
     @register_vjp(distance.cdist)
     def cdist(y, XA, XB, metric="euclidean"):
