@@ -60,7 +60,7 @@ def pairs_with_a_target_tuple(x):
 def counted_while_the_body_rebinds(x):
     s = x * 1.0
     total = 0.0
-    for i, t in enumerate((s * k for k in range(3) if k != 1), 1):
+    for i, t in enumerate((s * k for k in range(3) if k != 1), start=1):
         total = total + np.sum(t) * i
         s = s + 1.0
     return total

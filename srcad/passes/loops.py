@@ -115,8 +115,10 @@ def _lazy_items(norm, s, out):
     loop reads it, so what ``body`` changes reaches the next item, as in Python (under
     ``enumerate`` too, counting the items). Else ``s``."""
     it, count, start = s.iter, None, None
-    if _is_call_to(it, builtins.enumerate) and len(it.args) in (1, 2) and not it.keywords and _lazy(it.args[0]):
-        count, start, it = norm.namer.fresh("_count"), (it.args[1:] or [A.const(0)])[0], it.args[0]
+    if _is_call_to(it, builtins.enumerate) and it.args and _lazy(it.args[0]) and (
+            len(it.args) + len(it.keywords) <= 2 and all(k.arg == "start" for k in it.keywords)):
+        start = (it.args[1:] + [k.value for k in it.keywords] or [A.const(0)])[0]
+        count, it = norm.namer.fresh("_count"), it.args[0]
     callee = A.anno(it, "callee") if isinstance(it, gast.Call) else None
     if _lazy(it) and not isinstance(it, gast.GeneratorExp):
         check_mapping(norm, it, callee)
