@@ -28,7 +28,9 @@ def quantile_out(x):
 @pytest.mark.parametrize("fn, name", [(median_reordering, "overwrite_input"), (average_returned, "returned"),
                                       (quantile_out, "out")])
 def test_an_argument_the_rule_leaves_out_is_refused_by_position_too(fn, name):
-    with pytest.raises(srcad.SrcadSyntaxError, match=f"does not support the argument '{name}' \\(given by position\\)"):
+    # (overwrite_input=True changes y, which the reverse sweep reads: the memory analysis refuses it first)
+    refused = f"does not support the argument '{name}' \\(given by position\\)|leave {name} out"
+    with pytest.raises(srcad.SrcadSyntaxError, match=refused):
         srcad.grad(fn)(X)
 
 
