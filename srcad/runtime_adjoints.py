@@ -178,6 +178,25 @@ def tangent_or_zero(ta, a, y):
     return zeros_like(y) if a is None else ta
 
 
+def rule_tangent(t, y, rule):
+    """The tangent ``t`` a jvp rule of yours (named ``rule``) writes into ``t[y]``: of ``y``'s
+    shape, or one that broadcasts to it (a number for an array); a larger one (an array for a
+    number) is a mistake in the rule, which would broadcast into everything ``y`` meets."""
+    if t is None or isinstance(y, _CONTAINERS) or isinstance(t, _CONTAINERS):
+        return t
+    tshape, yshape = shape_of(t), shape_of(y)
+    if tshape != yshape:
+        try:
+            fits = np.broadcast_shapes(tshape, yshape) == yshape
+        except ValueError:
+            fits = False
+        if not fits:
+            raise UnsupportedCaseError(
+                f"the jvp rule {rule} writes a tangent of shape {tshape} into t[...] of a value of shape "
+                f"{yshape}: a tangent has its value's shape (sum or index it down in the rule)")
+    return t
+
+
 def add_grads(a, b):
     """``a + b`` for adjoints, where None is zero and containers add item by item."""
     if a is None:

@@ -365,6 +365,8 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives):
             # a user's rule may write d[s] += d[y] * y / s for a scalar s: summed to s's shape
             # here, as srcad's own rules do, else the array would broadcast into s's adjoint
             value = handler.call("unbroadcast", unbroadcast, value, A.load(bound.id))
+        elif rule.marker == "t" and not rule._own:  # t[y] += e: checked to fit y when it runs
+            value = handler.helper("rule_tangent", value, A.load(bound.id), A.const(rule.fn.__qualname__))
         out.extend(handler.accumulate(bound.id, value))
         return
     # d[x][i] += e, np.add.at(d[x], i, e): update an adjoint buffer in place

@@ -96,7 +96,8 @@ def returns_new_array(obj):
 RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
                      runtime.into_dtype_of: (0,), runtime.finish: (0,), runtime.finish_tangent: (0,),
                      runtime.in_place_result: (0,),
-                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_items: (0,)}
+                     runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_items: (0,),
+                     runtime.rule_tangent: (0,)}
 # srcad's helpers whose result is a new list of views of their first argument (splitting an adjoint).
 LISTS_OF_VIEWS = {runtime.unstack, unjoin}
 # Functions whose result is an array (never a list) that may share its first argument's memory.

@@ -17,7 +17,7 @@ from ..sharing import copy_for_calls
 from ..runtime import in_place_cast, in_place_result, into_dtype_of
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
-                       tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack)
+                       tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack, rule_tangent)
 from .builtin_rules import dict_grad, list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .methods import cast_like, item_position
@@ -178,6 +178,16 @@ def add_grads_jvp(y, a, b):
     # where a is None, y is b: the tangent takes y's shape, not a's scalar zero
     t[y] += tangent_or_zero(t[a], a, y)
     t[y] += tangent_or_zero(t[b], b, y)
+
+
+@register_vjp(rule_tangent)
+def rule_tangent_vjp(r, tangent, y, rule):
+    d[tangent] += d[r]
+
+
+@register_jvp(rule_tangent)
+def rule_tangent_jvp(r, tangent, y, rule):
+    t[r] += t[tangent]
 
 
 @register_vjp(tangent_or_zero)
