@@ -56,6 +56,11 @@ class ExportError(SrcadError):
     """Something the exported module would need that cannot be written into it."""
 
 
+class IntegerOverflowError(SrcadError, OverflowError):
+    """Integer arithmetic of code the numba backend compiled passed 64 bits, where numba's
+    integers wrap and Python's grow (``passes.integer_growth``)."""
+
+
 class CheckpointReplayError(SrcadError, RuntimeError):
     """A checkpointed loop's segment, run again from its snapshot in the reverse sweep, did not
     arrive at the values the first run had there: the body depends on state no snapshot holds."""

@@ -179,7 +179,8 @@ def _stages(source, wrt, options, module):
         ("batch_products", (lambda node: node) if options.for_numba else lambda node: batch_products(node, module.ref)),
         ("array_stacks", (lambda node: node) if options.for_numba else lambda node: array_stacks(node, module.ref)),
         ("finish_checkpoints", lambda node: finish_checkpoints(node, module.ref)),
-        ("mark_integer_growth", mark_integer_growth if options.for_numba else lambda node: node),
+        ("mark_integer_growth", (lambda node: mark_integer_growth(node, source)) if options.for_numba
+         else lambda node: node),
         ("scalar_arrays", scalar_arrays if options.for_numba else lambda node: node),
         ("restore_regions", lambda node: restore_regions(node, part="forward")),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),

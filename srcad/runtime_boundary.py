@@ -392,6 +392,13 @@ def default_cotangent(y):
     return 1.0
 
 
+def check_integer_range(op, a, b, message):
+    """Nothing, in Python (its integers grow); code the numba backend compiled raises
+    ``IntegerOverflowError(message)`` where ``a op b`` (``op`` one of ``+ - *``) of 64-bit
+    integers would wrap (``passes.integer_growth``)."""
+    return None
+
+
 def numba_refuses(reason):
     """Nothing, in Python; the numba backend's lowering refuses code that calls it, at its
     line, for ``reason`` (``passes.integer_growth``: a value numba would compute otherwise)."""

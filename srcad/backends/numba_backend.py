@@ -33,12 +33,12 @@ import numpy as np
 from .. import astutil as A
 from .. import cache
 from ..arguments import where
-from ..errors import SrcadError, UnsupportedCaseError
+from ..errors import IntegerOverflowError, SrcadError, UnsupportedCaseError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..source import GENERATED_FILENAME
 from . import numba_cache, numba_lowered
-from .numba_frozen import MISSING, cell_value, defined, frozen_user_values
+from .numba_frozen import cell_value, current, defined, frozen_defaults, frozen_user_values
 
 BACKENDS = ("numpy", "numba", "auto")
 INSTALL = "pip install srcad[numba]"
@@ -94,7 +94,7 @@ def accelerate(functions, compiled, fn, backend):
     if build is None:
         return functions
     pair = _Pair()
-    return tuple(_Accelerated(build, k, f, strict, lambda stale: _build_or_refusal(compiled, fn, numba, strict, stale),
+    return tuple(_Accelerated(build, k, f, strict, lambda: _build_or_refusal(compiled, fn, numba, strict),
                               pair) for k, f in enumerate(functions))
 
 
@@ -105,13 +105,10 @@ class _Pair:
     numpy = False
 
 
-def _build_or_refusal(compiled, fn, numba, strict, stale=None):
+def _build_or_refusal(compiled, fn, numba, strict):
     """``_dispatchers(...)``, or None for "auto" where the code cannot be lowered."""
     try:
         with _LOCK:
-            if stale is not None:  # a global it froze was rebound: compile again with the new one
-                entries = _built.get(compiled, [])
-                entries[:] = [e for e in entries if e[1] is not stale]
             return _dispatchers(compiled, fn, numba)
     except numba_lowering.NotLowerable as exc:
         if not strict:
@@ -125,19 +122,15 @@ def _build_or_refusal(compiled, fn, numba, strict, stale=None):
 
 class _Build:
     """The jitted generated functions of one ``Compiled`` for one user function, and the user
-    globals and closure values they froze (theirs and their callees'), each as
-    ``(dict or cell, name or None, value)``."""
+    globals, closure values and default arguments they froze (theirs and their callees'), each
+    as ``numba_frozen`` keeps them."""
 
     def __init__(self, dispatchers, frozen):
         self.dispatchers, self.frozen = dispatchers, frozen
 
     def holds(self):
         """Does every frozen name still denote the value compiled in?"""
-        for holder, name, value in self.frozen:
-            now = holder.get(name, MISSING) if name is not None else cell_value(holder)
-            if now is not value:
-                return False
-        return True
+        return all(current(holder, key) is value for holder, key, value in self.frozen)
 
 
 class _Accelerated:
@@ -163,8 +156,8 @@ class _Accelerated:
         dispatcher = self._dispatcher
         if dispatcher is None or self._index and self._pair.numpy:
             return self._fallback(*args, **kwargs)
-        if self._build.frozen and not self._build.holds():  # numba froze a global the user rebound since
-            build = self._rebuild(self._build)
+        if not self._build.holds():  # numba froze a global or default the user rebound since
+            build = self._rebuild()
             if build is None:
                 self._dispatcher = None
                 return self._fallback(*args, **kwargs)
@@ -177,6 +170,14 @@ class _Accelerated:
                 self._pair.numpy = True  # its values are for a backward sweep numba cannot compile
                 return self._fallback(*args, **kwargs)
             return result
+        except IntegerOverflowError:
+            # integer arithmetic passed 64 bits, which numba wraps (the check raised it before
+            # the value was used): "auto" runs the NumPy code, whose integers grow, from then on
+            if self._strict or self._index == 2:
+                raise
+            self._dispatcher = None
+            self._pair.numpy = self._pair.numpy or self._index == 1
+            return self._fallback(*args, **kwargs)
         except self._numba_error as exc:
             if self._strict:
                 raise _compile_error(exc) from None
@@ -232,11 +233,15 @@ class _Accelerated:
 
 
 def _dispatchers(compiled, fn, numba):
-    """The ``_Build`` of ``compiled`` bound to ``fn``: jitted (joint, forward, backward); made once."""
+    """The ``_Build`` of ``compiled`` bound to ``fn``: jitted (joint, forward, backward); made
+    once, and again when a value it froze (its own or a callee's) is rebound."""
     entries = _built.setdefault(compiled, [])
-    for ref, build in entries:
+    for k, (ref, build) in enumerate(entries):
         if ref() is fn:
-            return build
+            if build.holds():
+                return build
+            del entries[k]  # compiled with a value since rebound: its callers are rebuilt too (they froze it)
+            break
     generated = compiled.generated
     names = [f"{generated.name}_{part}" for part in ("adjoint", "forward", "backward")]
     generated.ensure_pair()  # the forward/backward pair is made when first needed
@@ -254,7 +259,7 @@ def _dispatchers(compiled, fn, numba):
     for name, cell in cells.items():
         namespace[name] = cell.cell_contents
     try:
-        frozen = frozen_user_values(lowered, generated, fn, cells)
+        frozen = [frozen_defaults(fn)] + frozen_user_values(lowered, generated, fn, cells)
     except numba_lowering.NotLowerable as exc:
         exc.located = _located(source, fn, exc.node.lineno, exc.message)
         raise
@@ -285,7 +290,8 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray),
                       (numba_lowering.IS_INTEGER, numba_runtime.is_integer),
                       (numba_lowering.DIMS_OF, numba_runtime.dims_of),
-                      (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned)):
+                      (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned),
+                      (numba_lowering.IN_MATH_DOMAIN, numba_runtime.in_math_domain)):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
@@ -293,7 +299,9 @@ def _dispatchers(compiled, fn, numba):
         if made.name in namespace:
             raise numba_lowering.NotLowerable(f"the name {made.name!r} is taken", factory)
     lowered_module = gast.Module(body=lowered, type_ignores=[])
-    digest = _cache_digest(text, namespace, lowered_module, numba)
+    # the defaults fn holds now, as the NumPy code binds them (the text has those its def was written with)
+    defaults = [compiled.defaults(fn, index) for index in range(len(names))]
+    digest = _cache_digest(text, namespace, lowered_module, defaults, numba)
     anchor = numba_cache.anchor_file(digest, text) if digest is not None else None
     filename = anchor
     if anchor is None:
@@ -308,6 +316,8 @@ def _dispatchers(compiled, fn, numba):
     options = dict(cache=anchor is not None, error_model="numpy", boundscheck=True)
     for made in branches:  # compiled for the types they are called with, which prunes their tests
         namespace[made.name] = numba.njit(namespace[made.name], **options)
+    for name, held in zip(names, defaults):
+        namespace[name].__defaults__ = held
     dispatchers = tuple(numba.njit(namespace[name], **options) for name in names)
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
@@ -378,16 +388,22 @@ def _resolver(generated, fn):
     return resolve
 
 
-def _cache_digest(text, namespace, module, numba):
-    """What the compiled code depends on, hashed: the lowered source and every global it
-    reads, described by content (numbers, arrays), by import path (modules, functions) or by
-    the digest of a compiled callee; None if any global cannot be described so (numba
-    freezes globals into the code it caches, so an undescribed one could change unseen)."""
+def _cache_digest(text, namespace, module, defaults, numba):
+    """What the compiled code depends on, hashed: the lowered source, its functions' default
+    arguments and every global it reads, each described by content (numbers, arrays), by
+    import path (modules, functions) or by the digest of a compiled callee; None if any cannot
+    be described so (numba freezes them into the code it caches, so an undescribed one could
+    change unseen)."""
     if numba_cache.directory() is None:
         return None
     local = defined(module)
     parts = [f"numba {numba.__version__}", f"numpy {np.__version__}", f"srcad {cache._srcad_fingerprint()}",
              f"python {sys.version}", text]
+    for held in defaults:
+        described = [_describe(value) for value in held or ()]
+        if None in described:
+            return None
+        parts.append(f"defaults {described}")
     for name in sorted(A.names_read(module) - local):
         if name not in namespace:
             if not hasattr(builtins, name):

@@ -1,10 +1,13 @@
 """What numba freezes into compiled code: the user's globals, closure values and module
-attributes the lowered functions read. Each must be a number, a tuple of numbers, a module or
-a function, and is checked per call to be still bound (``numba_backend._Build.holds``: a
-rebinding compiles again); a value that can change in place (an array, a list) would change
-unseen, and is refused.
+attributes the lowered functions read, and the function's default arguments. Each global,
+closure value or attribute must be a number, a tuple of numbers, a module or a function; all
+are checked per call to be still bound (``numba_backend._Build.holds``: a rebinding compiles
+again); a value that can change in place (an array, a list) would change unseen, and is refused.
+Each is kept as ``(holder, key, value)``: a dict and a key, a cell and None, or a weak
+reference to a function and ``"__defaults__"``.
 """
 import types
+import weakref
 
 import gast
 import numpy as np
@@ -20,6 +23,22 @@ def cell_value(cell):
         return cell.cell_contents
     except ValueError:
         return MISSING
+
+
+def current(holder, key):
+    """What ``holder`` (as in a frozen entry) now holds under ``key``; ``MISSING`` if nothing."""
+    if key is None:
+        return cell_value(holder)
+    if isinstance(holder, weakref.ref):
+        held = holder()
+        return MISSING if held is None else getattr(held, key, MISSING)
+    return holder.get(key, MISSING)
+
+
+def frozen_defaults(fn):
+    """The entry for ``fn``'s default arguments, which the build's generated functions take
+    (a function is held weakly: a build lives no longer than the function)."""
+    return (weakref.ref(fn), "__defaults__", fn.__defaults__)
 
 
 _IMMUTABLE = (bool, int, float, complex, str, bytes, type(None), np.generic, types.ModuleType)

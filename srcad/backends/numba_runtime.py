@@ -17,7 +17,7 @@ from numba.extending import overload
 from .. import runtime
 from ..arguments import snapshot
 from ..extend import stop_gradient
-from ..errors import CotangentError
+from ..errors import CotangentError, IntegerOverflowError
 from ..rules import builtin_rules, numpy_linalg, numpy_shapes
 
 
@@ -218,15 +218,125 @@ def _copy_value(v):
     return None
 
 
+def _immutable(t):
+    """Is a value of numba type ``t`` immutable (numbers, None, strings, ranges, tuples of them)?"""
+    if isinstance(t, types.Optional):
+        return _immutable(t.type)
+    if isinstance(t, types.BaseTuple):
+        return all(_immutable(item) for item in t.types)
+    return _number(t) or _none(t) or isinstance(t, (types.UnicodeType, types.RangeType))
+
+
 @overload(snapshot)
 def _snapshot(x):
-    """A saved copy of a value of the user's globals (``pullback_values``): numba's globals are
-    numbers and arrays (lists and dicts it would freeze are refused)."""
+    """A saved copy of a value that may hold the user's memory (``pullback_values``): its
+    arrays copied, inside the tuples and lists holding them too (a value stack, a helper's
+    saved values); numbers and None as they are. numba's globals are numbers (arrays, lists
+    and dicts it would freeze are refused), but a default argument may be an array."""
     if isinstance(x, types.Array):
         return lambda x: x.copy()
-    if _number(x):
+    if _immutable(x):
         return lambda x: x
+    if isinstance(x, types.Optional) and isinstance(x.type, types.Array):
+        def optional_array(x):
+            if x is None:
+                return None
+            return x.copy()
+
+        return optional_array
+    if isinstance(x, types.BaseTuple):
+        return _snapshot_items(len(x))
+    if isinstance(x, (types.List, types.ListType)):
+        item = x.dtype if isinstance(x, types.List) else x.item_type
+        if _immutable(item):
+            return lambda x: x.copy()
+        if isinstance(item, types.Array):
+            def array_list(x):
+                out = x.copy()
+                for k in range(len(out)):
+                    out[k] = out[k].copy()
+                return out
+
+            return array_list
     return None
+
+
+def _snapshot_items(n):
+    """``snapshot`` of an ``n``-tuple, item by item (its items may differ in type, so they are
+    read with constant indices: the function is written out for ``n``)."""
+    scope = {"snapshot": snapshot}
+    items = "".join(f"snapshot(x[{k}]), " for k in range(n))
+    exec(f"def each_item(x):\n    return ({items})\n", scope)
+    return scope["each_item"]
+
+
+@overload(runtime.check_integer_range, prefer_literal=True)
+def _check_integer_range(op, a, b, message):
+    """Raise where ``a op b`` of 64-bit integers wraps (Python's integers grow)."""
+    if not (isinstance(op, types.StringLiteral) and isinstance(message, types.StringLiteral)):
+        return None
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer) and a.signed and b.signed):
+        return lambda op, a, b, message: None  # floats, or NumPy's unsigned integers, which wrap in Python too
+    wraps, text = _WRAPS[op.literal_value], message.literal_value
+
+    def check(op, a, b, message):
+        if wraps(np.int64(a), np.int64(b)):
+            raise IntegerOverflowError(text)
+
+    return check
+
+
+# (tested with bounds, never by wrapping: LLVM may assume numba's signed arithmetic does not wrap)
+_MAX, _MIN = np.int64(2 ** 63 - 1), np.int64(-2 ** 63)
+
+
+@njit
+def _sum_wraps(a, b):
+    return b > 0 and a > _MAX - b or b < 0 and a < _MIN - b
+
+
+@njit
+def _difference_wraps(a, b):
+    return b < 0 and a > _MAX + b or b > 0 and a < _MIN + b
+
+
+@njit
+def _product_wraps(a, b):
+    if a == 0 or b == 0:
+        return False
+    if a > 0:
+        return a > _MAX // b if b > 0 else b < (_MIN + a - 1) // a  # (a ceiling, as floors)
+    if b > 0:
+        return a < (_MIN + b - 1) // b
+    return a == _MIN or b < -(_MAX // -a)
+
+
+_WRAPS = {"+": _sum_wraps, "-": _difference_wraps, "*": _product_wraps}
+
+
+def in_math_domain(x, kind):
+    """``x``, where ``math``'s function ``kind`` (``numba_static.DOMAIN_CHECKED``) takes it;
+    ValueError("math domain error") elsewhere, as Python's ``math`` raises (numba's gives nan)."""
+    return x
+
+
+@overload(in_math_domain, prefer_literal=True)
+def _in_math_domain(x, kind):
+    if not (_number(x) and isinstance(kind, types.StringLiteral)):
+        return None
+    outside = _OUTSIDE[kind.literal_value]
+
+    def check(x, kind):
+        if outside(x):
+            raise ValueError("math domain error")
+        return x
+
+    return check
+
+
+_OUTSIDE = {"sqrt": njit(lambda x: x < 0), "log": njit(lambda x: x <= 0), "log1p": njit(lambda x: x <= -1),
+            "acos": njit(lambda x: x < -1 or x > 1), "acosh": njit(lambda x: x < 1),
+            "atanh": njit(lambda x: x <= -1 or x >= 1)}
 
 
 @overload(stop_gradient)

@@ -55,6 +55,7 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=()):
     ``arrays`` are the parameters the code is only ever given arrays or numbers (a ``.copy()``
     of one shares nothing), ``numbers`` those given Python numbers (no update reaches them),
     ``keyed`` those given dicts whose keys are strings (``for k in d`` reads no array)."""
+    A.set_anno(node, "array_params", tuple(arrays))  # (updated_parameters reads it: a copy of one is new memory)
     try:
         check_memory(node.body, [a.id for a in node.args.args], arrays, source.lookup, numbers, keyed)
     except Refusal as refusal:

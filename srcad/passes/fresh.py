@@ -143,8 +143,8 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
 NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.check_updated_array, runtime.real_constant,
-             runtime.numeric_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses, check_method,
-             check_module,
+             runtime.numeric_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses,
+             runtime.check_integer_range, check_method, check_module,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 

@@ -1,4 +1,4 @@
-"""Integer growth: Python integer arithmetic numba would compute otherwise is marked for it to refuse.
+"""Integer growth: Python integer arithmetic numba would compute otherwise is refused or checked.
 
 Python's integers grow without bound; numba's are 64-bit and wrap. A hash, a linear
 congruential generator, a factorial or a Fibonacci number kept as an ``int`` (``c = c *
@@ -15,7 +15,11 @@ and the numba lowering refuses the code at that line (``backend="auto"`` runs Nu
 - a left shift of integers, unless of literals;
 - ``int(x)`` of a float (exact in Python past 2**63, undefined compiled).
 
-Index arithmetic (``i * n + j``, ``k % n``) is left alone.
+Every other sum, difference or product of integers (``i * 6364136223846793005``, ``n * n``,
+index arithmetic ``i * n + j``) has ``check_integer_range(op, a, b, message)`` right before
+it: nothing in Python; compiled, it raises ``IntegerOverflowError`` at the user's line where
+the result would pass 64 bits (``backend="auto"`` then runs NumPy code). No bound on a value
+is assumed: an argument, a length or a literal may be as large as 64 bits allow.
 
 >>> import gast, numpy as np
 >>> from srcad import astutil as A
@@ -23,15 +27,18 @@ Index arithmetic (``i * n + j``, ``k % n``) is left alone.
 ... def f_adjoint(x, v=None):
 ...     c = 1
 ...     for t in r:
-...         k = t * 3 + 1
+...         k = c * 3
 ...         c = c * 7
 ... ''').body[0]
 >>> _ = A.set_anno(fn, "n_forward", 2)
->>> print(A.to_source(mark_integer_growth(fn)).strip())
+>>> print(A.to_source(mark_integer_growth(fn)).strip())  # doctest: +ELLIPSIS
 def f_adjoint(x, v=None):
     c = 1
     for t in r:
-        k = t * 3 + 1
+        check_integer_range('*', c, 3,
+            "integer arithmetic passes 2**63 here, where numba's 64-bit integers wrap and Python's grow; ..."
+            )
+        k = c * 3
         numba_refuses('a loop-carried integer may pass 2**63')
         c = c * 7
 """
@@ -52,35 +59,47 @@ _INTEGER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow
 _KEEPS = (runtime.in_place_result, runtime.copy_value)  # their result is their first argument's kind
 
 
-def mark_integer_growth(node):
+def mark_integer_growth(node, source=None):
     """Mark the integer arithmetic of the generated function ``node``'s forward sweep that
-    numba computes otherwise (annotated ``"specs"`` where known); see the module doc.
-    Returns ``node``."""
+    numba computes otherwise (annotated ``"specs"`` where known), and check the rest; see the
+    module doc. ``source`` (the user's) names the file in the checks' messages. Returns ``node``."""
     specs = A.anno(node, "specs") or {}
     n_forward = A.anno(node, "n_forward")
-    forward = node.body[:n_forward] if n_forward is not None else node.body
-    assignments = []  # (statement, block, target, value)
-    for block in A.blocks(forward):
+    top = len(node.body) if n_forward is None else n_forward
+    reverse_start = node.body[top] if top < len(node.body) else None
+    forward = node.body[:top]
+    in_forward = {id(s) for s in A.every_statement(forward)}
+    assignments = []  # (statement, block, target, value), in the forward sweep and the reverse
+    for block in A.blocks(node.body):
         for s in block:
             target, value = _assignment(s)
             if target is not None:
                 assignments.append((s, block, target, value))
-    integers = _integers(assignments, _loop_counters(forward), specs)
+    lines = {}  # id of a statement -> the "line N: text" comment it comes under
+    _comment_lines(node.body, lines, None)
+    forward_assignments = [a for a in assignments if id(a[0]) in in_forward]
+    integers = _integers(forward_assignments, _loop_counters(forward), specs)
     flows = {}
-    for s, block, target, value in assignments:
+    for s, block, target, value in forward_assignments:
         for name in A.names_read(value):
             flows.setdefault(name, set()).add(target)
-    marked = 0
-    for s, block, target, value in assignments:
+    refused = set()
+    for s, block, target, value in forward_assignments:
         reason = _power(value, integers, specs) or _conversion(value, integers, specs)
         if reason is None and target in integers and not _counter_step(value) and _reaches(
                 flows, target, A.names_read(value)):
             reason = CARRIED
         if reason:
             block.insert(block.index(s), _marker(reason))
-            marked += block is node.body
+            refused.add(id(s))
+    # the reverse sweep computes integers again (``_t3_again = i * n``): checked as well
+    everywhere = _integers(assignments, _loop_counters(node.body), specs)
+    for s, block, target, value in assignments:
+        if id(s) not in refused and target in everywhere and _checked_arithmetic(value, everywhere, specs):
+            block.insert(_before_saves(block, block.index(s)), _range_check(value, _message(source, lines.get(id(s)))))
     if n_forward is not None:
-        A.set_anno(node, "n_forward", n_forward + marked)
+        A.set_anno(node, "n_forward", len(node.body) if reverse_start is None else next(
+            k for k, s in enumerate(node.body) if s is reverse_start))
     return node
 
 
@@ -206,6 +225,58 @@ def _reaches(flows, start, goals):
             seen.add(name)
             todo.extend(flows.get(name, ()))
     return False
+
+
+def _checked_arithmetic(value, integers, specs):
+    """Is ``value`` a sum, difference or product of integers (not of two literals)?"""
+    return (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub, gast.Mult))
+            and not (_literal(value.left) and _literal(value.right))
+            and _integer(value.left, integers, specs) and _integer(value.right, integers, specs))
+
+
+def _before_saves(block, at):
+    """Where a check of ``block[at]`` goes: before the pushes that save values just before it
+    (``_t1_stack.append(_t1)``; the numba lowering reads a push and its assignment together)."""
+    while at and _is_push(block[at - 1]):
+        at -= 1
+    return at
+
+
+def _is_push(s):
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and isinstance(s.value.func, gast.Attribute)
+            and s.value.func.attr == "append" and isinstance(s.value.func.value, gast.Name)
+            and s.value.func.value.id.endswith("_stack"))
+
+
+def _comment_lines(stmts, lines, current):
+    """Note in ``lines`` the ``line N: text`` comment each statement of ``stmts`` (nested
+    blocks too) comes under; ``current`` is the one before ``stmts``."""
+    for s in stmts:
+        if A.is_comment(s):
+            current = s.value.value[len(A.COMMENT_MARK):].strip()
+            continue
+        lines[id(s)] = current
+        for field in ("body", "orelse", "finalbody"):
+            _comment_lines(getattr(s, field, None) or [], lines, current)
+
+
+def _message(source, comment):
+    """What an overflow at the statement under ``comment`` (``line N: text``) raises."""
+    head, text = "", ""
+    if comment and comment.startswith("line ") and ":" in comment:
+        number, text = comment[len("line "):].split(":", 1)
+        head = f"{source.filename}:{number}: " if source is not None else f"line {number}: "
+    shown = f"\n    {text.strip()}" if text.strip() else ""
+    return (f"{head}integer arithmetic passes 2**63 here, where numba's 64-bit integers wrap and Python's grow; "
+            f"use backend='numpy' (or backend='auto', which runs NumPy code then){shown}")
+
+
+def _range_check(value, message):
+    call = gast.Call(func=A.set_anno(A.load("check_integer_range"), BUILTIN,
+                                     ("check_integer_range", runtime.check_integer_range)),
+                     args=[A.const({gast.Add: "+", gast.Sub: "-", gast.Mult: "*"}[type(value.op)]),
+                           A.deepcopy(value.left), A.deepcopy(value.right), A.const(message)], keywords=[])
+    return gast.Expr(value=call)
 
 
 def _marker(reason):

@@ -360,12 +360,13 @@ def memory_flow(stmts, params, on_statement):
     return flow.mutated
 
 
-def updated_arguments(stmts, params):
+def updated_arguments(stmts, params, arrays=()):
     """``(updated, by_calls)``: the parameters whose memory (or an item's) an in-place update in
     ``stmts`` may reach, through any name, and those of them a call may change (a helper
     updating what it is given, ``rng.shuffle(a)``), which srcad runs as written where it
-    carries no derivative: the caller's array, unless the parameter is copied first."""
-    flow = _updates(stmts, params)
+    carries no derivative: the caller's array, unless the parameter is copied first. ``arrays``
+    are the parameters only ever given arrays or numbers (whose ``.copy()`` shares nothing)."""
+    flow = _updates(stmts, params, arrays)
     reaching = [{p for p in params if locations & {("arg", p), ("arg-item", p)}}
                 for locations in (flow.mutated, flow.by_calls)]
     return tuple(reaching)
@@ -379,8 +380,8 @@ def updated_outside(stmts, params):
     return {(outside[kind], owner) for kind, owner in _updates(stmts, params).mutated if kind in outside}
 
 
-def _updates(stmts, params):
-    flow = _Flow(params, stmts, check=False)
+def _updates(stmts, params, arrays=()):
+    flow = _Flow(params, stmts, check=False, arrays=arrays)
     with summaries_kept():
         flow.block(stmts, State())
     return flow

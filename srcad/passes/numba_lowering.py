@@ -81,8 +81,9 @@ IS_NDARRAY = "is_ndarray"
 IS_INTEGER = "is_integer"
 DIMS_OF = numba_static.DIMS_OF
 FINISH_OWNED = numba_allocations.FINISH_OWNED
+IN_MATH_DOMAIN = numba_static.IN_MATH_DOMAIN
 HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, IS_INTEGER, DIMS_OF,
-           FINISH_OWNED)  # what rewritten code calls
+           FINISH_OWNED, IN_MATH_DOMAIN)  # what rewritten code calls
 
 
 class NotLowerable(SrcadError):
@@ -106,6 +107,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     ``np.ndim`` outlined (``outlined(fn)``)."""
     _refuse_checkpointed_loops(fn)
     _refuse_marked(fn)
+    _refuse_sharing_checks(fn)
     if turned is None:
         turned = _turn_around_placeholder_stacks(fn)
     else:
@@ -118,6 +120,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     _lower_reversed_loops(fn)
     if resolve is not None:
         numba_static.fold_constant_calls(fn, resolve)
+        numba_static.check_math_domains(fn, resolve)
         numba_allocations.fewer_allocations(fn, resolve)
     if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
         _typed_stacks(fn)
@@ -134,6 +137,24 @@ def _refuse_marked(fn):
                 and isinstance(node.args[0], gast.Constant):
             raise NotLowerable(f"{node.args[0].value}: numba's integers are 64-bit and wrap there, where "
                                "Python's grow", node)
+
+
+def _refuse_sharing_checks(fn):
+    """A function updating an argument in place starts with ``check_unshared_arguments`` (the
+    argument shares no memory with the others, nor with what the code reads), a Python walk of
+    the values numba cannot run: refused, naming the arguments."""
+    for node in A.walk(fn):
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
+                and node.func.id.rstrip("_") == "check_unshared_arguments":
+            names, count = node.args[0], node.args[2]
+            updated = [e.value for e in names.elts[:count.value]] if isinstance(names, gast.Tuple) and isinstance(
+                count, gast.Constant) else []
+            quoted = ", ".join(f"'{n}'" for n in updated) or "an argument"
+            name = updated[0] if updated else "a"
+            raise NotLowerable(
+                f"the function updates its argument {quoted} in place, and numba cannot run srcad's check that "
+                "the argument shares no memory with the others; update a copy under a new name "
+                f"(`{name}1 = {name}.copy()`)", node)
 
 
 def _refuse_checkpointed_loops(fn):
@@ -445,7 +466,7 @@ def _typed_stacks(fn):
         elif isinstance(node, gast.Return) and isinstance(node.value, gast.Tuple) and len(node.value.elts) == 2:
             pack = node.value.elts[1]  # a forward sweep's (output, saved values)
             if isinstance(pack, gast.Tuple):
-                allowed.update(id(e) for e in pack.elts if isinstance(e, gast.Name))
+                allowed.update(id(_saved_name(e)) for e in pack.elts if _saved_name(e) is not None)
     for s in made.values():
         allowed.add(id(s.targets[0]))
     for node in gast.walk(fn):
@@ -462,6 +483,15 @@ def _call(name, arg):
     return gast.Call(func=A.load(name), args=[arg], keywords=[])
 
 
+def _saved_name(saved):
+    """The Name a forward sweep saves as ``saved``: ``x``, or its copy ``copy_value(x)`` or
+    ``snapshot(x)``; None for any other expression."""
+    if (isinstance(saved, gast.Call) and isinstance(saved.func, gast.Name) and len(saved.args) == 1
+            and not saved.keywords and saved.func.id.rstrip("_") in ("copy_value", "snapshot")):
+        saved = saved.args[0]
+    return saved if isinstance(saved, gast.Name) else None
+
+
 def _convertible_saved_values(fn, sweep, turned):
     """A forward sweep (``return y, (saved...)``, named ``*_forward``) passes each saved value
     through ``saved_value``; a backward sweep (``(saved...) = _saved`` first) restores each.
@@ -473,7 +503,8 @@ def _convertible_saved_values(fn, sweep, turned):
     if (sweep == "forward" and isinstance(last, gast.Return) and isinstance(last.value, gast.Tuple)
             and len(last.value.elts) == 2 and isinstance(last.value.elts[1], gast.Tuple)):
         pack = last.value.elts[1]
-        pack.elts = [_call(SAVED_VALUE, e) for e in pack.elts if not (isinstance(e, gast.Name) and e.id in turned)]
+        pack.elts = [_call(SAVED_VALUE, e) for e in pack.elts
+                     if not (_saved_name(e) is not None and _saved_name(e).id in turned)]
         return
     first = fn.body[0] if fn.body else None
     params = [a.id for a in fn.args.args]

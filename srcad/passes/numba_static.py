@@ -40,6 +40,8 @@ def _f_adjoint_branch1(g, x, y, _dims_x, _dims_y):
         dx = matmul_dx(g, x, y)
     return dx,
 """
+import math
+
 import gast
 import numpy as np
 
@@ -135,6 +137,27 @@ def fold_constant_calls(fn, resolve):
     """Replace, in ``fn``, each call of a ``FOLDABLE`` function on literals by its literal
     result; ``resolve(dotted_name)`` is the object a free name denotes (None if unknown)."""
     _FoldConstantCalls(resolve).visit(fn)
+    return fn
+
+
+# ---- math's domain errors ---------------------------------------------------------------------
+
+IN_MATH_DOMAIN = "in_math_domain"
+# math functions that raise ValueError outside their domain, where numba's return nan
+DOMAIN_CHECKED = {math.sqrt: "sqrt", math.log: "log", math.log10: "log", math.log2: "log", math.log1p: "log1p",
+                  math.acos: "acos", math.asin: "acos", math.acosh: "acosh", math.atanh: "atanh"}
+
+
+def check_math_domains(fn, resolve):
+    """``math.sqrt(x)`` -> ``math.sqrt(in_math_domain(x, "sqrt"))`` for each function of
+    ``DOMAIN_CHECKED``: numba's return nan where Python's raise ``ValueError("math domain
+    error")``, which ``in_math_domain`` raises (``backends.numba_runtime``)."""
+    for node in gast.walk(fn):
+        if isinstance(node, gast.Call) and node.args and not isinstance(node.args[0], gast.Starred):
+            name = _dotted(node.func)
+            kind = DOMAIN_CHECKED.get(resolve(name)) if name is not None else None
+            if kind is not None:
+                node.args[0] = gast.Call(func=A.load(IN_MATH_DOMAIN), args=[node.args[0], A.const(kind)], keywords=[])
     return fn
 
 
