@@ -280,7 +280,7 @@ def _dispatchers(compiled, fn, numba):
         if namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
             raise numba_lowering.NotLowerable(f"the builtin {name!r} is rebound in the function's module", factory)
         namespace.pop(name, None)
-    from . import numba_runtime
+    from . import numba_python, numba_runtime
 
     for name, obj in ((numba_lowering.SAME_VALUE, numba_runtime.same_value),
                       (numba_lowering.PREVIOUS_VALUE, numba_runtime.previous_value),
@@ -291,7 +291,7 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.IS_INTEGER, numba_runtime.is_integer),
                       (numba_lowering.DIMS_OF, numba_runtime.dims_of),
                       (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned),
-                      (numba_lowering.IN_MATH_DOMAIN, numba_runtime.in_math_domain)):
+                      (numba_lowering.IN_MATH_DOMAIN, numba_python.in_math_domain)):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj

@@ -15,22 +15,15 @@ from numba import njit, types
 from numba.extending import overload
 
 from .. import runtime
-from ..arguments import snapshot
 from ..extend import stop_gradient
-from ..errors import CotangentError, IntegerOverflowError
+from ..errors import CotangentError
 from ..rules import builtin_rules, numpy_linalg, numpy_shapes
-
-
-def _number(t):
-    return isinstance(t, (types.Float, types.Integer, types.Boolean))
+from . import numba_python  # noqa: F401  (its overloads register on import)
+from .numba_copies import none_type, number_type
 
 
 def _float_array(t):
     return isinstance(t, types.Array) and isinstance(t.dtype, types.Float)
-
-
-def _none(t):
-    return t is None or isinstance(t, (types.NoneType, types.Omitted))
 
 
 def same_value(a, b):
@@ -42,7 +35,7 @@ def same_value(a, b):
 
 @overload(same_value)
 def _same_value(a, b):
-    if _number(a) and _number(b):
+    if number_type(a) and number_type(b):
         return lambda a, b: a == b or (a != a and b != b)
     return None
 
@@ -81,9 +74,9 @@ def _sum_to(g, xshape):
 
 @overload(runtime.unbroadcast)
 def _unbroadcast(g, x):
-    if _number(g):
+    if number_type(g):
         return lambda g, x: g
-    if _float_array(g) and _number(x):
+    if _float_array(g) and number_type(x):
         return lambda g, x: np.sum(g)
     if _float_array(g) and isinstance(x, types.Array) and g.ndim >= x.ndim:
         def impl(g, x):
@@ -99,7 +92,7 @@ def _zeros_like(x):
     if isinstance(x, types.Array):
         dtype = x.dtype if isinstance(x.dtype, types.Float) else types.float64
         return lambda x: np.zeros(x.shape, dtype)
-    if _number(x):
+    if number_type(x):
         return lambda x: 0.0
     return None
 
@@ -109,7 +102,7 @@ def _ndim(x):  # numba has no np.ndim: it is decided by the type
     if isinstance(x, types.Array):
         ndim = x.ndim
         return lambda x: ndim
-    if _number(x):
+    if number_type(x):
         return lambda x: 0
     return None
 
@@ -135,7 +128,7 @@ def dims_of(x):
 def _dims_of(x):
     if isinstance(x, types.Array):
         return lambda x: x.shape
-    if _number(x):
+    if number_type(x):
         return lambda x: ()
     return None
 
@@ -166,7 +159,7 @@ def _is_integer(x):
 
 @overload(runtime.full_of)
 def _full_of(shape, value):
-    if _number(value):  # no foreign array inside compiled code: NumPy's own full
+    if number_type(value):  # no foreign array inside compiled code: NumPy's own full
         return lambda shape, value: np.full(shape, value)
     return None
 
@@ -178,7 +171,7 @@ def _read_again(items, message):
 
 @overload(runtime.real_constant)
 def _real_constant(value, message):
-    if _number(value) and not isinstance(value, types.Complex) or isinstance(value, types.Array) and not isinstance(
+    if number_type(value) and not isinstance(value, types.Complex) or isinstance(value, types.Array) and not isinstance(
             value.dtype, types.Complex):
         return lambda value, message: None  # real by its type: nothing to check
     return None  # complex, or a container: numba refuses to type it, and "auto" runs NumPy code
@@ -186,157 +179,16 @@ def _real_constant(value, message):
 
 @overload(runtime.numeric_constant)
 def _numeric_constant(value, subject, complex_message=None):
-    if _number(value) or isinstance(value, types.Array) and not isinstance(value.dtype, types.Complex):
+    if number_type(value) or isinstance(value, types.Array) and not isinstance(value.dtype, types.Complex):
         return lambda value, subject, complex_message=None: None  # a real number or array by its type
     return None  # complex, or a container: as for real_constant
 
 
 @overload(runtime.cleared_slot)
 def _cleared_slot(value):
-    if _number(value) or isinstance(value, types.Array):
+    if number_type(value) or isinstance(value, types.Array):
         return lambda value: 0.0
     return None
-
-
-@overload(runtime.copy_grad)
-def _copy_grad(g):
-    if isinstance(g, types.Array):
-        return lambda g: g.copy()
-    if _number(g):
-        return lambda g: g
-    return None
-
-
-@overload(runtime.copy_value)
-def _copy_value(v):
-    if isinstance(v, types.Array):
-        return lambda v: v.copy()
-    if isinstance(v, (types.List, types.ListType)):
-        return lambda v: v.copy()  # a value stack handed to a backward sweep: shallow, as in Python
-    if _number(v) or isinstance(v, (types.BaseTuple, types.RangeType)):
-        return lambda v: v  # immutable
-    return None
-
-
-def _immutable(t):
-    """Is a value of numba type ``t`` immutable (numbers, None, strings, ranges, tuples of them)?"""
-    if isinstance(t, types.Optional):
-        return _immutable(t.type)
-    if isinstance(t, types.BaseTuple):
-        return all(_immutable(item) for item in t.types)
-    return _number(t) or _none(t) or isinstance(t, (types.UnicodeType, types.RangeType))
-
-
-@overload(snapshot)
-def _snapshot(x):
-    """A saved copy of a value that may hold the user's memory (``pullback_values``): its
-    arrays copied, inside the tuples and lists holding them too (a value stack, a helper's
-    saved values); numbers and None as they are. numba's globals are numbers (arrays, lists
-    and dicts it would freeze are refused), but a default argument may be an array."""
-    if isinstance(x, types.Array):
-        return lambda x: x.copy()
-    if _immutable(x):
-        return lambda x: x
-    if isinstance(x, types.Optional) and isinstance(x.type, types.Array):
-        def optional_array(x):
-            if x is None:
-                return None
-            return x.copy()
-
-        return optional_array
-    if isinstance(x, types.BaseTuple):
-        return _snapshot_items(len(x))
-    if isinstance(x, (types.List, types.ListType)):
-        item = x.dtype if isinstance(x, types.List) else x.item_type
-        if _immutable(item):
-            return lambda x: x.copy()
-        if isinstance(item, types.Array):
-            def array_list(x):
-                out = x.copy()
-                for k in range(len(out)):
-                    out[k] = out[k].copy()
-                return out
-
-            return array_list
-    return None
-
-
-def _snapshot_items(n):
-    """``snapshot`` of an ``n``-tuple, item by item (its items may differ in type, so they are
-    read with constant indices: the function is written out for ``n``)."""
-    scope = {"snapshot": snapshot}
-    items = "".join(f"snapshot(x[{k}]), " for k in range(n))
-    exec(f"def each_item(x):\n    return ({items})\n", scope)
-    return scope["each_item"]
-
-
-@overload(runtime.check_integer_range, prefer_literal=True)
-def _check_integer_range(op, a, b, message):
-    """Raise where ``a op b`` of 64-bit integers wraps (Python's integers grow)."""
-    if not (isinstance(op, types.StringLiteral) and isinstance(message, types.StringLiteral)):
-        return None
-    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer) and a.signed and b.signed):
-        return lambda op, a, b, message: None  # floats, or NumPy's unsigned integers, which wrap in Python too
-    wraps, text = _WRAPS[op.literal_value], message.literal_value
-
-    def check(op, a, b, message):
-        if wraps(np.int64(a), np.int64(b)):
-            raise IntegerOverflowError(text)
-
-    return check
-
-
-# (tested with bounds, never by wrapping: LLVM may assume numba's signed arithmetic does not wrap)
-_MAX, _MIN = np.int64(2 ** 63 - 1), np.int64(-2 ** 63)
-
-
-@njit
-def _sum_wraps(a, b):
-    return b > 0 and a > _MAX - b or b < 0 and a < _MIN - b
-
-
-@njit
-def _difference_wraps(a, b):
-    return b < 0 and a > _MAX + b or b > 0 and a < _MIN + b
-
-
-@njit
-def _product_wraps(a, b):
-    if a == 0 or b == 0:
-        return False
-    if a > 0:
-        return a > _MAX // b if b > 0 else b < (_MIN + a - 1) // a  # (a ceiling, as floors)
-    if b > 0:
-        return a < (_MIN + b - 1) // b
-    return a == _MIN or b < -(_MAX // -a)
-
-
-_WRAPS = {"+": _sum_wraps, "-": _difference_wraps, "*": _product_wraps}
-
-
-def in_math_domain(x, kind):
-    """``x``, where ``math``'s function ``kind`` (``numba_static.DOMAIN_CHECKED``) takes it;
-    ValueError("math domain error") elsewhere, as Python's ``math`` raises (numba's gives nan)."""
-    return x
-
-
-@overload(in_math_domain, prefer_literal=True)
-def _in_math_domain(x, kind):
-    if not (_number(x) and isinstance(kind, types.StringLiteral)):
-        return None
-    outside = _OUTSIDE[kind.literal_value]
-
-    def check(x, kind):
-        if outside(x):
-            raise ValueError("math domain error")
-        return x
-
-    return check
-
-
-_OUTSIDE = {"sqrt": njit(lambda x: x < 0), "log": njit(lambda x: x <= 0), "log1p": njit(lambda x: x <= -1),
-            "acos": njit(lambda x: x < -1 or x > 1), "acosh": njit(lambda x: x < 1),
-            "atanh": njit(lambda x: x <= -1 or x >= 1)}
 
 
 @overload(stop_gradient)
@@ -353,9 +205,9 @@ def _grad_buffer(g):
 
 @overload(runtime.container_grad)
 def _container_grad(g, x):
-    if (_number(g) or isinstance(g, types.Array)) and (_number(x) or isinstance(x, types.Array)):
+    if (number_type(g) or isinstance(g, types.Array)) and (number_type(x) or isinstance(x, types.Array)):
         return lambda g, x: g
-    if isinstance(g, types.Array) and isinstance(x, types.List) and _number(x.dtype):
+    if isinstance(g, types.Array) and isinstance(x, types.List) and number_type(x.dtype):
         def impl(g, x):  # the adjoint of a list of numbers an array was made from: its items
             if len(g) != len(x):
                 raise ValueError("an adjoint whose length is not its list's")
@@ -380,14 +232,14 @@ def _in_place_result(new, old):
                                  "in place)")
             return new
         return impl
-    if _number(old) and _number(new):
+    if number_type(old) and number_type(new):
         return lambda new, old: new
     return None  # a cast or another kind of value: NumPy code decides
 
 
 @overload(runtime.in_place_cast)
 def _in_place_cast(g, y):
-    if _number(y) and _number(g):  # a number updated: rebound, as it is
+    if number_type(y) and number_type(g):  # a number updated: rebound, as it is
         return lambda g, y: g
     if isinstance(y, types.Array) and isinstance(g, types.Array) and g.dtype == y.dtype:
         return lambda g, y: g
@@ -396,10 +248,10 @@ def _in_place_cast(g, y):
 
 @overload(runtime.into_dtype_of)
 def _into_dtype_of(g, target):
-    if isinstance(target, types.Array) and (_number(g) or isinstance(g, types.Array)):
+    if isinstance(target, types.Array) and (number_type(g) or isinstance(g, types.Array)):
         if isinstance(target.dtype, types.Float):
             return lambda g, target: g
-        if _number(g):  # integers or booleans: the store truncated the value
+        if number_type(g):  # integers or booleans: the store truncated the value
             return lambda g, target: 0.0
         return lambda g, target: np.zeros(g.shape, np.float64)
     return None
@@ -407,11 +259,11 @@ def _into_dtype_of(g, target):
 
 @overload(runtime.add_grads)
 def _add_grads(a, b):
-    if _none(a):
+    if none_type(a):
         return lambda a, b: b
-    if _none(b):
+    if none_type(b):
         return lambda a, b: a
-    if (_number(a) or isinstance(a, types.Array)) and (_number(b) or isinstance(b, types.Array)):
+    if (number_type(a) or isinstance(a, types.Array)) and (number_type(b) or isinstance(b, types.Array)):
         return lambda a, b: a + b
     return None
 
@@ -433,9 +285,9 @@ def _as_real(x):
 def _finish(g, x, shared=False):
     if _float_array(x):
         dtype = x.dtype
-        if _none(g):
+        if none_type(g):
             return lambda g, x, shared=False: np.zeros(x.shape, dtype)
-        if _number(g):
+        if number_type(g):
             return lambda g, x, shared=False: np.full(x.shape, g, dtype)
         if _float_array(g) and g.ndim >= x.ndim:
             def impl(g, x, shared=False):
@@ -445,9 +297,9 @@ def _finish(g, x, shared=False):
             return impl
         return None
     if isinstance(x, (types.Float, types.Integer)):
-        if _none(g):
+        if none_type(g):
             return lambda g, x, shared=False: 0.0
-        if _number(g):
+        if number_type(g):
             return lambda g, x, shared=False: float(g)
         if _float_array(g):
             return lambda g, x, shared=False: float(np.sum(g))
@@ -473,7 +325,7 @@ def _finish_owned(g, x):
 
 @overload(runtime.cotangent)
 def _cotangent(v, y):
-    if _none(v):
+    if none_type(v):
         if isinstance(y, types.Float):
             return lambda v, y: 1.0
         if _float_array(y):
@@ -484,7 +336,7 @@ def _cotangent(v, y):
                 return np.ones(y.shape, y.dtype)
             return impl
         return None
-    if _number(v) and isinstance(y, types.Float):
+    if number_type(v) and isinstance(y, types.Float):
         return lambda v, y: float(v)
     if _float_array(v) and _float_array(y) and v.ndim == y.ndim:
         def impl(v, y):
@@ -500,7 +352,7 @@ def _cotangent(v, y):
 def _cotangent_like(v, shape, dtype):
     if not (isinstance(dtype, types.StringLiteral) and dtype.literal_value == "float64"):
         return None
-    if _none(v):
+    if none_type(v):
         def impl(v, shape, dtype):
             size = 1
             for n in shape:
@@ -512,7 +364,7 @@ def _cotangent_like(v, shape, dtype):
         if len(shape) == 0:
             return lambda v, shape, dtype: 1.0
         return impl
-    if _number(v) and len(shape) == 0:
+    if number_type(v) and len(shape) == 0:
         return lambda v, shape, dtype: float(v)
     if _float_array(v) and v.ndim == len(shape):
         def impl(v, shape, dtype):
@@ -534,8 +386,8 @@ def _array_grad(g, obj, y):
 def _number_items(t):
     """Is ``t`` a list or tuple of numbers?"""
     if isinstance(t, types.List):
-        return _number(t.dtype)
-    return isinstance(t, types.BaseTuple) and all(_number(item) for item in t)
+        return number_type(t.dtype)
+    return isinstance(t, types.BaseTuple) and all(number_type(item) for item in t)
 
 
 def _matmul_operands(g, x, y):
@@ -579,7 +431,7 @@ def _matrix_transpose(x):
 
 @overload(builtin_rules.pick_grad)
 def _pick_grad(g, items, chosen):
-    if _number(g) and _float_array(items) and items.ndim == 1:
+    if number_type(g) and _float_array(items) and items.ndim == 1:
         def impl(g, items, chosen):
             out = np.zeros(items.shape, np.float64)
             out[np.argmax(items == chosen)] = g

@@ -151,7 +151,7 @@ DOMAIN_CHECKED = {math.sqrt: "sqrt", math.log: "log", math.log10: "log", math.lo
 def check_math_domains(fn, resolve):
     """``math.sqrt(x)`` -> ``math.sqrt(in_math_domain(x, "sqrt"))`` for each function of
     ``DOMAIN_CHECKED``: numba's return nan where Python's raise ``ValueError("math domain
-    error")``, which ``in_math_domain`` raises (``backends.numba_runtime``)."""
+    error")``, which ``in_math_domain`` raises (``backends.numba_python``)."""
     for node in gast.walk(fn):
         if isinstance(node, gast.Call) and node.args and not isinstance(node.args[0], gast.Starred):
             name = _dotted(node.func)
