@@ -121,7 +121,8 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               "b", "obj", "q",  # q: a quantile's level (np.quantile), refused when it carries a derivative
               "rowvar", "bias", "metric",
               "deg", "full", "cov", "w",  # np.polyfit's degree and options (w, full, cov refused at run time)
-              "p"}  # np.linalg.cond's norm (other than None, 2, -2 refused at run time)
+              "p",  # np.linalg.cond's norm (other than None, 2, -2 refused at run time)
+              "force", "checks"}  # squareform's direction and its input validation
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))

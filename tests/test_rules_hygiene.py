@@ -19,6 +19,7 @@ import linecache
 import gast
 import numpy as np
 import pytest
+import scipy.spatial.distance
 
 import srcad
 from srcad import optional_rules, pytrees, registry, runtime, sharing
@@ -150,6 +151,8 @@ EXTRA_CALLS = [
     (numpy_decompositions.svd_grad, [R(3), _SINGULAR[1], _SINGULAR[0], True, False, False], {}, (0,), None),
     (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
     (scipy_spatial.pair_matrix, [R(3), 3], {}, (0,), None),
+    (scipy.spatial.distance.squareform, [R(3)], {}, (0,), None),
+    (scipy_spatial.squareform_transpose, [R(3, 3), 1], {}, (0,), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
     (runtime.as_real, [R(3)], {}, (0,), None),
@@ -167,6 +170,7 @@ EXTRA_CALLS = [
     (runtime.finish_tangent, [R(3), R(3), True], {}, (0,), None),
     (runtime.add_grads, [R(3), R(3)], {}, (0, 1), None),
     (runtime.tangent_or_zero, [R(3), R(3), R(3)], {}, (0,), None),
+    (runtime.rule_tangent, [R(3), R(3), "rule"], {}, (0,), None),
     (runtime.unbroadcast, [R(2, 3), R(3)], {}, (0,), None),
     (runtime.into_dtype_of, [R(3), R(3)], {}, (0,), None),
     (runtime.into_dtype_of, [R(3), np.arange(3)], {}, (0,), None),
