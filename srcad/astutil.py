@@ -46,6 +46,11 @@ def const(value):
     return gast.Constant(value=value, kind=None)
 
 
+def is_none(node):
+    """Is ``node`` the literal ``None``?"""
+    return isinstance(node, gast.Constant) and node.value is None
+
+
 def assign(target, value):
     if isinstance(target, str):
         target = store(target)

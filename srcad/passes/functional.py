@@ -355,15 +355,11 @@ def mapped_comprehension(norm, call, keep, out):
                             Callee("object", obj=builtins.zip, name="zip"))
     loads = [A.load(t.id) for t in items]
     if keep:  # filter
-        test = loads[0] if _is_none(fn) else _function_call(norm, fn, loads, out, call)
+        test = loads[0] if A.is_none(fn) else _function_call(norm, fn, loads, out, call)
         return gast.ListComp(elt=A.load(items[0].id), generators=[
             gast.comprehension(target=target, iter=source, ifs=[test], is_async=0)])
     return gast.ListComp(elt=_function_call(norm, fn, loads, out, call), generators=[
         gast.comprehension(target=target, iter=source, ifs=[], is_async=0)])
-
-
-def _is_none(node):
-    return isinstance(node, gast.Constant) and node.value is None
 
 
 def _reduce(norm, call, out):
@@ -398,7 +394,7 @@ def _accumulate(norm, call, out):
     items, results, k = norm.namer.fresh("_seq"), norm.namer.fresh("_list"), norm.namer.fresh("_k")
     out.append(A.assign(items, norm.rhs(builtin_call("list", given["iterable"]), out)))
     initial, fn = given.get("initial"), given.get("func")
-    if initial is None or _is_none(initial):  # the first item itself starts (none of an empty iterable)
+    if initial is None or A.is_none(initial):  # the first item itself starts (none of an empty iterable)
         first = gast.Subscript(value=A.load(items), slice=gast.Slice(None, A.const(1), None), ctx=gast.Load())
         back = 1
     else:
@@ -407,7 +403,7 @@ def _accumulate(norm, call, out):
     previous = gast.Subscript(value=A.load(results), ctx=gast.Load(), slice=gast.BinOp(
         left=A.load(k), op=gast.Sub(), right=A.const(1)) if back else A.load(k))
     item = gast.Subscript(value=A.load(items), slice=A.load(k), ctx=gast.Load())
-    step = (gast.BinOp(left=previous, op=gast.Add(), right=item) if fn is None or _is_none(fn)
+    step = (gast.BinOp(left=previous, op=gast.Add(), right=item) if fn is None or A.is_none(fn)
             else _function_call(norm, fn, [previous, item], out, call))
     append = A.set_anno(gast.Call(func=gast.Attribute(value=A.load(results), attr="append", ctx=gast.Load()),
                                   args=[step], keywords=[]), "callee", Callee("method", name="append"))
