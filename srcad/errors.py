@@ -158,21 +158,28 @@ def check_module(value, module, written, name, where):
         f"level ({name.upper()} = ...) and call through that name")
 
 
-def check_method(obj, name, function, where, receiver="self", binds=...):
+def check_method(obj, name, function, where, receiver="self", binds=..., after=None):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the
     class of the argument ``receiver`` the code is compiled for), so it runs only where Python
     would call that same function (no override in a subclass, no attribute of the object by
     that name). ``binds``: what a class method binds (its class), None for a static method
-    (``obj.name`` is ``function`` itself). Generated code calls this; ``where`` is the user's
-    file and line."""
-    bound = getattr(obj, name, None)
+    (``obj.name`` is ``function`` itself). ``after``: the class ``C`` of ``super().name(...)``
+    in a method of ``C``, looked up past it (``super(C, obj).name``). Generated code calls
+    this; ``where`` is the user's file and line."""
+    bound = getattr(obj if after is None else super(after, obj), name, None)
     if binds is None and bound is function:
         return
     owner = obj if binds is ... else binds
     if binds is not None and getattr(bound, "__func__", None) is function and getattr(bound, "__self__", None) is owner:
         return
     found = getattr(getattr(bound, "__func__", bound), "__qualname__", type(bound).__name__)
+    if after is not None:
+        raise UnsupportedCaseError(
+            f"{where}super().{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
+            f"{function.__qualname__}, which srcad differentiated (the next class's method after "
+            f"{after.__qualname__} in {after.__qualname__}'s own order: {type(obj).__qualname__} puts another "
+            f"class between them); call the method you mean through its class ({found}({receiver}, ...))")
     if receiver == "self":
         what, own = "the method of the class whose method calls it", f"differentiate {type(obj).__qualname__}'s own method"
     else:

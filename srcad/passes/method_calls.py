@@ -47,6 +47,46 @@ def through_self(call, parts, owner, source):
     return _through_class(call, [self_name], parts[1], class_path, source)
 
 
+def through_super(call, owner, source):
+    """``super().step(x)`` (or ``super(C, self).step(x)``) in a method of ``C`` as
+    ``B.step(self, x)``, ``B`` the first class after ``C`` in ``C``'s method resolution order
+    whose own attribute ``step`` is a plain function (or a static method's), when the module
+    reaches ``B`` by name; annotated ``through_self`` with ``after`` set, so that when the code
+    runs ``method_check`` checks that ``super(C, self).step`` is that function (a subclass of
+    ``C`` may put another class between them). Else False: a class method (it would bind
+    ``type(self)``, not ``B``), a ``super`` rebound, anything else."""
+    func = call.func
+    if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call)
+            and isinstance(func.value.func, gast.Name) and func.value.func.id == "super"
+            and not func.value.keywords):
+        return False
+    self_name, class_path = owner
+    try:
+        cls = lookup_path(class_path, source)
+        if denoted(["super"], source) is not super:
+            return False
+    except (KeyError, AttributeError):
+        return False
+    given = func.value.args
+    if given:  # super(C, self): the owner class and the method's own first parameter only
+        if len(given) != 2 or dotted(given[0]) != class_path or dotted(given[1]) != [self_name]:
+            return False
+    elif getattr(source.closure.get("__class__"), "cell_contents", None) is not cls:
+        return False  # zero-argument super() reads the __class__ cell Python makes for it
+    for base in cls.__mro__[1:]:
+        if func.attr in vars(base):
+            break
+    else:
+        return False
+    if _binding(vars(base)[func.attr]) not in ("method", "static") or _library_code(_function_of(vars(base)[func.attr])):
+        return False
+    base_path = _class_path(base, source)
+    if base_path is None or not _through_class(call, [self_name], func.attr, base_path, source):
+        return False
+    set_anno(call, "through_self", anno(call, "through_self")._replace(after=path_expr(class_path)))
+    return True
+
+
 def through_parameter(call, parts, classes, source):
     """``model.predict(x)`` (or ``model(x)``) on a parameter whose argument's class ``C`` the
     code is compiled for, as ``C.predict(model, x)`` (``C.__call__(model, x)``), when that is
@@ -222,14 +262,17 @@ class ThroughSelf(NamedTuple):
     """A method call resolved through the class, as ``method_check`` checks it when the code
     runs: the receiver (an expression, renamed with the tree it annotates when a helper is
     inlined: ``A.replace_names``), its text in the user's code, the method's name and how it
-    binds (``_binding``)."""
+    binds (``_binding``); for ``super().method``, the class after which it is looked up (an
+    expression, ``through_super``)."""
     receiver: gast.expr
     text: str
     method: str
     binding: str
+    after: object = None
 
     def renamed(self, mapping):
-        return self._replace(receiver=replace_names(deepcopy(self.receiver), mapping))
+        after = None if self.after is None else replace_names(deepcopy(self.after), mapping)
+        return self._replace(receiver=replace_names(deepcopy(self.receiver), mapping), after=after)
 
 
 def global_method(parts, source):
@@ -344,7 +387,7 @@ def method_check(norm, call):
             gast.Constant(value=where, kind=None)]
     if found.text != "self":  # a parameter resolved through its argument's class
         args.append(gast.Constant(value=found.text, kind=None))
-    keywords = []
+    keywords = [] if found.after is None else [gast.keyword(arg="after", value=deepcopy(found.after))]
     if found.binding != "method":  # a static method binds nothing, a class method its class
         binds = deepcopy(call.args[0]) if found.binding == "class" else gast.Constant(value=None, kind=None)
         keywords.append(gast.keyword(arg="binds", value=binds))

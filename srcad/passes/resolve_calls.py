@@ -10,7 +10,7 @@ from .callees import Callee, dotted, local_names, lookup_path, parameter_names, 
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
-                           through_parameter, through_self)
+                           through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
 
 
@@ -95,6 +95,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         _check_defined_before(node, defined, source)
         functions |= set(defined)
     owner = method_owner(source, node)
+    # super() in a lambda, nested def or comprehension is not the method's (its first argument is theirs)
+    nested_calls = {id(c) for n in nodes if isinstance(n, _NESTED_SCOPES) and n is not node
+                    for c in A.walk(n) if isinstance(c, gast.Call)} if owner is not None else set()
     stored = names_stored(node) if param_classes else set()
     param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
     if isinstance(node, gast.FunctionDef):
@@ -105,6 +108,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         if anno(call, "callee") is not None:
             continue
         if frozen_method_call(call, locals_, source):  # stats.norm(mu, s).logpdf(x): stats.norm.logpdf(x, mu, s)
+            continue
+        if owner is not None and id(call) not in nested_calls and through_super(call, owner, source):
             continue
         parts = dotted(call.func)
         if parts is None:
@@ -174,6 +179,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                 continue
             set_anno(call, "callee", Callee("object", obj=readable(obj), name=".".join(parts)))
     return _ItemCalls(source, locals_).visit(node)
+
+
+_NESTED_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def _conditional_calls(node):
