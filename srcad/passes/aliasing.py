@@ -44,20 +44,31 @@ import re
 import gast
 
 from .. import astutil as A
+from .item_forms import mark_element_reads
 from .memory import check_memory
 from .memory_refusals import Refusal, describe_call
+from .shapes import infer_shapes
 from .user_text import UserText
 
 
-def check_aliasing(node, source, arrays=(), numbers=(), keyed=()):
+def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
     """Raise ``SrcadSyntaxError`` for in-place updates srcad cannot follow (see module doc);
     return ``node``. The message names the user's expressions, never srcad's temporaries.
     ``arrays`` are the parameters the code is only ever given arrays or numbers (a ``.copy()``
     of one shares nothing), ``numbers`` those given Python numbers (no update reaches them),
-    ``keyed`` those given dicts whose keys are strings (``for k in d`` reads no array)."""
+    ``keyed`` those given dicts whose keys are strings (``for k in d`` reads no array).
+    ``specs`` (parameter -> ``shapes.arg_spec``): where the check would refuse, the shapes
+    they imply may prove reads ``S[i, j]`` of one element (an integer per axis), which are
+    NumPy scalars, no views (``y[0], y[1] = y[1], y[0]``); it is then made again."""
     A.set_anno(node, "array_params", tuple(arrays))  # (updated_parameters reads it: a copy of one is new memory)
+    params = [a.id for a in node.args.args]
     try:
-        check_memory(node.body, [a.id for a in node.args.args], arrays, source.lookup, numbers, keyed)
+        try:
+            check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
+        except Refusal:
+            if not specs or not mark_element_reads(node.body, A.anno(infer_shapes(node, specs), "specs")):
+                raise
+            check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
     except Refusal as refusal:
         origin = _located(node.body, refusal.node)
         text = UserText(node, source)

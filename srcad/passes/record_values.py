@@ -28,7 +28,7 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from .callees import Callee
-from .item_forms import reads_one_element
+from .item_forms import mark_element_reads
 from .memory import may_change_later, memory_flow
 from .memory_values import shallow_copy_keeps
 from .simplify import tidy
@@ -67,21 +67,6 @@ class _Sharing:
         if may_change_later(memory.own, self.mutated):
             return gast.Call(func=A.load(copy_value), args=[value], keywords=[])
         return value
-
-
-def _mark_element_reads(fwd, specs):
-    """Annotate ``"one_element"`` (its dtype) on each read ``a = S[i, j]`` of one element of an
-    array the forward sweep stores into (``S[k, l] = ...``), where ``specs`` prove it: a NumPy
-    scalar, which no later store changes, so the memory analysis need not copy it. Code
-    generation writes the fact into the source (``a: np.float64 = S[i, j]``), where srcad
-    reads it back when it differentiates that code again (``passes.normalize``)."""
-    stored = {s.targets[0].value.id for s in A.walk_statements(fwd) if isinstance(s, gast.Assign)
-              and isinstance(s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)}
-    for s in A.walk_statements(fwd):
-        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript)
-                and isinstance(s.value.value, gast.Name) and s.value.value.id in stored
-                and reads_one_element(specs.get(s.value.value.id), s.value.slice, specs.get)):
-            A.set_anno(s.value, "one_element", specs[s.value.value.id].dtype)
 
 
 def _copy_callee_arguments(fwd, sharing_facts, copy_value, deep_copy):
@@ -199,7 +184,7 @@ def record_values(node, refs):
     copy_value = refs("copy_value", runtime.copy_value)
     deep_copy = refs("deepcopy", copy.deepcopy)
     specs = A.anno(node, "specs") or {}
-    _mark_element_reads(fwd, specs)
+    mark_element_reads(fwd, specs)
     facts = _Sharing(fwd, params)
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
