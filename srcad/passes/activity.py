@@ -35,6 +35,7 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from .callees import parameter_names
+from .random_draws import refuse_varied_parameters
 
 _NONDIFF_OPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
 _BITWISE = {gast.BitOr: "|", gast.BitAnd: "&", gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
@@ -350,6 +351,7 @@ def activity(node, source, wrt, container_params=(), constant_params=(), returne
                 changed = True
     _refuse_indexed_pops(node, source, varied)
     _refuse_bitwise(items.bitwise, source, varied)
+    refuse_varied_parameters(node, source, varied)
     A.set_anno(node, "active", varied & useful)
     A.set_anno(node, "varied", varied)
     # by every parameter (but those each call gives a constant): code differentiated again may

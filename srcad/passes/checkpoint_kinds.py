@@ -34,6 +34,7 @@ from ..naming import BUILTIN
 from ..rule_templates import ElementwiseRule, PartialsRule
 from ..rules.records import new_record
 from .callees import dotted, local_names, lookup_path
+from .random_draws import NUMBER_DRAWS, generator_made
 from .records import record_fields
 from .shape_values import UNKNOWN, Spec
 
@@ -135,22 +136,6 @@ def is_seeded_generator(call):
         return False
     return seeded and len(call.args) == 1 and not call.keywords and isinstance(call.args[0], gast.Constant) \
         and type(call.args[0].value) is int
-
-
-def _makes_generator(call):
-    """``np.random.default_rng(...)``, ``np.random.RandomState(...)``, whatever the seed."""
-    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-    return callee is not None and callee.kind == "object" and any(callee.obj is made for made in _SEEDED)
-
-
-# Draws of NumPy's generators (``Generator``, ``RandomState``, ``np.random``'s functions) that
-# answer an array or a number whatever they are given (not ``choice`` or ``permutation``, which
-# answer items of what they are given).
-_NUMBER_DRAWS = {"random", "random_sample", "rand", "randn", "randint", "integers", "standard_normal", "normal",
-                 "uniform", "exponential", "standard_exponential", "gamma", "standard_gamma", "beta", "poisson",
-                 "binomial", "lognormal", "laplace", "logistic", "chisquare", "standard_t", "standard_cauchy",
-                 "multivariate_normal", "dirichlet", "multinomial", "rayleigh", "weibull", "pareto", "gumbel",
-                 "geometric", "negative_binomial", "triangular", "vonmises", "wald"}
 
 
 def _record_made(s):
@@ -368,9 +353,9 @@ class Kinds:
         callee = A.anno(call, "callee")
         if callee is not None and callee.kind == "object":
             return module_of(callee.obj).startswith("numpy.random") and getattr(
-                callee.obj, "__name__", None) in _NUMBER_DRAWS
+                callee.obj, "__name__", None) in NUMBER_DRAWS
         receiver = call.func.value if isinstance(call.func, gast.Attribute) else None
-        if callee is None or callee.kind != "method" or callee.name not in _NUMBER_DRAWS or not isinstance(
+        if callee is None or callee.kind != "method" or callee.name not in NUMBER_DRAWS or not isinstance(
                 receiver, gast.Name):
             return False
         generators = (np.random.Generator, np.random.RandomState)  # (exactly: a subclass may draw otherwise)
@@ -383,7 +368,7 @@ class Kinds:
             except Exception:
                 return False
         bound = self.assigned.get(receiver.id, [])
-        return bool(bound) and all(isinstance(b, gast.Assign) and _makes_generator(b.value) for b in bound)
+        return bool(bound) and all(isinstance(b, gast.Assign) and generator_made(b.value) is not None for b in bound)
 
     def _seeded_draw(self, call):
         """``rng.standard_normal(...)`` of a generator the scope seeds itself."""

@@ -63,6 +63,7 @@ from .checkpoint_problems import BEFORE_THE_LOOP, DRAW_BEFORE, IN_A_VARIABLE, PL
 from .fresh import (ARRAY_VIEW_METHODS, FRESH_METHODS, NO_EFFECT, effect_call, is_in, known_pure, module_of, only_logs,
                     scatter_add_target, updates_first_argument)
 from .memory_values import bind_call
+from .random_draws import DRAW_METHODS
 from .records import record_fields
 from .reverse_calls import user_function_call
 from .shape_values import as_value
@@ -313,6 +314,8 @@ def _object_updates(obj, name, body, call=None):
         return None  # srcad's helpers (in_place_result) in the code it made of a function of yours
     if call is not None and is_seeded_generator(call):
         return None  # np.random.default_rng(42): made again, it draws the same numbers
+    if call is not None and is_in(obj, DRAW_METHODS) and call.args and body.kinds.of(call.args[0]) == GENERATOR:
+        return None  # rng.standard_normal(...) (``random_draws``) of such a generator, as ``_check_method`` says
     if _draws(obj, call):
         raise Problem(f"{name}(...) draws random numbers, and the generator's state is not in the snapshots (the "
                        "recomputed steps would draw other numbers)", DRAW_BEFORE)

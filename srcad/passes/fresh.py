@@ -30,6 +30,7 @@ from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, check_module
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.numpy_joining import unjoin
+from .random_draws import DRAW_METHODS
 from ..rules.numpy_products import einsum_grad
 
 
@@ -65,7 +66,7 @@ FRESH_FUNCTIONS = _numpy(
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
-     runtime.full_of, runtime.padded, runtime.diagonal_positions}
+     runtime.full_of, runtime.padded, runtime.diagonal_positions} | DRAW_METHODS  # (rng.normal(...))
 # SciPy's functions whose result is new memory (srcad imports no SciPy: they are looked up once
 # SciPy's module is imported, ``returns_new_array``)
 _SCIPY_FRESH = ("special.softmax", "special.log_softmax", "special.logsumexp", "linalg.expm")

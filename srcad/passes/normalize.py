@@ -17,7 +17,9 @@ This module normalises statements and expressions; the other rooms of the pass a
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
-it is defined, its arguments in the caller's order). Augmented assignment becomes plain assignment (and
+it is defined, its arguments in the caller's order), ``random_draws`` (``rng.standard_normal(5)`` of a
+generator the function makes calls NumPy's method) and ``sequence_joins`` (``t + (y,)`` of known
+lengths is a display). Augmented assignment becomes plain assignment (and
 ``in_place_result``: an array keeps its shape and dtype, as NumPy's in-place update).
 
 >>> import gast, numpy as np
@@ -51,6 +53,8 @@ from .loops import lower_loop
 from .callees import local_names
 from .effect_calls import check_assert
 from .normalize_calls import call_statement, normalize_call
+from .random_draws import read_draws
+from .sequence_joins import join_known_sequences
 from .statements import prepare_region
 
 _UNSUPPORTED_STMTS = {
@@ -80,6 +84,7 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
     # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
     namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))
     check_named_exprs(node, source)
+    read_draws(node)
     norm = _Normalizer(source, namer, inline_loop_helpers)
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
     if not source.is_generated():
@@ -87,7 +92,7 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
                               and isinstance(n.target, gast.Subscript) and isinstance(n.target.value, gast.Name)}
     params = [a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
     body = eliminate_jumps(node.body, namer, source, top_level=True, params=params)
-    node.body = _read_before_rebinding(norm.block(body) or [gast.Pass()], namer)
+    node.body = join_known_sequences(_read_before_rebinding(norm.block(body) or [gast.Pass()], namer), namer)
     check_jumps_eliminated(node.body, source)
     check_no_function_values(node, norm.local_functions, source)
     A.set_anno(node, "namer", namer)

@@ -13,6 +13,7 @@ import numpy as np
 from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, check_module, missing_name
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
+from ..passes.random_draws import DRAW_METHODS
 from ..registry import register_nondifferentiable
 from ..runtime_stores import check_copyto, check_updated_array, diagonal_positions
 
@@ -35,6 +36,8 @@ register_nondifferentiable(
     np.random.randint, np.random.seed, np.random.random,
     reason="random numbers do not depend on the arguments",
 )
+# a generator's draws (``passes.random_draws``; one given a value with a derivative is refused there)
+register_nondifferentiable(*DRAW_METHODS, reason="random numbers carry no derivative")
 register_nondifferentiable(
     builtins.len, builtins.range, builtins.int, builtins.bool, builtins.isinstance, builtins.type,
     builtins.print, builtins.str, builtins.repr, builtins.round,
