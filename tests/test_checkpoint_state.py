@@ -105,7 +105,7 @@ COUNTER = Counter()
 REFUSED = [
     (helper_appends_to_a_list, (1.0,), "record(...) changes 'log' in place",
      "make the update in the loop itself (log.append(v)"),
-    (generator_draws, (1.0,), ".standard_normal() may draw random numbers", "draw the numbers before the loop"),
+    (generator_draws, (1.0,), "rng.standard_normal(...) draws random numbers", "draw the numbers before the loop"),
     (legacy_global_draws, (1.0,), "np.random.randn(...) draws random numbers", "draw the numbers before the loop"),
     (counter_object, (1.0, COUNTER), "stores the attribute .n", "before the loop"),
     (helper_draws, (1.0,), "noisy(...) reaches", "draw the numbers before the loop"),
