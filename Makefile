@@ -20,8 +20,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-base
 	$(BIN)/python examples/seeds.py
 
+# one worker per core, each test file on one worker (files share compiled functions); one BLAS
+# thread per worker, so that the workers do not fight over the cores
 test: $(VENV)/.installed-test
-	$(BIN)/python -m pytest
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n auto --dist loadfile
 
 # The suite on every CPython 3.10-3.13 found (pyenv's or on PATH), each in its own venv.
 test-all:
