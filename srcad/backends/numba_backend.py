@@ -291,7 +291,7 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.IS_INTEGER, numba_runtime.is_integer),
                       (numba_lowering.DIMS_OF, numba_runtime.dims_of),
                       (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned),
-                      (numba_lowering.IN_MATH_DOMAIN, numba_python.in_math_domain)):
+                      (numba_lowering.CHECKED_MATH, numba_python.checked_math)):
         if namespace.get(name, obj) is not obj and name in source:
             raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
         namespace[name] = obj
@@ -358,8 +358,8 @@ def _forget(filename):
 
 def _resolver(generated, fn):
     """``resolve(dotted_name)`` for the lowering: what a name srcad bound, a builtin the user's
-    module does not rebind, or a module the user's code reads (``np``) denotes, and a module
-    attribute under it; None otherwise. numba freezes the user's modules and their attributes
+    module does not rebind, or a module or ``math`` function the user's code reads (``np``)
+    denotes, and a module attribute under it; None otherwise. numba freezes the user's modules and their attributes
     into the code, and a later rebinding of either compiles (and lowers) again."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
 
@@ -369,11 +369,11 @@ def _resolver(generated, fn):
             value = generated.closure[head]
         elif head in cells:
             value = cell_value(cells[head])
-            if not isinstance(value, types.ModuleType):
+            if not _module_or_math(value):
                 return None
         elif head in fn.__globals__:
             value = fn.__globals__[head]
-            if not isinstance(value, types.ModuleType):
+            if not _module_or_math(value):
                 return None
         elif hasattr(builtins, head):
             value = getattr(builtins, head)
@@ -386,6 +386,12 @@ def _resolver(generated, fn):
         return value
 
     return resolve
+
+
+def _module_or_math(value):
+    """A module, or a function of ``math`` (``from math import sqrt``: the lowering checks its
+    errors as it checks ``math.sqrt``'s)."""
+    return isinstance(value, types.ModuleType) or getattr(value, "__module__", None) == "math"
 
 
 def _cache_digest(text, namespace, module, defaults, numba):

@@ -1,28 +1,52 @@
 """Python's meaning where numba's differs, for the numba backend (``numba_runtime`` imports
 this module, registering the overloads): 64-bit integer arithmetic that would wrap raises
-``IntegerOverflowError`` (Python's integers grow), and ``math``'s functions outside their domain
-raise ``ValueError("math domain error")`` (numba's give nan)."""
+``IntegerOverflowError`` (Python's integers grow), and ``math``'s functions raise where
+Python's do (``ValueError("math domain error")`` where numba's give nan, ``OverflowError`` where
+they give inf, and a float made an integer raises where it is not one of 64 bits)."""
+import math
+
 import numpy as np
 from numba import njit, types
+from numba.core import errors
 from numba.extending import overload
 
 from .. import runtime
 from ..errors import IntegerOverflowError
+from ..passes.integer_growth import OVERFLOW
 from .numba_copies import number_type
 
 
 @overload(runtime.check_integer_range, prefer_literal=True)
 def _check_integer_range(op, a, b, message):
-    """Raise where ``a op b`` of 64-bit integers wraps (Python's integers grow)."""
+    """Raise where ``a op b`` (``passes.integer_growth``'s operations) of 64-bit integers is not
+    Python's: a result past 64 bits (Python's integers grow), a division by zero or a negative
+    shift count (Python raises). NumPy's unsigned 64-bit integers wrap as numba's do; integers
+    of other widths are refused (NumPy computes at their width, numba at 64 bits)."""
     if not (isinstance(op, types.StringLiteral) and isinstance(message, types.StringLiteral)):
         return None
-    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer) and a.signed and b.signed):
-        return lambda op, a, b, message: None  # floats, or NumPy's unsigned integers, which wrap in Python too
-    wraps, text = _WRAPS[op.literal_value], message.literal_value
+    if not (isinstance(a, types.Integer) and isinstance(b, types.Integer)):
+        return lambda op, a, b, message: None  # floats (or booleans), as numba typed them
+    if a.bitwidth != 64 or b.bitwidth != 64 or a.signed != b.signed:
+        raise errors.TypingError(f"arithmetic of {a} and {b}: numba computes NumPy integers narrower than 64 "
+                                 "bits (or signed with unsigned) at another width than NumPy does")
+    if not a.signed:
+        return lambda op, a, b, message: None  # uint64 wraps in NumPy too
+    problem, message_text = _PROBLEMS[op.literal_value], message.literal_value
+    overflow, zero, negative, long = (message_text.replace(OVERFLOW, reason) for reason in (
+        OVERFLOW, "integer division or modulo by zero", "negative shift count", "a right shift by 64 bits or more, "
+        "which numba computes otherwise than Python; use backend='numpy' (or backend='auto', which runs NumPy "
+        "code then)"))
 
     def check(op, a, b, message):
-        if wraps(np.int64(a), np.int64(b)):
-            raise IntegerOverflowError(text)
+        found = problem(np.int64(a), np.int64(b))
+        if found == _WRAPS:
+            raise IntegerOverflowError(overflow)
+        if found == _BY_ZERO:
+            raise ZeroDivisionError(zero)
+        if found == _NEGATIVE_SHIFT:
+            raise ValueError(negative)
+        if found == _LONG_SHIFT:
+            raise IntegerOverflowError(long)
 
     return check
 
@@ -52,29 +76,104 @@ def _product_wraps(a, b):
     return a == _MIN or b < -(_MAX // -a)
 
 
-_WRAPS = {"+": _sum_wraps, "-": _difference_wraps, "*": _product_wraps}
+_FINE, _WRAPS, _BY_ZERO, _NEGATIVE_SHIFT, _LONG_SHIFT = range(5)  # what ``_PROBLEMS``' functions find
 
 
-def in_math_domain(x, kind):
-    """``x``, where ``math``'s function ``kind`` (``numba_static.DOMAIN_CHECKED``) takes it;
-    ValueError("math domain error") elsewhere, as Python's ``math`` raises (numba's gives nan)."""
-    return x
+@njit
+def _floor_division_problem(a, b):
+    return _BY_ZERO if b == 0 else _WRAPS if a == _MIN and b == -1 else _FINE
 
 
-@overload(in_math_domain, prefer_literal=True)
-def _in_math_domain(x, kind):
-    if not (number_type(x) and isinstance(kind, types.StringLiteral)):
+@njit
+def _shift_problem(a, b):
+    return _NEGATIVE_SHIFT if b < 0 else _LONG_SHIFT if b >= 64 else _FINE
+
+
+def _wrapping(wraps):
+    return njit(lambda a, b: _WRAPS if wraps(a, b) else _FINE)
+
+
+_PROBLEMS = {  # an operation of passes.integer_growth -> what makes numba's result not Python's
+    "+": _wrapping(_sum_wraps), "-": _wrapping(_difference_wraps), "*": _wrapping(_product_wraps),
+    "neg": _wrapping(njit(lambda a, b: a == _MIN)), "abs": _wrapping(njit(lambda a, b: a == _MIN)),
+    "**": _wrapping(njit(lambda a, b: _product_wraps(a, a) or b == 3 and _product_wraps(a * a, a))),
+    "numpy //": _wrapping(njit(lambda a, b: a == _MIN and b == -1)), "//": _floor_division_problem,
+    "%": njit(lambda a, b: _BY_ZERO if b == 0 else _FINE), "/": njit(lambda a, b: _BY_ZERO if b == 0 else _FINE),
+    ">>": _shift_problem}
+
+
+def checked_math(kind, *args):
+    """``math``'s function ``kind`` (a key of ``numba_static.MATH_CHECKED``) of ``args``, raising
+    where Python's raises and numba's returns nan, inf or a wrapped integer."""
+    return MATH_FUNCTIONS[kind](*args)
+
+
+MATH_FUNCTIONS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "log2": math.log2, "log1p": math.log1p,
+                  "acos": math.acos, "asin": math.asin, "acosh": math.acosh, "atanh": math.atanh, "cos": math.cos,
+                  "sin": math.sin, "tan": math.tan, "exp": math.exp, "expm1": math.expm1, "cosh": math.cosh,
+                  "sinh": math.sinh, "gamma": math.gamma, "lgamma": math.lgamma, "pow": math.pow,
+                  "ldexp": math.ldexp, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round}
+# where a finite argument gives an infinite result, CPython raises OverflowError("math range
+# error"), except at a pole (log(0), atanh(1), gamma(0), 0.0 ** -1), where it is a domain error
+_RANGE = {"exp", "expm1", "cosh", "sinh", "gamma", "lgamma", "pow", "ldexp"}
+_POLES = {"gamma": njit(lambda x, y: x == 0), "lgamma": njit(lambda x, y: x <= 0 and x == np.floor(x)),
+          "pow": njit(lambda x, y: x == 0)}
+_TO_INTEGER = {"floor", "ceil", "trunc", "round"}  # a float to a Python int, which grows
+
+
+@njit
+def _never(x, y):
+    return False
+
+
+@njit
+def _to_integer_checked(x):
+    if np.isnan(x):
+        raise ValueError("cannot convert float NaN to integer")
+    if np.isinf(x):
+        raise OverflowError("cannot convert float infinity to integer")
+    if not -2.0 ** 63 <= x < 2.0 ** 63:
+        raise IntegerOverflowError("a float converted to an integer passes 2**63, where numba's 64-bit integers "
+                                   "wrap and Python's grow; use backend='numpy' (or backend='auto', which runs "
+                                   "NumPy code then)")
+
+
+@overload(checked_math, prefer_literal=True)
+def _checked_math(kind, *args):
+    if not (isinstance(kind, types.StringLiteral) and all(number_type(a) for a in args)):
         return None
-    outside = _OUTSIDE[kind.literal_value]
+    name = kind.literal_value
+    function, pole = MATH_FUNCTIONS[name], _POLES.get(name, _never)
+    overflows = name in _RANGE
+    if name in _TO_INTEGER:
+        if isinstance(args[0], types.Integer):
+            return lambda kind, *args: function(args[0])
 
-    def check(x, kind):
-        if outside(x):
+        def to_integer(kind, *args):
+            _to_integer_checked(args[0])
+            return function(args[0])
+
+        return to_integer
+
+    if name == "log" and len(args) == 2:
+        def log_base(kind, *args):  # as Python computes it: log(x) / log(base)
+            denominator = checked_math("log", args[1])
+            if denominator == 0:
+                raise ZeroDivisionError("float division by zero")
+            return checked_math("log", args[0]) / denominator
+
+        return log_base
+
+    def check(kind, *args):
+        x = args[0]
+        y = args[-1]  # the second argument of pow and ldexp (x again for the others)
+        result = function(*args)
+        if np.isnan(result) and not (np.isnan(x) or np.isnan(y)):
             raise ValueError("math domain error")
-        return x
+        if np.isinf(result) and np.isfinite(x) and np.isfinite(y):
+            if overflows and not pole(x, y):
+                raise OverflowError("math range error")
+            raise ValueError("math domain error")
+        return result
 
     return check
-
-
-_OUTSIDE = {"sqrt": njit(lambda x: x < 0), "log": njit(lambda x: x <= 0), "log1p": njit(lambda x: x <= -1),
-            "acos": njit(lambda x: x < -1 or x > 1), "acosh": njit(lambda x: x < 1),
-            "atanh": njit(lambda x: x <= -1 or x >= 1)}

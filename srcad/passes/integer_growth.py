@@ -39,7 +39,9 @@ def f_adjoint(x, v=None):
             "integer arithmetic passes 2**63 here, where numba's 64-bit integers wrap and Python's grow; ..."
             )
         k = c * 3
-        numba_refuses('a loop-carried integer may pass 2**63')
+        numba_refuses(
+            "a loop-carried integer may pass 2**63: numba's integers are 64-bit and wrap there, where Python's grow"
+            )
         c = c * 7
 """
 import builtins
@@ -51,9 +53,14 @@ from .. import runtime
 from ..naming import BUILTIN
 from .shape_values import Spec
 
-CARRIED = "a loop-carried integer may pass 2**63"
-POWER = "an integer power may pass 2**63"
-CONVERSION = "int() of a float may pass 2**63"
+_GROWS = ": numba's integers are 64-bit and wrap there, where Python's grow"
+CARRIED = "a loop-carried integer may pass 2**63" + _GROWS
+POWER = "an integer power may pass 2**63" + _GROWS
+CONVERSION = "int() of a float may pass 2**63" + _GROWS
+NARROW = ("arithmetic of NumPy integers narrower than 64 bits: NumPy computes it at their width (and wraps), "
+          "numba at 64 bits")
+OVERFLOW = ("integer arithmetic passes 2**63 here, where numba's 64-bit integers wrap and Python's grow; "
+            "use backend='numpy' (or backend='auto', which runs NumPy code then)")  # what a check raises
 _INTEGER_OPS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod, gast.Pow, gast.LShift, gast.RShift,
                 gast.BitAnd, gast.BitOr, gast.BitXor)
 _KEEPS = (runtime.in_place_result, runtime.copy_value)  # their result is their first argument's kind
@@ -85,7 +92,8 @@ def mark_integer_growth(node, source=None):
             flows.setdefault(name, set()).add(target)
     refused = set()
     for s, block, target, value in forward_assignments:
-        reason = _power(value, integers, specs) or _conversion(value, integers, specs)
+        reason = _power(value, integers, specs) or _conversion(value, integers, specs) or _narrow(
+            value, integers, specs)
         if reason is None and target in integers and not _counter_step(value) and _reaches(
                 flows, target, A.names_read(value)):
             reason = CARRIED
@@ -95,8 +103,9 @@ def mark_integer_growth(node, source=None):
     # the reverse sweep computes integers again (``_t3_again = i * n``): checked as well
     everywhere = _integers(assignments, _loop_counters(node.body), specs)
     for s, block, target, value in assignments:
-        if id(s) not in refused and target in everywhere and _checked_arithmetic(value, everywhere, specs):
-            block.insert(_before_saves(block, block.index(s)), _range_check(value, _message(source, lines.get(id(s)))))
+        checked = None if id(s) in refused else _checked_operation(value, everywhere, specs)
+        if checked is not None:
+            block.insert(_before_saves(block, block.index(s)), _range_check(*checked, _message(source, lines.get(id(s)))))
     if n_forward is not None:
         A.set_anno(node, "n_forward", len(node.body) if reverse_start is None else next(
             k for k, s in enumerate(node.body) if s is reverse_start))
@@ -164,7 +173,7 @@ def _integer(expr, integers, specs):
         return isinstance(expr.op, (gast.USub, gast.UAdd, gast.Invert)) and _integer(expr.operand, integers, specs)
     if isinstance(expr, gast.Call) and expr.args:
         obj = A.anno(expr.func, "denotes") or getattr(A.anno(expr, "callee"), "obj", None)
-        if obj in _KEEPS:
+        if obj in _KEEPS or obj is builtins.abs:
             return _integer(expr.args[0], integers, specs)
         return obj is builtins.len or obj is builtins.int
     return False
@@ -173,6 +182,11 @@ def _integer(expr, integers, specs):
 def _literal(node):
     return isinstance(node, gast.Constant) and type(node.value) is int or (
         isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _literal(node.operand))
+
+
+def _literal_value(node):
+    """The value of the integer literal ``node`` (``_literal``): ``-1`` is a minus and a 1."""
+    return -_literal_value(node.operand) if isinstance(node, gast.UnaryOp) else node.value
 
 
 def _power(value, integers, specs):
@@ -197,6 +211,18 @@ def _conversion(value, integers, specs):
     return None
 
 
+def _narrow(value, integers, specs):
+    """Why arithmetic of integers one of which is a NumPy integer narrower than 64 bits (an
+    item of an ``int32`` or ``uint8`` array) is refused, or None."""
+    operands = [value.left, value.right] if isinstance(value, gast.BinOp) else [value.operand] if isinstance(
+        value, gast.UnaryOp) and isinstance(value.op, gast.USub) else []
+    if operands and all(_integer(e, integers, specs) for e in operands) and any(
+            isinstance(e, gast.Name) and isinstance(specs.get(e.id), Spec) and specs[e.id].dtype.itemsize < 8
+            for e in operands):
+        return NARROW
+    return None
+
+
 def _counter_step(value):
     """Does ``value`` step a counter: a copy, ``± literal``, ``% literal``, ``// literal``, or a
     value passed through unchanged (an in-place update's result)?"""
@@ -206,7 +232,7 @@ def _counter_step(value):
         if isinstance(value.op, (gast.Add, gast.Sub)):
             return _literal(value.right) or isinstance(value.op, gast.Add) and _literal(value.left)
         if isinstance(value.op, (gast.Mod, gast.FloorDiv)):
-            return _literal(value.right) and value.right.value != 0
+            return _literal(value.right) and _literal_value(value.right) not in (0, -1)
         return False
     if isinstance(value, gast.Call) and value.args and (
             A.anno(value.func, "denotes") or getattr(A.anno(value, "callee"), "obj", None)) in _KEEPS:
@@ -227,11 +253,39 @@ def _reaches(flows, start, goals):
     return False
 
 
-def _checked_arithmetic(value, integers, specs):
-    """Is ``value`` a sum, difference or product of integers (not of two literals)?"""
-    return (isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Sub, gast.Mult))
-            and not (_literal(value.left) and _literal(value.right))
-            and _integer(value.left, integers, specs) and _integer(value.right, integers, specs))
+def _checked_operation(value, integers, specs):
+    """``(op, a, b)`` for the check of ``value``, an operation on integers (not of literals
+    only) that numba's 64-bit integers may compute otherwise than Python (a value past 64 bits,
+    a division by zero, a negative shift count); None for any other ``value``."""
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub) and not _literal(value.operand) \
+            and _integer(value.operand, integers, specs):
+        return "neg", value.operand, A.const(0)  # -(-2**63)
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords and (A.anno(
+            value.func, "denotes") or getattr(A.anno(value, "callee"), "obj", None)) is builtins.abs \
+            and _integer(value.args[0], integers, specs):
+        return "abs", value.args[0], A.const(0)  # abs(-2**63)
+    if not (isinstance(value, gast.BinOp) and not (_literal(value.left) and _literal(value.right))
+            and _integer(value.left, integers, specs) and _integer(value.right, integers, specs)):
+        return None
+    op = _CHECKED_OPS.get(type(value.op))
+    if op in ("//", "%", "/") and (_numpy_integer(value.left, specs) or _numpy_integer(value.right, specs)):
+        op = _NUMPY_OPS.get(op, op)  # NumPy's integers divide by zero as numba's do (0, or inf)
+    if op == "**" and not (_literal(value.right) and _literal_value(value.right) in (2, 3)):
+        return None  # other powers are refused or exact (``x ** 0``, ``x ** 1``)
+    if op in ("//", "%", "/") and _literal(value.right) and _literal_value(value.right) not in (0, -1):
+        return None
+    return (op, value.left, value.right) if op is not None else None
+
+
+_CHECKED_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.FloorDiv: "//", gast.Mod: "%", gast.Div: "/",
+                gast.Pow: "**", gast.RShift: ">>"}
+_NUMPY_OPS = {"//": "numpy //", "%": None, "/": None}  # only -2**63 // -1 differs there
+
+
+def _numpy_integer(expr, specs):
+    """Is ``expr`` a NumPy integer (not a Python ``int``), as its spec says?"""
+    spec = specs.get(expr.id) if isinstance(expr, gast.Name) else None
+    return isinstance(spec, Spec) and spec.python is None and spec.dtype.kind in "iu"
 
 
 def _before_saves(block, at):
@@ -267,15 +321,13 @@ def _message(source, comment):
         number, text = comment[len("line "):].split(":", 1)
         head = f"{source.filename}:{number}: " if source is not None else f"line {number}: "
     shown = f"\n    {text.strip()}" if text.strip() else ""
-    return (f"{head}integer arithmetic passes 2**63 here, where numba's 64-bit integers wrap and Python's grow; "
-            f"use backend='numpy' (or backend='auto', which runs NumPy code then){shown}")
+    return f"{head}{OVERFLOW}{shown}"
 
 
-def _range_check(value, message):
+def _range_check(op, a, b, message):
     call = gast.Call(func=A.set_anno(A.load("check_integer_range"), BUILTIN,
                                      ("check_integer_range", runtime.check_integer_range)),
-                     args=[A.const({gast.Add: "+", gast.Sub: "-", gast.Mult: "*"}[type(value.op)]),
-                           A.deepcopy(value.left), A.deepcopy(value.right), A.const(message)], keywords=[])
+                     args=[A.const(op), A.deepcopy(a), A.deepcopy(b), A.const(message)], keywords=[])
     return gast.Expr(value=call)
 
 

@@ -81,9 +81,9 @@ IS_NDARRAY = "is_ndarray"
 IS_INTEGER = "is_integer"
 DIMS_OF = numba_static.DIMS_OF
 FINISH_OWNED = numba_allocations.FINISH_OWNED
-IN_MATH_DOMAIN = numba_static.IN_MATH_DOMAIN
+CHECKED_MATH = numba_static.CHECKED_MATH
 HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, IS_INTEGER, DIMS_OF,
-           FINISH_OWNED, IN_MATH_DOMAIN)  # what rewritten code calls
+           FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
 
 
 def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
@@ -112,7 +112,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     _lower_reversed_loops(fn)
     if resolve is not None:
         numba_static.fold_constant_calls(fn, resolve)
-        numba_static.check_math_domains(fn, resolve)
+        numba_static.check_math_errors(fn, resolve)
         numba_allocations.fewer_allocations(fn, resolve)
     if sweep != "joint":  # the joint adjoint keeps its stacks to itself: numba's own lists are faster
         _typed_stacks(fn)
@@ -127,8 +127,7 @@ def _refuse_marked(fn):
         if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) \
                 and node.func.id.rstrip("_") == "numba_refuses" and node.args \
                 and isinstance(node.args[0], gast.Constant):
-            raise NotLowerable(f"{node.args[0].value}: numba's integers are 64-bit and wrap there, where "
-                               "Python's grow", node)
+            raise NotLowerable(node.args[0].value, node)
 
 
 def _refuse_sharing_checks(fn):
@@ -146,7 +145,21 @@ def _refuse_sharing_checks(fn):
             raise NotLowerable(
                 f"the function updates its argument {quoted} in place, and numba cannot run srcad's check that "
                 "the argument shares no memory with the others; update a copy under a new name "
-                f"(`{name}1 = {name}.copy()`)", node)
+                f"(`{name}1 = {name}.copy()`)", _first_update(fn, updated) or node)
+
+
+def _first_update(fn, names):
+    """The first statement of ``fn`` that stores into an item or attribute of one of ``names``
+    (``U[0] = _t3``: the user's update), or None (an update made by a function it calls)."""
+    def base(target):
+        while isinstance(target, (gast.Subscript, gast.Attribute)):
+            target = target.value
+        return target
+
+    updates = [s for s in A.walk(fn) if isinstance(s, (gast.Assign, gast.AugAssign)) and any(
+        isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(base(t), gast.Name) and base(t).id in names
+        for t in (s.targets if isinstance(s, gast.Assign) else [s.target]))]
+    return min(updates, key=lambda s: s.lineno, default=None)
 
 
 def _refuse_checkpointed_loops(fn):

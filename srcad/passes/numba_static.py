@@ -40,6 +40,7 @@ def _f_adjoint_branch1(g, x, y, _dims_x, _dims_y):
         dx = matmul_dx(g, x, y)
     return dx,
 """
+import builtins
 import math
 
 import gast
@@ -48,6 +49,7 @@ import numpy as np
 from .. import astutil as A
 from ..rules import numpy_shapes
 from .callees import dotted
+from .numba_stacks import NotLowerable
 
 DIMS_OF = "dims_of"  # the helper outlined branches are called with: an array's shape, a number's ()
 
@@ -142,22 +144,40 @@ def fold_constant_calls(fn, resolve):
 
 # ---- math's domain errors ---------------------------------------------------------------------
 
-IN_MATH_DOMAIN = "in_math_domain"
-# math functions that raise ValueError outside their domain, where numba's return nan
-DOMAIN_CHECKED = {math.sqrt: "sqrt", math.log: "log", math.log10: "log", math.log2: "log", math.log1p: "log1p",
-                  math.acos: "acos", math.asin: "acos", math.acosh: "acosh", math.atanh: "atanh"}
+CHECKED_MATH = "checked_math"
+# math functions numba computes with another outcome than Python (nan or inf where Python
+# raises, a wrapped int64 where Python's int grows): each call goes through ``checked_math``
+# (``backends.numba_python``), which raises as Python does
+MATH_CHECKED = {getattr(math, name): name for name in (
+    "sqrt", "log", "log10", "log2", "log1p", "acos", "asin", "acosh", "atanh", "cos", "sin", "tan", "exp", "expm1",
+    "cosh", "sinh", "gamma", "lgamma", "pow", "ldexp", "floor", "ceil", "trunc")}
+# math functions whose compiled result is Python's (no error from finite arguments in Python)
+MATH_AS_IN_PYTHON = {math.atan, math.atan2, math.asinh, math.tanh, math.erf, math.erfc, math.fabs, math.hypot,
+                     math.copysign, math.degrees, math.radians, math.isnan, math.isinf, math.isfinite}
 
 
-def check_math_domains(fn, resolve):
-    """``math.sqrt(x)`` -> ``math.sqrt(in_math_domain(x, "sqrt"))`` for each function of
-    ``DOMAIN_CHECKED``: numba's return nan where Python's raise ``ValueError("math domain
-    error")``, which ``in_math_domain`` raises (``backends.numba_python``)."""
+def check_math_errors(fn, resolve):
+    """``math.sqrt(x)`` -> ``checked_math("sqrt", x)`` for each function of ``MATH_CHECKED``, and
+    ``round(x)`` (a Python int) -> ``checked_math("round", x)``; any other ``math`` function is
+    refused (fail closed), except those of ``MATH_AS_IN_PYTHON``."""
     for node in gast.walk(fn):
-        if isinstance(node, gast.Call) and node.args and not isinstance(node.args[0], gast.Starred):
-            name = _dotted(node.func)
-            kind = DOMAIN_CHECKED.get(resolve(name)) if name is not None else None
-            if kind is not None:
-                node.args[0] = gast.Call(func=A.load(IN_MATH_DOMAIN), args=[node.args[0], A.const(kind)], keywords=[])
+        if not isinstance(node, gast.Call):
+            continue
+        name = _dotted(node.func)
+        obj = resolve(name) if name is not None else None
+        if obj is builtins.round and len(node.args) == 1 and not node.keywords:
+            kind = "round"
+        elif getattr(obj, "__module__", None) == "math":
+            kind = MATH_CHECKED.get(obj)
+        else:
+            continue
+        if kind is None and obj in MATH_AS_IN_PYTHON:
+            continue
+        if kind is None or node.keywords or any(isinstance(a, gast.Starred) for a in node.args):
+            raise NotLowerable(f"{name}() is not known to compile with Python's meaning (its errors and results); "
+                               "use backend='numpy', or backend='auto'", node)
+        node.func = A.load(CHECKED_MATH)
+        node.args = [A.const(kind)] + node.args
     return fn
 
 
