@@ -702,6 +702,18 @@ def f_fftconvolve_valid(a, b):
     return signal.fftconvolve(a, b, "valid")
 
 
+def f_lfilter(x, b, a):
+    return signal.lfilter(b, a, x)
+
+
+def f_lfilter_in_b(b, a, x):
+    return signal.lfilter(b, a, x, axis=0)
+
+
+def f_lfilter_in_a(a, b, x):
+    return signal.lfilter(b, a, x)
+
+
 def f_rosen(x):
     return optimize.rosen(x)
 
@@ -722,6 +734,11 @@ SIGNAL = [
     ("fftconvolve-full-2d", f_fftconvolve_full, [R(4, 3), R(2, 2)]),
     ("fftconvolve-same", f_fftconvolve_same, [R(6), R(3)]),
     ("fftconvolve-valid", f_fftconvolve_valid, [R(6), R(3)]),
+    ("lfilter", f_lfilter, [R(9), R(3), np.array([1.3, -0.4, 0.2])]),
+    ("lfilter-fir", f_lfilter, [R(6), R(4), np.array([2.0])]),
+    ("lfilter-longer-filter", f_lfilter, [R(2), R(4), np.array([1.0, 0.3, 0.1, -0.2, 0.05])]),  # lags past x's end
+    ("lfilter-in-b", f_lfilter_in_b, [R(3), np.array([1.1, 0.5]), R(7)]),
+    ("lfilter-in-a", f_lfilter_in_a, [np.array([0.9, -0.3, 0.15]), R(2), R(8)]),
     ("rosen", f_rosen, [R(5)]),
     ("rosen-2d", f_rosen, [R(4, 3)]),
     ("rosen_der", f_rosen_der, [R(5)]),
@@ -818,6 +835,14 @@ def fftconvolve_axes(a, b):
     return np.sum(signal.fftconvolve(a, b, axes=1))
 
 
+def lfilter_initial_state(x):
+    return np.sum(signal.lfilter([1.0, 0.5], [1.0, -0.3], x, zi=np.zeros(1))[0])
+
+
+def lfilter_rows(x):
+    return np.sum(signal.lfilter([1.0, 0.5], [1.0, -0.3], np.outer(x, x)))
+
+
 def mvn_diagonal_cov(x, cov):
     return np.sum(stats.multivariate_normal.logpdf(x, np.zeros(3), cov))
 
@@ -857,6 +882,8 @@ REFUSED = [
     ("cho_factor-unused-triangle", cho_factor_unused_triangle, [spd(3)], 0, "outside its triangle"),
     ("sqrtm-complex", sqrtm_complex, [-spd(3)], 0, "complex"),
     ("fftconvolve-axes", fftconvolve_axes, [R(2, 5), R(2, 3)], 0, "fftconvolve with axes"),
+    ("lfilter-zi", lfilter_initial_state, [R(5)], 0, "scipy.signal.lfilter with zi"),
+    ("lfilter-2d", lfilter_rows, [R(5)], 0, "scipy.signal.lfilter of a 1-D signal only"),
     ("mvn-diagonal-cov", mvn_diagonal_cov, [R(4, 3), positive(3)], 1, "full covariance matrix"),
 ]
 
@@ -994,6 +1021,7 @@ HYGIENE_CALLS = _stats_calls() + [
     (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),
     (signal.convolve2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
     (signal.correlate2d, [R(4, 5), R(2, 3)], {"mode": "same"}, (0, 1), None),
+    (signal.lfilter, [R(3), np.array([1.0, -0.4]), R(6)], {}, (0, 1, 2), None),
     (optimize.rosen, [R(4)], {}, (0,), None),
     (optimize.rosen_der, [R(4)], {}, (0,), None),
     (distance.cdist, [R(4, 2), R(3, 2)], {}, (0, 1), None),

@@ -5,11 +5,17 @@
 convolves each tangent with the other operand, and the adjoint of one operand correlates the
 cotangent, placed where the ``mode``'s output sits in the full convolution, with the other
 (``valid`` over the full size). ``fftconvolve(axes=...)`` is refused.
+
+``lfilter(b, a, x)`` (a 1-D signal, no ``zi``) solves ``a * y = b * x`` (causal convolutions cut
+to the signal's length), so ``dy = lfilter(b, a, dx) + lfilter(db, a, x) - lfilter(da, a, y)``.
+Its adjoint in ``x`` filters the reversed cotangent (Toeplitz matrices are transposed by
+reversal), and those in ``b`` and ``a`` are lagged products of ``h = Aᵀ⁻¹ g`` with ``x`` and
+``-y``.
 """
 import numpy as np
 
 from ..errors import UnsupportedCaseError
-from ..registry import register_jvp, register_vjp
+from ..registry import register_jvp, register_nondifferentiable, register_vjp
 
 try:
     from scipy import signal
@@ -69,6 +75,34 @@ def over_all_axes(mode, axes):
     return mode
 
 
+def lfilter_axis(x, axis, zi):
+    """The axis ``lfilter`` runs along, after refusing the calls srcad does not differentiate."""
+    if zi is not None:
+        raise UnsupportedCaseError("srcad does not differentiate scipy.signal.lfilter with zi (initial conditions); "
+                                   "leave zi out, or add the response to the initial state yourself")
+    if np.ndim(x) != 1 or axis not in (0, -1):
+        raise UnsupportedCaseError("srcad differentiates scipy.signal.lfilter of a 1-D signal only; "
+                                   "filter each row of a batch in a loop")
+    return -1
+
+
+register_nondifferentiable(lfilter_axis, reason="it checks lfilter's options")
+
+
+def lfilter_transposed(b, a, g, axis):
+    """``Tᵀ g`` for the filter ``T = lfilter(b, a, .)``: the reversed ``g`` filtered, reversed."""
+    return np.flip(signal.lfilter(b, a, np.flip(g, axis), axis=axis), axis)
+
+
+def lfilter_coefficients_grad(g, a, s, coefficients, axis):
+    """The adjoint of the ``coefficients`` whose tangent ``dc`` makes ``lfilter(dc, a, s)``:
+    ``Σᵢ h[i] s[i - k]`` for each lag ``k``, with ``h = Aᵀ⁻¹ g``."""
+    h = lfilter_transposed(np.ones(1), a, g, axis)
+    n, count = np.shape(s)[-1], np.size(coefficients)
+    lags = np.correlate(h, s, "full")[n - 1:n - 1 + count]  # (lags past the signal's end are zero)
+    return np.reshape(np.pad(lags, (0, count - np.size(lags))), np.shape(coefficients))
+
+
 if signal is not None:
 
     @register_vjp(signal.convolve)
@@ -120,3 +154,15 @@ if signal is not None:
     def correlate2d_jvp(y, in1, in2, mode="full", boundary="fill", fillvalue=0):
         t[y] += signal.correlate2d(t[in1], in2, mode=zero_filled(mode, boundary, fillvalue))
         t[y] += signal.correlate2d(in1, t[in2], mode=zero_filled(mode, boundary, fillvalue))
+
+    @register_vjp(signal.lfilter)
+    def lfilter(y, b, a, x, axis=-1, zi=None):
+        d[x] += lfilter_transposed(b, a, d[y], lfilter_axis(x, axis, zi))
+        d[b] += lfilter_coefficients_grad(d[y], a, x, b, lfilter_axis(x, axis, zi))
+        d[a] -= lfilter_coefficients_grad(d[y], a, y, a, lfilter_axis(x, axis, zi))
+
+    @register_jvp(signal.lfilter)
+    def lfilter_jvp(y, b, a, x, axis=-1, zi=None):
+        t[y] += signal.lfilter(b, a, t[x], axis=lfilter_axis(x, axis, zi))
+        t[y] += signal.lfilter(t[b], a, x, axis=lfilter_axis(x, axis, zi))
+        t[y] -= signal.lfilter(t[a], a, y, axis=lfilter_axis(x, axis, zi))
