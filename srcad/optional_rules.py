@@ -14,6 +14,7 @@ import threading
 #: An object from a SciPy module not listed here loads every rule module (never a guess).
 SCIPY_RULE_MODULES = {
     "linalg": ("scipy_linalg",),
+    "ndimage": ("scipy_ndimage",),
     "optimize": ("scipy_optimize",),
     "signal": ("scipy_signal",),
     "spatial": ("scipy_spatial",),

@@ -41,6 +41,7 @@ PROGRAMS = [
                                                          "scipy_stats_multivariate"]),
     ("optimize", "optimize.rosen(x)", ["scipy_optimize"]),
     ("signal", "np.sum(signal.convolve(x, x[::-1] * x))", ["scipy_signal"]),
+    ("ndimage", "np.sum(ndimage.gaussian_filter1d(x, 1.0) ** 3)", ["scipy_ndimage"]),
     ("spatial", "np.sum(spatial.distance.cdist(x[:, None], x[:2, None] * 2.0))", ["scipy_spatial"]),
 ]
 
@@ -48,7 +49,7 @@ PROGRAM = """
     import json, sys
     import numpy as np
     import scipy.spatial.distance
-    from scipy import linalg, optimize, signal, spatial, special, stats  # every submodule srcad has rules for
+    from scipy import linalg, ndimage, optimize, signal, spatial, special, stats  # every submodule with rules
     import srcad
     from srcad import optional_rules
     from srcad.testing import check_grads, check_jvp
@@ -109,12 +110,12 @@ def test_a_scipy_function_without_a_rule_is_refused_as_when_every_rule_is_loaded
 UNMAPPED = """
     import json
     import numpy as np
-    import scipy.ndimage
+    import scipy.integrate
     import srcad
     from srcad import optional_rules
 
-    print(json.dumps({"modules": optional_rules.scipy_rule_modules(scipy.ndimage.gaussian_filter),
-                      "loaded": optional_rules.load_rules_for(scipy.ndimage.gaussian_filter),
+    print(json.dumps({"modules": optional_rules.scipy_rule_modules(scipy.integrate.trapezoid),
+                      "loaded": optional_rules.load_rules_for(scipy.integrate.trapezoid),
                       "now": sorted(optional_rules.LOADED_RULE_MODULES)}))
 """
 

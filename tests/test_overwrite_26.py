@@ -117,7 +117,4 @@ def test_scipy_output_buffer_is_refused_like_out():
 
 
 def test_scipy_output_type_is_not_a_buffer():
-    x = np.array([0.3, -0.2, 0.5, 0.1])
-    with pytest.raises(srcad.SrcadError) as refusal:
-        srcad.grad(filter_into_a_type)(x)  # (no rule for the filter: refused for that, not for output=)
-    assert "register_vjp(scipy.ndimage.uniform_filter1d)" in str(refusal.value)
+    check_grads(filter_into_a_type, (np.array([0.3, -0.2, 0.5, 0.1]),))

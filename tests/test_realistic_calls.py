@@ -11,15 +11,15 @@ from srcad.testing import check_grads, check_jvp
 
 
 def smoothed_energy(x):
-    return np.sum(scipy.ndimage.gaussian_filter1d(x, 1.0) ** 3)
+    return np.sum(scipy.ndimage.median_filter(x, 3) ** 3)
 
 
 def test_a_library_function_that_cannot_be_read_is_refused_at_the_users_call():
     x = np.linspace(0.0, 1.0, 6)
-    here = r"test_realistic_calls.py:\d+: scipy.ndimage.gaussian_filter1d could not be differentiated through its source"
-    with pytest.raises(srcad.SrcadSyntaxError, match=here + r".*srcad.extend.register_vjp\(scipy.ndimage.gaussian_filter1d\)"):
+    here = r"test_realistic_calls.py:\d+: scipy.ndimage.median_filter could not be differentiated through its source"
+    with pytest.raises(srcad.SrcadSyntaxError, match=here + r".*srcad.extend.register_vjp\(scipy.ndimage.median_filter\)"):
         srcad.grad(smoothed_energy)(x)
-    with pytest.raises(srcad.SrcadSyntaxError, match=here + r".*srcad.extend.register_jvp\(scipy.ndimage.gaussian_filter1d\)"):
+    with pytest.raises(srcad.SrcadSyntaxError, match=here + r".*srcad.extend.register_jvp\(scipy.ndimage.median_filter\)"):
         srcad.jvp(smoothed_energy, (x,), (x,))
 
 

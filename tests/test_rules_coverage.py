@@ -122,7 +122,10 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               "rowvar", "bias", "metric",
               "deg", "full", "cov", "w",  # np.polyfit's degree and options (w, full, cov refused at run time)
               "p",  # np.linalg.cond's norm (other than None, 2, -2 refused at run time)
-              "force", "checks"}  # squareform's direction and its input validation
+              "force", "checks",  # squareform's direction and its input validation
+              "zi",  # lfilter's initial conditions (refused at run time)
+              # ndimage's filters: output type, boundary value, kernel offsets and widths
+              "output", "cval", "origin", "sigma", "truncate", "radius"}
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))

@@ -29,6 +29,7 @@ from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_deco
                          scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
+import test_library_ndimage
 import test_library_numpy
 import test_library_scipy
 import test_rules_elementwise
@@ -248,7 +249,7 @@ def table_calls():
     calls += [(key, [reductions.sample(rng, dom, (2, 3))], kw, (0,), None) for key, kw, _, dom in reductions.WHOLE]
     calls += [(key, [reductions.sample(rng, dom, shape)], kw, (0,), None)
               for key, kw, _, shape, dom in reductions.AXES]
-    calls += test_library_numpy.HYGIENE_CALLS + test_library_scipy.HYGIENE_CALLS
+    calls += test_library_numpy.HYGIENE_CALLS + test_library_scipy.HYGIENE_CALLS + test_library_ndimage.HYGIENE_CALLS
     return calls + EXTRA_CALLS + REFUSED_CALLS
 
 
