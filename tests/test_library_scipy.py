@@ -353,6 +353,18 @@ def f_solve_sylvester(a, b, q):
     return linalg.solve_sylvester(a, b, q)
 
 
+def f_solve_continuous_lyapunov(a, q):
+    return linalg.solve_continuous_lyapunov(a, q)
+
+
+def f_lyapunov_in_q(q, a):
+    return linalg.solve_continuous_lyapunov(a, q)
+
+
+def f_logm(a):
+    return linalg.logm(a)
+
+
 def f_cbrt(x):
     return special.cbrt(x)
 
@@ -657,6 +669,10 @@ LINALG = [
     ("expm", f_expm, [R(3, 3) / 2]),
     ("sqrtm", f_sqrtm, [spd(3)]),
     ("solve_sylvester", f_solve_sylvester, [general(3), general(2), R(3, 2)]),
+    ("solve_continuous_lyapunov", f_solve_continuous_lyapunov, [general(3), R(3, 3)]),
+    ("solve_continuous_lyapunov-in-q", f_lyapunov_in_q, [R(3, 3), general(3)]),
+    ("logm", f_logm, [spd(3)]),
+    ("logm-not-symmetric", f_logm, [general(3) + 1.0]),
 ]
 
 # ---- scipy.signal, scipy.optimize --------------------------------------------------------------
@@ -831,6 +847,14 @@ def sqrtm_complex(a):
     return np.sum(np.real(linalg.sqrtm(a)))
 
 
+def logm_complex(a):
+    return np.sum(np.real(linalg.logm(-a)))
+
+
+def logm_disp(a):
+    return np.sum(linalg.logm(a, disp=False)[0])
+
+
 def fftconvolve_axes(a, b):
     return np.sum(signal.fftconvolve(a, b, axes=1))
 
@@ -881,6 +905,8 @@ REFUSED = [
     ("solve-tridiagonal", solve_banded, [general(3), R(3)], 0, "assume_a='tridiagonal'"),
     ("cho_factor-unused-triangle", cho_factor_unused_triangle, [spd(3)], 0, "outside its triangle"),
     ("sqrtm-complex", sqrtm_complex, [-spd(3)], 0, "complex"),
+    ("logm-complex", logm_complex, [spd(3)], 0, "real logarithms only"),
+    ("logm-disp", logm_disp, [spd(3)], 0, "scipy.linalg.logm without disp"),
     ("fftconvolve-axes", fftconvolve_axes, [R(2, 5), R(2, 3)], 0, "fftconvolve with axes"),
     ("lfilter-zi", lfilter_initial_state, [R(5)], 0, "scipy.signal.lfilter with zi"),
     ("lfilter-2d", lfilter_rows, [R(5)], 0, "scipy.signal.lfilter of a 1-D signal only"),
@@ -1016,6 +1042,8 @@ HYGIENE_CALLS = _stats_calls() + [
     (linalg.expm, [R(3, 3) / 2], {}, (0,), None),
     (linalg.sqrtm, [SPD3], {}, (0,), None),
     (linalg.solve_sylvester, [general(3), general(2), R(3, 2)], {}, (0, 1, 2), None),
+    (linalg.solve_continuous_lyapunov, [general(3), R(3, 3)], {}, (0, 1), None),
+    (linalg.logm, [SPD3], {}, (0,), None),
     (signal.convolve, [R(6), R(3)], {"mode": "same"}, (0, 1), None),
     (signal.correlate, [R(6), R(3)], {"mode": "valid"}, (0, 1), None),
     (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),

@@ -10,7 +10,7 @@ factors. As in ``np.linalg``, functions that read one triangle (``cholesky``,
 ``solve(assume_a="pos")``, ``eigh``) give the other triangle a zero adjoint.
 
 Options srcad does not differentiate are refused: generalized and subset ``eigh``,
-``solve``'s banded/diagonal/triangular ``assume_a``, complex ``sqrtm`` results.
+``solve``'s banded/diagonal/triangular ``assume_a``, complex ``sqrtm`` and ``logm`` results.
 """
 import numpy as np
 
@@ -239,7 +239,7 @@ def linalg_solve_rhs_tangent(tb, a, assume_a, lower, transposed):
     return np.linalg.solve(mT(m) if transposed else m, tb)
 
 
-# ---- eigh, expm, sqrtm, solve_sylvester --------------------------------------------------------
+# ---- eigh, expm, logm, sqrtm, solve_sylvester, solve_continuous_lyapunov -----------------------
 
 def plain_eigh(a, b, lower, eigvals_only, eig_type, subset_by_index, subset_by_value):
     """Refuse the options srcad does not differentiate."""
@@ -256,13 +256,32 @@ def eigh_values_and_vectors(y, a, eigvals_only, lower):
     return linalg.eigh(a, lower=lower) if eigvals_only else y
 
 
-def expm_frechet(a, e):
-    """The derivative of ``expm`` at ``a`` in the direction ``e``: the upper-right block of
-    ``expm([[a, e], [0, a]])``."""
-    n = np.shape(a)[-1]  # a stack of matrices too (a and e of one shape): expm takes a stack of blocks
+def frechet_block(a, e):
+    """``[[a, e], [0, a]]``: a matrix function ``f`` of it is ``[[f(a), L], [0, f(a)]]``, with
+    ``L`` the derivative of ``f`` at ``a`` in the direction ``e`` (a stack of blocks for a
+    stack of matrices)."""
     zero = np.zeros(np.shape(a), np.result_type(np.asarray(a).dtype, np.asarray(e).dtype))
-    block = np.concatenate([np.concatenate([a, e], -1), np.concatenate([zero, a], -1)], -2)
-    return linalg.expm(block)[..., :n, n:]
+    return np.concatenate([np.concatenate([a, e], -1), np.concatenate([zero, a], -1)], -2)
+
+
+def expm_frechet(a, e):
+    """The derivative of ``expm`` at ``a`` in the direction ``e``."""
+    n = np.shape(a)[-1]
+    return linalg.expm(frechet_block(a, e))[..., :n, n:]
+
+
+def logm_frechet(a, e, disp):
+    """The derivative of ``logm`` at ``a`` in the direction ``e`` (the block's logarithm is real
+    where ``a``'s is)."""
+    if disp is not True:
+        raise UnsupportedCaseError("srcad differentiates scipy.linalg.logm without disp (its result is then a "
+                                   "tuple); leave it out")
+    n = np.shape(a)[-1]
+    log = linalg.logm(frechet_block(a, e))
+    if np.iscomplexobj(log):
+        raise UnsupportedCaseError("scipy.linalg.logm returned a complex matrix; srcad differentiates real "
+                                   "logarithms only (e.g. of matrices with positive real eigenvalues)")
+    return log[..., :n, n:]
 
 
 def real_root(y):
@@ -380,6 +399,14 @@ if linalg is not None:
     def expm_jvp(y, A):
         t[y] += expm_frechet(A, t[A])
 
+    @register_vjp(linalg.logm)
+    def logm(y, A, disp=True):
+        d[A] += logm_frechet(mT(A), d[y], disp)
+
+    @register_jvp(linalg.logm)
+    def logm_jvp(y, A, disp=True):
+        t[y] += logm_frechet(A, t[A], disp)
+
     @register_vjp(linalg.sqrtm)
     def sqrtm(y, A, disp=True, blocksize=64):
         d[A] += linalg.solve_sylvester(mT(real_root(y)), mT(y), d[y])
@@ -400,6 +427,23 @@ if linalg is not None:
         t[x] += linalg.solve_sylvester(a, b, t[q])
         t[x] += linalg.solve_sylvester(a, b, -t[a] @ x)
         t[x] += linalg.solve_sylvester(a, b, -x @ t[b])
+
+    @register_vjp(linalg.solve_continuous_lyapunov)
+    def solve_continuous_lyapunov(x, a, q):
+        """``a x + x aᵀ = q``: ``solve_sylvester(a, aᵀ, q)``."""
+        d[q] += linalg.solve_continuous_lyapunov(mT(a), d[x])
+        d[a] += lyapunov_a_grad(linalg.solve_continuous_lyapunov(mT(a), d[x]), x)
+
+    @register_jvp(linalg.solve_continuous_lyapunov)
+    def solve_continuous_lyapunov_jvp(x, a, q):
+        t[x] += linalg.solve_continuous_lyapunov(a, t[q])
+        t[x] += linalg.solve_continuous_lyapunov(a, -t[a] @ x - x @ mT(t[a]))
+
+
+def lyapunov_a_grad(gq, x):
+    """The adjoint of ``a`` in ``a x + x aᵀ = q``, from ``q``'s adjoint ``gq``: ``a`` enters
+    as both Sylvester coefficients."""
+    return -gq @ mT(x) - mT(gq) @ x
 
 
 def eigh_only_values(tangent, eigvals_only):
