@@ -134,6 +134,34 @@ def f_irfft_odd(x):
     return np.fft.irfft(np.fft.rfft(x), n=5, norm="forward")
 
 
+def f_hfft(x):
+    return np.fft.hfft(np.fft.rfft(x) + np.fft.fft(x[::-1])[:4])
+
+
+def f_hfft_odd_ortho(x):
+    return np.fft.hfft(np.fft.fft(x)[:4] - np.conj(np.fft.fft(x * x)[1:5]), n=7, norm="ortho")
+
+
+def f_hfft_axis_forward(x):
+    return np.fft.hfft(np.fft.fft(x, axis=0), n=4, axis=0, norm="forward")
+
+
+def f_hfft_of_real(x):
+    return np.fft.hfft(x, n=8)
+
+
+def f_ihfft(x):
+    return np.abs(np.fft.ihfft(x)) ** 2 + np.real(np.fft.ihfft(x * x))
+
+
+def f_ihfft_n_forward(x):
+    return np.imag(np.fft.ihfft(x, n=6, norm="forward"))
+
+
+def f_ihfft_axis_ortho(x):
+    return np.real(np.fft.ihfft(x, axis=0, norm="ortho")) * 2 - np.imag(np.fft.ihfft(x, axis=0, norm="ortho"))
+
+
 def f_fft_real_imag(x):
     spectrum = np.fft.fft(x, n=8)
     return np.real(spectrum) ** 2 + np.imag(spectrum) * x[0]
@@ -241,6 +269,13 @@ CASES = [
     ("rfft-n-ortho", f_rfft_n_ortho, [R(6)]),
     ("irfft-of-rfft", f_irfft_of_rfft, [R(6)]),
     ("irfft-odd-forward", f_irfft_odd, [R(5)]),
+    ("hfft", f_hfft, [R(6)]),
+    ("hfft-odd-ortho", f_hfft_odd_ortho, [R(6)]),
+    ("hfft-axis-forward", f_hfft_axis_forward, [R(3, 2)]),
+    ("hfft-of-real", f_hfft_of_real, [R(5)]),
+    ("ihfft", f_ihfft, [R(7)]),
+    ("ihfft-n-forward", f_ihfft_n_forward, [R(5)]),
+    ("ihfft-axis-ortho", f_ihfft_axis_ortho, [R(4, 3)]),
     ("fft-real-imag", f_fft_real_imag, [R(6)]),
     ("ifft-of-fft", f_ifft_of_fft, [R(6)]),
     ("fft2", f_fft2_abs, [R(3, 4)]),
@@ -431,6 +466,8 @@ HYGIENE_CALLS = [
     (np.fft.ifft, [R(6), None, -1, "ortho"], {}, (0,), "abs({fn}({0}, {1}, {2}, {3}))"),
     (np.fft.rfft, [R(6)], {}, (0,), "abs({fn}({0}))"),
     (np.fft.irfft, [R(6), 9], {}, (0,), "{fn}({0}, {1})"),
+    (np.fft.hfft, [R(5), 7], {}, (0,), "{fn}({0}, {1})"),
+    (np.fft.ihfft, [R(6)], {}, (0,), "abs({fn}({0}))"),
     (np.fft.fft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
     (np.fft.ifft2, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),
     (np.fft.fftn, [R(3, 4)], {}, (0,), "abs({fn}({0}))"),

@@ -12,7 +12,9 @@ that pads or cuts the input is undone by cutting or padding the cotangent.
 twice and ignores the imaginary parts of the first and (for even n) last: its adjoint is the
 ``rfft`` of the cotangent, interior frequencies doubled. ``rfftn``/``rfft2`` halve the last
 transformed axis only (``fftn`` over the others), and ``irfftn``/``irfft2`` undo that: their
-adjoints are the same with the half axis last.
+adjoints are the same with the half axis last. ``hfft`` is ``irfft`` of the conjugated input,
+``ihfft`` the conjugate of ``rfft``, both with the dual norm (NumPy defines them so); the
+adjoint of a conjugation conjugates the cotangent.
 
 srcad's other rules differentiate real values: keep complex values between the transforms
 and ``np.abs``, ``np.real``, ``np.imag``, ``np.conj`` (real-in, real-out programs).
@@ -172,6 +174,26 @@ def irfft_jvp(y, a, n=None, axis=-1, norm=None, out=None):
     t[y] += np.fft.irfft(t[a], n, axis, norm)
 
 
+@register_vjp(np.fft.hfft)
+def hfft(y, a, n=None, axis=-1, norm=None, out=None):
+    d[a] += np.conjugate(irfft_grad(d[y], a, n, axis, DUAL_NORM[norm]))
+
+
+@register_jvp(np.fft.hfft)
+def hfft_jvp(y, a, n=None, axis=-1, norm=None, out=None):
+    t[y] += np.fft.hfft(t[a], n, axis, norm)
+
+
+@register_vjp(np.fft.ihfft)
+def ihfft(y, a, n=None, axis=-1, norm=None, out=None):
+    d[a] += rfft_grad(np.conjugate(d[y]), a, n, axis, DUAL_NORM[norm])
+
+
+@register_jvp(np.fft.ihfft)
+def ihfft_jvp(y, a, n=None, axis=-1, norm=None, out=None):
+    t[y] += np.fft.ihfft(t[a], n, axis, norm)
+
+
 @register_vjp(np.fft.fftn)
 def fftn(y, a, s=None, axes=None, norm=None, out=None):
     d[a] += fftn_grad(d[y], a, s, axes, norm, False, None)
@@ -273,7 +295,7 @@ def ifftshift_jvp(y, x, axes=None):
 
 
 # the rules above, and those of srcad's other modules that are right for complex values too
-register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2,
+register_complex_safe(np.fft.fft, np.fft.ifft, np.fft.rfft, np.fft.irfft, np.fft.hfft, np.fft.ihfft, np.fft.fftn, np.fft.ifftn, np.fft.fft2,
                       np.fft.ifft2, np.fft.rfftn, np.fft.rfft2, np.fft.irfftn, np.fft.irfft2,
                       np.fft.fftshift, np.fft.ifftshift, np.real, np.imag, np.abs, builtins.abs,
                       np.conjugate, gast.Add, gast.Sub, gast.USub, gast.UAdd, np.sum,
