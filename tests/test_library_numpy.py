@@ -478,5 +478,6 @@ HYGIENE_CALLS = [
     (np.fft.irfft2, [R(3, 4), (3, 5)], {}, (0,), "{fn}({0}, {1})"),
     (np.fft.irfftn, [R(3, 4), (3, 6), (0, 1)], {}, (0,), "{fn}({0}, {1}, {2})"),
     (np.fft.fftshift, [R(5)], {}, (0,), None),
+    (np.lib.stride_tricks.sliding_window_view, [R(4, 5), (2, 2)], {}, (0,), None),
     (np.fft.ifftshift, [R(5)], {}, (0,), None),
 ]

@@ -125,7 +125,8 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               "force", "checks",  # squareform's direction and its input validation
               "zi",  # lfilter's initial conditions (refused at run time)
               # ndimage's filters: output type, boundary value, kernel offsets and widths
-              "output", "cval", "origin", "sigma", "truncate", "radius"}
+              "output", "cval", "origin", "sigma", "truncate", "radius",
+              "window_shape", "writeable"}  # sliding_window_view's window and its flag (True refused)
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))

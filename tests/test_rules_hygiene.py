@@ -142,6 +142,7 @@ EXTRA_CALLS = [
     (numpy_indexing.pad_grad, [R(7), 2, "reflect", "even"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(4, 5), ((1, 1), (0, 2)), "constant", "even"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(5, 6), (1, 2), "wrap", "even"], {}, (0,), None),
+    (numpy_indexing.sliding_window_grad, [R(3, 2), (4,), 2, None], {}, (0,), None),
     (numpy_indexing.diagonal_grad, [R(2), R(3, 3), 1, 0, 1], {}, (0,), None),
     (numpy_indexing.take_grad, [R(4), R(2, 3), [0, 5, 5, 1], None, "raise"], {}, (0,), None),
     (numpy_indexing.take_along_axis_grad, [R(3, 2), R(3, 4), np.array([[0, 2], [1, 1], [3, 0]]), 1], {}, (0,), None),

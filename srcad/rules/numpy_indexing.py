@@ -358,5 +358,53 @@ def bincount_jvp(y, x, weights=None, minlength=0):
     t[y] += np.bincount(x, t[weights], minlength)
 
 
+# ---- sliding windows ---------------------------------------------------------------------------
+
+def window_axis(axis, writeable):
+    """``axis`` of ``sliding_window_view``, after refusing writeable windows (a write into one
+    changes the input, and every window that shares the element)."""
+    if writeable:
+        raise UnsupportedCaseError("srcad differentiates sliding_window_view with writeable=False only: write "
+                                   "into a copy (np.array(windows)), or into the input itself")
+    return axis
+
+
+def window_sources(shape, window_shape, axis):
+    """For each element of the windows, the C-order position of the input element it reads."""
+    index = np.arange(int(np.prod(shape))).reshape(shape)
+    return np.lib.stride_tricks.sliding_window_view(index, window_shape, axis)
+
+
+def sliding_window_grad(g, shape, window_shape, axis):
+    """The adjoint of the input of ``sliding_window_view`` (of ``shape``) from the windows'
+    adjoint ``g``: each element sums the adjoints of its copies."""
+    dtype = np.result_type(np.asarray(g).dtype, np.float16)
+    sums = np.bincount(np.ravel(window_sources(shape, window_shape, axis)), weights=np.ravel(g),
+                       minlength=int(np.prod(shape)))
+    return sums.astype(dtype).reshape(shape)
+
+
+# generated adjoints call sliding_window_grad (Wᵀg for the gather W): its adjoint is the gather
+@register_vjp(sliding_window_grad)
+def sliding_window_grad_vjp(r, g, shape, window_shape, axis):
+    d[g] += np.lib.stride_tricks.sliding_window_view(d[r], window_shape, axis)
+
+
+@register_jvp(sliding_window_grad)
+def sliding_window_grad_jvp(r, g, shape, window_shape, axis):
+    t[r] += sliding_window_grad(t[g], shape, window_shape, axis)
+
+
+@register_vjp(np.lib.stride_tricks.sliding_window_view)
+def sliding_window_view(y, x, window_shape, axis=None, *, subok=False, writeable=False):
+    d[x] += sliding_window_grad(d[y], np.shape(x), window_shape, window_axis(axis, writeable))
+
+
+@register_jvp(np.lib.stride_tricks.sliding_window_view)
+def sliding_window_view_jvp(y, x, window_shape, axis=None, *, subok=False, writeable=False):
+    t[y] += np.lib.stride_tricks.sliding_window_view(t[x], window_shape, window_axis(axis, writeable))
+
+
 # index bookkeeping that generated adjoints call: no derivative flows through it
-register_nondifferentiable(check_pad_mode, pad_sources, reason="it computes positions, axes or an order")
+register_nondifferentiable(check_pad_mode, pad_sources, window_axis, window_sources,
+                           reason="it computes positions, axes or an order")
