@@ -24,17 +24,20 @@ DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "rules.md"
 
 #: where users find functions, searched in this order for a key's names
 NAMESPACES = [("builtins", builtins), ("math", math), ("numpy", np), ("numpy.linalg", np.linalg),
-              ("numpy.fft", np.fft), ("numpy.random", np.random), ("numpy.ndarray", np.ndarray)]
+              ("numpy.fft", np.fft), ("numpy.random", np.random), ("numpy.lib.stride_tricks", np.lib.stride_tricks),
+              ("numpy.ndarray", np.ndarray)]
 
 try:  # scipy is optional: its rules register only where it is installed
     import scipy.linalg
+    import scipy.ndimage
     import scipy.optimize
     import scipy.signal
     import scipy.special
     import scipy.stats
 
     NAMESPACES += [(name, sys.modules[name]) for name in
-                   ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.signal", "scipy.optimize")]
+                   ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.ndimage", "scipy.signal",
+                    "scipy.optimize")]
     optional_rules.load_optional_rules()
 except ImportError:
     pass
