@@ -87,6 +87,12 @@ def no_method_rule(name):
     if hasattr(np.ndarray, name):
         return (f"no derivative rule for the array method .{name}(); srcad.extend.register_method maps a "
                 "method to a function with a rule")
+    if name == "_replace":
+        return ("no derivative rule for the method ._replace(): srcad lowers s._replace(...) only where it knows "
+                "s's class, a named tuple whose _replace and _make namedtuple wrote: a record built in this function "
+                "(s = Point(...), then bound again only to s._replace(...) or the result of a function given s), an "
+                "argument of the differentiated function, or a parameter of a helper given one of these; build the "
+                "new record with its class instead (Point(x=..., v=s.v))")
     frozen = (f"; a frozen scipy.stats distribution's .{name}(x) is differentiated where the distribution is "
               f"made in the call (stats.norm(mu, s).{name}(x)), held in a module-level name, or in a local name "
               f"bound once and read only through such methods: otherwise write stats.norm.{name}(x, mu, s)"
@@ -188,3 +194,18 @@ def check_method(obj, name, function, where, receiver="self", binds=..., after=N
         f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
         f"{function.__qualname__}, which srcad differentiated ({what}); "
         f"call the method you mean through its class ({found}({receiver}, ...)), or {own}")
+
+
+def check_record_class(value, cls, name, where):
+    """Raise unless ``value`` is a ``cls`` itself: srcad took ``name`` bound to what a function
+    returned (``s = step(s, dt)``) to keep the record class ``cls`` it is built with, and made
+    the code for that class (``dataclasses.replace(s, ...)`` lowered to its fields, helpers
+    compiled for it). Generated code calls this after the assignment; ``where`` is the user's
+    file and line."""
+    if value.__class__ is cls:
+        return
+    raise UnsupportedCaseError(
+        f"{where}'{name}' now holds a {type(value).__qualname__}, but srcad made this code for '{name}' holding a "
+        f"{cls.__qualname__}, the record it is built as (it lowers dataclasses.replace and s._replace on it, and "
+        f"compiles the helpers given it, for that class); give the new value another name, or return a "
+        f"{cls.__qualname__} (a subclass too has other code)")

@@ -288,6 +288,11 @@ def inline_call(norm, call, name, out, fdef=None):
             renames[param] = value.id  # only read: the caller's value itself, not a copy bound (and saved) per call
             continue
         out.append(gast.copy_location(A.assign(renames[param], value), call))
+        if isinstance(value, gast.Name) and value.id in norm.record_classes and param not in rebound:
+            norm.record_classes[renames[param]] = norm.record_classes[value.id]  # the caller's record
+    # the records a module helper builds (resolve_calls on it), under their names here
+    norm.record_classes.update((renames[p], c) for p, c in (A.anno(fdef, "object_classes") or {}).items()
+                               if p in renames)
     callers = {p for p in in_place if isinstance(bound[p], gast.Name)}  # the caller's arrays themselves
     body = _element_updates(A.deepcopy(gast.Module(body=fdef.body, type_ignores=[])), callers)
     where = f"{norm.source.filename}:{getattr(call, 'lineno', None) or '?'}: "

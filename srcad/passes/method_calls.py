@@ -1,9 +1,10 @@
 """Methods resolved through their class: ``self.step(x)`` in a method of ``C`` is
 ``C.step(self, x)``; ``model.predict(x)`` and ``model(x)`` on a parameter whose argument's
-class the code is compiled for, and ``s.energy()`` on a record built once in the function,
-likewise; ``model.loss(x)`` on a global object and a global ``functools.partial`` are the
+class the code is compiled for, and ``s.energy()`` on a name holding a record of one class
+(``record_locals``), likewise; ``model.loss(x)`` on a global object and a global ``functools.partial`` are the
 functions they are bound to. Each resolved function is guarded on its name path, and a method
 called through an object is checked when the code runs (``method_check``)."""
+import dataclasses
 import functools
 import inspect
 import types
@@ -108,31 +109,86 @@ def through_parameter(call, parts, classes, source):
     return class_path is not None and _through_class(call, receiver, method, class_path, source)
 
 
-def records_built_once(nodes, locals_, source):
-    """``{name: class}`` for each local bound once, to a record its class builds
-    (``s = State(x, v)``, ``passes.records``): ``s.energy()`` is a method of that class.
+def record_locals(nodes, locals_, source, given):
+    """``{name: class}`` for each name every binding of which holds a record of one class ``C``
+    (``passes.records``): ``s = State(x, v)``, ``s = dataclasses.replace(t, ...)`` or
+    ``s = t._replace(...)`` or ``s = t`` of a name ``t`` holding a ``C``, and ``s = step(s, dt)``,
+    a function's result given ``s`` itself, taken to be a ``C`` too and annotated
+    ``"record_check"`` (checked when the code runs: ``records.record_check``). At least one
+    binding makes the record, or the name is a parameter ``given`` (``{name: class}``) a ``C``.
     ``nodes``: the function's nodes; ``locals_``: its local names."""
-    from .records import record_fields
+    from .records import namedtuple_methods, record_fields
 
-    stores = {}
+    stores, bindings = {}, {}
     for n in nodes:
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             stores[n.id] = stores.get(n.id, 0) + 1
-    found = {}
-    for s in nodes:
-        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
-                and stores.get(s.targets[0].id) == 1 and isinstance(s.value, gast.Call)):
-            continue
-        parts = dotted(s.value.func)
-        if parts is None or parts[0] in locals_:
-            continue
-        try:
-            cls = denoted(parts, source)
-        except (KeyError, AttributeError):
-            continue
-        if record_fields(cls) is not None:
-            found[s.targets[0].id] = lookup_path(parts, source)  # guarded as the call's own path
-    return found
+        elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+            bindings.setdefault(n.targets[0].id, []).append(n)
+    kinds, made = {}, {}
+    for name, assigns in bindings.items():
+        if stores.get(name) != len(assigns) or name not in locals_:
+            continue  # bound otherwise too (a loop variable, an unpacking, a nested function's parameter)
+        kinds[name] = [_record_binding(a.value, name, locals_, source, record_fields) for a in assigns]
+        if None not in kinds[name]:
+            made[name] = {kind[1] for kind in kinds[name] if kind[0] == "made"} | (
+                {given[name]} if name in given else set())
+    classes = {name: next(iter(found)) for name, found in made.items()
+               if len(found) == 1 and record_fields(next(iter(found))) is not None}
+    fixed = {p: c for p, c in given.items() if p not in stores}  # parameters never bound again
+    changed = True
+    while changed:  # a name bound only as others are (t = dataclasses.replace(s, ...)) has their class
+        changed = False
+        for name in made.keys() - classes.keys():
+            sources = {classes.get(kind[1], fixed.get(kind[1])) for kind in kinds[name] if kind[0] == "same"}
+            if not made[name] and len(sources) == 1 and None not in sources:
+                classes[name] = sources.pop()
+                changed = True
+    changed = True
+    while changed:  # the largest set whose bindings agree (s = step(s) in a loop reads itself)
+        changed = False
+        for name in list(classes):
+            if any(kind[0] == "same" and (classes.get(kind[1], fixed.get(kind[1])) is not classes[name] or kind[2]
+                                          and not namedtuple_methods(classes[name])) for kind in kinds[name]):
+                del classes[name]
+                changed = True
+    for name, cls in classes.items():
+        for assign, kind in zip(bindings[name], kinds[name]):
+            if kind[0] == "made":
+                lookup_path(kind[2], source)  # guarded as the call's own path
+            elif kind[0] == "trusted":
+                set_anno(assign, "record_check", cls)
+    return classes
+
+
+def _record_binding(value, name, locals_, source, record_fields):
+    """How ``name = value`` binds a record: ``("made", class, path)`` by its class;
+    ``("same", t, method)`` as the record in ``t`` is (``t``, ``dataclasses.replace(t, ...)``,
+    ``t._replace(...)``: ``method``, which only a named tuple's own is); ``("trusted",)`` for the
+    result of a function of yours (or of the function's) given ``name`` itself; None for
+    anything else."""
+    if isinstance(value, gast.Name):
+        return "same", value.id, False
+    if not isinstance(value, gast.Call):
+        return None
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr == "_replace" and isinstance(func.value, gast.Name):
+        return "same", func.value.id, True
+    parts = dotted(func)
+    local = parts is not None and parts[0] in locals_  # a function defined in the function
+    try:
+        obj = denoted(parts, source) if parts is not None and not local else None
+    except (KeyError, AttributeError):
+        return None
+    if isinstance(obj, type):
+        return ("made", obj, parts) if record_fields(obj) is not None else None
+    if obj is dataclasses.replace and value.args and isinstance(value.args[0], gast.Name):
+        return "same", value.args[0].id, False
+    yours = local and len(parts) == 1 or isinstance(obj, types.FunctionType) and not _library_code(obj)
+    given = list(value.args) + [k.value for k in value.keywords]
+    if yours and any(isinstance(a, gast.Name) and a.id == name for a in given):
+        return ("trusted",)
+    return None
 
 
 def argument_classes(fn_node, bound, source):

@@ -54,6 +54,7 @@ from .callees import local_names
 from .effect_calls import check_assert
 from .normalize_calls import call_statement, normalize_call
 from .random_draws import read_draws
+from .records import record_check
 from .sequence_joins import join_known_sequences
 from .statements import prepare_region
 
@@ -87,6 +88,7 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
     read_draws(node)
     norm = _Normalizer(source, namer, inline_loop_helpers)
     norm.user_names = A.all_names(node)  # (helpers inlined from the module add theirs)
+    norm.record_classes = dict(A.anno(node, "object_classes") or {})  # resolve_calls: s's class in replace(s, ...)
     if not source.is_generated():
         norm.updated_items = {n.target.value.id for n in A.walk(node) if isinstance(n, gast.AugAssign)
                               and isinstance(n.target, gast.Subscript) and isinstance(n.target.value, gast.Name)}
@@ -131,6 +133,7 @@ class _Normalizer:
         self.line = None  # the line of the user's statement being normalised, for messages
         self.updated_items = set()  # names whose items an augmented assignment updates (L[i] += v)
         self.inline_loop_helpers = inline_loop_helpers  # binding.module_helper
+        self.record_classes = {}  # name (or dotted path) -> the record class it holds (records.record_replace)
 
     def error(self, message, node):
         return self.source.syntax_error(message, node)
@@ -210,6 +213,8 @@ class _Normalizer:
             return
         if len(s.targets) == 1:
             self.assign_to(s.targets[0], s.value, out)
+            if A.anno(s, "record_check") is not None:  # s = step(s, dt), taken to keep s's class
+                out.append(record_check(self, s.targets[0].id, A.anno(s, "record_check"), s))
             return
         value = self.atom(s.value, out)
         for target in s.targets:

@@ -16,7 +16,7 @@ from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function
 from .memory_refusals import describe_call
 from .method_calls import method_check
-from .records import record_call, record_fields
+from .records import record_call, record_fields, record_replace
 from .resolve_calls import resolve_calls
 from .reverse_calls import user_function_call
 
@@ -60,6 +60,9 @@ def normalize_call(norm, e, out):
     check = method_check(norm, e)  # self.step(x) differentiated as C.step(self, x): checked when it runs
     if check is not None:
         norm.stmt(check, out)
+    replaced = record_replace(norm, e, callee, out)
+    if replaced is not None:  # dataclasses.replace(s, x=e), s._replace(x=e): State(e, s.v)
+        return replaced
     fields = record_fields(callee.obj) if callee.kind == "object" else None
     if fields is not None:  # State(x, v) of a dataclass or named tuple
         return record_call(norm, e, callee.obj, fields, out)

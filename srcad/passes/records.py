@@ -6,7 +6,9 @@ as ``new_record(State, (x, v))``: the arguments bound to the fields in order, ke
 literal defaults filled in, so the derivative of the construction is the tuple's (rules in
 ``srcad.rules.records``) and reading a field (``s.pos``) is differentiated as for a record
 passed in. Anything else is refused at the call: ``*args``/``**kwargs``, a missing field,
-a default made by a factory.
+a default made by a factory. A functional update of a record whose class srcad knows,
+``dataclasses.replace(s, x=e)`` or a named tuple's ``s._replace(x=e)``, is that construction:
+``new_record(State, (e, s.v))`` (``record_replace``).
 
 >>> import dataclasses, gast
 >>> from srcad.source import capture
@@ -29,15 +31,17 @@ def f(x):
     _t3 = s.pos
     return _t3
 """
+import collections
 import dataclasses
 import inspect
 
 import gast
 
 from .. import astutil as A
+from ..errors import check_record_class
 from ..naming import BUILTIN
 from ..rules.records import new_record
-from .callees import dotted, lookup_path
+from .callees import Callee, dotted, lookup_path
 
 def record_fields(cls):
     """``(name, default)`` for each field of the record class ``cls`` in constructor order
@@ -90,11 +94,94 @@ def record_call(norm, e, cls, fields, out):
             raise norm.error(f"the default of {cls.__name__}.{name} is not a literal (a factory or an object): "
                              "srcad does not make it; pass the field", e)
         values[name] = A.const(default)
-    items = norm.atom(gast.Tuple(elts=[values[n] for n in names], ctx=gast.Load()), out)
-    record_class = A.set_anno(A.load(norm.namer.unique(cls.__name__)), BUILTIN, (cls.__name__, cls))
-    maker = A.set_anno(A.load(norm.namer.unique("new_record")), BUILTIN, ("new_record", new_record))
-    from .callees import Callee
+    return _new_record(norm, cls, [values[n] for n in names], e, out)
 
-    call = gast.Call(func=maker, args=[record_class, items], keywords=[])
+
+def _new_record(norm, cls, values, e, out):
+    """``new_record(cls, (values...))`` for the call ``e``, the tuple's statements emitted into ``out``."""
+    items = norm.atom(gast.Tuple(elts=values, ctx=gast.Load()), out)
+    maker = A.set_anno(A.load(norm.namer.unique("new_record")), BUILTIN, ("new_record", new_record))
+    call = gast.Call(func=maker, args=[_class_name(norm, cls), items], keywords=[])
     A.set_anno(call, "callee", Callee("object", obj=new_record, name="new_record"))
     return gast.copy_location(call, e)
+
+
+def _class_name(norm, cls):
+    return A.set_anno(A.load(norm.namer.unique(cls.__name__)), BUILTIN, (cls.__name__, cls))
+
+
+def record_replace(norm, e, callee, out):
+    """``dataclasses.replace(s, x=e)`` or ``s._replace(x=e)`` where ``norm.record_classes`` says
+    ``s`` holds a record of the class ``C`` (``method_calls.record_locals``, the classes the code
+    is compiled for, a helper's parameter given one) as ``new_record(C, (e, s.v))``: the
+    construction with the fields not given read off ``s``, evaluated in Python's order (``s``,
+    then the keywords as written). ``dataclasses.replace`` is refused where the class is not
+    known or not a record's; ``s._replace`` then stays a method call, which has no rule
+    (``errors.no_method_rule`` says why). Refused too: a call Python does not run (a positional
+    field, a field the class lacks). None for any other call."""
+    if callee.kind == "object" and callee.obj is dataclasses.replace:
+        named_tuple, what = False, "dataclasses.replace(s, ...)"
+        if len(e.args) != 1 or isinstance(e.args[0], gast.Starred) or any(k.arg is None for k in e.keywords):
+            raise norm.error("srcad lowers dataclasses.replace(s, field=value, ...) with the record as its one "
+                             "positional argument and the new fields by keyword, written out (no * or **); "
+                             "Python takes no other field positionally either", e)
+        receiver = e.args[0]
+    elif callee.kind == "method" and callee.name == "_replace" and isinstance(e.func, gast.Attribute):
+        named_tuple, what, receiver = True, "s._replace(...)", e.func.value
+    else:
+        return None
+    path = dotted(receiver)
+    cls = norm.record_classes.get(".".join(path)) if path else None
+    fields = None if cls is None else record_fields(cls)
+    if named_tuple:
+        if fields is None or not issubclass(cls, tuple) or not namedtuple_methods(cls):
+            return None  # not a named tuple srcad knows there, or one with a _replace or _make of its own
+        if e.args or any(k.arg is None for k in e.keywords):
+            raise norm.error("s._replace takes the new fields by keyword, written out (no * or **): "
+                             "s._replace(x=...); Python takes none positionally", e)
+    elif cls is None or issubclass(cls, tuple):
+        known = f"'{'.'.join(path)}' is a {cls.__qualname__}, not a dataclass" if cls is not None else (
+            "srcad does not know the class of what it is given here")
+        raise norm.error(
+            f"srcad lowers {what} only where it knows s's class: a record built in this function "
+            "(s = State(...), then bound again only to dataclasses.replace(s, ...), s._replace(...) or the result "
+            "of a function given s), an argument of the differentiated function, or a parameter of a helper given "
+            f"one of these; {known}. Build the new record with its class instead (State(x=..., v=s.v))", e)
+    elif fields is None:
+        raise norm.error(f"srcad lowers {what} as the construction {cls.__name__}(...), which it differentiates "
+                         f"only for a record whose constructor just stores its fields ({cls.__name__} has a "
+                         "__post_init__, an InitVar or a field with init=False); build the new record yourself", e)
+    names = [name for name, _ in fields]
+    for k in e.keywords:
+        if k.arg not in names:
+            raise norm.error(f"{cls.__name__} has no field {k.arg!r} (its fields: {', '.join(names)}); {what} "
+                             f"with it raises {'ValueError' if named_tuple else 'TypeError'} in Python", e)
+    record = norm.atom(receiver, out)
+    given = {k.arg: norm.atom(k.value, out) for k in e.keywords}
+    values = [given[n] if n in given else gast.Attribute(value=A.deepcopy(record), attr=n, ctx=gast.Load())
+              for n in names]
+    return _new_record(norm, cls, values, e, out)
+
+
+def namedtuple_methods(cls):
+    """Are ``cls._replace`` and ``cls._make`` (which ``_replace`` calls) the ones ``namedtuple`` writes?"""
+    def code(owner, name):
+        attr = inspect.getattr_static(owner, name, None)
+        return getattr(getattr(attr, "__func__", attr), "__code__", None)
+
+    return all(code(cls, name) is code(_NAMEDTUPLE, name) is not None for name in ("_replace", "_make"))
+
+
+_NAMEDTUPLE = collections.namedtuple("_NAMEDTUPLE", "field")
+
+
+def record_check(norm, name, cls, node):
+    """The statement checking, when the code runs, that ``name`` holds a ``cls`` after ``node``
+    bound it to what a function returned (``method_calls.record_locals`` took that on trust)."""
+    checker = A.set_anno(A.load(norm.namer.unique("check_record_class")), BUILTIN,
+                         ("check_record_class", check_record_class))
+    where = f"{norm.source.filename}:{getattr(node, 'lineno', '?')}: "
+    check = gast.Call(func=checker, args=[A.load(name), _class_name(norm, cls), A.const(name), A.const(where)],
+                      keywords=[])
+    A.set_anno(check, "callee", Callee("object", obj=check_record_class, name="check_record_class"))
+    return gast.copy_location(gast.Expr(value=check), node)

@@ -9,7 +9,7 @@ from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
-from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, records_built_once,
+from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, record_locals,
                            through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
 
@@ -98,10 +98,11 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     # super() in a lambda, nested def or comprehension is not the method's (its first argument is theirs)
     nested_calls = {id(c) for n in nodes if isinstance(n, _NESTED_SCOPES) and n is not node
                     for c in A.walk(n) if isinstance(c, gast.Call)} if owner is not None else set()
+    given = dict(param_classes)
     stored = names_stored(node) if param_classes else set()
     param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
     if isinstance(node, gast.FunctionDef):
-        param_classes.update(records_built_once(nodes, locals_, source))
+        param_classes.update(record_locals(nodes, locals_, source, given))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
     conditional = None  # ids of the calls in branches, worked out if a name is missing
     for call, locals_, params, nested, functions_here in _calls_in_scopes(node, locals_, functions, source):
