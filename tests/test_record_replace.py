@@ -11,6 +11,7 @@ import pytest
 
 import srcad
 from lang_checks import check_all_modes
+from srcad.testing import check_grads
 
 X = np.array([0.3, -0.4, 0.9])
 V = np.array([0.5, 0.2, -0.7])
@@ -224,10 +225,49 @@ def changes_class(x):
     return np.sum(s.x)
 
 
-def test_a_rebound_record_changing_class_is_refused_when_it_runs():
-    with pytest.raises(srcad.UnsupportedCaseError, match=r"'s' now holds a Particle, but srcad made this code for "
-                                                         r"'s' holding a State"):
-        srcad.grad(changes_class)(X)
+def test_a_rebound_record_changing_class_is_no_record_srcad_knows():
+    """``becomes_a_particle`` returns another class: ``s`` is then no record of a class srcad
+    assumes (and ``p = to_array(p)`` keeps working as before ``replace`` was lowered)."""
+    assert np.allclose(srcad.grad(changes_class)(X), 1.0)
+    check_grads(changes_class, (X,))
+    check_grads(flattened, (X,))
+
+
+def to_array(p):
+    return np.concatenate([p.x, p.v])
+
+
+def flattened(x):
+    p = State(x * 1.0, x * 2.0)
+    p = to_array(p)
+    return np.sum(p ** 2)
+
+
+MAKER = State
+
+
+def rebuilt(s, dt):
+    return MAKER(s.x + dt * s.v, s.v)
+
+
+def rebuilt_then_replaced(x):
+    s = State(x, x * 0.5)
+    for _ in range(2):
+        s = rebuilt(s, 0.1)
+        s = dataclasses.replace(s, v=s.v * np.cos(s.x))
+    return np.sum(s.x * s.v)
+
+
+def test_a_helper_returning_another_class_after_a_change_is_refused():
+    global MAKER
+    check_grads(rebuilt_then_replaced, (X,))
+    MAKER = Particle  # Python: dataclasses.replace of a Particle raises TypeError
+    try:
+        with pytest.raises(srcad.SrcadError):
+            srcad.grad(rebuilt_then_replaced)(X)
+    finally:
+        MAKER = State
+    check_grads(rebuilt_then_replaced, (X,))
 
 
 def unknown_class(items, x):

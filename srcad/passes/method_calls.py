@@ -125,11 +125,13 @@ def record_locals(nodes, locals_, source, given):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
             bindings.setdefault(n.targets[0].id, []).append(n)
+    defs = [n for n in nodes[1:] if isinstance(n, gast.FunctionDef)]
+    local_defs = {d.name: d for d in defs if sum(e.name == d.name for e in defs) == 1 and d.name not in stores}
     kinds, made = {}, {}
     for name, assigns in bindings.items():
         if stores.get(name) != len(assigns) or name not in locals_:
             continue  # bound otherwise too (a loop variable, an unpacking, a nested function's parameter)
-        kinds[name] = [_record_binding(a.value, name, locals_, source, record_fields) for a in assigns]
+        kinds[name] = [_record_binding(a.value, name, locals_, source, record_fields, local_defs) for a in assigns]
         if None not in kinds[name]:
             made[name] = {kind[1] for kind in kinds[name] if kind[0] == "made"} | (
                 {given[name]} if name in given else set())
@@ -149,7 +151,9 @@ def record_locals(nodes, locals_, source, given):
         changed = False
         for name in list(classes):
             if any(kind[0] == "same" and (classes.get(kind[1], fixed.get(kind[1])) is not classes[name] or kind[2]
-                                          and not namedtuple_methods(classes[name])) for kind in kinds[name]):
+                                          and not namedtuple_methods(classes[name]))
+                   or kind[0] == "trusted" and (kind[1] - {classes[name]} or kind[2]
+                                                and not namedtuple_methods(classes[name])) for kind in kinds[name]):
                 del classes[name]
                 changed = True
     for name, cls in classes.items():
@@ -161,12 +165,13 @@ def record_locals(nodes, locals_, source, given):
     return classes
 
 
-def _record_binding(value, name, locals_, source, record_fields):
+def _record_binding(value, name, locals_, source, record_fields, local_defs):
     """How ``name = value`` binds a record: ``("made", class, path)`` by its class;
     ``("same", t, method)`` as the record in ``t`` is (``t``, ``dataclasses.replace(t, ...)``,
-    ``t._replace(...)``: ``method``, which only a named tuple's own is); ``("trusted",)`` for the
-    result of a function of yours (or of the function's) given ``name`` itself; None for
-    anything else."""
+    ``t._replace(...)``: ``method``, which only a named tuple's own is); ``("trusted", classes,
+    method)`` for the result of a function of yours (or one ``local_defs`` defines in the
+    function, name -> def) given ``name`` itself that returns it, a replacement of it or a
+    record (``_returned_record``); None for anything else."""
     if isinstance(value, gast.Name):
         return "same", value.id, False
     if not isinstance(value, gast.Call):
@@ -184,11 +189,70 @@ def _record_binding(value, name, locals_, source, record_fields):
         return ("made", obj, parts) if record_fields(obj) is not None else None
     if obj is dataclasses.replace and value.args and isinstance(value.args[0], gast.Name):
         return "same", value.args[0].id, False
-    yours = local and len(parts) == 1 or isinstance(obj, types.FunctionType) and not _library_code(obj)
-    given = list(value.args) + [k.value for k in value.keywords]
-    if yours and any(isinstance(a, gast.Name) and a.id == name for a in given):
-        return ("trusted",)
+    if local and len(parts) == 1 and parts[0] in local_defs:
+        return _returned_record(local_defs[parts[0]], value, name, source, record_fields)
+    if isinstance(obj, types.FunctionType) and not _library_code(obj):
+        from ..source import capture
+
+        try:
+            callee = capture(obj)
+        except Exception:  # (no source: its own compilation says so)
+            return None
+        return _returned_record(callee.node, value, name, callee, record_fields)
     return None
+
+
+def _returned_record(fdef, call, name, scope, record_fields):
+    """``("trusted", classes, method)`` when ``call`` of the function ``fdef`` is given ``name``
+    for one of its parameters, never bound again, and every path through it returns that
+    parameter, ``dataclasses.replace`` of it, its ``_replace(...)`` (``method``) or a record's
+    construction (of ``classes``): the result is a record of the class ``name`` holds, checked
+    when the code runs all the same (the function may change). None where it may return
+    anything else (``p = to_array(p)`` leaves ``p`` no record srcad knows)."""
+    params = [a.id for a in fdef.args.posonlyargs + fdef.args.args]
+    given = [params[i] for i, a in enumerate(call.args) if i < len(params) and isinstance(a, gast.Name)
+             and a.id == name] + [k.arg for k in call.keywords if isinstance(k.value, gast.Name) and k.value.id == name]
+    if (len(given) != 1 or given[0] is None or given[0] in names_stored(fdef)
+            or any(isinstance(a, gast.Starred) for a in call.args) or not fdef.body
+            or not isinstance(fdef.body[-1], gast.Return)):
+        return None
+    param, classes, method = given[0], set(), False
+    todo = list(fdef.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (gast.Yield, gast.YieldFrom, gast.Await)):
+            return None
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue  # (their returns are theirs)
+        if isinstance(n, gast.Return):
+            kind = _record_returned(n.value, param, scope, record_fields)
+            if kind is None:
+                return None
+            classes |= {kind} if isinstance(kind, type) else set()
+            method = method or kind == "_replace"
+        todo.extend(gast.iter_child_nodes(n))
+    return "trusted", frozenset(classes), method
+
+
+def _record_returned(value, param, scope, record_fields):
+    """What ``return value`` returns of the parameter ``param``: "same" (``param``,
+    ``dataclasses.replace(param, ...)``), "_replace" (``param._replace(...)``), a record class
+    (its construction), else None."""
+    if isinstance(value, gast.Name) and value.id == param:
+        return "same"
+    if not isinstance(value, gast.Call):
+        return None
+    func = value.func
+    if isinstance(func, gast.Attribute) and func.attr == "_replace" and isinstance(func.value, gast.Name):
+        return "_replace" if func.value.id == param else None
+    parts = dotted(func)
+    try:
+        obj = denoted(parts, scope) if parts is not None else None
+    except (KeyError, AttributeError):
+        return None
+    if obj is dataclasses.replace and value.args and isinstance(value.args[0], gast.Name):
+        return "same" if value.args[0].id == param else None
+    return obj if isinstance(obj, type) and record_fields(obj) is not None else None
 
 
 def argument_classes(fn_node, bound, source):
