@@ -320,7 +320,11 @@ class _Substitution(A.Transformer):
         return self.splice(expr)
 
     def visit_BinOp(self, n):
-        return fold(self.generic_visit(n))
+        n = fold(self.generic_visit(n))
+        if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Add) and all(
+                isinstance(o, gast.Tuple) for o in (n.left, n.right)):  # (a,) + rest: one display
+            return gast.Tuple(elts=n.left.elts + n.right.elts, ctx=gast.Load())
+        return n
 
     def visit_UnaryOp(self, n):
         return fold(self.generic_visit(n))

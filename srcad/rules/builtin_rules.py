@@ -30,12 +30,10 @@ def extremum_(y, a, *rest, key=None, default=None):
     """Over an iterable or over arguments; the first chosen item gets the cotangent (an
     argument passed twice, ``min(a, t, t)``, gets it once)."""
     if rest:
-        taken = a is y
-        d[a] += d[y] if taken else 0.0  # not d[y] * taken: an infinite d[y] times False is NaN
+        chosen = chosen_index((a,) + rest, y)
+        d[a] += d[y] if chosen == 0 else 0.0  # not d[y] * taken: an infinite d[y] times False is NaN
         for k, r in enumerate(rest):
-            d[r] += d[y] if r is y and not taken else 0.0
-            if k < len(rest) - 1:
-                taken = taken or r is y
+            d[r] += d[y] if chosen == k + 1 else 0.0
     else:
         d[a] += pick_grad(d[y], a, y)
 
@@ -48,17 +46,27 @@ def pick_grad(g, items, chosen):
         return out
     items = np.asarray(items)
     out = np.zeros(items.shape, np.result_type(items.dtype, np.float64))
-    out[int(np.argmax(items == chosen))] = g
+    out[chosen_index(items, chosen)] = g
     return out
 
 
 def chosen_index(items, chosen):
-    """Where ``chosen`` is in ``items``: the item itself (``min`` returns it, ``key=`` or not),
-    else the first equal one (a saved copy of the list); arrays compared as wholes."""
+    """Where ``chosen`` is in ``items``: the item itself (``max`` returns it, ``key=`` or not);
+    else, where the pullback reads saved copies of them, the first item equal to it (nan equal
+    to nan), which is the one ``max`` took: any item equal to the result is an extremum too (its
+    key as well), and ``max`` takes the first. Arrays are compared as wholes."""
     for i, v in enumerate(items):
         if v is chosen:
             return i
-    return next(i for i, v in enumerate(items) if np.array_equal(v, chosen))
+    for i, v in enumerate(items):
+        if np.shape(v) == np.shape(chosen) and np.array_equal(v, chosen, equal_nan=_inexact(v) and _inexact(chosen)):
+            return i
+    raise UnsupportedCaseError("srcad cannot tell which item max or min chose (no item is the result, or equal to "
+                               "it); compute the extremum with np.max/np.min over an array instead")
+
+
+def _inexact(v):
+    return np.issubdtype(np.asarray(v).dtype, np.inexact)
 
 
 @register_vjp(builtins.dict)
