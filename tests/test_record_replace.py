@@ -339,3 +339,23 @@ def test_the_plain_constructions_keep_working():
         return np.sum(x * q.x)
 
     np.testing.assert_allclose(srcad.grad(constant_record)(X, Particle(1.0, 1.0)), np.full(3, 2.0))
+
+
+def step_through_a_local(s, dt):
+    moved = dataclasses.replace(s, x=s.x + dt * s.v)
+    if dt > 0.5:
+        moved = State(moved.x, moved.v * 0.5)
+    return moved
+
+
+def through_a_local(x):
+    s = State(x, x * 0.5)
+    for _ in range(3):
+        s = step_through_a_local(s, 0.2)
+        s = dataclasses.replace(s, v=s.v - 0.1 * np.sin(s.x))
+    return np.sum(s.x ** 2 + s.v)
+
+
+def test_a_helper_returning_a_local_bound_to_a_replacement():
+    """``moved = dataclasses.replace(s, ...)``; ``return moved``: still ``s``'s class."""
+    check_all_modes(through_a_local, (X,), wrt=0)

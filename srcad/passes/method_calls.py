@@ -217,6 +217,13 @@ def _returned_record(fdef, call, name, scope, record_fields):
             or not isinstance(fdef.body[-1], gast.Return)):
         return None
     param, classes, method = given[0], set(), False
+    stores, assigned = {}, {}  # a returned name bound only by assignments: what they bind
+    for n in walk(fdef):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
+            assigned.setdefault(n.targets[0].id, []).append(n.value)
+    bound = {name: values for name, values in assigned.items() if stores.get(name) == len(values)}
     todo = list(fdef.body)
     while todo:
         n = todo.pop()
@@ -225,34 +232,41 @@ def _returned_record(fdef, call, name, scope, record_fields):
         if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
             continue  # (their returns are theirs)
         if isinstance(n, gast.Return):
-            kind = _record_returned(n.value, param, scope, record_fields)
-            if kind is None:
+            kinds = _record_returned(n.value, param, scope, record_fields, bound, set())
+            if kinds is None:
                 return None
-            classes |= {kind} if isinstance(kind, type) else set()
-            method = method or kind == "_replace"
+            classes |= {kind for kind in kinds if isinstance(kind, type)}
+            method = method or "_replace" in kinds
         todo.extend(gast.iter_child_nodes(n))
     return "trusted", frozenset(classes), method
 
 
-def _record_returned(value, param, scope, record_fields):
-    """What ``return value`` returns of the parameter ``param``: "same" (``param``,
-    ``dataclasses.replace(param, ...)``), "_replace" (``param._replace(...)``), a record class
-    (its construction), else None."""
-    if isinstance(value, gast.Name) and value.id == param:
-        return "same"
+def _record_returned(value, param, scope, record_fields, bound, seen):
+    """What ``value`` returned gives back of the parameter ``param``, as a set of: "same"
+    (``param``, ``dataclasses.replace(param, ...)``), "_replace" (``param._replace(...)``), a
+    record class (its construction), or those of what a local name ``bound`` (name -> the
+    values its assignments bind) holds; None for anything else."""
+    if isinstance(value, gast.Name):
+        if value.id == param:
+            return {"same"}
+        if value.id not in bound or value.id in seen:
+            return None
+        found = [_record_returned(v, param, scope, record_fields, bound, seen | {value.id})
+                 for v in bound[value.id]]
+        return None if None in found else set().union(*found)
     if not isinstance(value, gast.Call):
         return None
     func = value.func
     if isinstance(func, gast.Attribute) and func.attr == "_replace" and isinstance(func.value, gast.Name):
-        return "_replace" if func.value.id == param else None
+        return {"_replace"} if func.value.id == param else None
     parts = dotted(func)
     try:
         obj = denoted(parts, scope) if parts is not None else None
     except (KeyError, AttributeError):
         return None
     if obj is dataclasses.replace and value.args and isinstance(value.args[0], gast.Name):
-        return "same" if value.args[0].id == param else None
-    return obj if isinstance(obj, type) and record_fields(obj) is not None else None
+        return {"same"} if value.args[0].id == param else None
+    return {obj} if isinstance(obj, type) and record_fields(obj) is not None else None
 
 
 def argument_classes(fn_node, bound, source):
