@@ -9,9 +9,10 @@ from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
-from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, record_locals,
+from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call,
                            through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
+from .record_classes import record_locals
 
 
 def _calls_in_scopes(node, locals_, functions, source):
