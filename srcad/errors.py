@@ -61,6 +61,11 @@ class IntegerOverflowError(SrcadError, OverflowError):
     integers wrap and Python's grow (``passes.integer_growth``)."""
 
 
+class ComplexPowerError(SrcadError, ValueError):
+    """A negative Python float raised to a fractional power in code the numba backend compiled:
+    Python's result is a complex number, numba's a float nan (``passes.integer_growth``)."""
+
+
 class CheckpointReplayError(SrcadError, RuntimeError):
     """A checkpointed loop's segment, run again from its snapshot in the reverse sweep, did not
     arrive at the values the first run had there: the body depends on state no snapshot holds."""

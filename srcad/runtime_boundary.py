@@ -399,6 +399,14 @@ def check_integer_range(op, a, b, message):
     return None
 
 
+def check_python_float(op, a, b, message):
+    """Nothing, in Python (it raises itself); code the numba backend compiled raises where
+    ``a op b`` (``op`` one of ``/ // % divmod **``) of Python numbers raises in Python (a
+    division by zero, ``0.0 ** -1``, a power past the largest float) and numba's gives inf or
+    nan, or where Python's is a complex number (``(-8.0) ** 0.5``) (``passes.integer_growth``)."""
+    return None
+
+
 def numba_refuses(reason):
     """Nothing, in Python; the numba backend's lowering refuses code that calls it, at its
     line, for ``reason`` (``passes.integer_growth``: a value numba would compute otherwise)."""

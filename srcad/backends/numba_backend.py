@@ -33,7 +33,7 @@ import numpy as np
 from .. import astutil as A
 from .. import cache
 from ..arguments import where
-from ..errors import IntegerOverflowError, SrcadError, UnsupportedCaseError
+from ..errors import ComplexPowerError, IntegerOverflowError, SrcadError, UnsupportedCaseError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..source import GENERATED_FILENAME
@@ -170,9 +170,10 @@ class _Accelerated:
                 self._pair.numpy = True  # its values are for a backward sweep numba cannot compile
                 return self._fallback(*args, **kwargs)
             return result
-        except IntegerOverflowError:
-            # integer arithmetic passed 64 bits, which numba wraps (the check raised it before
-            # the value was used): "auto" runs the NumPy code, whose integers grow, from then on
+        except (IntegerOverflowError, ComplexPowerError):
+            # integer arithmetic passed 64 bits, which numba wraps, or a power is complex, which
+            # numba's is not (the check raised it before the value was used): "auto" runs the
+            # NumPy code, whose integers grow and whose powers are Python's, from then on
             if self._strict or self._index == 2:
                 raise
             self._dispatcher = None

@@ -11,7 +11,7 @@ from numba.core import errors
 from numba.extending import overload
 
 from .. import runtime
-from ..errors import IntegerOverflowError
+from ..errors import ComplexPowerError, IntegerOverflowError
 from ..passes.integer_growth import OVERFLOW
 from .numba_copies import number_type
 
@@ -49,6 +49,48 @@ def _check_integer_range(op, a, b, message):
             raise IntegerOverflowError(long)
 
     return check
+
+
+@overload(runtime.check_python_float, prefer_literal=True)
+def _check_python_float(op, a, b, message):
+    """Raise where ``a op b`` of Python numbers (``passes.integer_growth`` found them so) raises
+    in Python and numba's gives inf or nan: a division by zero, ``0.0 ** -1``, a power past the
+    largest float, and a negative number to a fractional power, a complex number in Python.
+    Nothing on arrays or integers (``check_integer_range`` checks those)."""
+    if not (isinstance(op, types.StringLiteral) and isinstance(message, types.StringLiteral)):
+        return None
+    if not (number_type(a) and number_type(b) and (isinstance(a, types.Float) or isinstance(b, types.Float))):
+        return lambda op, a, b, message: None
+    kind, text = op.literal_value, message.literal_value
+    if kind != "**":
+        by_zero = text.replace(OVERFLOW, _FLOAT_BY_ZERO[kind])
+
+        def check_division(op, a, b, message):
+            if b == 0:
+                raise ZeroDivisionError(by_zero)
+
+        return check_division
+    negative, out_of_range, complex_result = (text.replace(OVERFLOW, reason) for reason in (
+        "0.0 cannot be raised to a negative power", "(34, 'Numerical result out of range')",
+        "a negative number to a fractional power, a complex number in Python, which numba computes as a float "
+        "nan; use backend='numpy' (or backend='auto', which runs NumPy code then)"))
+
+    def check_power(op, a, b, message):
+        x, y = float(a), float(b)
+        if y == 0 or not (np.isfinite(x) and np.isfinite(y)):
+            return  # 1.0, nan or an infinity or 0 in Python too
+        if x == 0 and y < 0:
+            raise ZeroDivisionError(negative)
+        if x < 0 and y != np.floor(y):
+            raise ComplexPowerError(complex_result)
+        if np.isinf(math.pow(x, y)):
+            raise OverflowError(out_of_range)
+
+    return check_power
+
+
+_FLOAT_BY_ZERO = {"/": "float division by zero", "//": "float floor division by zero", "%": "float modulo",
+                  "divmod": "float divmod()"}  # Python's messages
 
 
 # (tested with bounds, never by wrapping: LLVM may assume numba's signed arithmetic does not wrap)
@@ -112,13 +154,13 @@ MATH_FUNCTIONS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "log2
                   "acos": math.acos, "asin": math.asin, "acosh": math.acosh, "atanh": math.atanh, "cos": math.cos,
                   "sin": math.sin, "tan": math.tan, "exp": math.exp, "expm1": math.expm1, "cosh": math.cosh,
                   "sinh": math.sinh, "gamma": math.gamma, "lgamma": math.lgamma, "pow": math.pow,
-                  "ldexp": math.ldexp, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round}
+                  "ldexp": math.ldexp, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round, "int": int}
 # where a finite argument gives an infinite result, CPython raises OverflowError("math range
 # error"), except at a pole (log(0), atanh(1), gamma(0), 0.0 ** -1), where it is a domain error
 _RANGE = {"exp", "expm1", "cosh", "sinh", "gamma", "lgamma", "pow", "ldexp"}
 _POLES = {"gamma": njit(lambda x, y: x == 0), "lgamma": njit(lambda x, y: x <= 0 and x == np.floor(x)),
           "pow": njit(lambda x, y: x == 0)}
-_TO_INTEGER = {"floor", "ceil", "trunc", "round"}  # a float to a Python int, which grows
+_TO_INTEGER = {"floor", "ceil", "trunc", "round", "int"}  # a float to a Python int, which grows
 
 
 @njit
@@ -140,9 +182,13 @@ def _to_integer_checked(x):
 
 @overload(checked_math, prefer_literal=True)
 def _checked_math(kind, *args):
-    if not (isinstance(kind, types.StringLiteral) and all(number_type(a) for a in args)):
+    if not isinstance(kind, types.StringLiteral):
         return None
     name = kind.literal_value
+    if name == "int" and not isinstance(args[0], types.Float):
+        return lambda kind, *args: int(args[0])  # an integer, or what numba's int() makes of it
+    if not all(number_type(a) for a in args):
+        return None
     function, pole = MATH_FUNCTIONS[name], _POLES.get(name, _never)
     overflows = name in _RANGE
     if name in _TO_INTEGER:

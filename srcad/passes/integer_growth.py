@@ -1,4 +1,4 @@
-"""Integer growth: Python integer arithmetic numba would compute otherwise is refused or checked.
+"""Integer growth: Python integer (and float) arithmetic numba would compute otherwise is refused or checked.
 
 Python's integers grow without bound; numba's are 64-bit and wrap. A hash, a linear
 congruential generator, a factorial or a Fibonacci number kept as an ``int`` (``c = c *
@@ -13,13 +13,16 @@ and the numba lowering refuses the code at that line (``backend="auto"`` runs Nu
 - a power of integers, unless of literals or to a literal exponent of 0 to 3 (``i ** 2``):
   ``2 ** (t - 3)`` is a float in Python, ``0`` compiled;
 - a left shift of integers, unless of literals;
-- ``int(x)`` of a float (exact in Python past 2**63, undefined compiled).
+- ``round(x, n)`` of a Python float (Python rounds its exact decimal value, numba a scaled copy).
 
 Every other sum, difference or product of integers (``i * 6364136223846793005``, ``n * n``,
 index arithmetic ``i * n + j``) has ``check_integer_range(op, a, b, message)`` right before
 it: nothing in Python; compiled, it raises ``IntegerOverflowError`` at the user's line where
 the result would pass 64 bits (``backend="auto"`` then runs NumPy code). No bound on a value
-is assumed: an argument, a length or a literal may be as large as 64 bits allow.
+is assumed: an argument, a length or a literal may be as large as 64 bits allow. A division,
+remainder or power of Python numbers not both integers has ``check_python_float(op, a, b,
+message)`` before it, which raises compiled where Python's float arithmetic raises (``1.0 / 0.0``)
+and numba's gives inf or nan.
 
 >>> import gast, numpy as np
 >>> from srcad import astutil as A
@@ -56,7 +59,8 @@ from .shape_values import Spec
 _GROWS = ": numba's integers are 64-bit and wrap there, where Python's grow"
 CARRIED = "a loop-carried integer may pass 2**63" + _GROWS
 POWER = "an integer power may pass 2**63" + _GROWS
-CONVERSION = "int() of a float may pass 2**63" + _GROWS
+ROUNDING = ("round(x, n) of a Python float: Python rounds its exact decimal value (round(2.675, 2) is 2.67), "
+            "numba a scaled copy (2.68)")
 NARROW = ("arithmetic of NumPy integers narrower than 64 bits: NumPy computes it at their width (and wraps), "
           "numba at 64 bits")
 OVERFLOW = ("integer arithmetic passes 2**63 here, where numba's 64-bit integers wrap and Python's grow; "
@@ -92,20 +96,29 @@ def mark_integer_growth(node, source=None):
             flows.setdefault(name, set()).add(target)
     refused = set()
     for s, block, target, value in forward_assignments:
-        reason = _power(value, integers, specs) or _conversion(value, integers, specs) or _narrow(
-            value, integers, specs)
+        reason = _power(value, integers, specs) or _narrow(value, integers, specs)
         if reason is None and target in integers and not _counter_step(value) and _reaches(
                 flows, target, A.names_read(value)):
             reason = CARRIED
         if reason:
             block.insert(block.index(s), _marker(reason))
             refused.add(id(s))
+    for s, block, target, value in forward_assignments:
+        if id(s) in refused:
+            continue
+        if _python_rounding(value, specs):
+            block.insert(block.index(s), _marker(ROUNDING))
+            continue
+        checked = _python_float_operation(value, integers, specs)
+        if checked is not None:
+            block.insert(_before_saves(block, block.index(s)), _check(runtime.check_python_float, *checked, _message(
+                source, lines.get(id(s)))))
     # the reverse sweep computes integers again (``_t3_again = i * n``): checked as well
     everywhere = _integers(assignments, _loop_counters(node.body), specs)
     for s, block, target, value in assignments:
         checked = None if id(s) in refused else _checked_operation(value, everywhere, specs)
         if checked is not None:
-            block.insert(_before_saves(block, block.index(s)), _range_check(*checked, _message(source, lines.get(id(s)))))
+            block.insert(_before_saves(block, block.index(s)), _check(runtime.check_integer_range, *checked, _message(source, lines.get(id(s)))))
     if n_forward is not None:
         A.set_anno(node, "n_forward", len(node.body) if reverse_start is None else next(
             k for k, s in enumerate(node.body) if s is reverse_start))
@@ -172,7 +185,7 @@ def _integer(expr, integers, specs):
     if isinstance(expr, gast.UnaryOp):
         return isinstance(expr.op, (gast.USub, gast.UAdd, gast.Invert)) and _integer(expr.operand, integers, specs)
     if isinstance(expr, gast.Call) and expr.args:
-        obj = A.anno(expr.func, "denotes") or getattr(A.anno(expr, "callee"), "obj", None)
+        obj = _callee(expr)
         if obj in _KEEPS or obj is builtins.abs:
             return _integer(expr.args[0], integers, specs)
         return obj is builtins.len or obj is builtins.int
@@ -202,15 +215,6 @@ def _power(value, integers, specs):
     return None
 
 
-def _conversion(value, integers, specs):
-    """Why ``int(x)`` of a number that is not an integer is refused (past 2**63 it is exact in
-    Python and undefined compiled), or None."""
-    if (isinstance(value, gast.Call) and len(value.args) == 1 and (A.anno(value.func, "denotes") or getattr(
-            A.anno(value, "callee"), "obj", None)) is builtins.int and not _integer(value.args[0], integers, specs)):
-        return CONVERSION
-    return None
-
-
 def _narrow(value, integers, specs):
     """Why arithmetic of integers one of which is a NumPy integer narrower than 64 bits (an
     item of an ``int32`` or ``uint8`` array) is refused, or None."""
@@ -234,8 +238,7 @@ def _counter_step(value):
         if isinstance(value.op, (gast.Mod, gast.FloorDiv)):
             return _literal(value.right) and _literal_value(value.right) not in (0, -1)
         return False
-    if isinstance(value, gast.Call) and value.args and (
-            A.anno(value.func, "denotes") or getattr(A.anno(value, "callee"), "obj", None)) in _KEEPS:
+    if isinstance(value, gast.Call) and value.args and _callee(value) in _KEEPS:
         return True  # in_place_result(new, old): the step is ``new``'s statement
     return False
 
@@ -260,8 +263,7 @@ def _checked_operation(value, integers, specs):
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub) and not _literal(value.operand) \
             and _integer(value.operand, integers, specs):
         return "neg", value.operand, A.const(0)  # -(-2**63)
-    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords and (A.anno(
-            value.func, "denotes") or getattr(A.anno(value, "callee"), "obj", None)) is builtins.abs \
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords and _callee(value) is builtins.abs \
             and _integer(value.args[0], integers, specs):
         return "abs", value.args[0], A.const(0)  # abs(-2**63)
     if not (isinstance(value, gast.BinOp) and not (_literal(value.left) and _literal(value.right))
@@ -286,6 +288,50 @@ def _numpy_integer(expr, specs):
     """Is ``expr`` a NumPy integer (not a Python ``int``), as its spec says?"""
     spec = specs.get(expr.id) if isinstance(expr, gast.Name) else None
     return isinstance(spec, Spec) and spec.python is None and spec.dtype.kind in "iu"
+
+
+def _python_float_operation(value, integers, specs):
+    """``(op, a, b)`` for the check of ``value``, a division, remainder or power (``/``, ``//``,
+    ``%``, ``**``, ``divmod``, ``pow``) of two Python numbers not both integers, which Python
+    computes as floats and raises where numba's give inf or nan (``1.0 / 0.0``); None otherwise.
+    An operand whose kind is unknown counts as a Python number (fail closed: the check does
+    nothing on arrays); a NumPy scalar (its spec says so) divides as numba's do."""
+    if isinstance(value, gast.BinOp):
+        op, operands = _FLOAT_OPS.get(type(value.op)), [value.left, value.right]
+    elif isinstance(value, gast.Call) and len(value.args) == 2 and not value.keywords:
+        op, operands = _FLOAT_CALLS.get(_callee(value)), value.args
+    else:
+        return None
+    if op is None or any(isinstance(e, gast.Starred) or not _python_number(e, specs) for e in operands) or all(
+            _integer(e, integers, specs) for e in operands):
+        return None
+    return (op, *operands)
+
+
+_FLOAT_OPS = {gast.Div: "/", gast.FloorDiv: "//", gast.Mod: "%", gast.Pow: "**"}
+_FLOAT_CALLS = {builtins.divmod: "divmod", builtins.pow: "**"}
+
+
+def _python_rounding(value, specs):
+    """Is ``value`` ``round(x, n)`` of a Python float (or of a number of unknown kind)?"""
+    return isinstance(value, gast.Call) and _callee(value) is builtins.round and len(value.args) == 2 \
+        and _python_number(value.args[0], specs)
+
+
+def _python_number(expr, specs):
+    """May ``expr`` be a Python number (not a NumPy scalar or array, as its spec or literal says)?"""
+    if isinstance(expr, gast.Constant):
+        return type(expr.value) in (int, float, bool)
+    if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, (gast.USub, gast.UAdd)):
+        return _python_number(expr.operand, specs)
+    if isinstance(expr, gast.Name):
+        spec = specs.get(expr.id)
+        return not isinstance(spec, Spec) or spec.python is not None
+    return False
+
+
+def _callee(call):
+    return A.anno(call.func, "denotes") or getattr(A.anno(call, "callee"), "obj", None)
 
 
 def _before_saves(block, at):
@@ -324,9 +370,10 @@ def _message(source, comment):
     return f"{head}{OVERFLOW}{shown}"
 
 
-def _range_check(op, a, b, message):
-    call = gast.Call(func=A.set_anno(A.load("check_integer_range"), BUILTIN,
-                                     ("check_integer_range", runtime.check_integer_range)),
+def _check(check, op, a, b, message):
+    """``check(op, a, b, message)``, for ``check`` one of the runtime's checks of an operation."""
+    name = check.__name__
+    call = gast.Call(func=A.set_anno(A.load(name), BUILTIN, (name, check)),
                      args=[A.const(op), A.deepcopy(a), A.deepcopy(b), A.const(message)], keywords=[])
     return gast.Expr(value=call)
 

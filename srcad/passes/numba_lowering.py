@@ -150,16 +150,21 @@ def _refuse_sharing_checks(fn):
 
 def _first_update(fn, names):
     """The first statement of ``fn`` that stores into an item or attribute of one of ``names``
-    (``U[0] = _t3``: the user's update), or None (an update made by a function it calls)."""
+    (``U[0] = _t3``: the user's update), else the first that binds one of them again (the user's
+    ``U -= 0.05``, which the generated code computes as ``U = _t2``), or None (an update made by
+    a function it calls)."""
     def base(target):
         while isinstance(target, (gast.Subscript, gast.Attribute)):
             target = target.value
         return target
 
-    updates = [s for s in A.walk(fn) if isinstance(s, (gast.Assign, gast.AugAssign)) and any(
-        isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(base(t), gast.Name) and base(t).id in names
-        for t in (s.targets if isinstance(s, gast.Assign) else [s.target]))]
-    return min(updates, key=lambda s: s.lineno, default=None)
+    def targets(s):
+        return s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AugAssign) else []
+
+    stores = [s for s in A.walk(fn) if any(isinstance(t, (gast.Subscript, gast.Attribute)) and isinstance(
+        base(t), gast.Name) and base(t).id in names for t in targets(s))]
+    bindings = [s for s in A.walk(fn) if any(isinstance(t, gast.Name) and t.id in names for t in targets(s))]
+    return min(stores or bindings, key=lambda s: s.lineno, default=None)
 
 
 def _refuse_checkpointed_loops(fn):

@@ -158,15 +158,15 @@ MATH_AS_IN_PYTHON = {math.atan, math.atan2, math.asinh, math.tanh, math.erf, mat
 
 def check_math_errors(fn, resolve):
     """``math.sqrt(x)`` -> ``checked_math("sqrt", x)`` for each function of ``MATH_CHECKED``, and
-    ``round(x)`` (a Python int) -> ``checked_math("round", x)``; any other ``math`` function is
-    refused (fail closed), except those of ``MATH_AS_IN_PYTHON``."""
+    ``round(x)`` and ``int(x)`` (a Python int) -> ``checked_math("round", x)``, ``checked_math("int",
+    x)``; any other ``math`` function is refused (fail closed), except those of ``MATH_AS_IN_PYTHON``."""
     for node in gast.walk(fn):
         if not isinstance(node, gast.Call):
             continue
         name = _dotted(node.func)
         obj = resolve(name) if name is not None else None
-        if obj is builtins.round and len(node.args) == 1 and not node.keywords:
-            kind = "round"
+        if obj in (builtins.round, builtins.int) and len(node.args) == 1 and not node.keywords:
+            kind = obj.__name__
         elif getattr(obj, "__module__", None) == "math":
             kind = MATH_CHECKED.get(obj)
         else:

@@ -31,6 +31,7 @@ register_nondifferentiable(runtime.numeric_constant, reason="it checks a value i
 register_nondifferentiable(runtime.read_again, reason="it checks a loop may read its sequence")
 register_nondifferentiable(runtime.numba_refuses, reason="it marks code the numba backend does not compile")
 register_nondifferentiable(runtime.check_integer_range, reason="it checks integer arithmetic stays within 64 bits")
+register_nondifferentiable(runtime.check_python_float, reason="it checks a Python float's division or power")
 register_nondifferentiable(runtime.inexact_result, reason="it checks a value is a float")
 
 
