@@ -154,7 +154,8 @@ MATH_FUNCTIONS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "log2
                   "acos": math.acos, "asin": math.asin, "acosh": math.acosh, "atanh": math.atanh, "cos": math.cos,
                   "sin": math.sin, "tan": math.tan, "exp": math.exp, "expm1": math.expm1, "cosh": math.cosh,
                   "sinh": math.sinh, "gamma": math.gamma, "lgamma": math.lgamma, "pow": math.pow,
-                  "ldexp": math.ldexp, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round, "int": int}
+                  "ldexp": math.ldexp, "floor": math.floor, "ceil": math.ceil, "trunc": math.trunc, "round": round,
+                  "int": int}
 # where a finite argument gives an infinite result, CPython raises OverflowError("math range
 # error"), except at a pole (log(0), atanh(1), gamma(0), 0.0 ** -1), where it is a domain error
 _RANGE = {"exp", "expm1", "cosh", "sinh", "gamma", "lgamma", "pow", "ldexp"}

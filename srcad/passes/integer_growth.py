@@ -118,7 +118,8 @@ def mark_integer_growth(node, source=None):
     for s, block, target, value in assignments:
         checked = None if id(s) in refused else _checked_operation(value, everywhere, specs)
         if checked is not None:
-            block.insert(_before_saves(block, block.index(s)), _check(runtime.check_integer_range, *checked, _message(source, lines.get(id(s)))))
+            block.insert(_before_saves(block, block.index(s)), _check(
+                runtime.check_integer_range, *checked, _message(source, lines.get(id(s)))))
     if n_forward is not None:
         A.set_anno(node, "n_forward", len(node.body) if reverse_start is None else next(
             k for k, s in enumerate(node.body) if s is reverse_start))
