@@ -48,11 +48,12 @@ def read_draws(node):
     class as ``cls.d(rng, ...)``, calling NumPy's method."""
     from .binding import helper_call  # (binding reads ``fresh``, which reads ``DRAW_METHODS``)
 
-    classes = _generator_locals(node)
+    classes = None
     for call in A.walk(node):
         callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
         if callee is None or callee.kind != "method" or callee.name not in NUMBER_DRAWS:
             continue
+        classes = _generator_locals(node) if classes is None else classes  # (where some method is a draw's)
         receiver = call.func.value
         cls = classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
         method = getattr(cls, callee.name, None)  # (RandomState has no integers: Python says so)

@@ -29,6 +29,9 @@ def record_locals(nodes, locals_, source, given):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name):
             bindings.setdefault(n.targets[0].id, []).append(n)
+    if not given and not any(_constructs_a_record(a.value, locals_, source, record_fields)
+                             for assigns in bindings.values() for a in assigns):
+        return {}  # (most functions: nothing below is worked out, no callee is read)
     defs = [n for n in nodes[1:] if isinstance(n, gast.FunctionDef)]
     local_defs = {d.name: d for d in defs if sum(e.name == d.name for e in defs) == 1 and d.name not in stores}
     kinds, made = {}, {}
@@ -69,6 +72,18 @@ def record_locals(nodes, locals_, source, given):
     return classes
 
 
+def _constructs_a_record(value, locals_, source, record_fields):
+    """Is ``value`` the construction of a record class (``State(x, v)``)?"""
+    parts = dotted(value.func) if isinstance(value, gast.Call) else None
+    if parts is None or parts[0] in locals_:
+        return False
+    try:
+        obj = denoted(parts, source)
+    except (KeyError, AttributeError):
+        return False
+    return isinstance(obj, type) and record_fields(obj) is not None
+
+
 def _record_binding(value, name, locals_, source, record_fields, local_defs):
     """How ``name = value`` binds a record: ``("made", class, path)`` by its class;
     ``("same", t, method)`` as the record in ``t`` is (``t``, ``dataclasses.replace(t, ...)``,
@@ -93,6 +108,8 @@ def _record_binding(value, name, locals_, source, record_fields, local_defs):
         return ("made", obj, parts) if record_fields(obj) is not None else None
     if obj is dataclasses.replace and value.args and isinstance(value.args[0], gast.Name):
         return "same", value.args[0].id, False
+    if not any(isinstance(a, gast.Name) and a.id == name for a in value.args + [k.value for k in value.keywords]):
+        return None
     if local and len(parts) == 1 and parts[0] in local_defs:
         return _returned_record(local_defs[parts[0]], value, name, source, record_fields)
     if isinstance(obj, types.FunctionType) and not library_code(obj):

@@ -23,6 +23,13 @@ _DISPLAYS = (gast.Tuple, gast.List)
 
 def join_known_sequences(body, namer):
     """``body`` (A-normal form) with each join of known lengths written as a display."""
+    whole = gast.Module(body=body, type_ignores=[])
+    displayed = {s.targets[0].id for s in A.walk_statements(body) if isinstance(s, gast.Assign)
+                 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, _DISPLAYS)}
+    if not any(isinstance(n, gast.BinOp) and isinstance(n.op, gast.Add) and any(
+            isinstance(o, _DISPLAYS) or isinstance(o, gast.Name) and o.id in displayed for o in (n.left, n.right))
+            for n in A.walk(whole)):
+        return body  # (a join of known lengths starts from a display: none here)
     return _block(body, {}, _lists_kept_whole(body), namer)
 
 
