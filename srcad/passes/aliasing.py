@@ -65,10 +65,13 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
     try:
         try:
             check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
-        except Refusal:
+        except Refusal as first:
             if not specs or not mark_element_reads(node.body, A.anno(infer_shapes(node, specs), "specs")):
                 raise
-            check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
+            try:
+                check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
+            except Refusal:
+                raise first from None  # (what the code does that srcad refuses, said as without shapes)
     except Refusal as refusal:
         origin = _located(node.body, refusal.node)
         text = UserText(node, source)
