@@ -20,7 +20,7 @@ def unbroadcast(g, x):
         return g  # a scalar adjoint: x was a scalar too
     if g.__class__ is not np.ndarray:
         if not protocol_array(g):
-            if g.__class__ in (list, tuple) and len(g) != len(x):  # + or * of lists joins or repeats them
+            if g.__class__ in (list, tuple) and x is not None and len(g) != len(x):  # + or * of lists joins or repeats them
                 raise SrcadError(JOINED_SEQUENCES)
             return g  # a scalar adjoint: x was a scalar too
     elif x.__class__ is np.ndarray and g.shape == x.shape:

@@ -171,8 +171,10 @@ def finish_tangent_jvp(y, tangent, x, shared=False):
 
 @register_vjp(add_grads)
 def add_grads_vjp(y, a, b):
-    d[a] += d[y]
-    d[b] += d[y]
+    # each term's adjoint summed to its shape: a scalar zero adjoint (0.0 for an item max did
+    # not choose) added into an array adjoint takes the array's shape in y
+    d[a] += unbroadcast(d[y], a)
+    d[b] += unbroadcast(d[y], b)
 
 
 @register_jvp(add_grads)
