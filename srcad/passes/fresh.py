@@ -29,6 +29,7 @@ from .. import runtime
 from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, check_module, check_record_class
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
+from ..rules.builtin_rules import pick_grad
 from ..rules.numpy_joining import unjoin
 from .random_draws import DRAW_METHODS
 from ..rules.numpy_products import einsum_grad
@@ -101,6 +102,11 @@ RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runti
                      runtime.rule_tangent: (0,)}
 # srcad's helpers whose result is a new list of views of their first argument (splitting an adjoint).
 LISTS_OF_VIEWS = {runtime.unstack, unjoin}
+# srcad's helpers splitting an adjoint ``g`` (their first argument) over the items of their
+# second, the adjoints of builtin ``sum`` and ``max``/``min``: a new list whose items are ``g`` or
+# new (sums of it, zeros), or, for an array, an array; mapped to whether that array may be a view
+# of ``g`` (``sum_grad`` broadcasts it; ``pick_grad`` writes it into new zeros).
+SPLITS_OVER_ITEMS = {runtime.sum_grad: True, pick_grad: False}
 # Functions whose result is an array (never a list) that may share its first argument's memory.
 ARRAY_VIEWS = _numpy("broadcast_to") | {
     runtime.cotangent_like}  # ``v`` checked against an array output's known shape: v itself, or its reshape

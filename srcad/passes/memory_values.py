@@ -31,7 +31,7 @@ from ..code_reading import attribute_now
 from .call_options import call_argument, copies
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_METHODS,
                     LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
-                    VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, returns_new_array)
+                    SPLITS_OVER_ITEMS, VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, returns_new_array)
 from .memory_scan import bound_names, index_arrays, made_by_yours, stacks
 
 _EMPTY = frozenset()
@@ -339,6 +339,12 @@ class Values:
                 # g itself, or a new list of g's rows: a list only if new when g is an array
                 g = self.memory(state, call.args[0])
                 return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
+            if is_in(obj, SPLITS_OVER_ITEMS) and len(call.args) >= 2:  # a new list (its items g), or an array
+                g = self.memory(state, call.args[0]).all()
+                view = g if SPLITS_OVER_ITEMS[obj] else _EMPTY
+                if self.memory(state, call.args[1]).array:
+                    return Memory(view | new, array=True, listy=())
+                return Memory(view | new, g, listy=new)
             if (returns_new_array(obj) or is_ufunc(obj)) and copies(call):
                 return Memory(new, array=True)
             start = call_argument(call, "start") if obj is builtins.sum else None
