@@ -93,12 +93,23 @@ def jvp_with_keywords(fun, primals, tangents, keywords):
 
 def _tangent_like(t, primal, name, fn):
     """``t``, if it has the shape of the array or number ``primal`` (a tangent NumPy would
-    broadcast is a different direction: refused, as ``vjp`` refuses such a cotangent)."""
+    broadcast is a different direction: refused, as ``vjp`` refuses such a cotangent); a
+    number for a 0-d array becomes one of the array's float dtype, as the generated code
+    reads the tangent the way it reads the argument (``a[()]``, ``a.item()``). Lists, tuples
+    and dicts laid out like ``primal`` are read item by item."""
     if is_structure(primal) or is_structure(t):
+        if t.__class__ is primal.__class__ and t.__class__ in (list, tuple) and len(t) == len(primal):
+            return t.__class__(_tangent_like(ti, pi, name, fn) for ti, pi in zip(t, primal))
+        if t.__class__ is dict and primal.__class__ is dict and t.keys() == primal.keys():
+            return {k: _tangent_like(ti, primal[k], name, fn) for k, ti in t.items()}
+        return t
+    if t is None:
         return t
     if np.shape(t) != np.shape(primal):
         raise CotangentError(f"{where(fn)}: the tangent of {name!r} has shape {np.shape(t)} but the argument has "
                              f"shape {np.shape(primal)}; pass a tangent of the argument's shape")
+    if primal.__class__ is np.ndarray and t.__class__ is not np.ndarray:
+        return np.asarray(t, primal.dtype if primal.dtype.kind == "f" else np.float64)
     return t
 
 
