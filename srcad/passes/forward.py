@@ -447,7 +447,8 @@ def forward(node, source, wrt, refs, callees, numbers=()):
     out = ret.value
     tangent = fw.read(out.id) if isinstance(out, gast.Name) else None
     finished = fw.helper("finish_tangent", tangent or A.const(None), A.deepcopy(out))
-    if tangent is not None and fw.get(out.id) != OWNED:  # it may alias the caller's tangent
+    # it may alias the caller's tangent; a list, tuple or dict of its own may hold it as an item
+    if tangent is not None and (fw.get(out.id) != OWNED or out.id in fw.containers):
         finished.args.append(A.const(True))
     result = gast.Tuple(elts=[A.deepcopy(out), finished], ctx=gast.Load())
     head = [A.assign(var, A.const(None)) for var in sorted(fw.preinit)]
