@@ -41,7 +41,8 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
         fun: the function (anything ``srcad.differentiable`` accepts, or a gradient made by
             ``srcad.grad``, or a library function srcad has a rule for).
         primals: the arguments, a tuple or list, by position.
-        tangents: one per primal, shaped (and structured) like it, or ``None``.
+        tangents: one per primal, shaped (and structured) like it, or ``None`` (a number
+            for a 0-d array is taken as a 0-d array of its dtype).
 
     Returns: ``(y, y_dot)``: ``y = fun(*primals)`` and J·t, shaped like ``y``.
 
