@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import runtime
+from ..naming import BUILTIN
 from .binding import bind_arguments, helper_call, updates_parameter
 from .jumps import eliminate_jumps
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
@@ -389,7 +390,7 @@ def check_no_function_values(node, local_functions, source):
     stored = A.names_stored(node)
     for n in A.walk(node):
         if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in local_functions
-                and n.id not in stored):
+                and n.id not in stored and A.anno(n, BUILTIN) is None):  # (srcad's helper of that name: not yours)
             raise source.syntax_error(
                 f"srcad inlines the function {n.id} defined in this function where it is called, and cannot use it "
                 "as a value (stored in a list, passed to another function); define it at the top level of the "
