@@ -324,6 +324,9 @@ class _Substitution(A.Transformer):
         if isinstance(n, gast.BinOp) and isinstance(n.op, gast.Add) and all(
                 isinstance(o, gast.Tuple) for o in (n.left, n.right)):  # (a,) + rest: one display
             return gast.Tuple(elts=n.left.elts + n.right.elts, ctx=gast.Load())
+        if isinstance(n, gast.BinOp) and isinstance(n.op, (gast.Add, gast.Sub)) and all(
+                isinstance(o, gast.Constant) and type(o.value) is int for o in (n.left, n.right)):  # k + 1 of a loop's k
+            return A.const(n.left.value + n.right.value if isinstance(n.op, gast.Add) else n.left.value - n.right.value)
         return n
 
     def visit_UnaryOp(self, n):

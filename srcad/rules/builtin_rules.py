@@ -30,7 +30,12 @@ def extremum_(y, a, *rest, key=None, default=None):
     """Over an iterable or over arguments; the first chosen item gets the cotangent (an
     argument passed twice, ``min(a, t, t)``, gets it once)."""
     if rest:
-        chosen = chosen_index((a,) + rest, y)
+        chosen = 0 if a is y else -1  # the item itself (inline: a loop's cells run this)
+        for k, r in enumerate(rest):
+            if chosen < 0 and r is y:
+                chosen = k + 1
+        if chosen < 0:  # the pullback reads saved copies of them: the first equal one
+            chosen = chosen_index((a,) + rest, y)
         d[a] += d[y] if chosen == 0 else 0.0  # not d[y] * taken: an infinite d[y] times False is NaN
         for k, r in enumerate(rest):
             d[r] += d[y] if chosen == k + 1 else 0.0
