@@ -291,6 +291,7 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.IS_NDARRAY, numba_runtime.is_ndarray),
                       (numba_lowering.IS_INTEGER, numba_runtime.is_integer),
                       (numba_lowering.DIMS_OF, numba_runtime.dims_of),
+                      (numba_lowering.ARRAY_FLAG, numba_runtime.array_flag),
                       (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned),
                       (numba_lowering.CHECKED_MATH, numba_python.checked_math)):
         if namespace.get(name, obj) is not obj and name in source:

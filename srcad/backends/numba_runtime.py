@@ -18,7 +18,7 @@ from .. import runtime
 from ..extend import stop_gradient
 from ..errors import CotangentError
 from ..rules import builtin_rules, numpy_linalg, numpy_shapes
-from . import numba_python  # noqa: F401  (its overloads register on import)
+from . import numba_derivatives, numba_python  # noqa: F401  (their overloads register on import)
 from .numba_copies import none_type, number_type
 
 
@@ -143,6 +143,19 @@ def _is_ndarray(x):
     if isinstance(x, types.Array):
         return lambda x: True
     return lambda x: False
+
+
+def array_flag(x):
+    """``(True,)`` for an array, ``()`` for anything else: numba knows ``len`` of it from the
+    type, which decides an outlined branch's ``is_ndarray`` test (``numba_static``)."""
+    return (True,) if isinstance(x, np.ndarray) else ()
+
+
+@overload(array_flag)
+def _array_flag(x):
+    if isinstance(x, types.Array):
+        return lambda x: (True,)
+    return lambda x: ()
 
 
 def is_integer(x):

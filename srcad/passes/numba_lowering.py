@@ -77,13 +77,13 @@ SAME_VALUE = "same_value"
 PREVIOUS_VALUE = numba_stacks.PREVIOUS_VALUE
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
-IS_NDARRAY = "is_ndarray"
+IS_NDARRAY = numba_static.IS_NDARRAY
 IS_INTEGER = "is_integer"
-DIMS_OF = numba_static.DIMS_OF
+DIMS_OF, ARRAY_FLAG = numba_static.DIMS_OF, numba_static.ARRAY_FLAG
 FINISH_OWNED = numba_allocations.FINISH_OWNED
 CHECKED_MATH = numba_static.CHECKED_MATH
 HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, IS_INTEGER, DIMS_OF,
-           FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
+           ARRAY_FLAG, FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
 
 
 def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):

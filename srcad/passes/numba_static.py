@@ -10,11 +10,13 @@ never runs. Two rewrites make such choices static, without guessing anything:
   its literal result (the axes ``tuple(np.argsort(transpose_axes(None, 2)))`` of a
   transpose's adjoint, which numba needs as a constant); where the number of axes is known
   only at run time, the inverse of reversing all axes is reversing them: ``np.transpose(g)``.
-- ``outline_ndim_branches``: an ``if`` whose test reads only ``np.ndim`` of local values
+- ``outline_ndim_branches``: an ``if`` whose test reads only ``np.ndim`` of local values,
+  ``is_ndarray`` of them (the lowered ``isinstance(x, np.ndarray)`` of a rule's fast path)
   and literals becomes a call of a new function that takes the values it reads, and the
-  shapes of the tested values as tuples, and returns what it assigns. Its test reads
-  ``len`` of those tuples, which numba replaces by the number of dimensions of the types
-  it is called with, so it prunes the branch that cannot run before typing it.
+  shapes of the tested values as tuples (for ``is_ndarray``, ``array_flag``'s tuple: one
+  item for an array, none for anything else), and returns what it assigns. Its test reads
+  ``len`` of those tuples, which numba replaces by a constant from the types it is called
+  with, so it prunes the branch that cannot run before typing it.
 
 >>> import gast, numpy as np
 >>> from srcad import astutil as A
@@ -52,6 +54,8 @@ from .callees import dotted
 from .numba_stacks import NotLowerable
 
 DIMS_OF = "dims_of"  # the helper outlined branches are called with: an array's shape, a number's ()
+IS_NDARRAY = "is_ndarray"  # the lowering's test for an array, decided by numba from the type
+ARRAY_FLAG = "array_flag"  # what an outlined branch tests it with: (True,) for an array, () for anything else
 
 FOLDABLE = {id(f): f for f in (tuple, np.argsort, numpy_shapes.transpose_axes)}  # pure: called when lowering
 
@@ -184,21 +188,27 @@ def check_math_errors(fn, resolve):
 # ---- branches decided by the number of dimensions ---------------------------------------------
 
 
-def _ndim_tested(test, resolve, tested):
-    """Is ``test`` made only of ``np.ndim(local)``, literals, comparisons and and/or/not?
-    Appends the tested names to ``tested``."""
+def _ndim_tested(test, resolve, tested, flagged):
+    """Is ``test`` made only of ``np.ndim(local)``, ``is_ndarray(local)``, literals, comparisons
+    and and/or/not? Appends the names whose ``np.ndim`` it reads to ``tested``, those it tests
+    with ``is_ndarray`` to ``flagged``."""
     if isinstance(test, gast.BoolOp):
-        return all(_ndim_tested(v, resolve, tested) for v in test.values)
+        return all(_ndim_tested(v, resolve, tested, flagged) for v in test.values)
     if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
-        return _ndim_tested(test.operand, resolve, tested)
+        return _ndim_tested(test.operand, resolve, tested, flagged)
     if isinstance(test, gast.Constant):
         return type(test.value) in (int, bool)
     if isinstance(test, gast.Compare):
         return (all(isinstance(op, (gast.Eq, gast.NotEq, gast.Lt, gast.LtE, gast.Gt, gast.GtE)) for op in test.ops)
-                and all(_ndim_tested(v, resolve, tested) for v in [test.left, *test.comparators]))
-    if (isinstance(test, gast.Call) and _denotes(test.func, resolve, np.ndim) and len(test.args) == 1
-            and not test.keywords and isinstance(test.args[0], gast.Name)):
+                and all(_ndim_tested(v, resolve, tested, flagged) for v in [test.left, *test.comparators]))
+    if not (isinstance(test, gast.Call) and len(test.args) == 1 and not test.keywords
+            and isinstance(test.args[0], gast.Name)):
+        return False
+    if _denotes(test.func, resolve, np.ndim):
         tested.append(test.args[0].id)
+        return True
+    if isinstance(test.func, gast.Name) and test.func.id == IS_NDARRAY:  # the lowering's own call (its name is checked free)
+        flagged.append(test.args[0].id)
         return True
     return False
 
@@ -226,26 +236,27 @@ class _OutlineNdimBranches(gast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        tested = []
-        if not (_ndim_tested(node.test, self.resolve, tested) and tested):
+        tested, flagged = [], []
+        if not (_ndim_tested(node.test, self.resolve, tested, flagged) and tested + flagged):
             return node
-        if any(isinstance(n, _LEAVES) for n in gast.walk(node)) or not set(tested) <= self.local:
+        if any(isinstance(n, _LEAVES) for n in gast.walk(node)) or not set(tested + flagged) <= self.local:
             return node  # control leaves the branch, or a tested value is no local: stays, for numba to judge
-        if any(f"_dims_{t}" in self.local for t in tested):
-            return node  # the name its shape would get is taken
+        if any(f"_dims_{t}" in self.local for t in tested) or any(f"_array_{t}" in self.local for t in flagged):
+            return node  # the name its shape (or flag) would get is taken
         assigned = sorted(A.names_stored(node))
         every_path = _assigned_on_every_path(node.body) & _assigned_on_every_path(node.orelse)
         updated = {n for s in gast.walk(node) if isinstance(s, gast.AugAssign) for n in A.names_stored(s.target)}
         read = (A.names_read(node) | updated | set(assigned) - every_path) & self.local
-        params = sorted(read - set(tested)) + sorted(set(tested))
-        tested = sorted(set(tested))
+        params = sorted(read - set(tested) - set(flagged)) + sorted(set(tested) | set(flagged))
+        tested, flagged = sorted(set(tested)), sorted(set(flagged))
         dims = {name: f"_dims_{name}" for name in tested}
-        test = _NdimAsLength(dims, self.resolve).visit(node.test)
+        flags = {name: f"_array_{name}" for name in flagged}
+        test = _NdimAsLength(dims, flags, self.resolve).visit(node.test)
         name = f"_{self.fn.name}_branch{len(self.made) + 1}"
         body = [gast.If(test=test, body=node.body, orelse=node.orelse),
                 gast.Return(value=gast.Tuple(elts=[A.load(n) for n in assigned], ctx=gast.Load()))]
         args = gast.arguments(args=[gast.Name(id=p, ctx=gast.Param(), annotation=None, type_comment=None)
-                                    for p in params + [dims[t] for t in tested]],
+                                    for p in params + [dims[t] for t in tested] + [flags[t] for t in flagged]],
                               posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
         made = gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
                                 type_comment=None, type_params=[])
@@ -256,24 +267,28 @@ class _OutlineNdimBranches(gast.NodeTransformer):
         self.made.append(made)
         call = gast.Call(func=A.load(name), keywords=[],
                          args=[A.load(p) for p in params]
-                         + [gast.Call(func=A.load(DIMS_OF), args=[A.load(t)], keywords=[]) for t in tested])
+                         + [gast.Call(func=A.load(DIMS_OF), args=[A.load(t)], keywords=[]) for t in tested]
+                         + [gast.Call(func=A.load(ARRAY_FLAG), args=[A.load(t)], keywords=[]) for t in flagged])
         out = (gast.Assign(targets=[gast.Tuple(elts=[A.store(n) for n in assigned], ctx=gast.Store())], value=call,
                            type_comment=None) if assigned else gast.Expr(value=call))
         return gast.copy_location(out, node)
 
 
 class _NdimAsLength(gast.NodeTransformer):
-    def __init__(self, dims, resolve):
-        self.dims, self.resolve = dims, resolve
+    def __init__(self, dims, flags, resolve):
+        self.dims, self.flags, self.resolve = dims, flags, resolve
 
     def visit_Call(self, node):
         if _denotes(node.func, self.resolve, np.ndim):
             return gast.Call(func=A.load("len"), args=[A.load(self.dims[node.args[0].id])], keywords=[])
+        if isinstance(node.func, gast.Name) and node.func.id == IS_NDARRAY:
+            flag = gast.Call(func=A.load("len"), args=[A.load(self.flags[node.args[0].id])], keywords=[])
+            return gast.Compare(left=flag, ops=[gast.Eq()], comparators=[A.const(1)])
         return node
 
 
 def outline_ndim_branches(fn, resolve):
-    """Outline each ``if`` of ``fn`` decided by ``np.ndim`` of locals into a new function
+    """Outline each ``if`` of ``fn`` decided by ``np.ndim`` (and ``is_ndarray``) of locals into a new function
     (see the module docstring); returns the new ``FunctionDef``s, which the module of ``fn``
     must define. An ``if`` that returns, breaks or continues stays as it is."""
     outliner = _OutlineNdimBranches(fn, resolve)
