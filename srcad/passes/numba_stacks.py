@@ -4,6 +4,9 @@ each assignment, so its first save pushes the ``None`` bound at entry, which num
 with the values. Where the placeholder is pushed only before a literal, a literal of that type
 replaces ``None``; otherwise the stack is turned around: each value is pushed *after* it is
 assigned, and the restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``.
+A snapshot ``x = copy_value(x)`` right after such an assignment (taken before an update in place
+may change what ``x`` reads) rebinds ``x`` to a copy of the value just assigned: it needs no
+save of its own, and the value is pushed after it, so the stack holds the snapshot Python reads.
 """
 import gast
 
@@ -45,6 +48,29 @@ def _pop_of(stmt):
             and stmt.value.func.attr == "pop" and isinstance(stmt.value.func.value, gast.Name)
             and not stmt.value.args and not stmt.value.keywords):
         return stmt.value.func.value.id, stmt.targets[0].id
+    return None
+
+
+def _snapshot_of(stmt):
+    """``name`` if ``stmt`` is ``name = copy_value(name)``."""
+    if (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+            and stmt.value.func.id.rstrip("_") == "copy_value" and len(stmt.value.args) == 1
+            and not stmt.value.keywords and isinstance(stmt.value.args[0], gast.Name)
+            and stmt.value.args[0].id == stmt.targets[0].id):
+        return stmt.targets[0].id
+    return None
+
+
+def _snapshot_after(block, k, name):
+    """The position of ``name = copy_value(name)`` in ``block`` after ``block[k]`` with nothing
+    binding ``name`` in between, or None."""
+    for j in range(k + 1, len(block)):
+        if _snapshot_of(block[j]) == name:
+            return j
+        if _binds(block[j], name) or isinstance(block[j], (gast.If, gast.For, gast.While, gast.Try, gast.With)) \
+                and name in A.names_stored(block[j]):
+            return None
     return None
 
 
@@ -90,13 +116,17 @@ def turn_around_placeholder_stacks(fn):
 
 
 def _check_every_assignment_saved(block, stacks, placeholders):
+    snapshots = set()  # positions of snapshots of a value a saved assignment just bound
     for k, s in enumerate(block):
         for name, stack in stacks.items():
-            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name):
+            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name) or k in snapshots:
                 continue
             if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
                 raise NotLowerable(
                     f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
+            snapshot = _snapshot_after(block, k, name)
+            if snapshot is not None:
+                snapshots.add(snapshot)
 
 
 def _literal_assigned(block, k, name):
@@ -128,8 +158,8 @@ def _pushes_before(block, k):
 
 def turned_around(block, stacks, placeholders):
     dropped = {id(placeholders[name]) for name in stacks if name in placeholders}
-    out, pending = [], []
-    for s in block:
+    out, pending, deferred = [], [], {}  # deferred: position of a snapshot -> the pushes that follow it
+    for k, s in enumerate(block):
         if id(s) in dropped:
             continue
         push = _push_of(s)
@@ -141,6 +171,12 @@ def turned_around(block, stacks, placeholders):
             s = A.assign(pop[1], gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(pop[0]), A.load(pop[1])],
                                            keywords=[]))
         out.append(s)
-        out.extend(pending)
+        out.extend(deferred.pop(k, ()))
+        for p in pending:
+            snapshot = _snapshot_after(block, k, _push_of(p)[1])
+            if snapshot is None:
+                out.append(p)
+            else:  # the stack holds the snapshot, which is what the name holds from there on
+                deferred.setdefault(snapshot, []).append(p)
         pending = []
     return out + pending
