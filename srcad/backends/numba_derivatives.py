@@ -1,6 +1,6 @@
 """njit versions of the derivative helpers rules call for reductions and products (``srcad.runtime``'s
 ``sum_to_reduced``, ``extremum_grad``, the rules' ``dot_grad``, ``norm_axes``, ``norm_slope``,
-``variance_slope``, ``cumsum_grad``, ``logistic_weight``), for the numba backend (``numba_runtime``
+``variance_slope``, ``cumsum_grad``, ``logistic_weight``; ``max``/``min``'s ``chosen_index``), for the numba backend (``numba_runtime``
 imports this module, registering the overloads).
 
 Each covers the float vectors and matrices numba's own NumPy functions reduce (axis None, or the
@@ -9,11 +9,11 @@ equally); for anything else (more dimensions, several axes, another ``ord``) it 
 implementation, so numba refuses to type the call: never a different meaning.
 """
 import numpy as np
-from numba import njit, types
+from numba import literal_unroll, njit, types
 from numba.extending import overload
 
 from .. import runtime
-from ..rules import numpy_exponential, numpy_products, numpy_reductions
+from ..rules import builtin_rules, numpy_exponential, numpy_products, numpy_reductions
 from .numba_copies import none_type, number_type
 
 
@@ -144,3 +144,20 @@ def _logistic_weight(a, b):
     if (number_type(a) or _vector_or_matrix(a)) and (number_type(b) or _vector_or_matrix(b)):
         return lambda a, b: 1.0 / (1.0 + np.exp(b - a))  # e^(b - a) overflows to inf: the weight 0, its limit
     return None
+
+
+@overload(builtin_rules.chosen_index)
+def _chosen_index(items, chosen):
+    """Numbers have no identity here: the first item equal to the result (nan to nan), which
+    is the one ``max``/``min`` took (``builtin_rules.chosen_index``)."""
+    if not (isinstance(items, types.BaseTuple) and all(number_type(t) for t in items) and number_type(chosen)):
+        return None
+
+    def impl(items, chosen):
+        i = 0
+        for v in literal_unroll(items):
+            if v == chosen or (v != v and chosen != chosen):
+                return i
+            i += 1
+        raise ValueError("srcad cannot tell which item max or min chose")
+    return impl

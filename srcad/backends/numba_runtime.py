@@ -11,7 +11,7 @@ installed).
 import collections
 
 import numpy as np
-from numba import literal_unroll, njit, types
+from numba import njit, types
 from numba.extending import overload
 
 from .. import runtime
@@ -451,23 +451,6 @@ def _pick_grad(g, items, chosen):
             return out
         return impl
     return None
-
-
-@overload(builtin_rules.chosen_index)
-def _chosen_index(items, chosen):
-    """Numbers have no identity here: the first item equal to the result (nan to nan), which
-    is the one ``max``/``min`` took (``builtin_rules.chosen_index``)."""
-    if not (isinstance(items, types.BaseTuple) and all(number_type(t) for t in items) and number_type(chosen)):
-        return None
-
-    def impl(items, chosen):
-        i = 0
-        for v in literal_unroll(items):
-            if v == chosen or (v != v and chosen != chosen):
-                return i
-            i += 1
-        raise ValueError("srcad cannot tell which item max or min chose")
-    return impl
 
 
 SavedRange = collections.namedtuple("SavedRange", "start stop step")  # a range among saved values
