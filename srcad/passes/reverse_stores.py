@@ -44,6 +44,9 @@ class Stores:
             else:
                 code = self.own(base.id)
             item = gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice), ctx=gast.Load())
+            # a copy of the slot: add_grads returns its first argument where g is None, and a value
+            # stored back into the array it views is one code differentiated again cannot save
+            item = self.call("copy_value", runtime.copy_value, item)
             added = self.call("add_grads", runtime.add_grads, item, g)
             code.append(A.assign(gast.Subscript(value=A.load(d_base), slice=A.deepcopy(rhs.slice),
                                                 ctx=gast.Store()), added))
