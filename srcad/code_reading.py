@@ -58,7 +58,8 @@ def attribute_now(obj, attr):
     """``getattr(obj, attr)`` where reading it now, when the code is made, runs no code of
     yours: a module's own attribute (not a ``__getattr__`` of your module), a value or function stored
     on the object or its class, a C-level descriptor (``x.T``), or any attribute of an object
-    of an installed class. Raises ``AttributeError`` for a property, ``__getattr__`` or
+    of an installed class, a property read on its class (``C.W``: the property object). Raises
+    ``AttributeError`` for a property read on an object, ``__getattr__`` or
     another descriptor of your class: it runs when the code runs, and would run twice."""
     import inspect
     import types
@@ -84,6 +85,8 @@ def attribute_now(obj, attr):
             types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
             types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type, custom_vjp)):
         return getattr(obj, attr)
+    if isinstance(obj, type) and type(static) is property:  # read on the class: the property itself
+        return static
     raise AttributeError(f"{attr} is a {type(static).__name__} of {owner.__qualname__}: read when the code runs")
 
 

@@ -169,6 +169,22 @@ def check_module(value, module, written, name, where):
         f"level ({name.upper()} = ...) and call through that name")
 
 
+def check_property(obj, name, getter, where, receiver="self"):
+    """Raise unless reading ``obj.name`` runs the property getter ``getter``: srcad
+    differentiated ``self.W`` as ``getter(self)`` (``C.W.fget``, ``passes.property_reads``),
+    so it runs only where the object's class has that same property. Generated code calls
+    this; ``where`` is the user's file and line."""
+    found = next((vars(c)[name] for c in type(obj).__mro__ if name in vars(c)), None)
+    if type(found) is property and found.fget is getter:
+        return
+    what = f"the property {found.fget.__qualname__}" if isinstance(found, property) and hasattr(
+        found.fget, "__qualname__") else f"a {type(found).__name__}" if found is not None else "no class attribute"
+    raise UnsupportedCaseError(
+        f"{where}{receiver}.{name} on this {type(obj).__qualname__} object reads {what}, not the property "
+        f"{getter.__qualname__}, which srcad differentiated (the property of the class the code is compiled for); "
+        f"call the getter you mean as a function ({getter.__qualname__}.fget({receiver}))")
+
+
 def check_method(obj, name, function, where, receiver="self", binds=..., after=None):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the

@@ -16,6 +16,7 @@ the structure of ``x``. Generated code reads a field of a named tuple or datacla
 """
 import copy
 import dataclasses
+import functools
 
 from .errors import NoRuleError, no_attribute_rule
 
@@ -62,10 +63,16 @@ def _field_position(obj, name):
         return name
     if fields is not None and isinstance(obj, tuple) or is_dataclass_instance(obj):
         cls = type(obj).__qualname__
-        if isinstance(getattr(type(obj), name, None), property):
-            raise NoRuleError(f"reads the property .{name} of a {cls} it differentiates: srcad differentiates the "
-                              f"fields of a dataclass or named tuple, not what its properties compute; write what "
-                              f".{name} computes from the fields in the function, or leave the object out of wrt")
+        found = getattr(type(obj), name, None)
+        if isinstance(found, property):
+            raise NoRuleError(f"reads the property .{name} of a {cls} it differentiates where srcad cannot tell the "
+                              f"object's class when compiling (it reads self.{name}, model.{name} of an argument and "
+                              f"model.layer.{name} as the call {cls}.{name}.fget(...) of a getter written in Python); "
+                              f"pass the object as an argument, or write what .{name} computes from the fields")
+        if isinstance(found, functools.cached_property):
+            raise NoRuleError(f"reads the cached_property .{name} of a {cls} it differentiates: its value is stored "
+                              f"in the object the first time and then read back, with no derivative; make it a "
+                              f"@property, or write what .{name} computes from the fields in the function")
         raise NoRuleError(f"reads .{name} of a {cls} it differentiates, which is not one of its fields: srcad "
                           f"differentiates the fields of a dataclass or named tuple; read it from the class "
                           f"({cls}.{name}) or pass it as an argument")

@@ -146,9 +146,16 @@ def reads_a_property(p):
     return np.sum(p.doubled ** 2)
 
 
-def test_an_attribute_that_is_not_a_field_is_refused():
-    with pytest.raises(srcad.NoRuleError, match=r"the property \.doubled of a Weird it differentiates"):
-        srcad.grad(reads_a_property)(Weird(np.ones(3)))
+def reads_a_property_of_an_item(ps):
+    return np.sum(ps[0].doubled ** 2)
+
+
+def test_a_property_is_read_through_its_getter_where_the_class_is_known():
+    w = rng.standard_normal(3)
+    np.testing.assert_allclose(srcad.grad(reads_a_property)(Weird(w)).w, 8 * w)
+    with pytest.raises(srcad.NoRuleError, match=r"the property \.doubled of a Weird it differentiates where srcad "
+                                                r"cannot tell the object's class"):
+        srcad.grad(reads_a_property_of_an_item)([Weird(w)])
 
 
 def reads_array_attribute(x):

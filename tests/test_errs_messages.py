@@ -269,7 +269,7 @@ class Dense:
 
 
 def reads_a_property(layer, x):
-    return np.sum(x @ layer.W + layer.b) * layer.n_out
+    return np.sum(x @ layer.W + layer.b) * [layer][0].n_out  # (layer.n_out is read through Dense.n_out.fget)
 
 
 def reads_a_class_attribute(layer, x):

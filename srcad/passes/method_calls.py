@@ -346,24 +346,26 @@ def partial_call(call, parts, source):
 def method_check(norm, call):
     """The statement checking, when the code runs, that ``self.step`` resolved through the
     class (``through_self``) is what Python calls: ``check_method(self, 'step', C.step, where)``
-    (``errors.check_method``); None for any other call."""
+    (``errors.check_method``), or ``check_property(self, 'W', C.W.fget, where)`` for a property
+    read as its getter's call; None for any other call."""
     found = anno(call, "through_self")
     if found is None:
         return None
-    from ..errors import check_method
+    from ..errors import check_method, check_property
     from ..naming import BUILTIN
 
-    checker = set_anno(gast.Name(id=norm.namer.unique("check_method"), ctx=gast.Load(), annotation=None,
-                                 type_comment=None), BUILTIN, ("check_method", check_method))
+    check_method = check_property if found.binding == "property" else check_method  # self.W: C.W.fget(self)
+    checker = set_anno(gast.Name(id=norm.namer.unique(check_method.__name__), ctx=gast.Load(), annotation=None,
+                                 type_comment=None), BUILTIN, (check_method.__name__, check_method))
     where = f"{norm.source.filename}:{getattr(call, 'lineno', '?')}: "
     args = [deepcopy(found.receiver), gast.Constant(value=found.method, kind=None), call.func,
             gast.Constant(value=where, kind=None)]
     if found.text != "self":  # a parameter resolved through its argument's class
         args.append(gast.Constant(value=found.text, kind=None))
     keywords = [] if found.after is None else [gast.keyword(arg="after", value=deepcopy(found.after))]
-    if found.binding != "method":  # a static method binds nothing, a class method its class
+    if found.binding in ("static", "class"):  # a static method binds nothing, a class method its class
         binds = deepcopy(call.args[0]) if found.binding == "class" else gast.Constant(value=None, kind=None)
         keywords.append(gast.keyword(arg="binds", value=binds))
     check = gast.Call(func=checker, args=args, keywords=keywords)
-    set_anno(check, "callee", Callee("object", obj=check_method, name="check_method"))
+    set_anno(check, "callee", Callee("object", obj=check_method, name=check_method.__name__))
     return gast.copy_location(gast.Expr(value=check), call)

@@ -12,11 +12,12 @@ from .local_functions import SCOPES, defined_before, inner_scope_children, outer
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call,
                            through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
+from .property_reads import PropertyReads, property_read
 from .record_classes import record_locals
 
 
 def _calls_in_scopes(node, locals_, functions, source):
-    """Each call in ``node`` with the local names where it runs, which of them are parameters
+    """Each call and attribute read in ``node`` with the local names where it runs, which of them are parameters
     of a function around it, which a nested ``def`` or ``lambda`` around it binds (it adds
     its parameters and assignments to its enclosing scope's), and which denote a function
     defined in the function there (``local_functions``: a scope binding a name hides the
@@ -37,7 +38,7 @@ def _calls_in_scopes(node, locals_, functions, source):
         elif isinstance(n, gast.Lambda):
             inner = parameter_names(n)
             scope, scope_params, nested = scope | inner, scope_params | inner, nested | inner
-        if isinstance(n, gast.Call):
+        if isinstance(n, gast.Call) or isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load):
             yield n, scope, scope_params, nested, functions
         stack.extend((child, scope, scope_params, nested, functions) for child in children)
 
@@ -106,7 +107,16 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         param_classes.update(record_locals(nodes, locals_, source, given))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
     conditional = None  # ids of the calls in branches, worked out if a name is missing
+    call_functions, property_calls = set(), {}  # self.W of a property: C.W.fget(self), in place when all are resolved
     for call, locals_, params, nested, functions_here in _calls_in_scopes(node, locals_, functions, source):
+        if isinstance(call, gast.Attribute):  # (a call's own function is looked at first, as the call)
+            parts = dotted(call)
+            if id(call) not in call_functions and parts is not None and parts[0] not in nested:
+                found = property_read(call, param_classes, owner, source)
+                if found is not None:
+                    property_calls[id(call)] = found
+            continue
+        call_functions.add(id(call.func))
         if anno(call, "callee") is not None:
             continue
         if frozen_method_call(call, locals_, source):  # stats.norm(mu, s).logpdf(x): stats.norm.logpdf(x, mu, s)
@@ -180,7 +190,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                 set_anno(call, "callee", Callee("method", name=parts[-1]))
                 continue
             set_anno(call, "callee", Callee("object", obj=readable(obj), name=".".join(parts)))
-    return _ItemCalls(source, locals_).visit(node)
+    return _ItemCalls(source, locals_).visit(PropertyReads(property_calls).visit(node))
 
 
 _NESTED_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
