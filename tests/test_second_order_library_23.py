@@ -1,6 +1,7 @@
 """Second order (hvp, hessian, grad of grad) through the helpers that rules of np.cumprod,
-np.median, np.select, np.linalg.matrix_power, np.linalg.svd(compute_uv=False) and of complex
-values (np.abs of a complex value, .imag) emit, against finite differences of the gradient."""
+np.median, np.select, np.linalg.matrix_power, np.linalg.svd(compute_uv=False), np.linalg.qr
+(every mode but "raw"; probe 27A bug_06: its helper was refused) and of complex values (np.abs
+of a complex value, .imag) emit, against finite differences of the gradient."""
 import numpy as np
 import pytest
 
@@ -53,6 +54,21 @@ def hermitian_singular_values(a):
     return np.sum(np.linalg.svd(a + a.T, compute_uv=False, hermitian=True) ** 3)
 
 
+def qr_both_factors(a):
+    q, r = np.linalg.qr(a)
+    corner = np.diagonal(r[..., :2, :2], axis1=-2, axis2=-1)
+    return np.sum(np.abs(corner)) + np.sum(q * np.tanh(q)) + np.sum(r[..., 0, :] ** 3)
+
+
+def qr_r_only(a):
+    return np.sum(np.linalg.qr(a, mode="r") ** 2 * a[..., :1, :])
+
+
+def qr_complete_determined_part(a):
+    q, r = np.linalg.qr(a, mode="complete")
+    return np.sum(q[:, :3] ** 3) + np.sum(r ** 2 * r)
+
+
 def spectral_loss(x):
     power = np.abs(np.fft.rfft(x)) ** 2 / len(x)
     return np.sum((power - TARGET) ** 2)
@@ -74,7 +90,10 @@ BOTH = [(compounded_wealth, np.full(3, 0.3)), (cumprod_rows, rng.standard_normal
         (median_rows, rng.standard_normal((3, 4))), (selected, rng.standard_normal(6)),
         (markov, rng.random((3, 3))), (inverse_power, rng.random((3, 3)) + np.eye(3)),
         (singular_values_cubed, rng.standard_normal((3, 3))), (singular_values_cubed, rng.standard_normal((2, 4))),
-        (singular_values_cubed, rng.standard_normal((2, 4, 3))), (hermitian_singular_values, rng.standard_normal((3, 3)))]
+        (singular_values_cubed, rng.standard_normal((2, 4, 3))), (hermitian_singular_values, rng.standard_normal((3, 3))),
+        (qr_both_factors, rng.standard_normal((3, 3)) + 3 * np.eye(3)), (qr_both_factors, rng.standard_normal((4, 3))),
+        (qr_both_factors, rng.standard_normal((2, 4))), (qr_both_factors, rng.standard_normal((2, 3, 3))),
+        (qr_r_only, rng.standard_normal((4, 3))), (qr_complete_determined_part, rng.standard_normal((5, 3)))]
 COMPLEX = [(spectral_loss, rng.standard_normal(8)), (spectral_loss_parts, rng.standard_normal(8)),
            (lowpass_energy, rng.standard_normal(8))]
 

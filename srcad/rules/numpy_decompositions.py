@@ -240,7 +240,7 @@ def _qr_parts(g, y, a, mode):
     if mode == "r":
         return np.linalg.qr(a)[0], y, None, g
     q, r = y
-    gq, gr = (None if g is None else g[i] for i in range(2))
+    gq, gr = (None, None) if g is None else (g[0], g[1])
     k = min(np.shape(a)[-2:])
     if q.shape[-1] > k:  # mode="complete" of a tall matrix; the extra rows of R are zeros
         if _nonzero(gq) and np.any(np.asarray(gq)[..., k:]):
