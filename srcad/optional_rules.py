@@ -13,7 +13,7 @@ import threading
 #: SciPy's public submodules -> srcad's rule modules that register rules for their objects.
 #: An object from a SciPy module not listed here loads every rule module (never a guess).
 SCIPY_RULE_MODULES = {
-    "linalg": ("scipy_linalg",),
+    "linalg": ("scipy_linalg", "scipy_linalg_factors"),
     "ndimage": ("scipy_ndimage",),
     "optimize": ("scipy_optimize",),
     "signal": ("scipy_signal",),

@@ -241,7 +241,20 @@ def f_eigvals_real_stack(a):
     return np.real(np.linalg.eigvals(a))
 
 
+OWN = np.random.default_rng(27)  # the draws of later cases: their own generator leaves the others' as they were
+
+
+def f_ediff1d(x):
+    return np.ediff1d(x) ** 2
+
+
+def f_ediff1d_ends(x, end, begin):
+    return np.ediff1d(x, to_end=end, to_begin=begin) ** 2
+
+
 CASES = [
+    ("ediff1d", f_ediff1d, [OWN.standard_normal((2, 3))]),
+    ("ediff1d-to_end-to_begin", f_ediff1d_ends, [OWN.standard_normal(4), OWN.standard_normal(2), 0.7]),
     ("append", f_append, [R(5), R(2, 2)]),
     ("append-axis", f_append_axis, [R(4, 3), R(4, 2)]),
     ("insert", f_insert, [R(5), R(2)]),
@@ -447,6 +460,8 @@ def test_refused_arguments():
 # ---- one call of every rule, for the hygiene sweep (tests/test_rules_hygiene.py) ---------------
 
 HYGIENE_CALLS = [
+    (np.ediff1d, [OWN.standard_normal(4)], {"to_end": OWN.standard_normal(2), "to_begin": 0.5},
+     (0, "to_end", "to_begin"), None),
     (np.cov, [R(3, 4)], {"rowvar": False}, (0,), None),
     (np.linalg.eigvals, [R(3, 3)], {}, (0,), "abs({fn}({0}))"),
     (np.polyfit, [FIT_X, R(7), 2], {}, (0, 1), None),

@@ -508,7 +508,27 @@ def f_invgamma_cdf(x, loc):
     return stats.invgamma.cdf(x, 2.5, loc)
 
 
+R27, positive27, _ = samplers(27)  # the draws of later cases: their own generator leaves the others' as they were
+
+
+def general27(n):
+    return R27(n, n) + n * np.eye(n)
+
+
+def f_softplus(x):
+    return special.softplus(x)
+
+
+ZETA_X = np.array([2.5, 3.0, 4.0, 5.5])
+
+
+def f_zeta_in_q(q):
+    return special.zeta(ZETA_X, q) + special.zeta(3.0, q + 1.0)
+
+
 SPECIAL = [
+    *([("softplus", f_softplus, [R27(4) * 3])] if hasattr(special, "softplus") else []),  # SciPy 1.15 and later
+    ("zeta-in-q", f_zeta_in_q, [positive27(4)]),
     ("erfinv", f_erfinv, [unit(4) - 0.5]),
     ("erfcinv", f_erfcinv, [unit(4)]),
     ("erfcx", f_erfcx, [R(4)]),
@@ -645,7 +665,50 @@ def eigh_both(a):
     return w + np.abs(v[0])
 
 
+def f_svdvals(a):
+    return linalg.svdvals(a)
+
+
+def f_qr_economic(a):
+    q, r = linalg.qr(a, mode="economic")
+    return np.abs(q) @ r
+
+
+def f_qr_full(a):
+    q, r = linalg.qr(a)  # a tall a: Q's last columns are any completion, so only its first ones are used
+    return np.abs(q[:, :3]) @ r[:3] + np.sum(r * r)
+
+
+def f_qr_r(a):
+    (r,) = linalg.qr(a, mode="r")
+    return r * r
+
+
+def f_lu(a):
+    p, lower, upper = linalg.lu(a)
+    return p @ np.abs(lower) + upper * upper
+
+
+def f_polar(a):
+    u, p = linalg.polar(a)
+    return u + p * p
+
+
+def f_polar_left(a):
+    u, p = linalg.polar(a, side="left")
+    return u * u + np.sin(p)
+
+
 LINALG = [
+    ("svdvals", f_svdvals, [R27(3, 4)]),
+    ("qr-economic-tall", f_qr_economic, [R27(4, 3)]),
+    ("qr-economic-wide", f_qr_economic, [R27(2, 4)]),
+    ("qr-full", f_qr_full, [R27(5, 3)]),
+    ("qr-r", f_qr_r, [R27(4, 3)]),
+    ("lu", f_lu, [general27(3)]),
+    ("lu-4", f_lu, [R27(4, 4)]),
+    ("polar", f_polar, [general27(3)]),
+    ("polar-left", f_polar_left, [R27(3, 3)]),
     ("solve_triangular-lower", f_solve_triangular_lower, [general(3), R(3, 2)]),
     ("solve_triangular-trans-unit", f_solve_triangular_trans_unit,
      [general(3), R(3)]),
@@ -891,7 +954,36 @@ def chi2_cdf_in_df(x, df):
     return np.sum(stats.chi2.cdf(x, df))
 
 
+def zeta_in_x(x):
+    return np.sum(special.zeta(x, 2.0))
+
+
+def qr_pivoting(a):
+    q, r, columns = linalg.qr(a, pivoting=True)
+    return np.sum(r * r)
+
+
+def lu_of(a):
+    p, lower, upper = linalg.lu(a)
+    return np.sum(upper * upper)
+
+
+def lu_permute_l(a):
+    permuted, upper = linalg.lu(a, permute_l=True)
+    return np.sum(upper * upper)
+
+
+def polar_of(a):
+    u, p = linalg.polar(a)
+    return np.sum(p)
+
+
 REFUSED = [
+    ("zeta-in-x", zeta_in_x, [np.array([2.5, 3.0])], 0, "scipy.special.zeta in its exponent x"),
+    ("qr-pivoting", qr_pivoting, [general27(3)], 0, "scipy.linalg.qr.pivoting=True. .the column order"),
+    ("lu-not-square", lu_of, [R27(2, 3)], 0, "scipy.linalg.lu of square matrices only"),
+    ("lu-permute_l", lu_permute_l, [general27(3)], 0, "scipy.linalg.lu with its default results .P, L, U. only"),
+    ("polar-not-square", polar_of, [R27(3, 2)], 0, "scipy.linalg.polar of square matrices only"),
     ("cdist-cityblock", cdist_cityblock, [R(3, 2), R(2, 2)], 0, "'euclidean' or 'sqeuclidean' only, not 'cityblock'"),
     ("pdist-p", pdist_minkowski, [R(3, 2)], 0, "pdist does not support the keyword argument 'p'"),
     ("t.cdf-in-df", t_cdf_in_df, [R(3), 3.0], 1, "scipy.stats.t.cdf in its shape df"),
@@ -1044,6 +1136,12 @@ HYGIENE_CALLS = _stats_calls() + [
     (linalg.solve_sylvester, [general(3), general(2), R(3, 2)], {}, (0, 1, 2), None),
     (linalg.solve_continuous_lyapunov, [general(3), R(3, 3)], {}, (0, 1), None),
     (linalg.logm, [SPD3], {}, (0,), None),
+    (linalg.svdvals, [R27(3, 4)], {}, (0,), None),
+    (linalg.qr, [R27(4, 3)], {}, (0,), "{fn}({0})[1]"),
+    (linalg.lu, [general27(3)], {}, (0,), "{fn}({0})[2]"),
+    (linalg.polar, [general27(3)], {}, (0,), "{fn}({0})[0]"),
+    (special.zeta, [3.0, positive27(3)], {}, (1,), None),
+    *([(special.softplus, [R27(3)], {}, (0,), None)] if hasattr(special, "softplus") else []),
     (signal.convolve, [R(6), R(3)], {"mode": "same"}, (0, 1), None),
     (signal.correlate, [R(6), R(3)], {"mode": "valid"}, (0, 1), None),
     (signal.fftconvolve, [R(6), R(3)], {}, (0, 1), None),

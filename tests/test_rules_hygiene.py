@@ -139,6 +139,8 @@ EXTRA_CALLS = [
     (numpy_joining.unjoin, [R(3, 3), [R(2, 3), R(3)], np.atleast_2d, 0], {}, (0,), None),
     (numpy_joining.block_grad, [R(3, 3), [[R(2, 2), R(2, 1)], [R(1, 2), 0.5]]], {}, (0,), None),
     (numpy_indexing.diff_grad, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),
+    (numpy_indexing.ediff1d_grad, [R(8), R(2, 3), R(2), 0.5, "ary"], {}, (0,), None),
+    (numpy_indexing.ediff1d_tangent, [R(2), R(2, 3), R(2), 0.5, "to_end"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(7), 2, "reflect", "even"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(4, 5), ((1, 1), (0, 2)), "constant", "even"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(5, 6), (1, 2), "wrap", "even"], {}, (0,), None),

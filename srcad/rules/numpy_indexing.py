@@ -347,6 +347,70 @@ def diff_jvp(y, a, n=1, axis=-1, prepend=None, append=None):
     t[y] += diff_tangent(t[append], a, n, axis, prepend, append, "append")
 
 
+def _ediff1d_sizes(ary, to_end, to_begin):
+    """The lengths of ``np.ediff1d``'s three parts: ``to_begin``, the differences, ``to_end``."""
+    return (0 if to_begin is None else np.size(to_begin), max(np.size(ary) - 1, 0),
+            0 if to_end is None else np.size(to_end))
+
+
+def ediff1d_grad(g, ary, to_end, to_begin, which):
+    """The adjoint of ``which`` ("ary", "to_end" or "to_begin") in ``np.ediff1d(ary, to_end,
+    to_begin)``, the flat ``[to_begin, np.diff(ary.ravel()), to_end]``."""
+    before, inner, after = _ediff1d_sizes(ary, to_end, to_begin)
+    g = np.asarray(g)
+    if which == "to_begin":
+        return np.reshape(g[:before], np.shape(to_begin))
+    if which == "to_end":
+        return np.reshape(g[before + inner:], np.shape(to_end))
+    flat = diff_grad(g[before:before + inner], np.ravel(ary), 1, -1, None, None, "a")
+    return np.reshape(flat, np.shape(ary))
+
+
+def ediff1d_tangent(tv, ary, to_end, to_begin, which):
+    """The tangent of ``np.ediff1d`` when only ``which`` moves (by ``tv``)."""
+    before, inner, after = _ediff1d_sizes(ary, to_end, to_begin)
+    dtype = np.result_type(np.asarray(tv).dtype, np.float16)
+    head = np.ravel(tv) if which == "to_begin" else np.zeros(before, dtype)
+    middle = np.diff(np.ravel(tv)) if which == "ary" else np.zeros(inner, dtype)
+    tail = np.ravel(tv) if which == "to_end" else np.zeros(after, dtype)
+    return np.concatenate([head, middle, tail])
+
+
+# ediff1d_grad is J_whichᵀ g and ediff1d_tangent J_which h: each is the other's adjoint
+@register_vjp(ediff1d_grad)
+def ediff1d_grad_vjp(r, g, ary, to_end, to_begin, which):
+    d[g] += ediff1d_tangent(d[r], ary, to_end, to_begin, which)
+
+
+@register_jvp(ediff1d_grad)
+def ediff1d_grad_jvp(r, g, ary, to_end, to_begin, which):
+    t[r] += ediff1d_grad(t[g], ary, to_end, to_begin, which)
+
+
+@register_vjp(ediff1d_tangent)
+def ediff1d_tangent_vjp(r, tv, ary, to_end, to_begin, which):
+    d[tv] += ediff1d_grad(d[r], ary, to_end, to_begin, which)
+
+
+@register_jvp(ediff1d_tangent)
+def ediff1d_tangent_jvp(r, tv, ary, to_end, to_begin, which):
+    t[r] += ediff1d_tangent(t[tv], ary, to_end, to_begin, which)
+
+
+@register_vjp(np.ediff1d)
+def ediff1d(y, ary, to_end=None, to_begin=None):
+    d[ary] += ediff1d_grad(d[y], ary, to_end, to_begin, "ary")
+    d[to_end] += ediff1d_grad(d[y], ary, to_end, to_begin, "to_end")
+    d[to_begin] += ediff1d_grad(d[y], ary, to_end, to_begin, "to_begin")
+
+
+@register_jvp(np.ediff1d)
+def ediff1d_jvp(y, ary, to_end=None, to_begin=None):
+    t[y] += ediff1d_tangent(t[ary], ary, to_end, to_begin, "ary")
+    t[y] += ediff1d_tangent(t[to_end], ary, to_end, to_begin, "to_end")
+    t[y] += ediff1d_tangent(t[to_begin], ary, to_end, to_begin, "to_begin")
+
+
 @register_vjp(np.bincount, zero="x")  # x holds the bins
 def bincount(y, x, weights=None, minlength=0):
     """Linear in ``weights``: each weight's adjoint is its bin's."""

@@ -153,16 +153,28 @@ def not_square(a):
 
 
 
+def plu_grad(g, p, lower, upper):
+    """The adjoint of ``A = P L U`` (square, ``L`` unit lower, ``U`` upper triangular) from the
+    adjoint ``g`` of ``L`` strictly below the diagonal and of ``U`` on and above it: with
+    ``F = L⁻¹ Pᵀ dA U⁻¹``, ``dL = L strictly_lower(F)`` and ``dU = upper(F) U``."""
+    gf = np.tril(mT(lower) @ np.tril(g, -1), -1) + np.triu(np.triu(g) @ mT(upper))
+    return p @ np.linalg.solve(mT(lower), mT(np.linalg.solve(upper, mT(gf))))
+
+
+def plu_tangent(ta, p, lower, upper):
+    """The tangents ``(dL, dU)`` of ``A = P L U`` along ``ta`` (``plu_grad``'s formulas)."""
+    f = mT(np.linalg.solve(mT(upper), mT(np.linalg.solve(lower, mT(p) @ ta))))
+    return lower @ np.tril(f, -1), np.triu(f) @ upper
+
+
 def lu_factor_grad(g, a, y):
-    """The adjoint of ``lu`` in ``(lu, piv) = lu_factor(a)``: with ``F = L⁻¹ Pᵀ dA U⁻¹``,
-    ``dL = L strictly_lower(F)`` and ``dU = upper(F) U``."""
+    """The adjoint of ``lu`` in ``(lu, piv) = lu_factor(a)``, ``lu`` packing ``L`` below the
+    diagonal and ``U`` on and above it."""
     if not_square(a):
         raise UnsupportedCaseError("srcad differentiates scipy.linalg.lu_factor of square matrices only")
     lu, piv = y
     p, lower, upper = lu_parts(lu, piv)
-    g = np.asarray(g[0])
-    gf = np.tril(mT(lower) @ np.tril(g, -1), -1) + np.triu(np.triu(g) @ mT(upper))
-    return p @ np.linalg.solve(mT(lower), mT(np.linalg.solve(upper, mT(gf))))
+    return plu_grad(np.asarray(g[0]), p, lower, upper)
 
 
 def lu_factor_tangent(ta, a, y):
@@ -170,8 +182,8 @@ def lu_factor_tangent(ta, a, y):
         raise UnsupportedCaseError("srcad differentiates scipy.linalg.lu_factor of square matrices only")
     lu, piv = y
     p, lower, upper = lu_parts(lu, piv)
-    f = mT(np.linalg.solve(mT(upper), mT(np.linalg.solve(lower, mT(p) @ ta))))
-    return [lower @ np.tril(f, -1) + np.triu(f) @ upper, np.zeros(np.shape(piv))]
+    tl, tu = plu_tangent(ta, p, lower, upper)
+    return [tl + tu, np.zeros(np.shape(piv))]
 
 
 def lu_solve_grad(g, lu_and_piv, b, x, trans, which):

@@ -96,6 +96,10 @@ def spence_slope(z):
     return np.where(one, -1.0, np.log(safe) / (1 - safe))
 
 
+_ZETA_IN_X = "scipy.special.zeta in its exponent x (its derivative there has no closed form in SciPy)"
+_ZETA_INSTEAD = "pass x as a constant; srcad differentiates zeta(x, q) in q"
+
+
 if special is not None:
 
     @register_elementwise(special.expit)
@@ -183,6 +187,12 @@ if special is not None:
     @register_elementwise(special.erfcx)
     def erfcx(y, x):
         return 2 * x * y - 2 / np.sqrt(np.pi)
+
+    if hasattr(special, "softplus"):  # SciPy 1.15 and later
+
+        @register_elementwise(special.softplus)
+        def softplus(y, x):
+            return special.expit(x)
 
     @register_elementwise(special.log_expit)
     def log_expit(y, x):
@@ -366,6 +376,17 @@ if special is not None:
     @register_jvp(special.multigammaln)
     def multigammaln_jvp(y, a, dimension):
         t[y] += t[a] * multigammaln_da(a, dimension)
+
+    @register_vjp(special.zeta)
+    def zeta(y, x, q=None):
+        """Hurwitz's ``ζ(x, q) = Σₖ (k + q)⁻ˣ``: ``∂/∂q = -x ζ(x + 1, q)``."""
+        d[q] += unbroadcast(-d[y] * x * special.zeta(x + 1, q), q)
+        d[x] += no_derivative(_ZETA_IN_X, _ZETA_INSTEAD)
+
+    @register_jvp(special.zeta)
+    def zeta_jvp(y, x, q=None):
+        t[y] += -t[q] * x * special.zeta(x + 1, q)
+        t[y] += t[x] * no_derivative(_ZETA_IN_X, _ZETA_INSTEAD)
 
     # ---- functions of two arguments ------------------------------------------------------
 
