@@ -190,7 +190,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                 set_anno(call, "callee", Callee("method", name=parts[-1]))
                 continue
             set_anno(call, "callee", Callee("object", obj=readable(obj), name=".".join(parts)))
-    return _ItemCalls(source, locals_).visit(PropertyReads(property_calls).visit(node))
+    if property_calls:
+        node = PropertyReads(property_calls).visit(node)
+    return _ItemCalls(source, locals_).visit(node)
 
 
 _NESTED_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
