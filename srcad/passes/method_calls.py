@@ -80,7 +80,7 @@ def through_super(call, owner, source):
         return False
     if _binding(vars(base)[func.attr]) not in ("method", "static") or library_code(_function_of(vars(base)[func.attr])):
         return False
-    base_path = _class_path(base, source)
+    base_path = class_path_of(base, source)
     if base_path is None or not _through_class(call, [self_name], func.attr, base_path, source):
         return False
     set_anno(call, "through_self", anno(call, "through_self")._replace(after=path_expr(class_path)))
@@ -104,7 +104,7 @@ def through_parameter(call, parts, classes, source):
     attr = inspect.getattr_static(cls, method, None)
     if _binding(attr) is None or isinstance(_function_of(attr), types.FunctionType) and library_code(_function_of(attr)):
         return False
-    class_path = _class_path(cls, source)
+    class_path = class_path_of(cls, source)
     return class_path is not None and _through_class(call, receiver, method, class_path, source)
 
 
@@ -165,7 +165,7 @@ def library_code(function):
             or installed_file(function.__code__.co_filename))
 
 
-def _class_path(cls, source):
+def class_path_of(cls, source):
     """A dotted name of ``cls`` in the function's scope: a name bound to it, or its
     qualified name in a module bound to a name; None if there is none."""
     qualname = getattr(cls, "__qualname__", "")

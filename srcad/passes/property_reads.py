@@ -15,7 +15,7 @@ import gast
 
 from ..astutil import set_anno
 from .callees import Callee, denoted, dotted, lookup_path, path_expr, readable
-from .method_calls import ThroughSelf, _class_path, _library_code
+from .method_calls import ThroughSelf, class_path_of, library_code
 
 
 def property_read(node, classes, owner, source):
@@ -30,7 +30,7 @@ def property_read(node, classes, owner, source):
     try:
         if ".".join(receiver) in classes:
             cls = classes[".".join(receiver)]
-            class_path = _class_path(cls, source)
+            class_path = class_path_of(cls, source)
         elif owner is not None and receiver == [owner[0]]:
             class_path = owner[1]
             cls = denoted(class_path, source)
@@ -40,7 +40,7 @@ def property_read(node, classes, owner, source):
         return None
     found = inspect.getattr_static(cls, name, None) if _record_class(cls) else None
     if (class_path is None or type(found) is not property or not isinstance(found.fget, types.FunctionType)
-            or _library_code(found.fget)):
+            or library_code(found.fget)):
         return None
     path = class_path + [name, "fget"]
     getter = lookup_path(path, source)  # guarded: a class or property redefined means new code
