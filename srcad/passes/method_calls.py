@@ -47,14 +47,16 @@ def through_self(call, parts, owner, source):
     return _through_class(call, [self_name], parts[1], class_path, source)
 
 
-def through_super(call, owner, source):
+def through_super(call, owner, source, self_class=None):
     """``super().step(x)`` (or ``super(C, self).step(x)``) in a method of ``C`` as
-    ``B.step(self, x)``, ``B`` the first class after ``C`` in ``C``'s method resolution order
+    ``B.step(self, x)``, ``B`` the first class after ``C`` in the method resolution order of
+    ``self_class`` (the class of ``self`` the code is compiled for, where known; else ``C``'s)
     whose own attribute ``step`` is a plain function (or a static method's), when the module
-    reaches ``B`` by name; annotated ``through_self`` with ``after`` set, so that when the code
-    runs ``method_check`` checks that ``super(C, self).step`` is that function (a subclass of
-    ``C`` may put another class between them). Else False: a class method (it would bind
-    ``type(self)``, not ``B``), a ``super`` rebound, anything else."""
+    reaches ``B`` by name (a mixin's ``super()`` reaches the class beside it); annotated
+    ``through_self`` with ``after`` set, so that when the code runs ``method_check`` checks
+    that ``super(C, self).step`` is that function (another subclass of ``C`` may put another
+    class between them). Else False: a class method (it would bind ``type(self)``, not ``B``),
+    a ``super`` rebound, anything else."""
     func = call.func
     if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Call)
             and isinstance(func.value.func, gast.Name) and func.value.func.id == "super"
@@ -73,7 +75,8 @@ def through_super(call, owner, source):
             return False
     elif getattr(source.closure.get("__class__"), "cell_contents", None) is not cls:
         return False  # zero-argument super() reads the __class__ cell Python makes for it
-    for base in cls.__mro__[1:]:
+    order = self_class.__mro__ if isinstance(self_class, type) and cls in self_class.__mro__ else cls.__mro__
+    for base in order[order.index(cls) + 1:]:
         if func.attr in vars(base):
             break
     else:

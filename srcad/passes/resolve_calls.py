@@ -121,7 +121,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             continue
         if frozen_method_call(call, locals_, source):  # stats.norm(mu, s).logpdf(x): stats.norm.logpdf(x, mu, s)
             continue
-        if owner is not None and id(call) not in nested_calls and through_super(call, owner, source):
+        if owner is not None and id(call) not in nested_calls and through_super(call, owner, source, param_classes.get(owner[0])):
             continue
         parts = dotted(call.func)
         if parts is None:
