@@ -32,7 +32,7 @@ def show(fun: Callable[..., Any], *args: Any) -> None:
         _t1 = x ** 3
         d_t1 = cotangent(v, _t1)
         # line 2: return x ** 3
-        dx = d_t1 * 3 * x ** (3 - 1)
+        dx = d_t1 * 3 * x ** 2
         return finish(dx, x)
     <BLANKLINE>
     """

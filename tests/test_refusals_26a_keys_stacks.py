@@ -293,7 +293,7 @@ def drawn_inside(theta):
 
 
 def test_a_draw_inside_a_checkpointed_loop_stays_refused():
-    refused(lambda: srcad.grad(drawn_inside)(np.array([0.05, 0.2])), "may draw random numbers")
+    refused(lambda: srcad.grad(drawn_inside)(np.array([0.05, 0.2])), "draws random numbers")
 
 
 # ---- 4. second order of complex values saved in a loop -----------------------------------
