@@ -49,9 +49,13 @@ def installed_class(cls):
     """Is ``cls`` defined by installed code (Python's, NumPy's, a package's, srcad's), whose
     methods srcad does not read for what they may reach?"""
     import sys
+    import types
 
-    module = sys.modules.get(cls.__module__)
-    return not_yours(cls.__module__, getattr(module, "__file__", None))
+    name = cls.__module__
+    if not isinstance(name, str):  # a C type that keeps __module__ per object (Cython's functions)
+        return not any(isinstance(v, types.FunctionType) for k in cls.__mro__ for v in vars(k).values())
+    module = sys.modules.get(name)
+    return not_yours(name, getattr(module, "__file__", None))
 
 
 def attribute_now(obj, attr):

@@ -27,11 +27,13 @@ from ..code_reading import installed_object, not_yours
 from .call_options import call_argument
 from .fresh import CONTAINER_BUILDERS, PLAIN_ATTRIBUTES, is_in, is_ufunc
 from .operators import operator_method
+from .random_draws import DRAW_METHODS
 
 #: calls whose result is a number or a range whatever their operands (``len(self.layers)``):
 #: what they read reaches no operator through them
+# (a generator's draws: NumPy's arrays and floats, whatever the generator object is)
 _FIXED_RESULTS = {builtins.int, builtins.float, builtins.bool, builtins.len, builtins.range, builtins.isinstance,
-                  np.shape, np.ndim, np.size}
+                  np.shape, np.ndim, np.size} | DRAW_METHODS
 
 
 def made_outside(statements, active, local, source, fixed_real, computed):
