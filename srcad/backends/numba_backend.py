@@ -20,8 +20,6 @@ import builtins
 import hashlib
 import itertools
 import linecache
-import os
-import re
 import sys
 import threading
 import types
@@ -33,30 +31,25 @@ import numpy as np
 from .. import astutil as A
 from .. import cache
 from ..arguments import where
-from ..errors import ComplexPowerError, IntegerOverflowError, SrcadError, UnsupportedCaseError
+from ..errors import ComplexPowerError, IntegerOverflowError, SrcadError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..source import GENERATED_FILENAME
 from . import numba_cache, numba_lowered
+from .numba_errors import BackendCompileError, compile_error, located, origins
 from .numba_frozen import cell_value, current, defined, frozen_defaults, frozen_user_values
 
 BACKENDS = ("numpy", "numba", "auto")
 INSTALL = "pip install srcad[numba]"
 
-_LINE_MARK = re.compile(r"^\s*# line (\d+): (.*)$")
 _counter = itertools.count(1)
 _LOCK = threading.RLock()
 _built = weakref.WeakKeyDictionary()  # Compiled -> [(weakref to the user function, dispatchers)]
-_origins = {}  # lowered file name -> (generated source lines, the user's file name)
 _digests = {}  # id(dispatcher) -> (weakref to it, digest of what it was compiled from, None if uncached)
 
 
 class BackendUnavailableError(SrcadError, ImportError):
     """``backend="numba"`` without numba installed."""
-
-
-class BackendCompileError(UnsupportedCaseError):
-    """``backend="numba"`` for code numba cannot compile with the meaning it has in Python."""
 
 
 def check_backend(backend):
@@ -181,7 +174,7 @@ class _Accelerated:
             return self._fallback(*args, **kwargs)
         except self._numba_error as exc:
             if self._strict:
-                raise _compile_error(exc) from None
+                raise compile_error(exc) from None
             self._dispatcher = None
             return self._fallback(*args, **kwargs)
         except (NotImplementedError, AssertionError) as exc:
@@ -262,7 +255,7 @@ def _dispatchers(compiled, fn, numba):
     try:
         frozen = [frozen_defaults(fn)] + frozen_user_values(lowered, generated, fn, cells)
     except numba_lowering.NotLowerable as exc:
-        exc.located = _located(source, fn, exc.node.lineno, exc.message)
+        exc.located = located(source, fn, exc.node.lineno, exc.message)
         raise
     for name, obj in generated.closure.items():
         if getattr(builtins, getattr(obj, "__name__", ""), None) is obj and isinstance(obj, (type, types.BuiltinFunctionType)):
@@ -310,7 +303,7 @@ def _dispatchers(compiled, fn, numba):
         filename = f"{GENERATED_FILENAME}{fn.__module__}.{fn.__qualname__} numba #{next(_counter)}>"
         lines = source.splitlines(keepends=True)
         linecache.cache[filename] = (len(source), None, lines, filename)
-    _origins[filename] = (source.splitlines(keepends=True), fn.__code__.co_filename)
+    origins[filename] = (source.splitlines(keepends=True), fn.__code__.co_filename)
     tree = ast.fix_missing_locations(gast.gast_to_ast(lowered_module))
     exec(compile(tree, filename, "exec"), namespace)  # line numbers: the generated source's, for errors
     # NumPy's float rules (x / 0.0 is inf, not ZeroDivisionError) and Python's IndexError for an
@@ -343,7 +336,7 @@ def _lower(source, names, fn, resolve, numba):
         lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward),
                                                       resolve))
     except numba_lowering.NotLowerable as exc:
-        exc.located = _located(source, fn, exc.node.lineno, exc.message)
+        exc.located = located(source, fn, exc.node.lineno, exc.message)
         raise
     count = len(lowered)
     lowered += [made for f in lowered for made in numba_lowering.outlined(f)]
@@ -354,7 +347,7 @@ def _lower(source, names, fn, resolve, numba):
 
 def _forget(filename):
     """Drop what error messages needed about a build that no longer exists."""
-    _origins.pop(filename, None)
+    origins.pop(filename, None)
     linecache.cache.pop(filename, None)
 
 
@@ -443,61 +436,3 @@ def _callee(stand_in, numba):
     if callee is None:
         raise SrcadError("a function this generated code calls no longer exists; differentiate again")
     return _dispatchers(stand_in.guard.compiled, callee, numba)
-
-
-def _user_line(lines, lineno):
-    """The user's line number and text that generated line ``lineno`` (1-based) belongs to."""
-    for k in range(min(lineno, len(lines)) - 1, -1, -1):
-        m = _LINE_MARK.match(lines[k])
-        if m:
-            return int(m.group(1)), m.group(2).strip()
-        if lines[k].lstrip().startswith("def "):
-            break
-    return None, None
-
-
-def _located(source, fn, lineno, message):
-    lines = source.splitlines(keepends=True)
-    line, text = _user_line(lines, lineno)
-    where = f"{fn.__code__.co_filename}:{line}" if line else f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
-    generated = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
-    shown = f"\n    {text}" if text else ""
-    return BackendCompileError(
-        f"{where}: backend='numba' cannot compile the adjoint of this line: {message} "
-        f"(in the generated statement `{generated}`); use backend='auto' to run NumPy code where numba "
-        f"cannot compile, or backend='numpy'{shown}")
-
-
-_NUMBA_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-def _origin_name(filename):
-    """The key of ``_origins`` that numba's ``filename`` (maybe relative) names, or None."""
-    if filename in _origins:
-        return filename
-    absolute = os.path.abspath(filename)
-    return absolute if absolute in _origins else None
-
-
-def _compile_error(exc):
-    """A numba compile error as a srcad error at the user's line, naming the construct."""
-    text = str(exc)
-    construct = next((ln.strip() for ln in text.splitlines()
-                      if ln.strip() and not ln.startswith(("Failed in", "During:", "File "))), "numba error")
-    construct = re.sub(r"\x1b\[[0-9;]*m", "", construct)[:300]
-    loc = getattr(exc, "loc", None)
-    places = ([(loc.filename, loc.line)] if loc is not None and loc.line else []) + _NUMBA_LOCATION.findall(text)
-    located = [(f, int(n)) for f, n in ((_origin_name(f), n) for f, n in places) if f is not None]
-    if not located:
-        return BackendCompileError(f"backend='numba' cannot compile this adjoint: {construct}; use "
-                                   "backend='auto' to run NumPy code where numba cannot compile, or backend='numpy'")
-    filename, lineno = located[-1]
-    lines, user_file = _origins[filename]
-    line, text_line = _user_line(lines, lineno)
-    generated = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
-    shown = f"\n    {text_line}" if text_line else ""
-    where = f"{user_file}:{line}: " if line else f"{user_file}: "
-    return BackendCompileError(
-        f"{where}backend='numba' cannot compile the adjoint of this line: {construct} (in the generated "
-        f"statement `{generated}`); use backend='auto' to run NumPy code where numba cannot compile, or "
-        f"backend='numpy'{shown}")

@@ -49,7 +49,8 @@ from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import Updates, globals_of
 from .memory_scan import makes_index_array
-from .memory_values import Memory, bind_call, string_key
+from .memory_locations import Memory
+from .memory_values import bind_call, string_key
 
 
 class _Flow(Updates):

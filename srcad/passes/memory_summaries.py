@@ -20,7 +20,7 @@ import types
 import gast
 
 from .. import registry
-from .memory_values import Memory
+from .memory_locations import Memory
 
 # (function, code) -> (the memory of its result, parameters it updates in place, its allocations
 # the result may hold -> their numbers, globals it updates in place), kept only while one analysis

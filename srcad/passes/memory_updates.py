@@ -10,7 +10,8 @@ from .call_options import out_argument, overwritten_arguments
 from .fresh import (MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments, only_logs, returns_new_array,
                     scatter_add_target, stores_in_a_global, updates_first_argument)
 from .memory_refusals import Refusals, out_argument_refusal, unseen_change_refusal
-from .memory_values import Memory, bind_call
+from .memory_locations import Memory
+from .memory_values import bind_call
 
 _ARGUMENT_CHANGING_METHODS = {"shuffle"}  # (a random generator's: rng.shuffle(y))
 

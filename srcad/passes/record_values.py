@@ -30,7 +30,7 @@ from .. import runtime
 from .callees import Callee
 from .item_forms import mark_element_reads
 from .memory import may_change_later, memory_flow
-from .memory_values import shallow_copy_keeps
+from .memory_locations import shallow_copy_keeps
 from .simplify import tidy
 
 

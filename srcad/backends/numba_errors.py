@@ -1,0 +1,73 @@
+"""numba's errors as srcad errors at the user's line: the generated code's ``# line N:`` marks
+say which line of the user's an adjoint statement comes from (``numba_backend`` records each
+lowered file's lines in ``origins``)."""
+import os
+import re
+
+from ..errors import UnsupportedCaseError
+
+_LINE_MARK = re.compile(r"^\s*# line (\d+): (.*)$")
+origins = {}  # lowered file name -> (generated source lines, the user's file name)
+
+
+class BackendCompileError(UnsupportedCaseError):
+    """``backend="numba"`` for code numba cannot compile with the meaning it has in Python."""
+
+
+def _user_line(lines, lineno):
+    """The user's line number and text that generated line ``lineno`` (1-based) belongs to."""
+    for k in range(min(lineno, len(lines)) - 1, -1, -1):
+        m = _LINE_MARK.match(lines[k])
+        if m:
+            return int(m.group(1)), m.group(2).strip()
+        if lines[k].lstrip().startswith("def "):
+            break
+    return None, None
+
+
+def located(source, fn, lineno, message):
+    """The error for ``message`` at line ``lineno`` of the generated ``source`` of ``fn``'s adjoint."""
+    lines = source.splitlines(keepends=True)
+    line, text = _user_line(lines, lineno)
+    where = f"{fn.__code__.co_filename}:{line}" if line else f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
+    return _at_line(f"{where}: ", message, lines, lineno, text)
+
+
+_NUMBA_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _origin_name(filename):
+    """The key of ``origins`` that numba's ``filename`` (maybe relative) names, or None."""
+    if filename in origins:
+        return filename
+    absolute = os.path.abspath(filename)
+    return absolute if absolute in origins else None
+
+
+def compile_error(exc):
+    """A numba compile error as a srcad error at the user's line, naming the construct."""
+    text = str(exc)
+    construct = next((ln.strip() for ln in text.splitlines()
+                      if ln.strip() and not ln.startswith(("Failed in", "During:", "File "))), "numba error")
+    construct = re.sub(r"\x1b\[[0-9;]*m", "", construct)[:300]
+    loc = getattr(exc, "loc", None)
+    places = ([(loc.filename, loc.line)] if loc is not None and loc.line else []) + _NUMBA_LOCATION.findall(text)
+    located = [(f, int(n)) for f, n in ((_origin_name(f), n) for f, n in places) if f is not None]
+    if not located:
+        return BackendCompileError(f"backend='numba' cannot compile this adjoint: {construct}; use "
+                                   "backend='auto' to run NumPy code where numba cannot compile, or backend='numpy'")
+    filename, lineno = located[-1]
+    lines, user_file = origins[filename]
+    line, text_line = _user_line(lines, lineno)
+    return _at_line(f"{user_file}:{line}: " if line else f"{user_file}: ", construct, lines, lineno, text_line)
+
+
+def _at_line(where, construct, lines, lineno, text):
+    """The error for ``construct`` at generated line ``lineno`` of ``lines``, which belongs to the
+    user's line ``text`` (``where``: its file and line)."""
+    generated = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+    shown = f"\n    {text}" if text else ""
+    return BackendCompileError(
+        f"{where}backend='numba' cannot compile the adjoint of this line: {construct} (in the generated "
+        f"statement `{generated}`); use backend='auto' to run NumPy code where numba cannot compile, or "
+        f"backend='numpy'{shown}")
