@@ -51,7 +51,10 @@ def pick_grad(g, items, chosen):
         return out
     items = np.asarray(items)
     out = np.zeros(items.shape, np.result_type(items.dtype, np.float64))
-    out[chosen_index(items, chosen)] = g
+    if items.ndim == 1:  # numbers: the first equal one at NumPy's speed (the first nan, if max took one)
+        out[int(np.argmax(np.isnan(items) if _inexact(items) and np.isnan(chosen) else items == chosen))] = g
+    else:
+        out[chosen_index(items, chosen)] = g
     return out
 
 
