@@ -100,6 +100,8 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     _refuse_checkpointed_loops(fn)
     _refuse_marked(fn)
     _refuse_sharing_checks(fn)
+    _plain_assignments(fn)
+    _drop_dead_placeholders(fn)  # before the stacks are read: a dead placeholder is not pushed
     if turned is None:
         turned = turn_around_placeholder_stacks(fn)
     else:
@@ -186,6 +188,17 @@ def turned_stacks(fn):
     return A.anno(fn, "turned_stacks")
 
 
+def _plain_assignments(fn):
+    """``a: np.float64 = S[i, j]`` as ``a = S[i, j]``: the annotation is a fact for srcad
+    differentiating its own code again (``codegen._with_element_facts``), never read by numba,
+    and the passes below read assignments."""
+    for block in A.blocks(fn.body):
+        block[:] = [gast.Assign(targets=[s.target], value=s.value, type_comment=None, lineno=s.lineno,
+                                col_offset=s.col_offset)
+                    if isinstance(s, gast.AnnAssign) and s.simple and s.value is not None
+                    and isinstance(s.target, gast.Name) else s for s in block]
+
+
 def _drop_dead_placeholders(fn):
     """``x = None`` at the top that a later top-level statement rebinds before anything reads ``x``."""
     dead = set()
@@ -204,7 +217,6 @@ def _drop_dead_placeholders(fn):
 
 
 def _refuse_maybe_none(fn):
-    _drop_dead_placeholders(fn)
     nones, values, ranges = {}, {}, set()
     for node in gast.walk(fn):
         if isinstance(node, gast.Assign):
