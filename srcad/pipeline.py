@@ -21,7 +21,7 @@ import gast
 from . import astutil as A
 from . import registry, runtime
 from .codegen import codegen
-from .errors import SourceUnavailableError, source_hint
+from .errors import SourceUnavailableError, SrcadError, source_hint
 from .facts import collecting
 from .passes.activity import activity, returned_items
 from .passes.checkpoint import checkpoint_loops
@@ -51,6 +51,7 @@ from .passes.batch_products import batch_products
 from .passes.shapes import infer_shapes
 from .passes.shape_values import argument_kinds
 from .passes.simplify import simplify
+from .passes.user_text import speaking_of_user_code
 from .source import capture
 
 
@@ -248,10 +249,19 @@ def _run(fn, options, stages, module=None):
     if debug:
         print(f"# ---- capture\n{A.to_source(node)}")
     for name, stage in stages(source, wrt, options, module):
-        node = stage(node)
+        node = _in_user_terms(stage, node, source)
         if debug:
             print(f"# ---- {name}\n{A.to_source(node)}")
     return node, source, module
+
+
+def _in_user_terms(stage, node, source):
+    """``stage(node)``, whose refusals name no name srcad made (``speaking_of_user_code``)."""
+    try:
+        return stage(node)
+    except SrcadError as error:
+        speaking_of_user_code(error, node, source)  # (its message, in place)
+        raise
 
 
 _FUTURE_FLAGS = 0x1FE0000  # the __future__ compiler flags a code object carries in co_flags

@@ -90,6 +90,15 @@ def user_line(filename, lineno):
     return found
 
 
+def user_lines(filename):
+    """``(user file, line)`` of every line of the user's that generated file ``filename`` differentiates."""
+    entry = _MAPS.get(filename)
+    if entry is None:
+        return set()
+    found = (user_line(filename, lineno) for lineno, mapped in entry.lines().items() if mapped is not None)
+    return {(f, line) for f, line, _ in filter(None, found)}
+
+
 def line_map(text):
     """``{generated line: user line or None}`` for every line that starts or continues a
     statement (``None``: code before the first ``# line N:`` comment of its function)."""

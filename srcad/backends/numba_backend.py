@@ -34,6 +34,7 @@ from ..arguments import where
 from ..errors import ComplexPowerError, IntegerOverflowError, SrcadError
 from ..guards import _CalleeFunction
 from ..passes import numba_lowering
+from ..passes.user_text import in_user_terms, srcad_made, user_names
 from ..source import GENERATED_FILENAME
 from . import numba_cache, numba_lowered
 from .numba_errors import BackendCompileError, compile_error, located, origins
@@ -107,9 +108,11 @@ def _build_or_refusal(compiled, fn, numba, strict):
         if not strict:
             return None
         located = getattr(exc, "located", None)  # a refusal about bindings has no line of its own
+        user = user_names(fn.__code__)
         raise located or BackendCompileError(
             f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: backend='numba' cannot compile this "
-            f"function's adjoint: {exc.message}; use backend='auto' to run NumPy code where numba cannot "
+            f"function's adjoint: {in_user_terms(exc.message, lambda name: srcad_made(name, user), user)}; use "
+            "backend='auto' to run NumPy code where numba cannot "
             "compile, or backend='numpy'") from None
 
 

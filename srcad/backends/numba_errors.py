@@ -1,10 +1,12 @@
 """numba's errors as srcad errors at the user's line: the generated code's ``# line N:`` marks
 say which line of the user's an adjoint statement comes from (``numba_backend`` records each
 lowered file's lines in ``origins``)."""
+import ast
 import os
 import re
 
 from ..errors import UnsupportedCaseError
+from ..passes.user_text import in_user_terms, srcad_made
 
 _LINE_MARK = re.compile(r"^\s*# line (\d+): (.*)$")
 origins = {}  # lowered file name -> (generated source lines, the user's file name)
@@ -67,7 +69,20 @@ def _at_line(where, construct, lines, lineno, text):
     user's line ``text`` (``where``: its file and line)."""
     generated = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
     shown = f"\n    {text}" if text else ""
+    construct = _in_user_terms(construct, lines)
     return BackendCompileError(
         f"{where}backend='numba' cannot compile the adjoint of this line: {construct} (in the generated "
         f"statement `{generated}`); use backend='auto' to run NumPy code where numba cannot compile, or "
         f"backend='numpy'{shown}")
+
+
+def _in_user_terms(message, lines):
+    """``message`` naming no name of the generated code ``lines`` that the user's lines its
+    ``# line N:`` marks quote do not have (``passes.user_text``)."""
+    user = {w for line in lines for m in [_LINE_MARK.match(line)] if m for w in re.findall(r"\b[A-Za-z_]\w*\b", m.group(2))}
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError:
+        tree = None
+    made = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - user if tree is not None else set()
+    return in_user_terms(message, lambda name: name in made or srcad_made(name, user), user)

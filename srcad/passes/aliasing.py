@@ -133,7 +133,7 @@ def _named_part(expr):
                                                  and isinstance(expr.slice, gast.Constant))
 
 
-_DISPLAYS = (gast.List, gast.Dict, gast.Set)
+_DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)  # (a tuple has no .copy(): its items must be copies)
 
 
 def _holder_fix(holder, written):

@@ -123,7 +123,7 @@ def _check_every_assignment_saved(block, stacks, placeholders):
                 continue
             if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
                 raise NotLowerable(
-                    f"{name!r} is assigned here without its previous value being saved on {stack!r}", s)
+                    f"{name!r} is assigned here without its previous value being saved for the reverse sweep", s)
             snapshot = _snapshot_after(block, k, name)
             if snapshot is not None:
                 snapshots.add(snapshot)

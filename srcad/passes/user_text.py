@@ -10,6 +10,7 @@ form (``_t2 = P[1]``) read as the expressions they hold.
 >>> text.value(node.body[1].value)
 '(P[1] * 2.0)'
 """
+import linecache
 import re
 
 import gast
@@ -23,7 +24,7 @@ class UserText:
     the expression it holds (``P[1]``); the sequence a for loop iterates is marked as such."""
 
     def __init__(self, node, source):
-        self.user = _user_names(source.fn.__code__)
+        self.user = user_names(source.fn.__code__)
         self.comprehension_names = A.anno(source.node, "comprehension_names") or {}
         bound = {}
         for s in A.walk_statements(node.body):
@@ -93,7 +94,124 @@ class UserText:
         return A.anno(self.single[name], "origin").lineno if self.loop_sequence(name) is not None else None
 
 
-def _user_names(code):
+def user_names(code):
     """Every name the user's compiled code (and the code nested in it) uses: srcad's tree
     may already hold its own temporaries."""
     return {n for c in nested_code(code) for n in c.co_varnames + c.co_names + c.co_cellvars + c.co_freevars}
+
+
+# ---- every refusal speaks of the user's code
+
+GENERATED_NOTE = "\n(while differentiating srcad's derivative of"  # where a message quotes generated code on purpose
+_WORD = re.compile(r"(['`]?)\b([A-Za-z_]\w*)\b(\1)")
+_QUOTED = re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|`[^`\n]*`")  # (not the apostrophe of "srcad's")
+
+
+def speaking_of_user_code(error, node, source):
+    """``error`` (a ``SrcadError`` raised while transforming ``node``, the tree of ``source``)
+    with every name srcad made in its message put in the user's words: a temporary as the
+    expression it holds, an adjoint ``dx`` as "the derivative of x", anything else as a value
+    srcad computes. srcad's names are those of the transformed code that the user's code does
+    not have, and any that srcad's naming scheme makes (``naming``): the user never wrote them."""
+    message = error.args[0] if error.args and isinstance(error.args[0], str) else None
+    if message is None:
+        return
+    own, note = (message.split(GENERATED_NOTE, 1) + [None])[:2]
+    user = _user_words(source)
+    made = {n for n in A.all_names(node) if n not in user} if node is not None else set()
+    reworded = in_user_terms(own, lambda name: name in made or srcad_made(name, user), user,
+                             UserText(node, source) if node is not None else None)
+    if reworded == own:
+        return
+    message = reworded if note is None else reworded + GENERATED_NOTE + note
+    error.args = (message,) + error.args[1:]
+    if hasattr(error, "message"):
+        error.message = message
+    if isinstance(error, SyntaxError):
+        error.msg = message
+
+
+_FRESH = re.compile(r"_\w*?(\d+|_stack|_saved)_*")  # ``naming.Namer``'s fresh names: a base, a number, a stack
+
+
+def srcad_made(name, user):
+    """Is ``name`` one srcad's naming scheme makes (``naming``: ``_t3``, ``_x_stack``) and the
+    user's code does not have?"""
+    return name not in user and _FRESH.fullmatch(name) is not None
+
+
+def _grown_from(name, user):
+    """``(how, base)`` for a name made from the user's ``base``: its adjoint ``dbase`` (``dbase_``),
+    its tangent ``base_dot``, its saved values ``_base_stack``; None otherwise."""
+    plain = name.rstrip("_")
+    for how, prefix, suffix in (("derivative", "d", ""), ("tangent", "", "_dot"), ("saved values", "_", "_stack")):
+        if plain.startswith(prefix) and plain.endswith(suffix) and len(plain) > len(prefix) + len(suffix):
+            base = plain[len(prefix):len(plain) - len(suffix)]
+            if base in user or base.startswith("_") and len(base) > 1:
+                return how, base
+    return None
+
+
+def in_user_terms(message, is_srcads, user, text=None):
+    """``message`` with each name ``is_srcads`` says srcad made replaced: by the user's expression
+    it holds (``text``, a ``UserText``), else by what it is; a quoted piece of code naming one
+    that is not an expression of the user's reads as srcad's code for this line."""
+    def expression(name):
+        if text is None or name not in text.single:
+            return None
+        written = _unwrapped(text(name))
+        return None if any(is_srcads(w) for w in re.findall(r"\b[A-Za-z_]\w*\b", written)) else written
+
+    def described(name):
+        grown = _grown_from(name, user)
+        if grown is None:
+            return "a value srcad computes on this line"
+        how, base = grown
+        return f"the {how} of {expression(base) or (base if base in user else 'a value srcad computes')}"
+
+    def word(match):
+        quote, name = match.group(1), match.group(2)
+        if not is_srcads(name):
+            return match.group()
+        written = expression(name)
+        return f"{quote}{written}{quote}" if written is not None else described(name)
+
+    def quoted(match):
+        piece = match.group()
+        inner = _WORD.sub(lambda m: m.group() if not is_srcads(m.group(2)) else expression(m.group(2)) or "\0",
+                          piece[1:-1])
+        if "\0" not in inner:
+            return piece[0] + inner + piece[-1]
+        if _WORD.fullmatch(piece[1:-1]):
+            return described(piece[1:-1])
+        return "srcad's code for this line"
+
+    return _WORD.sub(word, _QUOTED.sub(quoted, message))
+
+
+def _user_words(source):
+    """The names of the user's code: the function's own, or for code srcad generated (a derivative
+    differentiated again) the words of the user's lines it comes from."""
+    if not source.is_generated():
+        return user_names(source.fn.__code__) | {source.fn.__name__}
+    from .. import sourcemap
+
+    return {w for filename, line in sourcemap.user_lines(source.filename)
+            for w in re.findall(r"\b[A-Za-z_]\w*\b", linecache.getline(filename, line))}
+
+
+def _unwrapped(expression):
+    """``expression`` without the parentheses around all of it that the code writer adds."""
+    inner = expression[1:-1]
+    if expression[:1] == "(" and expression[-1:] == ")" and _balanced(inner):
+        return inner
+    return expression
+
+
+def _balanced(text):
+    depth = 0
+    for c in text:
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0

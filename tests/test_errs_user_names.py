@@ -1,0 +1,123 @@
+"""Refusals speak of the user's code: no message names a variable srcad made (a temporary
+``_t3``, a stack ``_t3_stack``, an adjoint ``dx_``), which the user never wrote; a temporary
+reads as the expression it holds."""
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import errors_corpus
+import srcad
+from srcad import SrcadError
+
+# srcad's naming scheme (srcad/naming.py): fresh names, loop stacks, adjoints of temporaries,
+# and adjoints or tangents of a name (dx, dx_, x_dot)
+_SRCADS = re.compile(r"\b(_\w*?\d+_*|_\w+_stack|d_\w+)\b")
+_QUOTING_GENERATED = ("\n(while differentiating srcad's derivative of", " (in the generated statement `")
+
+
+def srcad_names_in(error, fn):
+    """The names in ``error``'s message that srcad made and ``fn``'s source does not have (the
+    generated code a message quotes on purpose, after its note, left out)."""
+    message = str(error)
+    for note in _QUOTING_GENERATED:
+        message = message.split(note)[0]
+    words = set(re.findall(r"\w+", inspect.getsource(fn)))
+    found = {w for w in _SRCADS.findall(message) if w not in words}
+    grown = {w for w in re.findall(r"\b\w+\b", message) if w not in words
+             and (w.rstrip("_")[1:] in words and w.startswith("d") or w.endswith("_dot") and w[:-4] in words)}
+    return found | grown
+
+
+def random_draw_of_an_expression(x):
+    rng = np.random.default_rng(0)
+    return np.sum(rng.normal(2 * x, 1.0))
+
+
+def random_draw_of_an_item(x):
+    rng = np.random.default_rng(0)
+    return np.sum(rng.normal(x[0] + 1.0, 1.0, size=3))
+
+
+def row_reduction_in_a_loop(A, n):
+    s = 0.0
+    for i in range(n):
+        s += np.max(A[i] * 2.0 + 1.0)
+    return s
+
+
+def cubic(x):
+    return x @ np.outer(x, x) @ x
+
+
+def cubic_gradient_sum(x):
+    return np.sum(srcad.grad(cubic)(x))
+
+
+def third_order_of_cubic(x):
+    return np.sum(srcad.grad(cubic_gradient_sum)(x))
+
+
+def tuple_display_then_update(x):
+    y = x * 1.0
+    t = (y, y)
+    y[0] = 5.0
+    return np.sum(t[0] * x)
+
+
+def user_name_like_srcads(x):
+    _t1 = x * 1.0
+    rng = np.random.default_rng(0)
+    return np.sum(rng.normal(_t1, 1.0))
+
+
+A = np.arange(12.0).reshape(3, 4) / 7.0
+X = np.array([0.3, -1.2, 0.7])
+REFUSED = [  # (what is refused, the user's function, the call, what its message says)
+    ("random draw", random_draw_of_an_expression, lambda: srcad.grad(random_draw_of_an_expression)(X),
+     "in its parameters, here 2 * x:"),
+    ("random draw of an item", random_draw_of_an_item, lambda: srcad.grad(random_draw_of_an_item)(X),
+     "in its parameters, here x[0] + 1.0:"),
+    ("numba loop", row_reduction_in_a_loop, lambda: srcad.grad(row_reduction_in_a_loop, backend="numba")(A, 3),
+     "cannot compile the adjoint of this line: a value srcad computes on this line is assigned here"),
+    ("third order", cubic, lambda: srcad.grad(third_order_of_cubic)(X),
+     "in-place update of the derivative of x"),
+    ("tuple display", tuple_display_then_update, lambda: srcad.grad(tuple_display_then_update)(X.copy()),
+     "'t' holds a value that shares memory with 'y'"),
+    ("a user's name like srcad's", user_name_like_srcads, lambda: srcad.grad(user_name_like_srcads)(X),
+     "in its parameters, here _t1:"),
+]
+
+
+@pytest.mark.parametrize("fn,call,says", [r[1:] for r in REFUSED], ids=[r[0] for r in REFUSED])
+def test_refusal_names_only_the_users_code(fn, call, says):
+    with pytest.raises(SrcadError) as info:
+        call()
+    assert srcad_names_in(info.value, fn) == set(), str(info.value)
+    assert says in str(info.value)
+
+
+def _corpus_refusals():
+    """Every function of errors_corpus that srcad refuses, given the arguments most take."""
+    for name, fn in vars(errors_corpus).items():
+        if inspect.isfunction(fn) and fn.__module__ == errors_corpus.__name__:
+            yield pytest.param(fn, id=name)
+
+
+@pytest.mark.parametrize("fn", list(_corpus_refusals()))
+def test_corpus_refusals_name_only_the_users_code(fn):
+    args = [np.ones(3)] + [2] * (len(inspect.signature(fn).parameters) - 1)
+    try:
+        srcad.grad(fn)(*args)
+    except SrcadError as error:
+        assert srcad_names_in(error, fn) == set(), str(error)
+    except Exception:  # (refused other than by srcad, or given the wrong arguments: not this test's concern)
+        pass
+
+
+def test_the_checker_sees_srcads_names():
+    """The check above can fail: a message naming a temporary, its stack or an adjoint."""
+    for message in ("here _t1: draw", "saved on '_t3_stack'", "update of 'dx_'", "reads d_t66"):
+        assert srcad_names_in(SrcadError(message), cubic), message
+    assert not srcad_names_in(SrcadError("update of 'x', which shares memory"), cubic)
