@@ -82,7 +82,8 @@ def _in_user_terms(message, lines):
     user = {w for line in lines for m in [_LINE_MARK.match(line)] if m for w in re.findall(r"\b[A-Za-z_]\w*\b", m.group(2))}
     try:
         tree = ast.parse("".join(lines))
-    except SyntaxError:
+    except SyntaxError:  # (a piece of the code: srcad's fresh names only)
         tree = None
-    made = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - user if tree is not None else set()
+    made = {n.id if isinstance(n, ast.Name) else n.arg for n in ast.walk(tree or ast.Module(body=[]))
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) or isinstance(n, ast.arg)} - user
     return in_user_terms(message, lambda name: name in made or srcad_made(name, user), user)

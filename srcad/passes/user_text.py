@@ -17,6 +17,7 @@ import gast
 
 from .. import astutil as A
 from ..code_reading import nested_code
+from .callees import parameter_names
 
 
 class UserText:
@@ -118,7 +119,8 @@ def speaking_of_user_code(error, node, source):
         return
     own, note = (message.split(GENERATED_NOTE, 1) + [None])[:2]
     user = _user_words(source)
-    made = {n for n in A.all_names(node) if n not in user} if node is not None else set()
+    # (names it binds: a builtin or helper it reads, ``list``, is a word a message may use)
+    made = {n for n in A.names_stored(node) | set(parameter_names(node)) if n not in user} if node is not None else set()
     reworded = in_user_terms(own, lambda name: name in made or srcad_made(name, user), user,
                              UserText(node, source) if node is not None else None)
     if reworded == own:
