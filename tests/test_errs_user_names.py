@@ -121,3 +121,21 @@ def test_the_checker_sees_srcads_names():
     for message in ("here _t1: draw", "saved on '_t3_stack'", "update of 'dx_'", "reads d_t66"):
         assert srcad_names_in(SrcadError(message), cubic), message
     assert not srcad_names_in(SrcadError("update of 'x', which shares memory"), cubic)
+
+
+@pytest.mark.parametrize("untyped, says", [
+    ("list_grad", "calls a function numba does not compile (srcad's helper 'list_grad')"),
+    ("TABLE", "numba cannot compile the global 'TABLE' this line reads"),
+])
+def test_numba_untyped_global_is_told_apart(untyped, says):
+    """numba's "Untyped global name" is a function srcad's derivative calls, or a global of the
+    user's line: said in those words, numba's own text otherwise left as it is (it was reworded
+    name by name into "Untyped global name a value srcad computes on this line")."""
+    from srcad.backends.numba_errors import _numba_construct
+
+    lines = ["def f_adjoint(x):\n", "    # line 3: y = x * TABLE[0]\n", "    _t1 = TABLE[0]\n"]
+    message = _numba_construct(f"Untyped global name '{untyped}': Cannot determine Numba type of "
+                               "<class 'function'>", lines)
+    assert says in message
+    other = "No implementation of function Function(<function roll>) found for signature:"
+    assert _numba_construct(other, lines) == other

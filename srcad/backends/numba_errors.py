@@ -32,7 +32,7 @@ def located(source, fn, lineno, message):
     lines = source.splitlines(keepends=True)
     line, text = _user_line(lines, lineno)
     where = f"{fn.__code__.co_filename}:{line}" if line else f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}"
-    return _at_line(f"{where}: ", message, lines, lineno, text)
+    return _at_line(f"{where}: ", _in_user_terms(message, lines), lines, lineno, text)
 
 
 _NUMBA_LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
@@ -60,6 +60,7 @@ def compile_error(exc):
                                    "backend='auto' to run NumPy code where numba cannot compile, or backend='numpy'")
     filename, lineno = located[-1]
     lines, user_file = origins[filename]
+    construct = _numba_construct(construct, lines)
     line, text_line = _user_line(lines, lineno)
     return _at_line(f"{user_file}:{line}: " if line else f"{user_file}: ", construct, lines, lineno, text_line)
 
@@ -69,17 +70,37 @@ def _at_line(where, construct, lines, lineno, text):
     user's line ``text`` (``where``: its file and line)."""
     generated = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
     shown = f"\n    {text}" if text else ""
-    construct = _in_user_terms(construct, lines)
     return BackendCompileError(
         f"{where}backend='numba' cannot compile the adjoint of this line: {construct} (in the generated "
         f"statement `{generated}`); use backend='auto' to run NumPy code where numba cannot compile, or "
         f"backend='numpy'{shown}")
 
 
+_UNTYPED_GLOBAL = re.compile(r"Untyped global name '(\w+)'.*")
+
+
+def _numba_construct(message, lines):
+    """numba's own words for what it cannot compile (left as they are: they name numba's
+    types, not the user's values), but for a global it cannot type: the user's, or srcad's
+    helper the derivative of the user's line calls."""
+    untyped = _UNTYPED_GLOBAL.fullmatch(message)
+    if untyped is None:
+        return message
+    name = untyped.group(1)
+    if name in _user_words(lines):
+        return f"numba cannot compile the global '{name}' this line reads"
+    return f"the derivative of this line calls a function numba does not compile (srcad's helper '{name}')"
+
+
+def _user_words(lines):
+    """The names in the user's lines that the ``# line N:`` marks of the generated ``lines`` quote."""
+    return {w for line in lines for m in [_LINE_MARK.match(line)] if m for w in re.findall(r"\b[A-Za-z_]\w*\b", m.group(2))}
+
+
 def _in_user_terms(message, lines):
     """``message`` naming no name of the generated code ``lines`` that the user's lines its
     ``# line N:`` marks quote do not have (``passes.user_text``)."""
-    user = {w for line in lines for m in [_LINE_MARK.match(line)] if m for w in re.findall(r"\b[A-Za-z_]\w*\b", m.group(2))}
+    user = _user_words(lines)
     try:
         tree = ast.parse("".join(lines))
     except SyntaxError:  # (a piece of the code: srcad's fresh names only)
