@@ -4,6 +4,8 @@
 Arguments are passed as everywhere in srcad (see ``srcad.api``); ``wrt`` is checked when
 the transform is made.
 """
+import copy
+import dataclasses
 import math
 import numbers
 import types
@@ -42,12 +44,14 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
             ``srcad.grad``, or a library function srcad has a rule for).
         primals: the arguments, a tuple or list, by position.
         tangents: one per primal, shaped (and structured) like it, or ``None`` (a number
-            for a 0-d array is taken as a 0-d array of its dtype).
+            for a 0-d array is taken as a 0-d array of its dtype; ``None`` for an item of a
+            list, tuple, dict or record is a zero tangent there).
 
     Returns: ``(y, y_dot)``: ``y = fun(*primals)`` and J·t, shaped like ``y``.
 
     Raises: ``ValueError`` if ``tangents`` and ``primals`` differ in length; ``TypeError``
-    for more primals than parameters; ``ArgumentError`` for a primal or tangent srcad does
+    for more primals than parameters; ``CotangentError`` for a tangent not shaped or laid out
+    like its argument; ``ArgumentError`` for a primal or tangent srcad does
     not differentiate with (an integer argument that has a tangent, complex values, an
     ``np.matrix``); ``SourceUnavailableError``, ``SrcadSyntaxError``, ``NoRuleError`` for
     code srcad cannot differentiate.
@@ -96,22 +100,72 @@ def _tangent_like(t, primal, name, fn):
     """``t``, if it has the shape of the array or number ``primal`` (a tangent NumPy would
     broadcast is a different direction: refused, as ``vjp`` refuses such a cotangent); a
     number for a 0-d array becomes one of the array's float dtype, as the generated code
-    reads the tangent the way it reads the argument (``a[()]``, ``a.item()``). Lists, tuples
-    and dicts laid out like ``primal`` are read item by item."""
+    reads the tangent the way it reads the argument (``a[()]``, ``a.item()``). Lists, tuples,
+    dicts and records laid out like ``primal`` are read item by item, ``None`` for an item a
+    zero tangent there (as ``None`` in a cotangent is); another layout is refused, naming it."""
+    if t is None:  # (an item's: the argument's own None holds it constant and never comes here)
+        return _zero_tangent(primal)
     if is_structure(primal) or is_structure(t):
-        if t.__class__ is primal.__class__ and t.__class__ in (list, tuple) and len(t) == len(primal):
-            return t.__class__(_tangent_like(ti, pi, name, fn) for ti, pi in zip(t, primal))
-        if t.__class__ is dict and primal.__class__ is dict and t.keys() == primal.keys():
-            return {k: _tangent_like(ti, primal[k], name, fn) for k, ti in t.items()}
-        return t
-    if t is None:
-        return t
+        if t.__class__ is not primal.__class__ or _keys(t) != _keys(primal):
+            raise CotangentError(f"{where(fn)}: the tangent of {name!r} is {_layout(t)} but the argument is "
+                                 f"{_layout(primal)}; pass a tangent laid out like the argument (None for an item "
+                                 "whose tangent is zero)")
+        return _rebuilt(t, {k: _tangent_like(_item(t, k), _item(primal, k), _label(name, primal, k), fn)
+                            for k in _keys(t)})
     if np.shape(t) != np.shape(primal):
         raise CotangentError(f"{where(fn)}: the tangent of {name!r} has shape {np.shape(t)} but the argument has "
                              f"shape {np.shape(primal)}; pass a tangent of the argument's shape")
     if primal.__class__ is np.ndarray and t.__class__ is not np.ndarray:
         return np.asarray(t, primal.dtype if primal.dtype.kind == "f" else np.float64)
     return t
+
+
+def _zero_tangent(primal):
+    """The zero tangent of ``primal`` (an item of a list, tuple, dict or record argument), laid out like it."""
+    if is_structure(primal):
+        return _rebuilt(primal, {k: _zero_tangent(_item(primal, k)) for k in _keys(primal)})
+    if primal.__class__ is np.ndarray or isinstance(primal, np.generic):
+        return np.zeros(np.shape(primal), primal.dtype if primal.dtype.kind == "f" else np.float64)
+    return 0.0
+
+
+def _keys(structure):
+    """The positions, keys or field names of a list, tuple, dict or record."""
+    if isinstance(structure, dict):
+        return list(structure)
+    if isinstance(structure, (list, tuple)):
+        return list(range(len(structure)))
+    return [f.name for f in dataclasses.fields(structure)]
+
+
+def _item(structure, key):
+    return structure[key] if isinstance(structure, (dict, list, tuple)) else getattr(structure, key)
+
+
+def _label(name, structure, key):
+    return f"{name}.{key}" if dataclasses.is_dataclass(structure) else f"{name}[{key!r}]"
+
+
+def _rebuilt(template, items):
+    """A structure of ``template``'s class holding ``items`` (key -> value)."""
+    if isinstance(template, dict):
+        return items
+    if isinstance(template, (list, tuple)):
+        values = [items[k] for k in range(len(template))]
+        return template.__class__(*values) if hasattr(template, "_fields") else template.__class__(values)
+    rebuilt = copy.copy(template)  # (a frozen record's fields too: the copy is the tangent's own)
+    for key, value in items.items():
+        object.__setattr__(rebuilt, key, value)
+    return rebuilt
+
+
+def _layout(value):
+    """How a tangent or argument is laid out, for a message: a dict's keys, a sequence's length."""
+    if isinstance(value, dict):
+        return "a dict with keys [" + ", ".join(sorted(map(repr, value))) + "]"
+    if isinstance(value, (list, tuple)) and not hasattr(value, "_fields"):
+        return f"a {value.__class__.__name__} of {len(value)} items"
+    return "an array" if isinstance(value, np.ndarray) else f"an instance of {type(value).__name__}"
 
 
 def _user_call(fun):
