@@ -8,6 +8,7 @@ batched helper meets a case it does not do exactly (``batch_runtime.Unbatchable`
 rows are pulled back one at a time through the ordinary pullback. Both give the same
 result; only the time differs.
 """
+import re
 import types
 import weakref
 
@@ -15,6 +16,7 @@ import gast
 import numpy as np
 
 from . import astutil as A
+from . import sourcemap
 from .batch_runtime import Unbatchable
 from .compile import _load, factory_source
 from .errors import CotangentError
@@ -46,6 +48,7 @@ def _make(compiled, fn):
     generated = compiled.generated
     generated.ensure_pair()
     tree = gast.parse(generated.backward_source).body[0]
+    _mark_lines(tree, generated.backward_source)
     try:
         batched, helpers = batch_backward(tree, _resolver(generated.closure, fn))
     except NotBatchable:
@@ -56,6 +59,31 @@ def _make(compiled, fn):
                     | set(helpers))
     text = factory_source(params, [A.to_source(batched)], [batched.name])
     return _load(text, fn, " batched", [batched.name])[1][0], helpers
+
+
+def _mark_lines(fn, source):
+    """Give ``fn``, parsed from ``source`` (which drops comments), the ``# line N:`` comments of
+    ``source`` again, before the statements they govern: an error raised in its batched version
+    names the user's line (``sourcemap``, ``tracebacks``) as the pullback's does."""
+    lines = source.splitlines()
+    texts = {}
+    for line in lines:
+        match = _LINE_MARK.match(line)
+        if match:
+            texts[int(match.group(1))] = match.group(2)
+    governing = sourcemap.line_map(source)  # generated line -> the user's line
+    for block in A.blocks(fn.body):
+        marked, last = [], None
+        for s in block:
+            line = governing.get(getattr(s, "lineno", None), last)
+            if line is not None and line != last and line in texts:
+                marked.append(A.comment(f"line {line}: {texts[line]}"))
+            last = line
+            marked.append(s)
+        block[:] = marked
+
+
+_LINE_MARK = re.compile(r"^\s*# line (\d+): (.*)$")
 
 
 def _resolver(closure, fn):

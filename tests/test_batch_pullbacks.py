@@ -452,3 +452,23 @@ def test_an_empty_stack_of_cotangents_gives_empty_stacks_of_gradients(fn, args):
     got = pullback.batched(np.zeros((0,) + np.shape(y)))
     assert got.shape == (0,) + np.shape(args[0])
     assert got.shape[1:] == np.shape(pullback.batched(np.ones((2,) + np.shape(y)))[0])
+
+
+XP = np.linspace(0.0, 1.0, 6)
+
+
+def periodic_lookup(q):
+    z = np.sin(q) * 2.0
+    return np.interp(z, XP, np.cos(XP), period=1.0) * q
+
+
+def test_a_refusal_in_the_batched_pullback_names_the_users_line():
+    """The batched backward function is made from the pullback's parsed source, which drops its
+    ``# line N:`` comments: they are put back, so a srcad error raised in it at run time (a rule's
+    refusal) names the user's file and line, as ``grad`` and ``jacobian(mode="fwd")`` do."""
+    line = periodic_lookup.__code__.co_firstlineno + 2
+    for jacobian in (srcad.jacobian(periodic_lookup), srcad.jacobian(periodic_lookup, mode="fwd"),
+                     lambda q: srcad.vjp(periodic_lookup, q)[1].batched(np.eye(3))):
+        with pytest.raises(srcad.UnsupportedCaseError, match="np.interp with period") as info:
+            jacobian(np.array([-0.3, 0.45, 0.55]))
+        assert str(info.value).startswith(f"{__file__}:{line}: ")
