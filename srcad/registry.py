@@ -28,6 +28,7 @@ import gast
 from . import optional_rules
 from .errors import SrcadError
 from .rule_templates import ElementwiseRule, PartialsRule, Rule, describe, function_body
+from .source import GENERATED_FILENAME
 
 _Template = TypeVar("_Template", bound=Callable[..., Any])  # a rule template, returned as it is
 
@@ -238,8 +239,12 @@ _HELPER_MODULES = ("srcad.runtime", "srcad.rules.")
 
 
 def _is_srcad_helper(key):
+    """A function of srcad's modules written by hand. The code srcad generated for a pure helper
+    (its adjoint's forward and backward sweeps, which keep the helper's module) is not one: it
+    is differentiated again by reading it, as any generated adjoint is (third order)."""
     module = getattr(key, "__module__", None) or ""
-    return inspect.isfunction(key) and module.startswith(_HELPER_MODULES)
+    return (inspect.isfunction(key) and module.startswith(_HELPER_MODULES)
+            and not key.__code__.co_filename.startswith(GENERATED_FILENAME))
 
 
 @functools.lru_cache(maxsize=None)
