@@ -12,6 +12,7 @@ import numpy as np
 
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, resting_zero, sum_to_reduced
+from .mixed_derivatives import cumprod_grad_mixed, cumprod_mixed
 
 
 def float_dtype(a):
@@ -255,41 +256,19 @@ def cumprod_jvp(y, a, axis=None, dtype=None, out=None):
     t[y] += cumprod_tangent(t[a], a, axis)
 
 
-def scan_view(x, axis):
-    """``x`` with the scanned axis first (flattened when ``axis`` is None)."""
-    x = as_array(x)
-    return x.ravel() if axis is None else np.moveaxis(x, axis, 0)
-
-
-def scan_restore(x, a, axis):
-    return x.reshape(np.shape(a)) if axis is None else np.moveaxis(x, 0, axis)
-
-
-def products_before(a):
-    """Along the first axis, the product of the entries strictly before each one."""
-    return np.cumprod(np.concatenate([np.ones_like(a[:1]), a[:-1]]), axis=0)
-
-
 def cumprod_grad(g, a, axis):
-    """With y_i = Π_{k≤i} a_k: ∂L/∂a_j = (Π_{k<j} a_k)·S_j where S_j = Σ_{i≥j} g_i Π_{j<k≤i} a_k,
-    computed from the end as S_j = g_j + a_{j+1} S_{j+1}."""
-    a_scan = scan_view(a, axis)
-    g_scan = scan_view(g, axis)
-    tail = np.zeros(g_scan.shape, np.result_type(g_scan, a_scan, np.float32))
-    for j in reversed(range(a_scan.shape[0])):
-        tail[j] = g_scan[j] + (a_scan[j + 1] * tail[j + 1] if j + 1 < a_scan.shape[0] else 0)
-    return scan_restore(products_before(a_scan) * tail, a, axis)
+    """With y_i = Π_{k≤i} a_k: ∂L/∂a_j = (Π_{k<j} a_k)·S_j where S_j = Σ_{i≥j} g_i Π_{j<k≤i} a_k
+    (no division by the entries)."""
+    return cumprod_grad_mixed(g, a, (), axis)
 
 
 def cumprod_tangent(ta, a, axis):
-    """With y_i = y_{i-1}·a_i: ẏ_i = ẏ_{i-1}·a_i + y_{i-1}·ȧ_i (no division by a)."""
-    a_scan = scan_view(a, axis)
-    t_scan = scan_view(ta, axis)
-    before = products_before(a_scan)
-    out = np.zeros(a_scan.shape, np.result_type(t_scan, a_scan, np.float32))
-    for i in range(a_scan.shape[0]):
-        out[i] = (out[i - 1] * a_scan[i] if i else 0) + before[i] * t_scan[i]
-    return out if axis is None else np.moveaxis(out, 0, axis)
+    return cumprod_mixed(a, (ta,), axis)
+
+
+def cumprod_grad_along(g, a, ta, axis):
+    """The derivative of ``cumprod_grad(g, a, axis)`` in ``a`` along ``ta``."""
+    return cumprod_grad_mixed(g, a, (ta,), axis)
 
 
 # Second order: cumprod_grad(g, a) is the gradient of <g, cumprod(a)>, so its derivative in a
@@ -306,21 +285,32 @@ def cumprod_grad_jvp(r, g, a, axis):
     t[r] += cumprod_grad_along(g, a, t[a], axis)
 
 
-def cumprod_grad_along(g, a, ta, axis):
-    """The derivative of ``cumprod_grad(g, a, axis)`` in ``a`` along ``ta``: the recurrences of
-    ``cumprod_grad`` with their derivatives (no division by the entries)."""
-    a_scan, g_scan, t_scan = scan_view(a, axis), scan_view(g, axis), scan_view(ta, axis)
-    dtype = np.result_type(g_scan, a_scan, t_scan, np.float32)
-    tail, dtail = np.zeros(g_scan.shape, dtype), np.zeros(g_scan.shape, dtype)
-    last = a_scan.shape[0] - 1
-    for j in reversed(range(last + 1)):
-        tail[j] = g_scan[j] + (a_scan[j + 1] * tail[j + 1] if j < last else 0)
-        dtail[j] = t_scan[j + 1] * tail[j + 1] + a_scan[j + 1] * dtail[j + 1] if j < last else 0
-    before = products_before(a_scan)
-    dbefore = np.zeros(a_scan.shape, dtype)
-    for j in range(1, last + 1):
-        dbefore[j] = dbefore[j - 1] * a_scan[j - 1] + before[j - 1] * t_scan[j - 1]
-    return scan_restore(dbefore * tail + before * dtail, a, axis)
+# Third order: the tangent and the Hessian product are multilinear in their directions and
+# cotangents; the derivative in ``a`` adds one more direction to the mixed derivative
+@register_vjp(cumprod_tangent)
+def cumprod_tangent_vjp(r, ta, a, axis):
+    d[ta] += cumprod_grad(d[r], a, axis)
+    d[a] += cumprod_grad_along(d[r], a, ta, axis)
+
+
+@register_jvp(cumprod_tangent)
+def cumprod_tangent_jvp(r, ta, a, axis):
+    t[r] += cumprod_tangent(t[ta], a, axis)
+    t[r] += cumprod_mixed(a, (ta, t[a]), axis)
+
+
+@register_vjp(cumprod_grad_along)
+def cumprod_grad_along_vjp(r, g, a, ta, axis):
+    d[g] += cumprod_mixed(a, (ta, d[r]), axis)
+    d[ta] += cumprod_grad_along(g, a, d[r], axis)
+    d[a] += cumprod_grad_mixed(g, a, (ta, d[r]), axis)
+
+
+@register_jvp(cumprod_grad_along)
+def cumprod_grad_along_jvp(r, g, a, ta, axis):
+    t[r] += cumprod_grad_along(t[g], a, ta, axis)
+    t[r] += cumprod_grad_along(g, a, t[ta], axis)
+    t[r] += cumprod_grad_mixed(g, a, (ta, t[a]), axis)
 
 
 # ---- norms -------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_
                        tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack, rule_tangent)
 from .builtin_rules import dict_grad, list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
+from .mixed_derivatives import prod_mixed
 from .methods import cast_like, item_position
 from .numpy_elementwise import broadcast_like
 
@@ -291,29 +292,22 @@ def prod_grad_jvp(y, g, x, axis=None, keepdims=False):
 
 def prod_hvp(x, v, axis=None):
     """H·v for the Hessian H of ``np.prod(x, axis)`` within each reduced group:
-    ``(H v)_i = Σ_{j≠i} v_j Π_{k∉{i,j}} x_k``, computed with dual-number running products
-    (exact when some ``x_k`` are zero)."""
-    x = np.asarray(x)
-    v = np.broadcast_to(v, x.shape)
-    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
-    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
-    rest = tuple(a for a in range(x.ndim) if a not in axes)
-    order = rest + axes
-    moved_shape = np.transpose(x, order).shape
-    xs = np.transpose(x, order).reshape(moved_shape[: len(rest)] + (-1,))
-    vs = np.transpose(v, order).reshape(xs.shape)
-    n = xs.shape[-1]
-    dtype = np.result_type(xs.dtype, vs.dtype, np.float64)
-    left, left_dot = np.ones(xs.shape, dtype), np.zeros(xs.shape, dtype)  # Π_{k<i} and its derivative
-    right, right_dot = np.ones(xs.shape, dtype), np.zeros(xs.shape, dtype)  # Π_{k>i}
-    for i in range(1, n):
-        left[..., i] = left[..., i - 1] * xs[..., i - 1]
-        left_dot[..., i] = left_dot[..., i - 1] * xs[..., i - 1] + left[..., i - 1] * vs[..., i - 1]
-        j = n - 1 - i
-        right[..., j] = right[..., j + 1] * xs[..., j + 1]
-        right_dot[..., j] = right_dot[..., j + 1] * xs[..., j + 1] + right[..., j + 1] * vs[..., j + 1]
-    hv = (left_dot * right + left * right_dot).reshape(moved_shape)
-    return np.transpose(hv, np.argsort(order))
+    ``(H v)_i = Σ_{j≠i} v_j Π_{k∉{i,j}} x_k`` (exact when some ``x_k`` are zero)."""
+    return prod_mixed(x, (v,), axis)
+
+
+# Third order: H is symmetric, and its derivative in x along w is the (symmetric) third
+# derivative applied to v and w
+@register_vjp(prod_hvp)
+def prod_hvp_vjp(r, x, v, axis=None):
+    d[x] += prod_mixed(x, (v, d[r]), axis)
+    d[v] += unbroadcast(prod_hvp(x, d[r], axis), v)
+
+
+@register_jvp(prod_hvp)
+def prod_hvp_jvp(r, x, v, axis=None):
+    t[r] += prod_hvp(x, t[v], axis)
+    t[r] += prod_mixed(x, (v, t[x]), axis)
 
 
 # ---- products ----------------------------------------------------------------------------
