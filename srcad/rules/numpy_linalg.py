@@ -139,10 +139,8 @@ def matrix_power_jvp(y, a, n):
 def _powers(a, n):
     """``[B**0, ..., B**(|n|-1)]`` and ``B`` (``a``, or its inverse for ``n < 0``)."""
     base = np.asarray(a) if n > 0 else np.linalg.inv(a)
-    powers = [np.broadcast_to(eye_like(base), base.shape)]
-    for _ in range(abs(n) - 1):
-        powers.append(powers[-1] @ base)
-    return powers, base
+    # a comprehension, not appends: this helper (pure) is read as source at third order
+    return [np.linalg.matrix_power(base, k) for k in range(abs(n))], base
 
 
 def matrix_power_grad(g, a, n):
@@ -182,10 +180,7 @@ def _powers_along(a, ta, n):
     """``_powers(a, n)`` with the derivatives of the powers and of the base along ``ta``."""
     powers, base = _powers(a, n)
     dbase = ta if n > 0 else -base @ ta @ base
-    dpowers = [np.zeros(np.shape(base), np.result_type(base, as_array(ta).dtype))]
-    for k in range(1, len(powers)):
-        dpowers.append(dpowers[k - 1] @ base + powers[k - 1] @ dbase)
-    return powers, dpowers, base, dbase
+    return powers, [matrix_power_tangent(dbase, base, k) for k in range(len(powers))], base, dbase
 
 
 def matrix_power_grad_along(g, a, ta, n):
