@@ -147,11 +147,11 @@ def pad_constant_grad(g, array, pad_width, constant_values):
     return unbroadcast(sums, c)
 
 
-def pad_tangent(t, pad_width, mode, reflect_type):
+def pad_tangent(ta, pad_width, mode, reflect_type):
     check_pad_mode(mode, reflect_type)
     if mode in ("reflect", "symmetric"):
-        return np.pad(t, pad_width, mode=mode, reflect_type=reflect_type)
-    return np.pad(t, pad_width, mode=mode)
+        return np.pad(ta, pad_width, mode=mode, reflect_type=reflect_type)
+    return np.pad(ta, pad_width, mode=mode)
 
 
 def pad_constant_tangent(tc, array, pad_width):
@@ -168,6 +168,17 @@ def pad_grad_vjp(r, g, pad_width, mode, reflect_type):
 @register_jvp(pad_grad)
 def pad_grad_jvp(r, g, pad_width, mode, reflect_type):
     t[r] += pad_grad(t[g], pad_width, mode, reflect_type)
+
+
+# third order: the pad is linear in the tangent, and pad_grad is its transpose
+@register_vjp(pad_tangent)
+def pad_tangent_vjp(r, ta, pad_width, mode, reflect_type):
+    d[ta] += pad_grad(d[r], pad_width, mode, reflect_type)
+
+
+@register_jvp(pad_tangent)
+def pad_tangent_jvp(r, ta, pad_width, mode, reflect_type):
+    t[r] += pad_tangent(t[ta], pad_width, mode, reflect_type)
 
 
 @register_vjp(np.pad, padded)  # padded: np.pad's faster equal form in generated code
@@ -331,6 +342,17 @@ def diff_grad_vjp(r, g, a, n, axis, prepend, append, which):
 @register_jvp(diff_grad)
 def diff_grad_jvp(r, g, a, n, axis, prepend, append, which):
     t[r] += diff_grad(t[g], a, n, axis, prepend, append, which)
+
+
+# third order: linear in the tangent (the other arrays give shapes), diff_grad its transpose
+@register_vjp(diff_tangent, zero=("a", "prepend", "append"))
+def diff_tangent_vjp(r, tv, a, n, axis, prepend, append, which):
+    d[tv] += unbroadcast(diff_grad(d[r], a, n, axis, prepend, append, which), tv)
+
+
+@register_jvp(diff_tangent, zero=("a", "prepend", "append"))
+def diff_tangent_jvp(r, tv, a, n, axis, prepend, append, which):
+    t[r] += diff_tangent(t[tv], a, n, axis, prepend, append, which)
 
 
 @register_vjp(np.diff)
