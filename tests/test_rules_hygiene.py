@@ -25,7 +25,7 @@ import srcad
 from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
-                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral,
+                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral, runtime_rules,
                          scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
@@ -142,6 +142,8 @@ EXTRA_CALLS = [
     (numpy_indexing.ediff1d_grad, [R(8), R(2, 3), R(2), 0.5, "ary"], {}, (0,), None),
     (numpy_indexing.ediff1d_tangent, [R(2), R(2, 3), R(2), 0.5, "to_end"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(7), 2, "reflect", "even"], {}, (0,), None),
+    (numpy_indexing.pad_tangent, [R(5), 2, "reflect", "even"], {}, (0,), None),
+    (numpy_indexing.diff_tangent, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(4, 5), ((1, 1), (0, 2)), "constant", "even"], {}, (0,), None),
     (numpy_indexing.pad_grad, [R(5, 6), (1, 2), "wrap", "even"], {}, (0,), None),
     (numpy_indexing.sliding_window_grad, [R(3, 2), (4,), 2, None], {}, (0,), None),
@@ -151,6 +153,8 @@ EXTRA_CALLS = [
     (numpy_products.convolve_grad, [R(5), R(3), R(3), "full", 1], {}, (0, 1), None),
     (numpy_products.correlate_grad, [R(5), R(2), R(5), "same", 1], {}, (0, 1), None),
     (numpy_reductions.cumprod_grad, [R(2, 4), R(2, 4), 1], {}, (0, 1), None),
+    (numpy_reductions.cumprod_tangent, [R(2, 4), R(2, 4), 1], {}, (0, 1), None),
+    (numpy_reductions.cumprod_grad_along, [R(2, 4), R(2, 4), R(2, 4), 1], {}, (0, 1, 2), None),
     (numpy_linalg.matrix_power_grad, [R(3, 3), R(3, 3) * 0.5, 3], {}, (0, 1), None),
     (numpy_decompositions.svd_grad, [R(3), _SINGULAR[1], _SINGULAR[0], True, False, False], {}, (0,), None),
     (numpy_products.kron_grad, [R(6), R(3), R(2), 0], {}, (0, 2), None),
@@ -186,6 +190,7 @@ EXTRA_CALLS = [
     (runtime.extremum_grad, [R(3), np.array([[1.0, 2, 3], [0, 5, 3]]), np.array([1.0, 5, 3]), 0, False], {},
      (0,), None),
     (runtime.prod_grad, [R(3), R(2, 3), 0, False], {}, (0, 1), None),
+    (runtime_rules.prod_hvp, [R(2, 3), R(2, 3), 0], {}, (0, 1), None),
     (runtime.matmul_dx, [R(2, 4), R(2, 3), R(3, 4)], {}, (0, 1, 2), None),
     (runtime.matmul_dy, [R(2, 4), R(2, 3), R(3, 4)], {}, (0, 1, 2), None),
     (runtime.unstack, [R(2, 3)], {}, (0,), None),

@@ -79,7 +79,7 @@ def cumprod_mixed(a, directions, axis):
     for i in range(a_scan.shape[0]):
         running = times(running, item(xs, i))
         out.append(running[-1])
-    return _scan_restore(np.stack(out), a, axis)
+    return np.stack(out) if axis is None else np.moveaxis(np.stack(out), 0, axis)  # flat as cumprod's result
 
 
 def cumprod_grad_mixed(g, a, directions, axis):
