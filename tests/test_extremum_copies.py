@@ -87,3 +87,17 @@ def test_the_first_equal_item_is_the_one_max_took():
     assert chosen_index(np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([3.0, 4.0])) == 1
     with pytest.raises(srcad.UnsupportedCaseError, match="cannot tell which item"):
         chosen_index([np.array([1.0])], np.array([2.0]))
+
+
+def test_documented_tie_conventions():
+    """docs/limitations.md: NumPy's max/maximum/minimum/clip split a tie's cotangent equally;
+    builtin max/min give all of it to the item returned (the first tied); jvp agrees with grad."""
+    x = np.array([1.0, 1.0, 0.5])
+    cases = [(lambda x: np.max(x), [0.5, 0.5, 0.0]), (lambda x: np.maximum(x[0], x[1]), [0.5, 0.5, 0.0]),
+             (lambda x: np.minimum(x[0], x[1]), [0.5, 0.5, 0.0]), (lambda x: np.sum(np.clip(x, 0.5, 1.0)), [0.5, 0.5, 0.5]),
+             (lambda x: max(x[0], x[1]), [1.0, 0.0, 0.0]), (lambda x: min(x[1], x[0]), [0.0, 1.0, 0.0])]
+    for f, expected in cases:
+        g = srcad.grad(f)(x)
+        np.testing.assert_array_equal(g, expected)
+        for k in range(3):
+            assert srcad.jvp(f, (x,), (np.eye(3)[k],))[1] == expected[k]
