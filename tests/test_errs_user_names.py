@@ -139,3 +139,26 @@ def test_numba_untyped_global_is_told_apart(untyped, says):
     assert says in message
     other = "No implementation of function Function(<function roll>) found for signature:"
     assert _numba_construct(other, lines) == other
+
+
+def _spread_helper(r, s):  # inlined where it is called with a spread argument
+    acc = r * np.ones(4) - r
+    for kernel in acc:
+        acc[...] += acc
+        if kernel > 0.31:
+            return kernel
+    return s
+
+
+def calls_a_spread_helper(x):
+    return _spread_helper(*(x[-1],), s=x[0]) * 2.0
+
+
+def test_an_inlined_helpers_locals_keep_their_names():
+    """A helper inlined into the function has its locals renamed (``_spread_helper_acc``): a
+    refusal in it names them as the user wrote them, not as the expressions they hold."""
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(calls_a_spread_helper)(np.arange(4.0) * 0.1)
+    message = str(info.value)
+    assert "'acc[...] += ...' updates 'acc[...]' in place, and 'kernel', which shares memory with it" in message
+    assert not srcad_names_in(info.value, _spread_helper) and "_spread_helper_" not in message

@@ -218,8 +218,7 @@ def inline_comprehension(norm, e, out):
     scope = sorted({n.id for gen in e.generators for n in gast.walk(gen.target)
                     if isinstance(n, gast.Name)})
     renames = {name: norm.namer.fresh(f"_{name}") for name in scope}
-    known = A.anno(norm.source.node, "comprehension_names") or {}  # for messages (passes.aliasing)
-    A.set_anno(norm.source.node, "comprehension_names", {**known, **{new: old for old, new in renames.items()}})
+    _note_user_names(norm, renames)
     first_iter = e.generators[0].iter
     e = A.replace_names(A.deepcopy(e), renames)
     e.generators[0].iter = first_iter  # evaluated in the enclosing scope
@@ -258,6 +257,7 @@ def inline_call(norm, call, name, out, fdef=None):
             f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
             "Write it as a loop, or define it at module level with a custom_vjp", call)
     renames = {p: norm.namer.unique(f"{name}_{p}") for p in sorted(local_names(fdef))}
+    _note_user_names(norm, renames)
     call, functions = _mark_functions(norm, call, out)
     bound = bind_arguments(norm, call, name, fdef, out)  # in the caller's order, before the helper runs
     args = fdef.args
@@ -407,3 +407,10 @@ def check_named_exprs(node, source):
                     raise source.syntax_error("srcad does not support assignment expressions (:=) inside a "
                                               "comprehension or lambda; assign the name in a statement before it",
                                               inner)
+
+
+def _note_user_names(norm, renames):
+    """Record the user's name behind each name ``renames`` gives (a comprehension's variable, an
+    inlined helper's local), for messages (``passes.user_text``)."""
+    known = A.anno(norm.source.node, "renamed_from") or {}
+    A.set_anno(norm.source.node, "renamed_from", {**known, **{new: old for old, new in renames.items()}})

@@ -26,7 +26,7 @@ class UserText:
 
     def __init__(self, node, source):
         self.user = user_names(source.fn.__code__)
-        self.comprehension_names = A.anno(source.node, "comprehension_names") or {}
+        self.renamed_from = A.anno(source.node, "renamed_from") or {}  # srcad's renaming -> the user's name
         bound = {}
         for s in A.walk_statements(node.body):
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
@@ -48,10 +48,7 @@ class UserText:
     def renamed(self, name):
         """The user's name behind a renamed comprehension variable (``_e1`` for ``e``) or an
         inlined helper's local (``reps_u`` for ``u``), or None."""
-        if name in self.comprehension_names:
-            return self.comprehension_names[name]
-        helper = [name[len(h) + 1:] for h in self.user if name.startswith(h + "_") and name[len(h) + 1:] in self.user]
-        return max(helper, key=len) if helper else None
+        return self.renamed_from.get(name)
 
     def names_in(self, words):
         """``words`` with each temporary (a name with ``_``, never an English word) replaced by
@@ -156,8 +153,8 @@ def _grown_from(name, user):
 
 def in_user_terms(message, is_srcads, user, text=None):
     """``message`` with each name ``is_srcads`` says srcad made replaced: by the user's expression
-    it holds (``text``, a ``UserText``), else by what it is; a quoted piece of code naming one
-    that is not an expression of the user's reads as srcad's code for this line."""
+    it holds (``text``, a ``UserText``), else by what it is; inside a quoted piece of code, one
+    that holds no expression of the user's is left out as "…"."""
     def expression(name):
         if text is None or name not in text.single:
             return None
@@ -180,13 +177,12 @@ def in_user_terms(message, is_srcads, user, text=None):
 
     def quoted(match):
         piece = match.group()
-        inner = _WORD.sub(lambda m: m.group() if not is_srcads(m.group(2)) else expression(m.group(2)) or "\0",
-                          piece[1:-1])
-        if "\0" not in inner:
-            return piece[0] + inner + piece[-1]
-        if _WORD.fullmatch(piece[1:-1]):
+        if _WORD.fullmatch(piece[1:-1]) and is_srcads(piece[1:-1]) and expression(piece[1:-1]) is None:
             return described(piece[1:-1])
-        return "srcad's code for this line"
+        # a name of srcad's the user's words cannot say inside a piece of code: left out, as "…"
+        inner = _WORD.sub(lambda m: m.group() if not is_srcads(m.group(2)) else expression(m.group(2)) or "…",
+                          piece[1:-1])
+        return piece[0] + inner + piece[-1]
 
     return _WORD.sub(word, _QUOTED.sub(quoted, message))
 
