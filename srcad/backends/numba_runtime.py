@@ -213,7 +213,12 @@ def _stop_gradient(x):
 def _grad_buffer(g):
     if isinstance(g, types.Array):
         return lambda g: g
-    return None  # a 0-d buffer for a scalar adjoint: not in numba's subset
+    if isinstance(g, types.Float):
+        # Python makes a fresh 0-d array, only ever added to (an owned buffer no other name sees),
+        # which adds as the float does; what a float cannot do (``g[()] = ...``) numba refuses to
+        # type, and an ndarray test of it is refused by the lowering (``numba_lowering``)
+        return lambda g: g
+    return None  # a 0-d buffer for an integer adjoint, or a container: numba refuses to type it
 
 
 @overload(runtime.container_grad)

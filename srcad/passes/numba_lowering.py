@@ -15,9 +15,10 @@ differently or not at all; this pass removes each of them by construction, and r
   never read). This is exact only if every assignment of ``x`` is saved: otherwise refused.
 - *Maybe None.* A name bound to ``None`` on one path and to a value on another (an adjoint
   that is zero on some paths, a value bound in one branch only) would be an optional in
-  numba, unwrapped implicitly where it is used: refused; except a range loop's variable,
-  bound to ``None`` only so a forward sweep can save it if the loop never ran (and then
-  never read): its placeholder becomes ``0``.
+  numba, which no helper takes: it gets a flag equal to ``x is not None`` that its tests read,
+  where every other read is proven to see a value (``numba_none_flags``), else refused; a
+  range loop's variable, bound to ``None`` only so a forward sweep can save it if the loop
+  never ran (and then never read), gets the placeholder ``0``.
 - *Identity.* numba compiles ``a is b`` on two floats to ``False`` (they are unboxed), which
   would silently zero the derivative of ``min``/``max``. A test against the literal ``None``
   keeps its meaning (numba decides it from the types); any other ``a is b`` becomes
@@ -71,6 +72,7 @@ import gast
 
 from .. import astutil as A
 from . import numba_allocations, numba_stacks, numba_static
+from .numba_none_flags import lower_maybe_none
 from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_around
 
 SAME_VALUE = "same_value"
@@ -108,7 +110,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
         for block in A.blocks(fn.body):
             block[:] = turned_around(block, turned, {})
     A.set_anno(fn, "turned_stacks", turned)
-    _refuse_maybe_none(fn)
+    _lower_maybe_none(fn)
     _lower_identity_tests(fn)
     _lower_ndarray_tests(fn)
     _lower_reversed_loops(fn)
@@ -216,7 +218,9 @@ def _drop_dead_placeholders(fn):
     fn.body[:] = [s for s in fn.body if id(s) not in dead]
 
 
-def _refuse_maybe_none(fn):
+def _lower_maybe_none(fn):
+    """Names bound to ``None`` and to values: a range loop's variable gets the placeholder ``0``,
+    the others a flag (``numba_none_flags``)."""
     nones, values, ranges = {}, {}, set()
     for node in gast.walk(fn):
         if isinstance(node, gast.Assign):
@@ -233,6 +237,7 @@ def _refuse_maybe_none(fn):
         if all(_is_range_call(b.value) for b in bindings if isinstance(b, gast.Assign)) and all(
                 isinstance(b, gast.Assign) for b in bindings):
             ranges.add(name)
+    maybe_none = {}
     for name, node in nones.items():
         if name not in values:
             continue
@@ -241,8 +246,8 @@ def _refuse_maybe_none(fn):
                for b in values[name]):
             node.value = A.const(0)  # a range loop's variable, unbound if it never ran: then never read
             continue
-        raise NotLowerable(f"{name!r} is None on some paths and a value on others, which numba cannot type "
-                           "(an adjoint that is zero on some paths, or a value bound in one branch only)", node)
+        maybe_none[name] = node
+    lower_maybe_none(fn, maybe_none)
 
 
 def _is_range_call(node):
@@ -257,10 +262,16 @@ class _NdarrayTests(gast.NodeTransformer):
     or CuPy one) as ``is_ndarray(x)``, and ``isinstance(k, int)`` (a rule's test for an integer
     power) as ``is_integer(k)``, which numba decides from the types."""
 
+    def __init__(self, buffers):
+        self.buffers = buffers
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if (isinstance(node.func, gast.Name) and node.func.id == "isinstance" and len(node.args) == 2
                 and isinstance(node.args[1], gast.Attribute) and node.args[1].attr == "ndarray"):
+            if isinstance(node.args[0], gast.Name) and node.args[0].id in self.buffers:
+                raise NotLowerable("an ndarray test of an adjoint made a buffer, which is a 0-d array in Python and "
+                                   "a float in numba", node)
             return gast.Call(func=A.load(IS_NDARRAY), args=[node.args[0]], keywords=[])
         if (isinstance(node.func, gast.Name) and node.func.id == "isinstance" and len(node.args) == 2
                 and isinstance(node.args[1], gast.Name) and node.args[1].id == "int"):
@@ -269,7 +280,10 @@ class _NdarrayTests(gast.NodeTransformer):
 
 
 def _lower_ndarray_tests(fn):
-    _NdarrayTests().visit(fn)
+    buffers = {t.id for s in A.walk(fn) if isinstance(s, gast.Assign) and isinstance(s.value, gast.Call)
+               and isinstance(s.value.func, gast.Name) and s.value.func.id.rstrip("_") == "grad_buffer"
+               for t in s.targets if isinstance(t, gast.Name)}
+    _NdarrayTests(buffers).visit(fn)
 
 
 # ---- identity tests ----------------------------------------------------------------------

@@ -1,0 +1,195 @@
+"""Maybe-None names lowered to a flag, for the numba backend (``numba_lowering``'s *Maybe None*).
+
+Generated code binds a name to ``None`` where its value is zero or absent (an adjoint reset in
+the reverse of ``if x[i] > m: m = x[i]``, an adjoint no path reached yet, a value bound in one
+branch only), and tests ``if dm is not None`` before it reads it. numba gives a variable one
+type: ``None`` and a float unify to an optional, which no helper's overload takes
+(``copy_grad(dm)`` fails to type). So each such name ``dm`` gets a flag ``_dm_set``, kept equal
+to what Python's ``dm is not None`` would be:
+
+- ``dm = None`` becomes ``_dm_set = False``: ``dm`` keeps the value it had (or stays unbound,
+  which numba allows where nothing reads it);
+- every other binding of ``dm`` is kept and followed by ``_dm_set = dm is not None`` (numba
+  decides it from the type: ``True`` for a number or an array);
+- a test ``dm is not None`` (``dm is None``) becomes ``_dm_set`` (``not _dm_set``).
+
+This is exact by construction if ``dm`` is read only where it holds the value Python's ``dm``
+holds, that is where the last binding run is one that was kept: a flow analysis over the
+branches and loops of the function proves this of every read (other than the tests above),
+using that a read inside ``if dm is not None:`` follows a kept binding. A read it cannot prove
+(``add_grads(dm, g)`` where ``dm`` may have been reset), a binding other than an assignment,
+or a name inside a ``try``, ``with`` or nested function is refused. Two other designs were set
+aside: a zero of ``dm``'s type in place of ``None``, with the tests made true, runs the guarded
+code on the zero (``dw + dm * t`` is NaN for an infinite ``t`` where Python skips it) and needs
+the type; numba's own optional types are unwrapped implicitly where a helper is called, which
+the runtime's overloads do not take.
+"""
+import gast
+
+from .. import astutil as A
+from .numba_stacks import NotLowerable
+
+
+def lower_maybe_none(fn, names):
+    """Give each name of ``names`` (``{name: its first `name = None`}``) in ``fn`` a flag, as
+    the module docstring says, or raise ``NotLowerable`` at the first statement that is not proven."""
+    if not names:
+        return
+    _check_bindings(fn, names)
+    flow = _Flow(names)
+    params = {a.id for a in fn.args.args} & set(names)
+    flow.block(fn.body, frozenset(params))
+    if flow.unproven:
+        name, stmt = flow.unproven[0]
+        raise NotLowerable(f"{name!r} is None on some paths and a value on others, and is read here where it may "
+                           "be None (an adjoint that is zero on some paths, or a value bound in one branch only), "
+                           "which numba cannot type", stmt)
+    taken = A.all_names(fn)
+    flags = {}
+    for name in sorted(names):
+        flag = f"_{name}_set"
+        while flag in taken:
+            flag += "_"
+        flags[name] = flag
+    _FlagTests(flags).visit(fn)  # before the flags' own updates, which test the names
+    for block in A.blocks(fn.body):
+        block[:] = [new for s in block for new in _flagged(s, flags)]
+    fn.body[:0] = [A.assign(flags[p], _is_not_none(p)) for p in sorted(params)]
+
+
+def _check_bindings(fn, names):
+    """Only assignments bind the names, and none is inside a ``try``, ``with`` or nested function."""
+    for node in A.walk(fn):
+        if isinstance(node, (gast.Try, gast.With, gast.FunctionDef, gast.Lambda)) and node is not fn:
+            inside = sorted(A.all_names(node) & set(names))
+            if inside:
+                raise NotLowerable(f"{inside[0]!r} is None on some paths and a value on others, and is used inside "
+                                   "a construct the lowering does not follow, which numba cannot type", node)
+    for s in A.every_statement(fn.body):
+        if isinstance(s, (gast.Assign, gast.AugAssign)):
+            continue
+        own = [getattr(s, f) for f in s._fields if f not in ("body", "orelse", "finalbody", "handlers")]
+        bound = sorted({n.id for part in own for tree in (part if isinstance(part, list) else [part])
+                        if isinstance(tree, gast.AST) for n in A.walk(tree)
+                        if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load) and n.id in names})
+        if bound:  # a loop's target, ``del``, ``x := ...``
+            raise NotLowerable(f"{bound[0]!r} is None on some paths and a value on others, and is bound here "
+                               "other than by an assignment, which numba cannot type", s)
+
+
+def _is_none_assignment(stmt):
+    return (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and A.is_none(stmt.value))
+
+
+def _is_not_none(name):
+    return gast.Compare(left=A.load(name), ops=[gast.IsNot()], comparators=[A.const(None)])
+
+
+def _flagged(stmt, flags):
+    """``stmt`` rewritten: a ``name = None`` as its flag cleared, another binding followed by its flag's update."""
+    if _is_none_assignment(stmt) and stmt.targets[0].id in flags:
+        return [A.assign(flags[stmt.targets[0].id], A.const(False))]
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        return [stmt]
+    bound = sorted(A.names_stored(stmt) & set(flags))
+    return [stmt] + [A.assign(flags[n], _is_not_none(n)) for n in bound]
+
+
+def _none_test(node):
+    """``(name, negated)`` if ``node`` is ``name is None`` (negated False) or ``name is not None``."""
+    if not (isinstance(node, gast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (gast.Is, gast.IsNot))):
+        return None
+    left, right = node.left, node.comparators[0]
+    other = right if A.is_none(left) else left if A.is_none(right) else None
+    if not isinstance(other, gast.Name):
+        return None
+    return other.id, isinstance(node.ops[0], gast.IsNot)
+
+
+class _FlagTests(gast.NodeTransformer):
+    def __init__(self, flags):
+        self.flags = flags
+
+    def visit_Compare(self, node):
+        test = _none_test(node)
+        if test is None or test[0] not in self.flags:
+            return self.generic_visit(node)
+        flag = A.load(self.flags[test[0]])
+        return flag if test[1] else gast.UnaryOp(op=gast.Not(), operand=flag)
+
+
+def _proven_by(test, outcome):
+    """The names ``test`` being ``outcome`` proves are not None."""
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        return _proven_by(test.operand, not outcome)
+    if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And if outcome else gast.Or):
+        return frozenset().union(*(_proven_by(v, outcome) for v in test.values))
+    named = _none_test(test)
+    return frozenset([named[0]]) if named is not None and named[1] == outcome else frozenset()
+
+
+def _meet(*states):
+    """Names that hold Python's value on every path that reaches here (None: no path does)."""
+    reached = [s for s in states if s is not None]
+    return frozenset.intersection(*reached) if reached else None
+
+
+class _Flow:
+    """The set of names holding the value Python's name holds, statement by statement; reads where
+    a name may not are collected in ``unproven`` as ``(name, statement)``."""
+
+    def __init__(self, names):
+        self.names = frozenset(names)
+        self.loops = []  # per enclosing loop: the states at its breaks and at its continues
+        self.unproven = []
+
+    def reads(self, node, state, stmt):
+        tested = {id(n.left if isinstance(n.left, gast.Name) else n.comparators[0])
+                  for n in A.walk(node) if _none_test(n) is not None}
+        for n in A.walk(node):
+            if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.names
+                    and n.id not in state and id(n) not in tested):
+                self.unproven.append((n.id, stmt))
+
+    def block(self, stmts, state):
+        for s in stmts:
+            if state is None:
+                return None  # after a return, break or continue
+            state = self.statement(s, state)
+        return state
+
+    def statement(self, s, state):
+        if isinstance(s, gast.If):
+            self.reads(s.test, state, s)
+            return _meet(self.block(s.body, state | _proven_by(s.test, True)),
+                         self.block(s.orelse, state | _proven_by(s.test, False)))
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, state)
+        if isinstance(s, (gast.Break, gast.Continue)):
+            self.reads(s, state, s)
+            self.loops[-1][isinstance(s, gast.Continue)].append(state)
+            return None
+        self.reads(s, state, s)
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in self.names - state:
+            self.unproven.append((s.target.id, s))  # ``dm += g`` reads dm
+        if isinstance(s, (gast.Return, gast.Raise)):
+            return None
+        if _is_none_assignment(s):
+            return state - {s.targets[0].id}
+        return state | (A.names_stored(s) & self.names)
+
+    def loop(self, s, state):
+        """A loop's exit state, its body followed until the state at its head no longer shrinks
+        (reads are collected on every pass: a state only shrinks, so a later pass finds them all)."""
+        head = state
+        while True:
+            self.reads(s.iter if isinstance(s, gast.For) else s.test, head, s)
+            self.loops.append(([], []))
+            end = self.block(s.body, head)
+            breaks, continues = self.loops.pop()
+            again = _meet(head, end, *continues)
+            if again == head:
+                break
+            head = again
+        return _meet(self.block(s.orelse, head), *breaks)

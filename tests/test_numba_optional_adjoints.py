@@ -1,0 +1,161 @@
+"""backend="numba" on loops whose adjoint is None on some paths, refused before this stop: the
+reverse of ``if x[i] > m: m = x[i]`` (a running max, a Viterbi-style max, a value kept in one
+branch only) resets the adjoint ``dm = None`` and tests ``dm is not None`` before reading it,
+which numba cannot type. Each such name now gets a flag equal to ``dm is not None``
+(``passes.numba_none_flags``); a read the lowering cannot prove holds Python's value stays refused.
+
+Each compiled gradient (joint adjoint, and the forward/backward pair through ``vjp``) equals the
+NumPy backend's and finite differences in random directions.
+"""
+import math
+
+import gast
+import numpy as np
+import pytest
+
+import srcad
+from srcad import astutil as A
+from srcad.passes.numba_lowering import NotLowerable, lower_for_numba
+
+
+def lse_loop(x):
+    m = -np.inf
+    for i in range(len(x)):
+        if x[i] > m:
+            m = x[i]
+    s = 0.0
+    for i in range(len(x)):
+        s += math.exp(x[i] - m)
+    return m + math.log(s)
+
+
+def viterbi_max(x, w):
+    best = x[0] * w
+    for i in range(1, x.shape[0]):
+        c = best * 0.9 + x[i]
+        if c < x[i] * w:
+            c = x[i] * w
+        best = c
+    return best
+
+
+def running_min_scaled(x, c):
+    lo = x[0]
+    for i in range(1, x.shape[0]):
+        t = x[i] * c
+        if t < lo:
+            lo = t
+    return lo * lo
+
+
+def last_positive(x):
+    last = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            last = x[i] * x[i]
+    return last + x[0]
+
+
+def state_reset(x, A):
+    h = np.zeros(A.shape[0])
+    for t in range(x.shape[0]):
+        h = np.tanh(A @ h + x[t])
+        if x[t] > 1.0:
+            h = np.zeros(A.shape[0])
+    return np.sum(h ** 2)
+
+
+def row_of_max(X):
+    m = X[0]
+    for t in range(1, X.shape[0]):
+        if X[t, 0] > m[0]:
+            m = X[t]
+    return np.sum(m * m)
+
+
+def running_max_sum(x):
+    m = -np.inf
+    s = 0.0
+    for i in range(len(x)):
+        if x[i] > m:
+            m = x[i]
+        s += m
+    return s
+
+
+rng = np.random.default_rng(2803)
+PROGRAMS = {
+    "lse_loop": (lse_loop, lambda: (rng.standard_normal(9),), (0,)),
+    "viterbi_max": (viterbi_max, lambda: (rng.standard_normal(9), 1.3), (0, 1)),
+    "running_min_scaled": (running_min_scaled, lambda: (rng.standard_normal(9), 0.7), (0, 1)),
+    "last_positive": (last_positive, lambda: (rng.standard_normal(9),), (0,)),
+    "state_reset": (state_reset, lambda: (np.array([0.3, 1.4, -0.2, 0.8, 1.2, 0.1]),
+                                          0.3 * rng.standard_normal((3, 3))), (0, 1)),
+    "row_of_max": (row_of_max, lambda: (rng.standard_normal((6, 3)),), (0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_compiled_gradient_equals_numpy_and_finite_differences(name):
+    pytest.importorskip("numba")
+    from test_numba_backend import check, is_compiled
+
+    f, make_args, wrt = PROGRAMS[name]
+    args = make_args()
+    d = srcad.differentiable(f, wrt=wrt, backend="numba")
+    grads = d.grad(*args)
+    assert is_compiled(d)
+    check(f, args, wrt, grads if isinstance(grads, tuple) else (grads,))
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_compiled_pair_equals_numpy(name):
+    pytest.importorskip("numba")
+    f, make_args, wrt = PROGRAMS[name]
+    args = make_args()
+    d = srcad.differentiable(f, wrt=wrt, backend="numba")
+    value, pullback = d.vjp(*args)
+    (_, forward, backward), = d._bound.values()
+    assert getattr(forward, "compiled", False) and getattr(backward, "compiled", False)
+    expected_value, expected_pullback = srcad.vjp(f, *args, wrt=wrt)
+    assert value == pytest.approx(expected_value, rel=1e-12)
+    for a, b in zip(pullback(1.5), expected_pullback(1.5)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_an_adjoint_read_where_it_may_have_been_reset_is_still_refused():
+    pytest.importorskip("numba")
+    from srcad.backends.numba_errors import BackendCompileError
+
+    line = running_max_sum.__code__.co_firstlineno + 6  # s += m: the reverse adds into dm, reset in the same loop
+    with pytest.raises(BackendCompileError, match=rf"test_numba_optional_adjoints\.py:{line}: .*the derivative of m "
+                                                   r"is None on some paths .* read here where it may be None"):
+        srcad.grad(running_max_sum, backend="numba")(rng.standard_normal(5))
+    x = rng.standard_normal(5)  # and backend="auto" runs the NumPy code
+    np.testing.assert_array_equal(srcad.grad(running_max_sum, backend="auto")(x), srcad.grad(running_max_sum)(x))
+
+
+def lowered(src):
+    return A.to_source(lower_for_numba(gast.parse(src).body[0]))
+
+
+def test_a_reset_clears_a_flag_and_guarded_code_runs_only_when_python_runs_it():
+    out = lowered("def f(x, w, c):\n    d = None\n    g = 0.0\n    for i in range(3):\n"
+                  "        if d is not None:\n            g = g + d * w\n        if c > i:\n            d = x * i\n"
+                  "        else:\n            d = None\n    return g\n")
+    assert "_d_set = False" in out and "d = x * i\n            _d_set = d is not None" in out
+    assert "if _d_set:\n            g = g + d * w" in out  # never d * w on a zero standing for None: 0 * inf is nan
+    assert "d = None" not in out
+
+
+@pytest.mark.parametrize("src, where", [
+    ("def f(x, c):\n    d = None\n    if c:\n        d = x\n    return d\n", 5),
+    ("def f(x, c):\n    d = x\n    for i in range(3):\n        y = add_grads(d, x)\n        d = None\n"
+     "    return y\n", 4),
+    ("def f(x, c):\n    d = None\n    if c:\n        d = x\n    d += x\n    return d\n", 5),
+    ("def f(x, c):\n    d = None\n    for d in x:\n        pass\n    return d\n", 3),
+])
+def test_a_read_that_may_see_none_is_refused_where_it_is(src, where):
+    with pytest.raises(NotLowerable, match="None on some paths") as info:
+        lowered(src)
+    assert info.value.node.lineno == where
