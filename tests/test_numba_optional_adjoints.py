@@ -148,6 +148,13 @@ def test_a_reset_clears_a_flag_and_guarded_code_runs_only_when_python_runs_it():
     assert "d = None" not in out
 
 
+def test_a_read_under_a_test_in_an_expression_is_proven():
+    out = lowered("def f(x, c):\n    d = None\n    for i in range(3):\n        if c > i:\n            d = x * i\n"
+                  "        else:\n            d = None\n        e = zeros_like(x) if d is None else copy_grad(d)\n"
+                  "        g = d is not None and d > 1.0\n    return e\n")
+    assert "e = zeros_like(x) if not _d_set else copy_grad(d)" in out and "g = _d_set and d > 1.0" in out
+
+
 @pytest.mark.parametrize("src, where", [
     ("def f(x, c):\n    d = None\n    if c:\n        d = x\n    return d\n", 5),
     ("def f(x, c):\n    d = x\n    for i in range(3):\n        y = add_grads(d, x)\n        d = None\n"

@@ -145,12 +145,25 @@ class _Flow:
         self.unproven = []
 
     def reads(self, node, state, stmt):
-        tested = {id(n.left if isinstance(n.left, gast.Name) else n.comparators[0])
-                  for n in A.walk(node) if _none_test(n) is not None}
-        for n in A.walk(node):
-            if (isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in self.names
-                    and n.id not in state and id(n) not in tested):
-                self.unproven.append((n.id, stmt))
+        """Collect the reads in the expression ``node`` of names not in ``state``; an operand of
+        ``is None`` is not read, and ``a if d is not None else b`` or ``d is not None and a``
+        reads ``a`` where ``d`` holds a value."""
+        if _none_test(node) is not None:
+            return
+        if isinstance(node, gast.IfExp):
+            self.reads(node.test, state, stmt)
+            self.reads(node.body, state | _proven_by(node.test, True), stmt)
+            self.reads(node.orelse, state | _proven_by(node.test, False), stmt)
+        elif isinstance(node, gast.BoolOp):
+            for value in node.values:
+                self.reads(value, state, stmt)
+                state = state | _proven_by(value, isinstance(node.op, gast.And))
+        elif isinstance(node, gast.Name):
+            if isinstance(node.ctx, gast.Load) and node.id in self.names - state:
+                self.unproven.append((node.id, stmt))
+        else:
+            for child in gast.iter_child_nodes(node):
+                self.reads(child, state, stmt)
 
     def block(self, stmts, state):
         for s in stmts:
