@@ -401,9 +401,11 @@ def test_every_covered_vjp_rule_has_a_jvp_rule():
     assert not [registry.describe(k) for k in keys if registry.lookup(registry.JVP, k) is None]
 
 
-# the rules of a reduction's adjoint helper (second order): tests/test_second_order_library_23.py
-# checks them through np.cumprod, and tests/test_rules_hygiene.py calls them by themselves
-HELPERS_CHECKED_ELSEWHERE = {numpy_reductions.cumprod_grad}
+# the rules of a reduction's adjoint helpers (second and third order): tests/test_second_order_library_23.py
+# and tests/test_third_order_helpers.py check them through np.cumprod, and tests/test_rules_hygiene.py
+# calls them by themselves
+HELPERS_CHECKED_ELSEWHERE = {numpy_reductions.cumprod_grad, numpy_reductions.cumprod_tangent,
+                             numpy_reductions.cumprod_grad_along}
 
 
 def test_table_rows_exercise_every_rule():
