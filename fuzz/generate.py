@@ -45,7 +45,15 @@ FEATURES = (
     "int_params",  # a non-differentiable int parameter used in range() and indexing
     "records",     # module-level dataclasses and named tuples built in the function, read by field and method
     "spreads",     # helper calls with their positional arguments spread from a tuple or list display
+    "methods",     # a module-level class (and subclass) holding arrays: methods, super(), a property, static and
+                   # class methods, called on a module-level object; the entry maybe that object's bound method
+    "generators",  # generator expressions read by sum/max/min/list/tuple/any/all; map/filter/genexps in for headers
+    "keywords",    # keyword-only parameters, *args and **kwargs helpers, calls by keyword, an entry's defaults
+    "try",         # try/except/else/finally around assignments, raising on data
+    "replace",     # dataclasses.replace / _replace of records, stepped in loops and by a module-level step helper
+    "joins",       # tuple/list joins of known length (t + (y,), t += (y,)) and starred unpacking
 )
+NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")
 
 UNKNOWN = "?"  # the base of a value that may share memory with something read-only
@@ -61,6 +69,7 @@ class Program:
     scalar_output: bool
     features: frozenset = field(default_factory=frozenset)
     spec: list = field(default_factory=list)
+    uses: frozenset = field(default_factory=frozenset)  # the NEW_FEATURES the program's text uses
 
 
 @dataclass
@@ -70,6 +79,9 @@ class Fn:
     params: list            # [(name, shape)]
     defaults: dict          # name -> constant text
     result: object          # a shape, or a tuple of shapes
+    kwonly: tuple = ()      # parameters passed by keyword only
+    star: object = None     # the shape of the items of *args, if it takes them
+    options: tuple = ()     # **kwargs keys it reads (scalars), if it takes them
 
 
 class Scope:
@@ -137,7 +149,7 @@ class Generator:
         self.pool = name_pool()
         self.helpers = []
         self.records = []      # (class name, "dc" | "nt") of the module's record classes
-        self.used = set()
+        self.uses = set()      # NEW_FEATURES the program uses
         self.calls_made = {}   # scope id -> builtins called there
         self.nesting = 0
         self.globals = []
@@ -149,6 +161,9 @@ class Generator:
         if feature.startswith("builtin:"):
             return True
         return feature in self.features
+
+    def mark(self, feature):
+        self.uses.add(feature)
 
     def p(self, prob):
         return self.rng.random() < prob
@@ -209,7 +224,9 @@ class Generator:
             choices.append("list")
         if self.on("comprehensions"):
             choices.append("comp")
-        if (self.on("containers") or self.on("records")) and sc.of_kind("c"):
+        if self.on("generators"):
+            choices.append("genexp")
+        if (self.on("containers") or self.on("records") or self.on("joins")) and sc.of_kind("c"):
             records = any(sc.kinds[n][1][0] in ("nt", "dc") for n in sc.of_kind("c"))
             choices += ["container"] * (3 if records else 1)  # a record built is read, mostly
         kind = rng.choice(choices)
@@ -254,6 +271,8 @@ class Generator:
             return self.list_read(sc, shape)
         if kind == "comp":
             return self.comprehension(sc, shape, d)
+        if kind == "genexp":
+            return self.comprehension(sc, shape, d, lazy=True)
         if kind == "container":
             return self.container_read(sc, shape)
         return self.leaf(sc, shape)
@@ -269,7 +288,7 @@ class Generator:
             if ints and self.p(0.5):
                 return f"({rng.choice(ints)[0]} * {self.const()})", None
             return self.const(), None
-        if self.on("globals") and self.globals and self.p(0.2):
+        if self.globals and self.p(0.2):  # the globals feature's constants, the methods feature's object
             gname, gshape = rng.choice(self.globals)
             if gshape == shape:
                 return gname, gname
@@ -329,6 +348,10 @@ class Generator:
             if ints:
                 return f"{rng.choice(ints)[0]} {rng.choice(['==', '>', '<=', '!='])} {rng.randrange(3)}"
             return f"{a} > {c}"
+        if self.on("generators") and self.p(0.3):
+            reader = rng.choice(["any", "all"])
+            if self.call_builtin(sc, reader):
+                return self.lazy_test(sc, reader)
         return f"({a} > {c} {rng.choice(['and', 'or'])} {self.expr(sc, (), 0)[0]} < {self.const(-0.5, 0.9)})"
 
     def call(self, sc, shape, depth):
@@ -336,25 +359,33 @@ class Generator:
         fits = [fn for fn in sc.calls if fn.result == shape and (fn.name in sc.defined or fn in self.helpers)]
         if not fits:
             return self.leaf(sc, shape)
-        fn = rng.choice(fits)
+        return self.call_text(sc, rng.choice(fits), depth), UNKNOWN
+
+    def call_text(self, sc, fn, depth):
+        """A call of ``fn``: defaults maybe left out, keywords by keyword, ``*args`` extra."""
+        rng = self.rng
         positional, keywords = [], []
-        keyword = self.p(0.3)
+        keyword = self.p(0.3) and fn.star is None  # *args fill after every positional parameter
         for pname, pshape in fn.params:
-            if pname in fn.defaults and self.p(0.5):
+            if pname in fn.defaults and self.p(0.5) and (fn.star is None or pname in fn.kwonly):
                 if not keywords:
                     keyword = True  # a parameter left to its default: the ones after it go by keyword
                 continue
             value = self.expr(sc, pshape, depth)[0]
-            if keyword and (positional or keywords):
+            if pname in fn.kwonly or keyword and (positional or keywords):
                 keywords.append(f"{pname}={value}")
             else:
                 positional.append(value)
+        if fn.star is not None:
+            positional += [self.expr(sc, fn.star, depth)[0] for _ in range(rng.randrange(3))]
+        keywords += [f"{key}={self.expr(sc, (), depth)[0]}" for key in fn.options if self.p(0.6)]
+        rng.shuffle(keywords)
         if positional and self.on("spreads") and self.p(0.4):  # f(*(a, b), k=v): bound as Python binds it
             head = positional[:rng.randrange(len(positional))]
             spread = positional[len(head):]
             shown = f"({', '.join(spread)},)" if rng.random() < 0.7 else f"[{', '.join(spread)}]"
             positional = head + [f"*{shown}"]
-        return f"{fn.name}({', '.join(positional + keywords)})", UNKNOWN
+        return f"{fn.name}({', '.join(positional + keywords)})"
 
     def list_read(self, sc, shape):
         rng = self.rng
@@ -387,14 +418,11 @@ class Generator:
         code, name = rng.choice(options)
         return code, name
 
-    def comprehension(self, sc, shape, depth):
+    def comprehension(self, sc, shape, depth, lazy=False):
+        """A list comprehension read by sum/NP.stack/NP.array; ``lazy``: a generator expression read
+        straight through by sum/max/min, or by list/tuple inside NP.stack/NP.array."""
         rng = self.rng
-        var = rng.choice([n for n in self.pool if n not in sc.taken and n not in CALLED_BUILTINS
-                          and sc.kinds.get(n, ("a",))[0] == "a"])
-        inner = Scope(self, sc.taken, sc)
-        inner.kinds, inner.defined = dict(sc.kinds), dict(sc.defined)
-        inner.calls, inner.shadowed = sc.calls, sc.shadowed
-        self.calls_made[id(inner)] = self.used_builtins_of(sc)
+        var, inner = self.item_scope(sc)
         if shape == ():
             if not self.call_builtin(sc, "sum"):
                 return self.leaf(sc, shape)
@@ -402,6 +430,12 @@ class Generator:
             it = self.expr(sc, src, 0)[0]
             inner.kinds[var], inner.defined[var] = ("a", elem, False), None
             body = self.expr(inner, (), depth)[0]
+            if lazy:
+                readers = [r for r in ("sum", "sum", "max", "min") if self.on("kinks") or r == "sum"]
+                reader = rng.choice(readers)
+                reader = reader if reader == "sum" or self.call_builtin(sc, reader) else "sum"
+                self.mark("generators")
+                return f"{reader}({body} for {var} in {it})", None
             return f"sum([{body} for {var} in {it}])", None
         if shape in ((3, 4), (4, 3)):
             n, elem = shape
@@ -409,18 +443,38 @@ class Generator:
             if src is None and self.call_builtin(sc, "range"):
                 inner.kinds[var], inner.defined[var] = ("i",), n
                 body = self.expr(inner, (elem,), depth)[0]
-                return f"NP.stack([{body} for {var} in range({n})])", None
+                return f"NP.stack({self.items(sc, f'{body} for {var} in range({n})', lazy)})", None
             it = self.expr(sc, (n,), 0)[0]
             inner.kinds[var], inner.defined[var] = ("a", (), False), None
             body = self.expr(inner, (elem,), depth)[0]
-            return f"NP.stack([{body} for {var} in {it}])", None
+            return f"NP.stack({self.items(sc, f'{body} for {var} in {it}', lazy)})", None
         if shape in ((3,), (4,)):
             src = rng.choice([s for s in ((3, 4), (4, 3), (3,), (4,)) if s[0] == shape[0]])
             it = self.expr(sc, src, 0)[0]
             inner.kinds[var], inner.defined[var] = ("a", src[1:], False), None
             body = self.expr(inner, (), depth)[0]
-            return f"NP.array([{body} for {var} in {it}])", None
+            return f"NP.array({self.items(sc, f'{body} for {var} in {it}', lazy)})", None
         return self.leaf(sc, shape)
+
+    def item_scope(self, sc):
+        """(var, scope): a variable for the items of a comprehension, generator or lambda, and the
+        scope its body is generated in (``sc``'s names, and ``var`` once it is given a kind)."""
+        var = self.rng.choice([n for n in self.pool if n not in sc.taken and n not in CALLED_BUILTINS
+                               and sc.kinds.get(n, ("a",))[0] == "a"])
+        inner = Scope(self, sc.taken, sc)
+        inner.kinds, inner.defined = dict(sc.kinds), dict(sc.defined)
+        inner.shadowed = sc.shadowed
+        inner.calls = [fn for fn in sc.calls if not fn.name.startswith("super()")]  # refused in comprehensions
+        self.calls_made[id(inner)] = self.used_builtins_of(sc)
+        return var, inner
+
+    def items(self, sc, clauses, lazy):
+        """``[clauses]``, or lazily ``list(clauses)``/``tuple(clauses)``."""
+        reader = self.rng.choice(["list", "tuple"])
+        if lazy and self.call_builtin(sc, reader):
+            self.mark("generators")
+            return f"{reader}({clauses})"
+        return f"[{clauses}]"
 
 
 def _wrapped(code):

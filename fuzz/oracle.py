@@ -65,10 +65,17 @@ def load(source, directory, entry, instrument=False):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     if instrument:
-        module.__fz_compare, module.__fz_kink = _compare, _kink
+        module.__fz_compare__, module.__fz_kink__ = _compare, _kink
     spec.loader.exec_module(module)
     sys.modules[name] = module  # inspect.getsource finds the module
-    return getattr(module, entry)
+    return entry_of(module, entry)
+
+
+def entry_of(module, entry):
+    """The function ``entry`` names in ``module``: a function, or ``obj.method`` bound."""
+    for part in entry.split("."):
+        module = getattr(module, part)
+    return module
 
 
 # ---- margins: how close the inputs are to a branch boundary or a kink ------------------------
@@ -133,6 +140,8 @@ def _kink(name, func, *args, **kwargs):
                 if bound is not None:
                     _record(np.subtract(args_[0], bound))
         elif func is builtins.max or func is builtins.min:
+            if len(args_) == 1 and not hasattr(args_[0], "__len__"):  # a generator: read it once
+                args = args_ = (list(args_[0]),)
             items = args_ if len(args_) > 1 else list(args_[0])
             items = list({id(i): i for i in items}.values())  # one value passed twice is no kink
             if all(_is_float(i) or isinstance(i, int) for i in items) and any(_is_float(i) for i in items):
@@ -152,7 +161,7 @@ class _Instrument(ast.NodeTransformer):
         if not all(type(op).__name__ in _OPS for op in node.ops):
             return node
         ops = ast.List([ast.Constant(type(op).__name__) for op in node.ops], ast.Load())
-        return ast.Call(ast.Name("__fz_compare", ast.Load()),
+        return ast.Call(ast.Name("__fz_compare__", ast.Load()),
                         [node.left, ops, ast.List(node.comparators, ast.Load())], [])
 
     def visit_Call(self, node):
@@ -160,7 +169,7 @@ class _Instrument(ast.NodeTransformer):
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else None
         if name in _KINKS:
-            return ast.Call(ast.Name("__fz_kink", ast.Load()), [ast.Constant(name), f] + node.args, node.keywords)
+            return ast.Call(ast.Name("__fz_kink__", ast.Load()), [ast.Constant(name), f] + node.args, node.keywords)
         return node
 
 

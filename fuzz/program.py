@@ -1,7 +1,11 @@
 """Statements, functions and whole programs for the generator (expressions: generate.py)."""
+import re
+
 import numpy as np
 
 from .generate import FEATURES, Fn, Generator, Program, Scope, _simple
+from .language import LanguageStatements
+from .methods import MethodStatements
 from .names import CALLED_BUILTINS
 from .records import RecordStatements
 from .templates import CONVERT, OPERAND_SHAPES, SHAPES, indent
@@ -9,7 +13,7 @@ from .templates import CONVERT, OPERAND_SHAPES, SHAPES, indent
 LEAD = {(3,): 3, (4,): 4, (12,): 12, (3, 4): 3, (4, 3): 4}
 
 
-class ProgramGenerator(RecordStatements, Generator):
+class ProgramGenerator(MethodStatements, LanguageStatements, RecordStatements, Generator):
     # ---- blocks -------------------------------------------------------------------------
     def block(self, sc, n, depth):
         lines = []
@@ -46,6 +50,12 @@ class ProgramGenerator(RecordStatements, Generator):
             options.append(("list", 1 + 2 * bool(sc.of_kind("l"))))
         if self.records:
             options.append(("record", 1))
+        if self.on("replace") and self.record_names(sc):
+            options.append(("replace", 3))
+        if self.on("try") and depth > 0 and not sc.loop_depth:
+            options.append(("try", 2))
+        if self.on("joins"):
+            options.append(("join", 1 + bool(sc.of_kind("c"))))
         if self.on("closures") and sc.outer is None and sc.result is not None and getattr(sc, "entry", False):
             options.append(("closure", 1))
         kind = rng.choices([k for k, _ in options], [w for _, w in options])[0]
@@ -162,9 +172,9 @@ class ProgramGenerator(RecordStatements, Generator):
         tuples = [fn for fn in sc.calls if isinstance(fn.result, list) and fn in self.helpers]
         if tuples and self.p(0.5):
             fn = rng.choice(tuples)
-            args = ", ".join(self.expr(sc, s, depth - 1)[0] for _, s in fn.params)
+            call = self.call_text(sc, fn, depth - 1)
             targets = self.targets(sc, fn.result)
-            return [f"{', '.join(targets)} = {fn.name}({args})"]
+            return [f"{', '.join(targets)} = {call}"]
         seqs = [n for n in sc.of_kind("c") if sc.kinds[n][1][0] not in ("dict", "dc")]
         if seqs and self.p(0.4):
             c = rng.choice(seqs)
@@ -254,6 +264,12 @@ class ProgramGenerator(RecordStatements, Generator):
     def st_for(self, sc, depth):
         rng = self.rng
         form = rng.randrange(8)
+        lazy = self.on("generators") and self.p(0.3) and self.lazy_header(sc)
+        if lazy:
+            source, kind = lazy
+            r = self.loop_var(sc, kind)
+            sc.defined[r] = None
+            return self.loop_body(sc, depth, f"for {r} in {source}:", {r})
         if (form <= 2 or form == 7) and self.call_builtin(sc, "range"):
             i = self.loop_var(sc, ("i",))
             k = rng.randint(2, 4)
@@ -373,14 +389,17 @@ class ProgramGenerator(RecordStatements, Generator):
         result = [rng.choice(SHAPES), rng.choice(SHAPES)] if self.on("unpacking") and self.p(0.25) \
             else rng.choice([(), (), (4,), (3, 4)])
         sc.result = ("tuple", result) if isinstance(result, list) else ("a", result)
-        body = self.block(sc, rng.randint(1, 3), 2 if self.on("loops") else 1)
         head = ", ".join(p + (f"={defaults[p]}" if p in defaults else "") for p, _ in params)
-        if self.on("closures") and sc.result[0] == "a" and self.p(0.2):
+        prologue, keyword_kinds = [], {}
+        if self.on("keywords") and self.p(0.6):
+            head, prologue, keyword_kinds = self.keyword_parameters(sc, params, defaults)
+        body = prologue + self.block(sc, rng.randint(1, 3), 2 if self.on("loops") else 1)
+        if self.on("closures") and sc.result[0] == "a" and not prologue and self.p(0.2):
             sc.defined = {p: None for p, _ in params}
             lines = [f"{name} = lambda {head}: {self.expr(sc, result, 2)[0]}"]
         else:
             lines = [f"def {name}({head}):"] + indent(body + ["return " + self.result_expr(sc, 2)])
-        self.helpers.append(Fn(name, params, defaults, result))
+        self.helpers.append(Fn(name, params, defaults, result, **keyword_kinds))
         return lines
 
     def program(self):
@@ -400,13 +419,18 @@ class ProgramGenerator(RecordStatements, Generator):
                     self.globals.append((gname, shape))
                     header.append(f"{gname} = {value}")
         header += self.record_classes()
+        classes = self.model_classes()
+        helpers = []
         if self.on("helpers"):
             for _ in range(rng.choice([0, 1, 1, 2])):
-                header += [""] + self.helper() + [""]
+                helpers += [""] + self.helper() + [""]
         entry = rng.choice([n for n in self.pool if n not in self.module_names and n not in CALLED_BUILTINS])
         self.module_names.add(entry)
         sc = Scope(self, self.module_names)
         sc.entry = True
+        bound = self.model is not None and self.p(0.5)  # the entry a method of the module's object
+        if bound:
+            self.method_scope(self.model[2], self.model[3], [], outer=sc)
         params, args_spec = [], []
         for _ in range(rng.randint(1, 3)):
             shape = rng.choice(SHAPES)
@@ -440,15 +464,29 @@ class ProgramGenerator(RecordStatements, Generator):
                 result = ("a", rng.choice(SHAPES))
             else:
                 result = (choice, [rng.choice(SHAPES) for _ in range(2)])
+        signature = list(params)
+        if self.on("keywords") and self.p(0.4):  # a scalar left to its default (maybe keyword-only)
+            pname = sc.new_name(("a", (), False))
+            if pname not in params:
+                signature += (["*"] if self.p(0.4) else []) + [f"{pname}={self.const()}"]
+                sc.defined[pname] = None
+                self.mark("keywords")
         sc.result = result
         sc.result_keys = rng.sample(["loss", "y", "grad", "v", "out"], 2)
         body = self.block(sc, rng.randint(2, max(2, int(5 * self.size))), 2)
-        lines = [f"def {entry}({', '.join(params)}):"] + indent(body + ["return " + self.result_expr(sc, 2)])
-        text = "\n".join(header + [""] + lines) + "\n"
+        lines = [f"def {entry}({', '.join(['self'] * bound + signature)}):"] + indent(
+            body + ["return " + self.result_expr(sc, 2)])
+        if bound:
+            classes[self.model_end:self.model_end] = [""] + indent(lines)
+            entry, lines = f"{self.model[0]}.{entry}", []
+        if self.model and re.search(rf"\b{self.model[0]}\.", "\n".join(helpers + lines)) or bound:
+            self.mark("methods")
+        text = "\n".join(header + classes + helpers + [""] + lines) + "\n"
         text = text.replace("NP.", self.np_alias + ".").replace("MATH.", self.math_alias + ".")
         args = draw_args(args_spec, np.random.default_rng(self.seed))
         wrt = tuple(i for i, (tag, _) in enumerate(args_spec) if tag != "n")
-        return Program(self.seed, text, entry, args, wrt, result == ("a", ()), self.features, args_spec)
+        return Program(self.seed, text, entry, args, wrt, result == ("a", ()), self.features, args_spec,
+                       frozenset(self.uses))
 
 
 def draw_args(spec, rng):

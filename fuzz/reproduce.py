@@ -14,6 +14,6 @@ def reproduce(path, entry, args, wrt, mode, scalar_output):
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     program = types.SimpleNamespace(wrt=tuple(wrt), scalar_output=scalar_output)
-    outcome = oracle.check(mode, getattr(module, entry), program, list(args))
+    outcome = oracle.check(mode, oracle.entry_of(module, entry), program, list(args))
     print(f"{mode}: {outcome.status} {outcome.key}\n{outcome.detail}")
     return outcome

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import oracle
-from .generate import FEATURES
+from .generate import FEATURES, NEW_FEATURES
 from .minimize import minimize, signature
 from .program import draw_args, generate
 
@@ -31,6 +31,7 @@ class Stats:
     refusals: collections.Counter = field(default_factory=collections.Counter)  # (mode, reason) -> n
     refusal_example: dict = field(default_factory=dict)
     failures: dict = field(default_factory=lambda: collections.defaultdict(list))  # key -> [Failure]
+    by_feature: dict = field(default_factory=lambda: collections.defaultdict(collections.Counter))  # (feature, mode) -> status
     noise: int = 0
     seconds: float = 0.0
 
@@ -106,6 +107,8 @@ def run(n, seed, modes=oracle.DEFAULT_MODES, features=FEATURES, minimize_each=1,
         for mode in modes:
             outcome = oracle.check(mode, fn, program, args)
             stats.results[mode][outcome.status] += 1
+            for feature in program.uses:
+                stats.by_feature[(feature, mode)][outcome.status] += 1
             if outcome.key == "noise":
                 stats.noise += 1
             if outcome.status == "refused":
@@ -164,6 +167,13 @@ def report(stats, modes, out=None):
         c = stats.results[mode]
         lines.append(f"{mode}: passed {c['pass']}, refused {c['refused']}, failed {c['fail']}, n/a {c['n/a']}")
     lines.append(f"finite differences at their limit (passed a loose recheck): {stats.noise}")
+    if stats.by_feature:
+        lines.append("programs using a feature (passed/refused/failed per mode):")
+    for feature in NEW_FEATURES:
+        counts = [(mode, stats.by_feature[(feature, mode)]) for mode in modes if (feature, mode) in stats.by_feature]
+        if counts:
+            lines.append(f"    {feature:11s} " + "  ".join(f"{mode} {c['pass']}/{c['refused']}/{c['fail']}"
+                                                    for mode, c in counts))
     lines.append("refusals by reason:")
     out = pathlib.Path(out) if out else None
     if out:

@@ -55,3 +55,26 @@ def test_fuzz_numba_backend_batch(tmp_path):
     stats = run(int(os.environ.get("SRCAD_FUZZ_NUMBA_N", 6)), SEED + 1, ("numba",), log=None, budget=3.0,
                 directory=tmp_path)
     assert not stats.failures, "\n" + report(stats, ("numba",))
+
+
+def test_language_features_are_generated_and_run(tmp_path):
+    # each feature of the language srcad claims shows its construct in most programs asked for it,
+    # and those programs run as plain Python (the entry maybe a bound method of a module's object)
+    from fuzz.oracle import Invalid
+    from fuzz.run import screen
+    constructs = {"methods": r"super\(\)\.|@property|\b\w+\.\w+\(", "generators": r"\bfor \w+ in [^\]]*\)\)|map\(|filter\(",
+                  "keywords": r"\*\*\w+|\*\w+\)|\*, ", "try": r"^\s+try:$", "replace": r"_replace\(|dataclasses\.replace\(",
+                  "joins": r"\+= [\(\[]|\) \+ \(|\] \+ \[|\*\w+ = |, \*\w+ ="}
+    for feature, construct in constructs.items():
+        features = (feature, "records" if feature == "replace" else "helpers", "elementwise", "loops")
+        programs = [generate(seed, features=features) for seed in range(12)]
+        using = [p for p in programs if feature in p.uses and re.search(construct, p.source, re.M)]
+        assert len(using) >= 4, (feature, [p.source for p in programs[:2]])
+        ran = 0
+        for p in using[:3]:
+            try:
+                screen(p, tmp_path)
+                ran += 1
+            except Invalid:
+                pass
+        assert ran >= 2, feature
