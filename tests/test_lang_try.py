@@ -265,3 +265,71 @@ def test_handler_reading_what_the_body_bound_refused():
                                                "handler without being bound again there") as e:
         srcad.grad(f)(INDEFINITE, X)
     assert e.value.lineno == f.__code__.co_firstlineno + 5
+
+
+# ---- a jump before a try or with statement: Python never enters it, so neither its finally
+# body nor the manager's exit runs (srcad ran them after the return, and crashed reading what
+# the skipped body binds, or refused an update of the returned array as if it were later read)
+
+def early_return_then_finally(x, c):
+    if c > 0.0:
+        return x[0] * c
+    try:
+        k = c * 2.0
+    except ValueError:
+        k = c
+    finally:
+        t = k ** 2
+    return t
+
+
+def loop_return_then_finally(x, c):
+    for i in range(2):
+        if x[i] > 0.4:
+            return x[i] * c
+    try:
+        k = c * 2.0
+    except ValueError:
+        k = c
+    finally:
+        t = k ** 2
+    return t
+
+
+def early_return_then_with(x, c):
+    if c > 0.0:
+        return np.sum(x * c)
+    with np.errstate(divide="ignore"):
+        z = np.log(x) * c
+    return np.sum(z)
+
+
+def early_return_then_update_in_finally(x, c):
+    y = x * c
+    if c > 0.0:
+        return y
+    try:
+        k = c * 2.0
+    except ValueError:
+        k = 1.0
+    finally:
+        y *= 3.0
+    return y + k
+
+
+def squares_of_early_return_then_update(x, c):  # (a scalar, for second order)
+    return np.sum(early_return_then_update_in_finally(x, c) ** 2)
+
+
+@pytest.mark.parametrize("f, args", [
+    (early_return_then_finally, (X, 0.7)), (early_return_then_finally, (X, -0.7)),
+    (loop_return_then_finally, (X, 0.7)), (loop_return_then_finally, (np.array([0.1, 0.2]), 0.7)),
+    (early_return_then_with, (X, 0.7)), (early_return_then_with, (X, -0.7)),
+    (squares_of_early_return_then_update, (X, 0.7)), (squares_of_early_return_then_update, (X, -0.7)),
+], ids=lambda a: getattr(a, "__name__", None) or "")
+def test_a_statement_after_a_jump_is_never_entered(f, args):
+    np.testing.assert_allclose(srcad.vjp(f, *args, wrt=(0, 1))[0], f(*args))
+    np.testing.assert_allclose(srcad.vjp(early_return_then_update_in_finally, *args)[0],
+                               early_return_then_update_in_finally(*args))
+    check_grads(f, args, wrt=(0, 1))
+    check_all_modes(f, args, wrt=0)

@@ -180,17 +180,15 @@ def _eliminate_block(stmts, state, namer, loops=()):
 
 
 def _guarded_rest(rest, state, namer, loops):
-    """The statements after a jump, run only if it did not happen; those marked
-    ``"always_runs"`` (a context manager's exit, a ``finally`` body) run either way."""
+    """The statements after a statement that may jump, run only if it did not jump; those
+    marked ``"always_runs"`` right after it (the exit of the context manager, the ``finally``
+    body of the ``try`` that statement is, the jump inside it) run either way. The cleanup of a
+    later ``with`` or ``try`` is guarded with it: Python never enters a statement after a jump."""
     flag = loops[-1].skip if loops else state["flag"]
-    out, run = [], []
-    for s in rest + [None]:
-        if s is None or A.anno(s, "always_runs"):
-            if run:
-                out.append(_guard(flag, _eliminate_block(run, state, namer, loops)))
-                run = []
-            if s is not None:
-                out.append(s)
-        else:
-            run.append(s)
+    leading = 0
+    while leading < len(rest) and A.anno(rest[leading], "always_runs"):
+        leading += 1
+    out = list(rest[:leading])
+    if rest[leading:]:
+        out.append(_guard(flag, _eliminate_block(rest[leading:], state, namer, loops)))
     return out
