@@ -316,6 +316,7 @@ def module_helper(norm, call, obj):
             "define it here", call)
     from ..pipeline import check_source_is_code
     from ..source import capture
+    from .match_statements import lower_matches
 
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount):  # for its effect
         try:
@@ -327,6 +328,7 @@ def module_helper(norm, call, obj):
     else:
         helper = capture(fn)
     check_source_is_code(helper)
+    lower_matches(helper.node, norm.namer, helper)  # (normalize lowers the caller's own)
     resolve_calls(helper.node, helper)
     shadowed = _shadowed(norm, helper.node)
     if shadowed:

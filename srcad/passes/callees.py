@@ -44,6 +44,9 @@ def local_names(fn_node):
         if cls is gast.FunctionDef:
             names.add(node.name)
             continue  # its body is its own scope
+        if cls is gast.MatchAs or cls is gast.MatchStar:  # a match statement's capture (before it is lowered)
+            if node.name is not None:
+                names.add(node.name)
         if cls is gast.Lambda:
             continue
         for field in node._fields:  # gast.iter_child_nodes, without a generator per node

@@ -13,7 +13,8 @@ literal), every temporary a fresh ``_tN``:
 
 This module normalises statements and expressions; the other rooms of the pass are
 ``normalize_calls`` (each kind of call lowered by the room that knows it), ``effect_calls``
-(a call made for its effect is a statement of its own), ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
+(a call made for its effect is a statement of its own), ``match_statements`` (``match`` as
+``if``/``else``, first), ``jumps`` (``break``, ``continue`` and early ``return`` become flags and guards), ``loops``
 (``for`` over anything becomes a ``range`` loop with indexing) and ``inline`` (helpers
 defined in the function, ``def`` or ``lambda``, and list, dict and generator comprehensions
 are inlined, each in a scope of fresh names; a helper's default values are evaluated where
@@ -50,6 +51,7 @@ from .inline import check_named_exprs, check_no_function_values, inline_comprehe
 from .item_forms import element_annotation
 from .jumps import check_jumps_eliminated, eliminate_jumps
 from .loops import lower_loop
+from .match_statements import lower_matches
 from .callees import local_names
 from .effect_calls import check_assert
 from .normalize_calls import call_statement, normalize_call
@@ -84,6 +86,7 @@ def normalize(node, source, namer=None, inline_loop_helpers="all"):
     # the module's globals too: a helper inlined here reads them by name, which no name
     # srcad makes may capture (its global `_t1` read as the caller's temporary `_t1`)
     namer = namer or Namer(A.all_names(node) | set(source.closure) | set(source.globals))
+    lower_matches(node, namer, source)  # (helpers defined in the function too: they are inlined from here)
     check_named_exprs(node, source)
     read_draws(node)
     norm = _Normalizer(source, namer, inline_loop_helpers)
