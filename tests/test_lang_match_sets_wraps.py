@@ -230,3 +230,55 @@ def class_pattern(x, d):
 ])
 def test_match_patterns_still_refused(f, arg, line_text, message):
     refused(f, X, arg, line_text=line_text, message=message)
+
+
+# ---- set comprehensions ------------------------------------------------------------------
+
+def set_of_indices(x):
+    idx = {i % 3 for i in range(len(x))}
+    return sum(x[i] ** 2 for i in sorted(idx))
+
+
+def loop_over_a_set(x):
+    total = 0.0
+    for i in {i % 2 for i in range(len(x)) if i > 0}:
+        total = total + np.sin(x[i]) * x[i]
+    return total
+
+
+def labels_and_membership(x):
+    labels = {int(v > 0) for v in x}
+    scale = float(len(labels))
+    return np.sum(x ** 2) * scale + (np.sum(np.exp(x)) if 1 in labels else 0.0)
+
+
+def set_of_values_only_counted(x):
+    values = {x[i] * 2 for i in range(len(x))}  # a derivative reaches the set, but only len() is read
+    return np.sum(x ** 3) * len(values)
+
+
+@pytest.mark.parametrize("f", [set_of_indices, loop_over_a_set, labels_and_membership, set_of_values_only_counted])
+def test_set_comprehensions(f):
+    check_all_modes(f, (X,))
+    assert np.isclose(srcad.value_and_grad(f)(X)[0], f(X))
+
+
+def test_a_set_comprehension_is_computed_where_it_is_written():
+    def order(x):
+        k = 1
+        s = {i * k for i in range(3)}
+        k = 2
+        return np.sum(x) * sum(s) * k
+    np.testing.assert_allclose(srcad.grad(order)(X), np.full(4, 6.0))
+
+
+def sum_of_a_set_of_values(x):
+    return sum({x[i] for i in range(2)})
+
+
+def test_a_derivative_through_a_set_is_refused():
+    message = ("srcad does not differentiate a set of values that carry a derivative; a set has no order, so no "
+               "item's derivative can be told from another's: keep the values in a list")
+    refused(sum_of_a_set_of_values, X, line_text="return sum({x[i] for i in range(2)})", message=message)
+    with pytest.raises(srcad.SrcadError, match="a set of values that carry a derivative"):
+        srcad.jvp(sum_of_a_set_of_values, (X,), (X,))

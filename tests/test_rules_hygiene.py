@@ -235,6 +235,8 @@ REFUSED_CALLS = [
     (np.heaviside, [np.array([0.0, 1.0]), R(2)], {}, (1,), None),
     (builtins.sorted, [R(3)], {}, (0,), None),
     (builtins.divmod, [1.7, 0.3], {}, (0,), None),
+    (builtins.set, [R(3)], {}, (0,), "sum({fn}({0}))"),
+    (builtins.frozenset, [R(3)], {}, (0,), "sum({fn}({0}))"),
     (builtins.enumerate, [R(3)], {}, (0,), "list({fn}({0}))"),
     (np.random.normal, [0.3, 1.2], {}, (0, 1), None),
     (np.random.uniform, [0.3, 1.2], {}, (0, 1), None),

@@ -75,7 +75,6 @@ _UNSUPPORTED_EXPRS = {
     gast.Yield: "generators (yield)",
     gast.YieldFrom: "generators (yield from)",
     gast.Await: "await",
-    gast.SetComp: "set comprehensions",
 }
 
 
@@ -463,6 +462,11 @@ class _Normalizer:
 
     def expr_DictComp(self, e, out):
         return inline_comprehension(self, e, out)
+
+    def expr_SetComp(self, e, out):
+        """``{v for ...}`` is ``set(v for ...)``: its items computed where it is written, as Python does."""
+        items = gast.copy_location(gast.GeneratorExp(elt=e.elt, generators=e.generators), e)
+        return self.rhs(gast.copy_location(builtin_call("set", items), e), out)
 
     def expr_GeneratorExp(self, e, out):
         if not A.anno(e, "read_through"):  # (a loop's header: ``loops``)

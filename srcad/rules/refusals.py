@@ -132,6 +132,30 @@ def sorted_jvp(y, iterable, *, key=None, reverse=False):
     t[y] += t[iterable] * no_derivative("sorted() of differentiated values", _SORTED)
 
 
+_SETS = ("a set has no order, so no item's derivative can be told from another's: keep the values in a list "
+         "(a set of values without derivative, such as indices or labels, is fine)")
+
+
+@register_vjp(builtins.set)
+def set_(y, iterable=()):
+    d[iterable] += no_derivative("a set of values that carry a derivative", _SETS)
+
+
+@register_jvp(builtins.set)
+def set_jvp(y, iterable=()):
+    t[y] += t[iterable] * no_derivative("a set of values that carry a derivative", _SETS)
+
+
+@register_vjp(builtins.frozenset)
+def frozenset_(y, iterable=()):
+    d[iterable] += no_derivative("a frozenset of values that carry a derivative", _SETS)
+
+
+@register_jvp(builtins.frozenset)
+def frozenset_jvp(y, iterable=()):
+    t[y] += t[iterable] * no_derivative("a frozenset of values that carry a derivative", _SETS)
+
+
 _DIVMOD = "its remainder a - b * (a // b) has a derivative; write that (or a % b) instead"
 
 
