@@ -282,3 +282,114 @@ def test_a_derivative_through_a_set_is_refused():
     refused(sum_of_a_set_of_values, X, line_text="return sum({x[i] for i in range(2)})", message=message)
     with pytest.raises(srcad.SrcadError, match="a set of values that carry a derivative"):
         srcad.jvp(sum_of_a_set_of_values, (X,), (X,))
+
+
+# ---- helpers wrapped by a functools.wraps decorator -----------------------------------------
+
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def documented(fn):
+    @functools.wraps(fn)
+    def inner(*a, **kw):
+        """Calls fn."""
+        return fn(*a, **kw)
+    return inner
+
+
+def doubling(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return 2.0 * fn(*args, **kwargs)
+    return wrapper
+
+
+def printing(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        print("calling", fn.__name__)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+def swapped(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return np.cos(*args, **kwargs)  # not the function it says it wraps
+    return wrapper
+
+
+@logged
+def softplus(v):
+    return np.log1p(np.exp(v))
+
+
+@documented
+@logged
+def scaled_tanh(v, scale=1.0, *, shift=0.0):
+    return scale * np.tanh(v + shift)
+
+
+@doubling
+def doubled(v):
+    return np.sin(v)
+
+
+@printing
+def printed(v):
+    return np.sin(v)
+
+
+@swapped
+def not_what_it_wraps(v):
+    return np.sin(v)
+
+
+def uses_softplus(x):
+    return np.sum(softplus(x) * x)
+
+
+def uses_nested_wrappers(x):
+    return np.sum(scaled_tanh(x, 2.0, shift=x[0]) * softplus(x ** 2)) + np.sum(scaled_tanh(x))
+
+
+def wrapped_in_a_loop(x):
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(softplus(x * i))
+    return total
+
+
+@pytest.mark.parametrize("f", [uses_softplus, uses_nested_wrappers, wrapped_in_a_loop])
+def test_pass_through_wrappers(f):
+    check_all_modes(f, (X,))
+    assert np.isclose(srcad.value_and_grad(f)(X)[0], f(X))
+
+
+def uses_doubled(x):
+    return np.sum(doubled(x))
+
+
+def uses_printed(x):
+    return np.sum(printed(x))
+
+
+def uses_not_what_it_wraps(x):
+    return np.sum(not_what_it_wraps(x))
+
+
+@pytest.mark.parametrize("f,line_text,name", [
+    (uses_doubled, "return np.sum(doubled(x))", "doubled"),
+    (uses_printed, "return np.sum(printed(x))", "printed"),
+    (uses_not_what_it_wraps, "return np.sum(not_what_it_wraps(x))", "not_what_it_wraps"),
+])
+def test_wrappers_doing_more_stay_refused(f, line_text, name):
+    message = (f"this call passes a value that carries a derivative into the *args or **kwargs of {name}, a "
+               "decorator's wrapper that does more than `return f(*args, **kwargs)` of the function it wraps")
+    refused(f, X, line_text=line_text, message=message)
+    with pytest.raises(srcad.SrcadError, match="does more than"):
+        srcad.jvp(f, (X,), (X,))

@@ -99,9 +99,12 @@ def lookup_path(parts, source):
 
 def readable(obj):
     """What srcad reads for a call of ``obj``: a gradient made by ``srcad.grad`` reads as its
-    generated adjoint (``__srcad_source__``), whose source is registered with linecache."""
+    generated adjoint (``__srcad_source__``), whose source is registered with linecache; a
+    decorator's wrapper that only passes the call on, as the function it wraps (``pass_through``)."""
+    from .pass_through import passed_through
+
     make = getattr(obj, "__srcad_source__", None)
-    return make() if make is not None else obj
+    return make() if make is not None else passed_through(obj)
 
 
 def path_expr(path):

@@ -121,7 +121,7 @@ class CallTangents:
         """``y = g(a, b)`` for the user's own function ``g``: call its jvp."""
         rhs = s.value
         bound = bind_arguments(self.source, fn, rhs, fn.__name__, lambda name: self.read(name) is not None)
-        refuse_active_packing(self.source, rhs, fn.__name__, bound, lambda name: self.read(name) is not None)
+        refuse_active_packing(self.source, rhs, fn, fn.__name__, bound, lambda name: self.read(name) is not None)
         wrt = tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and self.read(a.id) is not None)
         if not wrt:
             return [s]

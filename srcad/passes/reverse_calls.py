@@ -88,18 +88,21 @@ def keyword_defaults(fn, bound, refs):
             for k, v in held.items() if k not in bound.arguments]
 
 
-def refuse_active_packing(source, call, name, bound, carries):
-    """Refuse a call of a compiled user function that packs values carrying derivatives
+def refuse_active_packing(source, call, fn, name, bound, carries):
+    """Refuse a call of ``fn``, a compiled user function, that packs values carrying derivatives
     (``carries(name)``) into its ``*args`` or ``**kwargs`` (``bound``: ``inspect`` binding of the
-    call's nodes), such as a decorator's ``wrapper(*args, **kwargs)``: their derivatives would
-    be lost."""
+    call's nodes), such as a decorator's ``wrapper(*args, **kwargs)`` that does more than pass
+    the call on (``pass_through``): their derivatives would be lost."""
     for value in bound.arguments.values():
         items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
         if any(isinstance(item, gast.Name) and carries(item.id) for item in items):
+            what = (f"{name}, a decorator's wrapper that does more than `return f(*args, **kwargs)` of the "
+                    "function it wraps (srcad differentiates through that wrapper only)" if hasattr(fn, "__wrapped__")
+                    else f"{name} (a decorator's wrapper?)")
             raise source.syntax_error(
-                f"this call passes a value that carries a derivative into the *args or **kwargs of {name} "
-                "(a decorator's wrapper?), which srcad does not differentiate through; call the function it "
-                "wraps, or give it a rule with srcad.custom_vjp", call)
+                f"this call passes a value that carries a derivative into the *args or **kwargs of {what}, which "
+                "srcad does not differentiate through; call the function it wraps, or give it a rule with "
+                "srcad.custom_vjp", call)
 
 
 def refuse_active_spread(source, call, name, carries):
@@ -160,7 +163,7 @@ class Calls:
         fn = getattr(callee.obj, "__srcad_function__", callee.obj)
         self.refuse_derivative_call(fn, callee.name, rhs)
         bound = bind_arguments(self.source, fn, rhs, callee.name, lambda name: name in self.active)
-        refuse_active_packing(self.source, rhs, callee.name, bound, lambda name: name in self.active)
+        refuse_active_packing(self.source, rhs, fn, callee.name, bound, lambda name: name in self.active)
         wrt = tuple(p for p, a in bound.arguments.items()
                     if isinstance(a, gast.Name) and a.id in self.active)
         if not wrt:
