@@ -252,6 +252,73 @@ def f_ediff1d_ends(x, end, begin):
     return np.ediff1d(x, to_end=end, to_begin=begin) ** 2
 
 
+MASK = OWN.standard_normal((3, 4)) > -0.5
+MASK[0] = True  # every column has an entry in the mask
+#: entries far apart: float32's finite differences (steps of 1e-2) do not change which is the least
+SPREAD = np.array([[0.3, -1.1, 0.6, 0.2], [-0.9, 1.4, -0.5, -1.3], [1.3, 0.1, -0.2, 0.9]])
+
+
+def f_diagflat(x):
+    return np.diagflat(x, 1) * np.diagflat(x[:2] * x[1:3], -1)[:4, :4].sum()
+
+
+def f_vander(x):
+    return np.vander(x, 4) + np.vander(x, increasing=True)
+
+
+def f_broadcast_arrays(x, m):
+    a, b = np.broadcast_arrays(x[:, None], m)
+    return a * b
+
+
+def f_pad_maximum(m):
+    return np.pad(m, ((1, 2), (2, 0)), mode="maximum")
+
+
+def f_pad_minimum_stat_length(m):
+    return np.pad(m, 2, mode="minimum", stat_length=2)
+
+
+def f_pad_mean(m):
+    return np.pad(m, ((0, 3), (1, 1)), mode="mean", stat_length=((1, 3), (2, 2)))
+
+
+def f_pad_median(m):
+    return np.pad(m, 2, mode="median") + np.pad(m, 2, mode="median", stat_length=3)
+
+
+def f_pad_linear_ramp(m):
+    return np.pad(m, ((2, 1), (0, 3)), mode="linear_ramp", end_values=((0.5, -1.0), (2.0, 0.0)))
+
+
+def f_pad_reflect_odd(m):
+    return np.pad(m, ((1, 6), (3, 2)), mode="reflect", reflect_type="odd")
+
+
+def f_pad_symmetric_odd(m):
+    return np.pad(m, 5, mode="symmetric", reflect_type="odd")
+
+
+def f_sum_where_initial(m, c):
+    return np.sum(m ** 2, axis=0, initial=c, where=MASK) + np.sum(m, where=MASK)
+
+
+def f_mean_where(m):
+    return np.mean(m ** 2, axis=0, where=MASK) + np.mean(m, where=MASK, keepdims=True)
+
+
+def f_max_initial(m, c):
+    return np.max(m, axis=1, initial=c) - np.min(m[:, 1:], axis=0, initial=c)
+
+
+def f_max_where(m):
+    return np.max(m, where=MASK, initial=-9.0, axis=0, keepdims=True) + np.nanmin(m, where=MASK, initial=9.0)
+
+
+def f_prod_where_initial(m, c):
+    return np.prod(m, axis=1, where=MASK, initial=c) + np.prod(m, initial=c)
+
+
 CASES = [
     ("ediff1d", f_ediff1d, [OWN.standard_normal((2, 3))]),
     ("ediff1d-to_end-to_begin", f_ediff1d_ends, [OWN.standard_normal(4), OWN.standard_normal(2), 0.7]),
@@ -307,6 +374,22 @@ CASES = [
     ("polyfit-columns", f_polyfit_in_y_columns, [R(7, 2)]),
     ("cond-p-minus-2-tall", f_cond_minus_2, [R(4, 2)]),
     ("cond-p-2-stack", f_cond_2_stack, [R(2, 3, 3) + 3 * np.eye(3)]),
+    ("diagflat", f_diagflat, [OWN.standard_normal(4)]),
+    ("vander", f_vander, [OWN.standard_normal(4)]),
+    ("broadcast_arrays", f_broadcast_arrays, [OWN.standard_normal(3), OWN.standard_normal((1, 4))]),
+    ("pad-maximum", f_pad_maximum, [OWN.standard_normal((3, 4))]),
+    ("pad-minimum-stat_length", f_pad_minimum_stat_length, [SPREAD]),
+    ("pad-mean", f_pad_mean, [OWN.standard_normal((3, 4))]),
+    ("pad-median", f_pad_median, [OWN.standard_normal((4, 5))]),
+    ("pad-linear_ramp", f_pad_linear_ramp, [OWN.standard_normal((3, 4))]),
+    ("pad-reflect-odd", f_pad_reflect_odd, [OWN.standard_normal((3, 4))]),
+    ("pad-symmetric-odd", f_pad_symmetric_odd, [OWN.standard_normal((3, 4))]),
+    ("sum-where-initial", f_sum_where_initial, [OWN.standard_normal((3, 4)), 0.4]),
+    ("mean-where", f_mean_where, [OWN.standard_normal((3, 4))]),
+    ("max-min-initial", f_max_initial, [np.array([[0.3, -1.1, 0.6, 0.2], [-0.9, -1.4, -0.7, -1.2], [1.3, 0.1, -0.2, 0.9]]),
+                                        -0.2]),
+    ("max-nanmin-where", f_max_where, [OWN.standard_normal((3, 4))]),
+    ("prod-where-initial", f_prod_where_initial, [OWN.standard_normal((3, 4)), 0.7]),
 ]
 
 
@@ -495,4 +578,7 @@ HYGIENE_CALLS = [
     (np.fft.fftshift, [R(5)], {}, (0,), None),
     (np.lib.stride_tricks.sliding_window_view, [R(4, 5), (2, 2)], {}, (0,), None),
     (np.fft.ifftshift, [R(5)], {}, (0,), None),
+    (np.diagflat, [R(2, 2), -1], {}, (0,), None),
+    (np.vander, [R(3), 4, True], {}, (0,), None),
+    (np.broadcast_arrays, [R(3, 1), R(4)], {}, (0, 1), "{fn}({0}, {1})[0] * {fn}({0}, {1})[1]"),
 ]

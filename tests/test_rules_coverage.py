@@ -127,7 +127,8 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               # ndimage's filters: output type, boundary value, kernel offsets and widths
               "output", "cval", "origin", "sigma", "truncate", "radius",
               "window_shape", "writeable",  # sliding_window_view's window and its flag (True refused)
-              "lwork", "pivoting", "permute_l", "p_indices"}  # scipy.linalg.qr's, lu's options (refused at run time)
+              "lwork", "pivoting", "permute_l", "p_indices",  # scipy.linalg.qr's, lu's options (refused at run time)
+              "N", "increasing"}  # np.vander's columns
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))

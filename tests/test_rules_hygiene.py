@@ -25,8 +25,8 @@ import srcad
 from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
-                         numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral, runtime_rules,
-                         scipy_spatial)
+                         numpy_padding, numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral,
+                         runtime_rules, scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_ndimage
@@ -141,11 +141,13 @@ EXTRA_CALLS = [
     (numpy_indexing.diff_grad, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),
     (numpy_indexing.ediff1d_grad, [R(8), R(2, 3), R(2), 0.5, "ary"], {}, (0,), None),
     (numpy_indexing.ediff1d_tangent, [R(2), R(2, 3), R(2), 0.5, "to_end"], {}, (0,), None),
-    (numpy_indexing.pad_grad, [R(7), 2, "reflect", "even"], {}, (0,), None),
-    (numpy_indexing.pad_tangent, [R(5), 2, "reflect", "even"], {}, (0,), None),
+    (numpy_padding.pad_grad, [R(7), 2, "reflect", "even"], {}, (0,), None),
+    (numpy_padding.pad_tangent, [R(5), 2, "reflect", "even"], {}, (0,), None),
     (numpy_indexing.diff_tangent, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),
-    (numpy_indexing.pad_grad, [R(4, 5), ((1, 1), (0, 2)), "constant", "even"], {}, (0,), None),
-    (numpy_indexing.pad_grad, [R(5, 6), (1, 2), "wrap", "even"], {}, (0,), None),
+    (numpy_padding.pad_grad, [R(4, 5), ((1, 1), (0, 2)), "constant", "even"], {}, (0,), None),
+    (numpy_padding.pad_grad, [R(5, 6), (1, 2), "wrap", "even"], {}, (0,), None),
+    (numpy_padding.weighted_pad_grad, [R(6, 5), R(3, 4), ((1, 2), (0, 1)), "median", None, "even"], {}, (0,), None),
+    (numpy_padding.weighted_pad_tangent, [R(3, 4), R(3, 4), 2, "reflect", None, "odd"], {}, (0,), None),
     (numpy_indexing.sliding_window_grad, [R(3, 2), (4,), 2, None], {}, (0,), None),
     (numpy_indexing.diagonal_grad, [R(2), R(3, 3), 1, 0, 1], {}, (0,), None),
     (numpy_indexing.take_grad, [R(4), R(2, 3), [0, 5, 5, 1], None, "raise"], {}, (0,), None),

@@ -28,7 +28,8 @@ def float_(y, x=0.0):
 @register_vjp(builtins.max, builtins.min)
 def extremum_(y, a, *rest, key=None, default=None):
     """Over an iterable or over arguments; the first chosen item gets the cotangent (an
-    argument passed twice, ``min(a, t, t)``, gets it once)."""
+    argument passed twice, ``min(a, t, t)``, gets it once); ``default`` only if the iterable
+    is empty."""
     if rest:
         chosen = 0 if a is y else -1  # the item itself (inline: a loop's cells run this)
         for k, r in enumerate(rest):
@@ -39,6 +40,8 @@ def extremum_(y, a, *rest, key=None, default=None):
         d[a] += d[y] if chosen == 0 else 0.0  # not d[y] * taken: an infinite d[y] times False is NaN
         for k, r in enumerate(rest):
             d[r] += d[y] if chosen == k + 1 else 0.0
+    elif len(a) == 0:
+        d[default] += d[y]
     else:
         d[a] += pick_grad(d[y], a, y)
 

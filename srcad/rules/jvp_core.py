@@ -50,7 +50,7 @@ def complex_(y, real=0.0, imag=0.0):
 @register_jvp(builtins.max, builtins.min)
 def extremum(y, a, *rest, key=None, default=None):
     """Over an iterable or over arguments: the tangent of the first chosen item (once, for
-    an argument passed twice)."""
+    an argument passed twice); ``default``'s for an empty iterable."""
     if rest:
         taken = a is y
         t[y] += t[a] * taken
@@ -58,6 +58,8 @@ def extremum(y, a, *rest, key=None, default=None):
             t[y] += t[r] * (r is y and not taken)
             if k < len(rest) - 1:
                 taken = taken or r is y
+    elif len(a) == 0:
+        t[y] += t[default]
     else:
         t[y] += pick_tangent(t[a], a, y)
 

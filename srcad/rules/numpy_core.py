@@ -8,6 +8,7 @@ import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
 from ..runtime import extremum_grad, full_of, prod_grad, size_of, sum_to_reduced, unbroadcast
+from .numpy_reductions import extremum_shares, initial_share, mask_shares, masked_prod_grad
 
 
 @register_elementwise(np.sin, math.sin)
@@ -116,9 +117,12 @@ def where(y, condition, x, z):
     d[z] += unbroadcast(np.where(condition, 0, d[y]), z)
 
 
-@register_vjp(np.sum)
-def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    if axis is None and not keepdims:
+@register_vjp(np.sum, zero="where")  # piecewise constant in the mask
+def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    if initial is not None or where is not True:  # initial + the sum of the entries in the mask
+        d[a] += np.where(where, sum_to_reduced(d[y], a, axis, keepdims), 0)
+        d[initial] += unbroadcast(d[y], initial)
+    elif axis is None and not keepdims:
         # small: filling is cheapest; large (or a Dask/CuPy array): a view costs nothing and stays lazy
         if isinstance(a, np.ndarray) and np.size(a) <= 4096:
             d[a] += full_of(np.shape(a), d[y])
@@ -128,9 +132,11 @@ def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] += sum_to_reduced(d[y], a, axis, keepdims)
 
 
-@register_vjp(np.mean)
-def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    if axis is None and not keepdims:
+@register_vjp(np.mean, zero="where")
+def mean(y, a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    if where is not True:  # the mean of the entries in the mask
+        d[a] += sum_to_reduced(d[y], a, axis, keepdims) * mask_shares(a, where, axis)
+    elif axis is None and not keepdims:
         if isinstance(a, np.ndarray) and np.size(a) <= 4096:
             d[a] += full_of(np.shape(a), d[y] / np.size(a))
         elif isinstance(a, np.ndarray):  # np.size of a known shape is a literal: a need not be kept
@@ -141,12 +147,21 @@ def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
         d[a] += sum_to_reduced(d[y], a, axis, keepdims) * (size_of(y) / size_of(a))
 
 
-@register_vjp(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
-def extremum(y, a, axis=None, out=None, keepdims=False):
-    """Ties share the cotangent equally (NaNs, which ``nanmax`` skips, equal nothing)."""
-    d[a] += extremum_grad(d[y], a, y, axis, keepdims)
+@register_vjp(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin, zero="where")
+def extremum(y, a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    """Ties share the cotangent equally (NaNs, which ``nanmax`` skips, equal nothing); ``initial``
+    is one more entry (where it wins, ``a`` gets nothing), entries outside ``where`` none."""
+    if initial is not None or where is not True:
+        d[a] += sum_to_reduced(d[y], a, axis, keepdims) * extremum_shares(a, y, axis, keepdims, initial, where)
+        d[initial] += unbroadcast(d[y] * initial_share(a, y, axis, keepdims, initial, where), initial)
+    else:
+        d[a] += extremum_grad(d[y], a, y, axis, keepdims)
 
 
-@register_vjp(np.prod)
-def prod(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    d[a] += prod_grad(d[y], a, axis, keepdims)
+@register_vjp(np.prod, zero="where")
+def prod(y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    if initial is not None or where is not True:  # initial times the product of the entries in the mask
+        d[a] += masked_prod_grad(d[y], a, axis, keepdims, initial, where)
+        d[initial] += unbroadcast(d[y] * np.prod(a, axis=axis, keepdims=keepdims, where=where), initial)
+    else:
+        d[a] += prod_grad(d[y], a, axis, keepdims)

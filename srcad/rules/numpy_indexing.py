@@ -1,4 +1,4 @@
-"""Rules for NumPy's diagonals and triangles, padding, taking, differences and bincount,
+"""Rules for NumPy's diagonals and triangles, taking, differences and bincount,
 reverse (vjp) and forward (jvp).
 
 All of them are linear in their array argument: the forward rule applies the routine to
@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from ..runtime import padded, unbroadcast
+from ..runtime import unbroadcast
 from .numpy_shapes import grad_zeros
 
 
@@ -55,6 +55,16 @@ def diag_jvp(y, v, k=0):
     t[y] += np.diag(t[v], k)
 
 
+@register_vjp(np.diagflat)
+def diagflat(y, v, k=0):
+    d[v] += np.reshape(np.diagonal(d[y], k), np.shape(v))
+
+
+@register_jvp(np.diagflat)
+def diagflat_jvp(y, v, k=0):
+    t[y] += np.diagflat(t[v], k)
+
+
 @register_vjp(np.diagonal)
 def diagonal(y, a, offset=0, axis1=0, axis2=1):
     d[a] += diagonal_grad(d[y], a, offset, axis1, axis2)
@@ -85,115 +95,7 @@ def triu_jvp(y, m, k=0):
     t[y] += np.triu(t[m], k)
 
 
-# ---- padding and taking ---------------------------------------------------------------------
-
-_PAD_MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
-
-
-def check_pad_mode(mode, reflect_type):
-    """The modes whose padding only copies elements or constants."""
-    if mode not in _PAD_MODES or (mode in ("reflect", "symmetric") and reflect_type != "even"):
-        detail = f", reflect_type={reflect_type!r}" if mode in ("reflect", "symmetric") else ""
-        raise UnsupportedCaseError(
-            f"srcad differentiates np.pad in the modes {', '.join(_PAD_MODES)} (reflect and symmetric "
-            f"with reflect_type='even'), not mode={mode!r}{detail}")
-
-
-def pad_sources(shape, pad_width, mode, reflect_type):
-    """For each element of the padded array, the C-order position of the input element it
-    copies, or ``-1 - (2 * axis + side)`` where it holds the constant of that axis and side."""
-    check_pad_mode(mode, reflect_type)
-    index = np.arange(int(np.prod(shape))).reshape(shape)
-    if mode == "constant":
-        codes = -1 - np.arange(2 * len(shape)).reshape(len(shape), 2)
-        return np.pad(index, pad_width, mode="constant", constant_values=codes)
-    return np.pad(index, pad_width, mode=mode)
-
-
-def pad_grad(g, pad_width, mode, reflect_type):
-    """The adjoint of ``np.pad(array, pad_width, ...)`` for the array, from the adjoint ``g``
-    of the padded result: each element sums its copies. The array's shape is ``g``'s less the
-    widths, so the reverse sweep need not keep the array for it."""
-    if mode == "constant" and type(pad_width) is int and type(g) is np.ndarray and g.dtype.kind == "f":
-        # the common case, without the general path's Python overhead (36 µs against 4 µs for 128²)
-        return g[tuple(slice(pad_width, n - pad_width) for n in g.shape)].copy()
-    dtype = np.result_type(g.dtype if hasattr(g, "dtype") else np.asarray(g).dtype, np.float16)
-    padded = np.shape(g)
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.intp), (len(padded), 2))
-    shape = tuple(int(n - a - b) for n, (a, b) in zip(padded, widths))
-    if mode == "constant":  # each element has one copy, the interior: a slice, copied (a Dask array stays one)
-        interior = tuple(slice(int(a), int(a) + n) for n, (a, _) in zip(shape, widths))
-        region = (g if hasattr(g, "astype") and hasattr(g, "shape") else np.asarray(g))[interior]
-        return region.astype(dtype, copy=True)
-    sources = np.ravel(pad_sources(shape, pad_width, mode, reflect_type))
-    copied = sources >= 0
-    sums = np.bincount(sources[copied], weights=np.ravel(g)[copied], minlength=int(np.prod(shape)))
-    return sums.astype(dtype).reshape(shape)
-
-
-def pad_constant_grad(g, array, pad_width, constant_values):
-    """The adjoint of ``np.pad(array, ..., constant_values=c)`` for ``c``, which NumPy reads
-    as one value, a (before, after) pair, or one pair per axis."""
-    ndim = np.ndim(array)
-    sources = np.ravel(pad_sources(np.shape(array), pad_width, "constant", "even"))
-    constant = sources < 0
-    sums = np.bincount(-1 - sources[constant], weights=np.ravel(g)[constant], minlength=2 * ndim)
-    sums = sums.reshape(ndim, 2)
-    c = np.asarray(constant_values)
-    if c.size == 1:
-        return np.reshape(sums.sum(), c.shape)
-    if c.size == 2 and c.shape != (2, 1):
-        return np.reshape(sums.sum(0), c.shape)
-    return unbroadcast(sums, c)
-
-
-def pad_tangent(ta, pad_width, mode, reflect_type):
-    check_pad_mode(mode, reflect_type)
-    if mode in ("reflect", "symmetric"):
-        return np.pad(ta, pad_width, mode=mode, reflect_type=reflect_type)
-    return np.pad(ta, pad_width, mode=mode)
-
-
-def pad_constant_tangent(tc, array, pad_width):
-    zeros = np.zeros(np.shape(array), np.result_type(np.asarray(tc).dtype, np.float16))
-    return np.pad(zeros, pad_width, mode="constant", constant_values=tc)
-
-
-# generated adjoints call pad_grad (Pᵀg for the copying pad P): its adjoint is the pad itself
-@register_vjp(pad_grad)
-def pad_grad_vjp(r, g, pad_width, mode, reflect_type):
-    d[g] += pad_tangent(d[r], pad_width, mode, reflect_type)
-
-
-@register_jvp(pad_grad)
-def pad_grad_jvp(r, g, pad_width, mode, reflect_type):
-    t[r] += pad_grad(t[g], pad_width, mode, reflect_type)
-
-
-# third order: the pad is linear in the tangent, and pad_grad is its transpose
-@register_vjp(pad_tangent)
-def pad_tangent_vjp(r, ta, pad_width, mode, reflect_type):
-    d[ta] += pad_grad(d[r], pad_width, mode, reflect_type)
-
-
-@register_jvp(pad_tangent)
-def pad_tangent_jvp(r, ta, pad_width, mode, reflect_type):
-    t[r] += pad_tangent(t[ta], pad_width, mode, reflect_type)
-
-
-@register_vjp(np.pad, padded)  # padded: np.pad's faster equal form in generated code
-def pad(y, array, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
-        reflect_type="even"):
-    d[array] += pad_grad(d[y], pad_width, mode, reflect_type)
-    d[constant_values] += pad_constant_grad(d[y], array, pad_width, constant_values)
-
-
-@register_jvp(np.pad, padded)
-def pad_jvp(y, array, pad_width, mode="constant", stat_length=None, constant_values=0, end_values=0,
-            reflect_type="even"):
-    t[y] += pad_tangent(t[array], pad_width, mode, reflect_type)
-    t[y] += pad_constant_tangent(t[constant_values], array, pad_width)
-
+# ---- taking ---------------------------------------------------------------------
 
 def take_grad(g, a, indices, axis, mode):
     """The adjoint of ``np.take(a, indices, axis, mode=mode)``: repeated indices add up."""
@@ -492,5 +394,5 @@ def sliding_window_view_jvp(y, x, window_shape, axis=None, *, subok=False, write
 
 
 # index bookkeeping that generated adjoints call: no derivative flows through it
-register_nondifferentiable(check_pad_mode, pad_sources, window_axis, window_sources,
+register_nondifferentiable(window_axis, window_sources,
                            reason="it computes positions, axes or an order")

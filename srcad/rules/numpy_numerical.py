@@ -1,5 +1,6 @@
 """Rules for NumPy's numerical helpers, reverse (vjp) and forward (jvp): ``np.append``,
-``np.insert``, ``np.delete``, ``np.gradient``, ``np.interp``, ``np.polyval``, ``np.polyfit`` and ``np.trapezoid``
+``np.insert``, ``np.delete``, ``np.gradient``, ``np.interp``, ``np.polyval``, ``np.polyfit``, ``np.vander`` and
+``np.trapezoid``
 (``np.trapz`` where NumPy still has it).
 
 Several are linear maps of their data; their adjoints apply the transposed map, built from
@@ -15,6 +16,7 @@ from ..errors import UnsupportedCaseError
 from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import unbroadcast, zeros_like
 from .numpy_linalg import mT
+from .numpy_reductions import float_dtype
 
 # ---- np.append --------------------------------------------------------------------------------
 
@@ -318,6 +320,28 @@ def polyfit_jvp(p, x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 
 register_nondifferentiable(polyfit_options, reason="it checks options")
+
+
+# ---- np.vander --------------------------------------------------------------------------------
+
+@register_vjp(np.vander)
+def vander(y, x, N=None, increasing=False):
+    d[x] += np.sum(d[y] * vander_slope(x, N, increasing), axis=1)
+
+
+@register_jvp(np.vander)
+def vander_jvp(y, x, N=None, increasing=False):
+    t[y] += np.expand_dims(t[x], 1) * vander_slope(x, N, increasing)
+
+
+def vander_slope(x, N, increasing):
+    """∂y/∂x of ``np.vander(x, N, increasing)``, column by column: p·x^(p-1) in the column of
+    the power p (0 for p = 0, also at x = 0)."""
+    x = np.asarray(x)
+    powers = np.arange(len(x) if N is None else N).astype(float_dtype(x))
+    if not increasing:
+        powers = powers[::-1]
+    return powers * np.expand_dims(x, 1) ** np.maximum(powers - 1, 0)
 
 
 # ---- np.trapezoid -----------------------------------------------------------------------------

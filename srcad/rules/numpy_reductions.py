@@ -42,25 +42,79 @@ def tie_shares(mask, axis):
 
 
 # ---- jvp rules of existing vjp rules ---------------------------------------------------
-@register_jvp(np.sum)
-def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    t[y] += np.sum(t[a], axis=axis, keepdims=keepdims)
+# ``initial=`` and ``where=`` (a mask of the entries reduced) take the general forms, which read
+# the mask; without them the rules keep their plain forms.
+@register_jvp(np.sum, zero="where")
+def sum_(y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    if where is True:
+        t[y] += np.sum(t[a], axis=axis, keepdims=keepdims)
+    else:
+        t[y] += np.sum(t[a], axis=axis, keepdims=keepdims, where=where)
+    t[y] += t[initial]
 
 
-@register_jvp(np.mean)
-def mean(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    t[y] += np.mean(t[a], axis=axis, keepdims=keepdims)
+@register_jvp(np.mean, zero="where")
+def mean(y, a, axis=None, dtype=None, out=None, keepdims=False, where=True):
+    if where is True:
+        t[y] += np.mean(t[a], axis=axis, keepdims=keepdims)
+    else:
+        t[y] += np.mean(t[a], axis=axis, keepdims=keepdims, where=where)
 
 
-@register_jvp(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin)
-def extremum(y, a, axis=None, out=None, keepdims=False):
+@register_jvp(np.max, np.amax, np.min, np.amin, np.nanmax, np.nanmin, zero="where")
+def extremum(y, a, axis=None, out=None, keepdims=False, initial=None, where=True):
     """Ties share the tangent equally (the mean of the tied entries' tangents)."""
-    t[y] += np.sum(t[a] * extremum_grad(np.ones_like(y), a, y, axis, keepdims), axis=axis, keepdims=keepdims)
+    if initial is not None or where is not True:
+        t[y] += np.sum(t[a] * extremum_shares(a, y, axis, keepdims, initial, where), axis=axis, keepdims=keepdims)
+        t[y] += t[initial] * initial_share(a, y, axis, keepdims, initial, where)
+    else:
+        t[y] += np.sum(t[a] * extremum_grad(np.ones_like(y), a, y, axis, keepdims), axis=axis, keepdims=keepdims)
 
 
-@register_jvp(np.prod)
-def prod(y, a, axis=None, dtype=None, out=None, keepdims=False):
-    t[y] += np.sum(t[a] * prod_grad(np.ones_like(y), a, axis, keepdims), axis=axis, keepdims=keepdims)
+@register_jvp(np.prod, zero="where")
+def prod(y, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    if initial is not None or where is not True:
+        t[y] += np.sum(t[a] * masked_prod_grad(np.ones_like(y), a, axis, keepdims, initial, where), axis=axis,
+                       keepdims=keepdims)
+        t[y] += t[initial] * np.prod(a, axis=axis, keepdims=keepdims, where=where)
+    else:
+        t[y] += np.sum(t[a] * prod_grad(np.ones_like(y), a, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+def mask_shares(a, where, axis):
+    """∂mean/∂a under ``where=``: 1/count for the entries in the mask, 0 for the others."""
+    return tie_shares(np.broadcast_to(where, np.shape(a)), axis).astype(float_dtype(a))
+
+
+def extremum_ties(a, y, axis, keepdims, initial, where):
+    """``(entries, initial)``: which entries in the mask, and whether ``initial``, equal the
+    extremum ``y``, each over their count: the shares of a tie (the second shaped like ``y``)."""
+    entries = (as_array(a) == expand_reduced(y, a, axis, keepdims)) & where
+    won = False if initial is None else np.asarray(y) == initial
+    count = np.sum(entries, axis=axis, keepdims=keepdims) + won
+    return entries / expand_reduced(count, a, axis, keepdims), won / count
+
+
+def extremum_shares(a, y, axis, keepdims, initial, where):
+    """∂max/∂a under ``initial=``/``where=``: tied entries in the mask share equally with a tied
+    ``initial``; entries outside the mask, or below an ``initial`` that wins, get 0."""
+    return extremum_ties(a, y, axis, keepdims, initial, where)[0].astype(float_dtype(a))
+
+
+def initial_share(a, y, axis, keepdims, initial, where):
+    """∂max/∂initial: 1 where it wins, its share of a tie, 0 where an entry wins."""
+    return extremum_ties(a, y, axis, keepdims, initial, where)[1].astype(float_dtype(a))
+
+
+register_nondifferentiable(mask_shares, extremum_shares, initial_share,
+                           reason="it is piecewise constant: which entries are in the mask, or tied with the extremum")
+
+
+def masked_prod_grad(g, a, axis, keepdims, initial, where):
+    """The adjoint of ``np.prod(a, axis, initial=initial, where=where)`` in ``a``: ``initial``
+    times the product of the other entries in the mask (no division), 0 outside the mask."""
+    scale = 1 if initial is None else initial
+    return np.where(where, prod_grad(g * scale, np.where(where, a, 1), axis, keepdims), 0)
 
 
 @register_jvp(np.trace)

@@ -151,6 +151,18 @@ def item_tangent(ti, i, y):
     return out
 
 
+@register_vjp(np.broadcast_arrays)
+def broadcast_arrays(y, *args, subok=False):
+    for i, a in enumerate(args):
+        d[a] += unbroadcast(item_grad(d[y], i, y), a)
+
+
+@register_jvp(np.broadcast_arrays)
+def broadcast_arrays_jvp(y, *args, subok=False):
+    for i, a in enumerate(args):
+        t[y] += item_tangent(np.broadcast_to(t[a], np.shape(y[i])), i, y)
+
+
 @register_vjp(np.broadcast_to)
 def broadcast_to(y, array, shape, subok=False):
     d[array] += unbroadcast(d[y], array)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from .numpy_indexing import pad_grad
+from .numpy_padding import pad_grad
 
 try:
     from scipy import ndimage, signal
