@@ -282,7 +282,9 @@ def describe(key):
     module = getattr(key, "__module__", None) or ""
     if "._" in module and _public_name(key, module) is not None:  # scipy.linalg, not scipy.linalg._basic
         return _public_name(key, module)
-    name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None) or repr(key)
+    name = getattr(key, "__qualname__", None) or getattr(key, "__name__", None)
+    if name is None:  # a callable object (a functools.partial): its repr spells its type
+        return repr(key)
     if module in ("builtins", ""):
         return name
     return f"{module}.{name}"

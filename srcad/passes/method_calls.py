@@ -346,6 +346,36 @@ def partial_call(call, parts, source):
     return True
 
 
+def rule_partial_call(call, parts, source):
+    """A call of a global ``functools.partial`` of a function srcad has a rule for (``CLIP =
+    functools.partial(np.clip, a_min=-0.5)``, then ``CLIP(x)``) rewritten as that function's
+    call: the partial's arguments in front of the call's, then its keywords, read from it when the
+    code runs, less those the call passes itself (they override, as in Python). The rule binds
+    keywords by name, so their names are fixed when the code is compiled (guarded, as the
+    function and the arguments, on the partial's objects). False for any other call, and for a
+    call passing ``**`` keywords, whose names are not known."""
+    try:
+        obj = denoted(parts, source)
+    except (KeyError, AttributeError):
+        return False
+    own = {k.arg for k in call.keywords}
+    if type(obj) is not functools.partial or not _has_rule(obj.func) or _has_rule(obj) or None in own:
+        return False
+    function = lookup_path(parts + ["func"], source)
+    lookup_path(parts + ["args"], source)
+    lookup_path(parts + ["keywords"], source)
+    fixed = [gast.Subscript(value=path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
+                            ctx=gast.Load()) for i in range(len(obj.args))]
+    keywords = [gast.keyword(arg=name, value=gast.Subscript(value=path_expr(parts + ["keywords"]),
+                                                          slice=gast.Constant(value=name, kind=None), ctx=gast.Load()))
+                for name in obj.keywords if name not in own]
+    call.func = gast.copy_location(path_expr(parts + ["func"]), call.func)
+    call.args = fixed + call.args
+    call.keywords = keywords + call.keywords
+    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    return True
+
+
 def method_check(norm, call):
     """The statement checking, when the code runs, that ``self.step`` resolved through the
     class (``through_self``) is what Python calls: ``check_method(self, 'step', C.step, where)``

@@ -9,7 +9,7 @@ from ..naming import BUILTIN
 from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
-from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call,
+from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
                            through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
 from .property_reads import PropertyReads, property_read
@@ -163,7 +163,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                 )
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
-            if bound_method_call(call, parts, source) or partial_call(call, parts, source):
+            if (bound_method_call(call, parts, source) or partial_call(call, parts, source)
+                    or rule_partial_call(call, parts, source)):
                 continue
             called = called_object_call(call, parts, source)
             if called is not None:
