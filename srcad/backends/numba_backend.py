@@ -281,6 +281,7 @@ def _dispatchers(compiled, fn, numba):
 
     for name, obj in ((numba_lowering.SAME_VALUE, numba_runtime.same_value),
                       (numba_lowering.PREVIOUS_VALUE, numba_runtime.previous_value),
+                      (numba_lowering.SET_CURRENT_VALUE, numba_runtime.set_current_value),
                       (numba_lowering.NEW_STACK, numba.typed.List),
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
                       (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value),

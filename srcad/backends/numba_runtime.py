@@ -49,6 +49,16 @@ def previous_value(stack, current):
 
 
 @njit
+def set_current_value(stack, value):
+    """An assignment the Python code does not save, to a name whose stack is pushed after each
+    saved assignment: its top is the name's current value (the value the next save pushes)."""
+    if len(stack):
+        stack[-1] = value
+    else:  # assigned before its first save: the value that save pushes in Python
+        stack.append(value)
+
+
+@njit
 def _sum_to(g, xshape):
     """``g`` summed down to ``xshape`` as NumPy broadcasting would have spread it."""
     out = np.zeros(xshape, np.float64)

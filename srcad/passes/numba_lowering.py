@@ -12,7 +12,7 @@ differently or not at all; this pass removes each of them by construction, and r
   a literal of that type replaces ``None``. Otherwise the stack is turned around: each value is pushed *after* it is
   assigned, and the restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``
   (drop the top, read the one below; the placeholder the first save would have restored is
-  never read). This is exact only if every assignment of ``x`` is saved: otherwise refused.
+  never read); an assignment that is not saved replaces the top (``numba_stacks``).
 - *Maybe None.* A name bound to ``None`` on one path and to a value on another (an adjoint
   that is zero on some paths, a value bound in one branch only) would be an optional in
   numba, which no helper takes: it gets a flag equal to ``x is not None`` that its tests read,
@@ -76,7 +76,7 @@ from .numba_none_flags import lower_maybe_none
 from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_around
 
 SAME_VALUE = "same_value"
-PREVIOUS_VALUE = numba_stacks.PREVIOUS_VALUE
+PREVIOUS_VALUE, SET_CURRENT_VALUE = numba_stacks.PREVIOUS_VALUE, numba_stacks.SET_CURRENT_VALUE
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 IS_NDARRAY = numba_static.IS_NDARRAY
@@ -84,8 +84,8 @@ IS_INTEGER = "is_integer"
 DIMS_OF, ARRAY_FLAG = numba_static.DIMS_OF, numba_static.ARRAY_FLAG
 FINISH_OWNED = numba_allocations.FINISH_OWNED
 CHECKED_MATH = numba_static.CHECKED_MATH
-HELPERS = (SAME_VALUE, PREVIOUS_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY, IS_INTEGER, DIMS_OF,
-           ARRAY_FLAG, FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, SET_CURRENT_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY,
+           IS_INTEGER, DIMS_OF, ARRAY_FLAG, FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
 
 
 def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
@@ -365,7 +365,7 @@ def _typed_stacks(fn):
         if isinstance(node, gast.Attribute) and node.attr in _STACK_METHODS and isinstance(node.value, gast.Name):
             allowed.add(id(node.value))
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in (
-                PREVIOUS_VALUE, "copy_value"):
+                PREVIOUS_VALUE, SET_CURRENT_VALUE, "copy_value"):
             allowed.update(id(a) for a in node.args[:1] if isinstance(a, gast.Name))
         elif isinstance(node, gast.Return) and isinstance(node.value, gast.Tuple) and len(node.value.elts) == 2:
             pack = node.value.elts[1]  # a forward sweep's (output, saved values)

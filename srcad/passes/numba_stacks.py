@@ -2,8 +2,13 @@
 *Placeholders*): a value first bound inside a loop is saved with ``_x_stack.append(x)`` before
 each assignment, so its first save pushes the ``None`` bound at entry, which numba cannot type
 with the values. Where the placeholder is pushed only before a literal, a literal of that type
-replaces ``None``; otherwise the stack is turned around: each value is pushed *after* it is
-assigned, and the restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``.
+replaces ``None``; otherwise the stack is turned around, so that its top is always the current
+value of ``x``: each value is pushed *after* the assignment it saves (the next statement binding
+``x``: ``_t19_stack.append(_t19); _t18 += y; _t19 = _t18`` pushes after ``_t19 = _t18``), an
+assignment that is not saved (a second one in the same step, as a chained comparison's
+``if _t4: _t2 = _t3 < 0.5`` makes) replaces the top (``set_current_value(_x_stack, x)``), and the
+restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``. The stack then holds,
+below its top, exactly the values the Python code pushes, but the placeholder.
 A snapshot ``x = copy_value(x)`` right after such an assignment (taken before an update in place
 may change what ``x`` reads) rebinds ``x`` to a copy of the value just assigned: it needs no
 save of its own, and the value is pushed after it, so the stack holds the snapshot Python reads.
@@ -14,6 +19,7 @@ from .. import astutil as A
 from ..errors import SrcadError
 
 PREVIOUS_VALUE = "previous_value"  # the generated code's name of ``backends.numba_runtime.previous_value``
+SET_CURRENT_VALUE = "set_current_value"  # and of ``backends.numba_runtime.set_current_value``
 
 
 class NotLowerable(SrcadError):
@@ -108,25 +114,17 @@ def turn_around_placeholder_stacks(fn):
         if literal is not None:  # the placeholder is pushed once and never read: any value of the type
             placeholders[name].value = literal
             del stacks[name]
+    copied = _copied_names(fn, stacks)
     for block in A.blocks(fn.body):
-        _check_every_assignment_saved(block, stacks, placeholders)
-    for block in A.blocks(fn.body):
-        block[:] = turned_around(block, stacks, placeholders)
+        block[:] = turned_around(block, stacks, placeholders, copied)
     return stacks
 
 
-def _check_every_assignment_saved(block, stacks, placeholders):
-    snapshots = set()  # positions of snapshots of a value a saved assignment just bound
-    for k, s in enumerate(block):
-        for name, stack in stacks.items():
-            if not _binds(s, name) or s is placeholders[name] or _pop_of(s) == (stack, name) or k in snapshots:
-                continue
-            if not (isinstance(s, gast.Assign) and (stack, name) in _pushes_before(block, k)):
-                raise NotLowerable(
-                    f"{name!r} is assigned here without its previous value being saved for the reverse sweep", s)
-            snapshot = _snapshot_after(block, k, name)
-            if snapshot is not None:
-                snapshots.add(snapshot)
+def _copied_names(fn, stacks):
+    """The names in ``stacks`` whose pushes are copies (``append(copy_value(x))``)."""
+    return {_push_of(s)[1] for s in A.every_statement(fn.body)
+            if _push_of(s) and stacks.get(_push_of(s)[1]) == _push_of(s)[0]
+            and isinstance(s.value.args[0], gast.Call)}
 
 
 def _literal_assigned(block, k, name):
@@ -147,36 +145,59 @@ def _literal_assigned(block, k, name):
     return None
 
 
-def _pushes_before(block, k):
-    """The ``(stack, name)`` pushes in the run of pushes right before ``block[k]``."""
-    found = set()
-    while k and _push_of(block[k - 1]):
-        k -= 1
-        found.add(_push_of(block[k]))
-    return found
+_STRAIGHT = (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr, gast.Pass)  # no jump, no block
 
 
-def turned_around(block, stacks, placeholders):
+def turned_around(block, stacks, placeholders, copied=frozenset()):
+    """``block`` with its saved names' stacks turned around, so that a stack's top is always its
+    name's current value: a push moves after the assignment it saves (the next statement that
+    binds the name, past straight-line statements), or after the snapshot of it; an assignment
+    not saved (a second one in the same step, one in a branch) sets the top to its value
+    (``set_current_value``); a restore reads the value below the top."""
     dropped = {id(placeholders[name]) for name in stacks if name in placeholders}
-    out, pending, deferred = [], [], {}  # deferred: position of a snapshot -> the pushes that follow it
+    out, pending, deferred = [], {}, {}  # pending: name -> its push; deferred: snapshot position -> pushes
     for k, s in enumerate(block):
         if id(s) in dropped:
             continue
         push = _push_of(s)
         if push and stacks.get(push[1]) == push[0]:
-            pending.append(s)  # pushed after the assignment that follows
+            if push[1] in pending:
+                raise NotLowerable(f"{push[1]!r} is saved twice for one assignment", s)
+            pending[push[1]] = s  # pushed after the assignment it saves
             continue
-        pop = _pop_of(s)
-        if pop and stacks.get(pop[1]) == pop[0]:
-            s = A.assign(pop[1], gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(pop[0]), A.load(pop[1])],
-                                           keywords=[]))
+        if pending and not isinstance(s, _STRAIGHT):
+            raise NotLowerable(f"{next(iter(pending))!r} is saved for an assignment this statement may skip", s)
+        restores = {name for name, stack in stacks.items() if _pop_of(s) == (stack, name)}
+        for name in restores:
+            s = A.assign(name, gast.Call(func=A.load(PREVIOUS_VALUE), args=[A.load(stacks[name]), A.load(name)],
+                                         keywords=[]))
         out.append(s)
-        out.extend(deferred.pop(k, ()))
-        for p in pending:
-            snapshot = _snapshot_after(block, k, _push_of(p)[1])
-            if snapshot is None:
-                out.append(p)
-            else:  # the stack holds the snapshot, which is what the name holds from there on
-                deferred.setdefault(snapshot, []).append(p)
-        pending = []
-    return out + pending
+        snapshots = deferred.pop(k, {})
+        out.extend(snapshots.values())
+        for name, stack in stacks.items():
+            if name in restores or name in snapshots or not _binds(s, name):
+                continue
+            if name in pending:  # s is straight: checked above
+                p = pending.pop(name)
+                snapshot = _snapshot_after(block, k, name)
+                if snapshot is None:
+                    out.append(p)
+                else:  # the stack holds the snapshot, which is what the name holds from there on
+                    deferred.setdefault(snapshot, {})[name] = p
+            elif isinstance(s, (gast.For, gast.AsyncFor)):
+                s.body.insert(0, _set_current(stack, name, name in copied))
+            elif isinstance(s, _STRAIGHT):
+                out.append(_set_current(stack, name, name in copied))
+            else:
+                raise NotLowerable(f"{name!r} is assigned here in a way numba's stacks cannot follow", s)
+    if pending:
+        raise NotLowerable(f"{next(iter(pending))!r} is saved for an assignment that never comes",
+                           pending[next(iter(pending))])
+    return out
+
+
+def _set_current(stack, name, copy):
+    value = A.load(name)
+    if copy:  # a copy, as the name's pushes make (an update in place may change the value later)
+        value = gast.Call(func=A.load("copy_value"), args=[value], keywords=[])
+    return gast.Expr(value=gast.Call(func=A.load(SET_CURRENT_VALUE), args=[A.load(stack), value], keywords=[]))
