@@ -20,6 +20,7 @@ from ..errors import CotangentError
 from ..rules import builtin_rules, numpy_linalg, numpy_shapes
 from . import numba_derivatives, numba_python  # noqa: F401  (their overloads register on import)
 from .numba_copies import none_type, number_type
+from .numba_items import real_numbers
 
 
 def _float_array(t):
@@ -104,6 +105,8 @@ def _zeros_like(x):
         return lambda x: np.zeros(x.shape, dtype)
     if number_type(x):
         return lambda x: 0.0
+    if real_numbers(x):  # a float vector's items (a loop over them)
+        return lambda x: [0.0 for _ in range(len(x))]
     return None
 
 

@@ -185,9 +185,9 @@ def turned_around(block, stacks, placeholders, copied=frozenset()):
                 else:  # the stack holds the snapshot, which is what the name holds from there on
                     deferred.setdefault(snapshot, {})[name] = p
             elif isinstance(s, (gast.For, gast.AsyncFor)):
-                s.body.insert(0, _set_current(stack, name, name in copied))
+                s.body.insert(0, gast.copy_location(_set_current(stack, name, name in copied), s))
             elif isinstance(s, _STRAIGHT):
-                out.append(_set_current(stack, name, name in copied))
+                out.append(gast.copy_location(_set_current(stack, name, name in copied), s))
             else:
                 raise NotLowerable(f"{name!r} is assigned here in a way numba's stacks cannot follow", s)
     if pending:
