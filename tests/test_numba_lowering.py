@@ -39,13 +39,23 @@ def test_same_value_is_equality_with_nan_equal_to_itself():
     assert same_value(float("nan"), float("nan")) and not same_value(float("nan"), 1.0)
 
 
-def test_a_stack_whose_value_is_also_assigned_unsaved_is_refused():
+def test_a_stack_whose_value_is_also_assigned_unsaved_keeps_its_top_current():
     src = ("def f(x):\n    t = None\n    _t_stack = []\n    for i in range(3):\n"
            "        _t_stack.append(t)\n        t = x * i\n        t = t + 1.0\n"
            "    for i in range(3):\n        t = _t_stack.pop()\n    return x\n")
-    with pytest.raises(NotLowerable, match="without its previous value being saved") as info:
+    out = lowered(src)
+    assert ("t = x * i\n        _t_stack.append(t)\n        t = t + 1.0\n"
+            "        set_current_value(_t_stack, t)") in out
+    assert "t = previous_value(_t_stack, t)" in out
+
+
+def test_a_save_a_branch_may_separate_from_its_assignment_is_refused():
+    src = ("def f(x):\n    t = None\n    _t_stack = []\n    for i in range(3):\n"
+           "        _t_stack.append(t)\n        if i:\n            x = x + 1.0\n        t = x * i\n"
+           "    for i in range(3):\n        t = _t_stack.pop()\n    return x\n")
+    with pytest.raises(NotLowerable, match="saved for an assignment this statement may skip") as info:
         lowered(src)
-    assert info.value.node.lineno == 7
+    assert info.value.node.lineno == 6
 
 
 def test_trip_counters_get_a_typed_placeholder_and_stay_pushed_before():
