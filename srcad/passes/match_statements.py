@@ -67,6 +67,8 @@ from .records import record_fields
 def lower_matches(node, namer, source):
     """``node`` (a function, the functions defined in it included) with every ``match``
     statement lowered (module doc), in place; ``source`` names the user's lines in refusals."""
+    if not any(isinstance(s, gast.Match) for s in A.every_statement(node.body)):
+        return node  # (most functions: no walk of their expressions)
     return _Matches(namer, source).visit(node)
 
 

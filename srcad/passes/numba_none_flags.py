@@ -32,7 +32,29 @@ from .numba_stacks import NotLowerable
 
 def lower_maybe_none(fn, names):
     """Give each name of ``names`` (``{name: its first `name = None`}``) in ``fn`` a flag, as
-    the module docstring says, or raise ``NotLowerable`` at the first statement that is not proven."""
+    the module docstring says, or raise ``NotLowerable`` at the first statement that is not proven.
+
+    >>> from srcad.astutil import to_source
+    >>> fn = gast.parse('''
+    ... def f_adjoint(x):
+    ...     dm = None
+    ...     if x > 0:
+    ...         dm = x * 2.0
+    ...     if dm is not None:
+    ...         x = x + dm
+    ...     return x
+    ... ''').body[0]
+    >>> lower_maybe_none(fn, {"dm": fn.body[0]})
+    >>> print(to_source(fn).strip())
+    def f_adjoint(x):
+        _dm_set = False
+        if x > 0:
+            dm = x * 2.0
+            _dm_set = dm is not None
+        if _dm_set:
+            x = x + dm
+        return x
+    """
     if not names:
         return
     _check_bindings(fn, names)
