@@ -255,7 +255,9 @@ def global_method(parts, source):
     """For ``model.loss`` (the dotted name ``parts``), a global (or closure) object's Python
     method bound to it: ``(function, model.loss.__func__, model)`` as expressions, so that
     ``model.loss(x)`` is ``model.loss.__func__(model, x)``, a call of the function srcad reads,
-    guarded on ``model.loss.__func__`` (a bound method is a new object at each read); None for
+    guarded on ``model.loss.__func__`` (a bound method is a new object at each read); a class
+    method of the object's class, bound to that class, is ``model.gain.__func__(model.gain.__self__, x)``
+    (as Python calls it, the class read when the code runs); None for
     anything else (a library object's method keeps its rule: ``scipy.stats.norm.logpdf``)."""
     if len(parts) < 2:
         return None
@@ -264,14 +266,20 @@ def global_method(parts, source):
         obj = attribute_now(owner, parts[-1])
     except (KeyError, AttributeError):
         return None
-    if not (isinstance(obj, types.MethodType) and _binding(obj.__func__) == "method" and obj.__self__ is owner):
+    if not (isinstance(obj, types.MethodType) and _binding(obj.__func__) == "method"):
+        return None
+    if obj.__self__ is owner:
+        receiver = path_expr(parts[:-1])
+    elif obj.__self__ is type(owner) and isinstance(inspect.getattr_static(type(owner), parts[-1], None), classmethod):
+        receiver = path_expr(parts + ["__self__"])  # a class method through an object: bound to its class
+    else:
         return None
     from ..code_reading import installed_file
 
     if _has_rule(obj) or installed_file(_function_of(obj.__func__).__code__.co_filename):
         return None
     function = lookup_path(parts + ["__func__"], source)
-    return function, path_expr(parts + ["__func__"]), path_expr(parts[:-1])
+    return function, path_expr(parts + ["__func__"]), receiver
 
 
 def _has_rule(obj):
