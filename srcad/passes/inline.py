@@ -241,7 +241,9 @@ def inline_comprehension(norm, e, out):
         if A.anno(e, "read_in_part"):  # any(...)/all(...) of it: Python may stop reading early
             A.set_anno(inner[0], "read_in_part", True)
     for stmt in inner:
-        gast.copy_location(stmt, e)
+        for node in gast.walk(stmt):  # the loop and what it runs are at the comprehension's line
+            if isinstance(node, gast.stmt):
+                gast.copy_location(node, e)
         norm.stmt(stmt, out)
     return A.load(result)
 
@@ -252,7 +254,7 @@ def inline_call(norm, call, name, out, fdef=None):
     fdef = fdef or norm.local_functions.get(name)
     if fdef is None:
         raise norm.error(f"'{name}' is called before it is defined", call)
-    if name in norm.inlining:
+    if name in [inlined for inlined, _ in norm.inlining]:
         raise norm.error(
             f"'{name}' calls itself; srcad does not differentiate recursion inside a function. "
             "Write it as a loop, or define it at module level with a custom_vjp", call)
@@ -309,7 +311,7 @@ def inline_call(norm, call, name, out, fdef=None):
     result = norm.namer.fresh(f"{name}_result")
     body = eliminate_jumps(body, norm.namer, norm.source, top_level=False, result=result,
                            params=[renames[p] for p in bound])
-    norm.inlining.append(name)
+    norm.inlining.append((name, norm.loop_depth))
     saved_functions = dict(norm.local_functions)
     try:
         for stmt in body:

@@ -130,7 +130,7 @@ class _Normalizer:
         self.namer = namer
         self.local_functions = {}  # name -> FunctionDef of a helper defined in the function
         self.static_functions = {}  # inlined parameter -> inline.StaticFunction it was passed
-        self.inlining = []
+        self.inlining = []  # (name, loop depth of its call) of each helper being inlined
         self.loop_depth = 0  # loops around the statement being normalised
         self.line = None  # the line of the user's statement being normalised, for messages
         self.updated_items = set()  # names whose items an augmented assignment updates (L[i] += v)

@@ -24,7 +24,8 @@ inside the body leaves it through ``passes.jumps`` as any branch, and statements
   leaves, before it propagates; ``except BaseException: ...; raise`` (code srcad generated
   reads so) is a cleanup too. Refused: ``try`` with ``except`` inside a loop of the
   differentiated code (stacks of saved values would lose their order; call a module-level
-  function holding the ``try`` instead), a body that updates arrays, lists or dicts in place,
+  function holding the ``try`` instead), a body that updates in place arrays, lists or dicts it
+  did not make itself (``passes.try_bodies``),
   a name bound on some paths of the body only and read outside it (unless it is bound on
   every path to the ``try``: where the body does not bind it, it keeps that value), and
   ``return``/``break``/``continue`` in ``finally``. An exception in the reverse sweep
@@ -60,8 +61,8 @@ import numpy as np
 
 from .. import astutil as A
 from ..code_reading import attribute_now
-from .fresh import MUTATING_METHODS, known_pure
 from .callees import Callee
+from .try_bodies import outside_update
 
 #: managers that touch no value srcad differentiates and never swallow an exception
 CONTEXT_MANAGERS = {np.errstate, np.printoptions, warnings.catch_warnings, contextlib.nullcontext,
@@ -430,19 +431,21 @@ def prepare_region(norm, test, body, stmt):
     if region is None or region.kind != "except":
         return
     if getattr(norm, "loop_depth", 0):
+        helper, depth = norm.inlining[-1] if norm.inlining else (None, 0)
+        if depth and depth == norm.loop_depth and helper not in norm.local_functions:
+            raise norm.error(
+                f"srcad does not differentiate a try statement with except inside a loop; this one is in {helper}, "
+                f"which srcad inlines into the loop that calls it (it has *args, **kwargs or keyword-only "
+                f"parameters, or the call passes * or ** or a function): give {helper} plain parameters and call "
+                f"it with plain arguments, so that it is compiled as a function of its own", stmt)
         raise norm.error(
             "srcad does not differentiate a try statement with except inside a loop; put the try "
             "statement in a function defined at module level and call it from the loop", stmt)
-    for s in A.walk_statements(body):
-        call = s.value if isinstance(s, (gast.Expr, gast.Assign)) and isinstance(s.value, gast.Call) else None
-        callee = A.anno(call, "callee") if call is not None else None
-        updates = (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript)
-                   or A.anno(s, "in_place") is not None
-                   or callee is not None and callee.kind == "method" and callee.name in MUTATING_METHODS | {"append"}
-                   or isinstance(s, gast.Expr) and callee is not None and callee.kind == "object"
-                   and not known_pure(callee.obj) and not callable(getattr(callee.obj, "__code__", None)))
-        if updates:
-            raise norm.error(
-                "srcad differentiates a try body (with except) that updates no array, list or dict in place "
-                "(an exception half-way would leave it changed); build new values in the body and assign "
-                "them, or move the update after the try statement", A.anno(s, "origin") or stmt)
+    update = outside_update(body, set())
+    if update is not None:
+        raise norm.error(
+            "srcad differentiates a try body (with except) that updates no array, list or dict in place "
+            "other than those the body made itself (an exception half-way would leave it changed); build new "
+            "values in the body and assign them, or move the update after the try statement",
+            next(n for n in (A.anno(update, "origin"), update, stmt) if getattr(n, "lineno", None)))
+
