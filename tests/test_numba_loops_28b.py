@@ -24,7 +24,7 @@ numba = pytest.importorskip("numba")
 
 import srcad  # noqa: E402
 from srcad import runtime  # noqa: E402
-from srcad.backends import numba_runtime  # noqa: E402
+from srcad.backends import numba_copies, numba_runtime  # noqa: E402
 from srcad.passes import numba_lowering  # noqa: E402
 from srcad.rules import builtin_rules, numpy_core  # noqa: E402
 from test_numba_backend import check, is_compiled  # noqa: E402
@@ -220,7 +220,8 @@ def _run(text, args, lowered):
     if lowered:
         numba_lowering.lower_for_numba(fn)
     namespace = {"copy_value": runtime.copy_value, "previous_value": numba_runtime.previous_value.py_func,
-                 "set_current_value": numba_runtime.set_current_value.py_func}
+                 "set_current_value": numba_runtime.set_current_value.py_func,
+                 "unchanged_copy": numba_copies.unchanged_copy}
     tree = ast.fix_missing_locations(gast.gast_to_ast(gast.Module(body=[fn], type_ignores=[])))
     exec(compile(tree, "<generated>", "exec"), namespace)
     return namespace["f_adjoint"](*args)

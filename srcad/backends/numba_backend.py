@@ -277,11 +277,12 @@ def _dispatchers(compiled, fn, numba):
         if namespace.get(name, getattr(builtins, name)) is not getattr(builtins, name):
             raise numba_lowering.NotLowerable(f"the builtin {name!r} is rebound in the function's module", factory)
         namespace.pop(name, None)
-    from . import numba_python, numba_runtime
+    from . import numba_copies, numba_python, numba_runtime
 
     for name, obj in ((numba_lowering.SAME_VALUE, numba_runtime.same_value),
                       (numba_lowering.PREVIOUS_VALUE, numba_runtime.previous_value),
                       (numba_lowering.SET_CURRENT_VALUE, numba_runtime.set_current_value),
+                      (numba_lowering.UNCHANGED_COPY, numba_copies.unchanged_copy),
                       (numba_lowering.NEW_STACK, numba.typed.List),
                       (numba_lowering.SAVED_VALUE, numba_runtime.saved_value),
                       (numba_lowering.RESTORED_VALUE, numba_runtime.restored_value),

@@ -49,6 +49,20 @@ def _immutable(t):
     return number_type(t) or none_type(t) or isinstance(t, (types.UnicodeType, types.RangeType))
 
 
+def unchanged_copy(value):
+    """The copy a turned-around value stack (``passes.numba_stacks``) pushes right after the
+    assignment, where Python copies the value at its next save: the same only for a value no
+    update in place can change in between, so numba compiles it for immutable values only."""
+    return value
+
+
+@overload(unchanged_copy)
+def _unchanged_copy(value):
+    if _immutable(value):
+        return lambda value: value
+    return None
+
+
 @overload(snapshot)
 def _snapshot(x):
     """A saved copy of a value that may hold the user's memory (``pullback_values``): its

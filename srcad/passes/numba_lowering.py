@@ -77,6 +77,7 @@ from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_a
 
 SAME_VALUE = "same_value"
 PREVIOUS_VALUE, SET_CURRENT_VALUE = numba_stacks.PREVIOUS_VALUE, numba_stacks.SET_CURRENT_VALUE
+UNCHANGED_COPY = numba_stacks.UNCHANGED_COPY
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 IS_NDARRAY = numba_static.IS_NDARRAY
@@ -84,8 +85,8 @@ IS_INTEGER = "is_integer"
 DIMS_OF, ARRAY_FLAG = numba_static.DIMS_OF, numba_static.ARRAY_FLAG
 FINISH_OWNED = numba_allocations.FINISH_OWNED
 CHECKED_MATH = numba_static.CHECKED_MATH
-HELPERS = (SAME_VALUE, PREVIOUS_VALUE, SET_CURRENT_VALUE, NEW_STACK, SAVED_VALUE, RESTORED_VALUE, IS_NDARRAY,
-           IS_INTEGER, DIMS_OF, ARRAY_FLAG, FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
+HELPERS = (SAME_VALUE, PREVIOUS_VALUE, SET_CURRENT_VALUE, UNCHANGED_COPY, NEW_STACK, SAVED_VALUE, RESTORED_VALUE,
+           IS_NDARRAY, IS_INTEGER, DIMS_OF, ARRAY_FLAG, FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
 
 
 def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):

@@ -9,7 +9,12 @@ assignment that is not saved (a second one in the same step, as a chained compar
 ``if _t4: _t2 = _t3 < 0.5`` makes) replaces the top (``set_current_value(_x_stack, x)``), and the
 restore ``x = _x_stack.pop()`` becomes ``x = previous_value(_x_stack, x)``. The stack then holds,
 below its top, exactly the values the Python code pushes, but the placeholder.
-A snapshot ``x = copy_value(x)`` right after such an assignment (taken before an update in place
+A push that copies (``append(copy_value(x))``, for a value an update in place may change) copies
+when ``x`` is assigned, Python when it is next saved: an update in place in between (``x[0] =
+...``) would make them differ, so such a push and ``set_current_value`` copy with
+``unchanged_copy``, which numba compiles for immutable values only (a float ``s += ...`` saves
+as a copy, ``in_place_result``). Any other push or pop of a turned-around stack (an element
+saved on it) is refused. A snapshot ``x = copy_value(x)`` right after such an assignment (taken before an update in place
 may change what ``x`` reads) rebinds ``x`` to a copy of the value just assigned: it needs no
 save of its own, and the value is pushed after it, so the stack holds the snapshot Python reads.
 """
@@ -20,6 +25,7 @@ from ..errors import SrcadError
 
 PREVIOUS_VALUE = "previous_value"  # the generated code's name of ``backends.numba_runtime.previous_value``
 SET_CURRENT_VALUE = "set_current_value"  # and of ``backends.numba_runtime.set_current_value``
+UNCHANGED_COPY = "unchanged_copy"  # and of ``backends.numba_copies.unchanged_copy``
 
 
 class NotLowerable(SrcadError):
@@ -163,8 +169,9 @@ def turned_around(block, stacks, placeholders, copied=frozenset()):
         if push and stacks.get(push[1]) == push[0]:
             if push[1] in pending:
                 raise NotLowerable(f"{push[1]!r} is saved twice for one assignment", s)
-            pending[push[1]] = s  # pushed after the assignment it saves
+            pending[push[1]] = _copied_unchanged(s)  # pushed after the assignment it saves
             continue
+        _refuse_other_stack_uses(s, stacks)
         if pending and not isinstance(s, _STRAIGHT):
             raise NotLowerable(f"{next(iter(pending))!r} is saved for an assignment this statement may skip", s)
         restores = {name for name, stack in stacks.items() if _pop_of(s) == (stack, name)}
@@ -196,8 +203,30 @@ def turned_around(block, stacks, placeholders, copied=frozenset()):
     return out
 
 
+def _refuse_other_stack_uses(stmt, stacks):
+    """A turned-around stack is pushed only its name's values and popped only into its name: an
+    element saved on it (``_z_stack.append(copy_value(z[0]))``) would be read for the name."""
+    if not isinstance(stmt, _STRAIGHT) or _pop_of(stmt) in {(stack, name) for name, stack in stacks.items()}:
+        return
+    for node in gast.walk(stmt):
+        if (isinstance(node, gast.Attribute) and node.attr in ("append", "pop") and isinstance(node.value, gast.Name)
+                and node.value.id in stacks.values()):
+            raise NotLowerable(f"an element overwritten in place is saved among {node.value.id!r}, which numba "
+                               "pushes after each assignment of the name; bind the name before the loop", stmt)
+
+
+def _copied_unchanged(push):
+    """``stack.append(copy_value(x))`` as ``stack.append(unchanged_copy(x))``; a push of ``x``
+    itself as it is."""
+    copied = push.value.args[0]
+    if not isinstance(copied, gast.Call):
+        return push
+    return gast.copy_location(gast.Expr(value=gast.Call(func=push.value.func, args=[
+        gast.Call(func=A.load(UNCHANGED_COPY), args=copied.args, keywords=[])], keywords=[])), push)
+
+
 def _set_current(stack, name, copy):
     value = A.load(name)
-    if copy:  # a copy, as the name's pushes make (an update in place may change the value later)
-        value = gast.Call(func=A.load("copy_value"), args=[value], keywords=[])
+    if copy:  # copied as the name's pushes are (an update in place may change the value later)
+        value = gast.Call(func=A.load(UNCHANGED_COPY), args=[value], keywords=[])
     return gast.Expr(value=gast.Call(func=A.load(SET_CURRENT_VALUE), args=[A.load(stack), value], keywords=[]))
