@@ -210,3 +210,51 @@ def array_asked_not_to_copy(x):
 def test_try_body_updating_an_array_asked_not_to_copy_refused():
     refused(array_asked_not_to_copy, X, line_text="z[0] = 2.0 * x[1]",
             message="updates no array, list or dict in place other than those the body made")
+
+
+# ---- a decorator on a function defined in the differentiated function (probe 28B): srcad inlined
+# the def as written, so `@twice def step(s)` gave sin where Python computes 2 sin, silently
+
+def twice(fn):
+    def inner(s):
+        return 2.0 * fn(s)
+    return inner
+
+
+@twice
+def module_step(s):
+    return np.sin(s)
+
+
+def decorated_local_def(q):
+    @twice
+    def step(s):
+        return np.sin(s)
+    return np.sum(step(q))
+
+
+def decorated_local_lambda_result(q):
+    @np.vectorize
+    def g(z):
+        return z * z
+    return np.sum(g(q))
+
+
+def decorated_module_helper(q):
+    return np.sum(module_step(q))
+
+
+@pytest.mark.parametrize("f", [decorated_local_def, decorated_local_lambda_result])
+def test_a_decorated_local_def_is_refused(f):
+    q = np.array([-0.3, 0.45, 0.55])
+    for mode in (srcad.grad(f), srcad.jacobian(f, mode="fwd")):
+        with pytest.raises(srcad.SrcadSyntaxError, match="a function defined in the function with a decorator") as info:
+            mode(q)
+        assert info.value.filename == __file__ and "@" in info.value.text
+
+
+def test_a_decorated_module_helper_runs_what_the_decorator_returns():
+    q = np.array([-0.3, 0.45, 0.55])
+    value, grad = srcad.value_and_grad(decorated_module_helper)(q)
+    np.testing.assert_allclose(value, decorated_module_helper(q))
+    np.testing.assert_allclose(grad, 2.0 * np.cos(q))
