@@ -40,11 +40,14 @@ def random_draw_of_an_item(x):
     return np.sum(rng.normal(x[0] + 1.0, 1.0, size=3))
 
 
-def row_reduction_in_a_loop(A, n):
-    s = 0.0
-    for i in range(n):
-        s += np.max(A[i] * 2.0 + 1.0)
-    return s
+def updated_in_a_loop(x):  # (numba: an array bound in the loop, changed in place before its next save)
+    tot = 0.0
+    for i in range(3):
+        z = x * 1.0
+        w = z * z
+        z += x * x[1]
+        tot = tot + np.sum(z * w)
+    return tot
 
 
 def cubic(x):
@@ -72,15 +75,14 @@ def user_name_like_srcads(x):
     return np.sum(rng.normal(_t1, 1.0))
 
 
-A = np.arange(12.0).reshape(3, 4) / 7.0
 X = np.array([0.3, -1.2, 0.7])
 REFUSED = [  # (what is refused, the user's function, the call, what its message says)
     ("random draw", random_draw_of_an_expression, lambda: srcad.grad(random_draw_of_an_expression)(X),
      "in its parameters, here 2 * x:"),
     ("random draw of an item", random_draw_of_an_item, lambda: srcad.grad(random_draw_of_an_item)(X),
      "in its parameters, here x[0] + 1.0:"),
-    ("numba loop", row_reduction_in_a_loop, lambda: srcad.grad(row_reduction_in_a_loop, backend="numba")(A, 3),
-     "cannot compile the adjoint of this line: a value srcad computes on this line is assigned here"),
+    ("numba loop", updated_in_a_loop, lambda: srcad.grad(updated_in_a_loop, backend="numba")(X),
+     "cannot compile the adjoint of this line: an array bound in the loop is changed in place"),
     ("third order", cubic, lambda: srcad.grad(third_order_of_cubic)(X),
      "in-place update of the derivative of x"),
     ("tuple display", tuple_display_then_update, lambda: srcad.grad(tuple_display_then_update)(X.copy()),

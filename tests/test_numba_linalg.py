@@ -24,7 +24,8 @@ def test_an_outlined_branch_never_shadows_a_users_global():
     from srcad.backends.numba_backend import BackendCompileError
 
     A, x = np.array([[0.9, 0.2], [-0.3, 0.7]]), np.array([[0.4, -0.8], [0.3, 0.1]])
-    with pytest.raises(BackendCompileError, match=r"test_numba_linalg\.py:\d+: .*'_taken_adjoint_branch1' is taken"):
+    with pytest.raises(BackendCompileError, match=r"test_numba_linalg\.py:\d+: .*'_taken_adjoint_branch1', which the compiled adjoint needs for a branch it "
+                       r"outlines, is taken by a global of your module; rename that global"):
         srcad.grad(taken, wrt=(0, 1), backend="numba")(A, x)
     d = srcad.differentiable(taken, wrt=(0, 1), backend="auto")
     check(taken, (A, x), (0, 1), d.grad(A, x))

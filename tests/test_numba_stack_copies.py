@@ -115,7 +115,7 @@ def bound_before_the_loop(x):  # control: not turned around, saved where Python 
 VECTOR = np.array([0.3, 0.8, -0.5])
 MATRIX = np.array([[0.3, 0.8, -0.5], [0.6, -0.9, 1.2]])
 ELEMENT_ON_THE_STACK = "an element overwritten in place is saved among the saved values of z"
-ARRAY_COPY = r"No implementation of function Function\(<function unchanged_copy"
+ARRAY_COPY = r"changed in place before the value is saved again.*bind the name before the loop"
 REFUSED = {
     "whole_store": (whole_store, VECTOR, ELEMENT_ON_THE_STACK),  # compiled, wrong gradient before
     "slice_store": (slice_store, VECTOR, ELEMENT_ON_THE_STACK),  # compiled, shape error at run time before

@@ -108,7 +108,7 @@ def _build_or_refusal(compiled, fn, numba, strict):
         if not strict:
             return None
         located = getattr(exc, "located", None)  # a refusal about bindings has no line of its own
-        user = user_names(fn.__code__)
+        user = user_names(fn.__code__) | set(fn.__globals__)  # (a global of the module is the user's name)
         raise located or BackendCompileError(
             f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno}: backend='numba' cannot compile this "
             f"function's adjoint: {in_user_terms(exc.message, lambda name: srcad_made(name, user), user)}; use "
@@ -293,11 +293,14 @@ def _dispatchers(compiled, fn, numba):
                       (numba_lowering.FINISH_OWNED, numba_runtime.finish_owned),
                       (numba_lowering.CHECKED_MATH, numba_python.checked_math)):
         if namespace.get(name, obj) is not obj and name in source:
-            raise numba_lowering.NotLowerable(f"the name {name!r} is taken", factory)
+            raise numba_lowering.NotLowerable(f"the name {name!r}, which the compiled adjoint needs for srcad's "
+                                              "helper, is taken by a global of your module; rename that global", factory)
         namespace[name] = obj
     for made in branches:
         if made.name in namespace:
-            raise numba_lowering.NotLowerable(f"the name {made.name!r} is taken", factory)
+            raise numba_lowering.NotLowerable(f"the name {made.name!r}, which the compiled adjoint needs for a "
+                                              "branch it outlines, is taken by a global of your module; rename that "
+                                              "global", factory)
     lowered_module = gast.Module(body=lowered, type_ignores=[])
     # the defaults fn holds now, as the NumPy code binds them (the text has those its def was written with)
     defaults = [compiled.defaults(fn, index) for index in range(len(names))]

@@ -77,12 +77,18 @@ def _at_line(where, construct, lines, lineno, text):
 
 
 _UNTYPED_GLOBAL = re.compile(r"Untyped global name '(\w+)'.*")
+# numba_copies.unchanged_copy compiles for numbers only: an array's copy on a turned-around stack (numba_stacks)
+_STALE_COPY = "No implementation of function Function(<function unchanged_copy"
 
 
 def _numba_construct(message, lines):
     """numba's own words for what it cannot compile (left as they are: they name numba's
     types, not the user's values), but for a global it cannot type: the user's, or srcad's
     helper the derivative of the user's line calls."""
+    if message.startswith(_STALE_COPY):
+        return ("an array bound in the loop is changed in place before the value is saved again, and numba's "
+                "saved copies would be taken at another time than Python's; bind the name before the loop, or make the "
+                "update a new array (z = z + ... rather than z += ...)")
     untyped = _UNTYPED_GLOBAL.fullmatch(message)
     if untyped is None:
         return message

@@ -190,8 +190,8 @@ def in_user_terms(message, is_srcads, user, text=None):
 def _user_words(source):
     """The names of the user's code: the function's own, or for code srcad generated (a derivative
     differentiated again) the words of the user's lines it comes from."""
-    if not source.is_generated():
-        return user_names(source.fn.__code__) | {source.fn.__name__}
+    if not source.is_generated():  # (the globals of its module are the user's names too)
+        return user_names(source.fn.__code__) | {source.fn.__name__} | set(source.fn.__globals__)
     from .. import sourcemap
 
     return {w for filename, line in sourcemap.user_lines(source.filename)
