@@ -244,10 +244,10 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
 
 @api_boundary
 def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
-            argnums: Optional[Wrt] = None) -> Callable[..., Any]:
+            argnums: Optional[Wrt] = None, backend: str = "numpy") -> Callable[..., Any]:
     """The companion ``g(*args, v)`` that returns vᵀJ.
 
-    Parameters: ``fun``, ``wrt``, ``argnums``: as for ``srcad.grad``.
+    Parameters: ``fun``, ``wrt``, ``argnums``, ``backend``: as for ``srcad.grad``.
 
     Returns: a function ``g(*args, v)``: the cotangent ``v`` (shaped like the output,
     optional for a scalar output) is the keyword ``v=`` or the last positional argument,
@@ -262,7 +262,7 @@ def adjoint(fun: Callable[..., Any], wrt: Optional[Wrt] = None, *,
     >>> srcad.adjoint(f)(np.array([1.0, 2.0]), np.array([1.0, 0.0]))
     array([0., 2.])
     """
-    d = _as_differentiable(fun, chosen_wrt(wrt, argnums))
+    d = _as_differentiable(fun, chosen_wrt(wrt, argnums), backend)
     # a partial (C) of the method, which is its own API boundary: no Python frame of its own
     return made_by(functools.wraps(unwrap(fun))(functools.partial(type(d).adjoint, d)), "srcad.adjoint", d)
 

@@ -84,3 +84,17 @@ def test_compiled_pair_equals_numpy(name):
     assert value == pytest.approx(expected_value, rel=1e-12)
     for a, b in zip(pullback(1.5), expected_pullback(1.5)):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_every_entry_point_docs_list_takes_the_backend():
+    """docs/numba.md: ``backend=`` on grad, differentiable, adjoint, vjp and value_and_grad
+    (``srcad.adjoint`` had no such keyword: a TypeError)."""
+    x = rng.standard_normal(6)
+    expected = srcad.grad(damped_rows)(x)
+    made = srcad.differentiable(damped_rows, backend="numba")
+    results = [srcad.grad(damped_rows, backend="numba")(x), made.grad(x),
+               srcad.adjoint(damped_rows, backend="numba")(x, 1.0), srcad.vjp(damped_rows, x, backend="numba")[1](1.0),
+               srcad.value_and_grad(damped_rows, backend="numba")(x)[1]]
+    for got in results:
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert is_compiled(made)
