@@ -136,6 +136,7 @@ EXTRA_CALLS = [
     (numpy_reordering.reorder_grad, [R(2, 3), np.array([[3.0, 1, 2], [0, 5, 4]]), np.array([[1.0, 2, 3], [0, 4, 5]]), 1],
      {}, (0,), None),
     (numpy_shapes.array_grad, [R(2, 2), [[0.5, 1.5], [2.5, 3.5]], R(2, 2)], {}, (0,), None),
+    (numpy_shapes.array_tangent, [[[0.1, -0.2], [0.3, 0.4]], [[0.5, 1.5], [2.5, 3.5]], R(2, 2)], {}, (0,), None),
     (numpy_joining.unjoin, [R(3, 3), [R(2, 3), R(3)], np.atleast_2d, 0], {}, (0,), None),
     (numpy_joining.block_grad, [R(3, 3), [[R(2, 2), R(2, 1)], [R(1, 2), 0.5]]], {}, (0,), None),
     (numpy_indexing.diff_grad, [R(5), R(5), 1, -1, R(1), None, "a"], {}, (0,), None),

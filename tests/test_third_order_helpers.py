@@ -155,8 +155,24 @@ def along_dot(x, u):
     return np.sum(srcad.grad(f_dot)(x) * u)
 
 
+def f_array(x):  # np.array of computed values: its tangent code calls array_tangent (probe 28B)
+    return np.sum(np.array([x[0] * x[1], x[2] ** 2, np.sin(x[3])]) ** 2)
+
+
+def f_nested_array(x):
+    return np.sum(np.array([[x[0], x[1] * x[2]], [x[3] ** 2, 1.0]]) @ x[:2] ** 2)
+
+
+def along_array(x, u):
+    return np.sum(srcad.grad(f_array)(x) * u)
+
+
+def along_nested_array(x, u):
+    return np.sum(srcad.grad(f_nested_array)(x) * u)
+
+
 FIXED = [f_prod, f_prod_axis, f_clip, f_solve, f_cumsum, f_cumprod, f_cumprod_axis, f_matrix_power,
-         f_inverse_power, f_logsumexp, f_var, f_std, f_diff, f_pad]
+         f_inverse_power, f_logsumexp, f_var, f_std, f_diff, f_pad, f_array, f_nested_array]
 CONTROLS = [f_exp, f_dot]
 POINTS = {f_prod: [X, X_WITH_ZERO], f_prod_axis: [X, X_WITH_ZERO], f_cumprod: [X, X_WITH_ZERO],
           f_cumprod_axis: [X, X_WITH_ZERO]}

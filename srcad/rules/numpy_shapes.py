@@ -274,11 +274,12 @@ def _unnest(g, obj):
     return g
 
 
-def array_tangent(t, obj, y):
+def array_tangent(ta, obj, y):
+    """The tangent of ``y = np.array(obj)`` from ``ta``, the tangent of ``obj`` (None for a zero item)."""
     dtype = np.asarray(y).dtype
     if not np.issubdtype(dtype, np.inexact):
         return np.zeros(np.shape(y))
-    return np.reshape(np.array(_fill_nested(t, obj), dtype=dtype), np.shape(y))
+    return np.reshape(np.array(_fill_nested(ta, obj), dtype=dtype), np.shape(y))
 
 
 def _fill_nested(t, obj):
@@ -297,6 +298,17 @@ def array_grad_vjp(r, g, obj, y):
 @register_jvp(array_grad)
 def array_grad_jvp(r, g, obj, y):
     t[r] += array_grad(t[g], obj, y)
+
+
+# and tangent code calls array_tangent, linear in the tangent: array_grad is its transpose (third order)
+@register_vjp(array_tangent)
+def array_tangent_vjp(r, ta, obj, y):
+    d[ta] += array_grad(d[r], obj, y)
+
+
+@register_jvp(array_tangent)
+def array_tangent_jvp(r, ta, obj, y):
+    t[r] += array_tangent(t[ta], obj, y)
 
 
 @register_vjp(np.array, dtype_aware=True)
