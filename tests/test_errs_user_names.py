@@ -164,3 +164,22 @@ def test_an_inlined_helpers_locals_keep_their_names():
     message = str(info.value)
     assert "'acc[...] += ...' updates 'acc[...]' in place, and 'kernel', which shares memory with it" in message
     assert not srcad_names_in(info.value, _spread_helper) and "_spread_helper_" not in message
+
+
+def outer_with_reversed(x):
+    return np.sum(np.outer(x, x[::-1]) ** 2)
+
+
+def along_outer_with_reversed(x, u):
+    return np.sum(srcad.grad(outer_with_reversed)(x) * u)
+
+
+def test_a_refusal_of_srcads_own_derivative_code_says_so():
+    """At third order srcad differentiates its own derivative code; a refusal there over srcad's
+    names is its limit, and its advice (copy srcad's buffer first) was nothing the user could do."""
+    with pytest.raises(SrcadError) as info:
+        srcad.hessian(along_outer_with_reversed)(X, np.ones(3))
+    message = str(info.value).split("\n(while differentiating")[0]
+    assert "srcad cannot differentiate its own derivative of this line again, a limit of srcad" in message
+    assert "shares memory with the values srcad saved for this derivative" in message
+    assert "grad_buffer" not in message and "copy first" not in message

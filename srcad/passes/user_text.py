@@ -120,6 +120,9 @@ def speaking_of_user_code(error, node, source):
     made = {n for n in A.names_stored(node) | set(parameter_names(node)) if n not in user} if node is not None else set()
     reworded = in_user_terms(own, lambda name: name in made or srcad_made(name, user), user,
                              UserText(node, source) if node is not None else None)
+    if source.is_generated() and reworded != own and not reworded.startswith(_OWN_LIMIT):
+        # srcad's derivative differentiated again, refused over srcad's own names: advice would be about its code
+        reworded = _OWN_LIMIT + reworded.split("; ")[0].replace("the argument the values", "the values")
     if reworded == own:
         return
     message = reworded if note is None else reworded + GENERATED_NOTE + note
@@ -130,6 +133,9 @@ def speaking_of_user_code(error, node, source):
         error.msg = message
 
 
+_OWN_LIMIT = ("srcad cannot differentiate its own derivative of this line again, a limit of srcad at this order "
+              "(docs/limitations.md) rather than an error in your code: ")
+_SAVED = re.compile(r"_\w*saved\d*_*")
 _FRESH = re.compile(r"_\w*?(\d+|_stack|_saved)_*")  # ``naming.Namer``'s fresh names: a base, a number, a stack
 
 
@@ -162,6 +168,8 @@ def in_user_terms(message, is_srcads, user, text=None):
         return None if any(is_srcads(w) for w in re.findall(r"\b[A-Za-z_]\w*\b", written)) else written
 
     def described(name):
+        if _SAVED.fullmatch(name):  # a backward sweep's parameter
+            return "the values srcad saved for this derivative"
         grown = _grown_from(name, user)
         if grown is None:
             return "a value srcad computes on this line"
