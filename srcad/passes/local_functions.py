@@ -7,7 +7,8 @@ between it and the call (a nested ``def``, a lambda, a comprehension) binds ``h`
 A second binding in the same scope (``h = np.sin``, ``for h in fs``, a second ``def h``) is
 refused where it is: which of them a call meets depends on the path taken to it. So is a
 function defined in a nested scope with the name of one around it (normalising inlines by
-name, in statement order, not by scope)."""
+name, in statement order, not by scope). A decorated ``def h`` is refused: ``h`` denotes what
+the decorator returns."""
 import gast
 
 COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
@@ -35,6 +36,12 @@ def scope_functions(scope, visible, source):
                 "in this function (def or lambda); srcad inlines a call of such a function by its name, which must "
                 "then have no other binding (assignment, loop target, parameter, second def): give the function a "
                 "name of its own", found[1][0])
+        decorated = found[0][0]
+        if isinstance(decorated, gast.FunctionDef) and decorated.decorator_list:
+            raise source.syntax_error(  # (the name denotes what the decorator returns, not the def)
+                f"srcad does not differentiate a function defined in the function with a decorator (on {name!r}): a "
+                f"call of it runs what the decorator returns, not the def. Define {name!r} with its decorator at "
+                "module level, or without it here", decorated.decorator_list[0])
         if name in visible:
             raise source.syntax_error(
                 f"'{name}' defined here is also the name of a function defined around it; srcad inlines a call of a "

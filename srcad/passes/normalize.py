@@ -186,12 +186,6 @@ class _Normalizer:
         self.atom(s.value, out)
 
     def stmt_FunctionDef(self, s, out):
-        if s.decorator_list:  # what a call of it computes is the decorator's (its calls are inlined as the def reads)
-            decorator = A.to_source(s.decorator_list[0]).strip()
-            raise self.error(
-                f"srcad does not differentiate a function defined in the function with a decorator (@{decorator} on "
-                f"{s.name!r}): a call of it runs what the decorator returns, not the def. Define {s.name!r} with its "
-                "decorator at module level, or without it here", s.decorator_list[0])
         self.local_functions[s.name] = s
         # Python evaluates default values once, where the function is defined: keep them there
         s.args.defaults = [self.default_value(d, out) for d in s.args.defaults]
