@@ -39,6 +39,7 @@ from .export_imports import LIBRARIES, STANDARD, from_import_line, import_line, 
 from .export_text import LITERAL_TYPES, MAX_EMBEDDED, Unwritable, literal, parse, source_text, splice, unbound_names
 from .extend import custom_vjp
 from .guards import _CalleeFunction
+from .passes.fast_forms import FAST_FORMS
 from .naming import identifier
 from .pipeline import check_source_is_code
 from .source import capture
@@ -48,6 +49,7 @@ _SRCAD_SOURCES = ("srcad.runtime_adjoints", "srcad.runtime_boundary", "srcad.run
                   "srcad.checkpointing", "srcad.errors", "srcad.sharing", "srcad.code_reading", "srcad.arguments", "srcad.export_entry", "srcad.extend",
                   "srcad.rules.", "srcad.pytrees", "srcad.protocol")
 _SRCAD = sys.modules[__package__]
+_NUMPY_OF_FAST_FORM = {id(form): fn for fn, (_, form) in FAST_FORMS.items()}  # padded -> np.pad
 _RESERVED = ("__all__", "__doc__", "__name__", "__file__", "__builtins__")
 
 
@@ -186,6 +188,7 @@ class _Exporter:
             obj = _GeneratedCode(obj.guard.fn(), obj.guard.compiled, obj.index)
         if isinstance(obj, _GeneratedCode):
             return ("generated", id(obj.compiled), obj.index), lambda n, e: self._generated(obj, n, e)
+        obj = _NUMPY_OF_FAST_FORM.get(id(obj), obj)  # (srcad's equal form of a NumPy function: the function)
         if isinstance(obj, types.ModuleType):
             if obj.__name__.split(".")[0] in LIBRARIES or obj.__name__ in STANDARD:
                 return ("module", obj.__name__), lambda n, e: _Piece("imports", import_line(obj.__name__, n))
