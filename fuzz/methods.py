@@ -8,6 +8,7 @@ from .generate import Fn, Scope
 from .names import CALLED_BUILTINS
 from .templates import SHAPES, indent
 
+_CLASS_ATTRIBUTES = ("W", "b", "GAIN")  # what the class sets: a method or property of that name would replace it
 ACTIVATIONS = ("NP.tanh({0})", "NP.sin({0}) * 0.5", "{0} / (1.0 + {0} ** 2)", "NP.log1p({0} ** 2)")
 
 
@@ -15,7 +16,8 @@ class MethodStatements:
     """The class text of ``ProgramGenerator`` (a mixin of it)."""
 
     def fresh_name(self):
-        name = self.rng.choice([n for n in self.pool if n not in self.module_names and n not in CALLED_BUILTINS])
+        name = self.rng.choice([n for n in self.pool if n not in self.module_names and n not in CALLED_BUILTINS
+                                and n not in _CLASS_ATTRIBUTES])
         self.module_names.add(name)
         return name
 
@@ -58,9 +60,7 @@ class MethodStatements:
         self.model = (model, cls, attributes, own + [layer_fn, Fn(f"self.{forward}", [("x", x_shape)], {}, r2)])
         self.model_end = len(lines)  # where a bound-method entry goes
         lines += ["", f"{model} = {cls}({self.const(0.5, 1.2)})", ""]
-        # a class method through the object is not (yet) read: /tmp/h28_4/bug_03.py
-        self.helpers += [Fn(f"{model}.{fn.name[5:]}", fn.params, {}, fn.result) for fn in self.model[3]
-                         if fn.name != f"self.{gain}"]
+        self.helpers += [Fn(f"{model}.{fn.name[5:]}", fn.params, {}, fn.result) for fn in self.model[3]]
         self.helpers += [Fn(f"{cls}.{n}", [("z", s)], {}, s) for n, s in elementwise]
         self.globals += [(f"{model}.{a[5:]}", s) for a, s in attributes.items()]
         return lines
