@@ -258,3 +258,35 @@ def test_a_decorated_module_helper_runs_what_the_decorator_returns():
     value, grad = srcad.value_and_grad(decorated_module_helper)(q)
     np.testing.assert_allclose(value, decorated_module_helper(q))
     np.testing.assert_allclose(grad, 2.0 * np.cos(q))
+
+
+# ---- a method called on a property of a module-level object (M.V.copy()): the property is read
+# when the code runs, so the method is its value's; it was refused "name 'M.V.copy' is not defined"
+# (found by the fuzzer's methods feature)
+
+class Scaled:
+    def __init__(self, s):
+        self.W = np.arange(1.0, 4.0) * s
+
+    @property
+    def V(self):
+        return self.W * 2.0
+
+
+SCALED = Scaled(0.5)
+
+
+def method_of_a_property(x):
+    return np.sum(SCALED.V.copy() * np.sin(x)) + SCALED.V.sum() * np.sum(x ** 2)
+
+
+def test_a_method_of_a_property_of_a_module_level_object():
+    x = np.array([0.3, -0.4, 0.9])
+    check_all_modes(method_of_a_property, (x,))
+    before = srcad.grad(method_of_a_property)(x)
+    SCALED.W = SCALED.W * 3.0  # the property reads the object's array as it is when the code runs
+    try:
+        after = srcad.grad(method_of_a_property)(x)
+        np.testing.assert_allclose(after, 3.0 * before)
+    finally:
+        SCALED.W = SCALED.W / 3.0

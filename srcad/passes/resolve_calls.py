@@ -1,4 +1,6 @@
 """Call resolution: bind every call in a function to the Python object it calls."""
+import inspect
+
 import gast
 import numpy as np
 
@@ -6,7 +8,7 @@ from .. import astutil as A
 from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
-from .callees import Callee, dotted, local_names, lookup_path, parameter_names, readable
+from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
@@ -174,6 +176,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             try:
                 obj = lookup_path(parts, source)
             except (KeyError, AttributeError):
+                if _read_when_run(parts[:-1], source):  # M.V.copy() with V a property: a method of its value
+                    set_anno(call, "callee", Callee("method", name=parts[-1]))
+                    continue
                 if conditional is None:
                     conditional = _conditional_calls(node)
                 if id(call) not in conditional:
@@ -194,6 +199,19 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     if property_calls:
         node = PropertyReads(property_calls).visit(node)
     return _ItemCalls(source, locals_).visit(node)
+
+
+def _read_when_run(path, source):
+    """Does the dotted ``path`` (two names or more) end in a property of an object srcad can
+    name (``M.V`` of a module-level object)? Its value is read when the code runs (a method
+    called on it is that value's method), not when the code is made."""
+    if len(path) < 2:
+        return False
+    try:
+        owner = denoted(path[:-1], source)
+    except (KeyError, AttributeError):
+        return False
+    return not isinstance(owner, type) and isinstance(inspect.getattr_static(owner, path[-1], None), property)
 
 
 _NESTED_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
