@@ -8,7 +8,7 @@ from .generate import Fn, Scope
 from .names import CALLED_BUILTINS
 from .templates import SHAPES, indent
 
-_CLASS_ATTRIBUTES = ("W", "b", "GAIN")  # what the class sets: a method or property of that name would replace it
+_CLASS_ATTRIBUTES = ("W", "b", "GAIN")  # what the class sets: a method, property or entry of that name would clash
 ACTIVATIONS = ("NP.tanh({0})", "NP.sin({0}) * 0.5", "{0} / (1.0 + {0} ** 2)", "NP.log1p({0} ** 2)")
 
 
@@ -16,8 +16,7 @@ class MethodStatements:
     """The class text of ``ProgramGenerator`` (a mixin of it)."""
 
     def fresh_name(self):
-        name = self.rng.choice([n for n in self.pool if n not in self.module_names and n not in CALLED_BUILTINS
-                                and n not in _CLASS_ATTRIBUTES])
+        name = self.rng.choice([n for n in self.pool if n not in self.module_names and n not in CALLED_BUILTINS])
         self.module_names.add(name)
         return name
 
@@ -28,6 +27,7 @@ class MethodStatements:
         if not self.on("methods"):
             return []
         rng = self.rng
+        self.module_names.update(_CLASS_ATTRIBUTES)  # no method, property or entry takes their names
         base, model = self.fresh_name(), self.fresh_name()
         sub = self.fresh_name() if self.p(0.6) else None
         prop, act, gain, layer, forward = (self.fresh_name() for _ in range(5))
