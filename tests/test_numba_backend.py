@@ -102,6 +102,19 @@ def is_compiled(d):
     return getattr(joint, "compiled", False)  # the NumPy function itself when lowering refused
 
 
+def check_compiled_pair(f, args, wrt, d):
+    """``d.vjp`` (``d`` made with ``backend="numba"``) runs a compiled forward/backward pair whose
+    value and pullback equal the NumPy backend's."""
+    value, pullback = d.vjp(*args)
+    (_, forward, backward), = d._bound.values()
+    assert getattr(forward, "compiled", False) and getattr(backward, "compiled", False)
+    expected_value, expected_pullback = srcad.vjp(f, *args, wrt=wrt)
+    assert value == pytest.approx(expected_value, rel=1e-12)
+    got, expected = pullback(1.5), expected_pullback(1.5)
+    for a, b in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
 PROGRAMS = {
     "kalman": (benchmarks.kalman, lambda: benchmarks.kalman_args(steps=3), (0, 1, 2)),
     "mixed_products": (mixed_products, lambda: (np.array([[0.9, 0.2], [-0.3, 0.7]]), np.array([0.4, -0.8]),

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("numba")
 
 import srcad  # noqa: E402
-from test_numba_backend import check, is_compiled  # noqa: E402
+from test_numba_backend import check, check_compiled_pair, is_compiled  # noqa: E402
 
 
 def dtw_hard_min(a, b):
@@ -77,13 +77,7 @@ def test_compiled_pair_equals_numpy(name):
     f, make_args, wrt = PROGRAMS[name]
     args = make_args()
     d = srcad.differentiable(f, wrt=wrt, backend="numba")
-    value, pullback = d.vjp(*args)
-    (_, forward, backward), = d._bound.values()
-    assert getattr(forward, "compiled", False) and getattr(backward, "compiled", False)
-    expected_value, expected_pullback = srcad.vjp(f, *args, wrt=wrt)
-    assert value == pytest.approx(expected_value, rel=1e-12)
-    for a, b in zip(pullback(1.5), expected_pullback(1.5)):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    check_compiled_pair(f, args, wrt, d)
 
 
 def test_every_entry_point_docs_list_takes_the_backend():

@@ -27,7 +27,7 @@ from srcad import runtime  # noqa: E402
 from srcad.backends import numba_copies, numba_runtime  # noqa: E402
 from srcad.passes import numba_lowering  # noqa: E402
 from srcad.rules import builtin_rules, numpy_core  # noqa: E402
-from test_numba_backend import check, is_compiled  # noqa: E402
+from test_numba_backend import check, check_compiled_pair, is_compiled  # noqa: E402
 
 
 def band(x):
@@ -133,13 +133,7 @@ def test_compiled_gradient_equals_numpy_and_finite_differences(program):
 
 def test_compiled_pair_equals_numpy(program):
     f, args, wrt, d = program
-    value, pullback = d.vjp(*args)
-    (_, forward, backward), = d._bound.values()
-    assert getattr(forward, "compiled", False) and getattr(backward, "compiled", False)
-    expected_value, expected_pullback = srcad.vjp(f, *args, wrt=wrt)
-    assert value == pytest.approx(expected_value, rel=1e-12)
-    for a, b in zip(pullback(1.5), expected_pullback(1.5)):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    check_compiled_pair(f, args, wrt, d)
 
 
 def test_abs_at_zero_negative_zero_and_nan_is_numpys():

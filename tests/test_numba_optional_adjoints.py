@@ -111,16 +111,12 @@ def test_compiled_gradient_equals_numpy_and_finite_differences(name):
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_compiled_pair_equals_numpy(name):
     pytest.importorskip("numba")
+    from test_numba_backend import check_compiled_pair
+
     f, make_args, wrt = PROGRAMS[name]
     args = make_args()
     d = srcad.differentiable(f, wrt=wrt, backend="numba")
-    value, pullback = d.vjp(*args)
-    (_, forward, backward), = d._bound.values()
-    assert getattr(forward, "compiled", False) and getattr(backward, "compiled", False)
-    expected_value, expected_pullback = srcad.vjp(f, *args, wrt=wrt)
-    assert value == pytest.approx(expected_value, rel=1e-12)
-    for a, b in zip(pullback(1.5), expected_pullback(1.5)):
-        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+    check_compiled_pair(f, args, wrt, d)
 
 
 def test_an_adjoint_read_where_it_may_have_been_reset_is_still_refused():
