@@ -217,8 +217,7 @@ def key_checker(key):
     tests = _key_tests(key, namespace)
     unpack = f"    {_unpack(len(key))}= args\n" if key else ""
     text = f"def matches(args):\n    if len(args) != {len(key)}:\n        return False\n{unpack}    return {tests}\n"
-    exec(compile(text, "<srcad-trampoline key check>", "exec"), namespace)
-    return namespace["matches"]
+    return _defined(text, "<srcad-trampoline key check>", namespace, "matches")
 
 
 def fast_entry(key, guards, joint):
@@ -251,8 +250,23 @@ def fast_entry(key, guards, joint):
         lines += ["    if not guards():", "        return MISS"]
     lines.append(f"    return joint({names}v)")
     # named like srcad's glue, so a traceback through it hides it (tracebacks._INTERNAL_PREFIXES)
-    exec(compile("\n".join(lines) + "\n", "<srcad-trampoline fast entry>", "exec"), namespace)
-    return namespace["entry"]
+    return _defined("\n".join(lines) + "\n", "<srcad-trampoline fast entry>", namespace, "entry")
+
+
+_TRAMPOLINE_CODES = {}  # (text, filename) -> its compiled code: bound afresh to each namespace
+
+
+def _defined(text, filename, namespace, name):
+    """The function ``name`` that ``text`` defines, with ``namespace`` as its globals. The text
+    names the objects it tests (``shape0``, ``_guard3``), which ``namespace`` binds, so every
+    wrapper of the same code (``srcad.grad(f)(x)`` made anew in a loop) compiles it once."""
+    code = _TRAMPOLINE_CODES.get((text, filename))
+    if code is None:
+        if len(_TRAMPOLINE_CODES) >= 4096:  # (texts differ by key length and guard tests: few in practice)
+            _TRAMPOLINE_CODES.clear()
+        code = _TRAMPOLINE_CODES[text, filename] = compile(text, filename, "exec")
+    exec(code, namespace)
+    return namespace[name]
 
 
 def positional_cotangent(joint):

@@ -153,3 +153,26 @@ def test_the_companion_follows_the_same_rules():
         grads = companion(x, y, v)
         assert grads[0].dtype == dtype
         assert_vjp(wave, (x.astype(np.float64), y.astype(np.float64)), v, grads, wrt=(0, 1))
+
+
+def wave_cubed(x, y):
+    return np.sin(x) * y + x * x * x
+
+
+def test_wrappers_made_anew_in_a_loop_share_compiled_checks_not_their_objects():
+    """``srcad.grad(f)(x)`` in a loop makes a new wrapper each time: the generated argument and
+    guard checks are compiled once per text (not per wrapper), and each wrapper's checks still
+    test its own key, guards and code (two functions of the same shapes, alternating)."""
+    from srcad import dispatch
+
+    x, y, v = RNG.standard_normal(3), RNG.standard_normal(3), RNG.standard_normal(3)
+    codes = None
+    for f in [wave, wave_cubed, wave, wave_cubed]:
+        for _ in range(2):
+            assert_vjp(f, (x, y), v, srcad.adjoint(f, wrt=(0, 1))(x, y, v), wrt=(0, 1))
+            assert_vjp(f, (x, y), None, srcad.grad(lambda a, b: np.sum(f(a, b)), wrt=(0, 1))(x, y), wrt=(0, 1))
+        codes = codes or len(dispatch._TRAMPOLINE_CODES)  # after the first function's wrappers
+    assert len(dispatch._TRAMPOLINE_CODES) == codes
+    x2 = RNG.standard_normal(5)  # another key: the check made for it tests its shape
+    assert_vjp(wave, (x2, x2), x2, srcad.adjoint(wave, wrt=(0, 1))(x2, x2, x2), wrt=(0, 1))
+    assert_vjp(wave, (x, y), v, srcad.adjoint(wave, wrt=(0, 1))(x, y, v), wrt=(0, 1))
