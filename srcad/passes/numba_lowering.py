@@ -111,7 +111,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
         for block in A.blocks(fn.body):
             block[:] = turned_around(block, turned, {})
     A.set_anno(fn, "turned_stacks", turned)
-    _lower_maybe_none(fn)
+    _lower_maybe_none(fn, resolve)
     _lower_identity_tests(fn)
     _lower_ndarray_tests(fn)
     _lower_reversed_loops(fn)
@@ -219,9 +219,9 @@ def _drop_dead_placeholders(fn):
     fn.body[:] = [s for s in fn.body if id(s) not in dead]
 
 
-def _lower_maybe_none(fn):
+def _lower_maybe_none(fn, resolve):
     """Names bound to ``None`` and to values: a range loop's variable gets the placeholder ``0``,
-    the others a flag (``numba_none_flags``)."""
+    the others a flag (``numba_none_flags``; ``resolve`` tells it the runtime's ``add_grads``)."""
     nones, values, ranges = {}, {}, set()
     for node in gast.walk(fn):
         if isinstance(node, gast.Assign):
@@ -248,7 +248,7 @@ def _lower_maybe_none(fn):
             node.value = A.const(0)  # a range loop's variable, unbound if it never ran: then never read
             continue
         maybe_none[name] = node
-    lower_maybe_none(fn, maybe_none)
+    lower_maybe_none(fn, maybe_none, resolve)
 
 
 def _is_range_call(node):

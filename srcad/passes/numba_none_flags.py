@@ -11,7 +11,11 @@ to what Python's ``dm is not None`` would be:
   which numba allows where nothing reads it);
 - every other binding of ``dm`` is kept and followed by ``_dm_set = dm is not None`` (numba
   decides it from the type: ``True`` for a number or an array);
-- a test ``dm is not None`` (``dm is None``) becomes ``_dm_set`` (``not _dm_set``).
+- a test ``dm is not None`` (``dm is None``) becomes ``_dm_set`` (``not _dm_set``);
+- ``dm = add_grads(dm, g)`` (the runtime's sum of adjoints, where ``None`` is zero) becomes
+  ``dm = g if dm is None else add_grads(dm, g)``, its value in Python, whose read of ``dm`` is
+  proven; a conditional expression that reads a flagged name becomes an ``if`` statement (numba's
+  bytecode analysis refuses to read a name unbound on some path in one, not in a branch).
 
 This is exact by construction if ``dm`` is read only where it holds the value Python's ``dm``
 holds, that is where the last binding run is one that was kept: a flow analysis over the
@@ -27,12 +31,15 @@ the runtime's overloads do not take.
 import gast
 
 from .. import astutil as A
+from ..runtime_adjoints import add_grads
 from .numba_stacks import NotLowerable
 
 
-def lower_maybe_none(fn, names):
+def lower_maybe_none(fn, names, resolve=None):
     """Give each name of ``names`` (``{name: its first `name = None`}``) in ``fn`` a flag, as
     the module docstring says, or raise ``NotLowerable`` at the first statement that is not proven.
+    ``resolve(name)`` is the object a free name of ``fn`` denotes (None: unknown, and no
+    ``add_grads`` call is rewritten).
 
     >>> from srcad.astutil import to_source
     >>> fn = gast.parse('''
@@ -57,6 +64,8 @@ def lower_maybe_none(fn, names):
     """
     if not names:
         return
+    if resolve is not None:
+        _tested_additions(fn, names, resolve)
     _check_bindings(fn, names)
     flow = _Flow(names)
     params = {a.id for a in fn.args.args} & set(names)
@@ -74,6 +83,8 @@ def lower_maybe_none(fn, names):
             flag += "_"
         flags[name] = flag
     _FlagTests(flags).visit(fn)  # before the flags' own updates, which test the names
+    for block in A.blocks(fn.body):
+        block[:] = [_branched(s, flags) for s in block]
     for block in A.blocks(fn.body):
         block[:] = [new for s in block for new in _flagged(s, flags)]
     fn.body[:0] = [A.assign(flags[p], _is_not_none(p)) for p in sorted(params)]
@@ -99,6 +110,21 @@ def _check_bindings(fn, names):
                                "other than by an assignment, which numba cannot type", s)
 
 
+def _tested_additions(fn, names, resolve):
+    """``x = add_grads(dm, g)``, where exactly one operand is a name of ``names``, as
+    ``x = g if dm is None else add_grads(dm, g)``: ``add_grads(None, g)`` is ``g``."""
+    for s in A.every_statement(fn.body):
+        call = s.value if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and len(call.args) == 2
+                and not call.keywords and resolve(call.func.id) is add_grads):
+            continue
+        maybe = [isinstance(a, gast.Name) and a.id in names for a in call.args]
+        if maybe.count(True) == 1:
+            tested, other = call.args if maybe[0] else call.args[::-1]
+            is_none = gast.Compare(left=A.load(tested.id), ops=[gast.Is()], comparators=[A.const(None)])
+            s.value = gast.IfExp(test=is_none, body=A.deepcopy(other), orelse=call)
+
+
 def _is_none_assignment(stmt):
     return (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
             and A.is_none(stmt.value))
@@ -116,6 +142,19 @@ def _flagged(stmt, flags):
         return [stmt]
     bound = sorted(A.names_stored(stmt) & set(flags))
     return [stmt] + [A.assign(flags[n], _is_not_none(n)) for n in bound]
+
+
+def _branched(stmt, flags):
+    """``dm = ds if not _dm_set else dm + ds`` as an ``if`` statement: numba's bytecode analysis
+    refuses a conditional expression that reads a name unbound on some path (``dm`` before its
+    first value), which it accepts in a branch. The same evaluation order, so the same values."""
+    value = stmt.value if isinstance(stmt, gast.Assign) else None
+    if not (isinstance(value, gast.IfExp) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and A.names_read(gast.Tuple(elts=[value.body, value.orelse], ctx=gast.Load())) & set(flags)):
+        return stmt
+    name = stmt.targets[0].id
+    return gast.If(test=value.test, body=[_branched(A.assign(name, value.body), flags)],
+                   orelse=[_branched(A.assign(name, value.orelse), flags)])
 
 
 def _none_test(node):
