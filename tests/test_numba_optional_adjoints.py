@@ -83,6 +83,19 @@ def running_max_sum(x):
     return s
 
 
+def logistic_tail(r, x0):
+    x = x0
+    total = 0.0
+    for n in range(30):
+        x = r * x * (1 - x)
+        if n < 5:
+            continue
+        total += x
+        if total > 100.0:
+            break
+    return total
+
+
 def running_max_from_first(x, c):
     m = x[0]
     s = 0.0
@@ -105,6 +118,8 @@ PROGRAMS = {
     # the reverse of ``s += m`` adds into dm with add_grads, reset in the same loop (refused before)
     "running_max_sum": (running_max_sum, lambda: (rng.standard_normal(9),), (0,)),
     "running_max_from_first": (running_max_from_first, lambda: (rng.standard_normal(9), 1.2), (0, 1)),
+    # finish(dx0, x0) of an adjoint no path may have reached (probe 29)
+    "logistic_tail": (logistic_tail, lambda: (3.3, float(rng.uniform(0.2, 0.8))), (0, 1)),
 }
 
 
@@ -137,43 +152,33 @@ def lowered(src, resolve=None):
 
 
 def runtime_names(name):
-    return {"add_grads": srcad.runtime.add_grads}.get(name)
+    return {"add_grads": srcad.runtime.add_grads, "finish": srcad.runtime.finish}.get(name)
 
 
-def test_a_sum_of_adjoints_into_one_that_may_be_none_is_tested_and_branched():
+def test_a_helper_given_an_adjoint_that_may_be_none_is_given_none_on_that_path():
     out = lowered("def f(x, c):\n    d = None\n    for i in range(3):\n        d = add_grads(d, x * c)\n"
-                  "        if c > i:\n            d = None\n    return d is not None\n", runtime_names)
-    assert ("if not _d_set:\n            d = x * c\n            _d_set = d is not None\n        else:\n"
-            "            d = add_grads(d, x * c)\n") in out
+                  "        if c > i:\n            d = None\n    return finish(d, x)\n", runtime_names)
+    assert ("if not _d_set:\n            d = add_grads(None, x * c)\n            _d_set = d is not None\n"
+            "        else:\n            d = add_grads(d, x * c)\n") in out
+    assert "if not _d_set:\n        return finish(None, x)\n    else:\n        return finish(d, x)" in out
     # a name called add_grads that is not srcad's keeps the refusal
     with pytest.raises(NotLowerable, match="None on some paths"):
         lowered("def f(x, c):\n    d = None\n    for i in range(3):\n        d = add_grads(d, x * c)\n"
                 "        if c > i:\n            d = None\n    return d is not None\n", lambda name: None)
 
 
-def test_a_sum_of_two_adjoints_that_may_both_be_none_is_still_refused():
+def test_two_adjoints_that_may_be_none_split_a_statement_four_ways():
+    out = lowered("def f(x, c):\n    d = None\n    e = None\n    for i in range(3):\n        if c > i:\n"
+                  "            d = x\n            e = x\n        g = add_grads(d, e)\n    return g\n", runtime_names)
+    for call in ("add_grads(None, None)", "add_grads(None, e)", "add_grads(d, None)", "add_grads(d, e)"):
+        assert out.count(call) == 1
+
+
+def test_a_read_other_than_by_such_a_helper_is_still_refused():
     with pytest.raises(NotLowerable, match="None on some paths") as info:
-        lowered("def f(x, c):\n    d = None\n    e = None\n    for i in range(3):\n        if c > i:\n"
-                "            d = x\n            e = x\n        g = add_grads(d, e)\n    return g\n", runtime_names)
-    assert info.value.node.lineno == 8
-
-
-def test_a_reset_clears_a_flag_and_guarded_code_runs_only_when_python_runs_it():
-    out = lowered("def f(x, w, c):\n    d = None\n    g = 0.0\n    for i in range(3):\n"
-                  "        if d is not None:\n            g = g + d * w\n        if c > i:\n            d = x * i\n"
-                  "        else:\n            d = None\n    return g\n")
-    assert "_d_set = False" in out and "d = x * i\n            _d_set = d is not None" in out
-    assert "if _d_set:\n            g = g + d * w" in out  # never d * w on a zero standing for None: 0 * inf is nan
-    assert "d = None" not in out
-
-
-def test_a_read_under_a_test_in_an_expression_is_proven():
-    out = lowered("def f(x, c):\n    d = None\n    for i in range(3):\n        if c > i:\n            d = x * i\n"
-                  "        else:\n            d = None\n        e = zeros_like(x) if d is None else copy_grad(d)\n"
-                  "        g = d is not None and d > 1.0\n    return e\n")
-    # (a conditional expression reading d becomes a branch: numba's bytecode analysis refuses one)
-    assert "if not _d_set:\n            e = zeros_like(x)\n        else:\n            e = copy_grad(d)" in out
-    assert "g = _d_set and d > 1.0" in out
+        lowered("def f(x, c):\n    d = None\n    for i in range(3):\n        if c > i:\n            d = x\n"
+                "        g = add_grads(x, d * c)\n    return g\n", runtime_names)
+    assert info.value.node.lineno == 6
 
 
 @pytest.mark.parametrize("src, where", [

@@ -12,10 +12,11 @@ to what Python's ``dm is not None`` would be:
 - every other binding of ``dm`` is kept and followed by ``_dm_set = dm is not None`` (numba
   decides it from the type: ``True`` for a number or an array);
 - a test ``dm is not None`` (``dm is None``) becomes ``_dm_set`` (``not _dm_set``);
-- ``dm = add_grads(dm, g)`` (the runtime's sum of adjoints, where ``None`` is zero) becomes
-  ``dm = g if dm is None else add_grads(dm, g)``, its value in Python, whose read of ``dm`` is
-  proven; a conditional expression that reads a flagged name becomes an ``if`` statement (numba's
-  bytecode analysis refuses to read a name unbound on some path in one, not in a branch).
+- a statement that gives ``dm`` to a runtime helper taking None for zero (``dm = add_grads(dm,
+  g)``, ``return finish(dm, m)``) becomes ``if dm is None:`` the statement given ``None``,
+  ``else:`` the statement, whose read of ``dm`` is proven; a conditional expression that reads a
+  flagged name becomes an ``if`` statement (numba's bytecode analysis refuses to read a name
+  unbound on some path in one, not in a branch).
 
 This is exact by construction if ``dm`` is read only where it holds the value Python's ``dm``
 holds, that is where the last binding run is one that was kept: a flow analysis over the
@@ -32,6 +33,7 @@ import gast
 
 from .. import astutil as A
 from ..runtime_adjoints import add_grads
+from ..runtime_boundary import finish
 from .numba_stacks import NotLowerable
 
 
@@ -65,7 +67,7 @@ def lower_maybe_none(fn, names, resolve=None):
     if not names:
         return
     if resolve is not None:
-        _tested_additions(fn, names, resolve)
+        _split_on_none(fn, names, resolve)
     _check_bindings(fn, names)
     flow = _Flow(names)
     params = {a.id for a in fn.args.args} & set(names)
@@ -110,19 +112,44 @@ def _check_bindings(fn, names):
                                "other than by an assignment, which numba cannot type", s)
 
 
-def _tested_additions(fn, names, resolve):
-    """``x = add_grads(dm, g)``, where exactly one operand is a name of ``names``, as
-    ``x = g if dm is None else add_grads(dm, g)``: ``add_grads(None, g)`` is ``g``."""
-    for s in A.every_statement(fn.body):
-        call = s.value if isinstance(s, gast.Assign) and len(s.targets) == 1 else None
-        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and len(call.args) == 2
-                and not call.keywords and resolve(call.func.id) is add_grads):
+# srcad's runtime helpers that take None for zero, and the positions where they do (their numba
+# versions too): ``add_grads(None, g)`` is ``g``, ``finish(None, x)`` zeros like ``x``
+_NONE_TAKING = {add_grads: (0, 1), finish: (0,)}
+
+
+def _split_on_none(fn, names, resolve):
+    """Each simple statement that gives a name of ``names`` to a helper taking None there
+    (``dm = add_grads(dm, g)``, ``return finish(dx, x)``) as ``if dm is None:`` the statement
+    given ``None`` there, ``else:`` the statement: the same value on each path, and the read
+    in the second is proven."""
+    for block in list(A.blocks(fn.body)):  # (not the statements made here: they are split already)
+        block[:] = [_split(s, frozenset(names), resolve) for s in block]
+
+
+def _split(stmt, names, resolve, depth=0):
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)) or depth == 3:
+        return stmt
+    for node in A.walk(stmt):
+        if not (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and not node.keywords):
             continue
-        maybe = [isinstance(a, gast.Name) and a.id in names for a in call.args]
-        if maybe.count(True) == 1:
-            tested, other = call.args if maybe[0] else call.args[::-1]
-            is_none = gast.Compare(left=A.load(tested.id), ops=[gast.Is()], comparators=[A.const(None)])
-            s.value = gast.IfExp(test=is_none, body=A.deepcopy(other), orelse=call)
+        positions = _NONE_TAKING.get(resolve(node.func.id), ())
+        for k in positions:
+            arg = node.args[k] if k < len(node.args) else None
+            if isinstance(arg, gast.Name) and arg.id in names:
+                given_none = A.deepcopy(stmt)
+                _replace_read(given_none, stmt, node, k)
+                test = gast.Compare(left=A.load(arg.id), ops=[gast.Is()], comparators=[A.const(None)])
+                return gast.If(test=test, body=[_split(given_none, names, resolve, depth + 1)],
+                               orelse=[_split(stmt, names - {arg.id}, resolve, depth + 1)])
+    return stmt
+
+
+def _replace_read(copy, original, call, k):
+    """In ``copy`` (a deep copy of ``original``), the ``k``th argument of the copy of ``call`` becomes ``None``."""
+    for copied, node in zip(A.walk(copy), A.walk(original)):
+        if node is call:
+            copied.args[k] = A.const(None)
+            return
 
 
 def _is_none_assignment(stmt):
