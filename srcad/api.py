@@ -239,7 +239,7 @@ def vjp(fun: Callable[..., R], *args: Any, wrt: Optional[Wrt] = None, argnums: O
     array([[1., 0., 0.],
            [3., 2., 1.]])
     """
-    return _as_differentiable(fun, chosen_wrt(wrt, argnums)).vjp(*args, **kwargs)
+    return _as_differentiable(fun, chosen_wrt(wrt, argnums), backend).vjp(*args, **kwargs)
 
 
 @api_boundary
