@@ -66,7 +66,7 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
         try:
             check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
         except Refusal as first:
-            if not specs or not mark_element_reads(node.body, A.anno(infer_shapes(node, specs), "specs")):
+            if not specs or not mark_element_reads(node.body, A.anno(infer_shapes(node, specs), "specs"), every_array=True):
                 raise
             try:
                 check_memory(node.body, params, arrays, source.lookup, numbers, keyed)

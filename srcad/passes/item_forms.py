@@ -57,20 +57,21 @@ def reads_one_element(base_spec, index, spec_of):
     return True
 
 
-def mark_element_reads(stmts, specs):
+def mark_element_reads(stmts, specs, every_array=False):
     """Annotate ``"one_element"`` (its dtype) on each read ``a = S[i, j]`` of one element of an
-    array ``stmts`` store into (``S[k, l] = ...``), where ``specs`` prove it: a NumPy scalar,
-    which no later store changes, so the memory analysis neither copies it (``record_values``)
-    nor counts it as sharing ``S``'s memory (``aliasing``). Code generation writes the fact
-    into the source (``a: np.float64 = S[i, j]``), where srcad reads it back when it
-    differentiates that code again (``passes.normalize``). Returns whether it marked a read
-    not marked before."""
+    array ``stmts`` store into (``S[k, l] = ...``; of any array with ``every_array``), where
+    ``specs`` prove it: a NumPy scalar, which no later store changes, so the memory analysis
+    neither copies it (``record_values``) nor counts it as sharing ``S``'s memory
+    (``aliasing``: ``a, b = y[0], y[1]`` then ``a += dt * b`` rebinds ``a``). Code generation
+    writes the fact into the source (``a: np.float64 = S[i, j]``), where srcad reads it back
+    when it differentiates that code again (``passes.normalize``). Returns whether it marked a
+    read not marked before."""
     stored = {s.targets[0].value.id for s in A.walk_statements(stmts) if isinstance(s, gast.Assign)
               and isinstance(s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)}
     marked = False
     for s in A.walk_statements(stmts):
         if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript)
-                and isinstance(s.value.value, gast.Name) and s.value.value.id in stored
+                and isinstance(s.value.value, gast.Name) and (every_array or s.value.value.id in stored)
                 and reads_one_element(specs.get(s.value.value.id), s.value.slice, specs.get)):
             marked = marked or A.anno(s.value, "one_element") is None
             A.set_anno(s.value, "one_element", specs[s.value.value.id].dtype)
