@@ -210,7 +210,8 @@ def in_place_result(new, old):
         raise ValueError(f"non-broadcastable output operand with shape {old.shape} doesn't match the broadcast "
                          f"shape {shape} (an augmented assignment updates the array in place)")
     if dtype == old.dtype:
-        return new
+        # a 0-d array stays one (srcad's ``old op e`` is a NumPy scalar): ``old[...] = v`` after it
+        return new if old.ndim or new.__class__ is np.ndarray else np.asarray(new)
     if not np.can_cast(dtype, old.dtype, "same_kind"):
         raise TypeError(f"Cannot cast ufunc output from {dtype!r} to {old.dtype!r} with casting rule 'same_kind' "
                         "(an augmented assignment updates the array in place)")

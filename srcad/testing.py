@@ -65,8 +65,10 @@ def _vdot(a, b):
 
 
 def _axpy(x, t, direction):
-    leaves = [np.asarray(u, np.float64) + t * np.asarray(w, np.float64) if np.ndim(u) else float(u) + t * float(w)
-              for u, w in zip(_flatten(x), _flatten(direction))]
+    """``x + t * direction`` leaf by leaf: an array stays an array (a 0-d one too, which the
+    function may store into), a number a float."""
+    leaves = [np.asarray(np.asarray(u, np.float64) + t * np.asarray(w, np.float64)) if isinstance(u, np.ndarray)
+              or np.ndim(u) else float(u) + t * float(w) for u, w in zip(_flatten(x), _flatten(direction))]
     return _unflatten(x, leaves)
 
 

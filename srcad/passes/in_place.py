@@ -151,11 +151,12 @@ def fold_in_place_checks(node):
     for n in A.walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             reads[n.id] = reads.get(n.id, 0) + 1
+    stored = _stored_by_item(node)
     for block in A.blocks(node.body):
         block[:] = [s for s in block if not _array_slice_check(s, specs)]
         dropped = set()
         for k, s in enumerate(block):
-            if not _needless_check(s, specs):
+            if not _needless_check(s, specs, stored):
                 continue
             s.value = A.load(s.value.args[0].id)
             after = block[k + 1] if k + 1 < len(block) else None
@@ -182,7 +183,11 @@ def _array_slice_check(s, specs):
             and isinstance(spec, Spec) and spec.python is None)
 
 
-def _needless_check(s, specs):
+def _needless_check(s, specs, stored):
+    """Can ``x = in_place_result(new, old)`` neither fail nor cast, so that ``x = new``? Not
+    where ``old`` has shape ``()`` and is stored into by item (``acc[...] = v``): it may be a 0-d
+    array, which ``old op= e`` keeps, where ``old op e`` is a NumPy scalar (the specs do not tell
+    the two apart)."""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
             and isinstance(s.value, gast.Call) and len(s.value.args) == 2
             and all(isinstance(a, gast.Name) for a in s.value.args)):
@@ -191,8 +196,16 @@ def _needless_check(s, specs):
     if callee is None or callee.kind != "object" or callee.obj is not runtime.in_place_result:
         return False
     new, old = (specs.get(a.id) for a in s.value.args)
+    if old is not None and old.python is None and old.shape == () and s.value.args[1].id in stored:
+        return False
     return old is not None and (old.python is not None
                                 or new is not None and new.shape == old.shape and new.dtype == old.dtype)
+
+
+def _stored_by_item(node):
+    """The names ``node`` stores into by item or slice (``S[i] = v``, ``S[...] = v``)."""
+    return {t.value.id for t in A.walk(node) if isinstance(t, gast.Subscript) and isinstance(t.ctx, gast.Store)
+            and isinstance(t.value, gast.Name)}
 
 
 _OPERATORS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.MatMult: "@", gast.Pow: "**",
