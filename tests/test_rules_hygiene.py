@@ -15,6 +15,7 @@ import collections
 import itertools
 import keyword
 import linecache
+import math
 
 import gast
 import numpy as np
@@ -103,6 +104,7 @@ EXTRA_CALLS = [
     (gast.UAdd, [R(3)], {}, (0,), "+{0}"),
     (gast.Mod, [_positive(3) * 3, _positive(3)], {}, (0, 1), "{0} % {1}"),
     (builtins.sum, [[R(3), R(3)]], {}, (0,), None),
+    (math.fsum, [R(3)], {}, (0,), None),
     (builtins.abs, [R(3)], {}, (0,), None),
     (builtins.float, [0.7], {}, (0,), None),
     (builtins.max, [0.3, 0.9], {}, (0, 1), None),

@@ -1,5 +1,6 @@
 """Rules for Python builtins used on numbers and arrays."""
 import builtins
+import math
 
 import numpy as np
 
@@ -13,6 +14,12 @@ from .numpy_core import unit_phase
 def sum_(y, iterable, start=0):
     d[iterable] += sum_grad(d[y], iterable)
     d[start] += unbroadcast(d[y], start)
+
+
+@register_vjp(math.fsum)
+def fsum_(y, iterable):
+    """As the builtin ``sum``'s: ``fsum`` rounds once, at the end, which changes no derivative."""
+    d[iterable] += sum_grad(d[y], iterable)
 
 
 @register_vjp(builtins.abs)

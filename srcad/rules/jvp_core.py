@@ -5,6 +5,7 @@ functions of ``numpy_core.py`` live beside their breadth modules (``numpy_elemen
 ``numpy_reductions.py``, ``numpy_products.py``, ``numpy_shapes.py`` and its neighbours).
 """
 import builtins
+import math
 
 import numpy as np
 
@@ -20,6 +21,11 @@ from .numpy_elementwise import broadcast_like
 def sum_(y, iterable, start=0):
     t[y] += broadcast_like(summed_tangent(t[iterable], y), y)
     t[y] += broadcast_like(t[start], y)
+
+
+@register_jvp(math.fsum)
+def fsum_(y, iterable):
+    t[y] += broadcast_like(summed_tangent(t[iterable], y), y)
 
 
 def summed_tangent(tangents, y):
