@@ -134,3 +134,26 @@ def test_vjp_runs_the_backend_it_is_given():
     np.testing.assert_array_equal(y, predator_prey(PARAMS, Y0))
     v = np.linspace(-1.0, 1.0, 12)
     np.testing.assert_allclose(pullback(v), srcad.vjp(predator_prey, PARAMS, Y0)[1](v), rtol=1e-12)
+
+
+def bouncing_ball(h0, v0, g, e):
+    h, v = h0, v0
+    for _ in range(150):
+        v -= g * 0.01
+        h += v * 0.01
+        if h < 0.0:
+            h = -h
+            v = -e * v
+    return h + 0.1 * v
+
+
+def test_numbers_given_as_arguments_and_updated_with_augmented_assignment_compile_with_numba():
+    """``h += ...`` on a Python float argument rebinds it: no argument is updated in place, so no
+    run-time sharing check (which numba cannot run) is made."""
+    args = (1.0, 0.0, 9.81, 0.8)
+    compiled = srcad.grad(bouncing_ball, wrt=(0, 3), backend="numba")(*args)
+    np.testing.assert_allclose(compiled, srcad.grad(bouncing_ball, wrt=(0, 3))(*args), rtol=1e-12)
+    check_grads(bouncing_ball, args, wrt=(0, 3))
+    check_jvp(bouncing_ball, args, wrt=(0, 3))
+    with pytest.raises(srcad.SrcadError, match="updates its argument 'h0' in place"):
+        srcad.grad(bouncing_ball, backend="numba")(np.array(1.0), *args[1:])

@@ -433,7 +433,7 @@ def forward(node, source, wrt, refs, callees, numbers=()):
     # differentiated integers are reals, except in srcad's own code (trip counts, a rule helper's axes)
     entry = [A.assign(p, fw.helper("as_real", A.load(p))) for p in wrt if not source.is_srcads()]
     checked, mutated, deep = updated_parameters(body, params, mutated_in_place(body), source,
-                                                A.anno(node, "array_params") or ())
+                                                A.anno(node, "array_params") or (), numbers)
     sharing = argument_sharing_check(checked, params, source, refs, deep)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
     entry += [A.assign(p, deep_copy(source, refs, p) if p in deep else gast.Call(

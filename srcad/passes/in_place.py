@@ -70,7 +70,7 @@ def unshared_store_check(norm, base, index, value, node):
                                        A.const(where)))
 
 
-def updated_parameters(body, params, updated, source, arrays=()):
+def updated_parameters(body, params, updated, source, arrays=(), numbers=()):
     """``(checked, copied, deep)``: the parameters whose memory an in-place update in ``body``
     may reach (``updated``: the names updated in place, ``S[i] = e``, ``S.append(e)``,
     ``w.sort()``; ``x op= e`` is found by the ``"in_place"`` annotation
@@ -82,13 +82,15 @@ def updated_parameters(body, params, updated, source, arrays=()):
     ``deep``, those among them a call may update (srcad runs a call that carries no derivative
     as written, and it may change any array the value holds: an item of a list, an object's
     attribute), copied whole. In srcad's own code, the names updated only. ``arrays`` are the
-    parameters only ever given arrays or numbers (``check_aliasing``'s): a copy of one shares nothing."""
+    parameters only ever given arrays or numbers (``check_aliasing``'s): a copy of one shares nothing;
+    ``numbers`` those given Python numbers, which no update reaches (``h += dt * v`` rebinds ``h``)."""
+    objects = [p for p in params if p not in numbers]
     augmented = {A.anno(s, "in_place")[0] for s in A.every_statement(body) if A.anno(s, "in_place") is not None}
-    copied = {p for p in params if p in updated}
-    checked = copied | {p for p in params if p in augmented}
+    copied = {p for p in objects if p in updated}
+    checked = copied | {p for p in objects if p in augmented}
     if source.is_srcads() or not (updated or augmented or _calls_for_effect_or_helpers(body)):
         return checked, copied, set()
-    reached, by_calls = updated_arguments(body, params, arrays)
+    reached, by_calls = (names - set(numbers) for names in updated_arguments(body, params, arrays))
     # a parameter bound again (``X = X.copy()``) is updated by name where the argument may no
     # longer be what it holds: there the memory analysis says whether the update reaches it
     rebound = bound_names(body)

@@ -321,8 +321,9 @@ def reverse(node, source, wrt, refs, callees):
     entry = [A.assign(p, rv.call("as_real", runtime.as_real, A.load(p))) for p in wrt
              if not (isinstance(param_specs.get(p), Spec) and param_specs[p].dtype.kind in "fc")
              and not source.is_srcads()]
+    numbers = [p for p, spec in param_specs.items() if isinstance(spec, Spec) and spec.python is not None]
     checked, mutated, deep = updated_parameters(body, params, mutated_names(body), source,
-                                                A.anno(node, "array_params") or ())
+                                                A.anno(node, "array_params") or (), numbers)
     sharing = argument_sharing_check(checked, params, source, refs, deep)
     entry = ([sharing] if sharing is not None else []) + entry  # (before as_real makes new arrays)
     entry += [A.assign(p, deep_copy(source, refs, p) if p in deep
