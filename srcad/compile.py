@@ -37,7 +37,7 @@ from .errors import SrcadError
 from .indentation import indent_code
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
-                     same_defaults, GuardList)
+                     resolved_dict_keys, same_defaults, GuardList)
 from .rebinding import check_not_rebound
 from .code_reading import installed_file
 from .source import GENERATED_FILENAME, srcad_file, unwrap
@@ -67,6 +67,7 @@ class Compiled:
         # (and its defaults: an inlined helper's literal defaults are written into the code)
         self.made_for_code = [(path, _hold(obj), weakref.ref(obj.__code__), defaults_of(obj))
                               for path, obj in made_for if isinstance(obj, types.FunctionType)]
+        self.made_for_keys = resolved_dict_keys(made_for)
         generated.resolved = []
         # every function's reads, the pair's too (guarded now, even if it is made later)
         read = getattr(generated, "trees", None) or [generated.module_source,
@@ -89,6 +90,8 @@ class Compiled:
             now = _follow(_scope_value(fn, path[0]), path[1:])
             if getattr(now, "__code__", None) is not code() or not same_defaults(defaults_of(now), defaults):
                 return False
+        if any(tuple(now) != keys for _, now, keys in self.made_for_keys):  # (made_for: still the same dicts)
+            return False
         return guards_hold(self.inherited)
 
     def global_guards(self, fn):
@@ -99,6 +102,7 @@ class Compiled:
                          + [_bound_guard(fn, path, held()) for path, held in self.made_for]
                          + [g for path, held, code, _ in self.made_for_code if held() is not _MISSING
                             for g in _function_guards(held(), ".".join(path), code())]
+                         + [Guard("keys", now, ".".join(path), (), keys) for path, now, keys in self.made_for_keys]
                          + self.inherited)
 
     def bind(self, fn):

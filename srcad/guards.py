@@ -103,6 +103,8 @@ class Guard:
         elif kind == "partial keywords":  # a functools.partial's keywords: the same objects
             now, items = self.holder.keywords, self.obj
             return len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)
+        elif kind == "keys":  # a resolved dict's keys, in order (``resolved_dict_keys``)
+            return tuple(self.holder) == self.obj
         elif kind == "kwdefault":  # one item of a function's __kwdefaults__ (the dict changes in place)
             now = self.holder.__kwdefaults__
             return now is not None and now.get(self.attrs[0], _MISSING) is self.obj
@@ -298,6 +300,16 @@ def bindings(fn, resolved=()):
                 and (name,) not in found and (name in code.co_freevars or name in fn.__globals__):
             found[(name,)] = obj
     return sorted(found.items(), key=lambda item: item[0])
+
+
+def resolved_dict_keys(made_for):
+    """``(path, dict, keys)`` for each dict among the resolved ``(path, object)`` pairs: a
+    ``functools.partial``'s ``keywords`` or a frozen distribution's ``kwds``, whose items
+    generated code passes on by name (``CLIP.func(x, a_min=CLIP.keywords['a_min'])``). The
+    dict changes in place, so its identity is not enough: a key added would be left out, a key
+    deleted would fail, so the keys are guarded too. The values need no guard: the code reads
+    them when it runs."""
+    return [(path, obj, tuple(obj)) for path, obj in made_for if type(obj) is dict]
 
 
 def _bound_guard(fn, path, obj):
