@@ -9,7 +9,7 @@ differentiate the old one, a gradient of no function.
 
 ``check_not_rebound`` reads the bytecode of every function of yours the compiled function may
 run (``sharing.functions_reached``: through its globals, closure cells and defaults, the
-methods of the classes and objects they hold, transitively) and raises, at the line of the
+methods of the classes and objects they hold, functions' attributes, transitively) and raises, at the line of the
 store, where one
 
 - stores or deletes a guarded global of its module (``global act; act = ...``, ``del act``),

@@ -181,7 +181,10 @@ class _Reach:
                     found = item.ravel().tolist()
                 elif isinstance(item, memoryview):
                     arrays.append(np.asarray(item))
-                elif isinstance(item, (types.FunctionType, staticmethod, classmethod, property)):
+                elif isinstance(item, types.FunctionType):  # and its attributes (a decorator's wrapper.swap)
+                    self.functions.append(item)
+                    found = list(vars(item).values())
+                elif isinstance(item, (staticmethod, classmethod, property)):
                     self.functions.append(item)
                 elif isinstance(item, (types.MethodType, types.BuiltinMethodType)):  # a bound method: its object
                     self.functions.append(item)
@@ -255,7 +258,8 @@ class _Reach:
 def functions_reached(functions):
     """The Python functions of yours that ``functions`` may run, themselves included: those
     their globals, closure cells and defaults hold, the methods of the classes and objects
-    those hold, and so on (code installed with Python or a package is not read)."""
+    those hold, a function's attributes (a decorator's ``wrapper.swap``), and so on (code
+    installed with Python or a package is not read)."""
     reach = _Reach()
     reach.functions.extend(functions)
     while reach.functions:

@@ -99,3 +99,135 @@ def test_a_keyword_added_to_a_frozen_distribution_is_seen(monkeypatch):
 
 def log_prior(x):
     return np.sum(PRIOR.logpdf(x))  # noqa: F821 (bound by the test)
+
+
+# ---- the closure cell of a pass-through functools.wraps wrapper ----------------------------
+
+SWAPS = {}  # name -> the function that rebinds what the wrapper of that name calls
+
+
+def swappable(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    def swap(g):
+        nonlocal fn
+        fn = g
+        wrapper.__wrapped__ = g
+    SWAPS[fn.__name__] = swap
+    return wrapper
+
+
+@swappable
+def shaped(v):
+    return v * v
+
+
+_original_shaped = shaped.__wrapped__
+
+
+def cubed(v):
+    return v * v * np.sin(v)
+
+
+def quartic(v):
+    return v ** 4
+
+
+def uses_shaped(x):
+    return np.sum(shaped(x) * x[0])
+
+
+def uses_shaped_in_a_loop(x):
+    total = 0.0
+    for i in range(3):
+        total = total + np.sum(shaped(x * (i + 1.0)))
+    return total
+
+
+@pytest.fixture
+def restored():
+    yield
+    SWAPS["shaped"](_original_shaped)
+
+
+V = np.array([0.4, -0.7, 1.1])
+
+
+@pytest.mark.parametrize("f", [uses_shaped, uses_shaped_in_a_loop])
+def test_a_wrappers_function_rebound_by_nonlocal_is_seen(f, restored):
+    made = srcad.differentiable(f)
+    made.grad(V)
+    SWAPS["shaped"](cubed)  # nonlocal fn; fn = cubed (and __wrapped__ with it)
+    gradient = made.grad(V)
+    check_all_modes(f, (V,))
+    np.testing.assert_allclose(gradient, srcad.grad(f)(V))
+    y, _ = made.vjp(V)
+    assert y == pytest.approx(f(V))
+
+
+def test_a_wrappers_closure_cell_set_from_outside_is_seen(restored):
+    """``wrapper.__closure__[0].cell_contents = g`` without ``__wrapped__``: the wrapper no
+    longer calls what it says it wraps, so it is no pass-through wrapper any more: refused."""
+    made = srcad.differentiable(uses_shaped)
+    np.testing.assert_allclose(made.grad(V), 2 * V * V[0] + np.eye(3)[0] * np.sum(V * V))
+    (cell,) = [c for name, c in zip(shaped.__code__.co_freevars, shaped.__closure__) if name == "fn"]
+    cell.cell_contents = quartic
+    with pytest.raises(srcad.SrcadError, match="a decorator's wrapper that does more than"):
+        made.grad(V)
+
+
+def swaps_then_calls(x):
+    swap_shaped(quartic)
+    return np.sum(shaped(x))
+
+
+swap_shaped = SWAPS["shaped"]
+
+
+def swapping(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+
+    def swap(g):
+        nonlocal fn
+        fn = g
+        wrapper.__wrapped__ = g
+    wrapper.swap = swap
+    return wrapper
+
+
+@swapping
+def squared(v):
+    return v * v
+
+
+def swaps_by_the_wrappers_attribute(x):
+    squared.swap(quartic)
+    return np.sum(squared(x))
+
+
+@pytest.mark.parametrize("f", [swaps_then_calls, swaps_by_the_wrappers_attribute])
+def test_a_wrappers_function_rebound_while_the_call_runs_is_refused(f, restored):
+    """The swap runs after the call's guards were checked: the code would differentiate the
+    old function. A function's attributes are what it holds, like an object's (``squared.swap``)."""
+    original = squared.__wrapped__
+    try:
+        with pytest.raises(srcad.SrcadSyntaxError, match="rebinds the variable 'fn' of an enclosing function"):
+            srcad.grad(f)(V)
+    finally:
+        squared.swap(original)
+
+
+def test_a_wrapped_function_is_never_read_from_a_stale_cache_entry(cache_dir, monkeypatch, restored):
+    """The persistent cache described a wrapper by its own code only: code made for the
+    function it wrapped was used for another it wraps now (as after an edit, in a new process)."""
+    from srcad import code_cache
+    from srcad import compile as srcad_compile
+
+    np.testing.assert_allclose(srcad.grad(uses_shaped_in_a_loop)(V), 28 * V)
+    monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
+    SWAPS["shaped"](quartic)
+    np.testing.assert_allclose(srcad.grad(uses_shaped_in_a_loop)(V), 4 * V ** 3 * (1 + 16 + 81))

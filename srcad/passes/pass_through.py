@@ -15,7 +15,9 @@ closed): a Python function whose ``__wrapped__`` is the function its closure cal
 parameters are ``*args`` and ``**kwargs``, and whose body, a docstring aside, is
 ``return f(*args, **kwargs)`` of the closure's ``f``, its source being the code that runs. Any
 other wrapper stays the function it is (a call passing it values that carry derivatives is
-refused: ``reverse_calls.refuse_active_packing``).
+refused: ``reverse_calls.refuse_active_packing``). What the wrapper's closure cell holds, and
+that function's code, are facts of the compilation in progress (``srcad.facts``): a cell
+rebound later (``nonlocal fn``, ``wrapper.__closure__[0].cell_contents = g``) recompiles.
 
 >>> import functools
 >>> def logged(fn):
@@ -33,7 +35,7 @@ import types
 
 import gast
 
-from .. import registry
+from .. import facts, registry
 from ..errors import SrcadError
 from ..source import srcad_file
 
@@ -43,27 +45,35 @@ _PACKED = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 def passed_through(obj):
     """The function ``obj`` passes every call on to, unchanged, when it is such a wrapper (its
     wrapped function's own, for wrappers of wrappers); else ``obj``."""
-    while _is_pass_through(obj):
-        obj = obj.__wrapped__
-    return obj
+    while True:
+        cell = _passing_cell(obj)
+        if cell is None:
+            return obj
+        name, obj = cell[0], obj.__wrapped__
+        # the code read is the wrapped function's: guarded on the cell holding it, with that code
+        facts.record(cell[1], (name,), obj)
+        facts.record(cell[1], (name, "__code__"), obj.__code__)
 
 
-def _is_pass_through(fn):
+def _passing_cell(fn):
+    """``(name, cell)`` of the closure variable a pass-through wrapper ``fn`` calls (holding
+    ``fn.__wrapped__``); None if ``fn`` is no such wrapper."""
     if not isinstance(fn, types.FunctionType) or not hasattr(fn, "__wrapped__") or fn.__closure__ is None:
-        return False
+        return None
     code = fn.__code__
     if (code.co_flags & _PACKED != _PACKED or code.co_argcount or code.co_kwonlyargcount or code.co_posonlyargcount
             or srcad_file(code.co_filename)):
-        return False
+        return None
     if registry.lookup(registry.VJP, fn) is not None or registry.is_nondifferentiable(fn):
-        return False  # a rule of its own is what a call of it means
+        return None  # a rule of its own is what a call of it means
     called = _called_name(fn)
     if called not in code.co_freevars:
-        return False
+        return None
+    cell = fn.__closure__[code.co_freevars.index(called)]
     try:
-        return fn.__closure__[code.co_freevars.index(called)].cell_contents is fn.__wrapped__
+        return (called, cell) if cell.cell_contents is fn.__wrapped__ else None
     except ValueError:  # an empty cell
-        return False
+        return None
 
 
 def _called_name(fn):
