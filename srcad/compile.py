@@ -407,34 +407,42 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
     return cached(_CACHE, key, fn, make, key[:4] + (tuple(classes), id(fn)))
 
 
-def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=(), keyed=()):
+def compile_jvp(fn, wrt, container_params=(), caller=None, classes=(), arrays=(), numbers=(), keyed=(), specs=None):
     """Transform and compile the jvp of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``caller`` is ``(source, node)`` of a call site, for the error on recursion; ``classes``
     as for ``compile_function``; ``arrays``: the parameters given arrays or numbers, ``numbers``
-    those given Python numbers, ``keyed`` those given dicts whose keys are strings.
+    those given Python numbers, ``keyed`` those given dicts whose keys are strings. The code
+    does not depend on the arguments' shapes, except where the aliasing check needed
+    ``specs`` (parameter -> ``shapes.arg_spec``) to accept it (``for v in vector`` updating
+    ``vector`` later): such code is made again for other shapes.
     """
     from .pipeline import Options, transform_jvp
+    from .passes.shapes import specs_key
 
     fn = unwrap(fn)
     key = ("fwd", fn.__code__, tuple(wrt), tuple(container_params), None) + ((tuple(classes),) if classes else ()) \
         + ((("arrays",) + tuple(arrays), ("numbers",) + tuple(numbers)) if arrays else ()) \
         + ((("keyed",) + tuple(keyed),) if keyed else ())
+    shapes = specs_key(specs) if specs else None
 
     def make():
         generated = transform_jvp(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params),
                                               param_classes=tuple(classes), array_params=tuple(arrays),
-                                              number_params=tuple(numbers), keyed_params=tuple(keyed)))
+                                              number_params=tuple(numbers), keyed_params=tuple(keyed), specs=specs))
         generated.filename, codes = _load(generated.module_source, fn, " jvp", [generated.name])
         compiled = Compiled(fn, generated, codes, lambda d: (d,), bindings(fn, generated.resolved),
                             generated.inherited + facts.guards(generated.facts))
         compiled.tangent_params = generated.tangent_params
+        compiled.proved_for = shapes if generated.shapes_proved else None
         return compiled
 
     try:
-        return cached(_CACHE, key, fn, make, key[:4] + (tuple(classes), id(fn)))
+        compiled = cached(_CACHE, key, fn, make, key[:4] + (tuple(classes), id(fn)))
+        if compiled.proved_for is not None and compiled.proved_for != shapes:  # right for other shapes only
+            compiled = cached(_CACHE, key + (("shapes", shapes),), fn, make, key[:4] + (tuple(classes), id(fn)))
+        return compiled
     except Recursion as exc:
         if caller is not None:
             raise caller[0].syntax_error(str(exc), caller[1]) from None
         raise
-

@@ -87,10 +87,11 @@ def jvp_with_keywords(fun, primals, tangents, keywords):
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
-    arrays, numbers, keyed = argument_kinds({p: arg_spec(a) for p, a in zip(params, primals)})
+    specs = {p: arg_spec(a) for p, a in zip(params, primals)}
+    arrays, numbers, keyed = argument_kinds(specs)
     classes = object_classes(params, primals) + object_classes(*left_out_defaults(fn, params, primals, fixed))
-    compiled = compile_jvp(fn, wrt, containers, classes=classes, arrays=arrays,
-                           numbers=numbers, keyed=keyed)
+    compiled = compile_jvp(fn, wrt, containers, classes=classes, arrays=arrays, numbers=numbers, keyed=keyed,
+                           specs=specs if len(primals) == len(params) and not fixed else None)
     keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
                 for p, a, t in zip(params, primals, tangents) if t is not None}
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)

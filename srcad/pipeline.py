@@ -420,6 +420,7 @@ class GeneratedJVP:
     resolved: list  # (name path, object) the compiler resolved in the user's scope
     filename: str = ""
     facts: list = dataclasses.field(default_factory=list)  # (scope, name path, object) it took as fixed
+    shapes_proved: bool = False  # the code is right for the argument shapes it was made for only
 
 
 def transform_jvp(fn, options=Options()):
@@ -429,4 +430,5 @@ def transform_jvp(fn, options=Options()):
     text = A.to_source(node)
     factory = module.factory([text], [node.name])
     return GeneratedJVP(node.name, text, factory, dict(module.closure), A.anno(node, "tangent_params"),
-                        list(module.inherited), module.resolved(), facts=found)
+                        list(module.inherited), module.resolved(), facts=found,
+                        shapes_proved=bool(A.anno(node, "shapes_proved")))

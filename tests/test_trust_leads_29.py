@@ -231,3 +231,99 @@ def test_a_wrapped_function_is_never_read_from_a_stale_cache_entry(cache_dir, mo
     monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     SWAPS["shaped"](quartic)
     np.testing.assert_allclose(srcad.grad(uses_shaped_in_a_loop)(V), 4 * V ** 3 * (1 + 16 + 81))
+
+
+# ---- a for loop over a vector binds its items, NumPy scalars, never views ----------------
+
+def last_item_after_an_update(x):
+    acc = x * 2.0
+    total = 0.0
+    for kernel in acc:
+        total = total + kernel ** 2
+    acc[0] = 5.0
+    return total * kernel + np.sum(acc * x)
+
+
+def items_kept_then_scaled(x):
+    acc = np.sin(x)
+    kept = []
+    for i, v in enumerate(acc):
+        kept.append(v * i)
+    acc *= 2.0
+    return sum(kept) * np.sum(acc)
+
+
+def reversed_and_zipped(x):
+    acc = x * 3.0
+    for k in reversed(acc):
+        first = k
+    for a, b in zip(acc[::-1], x):
+        last = a * b
+    acc += x
+    return first * last * np.sum(acc)
+
+
+def parameter_copy_iterated(x):
+    y = x.copy()
+    for v in y:
+        last = v
+    y[-1] = 3.0
+    return last * np.sum(y * x)
+
+
+@pytest.mark.parametrize("f", [last_item_after_an_update, items_kept_then_scaled, reversed_and_zipped,
+                               parameter_copy_iterated])
+def test_a_loops_items_of_a_vector_are_no_views(f):
+    """``for kernel in acc`` of a 1-D array: each item is a NumPy scalar, a copy, so updating
+    ``acc`` after the loop leaves it as it was (it was refused as a view of ``acc``)."""
+    x = np.array([0.3, -0.2, 0.7, 1.1])
+    check_all_modes(f, (x,))
+
+
+def rows_after_an_update(x):
+    acc = np.outer(x, x)
+    for row in acc:
+        pass
+    acc[0] = 1.0
+    return np.sum(row * x)
+
+
+def changed_ahead_of_the_loop(x):
+    acc = np.sin(x)
+    total = 0.0
+    for k in acc:
+        acc[2] = 5.0  # Python's loop reads acc[2] after this: the items are not those of a copy
+        total = total + k
+    return total
+
+
+def test_rows_of_a_matrix_and_items_changed_ahead_stay_refused():
+    x = np.array([0.3, -0.2, 0.7])
+    with pytest.raises(srcad.SrcadSyntaxError, match="shares memory with 'row'"):
+        srcad.grad(rows_after_an_update)(x)
+    with pytest.raises(srcad.SrcadSyntaxError, match="shares memory with 'row'"):
+        srcad.jvp(rows_after_an_update, (x,), (x,))
+    for mode in (lambda: srcad.grad(changed_ahead_of_the_loop)(x),
+                 lambda: srcad.jvp(changed_ahead_of_the_loop, (x,), (x,))):
+        with pytest.raises(srcad.SrcadSyntaxError, match="in-place update of 'acc'"):
+            mode()
+
+
+def iterates_a_parameter(x):
+    y = x * 1.0
+    for item in y:
+        last = item
+    y[0] = 2.0
+    return np.sum(last * y)
+
+
+def test_code_proved_for_a_vector_is_not_run_for_a_matrix():
+    """Forward mode's code is made once for every shape, except code accepted because the
+    shapes proved the items scalars: a matrix argument is checked again (its rows are views)."""
+    v, m = np.array([0.3, -0.2, 0.7]), np.array([[0.3, -0.2], [0.7, 1.1]])
+    check_jvp(iterates_a_parameter, (v,))
+    check_grads(iterates_a_parameter, (v,))
+    for mode in (lambda: srcad.jvp(iterates_a_parameter, (m,), (m,)), lambda: srcad.grad(iterates_a_parameter)(m)):
+        with pytest.raises(srcad.SrcadSyntaxError, match="shares memory with 'last'"):
+            mode()
+    check_jvp(iterates_a_parameter, (v[:2],))

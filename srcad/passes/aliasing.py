@@ -59,7 +59,8 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
     ``keyed`` those given dicts whose keys are strings (``for k in d`` reads no array).
     ``specs`` (parameter -> ``shapes.arg_spec``): where the check would refuse, the shapes
     they imply may prove reads ``S[i, j]`` of one element (an integer per axis), which are
-    NumPy scalars, no views (``y[0], y[1] = y[1], y[0]``); it is then made again."""
+    NumPy scalars, no views (``y[0], y[1] = y[1], y[0]``, ``for v in vector``); it is then
+    made again, and the function annotated ``"shapes_proved"`` (its code holds for those shapes only)."""
     A.set_anno(node, "array_params", tuple(arrays))  # (updated_parameters reads it: a copy of one is new memory)
     params = [a.id for a in node.args.args]
     try:
@@ -72,6 +73,7 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
                 check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
             except Refusal:
                 raise first from None  # (what the code does that srcad refuses, said as without shapes)
+            A.set_anno(node, "shapes_proved", True)
     except Refusal as refusal:
         origin = _located(node.body, refusal.node)
         text = UserText(node, source)

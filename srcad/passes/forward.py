@@ -420,7 +420,7 @@ def forward(node, source, wrt, refs, callees, numbers=()):
     ``numbers``: the parameters the code is only ever given Python numbers.
 
     The new ``FunctionDef`` carries the annotation ``"tangent_params"`` (parameter name ->
-    name of its tangent parameter).
+    name of its tangent parameter), and ``node``'s ``"shapes_proved"`` (``aliasing``).
     """
     from .. import runtime
 
@@ -463,5 +463,6 @@ def forward(node, source, wrt, refs, callees, numbers=()):
     fn = gast.FunctionDef(name=f"{node.name}_jvp", args=args, body=head + entry + code + [gast.Return(value=result)],
                           decorator_list=[], returns=None, type_comment=None, type_params=[])
     A.set_anno(fn, "tangent_params", tangents)
+    A.set_anno(fn, "shapes_proved", A.anno(node, "shapes_proved"))
     A.set_anno(fn, "namer", fw.namer)
     return fn

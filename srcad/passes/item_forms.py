@@ -59,23 +59,67 @@ def reads_one_element(base_spec, index, spec_of):
 
 def mark_element_reads(stmts, specs, every_array=False):
     """Annotate ``"one_element"`` (its dtype) on each read ``a = S[i, j]`` of one element of an
-    array ``stmts`` store into (``S[k, l] = ...``; of any array with ``every_array``), where
-    ``specs`` prove it: a NumPy scalar, which no later store changes, so the memory analysis
-    neither copies it (``record_values``) nor counts it as sharing ``S``'s memory
-    (``aliasing``: ``a, b = y[0], y[1]`` then ``a += dt * b`` rebinds ``a``). Code generation
-    writes the fact into the source (``a: np.float64 = S[i, j]``), where srcad reads it back
-    when it differentiates that code again (``passes.normalize``). Returns whether it marked a
-    read not marked before."""
-    stored = {s.targets[0].value.id for s in A.walk_statements(stmts) if isinstance(s, gast.Assign)
-              and isinstance(s.targets[0], gast.Subscript) and isinstance(s.targets[0].value, gast.Name)}
+    array ``stmts`` update in place (``S[k, l] = ...``, ``S *= ...``; of any array with
+    ``every_array``: ``a, b = y[0], y[1]`` then ``a += dt * b`` rebinds ``a``), where ``specs`` prove it:
+    a NumPy scalar, which no later store changes, so the memory analysis neither copies it
+    (``record_values``) nor counts it as sharing ``S``'s memory (``aliasing``). So too the item
+    ``a = L[k]`` a for loop over such an array binds (``L = list(S)``, ``passes.loops``) where
+    ``S`` is one-dimensional: an item of a vector is a scalar, a row of a matrix is a view (a
+    change to ``S`` the loop reads later is refused still: ``L`` stands for ``S`` itself). Code
+    generation writes the fact into the source (``a: np.float64 = S[i, j]``), where srcad
+    reads it back when it differentiates that code again (``passes.normalize``). Returns
+    whether it marked a read not marked before."""
+    updated = _updated_in_place(stmts)
+    iterated = _iterated_arrays(stmts) if updated or every_array else {}
     marked = False
     for s in A.walk_statements(stmts):
-        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Subscript)
-                and isinstance(s.value.value, gast.Name) and (every_array or s.value.value.id in stored)
-                and reads_one_element(specs.get(s.value.value.id), s.value.slice, specs.get)):
+        if not (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
+                and isinstance(s.value, gast.Subscript) and isinstance(s.value.value, gast.Name)):
+            continue
+        base = s.value.value.id
+        if base in updated:
+            spec = specs.get(base)
+        elif base in iterated:  # (a list of the items: one index per axis of the array)
+            spec = specs.get(iterated[base])
+        elif every_array:
+            spec = specs.get(base)
+        else:
+            continue
+        if reads_one_element(spec, s.value.slice, specs.get):
             marked = marked or A.anno(s.value, "one_element") is None
-            A.set_anno(s.value, "one_element", specs[s.value.value.id].dtype)
+            A.set_anno(s.value, "one_element", spec.dtype)
     return marked
+
+
+def _updated_in_place(stmts):
+    """The names ``stmts`` update in place by a store into an item (``S[k] = ...``) or an
+    augmented assignment (``S *= ...``: ``in_place``, from ``passes.in_place``)."""
+    updated = set()
+    for s in A.walk_statements(stmts):
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Subscript) \
+                and isinstance(s.targets[0].value, gast.Name):
+            updated.add(s.targets[0].value.id)
+        elif A.anno(s, "in_place") is not None:
+            updated.add(A.anno(s, "in_place")[0])
+    return updated
+
+
+def _iterated_arrays(stmts):
+    """``{L: S}`` for each for loop's ``L = list(S)`` (``"iterates"``, ``passes.loops``) of a
+    name ``S``, or of ``reversed(S)`` bound to a name (``L`` then holds ``S``'s items too)."""
+    made = {}
+    for s in A.walk_statements(stmts):
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
+                and A.anno(s.value, "iterates") and len(s.value.args) == 1 and not s.value.keywords
+                and isinstance(s.value.args[0], gast.Name)):
+            made[s.targets[0].id] = (A.anno(s.value, "callee"), s.value.args[0].id)
+    found = {}
+    for name, (callee, arg) in made.items():
+        if getattr(callee, "obj", None) is not list:
+            continue
+        inner = made.get(arg)
+        found[name] = inner[1] if inner is not None and getattr(inner[0], "obj", None) is reversed else arg
+    return found
 
 
 def element_annotation(annotation):
