@@ -30,6 +30,7 @@ import difflib
 import functools
 import inspect
 import numbers
+import reprlib
 import types
 import weakref
 
@@ -134,6 +135,15 @@ def unbind(fn, guards=None):
                 fn = fn.__call__
         else:
             return fn, prefix, fixed, descriptor
+
+
+def check_callable(fn):
+    """Refuse, saying what it is, a value to differentiate that is no function (nor a
+    method descriptor, ``classmethod`` under a decorator: ``unbind``)."""
+    if not (callable(fn) or isinstance(fn, _CALL_DESCRIPTORS)):
+        raise ArgumentError(f"srcad differentiates a function, and was given {type(fn).__name__} "
+                            f"{reprlib.repr(fn)}: pass the function itself (a def, a lambda, a bound method, "
+                            "a functools.partial)")
 
 
 def where(fn):

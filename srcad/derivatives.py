@@ -14,7 +14,8 @@ from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 import numpy as np
 
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt
-from .arguments import check_arguments, checked_cotangent, is_structure, object_classes, signature, unbind, where
+from .arguments import (check_arguments, check_callable, checked_cotangent, is_structure, object_classes, signature,
+                        unbind, where)
 from .compile import compile_jvp
 from .dispatch import generated_params, left_out_defaults
 from .batch_runtime import Unbatchable
@@ -71,6 +72,7 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
 
 def jvp_with_keywords(fun, primals, tangents, keywords):
     """``jvp`` of a call that also passes ``keywords`` (held constant)."""
+    check_callable(fun)
     fn, prefix, fixed = _forward_target(fun, primals, keywords)
     if not isinstance(fn, types.FunctionType):
         capture(fn)  # raises the error that says why srcad cannot read it

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, ParamSpec, Sequence, T
 
 import numpy as np
 
-from .arguments import checked_cotangent, signature, snapshot, unbind, where
+from .arguments import check_callable, checked_cotangent, signature, snapshot, unbind, where
 from .backends.numba_backend import check_backend
 from .batching import batched_pullback
 from .dispatch import MISS, CompiledCache, positional_cotangent
@@ -51,6 +51,7 @@ class Differentiable(CompiledCache, functools.partial, Generic[P, R]):  # type: 
     _made_from = ()  # guards that the callable it was made from still runs the same (arguments.unbind)
 
     def __new__(cls, fn, wrt=0, backend="numpy"):
+        check_callable(fn)  # (functools.partial's own TypeError would not say what was passed)
         if getattr(fn, "__srcad_has_aux__", False):
             raise ArgumentError(f"{where(fn.__wrapped__)}: a gradient made with has_aux=True returns (gradient, aux) "
                                 "and is not differentiated again; differentiate srcad.grad of a function that "

@@ -327,3 +327,24 @@ def test_code_proved_for_a_vector_is_not_run_for_a_matrix():
         with pytest.raises(srcad.SrcadSyntaxError, match="shares memory with 'last'"):
             mode()
     check_jvp(iterates_a_parameter, (v[:2],))
+
+
+# ---- a value that is no function, handed to srcad -----------------------------------------
+
+@pytest.mark.parametrize("make", [lambda f: srcad.vjp(f, V), lambda f: srcad.grad(f), lambda f: srcad.hessian(f),
+                                  lambda f: srcad.differentiable(f), lambda f: srcad.jvp(f, (V,), (V,))])
+def test_a_value_that_is_no_function_is_refused_saying_what_it_is(make):
+    """The fuzzer once made a bound entry 'obj.b', an attribute holding a float: srcad.vjp
+    failed inside functools.partial with "the first argument must be callable"."""
+    with pytest.raises(srcad.ArgumentError, match=r"srcad differentiates a function, and was given float 0\.93"):
+        make(0.93)
+
+
+def test_the_fuzzers_bound_entries_are_methods(tmp_path):
+    """Seeds whose entry was once named like an attribute the generated class sets (``b``)."""
+    from fuzz.oracle import load
+    from fuzz.program import generate
+
+    for seed in (20261385, 20263108, 20263208):
+        program = generate(seed)
+        assert callable(load(program.source, tmp_path, program.entry)), program.entry
