@@ -257,6 +257,30 @@ def test_an_update_through_a_view_advises_updating_the_base_where_it_is_indexed(
     check_grads(scale_every_other_as_advised, (x,))
 
 
+def scale_a_column_through_the_transpose(x):
+    a = x.copy()
+    a.T[0] *= 3.0
+    return np.sum(a * x)
+
+
+def scale_a_column_as_advised(x):
+    a = x.copy()
+    a[:, 0] *= 3.0
+    return np.sum(a * x)
+
+
+def test_an_update_through_a_view_method_of_a_copy_advises_a_subscript_of_the_base():
+    # the advice was to make 'a' a copy where it is assigned, which it already was (probe 29)
+    x = np.array([[0.5, -1.0], [2.0, 0.3], [1.5, -0.7]])
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"'a\.T' is a view of 'a', which the update changes: update "
+                                                     r"'a' through a subscript of its own \('a\[\.\.\.\] \*= "
+                                                     r"\.\.\.'; 'a\[:, 0\]' for 'a\.T\[0\]'\)") as info:
+        srcad.grad(scale_a_column_through_the_transpose)(x)
+    assert "copy where it is assigned" not in str(info.value)
+    np.testing.assert_allclose(srcad.grad(scale_a_column_as_advised)(x), x * np.array([6.0, 2.0]))
+    check_grads(scale_a_column_as_advised, (x,))
+
+
 @__import__("dataclasses").dataclass
 class Dense:
     W: np.ndarray

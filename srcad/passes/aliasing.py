@@ -202,6 +202,11 @@ def _stale_message(update, text, updated, reader, made, copied, line, through, c
             fix = f"update '{read}' through one subscript ('{read}[i, j] {op}= ...', not '{read}[i][j] {op}= ...')"
         elif container:  # (a copy of a list, tuple or dict would share the item)
             fix = _holder_fix(read, written)
+        elif view := re.fullmatch(re.escape(read) + r"(\.\w+(\(.*\))?)\[.*\]", written):  # a.T[0] *= 3
+            example = f"; '{read}[:, 0]' for '{read}.T[0]'" if view.group(1) == ".T" else ""
+            fix = (f"'{read}{view.group(1)}' is a view of '{read}', which the update changes: update '{read}' "
+                   f"through a subscript of its own ('{read}[...] {op}= ...'{example}), or write '{read} = ...' "
+                   "with the new values")
         else:  # S[i] op= e: S[i] may be a view, so S's memory changes under what shares it
             fix = f"make '{read}' a copy where it is assigned ('.copy()')"
         return (f"'{written} {op}= ...' updates '{written}' in place, and '{read}', which shares memory with "
