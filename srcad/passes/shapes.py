@@ -33,8 +33,9 @@ from .. import astutil as A
 from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
-from .standins import (CHANGING_METHODS, hashable, is_large, is_shape_query, keeps_arguments,
-                       method_runs_on_standin, runs_on_known_values, standin_positions)
+from .shape_containers import changing_containers, given_to_calls, holds_no_container, operand_names
+from .standins import (hashable, is_large, is_shape_query, method_runs_on_standin, runs_on_known_values,
+                       standin_positions)
 
 
 def _concrete(value):
@@ -136,7 +137,7 @@ class _Interpreter:
         return -value if isinstance(value, numbers.Number) else UNKNOWN
 
     def rhs(self, node):
-        if any(self.env.get(n, BOTTOM) is BOTTOM for n in _operand_names(node) if n in self.locals):
+        if any(self.env.get(n, BOTTOM) is BOTTOM for n in operand_names(node) if n in self.locals):
             return BOTTOM  # an operand not computed yet: come back in the next round
         try:
             return self._rhs(node)
@@ -391,18 +392,6 @@ def region_shape(base, index, specs):
     return region.shape if isinstance(region, Spec) else None
 
 
-def _operand_names(node):
-    """Names ``node`` reads as values (not the dotted names of the functions it calls)."""
-    if isinstance(node, gast.Call):
-        names = set()
-        for a in node.args + [k.value for k in node.keywords]:
-            names |= _operand_names(a)
-        if isinstance(node.func, gast.Attribute) and A.anno(node, "callee").kind == "method":
-            names |= _operand_names(node.func.value)
-        return names
-    return A.names_read(node)
-
-
 def infer_shapes(node, specs):
     """Annotate ``node`` (A-normal form) with ``"specs"``; ``specs`` maps parameters to ``arg_spec``s."""
     env = _infer(node, {name: as_value(spec) for name, spec in specs.items()}, A.anno(node, "active"))
@@ -425,6 +414,15 @@ def _infer(node, env, active=None):
     """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
     results of calls to the user's own functions are read where they are ``active`` (whose
     callees the reverse pass compiles, guarded like the caller)."""
+    given = given_to_calls(node)
+    if given:  # first as if what calls are given holds no list or dict (a state array): checked after
+        found = _fixpoint(node, dict(env), active, changing_containers(node, leave_out=given))
+        if all(holds_no_container(found.get(name, UNKNOWN)) for name in given):
+            return found
+    return _fixpoint(node, env, active, changing_containers(node))
+
+
+def _fixpoint(node, env, active, changing):
     params = set(env)
     from .callees import local_names
 
@@ -432,7 +430,6 @@ def _infer(node, env, active=None):
     nodes = list(A.walk(node))
     assigns = [s for s in nodes if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
     loops = [s for s in nodes if isinstance(s, gast.For)]
-    changing = _changing_containers(node)
     for name in changing & params:
         if _holds_mutable(env[name]):
             env[name] = UNKNOWN
@@ -474,34 +471,3 @@ def _infer(node, env, active=None):
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
     return env
-
-
-def _changing_containers(node):
-    """Names that may hold a list or dict changed after it is bound (an item stored, a
-    method such as ``append`` called, passed to a function that may change it), together
-    with every name that may share items with them. Their structure is not known."""
-    changed, links = set(), []
-    for s in A.walk(node):
-        if isinstance(s, gast.Assign):
-            target = s.targets[0]
-            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
-                changed.add(target.value.id)
-            elif isinstance(target, gast.Name) and isinstance(s.value, (gast.Name, gast.Subscript, gast.List,
-                                                                         gast.Tuple, gast.Dict, gast.BinOp, gast.Call)):
-                # an alias, an item, a literal holding it, a concatenation or a copy may share items
-                links.append({target.id} | _operand_names(s.value))
-        if isinstance(s, gast.Call):
-            callee = A.anno(s, "callee")
-            if callee is not None and callee.kind == "method":
-                if callee.name in CHANGING_METHODS and isinstance(s.func.value, gast.Name):
-                    changed.add(s.func.value.id)
-            elif callee is None or callee.kind != "object" or not keeps_arguments(callee.obj):
-                changed |= _operand_names(s)
-    grown = True
-    while grown:  # a name linked to a changing one may share its items
-        grown = False
-        for group in links:
-            if group & changed and not group <= changed:
-                changed |= group
-                grown = True
-    return changed

@@ -13,6 +13,8 @@ import builtins
 
 import numpy as np
 
+from ..runtime_boundary import in_place_result
+
 
 def _names(*names, module=np):
     return {getattr(module, n) for n in names if hasattr(module, n)}
@@ -99,5 +101,6 @@ CHANGING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "rev
 
 
 def keeps_arguments(fn):
-    """NumPy's functions and Python's builtins do not change a list or dict passed to them."""
-    return is_numpy(fn) or getattr(fn, "__module__", None) == "builtins"
+    """NumPy's functions and Python's builtins do not change a list or dict passed to them, nor
+    does the value normalize makes of ``x op= e`` (``in_place_result``: a new value or ``x``'s)."""
+    return is_numpy(fn) or getattr(fn, "__module__", None) == "builtins" or fn is in_place_result
