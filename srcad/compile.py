@@ -198,6 +198,7 @@ class Module:
         self.closure = {}
         self.inherited = []  # guards of the user functions this code calls
         self._callee_functions = {}  # (guard, index) -> the one stand-in for that function
+        self.callee_shapes_proved = False  # a jvp callee's code holds for its arguments' shapes only
 
     def ref(self, name, obj):
         """The name under which generated code sees ``obj``: always a parameter of the
@@ -267,14 +268,17 @@ class Module:
         guard = self._callee_guard(fn, compiled)
         return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
-    def jvp_callee(self, fn, wrt, container_params, source, node, classes=(), arrays=(), numbers=()):
+    def jvp_callee(self, fn, wrt, container_params, source, node, classes=(), arrays=(), numbers=(), specs=None):
         """The jvp function of the user's function ``fn`` and its tangent parameter names;
-        ``arrays``, ``numbers``: its parameters the caller gives arrays or numbers, Python numbers."""
+        ``arrays``, ``numbers``: its parameters the caller gives arrays or numbers, Python numbers;
+        ``specs``: the shapes the caller knows them to have (``compile_jvp``). Where the callee's
+        code holds for those shapes only, so does the caller's (``callee_shapes_proved``)."""
         try:
             compiled = compile_jvp(fn, wrt, container_params, caller=(source, node), classes=classes, arrays=arrays,
-                                   numbers=numbers)
+                                   numbers=numbers, specs=specs or None)
         except SrcadError as exc:
             raise _at_the_call(exc, fn, source, node, "register_jvp") from None
+        self.callee_shapes_proved |= compiled.proved_for is not None
         return self._callee_function(self._callee_guard(fn, compiled), 0), compiled.tangent_params
 
     def _callee_guard(self, fn, compiled):

@@ -197,11 +197,22 @@ def _forward_stages(source, wrt, options, module):
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("check_operators", lambda node: check_operators(node, source, options.param_classes)),
+        # the shapes of what a function of yours is given, where the arguments' are known: its jvp
+        # may need them (``compile_jvp``); not inferred otherwise (forward code holds for any shape)
+        ("infer_shapes", lambda node: infer_shapes(node, options.specs) if options.specs and _calls_yours(node)
+         else node),
         ("forward", lambda node: forward(node, source, wrt, module.ref, module.jvp_callee, _argument_kinds(options)[1])),
         ("restore_regions", restore_regions),
         ("fast_forms", lambda node: fast_forms(node, module.ref)),
         ("bind_builtins", module.bind_builtins),
     ]
+
+
+def _calls_yours(node):
+    """Does ``node`` call a function of yours srcad differentiates through its own code?"""
+    from .passes.reverse_calls import user_function_call
+
+    return any(isinstance(c, gast.Call) and user_function_call(A.anno(c, "callee")) for c in A.walk(node))
 
 
 def param_names(params, wrt):
@@ -431,4 +442,4 @@ def transform_jvp(fn, options=Options()):
     factory = module.factory([text], [node.name])
     return GeneratedJVP(node.name, text, factory, dict(module.closure), A.anno(node, "tangent_params"),
                         list(module.inherited), module.resolved(), facts=found,
-                        shapes_proved=bool(A.anno(node, "shapes_proved")))
+                        shapes_proved=bool(A.anno(node, "shapes_proved")) or module.callee_shapes_proved)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.testing import check_grads
+from srcad.testing import check_grads, check_jvp
 
 
 def pendulum_step(state, dt):
@@ -50,6 +50,18 @@ def given_a_list(w):
     return np.sum(t * items[1])
 
 
+def shear_step(state, k):
+    a, b = state[0], state[1]
+    b += k * a  # a scalar where state is a vector; a row of state (updated in place) where it is a matrix
+    return np.stack([a, b])
+
+
+def sheared(x, k):
+    s = np.stack([x, x * 0.5])
+    s2 = shear_step(s, k)
+    return np.sum(s2 ** 2 * x)
+
+
 CASES = [(pendulum, (0.4, 0.05), (0, 1)), (springs, (0.7, 1.3), (0, 1))]
 
 
@@ -68,3 +80,23 @@ def test_numba_backend_equals_numpy(f, args, wrt):
 
 def test_a_list_given_to_a_helper_is_read_with_its_structure_unknown():
     check_grads(given_a_list, (np.array([0.5, -1.5, 2.0]),))
+
+
+@pytest.mark.parametrize("f, args, wrt", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_forward_mode_gets_the_helpers_argument_shapes(f, args, wrt):
+    check_jvp(f, args, wrt=wrt)
+    jacobian = srcad.jacobian(f, wrt=wrt, mode="fwd")(*args)
+    np.testing.assert_allclose(jacobian, srcad.grad(f, wrt=wrt)(*args), rtol=1e-10)
+
+
+def test_forward_code_made_for_a_helpers_shapes_is_not_run_for_others():
+    """The jvp of ``sheared`` holds for a scalar ``x`` only (the helper's reads are scalars
+    there): a vector ``x`` makes rows of ``s`` that the helper updates in place, and gets code
+    of its own, right or refused, never the scalar's; and the scalar's is found again."""
+    check_jvp(sheared, (0.7, 1.3), wrt=(0, 1))
+    x = np.array([0.7, -0.4, 1.1])
+    try:
+        check_jvp(sheared, (x, 1.3), wrt=(0, 1))
+    except srcad.SrcadError:
+        pass
+    check_jvp(sheared, (0.3, -0.8), wrt=(0, 1))

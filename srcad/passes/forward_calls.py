@@ -129,9 +129,11 @@ class CallTangents:
                            if isinstance(a, gast.Name) and a.id in self.containers)
         arrays, numbers = ([p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in known]
                            for known in (A.anno(rhs, "array_arguments") or (), self.numbers))
+        specs = A.anno(self.node, "specs") or {}  # (where the caller's shapes are known: ``pipeline``)
+        known = {p: specs[a.id] for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in specs}
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
                                               classes=call_classes(self.node, fn, rhs, bound, self.source),
-                                              arrays=tuple(arrays), numbers=tuple(numbers))
+                                              arrays=tuple(arrays), numbers=tuple(numbers), specs=known)
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + keyword_defaults(fn, bound, self.refs) + tangents
