@@ -1,6 +1,7 @@
 """Small gast helpers shared by the passes: building, copying, renaming, printing."""
 import ast
 import collections
+import copy as _copy
 import re
 
 import astor
@@ -66,6 +67,24 @@ def is_atom(node):
     if isinstance(node, gast.Tuple):
         return all(isinstance(e, gast.Constant) for e in node.elts)
     return False
+
+
+def copy_blocks(stmts):
+    """``stmts`` with every compound statement copied down to its blocks (new ``body``/
+    ``orelse``/``finalbody`` lists), sharing the simple statements and every expression: a
+    pass that only drops or reorders statements of the copy leaves ``stmts`` as it was, at a
+    fraction of ``deepcopy``'s cost."""
+    out = []
+    for s in stmts:
+        if isinstance(s, (gast.If, gast.For, gast.While, gast.Try, gast.With, gast.ExceptHandler)):
+            s = _copy.copy(s)
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, copy_blocks(getattr(s, field)))
+            if isinstance(s, gast.Try):
+                s.handlers = copy_blocks(s.handlers)
+        out.append(s)
+    return out
 
 
 def parse_stmts(src):

@@ -220,9 +220,9 @@ def codegen(node, source, module, for_numba=False):
     joint = node
     joint.name = f"{base}_adjoint"
     joint.args.defaults = list(source.node.args.defaults) + [A.const(None)]
-    # the joint adjoint returns only gradients: forward values nothing reads are not computed
-    copies = [A.deepcopy(s) for s in fwd]
-    joint_fwd, joint_rev = tidy(_without_unread(copies, rev_reads)), rev
+    # the joint adjoint returns only gradients: forward values nothing reads are not computed (its
+    # blocks are copies, which that drops statements from; the statements are the pair's too)
+    joint_fwd, joint_rev = tidy(_without_unread(A.copy_blocks(fwd), rev_reads)), rev
     value_stack = A.anno(node, "array_stacks")
     if value_stack is not None:  # the pair keeps its saved values in lists (passes.array_stacks)
         fwd, rev = as_lists([fwd, rev], value_stack.__eq__)
