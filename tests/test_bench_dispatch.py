@@ -176,3 +176,16 @@ def test_wrappers_made_anew_in_a_loop_share_compiled_checks_not_their_objects():
     x2 = RNG.standard_normal(5)  # another key: the check made for it tests its shape
     assert_vjp(wave, (x2, x2), x2, srcad.adjoint(wave, wrt=(0, 1))(x2, x2, x2), wrt=(0, 1))
     assert_vjp(wave, (x, y), v, srcad.adjoint(wave, wrt=(0, 1))(x, y, v), wrt=(0, 1))
+
+
+def test_new_wrappers_after_a_rebound_global_reach_new_code():
+    """A new wrapper reuses the guards made for the last one only while they hold."""
+    global ACTIVATION
+    x, v = RNG.standard_normal(3), RNG.standard_normal(3)
+    try:
+        for activation in [np.sin, np.sin, np.cos, np.cos, np.tanh, np.sin]:
+            ACTIVATION = activation
+            assert_vjp(activated, (x,), v, srcad.adjoint(activated)(x, v))
+            assert_vjp(activated, (x,), v, srcad.differentiable(activated).adjoint(x, v))
+    finally:
+        ACTIVATION = np.sin
