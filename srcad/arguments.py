@@ -51,11 +51,29 @@ def object_classes(params, args):
     NumPy and the builtins, and ``("parameter.attribute", class)`` for each such object it
     holds in an attribute (``model.l2``, three levels deep): srcad resolves ``model.predict(x)``
     and ``self.l2.forward(h)`` through those classes (``passes.method_calls``), so the compiled
-    code is made for them."""
+    code is made for them. A list, tuple or dict (of at most ``HELD_ITEMS`` items) given as an
+    argument or held in such an attribute adds ``("parameter.layers[]k", class)`` for the k-th
+    class of the objects it holds, in the order they first come (``passes.item_methods``)."""
     found = []
     for p, a in zip(params, args):
-        _add_object_classes(p, a, found, 0, set())
+        if a.__class__ in CONTAINERS:
+            _add_item_classes(p, a, found)
+        else:
+            _add_object_classes(p, a, found, 0, set())
     return tuple(found)
+
+
+HELD_ITEMS = 64  # items of a list srcad looks at for the classes of the objects in it (each call)
+
+
+def _add_item_classes(path, items, found):
+    if len(items) > HELD_ITEMS:
+        return
+    classes = []
+    for item in items.values() if items.__class__ is dict else items:
+        if user_object(item) and item.__class__ not in classes:
+            classes.append(item.__class__)
+    found.extend((f"{path}[]{k}", cls) for k, cls in enumerate(classes))
 
 
 def user_object(a):
@@ -72,7 +90,10 @@ def _add_object_classes(path, a, found, depth, seen):
     seen = seen | {id(a)}
     for name, value in _attributes(a):
         if isinstance(name, str) and name.isidentifier():
-            _add_object_classes(f"{path}.{name}", value, found, depth + 1, seen)
+            if value.__class__ in CONTAINERS:
+                _add_item_classes(f"{path}.{name}", value, found)
+            else:
+                _add_object_classes(f"{path}.{name}", value, found, depth + 1, seen)
 
 
 def _attributes(a):

@@ -74,7 +74,8 @@ class CompiledCache:
             if cls is np.ndarray:
                 key += ((a.shape, a.dtype),)
             elif cls in CONTAINERS:
-                key += (spec_key(a),)
+                held = object_classes(("",), (a,))  # the classes of the objects in it: their methods resolve
+                key += ((spec_key(a), held) if held else spec_key(a),)
                 containers = True
             elif protocol_array(a):  # a Dask array: by shape, dtype and chunks
                 key += (protocol_array_key(a),)

@@ -185,7 +185,7 @@ def check_property(obj, name, getter, where, receiver="self"):
         f"call the getter you mean as a function ({getter.__qualname__}.fget({receiver}))")
 
 
-def check_method(obj, name, function, where, receiver="self", binds=..., after=None):
+def check_method(obj, name, function, where, receiver="self", binds=..., after=None, among=None):
     """Raise unless ``obj.name`` is ``function`` bound to ``obj``: srcad differentiated
     ``self.name(...)`` as ``function(self, ...)`` (the method of the caller's class, or of the
     class of the argument ``receiver`` the code is compiled for), so it runs only where Python
@@ -193,7 +193,8 @@ def check_method(obj, name, function, where, receiver="self", binds=..., after=N
     that name). ``binds``: what a class method binds (its class), None for a static method
     (``obj.name`` is ``function`` itself). ``after``: the class ``C`` of ``super().name(...)``
     in a method of ``C``, looked up past it (``super(C, obj).name``). Generated code calls
-    this; ``where`` is the user's file and line."""
+    this; ``where`` is the user's file and line. ``among``: for an object in a list, the classes
+    the code was made for (``passes.item_methods``)."""
     bound = getattr(obj if after is None else super(after, obj), name, None)
     if binds is None and bound is function:
         return
@@ -207,6 +208,12 @@ def check_method(obj, name, function, where, receiver="self", binds=..., after=N
             f"{function.__qualname__}, which srcad differentiated (the next class's method after "
             f"{after.__qualname__} in {after.__qualname__}'s own order: {type(obj).__qualname__} puts another "
             f"class between them); call the method you mean through its class ({found}({receiver}, ...))")
+    if among is not None:
+        raise UnsupportedCaseError(
+            f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {found}, and srcad made "
+            f"this code for the classes of the objects it found in your lists when compiling ({among}); pass the "
+            "list (or the object holding it) as an argument, so that srcad compiles for the classes it holds when "
+            f"it is called, or call the method you mean through its class ({found}({receiver}, ...))")
     if receiver == "self":
         what, own = "the method of the class whose method calls it", f"differentiate {type(obj).__qualname__}'s own method"
     else:

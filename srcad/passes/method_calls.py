@@ -138,7 +138,7 @@ def argument_classes(fn_node, bound, source):
             if obj is not None and user_object(obj):
                 held = list(object_classes((p,), (obj,)))
                 for path, _ in held:  # the code is made for these objects: guarded by identity
-                    lookup_path([a.id] + path.split(".")[1:], source)
+                    lookup_path([a.id] + path.split("[]")[0].split(".")[1:], source)  # (a list: the list)
         found.extend(held)
     return tuple(found)
 
@@ -239,12 +239,14 @@ class ThroughSelf(NamedTuple):
     runs: the receiver (an expression, renamed with the tree it annotates when a helper is
     inlined: ``A.replace_names``), its text in the user's code, the method's name and how it
     binds (``_binding``); for ``super().method``, the class after which it is looked up (an
-    expression, ``through_super``)."""
+    expression, ``through_super``); for a method of an object in a list, the names of the
+    classes the code was made for (``item_methods``)."""
     receiver: gast.expr
     text: str
     method: str
     binding: str
     after: object = None
+    among: str = None
 
     def renamed(self, mapping):
         after = None if self.after is None else replace_names(deepcopy(self.after), mapping)
@@ -404,6 +406,8 @@ def method_check(norm, call):
     if found.text != "self":  # a parameter resolved through its argument's class
         args.append(gast.Constant(value=found.text, kind=None))
     keywords = [] if found.after is None else [gast.keyword(arg="after", value=deepcopy(found.after))]
+    if found.among is not None:
+        keywords.append(gast.keyword(arg="among", value=gast.Constant(value=found.among, kind=None)))
     if found.binding in ("static", "class"):  # a static method binds nothing, a class method its class
         binds = deepcopy(call.args[0]) if found.binding == "class" else gast.Constant(value=None, kind=None)
         keywords.append(gast.keyword(arg="binds", value=binds))

@@ -10,6 +10,7 @@ from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
+from .item_methods import ItemMethodCalls, held_classes, item_method_call
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
                            through_parameter, through_self, through_super)
@@ -109,6 +110,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         param_classes.update(record_locals(nodes, locals_, source, given))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
     conditional = None  # ids of the calls in branches, worked out if a name is missing
+    held = None  # the classes of objects in lists (layer(h) in a loop over them), worked out if needed
     call_functions, property_calls = set(), {}  # self.W of a property: C.W.fget(self), in place when all are resolved
     for call, locals_, params, nested, functions_here in _calls_in_scopes(node, locals_, functions, source):
         if isinstance(call, gast.Attribute):  # (a call's own function is looked at first, as the call)
@@ -126,6 +128,10 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         if owner is not None and id(call) not in nested_calls and through_super(call, owner, source, param_classes.get(owner[0])):
             continue
         parts = dotted(call.func)
+        if parts is None or root_is_local(parts, locals_, functions_here, params, param_classes):
+            held = held_classes(given, nodes, locals_, source) if held is None else held
+            if item_method_call(call, locals_, held, source):  # a method of an object in a list
+                continue
         if parts is None:
             if isinstance(call.func, gast.Attribute):
                 set_anno(call, "callee", Callee("method", name=call.func.attr))
@@ -147,6 +153,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         elif (root in param_classes and root not in nested
               and through_parameter(call, parts, param_classes, source)):
             continue
+        elif (owner is not None and parts == [owner[0]] and root not in nested
+              and through_self(call, [root, "__call__"], owner, source)):
+            continue  # self(x) in a method: C.__call__(self, x)
         elif root in params and len(parts) == 1:
             set_anno(call, "callee", Callee("parameter", name=root))
         elif (owner is not None and root == owner[0] and len(parts) == 2 and root not in nested
@@ -198,7 +207,20 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             set_anno(call, "callee", Callee("object", obj=readable(obj), name=".".join(parts)))
     if property_calls:
         node = PropertyReads(property_calls).visit(node)
+    if held:
+        node = ItemMethodCalls(source).visit(node)
     return _ItemCalls(source, locals_).visit(node)
+
+
+def root_is_local(parts, locals_, functions, params, classes):
+    """Is the call of the dotted name ``parts`` one of a local value with no class srcad knows:
+    ``layer(h)`` or ``layer.forward(h)``, ``layer`` no function, parameter called, or object of a
+    known class?"""
+    root = parts[0]
+    if root not in locals_ or root in classes or len(parts) > 2 or len(parts) == 1 and (root in functions
+                                                                                        or root in params):
+        return False
+    return True
 
 
 def _read_when_run(path, source):

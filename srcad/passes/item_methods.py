@@ -1,0 +1,126 @@
+"""Methods of objects held in lists, for ``resolve_calls``: ``layer(h)`` and ``layer.forward(h)``
+on a local name (``for layer in self.layers``, ``zip(self.layers, ...)``), and
+``self.layers[i](h)``, where the arguments hold lists, tuples or dicts of objects of classes the
+code is compiled for (``arguments.object_classes``' ``"model.layers[]0"`` entries; the objects
+they hold in attributes too), or the globals the function reads hold such containers.
+
+Guarantee: such a call is one branch per class that has the method as a plain function of the
+user's code, ``Dense.__call__(layer, h) if type(layer) is Dense else Relu.__call__(layer, h)``,
+each differentiated as a method called through its class (``method_calls``) and checked when
+it runs as those are (``errors.check_method``): an object of a class the code was not made for,
+or one whose own attribute hides the method, is refused where the code runs, never given the
+derivative of another class's method. The receiver is read more than once only where it is a
+name or an item of a dotted name at a name or literal index, which reading cannot change."""
+import inspect
+
+import gast
+
+from .. import astutil as A
+from ..astutil import anno, set_anno
+from ..naming import BUILTIN
+from .callees import Callee, denoted, dotted, lookup_path, path_expr, readable
+from .method_calls import ThroughSelf, _binding, _function_of, class_path_of, library_code
+
+
+def held_classes(given, nodes, locals_, source):
+    """The classes of the objects in the containers the arguments hold (``given``: path ->
+    class, ``object_classes``), then of the objects the arguments hold in attributes, then of
+    those in lists, tuples and dicts the function reads from globals (``nodes``: its nodes)."""
+    from ..arguments import CONTAINERS, object_classes
+
+    found = [cls for path, cls in given.items() if "[]" in path]
+    found += [cls for path, cls in given.items() if "." in path and "[]" not in path]
+    for n in nodes:
+        parts = dotted(n) if isinstance(n, (gast.Name, gast.Attribute)) and isinstance(n.ctx, gast.Load) else None
+        if parts is None or parts[0] in locals_:
+            continue
+        try:
+            value = denoted(parts, source)
+        except (KeyError, AttributeError):
+            continue
+        if value.__class__ in CONTAINERS:
+            found += [cls for _, cls in object_classes((".".join(parts),), (value,))]
+    return list(dict.fromkeys(found))
+
+
+def item_method_call(call, locals_, classes, source):
+    """Annotate ``call`` ``"item_method"`` (the receiver, the method's name and the ``(class,
+    path)`` of each class of ``classes`` the module reaches by name with that method as a plain
+    function) when it calls a method of a local name or of an item of a dotted name (see the
+    module doc), for ``ItemMethodCalls``; False for any other call, or where no class has it."""
+    from .. import registry
+
+    receiver, method = _receiver(call.func, locals_)
+    if receiver is None or method != "__call__" and method in registry.METHODS:
+        return False  # x.sum() of an array stays an array method
+    found = []
+    for cls in classes:
+        attr = inspect.getattr_static(cls, method, None)
+        if _binding(attr) != "method" or library_code(_function_of(attr)):
+            continue
+        path = class_path_of(cls, source)
+        if path is not None:
+            found.append((cls, path))
+    if not found:
+        return False
+    set_anno(call, "item_method", (receiver, method, found))
+    return True
+
+
+def _receiver(func, locals_):
+    """``(receiver, method)`` of a call's function: ``layer`` -> ``(layer, "__call__")``,
+    ``layer.forward`` -> ``(layer, "forward")``, ``self.layers[i]`` likewise; ``(None, None)``
+    for anything else."""
+    if isinstance(func, gast.Name):
+        return (func, "__call__") if func.id in locals_ else (None, None)
+    if _plain_item(func):
+        return func, "__call__"
+    if isinstance(func, gast.Attribute) and (
+            isinstance(func.value, gast.Name) and func.value.id in locals_ or _plain_item(func.value)):
+        return func.value, func.attr
+    return None, None
+
+
+def _plain_item(node):
+    """Is ``node`` ``a.b[i]``, ``a[0]`` or ``a[-1]``: an item of a dotted name at a name or a
+    literal index?"""
+    index = node.slice if isinstance(node, gast.Subscript) else None
+    if isinstance(index, gast.UnaryOp) and isinstance(index.op, gast.USub):
+        index = index.operand
+    return index is not None and dotted(node.value) is not None and isinstance(index, (gast.Name, gast.Constant))
+
+
+class ItemMethodCalls(gast.NodeTransformer):
+    """Each call annotated ``"item_method"`` as its branches (module doc)."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        found = anno(node, "item_method")
+        if found is None:
+            return node
+        receiver, method, classes = found
+        among = ", ".join(cls.__qualname__ for cls, _ in classes)
+        result = self.branch(node, receiver, method, classes[-1][1], among)
+        for cls, path in reversed(classes[:-1]):
+            kind = set_anno(A.load("type"), BUILTIN, ("type", type))
+            of = gast.Call(func=kind, args=[A.deepcopy(receiver)], keywords=[])
+            set_anno(of, "callee", Callee("object", obj=type, name="type"))
+            test = gast.Compare(left=of, ops=[gast.Is()], comparators=[path_expr(path)])
+            result = gast.IfExp(test=test, body=self.branch(node, receiver, method, path, among), orelse=result)
+        for n in gast.walk(result):
+            if "lineno" in n._attributes and not hasattr(n, "lineno"):
+                gast.copy_location(n, node)
+        return result
+
+    def branch(self, node, receiver, method, path, among):
+        """``C.method(receiver, *args)``, checked when it runs to be what Python calls."""
+        function = lookup_path(path + [method], self.source)  # guarded: a class redefined means new code
+        call = gast.Call(func=path_expr(path + [method]), args=[A.deepcopy(receiver)] + A.deepcopy(node.args),
+                         keywords=A.deepcopy(node.keywords))
+        set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path + [method])))
+        text = A.to_source(receiver).strip()
+        set_anno(call, "through_self", ThroughSelf(A.deepcopy(receiver), text, method, "method", among=among))
+        return gast.copy_location(call, node)
