@@ -1,0 +1,279 @@
+"""Local objects of plain classes of yours, for ``resolve_calls``: ``acc = Accumulator()``, then
+``acc.add(x * 2)`` and ``acc.total``; ``conv = Conv1D(w)``, then ``conv(x)``.
+
+Guarantee: such an object becomes one local name per attribute its ``__init__`` sets
+(``acc__total``) and each method it runs a function defined at the top of the function
+(``_acc_add(total, v)``, ``self.total`` its parameter ``total``), which normalisation inlines;
+a method that sets attributes returns their new values too, so ``acc.add(v)`` is
+``_, acc__total = _acc_add(acc__total, v)``. What runs is Python's own computation, with
+the object's attributes in names. It is done only where that is provably the same: the name
+is bound once, to the class called, and used only as ``o.attr`` or ``o.method(...)``/``o(...)``,
+outside nested functions and comprehensions; the class is defined in the function's module
+(its methods read the same globals), has no class attribute named like an instance
+attribute, no ``__slots__``, ``__new__``, ``__getattr__``, ``__setattr__`` and the like, and its
+``__init__`` and the methods called are plain functions whose ``self`` appears only as
+``self.attr`` (the attributes ``__init__`` sets at its top level), with literal defaults and
+plain parameters. Any other local object is left as it is: one carrying no derivative runs
+as written, as before; a method call or attribute store on one that carries derivatives is
+refused as before (no derivative rule for the method, an update srcad cannot see).
+"""
+import inspect
+import types
+
+import gast
+
+from .. import astutil as A
+from ..errors import SrcadError
+from .callees import dotted, local_names, lookup_path
+
+
+class _Refused(Exception):
+    """Why a local object cannot be lowered."""
+
+
+_HOOKS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__", "__class_getitem__")
+_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def lower_local_objects(node, source):
+    """Lower each local object of a plain class of the module (module doc) in ``node``, the
+    function ``source`` reads, where it may be."""
+    locals_ = local_names(node)
+    for assign in [s for s in A.walk(node) if isinstance(s, gast.Assign)]:
+        cls = _made_class(assign, locals_, source)
+        if cls is None:
+            continue
+        name = assign.targets[0].id
+        try:
+            _Lowering(node, source, assign, name, cls, locals_).run()
+        except _Refused:
+            continue  # left as it was: a constant object runs as before, one carrying derivatives is refused
+
+
+def _made_class(assign, locals_, source):
+    """The class ``o = C(...)`` calls, where it is a plain class of the function's module and
+    no record class (``passes.records`` builds those); else None."""
+    from .records import record_fields
+
+    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and isinstance(assign.value, gast.Call)):
+        return None
+    parts = dotted(assign.value.func)
+    if parts is None or parts[0] in locals_:
+        return None
+    try:
+        cls = lookup_path(parts, source)  # guarded: the class rebound means new code
+    except (KeyError, AttributeError):
+        return None
+    if not isinstance(cls, type) or type(cls) is not type or record_fields(cls) is not None:
+        return None
+    init = inspect.getattr_static(cls, "__init__")
+    if not isinstance(init, types.FunctionType) or init.__globals__ is not source.globals:
+        return None  # a library's class, or one of another module: as before
+    return cls
+
+
+class _Lowering:
+    def __init__(self, node, source, assign, name, cls, locals_):
+        self.node, self.source, self.assign, self.name, self.cls = node, source, assign, name, cls
+        self.taken = A.all_names(node)
+        self.locals_ = locals_
+        self.defs, self.mutators = {}, {}  # method -> (def name, FunctionDef); method -> sets attributes
+
+    def fresh(self, base):
+        name = base
+        while name in self.taken:
+            name += "_"
+        self.taken.add(name)
+        return name
+
+    def run(self):
+        for hook in _HOOKS:
+            if inspect.getattr_static(self.cls, hook, None) is not inspect.getattr_static(object, hook, None):
+                raise _Refused(f"the class defines {hook}")
+        init = self.method("__init__")
+        self.attrs = _top_level_attributes(init, self.self_name(init))
+        for attr in self.attrs:
+            if inspect.getattr_static(self.cls, attr, None) is not None:
+                raise _Refused(f"the class has an attribute '{attr}' too (a property or a default)")
+        self.attribute_names = {a: self.fresh(f"{self.name}__{a}") for a in self.attrs}
+        uses = self.uses()
+        self.defs["__init__"] = self.lowered("__init__", init, initial=True)
+        for method in {m for kind, m, _ in uses if kind == "call"}:
+            self.defs[method] = self.lowered(method, self.method(method))
+        replaced = {}
+        for kind, detail, (n, parent) in uses:
+            replaced[id(n)] = self.replacement(kind, detail, n, parent)
+        self.node.body[:0] = [fdef for _, fdef in self.defs.values()]
+        _Replace(replaced).visit(self.node)
+
+    def method(self, name):
+        fn = inspect.getattr_static(self.cls, name, None)
+        if not isinstance(fn, types.FunctionType):
+            raise _Refused(f"its {name} is no plain function")
+        code = fn.__code__
+        if (fn.__globals__ is not self.source.globals or fn.__closure__ or code.co_filename != self.source.filename
+                or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR)
+                or code.co_kwonlyargcount or code.co_posonlyargcount or code.co_argcount < 1):
+            raise _Refused(f"{fn.__qualname__} is not a plain function of this module (with positional "
+                           "parameters only, no closure)")
+        from ..source import capture
+
+        try:
+            return capture(fn).node
+        except SrcadError as exc:
+            raise _Refused(f"srcad cannot read {fn.__qualname__}: {exc}") from None
+
+    @staticmethod
+    def self_name(fdef):
+        return fdef.args.args[0].id
+
+    def uses(self):
+        """``(kind, detail, (node, parent))`` for each use of the object's name: "attribute"
+        (``o.attr``, read or set), "call" (``o.method(...)``), "made" (its construction)."""
+        parents = {id(c): p for p in A.walk(self.node) for c in gast.iter_child_nodes(p)}
+        nested = {id(n) for s in A.walk(self.node) if isinstance(s, _SCOPES) and s is not self.node for n in A.walk(s)}
+        found = []
+        for n in A.walk(self.node):
+            if not (isinstance(n, gast.Name) and n.id == self.name):
+                continue
+            parent = parents.get(id(n))
+            if n is self.assign.targets[0]:
+                found.append(("made", None, (self.assign, None)))
+                continue
+            if id(n) in nested:
+                raise _Refused(f"'{self.name}' is used in a nested function or comprehension")
+            if isinstance(parent, gast.Call) and parent.func is n:
+                found.append(("call", "__call__", (parent, parents.get(id(parent)))))
+            elif isinstance(parent, gast.Attribute) and parent.value is n:
+                grand = parents.get(id(parent))
+                if isinstance(grand, gast.Call) and grand.func is parent:
+                    found.append(("call", parent.attr, (grand, parents.get(id(grand)))))
+                elif parent.attr in self.attrs:
+                    found.append(("attribute", parent.attr, (parent, grand)))
+                else:
+                    raise _Refused(f"'{self.name}.{parent.attr}' is no attribute its __init__ sets at its top level")
+            else:
+                raise _Refused(f"'{self.name}' is used otherwise than by its attributes and methods (line "
+                               f"{getattr(n, 'lineno', '?')}: bound again, passed on or returned)")
+        return found
+
+    def lowered(self, method, fdef, initial=False):
+        """``(name, FunctionDef)``: ``method`` as a function of the attributes (module doc)."""
+        fdef = A.deepcopy(fdef)
+        me = self.self_name(fdef)
+        own = local_names(fdef) | A.names_read(fdef)
+        params = {a: _fresh_in(f"self_{a}", own) for a in self.attrs}
+        sets = False
+        for n in A.walk(fdef):
+            if isinstance(n, _SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
+                raise _Refused(f"{method} uses '{me}' in a nested function or comprehension")
+            if isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
+                raise _Refused(f"{method} has a {type(n).__name__.lower()} statement")
+        replaced = {}
+        parents = {id(c): p for p in A.walk(fdef) for c in gast.iter_child_nodes(p)}
+        for n in A.walk(fdef):
+            if isinstance(n, gast.Name) and n.id == me and n is not fdef.args.args[0]:
+                parent = parents.get(id(n))
+                if not (isinstance(parent, gast.Attribute) and parent.value is n and parent.attr in self.attrs):
+                    raise _Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets "
+                                   f"(line {getattr(n, 'lineno', '?')})")
+                sets = sets or not isinstance(parent.ctx, gast.Load)
+                replaced[id(parent)] = gast.Name(id=params[parent.attr], ctx=parent.ctx, annotation=None,
+                                                 type_comment=None)
+        shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & self.locals_)
+        if shadowed:
+            raise _Refused(f"{method} reads the global '{shadowed[0]}', which this function binds as a local name")
+        if any(not isinstance(d, gast.Constant) for d in fdef.args.defaults):
+            raise _Refused(f"a default of {method} is not a literal")
+        nested = {id(n) for s in A.walk(fdef) if isinstance(s, _SCOPES) and s is not fdef for n in A.walk(s)}
+        fdef = _Replace(replaced).visit(fdef)
+        fdef.args.args = fdef.args.args[1:]
+        if not initial:  # (__init__'s attributes are made by it: they are its results only)
+            fdef.args.args = [gast.Name(id=params[a], ctx=gast.Param(), annotation=None, type_comment=None)
+                              for a in self.attrs] + fdef.args.args
+        self.mutators[method] = sets and not initial
+        if initial or sets:
+            returns = [n for n in A.walk(fdef) if isinstance(n, gast.Return) and id(n) not in nested]
+            if initial and returns:
+                raise _Refused("its __init__ has a return statement")
+            state = [A.load(params[a]) for a in self.attrs]
+            for n in returns:
+                    n.value = gast.Tuple(elts=[n.value or A.const(None)] + A.deepcopy(state), ctx=gast.Load())
+            if not fdef.body or not isinstance(fdef.body[-1], gast.Return):
+                results = state if initial else [A.const(None)] + A.deepcopy(state)
+                fdef.body.append(gast.copy_location(
+                    gast.Return(value=gast.Tuple(elts=results, ctx=gast.Load())), fdef.body[-1] if fdef.body else fdef))
+        name = self.fresh(f"_{self.name}_{method.strip('_') or 'call'}")
+        fdef.name = name
+        fdef.decorator_list = []
+        return name, fdef
+
+    def replacement(self, kind, detail, n, parent):
+        """What replaces the use ``n`` (in ``parent``)."""
+        if kind == "attribute":
+            return gast.copy_location(gast.Name(id=self.attribute_names[detail], ctx=n.ctx, annotation=None,
+                                                type_comment=None), n)
+        attributes = [A.store(self.attribute_names[a]) for a in self.attrs]
+        if kind == "made":
+            made = self.assign.value
+            call = gast.copy_location(gast.Call(func=A.load(self.defs["__init__"][0]), args=made.args,
+                                                keywords=made.keywords), made)
+            return gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=attributes, ctx=gast.Store())],
+                                                  value=call, type_comment=None), n)
+        call = gast.copy_location(gast.Call(
+            func=A.load(self.defs[detail][0]), args=[A.load(self.attribute_names[a]) for a in self.attrs] + n.args,
+            keywords=n.keywords), n)
+        if not self.mutators[detail]:
+            return call
+        if isinstance(parent, gast.Expr):
+            target = A.store(self.fresh("_unused"))
+        elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
+            target = parent.targets[0]
+        else:
+            raise _Refused(f"its {detail} sets attributes, and is called inside an expression (line "
+                           f"{getattr(n, 'lineno', '?')}); call it as a statement of its own, or as 'r = "
+                           f"{self.name}.{detail}(...)'")
+        return _Statement(parent, gast.copy_location(gast.Assign(
+            targets=[gast.Tuple(elts=[target] + attributes, ctx=gast.Store())], value=call, type_comment=None), parent))
+
+
+class _Statement:
+    """A replacement of the statement holding a use, not of the use."""
+
+    def __init__(self, statement, new):
+        self.statement, self.new = statement, new
+
+
+def _fresh_in(base, taken):
+    while base in taken:
+        base += "_"
+    return base
+
+
+def _top_level_attributes(init, me):
+    """The attributes ``__init__`` sets by statements of its body itself, in order."""
+    found = []
+    for s in init.body:
+        targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AnnAssign) else []
+        for t in targets:
+            for n in t.elts if isinstance(t, gast.Tuple) else [t]:
+                if (isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == me
+                        and n.attr not in found):
+                    found.append(n.attr)
+    return found
+
+
+class _Replace(gast.NodeTransformer):
+    """Each node whose id ``replaced`` maps replaced (a ``_Statement`` replaces its statement)."""
+
+    def __init__(self, replaced):
+        self.replaced = replaced
+        self.statements = {id(r.statement): r.new for r in replaced.values() if isinstance(r, _Statement)}
+
+    def visit(self, node):
+        if id(node) in self.statements:
+            return self.generic_visit(self.statements[id(node)])
+        new = self.replaced.get(id(node))
+        if new is not None and not isinstance(new, _Statement):
+            return self.generic_visit(new)  # (its arguments may use the object too)
+        return self.generic_visit(node)
