@@ -143,14 +143,15 @@ def test_source_text_refusals():
         srcad.differentiable(zero, source="def z(x):\n    return x * -0.0\n")
 
 
-class Pair:  # a plain class: built in the function, it has no rule (a dataclass would be a record)
+class Pair:  # a plain class: built in the function and passed on, it has no rule (a dataclass would be a record)
     def __init__(self, a, b):
         self.a, self.b = a, b
 
 
 def reads_an_objects_attribute(x):
     p = Pair(x, 2.0)
-    return np.sum(p.a * p.b)
+    q = p  # (an object used only by its attributes and methods is read as its attributes: passes.local_objects)
+    return np.sum(q.a * q.b)
 
 
 def test_an_objects_attribute_is_not_sent_to_register_attribute():
