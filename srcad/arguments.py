@@ -51,9 +51,8 @@ def object_classes(params, args):
     NumPy and the builtins, and ``("parameter.attribute", class)`` for each such object it
     holds in an attribute (``model.l2``, three levels deep): srcad resolves ``model.predict(x)``
     and ``self.l2.forward(h)`` through those classes (``passes.method_calls``), so the compiled
-    code is made for them. A list, tuple or dict (of at most ``HELD_ITEMS`` items) given as an
-    argument or held in such an attribute adds ``("parameter.layers[]k", class)`` for the k-th
-    class of the objects it holds, in the order they first come (``passes.item_methods``)."""
+    code is made for them; a list, tuple or dict (``HELD_ITEMS`` items at most) given or held so
+    adds ``("p.layers[]k", class)``, its objects' k-th class (``passes.item_methods``)."""
     found = []
     for p, a in zip(params, args):
         if a.__class__ in CONTAINERS:
@@ -69,10 +68,8 @@ HELD_ITEMS = 64  # items of a list srcad looks at for the classes of the objects
 def _add_item_classes(path, items, found):
     if len(items) > HELD_ITEMS:
         return
-    classes = []
-    for item in items.values() if items.__class__ is dict else items:
-        if user_object(item) and item.__class__ not in classes:
-            classes.append(item.__class__)
+    classes = dict.fromkeys(i.__class__ for i in (items.values() if items.__class__ is dict else items)
+                            if user_object(i))
     found.extend((f"{path}[]{k}", cls) for k, cls in enumerate(classes))
 
 

@@ -55,7 +55,8 @@ def _made_class(assign, locals_, source):
     no record class (``passes.records`` builds those); else None."""
     from .records import record_fields
 
-    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name) and isinstance(assign.value, gast.Call)):
+    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name)
+            and isinstance(assign.value, gast.Call)):
         return None
     parts = dotted(assign.value.func)
     if parts is None or parts[0] in locals_:
