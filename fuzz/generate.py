@@ -96,6 +96,7 @@ class Scope:
         self.loop_depth = 0
         self.result = None
         self.shadowed = set()    # builtins this function uses as variables (so never calls)
+        self.builtins_called = set()  # builtins called here (a comprehension's scope shares its function's)
         self.outer = outer
 
     def copy_defined(self):
@@ -150,7 +151,6 @@ class Generator:
         self.helpers = []
         self.records = []      # (class name, "dc" | "nt") of the module's record classes
         self.uses = set()      # NEW_FEATURES the program uses
-        self.calls_made = {}   # scope id -> builtins called there
         self.nesting = 0
         self.globals = []
 
@@ -168,8 +168,9 @@ class Generator:
     def p(self, prob):
         return self.rng.random() < prob
 
-    def used_builtins_of(self, scope):
-        return self.calls_made.setdefault(id(scope), set())
+    @staticmethod
+    def used_builtins_of(scope):
+        return scope.builtins_called
 
     def call_builtin(self, scope, name):
         """Whether ``scope`` may call builtin ``name``; records that it does."""
@@ -465,7 +466,7 @@ class Generator:
         inner.kinds, inner.defined = dict(sc.kinds), dict(sc.defined)
         inner.shadowed = sc.shadowed
         inner.calls = [fn for fn in sc.calls if not fn.name.startswith("super()")]  # refused in comprehensions
-        self.calls_made[id(inner)] = self.used_builtins_of(sc)
+        inner.builtins_called = sc.builtins_called
         return var, inner
 
     def items(self, sc, clauses, lazy):

@@ -39,6 +39,26 @@ def test_generator_is_deterministic_and_restrictable():
     assert any(re.search(r"\b(?!self\b)\w+\.(first|second)\b|\.scaled\(", s) for s in constructed)  # and read
 
 
+def test_a_seed_gives_the_same_programs_in_every_process():
+    """``SEED=...`` repeats a run: the programs may not depend on hash randomization or on where
+    objects were allocated (a scope's builtins were once looked up by ``id``, which a dead
+    scope's id, reused, answered: seeds gave other programs after other work)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    script = ("import hashlib, sys; sys.path.insert(0, '.'); from fuzz.program import generate; "
+              "print(hashlib.sha1('\\n'.join(generate(s).source for s in range(120, 170)).encode()).hexdigest())")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    digests = {subprocess.run([sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(h)}).stdout for h in (1, 2, 3)}
+    assert len(digests) == 1
+    garbage = [generate(s) for s in range(5)]  # other work first, in this process
+    del garbage
+    here = hashlib.sha1("\n".join(generate(s).source for s in range(120, 170)).encode()).hexdigest()
+    assert {here + "\n"} == digests
+
+
 def test_check_time_limit_counts_cpu_time_not_waiting():
     # a loaded machine must not turn a slow check into a "timeout" failure
     with time_limit(0.05):
