@@ -100,20 +100,29 @@ def _matmul_grads(g, x, y, which):
     return unbroadcast(grad, y2).reshape(y.shape)
 
 
+def reduction_groups(x, axis):
+    """``(flat, ungroup)``: ``x`` with the axes a reduction over ``axis`` keeps first and the
+    entries each of its outputs combines on one last axis, and ``ungroup(r)``, which puts an
+    array shaped like ``flat`` back where those entries are in ``x``. The last axis is sized
+    explicitly: NumPy cannot infer a -1 for an array with no entries."""
+    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
+    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
+    order = tuple(a for a in range(x.ndim) if a not in axes) + axes
+    moved = np.transpose(x, order)
+    kept = moved.shape[: x.ndim - len(axes)]
+    flat = moved.reshape(kept + (-1,) if size_of(x) else kept + (int(np.prod(moved.shape[len(kept):])),))
+    return flat, lambda r: np.transpose(np.reshape(r, moved.shape), tuple(np.argsort(order)))
+
+
 def prod_grad(g, x, axis=None, keepdims=False):
     """The adjoint of ``np.prod(x, axis)``: products of all other factors (zeros included)."""
     x = as_array(x)
     g = sum_to_reduced(g, x, axis, keepdims)
-    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
-    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
-    rest = tuple(a for a in range(x.ndim) if a not in axes)
-    moved = np.transpose(x, rest + axes)
-    flat = moved.reshape(moved.shape[: len(rest)] + (-1,))
+    flat, ungroup = reduction_groups(x, axis)
     ones = np.ones_like(flat[..., :1])  # where x lives
     left = np.cumprod(np.concatenate([ones, flat[..., :-1]], -1), -1)
     right = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], -1), -1)[..., ::-1]
-    others = (left * right).reshape(moved.shape)
-    return g * np.transpose(others, tuple(np.argsort(rest + axes)))
+    return g * ungroup(left * right)
 
 
 def extremum_grad(g, x, y, axis=None, keepdims=False):

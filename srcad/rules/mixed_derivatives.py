@@ -9,6 +9,7 @@ exactly where some entries are zero (no division by them).
 import numpy as np
 
 from ..runtime import as_array
+from ..runtime_derivatives import reduction_groups
 
 
 def _submasks(mask):
@@ -54,32 +55,33 @@ def prod_mixed(x, directions, axis=None):
     ``Π_{k≠i} x_k`` along every direction in ``directions`` (one each): with one, the Hessian
     of the product times that direction."""
     x = as_array(x)
-    axes = tuple(range(x.ndim)) if axis is None else ((axis,) if np.ndim(axis) == 0 else tuple(axis))
-    axes = tuple(a % x.ndim for a in axes) if x.ndim else ()
-    order = tuple(a for a in range(x.ndim) if a not in axes) + axes
-    moved_shape = np.transpose(x, order).shape
-    flat_shape = moved_shape[: x.ndim - len(axes)] + (-1,)
-    xs = seeded(np.transpose(x, order).reshape(flat_shape),
-                [np.transpose(np.broadcast_to(v, x.shape), order).reshape(flat_shape) for v in directions])
-    n = xs[0].shape[-1]
+    flat, ungroup = reduction_groups(x, axis)
+    xs = seeded(flat, [reduction_groups(np.broadcast_to(v, x.shape), axis)[0] for v in directions])
+    n = flat.shape[-1]
+    if n == 0:  # empty groups: no entry to start the running products from, nothing to give
+        return ungroup(constant(0.0, xs)[0])
     one = constant(1.0, item(xs, (..., 0)))
     left, right = [one], [one]  # Π_{k<i}, Π_{k>i}
     for i in range(1, n):
         left.append(times(left[-1], item(xs, (..., i - 1))))
         right.append(times(right[-1], item(xs, (..., n - i))))
     others = [times(left[i], right[n - 1 - i])[-1] for i in range(n)]
-    return np.transpose(np.stack(others, -1).reshape(moved_shape), np.argsort(order))
+    return ungroup(np.stack(others, -1))
 
 
 def cumprod_mixed(a, directions, axis):
     """The derivative of ``np.cumprod(a, axis)`` along every direction in ``directions``."""
     a_scan = _scan_view(a, axis)
     xs = seeded(a_scan, [_scan_view(v, axis) for v in directions])
-    running, out = constant(1.0, item(xs, 0)), []
-    for i in range(a_scan.shape[0]):
-        running = times(running, item(xs, i))
-        out.append(running[-1])
-    return np.stack(out) if axis is None else np.moveaxis(np.stack(out), 0, axis)  # flat as cumprod's result
+    if a_scan.shape[0] == 0:  # an empty scan: no entry to start the running product from
+        scanned = constant(0.0, xs)[0]
+    else:
+        running, out = constant(1.0, item(xs, 0)), []
+        for i in range(a_scan.shape[0]):
+            running = times(running, item(xs, i))
+            out.append(running[-1])
+        scanned = np.stack(out)
+    return scanned if axis is None else np.moveaxis(scanned, 0, axis)  # flat as cumprod's result
 
 
 def cumprod_grad_mixed(g, a, directions, axis):
@@ -89,6 +91,8 @@ def cumprod_grad_mixed(g, a, directions, axis):
     a_scan, g_scan = _scan_view(a, axis), _scan_view(g, axis)
     xs = seeded(a_scan, [_scan_view(v, axis) for v in directions])
     last = a_scan.shape[0] - 1
+    if last < 0:  # an empty scan: no entry to give a derivative to
+        return _scan_restore(constant(0.0, xs)[0], a, axis)
     tails = [constant(g_scan[last], item(xs, last))]
     for j in reversed(range(last)):
         tails.insert(0, plus(constant(g_scan[j], item(xs, j)), times(item(xs, j + 1), tails[0])))
