@@ -217,6 +217,13 @@ def is_nondifferentiable(key):
     return found or (optional_rules.load_rules_for(key) and key in NONDIFFERENTIABLE)
 
 
+def registration_name(key, what):
+    """How a message tells the user to name ``key`` in a registration: as the call spelled it
+    where that is a dotted path (``np.add.reduce``: ``describe`` says ``ufunc.reduce``, which
+    names nothing), else ``describe(key)``."""
+    return what if "." in what and " " not in what else describe(key)
+
+
 def lookup(table, key):
     """The rule for ``key`` in ``table``; None if there is none (the caller may then read
     ``key``'s Python source). srcad's own helpers, which rules call in the derivative code

@@ -84,7 +84,8 @@ class CallTangents:
             name = registry.describe(key)
             raise NoRuleError(
                 self.where(s) + f"{what} ({name}) has no forward-mode (jvp) derivative rule. Register one with "
-                f"@srcad.extend.register_jvp({name}) (a template like `t[y] += t[x] * np.cos(x)`), or mark it "
+                f"@srcad.extend.register_jvp({registry.registration_name(key, what)}) (a template like "
+                "`t[y] += t[x] * np.cos(x)`), or mark it "
                 "with srcad.extend.register_nondifferentiable if no derivative flows through it.")
         bound = bind(rule, args, keywords, _CallSite(self.source, s, what))
         return instantiate(rule, A.load(var) if var else A.const(None), bound, self, self.namer, self.refs)

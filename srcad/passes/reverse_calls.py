@@ -265,10 +265,10 @@ class Calls:
             self.refuse_derivative_call(key, what, A.anno(s, "origin") or s)
             if is_python_function(key):
                 raise NoRuleError(self.where(s) + f"{what} has no derivative rule")
-            shown = what if "." in what else registry.describe(key)
             raise NoRuleError(
                 self.where(s) + f"{what} ({registry.describe(key)}) has no derivative rule and no Python "
-                f"source to differentiate. Register one with @srcad.extend.register_vjp({shown}), mark it "
+                f"source to differentiate. Register one with "
+                f"@srcad.extend.register_vjp({registry.registration_name(key, what)}), mark it "
                 "with srcad.extend.register_nondifferentiable, or wrap the call in srcad.stop_gradient if "
                 "no derivative should flow through it.")
         site = _CallSite(self, s, what)
