@@ -219,8 +219,8 @@ def is_nondifferentiable(key):
 
 def registration_name(key, what):
     """How a message tells the user to name ``key`` in a registration: as the call spelled it
-    where that is a dotted path (``np.add.reduce``: ``describe`` says ``ufunc.reduce``, which
-    names nothing), else ``describe(key)``."""
+    where that is a dotted path (``np.subtract.reduce``, as the user's module names it), else
+    ``describe(key)``."""
     return what if "." in what and " " not in what else describe(key)
 
 

@@ -9,6 +9,7 @@ import inspect
 import sys
 
 import gast
+import numpy as np
 
 from . import astutil as A
 from .errors import SrcadError
@@ -269,10 +270,10 @@ def describe(key):
     if isinstance(key, tuple):
         return f"the {key[0]} .{key[1]}"
     owner = getattr(key, "__self__", None)
+    if isinstance(owner, np.ufunc):  # numpy.add.reduce, not ufunc.reduce
+        return f"{describe(owner)}.{key.__name__}"
     if getattr(key, "__name__", None) == "__getitem__" and owner is not None:  # np.r_[...]
-        import numpy
-
-        names = [name for name, value in vars(numpy).items() if value is owner]
+        names = [name for name, value in vars(np).items() if value is owner]
         if names:
             return f"numpy.{names[0]}[...]"
     if owner is not None and not inspect.ismodule(owner) and not isinstance(owner, type):

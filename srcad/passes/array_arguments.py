@@ -1,5 +1,6 @@
-"""Lists passed to ufuncs: a ufunc (or ``np.clip``, ``np.average``) takes a list or tuple as the
-array ``np.asarray`` makes of it, and so does srcad, explicitly, before both transforms.
+"""Lists passed to ufuncs: a ufunc (its ``reduce`` and ``accumulate`` too, or ``np.clip``,
+``np.average``) takes a list or tuple as the array ``np.asarray`` makes of it, and so does srcad,
+explicitly, before both transforms.
 
 A rule of a ufunc computes with its operands and their derivatives (``x > y``, ``t * 2``),
 which must be arrays: on a list, ``>`` fails and ``* 2`` repeats the list. After this pass a
@@ -72,4 +73,6 @@ def _blocks(node):
 
 
 def _takes_arrays(obj):
-    return isinstance(obj, np.ufunc) or any(obj is f for f in ARRAY_FUNCTIONS)
+    owner = getattr(obj, "__self__", None)  # np.maximum.reduce([a, b, c]) reduces the array of the list
+    return (isinstance(obj, np.ufunc) or any(obj is f for f in ARRAY_FUNCTIONS)
+            or isinstance(owner, np.ufunc) and (obj == owner.reduce or obj == owner.accumulate))

@@ -18,6 +18,7 @@ from .memory_refusals import describe_call
 from .method_calls import method_check
 from .records import record_call, record_fields, record_replace
 from .resolve_calls import resolve_calls
+from .ufunc_outer import outer_rhs
 from .reverse_calls import user_function_call
 
 
@@ -51,6 +52,8 @@ def normalize_call(norm, e, out):
     mark_consumed(callee, e, norm.namer)
     mark_read_through(callee, e)
     lowered = functional_rhs(norm, e, callee, out)  # map, filter, reduce, operator.add ...
+    if lowered is None:
+        lowered = outer_rhs(norm, e, callee, out)  # np.subtract.outer(a, b): np.subtract of broadcast operands
     if lowered is not None:
         return lowered
     if callee.kind == "parameter":
