@@ -27,7 +27,7 @@ from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
                          numpy_padding, numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral,
-                         runtime_rules, scipy_spatial)
+                         numpy_ufunc_methods, runtime_rules, scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_ndimage
@@ -39,6 +39,7 @@ import test_rules_products
 import test_rules_reductions
 import test_rules_shapes
 import test_rules_special
+import test_rules_ufunc_methods
 
 RNG = np.random.default_rng(11)
 
@@ -49,6 +50,7 @@ def R(*shape):
 
 _A = R(3, 3)
 _SINGULAR = (_A, np.linalg.svd(_A, compute_uv=False))  # a matrix and its singular values
+_RUNNING = (_A[:2, :2].repeat(2, axis=1), np.maximum.accumulate(_A[:2, :2].repeat(2, axis=1), axis=1))  # with ties
 
 
 # ---- regression: the operand named like the template's result (issue 9) ---------------------
@@ -218,6 +220,8 @@ EXTRA_CALLS = [
     (numpy_order_statistics.quantile_grad, [R(2, 3), R(4, 3), [0.2, 0.7], 0, "linear", False, 1.0], {}, (0,), None),
     (numpy_order_statistics.quantile_tangent, [R(4, 3), R(4, 3), [0.2, 0.7], 0, "hazen", True, 1.0], {}, (0,), None),
     (records.record_grad, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
+    (numpy_ufunc_methods.running_extremum_grad, [R(2, 4), _RUNNING[0], _RUNNING[1], 1], {}, (0,), None),
+    (numpy_ufunc_methods.running_extremum_tangent, [R(2, 4), _RUNNING[0], _RUNNING[1], 1], {}, (0,), None),
     (records.record_tangent, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
 ]
 
@@ -264,6 +268,8 @@ def table_calls():
     calls += [(key, [reductions.sample(rng, dom, (2, 3))], kw, (0,), None) for key, kw, _, dom in reductions.WHOLE]
     calls += [(key, [reductions.sample(rng, dom, shape)], kw, (0,), None)
               for key, kw, _, shape, dom in reductions.AXES]
+    calls += [(key, [test_rules_ufunc_methods.sample(rng, dom, shape)], kw, (0,), None)
+              for key, kw, _, shape, dom in test_rules_ufunc_methods.ROWS]
     calls += test_library_numpy.HYGIENE_CALLS + test_library_scipy.HYGIENE_CALLS + test_library_ndimage.HYGIENE_CALLS
     return calls + EXTRA_CALLS + REFUSED_CALLS
 

@@ -74,6 +74,9 @@ AXES = [
     (np.trace, dict(offset=-1, axis1=1, axis2=2), lambda x: np.trace(x, offset=-1, axis1=1, axis2=2), (2, 3, 3), (-2, 2)),
     (np.nansum, dict(axis=1), lambda x: np.nansum(x, axis=1), (2, 3), (-2, 2)),
     (np.nanmean, dict(axis=0, keepdims=True), lambda x: np.nanmean(x, axis=0, keepdims=True), (2, 3), (-2, 2)),
+    (np.nanvar, dict(axis=1, ddof=1), lambda x: np.nanvar(x, axis=1, ddof=1), (2, 3), (-2, 2)),
+    (np.nanstd, {}, lambda x: np.nanstd(x), (2, 3), (-2, 2)),
+    (np.nanstd, dict(axis=(0, 2), keepdims=True), lambda x: np.nanstd(x, axis=(0, 2), keepdims=True), (2, 3, 4), (-2, 2)),
     (np.median, {}, lambda x: np.median(x), (4,), (-2, 2)),
     (np.median, dict(axis=1), lambda x: np.median(x, axis=1), (2, 3), (-2, 2)),
     (np.median, dict(axis=0), lambda x: np.median(x, axis=0), (4, 3), (-2, 2)),
@@ -255,6 +258,25 @@ def nan_sum_rows(x):
 
 def nan_mean_rows(x):
     return np.nanmean(x, axis=1)
+
+
+def nan_var_rows(x):
+    return np.nanvar(x, axis=1, ddof=1)
+
+
+def nan_std_all(x):
+    return np.nanstd(x)
+
+
+def test_nan_variances_ignore_nans_in_every_mode():
+    x = np.array([[1.0, np.nan, 3.0, 0.5], [np.nan, 2.0, 5.0, -1.0]])
+    g = srcad.differentiable(nan_var_rows).adjoint(x, np.array([2.0, 4.0]))
+    np.testing.assert_allclose(g, [[2 * 2 * (1 - 1.5) / 2, 0, 2 * 2 * (3 - 1.5) / 2, 2 * 2 * (0.5 - 1.5) / 2],
+                                   [0, 4 * 2 * (2 - 2) / 2, 4 * 2 * (5 - 2) / 2, 4 * 2 * (-1 - 2) / 2]], rtol=1e-14)
+    for fun in (nan_var_rows, nan_std_all):
+        check_grads(fun, (x,))
+        check_jvp(fun, (x,))
+        check_jvp(srcad.grad(lambda x: np.sum(fun(x) ** 2)), (x,), rtol=1e-4, atol=1e-6)
 
 
 def test_nan_reductions_ignore_nans():

@@ -105,9 +105,15 @@ def label(key):
     return f"`{first}`" + "".join(f" (`{alias}`)" for alias in aliases)
 
 
+#: the section of ufunc methods (``np.add.reduce``), one for every ufunc rather than one per ufunc
+UFUNC_METHODS = "numpy ufunc methods (`np.X.outer(a, b)` is differentiated as `np.X` of broadcast operands)"
+
+
 def group_of(key):
     if key in OPERATORS:
         return "Python operators"
+    if isinstance(getattr(key, "__self__", None), np.ufunc):
+        return UFUNC_METHODS
     return names_of(key)[0].rsplit(".", 1)[0]
 
 

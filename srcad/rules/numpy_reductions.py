@@ -150,6 +150,37 @@ def variance_slope(a, axis, ddof, correction):
     return 2 * (a - np.mean(a, axis=axis, keepdims=True)) / dof
 
 
+@register_vjp(np.nanvar)
+def nanvar(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    """The variance of the non-NaN entries; NaN entries get a zero derivative."""
+    d[a] += sum_to_reduced(d[y], a, axis, keepdims) * nan_variance_slope(a, axis, ddof, correction)
+
+
+@register_jvp(np.nanvar)
+def nanvar_jvp(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    t[y] += np.sum(np.where(np.isnan(a), 0, t[a]) * nan_variance_slope(a, axis, ddof, correction), axis=axis,
+                   keepdims=keepdims)
+
+
+@register_vjp(np.nanstd)
+def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    d[a] += sum_to_reduced(d[y] / y, a, axis, keepdims) * nan_variance_slope(a, axis, ddof, correction) / 2
+
+
+@register_jvp(np.nanstd)
+def nanstd_jvp(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    t[y] += np.sum(np.where(np.isnan(a), 0, t[a]) * nan_variance_slope(a, axis, ddof, correction), axis=axis,
+                   keepdims=keepdims) / (2 * y)
+
+
+def nan_variance_slope(a, axis, ddof, correction):
+    """∂nanvar/∂a = 2 (a - nanmean) / (N - ddof), N counting the non-NaN entries; 0 at a NaN."""
+    a = as_array(a)
+    valid = ~np.isnan(a)
+    dof = np.sum(valid, axis=axis, keepdims=True) - (ddof if correction is None else correction)
+    return np.where(valid, 2 * (a - np.nanmean(a, axis=axis, keepdims=True)) / dof, 0.0)
+
+
 # ---- peak to peak, median, NaN-ignoring sums -------------------------------------------
 @register_vjp(np.ptp)
 def ptp(y, a, axis=None, out=None, keepdims=False):
