@@ -407,3 +407,24 @@ def test_mixture_log_likelihood():
     u = rng.standard_normal(3)
     np.testing.assert_allclose(srcad.hvp(mixture_loglik, wrt=1)(means, log_weights, x, u),
                                srcad.hessian(mixture_loglik, wrt=1)(means, log_weights, x) @ u, rtol=1e-10)
+
+
+def reductions_from_initial(x, start):
+    return (np.add.reduce(x, axis=1, initial=start) * np.multiply.reduce(x, axis=1, initial=start, where=MASK)
+            + np.maximum.reduce(x, axis=1, initial=start) + np.logaddexp.reduce(x, axis=1, initial=start, where=MASK)
+            + np.sum(np.logaddexp2.reduce(x, axis=0, initial=start)))
+
+
+def positional_out(x):
+    total = np.zeros(3)
+    np.add.reduce(x, 0, None, total)
+    return total
+
+
+def test_initial_is_differentiated_and_out_by_position_refused():
+    x = np.array([[0.3, -0.8, 1.4], [0.2, 0.9, -0.5]])
+    for start in (0.6, 1.5):  # the maximum's initial loses, then wins in the second row
+        check_grads(reductions_from_initial, (x, start), wrt=(0, 1))
+        check_jvp(reductions_from_initial, (x, start), wrt=(0, 1))
+    with pytest.raises(SrcadError, match="out="):
+        srcad.grad(positional_out)(x)

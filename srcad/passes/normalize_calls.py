@@ -1,6 +1,6 @@
 """Calls in A-normal form, for the normalize pass: each kind of call lowered by the room that
-knows it (an effect hoisted, ``map``/``reduce``, a helper inlined, a record built, a module
-helper bound), any other a call on atoms; and a call made for its effect. ``d.get(k, default)``
+knows it (an effect hoisted, ``map``/``reduce``, a ufunc's ``outer``, a helper inlined, a record
+built, a module helper bound), any other a call on atoms; and a call made for its effect. ``d.get(k, default)``
 becomes ``k in d.keys()`` and a branch (an array has no ``.keys``: it fails as ``.get`` would),
 ``dict(a=x)`` a dict display.
 """
