@@ -79,7 +79,6 @@ class Compiled:
         self.inherited = list(inherited) + attribute_guards
         # a rule registered later may apply where this code differentiated a function's source
         self.inherited.append(Guard("object", registry, "srcad.registry", ("GENERATION",), registry.GENERATION))
-        self._kept_guards = None  # (fn, weakly; its global_guards)
         check_not_rebound(fn, self.global_guards(fn))
 
     def matches(self, fn):
@@ -98,17 +97,8 @@ class Compiled:
     def global_guards(self, fn):
         """Everything that can change under the same function object, checked per call: its
         code (``%autoreload``), its globals and closure cells, attributes on the way, the
-        functions it calls and the module attributes it reads. The list made last for ``fn`` is
-        made again only where it no longer holds (``srcad.grad(f)(x)`` in a loop, a new wrapper
-        each time: a list that holds expects what a new one would)."""
-        kept = self._kept_guards
-        if kept is not None and kept[0]() is fn and kept[1].hold():
-            return kept[1]
-        guards = self._guards_of(fn)
-        self._kept_guards = (weakref.ref(fn), guards)
-        return guards
-
-    def _guards_of(self, fn):
+        functions it calls and the module attributes it reads. (Made anew for each wrapper: a list kept
+        here would hold ``fn`` and its globals, and so keep this cache entry alive for ever.)"""
         return GuardList(_function_guards(fn, fn.__name__, fn.__code__)
                          + [_bound_guard(fn, path, held()) for path, held in self.made_for]
                          + [g for path, held, code, _ in self.made_for_code if held() is not _MISSING

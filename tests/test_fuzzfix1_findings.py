@@ -356,7 +356,17 @@ def comprehension_passes_item_to_updating_helper(x, M):
     return x + sum([scales_in_place(d, d) for d in np.prod(0.9 + 0.1 * M, axis=1)])
 
 
+def comprehension_passes_row_to_updating_helper(x, M):
+    P = 0.9 + 0.1 * M
+    return x + sum([np.sum(scales_in_place(d, d)) for d in P]) + np.sum(P)
+
+
 def test_refusal_inside_comprehension_names_its_variable_and_line():
-    message, line = refusal(comprehension_passes_item_to_updating_helper, 0.3, np.ones((3, 4)))
-    assert "'d'" in message and "np.prod(0.9 + 0.1 * M, axis=1)" in message, message
-    assert "for d in np.prod" in line
+    # the rows of a matrix are views, which the helper updates while the loop reads P
+    message, line = refusal(comprehension_passes_row_to_updating_helper, 0.3, np.ones((3, 4)))
+    assert "'d'" in message and "'P'" in message and "P.copy()" in message, message
+    assert "for d in P" in line
+    # the items of a vector are NumPy scalars, which the helper's *= rebinds (refused before the
+    # nineteenth stop, when srcad did not know the vector's items were no views)
+    M = np.random.default_rng(5).uniform(0.5, 1.5, (3, 4))
+    check_grads(comprehension_passes_item_to_updating_helper, (0.3, M), wrt=(0, 1))

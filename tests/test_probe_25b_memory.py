@@ -147,11 +147,16 @@ def clean_buffers():
 
 @pytest.mark.parametrize("fn, marker", [
     (cached_workspace, "ws-store"), (cached_accumulate, "ws-zero"), (bound_get, "get-store"),
-    (bound_view, "view-store"), (partial_item, "partial-store"), (weak_reference, "weakref-store"),
-    (held_buffer, "held-store")])
+    (bound_view, "view-store"), (partial_item, "partial-store"), (weak_reference, "weakref-store")])
 def test_an_update_of_what_an_unread_callable_returns_is_refused(fn, marker):
     refused(fn, marker, "may share memory that '.*' keeps: srcad cannot read that call.*copy first")
     assert not np.any(BUF) and not np.any(workspace(3)) and not np.any(Pool.buf) and not np.any(BUFS[0])
+
+
+def test_an_update_of_what_a_local_object_holds_is_refused_as_the_global_it_is():
+    # (the local object is read as its attributes, passes.local_objects: h.buf is BUF itself)
+    refused(held_buffer, "held-store", r"shares memory with the global 'BUF'.*copy first \('b = h\.buf\.copy\(\)'\)")
+    assert not np.any(BUF)
 
 
 def direct_class_buffer(x):

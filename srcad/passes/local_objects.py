@@ -97,6 +97,7 @@ class _Lowering:
             if inspect.getattr_static(self.cls, attr, None) is not None:
                 raise _Refused(f"the class has an attribute '{attr}' too (a property or a default)")
         self.attribute_names = {a: self.fresh(f"{self.name}__{a}") for a in self.attrs}
+        self.renamed({new: f"{self.name}.{a}" for a, new in self.attribute_names.items()})
         uses = self.uses()
         self.defs["__init__"] = self.lowered("__init__", init, initial=True)
         for method in {m for kind, m, _ in uses if kind == "call"}:
@@ -106,6 +107,11 @@ class _Lowering:
             replaced[id(n)] = self.replacement(kind, detail, n, parent)
         self.node.body[:0] = [fdef for _, fdef in self.defs.values()]
         _Replace(replaced).visit(self.node)
+
+    def renamed(self, names):
+        """Messages speak of ``acc.total`` where srcad's code has ``acc__total`` (``user_text``)."""
+        known = A.anno(self.source.node, "renamed_from") or {}
+        A.set_anno(self.source.node, "renamed_from", {**known, **names})
 
     def method(self, name):
         fn = inspect.getattr_static(self.cls, name, None)
@@ -164,6 +170,7 @@ class _Lowering:
         me = self.self_name(fdef)
         own = local_names(fdef) | A.names_read(fdef)
         params = {a: _fresh_in(f"self_{a}", own) for a in self.attrs}
+        self.renamed({new: f"{me}.{a}" for a, new in params.items()})
         sets = False
         for n in A.walk(fdef):
             if isinstance(n, _SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
