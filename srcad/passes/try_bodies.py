@@ -4,9 +4,11 @@ changed, with no record for the derivative of the handler's path).
 
 A body's names are handed on only when it finishes, so what it made is read by no handler and
 by nothing after the ``try`` if an exception stops it half-way: a list a comprehension fills, a
-local array made by ``np.zeros`` and then filled. A name holds such memory from a statement
-that makes it (``name = []``, ``{}``, a call returning new memory, ``passes.fresh``) on every
-path up to the update, and not after it is bound to anything else.
+local array made by ``np.zeros`` and then filled, a counter ``k = 0`` then ``k += 1``. A name
+holds such memory from a statement that makes it (``name = []``, ``{}``, a literal, a call
+returning new memory, ``passes.fresh``) or hands it on (``t = k``, ``normalize``'s ``k op= e``
+of such a ``k``) on every path up to the update (loops to a fixpoint), and not after it is
+bound to anything else.
 
 >>> import gast
 >>> from srcad.passes.callees import Callee
@@ -20,6 +22,7 @@ import gast
 
 from .. import astutil as A
 from .call_options import copies, out_argument
+from ..runtime_boundary import in_place_result
 from .fresh import MUTATING_METHODS, known_pure, returns_new_array
 
 
@@ -28,46 +31,84 @@ def outside_update(stmts, made):
     (``made``: the names that hold memory it made, on every path to ``stmts``), or None. Memory
     the body made is read nowhere else if an exception stops it half-way: the body's names are
     handed on only when it finishes (``_lower_handlers``)."""
+    return _scan(stmts, set(made))[0]
+
+
+def _scan(stmts, made):
+    """(the first statement of ``stmts`` that may update memory not in ``made``, or None; the
+    names holding memory the body made after ``stmts``; those held so at every ``break`` or
+    ``continue`` of the innermost loop, or None if there is none)."""
+    jumped = None
     for s in stmts:
         if isinstance(s, gast.If):
-            found = outside_update(s.body, set(made)) or outside_update(s.orelse, set(made))
+            found, after_body, jumped_body = _scan(s.body, set(made))
             if found:
-                return found
-            made &= _still_made(s.body, made) & _still_made(s.orelse, made)
-        elif isinstance(s, (gast.For, gast.While)):  # an iteration starts from what the last one left
-            made -= A.names_stored(s.target) if isinstance(s, gast.For) else set()
-            made &= _still_made(s.body, made)
-            found = outside_update(s.body, set(made)) or outside_update(s.orelse, set(made))
+                return found, made, jumped
+            found, after_else, jumped_else = _scan(s.orelse, set(made))
             if found:
-                return found
+                return found, made, jumped
+            made = after_body & after_else
+            jumped = _meet(_meet(jumped, jumped_body), jumped_else)
+        elif isinstance(s, (gast.For, gast.While)):
+            target = A.names_stored(s.target) if isinstance(s, gast.For) else set()
+            head = made - target
+            while True:  # an iteration starts from what the last one (or a continue) left
+                found, after, jumps = _scan(s.body, set(head))
+                again = (head & after & (after if jumps is None else jumps)) - target
+                if found or again == head:
+                    break
+                head = again
+            if found:
+                return found, made, jumped
+            found, made, _ = _scan(s.orelse, set(head))
+            if found:
+                return found, made, jumped
+            made &= head if jumps is None else jumps  # a break leaves what it saw
+        elif isinstance(s, (gast.Break, gast.Continue)):
+            jumped = _meet(jumped, made)
         else:
             updated = _updated_name(s)
             if updated is not None and updated not in made:
-                return s
+                return s, made, jumped
+            passed_on = _passes_on_made(s, made)
             made -= A.names_stored(s)
-            if _makes_memory(s):
+            if passed_on or _makes_memory(s):
                 made.add(s.targets[0].id)
-    return None
+    return None, made, jumped
 
 
-def _still_made(stmts, made):
-    """The names of ``made`` that still hold memory the body made after ``stmts``, whichever
-    path ran (bound again only to new memory, or not at all)."""
-    rebound = set()
-    for s in A.walk_statements(stmts):
-        if isinstance(s, gast.For):
-            rebound |= A.names_stored(s.target)
-        elif not isinstance(s, (gast.If, gast.While)) and not _makes_memory(s):
-            rebound |= A.names_stored(s)
-    return made - rebound
+def _meet(jumped, more):
+    return more if jumped is None else jumped if more is None else jumped & more
+
+
+def _binds_name(s):
+    return isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+
+
+def _passes_on_made(s, made):
+    """Does ``s`` bind a name to memory the body made (the names ``made`` hold) or to new memory:
+    ``t = k`` of such a name; ``normalize``'s ``k op= e``, ``t = k op e`` (computed into k's
+    memory or into new memory), then ``u = in_place_result(t, k)`` (which is t)?"""
+    if not _binds_name(s):
+        return False
+    value = s.value
+    if isinstance(value, gast.Name):
+        return value.id in made
+    in_place = A.anno(s, "in_place")
+    if in_place is not None:
+        return in_place[0] in made
+    callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
+    return (callee is not None and callee.kind == "object" and callee.obj is in_place_result
+            and isinstance(value.args[0], gast.Name) and value.args[0].id in made)
 
 
 def _makes_memory(s):
-    """``name = []``, ``name = {}`` or ``name = f(...)`` of a function that returns new memory
-    (and is not asked to return an argument or write into one)."""
-    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
+    """``name = []``, ``name = {}``, ``name = f(...)`` of a function that returns new memory
+    (and is not asked to return an argument or write into one), or ``name = 0``: a number (or
+    any literal) is memory no one else sees change (``k += 1`` rebinds ``k``)."""
+    if not _binds_name(s):
         return False
-    if isinstance(s.value, (gast.List, gast.Dict)):
+    if isinstance(s.value, (gast.List, gast.Dict, gast.Constant)):
         return True
     call = s.value if isinstance(s.value, gast.Call) else None
     callee = A.anno(call, "callee") if call is not None else None
