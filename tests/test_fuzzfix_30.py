@@ -97,3 +97,53 @@ def argument_updated_after_counting(x):
 def test_an_update_of_memory_the_body_did_not_make_is_still_refused(fn):
     with pytest.raises(srcad.SrcadSyntaxError, match="try body"):
         srcad.grad(fn)(np.array([0.1, 0.2, 0.3]))
+
+
+# ---- a return in a nested branch of a loop: the memory check follows its stop flag ----------------
+# (seed 113641340938: `if ...: if ...: return c` then `c -= ...` was refused as "'c -= ...' updates
+# 'c' in place, and 'the value returned', which shares memory with it, is read after it": the flag
+# set in the inner `if` was not followed past the outer one, so the loop's next pass met the update)
+
+def returns_state_from_nested_branch(x):
+    c = np.sin(x)
+    for i in range(3, -1, -1):
+        if np.sum(x) < 10.0:
+            if i <= 1:
+                return c
+            c *= x
+    return x
+
+
+def breaks_from_nested_branch(x):
+    c = np.sin(x)
+    d = x
+    for i in range(4):
+        if np.sum(x) < 10.0:
+            if i == 2:
+                d = c
+                break
+            c += x * x
+    return d * 2.0
+
+
+@pytest.mark.parametrize("fn", [returns_state_from_nested_branch, breaks_from_nested_branch])
+def test_a_jump_out_of_a_nested_branch_meets_no_later_update(fn):
+    x = np.array([0.3, -0.7, 1.1])
+    check_grads(fn, (x,))
+    check_jvp(fn, (x,))
+
+
+def shares_state_from_nested_branch(x):
+    c = np.sin(x)
+    d = x
+    for i in range(4):
+        if np.sum(x) < 10.0:
+            if i == 1:
+                d = c  # no jump: the next pass updates d's memory through c
+            c += x
+    return d * 2.0
+
+
+def test_an_alias_made_in_a_nested_branch_without_a_jump_is_still_refused():
+    with pytest.raises(srcad.SrcadSyntaxError, match="shares memory"):
+        srcad.vjp(shares_state_from_nested_branch, np.array([0.1, 0.2, 0.3]))

@@ -13,6 +13,8 @@ nothing (after a ``break``) is None.
 """
 import gast
 
+from .. import astutil as A
+
 class State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
@@ -89,11 +91,12 @@ def note_flag(state, name, rhs):
 
 
 def sets_a_tested_flag(s, rest):
-    """Is ``s`` an ``if`` that sets a name to True or False in a branch, a name that (or its
-    negation) an ``if`` among the statements ``rest`` after it tests?"""
+    """Is ``s`` an ``if`` that sets a name to True or False in a branch (at any depth: a return
+    in a nested ``if`` sets its loop's stop flag there), a name that (or its negation) an ``if``
+    among the statements ``rest`` after it tests?"""
     if not isinstance(s, gast.If):
         return False
-    set_here = {t.targets[0].id for t in list(s.body) + list(s.orelse)
+    set_here = {t.targets[0].id for t in A.walk_statements(list(s.body) + list(s.orelse))
                 if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
                 and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
     if not set_here:
