@@ -17,7 +17,7 @@ from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, ch
 from .arguments import (check_arguments, check_callable, checked_cotangent, is_structure, object_classes, signature,
                         unbind, where)
 from .compile import compile_jvp
-from .dispatch import generated_params, left_out_defaults
+from .dispatch import generated_params, left_out_defaults, values_with_defaults
 from .batch_runtime import Unbatchable
 from .batching import batched_backward
 from .errors import ArgumentError, CotangentError, UnsupportedCaseError, WrtError
@@ -90,7 +90,10 @@ def jvp_with_keywords(fun, primals, tangents, keywords):
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
     specs = {p: arg_spec(a) for p, a in zip(params, primals)}
-    arrays, numbers, keyed = argument_kinds(specs)
+    # the kinds of the defaults left out too, as for vjp: a number default is rebound, not updated, by `r /= ...`
+    values = values_with_defaults(fn, params, primals, fixed)
+    kinds = specs if values is None else {p: arg_spec(a) for p, a in zip(params, values)}
+    arrays, numbers, keyed = argument_kinds(kinds)
     classes = object_classes(params, primals) + object_classes(*left_out_defaults(fn, params, primals, fixed))
     compiled = compile_jvp(fn, wrt, containers, classes=classes, arrays=arrays, numbers=numbers, keyed=keyed,
                            specs=specs if len(primals) == len(params) and not fixed else None)

@@ -128,7 +128,7 @@ class CompiledCache:
         for_numba = self._backend != "numpy"  # Options.for_numba
         classes = object_classes(params, args) + object_classes(kwargs, kwargs.values()) + object_classes(
             *left_out_defaults(fn, params, args, kwargs))
-        values = args if len(args) == len(params) and not kwargs else _with_defaults(fn, params, args, kwargs)
+        values = args if len(args) == len(params) and not kwargs else values_with_defaults(fn, params, args, kwargs)
         if specialised and values is not None:
             specs = {p: arg_spec(a) for p, a in zip(params, values)}
             # (the defaults' specs are the compiled code's too: another function of the same code, or
@@ -154,7 +154,7 @@ class CompiledCache:
             self._functions(())
 
 
-def _with_defaults(fn, params, args, kwargs):
+def values_with_defaults(fn, params, args, kwargs):
     """The value of each parameter of ``fn`` in a call with ``args`` and ``kwargs``, its default
     where it is left out: code specialised on their shapes (the key holds the arguments given;
     a default's shape is the same at every call while ``fn.__defaults__``, which the guards

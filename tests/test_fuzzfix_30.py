@@ -147,3 +147,40 @@ def shares_state_from_nested_branch(x):
 def test_an_alias_made_in_a_nested_branch_without_a_jump_is_still_refused():
     with pytest.raises(srcad.SrcadSyntaxError, match="shares memory"):
         srcad.vjp(shares_state_from_nested_branch, np.array([0.1, 0.2, 0.3]))
+
+
+# ---- forward mode knows a number default left out, as reverse mode does ---------------------------
+# (seed 113642340937: `r = c; r /= ...` of a parameter `c=1.45` the call leaves out was refused by
+# jvp only, as "'r /= ...' updates 'r' in place, and 'c', which shares memory with it, is read after
+# it": jvp took the kinds of the arguments given, not of the defaults, so c might be an array)
+
+def rescaled_by_default(x, n, c=1.45):
+    for i in range(n):
+        r = c
+        r /= 1.5 + c ** 2
+        x = x * r + np.sin(x)
+    return x
+
+
+def test_jvp_reads_a_number_default_as_a_number():
+    x = np.array([0.3, -0.7, 1.1])
+    check_jvp(rescaled_by_default, (x, 3))
+    check_grads(rescaled_by_default, (x, 3))
+    tangent = np.array([1.0, 0.5, -2.0])
+    _, by_jvp = srcad.jvp(rescaled_by_default, (x, 3), (tangent, None))
+    _, pullback = srcad.vjp(rescaled_by_default, x, 3)
+    for row in np.eye(3):  # the same linear map both ways: rowᵀ J u
+        np.testing.assert_allclose(row @ by_jvp, pullback(row) @ tangent, rtol=1e-12)
+
+
+def updates_a_default_array(x, n, c=np.ones(3)):
+    for i in range(n):
+        r = c
+        r /= 2.0  # would change the default itself
+    return x * c
+
+
+def test_jvp_still_refuses_an_update_of_an_array_default():
+    with pytest.raises(srcad.SrcadError):
+        srcad.jvp(updates_a_default_array, (np.ones(3), 2), (np.ones(3), None))
+    np.testing.assert_array_equal(updates_a_default_array.__defaults__[0], np.ones(3))
