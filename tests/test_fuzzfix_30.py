@@ -59,8 +59,18 @@ def made_array_updated_in_try(x):
     return np.sum(np.sin(z))
 
 
+def tuple_extended_in_try(x):  # (seed 113643341002)
+    try:
+        t = (x, x * 2.0)
+        t += (np.cos(x),)
+        y = t[0] * t[2]
+    except ValueError:
+        y = x
+    return np.sum(y * y)
+
+
 @pytest.mark.parametrize("fn", [counter_in_try, running_sum_in_try, helper_inlined_into_try,
-                                made_array_updated_in_try])
+                                made_array_updated_in_try, tuple_extended_in_try])
 def test_counters_and_own_arrays_updated_in_a_try_body_are_differentiated(fn):
     x = np.array([0.3, -0.7, 1.1])
     check_grads(fn, (x,))
@@ -93,7 +103,17 @@ def argument_updated_after_counting(x):
     return np.sum(z)
 
 
-@pytest.mark.parametrize("fn", [argument_counted_into, argument_updated_after_counting])
+def item_of_own_tuple_updated(x):
+    try:
+        t = (x, x * 2.0)
+        t[0] += 1.0  # t[0] is x: this would change the caller's array
+        y = t[0]
+    except ValueError:
+        y = x
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("fn", [argument_counted_into, argument_updated_after_counting, item_of_own_tuple_updated])
 def test_an_update_of_memory_the_body_did_not_make_is_still_refused(fn):
     with pytest.raises(srcad.SrcadSyntaxError, match="try body"):
         srcad.grad(fn)(np.array([0.1, 0.2, 0.3]))

@@ -5,10 +5,11 @@ changed, with no record for the derivative of the handler's path).
 A body's names are handed on only when it finishes, so what it made is read by no handler and
 by nothing after the ``try`` if an exception stops it half-way: a list a comprehension fills, a
 local array made by ``np.zeros`` and then filled, a counter ``k = 0`` then ``k += 1``. A name
-holds such memory from a statement that makes it (``name = []``, ``{}``, a literal, a call
-returning new memory, ``passes.fresh``) or hands it on (``t = k``, ``normalize``'s ``k op= e``
-of such a ``k``) on every path up to the update (loops to a fixpoint), and not after it is
-bound to anything else.
+holds such memory from a statement that makes it (``name = []``, ``{}``, a tuple display, a
+literal, a call returning new memory, ``passes.fresh``) or hands it on (``t = k``,
+``normalize``'s ``k op= e`` of such a ``k``) on every path up to the update (loops to a
+fixpoint), and not after it is bound to anything else. Items are not such memory: ``t[0] += 1``
+of ``t = (x, y)`` updates ``x``.
 
 >>> import gast
 >>> from srcad.passes.callees import Callee
@@ -103,12 +104,12 @@ def _passes_on_made(s, made):
 
 
 def _makes_memory(s):
-    """``name = []``, ``name = {}``, ``name = f(...)`` of a function that returns new memory
+    """``name = []``, ``name = {}``, ``name = (a, b)``, ``name = f(...)`` of a function that returns new memory
     (and is not asked to return an argument or write into one), or ``name = 0``: a number (or
     any literal) is memory no one else sees change (``k += 1`` rebinds ``k``)."""
     if not _binds_name(s):
         return False
-    if isinstance(s.value, (gast.List, gast.Dict, gast.Constant)):
+    if isinstance(s.value, (gast.List, gast.Tuple, gast.Dict, gast.Constant)):
         return True
     call = s.value if isinstance(s.value, gast.Call) else None
     callee = A.anno(call, "callee") if call is not None else None
