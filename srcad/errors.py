@@ -202,26 +202,32 @@ def check_method(obj, name, function, where, receiver="self", binds=..., after=N
     if binds is not None and getattr(bound, "__func__", None) is function and getattr(bound, "__self__", None) is owner:
         return
     found = getattr(getattr(bound, "__func__", bound), "__qualname__", type(bound).__name__)
+    calls, differentiated, through = found, function.__qualname__, f"{found}({receiver}, ...)"
+    if binds is not ... and binds is not None and getattr(bound, "__func__", None) is function:
+        # the same class method, bound to the object's class, not to the one srcad read it with
+        bound_to = getattr(bound.__self__, "__qualname__", type(bound.__self__).__name__)
+        calls, through = f"{found} bound to {bound_to}", f"{bound_to}.{name}(...)"
+        differentiated += f" bound to {getattr(owner, '__qualname__', owner)}"
     if after is not None:
         raise UnsupportedCaseError(
-            f"{where}super().{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
-            f"{function.__qualname__}, which srcad differentiated (the next class's method after "
+            f"{where}super().{name}(...) on this {type(obj).__qualname__} object calls {calls}, not "
+            f"{differentiated}, which srcad differentiated (the next class's method after "
             f"{after.__qualname__} in {after.__qualname__}'s own order: {type(obj).__qualname__} puts another "
-            f"class between them); call the method you mean through its class ({found}({receiver}, ...))")
+            f"class between them); call the method you mean through its class ({through})")
     if among is not None:
         raise UnsupportedCaseError(
-            f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {found}, and srcad made "
+            f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {calls}, and srcad made "
             f"this code for the classes of the objects it found in your lists when compiling ({among}); pass the "
             "list (or the object holding it) as an argument, so that srcad compiles for the classes it holds when "
-            f"it is called, or call the method you mean through its class ({found}({receiver}, ...))")
+            f"it is called, or call the method you mean through its class ({through})")
     if receiver == "self":
         what, own = "the method of the class whose method calls it", f"differentiate {type(obj).__qualname__}'s own method"
     else:
         what, own = "the method of its class", "delete the attribute"
     raise UnsupportedCaseError(
-        f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {found}, not "
-        f"{function.__qualname__}, which srcad differentiated ({what}); "
-        f"call the method you mean through its class ({found}({receiver}, ...)), or {own}")
+        f"{where}{receiver}.{name}(...) on this {type(obj).__qualname__} object calls {calls}, not "
+        f"{differentiated}, which srcad differentiated ({what}); "
+        f"call the method you mean through its class ({through}), or {own}")
 
 
 def check_record_class(value, cls, name, where):

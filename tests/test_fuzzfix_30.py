@@ -204,3 +204,40 @@ def test_jvp_still_refuses_an_update_of_an_array_default():
     with pytest.raises(srcad.SrcadError):
         srcad.jvp(updates_a_default_array, (np.ones(3), 2), (np.ones(3), None))
     np.testing.assert_array_equal(updates_a_default_array.__defaults__[0], np.ones(3))
+
+
+# ---- a class method inherited, called on self in a method srcad inlines -----------------------------
+# (seed 113644341034: refused as "self.num(...) on this B object calls A.num, not A.num": the
+# check compares the class a class method binds, which the message did not say)
+
+class Gained:
+    GAIN = 0.5
+
+    @classmethod
+    def gained(cls, z):
+        return z * cls.GAIN
+
+    def step(self, x):
+        return self.gained(x)
+
+
+class MoreGained(Gained):
+    GAIN = 2.0
+
+
+more_gained = MoreGained()
+
+
+def steps_through_star_call(x):
+    return np.sum(more_gained.step(*[x]))
+
+
+def steps_through_plain_call(x):
+    return np.sum(np.sin(more_gained.step(x)))
+
+
+def test_a_class_method_bound_to_a_subclass_is_refused_saying_so():
+    with pytest.raises(srcad.UnsupportedCaseError, match=r"calls Gained\.gained bound to MoreGained, not "
+                       r"Gained\.gained bound to Gained.*through its class \(MoreGained\.gained\(\.\.\.\)\)"):
+        srcad.grad(steps_through_star_call)(np.array([0.3, -0.7, 1.1]))
+    check_grads(steps_through_plain_call, (np.array([0.3, -0.7, 1.1]),))  # compiled for MoreGained: GAIN 2
