@@ -172,12 +172,12 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
             fn = rng.choice(tuples)
             call = self.call_text(sc, fn, depth - 1)
             targets = self.targets(sc, fn.result)
-            return [f"{', '.join(targets)} = {call}"]
+            return [f"{unpacked(targets)} = {call}"]
         seqs = [n for n in sc.of_kind("c") if sc.kinds[n][1][0] not in ("dict", "dc")]
         if seqs and self.p(0.4):
             c = rng.choice(seqs)
             targets = self.targets(sc, sc.kinds[c][1][1])
-            return [f"{', '.join(targets)} = {c}"]
+            return [f"{unpacked(targets)} = {c}"]
         shapes = [rng.choice(SHAPES) for _ in range(rng.choice([2, 2, 3]))]
         values = [self.expr(sc, s, depth - 1)[0] for s in shapes]
         targets = self.targets(sc, shapes)
@@ -409,6 +409,11 @@ def draw_args(spec, rng):
             items = [one(v) for v in s[1]]
             args.append(items if s[0] == "list" else tuple(items))
     return args
+
+
+def unpacked(targets):
+    """The target list unpacking a sequence into ``targets`` (``x, = t`` for one: ``x = t`` binds t)."""
+    return ", ".join(targets) + ("," if len(targets) == 1 else "")
 
 
 def generate(seed, features=FEATURES, size=1.0):

@@ -241,3 +241,14 @@ def test_a_class_method_bound_to_a_subclass_is_refused_saying_so():
                        r"Gained\.gained bound to Gained.*through its class \(MoreGained\.gained\(\.\.\.\)\)"):
         srcad.grad(steps_through_star_call)(np.array([0.3, -0.7, 1.1]))
     check_grads(steps_through_plain_call, (np.array([0.3, -0.7, 1.1]),))  # compiled for MoreGained: GAIN 2
+
+
+def test_the_generator_unpacks_a_sequence_of_one_item_with_a_trailing_comma(tmp_path):
+    """Seed 113647341013 wrote ``x = t`` for a one-item tuple ``t``, then indexed ``x`` as the array
+    it was meant to hold (TypeError: tuple indices must be integers...): an invalid program."""
+    from fuzz.program import generate
+    from fuzz.run import screen
+
+    program = generate(113647341013)
+    assert "ediff1d_tangent, = ar" in program.source
+    screen(program, tmp_path)  # raises oracle.Invalid where the program does not run
