@@ -227,6 +227,8 @@ class Values:
                 copied = self.memory(state, call.args[0])
                 if copied.array or copied.sequence:  # a new array, or a new list or dict of the same items
                     return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
+                if self.string_keys(state, call.args[0]):  # a dict parameter's copy, as d.copy() below
+                    return Memory(new, copied.inner, sequence=True, keys=copied.keys)
                 # (anything else: its __copy__ may return what it likes, even itself)
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(

@@ -154,7 +154,13 @@ def stored_adjoint_jvp(y, g, index, value):
 
 def unstore(h, g, index, value):
     """The transpose of ``stored_adjoint``: ``h`` (shaped like ``value``) into the kept slots
-    of an array shaped like ``g`` (assigning keeps the same write per slot as the primal)."""
+    of an array shaped like ``g`` (assigning keeps the same write per slot as the primal); for
+    the adjoint of a list, tuple or dict (``p["w"] = ...`` into a copied dict), zeros like it
+    with ``h`` in the slot."""
+    if isinstance(g, (list, tuple, dict)):
+        out = runtime.zeros_like(g)
+        out[index] = h
+        return out
     out = np.zeros(np.shape(g), np.result_type(np.asarray(h).dtype, np.float64))
     out[index] = np.broadcast_to(h, np.shape(out[index]))
     return out
