@@ -44,6 +44,7 @@ import re
 import gast
 
 from .. import astutil as A
+from .effect_calls import grown_list_advice
 from .item_forms import mark_element_reads
 from .memory import check_memory
 from .memory_refusals import Refusal, describe_call
@@ -138,6 +139,13 @@ def _named_part(expr):
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)  # (a tuple has no .copy(): its items must be copies)
 
 
+def _appends(update):
+    """Is ``update`` the statement ``L.append(v)``?"""
+    call = update.value if isinstance(update, (gast.Expr, gast.Assign)) else None
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    return callee is not None and callee.kind == "method" and callee.name == "append"
+
+
 def _holder_fix(holder, written):
     """A container holding a value that shares memory with ``written``: a copy of the container
     would share its items, so the item itself must be a copy."""
@@ -171,7 +179,9 @@ def _stale_message(update, text, updated, reader, made, copied, line, through, c
         copy = f"list({read})" if read.endswith(")") else f"{read}.copy()"  # reversed(L): the list of its items
         return (f"in-place update of '{written}'{shares} while the for loop at line {loop_line} iterates over "
                 f"'{read}'; iterate over a copy instead ('for ... in {copy}')")
-    if copied not in text.user:  # srcad's temporary: copy the expression where the user wrote it
+    if copied not in text.user and _appends(update):  # hist["loss"].append(v): a copy would lose the item
+        fix = f"{grown_list_advice()} and put it into '{read}' once it is complete"
+    elif copied not in text.user:  # srcad's temporary: copy the expression where the user wrote it
         fix = f"write '{text(copied)}.copy()' there instead"
     else:
         single = isinstance(made, gast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], gast.Name)

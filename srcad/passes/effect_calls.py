@@ -121,11 +121,19 @@ _METHOD_ASSIGNMENTS = {"sort": "{a} = np.sort({a})", "partition": "{a} = np.part
                        "shuffle": "{a} = {a}[{rng}.permutation(len({a}))]"}
 
 
+def grown_list_advice():
+    """What to write where a list that is an item of a list or dict is appended to."""
+    return ("srcad does not follow a list held in a list or dict as it grows: keep it in a name of its own "
+            "('items = []', then 'items.append(...)')")
+
+
 def assignment_instead(call, changed):
     """``"write '...' instead"``: the assignment that does what ``call`` does to the array named
     ``changed`` in place (an array of srcad's own, ``a``), or advice to assign a new array."""
     callee = A.anno(call, "callee")
     a = changed if changed and not changed.startswith("_") else "a"
+    if a == "a" and callee is not None and callee.kind == "method" and callee.name == "append":
+        return grown_list_advice()  # hist["loss"].append(v): the list is an item
     form = None
     if callee is not None and callee.kind == "object":
         form = next((f for fn, f in _ASSIGNMENTS if callee.obj is fn), None)
@@ -137,8 +145,8 @@ def assignment_instead(call, changed):
     if form is None and scratch:  # (scipy.linalg.solve(A, b, overwrite_b=True))
         option = next((o for o, arg in scratch if isinstance(arg, gast.Name) and arg.id == changed), scratch[0][0])
         return f"leave {option} out (or pass False) so that '{a}' keeps its values"
-    if form is None:
-        return f"assign a new value to '{a}' instead of changing it in place"
+    if form is None:  # (no name of yours for srcad's temporary: rows[i] of rows[i].extend(...))
+        return f"assign a new value {'' if a == 'a' else f'to {a!r} '}instead of changing it in place"
     receiver = call.func.value if isinstance(call.func, gast.Attribute) else None  # rng of rng.shuffle
     ours = receiver is None or any(n.startswith("_") for n in A.names_read(receiver))  # srcad's temporary
     rng = "rng" if ours else A.to_source(receiver).strip()
