@@ -39,75 +39,11 @@ import numpy as np
 from . import sourcemap
 from .errors import ArgumentError, CotangentError, WrtError
 from .guards import Guard, defaults_of, same_defaults
+from .held_objects import CONTAINERS
 from .registry import ATTRIBUTES, NONDIFF_ATTRIBUTES
 from .pytrees import field_names, is_dataclass_instance, rebuilt, remade
 from .protocol import copy_array, protocol_array
 
-CONTAINERS = (list, tuple, dict)
-
-
-def object_classes(params, args):
-    """``((parameter, class), ...)`` for each argument whose class is defined in Python outside
-    NumPy and the builtins, and ``("parameter.attribute", class)`` for each such object it
-    holds in an attribute (``model.l2``, three levels deep): srcad resolves ``model.predict(x)``
-    and ``self.l2.forward(h)`` through those classes (``passes.method_calls``), so the compiled
-    code is made for them; a list, tuple or dict (``HELD_ITEMS`` items at most) given or held so
-    adds ``("p.layers[]k", class)``, its objects' k-th class (``passes.item_methods``)."""
-    found = []
-    for p, a in zip(params, args):
-        if a.__class__ in CONTAINERS:
-            _add_item_classes(p, a, found)
-        else:
-            _add_object_classes(p, a, found, 0, set())
-    return tuple(found)
-
-
-HELD_ITEMS = 64  # items of a list srcad looks at for the classes of the objects in it (each call)
-
-
-def _add_item_classes(path, items, found):
-    if len(items) > HELD_ITEMS:
-        return
-    classes = dict.fromkeys(i.__class__ for i in (items.values() if items.__class__ is dict else items)
-                            if user_object(i))
-    found.extend((f"{path}[]{k}", cls) for k, cls in enumerate(classes))
-
-
-def user_object(a):
-    """Is ``a`` an object of a class defined in Python outside NumPy and the builtins?"""
-    return a.__class__.__module__ not in ("builtins", "numpy") and not isinstance(a, (np.ndarray, np.generic))
-
-
-def _add_object_classes(path, a, found, depth, seen):
-    if not user_object(a) or id(a) in seen:
-        return
-    found.append((path, a.__class__))
-    if depth == 2:
-        return
-    seen = seen | {id(a)}
-    for name, value in _attributes(a):
-        if isinstance(name, str) and name.isidentifier():
-            if value.__class__ in CONTAINERS:
-                _add_item_classes(f"{path}.{name}", value, found)
-            else:
-                _add_object_classes(f"{path}.{name}", value, found, depth + 1, seen)
-
-
-def _attributes(a):
-    """``(name, value)`` of ``a``'s instance attributes: its ``__dict__`` and its ``__slots__``."""
-    attributes = getattr(a, "__dict__", None)
-    found = list(attributes.items()) if isinstance(attributes, dict) else []
-    for cls in type(a).__mro__:
-        slots = cls.__dict__.get("__slots__", ())
-        for name in (slots,) if isinstance(slots, str) else slots:
-            if isinstance(name, str) and name not in ("__dict__", "__weakref__"):
-                value = getattr(a, name, _UNSET)
-                if value is not _UNSET:
-                    found.append((name, value))
-    return found
-
-
-_UNSET = object()
 
 
 def is_structure(x):

@@ -37,7 +37,7 @@ from .errors import SrcadError
 from .indentation import indent_code
 from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
                      _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
-                     resolved_dict_keys, same_defaults, GuardList)
+                     item_classes, resolved_dict_keys, resolved_item_classes, same_defaults, GuardList)
 from .rebinding import check_not_rebound
 from .code_reading import installed_file
 from .source import GENERATED_FILENAME, srcad_file, unwrap
@@ -68,6 +68,7 @@ class Compiled:
         self.made_for_code = [(path, _hold(obj), weakref.ref(obj.__code__), defaults_of(obj))
                               for path, obj in made_for if isinstance(obj, types.FunctionType)]
         self.made_for_keys = resolved_dict_keys(made_for)
+        self.made_for_items = resolved_item_classes(made_for)
         generated.resolved = []
         # every function's reads, the pair's too (guarded now, even if it is made later)
         read = getattr(generated, "trees", None) or [generated.module_source,
@@ -92,6 +93,8 @@ class Compiled:
                 return False
         if any(tuple(now) != keys for _, now, keys in self.made_for_keys):  # (made_for: still the same dicts)
             return False
+        if any(item_classes(now) != classes for _, now, classes in self.made_for_items):
+            return False
         return guards_hold(self.inherited)
 
     def global_guards(self, fn):
@@ -104,6 +107,8 @@ class Compiled:
                          + [g for path, held, code, _ in self.made_for_code if held() is not _MISSING
                             for g in _function_guards(held(), ".".join(path), code())]
                          + [Guard("keys", now, ".".join(path), (), keys) for path, now, keys in self.made_for_keys]
+                         + [Guard("item classes", now, ".".join(path), (), classes)
+                            for path, now, classes in self.made_for_items]
                          + self.inherited)
 
     def bind(self, fn):
@@ -381,7 +386,7 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
 
     ``specs`` (parameter -> ``passes.shapes.arg_spec``) specialises the code on argument
     shapes and dtypes; ``spec_key`` is their hashable summary for the cache. ``classes``
-    (``arguments.object_classes``) are the classes of arguments whose methods it calls.
+    (``held_objects.object_classes``) are the classes of arguments whose methods it calls.
     ``for_numba``: ``Options.for_numba``. ``constant_params``: ``Options.constant_params``.
     """
     from .pipeline import Options, transform

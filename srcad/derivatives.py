@@ -14,9 +14,9 @@ from typing import Any, Callable, Literal, Optional, Sequence, TypeVar
 import numpy as np
 
 from .api import Differentiable, P, Wrt, _as_differentiable, _forward_target, chosen_wrt
-from .arguments import (check_arguments, check_callable, checked_cotangent, is_structure, object_classes, signature,
-                        unbind, where)
+from .arguments import check_arguments, check_callable, checked_cotangent, is_structure, signature, unbind, where
 from .compile import compile_jvp
+from .held_objects import object_classes
 from .dispatch import generated_params, left_out_defaults, values_with_defaults
 from .batch_runtime import Unbatchable
 from .batching import batched_backward

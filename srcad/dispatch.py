@@ -12,7 +12,8 @@ import types
 import numpy as np
 
 from . import registry
-from .arguments import CONTAINERS, check_arguments, is_structure, object_classes
+from .arguments import CONTAINERS, check_arguments, is_structure
+from .held_objects import object_classes
 from .backends.numba_backend import accelerate
 from .compile import compile_function, guards_hold
 from .errors import ArgumentError
@@ -83,8 +84,9 @@ class CompiledCache:
             else:
                 held = object_classes(("",), (a,))  # with the classes of the objects it holds (model.l2)
                 key += (held if len(held) > 1 else cls,)
-                # a named tuple or dataclass: its items vary; an object holding objects: their classes
-                containers = containers or is_structure(a) or len(held) > 1
+                # a named tuple or dataclass: its items vary; an object of yours: the classes of the objects
+                # and the functions it holds, which change under the same class (``held_objects``)
+                containers = containers or is_structure(a) or bool(held)
         if kwargs:
             key += tuple((k, spec_key(a)) for k, a in sorted(kwargs.items()))
             containers = True

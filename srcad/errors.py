@@ -105,7 +105,11 @@ def no_method_rule(name):
     return (f"no derivative rule for the method .{name}(){frozen}; if it is a method of your own class, call it "
             f"through the class (ClassName.{name}(obj, ...)), which srcad reads and differentiates (self.{name}(...) "
             f"in a method of that class, and obj.{name}(...) on a global obj, work as written); an object held in an "
-            f"attribute is called through its class too (ClassName.__call__(obj, ...))")
+            f"attribute is called through its class too (ClassName.__call__(obj, ...)); a function an object holds in "
+            f"an attribute (self.{name} = np.tanh) is differentiated where srcad knows the object when compiling: an "
+            f"argument, the object of srcad.grad(obj.method), a module-level object, or an object one of those holds "
+            f"in an attribute (not an object in a list, nor one made in the function): call the function by its "
+            f"name there, or define {name} as a method of the class")
 
 
 def no_attribute_rule(attr, obj=None):

@@ -24,6 +24,7 @@ import numpy as np
 
 from .astutil import LITERAL_TYPES, walk
 from .errors import SrcadError
+from .held_objects import CONTAINERS, object_classes
 
 _MISSING = object()
 
@@ -105,6 +106,8 @@ class Guard:
             return len(now) == len(items) and all(now.get(k, _MISSING) is v for k, v in items)
         elif kind == "keys":  # a resolved dict's keys, in order (``resolved_dict_keys``)
             return tuple(self.holder) == self.obj
+        elif kind == "item classes":  # the classes of a resolved list's objects (``resolved_item_classes``)
+            return item_classes(self.holder) == self.obj
         elif kind == "kwdefault":  # one item of a function's __kwdefaults__ (the dict changes in place)
             now = self.holder.__kwdefaults__
             return now is not None and now.get(self.attrs[0], _MISSING) is self.obj
@@ -310,6 +313,19 @@ def resolved_dict_keys(made_for):
     deleted would fail, so the keys are guarded too. The values need no guard: the code reads
     them when it runs."""
     return [(path, obj, tuple(obj)) for path, obj in made_for if type(obj) is dict]
+
+
+def resolved_item_classes(made_for):
+    """``(path, container, classes)`` for each list, tuple or dict among the resolved ``(path,
+    object)`` pairs holding objects of classes of yours (``item_classes``): a module-level list
+    of layers, whose methods the code calls through those classes (``passes.item_methods``). The
+    list changes in place, so an object of another class put in it makes the code again."""
+    return [(path, obj, item_classes(obj)) for path, obj in made_for if type(obj) in CONTAINERS and item_classes(obj)]
+
+
+def item_classes(container):
+    """The classes of the objects of yours a container holds, as code is made for them."""
+    return object_classes(("",), (container,))
 
 
 def _bound_guard(fn, path, obj):

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad.arguments import object_classes
+from srcad.held_objects import object_classes
 from srcad.errors import CheckpointReplayError, SrcadSyntaxError, UnsupportedCaseError
 from srcad.pipeline import Options, transform
 from srcad.testing import check_grads

@@ -28,6 +28,7 @@ from .. import registry
 from .. import runtime
 from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, check_module, check_property, check_record_class
+from ..held_objects import check_held_function
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.builtin_rules import pick_grad
 from ..rules.numpy_joining import unjoin
@@ -152,7 +153,7 @@ MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "se
 NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.check_updated_array, runtime.real_constant,
              runtime.numeric_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses,
              runtime.check_integer_range, runtime.check_python_float, check_method, check_property, check_module,
-             check_record_class,
+             check_record_class, check_held_function,
              check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
 
 

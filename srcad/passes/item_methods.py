@@ -1,8 +1,9 @@
 """Methods of objects held in lists, for ``resolve_calls``: ``layer(h)`` and ``layer.forward(h)``
 on a local name (``for layer in self.layers``, ``zip(self.layers, ...)``), and
 ``self.layers[i](h)``, where the arguments hold lists, tuples or dicts of objects of classes the
-code is compiled for (``arguments.object_classes``' ``"model.layers[]0"`` entries; the objects
-they hold in attributes too), or the globals the function reads hold such containers.
+code is compiled for (``held_objects.object_classes``' ``"model.layers[]0"`` entries; the objects
+they hold in attributes too), or the globals the function reads hold such containers (the code
+guarded on the classes they hold: another class there compiles again).
 
 Guarantee: such a call is one branch per class that has the method as a plain function of the
 user's code, ``Dense.__call__(layer, h) if type(layer) is Dense else Relu.__call__(layer, h)``,
@@ -26,7 +27,7 @@ def held_classes(given, nodes, locals_, source):
     """The classes of the objects in the containers the arguments hold (``given``: path ->
     class, ``object_classes``), then of the objects the arguments hold in attributes, then of
     those in lists, tuples and dicts the function reads from globals (``nodes``: its nodes)."""
-    from ..arguments import CONTAINERS, object_classes
+    from ..held_objects import CONTAINERS, object_classes
 
     found = [cls for path, cls in given.items() if "[]" in path]
     found += [cls for path, cls in given.items() if "." in path and "[]" not in path]
@@ -38,8 +39,10 @@ def held_classes(given, nodes, locals_, source):
             value = denoted(parts, source)
         except (KeyError, AttributeError):
             continue
-        if value.__class__ in CONTAINERS:
-            found += [cls for _, cls in object_classes((".".join(parts),), (value,))]
+        held = object_classes((".".join(parts),), (value,)) if value.__class__ in CONTAINERS else ()
+        if held:
+            lookup_path(parts, source)  # guarded: the list, and the classes it holds (guards.resolved_item_classes)
+            found += [cls for _, cls in held]
     return list(dict.fromkeys(found))
 
 

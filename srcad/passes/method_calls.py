@@ -117,9 +117,9 @@ def argument_classes(fn_node, bound, source):
     objects they hold (``("self.l2", D)`` for an argument ``model`` known with ``model.l2``),
     or names of a global or closure object (``loss(model, x)`` with a module's ``model``: its
     class and those it holds, the name guarded like a called one)."""
-    from ..arguments import object_classes, user_object
+    from ..held_objects import object_classes, user_object
 
-    known = anno(fn_node, "object_classes") or {}
+    known = {**(anno(fn_node, "object_classes") or {}), **(anno(fn_node, "held_functions") or {})}
     paths = _attribute_temporaries(fn_node) if known else {}
     local = None
     found = []
@@ -338,9 +338,15 @@ def global_partial(parts, source):
         return None
     function = lookup_path(parts + ["func"], source)
     lookup_path(parts + ["args"], source)  # a tuple: the same object means the same arguments
+    return (function,) + partial_reads(parts, len(obj.args))
+
+
+def partial_reads(parts, count):
+    """``(p.func, [p.args[0], ...], p.keywords)``, the expressions a call of the partial at the
+    dotted name ``parts`` (fixing ``count`` positional arguments) reads when the code runs."""
     fixed = [gast.Subscript(value=path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
-                            ctx=gast.Load()) for i in range(len(obj.args))]
-    return function, path_expr(parts + ["func"]), fixed, path_expr(parts + ["keywords"])
+                            ctx=gast.Load()) for i in range(count)]
+    return path_expr(parts + ["func"]), fixed, path_expr(parts + ["keywords"])
 
 
 def partial_call(call, parts, source):
@@ -348,12 +354,19 @@ def partial_call(call, parts, source):
     found = global_partial(parts, source)
     if found is None:
         return False
-    function, func, fixed, keywords = found
+    spread_partial(call, parts, found[0], len(found[2]))
+    return True
+
+
+def spread_partial(call, parts, function, count):
+    """``call`` of the partial at the dotted name ``parts`` of the Python function ``function``
+    (fixing ``count`` positional arguments) as ``function``'s call, the partial's arguments in
+    front and its keywords as ``**``, read off the partial when the code runs."""
+    func, fixed, keywords = partial_reads(parts, count)
     call.func = gast.copy_location(func, call.func)
     call.args = fixed + call.args
     call.keywords = call.keywords + [gast.keyword(arg=None, value=keywords)]
     set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
-    return True
 
 
 def rule_partial_call(call, parts, source):
@@ -374,16 +387,23 @@ def rule_partial_call(call, parts, source):
     function = lookup_path(parts + ["func"], source)
     lookup_path(parts + ["args"], source)
     lookup_path(parts + ["keywords"], source)
-    fixed = [gast.Subscript(value=path_expr(parts + ["args"]), slice=gast.Constant(value=i, kind=None),
-                            ctx=gast.Load()) for i in range(len(obj.args))]
-    keywords = [gast.keyword(arg=name, value=gast.Subscript(value=path_expr(parts + ["keywords"]),
-                                                          slice=gast.Constant(value=name, kind=None), ctx=gast.Load()))
-                for name in obj.keywords if name not in own]
-    call.func = gast.copy_location(path_expr(parts + ["func"]), call.func)
-    call.args = fixed + call.args
-    call.keywords = keywords + call.keywords
-    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    spread_rule_partial(call, parts, function, len(obj.args), obj.keywords)
     return True
+
+
+def spread_rule_partial(call, parts, function, count, keywords):
+    """``call`` of the partial at the dotted name ``parts`` of ``function`` (fixing ``count``
+    positional arguments and the keywords named ``keywords``) as ``function``'s call: the
+    partial's arguments in front, its keywords the call does not pass itself by name
+    (``rule_partial_call``), read off the partial when the code runs."""
+    own = {k.arg for k in call.keywords}
+    func, fixed, mapping = partial_reads(parts, count)
+    spread = [gast.keyword(arg=name, value=gast.Subscript(value=deepcopy(mapping), slice=gast.Constant(
+        value=name, kind=None), ctx=gast.Load())) for name in keywords if name not in own]
+    call.func = gast.copy_location(func, call.func)
+    call.args = fixed + call.args
+    call.keywords = spread + call.keywords
+    set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
 
 
 def method_check(norm, call):

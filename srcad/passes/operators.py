@@ -34,8 +34,9 @@ def check_operators(node, source, param_classes=()):
     ``(parameter, class)`` of the arguments the code is made for that are objects of yours."""
     active = A.anno(node, "active") or set()
     local = A.names_stored(node) | {a.id for a in node.args.args}
-    classes = {name: (name, cls) for name, cls in param_classes}
-    classes.update(_held_objects(node, dict(param_classes)))
+    param_classes = {name: cls for name, cls in param_classes if isinstance(cls, type)}  # (not a function held)
+    classes = {name: (name, cls) for name, cls in param_classes.items()}
+    classes.update(_held_objects(node, param_classes))
     for s in A.walk_statements(node.body):
         method = operator_method(s)
         if method is None or not A.names_stored(s.targets[0]) & active:

@@ -10,6 +10,7 @@ from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
+from .held_calls import held_function_call
 from .item_methods import ItemMethodCalls, held_classes, item_method_call
 from .local_objects import lower_local_objects
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
@@ -78,7 +79,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
 
     ``param_classes`` (``(parameter, class)`` pairs: the classes of the arguments the code
     is compiled for) resolves ``model.predict(x)`` and ``model(x)`` on such a parameter
-    through the class, as ``self.step(x)`` in a method is.
+    through the class, as ``self.step(x)`` in a method is; a pair holding a
+    ``held_objects.HeldFunction`` (``("model.act", ...)``: a function the object holds in an
+    attribute) resolves ``model.act(z)`` as that function (``held_calls``).
 
     >>> import gast, numpy as np
     >>> from srcad.source import capture
@@ -105,12 +108,14 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     # super() in a lambda, nested def or comprehension is not the method's (its first argument is theirs)
     nested_calls = {id(c) for n in nodes if isinstance(n, _NESTED_SCOPES) and n is not node
                     for c in A.walk(n) if isinstance(c, gast.Call)} if owner is not None else set()
-    given = dict(param_classes)
+    given = {p: c for p, c in param_classes if isinstance(c, type)}
     stored = names_stored(node) if param_classes else set()
     param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
+    held_functions = {p: param_classes.pop(p) for p in list(param_classes) if not isinstance(param_classes[p], type)}
     if isinstance(node, gast.FunctionDef):
         param_classes.update(record_locals(nodes, locals_, source, given))
         set_anno(node, "object_classes", param_classes)  # a helper called with these objects is compiled for them
+        set_anno(node, "held_functions", held_functions)  # and for the functions they hold
     conditional = None  # ids of the calls in branches, worked out if a name is missing
     held = None  # the classes of objects in lists (layer(h) in a loop over them), worked out if needed
     call_functions, property_calls = set(), {}  # self.W of a property: C.W.fget(self), in place when all are resolved
@@ -152,6 +157,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         root = parts[0]
         if root in functions_here and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
+        elif root not in nested and held_function_call(call, parts, held_functions, source):
+            continue  # self.act(z) of an object holding np.tanh: that function, checked when it runs
         elif (root in param_classes and root not in nested
               and through_parameter(call, parts, param_classes, source)):
             continue

@@ -142,7 +142,7 @@ def call_classes(fn_node, fn, call, bound, source):
     """``argument_classes`` of ``call`` of ``fn`` (``bound``: ``bind_arguments``), with those of
     the default objects it leaves out (``def inner(x, box=GBOX)``; none where a ``**mapping``
     may fill them): its code is compiled for them."""
-    from ..arguments import object_classes
+    from ..held_objects import object_classes
 
     left = [] if any(k.arg is None for k in call.keywords) else [
         (p, param.default) for p, param in inspect.signature(fn, follow_wrapped=False).parameters.items()

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..checkpointing import check_recomputed
 from ..errors import check_list_slice, check_method, check_module, check_property, check_record_class, missing_name
+from ..held_objects import check_held_function
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..passes.random_draws import DRAW_METHODS
 from ..registry import register_nondifferentiable
@@ -47,6 +48,7 @@ register_nondifferentiable(
 # generated code's check that a method srcad resolved through a class is what Python calls
 register_nondifferentiable(check_method, reason="it only checks which function a method is")
 register_nondifferentiable(check_property, reason="it only checks which getter a property is")
+register_nondifferentiable(check_held_function, reason="it only checks which function an attribute holds")
 register_nondifferentiable(check_module, reason="it only checks which module a parameter holds")
 register_nondifferentiable(check_record_class, reason="it only checks which class a record is")
 register_nondifferentiable(check_list_slice, reason="it only checks that a list keeps its length")
