@@ -27,7 +27,7 @@ from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
                          numpy_padding, numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral,
-                         numpy_ufunc_methods, runtime_rules, scipy_spatial)
+                         numpy_ufunc_scans, numpy_ufunc_segments, runtime_rules, scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_ndimage
@@ -51,6 +51,8 @@ def R(*shape):
 _A = R(3, 3)
 _SINGULAR = (_A, np.linalg.svd(_A, compute_uv=False))  # a matrix and its singular values
 _RUNNING = (_A[:2, :2].repeat(2, axis=1), np.maximum.accumulate(_A[:2, :2].repeat(2, axis=1), axis=1))  # with ties
+_LOG_SCAN = (_A[:2], np.logaddexp2.accumulate(_A[:2], axis=1))
+_SLICED = (_RUNNING[0], np.maximum.reduceat(_RUNNING[0], [0, 2, 1], axis=1))  # with ties
 
 
 # ---- regression: the operand named like the template's result (issue 9) ---------------------
@@ -220,8 +222,14 @@ EXTRA_CALLS = [
     (numpy_order_statistics.quantile_grad, [R(2, 3), R(4, 3), [0.2, 0.7], 0, "linear", False, 1.0], {}, (0,), None),
     (numpy_order_statistics.quantile_tangent, [R(4, 3), R(4, 3), [0.2, 0.7], 0, "hazen", True, 1.0], {}, (0,), None),
     (records.record_grad, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
-    (numpy_ufunc_methods.running_extremum_grad, [R(2, 4), _RUNNING[0], _RUNNING[1], 1], {}, (0,), None),
-    (numpy_ufunc_methods.running_extremum_tangent, [R(2, 4), _RUNNING[0], _RUNNING[1], 1], {}, (0,), None),
+    (numpy_ufunc_scans.running_extremum_grad, [R(2, 4), _RUNNING[0], _RUNNING[1], 1], {}, (0,), None),
+    (numpy_ufunc_scans.running_extremum_tangent, [R(2, 4), _RUNNING[0], _RUNNING[1], 1], {}, (0,), None),
+    (numpy_ufunc_scans.log_scan_grad, [R(2, 3), _LOG_SCAN[0], _LOG_SCAN[1], 1, numpy_ufunc_scans.LN2], {},
+     (0, 1, 2), None),
+    (numpy_ufunc_scans.log_scan_tangent, [R(2, 3), _LOG_SCAN[0], _LOG_SCAN[1], -1, 1.0], {}, (0, 1, 2), None),
+    (numpy_ufunc_segments.segment_sum_grad, [R(2, 3), R(2, 4), [0, 2, 1], 1], {}, (0,), None),
+    (numpy_ufunc_segments.segment_extremum_grad, [R(2, 3), _SLICED[0], _SLICED[1], [0, 2, 1], 1], {}, (0,), None),
+    (numpy_ufunc_segments.segment_extremum_tangent, [R(2, 4), _SLICED[0], _SLICED[1], [0, 2, 1], -1], {}, (0,), None),
     (records.record_tangent, [[R(3), R(2)], Pair(R(3), R(2))], {}, (0,), None),
 ]
 

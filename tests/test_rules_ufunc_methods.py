@@ -8,7 +8,7 @@ import pytest
 import srcad
 from srcad import registry
 from srcad.errors import NoRuleError, SrcadError
-from srcad.rules import numpy_ufunc_methods
+from srcad.rules import numpy_ufunc_methods, numpy_ufunc_scans, numpy_ufunc_segments
 from srcad.testing import check_grads, check_jvp
 
 MASK = np.array([[True, False, True], [True, True, False]])
@@ -50,7 +50,40 @@ ROWS = [
     (np.logaddexp2.reduce, dict(axis=(0, 1)), lambda x: np.logaddexp2.reduce(x, axis=(0, 1)), (2, 3, 4), (-2, 2)),
     (np.logaddexp2.reduce, dict(axis=-1, initial=1.5), lambda x: np.logaddexp2.reduce(x, axis=-1, initial=1.5),
      (2, 3), (-2, 2)),
+    (np.subtract.reduce, {}, lambda x: np.subtract.reduce(x), (3, 2), (-2, 2)),
+    (np.subtract.reduce, dict(axis=-1, keepdims=True), lambda x: np.subtract.reduce(x, axis=-1, keepdims=True),
+     (2, 3, 4), (-2, 2)),
+    (np.subtract.reduce, dict(axis=None), lambda x: np.subtract.reduce(x, axis=None), (4,), (-2, 2)),
+    (np.subtract.reduce, dict(axis=(1,), initial=0.5, where=MASK),
+     lambda x: np.subtract.reduce(x, axis=(1,), initial=0.5, where=MASK), (2, 3), (-2, 2)),
+    (np.divide.reduce, {}, lambda x: np.divide.reduce(x), (3, 2), (0.5, 2)),
+    (np.divide.reduce, dict(axis=1, keepdims=True), lambda x: np.divide.reduce(x, axis=1, keepdims=True), (2, 4),
+     (-2, -0.5)),
+    (np.divide.reduce, dict(axis=-1, initial=1.5, where=MASK),
+     lambda x: np.divide.reduce(x, axis=-1, initial=1.5, where=MASK), (2, 3), (0.5, 2)),
+    (np.divide.reduce, dict(axis=0, dtype=np.float64), lambda x: np.divide.reduce(x, axis=0, dtype=np.float64), (3,),
+     (0.5, 2)),
+    (np.add.reduceat, dict(indices=[0, 2, 3]), lambda x: np.add.reduceat(x, [0, 2, 3]), (5,), (-2, 2)),
+    (np.add.reduceat, dict(indices=[4, 1, 3, 0], axis=1), lambda x: np.add.reduceat(x, [4, 1, 3, 0], axis=1), (2, 6),
+     (-2, 2)),  # overlapping slices, and single entries where the next index is not larger
+    (np.add.reduceat, dict(indices=np.array([1, 2]), axis=(-1,), dtype=np.float64),
+     lambda x: np.add.reduceat(x, np.array([1, 2]), axis=(-1,), dtype=np.float64), (2, 3, 4), (-2, 2)),
+    (np.maximum.reduceat, dict(indices=[0, 3, 1]), lambda x: np.maximum.reduceat(x, [0, 3, 1]), (6, 2), (-2, 2)),
+    (np.minimum.reduceat, dict(indices=[0, 2], axis=-1), lambda x: np.minimum.reduceat(x, [0, 2], axis=-1), (2, 5),
+     (-2, 2)),
+    (np.fmax.reduceat, dict(indices=[1, 4]), lambda x: np.fmax.reduceat(x, [1, 4]), (6,), (-2, 2)),
+    (np.fmin.reduceat, dict(indices=[2, 0], axis=1), lambda x: np.fmin.reduceat(x, [2, 0], axis=1), (2, 4), (-2, 2)),
     (np.add.accumulate, {}, lambda x: np.add.accumulate(x), (3, 2), (-2, 2)),
+    (np.subtract.accumulate, {}, lambda x: np.subtract.accumulate(x), (4, 2), (-2, 2)),
+    (np.subtract.accumulate, dict(axis=(1,)), lambda x: np.subtract.accumulate(x, axis=(1,)), (2, 3, 2), (-2, 2)),
+    (np.divide.accumulate, {}, lambda x: np.divide.accumulate(x), (4, 2), (0.5, 2)),
+    (np.divide.accumulate, dict(axis=-1), lambda x: np.divide.accumulate(x, axis=-1), (2, 5), (-2, -0.5)),
+    (np.logaddexp.accumulate, {}, lambda x: np.logaddexp.accumulate(x), (5,), (-2, 2)),
+    (np.logaddexp.accumulate, dict(axis=1), lambda x: np.logaddexp.accumulate(x, axis=1), (2, 6), (-2, 2)),
+    (np.logaddexp.accumulate, dict(axis=None), lambda x: np.logaddexp.accumulate(x, axis=None), (4,), (-2, 2)),
+    (np.logaddexp2.accumulate, dict(axis=0), lambda x: np.logaddexp2.accumulate(x, axis=0), (4, 2, 3), (-2, 2)),
+    (np.add.accumulate, dict(axis=(0,)), lambda x: np.add.accumulate(x, axis=(0,)), (3, 2), (-2, 2)),
+    (np.maximum.accumulate, dict(axis=None), lambda x: np.maximum.accumulate(x, axis=None), (5,), (-2, 2)),
     (np.add.accumulate, dict(axis=-1), lambda x: np.add.accumulate(x, axis=-1), (2, 3, 4), (-2, 2)),
     (np.multiply.accumulate, {}, lambda x: np.multiply.accumulate(x), (4, 2), (-2, 2)),
     (np.multiply.accumulate, dict(axis=1), lambda x: np.multiply.accumulate(x, axis=1), (2, 3), (-2, 2)),
@@ -94,8 +127,10 @@ def test_each_rule_in_both_modes_and_at_second_order(row):
 
 def test_every_ufunc_method_rule_is_in_the_table():
     keys = [k for table in (registry.VJP, registry.JVP) for k, rule in table.items()
-            if rule.fn.__module__ == numpy_ufunc_methods.__name__ and isinstance(getattr(k, "__self__", None), np.ufunc)]
-    assert len(keys) == 2 * 14  # 8 reductions, 6 running ones
+            if rule.fn.__module__ in (numpy_ufunc_methods.__name__, numpy_ufunc_scans.__name__,
+                                      numpy_ufunc_segments.__name__)
+            and isinstance(getattr(k, "__self__", None), np.ufunc)]
+    assert len(keys) == 2 * 25  # 10 reductions, 10 running ones, 5 over slices
     assert {key_name(k) for k in keys} == {key_name(row[0]) for row in ROWS}
 
 
@@ -234,12 +269,121 @@ def test_logaddexp_reduce_is_stable_and_its_gradient_a_softmax():
     np.testing.assert_allclose(g, e / e.sum(axis=1, keepdims=True), rtol=1e-12)
 
 
+def running_max_rows(x):
+    return np.maximum.accumulate(x, axis=-1)
+
+
+def prefix_argmax(x):
+    """Where the maximum of each prefix of the vector x is (no ties), by a loop."""
+    where, best = np.zeros(len(x), int), 0
+    for i in range(len(x)):
+        best = i if x[i] > x[best] else best
+        where[i] = best
+    return where
+
+
+def test_running_max_keeps_its_digits_on_a_long_row():
+    """An entry's adjoint sums the cotangents of its own run only: large cotangents late in a
+    row of 10^5 do not swamp those of an early run (it subtracted suffix sums of the whole row,
+    losing 3 of 16 digits there), nor large tangents early those of a late run."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal(10 ** 5)
+    best = prefix_argmax(x)
+    v = rng.standard_normal(x.shape)
+    v[-1000:] *= 1e12
+    expected = np.zeros_like(x)
+    np.add.at(expected, best, v)
+    early = np.unique(best[:-1000])
+    np.testing.assert_allclose(srcad.differentiable(running_max).adjoint(x, v)[early], expected[early], rtol=1e-12)
+    u = rng.standard_normal(x.shape)
+    u[:10] *= 1e12
+    _, tangent = srcad.jvp(running_max, (x,), (u,))
+    np.testing.assert_allclose(tangent[best >= 10], u[best][best >= 10], rtol=1e-15)
+    rows = np.stack([x[:1000], x[1000:2000]])  # along an axis, runs of each row apart
+    gradient = srcad.differentiable(running_max_rows).adjoint(rows, np.stack([v[-1000:], v[:1000]]))
+    for row, cotangent, got in zip(rows, np.stack([v[-1000:], v[:1000]]), gradient):
+        expected = np.zeros(1000)
+        np.add.at(expected, prefix_argmax(row), cotangent)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def running_log_sums(x):
+    return np.logaddexp.accumulate(x)
+
+
+def test_logaddexp_accumulate_is_stable_over_widely_spread_entries():
+    """Output i sends entry k ≤ i the share exp(x_k - y_i); entries 1500 apart neither
+    overflow nor lose the small shares."""
+    x = np.array([-800.0, 0.0, 700.0, -5.0, 700.0 + np.log(3.0), 699.0])
+    y = np.logaddexp.accumulate(x)
+    v = np.array([1.0, -2.0, 0.5, 3.0, -1.0, 2.0])
+    expected = [sum(v[i] * np.exp(x[k] - y[i]) for i in range(k, len(x))) for k in range(len(x))]
+    np.testing.assert_allclose(srcad.differentiable(running_log_sums).adjoint(x, v), expected, rtol=1e-12)
+    assert srcad.differentiable(running_log_sums).adjoint(x, v)[0] == 1.0  # exp(-800 - (-800)): y_0 = x_0
+    _, tangent = srcad.jvp(running_log_sums, (x,), (v,))
+    np.testing.assert_allclose(tangent, [sum(v[k] * np.exp(x[k] - y[i]) for k in range(i + 1)) for i in range(len(x))],
+                               rtol=1e-12)
+    check_grads(running_log_sums, (x,))
+    check_jvp(running_log_sums, (x,))
+
+
+def quotients(x):
+    return np.divide.reduce(x) + np.sum(np.divide.accumulate(x))
+
+
+def differences(x, start):
+    return np.sum(np.subtract.reduce(x, axis=1, initial=start, where=MASK)) * np.sum(np.subtract.reduce(x, axis=0))
+
+
+def test_differences_and_quotients_fold_from_the_left():
+    x = np.array([0.0, 2.0, -4.0])  # a zero dividend: its derivative is 1 / (the divisors), no 0 / 0
+    np.testing.assert_array_equal(srcad.grad(quotients)(x), [1 / (2 * -4) + (1 + 1 / 2 + 1 / (2 * -4)), 0.0, 0.0])
+    x = np.array([3.0, 2.0, -4.0])
+    np.testing.assert_allclose(srcad.grad(quotients)(x),
+                               [1 / -8 + 1 + 1 / 2 + 1 / -8, -3 / -8 / 2 - 3 / 2 / 2 - 3 / -8 / 2, -3 / -8 / -4 - 3 / -8 / -4],
+                               rtol=1e-15)
+    for point in (x, np.array([0.0, 2.0, -4.0])):
+        check_grads(quotients, (point,))
+        check_jvp(quotients, (point,))
+        check_jvp(srcad.grad(quotients), (point,), rtol=1e-4, atol=1e-6)
+    rows = np.array([[0.3, -0.8, 1.4], [0.2, 0.9, -0.5]])
+    np.testing.assert_allclose(srcad.grad(differences, wrt=1)(rows, 2.0),
+                               2 * np.sum(np.subtract.reduce(rows, axis=0)), rtol=1e-15)  # start in both rows
+    check_grads(differences, (rows, 2.0), wrt=(0, 1))
+    check_jvp(differences, (rows, 2.0), wrt=(0, 1))
+
+
+def slice_extrema(x):
+    return np.maximum.reduceat(x, [0, 3, 1, 4])
+
+
+def slice_fmin(x):
+    return np.fmin.reduceat(x, [0, 2], axis=1)
+
+
+def test_extrema_over_slices_share_ties_and_propagate_nan():
+    """Slices [0, 3), {3}, [1, 4), [4, 6): each slice's cotangent to its tied maxima, equally."""
+    x = np.array([1.0, 4.0, 4.0, 2.0, 0.5, 0.5])
+    v = np.array([1.0, 10.0, 100.0, 1000.0])
+    np.testing.assert_array_equal(srcad.differentiable(slice_extrema).adjoint(x, v),
+                                  [0.0, 1 / 2 + 100 / 2, 1 / 2 + 100 / 2, 10.0, 1000 / 2, 1000 / 2])
+    _, tangent = srcad.jvp(slice_extrema, (x,), (np.array([1.0, 2.0, 4.0, 8.0, 16.0, 32.0]),))
+    np.testing.assert_array_equal(tangent, [3.0, 8.0, 3.0, 24.0])
+    with_nan = np.array([1.0, np.nan, 4.0, 2.0, 0.5, 3.0])
+    g = srcad.differentiable(slice_extrema).adjoint(with_nan, v)
+    assert np.isnan(g[:4]).all() and g[4:].tolist() == [0.0, 1000.0]  # the NaN's slices: NaN, as np.max
+    rows = np.array([[np.nan, 2.0, 5.0, np.nan], [1.0, 1.0, 3.0, 0.0]])
+    np.testing.assert_array_equal(srcad.differentiable(slice_fmin).adjoint(rows, np.array([[1.0, 2.0], [4.0, 8.0]])),
+                                  [[0.0, 1.0, 2.0, 0.0], [2.0, 2.0, 0.0, 8.0]])  # fmin skips NaNs
+
+
 # ---- exact lookup and refusals -----------------------------------------------------------------
 def test_rules_are_looked_up_by_the_bound_method_exactly():
     assert np.add.reduce is not np.add.reduce  # a new bound method per access, equal to any other
     assert registry.lookup(registry.VJP, np.add.reduce).fn is numpy_ufunc_methods.add_reduce
-    assert registry.lookup(registry.VJP, np.subtract.reduce) is None
-    assert registry.lookup(registry.VJP, np.add.reduceat) is None
+    assert registry.lookup(registry.VJP, np.subtract.reduce).fn is numpy_ufunc_methods.subtract_reduce
+    assert registry.lookup(registry.VJP, np.remainder.reduce) is None
+    assert registry.lookup(registry.VJP, np.multiply.reduceat) is None
     mine = np.frompyfunc(lambda a, b: a + b, 2, 1)  # a ufunc of the user's named like none of NumPy's
     assert registry.lookup(registry.VJP, mine.reduce) is None
     assert registry.describe(np.maximum.accumulate) == "numpy.maximum.accumulate"
@@ -249,12 +393,12 @@ def cast_reduce(x):
     return np.add.reduce(x, casting="unsafe")
 
 
-def folded_differences(x):
-    return np.subtract.reduce(x)
+def folded_powers(x):
+    return np.power.reduce(x)
 
 
-def segment_sums(x):
-    return np.sum(np.add.reduceat(x, [0, 2]))
+def segment_products(x):
+    return np.sum(np.multiply.reduceat(x, [0, 2]))
 
 
 def reduce_into(x):
@@ -273,8 +417,8 @@ def cast_outer(x):
 
 @pytest.mark.parametrize("fun, error, match", [
     (cast_reduce, SrcadError, "does not support the keyword argument 'casting'"),
-    (folded_differences, NoRuleError, r"register_(vjp|jvp)\(np\.subtract\.reduce\)"),
-    (segment_sums, NoRuleError, r"np.add.reduceat \(numpy.add.reduceat\)"),
+    (folded_powers, NoRuleError, r"register_(vjp|jvp)\(np\.power\.reduce\)"),
+    (segment_products, NoRuleError, r"np.multiply.reduceat \(numpy.multiply.reduceat\)"),
     (reduce_into, SrcadError, "out="),
     (integer_running_max, srcad.UnsupportedCaseError, "numpy.maximum.accumulate is given a dtype"),
     (cast_outer, SrcadError, "does not support the keyword argument 'casting'"),

@@ -7,4 +7,5 @@ from . import (builtin_rules, jvp_core, methods, nondifferentiable, numpy_core, 
                numpy_decompositions, numpy_elementwise, numpy_exponential, numpy_fft, numpy_indexing,
                numpy_joining, numpy_linalg, numpy_numerical, numpy_padding, numpy_order_statistics, numpy_products, numpy_reductions,
                numpy_reordering, numpy_spectral,
-               numpy_shapes, numpy_trigonometric, numpy_ufunc_methods, operators, records, refusals, runtime_rules)
+               numpy_shapes, numpy_trigonometric, numpy_ufunc_methods, numpy_ufunc_scans, numpy_ufunc_segments,
+               operators, records, refusals, runtime_rules)

@@ -1,5 +1,6 @@
-"""Methods of ufuncs: ``np.add.reduce``, ``np.maximum.accumulate`` and the like, reverse and
-forward rules.
+"""The ``reduce`` method of ufuncs: ``np.add.reduce``, ``np.subtract.reduce`` and the like,
+reverse and forward rules (``accumulate``: ``numpy_ufunc_scans``; ``reduceat``:
+``numpy_ufunc_segments``).
 
 A rule is keyed by the bound method itself: ``np.add.reduce`` is a new object at each
 attribute access, but two of them are equal, and hash alike, exactly when they are the same
@@ -9,23 +10,21 @@ method of the same ufunc, so the lookup matches ``np.add.reduce`` and never
 The templates are those of the NumPy function with the same math, with the method's own
 signature (``axis=0`` by default, not ``None``): ``add.reduce`` is ``np.sum``'s,
 ``multiply.reduce`` ``np.prod``'s (exact at zeros), ``maximum``/``minimum.reduce`` ``np.max``'s
-(ties share equally; ``fmax``/``fmin.reduce`` skip NaNs as ``np.nanmax`` does),
-``add.accumulate`` ``np.cumsum``'s and ``multiply.accumulate`` ``np.cumprod``'s.
+(ties share equally; ``fmax``/``fmin.reduce`` skip NaNs as ``np.nanmax`` does).
 ``logaddexp.reduce`` is log Σ exp: each entry's share is ``exp(a - y)`` (``logaddexp2``:
-``2 ** (a - y)``). A running extremum (``maximum.accumulate`` and ``minimum``, ``fmax``,
-``fmin``) sends each output's cotangent to the entries that are the extremum of the prefix
-there, ties sharing equally as for ``np.max`` of that prefix (``running_extremum_grad``).
+``2 ** (a - y)``). ``subtract.reduce`` is ``a_0 - a_1 - ...`` (``initial - a_0 - a_1 - ...``
+with ``initial``, which NumPy requires for a ``where`` mask), ``divide.reduce`` ``a_0 / (a_1
+···)`` (``initial / (a_0 ···)``), whose derivative in the dividend never divides by it.
 Other keywords (``casting``, ``order``, ``signature``...) are refused at the call, and so is
-every other method (``reduceat``, ``at`` of another ufunc than ``np.add``) and ufunc: they have
-no rule. ``np.X.outer(a, b)`` is lowered to ``np.X`` of broadcast operands
-(``passes/ufunc_outer.py``), whose rules serve.
+every other method (``at`` of another ufunc than ``np.add``) and ufunc: they have no rule.
+``np.X.outer(a, b)`` is lowered to ``np.X`` of broadcast operands (``passes/ufunc_outer.py``),
+whose rules serve.
 """
 import numpy as np
 
-from ..registry import register_jvp, register_vjp
+from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, sum_to_reduced, unbroadcast
-from .numpy_reductions import (cumprod_grad, cumprod_tangent, cumsum_grad, extremum_shares, float_dtype,
-                               initial_share, masked_prod_grad)
+from .numpy_reductions import extremum_shares, initial_share, masked_prod_grad, reduced_axes
 
 
 # ---- reductions --------------------------------------------------------------------------
@@ -64,6 +63,68 @@ def multiply_reduce_jvp(y, array, axis=0, dtype=None, out=None, keepdims=False, 
         t[y] += t[initial] * np.prod(array, axis=axis, keepdims=keepdims, where=where)
     else:
         t[y] += np.sum(t[array] * prod_grad(np.ones_like(y), array, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+@register_vjp(np.subtract.reduce, zero="where")
+def subtract_reduce(y, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    d[array] += sum_to_reduced(d[y], array, axis, keepdims) * difference_signs(array, axis, initial, where)
+    d[initial] += unbroadcast(d[y], initial)
+
+
+@register_jvp(np.subtract.reduce, zero="where")
+def subtract_reduce_jvp(y, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    t[y] += np.sum(t[array] * difference_signs(array, axis, initial, where), axis=axis, keepdims=keepdims)
+    t[y] += t[initial]
+
+
+def single_axis(a, axis):
+    """The one axis of ``a`` an ``accumulate``, or the ``reduce`` of a ufunc whose operands do not
+    commute, runs along, as an int (NumPy takes an int, a tuple of one, or None for a vector)."""
+    (axis,) = reduced_axes(a, axis)
+    return axis
+
+
+def first_along(a, axis):
+    """True at the first entry of ``a`` along ``single_axis(a, axis)``, shaped like ``a``."""
+    axis = single_axis(a, axis)
+    return np.broadcast_to(np.expand_dims(np.arange(np.shape(a)[axis]) == 0, tuple(range(1, np.ndim(a) - axis))),
+                           np.shape(a))
+
+
+def difference_signs(a, axis, initial, where):
+    """∂y/∂a for ``y = np.subtract.reduce(a, axis, initial=initial, where=where)``: -1 for the
+    entries subtracted (those in the mask), +1 for the first unless ``initial`` is given."""
+    subtracted = np.where(where, -1.0, 0.0) * np.ones(np.shape(a))
+    return subtracted if initial is not None else np.where(first_along(a, axis), 1.0, subtracted)
+
+
+register_nondifferentiable(single_axis, first_along, difference_signs, reason="it reads only the shape of its argument")
+
+
+@register_vjp(np.divide.reduce, zero="where")
+def divide_reduce(y, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    d[array] += sum_to_reduced(d[y], array, axis, keepdims) * quotient_slope(array, y, axis, keepdims, initial, where)
+    d[initial] += unbroadcast(d[y] / np.prod(array, axis=axis, keepdims=keepdims, where=where), initial)
+
+
+@register_jvp(np.divide.reduce, zero="where")
+def divide_reduce_jvp(y, array, axis=0, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    t[y] += np.sum(t[array] * quotient_slope(array, y, axis, keepdims, initial, where), axis=axis, keepdims=keepdims)
+    t[y] += t[initial] / np.prod(array, axis=axis, keepdims=keepdims, where=where)
+
+
+def quotient_slope(a, y, axis, keepdims, initial, where):
+    """∂y/∂a for ``y = np.divide.reduce(a, axis, initial=initial, where=where)``: -y / a for a
+    divisor in the mask, 0 outside it, and for the dividend (the first entry, without
+    ``initial``) 1 / (the product of the divisors). Smooth in ``a`` and ``y``: read as source at
+    second order."""
+    a = as_array(a)
+    if initial is not None:
+        return np.where(where, -expand_reduced(y, a, axis, keepdims) / np.where(where, a, 1.0), 0.0)
+    first = first_along(a, axis)  # NumPy takes a mask only with `initial`
+    divisors = np.where(first, 1.0, a)
+    rest = np.prod(divisors, axis=reduced_axes(a, axis), keepdims=True)
+    return np.where(first, 1.0 / rest, -expand_reduced(y, a, axis, keepdims) / divisors)
 
 
 @register_vjp(np.maximum.reduce, np.minimum.reduce, np.fmax.reduce, np.fmin.reduce, zero="where")
@@ -122,108 +183,3 @@ def log_sum_shares(a, y, axis, keepdims, where, scale):
     entries in the mask ``where``, 0 for the others. Smooth in ``a`` and ``y``: read as source at
     second order."""
     return np.where(where, np.exp(scale * (a - expand_reduced(y, a, axis, keepdims))), 0.0)
-
-
-# ---- running sums, products and extrema --------------------------------------------------
-@register_vjp(np.add.accumulate)
-def add_accumulate(y, array, axis=0, dtype=None, out=None):
-    d[array] += cumsum_grad(d[y], array, axis)
-
-
-@register_jvp(np.add.accumulate)
-def add_accumulate_jvp(y, array, axis=0, dtype=None, out=None):
-    t[y] += np.cumsum(t[array], axis=axis)
-
-
-@register_vjp(np.multiply.accumulate)
-def multiply_accumulate(y, array, axis=0, dtype=None, out=None):
-    """Exact where ``array`` has zeros (``np.cumprod``'s helpers: no division by the entries)."""
-    d[array] += cumprod_grad(d[y], array, axis)
-
-
-@register_jvp(np.multiply.accumulate)
-def multiply_accumulate_jvp(y, array, axis=0, dtype=None, out=None):
-    t[y] += cumprod_tangent(t[array], array, axis)
-
-
-@register_vjp(np.maximum.accumulate, np.minimum.accumulate, np.fmax.accumulate, np.fmin.accumulate)
-def running_extremum(y, array, axis=0, dtype=None, out=None):
-    """Output i's cotangent goes to the entries up to i equal to it, shared equally."""
-    d[array] += running_extremum_grad(d[y], array, y, axis)
-
-
-@register_jvp(np.maximum.accumulate, np.minimum.accumulate, np.fmax.accumulate, np.fmin.accumulate)
-def running_extremum_jvp(y, array, axis=0, dtype=None, out=None):
-    t[y] += running_extremum_tangent(t[array], array, y, axis)
-
-
-def running_ties(a, y, axis):
-    """The ties of a running extremum ``y`` of ``a`` along ``axis``, that axis moved last.
-
-    The outputs fall into runs of equal value; in a run, the entries equal to its value
-    (``ties``: the one that set it, and any that equal it later) are the extremum of every
-    prefix that ends in the run from their place on. Returns ``(ties, count, first, last,
-    defined)``: per output the number of tied entries up to it (``count``), where its run
-    starts and ends, and whether its value is a number (a NaN output has no tied entry)."""
-    a = np.moveaxis(as_array(a), axis, -1)
-    y = np.moveaxis(as_array(y), axis, -1)
-    n = y.shape[-1]
-    positions = np.broadcast_to(np.arange(n), y.shape)
-    edge = np.ones(y.shape[:-1] + (1,), bool)
-    starts = np.concatenate([edge, y[..., 1:] != y[..., :-1]], -1)  # NaN != NaN: each NaN a run of its own
-    ends = np.concatenate([starts[..., 1:], edge], -1)
-    first = np.maximum.accumulate(np.where(starts, positions, 0), axis=-1)
-    last = np.flip(np.minimum.accumulate(np.flip(np.where(ends, positions, n - 1), -1), axis=-1), -1)
-    ties = a == y
-    tied = np.cumsum(ties, axis=-1)
-    count = tied - np.take_along_axis(tied - ties, first, -1)
-    return ties, count, first, last, count > 0
-
-
-def running_extremum_grad(g, a, y, axis):
-    """The adjoint of ``a`` for ``y = np.maximum.accumulate(a, axis)`` (or minimum, fmax, fmin):
-    a tied entry j gets Σ g_i / count_i over the outputs i from j to the end of its run. An entry
-    at or before a NaN output gets NaN, as every entry of ``np.max`` of a NaN does."""
-    ties, count, first, last, defined = running_ties(a, y, axis)
-    dtype = float_dtype(a)
-    g = np.moveaxis(np.broadcast_to(g, np.shape(y)), axis, -1)
-    share = np.where(defined, g / np.maximum(count, 1).astype(dtype), 0)
-    from_here = np.flip(np.cumsum(np.flip(share, -1), axis=-1), -1)  # Σ over the outputs from i on
-    past = np.concatenate([from_here[..., 1:], np.zeros(from_here.shape[:-1] + (1,), from_here.dtype)], -1)
-    grad = ties * (from_here - np.take_along_axis(past, last, -1))
-    undefined = np.flip(np.logical_or.accumulate(np.flip(~defined, -1), axis=-1), -1)
-    return np.moveaxis(np.where(undefined, np.nan, grad).astype(dtype, copy=False), -1, axis)
-
-
-def running_extremum_tangent(ta, a, y, axis):
-    """The tangent of the running extremum ``y`` of ``a``: per output, the mean of the tangents
-    of its tied entries so far (NaN where the output is NaN)."""
-    ties, count, first, last, defined = running_ties(a, y, axis)
-    dtype = float_dtype(a)
-    moving = np.where(ties, np.moveaxis(np.broadcast_to(ta, np.shape(a)), axis, -1), 0)
-    so_far = np.cumsum(moving, axis=-1)
-    in_run = so_far - np.take_along_axis(so_far - moving, first, -1)
-    tangent = np.where(defined, in_run / np.maximum(count, 1).astype(dtype), np.nan)
-    return np.moveaxis(tangent.astype(dtype, copy=False), -1, axis)
-
-
-# Second order: both helpers are linear in their first argument, each the other's transpose, and
-# piecewise constant in ``a`` and ``y`` (which entries are tied)
-@register_vjp(running_extremum_grad, zero=("a", "y"))
-def running_extremum_grad_vjp(r, g, a, y, axis):
-    d[g] += running_extremum_tangent(d[r], a, y, axis)
-
-
-@register_jvp(running_extremum_grad, zero=("a", "y"))
-def running_extremum_grad_jvp(r, g, a, y, axis):
-    t[r] += running_extremum_grad(t[g], a, y, axis)
-
-
-@register_vjp(running_extremum_tangent, zero=("a", "y"))
-def running_extremum_tangent_vjp(r, ta, a, y, axis):
-    d[ta] += running_extremum_grad(d[r], a, y, axis)
-
-
-@register_jvp(running_extremum_tangent, zero=("a", "y"))
-def running_extremum_tangent_jvp(r, ta, a, y, axis):
-    t[r] += running_extremum_tangent(t[ta], a, y, axis)
