@@ -86,6 +86,12 @@ AXES = [
      lambda x: np.quantile(x, 0.4, axis=(0, 2), keepdims=True, method="hazen"), (2, 3, 4), (-2, 2)),
     (np.percentile, dict(q=[[10.0], [60.0]], axis=-1, method="nearest"),
      lambda x: np.percentile(x, [[10.0], [60.0]], axis=-1, method="nearest"), (3, 4), (-2, 2)),
+    (np.nanmedian, {}, lambda x: np.nanmedian(x), (4,), (-2, 2)),
+    (np.nanmedian, dict(axis=1, keepdims=True), lambda x: np.nanmedian(x, axis=1, keepdims=True), (2, 3), (-2, 2)),
+    (np.nanquantile, dict(q=[0.1, 0.5, 0.95], axis=(0, 2)), lambda x: np.nanquantile(x, [0.1, 0.5, 0.95], axis=(0, 2)),
+     (2, 3, 2), (-2, 2)),
+    (np.nanpercentile, dict(q=30.0, axis=0, keepdims=True, method="weibull"),
+     lambda x: np.nanpercentile(x, 30.0, axis=0, keepdims=True, method="weibull"), (5, 2), (-2, 2)),
     (np.cov, {}, lambda x: np.cov(x), (3, 5), (-2, 2)),
     (np.cov, dict(rowvar=False, ddof=0), lambda x: np.cov(x, rowvar=False, ddof=0), (5, 2), (-2, 2)),
     (np.cov, dict(bias=True), lambda x: np.cov(x, bias=True), (4,), (-2, 2)),
@@ -377,6 +383,65 @@ def quantile_reordering(x):
 
 def quantile_at(q):
     return np.quantile(np.arange(4.0), q)
+
+
+WITH_NANS = np.array([[0.3, np.nan, -1.2, 0.8, 0.8, np.nan, 2.0],
+                      [1.5, -0.4, 0.9, np.nan, 0.1, 0.6, -2.0],
+                      [np.nan, np.nan, 0.5, np.nan, np.nan, -0.5, np.nan]])
+
+
+@pytest.mark.parametrize("method", QUANTILE_METHODS)
+def test_nan_quantiles_skip_nans_with_every_method(method):
+    """Each row's quantiles are those of its numbers: the same weights as np.quantile of the row
+    without its NaNs (4, 6 and 2 numbers: each count its own weights), zero for a NaN."""
+    def f(a):
+        return np.nanquantile(a, [0.05, 0.33, 0.5, 0.99], axis=1, method=method)
+
+    def g(a):
+        return np.nanpercentile(a.T, 45.0, axis=0, method=method, keepdims=True)
+
+    check_grads(f, (WITH_NANS,))
+    check_jvp(f, (WITH_NANS,))
+    check_grads(g, (WITH_NANS,))
+    v = np.random.default_rng(6).standard_normal((4, 3))
+    gradient = srcad.differentiable(f).adjoint(WITH_NANS, v)
+    for row, cotangent, got in zip(WITH_NANS, v.T, gradient):
+        numbers = ~np.isnan(row)
+        expected = srcad.differentiable(lambda r: np.quantile(r, [0.05, 0.33, 0.5, 0.99], method=method)).adjoint(
+            row[numbers], cotangent)
+        np.testing.assert_allclose(got[numbers], expected, rtol=1e-14)
+        assert (got[~numbers] == 0).all()
+
+
+def nan_median_rows(x):
+    return np.nanmedian(x, axis=-1)
+
+
+def test_nan_median_ties_nans_and_rows_of_nans():
+    x = np.array([[2.0, np.nan, 2.0, 7.0, 1.0], [np.nan, 4.0, np.nan, 1.0, np.nan], [np.nan, np.nan, np.nan, np.nan, np.nan]])
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):  # NumPy warns of the row of NaNs
+        g = srcad.differentiable(nan_median_rows).adjoint(x, np.array([6.0, 4.0, 1.0]))
+        _, tangent = srcad.jvp(nan_median_rows, (x,), (np.where(np.isnan(x), np.nan, np.arange(15.0).reshape(3, 5)),))
+    # [2, 2, 7, 1]: the middle values 2 and 2 are one tied run, half each; [4, 1]: half each
+    np.testing.assert_array_equal(g[:2], [[3.0, 0.0, 3.0, 0.0, 0.0], [0.0, 2.0, 0.0, 2.0, 0.0]])
+    assert np.isnan(g[2]).all()  # its median is NaN: so is its slope
+    np.testing.assert_array_equal(tangent[:2], [(0 + 2) / 2, (6 + 8) / 2])  # a NaN entry's NaN tangent is not read
+    assert np.isnan(tangent[2])
+    check_grads(nan_median_rows, (x[:2],))
+    check_jvp(nan_median_rows, (x[:2],))
+    check_jvp(srcad.grad(lambda x: np.sum(nan_median_rows(x) ** 2)), (x[:2],), rtol=1e-4, atol=1e-6)
+    with pytest.raises(srcad.SrcadSyntaxError, match="overwrite_input"):
+        srcad.grad(nan_median_reordering)(np.ones(3))
+    with pytest.raises(srcad.SrcadSyntaxError, match="does not support the keyword argument 'weights'"):
+        srcad.grad(nan_quantile_weighted)(np.ones(3))
+
+
+def nan_median_reordering(x):
+    return np.nanmedian(x * 1.0, overwrite_input=True)
+
+
+def nan_quantile_weighted(x):
+    return np.nanquantile(x, 0.5, method="inverted_cdf", weights=np.ones(3))
 
 
 def test_median_of_nan_has_nan_slope():

@@ -572,3 +572,42 @@ def test_initial_is_differentiated_and_out_by_position_refused():
         check_jvp(reductions_from_initial, (x, start), wrt=(0, 1))
     with pytest.raises(SrcadError, match="out="):
         srcad.grad(positional_out)(x)
+
+
+def cox_partial_loglik(beta, features, event):
+    """Cox's partial log-likelihood (Breslow), the subjects sorted by decreasing time: subject i's
+    risk set is subjects 0..i, its log-normaliser a running log-sum."""
+    eta = features @ beta
+    return np.sum(event * (eta - np.logaddexp.accumulate(eta)))
+
+
+def grouped_hinge(x, starts):
+    """A loss over groups of a sorted batch: each group's total against its largest member."""
+    totals = np.add.reduceat(x, starts)
+    peaks = np.maximum.reduceat(x, starts)
+    return np.sum(np.maximum(totals - 2.0 * peaks, 0.0) ** 2) + np.sum(np.subtract.accumulate(totals) ** 2)
+
+
+def test_cox_partial_likelihood():
+    rng = np.random.default_rng(13)
+    features, event = rng.standard_normal((30, 3)), (rng.uniform(size=30) < 0.7).astype(float)
+    beta = np.array([0.4, -1.1, 0.7])
+    check_grads(cox_partial_loglik, (beta, features, event))
+    check_jvp(cox_partial_loglik, (beta, features, event))
+    hess = srcad.hessian(cox_partial_loglik)(beta, features, event)
+    gradient = srcad.grad(cox_partial_loglik)
+    eps = 1e-5
+    numeric = np.stack([(gradient(beta + eps * e, features, event) - gradient(beta - eps * e, features, event))
+                        / (2 * eps) for e in np.eye(3)], axis=-1)
+    np.testing.assert_allclose(hess, numeric, rtol=1e-6, atol=1e-8)
+    u = rng.standard_normal(3)
+    np.testing.assert_allclose(srcad.hvp(cox_partial_loglik)(beta, features, event, u), hess @ u, rtol=1e-10)
+
+
+def test_grouped_losses_over_slices():
+    x = np.random.default_rng(14).uniform(0.0, 1.0, 12)
+    starts = np.array([0, 3, 4, 9])
+    check_grads(grouped_hinge, (x, starts))
+    check_jvp(grouped_hinge, (x, starts))
+    check_jvp(srcad.grad(grouped_hinge), (x, starts), rtol=1e-4, atol=1e-6)
+    check_grads(srcad.grad(grouped_hinge), (x, starts), rtol=1e-4, atol=1e-6)
