@@ -556,7 +556,12 @@ def test_mixture_log_likelihood():
 def reductions_from_initial(x, start):
     return (np.add.reduce(x, axis=1, initial=start) * np.multiply.reduce(x, axis=1, initial=start, where=MASK)
             + np.maximum.reduce(x, axis=1, initial=start) + np.logaddexp.reduce(x, axis=1, initial=start, where=MASK)
-            + np.sum(np.logaddexp2.reduce(x, axis=0, initial=start)))
+            + np.sum(np.logaddexp2.reduce(x, axis=0, initial=start))
+            + np.subtract.reduce(x, axis=1, initial=start, where=MASK) * np.divide.reduce(x, axis=1, initial=start))
+
+
+def initial_energy(x, start):
+    return np.sum(reductions_from_initial(x, start) ** 2)
 
 
 def positional_out(x):
@@ -570,6 +575,8 @@ def test_initial_is_differentiated_and_out_by_position_refused():
     for start in (0.6, 1.5):  # the maximum's initial loses, then wins in the second row
         check_grads(reductions_from_initial, (x, start), wrt=(0, 1))
         check_jvp(reductions_from_initial, (x, start), wrt=(0, 1))
+        check_grads(srcad.grad(initial_energy, wrt=1), (x, start), wrt=(0, 1), rtol=1e-4, atol=1e-6)
+        check_jvp(srcad.grad(initial_energy, wrt=1), (x, start), wrt=(0, 1), rtol=1e-4, atol=1e-6)
     with pytest.raises(SrcadError, match="out="):
         srcad.grad(positional_out)(x)
 
