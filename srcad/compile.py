@@ -257,16 +257,17 @@ class Module:
             set_anno(self.source.node, "resolved", resolved)
         return resolved
 
-    def callee(self, fn, wrt, container_params, source, node, specs=None, classes=(), constant_params=()):
+    def callee(self, fn, wrt, container_params, source, node, specs=None, classes=(), constant_params=(), keyed=()):
         """Forward and backward functions of the user's function ``fn`` (compiled once per
         ``specs``: the shapes and dtypes the caller knows its arguments have; ``classes``,
-        those of its object arguments; and ``constant_params``, those it gives constants)."""
+        those of its object arguments; ``constant_params``, those it gives constants; and
+        ``keyed``, those it gives dicts whose keys are strings)."""
         from .passes.shapes import specs_key
 
         try:
             compiled = compile_function(fn, wrt, container_params, specs=specs or None,
                                         spec_key=specs_key(specs) if specs else None, classes=classes,
-                                        constant_params=constant_params)
+                                        constant_params=constant_params, keyed=keyed)
         except Recursion as exc:
             raise source.syntax_error(str(exc), node) from None
         except SrcadError as exc:
@@ -274,14 +275,16 @@ class Module:
         guard = self._callee_guard(fn, compiled)
         return self._callee_function(guard, 1), self._callee_function(guard, 2)
 
-    def jvp_callee(self, fn, wrt, container_params, source, node, classes=(), arrays=(), numbers=(), specs=None):
+    def jvp_callee(self, fn, wrt, container_params, source, node, classes=(), arrays=(), numbers=(), specs=None,
+                   keyed=()):
         """The jvp function of the user's function ``fn`` and its tangent parameter names;
         ``arrays``, ``numbers``: its parameters the caller gives arrays or numbers, Python numbers;
+        ``keyed``: dicts whose keys are strings;
         ``specs``: the shapes the caller knows them to have (``compile_jvp``). Where the callee's
         code holds for those shapes only, so does the caller's (``callee_shapes_proved``)."""
         try:
             compiled = compile_jvp(fn, wrt, container_params, caller=(source, node), classes=classes, arrays=arrays,
-                                   numbers=numbers, specs=specs or None)
+                                   numbers=numbers, keyed=keyed, specs=specs or None)
         except SrcadError as exc:
             raise _at_the_call(exc, fn, source, node, "register_jvp") from None
         self.callee_shapes_proved |= compiled.proved_for is not None
@@ -381,19 +384,21 @@ def _at_the_call(exc, fn, source, node, register):
 
 
 def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=(), for_numba=False,
-                     constant_params=()):
+                     constant_params=(), keyed=()):
     """Transform and compile the adjoint of ``fn`` for ``wrt`` (parameter names); cached.
 
     ``specs`` (parameter -> ``passes.shapes.arg_spec``) specialises the code on argument
     shapes and dtypes; ``spec_key`` is their hashable summary for the cache. ``classes``
     (``held_objects.object_classes``) are the classes of arguments whose methods it calls.
     ``for_numba``: ``Options.for_numba``. ``constant_params``: ``Options.constant_params``.
+    ``keyed``: ``Options.keyed_params`` (a caller that knows them: ``Compiler.callee``).
     """
     from .pipeline import Options, transform
 
     fn = unwrap(fn)
     key = ("rev", fn.__code__, tuple(wrt), tuple(container_params), spec_key) + ((tuple(classes),) if classes else ()) \
-        + (("for numba",) if for_numba else ()) + ((("constant",) + tuple(constant_params),) if constant_params else ())
+        + (("for numba",) if for_numba else ()) + ((("constant",) + tuple(constant_params),) if constant_params else ()) \
+        + ((("keyed",) + tuple(keyed),) if keyed else ())
 
     def make():
         module_key = key[1:]
@@ -401,7 +406,7 @@ def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, cl
         if generated is None:
             generated = transform(fn, Options(wrt=tuple(wrt), container_params=tuple(container_params), specs=specs,
                                               param_classes=tuple(classes), for_numba=for_numba,
-                                              constant_params=tuple(constant_params)))
+                                              constant_params=tuple(constant_params), keyed_params=tuple(keyed)))
             persistent_cache.store_generated(fn, module_key, generated)
         base = generated.name
         generated.filename, codes = _load(generated.module_source, fn, "", [f"{base}_adjoint"])

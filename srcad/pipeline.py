@@ -87,7 +87,7 @@ def _front_end(source, wrt, options, returned=None):
         ("eliminate_common_subexpressions", eliminate_common_subexpressions),
         # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params, options.constant_params,
-                                           returned)),
+                                           returned, _argument_kinds(options)[2])),
         ("check_aliasing", lambda node: check_aliasing(node, source, *_argument_kinds(options), specs=options.specs)),
     ]
 

@@ -6,9 +6,11 @@ are both; only they get adjoints. The analysis is by name and ignores statement 
 (a sound over-approximation: an extra adjoint costs time, a missing one would be wrong).
 
 Afterwards the function carries the annotation ``"active"`` (a set of names),
-``"containers"`` (names that hold lists, tuples or dicts) and ``"derivative_free"``: the
+``"containers"`` (names that hold lists, tuples or dicts), ``"derivative_free"``: the
 names it assigns whose values depend on no parameter at all (a shape, an axis read off a
-global, a literal trip count), which stay constants where the code is differentiated again.
+global, a literal trip count), which stay constants where the code is differentiated again,
+and ``"string_keyed"``: the parameters that hold a dict whose keys are strings throughout (its
+keys, ``sorted(d)``, carry no derivative; a function of yours given it is told so).
 
 >>> import gast, numpy as np
 >>> from srcad.source import capture
@@ -35,6 +37,7 @@ from .. import astutil as A
 from .. import registry
 from .. import runtime
 from .callees import parameter_names
+from .fresh import KEY_LISTS
 from .random_draws import refuse_varied_parameters
 
 _NONDIFF_OPS = (gast.FloorDiv, gast.BitAnd, gast.BitOr, gast.BitXor, gast.LShift, gast.RShift)
@@ -81,15 +84,18 @@ def derivative_sources(rhs):
     return A.names_read(rhs)
 
 
-def _edges(stmts, edges, containers, items, reads):
+def _edges(stmts, edges, containers, items, reads, keyed=frozenset()):
     """(target, sources) pairs: derivative can flow from each source into target. An item read
     by a constant key off a name whose items are known (``items``: ``_item_structures``) flows
-    from that item's sources only; it reads the whole (``reads``: the useful ones' pairs)."""
+    from that item's sources only; it reads the whole (``reads``: the useful ones' pairs). The
+    keys of a dict whose keys are strings (``keyed``: ``_string_keyed``) carry no derivative."""
     for s in stmts:
         if isinstance(s, gast.Assign):
             target = s.targets[0]
             item = _item_read(s.value, items)
-            if isinstance(target, gast.Name) and item is not None:
+            if isinstance(target, gast.Name) and _keys_of(s.value, keyed):
+                edges.append((target.id, set()))
+            elif isinstance(target, gast.Name) and item is not None:
                 edges.append((target.id, set(item[0])))
                 reads.append((target.id, {s.value.value.id}))
             elif isinstance(target, gast.Name) and id(s.value) in items.free_calls:
@@ -114,8 +120,76 @@ def _edges(stmts, edges, containers, items, reads):
                     edges.append((receiver.id, derivative_sources(s.value.args[0]) | {receiver.id}))
                     containers.add(receiver.id)
         elif isinstance(s, (gast.If, gast.For, gast.While)):
-            _edges(s.body, edges, containers, items, reads)
-            _edges(s.orelse, edges, containers, items, reads)
+            _edges(s.body, edges, containers, items, reads, keyed)
+            _edges(s.orelse, edges, containers, items, reads, keyed)
+
+
+def _string_keyed(node, keyed_params):
+    """The names that hold a dict whose keys are strings wherever they are read: the parameters
+    given one (``keyed_params``, from the argument specs), and names bound only to such a name or
+    to ``as_real`` of one (a derivative srcad made: ``_t4 = as_real(p); p = _t4``, a dict of the
+    same keys); none of them changed in place."""
+    if not keyed_params:
+        return frozenset()
+    copying = {id(s.targets[0]): _same_keys_as(s.value) for s in A.walk(node)
+               if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
+    copies = {}  # name -> the names its bindings copy; None where one binds anything else
+    for n in A.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            copied = copying.get(id(n))
+            found = copies.get(n.id, set())
+            copies[n.id] = None if copied is None or found is None else found | {copied}
+    keyed = (set(keyed_params) | set(copies)) - {n for n, c in copies.items() if c is None}
+    keyed -= _aliases(_changed_in_place(node), copies)  # a dict one of them changes, all of them hold
+    changed = True
+    while changed:  # a name copying one that is not keyed is not keyed either
+        changed = False
+        for name in list(keyed):
+            if not copies.get(name, set()) <= keyed:
+                keyed.discard(name)
+                changed = True
+    return frozenset(keyed)
+
+
+def _aliases(names, copies):
+    """``names`` and the names that may hold the same object as one of them, along ``copies``."""
+    linked = {}
+    for name, copied in copies.items():
+        for other in copied or ():
+            linked.setdefault(name, set()).add(other)
+            linked.setdefault(other, set()).add(name)
+    found, todo = set(names), list(names)
+    while todo:
+        for other in linked.get(todo.pop(), ()):
+            if other not in found:
+                found.add(other)
+                todo.append(other)
+    return found
+
+
+def _same_keys_as(rhs):
+    """The name whose dict ``rhs`` is, or has the keys of (``p``, ``as_real(p)``), else None."""
+    if isinstance(rhs, gast.Name):
+        return rhs.id
+    if not (isinstance(rhs, gast.Call) and len(rhs.args) == 1 and not rhs.keywords
+            and isinstance(rhs.args[0], gast.Name)):
+        return None
+    callee = A.anno(rhs, "callee")
+    return rhs.args[0].id if callee is not None and callee.kind == "object" and callee.obj is runtime.as_real else None
+
+
+def _keys_of(rhs, keyed):
+    """Is ``rhs`` the keys of a ``keyed`` dict (``sorted(d)``, ``list(d)``, ``d.keys()``): strings?"""
+    if not (keyed and isinstance(rhs, gast.Call)) or rhs.keywords:
+        return False
+    callee = A.anno(rhs, "callee")
+    if callee is None:
+        return False
+    if callee.kind == "method":
+        receiver = rhs.func.value
+        return callee.name == "keys" and not rhs.args and isinstance(receiver, gast.Name) and receiver.id in keyed
+    return (callee.kind == "object" and any(callee.obj is b for b in KEY_LISTS) and len(rhs.args) == 1
+            and isinstance(rhs.args[0], gast.Name) and rhs.args[0].id in keyed)
 
 
 def _constant_key(index):
@@ -321,13 +395,15 @@ def _is_container(rhs, containers):
     return False
 
 
-def activity(node, source, wrt, container_params=(), constant_params=(), returned=None):
+def activity(node, source, wrt, container_params=(), constant_params=(), returned=None, keyed_params=()):
     """Annotate ``node`` (in A-normal form) with its active variables; see the module doc.
-    ``returned(fn)``: ``returned_items`` of a function of yours it calls, or None."""
+    ``returned(fn)``: ``returned_items`` of a function of yours it calls, or None;
+    ``keyed_params``: the parameters given dicts whose keys are strings."""
     edges, reads = [], []
     containers = set(container_params)
     items = _item_structures(node, returned)
-    _edges(node.body, edges, containers, items, reads)
+    keyed = _string_keyed(node, keyed_params)
+    _edges(node.body, edges, containers, items, reads, keyed)
     # fixpoint: containers propagate through aliases
     changed = True
     while changed:
@@ -360,6 +436,7 @@ def activity(node, source, wrt, container_params=(), constant_params=(), returne
     A.set_anno(node, "derivative_free", frozenset((A.names_stored(node) | set(constant_params))
                                                   - _reached(edges, params) - params))
     A.set_anno(node, "containers", containers)
+    A.set_anno(node, "string_keyed", keyed)  # what the functions of yours it calls are told (``keyed``)
     A.set_anno(node, "item_structures", items)
     return node
 

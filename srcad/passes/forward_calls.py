@@ -14,8 +14,9 @@ from ..template import instantiate
 from ..template_binding import bind
 from .fresh import only_logs
 from .forward_flow import SHARED, ZERO
-from .reverse_calls import (bind_arguments, call_classes, keyword_defaults, only_reads, refuse_active_packing,
-                            refuse_derivative_call, refuse_effect_call, refuse_storing_in_a_global)
+from .reverse_calls import (bind_arguments, call_classes, keyed_arguments, keyword_defaults, only_reads,
+                            refuse_active_packing, refuse_derivative_call, refuse_effect_call,
+                            refuse_storing_in_a_global)
 
 
 class _CallSite:
@@ -134,7 +135,8 @@ class CallTangents:
         known = {p: specs[a.id] for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in specs}
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
                                               classes=call_classes(self.node, fn, rhs, bound, self.source),
-                                              arrays=tuple(arrays), numbers=tuple(numbers), specs=known)
+                                              arrays=tuple(arrays), numbers=tuple(numbers), specs=known,
+                                              keyed=keyed_arguments(self.node, bound))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)
         tangents = [gast.keyword(arg=tangent_params[p], value=self.read(bound.arguments[p].id)) for p in wrt]
         keywords = list(rhs.keywords) + keyword_defaults(fn, bound, self.refs) + tangents

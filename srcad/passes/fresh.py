@@ -145,6 +145,8 @@ SHALLOW_COPIES = {"copy"}
 # New containers whose items are the arguments' items (or the arguments themselves).
 CONTAINER_BUILDERS = {builtins.list, builtins.tuple, builtins.dict, builtins.zip, builtins.enumerate,
                        builtins.sorted, builtins.reversed, builtins.set, builtins.frozenset}
+# Builtins that, given a dict, return a new container of its keys (``sorted(d)``, ``list(d)``).
+KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
 # Attributes that describe an array without sharing its memory.
 PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "strides"}
 # Methods that change their receiver: a call for its effect updates it in place.

@@ -29,7 +29,7 @@ from .. import runtime
 from ..sharing import copy_for_calls
 from ..code_reading import attribute_now
 from .call_options import call_argument, copies
-from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_METHODS,
+from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_METHODS, KEY_LISTS,
                     LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
                     SPLITS_OVER_ITEMS, VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, returns_new_array)
 from .memory_locations import EMPTY, Memory, shallow_copy_keeps
@@ -198,7 +198,7 @@ class Values:
         if callee is not None and callee.kind == "object":
             obj = callee.obj
             if is_in(obj, CONTAINER_BUILDERS):
-                if obj in _KEY_LISTS and len(call.args) == 1 and self.string_keys(state, call.args[0]):
+                if obj in KEY_LISTS and len(call.args) == 1 and self.string_keys(state, call.args[0]):
                     return Memory(new)  # list(d) of a dict: its keys, strings
                 # dict(a=x) holds x itself; list(L) and zip(L, M) hold only the items of a list or tuple
                 held = frozenset().union(*(self.memory(state, k.value).all() for k in call.keywords))
@@ -230,6 +230,12 @@ class Values:
                 if self.string_keys(state, call.args[0]):  # a dict parameter's copy, as d.copy() below
                     return Memory(new, copied.inner, sequence=True, keys=copied.keys)
                 # (anything else: its __copy__ may return what it likes, even itself)
+            if obj is runtime.as_real and len(call.args) == 1:
+                # a derivative's ``x = as_real(x)``: x, or a new array, list, tuple or dict (of x's
+                # type) of its items or new arrays; a dict parameter's stays a dict, whose copy is new
+                given = self.memory(state, call.args[0])
+                return Memory(given.own | new, given.inner, given.array, given.listy | new,
+                              sequence=given.sequence or self.string_keys(state, call.args[0]))
             returned = RETURNS_ARGUMENTS.get(obj, ()) if is_in(obj, RETURNS_ARGUMENTS) else ()
             if (obj is builtins.min or obj is builtins.max) and len(call.args) > 1 and all(
                     k.arg == "key" for k in call.keywords):
@@ -387,7 +393,6 @@ class Values:
 _UNKNOWN = object()
 
 
-_KEY_LISTS = (builtins.list, builtins.tuple, builtins.sorted, builtins.set, builtins.frozenset)
 _SEQUENCE_BUILDERS = (builtins.list, builtins.tuple, builtins.sorted)
 
 

@@ -151,6 +151,13 @@ def call_classes(fn_node, fn, call, bound, source):
         [p for p, _ in left], [d for _, d in left])
 
 
+def keyed_arguments(node, bound):
+    """The parameters of a function of yours that a call (``bound``) in ``node`` gives a dict
+    whose keys are strings throughout (activity's ``"string_keyed"``)."""
+    keyed = A.anno(node, "string_keyed") or ()
+    return tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in keyed)
+
+
 class Calls:
     """The call handling of ``_Reverse``."""
 
@@ -174,7 +181,8 @@ class Calls:
                  if isinstance(a, gast.Name) and self.spec(a.id) is not None}
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known,
                                                classes=call_classes(self.node, fn, rhs, bound, self.source),
-                                               constant_params=self.constant_arguments(fn, bound))
+                                               constant_params=self.constant_arguments(fn, bound),
+                                               keyed=keyed_arguments(self.node, bound))
         base = identifier(fn)  # a lambda's name is no identifier
         fwd_name = self.refs(f"{base}_forward", forward_fn)
         bwd_name = self.refs(f"{base}_backward", backward_fn)
