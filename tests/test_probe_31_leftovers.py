@@ -126,3 +126,61 @@ def test_a_helper_listing_the_keys_of_a_dict_of_arrays(flattened):
     _check_to_second_order(loss, (_params(),))
     h = srcad.hessian(loss)(_params())
     assert set(h) == {"w", "b"} and np.shape(h["w"]["w"]) == (3, 3)
+
+
+# Item 3: ``L = [[w]]; L[0].append(v)``. The memory analysis keeps what a list holds at any depth
+# together, so it cannot tell L[0] (a new list) from w: the refusal says so, and what to write.
+def grows_a_list_in_a_list(w, v):
+    L = [[w]]
+    L[0].append(v)  # grows-item
+    return np.sum(L[0][0] * L[0][1])
+
+
+def grows_its_own_row(w, v):
+    row = [w]
+    row.append(v)
+    L = [row]
+    return np.sum(L[0][0] * L[0][1])
+
+
+def test_growing_a_list_held_in_a_list_says_what_srcad_cannot_tell_apart():
+    w, v = np.array([0.5, -1.0, 2.0]), np.array([1.5, 0.3, -0.7])
+    with pytest.raises(srcad.SrcadSyntaxError) as caught:
+        srcad.grad(grows_a_list_in_a_list)(w, v)
+    message = str(caught.value)
+    assert "test_probe_31_leftovers.py:" in message and "# grows-item" in message
+    assert "'L[0]', a list held in a list or dict" in message
+    assert "may be the argument 'w'" in message
+    assert "keep it in a name of its own" in message and ".copy()" not in message
+    check_grads(grows_its_own_row, (w, v), wrt=(0, 1))  # the advice, taken
+
+
+# Item 4: ``CACHE[key] = value`` into a module-level dict said "copy first ('CACHE = ....copy()')".
+CACHE = {}
+
+
+def caches_a_value(w):
+    y = np.tanh(w)
+    CACHE["last"] = y  # cache-store
+    return np.sum(y ** 2)
+
+
+def caches_without_derivative(w):
+    y = np.tanh(w)
+    CACHE.update({"last": srcad.stop_gradient(y)})
+    return np.sum(y ** 2)
+
+
+def test_storing_into_a_dict_of_the_module_says_why_and_what_to_write():
+    w = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(srcad.SrcadSyntaxError) as caught:
+        srcad.grad(caches_a_value)(w)
+    message = str(caught.value)
+    assert "# cache-store" in message and "....copy()" not in message
+    assert "srcad does not change 'CACHE', a dict of your module, in place" in message
+    assert "write 'CACHE.update({'last': srcad.stop_gradient(y)})', which runs as written" in message
+    assert "has_aux=True" in message
+    assert CACHE == {}
+    check_grads(caches_without_derivative, (w,))  # the advice, taken
+    srcad.grad(caches_without_derivative)(w)  # the update runs as written, once
+    np.testing.assert_array_equal(CACHE["last"], np.tanh(w))

@@ -7,7 +7,7 @@ import numpy as np
 from .. import astutil as A
 from ..errors import NoRuleError
 from .call_options import call_argument
-from .effect_calls import assignment_instead
+from .effect_calls import assignment_instead, grown_list_advice
 from .memory_values import Values, is_unread_result
 
 
@@ -57,6 +57,35 @@ def unseen_change_refusal(call, arg, s):
         f"for the reverse sweep); {assignment_instead(call, arg.id)}", s)
 
 
+def _grows(s, name):
+    """Is ``s`` a call growing the list ``name`` (``name.append(v)``, ``extend``, ``insert``)?"""
+    call = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
+    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
+    return (callee is not None and callee.kind == "method" and callee.name in ("append", "extend", "insert")
+            and isinstance(call.func.value, gast.Name) and call.func.value.id == name)
+
+
+def _global_container_store(s, owner, held):
+    """Why ``CACHE[k] = v`` into a dict (or list) of the module is refused, and what to write."""
+    kind = "dict" if isinstance(held, dict) else "list"
+    written = A.anno(s, "origin") or s
+    keep = "keep the list in the function"
+    if kind == "dict":
+        key, value = "key", "srcad.stop_gradient(value)"
+        if (isinstance(written, gast.Assign) and len(written.targets) == 1
+                and isinstance(written.targets[0], gast.Subscript)):
+            index = written.targets[0].slice
+            key = repr(index.value) if isinstance(index, gast.Constant) else A.to_source(index).strip()
+            value = A.to_source(written.value).strip()
+            value = value if value.startswith("srcad.stop_gradient(") else f"srcad.stop_gradient({value})"
+        keep = f"write '{owner}.update({{{key}: {value}}})', which runs as written"
+    return (f"srcad does not change '{owner}', a {kind} of your module, in place: its derivative writes into no "
+            "value outside the function, and reads a global as a constant (what reads the stored value back "
+            f"would carry no derivative). To keep a value there (a cache, a log), {keep}; to compute with it, "
+            f"keep the {kind} in the function, or return the value (srcad.value_and_grad(f, has_aux=True)) and "
+            "store it after the call")
+
+
 def _pure_without_rule(obj):
     """Is ``obj`` a method of a SciPy distribution (which changes none of its arguments) with no
     rule? (Other calls srcad has no rule for may change what they are given: operator.setitem.)"""
@@ -75,6 +104,13 @@ class Refusals(Values):
 
     def check_caller_memory(self, s, state, name, changed, arguments=True):
         for kind, owner in sorted(changed, key=repr):
+            if arguments and kind in ("arg", "arg-item") and _grows(s, name) and self.held_item(state, name):
+                # L = [[w]]; L[0].append(v): an item's locations are all that the container holds, at any depth
+                raise Refusal(
+                    f"in-place update of '{name}', a list held in a list or dict: srcad does not tell the items of "
+                    f"a list of lists apart from what those lists hold, so it may be the argument '{owner}' (srcad "
+                    f"never changes the caller's lists); {grown_list_advice()} and put it into its list or dict "
+                    "once it is complete", s)
             if arguments and kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
@@ -86,11 +122,20 @@ class Refusals(Values):
                     "that call (a cached function, a bound method, a partial may return an array it keeps, an object "
                     "of yours may hold one), and does not change arrays outside the function: copy first "
                     f"({self.copy_hint(state, name, None, unread=True)})", s)
+            if kind == "global" and owner == name and isinstance(self._global(owner), (dict, list)):
+                raise Refusal(_global_container_store(s, owner, self._global(owner)), s)
             if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
                     f"srcad does not change arrays outside the function: copy first "
                     f"({self.copy_hint(state, name, owner)})", s)
+
+    def held_item(self, state, name):
+        """Was ``name`` bound, on every path, to an item of a list, tuple or dict (``L[0]``)?"""
+        bound = state.bound.get(name) if name not in state.ambiguous else None
+        made = bound[1] if bound else None
+        return (isinstance(made, gast.Assign) and isinstance(made.value, gast.Subscript)
+                and isinstance(made.value.value, gast.Name) and self.memory(state, made.value.value).sequence)
 
     def copy_hint(self, state, name, owner, unread=False):
         """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on
