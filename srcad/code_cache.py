@@ -21,6 +21,9 @@ class CodeCache:
 
     def __init__(self):
         self._entries = {}  # id(code) -> (weakref to code, {rest of key: [Compiled, ...]})
+        # how many times code was made: ``srcad.testing`` checks that calling again with the same
+        # arguments makes none (a guard that cannot hold would compile on every call)
+        self.made = 0
 
     def variants(self, key):
         mode, code, rest = key[0], key[1], (key[0],) + key[2:]
@@ -81,7 +84,9 @@ def cached(cache, key, fn, make, recursion):
             compiled = make()
         finally:
             in_progress.discard(recursion)
-        variants.append(compiled)
+        cache.made += 1
+        if compiled.matches(fn):  # (one that does not, never found again, would only pile up)
+            variants.append(compiled)
     return compiled
 
 

@@ -128,6 +128,8 @@ class Guard:
 def _same(current, expected):
     """Is ``current`` the object the code was made for? A bound method is made afresh by every
     attribute read, so it counts as the same if its object and function are."""
+    if isinstance(expected, _ArrayMethod):
+        return expected.matches(current)
     return current is expected or (isinstance(current, (types.MethodType, types.BuiltinMethodType))
                                     and type(current) is type(expected) and current == expected)
 
@@ -135,6 +137,18 @@ def _same(current, expected):
 def _hold(obj):
     """A way back to ``obj`` that does not keep it (and the module it came from) alive when
     it supports weak references; call it for the object, or _MISSING once it is gone."""
+    owner = getattr(obj, "__self__", None)
+    if isinstance(obj, types.BuiltinMethodType) and owner is not None and not isinstance(owner, types.ModuleType):
+        # a builtin's bound method (``np.multiply.outer``, ``C.dot``) is made anew by every
+        # attribute read: a weak reference to it dies at once (the code would be made again on
+        # every call), so hold its object and read the method again (``_same`` takes an equal
+        # bound method for the same); an array's, whose object may be made anew too (``C.T``), by
+        # what the array is a view of
+        if type(owner) is np.ndarray:
+            method = _ArrayMethod(owner, obj.__name__)
+            return lambda: method
+        held_owner, name = _hold(owner), obj.__name__
+        return lambda: _follow(held_owner(), (name,))
     try:
         ref = weakref.WeakMethod(obj) if isinstance(obj, types.MethodType) else weakref.ref(obj)
     except TypeError:  # builtins, ufuncs: nothing of the user's to keep alive
@@ -145,6 +159,37 @@ def _hold(obj):
         return _MISSING if value is None else value
 
     return held
+
+
+class _ArrayMethod:
+    """A method of a NumPy array as compiled code was made for it (``C.dot``, ``C.T.dot``, read
+    anew as a new bound method of a new view at every call): the same for the method of that
+    name of a view of the same memory with the same shape, strides and dtype (the array that
+    owns the memory held weakly: rebinding ``C`` makes the code again)."""
+
+    __slots__ = ("owner", "layout", "name")
+
+    def __init__(self, view, name):
+        self.owner, self.layout, self.name = weakref.ref(_memory_owner(view)), _layout(view), name
+
+    def matches(self, method):
+        view = getattr(method, "__self__", None)
+        return (isinstance(method, types.BuiltinMethodType) and type(view) is np.ndarray
+                and method.__name__ == self.name and _memory_owner(view) is self.owner()
+                and _layout(view) == self.layout)
+
+    def __repr__(self):
+        return f"<method {self.name} of an array view {self.layout[1:]}>"
+
+
+def _memory_owner(array):
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _layout(view):
+    return view.__array_interface__["data"][0], view.shape, view.strides, view.dtype
 
 
 class _CalleeGuard:

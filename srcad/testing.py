@@ -122,21 +122,24 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     if v is None:
         v = _random_like(y, rng)
     results = []
+    name = getattr(fn, '__qualname__', fn)
     if mode in ("joint", "both"):
         results.append(("adjoint", d.adjoint(*args, v)))
+        _assert_compiles_nothing(lambda: d.adjoint(*args, v), f"adjoint of {name}")
     if mode in ("split", "both"):
         y2, pullback = d.vjp(*args)
+        _assert_compiles_nothing(lambda: d.vjp(*args), f"vjp of {name}")
         _assert_close(y2, y, "vjp's forward value", rtol, atol)
         first = pullback(v)
         again = pullback(v)
         for a, b in zip(_flatten(first), _flatten(again)):
             _assert_close(a, b, "a second pullback call", 0, 0)
         results.append(("pullback", first))
-    for name, grads in results:
+    for what, grads in results:
         grads_t = (grads,) if not isinstance(wrt, (tuple, list)) else grads
-        _assert_unchanged(args, kept, name)
+        _assert_unchanged(args, kept, what)
         for pos, g in zip(positions, grads_t):
-            _assert_structure(g, args[pos], name)
+            _assert_structure(g, args[pos], what)
         for k in range(directions):
             direction = [_random_like(args[p], rng) for p in positions]
 
@@ -150,7 +153,7 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
             analytic = sum(_vdot(g, u) for g, u in zip(grads_t, direction))
             if not abs(numeric - analytic) <= atol + rtol * max(abs(numeric), abs(analytic), 1.0):
                 raise AssertionError(
-                    f"{name} of {getattr(fn, '__qualname__', fn)}: directional derivative {analytic!r} "
+                    f"{what} of {name}: directional derivative {analytic!r} "
                     f"but finite differences give {numeric!r} (direction {k})")
     return results[0][1]
 
@@ -212,6 +215,8 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
         for p, u in zip(positions, tangents):
             moving[p] = u
         value, tangent = jvp(fun, args, moving)
+        if k == 0:
+            _assert_compiles_nothing(lambda: jvp(fun, args, moving), f"jvp of {name}")
         _assert_unchanged(args, kept, f"jvp of {name}")
         _assert_close(value, y, "jvp's value", rtol, atol)
         # forward mode gives a named tuple result (slogdet, svd) a plain tuple of tangents
@@ -228,6 +233,18 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
                                   + f" (direction {k})")
         checked.append(tangent)
     return checked[0] if checked else None
+
+
+def _assert_compiles_nothing(call, where):
+    """``call()``, made once already, runs the code made then: a guard of that code that cannot
+    hold would make srcad compile on every call."""
+    from .compile import _CACHE
+
+    made = _CACHE.made
+    call()
+    if _CACHE.made != made:
+        raise AssertionError(f"{where}: called again with arguments of the same shapes, srcad compiled its code "
+                             "again (a guard of the compiled code does not hold right after compiling it)")
 
 
 def _assert_tangent_close(got, numeric, rtol, atol, where):
