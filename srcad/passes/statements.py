@@ -53,6 +53,7 @@ else:
 y = L
 """
 import contextlib
+import copy
 import sys
 import warnings
 
@@ -93,10 +94,12 @@ class Region:
 
 class _Scope:
     """The function being lowered: its source (for errors and names), its statements and
-    its parameters (to tell which names a try body alone binds)."""
+    its parameters (to tell which names a try body alone binds); ``user_names`` maps the
+    names an enclosing try body's lowering gave to the user's (for messages)."""
 
-    def __init__(self, source, stmts, params):
+    def __init__(self, source, stmts, params, user_names=None):
         self.source, self.stmts, self.params = source, list(stmts), set(params)
+        self.user_names = user_names or {}
 
     def __getattr__(self, name):
         return getattr(self.source, name)
@@ -247,17 +250,23 @@ def _lower_handlers(s, namer, source):
     if refused:
         raise source.syntax_error(
             f"srcad differentiates a try body that binds each name it hands on on every path; "
-            f"'{refused[0]}' is bound on some paths of this try body only and read outside it: "
+            f"'{_user_name(source, refused[0])}' is bound on some paths of this try body only and read outside it: "
             f"assign it on every path of the body (or on every path before the try statement)", s)
     if source is not None and not source.is_generated():  # (generated code reads them under its flags)
         _check_handlers_rebind(s, set(bound) & read_outside, source)
     setup += [A.assign(renames[n], A.load(n) if n in elsewhere else A.const(None))
               for n in sorted(exposed | carried | (partly - elsewhere))]
     setup = [gast.copy_location(x, s) for x in setup]
-    region, _ = _region("except", namer, _lower_block(body, namer, source), s, flag=flag, caught=caught,
-                        exception=exception, handlers=[h.type for h in s.handlers])
     handed_on = definite | exposed | carried | (partly - elsewhere)
     commit = [gast.copy_location(A.assign(n, A.load(renames[n])), s) for n in bound if n in handed_on]
+    # a try nested in the body is judged among the body's names as renamed: bound by the setup,
+    # read after it where the names they stand for are (else '_try1_s', bound only here, would
+    # start as None: unbound)
+    reads = [A.assign(n, A.load(renames[n])) for n in sorted(handed_on & read_outside)]
+    inner = _with_stand_in(source, s, renames, setup + [gast.If(test=A.load(flag), body=body, orelse=[]),
+                                               gast.If(test=A.load(flag), body=reads or [gast.Pass()], orelse=[])])
+    region, _ = _region("except", namer, _lower_block(body, namer, inner), s, flag=flag, caught=caught,
+                        exception=exception, handlers=[h.type for h in s.handlers])
     orelse = _lower_block(s.orelse, namer, source)
     handlers = []
     for i, h in enumerate(s.handlers):
@@ -288,10 +297,11 @@ def _check_handlers_rebind(s, names, source):
         exposed = _exposed(h.body, {h.name.id} if h.name is not None else set())
         stale = sorted(n for n in names if n in exposed or not raises and n not in _definitely_bound(h.body))
         if stale:
+            name = _user_name(source, stale[0])
             raise source.syntax_error(
-                f"'{stale[0]}' is bound in this try body and read after the exception handler without being "
+                f"'{name}' is bound in this try body and read after the exception handler without being "
                 f"bound again there: Python would give it the value the body reached before the exception, "
-                f"and srcad differentiates the body as a whole or not at all. Bind '{stale[0]}' in every "
+                f"and srcad differentiates the body as a whole or not at all. Bind '{name}' in every "
                 f"except clause before reading it (or compute it before the try statement)", h)
 
 
@@ -407,6 +417,44 @@ def _reads(node):
 
 def _stores(node):
     return A.names_stored(node)
+
+
+def _with_stand_in(source, target, renames, stand_in):
+    """``source`` (a ``_Scope``) with the statement ``target`` replaced by the statements
+    ``stand_in`` (the compound statements around it copied), in which ``renames`` hold; ``source``
+    itself where it does not hold ``target`` or is None."""
+    stmts = _replaced(source.stmts, target, stand_in) if source is not None else None
+    if stmts is None:
+        return source
+    shown = {new: _user_name(source, old) for old, new in renames.items()}
+    return _Scope(source.source, stmts, source.params, {**source.user_names, **shown})
+
+
+def _user_name(source, name):
+    return source.user_names.get(name, name) if isinstance(source, _Scope) else name
+
+
+def _replaced(stmts, target, stand_in):
+    """A copy of the block ``stmts`` with ``target`` replaced by ``stand_in``; None if absent."""
+    for i, s in enumerate(stmts):
+        if s is target:
+            return stmts[:i] + list(stand_in) + stmts[i + 1:]
+        holders = [s] + (s.handlers if isinstance(s, gast.Try) else [])
+        for holder in holders:
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(holder, field, None)
+                found = _replaced(block, target, stand_in) if isinstance(block, list) else None
+                if found is None:
+                    continue
+                outer = copy.copy(s)
+                if holder is s:
+                    setattr(outer, field, found)
+                else:
+                    handler = copy.copy(holder)
+                    setattr(handler, field, found)
+                    outer.handlers = [handler if h is holder else h for h in s.handlers]
+                return stmts[:i] + [outer] + stmts[i + 1:]
+    return None
 
 
 def _bound_elsewhere(s, source):
