@@ -4,7 +4,8 @@ Guarantee: ``bind_arguments`` gives each parameter of the inlined function an at
 what Python would bind to it, evaluated in the caller's order: plain positional arguments,
 then the items of a final ``*seq`` (its length checked when the code runs: a mismatch
 raises ``TypeError`` as the call would; parameters with defaults that a short ``seq`` leaves
-take them, decided then too), keywords, and the entries of a final ``**d``
+take them, decided then too; with a ``**d`` whose keys srcad does not read when compiling, the
+parameters a short ``seq`` leaves take ``d``'s entries, or their defaults), keywords, and the entries of a final ``**d``
 (a key that names no parameter, or one already bound, raises ``TypeError``). ``*rest`` is a
 tuple and ``**options`` a dict of what is left over; defaults fill the rest. A ``*args`` or
 ``**kwargs`` bound to a display just before (a wrapper passing on what it is given) is
@@ -74,16 +75,21 @@ def bind_arguments(norm, call, name, fdef, out):
         else:
             extra_args.append(norm.atom(value, out))
     rest = None  # *rest from the items of *seq beyond the positional parameters
+    seq_or_mapping = None  # f(*seq, **m): (the list of seq's items, the parameters it fills while it has items)
     if starred is not None:
         if extra_args:
             raise norm.error("srcad inlines f(a, *seq) only when the plain arguments fill no *rest parameter", call)
         by_name = {k.arg for k in call.keywords}  # f(*seq, k=v): seq fills the parameters before k
         params = positional[len(plain):]
         params = params[:next((i for i, p in enumerate(params) if p in by_name), len(params))]
-        # a short seq leaves the last parameters to their defaults; with a **mapping too, to either: not inlined
+        # a short seq leaves the last parameters to their defaults, or with a **mapping to it (or them)
         has_mapping = any(k.arg is None for k in call.keywords)
-        optional = {} if has_mapping else dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-        rest = _bind_sequence(norm, call, name, params, args.vararg is not None, starred, bound, optional, out)
+        if has_mapping and args.vararg is None and not {a.id for a in args.posonlyargs} & set(params):
+            seq_or_mapping = (_listed(norm, call, starred, out), params)  # bound once the mapping is read
+        else:
+            optional = {} if has_mapping else dict(zip(positional[len(positional) - len(args.defaults):],
+                                                       args.defaults))
+            rest = _bind_sequence(norm, call, name, params, args.vararg is not None, starred, bound, optional, out)
     keywords, mapping = list(call.keywords), None
     if keywords and keywords[-1].arg is None:
         mapping = norm.atom(keywords.pop().value, out)
@@ -104,8 +110,10 @@ def bind_arguments(norm, call, name, fdef, out):
     defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.id: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
     if mapping is not None:
+        if seq_or_mapping is not None:
+            _bind_sequence_or_mapping(norm, call, name, *seq_or_mapping, starred, mapping, bound, defaults, out)
         options = _bind_mapping(norm, name, by_keyword, args.kwarg is not None, mapping, bound, defaults,
-                                extra_keywords, out)
+                                extra_keywords, out, either=seq_or_mapping[1] if seq_or_mapping else ())
         if options is not None:
             bound[args.kwarg.id] = options
     if args.vararg is not None:
@@ -129,8 +137,7 @@ def _bind_sequence(norm, call, name, params, has_rest, starred, bound, defaults,
     """Bind ``params`` to the items of ``*seq``, the trailing ones that have ``defaults`` to
     theirs where ``seq`` is too short (as Python does, decided when the code runs); returns
     the atom for ``*rest`` (or None)."""
-    seq = norm.namer.fresh("_seq")
-    out.append(gast.copy_location(A.assign(seq, norm.rhs(builtin_call("list", starred.value), out)), call))
+    seq = _listed(norm, call, starred, out)
     count = norm.atom(builtin_call("len", A.load(seq)), out)
     what = A.to_source(starred.value).strip()
     needed = len(params)
@@ -155,6 +162,41 @@ def _bind_sequence(norm, call, name, params, has_rest, starred, bound, defaults,
         return None
     tail = gast.Subscript(value=A.load(seq), slice=gast.Slice(A.const(len(params)), None, None), ctx=gast.Load())
     return norm.atom(builtin_call("tuple", tail), out)
+
+
+def _listed(norm, call, starred, out):
+    """The name of a new list of the items of ``*seq`` (read once, as Python reads it)."""
+    seq = norm.namer.fresh("_seq")
+    out.append(gast.copy_location(A.assign(seq, norm.rhs(builtin_call("list", starred.value), out)), call))
+    return seq
+
+
+def _bind_sequence_or_mapping(norm, call, name, seq, params, starred, mapping, bound, defaults, out):
+    """``f(*seq, **m)`` as Python binds it when the code runs: each of ``params`` from the
+    item of ``seq`` at its place while ``seq`` has one, else from ``m`` (or its default); an
+    item beyond them, and a parameter given by both, raise Python's TypeError."""
+    count = norm.atom(builtin_call("len", A.load(seq)), out)
+    what = A.to_source(starred.value).strip()
+    _raise_if(norm, gast.Compare(left=count, ops=[gast.Gt()], comparators=[A.const(len(params))]),
+              f"*{what} holds more than the {len(params)} positional arguments {name}() takes there", call, out)
+    keys = norm.atom(_method_call(A.deepcopy(mapping), "keys"), out)
+    for k, param in enumerate(params):
+        given = norm.atom(gast.Compare(left=A.deepcopy(count), ops=[gast.Gt()], comparators=[A.const(k)]), out)
+        named = norm.atom(gast.Compare(left=A.const(param), ops=[gast.In()], comparators=[A.deepcopy(keys)]), out)
+        _raise_if(norm, gast.BoolOp(op=gast.And(), values=[A.deepcopy(given), A.deepcopy(named)]),
+                  f"{name}() got multiple values for argument '{param}'", call, out)
+        if param in defaults:
+            fallback = gast.Call(func=gast.Attribute(value=A.deepcopy(mapping), attr="get", ctx=gast.Load()),
+                                 args=[A.const(param), defaults.pop(param)], keywords=[])
+            A.set_anno(fallback, "callee", Callee("method", name="get"))
+        else:
+            _raise_if(norm, gast.BoolOp(op=gast.And(), values=[
+                gast.UnaryOp(op=gast.Not(), operand=A.deepcopy(given)),
+                gast.UnaryOp(op=gast.Not(), operand=A.deepcopy(named))]),
+                f"{name}() missing argument '{param}'", call, out)
+            fallback = gast.Subscript(value=A.deepcopy(mapping), slice=A.const(param), ctx=gast.Load())
+        item = gast.Subscript(value=A.load(seq), slice=A.const(k), ctx=gast.Load())
+        bound[param] = norm.atom(gast.IfExp(test=A.deepcopy(given), body=item, orelse=fallback), out)
 
 
 def displays_unpacked(call, out):
@@ -200,10 +242,11 @@ def _display_of(node, out, kind):
     return None
 
 
-def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults, extra_keywords, out):
-    """Bind the parameters left by keyword from the dict ``mapping`` (``**d``)."""
+def _bind_mapping(norm, name, by_keyword, has_options, mapping, bound, defaults, extra_keywords, out, either=()):
+    """Bind the parameters left by keyword from the dict ``mapping`` (``**d``); those in
+    ``either`` are bound already, from ``*seq`` or from it (``_bind_sequence_or_mapping``)."""
     keys = norm.atom(_method_call(A.deepcopy(mapping), "keys"), out)
-    taken = [p for p in by_keyword if p in bound or p in extra_keywords]
+    taken = [p for p in by_keyword if p in bound and p not in either or p in extra_keywords]
     for param in taken:  # Python: "got multiple values"
         found = norm.atom(gast.Compare(left=A.const(param), ops=[gast.In()], comparators=[A.deepcopy(keys)]), out)
         _raise_if(norm, found, f"{name}() got multiple values for argument '{param}'", mapping, out)
