@@ -52,6 +52,8 @@ FEATURES = (
     "try",         # try/except/else/finally around assignments, raising on data
     "replace",     # dataclasses.replace / _replace of records, stepped in loops and by a module-level step helper
     "joins",       # tuple/list joins of known length (t + (y,), t += (y,)) and starred unpacking
+    "held",        # with methods: a function kept in an attribute (self.act = np.tanh, a lambda, a partial), called
+    "layers",      # with methods: a module-level list of objects of the classes, looped over and read by item
 )
 NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")

@@ -54,6 +54,8 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
             options.append(("try", 2))
         if self.on("joins"):
             options.append(("join", 1 + bool(sc.of_kind("c"))))
+        if self.layers:
+            options.append(("layers", 1))
         if self.on("closures") and sc.outer is None and sc.result is not None and getattr(sc, "entry", False):
             options.append(("closure", 1))
         kind = rng.choices([k for k, _ in options], [w for _, w in options])[0]

@@ -66,17 +66,17 @@ CONVERT = {
 
 UNARY = [  # (template, feature, shapes it applies to: None = all)
     ("NP.sin({0})", "elementwise"), ("NP.cos({0})", "elementwise"), ("NP.tanh({0})", "elementwise"),
-    ("NP.exp(-({0}) ** 2)", "elementwise"), ("NP.sqrt({0} ** 2 + 1.0)", "elementwise"),
-    ("NP.log1p({0} ** 2)", "elementwise"), ("({0}) ** 2", None), ("-({0})", None), ("NP.arctan({0})", "elementwise"),
+    ("NP.exp(-({0}) ** 2)", "elementwise"), ("NP.sqrt(({0}) ** 2 + 1.0)", "elementwise"),
+    ("NP.log1p(({0}) ** 2)", "elementwise"), ("({0}) ** 2", None), ("-({0})", None), ("NP.arctan({0})", "elementwise"),
     ("1.0 / (1.0 + ({0}) ** 2)", None), ("NP.square({0})", "elementwise"), ("0.5 * {0}", None),
     ("NP.abs({0})", "kinks"), ("NP.clip({0}, -0.5, 0.5)", "kinks"), ("NP.log(NP.cosh({0}))", "elementwise"),
 ]
 SCALAR_UNARY = [("MATH.sin({0})", "elementwise"), ("MATH.exp(-({0}) ** 2)", "elementwise"),
                 ("MATH.tanh({0})", "elementwise"), ("abs({0})", "kinks"), ("float({0})", None),
-                ("MATH.sqrt({0} ** 2 + 0.5)", "elementwise")]
+                ("MATH.sqrt(({0}) ** 2 + 0.5)", "elementwise")]
 BINARY = [("({0} + {1})", None), ("({0} - {1})", None), ("({0} * {1})", None),
-          ("({0} / (1.5 + {1} ** 2))", None), ("NP.maximum({0}, {1})", "kinks"), ("NP.minimum({1}, {0})", "kinks"),
-          ("NP.hypot({0}, {1} + 2.0)", "elementwise"), ("NP.arctan2({0}, 2.0 + {1} ** 2)", "elementwise")]
+          ("({0} / (1.5 + ({1}) ** 2))", None), ("NP.maximum({0}, {1})", "kinks"), ("NP.minimum({1}, {0})", "kinks"),
+          ("NP.hypot({0}, {1} + 2.0)", "elementwise"), ("NP.arctan2({0}, 2.0 + ({1}) ** 2)", "elementwise")]
 SCALAR_BINARY = [("max({0}, {1})", "kinks"), ("min({0}, {1})", "kinks"), ("min({0}, {1}, {1})", "kinks"),
                  ("max({1}, {0}, {1})", "kinks")]
 PRODUCTS = {  # target shape -> [(template, shape of {0}, shape of {1})]

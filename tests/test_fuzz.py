@@ -84,9 +84,12 @@ def test_language_features_are_generated_and_run(tmp_path):
     from fuzz.run import screen
     constructs = {"methods": r"super\(\)\.|@property|\b\w+\.\w+\(", "generators": r"\bfor \w+ in [^\]]*\)\)|map\(|filter\(",
                   "keywords": r"\*\*\w+|\*\w+\)|\*, ", "try": r"^\s+try:$", "replace": r"_replace\(|dataclasses\.replace\(",
-                  "joins": r"\+= [\(\[]|\) \+ \(|\] \+ \[|\*\w+ = |, \*\w+ ="}
+                  "joins": r"\+= [\(\[]|\) \+ \(|\] \+ \[|\*\w+ = |, \*\w+ =",
+                  "held": r"^\s+self\.\w+ = (functools\.partial\(|lambda z:|\w+\.(tanh|sin|arctan|square|expm1)$|\w+$)",
+                  "layers": r"^\w+ = \[\w+\([\d.]+\)"}
     for feature, construct in constructs.items():
         features = (feature, "records" if feature == "replace" else "helpers", "elementwise", "loops")
+        features += ("methods",) * (feature in ("held", "layers"))  # (what they hold and list are its classes)
         # (24 seeds: 'replace' shows in about a third of the programs asked for it, which 12 seeds
         # left at the threshold, so a change elsewhere in the generator tipped it)
         programs = [generate(seed, features=features) for seed in range(24)]
