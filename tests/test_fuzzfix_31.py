@@ -173,3 +173,48 @@ def test_a_bad_sequence_and_mapping_raise_as_in_python(seq, kw, message):
     assert message in str(plain.value)
     with pytest.raises(TypeError):
         srcad.grad(spread_against)(W, seq, kw)
+
+
+# ---- a method inlined for its * arguments is made for its object's class ---------------------------
+# (seed 113650340952: OBJ.outer(*(x,)) of a module-level object whose class overrides the method
+# outer calls was inlined resolving self.special as the defining class's, then refused when it ran:
+# "self.special(...) on this Smooth object calls Smooth.special, not Plain.special")
+
+class Plain:
+    def special(self, x):
+        return x * 2.0
+
+    def outer(self, x):
+        return self.special(x) * x
+
+
+class Smooth(Plain):
+    def special(self, x):
+        return np.sin(x)
+
+    def through_self(self, x):
+        return np.sum(self.outer(*(x,)))
+
+
+SMOOTH = Smooth()
+
+
+def spread_call_of_a_global_objects_method(x):
+    return np.sum(SMOOTH.outer(*(x,)))
+
+
+@pytest.mark.parametrize("fn", [spread_call_of_a_global_objects_method, SMOOTH.through_self])
+def test_a_method_inlined_for_a_spread_calls_its_objects_overrides(fn):
+    check_all_modes(fn, (W,))
+    np.testing.assert_allclose(srcad.grad(fn)(W), np.sin(W) + W * np.cos(W))
+
+
+def test_a_global_object_of_another_class_later_gets_that_classs_derivative(monkeypatch):
+    gradient = srcad.grad(spread_call_of_a_global_objects_method)
+    np.testing.assert_allclose(gradient(W), np.sin(W) + W * np.cos(W))
+    monkeypatch.setitem(globals(), "SMOOTH", Plain())
+    try:
+        got = gradient(W)
+    except srcad.SrcadError:
+        return  # refused: never the other class's derivative
+    np.testing.assert_allclose(got, 4.0 * W)

@@ -372,7 +372,13 @@ def module_helper(norm, call, obj):
         helper = capture(fn)
     check_source_is_code(helper)
     lower_matches(helper.node, norm.namer, helper)  # (normalize lowers the caller's own)
-    resolve_calls(helper.node, helper)
+    # a method of a module-level object (obj.step(*args)) or of self: self.act(x) in it is its class's, as
+    # where it is called
+    receiver = call.args[0] if call.args else None
+    receiver_class = A.anno(call, "receiver_class") or (
+        norm.record_classes.get(receiver.id) if isinstance(receiver, gast.Name) else None)
+    first = (helper.node.args.posonlyargs + helper.node.args.args)[:1]
+    resolve_calls(helper.node, helper, param_classes=[(a.id, receiver_class) for a in first if receiver_class])
     shadowed = _shadowed(norm, helper.node)
     if shadowed:
         raise norm.error(

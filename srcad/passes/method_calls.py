@@ -301,6 +301,8 @@ def bound_method_call(call, parts, source):
     call.func = gast.copy_location(func, call.func)
     call.args = [receiver] + call.args
     set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
+    if dotted(receiver) == parts[:-1]:  # the object itself (not a class method's class): inlined, it is made for its class
+        set_anno(call, "receiver_class", type(denoted(parts[:-1], source)))
     return True
 
 
