@@ -218,3 +218,28 @@ def test_a_global_object_of_another_class_later_gets_that_classs_derivative(monk
     except srcad.SrcadError:
         return  # refused: never the other class's derivative
     np.testing.assert_allclose(got, 4.0 * W)
+
+
+# ---- a function compiled apart with keyword-only parameters keeps its positional defaults ----------
+# (seed 113653341137: a module-level `lambda a, c=0.91, *, deg: deg` called leaving c out: its code
+# takes every parameter as a plain one, without defaults, and the caller passed only the
+# keyword-only defaults: "lambda__forward() missing 1 required positional argument: 'c'", or,
+# with two positional defaults and one left out, the value of another parameter's default)
+
+scaled_by_keyword = lambda a, b=1.0, c=2.0, *, deg: a * b * c * deg  # noqa: E731
+scaled_with_defaults = lambda a, c=0.91, *, deg=2.0: deg * a * c  # noqa: E731
+
+
+def leaves_the_last_positional_default_out(x):
+    return np.sum(scaled_by_keyword(np.sin(x), 5.0, deg=1.5))
+
+
+def leaves_every_default_out(x):
+    return np.sum(scaled_with_defaults(np.sin(x)))
+
+
+@pytest.mark.parametrize("fn, factor", [(leaves_the_last_positional_default_out, 15.0),
+                                        (leaves_every_default_out, 1.82)])
+def test_positional_defaults_of_a_function_with_keyword_only_parameters(fn, factor):
+    check_all_modes(fn, (W,))
+    np.testing.assert_allclose(srcad.grad(fn)(W), factor * np.cos(W))

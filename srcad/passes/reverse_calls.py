@@ -83,7 +83,13 @@ def keyword_defaults(fn, bound, refs):
     """Keywords for ``fn``'s keyword-only parameters a call leaves to their defaults (``bound``:
     its ``inspect`` binding): the generated code of ``fn`` takes every parameter by position or
     name, without defaults, so the caller passes the objects ``fn`` holds (``refs`` names them)."""
-    held = getattr(fn, "__kwdefaults__", None) or {}
+    held = dict(getattr(fn, "__kwdefaults__", None) or {})
+    code = fn.__code__
+    if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        # its code takes them all as plain parameters, without the positional defaults too
+        # (pipeline.check_parameters): a parameter left out would take none, or another's
+        positional, values = code.co_varnames[:code.co_argcount], fn.__defaults__ or ()
+        held.update(zip(positional[len(positional) - len(values):], values))
     return [gast.keyword(arg=k, value=A.load(refs(f"{identifier(fn)}_{k}", v)))
             for k, v in held.items() if k not in bound.arguments]
 
