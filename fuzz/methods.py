@@ -90,7 +90,7 @@ class MethodStatements:
         if not self.on("held") or not self.p(0.6):
             return None
         rng = self.rng
-        attr = self.fresh_name()
+        attr = self.parameter_name("scale")  # (a parameter of __init__ too)
         form = rng.choice(["ufunc", "module", "lambda", "partial", "partial", "ufunc_partial"])
         lines, template = [], rng.choice(ACTIVATIONS)
         if form == "ufunc":
@@ -106,7 +106,7 @@ class MethodStatements:
             if form == "ufunc_partial":
                 fn = f"functools.partial(NP.{rng.choice(['multiply', 'add'])}, {self.const()})"
             else:
-                helper, c = self.fresh_name(), self.fresh_name()
+                helper, c = self.fresh_name(), self.parameter_name("z")
                 by_keyword = self.p(0.6)
                 lines += [f"def {helper}({'z, ' + c if by_keyword else c + ', z'}):",
                           f"    return NP.tanh({c} * z) + 0.1 * z", "", ""]
@@ -118,6 +118,13 @@ class MethodStatements:
         if choice == 1:
             return lines, attr, fn, attr, None                    # def __init__(self, scale, act=fn)
         return lines, attr, "NP.tanh", attr, rng.choice([fn, f"{attr}={fn}"])  # given to the constructor
+
+    def parameter_name(self, beside):
+        """A fresh module-level name that can be a parameter next to ``beside``."""
+        name = self.fresh_name()
+        while name == beside:
+            name = self.fresh_name()
+        return name
 
     def layer_list(self, classes, layer, forward, x_shape, r1, r2, callable_items):
         """A module-level list of objects of ``classes``; its loops and item calls become callables and
