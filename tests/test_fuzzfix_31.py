@@ -243,3 +243,20 @@ def leaves_every_default_out(x):
 def test_positional_defaults_of_a_function_with_keyword_only_parameters(fn, factor):
     check_all_modes(fn, (W,))
     np.testing.assert_allclose(srcad.grad(fn)(W), factor * np.cos(W))
+
+
+LAYERS = [Plain(), Smooth()]
+
+
+def spread_calls_of_the_items_of_a_global_list(x):
+    total = 0.0
+    for layer in LAYERS:
+        total = total + np.sum(layer.outer(*(x,)))
+    return total
+
+
+def test_an_items_method_inlined_for_a_spread_calls_its_classs_overrides():
+    # (seed 113653341174: each branch of the items' classes was inlined as the defining class's)
+    check_all_modes(spread_calls_of_the_items_of_a_global_list, (W,))
+    np.testing.assert_allclose(srcad.grad(spread_calls_of_the_items_of_a_global_list)(W),
+                               4.0 * W + np.sin(W) + W * np.cos(W))

@@ -126,4 +126,5 @@ class ItemMethodCalls(gast.NodeTransformer):
         set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path + [method])))
         text = A.to_source(receiver).strip()
         set_anno(call, "through_self", ThroughSelf(A.deepcopy(receiver), text, method, "method", among=among))
+        set_anno(call, "receiver_class", lookup_path(path, self.source))  # inlined (f(*args)): made for it
         return gast.copy_location(call, node)
