@@ -97,7 +97,8 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     Returns: vᵀJ as the first mode checked computed it (a tuple for a tuple ``wrt``).
 
     Raises: ``AssertionError`` where srcad and finite differences disagree, where a
-    gradient is not shaped like its argument, or where two pullback calls differ; srcad's
+    gradient is not shaped like its argument, where two pullback calls differ, or where a
+    second call with the same arguments compiles the code again; srcad's
     own errors (``WrtError``, ``ArgumentError``, ``SrcadSyntaxError``, ...) as ``srcad.vjp``.
 
     >>> import numpy as np
@@ -186,7 +187,7 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
     ``directions=0``.
 
     Raises: ``AssertionError`` where the value, the tangent's structure or its entries
-    disagree; srcad's own errors as ``srcad.jvp``.
+    disagree, or where calling again compiles the code again; srcad's own errors as ``srcad.jvp``.
 
     >>> import numpy as np
     >>> from srcad.testing import check_jvp
