@@ -46,6 +46,24 @@ def held_classes(given, nodes, locals_, source):
     return list(dict.fromkeys(found))
 
 
+_DISPLAYS = (gast.List, gast.ListComp, gast.Tuple, gast.Dict, gast.DictComp, gast.Set, gast.SetComp)
+
+
+def container_locals(nodes):
+    """The names every binding of which (in ``nodes``, nested scopes too) is ``name = [...]``,
+    ``(...)``, ``{...}`` or a comprehension of those: ``out.append(y)`` on one is the
+    container's method, never a method of the classes of objects in lists (``out = [h]``
+    beside ``for layer in LAYERS``, whose class may define ``append`` too)."""
+    displayed, bindings = {}, {}
+    for n in nodes:
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) \
+                and isinstance(n.value, _DISPLAYS):
+            displayed[n.targets[0].id] = displayed.get(n.targets[0].id, 0) + 1
+        elif isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            bindings[n.id] = bindings.get(n.id, 0) + 1  # a parameter, a loop target, an unpacking, del, ...
+    return frozenset(name for name, count in displayed.items() if bindings[name] == count)
+
+
 def item_method_call(call, locals_, classes, source):
     """Annotate ``call`` ``"item_method"`` (the receiver, the method's name and the ``(class,
     path)`` of each class of ``classes`` the module reaches by name with that method as a plain

@@ -11,7 +11,7 @@ from ..naming import BUILTIN
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
-from .item_methods import ItemMethodCalls, held_classes, item_method_call
+from .item_methods import ItemMethodCalls, container_locals, held_classes, item_method_call
 from .local_objects import lower_local_objects
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
@@ -118,6 +118,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         set_anno(node, "held_functions", held_functions)  # and for the functions they hold
     conditional = None  # ids of the calls in branches, worked out if a name is missing
     held = None  # the classes of objects in lists (layer(h) in a loop over them), worked out if needed
+    containers = container_locals(nodes)  # out = [h]: out.append(y) is the list's
     call_functions, property_calls = set(), {}  # self.W of a property: C.W.fget(self), in place when all are resolved
     for call, locals_, params, nested, functions_here in _calls_in_scopes(node, locals_, functions, source):
         if isinstance(call, gast.Attribute):  # (a call's own function is looked at first, as the call)
@@ -137,7 +138,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         parts = dotted(call.func)
         if parts is None or root_is_local(parts, locals_, functions_here, params, param_classes):
             held = held_classes(given, nodes, locals_, source) if held is None else held
-            if item_method_call(call, locals_, held, source):  # a method of an object in a list
+            if item_method_call(call, locals_ - containers, held, source):  # a method of an object in a list
                 continue
         if parts is None:
             if isinstance(call.func, gast.Attribute):
