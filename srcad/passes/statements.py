@@ -53,7 +53,6 @@ else:
 y = L
 """
 import contextlib
-import copy
 import sys
 import warnings
 
@@ -64,6 +63,7 @@ from .. import astutil as A
 from ..code_reading import attribute_now
 from .callees import Callee
 from .try_bodies import outside_update
+from .try_names import bound_elsewhere, bound_before, bound_names, definitely_bound, exposed, replaced
 
 #: managers that touch no value srcad differentiates and never swallow an exception
 CONTEXT_MANAGERS = {np.errstate, np.printoptions, warnings.catch_warnings, contextlib.nullcontext,
@@ -233,19 +233,19 @@ def _only_reraises(s, source):
 
 def _lower_handlers(s, namer, source):
     flag, caught, exception = namer.fresh("_try"), namer.fresh("_caught"), namer.fresh("_exception")
-    bound = sorted(_bound_names(s.body))
+    bound = sorted(bound_names(s.body))
     renames = {name: f"{flag}_{name}" for name in bound}
     namer.reserve(renames.values())
     body = A.replace_names(A.deepcopy(gast.Module(body=s.body, type_ignores=[])), renames).body
-    exposed = _exposed(s.body, set()) & set(bound)
-    definite = _definitely_bound(s.body)
+    read_first = exposed(s.body, set()) & set(bound)
+    definite = definitely_bound(s.body)
     # names the body reads before binding them start from the enclosing scope's values
     setup = [A.assign(flag, A.const(True)), A.assign(caught, A.const(0)), A.assign(exception, A.const(None))]
     # a name bound nowhere else starts as None (Python: unbound), so it can be handed on
-    elsewhere, read_outside = _bound_elsewhere(s, source) if source is not None else (set(bound), set(bound))
-    partly = set(bound) - definite - exposed
+    elsewhere, read_outside = bound_elsewhere(s, source) if source is not None else (set(bound), set(bound))
+    partly = set(bound) - definite - read_first
     # bound on every path to the try: where the body does not bind it, it keeps that value
-    carried = partly & read_outside & _bound_before(s, source.stmts, source.params) if source is not None else set()
+    carried = partly & read_outside & bound_before(s, source.stmts, source.params) if source is not None else set()
     refused = sorted((partly - carried) & elsewhere & read_outside)
     if refused:
         raise source.syntax_error(
@@ -255,9 +255,9 @@ def _lower_handlers(s, namer, source):
     if source is not None and not source.is_generated():  # (generated code reads them under its flags)
         _check_handlers_rebind(s, set(bound) & read_outside, source)
     setup += [A.assign(renames[n], A.load(n) if n in elsewhere else A.const(None))
-              for n in sorted(exposed | carried | (partly - elsewhere))]
+              for n in sorted(read_first | carried | (partly - elsewhere))]
     setup = [gast.copy_location(x, s) for x in setup]
-    handed_on = definite | exposed | carried | (partly - elsewhere)
+    handed_on = definite | read_first | carried | (partly - elsewhere)
     commit = [gast.copy_location(A.assign(n, A.load(renames[n])), s) for n in bound if n in handed_on]
     # a try nested in the body is judged among the body's names as renamed: bound by the setup,
     # read after it where the names they stand for are (else '_try1_s', bound only here, would
@@ -294,8 +294,8 @@ def _check_handlers_rebind(s, names, source):
     (or end by raising)."""
     for h in s.handlers:
         raises = bool(h.body) and isinstance(h.body[-1], gast.Raise)
-        exposed = _exposed(h.body, {h.name.id} if h.name is not None else set())
-        stale = sorted(n for n in names if n in exposed or not raises and n not in _definitely_bound(h.body))
+        read_first = exposed(h.body, {h.name.id} if h.name is not None else set())
+        stale = sorted(n for n in names if n in read_first or not raises and n not in definitely_bound(h.body))
         if stale:
             name = _user_name(source, stale[0])
             raise source.syntax_error(
@@ -313,117 +313,11 @@ def _reraise(stmt, exception):
     return stmt
 
 
-def _bound_names(stmts):
-    """Names the statements bind in their own scope (not in nested functions or lambdas)."""
-    names = set()
-    stack = list(stmts)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
-            continue  # its name stays: calls of a local helper are resolved by name
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Store):
-            names.add(node.id)
-        stack.extend(gast.iter_child_nodes(node))
-    return names
-
-
-def _definitely_bound(stmts):
-    """Names bound on every path through ``stmts`` that ends normally."""
-    bound = set()
-    for s in stmts:
-        if isinstance(s, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
-            targets = s.targets if isinstance(s, gast.Assign) else [s.target]
-            if not isinstance(s, gast.AnnAssign) or s.value is not None:
-                bound |= {n.id for t in targets for n in gast.walk(t)
-                          if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
-        elif isinstance(s, gast.If):
-            bound |= _definitely_bound(s.body) & _definitely_bound(s.orelse)
-        elif isinstance(s, gast.With):
-            bound |= {n.id for i in s.items if i.optional_vars is not None for n in gast.walk(i.optional_vars)
-                      if isinstance(n, gast.Name)} | _definitely_bound(s.body)
-        elif isinstance(s, gast.Try):  # the body and else ran, or a handler did; then finally
-            done = _definitely_bound(s.body + s.orelse)
-            for h in s.handlers:
-                done &= _definitely_bound(h.body) | ({h.name.id} if h.name is not None else set())
-            bound |= done | _definitely_bound(s.finalbody)
-    return bound
-
-
-def _bound_before(target, stmts, bound):
-    """Names bound on every path that reaches the statement ``target`` in ``stmts``, given
-    ``bound`` on entry (empty when ``target`` is not there: nothing is known)."""
-    bound = set(bound)
-    for s in stmts:
-        if s is target:
-            return bound
-        for block, entry in _blocks(s, bound):
-            found = _bound_before(target, block, entry)
-            if found:
-                return found
-        bound |= _definitely_bound([s])
-    return set()
-
-
-def _blocks(s, bound):
-    """The blocks of the compound statement ``s``, each with the names bound on entry to it."""
-    if isinstance(s, gast.If):
-        return [(s.body, bound), (s.orelse, bound)]
-    if isinstance(s, gast.For):
-        return [(s.body, bound | _stores(s.target)), (s.orelse, bound)]
-    if isinstance(s, gast.While):
-        return [(s.body, bound), (s.orelse, bound)]
-    if isinstance(s, gast.With):
-        return [(s.body, bound | {n for i in s.items if i.optional_vars is not None for n in _stores(i.optional_vars)})]
-    if isinstance(s, gast.Try):
-        return ([(s.body, bound), (s.orelse, bound | _definitely_bound(s.body)), (s.finalbody, bound)]
-                + [(h.body, bound | ({h.name.id} if h.name is not None else set())) for h in s.handlers])
-    return []
-
-
-def _exposed(stmts, bound):
-    """Names ``stmts`` may read before binding them, given ``bound`` is bound on entry."""
-    found = set()
-    bound = set(bound)
-    for s in stmts:
-        if isinstance(s, gast.If):
-            found |= _reads(s.test) - bound
-            found |= _exposed(s.body, bound) | _exposed(s.orelse, bound)
-        elif isinstance(s, (gast.For, gast.While)):
-            head = s.iter if isinstance(s, gast.For) else s.test
-            found |= _reads(head) - bound
-            inner = bound | (_stores(s.target) if isinstance(s, gast.For) else set())
-            found |= _exposed(s.body, inner) | _exposed(s.orelse, bound)
-        elif isinstance(s, gast.With):
-            found |= _reads(s.items) - bound
-            found |= _exposed(s.body, bound | {n for i in s.items for n in _stores(i)})
-        elif isinstance(s, gast.Try):
-            found |= _exposed(s.body, bound) | _exposed(s.finalbody, bound)
-            found |= _exposed(s.orelse, bound | _definitely_bound(s.body))
-            for h in s.handlers:
-                found |= (_reads(h.type) if h.type is not None else set()) - bound
-                found |= _exposed(h.body, bound | ({h.name.id} if h.name is not None else set()))
-        elif isinstance(s, gast.AugAssign):
-            found |= _reads(s) - bound
-            found |= {s.target.id} - bound if isinstance(s.target, gast.Name) else set()
-        else:
-            found |= _reads(s) - bound
-        bound |= _definitely_bound([s])
-    return found
-
-
-def _reads(node):
-    return A.names_read(gast.Module(body=node, type_ignores=[]) if isinstance(node, list) else node)
-
-
-def _stores(node):
-    return A.names_stored(node)
-
-
 def _with_stand_in(source, target, renames, stand_in):
     """``source`` (a ``_Scope``) with the statement ``target`` replaced by the statements
     ``stand_in`` (the compound statements around it copied), in which ``renames`` hold; ``source``
     itself where it does not hold ``target`` or is None."""
-    stmts = _replaced(source.stmts, target, stand_in) if source is not None else None
+    stmts = replaced(source.stmts, target, stand_in) if source is not None else None
     if stmts is None:
         return source
     shown = {new: _user_name(source, old) for old, new in renames.items()}
@@ -432,40 +326,6 @@ def _with_stand_in(source, target, renames, stand_in):
 
 def _user_name(source, name):
     return source.user_names.get(name, name) if isinstance(source, _Scope) else name
-
-
-def _replaced(stmts, target, stand_in):
-    """A copy of the block ``stmts`` with ``target`` replaced by ``stand_in``; None if absent."""
-    for i, s in enumerate(stmts):
-        if s is target:
-            return stmts[:i] + list(stand_in) + stmts[i + 1:]
-        holders = [s] + (s.handlers if isinstance(s, gast.Try) else [])
-        for holder in holders:
-            for field in ("body", "orelse", "finalbody"):
-                block = getattr(holder, field, None)
-                found = _replaced(block, target, stand_in) if isinstance(block, list) else None
-                if found is None:
-                    continue
-                outer = copy.copy(s)
-                if holder is s:
-                    setattr(outer, field, found)
-                else:
-                    handler = copy.copy(holder)
-                    setattr(handler, field, found)
-                    outer.handlers = [handler if h is holder else h for h in s.handlers]
-                return stmts[:i] + [outer] + stmts[i + 1:]
-    return None
-
-
-def _bound_elsewhere(s, source):
-    """(names bound outside the try body ``s`` in the function ``source`` (a ``_Scope``),
-    parameters included; names read outside it)."""
-    inside = {id(n) for x in s.body for n in gast.walk(x)}
-    bound, read = set(source.params), set()
-    for node in gast.walk(gast.Module(body=source.stmts, type_ignores=[])):
-        if isinstance(node, gast.Name) and id(node) not in inside:
-            (bound if isinstance(node.ctx, gast.Store) else read).add(node.id)
-    return bound, read
 
 
 def prepare_region(norm, test, body, stmt):
