@@ -81,6 +81,8 @@ def zeros_like(x):
         return [None if v is None else zeros_like(v) for v in x]
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, _grad_dtype(x))
+    if isinstance(x, np.flatiter):  # x.flat, whose rule is np.ravel's: zeros of its array's size
+        return np.zeros(x.base.size, _grad_dtype(x.base))
     if isinstance(x, range):  # a sequence like any other where a saved range's tangent is iterated
         return [0.0] * len(x)
     if protocol_array(x):

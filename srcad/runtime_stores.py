@@ -1,7 +1,7 @@
 """What NumPy's in-place functions write, so that ``normalize`` can make a call of one an
 element store srcad differentiates (``passes.effect_calls.library_store``):
 ``np.fill_diagonal(a, v)`` is ``a[diagonal_positions(a, v)] = v`` and ``np.copyto(a, v)`` is
-``check_copyto(a, v); a[...] = v``; a helper's ``p += e`` on the caller's array is ``p[...] += e``
+``check_copyto(a, v); a[...] = v``; ``rng.shuffle(a)`` is ``a[...] = a[shuffle_order(rng, a)]``; a helper's ``p += e`` on the caller's array is ``p[...] += e``
 after ``check_updated_array(p, ...)``. All raise where the NumPy call would fail, or where the store
 would not be that call."""
 import numpy as np
@@ -23,6 +23,19 @@ def diagonal_positions(a, val, wrap, where):
             "diagonal positions as an element store, which takes one number or one per position; NumPy repeats "
             f"or cuts any other val to fit: pass np.resize(val, {count}) instead")
     return positions
+
+
+def shuffle_order(rng, a, name, where):
+    """The order in which ``rng.shuffle(a)`` (at ``where``, ``file:line``; ``a`` named ``name``) puts the rows of the
+    array ``a``: ``rng.permutation(len(a))``, which draws what the shuffle draws (NumPy's
+    ``permutation`` of a length shuffles ``np.arange``); ``rng`` None is ``np.random``'s global
+    generator. A list (or any other value) is refused: the store ``a[...] = a[order]`` is the
+    shuffle only for an array."""
+    if a.__class__ is not np.ndarray:
+        raise UnsupportedCaseError(
+            f"{where}: srcad differentiates a shuffle of a NumPy array as a permutation of its rows; here it is a "
+            f"{type(a).__name__}: write '{name} = [{name}[k] for k in rng.permutation(len({name}))]' (or shuffle an array)")
+    return (np.random if rng is None else rng).permutation(len(a))
 
 
 def check_copyto(dst, src):

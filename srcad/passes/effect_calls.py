@@ -60,10 +60,13 @@ def effect_value(norm, e, callee, out):
 
 def library_store(norm, call, out, node):
     """Emit ``np.fill_diagonal(a, v, wrap)`` on a named array as ``a[diagonal_positions(a, v, wrap,
-    where)] = v`` and ``np.copyto(a, v)`` as ``check_copyto(a, v); a[...] = v`` (``runtime_stores``):
+    where)] = v``, ``np.copyto(a, v)`` as ``check_copyto(a, v); a[...] = v`` and NumPy's
+    ``rng.shuffle(a)`` as ``a[...] = a[shuffle_order(rng, a, where)]`` (``runtime_stores``):
     element stores, which srcad differentiates, and whose memory it checks, as if written so.
     ``call`` has atoms for operands; ``node`` is the user's statement. True if it was one."""
     callee = A.anno(call, "callee")
+    if _numpy_shuffle(callee):
+        return _shuffle_store(norm, call, callee, out, node)
     if callee is None or callee.kind != "object" or not (callee.obj is np.fill_diagonal or callee.obj is np.copyto):
         return False
     if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
@@ -88,6 +91,32 @@ def library_store(norm, call, out, node):
                                                A.deepcopy(value))))
         index = A.const(Ellipsis)
     norm.assign_to(gast.Subscript(value=A.load(target.id), slice=index, ctx=gast.Store()), value, out)
+    return True
+
+
+def _numpy_shuffle(callee):
+    """Is ``callee`` NumPy's shuffle: ``np.random.shuffle``, or ``rng.shuffle`` of a generator
+    the function makes (``random_draws.read_draws`` marks it with the generator's class)?"""
+    if callee is None:
+        return False
+    if callee.kind == "object":
+        return callee.obj is np.random.shuffle
+    return callee.kind == "method" and callee.name == "shuffle" and callee.obj in (np.random.Generator,
+                                                                                   np.random.RandomState)
+
+
+def _shuffle_store(norm, call, callee, out, node):
+    """``rng.shuffle(a)`` of a named array as ``a[...] = a[shuffle_order(rng, a, 'a', where)]``: the rows
+    permuted by an element store (of a gather), which srcad differentiates and whose memory it
+    checks, with the random draws the shuffle makes. Any other form (``axis=``) is left as written."""
+    if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], gast.Name):
+        return False
+    target = call.args[0].id
+    rng = A.deepcopy(call.func.value) if callee.kind == "method" else A.const(None)
+    where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}")
+    order = norm.atom(helper_call("shuffle_order", runtime.shuffle_order, rng, A.load(target), A.const(target), where), out)
+    rows = gast.Subscript(value=A.load(target), slice=order, ctx=gast.Load())
+    norm.assign_to(gast.Subscript(value=A.load(target), slice=A.const(Ellipsis), ctx=gast.Store()), rows, out)
     return True
 
 

@@ -68,7 +68,7 @@ FRESH_FUNCTIONS = _numpy(
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
-     runtime.full_of, runtime.padded, runtime.diagonal_positions} | DRAW_METHODS  # (rng.normal(...))
+     runtime.full_of, runtime.padded, runtime.diagonal_positions, runtime.shuffle_order} | DRAW_METHODS  # (rng.normal(...))
 # SciPy's functions whose result is new memory (srcad imports no SciPy: they are looked up once
 # SciPy's module is imported, ``returns_new_array``)
 _SCIPY_FRESH = ("special.softmax", "special.log_softmax", "special.logsumexp", "linalg.expm")
@@ -134,7 +134,7 @@ ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), run
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",
                                "diag_indices",
                                "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-                               "triu_indices_from") | {runtime.diagonal_positions}
+                               "triu_indices_from") | {runtime.diagonal_positions, runtime.shuffle_order}
 # (not np.unravel_index: of one flat index it gives a tuple of integers, a basic index: a view)
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
 FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",

@@ -6,8 +6,10 @@ derivative and refuse a parameter that carries one (``rng.normal(mu, s)``: the d
 on ``mu``; ``mu + s * rng.standard_normal()`` says how), and whose result is new memory
 (``fresh``). Only the draws that answer numbers made anew (``NUMBER_DRAWS``: not ``choice``
 or ``permutation``, which answer items of what they are given, nor ``shuffle``) are read so;
-a generator passed in, or a name bound otherwise anywhere in the function, is left as it is
-(an object of yours may have a method of that name).
+``rng.shuffle(a)`` of such a generator is marked as NumPy's (its callee's ``obj``, the
+generator's class), but where every binding of ``a`` is a list display (a shuffle of a list
+runs as written). A generator passed in, or a name bound otherwise anywhere in the function,
+is left as it is (an object of yours may have a method of that name).
 """
 import inspect
 
@@ -16,6 +18,7 @@ import numpy as np
 
 from .. import astutil as A
 from .callees import Callee, parameter_names
+from .item_methods import container_locals
 
 # Draws of NumPy's generators (``Generator``, ``RandomState``, ``np.random``'s functions) that
 # answer an array or a number whatever they are given (not ``choice`` or ``permutation``, which
@@ -48,14 +51,19 @@ def read_draws(node):
     class as ``cls.d(rng, ...)``, calling NumPy's method."""
     from .binding import helper_call  # (binding reads ``fresh``, which reads ``DRAW_METHODS``)
 
-    classes = None
+    classes = lists = None
     for call in A.walk(node):
         callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-        if callee is None or callee.kind != "method" or callee.name not in NUMBER_DRAWS:
+        if callee is None or callee.kind != "method" or callee.name not in NUMBER_DRAWS | {"shuffle"}:
             continue
         classes = _generator_locals(node) if classes is None else classes  # (where some method is a draw's)
         receiver = call.func.value
         cls = classes.get(receiver.id) if isinstance(receiver, gast.Name) else None
+        if callee.name == "shuffle":  # NumPy's shuffle, which ``effect_calls.library_store`` makes a store
+            lists = container_locals(A.walk(node)) if lists is None else lists
+            if cls is not None and not (call.args and isinstance(call.args[0], gast.Name) and call.args[0].id in lists):
+                A.set_anno(call, "callee", Callee("method", obj=cls, name="shuffle"))
+            continue
         method = getattr(cls, callee.name, None)  # (RandomState has no integers: Python says so)
         if method is None or _may_write_into_an_argument(method, call):
             continue

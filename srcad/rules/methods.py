@@ -18,6 +18,7 @@ for _name, _fn in {
 register_attribute("T", np.transpose)
 register_attribute("real", np.real)
 register_attribute("imag", np.imag)
+register_attribute("flat", np.ravel)  # (x.flat reads x in C order, as np.ravel(x) does)
 if hasattr(np, "matrix_transpose"):  # NumPy 2's a.mT
     register_attribute("mT", np.matrix_transpose)
 
