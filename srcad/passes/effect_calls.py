@@ -147,7 +147,9 @@ _ASSIGNMENTS = [
 ]
 _METHOD_ASSIGNMENTS = {"sort": "{a} = np.sort({a})", "partition": "{a} = np.partition({a}, kth)",
                        "fill": "{a}[...] = value", "put": "{a}[np.unravel_index(ind, {a}.shape)] = v",
-                       "shuffle": "{a} = {a}[{rng}.permutation(len({a}))]"}
+                       "shuffle": "{a} = {a}[{rng}.permutation(len({a}))]",
+                       "insert": "{a}.append(v)' for each item and read '{a}[::-1]",  # (inserts at 0)
+                       "extend": "{a}.append(item)' for each item, or '{a}.extend([item1, item2])"}
 
 
 def grown_list_advice():

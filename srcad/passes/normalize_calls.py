@@ -30,6 +30,8 @@ def call_statement(norm, s, out):
     if is_check(s.value):
         check_statement(norm, s.value, out)
         return
+    if _extend_by_a_display(norm, s, out):
+        return
     A.set_anno(s.value, "for_effect", True)  # a helper updating its arguments is inlined
     call = normalize_call(norm, s.value, out)
     if call is not None and library_store(norm, call, out, s):
@@ -38,6 +40,24 @@ def call_statement(norm, s, out):
         if method_call(call, "append") and call.func.value.id in norm.updated_items and len(call.args) == 1:
             out.append(unshared_store_check(norm, call.func.value.id, None, call.args[0], s))
         out.append(gast.Expr(value=call))
+
+
+def _extend_by_a_display(norm, s, out):
+    """``L.extend([a, b])`` (a list or tuple display, no ``*``) of a named list as ``L.append(a);
+    L.append(b)``, the items evaluated first as ``extend`` evaluates them: appends, which srcad
+    differentiates. True if it was one."""
+    call = s.value
+    if not (method_call(call, "extend") and len(call.args) == 1 and not call.keywords
+            and isinstance(call.args[0], (gast.List, gast.Tuple))
+            and not any(isinstance(e, gast.Starred) for e in call.args[0].elts)):
+        return False
+    items = [norm.atom(e, out) for e in call.args[0].elts]
+    for item in items:
+        append = gast.Call(func=gast.Attribute(value=A.load(call.func.value.id), attr="append", ctx=gast.Load()),
+                           args=[item], keywords=[])
+        A.set_anno(append, "callee", Callee("method", name="append"))
+        call_statement(norm, gast.copy_location(gast.Expr(value=gast.copy_location(append, call)), s), out)
+    return True
 
 
 def normalize_call(norm, e, out):
