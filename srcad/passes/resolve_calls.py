@@ -153,8 +153,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                     "srcad differentiates srcad.grad(h)(...) inside differentiated code only for a function h "
                     "defined at module level (srcad reads it when compiling); move h out of this function", call)
             raise source.syntax_error(
-                "srcad cannot tell which function this call calls; call a named function", call
-            )
+                "srcad cannot tell which function this call calls; " + _named_instead(call.func, source, locals_), call)
         root = parts[0]
         if root in functions_here and len(parts) == 1:
             set_anno(call, "callee", Callee("local", name=root))
@@ -220,6 +219,31 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     if held:
         node = ItemMethodCalls(source).visit(node)
     return _ItemCalls(source, locals_).visit(node)
+
+
+def _named_instead(func, source, locals_):
+    """What to call instead of ``func``: for ``FUNCS[1]``, an item (at a constant index) of a
+    container of the module, the function it holds now, by the global name it has there (the
+    container may hold another when the code runs, so srcad does not read it)."""
+    advice = "call a named function"
+    if not (isinstance(func, gast.Subscript) and isinstance(func.value, gast.Name) and func.value.id not in locals_
+            and isinstance(func.slice, gast.Constant)):
+        return advice
+    try:
+        held = lookup_path([func.value.id], source)[func.slice.value]
+    except (KeyError, AttributeError, IndexError, TypeError):
+        return advice
+    name = getattr(held, "__name__", None)
+    text = A.to_source(func).strip()
+    try:
+        named = name is not None and lookup_path([name], source) is held
+    except (KeyError, AttributeError):
+        named = False
+    if not named:
+        return (f"'{text}' is an item of a list or dict of your module, which may hold another function when the "
+                f"code runs; bind it to a name at module level ('F = {text}') and call F")
+    return (f"'{text}' is an item of a list or dict of your module, which may hold another function when the "
+            f"code runs; call the function it holds by its name, {name}(...)")
 
 
 def root_is_local(parts, locals_, functions, params, classes):
