@@ -174,7 +174,8 @@ def test_a_ufuncs_at_changes_its_first_argument_only():
 
 def extended(x):
     L = []
-    L.extend([x, 2.0])
+    M = [x, 2.0]
+    L.extend(M)  # (a display is two appends: tests/test_real_refusals_32.py)
     return np.sum(L[0] ** 2)
 
 
