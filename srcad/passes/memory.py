@@ -53,14 +53,16 @@ from .memory_locations import Memory
 from .memory_values import bind_call, string_key
 
 
+MAX_PASSES = 50  # passes of a loop's body to a fixpoint
+
+
 class _Flow(Updates):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
     def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), keyed=()):
         super().__init__(params, stmts, arrays, lookup, numbers, keyed)
         self.check = check
-        self.on_statement = on_statement  # called with (statement, state before) in the final pass
-        self.recording = True
+        self.on_statement = on_statement  # called with (statement, state before); last with the fixpoint's (``loop``)
         self.bindings = 0
         self.splits = 0  # blocks followed path by path (``block``), bounded by MAX_SPLITS
         self.breaks = []  # per loop being read, checking: the facts at each break of its body
@@ -110,7 +112,7 @@ class _Flow(Updates):
             return after
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
-        if self.recording and self.on_statement is not None:
+        if self.on_statement is not None:
             self.on_statement(s, state)
         if isinstance(s, gast.Assign):
             if isinstance(s.targets[0], gast.Name):
@@ -148,34 +150,37 @@ class _Flow(Updates):
         return join(a, b)
 
     def loop(self, s, state):
+        """The facts after the loop ``s``: its body read to a fixpoint of the loop head's facts.
+        Each pass reports its statements (``on_statement``); the last, which starts from the
+        fixpoint, reports last, so what a listener keeps per statement is the fixpoint's (a
+        listener keeps the latest facts, or their union or intersection, which earlier passes,
+        starting from fewer facts, do not change)."""
         head = s.iter if isinstance(s, gast.For) else s.test
         self.reads(s, self.names_read(head), state)
-        recording, self.recording = self.recording, False
         # what the body made on an earlier run (an outer loop's last pass) is older than anything
         # a pass of this loop makes: without aging it here, the loop head would mix the two
         entry = self.made_earlier(state.copy(), s.body)
-        for _ in range(50):
-            inside = entry.copy()
-            if isinstance(s, gast.For):
-                inside = self.bind(inside, s.target.id, Memory(), s)
-            self.breaks.append([])
-            end = self.block(s.body, inside)
-            breaks = self.breaks.pop()
+        for _ in range(MAX_PASSES):
+            end, breaks = self._pass(s, entry)
             joined = self.joined(entry, end)
             if joined == entry:
                 break
             entry = joined
-        self.recording = recording
-        if recording:  # the final pass, with the loop-head facts of every pass
-            inside = entry.copy()
-            if isinstance(s, gast.For):
-                inside = self.bind(inside, s.target.id, Memory(), s)
-            self.breaks.append([])
-            self.block(s.body, inside)
-            breaks = self.breaks.pop()
+        else:  # (never met: the facts only grow, and finitely) a final pass reports the last facts
+            end, breaks = self._pass(s, entry)
         for state in breaks:  # the loop ends at its head, or at a break
             entry = self.joined(entry, state)
         return entry
+
+    def _pass(self, s, entry):
+        """One pass of the body of the loop ``s`` from the loop-head facts ``entry``: the facts
+        at its end, and at each break."""
+        inside = entry.copy()
+        if isinstance(s, gast.For):
+            inside = self.bind(inside, s.target.id, Memory(), s)
+        self.breaks.append([])
+        end = self.block(s.body, inside)
+        return end, self.breaks.pop()
 
     def reads(self, s, names, state, observe=True):
         for name in sorted(names):

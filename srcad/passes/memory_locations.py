@@ -26,7 +26,7 @@ class Memory:
     statement allocated: ``"new"`` for its latest run, ``"old"`` for earlier runs (so an array
     made afresh in each pass of a loop is told apart from last pass's). Immutable."""
 
-    __slots__ = ("own", "inner", "array", "listy", "sequence", "items", "keys")
+    __slots__ = ("own", "inner", "array", "listy", "sequence", "items", "keys", "_all")
 
     def __init__(self, own=EMPTY, inner=EMPTY, array=False, listy=None, sequence=False, items=None, keys=None):
         self.own, self.inner = _frozen(own), _frozen(inner)
@@ -45,9 +45,12 @@ class Memory:
         # which object each key holds is read from it (``key_item``): what an item holds may grow
         # as the item is updated, which ``inner`` follows
         self.keys = keys
+        self._all = None
 
     def all(self):
-        return self.own | self.inner if self.inner else self.own
+        if self._all is None:  # (read for every name at every update: built once)
+            self._all = self.own | self.inner if self.inner else self.own
+        return self._all
 
     def mapped(self, change):
         """This memory with ``change`` applied to each set of locations (aging; a call's result in the caller's)."""

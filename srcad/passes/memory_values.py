@@ -52,6 +52,7 @@ class Values:
         self.outer_globals = set()  # globals and defaults a helper's result may be (``helper_result``)
         self.made_by_yours = made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
+        self._unbound = {}  # name -> its memory where no state binds it (``name_memory``: fixed per analysis)
         # id(statement) -> how many allocations of a user function its call made, each a location
         # ("new", (id, k)) of its own (``helper_result``)
         self.item_counts = {}
@@ -68,18 +69,25 @@ class Values:
     # ---- values ---------------------------------------------------------------------
     def name_memory(self, state, name):
         found = state.names.get(name)
-        if found is None and (name in self.local and name not in self.params):
-            return Memory()
         if found is None:
-            if name in self.numbers and name in self.params:
-                return Memory(array=True)
-            if name in self.arrays and name in self.params:
-                return Memory({("arg", name)}, array=True)
-            if name not in self.params and _holds_no_values(self._global(name)):
-                return Memory(array=True)  # float, np: a type or a module is no memory an update can reach
-            kind = "arg" if name in self.params else "global"
-            return Memory({(kind, name)}, {(kind + "-item", name)})
+            found = self._unbound.get(name)
+        if found is None:
+            found = self._unbound[name] = self._unbound_memory(name)
         return found
+
+    def _unbound_memory(self, name):
+        """The memory of a name no state binds: a parameter's argument, a global's value, or
+        none (a local not bound yet)."""
+        if name in self.local and name not in self.params:
+            return Memory()
+        if name in self.numbers and name in self.params:
+            return Memory(array=True)
+        if name in self.arrays and name in self.params:
+            return Memory({("arg", name)}, array=True)
+        if name not in self.params and _holds_no_values(self._global(name)):
+            return Memory(array=True)  # float, np: a type or a module is no memory an update can reach
+        kind = "arg" if name in self.params else "global"
+        return Memory({(kind, name)}, {(kind + "-item", name)})
 
     def known_global(self, name):
         """Is ``name`` a global of the function's module (not a name only srcad's code binds), or
