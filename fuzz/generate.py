@@ -54,6 +54,7 @@ FEATURES = (
     "joins",       # tuple/list joins of known length (t + (y,), t += (y,)) and starred unpacking
     "held",        # with methods: a function kept in an attribute (self.act = np.tanh, a lambda, a partial), called
     "layers",      # with methods: a module-level list of objects of the classes, looped over and read by item
+    "keyed",       # with lists: max/min/sorted of a list of arrays by a key lambda (the derivative follows the item taken)
 )
 NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")
@@ -398,8 +399,25 @@ class Generator:
             forms.append(f"sum({name})")
         if self.call_builtin(sc, "len"):
             forms.append(f"NP.stack({name})[len({name}) // 2]")
+        if self.on("keyed") and self.p(0.5):
+            forms = self.keyed_reads(sc, name, shape) or forms
         code = rng.choice(forms)
-        return code, (name if code.endswith("]") and "stack" not in code else None)
+        item = code.endswith("]") and "stack" not in code or code.startswith(("max(", "min("))
+        return code, (name if item else None)  # an item itself shares memory with the list's
+
+    def keyed_reads(self, sc, name, shape):
+        """Reads of list ``name`` picking an item by a key lambda: ``max``/``min``, ``sorted(...)[0]``
+        or ``[-1]``. The key scales the item by an expression, so it depends on the item."""
+        var, inner = self.item_scope(sc)
+        inner.kinds[var], inner.defined[var] = ("a", shape, False), None
+        weight = self.expr(inner, shape, 1)[0]
+        key = f"lambda {var}: NP.sum({var} * ({weight}))" if shape else f"lambda {var}: {var} * ({weight})"
+        reads = [f"{reader}({name}, key={key})" for reader in ("max", "min") if self.call_builtin(sc, reader)]
+        if self.call_builtin(sc, "sorted"):
+            reads.append(f"sorted({name}, key={key})[{self.rng.choice(['0', '-1'])}]")
+        if reads:
+            self.mark("keyed")
+        return reads
 
     def container_read(self, sc, shape):
         rng = self.rng

@@ -7,7 +7,7 @@ import keyword
 
 # builtins the generated programs call; a function that uses one as a variable never calls it
 CALLED_BUILTINS = ("range", "len", "min", "max", "reversed", "slice", "list", "zip", "enumerate", "sum", "abs",
-                   "float", "tuple", "map", "filter", "any", "all")
+                   "float", "tuple", "map", "filter", "any", "all", "sorted")
 NUMPY_LIKE = ("np", "numpy", "onp", "jnp", "xp", "anp", "math")
 GENERATED = ("_t1", "_t2", "_t3", "dx", "dy", "dz", "x_dot", "y_dot", "_x_stack", "_y_stack", "_x_1", "_s_1",
              "_range1", "_seq1", "_n1", "_skip1", "_stop1", "d", "t", "v", "g", "dv", "v_dot", "_d", "d_t1",

@@ -83,7 +83,7 @@ _margin = [np.inf]
 _OPS = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
         "Eq": operator.eq, "NotEq": operator.ne}
 _KINKS = {"maximum", "minimum", "fmax", "fmin", "abs", "absolute", "fabs", "clip", "max", "min", "amax", "amin",
-          "sort", "ptp", "median", "sign"}
+          "sort", "ptp", "median", "sign", "sorted"}
 
 
 def _record(value):
@@ -139,11 +139,13 @@ def _kink(name, func, *args, **kwargs):
             for bound in (lo, hi):
                 if bound is not None:
                     _record(np.subtract(args_[0], bound))
-        elif func is builtins.max or func is builtins.min:
+        elif func in (builtins.max, builtins.min, builtins.sorted):
             if len(args_) == 1 and not hasattr(args_[0], "__len__"):  # a generator: read it once
                 args = args_ = (list(args_[0]),)
             items = args_ if len(args_) > 1 else list(args_[0])
             items = list({id(i): i for i in items}.values())  # one value passed twice is no kink
+            if kwargs.get("key") is not None:  # the items are picked by their keys: a tie of keys is the kink
+                items = [kwargs["key"](i) for i in items]
             if all(_is_float(i) or isinstance(i, int) for i in items) and any(_is_float(i) for i in items):
                 _gap(np.array([float(i) for i in items]), None)
         else:  # reductions and sort along an axis

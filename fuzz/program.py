@@ -200,6 +200,14 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
 
     def st_list(self, sc, depth):
         lists = sc.of_kind("l")
+        if lists and self.on("keyed") and self.p(0.3):  # best = max(xs, key=...): an item, so read-only
+            name = self.rng.choice(lists)
+            shape = sc.kinds[name][1]
+            reads = self.keyed_reads(sc, name, shape)
+            if reads:
+                item = sc.new_name(("a", shape, False))
+                sc.defined[item] = None
+                return [f"{item} = {self.rng.choice(reads)}"]
         if lists and self.p(0.7):
             name = self.rng.choice(lists)
             return [f"{name}.append({self.expr(sc, sc.kinds[name][1], depth)[0]})"]

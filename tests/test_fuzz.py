@@ -5,6 +5,7 @@ import os
 import re
 import time
 
+import numpy as np
 import pytest
 
 from fuzz.generate import FEATURES
@@ -86,10 +87,11 @@ def test_language_features_are_generated_and_run(tmp_path):
                   "keywords": r"\*\*\w+|\*\w+\)|\*, ", "try": r"^\s+try:$", "replace": r"_replace\(|dataclasses\.replace\(",
                   "joins": r"\+= [\(\[]|\) \+ \(|\] \+ \[|\*\w+ = |, \*\w+ =",
                   "held": r"^\s+self\.\w+ = (functools\.partial\(|lambda z:|\w+\.(tanh|sin|arctan|square|expm1)$|\w+$)",
-                  "layers": r"^\w+ = \[\w+\([\d.]+\)"}
+                  "layers": r"^\w+ = \[\w+\([\d.]+\)", "keyed": r"\b(max|min|sorted)\(\w+, key=lambda \w+: "}
     for feature, construct in constructs.items():
         features = (feature, "records" if feature == "replace" else "helpers", "elementwise", "loops")
         features += ("methods",) * (feature in ("held", "layers"))  # (what they hold and list are its classes)
+        features += ("lists",) * (feature == "keyed")  # (whose items it picks)
         # (24 seeds: 'replace' shows in about a third of the programs asked for it, which 12 seeds
         # left at the threshold, so a change elsewhere in the generator tipped it)
         programs = [generate(seed, features=features) for seed in range(24)]
@@ -103,3 +105,19 @@ def test_language_features_are_generated_and_run(tmp_path):
             except Invalid:
                 pass
         assert ran >= 2, feature
+
+
+def test_keyed_reads_are_kept_away_from_ties_of_their_keys(tmp_path):
+    # max/min/sorted with key= pick an item by its key: the oracle's margin is the gap between
+    # the keys (not the items), so inputs where two keys (nearly) tie are redrawn
+    from fuzz.oracle import load, margin
+    source = ("import numpy as np\n\n\ndef f(x, y):\n    xs = [x]\n    xs.append(y)\n"
+              "    best = max(xs, key=lambda v: np.sum(v * 2.0))\n"
+              "    last = sorted(xs, key=lambda v: np.sum(v))[-1]\n    return np.sum(best * last)\n")
+    fn = load(source, tmp_path, "f", instrument=True)
+    x = np.array([0.5, 1.0])
+    for y, gap in ((x + 0.25, 0.5), (x[::-1] + 1e-4, 2e-4), (x[::-1].copy(), 0.0)):
+        assert margin(fn, (x, y)) == pytest.approx(gap, abs=1e-12)
+    generated = [generate(seed, features=("keyed", "lists", "elementwise")) for seed in range(40)]
+    keyed = [p for p in generated if "keyed" in p.uses]
+    assert keyed and all(re.search(r"\b(max|min|sorted)\(\w+, key=lambda \w+: ", p.source) for p in keyed)
