@@ -1,6 +1,8 @@
 """What the memory analysis refuses, in words: ``Refusal`` (which ``passes.aliasing`` makes a
 srcad error), the texts of the updates and calls it cannot follow, and where to copy instead.
 """
+import inspect
+
 import gast
 import numpy as np
 
@@ -149,12 +151,39 @@ class Refusals(Values):
                     and isinstance(written.targets[0], gast.Name) and written.targets[0].id == name):
                 written = made
             value = A.to_source(written.value).strip()
-            # (a method of yours named copy may return what it holds: a new array is np.array's)
-            new_array = unread or value.endswith(".copy()")
+            number = self._number_now(written.value)
+            if number is not None:  # (a number has no .copy(); its in-place update rebinds, from a copy too)
+                return f"'{name} = {type(number).__name__}({value})'"
+            # (a method of yours named copy may return what it holds, and a global's value or a call's
+            # may be an object of yours by the time the code runs: a new array is np.array's)
+            new_array = unread or value.endswith(".copy()") or not self._of_a_local(written.value)
             return f"'{name} = np.array({value})'" if new_array else f"'{name} = {value}.copy()'"
         if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
             return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
         return f"'{name} = ....copy()' where '{name}' is assigned"
+
+    def _of_a_local(self, node):
+        """Is ``node`` a local's or a parameter's name, or an attribute or item path from one (``x.T``, ``x[:2]``)?"""
+        while isinstance(node, (gast.Attribute, gast.Subscript)):
+            node = node.value
+        return isinstance(node, gast.Name) and (node.id in self.local or node.id in self.params)
+
+    def _number_now(self, node):
+        """The Python int or float a global's attribute path (``O.b``) holds now, else None:
+        for advice only (read without running properties)."""
+        path = []
+        while isinstance(node, gast.Attribute):
+            path.append(node.attr)
+            node = node.value
+        if not isinstance(node, gast.Name) or not path:
+            return None
+        obj = self._global(node.id)
+        for attr in reversed(path):
+            try:
+                obj = inspect.getattr_static(obj, attr)
+            except AttributeError:
+                return None
+        return obj if type(obj) in (int, float) else None
 
     def refuse_stale(self, name, state, read):
         updated, update, through = state.stale[name]
