@@ -79,6 +79,8 @@ class _Lowering:
         self.taken = A.all_names(node)
         self.locals_ = locals_
         self.defs, self.mutators = {}, {}  # method -> (def name, FunctionDef); method -> sets attributes
+        self.returns_self = set()  # methods with a `return self` (their result may only be discarded)
+        self.method_names = set()  # every name the methods read use
 
     def fresh(self, base):
         name = base
@@ -100,8 +102,11 @@ class _Lowering:
         self.renamed({new: f"{self.name}.{a}" for a, new in self.attribute_names.items()})
         uses = self.uses()
         self.defs["__init__"] = self.lowered("__init__", init, initial=True)
-        for method in {m for kind, m, _ in uses if kind == "call"}:
-            self.defs[method] = self.lowered(method, self.method(method))
+        for method in dict.fromkeys(m for kind, m, _ in uses if kind == "call"):
+            self.lower(method, ())
+        clash = sorted({name for name, _ in self.defs.values()} & self.method_names)
+        if clash:
+            raise _Refused(f"a method of its class uses the name '{clash[0]}', which srcad gives a method's function")
         replaced = {}
         for kind, detail, (n, parent) in uses:
             replaced[id(n)] = self.replacement(kind, detail, n, parent)
@@ -164,35 +169,66 @@ class _Lowering:
                                f"{getattr(n, 'lineno', '?')}: bound again, passed on or returned)")
         return found
 
-    def lowered(self, method, fdef, initial=False):
-        """``(name, FunctionDef)``: ``method`` as a function of the attributes (module doc)."""
+    def lower(self, method, callers):
+        """Lower ``method`` once, the methods it calls first; ``callers``: the methods whose
+        lowering called for it (a method among them is a recursion, refused)."""
+        if method in callers:
+            chain = " -> ".join((*callers[callers.index(method):], method))
+            raise _Refused(f"its methods call each other without end ({chain}); srcad lowers a method only "
+                           "where the calls it makes end: write the recursion as a loop")
+        if method not in self.defs:
+            self.defs[method] = self.lowered(method, self.method(method), callers=(*callers, method))
+
+    def lowered(self, method, fdef, initial=False, callers=()):
+        """``(name, FunctionDef)``: ``method`` as a function of the attributes (module doc); a
+        ``self.other(...)`` in it the call of ``other``'s function, lowered first."""
         fdef = A.deepcopy(fdef)
         me = self.self_name(fdef)
         own = local_names(fdef) | A.names_read(fdef)
+        self.method_names |= A.all_names(fdef)
         params = {a: _fresh_in(f"self_{a}", own) for a in self.attrs}
+        own |= set(params.values())
         self.renamed({new: f"{me}.{a}" for a, new in params.items()})
-        sets = False
         for n in A.walk(fdef):
             if isinstance(n, _SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
                 raise _Refused(f"{method} uses '{me}' in a nested function or comprehension")
             if isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
                 raise _Refused(f"{method} has a {type(n).__name__.lower()} statement")
-        replaced = {}
-        parents = {id(c): p for p in A.walk(fdef) for c in gast.iter_child_nodes(p)}
-        for n in A.walk(fdef):
-            if isinstance(n, gast.Name) and n.id == me and n is not fdef.args.args[0]:
-                parent = parents.get(id(n))
-                if not (isinstance(parent, gast.Attribute) and parent.value is n and parent.attr in self.attrs):
-                    raise _Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets "
-                                   f"(line {getattr(n, 'lineno', '?')})")
-                sets = sets or not isinstance(parent.ctx, gast.Load)
-                replaced[id(parent)] = gast.Name(id=params[parent.attr], ctx=parent.ctx, annotation=None,
-                                                 type_comment=None)
         shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & self.locals_)
         if shadowed:
             raise _Refused(f"{method} reads the global '{shadowed[0]}', which this function binds as a local name")
         if any(not isinstance(d, gast.Constant) for d in fdef.args.defaults):
             raise _Refused(f"a default of {method} is not a literal")
+
+        def fresh(base):
+            name = _fresh_in(base, own)
+            own.add(name)
+            return name
+
+        replaced, sets = {}, False
+        parents = {id(c): p for p in A.walk(fdef) for c in gast.iter_child_nodes(p)}
+        for n in A.walk(fdef):
+            if not (isinstance(n, gast.Name) and n.id == me and n is not fdef.args.args[0]):
+                continue
+            parent = parents.get(id(n))
+            line = getattr(n, "lineno", "?")
+            if isinstance(parent, gast.Attribute) and parent.value is n and parent.attr in self.attrs:
+                sets = sets or not isinstance(parent.ctx, gast.Load)
+                replaced[id(parent)] = gast.Name(id=params[parent.attr], ctx=parent.ctx, annotation=None,
+                                                 type_comment=None)
+                continue
+            if isinstance(parent, gast.Return) and not initial:
+                self.returns_self.add(method)  # allowed where the call's result is discarded (method_call)
+                replaced[id(n)] = A.const(None)
+                continue
+            called = _called_method(n, parent, parents)
+            if called is None or initial:
+                raise _Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets"
+                               f"{'' if initial else ', call a method or return it'} (line {line})")
+            callee, call = called
+            self.lower(callee, callers)
+            replaced[id(call)] = self.method_call(callee, call, parents.get(id(call)), list(params.values()), fresh, me)
+            sets = sets or self.mutators[callee]
         nested = {id(n) for s in A.walk(fdef) if isinstance(s, _SCOPES) and s is not fdef for n in A.walk(s)}
         fdef = _Replace(replaced).visit(fdef)
         fdef.args.args = fdef.args.args[1:]
@@ -206,7 +242,7 @@ class _Lowering:
                 raise _Refused("its __init__ has a return statement")
             state = [A.load(params[a]) for a in self.attrs]
             for n in returns:
-                    n.value = gast.Tuple(elts=[n.value or A.const(None)] + A.deepcopy(state), ctx=gast.Load())
+                n.value = gast.Tuple(elts=[n.value or A.const(None)] + A.deepcopy(state), ctx=gast.Load())
             if not fdef.body or not isinstance(fdef.body[-1], gast.Return):
                 results = state if initial else [A.const(None)] + A.deepcopy(state)
                 fdef.body.append(gast.copy_location(
@@ -216,33 +252,44 @@ class _Lowering:
         fdef.decorator_list = []
         return name, fdef
 
+    def method_call(self, method, n, parent, state, fresh, shown):
+        """What replaces ``n``, a call of ``method`` (in ``parent``) on the object whose attributes
+        are in the names ``state`` (``shown``: the object's name in the code): the call of the
+        method's function, or a ``_Statement`` binding the attributes it sets too."""
+        line = getattr(n, "lineno", "?")
+        call = gast.copy_location(gast.Call(func=A.load(self.defs[method][0]),
+                                            args=[A.load(s) for s in state] + n.args, keywords=n.keywords), n)
+        discarded = isinstance(parent, gast.Expr)
+        if method in self.returns_self and not discarded:
+            raise _Refused(f"its {method} returns the object itself, and line {line} uses what "
+                           f"{shown}.{method}(...) returns; call it as a statement of its own and use {shown} after it")
+        if not self.mutators[method]:
+            return call
+        if discarded:
+            target = A.store(fresh("_unused"))
+        elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
+            target = parent.targets[0]
+        else:
+            raise _Refused(f"its {method} sets attributes, and is called inside an expression (line {line}); call "
+                           f"it as a statement of its own, or as 'r = {shown}.{method}(...)'")
+        return _Statement(parent, gast.copy_location(gast.Assign(
+            targets=[gast.Tuple(elts=[target] + [A.store(s) for s in state], ctx=gast.Store())], value=call,
+            type_comment=None), parent))
+
     def replacement(self, kind, detail, n, parent):
         """What replaces the use ``n`` (in ``parent``)."""
         if kind == "attribute":
             return gast.copy_location(gast.Name(id=self.attribute_names[detail], ctx=n.ctx, annotation=None,
                                                 type_comment=None), n)
-        attributes = [A.store(self.attribute_names[a]) for a in self.attrs]
         if kind == "made":
             made = self.assign.value
             call = gast.copy_location(gast.Call(func=A.load(self.defs["__init__"][0]), args=made.args,
                                                 keywords=made.keywords), made)
+            attributes = [A.store(self.attribute_names[a]) for a in self.attrs]
             return gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=attributes, ctx=gast.Store())],
                                                   value=call, type_comment=None), n)
-        call = gast.copy_location(gast.Call(
-            func=A.load(self.defs[detail][0]), args=[A.load(self.attribute_names[a]) for a in self.attrs] + n.args,
-            keywords=n.keywords), n)
-        if not self.mutators[detail]:
-            return call
-        if isinstance(parent, gast.Expr):
-            target = A.store(self.fresh("_unused"))
-        elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
-            target = parent.targets[0]
-        else:
-            raise _Refused(f"its {detail} sets attributes, and is called inside an expression (line "
-                           f"{getattr(n, 'lineno', '?')}); call it as a statement of its own, or as 'r = "
-                           f"{self.name}.{detail}(...)'")
-        return _Statement(parent, gast.copy_location(gast.Assign(
-            targets=[gast.Tuple(elts=[target] + attributes, ctx=gast.Store())], value=call, type_comment=None), parent))
+        return self.method_call(detail, n, parent, [self.attribute_names[a] for a in self.attrs], self.fresh,
+                                self.name)
 
 
 class _Statement:
@@ -250,6 +297,17 @@ class _Statement:
 
     def __init__(self, statement, new):
         self.statement, self.new = statement, new
+
+
+def _called_method(n, parent, parents):
+    """``(method, call)`` where the name ``n`` is the object of a call of one of its methods
+    (``self.step(q)``, ``self(x)``: ``__call__``); else None."""
+    if isinstance(parent, gast.Call) and parent.func is n:
+        return "__call__", parent
+    grand = parents.get(id(parent))
+    if isinstance(parent, gast.Attribute) and parent.value is n and isinstance(grand, gast.Call) and grand.func is parent:
+        return parent.attr, grand
+    return None
 
 
 def _fresh_in(base, taken):
