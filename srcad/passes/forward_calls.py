@@ -13,6 +13,7 @@ from ..source import identifier
 from ..template import instantiate
 from ..template_binding import bind
 from .fresh import only_logs
+from .local_objects import unlowered_object
 from .forward_flow import SHARED, ZERO
 from .reverse_calls import (bind_arguments, call_classes, keyed_arguments, keyword_defaults, only_reads,
                             refuse_active_packing, refuse_derivative_call, refuse_effect_call,
@@ -66,8 +67,7 @@ class CallTangents:
                 return [s]
             fn = registry.METHODS.get(callee.name)
             if fn is None:
-                raise NoRuleError(
-                    self.where(s) + no_method_rule(callee.name))
+                raise NoRuleError(self.where(s) + (unlowered_object(rhs) or no_method_rule(callee.name)))
             return [s] + self.apply(fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
                                     f"the method .{callee.name}()")
         obj = callee.obj
@@ -81,6 +81,8 @@ class CallTangents:
 
     def apply(self, key, var, args, keywords, s, what):
         rule = registry.lookup(registry.JVP, key)
+        if rule is None and unlowered_object(s):
+            raise NoRuleError(self.where(s) + unlowered_object(s))
         if rule is None:
             name = registry.describe(key)
             raise NoRuleError(

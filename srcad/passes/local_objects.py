@@ -31,6 +31,7 @@ class _Refused(Exception):
     """Why a local object cannot be lowered."""
 
 
+_UNLOWERED = "unlowered_object"  # annotation: why a local object was not lowered (``unlowered_object``)
 _HOOKS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__", "__class_getitem__")
 _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -40,19 +41,48 @@ def lower_local_objects(node, source):
     function ``source`` reads, where it may be."""
     locals_ = local_names(node)
     for assign in [s for s in A.walk(node) if isinstance(s, gast.Assign)]:
-        cls = _made_class(assign, locals_, source)
-        if cls is None:
+        made = _made_class(assign, locals_, source)
+        if made is None:
             continue
+        cls, foreign = made
         name = assign.targets[0].id
         try:
+            if foreign:
+                raise _Refused(foreign)
             _Lowering(node, source, assign, name, cls, locals_).run()
-        except _Refused:
-            continue  # left as it was: a constant object runs as before, one carrying derivatives is refused
+        except _Refused as why:  # left as it was: a constant object runs as before, one carrying
+            _mark_unlowered(node, assign, name, cls, str(why))  # derivatives is refused, saying why
+
+
+def unlowered_object(node):
+    """Why the local object a statement or call ``node`` makes, calls a method of or passes on
+    was not lowered, and what to do, for the refusal of its derivative (None for any other)."""
+    return A.anno(node, _UNLOWERED) or (A.anno(node.value, _UNLOWERED) if isinstance(
+        getattr(node, "value", None), gast.Call) else None)
+
+
+def keep_unlowered(call, new):
+    """``new``, the call that replaces ``call``, keeps the reason ``unlowered_object`` gives."""
+    if A.anno(call, _UNLOWERED):
+        A.set_anno(new, _UNLOWERED, A.anno(call, _UNLOWERED))
+
+
+def _mark_unlowered(node, assign, name, cls, reason):
+    """Annotate the calls making, calling or given the object ``name`` with ``reason``."""
+    text = (f"'{name}' is an object of your class {cls.__qualname__} made in this function (line "
+            f"{getattr(assign, 'lineno', '?')}), whose attributes srcad keeps in local names only where it may: "
+            f"here {reason}")
+    for n in A.walk(node):
+        if isinstance(n, gast.Call) and any(isinstance(o, gast.Name) and o.id == name for o in (
+                n.func, getattr(n.func, "value", None), *n.args, *(k.value for k in n.keywords))):
+            A.set_anno(n, _UNLOWERED, text)
+    A.set_anno(assign.value, _UNLOWERED, text)
 
 
 def _made_class(assign, locals_, source):
-    """The class ``o = C(...)`` calls, where it is a plain class of the function's module and
-    no record class (``passes.records`` builds those); else None."""
+    """``(class, None)`` for the class ``o = C(...)`` calls, where it is a plain class of the
+    function's module and no record class (``passes.records`` builds those); ``(class, why
+    not)`` for a plain class of another module; else None."""
     from .records import record_fields
 
     if not (len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name)
@@ -68,9 +98,16 @@ def _made_class(assign, locals_, source):
     if not isinstance(cls, type) or type(cls) is not type or record_fields(cls) is not None:
         return None
     init = inspect.getattr_static(cls, "__init__")
-    if not isinstance(init, types.FunctionType) or init.__globals__ is not source.globals:
-        return None  # a library's class, or one of another module: as before
-    return cls
+    if not isinstance(init, types.FunctionType):
+        return None  # a library's class: as before
+    if init.__globals__ is not source.globals:
+        here = source.globals.get("__name__", "?")
+        return cls, (f"its class is defined in module {cls.__module__}, not in this function's module {here} (its "
+                     f"methods read that module's names): define this function in module {cls.__module__}; or, where "
+                     f"its methods set no attribute, make {cls.__qualname__} a dataclass (srcad differentiates its "
+                     "fields, made here or passed as an argument) or make the object outside and pass it as an "
+                     "argument (a plain object's attributes are then constants)")
+    return cls, None
 
 
 class _Lowering:
@@ -92,12 +129,13 @@ class _Lowering:
     def run(self):
         for hook in _HOOKS:
             if inspect.getattr_static(self.cls, hook, None) is not inspect.getattr_static(object, hook, None):
-                raise _Refused(f"the class defines {hook}")
+                raise _Refused(f"its class defines {hook}, which may change what an attribute is: remove it")
         init = self.method("__init__")
         self.attrs = _top_level_attributes(init, self.self_name(init))
         for attr in self.attrs:
             if inspect.getattr_static(self.cls, attr, None) is not None:
-                raise _Refused(f"the class has an attribute '{attr}' too (a property or a default)")
+                raise _Refused(f"its class has an attribute '{attr}' too (a property or a default), which an instance's "
+                               "may hide: rename one of them")
         self.attribute_names = {a: self.fresh(f"{self.name}__{a}") for a in self.attrs}
         self.renamed({new: f"{self.name}.{a}" for a, new in self.attribute_names.items()})
         uses = self.uses()
@@ -106,7 +144,8 @@ class _Lowering:
             self.lower(method, ())
         clash = sorted({name for name, _ in self.defs.values()} & self.method_names)
         if clash:
-            raise _Refused(f"a method of its class uses the name '{clash[0]}', which srcad gives a method's function")
+            raise _Refused(f"a method of its class uses the name '{clash[0]}', which srcad gives a method's function: "
+                           "rename it")
         replaced = {}
         for kind, detail, (n, parent) in uses:
             replaced[id(n)] = self.replacement(kind, detail, n, parent)
@@ -121,13 +160,14 @@ class _Lowering:
     def method(self, name):
         fn = inspect.getattr_static(self.cls, name, None)
         if not isinstance(fn, types.FunctionType):
-            raise _Refused(f"its {name} is no plain function")
+            raise _Refused(f"its {name} is no plain function (a static or class method, a property, or none): make "
+                           f"it a method, def {name}(self, ...)")
         code = fn.__code__
         if (fn.__globals__ is not self.source.globals or fn.__closure__ or code.co_filename != self.source.filename
                 or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR)
                 or code.co_kwonlyargcount or code.co_posonlyargcount or code.co_argcount < 1):
-            raise _Refused(f"{fn.__qualname__} is not a plain function of this module (with positional "
-                           "parameters only, no closure)")
+            raise _Refused(f"{fn.__qualname__} is not a plain function of this module: give it positional "
+                           "parameters only (no *args, **kwargs or keyword-only ones), no decorator, super() or closure")
         from ..source import capture
 
         try:
@@ -153,7 +193,8 @@ class _Lowering:
                 found.append(("made", None, (self.assign, None)))
                 continue
             if id(n) in nested:
-                raise _Refused(f"'{self.name}' is used in a nested function or comprehension")
+                raise _Refused(f"'{self.name}' is used in a nested function or comprehension: use it in a loop of "
+                               "the function instead")
             if isinstance(parent, gast.Call) and parent.func is n:
                 found.append(("call", "__call__", (parent, parents.get(id(parent)))))
             elif isinstance(parent, gast.Attribute) and parent.value is n:
@@ -163,10 +204,14 @@ class _Lowering:
                 elif parent.attr in self.attrs:
                     found.append(("attribute", parent.attr, (parent, grand)))
                 else:
-                    raise _Refused(f"'{self.name}.{parent.attr}' is no attribute its __init__ sets at its top level")
+                    raise _Refused(f"'{self.name}.{parent.attr}' is no attribute its __init__ sets at its top level: "
+                                   f"set it there (self.{parent.attr} = ...), outside any branch or loop")
             else:
                 raise _Refused(f"'{self.name}' is used otherwise than by its attributes and methods (line "
-                               f"{getattr(n, 'lineno', '?')}: bound again, passed on or returned)")
+                               f"{getattr(n, 'lineno', '?')}: bound again, passed on, stored or returned): pass on "
+                               f"or return its attributes ({self.name}.{(self.attrs or ['attr'])[0]}) instead; or, where "
+                               f"its methods set no attribute, make {self.cls.__qualname__} a dataclass (srcad "
+                               "differentiates its fields wherever they go)")
         return found
 
     def lower(self, method, callers):
@@ -191,14 +236,16 @@ class _Lowering:
         self.renamed({new: f"{me}.{a}" for a, new in params.items()})
         for n in A.walk(fdef):
             if isinstance(n, _SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
-                raise _Refused(f"{method} uses '{me}' in a nested function or comprehension")
+                raise _Refused(f"{method} uses '{me}' in a nested function or comprehension: read the attributes "
+                               "into local names before it")
             if isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
-                raise _Refused(f"{method} has a {type(n).__name__.lower()} statement")
+                raise _Refused(f"{method} has a {type(n).__name__.lower()} statement: remove it")
         shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & self.locals_)
         if shadowed:
-            raise _Refused(f"{method} reads the global '{shadowed[0]}', which this function binds as a local name")
+            raise _Refused(f"{method} reads the global '{shadowed[0]}', which this function binds as a local name: "
+                           "rename the local name")
         if any(not isinstance(d, gast.Constant) for d in fdef.args.defaults):
-            raise _Refused(f"a default of {method} is not a literal")
+            raise _Refused(f"a default of {method} is not a literal: make it one (a number, None) or pass the value")
 
         def fresh(base):
             name = _fresh_in(base, own)
@@ -224,7 +271,9 @@ class _Lowering:
             called = _called_method(n, parent, parents)
             if called is None or initial:
                 raise _Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets"
-                               f"{'' if initial else ', call a method or return it'} (line {line})")
+                               f"{'' if initial else ', call a method or return it'} (line {line}): set each "
+                               "attribute in __init__, use the attributes (not the object) elsewhere"
+                               f"{', and set the attributes in __init__ itself' if initial else ''}")
             callee, call = called
             self.lower(callee, callers)
             replaced[id(call)] = self.method_call(callee, call, parents.get(id(call)), list(params.values()), fresh, me)
@@ -239,7 +288,7 @@ class _Lowering:
         if initial or sets:
             returns = [n for n in A.walk(fdef) if isinstance(n, gast.Return) and id(n) not in nested]
             if initial and returns:
-                raise _Refused("its __init__ has a return statement")
+                raise _Refused("its __init__ has a return statement: remove it")
             state = [A.load(params[a]) for a in self.attrs]
             for n in returns:
                 n.value = gast.Tuple(elts=[n.value or A.const(None)] + A.deepcopy(state), ctx=gast.Load())

@@ -10,6 +10,7 @@ from .. import astutil as A
 from ..errors import NoRuleError
 from .call_options import call_argument
 from .effect_calls import assignment_instead, grown_list_advice
+from .local_objects import unlowered_object
 from .memory_values import Values, is_unread_result
 
 
@@ -46,6 +47,8 @@ def object_array_refusal(call, s):
 
 
 def unseen_change_refusal(call, arg, s):
+    if unlowered_object(call):
+        return Refusal(unlowered_object(call), s)
     callee = A.anno(call, "callee")
     if callee is not None and callee.kind == "object" and _pure_without_rule(callee.obj):
         # a library call with no rule: that, not what it may change, is what to fix

@@ -15,6 +15,7 @@ from .functional import check_statement, functional_rhs, is_check, mark_consumed
 from .held_calls import held_function_check
 from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function
+from .local_objects import keep_unlowered
 from .memory_refusals import describe_call
 from .method_calls import method_check
 from .records import record_call, record_fields, record_replace
@@ -114,6 +115,7 @@ def normalize_call(norm, e, out):
     keywords = [gast.keyword(arg=k.arg, value=norm.atom(k.value, out)) for k in e.keywords]
     new = gast.Call(func=func, args=args, keywords=keywords)
     A.set_anno(new, "callee", callee)
+    keep_unlowered(e, new)  # a refusal of its derivative says why its object was not lowered
     if any(k.arg == "output" and not isinstance(k.value, (gast.Name, gast.Subscript, gast.Tuple)) for k in e.keywords):
         A.set_anno(new, "output_is_a_type", True)  # output=np.float32 (SciPy's ndimage), not a buffer: ``out_argument``
     new = gast.copy_location(new, e)

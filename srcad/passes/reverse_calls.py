@@ -34,6 +34,7 @@ from .effect_calls import assignment_instead
 from .memory_calls import (attributes_stored_by_helper, changes_nothing_outside, defaults_updated_by_helper,
                            globals_updated_by_helper, updated_by_helper)
 from .fresh import effect_targets, only_logs, stores_in_a_global
+from .local_objects import unlowered_object
 
 
 class _CallSite:
@@ -248,8 +249,7 @@ class Calls:
             if fn is not None and registry.is_nondifferentiable(fn):
                 return []
             if fn is None:
-                raise NoRuleError(
-                    self.where(s) + no_method_rule(callee.name))
+                raise NoRuleError(self.where(s) + (unlowered_object(rhs) or no_method_rule(callee.name)))
             return self.apply(registry.VJP, fn, var, [rhs.func.value] + rhs.args, rhs.keywords, s,
                               f"the method .{callee.name}()")
         obj = callee.obj
@@ -277,6 +277,8 @@ class Calls:
         rule = registry.lookup(table, key)
         if rule is None:
             self.refuse_derivative_call(key, what, A.anno(s, "origin") or s)
+            if unlowered_object(s):
+                raise NoRuleError(self.where(s) + unlowered_object(s))
             if is_python_function(key):
                 raise NoRuleError(self.where(s) + f"{what} has no derivative rule")
             raise NoRuleError(
