@@ -5,17 +5,21 @@ Guarantee: such an object becomes one local name per attribute its ``__init__`` 
 (``acc__total``) and each method it runs a function defined at the top of the function
 (``_acc_add(total, v)``, ``self.total`` its parameter ``total``), which normalisation inlines;
 a method that sets attributes returns their new values too, so ``acc.add(v)`` is
-``_, acc__total = _acc_add(acc__total, v)``. What runs is Python's own computation, with
-the object's attributes in names. It is done only where that is provably the same: the name
+``_, acc__total = _acc_add(acc__total, v)``. A method calling another (``self.layer(x)``,
+at any depth, in a loop) calls that method's function the same way, with its own attribute
+names, and so sets what its callee sets. What runs is Python's own computation, with the
+object's attributes in names. It is done only where that is provably the same: the name
 is bound once, to the class called, and used only as ``o.attr`` or ``o.method(...)``/``o(...)``,
 outside nested functions and comprehensions; the class is defined in the function's module
 (its methods read the same globals), has no class attribute named like an instance
 attribute, no ``__slots__``, ``__new__``, ``__getattr__``, ``__setattr__`` and the like, and its
 ``__init__`` and the methods called are plain functions whose ``self`` appears only as
-``self.attr`` (the attributes ``__init__`` sets at its top level), with literal defaults and
-plain parameters. Any other local object is left as it is: one carrying no derivative runs
-as written, as before; a method call or attribute store on one that carries derivatives is
-refused as before (no derivative rule for the method, an update srcad cannot see).
+``self.attr`` (the attributes ``__init__`` sets at its top level), ``self.method(...)`` (not in
+``__init__``; no method reaching itself again) or ``return self`` (the call's result then
+discarded), with literal defaults and plain parameters. Any other local object is left as it
+is: one carrying no derivative runs as written, as before; one that carries derivatives is
+refused where its derivative is needed, at the user's line, saying which condition failed and
+what to do (``unlowered_object``).
 """
 import inspect
 import types
