@@ -20,7 +20,7 @@ import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_nondifferentiable, register_vjp
 from ..errors import SrcadError
-from ..runtime import unbroadcast
+from ..runtime import moves, resting_zero, unbroadcast
 from ..runtime_adjoints import JOINED_SEQUENCES
 
 def math_functions(*names):
@@ -113,10 +113,14 @@ def divide(z, x, y):
 
 @register_jvp(gast.Pow, np.power)
 def power(z, x, y):
-    if np.ndim(y) == 0 and y != 0:
+    """An exponent between 0 and 1 has an infinite slope at x = 0, which a resting x never meets
+    (as for ``np.sqrt``): a zero tangent pushes zero there, not 0 · ∞."""
+    if np.ndim(y) == 0 and 0 < y < 1:
+        t[z] += t[x] * resting_zero(t[x], y * x ** (y - 1)) if moves(t[x]) else t[x] * 0.0
+    elif np.ndim(y) == 0 and y != 0:
         t[z] += t[x] * y * x ** (y - 1)
     else:  # x ** 0 has slope 0 at x = 0 too
-        t[z] += t[x] * np.where(y == 0, 0, y) * x ** np.where(y == 0, 1, y - 1)
+        t[z] += t[x] * resting_zero(t[x], np.where(y == 0, 0, y) * x ** np.where(y == 0, 1, y - 1))
     # where the exponent's tangent is 0 (a constant a helper was given, at second order) the term
     # is 0, not 0 · log(x < 0) = nan
     t[z] += t[y] * z * np.log(np.where((x == 0) | (t[y] == 0), 1.0, x))

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
-from ..runtime import unbroadcast
+from ..runtime import resting_zero, unbroadcast
 from .numpy_elementwise import math_functions
 
 LN2 = math.log(2.0)
@@ -97,7 +97,8 @@ def float_power(z, x, y):  # as ** (operators.power): x ** 0 has slope 0 at x = 
 
 @register_jvp(np.float_power)
 def float_power_jvp(z, x, y):  # a zero exponent tangent (a helper's constant) gives 0, not 0 · log(x < 0)
-    t[z] += t[x] * np.where(y == 0, 0, y) * np.float_power(x, np.where(y == 0, 1, y - 1))
+    # an exponent below 1 has an infinite slope at x = 0, which a resting x never meets (as ** does)
+    t[z] += t[x] * resting_zero(t[x], np.where(y == 0, 0, y) * np.float_power(x, np.where(y == 0, 1, y - 1)))
     t[z] += t[y] * z * np.log(np.where((x == 0) | (t[y] == 0), 1.0, x))
 
 

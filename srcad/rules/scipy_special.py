@@ -3,7 +3,7 @@ it this module registers nothing (and srcad still imports)."""
 import numpy as np
 
 from ..registry import no_derivative, register_elementwise, register_jvp, register_partials, register_vjp
-from ..runtime import expand_reduced, item_grad, unbroadcast
+from ..runtime import expand_reduced, item_grad, resting_zero, unbroadcast
 
 try:
     from scipy import special
@@ -218,7 +218,7 @@ if special is not None:
     def rgamma_slope_slope(y, x):
         return rgamma_curvature(x)
 
-    @register_elementwise(special.entr)
+    @register_elementwise(special.entr, infinite_slopes=True)  # at x = 0
     def entr(y, x):
         return -(np.log(x) + 1)
 
@@ -417,7 +417,7 @@ if special is not None:
 
     @register_jvp(special.rel_entr)
     def rel_entr_jvp(z, x, y):
-        t[z] += t[x] * (np.log(x / y) + 1)
+        t[z] += t[x] * resting_zero(t[x], np.log(x / y) + 1)  # a resting x at 0 never meets the slope -inf
         t[z] += -t[y] * x / y
 
     @register_vjp(special.kl_div)
@@ -427,7 +427,7 @@ if special is not None:
 
     @register_jvp(special.kl_div)
     def kl_div_jvp(z, x, y):
-        t[z] += t[x] * np.log(x / y)
+        t[z] += t[x] * resting_zero(t[x], np.log(x / y))  # a resting x at 0 never meets the slope -inf
         t[z] += t[y] * (1 - x / y)
 
     @register_vjp(special.gammainc)
