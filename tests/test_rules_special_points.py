@@ -3,6 +3,8 @@ input resting at a point where its slope is infinite (``x ** 0.5`` at 0, ``entr`
 nothing in forward mode, as ``np.sqrt`` promises (docs/limitations.md, Conventions). Along a
 direction that leaves that input at rest the function is smooth, so each value is checked
 against central differences along that direction."""
+import math
+
 import numpy as np
 import pytest
 
@@ -71,3 +73,18 @@ def test_a_resting_probability_at_zero_moves_nothing_through_the_entropies():
     p, q = np.array([0.0, 0.25, 0.75]), np.array([0.5, 0.25, 0.25])
     assert_resting_moves_nothing(entropies, (p, q), (np.array([0.0, 1.0, -1.0]), np.array([1.0, -0.5, -0.5])))
     assert_resting_moves_nothing(entropies, (p, q), (None, np.array([1.0, -0.5, -0.5])))
+
+
+def polar(p, x):
+    return np.hypot(p[0], p[1]) * x + np.arctan2(p[1], p[0]) * x
+
+
+def polar_of_floats(a, b, x):
+    return math.hypot(a, b) * x + math.atan2(b, a) * x
+
+
+def test_a_resting_point_at_the_origin_moves_nothing_through_hypot_and_arctan2():
+    x = np.array([1.0, 2.0])
+    assert_resting_moves_nothing(polar, (np.zeros(2), x), (np.zeros(2), np.ones(2)))
+    assert_resting_moves_nothing(polar_of_floats, (0.0, 0.0, x), (0.0, 0.0, np.ones(2)))
+    assert_resting_moves_nothing(polar, (np.array([3.0, 0.0]), x), (np.array([0.0, 1.0]), np.ones(2)))

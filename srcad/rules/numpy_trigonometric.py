@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from ..registry import register_elementwise, register_jvp, register_vjp
-from ..runtime import unbroadcast
+from ..runtime import moves, resting_zero, unbroadcast
 
 DEG_PER_RAD = 180.0 / math.pi
 RAD_PER_DEG = math.pi / 180.0
@@ -93,8 +93,9 @@ def arctan2(z, x1, x2):
 
 @register_jvp(np.arctan2, math.atan2)
 def arctan2_jvp(z, x1, x2):
-    t[z] += t[x1] * (x2 / np.hypot(x1, x2)) / np.hypot(x1, x2)
-    t[z] += -t[x2] * (x1 / np.hypot(x1, x2)) / np.hypot(x1, x2)
+    """At the origin the slopes are 0/0, which a resting operand never meets (as for hypot)."""
+    t[z] += t[x1] * resting_zero(t[x1], (x2 / np.hypot(x1, x2)) / np.hypot(x1, x2))
+    t[z] += -t[x2] * resting_zero(t[x2], (x1 / np.hypot(x1, x2)) / np.hypot(x1, x2))
 
 
 @register_vjp(np.hypot)
@@ -105,8 +106,9 @@ def hypot(z, x1, x2):
 
 @register_jvp(np.hypot)
 def hypot_jvp(z, x1, x2):
-    t[z] += t[x1] * (x1 / z)
-    t[z] += t[x2] * (x2 / z)
+    """At the origin the slopes are 0/0, which a resting operand never meets (as for np.linalg.norm)."""
+    t[z] += t[x1] * resting_zero(t[x1], x1 / z)
+    t[z] += t[x2] * resting_zero(t[x2], x2 / z)
 
 
 @register_vjp(math.hypot)
@@ -117,5 +119,5 @@ def math_hypot(z, *coordinates):
 
 @register_jvp(math.hypot)
 def math_hypot_jvp(z, *coordinates):
-    for c in coordinates:
-        t[z] += t[c] * c / z
+    for c in coordinates:  # a resting coordinate never meets the slope 0/0 at the origin
+        t[z] += t[c] * resting_zero(t[c], c / z) if moves(t[c]) else t[c] * 0.0
