@@ -88,3 +88,13 @@ def test_a_resting_point_at_the_origin_moves_nothing_through_hypot_and_arctan2()
     assert_resting_moves_nothing(polar, (np.zeros(2), x), (np.zeros(2), np.ones(2)))
     assert_resting_moves_nothing(polar_of_floats, (0.0, 0.0, x), (0.0, 0.0, np.ones(2)))
     assert_resting_moves_nothing(polar, (np.array([3.0, 0.0]), x), (np.array([0.0, 1.0]), np.ones(2)))
+
+
+def standardized(x, w):
+    return (x * w) / (np.std(x, axis=1, keepdims=True) + 1e-3) + (x * w) / (np.nanstd(x, axis=1, keepdims=True) + 1e-3)
+
+
+def test_a_resting_constant_row_moves_nothing_through_std():
+    x, w = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 4.0]]), np.array([1.0, 2.0, 3.0])
+    assert_resting_moves_nothing(standardized, (x, w), (None, np.ones(3)))
+    assert_resting_moves_nothing(standardized, (x, w), (np.array([[0.0, 0.0, 0.0], [1.0, 0.0, -1.0]]), np.ones(3)))

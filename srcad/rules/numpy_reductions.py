@@ -140,7 +140,9 @@ def std(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correctio
 
 @register_jvp(np.std)
 def std_jvp(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
-    t[y] += np.sum(t[a] * variance_slope(a, axis, ddof, correction), axis=axis, keepdims=keepdims) / (2 * y)
+    """A group at rest (every tangent 0) moves nothing, also at zero spread, where the slope is 0/0."""
+    t[y] += np.sum(t[a] * variance_slope(a, axis, ddof, correction), axis=axis, keepdims=keepdims) * resting_zero(
+        np.sum(np.abs(t[a]), axis=axis, keepdims=keepdims), 1 / (2 * y))
 
 
 def variance_slope(a, axis, ddof, correction):
@@ -169,8 +171,9 @@ def nanstd(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correc
 
 @register_jvp(np.nanstd)
 def nanstd_jvp(y, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, correction=None):
+    """A group at rest (every tangent 0) moves nothing, also at zero spread, where the slope is 0/0."""
     t[y] += np.sum(np.where(np.isnan(a), 0, t[a]) * nan_variance_slope(a, axis, ddof, correction), axis=axis,
-                   keepdims=keepdims) / (2 * y)
+                   keepdims=keepdims) * resting_zero(np.sum(np.abs(t[a]), axis=axis, keepdims=keepdims), 1 / (2 * y))
 
 
 def nan_variance_slope(a, axis, ddof, correction):
