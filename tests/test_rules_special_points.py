@@ -2,13 +2,15 @@
 input resting at a point where its slope is infinite (``x ** 0.5`` at 0, ``entr`` at 0) moves
 nothing in forward mode, as ``np.sqrt`` promises (docs/limitations.md, Conventions). Along a
 direction that leaves that input at rest the function is smooth, so each value is checked
-against central differences along that direction."""
+against central differences along that direction. A QR factorisation of a matrix without full
+column rank has no derivative: refused there, not rounding error."""
 import math
 
 import numpy as np
 import pytest
 
 import srcad
+from srcad.testing import check_grads
 
 scipy = pytest.importorskip("scipy")
 from scipy import special  # noqa: E402
@@ -98,3 +100,23 @@ def test_a_resting_constant_row_moves_nothing_through_std():
     x, w = np.array([[0.0, 0.0, 0.0], [1.0, 2.0, 4.0]]), np.array([1.0, 2.0, 3.0])
     assert_resting_moves_nothing(standardized, (x, w), (None, np.ones(3)))
     assert_resting_moves_nothing(standardized, (x, w), (np.array([[0.0, 0.0, 0.0], [1.0, 0.0, -1.0]]), np.ones(3)))
+
+
+def _qr_sum(a):
+    q, r = np.linalg.qr(a)
+    return np.sum(r) + np.sum(q[:, 0])
+
+
+@pytest.mark.parametrize("a", [np.array([[1.0, 2.0], [2.0, 4.0], [0.0, 0.0]]),  # rank 1: R[1, 1] ~ 4e-16
+                               np.array([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0]])],  # wide, its square part rank 1
+                         ids=["tall", "wide"])
+def test_qr_of_a_matrix_without_full_column_rank_is_refused_not_rounding_error(a):
+    # (the gradient there was finite and wrong: -0.85 where one-sided differences agree on 0.78)
+    with pytest.raises(srcad.UnsupportedCaseError, match="full column rank"):
+        srcad.grad(_qr_sum)(a)
+    with pytest.raises(srcad.UnsupportedCaseError, match="full column rank"):
+        srcad.jvp(_qr_sum, (a,), (np.ones_like(a),))
+
+
+def test_qr_near_a_rank_deficient_matrix_is_still_differentiated():
+    check_grads(_qr_sum, (np.array([[1.0, 2.0], [2.0, 4.5], [0.0, 1e-3]]),))

@@ -18,7 +18,7 @@ Assumptions, as for any derivative of these decompositions:
 import numpy as np
 
 from ..errors import UnsupportedCaseError
-from ..registry import no_derivative, register_jvp, register_vjp
+from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
 from .numpy_linalg import _nonzero, eye_like, from_triangle, mT, symmetric_from_triangle
 
 
@@ -251,9 +251,32 @@ def _qr_parts(g, y, a, mode):
     return q, r, gq, gr
 
 
+def _rank_deficiency(r):
+    """Why the square ``R`` is singular to working precision (``|R[k, k]|`` within ``max |R[i, i]|
+    · n · eps``, as ``np.linalg.matrix_rank`` counts), or None: the factors' derivatives solve with
+    ``R``, so there they would be rounding error, not a derivative (a matrix without full column
+    rank has no unique Q to differentiate)."""
+    diagonal = np.abs(np.diagonal(r, axis1=-2, axis2=-1))
+    if diagonal.size == 0:
+        return None
+    tolerance = diagonal.max(axis=-1, keepdims=True) * max(r.shape[-2:]) * np.finfo(diagonal.dtype).eps
+    if not np.any(diagonal <= tolerance):
+        return None
+    return ("srcad differentiates a QR factorisation (np.linalg.qr, scipy.linalg.qr) of a matrix with full column "
+            f"rank (of its first {r.shape[-1]} columns where it is wide); here R has a diagonal entry of "
+            f"{np.min(diagonal):.3g}, singular to working precision, where the factors have no derivative: "
+            "differentiate a full-rank matrix, or a function of it that does not go through QR")
+
+
+register_nondifferentiable(_rank_deficiency, reason="it only tells whether R is singular")
+
+
 def _qr_square_grad(q, r, gq, gr):
     """The adjoint of ``Q, R = qr(A)`` for ``A`` with at least as many rows as columns:
     ``(Q̄ + Q copyltu(M)) R⁻ᵀ`` with ``M = R R̄ᵀ - Q̄ᵀ Q``."""
+    deficiency = _rank_deficiency(r)
+    if deficiency is not None:
+        raise UnsupportedCaseError(deficiency)
     m = -mT(gq) @ q if gq is not None else 0.0 * mT(r) @ r
     if gr is not None:
         m = m + r @ mT(gr)
@@ -278,6 +301,9 @@ def qr_grad(g, y, a, mode):
 
 
 def _qr_square_tangent(ta, q, r):
+    deficiency = _rank_deficiency(r)
+    if deficiency is not None:
+        raise UnsupportedCaseError(deficiency)
     c = mT(q) @ ta @ np.linalg.inv(r)
     lower = np.tril(c, -1)
     omega = lower - mT(lower)
