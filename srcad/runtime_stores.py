@@ -2,8 +2,9 @@
 element store srcad differentiates (``passes.effect_calls.library_store``):
 ``np.fill_diagonal(a, v)`` is ``a[diagonal_positions(a, v)] = v`` and ``np.copyto(a, v)`` is
 ``check_copyto(a, v); a[...] = v``; ``rng.shuffle(a)`` is ``a[...] = a[shuffle_order(rng, a)]``; a helper's ``p += e`` on the caller's array is ``p[...] += e``
-after ``check_updated_array(p, ...)``. All raise where the NumPy call would fail, or where the store
-would not be that call."""
+after ``check_updated_array(p, ...)``; ``b = self.W.copy()``, updated in place later, runs after
+``check_array_receiver(self.W, ...)``. All raise where the NumPy call would fail, or where the store
+would not be that call (or the method not an array's)."""
 import numpy as np
 
 from .errors import UnsupportedCaseError
@@ -54,3 +55,20 @@ def check_updated_array(value, update, helper, where):
             f"{where}'{update}' in {helper}, which is called for its effect, changes the caller's value in "
             f"place only where it is a NumPy array; here it is a {type(value).__name__}, which {helper} rebinds "
             f"for itself. Return the new value from {helper} and assign it where {helper} is called")
+
+
+def check_array_receiver(value, method, text, where):
+    """Raise unless ``value`` is a NumPy array (not of objects) or a number: srcad took the result of
+    ``text.method(...)`` (``self.W.copy()``, ``W.sum(axis=1)``, at ``where``) for new memory, which it
+    updates in place, as an array's or a number's method returns (``passes.array_receivers``); the
+    method of another object may return memory it keeps."""
+    kind = value.__class__
+    if kind is np.ndarray and value.dtype != object or kind in (bool, int, float, complex) or (
+            isinstance(value, np.generic) and kind.__module__ == "numpy" and not isinstance(value, np.object_)):
+        return
+    held = "a NumPy array of objects" if kind is np.ndarray else f"a {kind.__qualname__}"
+    raise UnsupportedCaseError(
+        f"{where}'{text}' holds {held} here, but srcad made this code taking '{text}.{method}(...)' for new "
+        f"memory, as a NumPy array's .{method}() is (the code updates its result in place); the .{method}() of "
+        f"{held} may share memory with it, or return what it keeps, which the update would change. Make a new array of it first "
+        f"(np.array({text})), or hold a NumPy array in '{text}'")

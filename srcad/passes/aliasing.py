@@ -44,6 +44,7 @@ import re
 import gast
 
 from .. import astutil as A
+from .array_receivers import check_array_receivers
 from .effect_calls import grown_list_advice
 from .item_forms import mark_element_reads
 from .memory import check_memory
@@ -64,16 +65,23 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
     made again, and the function annotated ``"shapes_proved"`` (its code holds for those shapes only)."""
     A.set_anno(node, "array_params", tuple(arrays))  # (updated_parameters reads it: a copy of one is new memory)
     params = [a.id for a in node.args.args]
+    first, proved = None, False
     try:
-        try:
-            check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
-        except Refusal as first:
-            if not specs or not mark_element_reads(node.body, A.anno(infer_shapes(node, specs), "specs"), every_array=True):
-                raise
+        while True:
+            unproven = {}
             try:
-                check_memory(node.body, params, arrays, source.lookup, numbers, keyed)
-            except Refusal:
-                raise first from None  # (what the code does that srcad refuses, said as without shapes)
+                check_memory(node.body, params, arrays, source.lookup, numbers, keyed, unproven)
+                break
+            except Refusal as refusal:
+                first = first or refusal  # (what the code does that srcad refuses, said as without the remedies)
+                if check_array_receivers(node, source, unproven.values()):
+                    continue
+                if specs and not proved and mark_element_reads(node.body, A.anno(infer_shapes(node, specs), "specs"),
+                                                               every_array=True):
+                    proved = True
+                    continue
+                raise first from None
+        if proved:
             A.set_anno(node, "shapes_proved", True)
     except Refusal as refusal:
         origin = _located(node.body, refusal.node)

@@ -31,6 +31,7 @@ from ..errors import check_list_slice, check_method, check_module, check_propert
 from ..held_objects import check_held_function
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..rules.builtin_rules import pick_grad
+from ..runtime_stores import check_array_receiver
 from ..rules.numpy_joining import unjoin
 from .random_draws import DRAW_METHODS
 from ..rules.numpy_products import einsum_grad
@@ -156,7 +157,7 @@ NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.che
              runtime.numeric_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses,
              runtime.check_integer_range, runtime.check_python_float, check_method, check_property, check_module,
              check_record_class, check_held_function,
-             check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments}
+             check_list_slice, check_unshared_item, check_unshared_store, check_unshared_arguments, check_array_receiver}
 
 
 # Library functions that write into an argument even when their result is assigned.

@@ -400,14 +400,16 @@ def may_change_later(memory, mutated):
     return bool(memory & (mutated | aged))
 
 
-def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=()):
+def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=(), unproven=None):
     """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
     in-place update srcad cannot follow (see ``passes.aliasing``); ``arrays`` are the parameters
     known to be given arrays or numbers (whose ``.copy()`` shares nothing), ``lookup(name)`` the
     object a global name denotes (types and modules hold nothing an update reaches), ``numbers``
     the parameters given Python numbers (immutable: no update reaches them either), ``keyed``
     those given dicts whose keys are strings. Annotates each call of a function of yours with
-    ``"array_arguments"``: the names it is given that are arrays or numbers on every path."""
+    ``"array_arguments"``: the names it is given that are arrays or numbers on every path.
+    ``unproven`` (a dict), refused or not, gets the calls read up to there whose result would be
+    new memory were their receiver known to be an array (``passes.array_receivers``)."""
     known = {}  # id(call) -> (call, the names it is given that are arrays or numbers on every path)
 
     def note_array_arguments(s, state):
@@ -420,7 +422,11 @@ def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=()):
 
     flow = _Flow(params, stmts, check=True, on_statement=note_array_arguments, arrays=arrays, lookup=lookup,
                  numbers=numbers, keyed=keyed)
-    with summaries_kept():
-        flow.block(stmts, State())
+    try:
+        with summaries_kept():
+            flow.block(stmts, State())
+    finally:
+        if unproven is not None:
+            unproven.update(flow.unproven_receivers)
     for call, names in known.values():  # a function of yours is compiled knowing them (forward mode)
         A.set_anno(call, "array_arguments", names)

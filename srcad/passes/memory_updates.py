@@ -6,6 +6,7 @@ a method of a value srcad does not know.
 import gast
 
 from .. import astutil as A
+from ..runtime_stores import check_array_receiver
 from .call_options import out_argument, overwritten_arguments
 from .fresh import (MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments, only_logs, returns_new_array,
                     scatter_add_target, stores_in_a_global, updates_first_argument)
@@ -47,6 +48,10 @@ class Updates(Refusals):
                 raise out_argument_refusal(call, s)
         state = self.written_through_out(s, state, call)
         self.reads(s, self.names_read(call), state, observe=False)
+        if callee is not None and callee.kind == "object" and callee.obj is check_array_receiver and isinstance(
+                call.args[0], gast.Name):  # past the check, the receiver is an array or a number: it holds no items
+            state.names[call.args[0].id] = Memory(self.memory(state, call.args[0]).own, array=True, listy=())
+            return state
         if callee is not None and callee.kind == "object" and (is_in(callee.obj, NO_EFFECT) or only_logs(callee.obj)):
             return state
         if callee is not None and callee.kind == "method" and callee.name == "append" and len(call.args) == 1:

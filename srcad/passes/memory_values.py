@@ -56,6 +56,9 @@ class Values:
         # id(statement) -> how many allocations of a user function its call made, each a location
         # ("new", (id, k)) of its own (``helper_result``)
         self.item_counts = {}
+        # id(call) -> ``a.copy()``, ``a.sum()``... whose receiver (a name) is not known to be an
+        # array: new memory once a check makes it one (``passes.array_receivers``)
+        self.unproven_receivers = {}
 
     def summary(self, fn, arrays=()):
         return None
@@ -337,6 +340,8 @@ class Values:
                 if callee.name in SHALLOW_COPIES:
                     return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
                 return Memory(new, array=True)
+            if isinstance(call.func.value, gast.Name):
+                self.unproven_receivers[id(call)] = call
         if callee is not None and callee.kind == "object" and not keeps_no_memory(callee.obj):
             # a callable srcad cannot read (a cached function, a bound method, a partial) may
             # return memory it keeps: a module's array, which no update may reach
