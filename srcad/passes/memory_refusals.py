@@ -157,19 +157,12 @@ class Refusals(Values):
             number = self._number_now(written.value)
             if number is not None:  # (a number has no .copy(); its in-place update rebinds, from a copy too)
                 return f"'{name} = {type(number).__name__}({value})'"
-            # (a method of yours named copy may return what it holds, and a global's value or a call's
-            # may be an object of yours by the time the code runs: a new array is np.array's)
-            new_array = unread or value.endswith(".copy()") or not self._of_a_local(written.value)
+            # (a method of yours named copy may return what it holds: a new array is np.array's)
+            new_array = unread or value.endswith(".copy()")
             return f"'{name} = np.array({value})'" if new_array else f"'{name} = {value}.copy()'"
         if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
             return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
         return f"'{name} = ....copy()' where '{name}' is assigned"
-
-    def _of_a_local(self, node):
-        """Is ``node`` a local's or a parameter's name, or an attribute or item path from one (``x.T``, ``x[:2]``)?"""
-        while isinstance(node, (gast.Attribute, gast.Subscript)):
-            node = node.value
-        return isinstance(node, gast.Name) and (node.id in self.local or node.id in self.params)
 
     def _number_now(self, node):
         """The Python int or float a global's attribute path (``O.b``) holds now, else None:
