@@ -18,7 +18,7 @@ from .. import runtime
 from ..extend import stop_gradient
 from ..errors import CotangentError
 from ..rules import builtin_rules, numpy_linalg, numpy_shapes
-from . import numba_derivatives, numba_python  # noqa: F401  (their overloads register on import)
+from . import numba_containers, numba_derivatives, numba_python  # noqa: F401  (their overloads register on import)
 from .numba_copies import none_type, number_type
 from .numba_items import real_numbers
 
@@ -296,19 +296,6 @@ def _add_grads(a, b):
         return lambda a, b: a
     if (number_type(a) or isinstance(a, types.Array)) and (number_type(b) or isinstance(b, types.Array)):
         return lambda a, b: a + b
-    return None
-
-
-@overload(runtime.as_real)
-def _as_real(x):
-    if isinstance(x, types.Boolean):
-        return lambda x: x
-    if isinstance(x, types.Integer):
-        return lambda x: float(x)
-    if isinstance(x, types.Float) or _float_array(x):
-        return lambda x: x
-    if isinstance(x, types.Array) and isinstance(x.dtype, (types.Integer, types.Boolean)):
-        return lambda x: x.astype(np.float64)
     return None
 
 
