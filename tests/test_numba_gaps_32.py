@@ -4,8 +4,8 @@ refused; ``backends/numba_containers.py``).
 
 A tuple argument keeps its items under ``as_real``, as in Python; its adjoint is a list of its
 items' adjoints, which numba holds when every item has one type (floats, or float arrays of one
-dimension). Each compiled gradient equals the NumPy backend's and central finite differences in
-random directions; a tuple numba cannot hold is refused under "numba" and runs NumPy code under
+dimension); a tuple no adjoint reaches gets zeros item by item, whatever its items. Each
+compiled gradient equals the NumPy backend's and central finite differences in random directions; a tuple numba cannot hold is refused under "numba" and runs NumPy code under
 "auto".
 """
 import numpy as np
@@ -41,6 +41,10 @@ def first_scaled(x, t):
     return np.sum(x * t[0]) + np.sum(np.exp(t[1]))
 
 
+def ignores_its_pair(x, pair, n):
+    return np.sum(x * x) * n
+
+
 PROGRAMS = {
     "unpacked_pair": (weighted_pair, lambda: (rng.standard_normal(3), (rng.standard_normal(3), rng.standard_normal(3))),
                       (0, 1)),
@@ -48,6 +52,8 @@ PROGRAMS = {
     "tuple_of_floats": (product_of_items, lambda: ((0.7, -1.3, 0.4),), (0,)),
     "items_of_different_lengths": (first_scaled, lambda: (rng.standard_normal(3), (rng.standard_normal(3),
                                                                                    rng.standard_normal(2))), (0, 1)),
+    "unreached_mixed_tuple": (ignores_its_pair, lambda: (rng.standard_normal(3), (rng.standard_normal((2, 3)),
+                                                                                  rng.standard_normal(4)), 3), (0, 1)),
 }
 
 

@@ -89,12 +89,17 @@ def _container_grad_items(g, x):
 
 @overload(runtime.finish)
 def _finish_items(g, x, shared=False):
-    """A tuple's gradient: a tuple of its items' gradients (zeros where ``g`` is None)."""
-    if not (isinstance(x, types.UniTuple) and _same_items(x) is not None):
+    """A tuple's gradient: a tuple of its items' gradients (zeros for each item where ``g``
+    is None: its items may differ in type then). A named tuple, which Python remakes as one,
+    gets none."""
+    if isinstance(x, types.BaseNamedTuple) or not isinstance(x, types.BaseTuple):
         return None
-    if not (none_type(g) or (isinstance(g, types.List) and g.dtype == x.dtype)):
-        return None
-    return _each_item(len(x), none_type(g))
+    if none_type(g) and all(isinstance(item, types.Float) or float_array(item) for item in x.types):
+        return _each_item(len(x), True)
+    if isinstance(x, types.UniTuple) and _same_items(x) is not None and isinstance(g, types.List) \
+            and g.dtype == x.dtype:
+        return _each_item(len(x), False)
+    return None
 
 
 def _each_item(n, no_grad):
