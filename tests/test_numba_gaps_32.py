@@ -1,9 +1,9 @@
-"""backend="numba" on functions differentiated with respect to a tuple (found by fuzzing: the
-entry ``t = as_real(t)`` of their adjoints had no numba version, so every such function was
-refused; ``backends/numba_containers.py``).
+"""backend="numba" on functions differentiated with respect to a tuple or list (found by
+fuzzing: the entry ``t = as_real(t)`` of their adjoints had no numba version, so every such
+function was refused; ``backends/numba_containers.py``).
 
-A tuple argument keeps its items under ``as_real``, as in Python; its adjoint is a list of its
-items' adjoints, which numba holds when every item has one type (floats, or float arrays of one
+A tuple or list argument keeps its items under ``as_real``, as in Python; its adjoint is a list
+of its items' adjoints, which numba holds when every item has one type (floats, or float arrays of one
 dimension); a tuple no adjoint reaches gets zeros item by item, whatever its items. Each
 compiled gradient equals the NumPy backend's and central finite differences in random directions; a tuple numba cannot hold is refused under "numba" and runs NumPy code under
 "auto".
@@ -52,24 +52,28 @@ PROGRAMS = {
     "tuple_of_floats": (product_of_items, lambda: ((0.7, -1.3, 0.4),), (0,)),
     "items_of_different_lengths": (first_scaled, lambda: (rng.standard_normal(3), (rng.standard_normal(3),
                                                                                    rng.standard_normal(2))), (0, 1)),
+    "list_of_vectors": (sum_of_squares, lambda: ([rng.standard_normal(4), rng.standard_normal(2)],), (0,)),
+    "list_of_floats": (product_of_items, lambda: ([0.7, -1.3, 0.4],), (0,)),
+    "unreached_list": (ignores_its_pair, lambda: (rng.standard_normal(3), [rng.standard_normal(3),
+                                                                           rng.standard_normal(4)], 3), (0, 1)),
     "unreached_mixed_tuple": (ignores_its_pair, lambda: (rng.standard_normal(3), (rng.standard_normal((2, 3)),
                                                                                   rng.standard_normal(4)), 3), (0, 1)),
 }
 
 
 def _leaves(value):
-    return [leaf for item in value for leaf in _leaves(item)] if isinstance(value, tuple) else [value]
+    return [leaf for item in value for leaf in _leaves(item)] if isinstance(value, (tuple, list)) else [value]
 
 
 def _moved(value, direction, t):
-    if isinstance(value, tuple):
-        return tuple(_moved(v, u, t) for v, u in zip(value, direction))
+    if isinstance(value, (tuple, list)):
+        return type(value)(_moved(v, u, t) for v, u in zip(value, direction))
     return value + t * direction
 
 
 def _random_like(value, r):
-    if isinstance(value, tuple):
-        return tuple(_random_like(v, r) for v in value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_random_like(v, r) for v in value)
     return r.standard_normal(np.shape(value)) if isinstance(value, np.ndarray) else float(r.standard_normal())
 
 

@@ -89,9 +89,19 @@ def _container_grad_items(g, x):
 
 @overload(runtime.finish)
 def _finish_items(g, x, shared=False):
-    """A tuple's gradient: a tuple of its items' gradients (zeros for each item where ``g``
-    is None: its items may differ in type then). A named tuple, which Python remakes as one,
-    gets none."""
+    """A list's or tuple's gradient: a list or tuple of its items' gradients (zeros for each
+    item where ``g`` is None: a tuple's items may differ in type then). A named tuple, which
+    Python remakes as one, gets none."""
+    if isinstance(x, types.List) and _same_items(x) is not None:
+        if none_type(g):
+            return lambda g, x, shared=False: [runtime.finish(None, x[k], shared) for k in range(len(x))]
+        if isinstance(g, types.List) and g.dtype == x.dtype:
+            def each(g, x, shared=False):
+                if len(g) != len(x):
+                    raise ValueError("an adjoint whose length is not its list's")
+                return [runtime.finish(g[k], x[k], shared) for k in range(len(x))]
+            return each
+        return None
     if isinstance(x, types.BaseNamedTuple) or not isinstance(x, types.BaseTuple):
         return None
     if none_type(g) and all(isinstance(item, types.Float) or float_array(item) for item in x.types):
