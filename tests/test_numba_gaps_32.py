@@ -3,8 +3,8 @@ fuzzing: the entry ``t = as_real(t)`` of their adjoints had no numba version, so
 function was refused; ``backends/numba_containers.py``).
 
 A tuple or list argument keeps its items under ``as_real``, as in Python; its adjoint is a list
-of its items' adjoints, which numba holds when every item has one type (floats, or float arrays of one
-dimension); a tuple no adjoint reaches gets zeros item by item, whatever its items. Each
+of its items' adjoints, which numba holds when every item has one type (floats, or float arrays with one
+number of dimensions); a tuple no adjoint reaches gets zeros item by item, whatever its items. Each
 compiled gradient equals the NumPy backend's and central finite differences in random directions; a tuple numba cannot hold is refused under "numba" and runs NumPy code under
 "auto".
 """

@@ -5,9 +5,10 @@ imports this module, registering the overloads).
 Numbers and arrays are converted as ``srcad.runtime`` converts them. A tuple or list argument
 keeps its items (an integer inside a container stays one, a float array is kept); its adjoint
 is a list like Python's, which numba can hold only when every item has one type: tuples and
-lists of floats, or of float arrays of one dimension. Anything else (an integer array inside a
-container, which Python converts, mixed items, dicts) gets no implementation, so numba refuses
-to type the call: never a different meaning.
+lists of floats, or of float arrays of one dtype and number of dimensions (a tuple no adjoint
+reached gets zeros item by item, whatever its float items). Anything else (an integer array
+inside a container, which Python converts, mixed items, named tuples, dicts) gets no
+implementation, so numba refuses to type the call: never a different meaning.
 """
 import numpy as np
 from numba import types
