@@ -159,13 +159,13 @@ def test_a_property_is_read_through_its_getter_where_the_class_is_known():
 
 
 def reads_array_attribute(x):
-    return np.sum(x.flat[1] * x)
+    return np.sum(x[1:].base * x)  # (.base: the array a view reads; .flat reads as np.ravel)
 
 
 def test_an_array_attribute_without_a_rule_is_still_refused():
-    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.flat; srcad.extend.register_attribute"):
+    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.base; srcad.extend.register_attribute"):
         srcad.grad(reads_array_attribute)(np.ones((2, 2)))
-    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.flat; srcad.extend.register_attribute"):
+    with pytest.raises(srcad.NoRuleError, match=r"array attribute \.base; srcad.extend.register_attribute"):
         srcad.jvp(reads_array_attribute, (np.ones((2, 2)),), (np.ones((2, 2)),))
 
 
