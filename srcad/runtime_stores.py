@@ -70,5 +70,5 @@ def check_array_receiver(value, method, text, where):
     raise UnsupportedCaseError(
         f"{where}'{text}' holds {held} here, but srcad made this code taking '{text}.{method}(...)' for new "
         f"memory, as a NumPy array's .{method}() is (the code updates its result in place); the .{method}() of "
-        f"{held} may share memory with it, or return what it keeps, which the update would change. Make a new array of it first "
-        f"(np.array({text})), or hold a NumPy array in '{text}'")
+        f"{held} may share memory with it, or return what it keeps, which the update would change. Make a new array of "
+        f"its result first ('np.array({text}.{method}(...))'), or hold a NumPy array in it")
