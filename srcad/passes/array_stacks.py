@@ -94,7 +94,7 @@ def array_stacks(node, ref):
     facts = _Facts(node, ref)
     made, rewritten = [], False
     for loop in fwd:
-        reverse = _reverse_of(loop, fwd, rev, facts)
+        reverse = _reverse_of(loop, facts)
         stacks = [] if reverse is None else [p for s in loop.body if (p := _stack(s, loop, reverse, rev, facts))]
         if stacks:
             made.append((loop, _rewrite(loop, reverse, stacks, facts)))
@@ -138,6 +138,18 @@ class _Facts:
             for u in A.walk(s):
                 if isinstance(u, gast.Name) and isinstance(u.ctx, gast.Load):
                     self.reverse_reads.setdefault(u.id, []).append(u)
+        # name -> the statements of the forward sweep's top level assigning it, and the reverse
+        # sweep's top-level loops over ``reversed(name)``: read once per loop (``_reverse_of``)
+        self.top_bindings, self.reversed_loops = {}, {}
+        for s in node.body[:n]:
+            if isinstance(s, gast.Assign):
+                for target in {t.id for t in s.targets if isinstance(t, gast.Name)}:
+                    self.top_bindings.setdefault(target, []).append(s)
+        for s in node.body[n:]:
+            if (isinstance(s, gast.For) and isinstance(s.iter, gast.Call) and not s.iter.keywords
+                    and A.anno(s.iter.func, BUILTIN) == "reversed" and len(s.iter.args) == 1
+                    and isinstance(s.iter.args[0], gast.Name)):
+                self.reversed_loops.setdefault(s.iter.args[0].id, []).append(s)
         self.creation = {s.targets[0].id: s for s in node.body[:n] if isinstance(s, gast.Assign)
                          and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
                          and isinstance(s.value, gast.List) and not s.value.elts}
@@ -162,10 +174,9 @@ def _plain(loop):
     return not any(isinstance(n, _JUMPS) for n in A.walk(body)) and loop.target.id not in A.names_stored(body)
 
 
-def _range_call(name, fwd, facts):
+def _range_call(name, facts):
     """The ``range(...)`` call ``name`` is bound to, where that is its only binding, else None."""
-    bindings = [s for s in fwd if isinstance(s, gast.Assign) and any(t is u for t in s.targets
-                                                                    for u in facts.uses.get(name, ()))]
+    bindings = facts.top_bindings.get(name, [])
     stored = [u for u in facts.uses.get(name, ()) if not isinstance(u.ctx, gast.Load)]
     if len(bindings) != 1 or len(stored) != 1 or len(bindings[0].targets) != 1:
         return None
@@ -176,14 +187,11 @@ def _range_call(name, fwd, facts):
     return call
 
 
-def _reverse_of(loop, fwd, rev, facts):
+def _reverse_of(loop, facts):
     """The reverse loop of the forward loop ``loop`` where both are plain, else None."""
-    if not (_plain(loop) and isinstance(loop.iter, gast.Name)
-            and _range_call(loop.iter.id, fwd, facts) is not None):
+    if not (_plain(loop) and isinstance(loop.iter, gast.Name) and _range_call(loop.iter.id, facts) is not None):
         return None
-    found = [s for s in rev if isinstance(s, gast.For) and isinstance(s.iter, gast.Call) and not s.iter.keywords
-             and A.anno(s.iter.func, BUILTIN) == "reversed" and len(s.iter.args) == 1
-             and isinstance(s.iter.args[0], gast.Name) and s.iter.args[0].id == loop.iter.id]
+    found = facts.reversed_loops.get(loop.iter.id, [])
     reads = [u for u in facts.uses.get(loop.iter.id, ()) if isinstance(u.ctx, gast.Load)]
     if len(found) != 1 or not _plain(found[0]) or len(reads) != 2:  # the two loops' reads only
         return None

@@ -2,6 +2,7 @@
 it, a method through the function it stands for; the user's own Python function calls its
 own jvp (compiled once); a ``custom_vjp`` without a forward rule is refused.
 """
+import functools
 import types
 
 import gast
@@ -13,6 +14,7 @@ from ..source import identifier
 from ..template import instantiate
 from ..template_binding import bind
 from .fresh import only_logs
+from .method_calls import local_names
 from .local_objects import unlowered_object
 from .forward_flow import SHARED, ZERO
 from .reverse_calls import (bind_arguments, call_classes, keyed_arguments, keyword_defaults, only_reads,
@@ -53,6 +55,10 @@ class CallTangents:
     """The call statements of ``forward``'s transformer, which provides the tangent state
     (``get``, ``read``, ``tname``, ``state``) and the context (``source``, ``refs``, ``namer``,
     ``callees``, ``active``, ``containers``)."""
+
+    @functools.cached_property
+    def caller_locals(self):
+        return local_names(self.node)  # (``call_classes`` at every call of a function of yours)
 
     def where(self, node):
         line = getattr(A.anno(node, "origin") or node, "lineno", None)
@@ -136,7 +142,8 @@ class CallTangents:
         specs = A.anno(self.node, "specs") or {}  # (where the caller's shapes are known: ``pipeline``)
         known = {p: specs[a.id] for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in specs}
         jvp_fn, tangent_params = self.callees(fn, wrt, containers, self.source, rhs,
-                                              classes=call_classes(self.node, fn, rhs, bound, self.source),
+                                              classes=call_classes(self.node, fn, rhs, bound, self.source,
+                                                                   self.caller_locals),
                                               arrays=tuple(arrays), numbers=tuple(numbers), specs=known,
                                               keyed=keyed_arguments(self.node, bound))
         name = self.refs(f"{identifier(fn)}_jvp", jvp_fn)

@@ -111,17 +111,22 @@ def through_parameter(call, parts, classes, source):
     return class_path is not None and _through_class(call, receiver, method, class_path, source)
 
 
-def argument_classes(fn_node, bound, source):
+def local_names(fn_node):
+    """The names a function binds: its parameters and every name it stores."""
+    return names_stored(fn_node) | {arg.id for arg in fn_node.args.args}
+
+
+def argument_classes(fn_node, bound, source, local):
     """``((parameter, class), ...)`` of a call's arguments (``bound``: parameter -> atom) that
     are names of objects whose class the calling function's code is compiled for, with the
     objects they hold (``("self.l2", D)`` for an argument ``model`` known with ``model.l2``),
     or names of a global or closure object (``loss(model, x)`` with a module's ``model``: its
-    class and those it holds, the name guarded like a called one)."""
+    class and those it holds, the name guarded like a called one). ``local``: the calling
+    function's ``local_names``, read once per pass (a call site each would walk it again)."""
     from ..held_objects import object_classes, user_object
 
     known = {**(anno(fn_node, "object_classes") or {}), **(anno(fn_node, "held_functions") or {})}
     paths = _attribute_temporaries(fn_node) if known else {}
-    local = None
     found = []
     for p, a in bound.items():
         if not isinstance(a, gast.Name):
@@ -130,7 +135,6 @@ def argument_classes(fn_node, bound, source):
         held = [(p + path[len(name):], cls) for path, cls in known.items()
                 if path == name or path.startswith(name + ".")]
         if not held:
-            local = names_stored(fn_node) | {arg.id for arg in fn_node.args.args} if local is None else local
             try:
                 obj = source.lookup(a.id) if a.id not in local else None
             except KeyError:

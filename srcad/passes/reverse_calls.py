@@ -15,6 +15,7 @@ are a value like any other: saved per call (per loop iteration, per branch) by
 >>> sorted(call_results(normalize(resolve_calls(src.node, src), src)))
 ['_t1', 'a', 'b']
 """
+import functools
 import inspect
 import types
 
@@ -28,7 +29,7 @@ from ..template import instantiate
 from ..template_binding import bind
 from ..source import identifier, srcad_api_function
 from .reverse_state import placeholder
-from .method_calls import argument_classes
+from .method_calls import argument_classes, local_names
 from .shape_rules import LINALG_SHAPES
 from .effect_calls import assignment_instead
 from .memory_calls import (attributes_stored_by_helper, changes_nothing_outside, defaults_updated_by_helper,
@@ -145,16 +146,16 @@ def bind_arguments(source, fn, call, name, carries):
         raise source.syntax_error(f"bad call to {name}: {exc}", call) from None
 
 
-def call_classes(fn_node, fn, call, bound, source):
-    """``argument_classes`` of ``call`` of ``fn`` (``bound``: ``bind_arguments``), with those of
-    the default objects it leaves out (``def inner(x, box=GBOX)``; none where a ``**mapping``
-    may fill them): its code is compiled for them."""
+def call_classes(fn_node, fn, call, bound, source, local):
+    """``argument_classes`` of ``call`` of ``fn`` (``bound``: ``bind_arguments``; ``local``: the
+    caller's ``local_names``), with those of the default objects it leaves out (``def inner(x,
+    box=GBOX)``; none where a ``**mapping`` may fill them): its code is compiled for them."""
     from ..held_objects import object_classes
 
     left = [] if any(k.arg is None for k in call.keywords) else [
         (p, param.default) for p, param in inspect.signature(fn, follow_wrapped=False).parameters.items()
         if p not in bound.arguments and param.default is not param.empty]
-    return argument_classes(fn_node, bound.arguments, source) + object_classes(
+    return argument_classes(fn_node, bound.arguments, source, local) + object_classes(
         [p for p, _ in left], [d for _, d in left])
 
 
@@ -167,6 +168,10 @@ def keyed_arguments(node, bound):
 
 class Calls:
     """The call handling of ``_Reverse``."""
+
+    @functools.cached_property
+    def caller_locals(self):
+        return local_names(self.node)  # (``call_classes`` at every call of a function of yours)
 
     def forward_assign(self, s, var, loops):
         rhs = s.value
@@ -187,7 +192,8 @@ class Calls:
         known = {p: self.spec(a.id) for p, a in bound.arguments.items()  # the callee is specialised on them
                  if isinstance(a, gast.Name) and self.spec(a.id) is not None}
         forward_fn, backward_fn = self.callees(fn, wrt, container_params, self.source, rhs, known,
-                                               classes=call_classes(self.node, fn, rhs, bound, self.source),
+                                               classes=call_classes(self.node, fn, rhs, bound, self.source,
+                                                                    self.caller_locals),
                                                constant_params=self.constant_arguments(fn, bound),
                                                keyed=keyed_arguments(self.node, bound))
         base = identifier(fn)  # a lambda's name is no identifier
