@@ -210,7 +210,7 @@ def _forward_stages(source, wrt, options, module):
 
 def _calls_yours(node):
     """Does ``node`` call a function of yours srcad differentiates through its own code?"""
-    from .passes.reverse_calls import user_function_call
+    from .passes.call_binding import user_function_call
 
     return any(isinstance(c, gast.Call) and user_function_call(A.anno(c, "callee")) for c in A.walk(node))
 

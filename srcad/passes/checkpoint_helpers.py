@@ -20,7 +20,7 @@ from .memory import updated_outside
 from .memory_values import bind_call
 from .normalize import normalize
 from .resolve_calls import resolve_calls
-from .reverse_calls import is_python_function, user_function_call
+from .call_binding import is_python_function, user_function_call
 from .shape_values import UNKNOWN, Spec
 from .shapes import abstract_values
 

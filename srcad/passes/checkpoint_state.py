@@ -65,7 +65,7 @@ from .fresh import (ARRAY_VIEW_METHODS, FRESH_METHODS, NO_EFFECT, effect_call, i
 from .memory_values import bind_call
 from .random_draws import DRAW_METHODS
 from .records import record_fields
-from .reverse_calls import user_function_call
+from .call_binding import user_function_call
 from .shape_values import as_value
 
 # Builtins that only read their arguments (``known_pure`` takes all of ``builtins``, which

@@ -47,7 +47,7 @@ from .forward_calls import CallTangents
 from .forward_flow import OWNED, SHARED, ZERO, mutated_in_place, read_before_assigned, read_counts
 from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
-from .reverse_calls import refuse_helper_storing_outside, refuse_updating_a_default
+from .effect_refusals import refuse_helper_storing_outside, refuse_updating_a_default
 from .callees import method_call
 
 

@@ -17,9 +17,9 @@ from .fresh import only_logs
 from .method_calls import local_names
 from .local_objects import unlowered_object
 from .forward_flow import SHARED, ZERO
-from .reverse_calls import (bind_arguments, call_classes, keyed_arguments, keyword_defaults, only_reads,
-                            refuse_active_packing, refuse_derivative_call, refuse_effect_call,
-                            refuse_storing_in_a_global)
+from .call_binding import (bind_arguments, call_classes, keyed_arguments, keyword_defaults, only_reads,
+                           refuse_active_packing, refuse_derivative_call)
+from .effect_refusals import refuse_effect_call, refuse_storing_in_a_global
 
 
 class _CallSite:

@@ -244,7 +244,7 @@ class _Flow(Updates):
                 state = self.changes(s, state, rhs)
         elif callee is not None and not nondiff and self.may_change_arguments(state, rhs, callee):
             # its result assigned, a call that may change its own values in place is the statement it
-            # would be (``reverse_calls.refuse_helper_storing_outside`` refuses it given values carrying
+            # would be (``effect_refusals.refuse_helper_storing_outside`` refuses it given values carrying
             # derivatives); run as written, it may change an argument's or a global's as Python would
             A.set_anno(rhs, "changes_arguments", True)
             self.reads(s, self.names_read(rhs), state, observe=False)

@@ -21,7 +21,7 @@ from .method_calls import method_check
 from .records import record_call, record_fields, record_replace
 from .resolve_calls import resolve_calls
 from .ufunc_outer import outer_rhs
-from .reverse_calls import user_function_call
+from .call_binding import user_function_call
 
 
 def call_statement(norm, s, out):

@@ -15,7 +15,7 @@ closed): a Python function whose ``__wrapped__`` is the function its closure cal
 parameters are ``*args`` and ``**kwargs``, and whose body, a docstring aside, is
 ``return f(*args, **kwargs)`` of the closure's ``f``, its source being the code that runs. Any
 other wrapper stays the function it is (a call passing it values that carry derivatives is
-refused: ``reverse_calls.refuse_active_packing``). What the wrapper's closure cell holds, and
+refused: ``call_binding.refuse_active_packing``). What the wrapper's closure cell holds, and
 that function's code, are facts of the compilation in progress (``srcad.facts``): a cell
 rebound later (``nonlocal fn``, ``wrapper.__closure__[0].cell_contents = g``) recompiles.
 

@@ -14,7 +14,8 @@ alias the cotangent or another adjoint; copied before any in-place update) or *m
 
 This module walks the statements; the rooms it uses are ``reverse_state`` (adjoint states,
 save/restore sites), ``reverse_loops``, ``reverse_calls`` (rules and the user's own
-functions) and ``reverse_stores`` (element updates and containers). The example runs the
+functions, bound by ``call_binding``; calls made for their effect refused by
+``effect_refusals``) and ``reverse_stores`` (element updates and containers). The example runs the
 whole pipeline: ``prove_finishes`` found that ``finish(dx, x)`` could only return ``dx``.
 
 >>> import numpy as np
@@ -39,7 +40,8 @@ from ..rules import records
 from .activity import scatter_add_args
 from .in_place import argument_sharing_check, deep_copy, updated_parameters
 from .jumps import is_break_guard
-from .reverse_calls import Calls, call_results, refuse_helper_storing_outside, refuse_updating_a_default
+from .effect_refusals import refuse_helper_storing_outside, refuse_updating_a_default
+from .reverse_calls import Calls, call_results
 from .reverse_loops import Loops, binding_counts, mark_defined_before_loops
 from .reverse_state import OWNED, SHARED, ZERO, AdjointState, Site, placeholder
 from .reverse_stores import Stores, int_names, is_append, is_pop, mutated_names, split_tuple_results

@@ -17,7 +17,6 @@ are a value like any other: saved per call (per loop iteration, per branch) by
 """
 import functools
 import inspect
-import types
 
 import gast
 import numpy as np
@@ -27,14 +26,14 @@ from .. import registry
 from ..errors import NoRuleError, no_method_rule
 from ..template import instantiate
 from ..template_binding import bind
-from ..source import identifier, srcad_api_function
+from ..source import identifier
+from .call_binding import (bind_arguments, call_classes, is_python_function, keyed_arguments, keyword_defaults,
+                           only_reads, refuse_active_packing, refuse_derivative_call, user_function_call)
+from .effect_refusals import refuse_effect_call
 from .reverse_state import placeholder
-from .method_calls import argument_classes, local_names
+from .method_calls import local_names
 from .shape_rules import LINALG_SHAPES
-from .effect_calls import assignment_instead
-from .memory_calls import (attributes_stored_by_helper, changes_nothing_outside, defaults_updated_by_helper,
-                           globals_updated_by_helper, updated_by_helper)
-from .fresh import effect_targets, only_logs, stores_in_a_global
+from .fresh import only_logs
 from .local_objects import unlowered_object
 
 
@@ -46,124 +45,6 @@ class _CallSite:
 
     def error(self, message):
         return self.ctx.source.syntax_error(message, self.node)
-
-
-def is_python_function(obj):
-    obj = getattr(obj, "__srcad_function__", obj)
-    return isinstance(obj, types.FunctionType)
-
-
-def user_function_call(callee):
-    """Is ``callee`` a Python function without a rule, which srcad differentiates through its
-    own forward sweep where the result and an argument carry derivatives (on copies of what it
-    updates in place), and otherwise runs as written?"""
-    return (callee is not None and callee.kind == "object" and registry.lookup(registry.VJP, callee.obj) is None
-            and not registry.is_nondifferentiable(callee.obj) and is_python_function(callee.obj))
-
-
-def only_reads(call):
-    """Is ``call`` (made for its effect) of a function of yours srcad reads that changes nothing
-    it is given, no global and no attribute (a check of its input, a print)? It runs as written."""
-    return user_function_call(A.anno(call, "callee")) and changes_nothing_outside(call)
-
-
-def refuse_derivative_call(source, obj, name, node):
-    """A derivative srcad made (``srcad.adjoint(f)``, ``srcad.value_and_grad(f)``, ``D.grad``)
-    is not ``f``: refuse to differentiate a call to it, rather than read the wrong source."""
-    from .. import api
-
-    made = isinstance(obj, types.MethodType) and isinstance(obj.__self__, api.Differentiable)
-    made = made or srcad_api_function(obj)  # made in the API, its error boundary, a method of Differentiable
-    if made:
-        raise source.syntax_error(
-            f"{name} is a derivative made by srcad; srcad differentiates a derivative only when "
-            "the code calls srcad.grad(f)(...) directly. Write that, or wrap the call in "
-            "srcad.stop_gradient if no derivative should flow through it", node)
-
-
-def keyword_defaults(fn, bound, refs):
-    """Keywords for ``fn``'s keyword-only parameters a call leaves to their defaults (``bound``:
-    its ``inspect`` binding): the generated code of ``fn`` takes every parameter by position or
-    name, without defaults, so the caller passes the objects ``fn`` holds (``refs`` names them)."""
-    held = dict(getattr(fn, "__kwdefaults__", None) or {})
-    code = fn.__code__
-    if code.co_kwonlyargcount or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
-        # its code takes them all as plain parameters, without the positional defaults too
-        # (pipeline.check_parameters): a parameter left out would take none, or another's
-        positional, values = code.co_varnames[:code.co_argcount], fn.__defaults__ or ()
-        held.update(zip(positional[len(positional) - len(values):], values))
-    return [gast.keyword(arg=k, value=A.load(refs(f"{identifier(fn)}_{k}", v)))
-            for k, v in held.items() if k not in bound.arguments]
-
-
-def refuse_active_packing(source, call, fn, name, bound, carries):
-    """Refuse a call of ``fn``, a compiled user function, that packs values carrying derivatives
-    (``carries(name)``) into its ``*args`` or ``**kwargs`` (``bound``: ``inspect`` binding of the
-    call's nodes), such as a decorator's ``wrapper(*args, **kwargs)`` that does more than pass
-    the call on (``pass_through``): their derivatives would be lost."""
-    for value in bound.arguments.values():
-        items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
-        if any(isinstance(item, gast.Name) and carries(item.id) for item in items):
-            what = (f"{name}, a decorator's wrapper that does more than `return f(*args, **kwargs)` of the "
-                    "function it wraps (srcad differentiates through that wrapper only)" if hasattr(fn, "__wrapped__")
-                    else f"{name} (a decorator's wrapper?)")
-            raise source.syntax_error(
-                f"this call passes a value that carries a derivative into the *args or **kwargs of {what}, which "
-                "srcad does not differentiate through; call the function it wraps, or give it a rule with "
-                "srcad.custom_vjp", call)
-
-
-def refuse_active_spread(source, call, name, carries):
-    """Refuse a call of a compiled user function with ``*seq`` whose items carry derivatives
-    (``carries(name)``): the callee's parameters bind to its items only when the code runs, so
-    their derivatives would be lost. (A ``def`` of the caller's module is inlined instead, where
-    the items bind as Python binds them: ``passes.binding``.)"""
-    for arg in call.args:
-        if isinstance(arg, gast.Starred) and any(carries(n) for n in A.names_read(arg)):
-            raise source.syntax_error(
-                f"srcad differentiates a call of {name} with a *spread argument only where it inlines the function "
-                "(a def at the top level of this module, not a lambda); pass the arguments one by one", call)
-
-
-def bind_arguments(source, fn, call, name, carries):
-    """The ``inspect`` binding of ``call``'s nodes to the parameters of ``fn``, a user function
-    compiled apart. A ``**mapping`` (a global ``functools.partial``'s keywords) binds only when
-    the code runs: the parameters it may fill are left out, as constants (what it holds
-    carries no derivative, else the call is refused: ``carries(name)``)."""
-    refuse_active_spread(source, call, name, carries)
-    named = {k.arg: k.value for k in call.keywords if k.arg is not None}
-    spread = [k.value for k in call.keywords if k.arg is None]
-    for mapping in spread:
-        if any(carries(n) for n in A.names_read(mapping)) or getattr(fn, "__kwdefaults__", None):
-            raise source.syntax_error(
-                f"srcad differentiates a call of {name} with a **mapping argument only where it inlines the "
-                "function (a def at the top level of this module, not a lambda) and nothing in the mapping carries "
-                "a derivative; pass the arguments by name one by one", call)
-    signature = inspect.signature(fn, follow_wrapped=False)
-    try:
-        return signature.bind_partial(*call.args, **named) if spread else signature.bind(*call.args, **named)
-    except TypeError as exc:
-        raise source.syntax_error(f"bad call to {name}: {exc}", call) from None
-
-
-def call_classes(fn_node, fn, call, bound, source, local):
-    """``argument_classes`` of ``call`` of ``fn`` (``bound``: ``bind_arguments``; ``local``: the
-    caller's ``local_names``), with those of the default objects it leaves out (``def inner(x,
-    box=GBOX)``; none where a ``**mapping`` may fill them): its code is compiled for them."""
-    from ..held_objects import object_classes
-
-    left = [] if any(k.arg is None for k in call.keywords) else [
-        (p, param.default) for p, param in inspect.signature(fn, follow_wrapped=False).parameters.items()
-        if p not in bound.arguments and param.default is not param.empty]
-    return argument_classes(fn_node, bound.arguments, source, local) + object_classes(
-        [p for p, _ in left], [d for _, d in left])
-
-
-def keyed_arguments(node, bound):
-    """The parameters of a function of yours that a call (``bound``) in ``node`` gives a dict
-    whose keys are strings throughout (activity's ``"string_keyed"``)."""
-    keyed = A.anno(node, "string_keyed") or ()
-    return tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and a.id in keyed)
 
 
 class Calls:
@@ -373,95 +254,6 @@ class Calls:
         touched = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & self.varied)
         if touched:
             refuse_effect_call(self.source, call, touched, A.anno(s, "origin") or s)
-
-
-def refuse_effect_call(source, call, touched, node):
-    """Refuse ``call``, made for its effect, given values that carry derivatives (``touched``,
-    their names), in both modes: srcad cannot see what the call changes. The message names
-    what the call changes where srcad knows it (an in-place method's receiver, ``np.copyto``'s
-    first argument, what a helper of yours updates) and what carries a derivative."""
-    callee = A.anno(call, "callee")
-    what = f".{callee.name}()" if callee.kind == "method" else f"{callee.name}(...)"
-    named = [t for t in touched if not t.startswith("_")]  # not a temporary of srcad's
-    refuse_storing_in_a_global(source, callee, what, named, node)
-    by_helper = [] if effect_targets(gast.Expr(value=call)) else updated_by_helper(call)  # a function of yours
-    changed = [n for n in sorted(effect_targets(gast.Expr(value=call))) or by_helper if not n.startswith("_")]
-    target = f"on '{changed[0]}' " if changed else ""
-    given = (f"given {', '.join(repr(n) for n in named)}, which carr{'y' if len(named) > 1 else 'ies'} a derivative"
-             if named else "given a value carrying a derivative")
-    if not changed:
-        advice = f"make {callee.name} return what it computes and assign that instead of changing an argument in place"
-    elif by_helper:
-        text = A.to_source(call).strip()
-        call_text = text if not any(n.startswith("_") for n in A.names_read(call)) else f"{callee.name}(...)"
-        advice = (f"make {callee.name} return the new value of '{changed[0]}' and assign it "
-                  f"('{changed[0]} = {call_text}')")
-    else:
-        advice = assignment_instead(call, changed[0])
-    raise source.syntax_error(
-        f"srcad does not differentiate the call {what} made for its effect {target}{given}: it cannot see "
-        f"what the call changes; {advice}, or wrap the argument in srcad.stop_gradient if no derivative "
-        "should flow", node)
-
-
-def refuse_updating_a_default(source, call, node):
-    """Refuse a call srcad compiles apart (its result carries a derivative) of a function of
-    yours that leaves out a parameter whose default object it updates in place (Python's one
-    default, shared by every call): the compiled function updates a copy. (Run as written,
-    ``refuse_helper_storing_outside`` decides.)"""
-    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-    if callee is None or not user_function_call(callee):
-        return
-    defaults = defaults_updated_by_helper(call)
-    if defaults:
-        raise source.syntax_error(
-            f"{callee.name}(...) updates in place the default of its parameter '{defaults[0]}', an object every "
-            "call shares, which srcad would not update as Python does: give the function a fresh one "
-            f"('{defaults[0]}=None' and make it in the function), or pass it explicitly", node)
-
-
-def refuse_helper_storing_outside(source, call, varied, node):
-    """Refuse ``a = memo(x)`` whose result needs no derivative (so srcad runs the call as
-    written) where ``memo`` is a function of yours given a value carrying one (``varied``: the
-    names that carry one) that stores what it computes in a global (``CACHE.append(a)``): read
-    back, it would carry no derivative (its result is read instead, differentiated, where needed)."""
-    callee = A.anno(call, "callee") if isinstance(call, gast.Call) else None
-    if callee is None:
-        return
-    operands = [a.value if isinstance(a, gast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
-    named = sorted({n.id for o in operands for n in gast.walk(o) if isinstance(n, gast.Name)} & varied)
-    if named and A.anno(call, "changes_arguments"):  # (``memory``: r = heapq.heappush(L, v) is the statement)
-        refuse_effect_call(source, call, named, node)
-    if not user_function_call(callee):
-        return
-    outside = globals_updated_by_helper(call) if named else []
-    if outside:
-        where = f"{outside[0]}, and srcad reads that as a constant"
-    else:
-        attributes = attributes_stored_by_helper(call) if named else []
-        if not attributes:
-            return
-        owner = f"'{attributes[0]}'" if attributes[0] in A.names_read(call) else f"'{attributes[0]}', a global,"
-        where = f"an attribute of {owner} and srcad runs the call as written (its result needs no derivative)"
-    given = [n for n in named if not n.startswith("_")]
-    which = f"'{given[0]}', which carries a derivative" if given else "a value carrying a derivative"
-    raise source.syntax_error(
-        f"{callee.name}(...), given {which}, stores what it computes in {where}, so whatever reads it back would "
-        f"carry no derivative: return the value from {callee.name} and use that, or store srcad.stop_gradient(...) "
-        "of it (a history, a log)", node)
-
-
-def refuse_storing_in_a_global(source, callee, what, named, node):
-    """Refuse ``HISTORY.append(y)`` on a list (dict, set) of the module with ``y`` carrying a
-    derivative, saying what to do: a global is read as a constant, so whatever reads it back
-    would carry none."""
-    if callee.kind == "object" and stores_in_a_global(callee.obj):
-        which = f"'{named[0]}', which carries a derivative," if named else "a value carrying a derivative"
-        raise source.syntax_error(
-            f"srcad does not differentiate the call {what}: it stores {which} in a list or dict of your "
-            "module, and srcad reads a global as a constant, so whatever reads it back would carry no "
-            f"derivative. To keep the value (a history, a log), store srcad.stop_gradient("
-            f"{named[0] if named else 'value'}); to compute with it, keep the list in the function", node)
 
 
 def _numpy_function(func):
