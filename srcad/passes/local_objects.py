@@ -12,12 +12,14 @@ object's attributes in names. It is done only where that is provably the same: t
 is bound once, to the class called, and used only as ``o.attr`` or ``o.method(...)``/``o(...)``,
 outside nested functions and comprehensions; the class is defined in the function's module
 (its methods read the same globals), has no class attribute named like an instance
-attribute, no ``__slots__``, ``__new__``, ``__getattr__``, ``__setattr__`` and the like, and its
+attribute (but a dataclass field's default), no ``__slots__``, ``__new__``, ``__getattr__``, ``__setattr__`` and the like, and its
 ``__init__`` and the methods called are plain functions whose ``self`` appears only as
 ``self.attr`` (the attributes ``__init__`` sets at its top level), ``self.method(...)`` (not in
 ``__init__``; no method reaching itself again) or ``return self`` (the call's result then
-discarded), with literal defaults and plain parameters. Any other local object is left as it
-is: one carrying no derivative runs as written, as before; one that carries derivatives is
+discarded), with literal defaults and plain parameters. A dataclass with a ``__post_init__``
+runs its generated ``__init__`` as that function (``local_classes.dataclass_init``), and an
+object made only to call a method (``Model(w).loss(x)``) is named first. Any other local
+object is left as it is: one carrying no derivative runs as written, as before; one that carries derivatives is
 refused where its derivative is needed, at the user's line, saying which condition failed and
 what to do (``unlowered_object``).
 """
@@ -28,11 +30,8 @@ import gast
 
 from .. import astutil as A
 from ..errors import SrcadError
-from .callees import dotted, local_names, lookup_path
-
-
-class _Refused(Exception):
-    """Why a local object cannot be lowered."""
+from .callees import local_names
+from .local_classes import Refused, dataclass_init, fresh_in, init_fields, made_class, name_temporary_objects
 
 
 _UNLOWERED = "unlowered_object"  # annotation: why a local object was not lowered (``unlowered_object``)
@@ -43,18 +42,26 @@ _SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.Dict
 def lower_local_objects(node, source):
     """Lower each local object of a plain class of the module (module doc) in ``node``, the
     function ``source`` reads, where it may be."""
+    for call in name_temporary_objects(node, source, local_names(node)):
+        made = call.func.value if isinstance(call.func, gast.Attribute) else call.func
+        shown = A.to_source(made.func).strip()
+        why = (f"the object {shown}(...) is made inside an expression, and srcad keeps an object's attributes in "
+               f"local names only for an object bound to a name: name it first (obj = {shown}(...)) and call the "
+               "method on obj")
+        A.set_anno(call, _UNLOWERED, why)
+        A.set_anno(made, _UNLOWERED, why)
     locals_ = local_names(node)
     for assign in [s for s in A.walk(node) if isinstance(s, gast.Assign)]:
-        made = _made_class(assign, locals_, source)
+        made = made_class(assign, locals_, source)
         if made is None:
             continue
         cls, foreign = made
         name = assign.targets[0].id
         try:
             if foreign:
-                raise _Refused(foreign)
+                raise Refused(foreign)
             _Lowering(node, source, assign, name, cls, locals_).run()
-        except _Refused as why:  # left as it was: a constant object runs as before, one carrying
+        except Refused as why:  # left as it was: a constant object runs as before, one carrying
             _mark_unlowered(node, assign, name, cls, str(why))  # derivatives is refused, saying why
 
 
@@ -83,37 +90,6 @@ def _mark_unlowered(node, assign, name, cls, reason):
     A.set_anno(assign.value, _UNLOWERED, text)
 
 
-def _made_class(assign, locals_, source):
-    """``(class, None)`` for the class ``o = C(...)`` calls, where it is a plain class of the
-    function's module and no record class (``passes.records`` builds those); ``(class, why
-    not)`` for a plain class of another module; else None."""
-    from .records import record_fields
-
-    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name)
-            and isinstance(assign.value, gast.Call)):
-        return None
-    parts = dotted(assign.value.func)
-    if parts is None or parts[0] in locals_:
-        return None
-    try:
-        cls = lookup_path(parts, source)  # guarded: the class rebound means new code
-    except (KeyError, AttributeError):
-        return None
-    if not isinstance(cls, type) or type(cls) is not type or record_fields(cls) is not None:
-        return None
-    init = inspect.getattr_static(cls, "__init__")
-    if not isinstance(init, types.FunctionType):
-        return None  # a library's class: as before
-    if init.__globals__ is not source.globals:
-        here = source.globals.get("__name__", "?")
-        return cls, (f"its class is defined in module {cls.__module__}, not in this function's module {here} (its "
-                     f"methods read that module's names): define this function in module {cls.__module__}; or, where "
-                     f"its methods set no attribute, make {cls.__qualname__} a dataclass (srcad differentiates its "
-                     "fields, made here or passed as an argument) or make the object outside and pass it as an "
-                     "argument (a plain object's attributes are then constants)")
-    return cls, None
-
-
 class _Lowering:
     def __init__(self, node, source, assign, name, cls, locals_):
         self.node, self.source, self.assign, self.name, self.cls = node, source, assign, name, cls
@@ -133,12 +109,13 @@ class _Lowering:
     def run(self):
         for hook in _HOOKS:
             if inspect.getattr_static(self.cls, hook, None) is not inspect.getattr_static(object, hook, None):
-                raise _Refused(f"its class defines {hook}, which may change what an attribute is: remove it")
-        init = self.method("__init__")
+                raise Refused(f"its class defines {hook}, which may change what an attribute is: remove it")
+        init = dataclass_init(self.cls, self.method) or self.method("__init__")
         self.attrs = _top_level_attributes(init, self.self_name(init))
-        for attr in self.attrs:
-            if inspect.getattr_static(self.cls, attr, None) is not None:
-                raise _Refused(f"its class has an attribute '{attr}' too (a property or a default), which an instance's "
+        fields = init_fields(self.cls) or ()
+        for attr in self.attrs:  # (a dataclass field's default is a class attribute its __init__ always hides)
+            if attr not in fields and inspect.getattr_static(self.cls, attr, None) is not None:
+                raise Refused(f"its class has an attribute '{attr}' too (a property or a default), which an instance's "
                                "may hide: rename one of them")
         self.attribute_names = {a: self.fresh(f"{self.name}__{a}") for a in self.attrs}
         self.renamed({new: f"{self.name}.{a}" for a, new in self.attribute_names.items()})
@@ -148,7 +125,7 @@ class _Lowering:
             self.lower(method, ())
         clash = sorted({name for name, _ in self.defs.values()} & self.method_names)
         if clash:
-            raise _Refused(f"a method of its class uses the name '{clash[0]}', which srcad gives a method's function: "
+            raise Refused(f"a method of its class uses the name '{clash[0]}', which srcad gives a method's function: "
                            "rename it")
         replaced = {}
         for kind, detail, (n, parent) in uses:
@@ -164,20 +141,21 @@ class _Lowering:
     def method(self, name):
         fn = inspect.getattr_static(self.cls, name, None)
         if not isinstance(fn, types.FunctionType):
-            raise _Refused(f"its {name} is no plain function (a static or class method, a property, or none): make "
+            raise Refused(f"its {name} is no plain function (a static or class method, a property, or none): make "
                            f"it a method, def {name}(self, ...)")
         code = fn.__code__
         if (fn.__globals__ is not self.source.globals or fn.__closure__ or code.co_filename != self.source.filename
                 or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR)
                 or code.co_kwonlyargcount or code.co_posonlyargcount or code.co_argcount < 1):
-            raise _Refused(f"{fn.__qualname__} is not a plain function of this module: give it positional "
+            raise Refused(f"{fn.__qualname__} is not a plain function of this module: give it positional "
                            "parameters only (no *args, **kwargs or keyword-only ones), no decorator, super() or closure")
         from ..source import capture
 
         try:
             return capture(fn).node
         except SrcadError as exc:
-            raise _Refused(f"srcad cannot read {fn.__qualname__}: {exc}") from None
+            raise Refused(f"srcad cannot read {fn.__qualname__}: {exc}") from None
+
 
     @staticmethod
     def self_name(fdef):
@@ -197,7 +175,7 @@ class _Lowering:
                 found.append(("made", None, (self.assign, None)))
                 continue
             if id(n) in nested:
-                raise _Refused(f"'{self.name}' is used in a nested function or comprehension: use it in a loop of "
+                raise Refused(f"'{self.name}' is used in a nested function or comprehension: use it in a loop of "
                                "the function instead")
             if isinstance(parent, gast.Call) and parent.func is n:
                 found.append(("call", "__call__", (parent, parents.get(id(parent)))))
@@ -208,10 +186,10 @@ class _Lowering:
                 elif parent.attr in self.attrs:
                     found.append(("attribute", parent.attr, (parent, grand)))
                 else:
-                    raise _Refused(f"'{self.name}.{parent.attr}' is no attribute its __init__ sets at its top level: "
+                    raise Refused(f"'{self.name}.{parent.attr}' is no attribute its __init__ sets at its top level: "
                                    f"set it there (self.{parent.attr} = ...), outside any branch or loop")
             else:
-                raise _Refused(f"'{self.name}' is used otherwise than by its attributes and methods (line "
+                raise Refused(f"'{self.name}' is used otherwise than by its attributes and methods (line "
                                f"{getattr(n, 'lineno', '?')}: bound again, passed on, stored or returned): pass on "
                                f"or return its attributes ({self.name}.{(self.attrs or ['attr'])[0]}) instead; or, where "
                                f"its methods set no attribute, make {self.cls.__qualname__} a dataclass (srcad "
@@ -223,7 +201,7 @@ class _Lowering:
         lowering called for it (a method among them is a recursion, refused)."""
         if method in callers:
             chain = " -> ".join((*callers[callers.index(method):], method))
-            raise _Refused(f"its methods call each other without end ({chain}); srcad lowers a method only "
+            raise Refused(f"its methods call each other without end ({chain}); srcad lowers a method only "
                            "where the calls it makes end: write the recursion as a loop")
         if method not in self.defs:
             self.defs[method] = self.lowered(method, self.method(method), callers=(*callers, method))
@@ -235,24 +213,24 @@ class _Lowering:
         me = self.self_name(fdef)
         own = local_names(fdef) | A.names_read(fdef)
         self.method_names |= A.all_names(fdef)
-        params = {a: _fresh_in(f"self_{a}", own) for a in self.attrs}
+        params = {a: fresh_in(f"self_{a}", own) for a in self.attrs}
         own |= set(params.values())
         self.renamed({new: f"{me}.{a}" for a, new in params.items()})
         for n in A.walk(fdef):
             if isinstance(n, _SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
-                raise _Refused(f"{method} uses '{me}' in a nested function or comprehension: read the attributes "
+                raise Refused(f"{method} uses '{me}' in a nested function or comprehension: read the attributes "
                                "into local names before it")
             if isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
-                raise _Refused(f"{method} has a {type(n).__name__.lower()} statement: remove it")
+                raise Refused(f"{method} has a {type(n).__name__.lower()} statement: remove it")
         shadowed = sorted((A.names_read(fdef) - local_names(fdef)) & self.locals_)
         if shadowed:
-            raise _Refused(f"{method} reads the global '{shadowed[0]}', which this function binds as a local name: "
+            raise Refused(f"{method} reads the global '{shadowed[0]}', which this function binds as a local name: "
                            "rename the local name")
         if any(not isinstance(d, gast.Constant) for d in fdef.args.defaults):
-            raise _Refused(f"a default of {method} is not a literal: make it one (a number, None) or pass the value")
+            raise Refused(f"a default of {method} is not a literal: make it one (a number, None) or pass the value")
 
         def fresh(base):
-            name = _fresh_in(base, own)
+            name = fresh_in(base, own)
             own.add(name)
             return name
 
@@ -274,7 +252,7 @@ class _Lowering:
                 continue
             called = _called_method(n, parent, parents)
             if called is None or initial:
-                raise _Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets"
+                raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets"
                                f"{'' if initial else ', call a method or return it'} (line {line}): set each "
                                "attribute in __init__, use the attributes (not the object) elsewhere"
                                f"{', and set the attributes in __init__ itself' if initial else ''}")
@@ -292,7 +270,7 @@ class _Lowering:
         if initial or sets:
             returns = [n for n in A.walk(fdef) if isinstance(n, gast.Return) and id(n) not in nested]
             if initial and returns:
-                raise _Refused("its __init__ has a return statement: remove it")
+                raise Refused("its __init__ has a return statement: remove it")
             state = [A.load(params[a]) for a in self.attrs]
             for n in returns:
                 n.value = gast.Tuple(elts=[n.value or A.const(None)] + A.deepcopy(state), ctx=gast.Load())
@@ -314,7 +292,7 @@ class _Lowering:
                                             args=[A.load(s) for s in state] + n.args, keywords=n.keywords), n)
         discarded = isinstance(parent, gast.Expr)
         if method in self.returns_self and not discarded:
-            raise _Refused(f"its {method} returns the object itself, and line {line} uses what "
+            raise Refused(f"its {method} returns the object itself, and line {line} uses what "
                            f"{shown}.{method}(...) returns; call it as a statement of its own and use {shown} after it")
         if not self.mutators[method]:
             return call
@@ -323,7 +301,7 @@ class _Lowering:
         elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
             target = parent.targets[0]
         else:
-            raise _Refused(f"its {method} sets attributes, and is called inside an expression (line {line}); call "
+            raise Refused(f"its {method} sets attributes, and is called inside an expression (line {line}); call "
                            f"it as a statement of its own, or as 'r = {shown}.{method}(...)'")
         return _Statement(parent, gast.copy_location(gast.Assign(
             targets=[gast.Tuple(elts=[target] + [A.store(s) for s in state], ctx=gast.Store())], value=call,
@@ -361,12 +339,6 @@ def _called_method(n, parent, parents):
     if isinstance(parent, gast.Attribute) and parent.value is n and isinstance(grand, gast.Call) and grand.func is parent:
         return parent.attr, grand
     return None
-
-
-def _fresh_in(base, taken):
-    while base in taken:
-        base += "_"
-    return base
 
 
 def _top_level_attributes(init, me):

@@ -1,0 +1,169 @@
+"""Which local objects ``passes.local_objects`` lowers, and how they are made: the class an
+assignment calls (a plain class of the function's module; a record class is
+``passes.records``'), a dataclass's generated ``__init__`` with its ``__post_init__`` as the
+function it runs, and an object made only to call its method (``Model(w).loss(x)``) named
+first, as any other local object."""
+import dataclasses
+import inspect
+import math
+import types
+
+import gast
+
+from .. import astutil as A
+from .callees import dotted, lookup_path
+
+
+class Refused(Exception):
+    """Why a local object cannot be lowered."""
+
+
+def made_class(assign, locals_, source):
+    """``(class, None)`` for the class ``o = C(...)`` calls, where it is a plain class of the
+    function's module and no record class (``passes.records`` builds those); ``(class, why
+    not)`` for a plain class of another module; else None."""
+    from .records import record_fields
+
+    if not (len(assign.targets) == 1 and isinstance(assign.targets[0], gast.Name)
+            and isinstance(assign.value, gast.Call)):
+        return None
+    cls = called_class(assign.value, locals_, source)
+    if not isinstance(cls, type) or type(cls) is not type or record_fields(cls) is not None:
+        return None
+    init = inspect.getattr_static(cls, "__init__")
+    if not isinstance(init, types.FunctionType):
+        return None  # a library's class: as before
+    if init.__globals__ is not source.globals:
+        here = source.globals.get("__name__", "?")
+        return cls, (f"its class is defined in module {cls.__module__}, not in this function's module {here} (its "
+                     f"methods read that module's names): define this function in module {cls.__module__}; or, where "
+                     f"its methods set no attribute, make {cls.__qualname__} a dataclass (srcad differentiates its "
+                     "fields, made here or passed as an argument) or make the object outside and pass it as an "
+                     "argument (a plain object's attributes are then constants)")
+    return cls, None
+
+
+def called_class(call, locals_, source):
+    """What the dotted name ``call`` calls denotes (a global, a closure variable's attribute;
+    not a local name), or None."""
+    parts = dotted(call.func)
+    if parts is None or parts[0] in locals_:
+        return None
+    try:
+        return lookup_path(parts, source)  # guarded: the class rebound means new code
+    except (KeyError, AttributeError):
+        return None
+
+
+def name_temporary_objects(node, source, locals_):
+    """``return Model(w).loss(x)`` (``y = Layer(w)(x)``, the call a statement's whole value) as
+    ``model = Model(w)`` then ``return model.loss(x)``: Python runs the same steps in the same
+    order, and the object, named, is lowered like any other. Returns the calls of a method of
+    such an object made inside a larger expression, which are left as they are (named first,
+    the object would be made before what Python evaluates ahead of it)."""
+    taken = A.all_names(node)
+    named = set()
+    for block in list(A.blocks(node.body)):
+        for k in range(len(block) - 1, -1, -1):
+            s = block[k]
+            value = s.value if isinstance(s, (gast.Assign, gast.Return, gast.Expr)) else None
+            receiver = _lowered_receiver(value, locals_, source)
+            if receiver is None:
+                continue
+            name = fresh_in(_snake(dotted(receiver.func)[-1]), taken | set(source.globals))
+            taken.add(name)
+            named.add(id(value))
+            if isinstance(value.func, gast.Attribute):
+                value.func.value = A.load(name)
+            else:
+                value.func = A.load(name)
+            block.insert(k, gast.copy_location(gast.Assign(targets=[A.store(name)], value=receiver,
+                                                           type_comment=None), s))
+    return [n for n in A.walk(node) if id(n) not in named and _lowered_receiver(n, locals_, source) is not None]
+
+
+def _lowered_receiver(call, locals_, source):
+    """The call ``C(...)`` where ``call`` is ``C(...).method(...)`` or ``C(...)(...)`` and srcad
+    lowers ``C``'s objects (a plain class of the module, a record class); else None."""
+    from .records import record_fields
+
+    if not isinstance(call, gast.Call):
+        return None
+    receiver = call.func.value if isinstance(call.func, gast.Attribute) else call.func
+    if not isinstance(receiver, gast.Call):
+        return None
+    lowered = made_class(gast.Assign(targets=[A.store("_")], value=receiver, type_comment=None), locals_, source)
+    if (lowered is None or lowered[1] is not None) and record_fields(called_class(receiver, locals_, source)) is None:
+        return None  # (an object srcad does not lower: left as it was)
+    return receiver
+
+
+def _snake(class_name):
+    """``LinearModel`` -> ``linear_model``, ``MLP`` -> ``mlp``: the name a temporary object of the class gets."""
+    return "".join(f"_{c.lower()}" if c.isupper() and k and class_name[k - 1].islower() else c.lower()
+                   for k, c in enumerate(class_name))
+
+
+def dataclass_init(cls, method):
+    """The ``__init__`` the dataclass ``cls`` with a ``__post_init__`` runs, as a function: ``self.f = f``
+    for each field, then the body of ``__post_init__`` (a dataclass without one is a record:
+    ``passes.records``). None for another class; refused where it would not be that function:
+    a field without a plain parameter (``init=False``, keyword-only, an ``InitVar``), a default
+    not a literal (a ``default_factory``), a ``__post_init__`` that returns or uses a field's
+    name, which the parameters would capture. ``method(name)``: the ``FunctionDef`` of a
+    method of ``cls``, refused where it is no plain function of the module."""
+    fields = init_fields(cls)
+    if fields is None:
+        return None
+    post = method("__post_init__")
+    me = post.args.args[0].id
+    where = f"{cls.__qualname__}.__post_init__"
+    params = list(inspect.signature(cls).parameters.values())
+    if len(post.args.args) != 1 or [p.name for p in params] != list(fields) or any(
+            p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
+        raise Refused(f"its fields are not the plain parameters of its __init__ ({where} takes an InitVar, "
+                       "or a field is keyword-only or init=False): make each field a plain parameter")
+    if any(isinstance(n, gast.Return) for n in A.walk(post)):
+        raise Refused(f"{where} has a return statement: remove it")
+    clash = sorted(A.all_names(post) & set(fields))
+    if clash or me in fields:
+        raise Refused(f"{where} uses the name '{(clash or [me])[0]}', which is also a field's: rename it")
+    defaults = []
+    for p in params:
+        if p.default is not p.empty and not _literal(p.default):
+            raise Refused(f"the default of its field '{p.name}' is not a literal (a default_factory?): make it "
+                           "one (a number, None) or pass the value")
+        defaults.extend([] if p.default is p.empty else [A.const(p.default)])
+    init = A.deepcopy(post)
+    init.name = "__init__"
+    init.args.args += [gast.Name(id=f, ctx=gast.Param(), annotation=None, type_comment=None) for f in fields]
+    init.args.defaults = defaults
+    stores = [gast.copy_location(gast.Assign(targets=[gast.Attribute(value=A.load(me), attr=f, ctx=gast.Store())],
+                                             value=A.load(f), type_comment=None), post) for f in fields]
+    init.body = stores + [s for s in init.body if not _docstring(s)]
+    return init
+
+
+def init_fields(cls):
+    """The fields of a dataclass whose ``__init__`` is the generated one and which has a
+    ``__post_init__``, in order; else None."""
+    init = inspect.getattr_static(cls, "__init__", None)
+    code = getattr(init, "__code__", None)
+    if not (dataclasses.is_dataclass(cls) and hasattr(cls, "__post_init__") and code is not None
+            and code.co_filename.startswith("<")):
+        return None
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def _literal(value):
+    return value is None or type(value) in (bool, int, str) or type(value) is float and math.isfinite(value)
+
+
+def _docstring(s):
+    return isinstance(s, gast.Expr) and isinstance(s.value, gast.Constant) and isinstance(s.value.value, str)
+
+
+def fresh_in(base, taken):
+    while base in taken:
+        base += "_"
+    return base
