@@ -74,7 +74,8 @@ def _global_container_store(s, owner, held):
     """Why ``CACHE[k] = v`` into a dict (or list) of the module is refused, and what to write."""
     kind = "dict" if isinstance(held, dict) else "list"
     written = A.anno(s, "origin") or s
-    keep = "keep the list in the function"
+    keep = (f"append to it ('{owner}.append(srcad.stop_gradient(value))' runs as written); to count calls, count "
+            "them in a function of yours that calls the derivative")
     if kind == "dict":
         key, value = "key", "srcad.stop_gradient(value)"
         if (isinstance(written, gast.Assign) and len(written.targets) == 1
@@ -127,8 +128,9 @@ class Refusals(Values):
                     "that call (a cached function, a bound method, a partial may return an array it keeps, an object "
                     "of yours may hold one), and does not change arrays outside the function: copy first "
                     f"({self.copy_hint(state, name, None, unread=True)})", s)
-            if kind == "global" and owner == name and isinstance(self._global(owner), (dict, list)):
-                raise Refusal(_global_container_store(s, owner, self._global(owner)), s)
+            if kind in ("global", "global-item") and (owner == name or self.item_of(state, name) == owner) and (
+                    isinstance(self._global(owner), (dict, list))):  # (``COUNT[0] += 1``: a copied item stored back
+                raise Refusal(_global_container_store(s, owner, self._global(owner)), s)  # is a store too)
             if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
@@ -137,10 +139,18 @@ class Refusals(Values):
 
     def held_item(self, state, name):
         """Was ``name`` bound, on every path, to an item of a list, tuple or dict (``L[0]``)?"""
+        container = self.item_of(state, name)
+        return container is not None and self.memory(state, A.load(container)).sequence
+
+    @staticmethod
+    def item_of(state, name):
+        """``L`` where ``name`` was bound, on every path, to an item ``L[...]`` of the name ``L``; else None."""
         bound = state.bound.get(name) if name not in state.ambiguous else None
         made = bound[1] if bound else None
-        return (isinstance(made, gast.Assign) and isinstance(made.value, gast.Subscript)
-                and isinstance(made.value.value, gast.Name) and self.memory(state, made.value.value).sequence)
+        if (isinstance(made, gast.Assign) and isinstance(made.value, gast.Subscript)
+                and isinstance(made.value.value, gast.Name)):
+            return made.value.value.id
+        return None
 
     def copy_hint(self, state, name, owner, unread=False):
         """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on

@@ -60,21 +60,26 @@ from .records import record_check
 from .sequence_joins import join_known_sequences
 from .statements import prepare_region
 
+_SYNCHRONOUS = "differentiate a plain (synchronous) function that computes the value"
+_RETURN_INSTEAD = ("return the new value instead (srcad.value_and_grad(f, has_aux=True) returns a value beside the "
+                   "loss) and rebind the name after the call; to count calls or keep a log, do it in a function of "
+                   "yours that calls the derivative")
+# what srcad does not differentiate, and what to write instead
 _UNSUPPORTED_STMTS = {
-    gast.AsyncWith: "async with",
-    gast.AsyncFor: "async for",
-    gast.AsyncFunctionDef: "async functions",
-    gast.ClassDef: "class definitions inside a differentiated function",
-    gast.Global: "global statements",
-    gast.Nonlocal: "nonlocal statements",
-    gast.Delete: "del statements",
-    gast.Import: "imports inside a differentiated function",
-    gast.ImportFrom: "imports inside a differentiated function",
+    gast.AsyncWith: ("async with", _SYNCHRONOUS),
+    gast.AsyncFor: ("async for", _SYNCHRONOUS),
+    gast.AsyncFunctionDef: ("async functions", _SYNCHRONOUS),
+    gast.ClassDef: ("class definitions inside a differentiated function", "define the class in the module"),
+    gast.Global: ("global statements", _RETURN_INSTEAD),
+    gast.Nonlocal: ("nonlocal statements", _RETURN_INSTEAD),
+    gast.Delete: ("del statements", "remove it, or build the list or dict without the item"),
+    gast.Import: ("imports inside a differentiated function", "import at the top of the module"),
+    gast.ImportFrom: ("imports inside a differentiated function", "import at the top of the module"),
 }
 _UNSUPPORTED_EXPRS = {
-    gast.Yield: "generators (yield)",
-    gast.YieldFrom: "generators (yield from)",
-    gast.Await: "await",
+    gast.Yield: ("generators (yield)", "collect the values in a list and return it"),
+    gast.YieldFrom: ("generators (yield from)", "collect the values in a list and return it"),
+    gast.Await: ("await", _SYNCHRONOUS),
 }
 
 
@@ -153,9 +158,9 @@ class _Normalizer:
         return out
 
     def stmt(self, s, out):
-        for kind, what in _UNSUPPORTED_STMTS.items():
+        for kind, (what, instead) in _UNSUPPORTED_STMTS.items():
             if isinstance(s, kind):
-                raise self.error(f"srcad does not support {what}", s)
+                raise self.error(f"srcad does not support {what}: {instead}", s)
         start = len(out)
         self.line = getattr(s, "lineno", None) or self.line
         method = getattr(self, "stmt_" + type(s).__name__, None)
@@ -330,9 +335,9 @@ class _Normalizer:
 
     def rhs(self, e, out):
         """An expression with atom operands equal to ``e``."""
-        for kind, what in _UNSUPPORTED_EXPRS.items():
+        for kind, (what, instead) in _UNSUPPORTED_EXPRS.items():
             if isinstance(e, kind):
-                raise self.error(f"srcad does not support {what}", e)
+                raise self.error(f"srcad does not support {what}: {instead}", e)
         if A.is_atom(e):
             return e
         method = getattr(self, "expr_" + type(e).__name__, None)
