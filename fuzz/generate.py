@@ -55,6 +55,7 @@ FEATURES = (
     "held",        # with methods: a function kept in an attribute (self.act = np.tanh, a lambda, a partial), called
     "layers",      # with methods: a module-level list of objects of the classes, looped over and read by item
     "keyed",       # with lists: max/min/sorted of a list of arrays by a key lambda (the derivative follows the item taken)
+    "stepping",    # a helper returning (state, err) stepping a state in for loops and in while loops testing its err
 )
 NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")

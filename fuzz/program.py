@@ -9,9 +9,11 @@ from .loops import LoopStatements
 from .methods import MethodStatements
 from .names import CALLED_BUILTINS
 from .records import RecordStatements
+from .stepping import SteppingStatements
 from .templates import CONVERT, OPERAND_SHAPES, SHAPES, indent
 
-class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, RecordStatements, Generator):
+class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, RecordStatements, SteppingStatements,
+                       Generator):
     # ---- blocks -------------------------------------------------------------------------
     def block(self, sc, n, depth):
         lines = []
@@ -56,6 +58,8 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
             options.append(("join", 1 + bool(sc.of_kind("c"))))
         if self.layers:
             options.append(("layers", 1))
+        if self.stepper and depth > 0:
+            options.append(("step", 2))
         if self.on("closures") and sc.outer is None and sc.result is not None and getattr(sc, "entry", False):
             options.append(("closure", 1))
         kind = rng.choices([k for k, _ in options], [w for _, w in options])[0]
@@ -334,8 +338,12 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
                     self.globals.append((gname, shape))
                     header.append(f"{gname} = {value}")
         header += self.record_classes()
+        self.stepper = None
         classes = self.model_classes()
         helpers = []
+        if self.on("stepping") and self.p(0.7):
+            helpers += [""] + self.step_helper() + [""]
+            self.helpers.append(self.stepper)
         if self.on("helpers"):
             for _ in range(rng.choice([0, 1, 1, 2])):
                 helpers += [""] + self.helper() + [""]

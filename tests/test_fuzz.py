@@ -121,3 +121,18 @@ def test_keyed_reads_are_kept_away_from_ties_of_their_keys(tmp_path):
     generated = [generate(seed, features=("keyed", "lists", "elementwise")) for seed in range(40)]
     keyed = [p for p in generated if "keyed" in p.uses]
     assert keyed and all(re.search(r"\b(max|min|sorted)\(\w+, key=lambda \w+: ", p.source) for p in keyed)
+
+
+def test_stepping_helpers_step_a_state_in_loops_and_pass(tmp_path):
+    # a helper returning (state, err) is unpacked back into the state in for loops and in while
+    # loops whose test reads its err; those programs run and srcad's gradients pass the oracle
+    features = ("stepping", "elementwise", "loops", "helpers", "branches")
+    programs = [generate(seed, features=features) for seed in range(30)]
+    stepping = [p for p in programs if "stepping" in p.uses]
+    stepped = r"^(\s+)(\w+), (\w+) = \w+\(\2\b"
+    assert sum(bool(re.search(stepped, p.source, re.M)) for p in stepping) >= 5
+    assert any(re.search(r"^\s+while \w+ < \d and (\w+) [<>] [-\d.]+:\n\s+\w+ \+= 1\n\s+\w+, \1 = \w+\(", p.source, re.M)
+               for p in stepping)
+    stats = run(8, SEED + 2, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
+    assert not stats.failures, "\n" + report(stats, MODES[:2])
+    assert stats.by_feature[("stepping", "rev")]["pass"] >= 3
