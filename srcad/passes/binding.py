@@ -200,13 +200,15 @@ def _bind_sequence_or_mapping(norm, call, name, seq, params, starred, mapping, b
 
 
 def displays_unpacked(call, out):
-    """``call`` with a final ``*seq`` whose name was last bound, among ``out``'s statements, to
-    a tuple or list display (``f(*args)`` in an inlined ``def wrapper(*args)``) as those items, and a
-    final ``**d`` bound to a dict display of string keys as those keywords: Python binds them
-    the same, and srcad then knows which parameter each one fills."""
+    """``call`` with a final ``*seq`` that is a tuple or list display (``f(*(a, b))``) or whose
+    name was last bound, among ``out``'s statements, to one (``f(*args)`` in an inlined ``def
+    wrapper(*args)``) as those items, and a final ``**d`` bound to a dict display of string keys
+    as those keywords: Python binds them the same, and srcad then knows which parameter each one
+    fills (and that each is the item itself, not an item of a list made of them)."""
     args, keywords = list(call.args), list(call.keywords)
     if args and isinstance(args[-1], gast.Starred):
-        shown = _display_of(args[-1].value, out, (gast.Tuple, gast.List))
+        spread = args[-1].value
+        shown = spread if isinstance(spread, (gast.Tuple, gast.List)) else _display_of(spread, out, (gast.Tuple, gast.List))
         if shown is not None and not any(isinstance(e, gast.Starred) for e in shown.elts):
             args[-1:] = [A.deepcopy(e) for e in shown.elts]
     if keywords and keywords[-1].arg is None:
