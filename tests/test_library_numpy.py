@@ -271,6 +271,22 @@ def f_broadcast_arrays(x, m):
     return a * b
 
 
+def f_meshgrid(x, y):
+    a, b = np.meshgrid(x, y)
+    return np.sin(a) * b ** 2
+
+
+def f_meshgrid_ij_sparse(x, y, z):
+    a, b, c = np.meshgrid(x, y, z, indexing="ij", sparse=True)
+    g = np.meshgrid(z, x, sparse=True)
+    return np.tanh(a + b * c) + np.sum(g[0] * g[1])
+
+
+def f_meshgrid_one(m):
+    (a,) = np.meshgrid(m)  # (raveled)
+    return a ** 3
+
+
 def f_pad_maximum(m):
     return np.pad(m, ((1, 2), (2, 0)), mode="maximum")
 
@@ -377,6 +393,10 @@ CASES = [
     ("diagflat", f_diagflat, [OWN.standard_normal(4)]),
     ("vander", f_vander, [OWN.standard_normal(4)]),
     ("broadcast_arrays", f_broadcast_arrays, [OWN.standard_normal(3), OWN.standard_normal((1, 4))]),
+    ("meshgrid", f_meshgrid, [OWN.standard_normal(3), OWN.standard_normal(2)]),
+    ("meshgrid-ij-sparse", f_meshgrid_ij_sparse, [OWN.standard_normal(2), OWN.standard_normal(3),
+                                                  OWN.standard_normal(4)]),
+    ("meshgrid-one", f_meshgrid_one, [OWN.standard_normal((2, 2))]),
     ("pad-maximum", f_pad_maximum, [OWN.standard_normal((3, 4))]),
     ("pad-minimum-stat_length", f_pad_minimum_stat_length, [SPREAD]),
     ("pad-mean", f_pad_mean, [OWN.standard_normal((3, 4))]),
@@ -581,4 +601,5 @@ HYGIENE_CALLS = [
     (np.diagflat, [R(2, 2), -1], {}, (0,), None),
     (np.vander, [R(3), 4, True], {}, (0,), None),
     (np.broadcast_arrays, [R(3, 1), R(4)], {}, (0, 1), "{fn}({0}, {1})[0] * {fn}({0}, {1})[1]"),
+    (np.meshgrid, [R(3), R(2)], {}, (0, 1), "{fn}({0}, {1})[0] * {fn}({0}, {1})[1]"),
 ]

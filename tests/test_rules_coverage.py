@@ -128,7 +128,8 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               "output", "cval", "origin", "sigma", "truncate", "radius",
               "window_shape", "writeable",  # sliding_window_view's window and its flag (True refused)
               "lwork", "pivoting", "permute_l", "p_indices",  # scipy.linalg.qr's, lu's options (refused at run time)
-              "N", "increasing"}  # np.vander's columns
+              "N", "increasing",  # np.vander's columns
+              "sparse", "indexing"}  # np.meshgrid's layout
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))

@@ -163,6 +163,39 @@ def broadcast_arrays_jvp(y, *args, subok=False):
         t[y] += item_tangent(np.broadcast_to(t[a], np.shape(y[i])), i, y)
 
 
+def meshgrid_axis(i, n, indexing):
+    """The axis along which item ``i`` of ``np.meshgrid`` of ``n`` arrays varies ("xy"
+    swaps the first two)."""
+    return 1 - i if indexing == "xy" and n > 1 and i < 2 else i
+
+
+def meshgrid_item_grad(g, x, i, n, indexing):
+    """The adjoint of ``x``, the ``i``-th of the ``n`` arrays given to ``np.meshgrid``, from the
+    adjoint ``g`` of its item: the sum over the axes it is repeated along, in ``x``'s shape."""
+    axis = meshgrid_axis(i, n, indexing)
+    return np.reshape(np.sum(g, axis=tuple(k for k in range(np.ndim(g)) if k != axis)), np.shape(x))
+
+
+def meshgrid_item_tangent(tx, i, y, indexing):
+    """Item ``i`` of the tangent of ``y = np.meshgrid(...)``, from the tangent ``tx`` of its
+    ``i``-th array: ``tx`` repeated as the item repeats it (a copy: the item may be written)."""
+    shape = [1] * len(y)
+    shape[meshgrid_axis(i, len(y), indexing)] = -1
+    return np.broadcast_to(np.reshape(tx, shape), np.shape(y[i])).copy()
+
+
+@register_vjp(np.meshgrid)
+def meshgrid(y, *xi, copy=True, sparse=False, indexing="xy"):
+    for i, x in enumerate(xi):
+        d[x] += meshgrid_item_grad(item_grad(d[y], i, y), x, i, len(xi), indexing)
+
+
+@register_jvp(np.meshgrid)
+def meshgrid_jvp(y, *xi, copy=True, sparse=False, indexing="xy"):
+    for i, x in enumerate(xi):
+        t[y] += item_tangent(meshgrid_item_tangent(t[x], i, y, indexing), i, y)
+
+
 @register_vjp(np.broadcast_to)
 def broadcast_to(y, array, shape, subok=False):
     d[array] += unbroadcast(d[y], array)

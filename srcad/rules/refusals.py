@@ -91,21 +91,6 @@ def unique_jvp(y, ar, *args, **options):
     t[y] += t[ar] * no_derivative("np.unique of a differentiated array", _UNIQUE)
 
 
-_MESHGRID = "broadcast instead: x[None, :] + 0 * y[:, None] and y[:, None] + 0 * x[None, :]"
-
-
-@register_vjp(np.meshgrid)
-def meshgrid(y, *xi, **options):
-    for x in xi:
-        d[x] += no_derivative("np.meshgrid of a differentiated array", _MESHGRID)
-
-
-@register_jvp(np.meshgrid)
-def meshgrid_jvp(y, *xi, **options):
-    for x in xi:
-        t[y] += t[x] * no_derivative("np.meshgrid of a differentiated array", _MESHGRID)
-
-
 _HEAVISIDE = "its second argument is the value where the first is 0; use np.where(x1 == 0, x2, ...)"
 
 
