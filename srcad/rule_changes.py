@@ -137,14 +137,14 @@ class _Holders:
 
     def _makes_new(self, call):
         """Is ``call``'s result new memory whatever its operands (``d[y].copy()``, ``np.sum(...)``)?"""
-        from .passes.fresh import FRESH_METHODS, is_ufunc, returns_new_array
+        from .passes.fresh import FRESH_METHODS, is_ufunc, new_array_call
 
         if any(k.arg in (None, "copy", "out") for k in call.keywords):
             return False
         if isinstance(call.func, gast.Attribute) and call.func.attr in FRESH_METHODS and not self._known(call.func):
             return True  # a method of the value (of an array: d[y].copy(), d[y].sum())
         obj = self._known(call.func)
-        return obj is not None and (returns_new_array(obj) or is_ufunc(obj) and len(call.args) <= obj.nin)
+        return obj is not None and (new_array_call(obj, call) or is_ufunc(obj) and len(call.args) <= obj.nin)
 
     def _known(self, func):
         """The object a name or dotted name of the rule's module denotes, else None."""

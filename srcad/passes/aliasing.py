@@ -113,10 +113,10 @@ def _located(stmts, stmt):
 def _fresh(value):
     """Is ``value`` a call known to return new memory (``np.zeros_like(u)``, ``x.copy()``)?"""
     from .call_options import copies
-    from .fresh import FRESH_METHODS, returns_new_array
+    from .fresh import FRESH_METHODS, new_array_call
 
     callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
-    return callee is not None and copies(value) and (callee.kind == "object" and returns_new_array(callee.obj)
+    return callee is not None and copies(value) and (callee.kind == "object" and new_array_call(callee.obj, value)
                                                      or callee.kind == "method" and callee.name in FRESH_METHODS)
 
 

@@ -2,8 +2,9 @@
 
 Only what NumPy's documentation promises (and ``np.shares_memory`` confirms) is listed as
 fresh; everything else may return a view of, or the very object passed as, an argument.
-``np.diag``, ``np.einsum``, ``np.linalg.matrix_power(a, 1)``, ``np.diff(a, n=0)`` and
-``ndarray.conj()`` of a real array can return a view or their argument: they are not listed.
+``np.diag``, ``np.linalg.matrix_power(a, 1)``, ``np.diff(a, n=0)`` and ``ndarray.conj()`` of a
+real array can return a view or their argument: they are not listed; ``np.einsum`` is new memory
+only given two or more operands (of one, ``'ii->i'`` or ``'ij->ji'`` is a view: ``new_array_call``).
 What else ``passes.memory`` asks of a call is here too: whether it reads some arguments for
 their shape only or changes none (what its options ask, ``out=``, ``copy=``, ``overwrite_*``:
 ``passes.call_options``).
@@ -88,6 +89,18 @@ def returns_new_array(obj):
             if found is not None:
                 _scipy_fresh[name] = found
     return any(obj is f for f in _scipy_fresh.values())
+
+
+def new_array_call(obj, call):
+    """Is ``call`` (of ``obj``) one whose result never shares memory with its arguments, whatever
+    they are: a call of a function ``returns_new_array`` lists, or ``np.einsum`` of a literal
+    subscripts string and two or more operands (NumPy makes a new array of a contraction of
+    several operands, optimized or not; of one operand it returns a view where it can: ``'ii->i'``).
+    Its options (``out=``, ``copy=``) are ``call_options``' to judge."""
+    if returns_new_array(obj):
+        return True
+    return obj is np.einsum and len(call.args) >= 3 and isinstance(call.args[0], gast.Constant) and isinstance(
+        call.args[0].value, str) and not any(isinstance(a, gast.Starred) for a in call.args)
 
 
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:

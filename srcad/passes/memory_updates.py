@@ -8,7 +8,7 @@ import gast
 from .. import astutil as A
 from ..runtime_stores import check_array_receiver
 from .call_options import out_argument, overwritten_arguments
-from .fresh import (MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments, only_logs, returns_new_array,
+from .fresh import (MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments, new_array_call, only_logs,
                     scatter_add_target, stores_in_a_global, updates_first_argument)
 from .memory_refusals import Refusals, out_argument_refusal, unseen_change_refusal
 from .memory_locations import Memory
@@ -101,7 +101,7 @@ class Updates(Refusals):
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
                 for a in changed:
                     self.tracked(state, a.id)
-            elif returns_new_array(callee.obj) or is_ufunc(callee.obj):
+            elif new_array_call(callee.obj, call) or is_ufunc(callee.obj):
                 changed = []  # without out= these only read their arguments
             elif updates_first_argument(callee.obj):  # np.copyto(dst, src), np.multiply.at(a, i, v): the first
                 changed = [call.args[0]] if call.args and isinstance(call.args[0], gast.Name) else []

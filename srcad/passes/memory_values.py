@@ -31,7 +31,7 @@ from ..code_reading import attribute_now
 from .call_options import call_argument, copies
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_METHODS, KEY_LISTS,
                     LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
-                    SPLITS_OVER_ITEMS, VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, returns_new_array)
+                    SPLITS_OVER_ITEMS, VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, new_array_call)
 from .memory_locations import EMPTY, Memory, shallow_copy_keeps
 from .memory_scan import bound_names, index_arrays, made_by_yours, stacks
 
@@ -284,7 +284,7 @@ class Values:
                 if self.memory(state, call.args[1]).array:
                     return Memory(view | new, array=True, listy=())
                 return Memory(view | new, g, listy=new)
-            if (returns_new_array(obj) or is_ufunc(obj)) and copies(call):
+            if (new_array_call(obj, call) or is_ufunc(obj)) and copies(call):
                 return Memory(new, array=True)
             start = call_argument(call, "start") if obj is builtins.sum else None
             if start is not None:  # sum(items, start): start itself where items is empty, else new

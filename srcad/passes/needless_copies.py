@@ -49,7 +49,7 @@ import collections
 import gast
 
 from .. import astutil as A
-from .fresh import returns_new_array
+from .fresh import new_array_call
 from .callees import dotted
 
 
@@ -183,7 +183,7 @@ def _aliased_reads(expr):
     for n in A.walk(expr):
         if isinstance(n, (gast.BinOp, gast.UnaryOp, gast.Compare)):
             continue
-        fresh_call = isinstance(n, gast.Call) and _fresh_function(n.func)
+        fresh_call = isinstance(n, gast.Call) and _fresh_call(n)
         for child in _children(n):
             if isinstance(child, gast.keyword):
                 child = child.value  # out=, where=: never plain operands
@@ -205,15 +205,16 @@ def _children(node):
             yield from (v for v in value if isinstance(v, gast.AST))
 
 
-def _fresh_function(func):
-    """A call's function, if it is one known to return a new array (``np.vdot`` from a rule)."""
+def _fresh_call(call):
+    """Is ``call`` one known to return a new array (``np.vdot`` from a rule)?"""
+    func = call.func
     parts, root = dotted(func), func
     while isinstance(root, gast.Attribute):
         root = root.value
     obj = A.anno(root, "denotes") if parts else None
     for attr in parts[1:] if parts else ():
         obj = getattr(obj, attr, None)
-    return obj is not None and returns_new_array(obj)
+    return obj is not None and new_array_call(obj, call)
 
 
 def _dead_after(stmts, p, name, reads):

@@ -16,7 +16,7 @@ import gast
 
 from .. import astutil as A
 from .. import runtime
-from .fresh import leaves_arguments, returns_new_array
+from .fresh import leaves_arguments, new_array_call
 
 _DISPLAYS = (gast.Tuple, gast.List)
 
@@ -117,7 +117,7 @@ def _lists_kept_whole(body):
             allowed.add(id(n.value))
         elif isinstance(n, gast.Call) and not n.keywords and getattr(A.anno(n, "callee"), "kind", None) == "object":
             obj = A.anno(n, "callee").obj
-            if returns_new_array(obj) and leaves_arguments(obj):
+            if new_array_call(obj, n) and leaves_arguments(obj):
                 allowed.update(id(a) for a in n.args)
         elif isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name) and (
                 isinstance(n.value, gast.Name)):

@@ -306,6 +306,9 @@ class _Interpreter:
                     return _from_result(fn(*args, **kwargs))
             if fn in (builtins.min, builtins.max) and len(args) > 1 and not kwargs:
                 return one_of(args)
+            if fn in (builtins.list, builtins.tuple) and len(args) == 1 and not kwargs and isinstance(
+                    args[0], (list, tuple)):
+                return fn(args[0])  # list(L), tuple(L) of a list or tuple: a new one of the same items
             if fn in (builtins.int, builtins.float) and len(args) == 1 and not kwargs and args[0].shape == ():
                 return Spec((), np.int64, int) if fn is builtins.int else Spec((), np.float64, float)
             data = standin_positions(fn, len(args))

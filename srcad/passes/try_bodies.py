@@ -24,7 +24,7 @@ import gast
 from .. import astutil as A
 from .call_options import copies, out_argument
 from ..runtime_boundary import in_place_result
-from .fresh import MUTATING_METHODS, known_pure, returns_new_array
+from .fresh import MUTATING_METHODS, known_pure, new_array_call
 
 
 def outside_update(stmts, made):
@@ -113,7 +113,7 @@ def _makes_memory(s):
         return True
     call = s.value if isinstance(s.value, gast.Call) else None
     callee = A.anno(call, "callee") if call is not None else None
-    return (callee is not None and callee.kind == "object" and returns_new_array(callee.obj) and copies(call)
+    return (callee is not None and callee.kind == "object" and new_array_call(callee.obj, call) and copies(call)
             and out_argument(call) is None)  # (np.array(x, copy=False) may be x; out=a is a)
 
 
