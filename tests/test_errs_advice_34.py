@@ -1,11 +1,16 @@
-"""Instrumentation inside a function srcad differentiates (a call counter, a log) is refused
-with advice that works: the refusal names the user's line and says what to write, and the
-spelling it recommends runs as written, once per call, beside the right gradient."""
+"""Refusals whose advice works. Instrumentation inside a function srcad differentiates (a call
+counter, a log) is refused naming the user's line and saying what to write, and the spelling
+it recommends runs as written, once per call, beside the right gradient; a model held in a
+plain object, differentiated with respect to, is refused saying to make it a dataclass, and
+that version's gradient matches finite differences."""
+import dataclasses
+
 import numpy as np
 import pytest
 
 import srcad
-from srcad import SrcadError
+from srcad import ArgumentError, SrcadError
+from srcad.testing import check_grads
 
 count = 0
 CALLS = [0]
@@ -55,7 +60,7 @@ def test_refused_at_the_line_saying_what_to_write(fn, says):
         srcad.grad(fn)(X)
     message = str(info.value)
     assert says in message
-    assert "test_errs_counters_34.py:" in message
+    assert "test_errs_advice_34.py:" in message
     assert "copy first" not in message  # (the old advice for CALLS[0] += 1: a copy stored back is a store too)
     assert (count, list(CALLS), dict(LOG)) == before  # nothing ran
 
@@ -89,3 +94,43 @@ def test_the_advised_counter_around_the_derivative():
 
 def counted_plain(x):
     return np.sum(np.exp(-x ** 2))
+
+
+class PlainLinear:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+
+@dataclasses.dataclass
+class Linear:
+    W: np.ndarray
+    b: np.ndarray
+
+
+@dataclasses.dataclass
+class Stack:
+    layers: list
+
+
+def fit(model, x, y):
+    h = x
+    for layer in model.layers:
+        h = np.tanh(h @ layer.W + layer.b)
+    return np.mean((h - y) ** 2)
+
+
+def plain_fit(layer, x, y):
+    return np.mean((np.tanh(x @ layer.W + layer.b) - y) ** 2)
+
+
+def test_a_model_in_a_plain_object_is_refused_saying_make_it_a_dataclass():
+    rng = np.random.default_rng(34)
+    x, y = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    with pytest.raises(ArgumentError) as info:
+        srcad.grad(plain_fit, wrt=0)(PlainLinear(rng.standard_normal((3, 2)), rng.standard_normal(2)), x, y)
+    assert "make PlainLinear a dataclass (@dataclasses.dataclass, its arrays as fields)" in str(info.value)
+    model = Stack([Linear(rng.standard_normal((3, 4)), rng.standard_normal(4)),
+                   Linear(rng.standard_normal((4, 2)), rng.standard_normal(2))])
+    g = check_grads(fit, (model, x, y), wrt=0)  # the advised version
+    assert isinstance(g, Stack) and isinstance(g.layers[1], Linear) and g.layers[1].W.shape == (4, 2)
