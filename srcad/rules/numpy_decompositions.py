@@ -19,6 +19,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import no_derivative, register_jvp, register_nondifferentiable, register_vjp
+from .linalg_conditioning import close_pairs, different_cotangents, negligible, unresolved
 from .numpy_linalg import _nonzero, eye_like, from_triangle, mT, symmetric_from_triangle
 
 
@@ -46,11 +47,29 @@ def _phi(x):
     return np.tril(x) - 0.5 * np.einsum("...ii->...i", x)[..., None] * eye_like(x)
 
 
+def _semidefinite(lower):
+    """Why the Cholesky factor ``lower`` has no derivative — a pivot ``L[k, k]²`` zero to working
+    precision (the matrix is only semi-definite; the derivative solves with ``L``) — or None."""
+    pivots = np.einsum("...ii->...i", lower) ** 2
+    if not (pivots.size and np.any(negligible(pivots, np.max(pivots, axis=-1, keepdims=True), pivots.shape[-1]))):
+        return None
+    return ("srcad differentiates a Cholesky factorisation (np.linalg.cholesky, scipy.linalg.cholesky, cho_factor) "
+            f"of a positive definite matrix; here a pivot L[k, k]² is {np.min(pivots):.3g}, zero to working "
+            "precision (the matrix is semi-definite), where the factor has no derivative: add a multiple of the "
+            "identity (a + 1e-9 * np.eye(n)), or differentiate a definite matrix")
+
+
+register_nondifferentiable(_semidefinite, reason="it checks conditioning (piecewise constant)")
+
+
 def cholesky_grad(g, y, upper):
     """The adjoint of ``L = cholesky(A)``: ``L⁻ᵀ Φ(Lᵀ Ḡ) L⁻¹`` as a symmetric adjoint,
     mapped to the triangle NumPy reads."""
     lower = mT(y) if upper else y
     g_lower = mT(g) if upper else g
+    problem = _semidefinite(lower)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     inverse = np.linalg.inv(lower)
     s = mT(inverse) @ _phi(mT(lower) @ g_lower) @ inverse
     return from_triangle(s, lower=not upper)
@@ -58,6 +77,9 @@ def cholesky_grad(g, y, upper):
 
 def cholesky_tangent(ta, y, upper):
     lower = mT(y) if upper else y
+    problem = _semidefinite(lower)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     inverse = np.linalg.inv(lower)
     tl = lower @ _phi(inverse @ symmetric_from_triangle(ta, lower=not upper) @ mT(inverse))
     return mT(tl) if upper else tl
@@ -73,23 +95,49 @@ def cholesky_jvp(y, a, upper=False):
     t[y] += cholesky_tangent(t[a], y, upper)
 
 
+_NOT_UNIQUE = ("the eigenvectors of repeated eigenvalues (equal to working precision) are not unique, so "
+               "they have no derivative; use np.linalg.eigvalsh (the values' derivatives stay defined), a function "
+               "that does not depend on how the repeated eigenvalues' vectors are chosen (V @ np.diag(w) @ V.T), "
+               "or a matrix with distinct eigenvalues")
+
+
 def eigh_grad(g, y, lower):
-    """The adjoint of ``w, V = eigh(A)``: ``V (diag(w̄) + F∘(VᵀV̄)) Vᵀ`` with
-    ``F_ij = 1/(w_j - w_i)``, mapped to the triangle NumPy reads."""
+    """The adjoint of ``w, V = eigh(A)``: ``V (diag(w̄) + F∘skew(VᵀV̄)) Vᵀ`` with
+    ``F_ij = 1/(w_j - w_i)``, mapped to the triangle NumPy reads (only the symmetric part of
+    the inner matrix counts, so only the skew part of ``VᵀV̄`` does). At repeated eigenvalues it is
+    defined where that skew part vanishes on their pairs (a function of ``V`` that does not see
+    how their vectors are chosen), and refused elsewhere."""
     w, vectors = y
+    n = w.shape[-1]
     inner = np.zeros(np.shape(vectors), np.result_type(vectors.dtype, np.float16))
     if _nonzero(g[0]):
+        problem = different_cotangents(w, g[0], n, "eigenvalues")
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
         inner = inner + np.asarray(g[0])[..., None, :] * eye_like(vectors)
     if _nonzero(g[1]):
-        inner = inner + _gaps_inverse(w) * (mT(vectors) @ g[1])
+        j = mT(vectors) @ g[1]
+        skew = 0.5 * (j - mT(j))
+        repeated = close_pairs(w, n)
+        problem = unresolved(repeated, skew, _NOT_UNIQUE)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
+        inner = inner + np.where(repeated, 0.0, _gaps_inverse(w)) * skew
     return from_triangle(vectors @ inner @ mT(vectors), lower)
 
 
-
-def eigh_tangent(ta, y, lower):
+def eigh_tangent(ta, y, lower, values_only=False):
+    """The tangents of ``w`` and (unless ``values_only``) of ``V``; the vectors' is refused at
+    repeated eigenvalues, where they are not unique."""
     w, vectors = y
     m = mT(vectors) @ symmetric_from_triangle(ta, lower) @ vectors
-    return [np.einsum("...ii->...i", m), vectors @ (_gaps_inverse(w) * m)]
+    values = np.einsum("...ii->...i", m)
+    if values_only:
+        return values
+    problem = unresolved(close_pairs(w, w.shape[-1]), m, _NOT_UNIQUE)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    return [values, vectors @ (_gaps_inverse(w) * m)]
 
 
 @register_vjp(np.linalg.eigh)
@@ -109,7 +157,7 @@ def eigvalsh(y, a, UPLO="L"):
 
 @register_jvp(np.linalg.eigvalsh)
 def eigvalsh_jvp(y, a, UPLO="L"):
-    t[y] += eigh_tangent(t[a], np.linalg.eigh(a, UPLO), UPLO.upper() == "L")[0]
+    t[y] += eigh_tangent(t[a], np.linalg.eigh(a, UPLO), UPLO.upper() == "L", True)
 
 
 # ---- SVD, pinv ---------------------------------------------------------------------------------
@@ -133,26 +181,79 @@ def _reduced_svd_parts(g, y, a, full_matrices, compute_uv, hermitian):
     return (u, s, vt), (gu, gs, gvt)
 
 
+_SINGULAR_NOT_UNIQUE = (
+    "the singular vectors of repeated singular values (equal to working precision, or zero where the matrix is not "
+    "square) are not unique, so they have no derivative; use np.linalg.svd(a, compute_uv=False) (the values' "
+    "derivatives stay defined where they are distinct and non-zero), a function that does not depend on how their "
+    "vectors are chosen (U @ np.diag(s) @ Vt), or a matrix with distinct non-zero singular values")
+_AT_ZERO = ("a singular value is zero here (to working precision), where it has no derivative (it is |x| at 0: it "
+            "grows whichever way the matrix moves); differentiate a matrix of full rank, or regularise it")
+
+
+def _zero_singular_values(s, n):
+    return negligible(s, np.max(s, axis=-1, keepdims=True), n)
+
+
+def _vector_gaps(s, n):
+    """``(1/(s_i + s_j), F, repeated)`` for the singular vectors' derivatives, with
+    ``F_ij = 1/(s_j² - s_i²)``: both zero on the diagonal, ``F`` on the pairs ``repeated`` (equal to
+    working precision), the first where both values are zero (the callers refuse what they would drop)."""
+    repeated = close_pairs(s, n)
+    sums = s[..., :, None] + s[..., None, :]
+    dropped = negligible(sums, np.max(sums, axis=(-2, -1), keepdims=True), n) | np.eye(s.shape[-1], dtype=bool)
+    inverse_sums = np.where(dropped, 0.0, 1.0 / np.where(sums == 0, 1.0, sums))
+    return inverse_sums, np.where(repeated, 0.0, _gaps_inverse(s**2)), repeated
+
+
 def svd_grad(g, y, a, full_matrices, compute_uv, hermitian):
-    """The adjoint of the SVD ``A = U diag(s) Vᵀ`` (distinct, non-zero singular values)."""
+    """The adjoint of the SVD ``A = U diag(s) Vᵀ`` (distinct, non-zero singular values): with
+    ``J = skew(UᵀŪ)``, ``K = skew(VᵀV̄)`` (times 2), the inner matrix is ``diag(s̄)`` plus
+    ``J_ij / (s_i + s_j) + s_i (J + K)_ij / (s_j² - s_i²)``, defined at repeated values where
+    ``J + K`` vanishes on their pairs (``U diag(s) Vᵀ`` does not see how their vectors are
+    chosen); refused elsewhere."""
     (u, s, vt), (gu, gs, gvt) = _reduced_svd_parts(g, y, a, full_matrices, compute_uv, hermitian)
     v = mT(vt)
-    f = _gaps_inverse(s**2)  # F_ij = 1 / (s_j² - s_i²)
+    n = max(np.shape(a)[-2:])
+    zero = _zero_singular_values(s, n)
+    inverse_sums, f, repeated = _vector_gaps(s, n)
     inner = np.zeros(s.shape + s.shape[-1:], np.result_type(s.dtype, np.float16))
     grad = 0.0
     if _nonzero(gs):
+        problem = different_cotangents(s, gs, n, "singular values")
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
+        problem = unresolved(zero, np.broadcast_to(gs, s.shape), _AT_ZERO)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
         inner = inner + np.asarray(gs)[..., None, :] * eye_like(inner)
+    skew_u = skew_v = 0.0 * inner
     if _nonzero(gu):
         j = mT(u) @ gu
-        inner = inner + (f * (j - mT(j))) * s[..., None, :]
+        skew_u = j - mT(j)
         if u.shape[-2] > s.shape[-1]:  # the part of Ū outside the span of U
-            grad = grad + ((gu - u @ j) / s[..., None, :]) @ vt
+            outside = gu - u @ j
+            problem = unresolved(zero[..., None, :], outside, _SINGULAR_NOT_UNIQUE)
+            if problem is not None:
+                raise UnsupportedCaseError(problem)
+            grad = grad + (outside / np.where(zero, 1.0, s)[..., None, :]) @ vt
     if _nonzero(gvt):
         gv = mT(gvt)
         k = mT(v) @ gv
-        inner = inner + s[..., :, None] * (f * (k - mT(k)))
+        skew_v = k - mT(k)
         if v.shape[-2] > s.shape[-1]:
-            grad = grad + u @ (mT(gv - v @ k) / s[..., :, None])
+            outside = gv - v @ k
+            problem = unresolved(zero[..., None, :], outside, _SINGULAR_NOT_UNIQUE)
+            if problem is not None:
+                raise UnsupportedCaseError(problem)
+            grad = grad + u @ (mT(outside) / np.where(zero, 1.0, s)[..., :, None])
+    both = skew_u + skew_v
+    problem = unresolved(repeated, both * s[..., :, None], _SINGULAR_NOT_UNIQUE)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    problem = unresolved(repeated & zero[..., :, None], skew_u, _SINGULAR_NOT_UNIQUE)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    inner = inner + skew_u * inverse_sums + s[..., :, None] * (f * both)
     grad = grad + u @ inner @ vt
     return from_triangle(grad) if hermitian else grad
 
@@ -160,21 +261,46 @@ def svd_grad(g, y, a, full_matrices, compute_uv, hermitian):
 def svd_tangent(ta, y, a, full_matrices, compute_uv, hermitian):
     if hermitian:
         ta = symmetric_from_triangle(ta)
+    n = max(np.shape(a)[-2:])
     if not compute_uv:
         u, s, vt = np.linalg.svd(a, full_matrices=False, hermitian=hermitian)
-        return np.einsum("...ii->...i", mT(u) @ ta @ mT(vt))
+        values = np.einsum("...ii->...i", mT(u) @ ta @ mT(vt))
+        problem = unresolved(_zero_singular_values(s, n), values, _AT_ZERO)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
+        return values
     u, s, vt = y
     k = s.shape[-1]
     u_k, vt_k = u[..., :k], vt[..., :k, :]
     v = mT(vt_k)
     p = mT(u_k) @ ta @ v
-    f = _gaps_inverse(s**2)
-    tu = u_k @ (f * (p * s[..., None, :] + s[..., :, None] * mT(p)))
-    tv = v @ (f * (s[..., :, None] * p + mT(p) * s[..., None, :]))
+    zero = _zero_singular_values(s, n)
+    problem = unresolved(zero, np.einsum("...ii->...i", p), _AT_ZERO)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    inverse_sums, f, repeated = _vector_gaps(s, n)
+    both = p + mT(p)
+    problem = unresolved(repeated, both * s[..., :, None], _SINGULAR_NOT_UNIQUE)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    problem = unresolved(repeated & zero[..., :, None], p, _SINGULAR_NOT_UNIQUE)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    # f_ij (p_ij s_j + s_i p_ji) = p_ij / (s_i + s_j) + s_i (p + pᵀ)_ij f_ij; V's swaps p and pᵀ
+    tu = u_k @ (p * inverse_sums + s[..., :, None] * (f * both))
+    tv = v @ (mT(p) * inverse_sums + s[..., :, None] * (f * both))
     if u_k.shape[-2] > k:
-        tu = tu + (ta @ v - u_k @ p) / s[..., None, :]
+        outside = ta @ v - u_k @ p
+        problem = unresolved(zero[..., None, :], outside, _SINGULAR_NOT_UNIQUE)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
+        tu = tu + outside / np.where(zero, 1.0, s)[..., None, :]
     if v.shape[-2] > k:
-        tv = tv + (mT(ta) @ u_k - v @ mT(p)) / s[..., None, :]
+        outside = mT(ta) @ u_k - v @ mT(p)
+        problem = unresolved(zero[..., None, :], outside, _SINGULAR_NOT_UNIQUE)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
+        tv = tv + outside / np.where(zero, 1.0, s)[..., None, :]
     if full_matrices and u.shape[-1] > k:
         tu = np.concatenate([tu, _nan_tangent(u.shape[:-1] + (u.shape[-1] - k,), tu.dtype)], -1)
     tvt = mT(tv)

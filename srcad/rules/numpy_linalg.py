@@ -9,7 +9,9 @@ rank does not change near the point.
 """
 import numpy as np
 
+from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from .linalg_conditioning import negligible, singular_problem, singular_values_of, working_eps
 from ..runtime import as_array, item_grad, unbroadcast, zeros_like
 
 
@@ -45,7 +47,14 @@ def symmetric_from_triangle(x, lower=True):
     return np.triu(x) + mT(np.triu(x, 1))
 
 
+def is_singular(a):
+    """Whether a matrix of the stack ``a`` is singular to working precision."""
+    s = singular_values_of(a)
+    return bool(s.size) and bool(np.any(negligible(s, np.max(s, axis=-1, keepdims=True), max(np.shape(a)[-2:]))))
+
+
 register_nondifferentiable(eye_like, _nonzero, reason="it builds an identity matrix or tests for zeros")
+register_nondifferentiable(is_singular, reason="it checks conditioning (piecewise constant)")
 
 
 # ---- inverse, determinants, solve ------------------------------------------------------------
@@ -63,31 +72,51 @@ def inv_jvp(y, a):
     t[y] += -y @ t[a] @ y
 
 
+def cofactors(a, det):
+    """``det · A⁻ᵀ``, the matrix of cofactors of ``a`` (a stack too): the gradient of ``det``,
+    defined where ``a`` is singular as well (there it comes from the SVD ``A = U S Vᵀ`` as
+    ``det(U) det(V) U adj(S) Vᵀ``, where the inverse would be rounding error or fail)."""
+    if not is_singular(a):
+        return np.asarray(det)[..., None, None] * mT(np.linalg.inv(a))
+    u, s, vt = np.linalg.svd(a)
+    others = np.prod(np.where(np.eye(s.shape[-1], dtype=bool), 1.0, s[..., None, :]), axis=-1)  # Π_{j≠i} s_j
+    sign = np.sign(np.linalg.det(u) * np.linalg.det(vt))
+    return sign[..., None, None] * ((u * others[..., None, :]) @ vt)
+
+
 @register_vjp(np.linalg.det)
 def det(y, a):
     if np.ndim(a) == 2:  # one matrix: its determinant is a scalar
-        d[a] += (d[y] * y) * np.linalg.inv(a).T
+        d[a] += d[y] * cofactors(a, y)
     else:
-        d[a] += np.asarray(d[y] * y)[..., None, None] * mT(np.linalg.inv(a))
+        d[a] += np.asarray(d[y])[..., None, None] * cofactors(a, y)
 
 
 @register_jvp(np.linalg.det)
 def det_jvp(y, a):
-    t[y] += y * _trace(np.linalg.solve(a, t[a]))
+    t[y] += np.sum(cofactors(a, y) * t[a], axis=(-2, -1))
+
+
+def nonsingular_inverse(a, what):
+    """``inv(a)``, refused where ``a`` is singular to working precision."""
+    problem = singular_problem(a, what, "differentiate a non-singular matrix, or regularise it (a + 1e-9 * I)")
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
+    return np.linalg.inv(a)
 
 
 @register_vjp(np.linalg.slogdet)
 def slogdet(y, a):
     """The sign is piecewise constant: only ``logabsdet`` has a derivative."""
     if np.ndim(a) == 2:  # one matrix: its log-determinant is a scalar
-        d[a] += item_grad(d[y], 1, y) * np.linalg.inv(a).T
+        d[a] += item_grad(d[y], 1, y) * nonsingular_inverse(a, "np.linalg.slogdet").T
     else:
-        d[a] += np.asarray(item_grad(d[y], 1, y))[..., None, None] * mT(np.linalg.inv(a))
+        d[a] += np.asarray(item_grad(d[y], 1, y))[..., None, None] * mT(nonsingular_inverse(a, "np.linalg.slogdet"))
 
 
 @register_jvp(np.linalg.slogdet)
 def slogdet_jvp(y, a):
-    t[y] += [zeros_like(y[0]), _trace(np.linalg.solve(a, t[a]))]
+    t[y] += [zeros_like(y[0]), _trace(nonsingular_inverse(a, "np.linalg.slogdet") @ t[a])]
 
 
 def _rhs_is_vector(a, b):
@@ -247,22 +276,44 @@ register_nondifferentiable(chain_positions, reason="it computes positions, axes 
 
 # ---- pseudo-inverse ----------------------------------------------------------------------------
 
-def pinv_grad(g, a, y, hermitian):
-    """The adjoint of ``X = pinv(A)`` (constant rank):
+def truncated_pinv(a, rcond, rtol):
+    """Why ``pinv``'s derivative is not defined — it drops a singular value of ``a`` below its cutoff:
+    its rank changes as ``a`` moves there (it is not even continuous), and a truncated ``pinv`` has
+    another derivative than the formula's — or None."""
+    s = singular_values_of(a)
+    relative = max([max(np.shape(a)[-2:]) * working_eps(s), *(np.max(c) for c in (rcond, rtol) if c is not None)])
+    if not (s.size and np.any(s <= relative * np.max(s, axis=-1, keepdims=True))):
+        return None
+    return (f"np.linalg.pinv drops a singular value here ({np.min(s):.3g}, below its cutoff {relative:.3g} times the "
+            "largest): its rank changes as the matrix moves, where it has no derivative. Differentiate a matrix of "
+            "full rank, or regularise it (np.linalg.solve(a.T @ a + lam * np.eye(n), a.T) for a tall a)")
+
+
+register_nondifferentiable(truncated_pinv, reason="it checks conditioning (piecewise constant)")
+
+
+def pinv_grad(g, a, y, hermitian, rcond=None, rtol=None):
+    """The adjoint of ``X = pinv(A)`` (constant rank: refused where ``pinv`` drops a singular value):
     ``-XᵀḠXᵀ + (I - AX)ḠᵀXXᵀ + XᵀXḠᵀ(I - XA)``."""
     x = y
     g = np.asarray(g)
     a = symmetric_from_triangle(a) if hermitian else a  # the matrix pinv read: one triangle
+    problem = truncated_pinv(a, rcond, rtol)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     grad = (-mT(x) @ g @ mT(x)
             + (eye_like(x) - a @ x) @ mT(g) @ x @ mT(x)
             + mT(x) @ x @ mT(g) @ (eye_like(a) - x @ a))
     return from_triangle(grad) if hermitian else grad
 
 
-def pinv_tangent(ta, a, y, hermitian):
+def pinv_tangent(ta, a, y, hermitian, rcond=None, rtol=None):
     x = y
     if hermitian:
         ta, a = symmetric_from_triangle(ta), symmetric_from_triangle(a)
+    problem = truncated_pinv(a, rcond, rtol)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     return (-x @ ta @ x
             + x @ mT(x) @ mT(ta) @ (eye_like(x) - a @ x)
             + (eye_like(a) - x @ a) @ mT(ta) @ mT(x) @ x)
@@ -270,21 +321,36 @@ def pinv_tangent(ta, a, y, hermitian):
 
 @register_vjp(np.linalg.pinv)
 def pinv(y, a, rcond=None, hermitian=False, rtol=None):
-    d[a] += pinv_grad(d[y], a, y, hermitian)
+    d[a] += pinv_grad(d[y], a, y, hermitian, rcond, rtol)
 
 
 @register_jvp(np.linalg.pinv)
 def pinv_jvp(y, a, rcond=None, hermitian=False, rtol=None):
-    t[y] += pinv_tangent(t[a], a, y, hermitian)
+    t[y] += pinv_tangent(t[a], a, y, hermitian, rcond, rtol)
 
 
 # ---- least squares -----------------------------------------------------------------------------
+
+def rank_deficient(rank, a):
+    """Why ``lstsq``'s derivative is not defined at a matrix without full rank, or None."""
+    if rank >= min(np.shape(a)):
+        return None
+    return (f"np.linalg.lstsq of a matrix of rank {rank} (of at most {min(np.shape(a))}, to working precision): its "
+            "minimum-norm solution is not continuous where the rank changes, so it has no derivative there. "
+            "Differentiate a matrix of full rank, or regularise (add rows np.sqrt(lam) * np.eye(n) to a, zeros to b)")
+
+
+register_nondifferentiable(rank_deficient, reason="it checks conditioning (piecewise constant)")
+
 
 def lstsq_grad(g, a, b, y, which):
     """The adjoint of ``a`` (which=0) or ``b`` (which=1) in ``x, residuals, rank, s =
     lstsq(a, b)``: ``x = pinv(a) b``; the residuals ``‖a x - b‖²`` are stationary in ``x``;
     ``s`` are the singular values of ``a``."""
-    x, residuals, _, s = y
+    x, residuals, rank, s = y
+    problem = rank_deficient(rank, a)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     gx, gres, gs = item_grad(g, 0, y), item_grad(g, 1, y), item_grad(g, 3, y)
     a, b = np.asarray(a), np.asarray(b)
     vector = b.ndim == 1
@@ -306,6 +372,9 @@ def lstsq_grad(g, a, b, y, which):
 
 def lstsq_tangent(tv, a, b, y, which):
     x, residuals, rank, s = y
+    problem = rank_deficient(rank, a)
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     a, b = np.asarray(a), np.asarray(b)
     vector = b.ndim == 1
     bm, xm = (b[:, None], x[:, None]) if vector else (b, x)

@@ -10,7 +10,9 @@ Most reductions here are written with a *slope*: an array shaped like the input 
 """
 import numpy as np
 
+from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
+from .linalg_conditioning import kinked
 from ..runtime import as_array, expand_reduced, extremum_grad, prod_grad, resting_zero, sum_to_reduced
 from .mixed_derivatives import cumprod_grad_mixed, cumprod_mixed
 
@@ -435,7 +437,12 @@ def norm_slope(x, y, ord, axis, keepdims):
     if ord in (None, "fro"):
         slope = moved / np.linalg.norm(moved, axis=last, keepdims=True)
     elif ord in ("nuc", 2, -2):
-        u, _, vh = np.linalg.svd(moved, full_matrices=False)
+        u, s, vh = np.linalg.svd(moved, full_matrices=False)
+        picked = np.arange(s.shape[-1]) == (0 if ord == 2 else s.shape[-1] - 1)
+        problem = kinked(s, max(moved.shape[-2:]), np.ones_like(picked) if ord == "nuc" else picked,
+                         f"np.linalg.norm(ord={ord!r})")
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
         if ord == "nuc":
             slope = u @ vh
         else:

@@ -17,6 +17,7 @@ Second derivatives of ``eigvals`` are not computed (``np.linalg.eig`` has no rul
 import numpy as np
 
 from ..errors import UnsupportedCaseError
+from .linalg_conditioning import close_pairs, kinked, singular_problem, unresolved
 from .numpy_linalg import mT
 from ..registry import no_derivative, register_complex_safe, register_jvp, register_nondifferentiable, register_vjp
 
@@ -35,7 +36,16 @@ def cond_slope(a, p):
     """``∂ cond(a, p) / ∂a``: for ``c = σ₁/σₙ``, ``(u₁v₁ᵀ - c uₙvₙᵀ)/σₙ`` (``∂σᵢ/∂a = uᵢvᵢᵀ``);
     for ``p = -2`` the roles of the two are swapped."""
     largest_over_smallest = cond_in_largest_over_smallest(p)
+    problem = singular_problem(a, "np.linalg.cond",
+                               "the condition number is unbounded there; differentiate a non-singular matrix")
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     u, s, vt = np.linalg.svd(a, full_matrices=False)
+    positions = np.arange(s.shape[-1])
+    for extreme in (0, s.shape[-1] - 1):
+        problem = kinked(s, max(np.shape(a)[-2:]), positions == extreme, "np.linalg.cond")
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
     first = u[..., :, :1] * vt[..., :1, :]  # u₁v₁ᵀ
     last = u[..., :, -1:] * vt[..., -1:, :]  # uₙvₙᵀ
     top, bottom = s[..., :1, None], s[..., -1:, None]
@@ -60,6 +70,12 @@ def eigenvectors_in_order(a, w):
     again, and LAPACK need not order them alike)."""
     if np.iscomplexobj(a):
         raise UnsupportedCaseError("srcad differentiates np.linalg.eigvals of a real matrix only, not of a complex one")
+    problem = unresolved(close_pairs(np.asarray(w), np.shape(a)[-1]), 1.0,
+                         "np.linalg.eigvals has repeated eigenvalues here (equal to working precision), where "
+                         "each of them has no derivative (they can split in any direction); differentiate a matrix "
+                         "with distinct eigenvalues, or a symmetric function of them (np.trace(a) is their sum)")
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     values, vectors = np.linalg.eig(a)
     nearest = np.argmin(np.abs(np.asarray(w)[..., :, None] - values[..., None, :]), axis=-1)
     vectors = np.take_along_axis(vectors, nearest[..., None, :], axis=-1)

@@ -17,7 +17,8 @@ import numpy as np
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
 from .numpy_decompositions import cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent
-from .numpy_linalg import from_triangle, mT, symmetric_from_triangle
+from .linalg_conditioning import singular_problem
+from .numpy_linalg import cofactors, from_triangle, mT, symmetric_from_triangle
 
 try:
     import scipy.linalg as linalg
@@ -288,6 +289,10 @@ def logm_frechet(a, e, disp):
     if disp is not True:
         raise UnsupportedCaseError("srcad differentiates scipy.linalg.logm without disp (its result is then a "
                                    "tuple); leave it out")
+    problem = singular_problem(a, "scipy.linalg.logm",
+                               "its logarithm is unbounded there; differentiate a non-singular matrix")
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     n = np.shape(a)[-1]
     log = linalg.logm(frechet_block(a, e))
     if np.iscomplexobj(log):
@@ -297,9 +302,15 @@ def logm_frechet(a, e, disp):
 
 
 def real_root(y):
+    """``sqrtm``'s result, refused where it is complex or singular (the derivative solves the Sylvester
+    equation ``Y X + X Y = dA``, singular with ``Y``: a square root's slope at 0 is infinite)."""
     if np.iscomplexobj(y):
         raise UnsupportedCaseError("scipy.linalg.sqrtm returned a complex matrix; srcad differentiates real "
                                    "square roots only (e.g. of positive definite matrices)")
+    problem = singular_problem(y, "scipy.linalg.sqrtm", "differentiate a positive definite matrix, or regularise it "
+                               "(a + 1e-9 * np.eye(n))")
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     return y
 
 
@@ -383,11 +394,11 @@ if linalg is not None:
 
     @register_vjp(linalg.det)
     def det(y, a, overwrite_a=False, check_finite=True):  # a stack of matrices too: one det each
-        d[a] += (d[y] * y)[..., None, None] * mT(np.linalg.inv(a))
+        d[a] += np.asarray(d[y])[..., None, None] * cofactors(a, y)
 
     @register_jvp(linalg.det)
     def det_jvp(y, a, overwrite_a=False, check_finite=True):
-        t[y] += y * np.trace(np.linalg.solve(a, t[a]), axis1=-2, axis2=-1)
+        t[y] += np.sum(cofactors(a, y) * t[a], axis=(-2, -1))
 
     @register_vjp(linalg.eigh)
     def eigh(y, a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
@@ -399,9 +410,9 @@ if linalg is not None:
     @register_jvp(linalg.eigh)
     def eigh_jvp(y, a, b=None, lower=True, eigvals_only=False, overwrite_a=False, overwrite_b=False, type=1,
                  check_finite=True, subset_by_index=None, subset_by_value=None, driver=None):
-        t[y] += eigh_only_values(eigh_tangent(t[a], eigh_values_and_vectors(y, a, eigvals_only, lower),
-                                              plain_eigh(a, b, lower, eigvals_only, type, subset_by_index,
-                                                         subset_by_value)), eigvals_only)
+        t[y] += eigh_tangent(t[a], eigh_values_and_vectors(y, a, eigvals_only, lower),
+                             plain_eigh(a, b, lower, eigvals_only, type, subset_by_index, subset_by_value),
+                             eigvals_only)
 
     @register_vjp(linalg.expm)
     def expm(y, A):
@@ -456,7 +467,3 @@ def lyapunov_a_grad(gq, x):
     """The adjoint of ``a`` in ``a x + x aᵀ = q``, from ``q``'s adjoint ``gq``: ``a`` enters
     as both Sylvester coefficients."""
     return -gq @ mT(x) - mT(gq) @ x
-
-
-def eigh_only_values(tangent, eigvals_only):
-    return tangent[0] if eigvals_only else tangent

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_vjp
 from .numpy_decompositions import qr_grad, qr_tangent, svd_grad, svd_tangent
+from .linalg_conditioning import singular_problem
 from .numpy_linalg import mT
 from .scipy_linalg import not_square, plu_grad, plu_tangent
 
@@ -88,6 +89,10 @@ def _polar_factors(y, a, side):
     of ``A' = Aᵀ = Uᵀ P`` (side "left": ``A = P U``)."""
     if not_square(a):
         raise UnsupportedCaseError("srcad differentiates scipy.linalg.polar of square matrices only")
+    problem = singular_problem(a, "scipy.linalg.polar", "its factors are not differentiable there (P is the "
+                               "square root of AᵀA, U is not unique); differentiate a non-singular matrix")
+    if problem is not None:
+        raise UnsupportedCaseError(problem)
     u, p = y
     return (mT(u) if side == "left" else u), p
 
