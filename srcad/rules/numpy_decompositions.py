@@ -96,17 +96,18 @@ def cholesky_jvp(y, a, upper=False):
 
 
 _NOT_UNIQUE = ("the eigenvectors of repeated eigenvalues (equal to working precision) are not unique, so "
-               "they have no derivative; use np.linalg.eigvalsh (the values' derivatives stay defined), a function "
-               "that does not depend on how the repeated eigenvalues' vectors are chosen (V @ np.diag(w) @ V.T), "
-               "or a matrix with distinct eigenvalues")
+               "they have no derivative (nor does a function of them such as V @ np.diag(f(w)) @ V.T, computed "
+               "there as 0/0); use np.linalg.eigvalsh (the values' derivatives stay defined), the matrix itself "
+               "(a @ a rather than V @ np.diag(w**2) @ V.T), or a matrix with distinct eigenvalues")
 
 
 def eigh_grad(g, y, lower):
     """The adjoint of ``w, V = eigh(A)``: ``V (diag(w̄) + F∘skew(VᵀV̄)) Vᵀ`` with
     ``F_ij = 1/(w_j - w_i)``, mapped to the triangle NumPy reads (only the symmetric part of
-    the inner matrix counts, so only the skew part of ``VᵀV̄`` does). At repeated eigenvalues it is
-    defined where that skew part vanishes on their pairs (a function of ``V`` that does not see
-    how their vectors are chosen), and refused elsewhere."""
+    the inner matrix counts, so only the skew part of ``VᵀV̄`` does). At repeated eigenvalues
+    ``F`` is infinite: the adjoint is taken where ``VᵀV̄`` vanishes on their pairs (the function
+    does not read the repeated values' vectors, as a projector on the other vectors does) and
+    refused elsewhere (a limit 0/0 there cannot be told from rounding error)."""
     w, vectors = y
     n = w.shape[-1]
     inner = np.zeros(np.shape(vectors), np.result_type(vectors.dtype, np.float16))
@@ -119,7 +120,7 @@ def eigh_grad(g, y, lower):
         j = mT(vectors) @ g[1]
         skew = 0.5 * (j - mT(j))
         repeated = close_pairs(w, n)
-        problem = unresolved(repeated, skew, _NOT_UNIQUE)
+        problem = unresolved(repeated, j, _NOT_UNIQUE)
         if problem is not None:
             raise UnsupportedCaseError(problem)
         inner = inner + np.where(repeated, 0.0, _gaps_inverse(w)) * skew
@@ -207,10 +208,10 @@ def _vector_gaps(s, n):
 
 def svd_grad(g, y, a, full_matrices, compute_uv, hermitian):
     """The adjoint of the SVD ``A = U diag(s) Vᵀ`` (distinct, non-zero singular values): with
-    ``J = skew(UᵀŪ)``, ``K = skew(VᵀV̄)`` (times 2), the inner matrix is ``diag(s̄)`` plus
-    ``J_ij / (s_i + s_j) + s_i (J + K)_ij / (s_j² - s_i²)``, defined at repeated values where
-    ``J + K`` vanishes on their pairs (``U diag(s) Vᵀ`` does not see how their vectors are
-    chosen); refused elsewhere."""
+    ``J = UᵀŪ - ŪᵀU``, ``K = VᵀV̄ - V̄ᵀV``, the inner matrix is ``diag(s̄)`` plus
+    ``J_ij / (s_i + s_j) + s_i (J + K)_ij / (s_j² - s_i²)``. At repeated values it is taken where
+    ``UᵀŪ`` and ``VᵀV̄`` vanish on their pairs (their vectors are not read) and refused elsewhere;
+    at zero values (where they are not square) likewise for the part of Ū, V̄ outside the span."""
     (u, s, vt), (gu, gs, gvt) = _reduced_svd_parts(g, y, a, full_matrices, compute_uv, hermitian)
     v = mT(vt)
     n = max(np.shape(a)[-2:])
@@ -229,6 +230,9 @@ def svd_grad(g, y, a, full_matrices, compute_uv, hermitian):
     skew_u = skew_v = 0.0 * inner
     if _nonzero(gu):
         j = mT(u) @ gu
+        problem = unresolved(repeated, j, _SINGULAR_NOT_UNIQUE)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
         skew_u = j - mT(j)
         if u.shape[-2] > s.shape[-1]:  # the part of Ū outside the span of U
             outside = gu - u @ j
@@ -239,6 +243,9 @@ def svd_grad(g, y, a, full_matrices, compute_uv, hermitian):
     if _nonzero(gvt):
         gv = mT(gvt)
         k = mT(v) @ gv
+        problem = unresolved(repeated, k, _SINGULAR_NOT_UNIQUE)
+        if problem is not None:
+            raise UnsupportedCaseError(problem)
         skew_v = k - mT(k)
         if v.shape[-2] > s.shape[-1]:
             outside = gv - v @ k
@@ -247,12 +254,6 @@ def svd_grad(g, y, a, full_matrices, compute_uv, hermitian):
                 raise UnsupportedCaseError(problem)
             grad = grad + u @ (mT(outside) / np.where(zero, 1.0, s)[..., :, None])
     both = skew_u + skew_v
-    problem = unresolved(repeated, both * s[..., :, None], _SINGULAR_NOT_UNIQUE)
-    if problem is not None:
-        raise UnsupportedCaseError(problem)
-    problem = unresolved(repeated & zero[..., :, None], skew_u, _SINGULAR_NOT_UNIQUE)
-    if problem is not None:
-        raise UnsupportedCaseError(problem)
     inner = inner + skew_u * inverse_sums + s[..., :, None] * (f * both)
     grad = grad + u @ inner @ vt
     return from_triangle(grad) if hermitian else grad
