@@ -8,7 +8,8 @@ Assumptions, as for any derivative of these decompositions:
   entries of the other triangle get a zero adjoint.
 * ``eigh`` needs distinct eigenvalues and ``svd`` distinct, non-zero singular values:
   eigen/singular vectors of repeated values are not differentiable (the formulas divide
-  by their gaps). Vectors are unique up to sign for real input; the derivative is the
+  by their gaps), nor is ``cholesky`` of a semi-definite matrix; those cases are refused
+  (``linalg_conditioning.py``) unless the cotangent does not reach them. Vectors are unique up to sign for real input; the derivative is the
   one of the branch NumPy returns (the signs are locally constant), so gauge-invariant
   uses (``V @ np.diag(w) @ V.T``, ``V**2``) and direct uses (``np.abs(V)``) are both exact.
 * ``svd(full_matrices=True)`` and ``qr(mode="complete")`` of a non-square matrix return

@@ -5,7 +5,9 @@ the linear-algebra rules share (``mT``, ``from_triangle``). The factorizations (
 ``numpy_decompositions.py``.
 
 ``pinv`` (``hermitian=True`` reads one triangle, as ``eigh`` does) and ``lstsq`` assume the
-rank does not change near the point.
+rank does not change near the point: they are refused at a matrix without full rank (where
+``pinv`` drops a singular value), as ``slogdet`` is at a singular one; ``det``'s gradient there
+is the adjugate (the checks: ``linalg_conditioning.py``).
 """
 import numpy as np
 

@@ -3,8 +3,8 @@
 for a real matrix with complex eigenvalues), reverse (vjp) and forward (jvp), for matrices and
 stacks of matrices.
 
-The extreme singular values must be simple (the derivative divides by nothing, but a repeated
-largest or smallest singular value has no derivative). ``cond`` in another norm (``p`` of
+The extreme singular values must be simple and the matrix non-singular (a repeated largest or
+smallest singular value has no derivative): refused elsewhere. ``cond`` in another norm (``p`` of
 1, -1, inf, -inf, 'fro') is refused at run time: write it as ``norm(a, p) * norm(inv(a), p)``,
 which srcad differentiates.
 

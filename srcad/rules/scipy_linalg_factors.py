@@ -3,7 +3,7 @@ cover in another form, reverse (vjp) and forward (jvp): ``svdvals`` (``np.linalg
 singular values), ``qr`` (``np.linalg.qr``'s modes: "economic" is "reduced", "full" is
 "complete", "r" is the R of "full"), ``lu`` (``A = P L U`` of a square matrix, as
 ``lu_factor``) and ``polar`` (``A = U P`` or ``P U`` of a square matrix, through the Sylvester
-equation ``P Ω + Ω P = UᵀdA - dAᵀU`` for ``Ω = UᵀdU``; it needs ``A`` invertible). Refused when
+equation ``P Ω + Ω P = UᵀdA - dAᵀU`` for ``Ω = UᵀdU``; it needs ``A`` invertible, refused elsewhere). Refused when
 the code runs: ``qr(pivoting=True)`` and ``mode="raw"``, ``lu`` of a non-square matrix,
 ``permute_l=True`` or ``p_indices=True``, ``polar`` of a non-square matrix."""
 import numpy as np
