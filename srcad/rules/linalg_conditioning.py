@@ -28,15 +28,19 @@ def singular_values_of(a):
     return np.linalg.svd(np.asarray(a), compute_uv=False)
 
 
+def is_singular(a):
+    """Whether a matrix of the stack ``a`` is singular to working precision."""
+    s = singular_values_of(a)
+    return bool(s.size) and bool(np.any(negligible(s, np.max(s, axis=-1, keepdims=True), max(np.shape(a)[-2:]))))
+
+
 def singular_problem(a, what, advice):
     """Why ``what`` has no derivative where ``a`` (a matrix or a stack) is singular to working
     precision, or None."""
+    if not is_singular(a):
+        return None
     s = singular_values_of(a)
-    if s.size == 0:
-        return None
     largest = s.max(axis=-1, keepdims=True)
-    if not np.any(negligible(s, largest, max(np.shape(a)[-2:]))):
-        return None
     return (f"{what} of a matrix singular to working precision (smallest singular value {np.min(s):.3g}, largest "
             f"{np.max(largest):.3g}) is not differentiable there (its derivative divides by that singular value "
             f"and would be rounding error): {advice}")
@@ -92,5 +96,5 @@ def kinked(s, n, picked, what):
             "(np.sqrt(np.sum(s**2) + eps) for the nuclear norm)")
 
 
-register_nondifferentiable(working_eps, negligible, singular_values_of, singular_problem, close_pairs, unresolved,
+register_nondifferentiable(working_eps, negligible, singular_values_of, is_singular, singular_problem, close_pairs, unresolved,
                            different_cotangents, kinked, reason="it checks conditioning (piecewise constant)")

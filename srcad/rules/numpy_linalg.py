@@ -13,7 +13,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from .linalg_conditioning import negligible, singular_problem, singular_values_of, working_eps
+from .linalg_conditioning import is_singular, singular_problem, singular_values_of, working_eps
 from ..runtime import as_array, item_grad, unbroadcast, zeros_like
 
 
@@ -49,14 +49,7 @@ def symmetric_from_triangle(x, lower=True):
     return np.triu(x) + mT(np.triu(x, 1))
 
 
-def is_singular(a):
-    """Whether a matrix of the stack ``a`` is singular to working precision."""
-    s = singular_values_of(a)
-    return bool(s.size) and bool(np.any(negligible(s, np.max(s, axis=-1, keepdims=True), max(np.shape(a)[-2:]))))
-
-
 register_nondifferentiable(eye_like, _nonzero, reason="it builds an identity matrix or tests for zeros")
-register_nondifferentiable(is_singular, reason="it checks conditioning (piecewise constant)")
 
 
 # ---- inverse, determinants, solve ------------------------------------------------------------
