@@ -6,14 +6,15 @@ the linear-algebra rules share (``mT``, ``from_triangle``). The factorizations (
 
 ``pinv`` (``hermitian=True`` reads one triangle, as ``eigh`` does) and ``lstsq`` assume the
 rank does not change near the point: they are refused at a matrix without full rank (where
-``pinv`` drops a singular value), as ``slogdet`` is at a singular one; ``det``'s gradient there
-is the adjugate (the checks: ``linalg_conditioning.py``).
+``pinv`` drops a singular value); ``det``'s gradient at a singular matrix is the adjugate (the
+checks: ``linalg_conditioning.py``). ``slogdet``'s, ``A⁻ᵀ``, grows without bound there, as
+``inv``'s does: it is not checked, so that it reads the forward sweep's ``inv(S)`` at no cost.
 """
 import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_jvp, register_nondifferentiable, register_vjp
-from .linalg_conditioning import is_singular, singular_problem, singular_values_of, working_eps
+from .linalg_conditioning import is_singular, singular_values_of, working_eps
 from ..runtime import as_array, item_grad, unbroadcast, zeros_like
 
 
@@ -92,26 +93,18 @@ def det_jvp(y, a):
     t[y] += np.sum(cofactors(a, y) * t[a], axis=(-2, -1))
 
 
-def nonsingular_inverse(a, what):
-    """``inv(a)``, refused where ``a`` is singular to working precision."""
-    problem = singular_problem(a, what, "differentiate a non-singular matrix, or regularise it (a + 1e-9 * I)")
-    if problem is not None:
-        raise UnsupportedCaseError(problem)
-    return np.linalg.inv(a)
-
-
 @register_vjp(np.linalg.slogdet)
 def slogdet(y, a):
     """The sign is piecewise constant: only ``logabsdet`` has a derivative."""
     if np.ndim(a) == 2:  # one matrix: its log-determinant is a scalar
-        d[a] += item_grad(d[y], 1, y) * nonsingular_inverse(a, "np.linalg.slogdet").T
+        d[a] += item_grad(d[y], 1, y) * np.linalg.inv(a).T  # (the forward's inv(S), where it made one)
     else:
-        d[a] += np.asarray(item_grad(d[y], 1, y))[..., None, None] * mT(nonsingular_inverse(a, "np.linalg.slogdet"))
+        d[a] += np.asarray(item_grad(d[y], 1, y))[..., None, None] * mT(np.linalg.inv(a))
 
 
 @register_jvp(np.linalg.slogdet)
 def slogdet_jvp(y, a):
-    t[y] += [zeros_like(y[0]), _trace(nonsingular_inverse(a, "np.linalg.slogdet") @ t[a])]
+    t[y] += [zeros_like(y[0]), _trace(np.linalg.solve(a, t[a]))]
 
 
 def _rhs_is_vector(a, b):
