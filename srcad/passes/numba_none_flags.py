@@ -21,7 +21,11 @@ to what Python's ``dm is not None`` would be:
 This is exact by construction if ``dm`` is read only where it holds the value Python's ``dm``
 holds, that is where the last binding run is one that was kept: a flow analysis over the
 branches and loops of the function proves this of every read (other than the tests above),
-using that a read inside ``if dm is not None:`` follows a kept binding. A read it cannot prove
+using that a read inside ``if dm is not None:`` follows a kept binding, and that a read inside
+``if c:`` (``if not c:``) follows one if every path on which ``c`` is true (false) there went
+through one since ``c`` was last bound (``if c: t = ...`` then ``if c: y = y + t``). That needs
+``c``'s truth to stay what it was while ``c`` is not rebound: ``c`` is read only in tests,
+returns and pushes (``condition_names``), so no other name refers to its value to change it. A read it cannot prove
 (``add_grads(dm, g)`` where ``dm`` may have been reset), a binding other than an assignment,
 or a name inside a ``try``, ``with`` or nested function is refused. Two other designs were set
 aside: a zero of ``dm``'s type in place of ``None``, with the tests made true, runs the guarded
@@ -34,7 +38,7 @@ import gast
 from .. import astutil as A
 from ..runtime_adjoints import add_grads
 from ..runtime_boundary import finish
-from .numba_stacks import NotLowerable
+from .numba_stacks import PREVIOUS_VALUE, NotLowerable
 
 
 def lower_maybe_none(fn, names, resolve=None):
@@ -63,15 +67,39 @@ def lower_maybe_none(fn, names, resolve=None):
         if _dm_set:
             x = x + dm
         return x
+
+    A read under the condition its binding was made under is proven too:
+
+    >>> fn = gast.parse('''
+    ... def f_forward(x):
+    ...     t = None
+    ...     c = x > 0
+    ...     if c:
+    ...         t = x * 2.0
+    ...     if c:
+    ...         x = x + t
+    ...     return x
+    ... ''').body[0]
+    >>> lower_maybe_none(fn, {"t": fn.body[0]})
+    >>> print(to_source(fn).strip())
+    def f_forward(x):
+        _t_set = False
+        c = x > 0
+        if c:
+            t = x * 2.0
+            _t_set = t is not None
+        if c:
+            x = x + t
+        return x
     """
     if not names:
         return
     if resolve is not None:
         _split_on_none(fn, names, resolve)
     _check_bindings(fn, names)
-    flow = _Flow(names)
+    flow = _Flow(names, condition_names(fn))
     params = {a.id for a in fn.args.args} & set(names)
-    flow.block(fn.body, frozenset(params))
+    flow.block(fn.body, _State(params))
     if flow.unproven:
         name, stmt = flow.unproven[0]
         raise NotLowerable(f"{name!r} is None on some paths and a value on others, and is read here where it may "
@@ -207,47 +235,165 @@ class _FlagTests(gast.NodeTransformer):
         return flag if test[1] else gast.UnaryOp(op=gast.Not(), operand=flag)
 
 
-def _proven_by(test, outcome):
-    """The names ``test`` being ``outcome`` proves are not None."""
+def _proven_by(test, outcome, facts=frozenset()):
+    """The names ``test`` being ``outcome`` proves are not None: by a test ``d is not None``, or by
+    a condition name of ``facts`` (``(c, outcome, name)``: ``name`` holds a value if ``c`` is ``outcome``)."""
     if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
-        return _proven_by(test.operand, not outcome)
+        return _proven_by(test.operand, not outcome, facts)
     if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And if outcome else gast.Or):
-        return frozenset().union(*(_proven_by(v, outcome) for v in test.values))
+        return frozenset().union(*(_proven_by(v, outcome, facts) for v in test.values))
+    if isinstance(test, gast.Name):
+        return frozenset(name for cond, told, name in facts if cond == test.id and told == outcome)
     named = _none_test(test)
     return frozenset([named[0]]) if named is not None and named[1] == outcome else frozenset()
 
 
+def _tested_name(test):
+    """``(c, outcome)`` if ``test`` is true exactly when the name ``c`` is ``outcome`` (``c``, ``not c``)."""
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        inner = _tested_name(test.operand)
+        return None if inner is None else (inner[0], not inner[1])
+    return (test.id, True) if isinstance(test, gast.Name) else None
+
+
+def _rebound(node):
+    """Names ``node`` binds or deletes anywhere in it."""
+    return {n.id for n in A.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+
+def condition_names(fn):
+    """Names whose truth cannot change while they are not rebound: every read of one is in a test
+    (through ``not``, ``and``/``or`` and comparisons), in a ``return`` or a push ``s.append(c)`` to a
+    stack ``s`` popped only back into it (``c = s.pop()``, ``c = previous_value(s, c)``), so no
+    other name refers to its value and nothing stores into it (a one-element array tested by ``if``).
+
+    >>> fn = gast.parse("def f(x):\\n    c = x > 0\\n    d = c\\n    if c and not d:\\n        pass").body[0]
+    >>> sorted(condition_names(fn))  # ``c`` has a second name, ``x`` is read as a value
+    ['d']
+    """
+    allowed, pushed = set(), {}
+    for node in A.walk(fn):
+        if isinstance(node, (gast.If, gast.While, gast.IfExp)):
+            allowed.update(id(n) for n in _test_operands(node.test))
+        elif isinstance(node, gast.Return) and node.value is not None:
+            allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
+        elif _stack_call(node, "append") and len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+            allowed.add(id(node.args[0]))
+            pushed.setdefault(node.func.value.id, set()).add(node.args[0].id)
+    loads = {}
+    for node in A.walk(fn):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            loads.setdefault(node.id, []).append(node)
+    plain = {name for name, reads in loads.items() if all(id(n) in allowed for n in reads)}
+    plain |= {a.id for a in fn.args.args} - set(loads)
+    for stack, names in pushed.items():
+        if len(names) > 1 or not _popped_only_into(fn, stack, next(iter(names))):
+            plain -= names
+    return plain
+
+
+def _test_operands(test):
+    """The names a test reads as a whole value (through ``not``, ``and``/``or``, comparisons)."""
+    if isinstance(test, gast.Name):
+        return [test]
+    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+        return _test_operands(test.operand)
+    if isinstance(test, gast.BoolOp):
+        return [n for v in test.values for n in _test_operands(v)]
+    if isinstance(test, gast.Compare):
+        return [n for v in [test.left] + test.comparators for n in _test_operands(v)]
+    return []
+
+
+def _stack_call(node, method):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == method
+            and isinstance(node.func.value, gast.Name))
+
+
+def _popped_only_into(fn, stack, name):
+    """Every read of ``stack`` is a push, a ``return`` of it, or a pop bound to ``name`` alone."""
+    kept = set()
+    for node in A.walk(fn):
+        if _stack_call(node, "append") and node.func.value.id == stack:
+            kept.add(id(node.func.value))
+        elif isinstance(node, gast.Return) and node.value is not None:
+            kept.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
+        elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
+              and node.targets[0].id == name):
+            value = node.value
+            if _stack_call(value, "pop") and not value.args and value.func.value.id == stack:
+                kept.add(id(value.func.value))
+            elif (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+                  and value.func.id == PREVIOUS_VALUE and len(value.args) == 2
+                  and all(isinstance(a, gast.Name) for a in value.args)
+                  and (value.args[0].id, value.args[1].id) == (stack, name)):
+                kept.update(id(a) for a in value.args)
+    return all(id(n) in kept for n in A.walk(fn)
+               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id == stack)
+
+
+class _State:
+    """What the flow knows at a point: ``proven``, the names holding the value Python's name holds;
+    ``facts``, triples ``(c, outcome, name)``: ``name`` holds it if the condition name ``c`` is
+    ``outcome`` (kept only for names not proven, so equal knowledge is an equal state)."""
+
+    __slots__ = ("proven", "facts")
+
+    def __init__(self, proven, facts=frozenset()):
+        self.proven = frozenset(proven)
+        self.facts = frozenset(f for f in facts if f[2] not in self.proven)
+
+    def __eq__(self, other):
+        return isinstance(other, _State) and (self.proven, self.facts) == (other.proven, other.facts)
+
+    def __hash__(self):
+        return hash((self.proven, self.facts))
+
+    def knowing(self, names):
+        return _State(self.proven | names, self.facts)
+
+    def forgetting(self, names):
+        """``names`` rebound: a fact whose condition is one of them no longer holds."""
+        return _State(self.proven, {f for f in self.facts if f[0] not in names})
+
+
 def _meet(*states):
-    """Names that hold Python's value on every path that reaches here (None: no path does)."""
+    """What holds on every path that reaches here (None: no path does)."""
     reached = [s for s in states if s is not None]
-    return frozenset.intersection(*reached) if reached else None
+    if not reached:
+        return None
+    proven = frozenset.intersection(*(s.proven for s in reached))
+    facts = {f for s in reached for f in s.facts if all(f in t.facts or f[2] in t.proven for t in reached)}
+    return _State(proven, facts)
 
 
 class _Flow:
-    """The set of names holding the value Python's name holds, statement by statement; reads where
-    a name may not are collected in ``unproven`` as ``(name, statement)``."""
+    """What ``_State`` holds, statement by statement; reads where a name may not hold its value are
+    collected in ``unproven`` as ``(name, statement)``. ``conditions`` are the names whose facts
+    may be kept (``condition_names``)."""
 
-    def __init__(self, names):
+    def __init__(self, names, conditions):
         self.names = frozenset(names)
+        self.conditions = frozenset(conditions)
         self.loops = []  # per enclosing loop: the states at its breaks and at its continues
         self.unproven = []
 
     def reads(self, node, state, stmt):
-        """Collect the reads in the expression ``node`` of names not in ``state``; an operand of
-        ``is None`` is not read, and ``a if d is not None else b`` or ``d is not None and a``
+        """Collect the reads in the expression ``node`` of names not proven in ``state``; an operand
+        of ``is None`` is not read, and ``a if d is not None else b`` or ``d is not None and a``
         reads ``a`` where ``d`` holds a value."""
         if _none_test(node) is not None:
             return
         if isinstance(node, gast.IfExp):
             self.reads(node.test, state, stmt)
-            self.reads(node.body, state | _proven_by(node.test, True), stmt)
-            self.reads(node.orelse, state | _proven_by(node.test, False), stmt)
+            self.reads(node.body, state.knowing(_proven_by(node.test, True, state.facts)), stmt)
+            self.reads(node.orelse, state.knowing(_proven_by(node.test, False, state.facts)), stmt)
         elif isinstance(node, gast.BoolOp):
             for value in node.values:
                 self.reads(value, state, stmt)
-                state = state | _proven_by(value, isinstance(node.op, gast.And))
+                state = state.knowing(_proven_by(value, isinstance(node.op, gast.And), state.facts))
         elif isinstance(node, gast.Name):
-            if isinstance(node.ctx, gast.Load) and node.id in self.names - state:
+            if isinstance(node.ctx, gast.Load) and node.id in self.names - state.proven:
                 self.unproven.append((node.id, stmt))
         else:
             for child in gast.iter_child_nodes(node):
@@ -263,8 +409,10 @@ class _Flow:
     def statement(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s.test, state, s)
-            return _meet(self.block(s.body, state | _proven_by(s.test, True)),
-                         self.block(s.orelse, state | _proven_by(s.test, False)))
+            state = state.forgetting(_rebound(s.test))  # ``if (c := ...)``
+            body = self.block(s.body, state.knowing(_proven_by(s.test, True, state.facts)))
+            orelse = self.block(s.orelse, state.knowing(_proven_by(s.test, False, state.facts)))
+            return _meet(body, orelse) if body is None or orelse is None else self.branches(s, body, orelse)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if isinstance(s, (gast.Break, gast.Continue)):
@@ -272,13 +420,28 @@ class _Flow:
             self.loops[-1][isinstance(s, gast.Continue)].append(state)
             return None
         self.reads(s, state, s)
-        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in self.names - state:
+        if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in self.names - state.proven:
             self.unproven.append((s.target.id, s))  # ``dm += g`` reads dm
         if isinstance(s, (gast.Return, gast.Raise)):
             return None
+        state = state.forgetting(_rebound(s))
         if _is_none_assignment(s):
-            return state - {s.targets[0].id}
-        return state | (A.names_stored(s) & self.names)
+            name = s.targets[0].id
+            return _State(state.proven - {name}, {f for f in state.facts if f[2] != name})
+        return state.knowing(A.names_stored(s) & self.names)
+
+    def branches(self, s, body, orelse):
+        """The state after ``if c:`` whose branches end in ``body`` and ``orelse``: what holds on
+        both, and, if ``c`` is a condition name the ``if`` does not rebind, that what holds on one
+        branch only holds where ``c`` has that branch's outcome."""
+        state = _meet(body, orelse)
+        tested = _tested_name(s.test)
+        if tested is None or tested[0] not in self.conditions or tested[0] in _rebound(s):
+            return state
+        cond, outcome = tested
+        told = {(cond, outcome, n) for n in body.proven - orelse.proven}
+        told |= {(cond, not outcome, n) for n in orelse.proven - body.proven}
+        return _State(state.proven, state.facts | told)
 
     def loop(self, s, state):
         """A loop's exit state, its body followed until the state at its head no longer shrinks
@@ -287,7 +450,8 @@ class _Flow:
         while True:
             self.reads(s.iter if isinstance(s, gast.For) else s.test, head, s)
             self.loops.append(([], []))
-            end = self.block(s.body, head)
+            entry = head.forgetting(_rebound(s.target if isinstance(s, gast.For) else s.test))
+            end = self.block(s.body, entry)
             breaks, continues = self.loops.pop()
             again = _meet(head, end, *continues)
             if again == head:
