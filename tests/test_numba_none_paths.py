@@ -65,6 +65,26 @@ def f(x, y):
             total = total + snap * snap
     return total
 ''',
+    "restored_from_a_stack": '''
+def f(x, y):
+    snap = None
+    take = None
+    _take_stack = []
+    total = 0.0
+    for step in range(6):
+        y = np.sin(y) * 0.9 + x
+        _take_stack.append(take)
+        take = step % 2 == 0
+        if take:
+            snap = y * 2.0
+        if take:
+            total = total + snap * snap
+    for step in range(6):
+        if take:
+            total = total * 0.5
+        take = _take_stack.pop()
+    return total
+''',
     "conjunction": '''
 def f(x, y):
     b = None
@@ -171,7 +191,9 @@ def f(x, y):
 def _lowered(src):
     fn = gast.parse(src).body[0]
     lower_for_numba(fn)
-    namespace = {"np": np}
+    from srcad.backends import numba_runtime
+
+    namespace = {"np": np, "previous_value": numba_runtime.previous_value, "new_stack": numba.typed.List}
     exec(compile(A.to_source(fn), "<lowered>", "exec"), namespace)
     return numba.njit(namespace["f"])
 

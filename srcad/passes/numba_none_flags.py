@@ -250,7 +250,7 @@ def _proven_by(test, outcome, facts=frozenset()):
 
 def _tested_name(test):
     """``(c, outcome)`` if ``test`` is true exactly when the name ``c`` is ``outcome`` (``c``, ``not c``)."""
-    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+    if _is_not(test):
         inner = _tested_name(test.operand)
         return None if inner is None else (inner[0], not inner[1])
     return (test.id, True) if isinstance(test, gast.Name) else None
@@ -262,41 +262,50 @@ def _rebound(node):
 
 
 def condition_names(fn):
-    """Names whose truth cannot change while they are not rebound: every read of one is in a test
-    (through ``not``, ``and``/``or`` and comparisons), in a ``return`` or a push ``s.append(c)`` to a
-    stack ``s`` popped only back into it (``c = s.pop()``, ``c = previous_value(s, c)``), so no
-    other name refers to its value and nothing stores into it (a one-element array tested by ``if``).
+    """Names whose truth cannot change while they are not rebound: each is bound only by
+    assignments of a comparison, a ``not``, a constant, or a pop of its own stack, and every read
+    of one is in a test (through ``not``, ``and``/``or`` and comparisons), in a ``return`` or a
+    push to its own stack (``_own_stack``), so no other name refers to its value and nothing
+    stores into it (a one-element array tested by ``if``). A parameter is none (the caller may
+    hold its value).
 
-    >>> fn = gast.parse("def f(x):\\n    c = x > 0\\n    d = c\\n    if c and not d:\\n        pass").body[0]
-    >>> sorted(condition_names(fn))  # ``c`` has a second name, ``x`` is read as a value
+    >>> fn = gast.parse("def f(x):\\n    c = x > 0\\n    d = x > 1\\n    e = c\\n    if c and not d or e:\\n        pass").body[0]
+    >>> sorted(condition_names(fn))  # ``c`` has a second name, ``e`` is bound to a name, ``x`` a parameter
     ['d']
     """
-    allowed, pushed = set(), {}
+    allowed, fresh = set(), set()
     for node in A.walk(fn):
         if isinstance(node, (gast.If, gast.While, gast.IfExp)):
             allowed.update(id(n) for n in _test_operands(node.test))
         elif isinstance(node, gast.Return) and node.value is not None:
             allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
-        elif _stack_call(node, "append") and len(node.args) == 1 and isinstance(node.args[0], gast.Name):
+        elif (_stack_call(node, "append") and len(node.args) == 1 and isinstance(node.args[0], gast.Name)
+              and _own_stack(fn, node.func.value.id, node.args[0].id)):
             allowed.add(id(node.args[0]))
-            pushed.setdefault(node.func.value.id, set()).add(node.args[0].id)
-    loads = {}
+        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            stack = _popped_stack(node.value, node.targets[0].id)
+            own = stack is not None and _own_stack(fn, stack, node.targets[0].id)
+            if isinstance(node.value, (gast.Compare, gast.Constant)) or _is_not(node.value) or own:
+                fresh.add(id(node.targets[0]))
+            if own:  # ``previous_value(s, c)`` reads ``c``
+                allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
+    reads, binds = {}, {}
     for node in A.walk(fn):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            loads.setdefault(node.id, []).append(node)
-    plain = {name for name, reads in loads.items() if all(id(n) in allowed for n in reads)}
-    plain |= {a.id for a in fn.args.args} - set(loads)
-    for stack, names in pushed.items():
-        if len(names) > 1 or not _popped_only_into(fn, stack, next(iter(names))):
-            plain -= names
-    return plain
+        if isinstance(node, gast.Name):
+            (reads if isinstance(node.ctx, gast.Load) else binds).setdefault(node.id, []).append(node)
+    return {name for name in binds if all(id(n) in allowed for n in reads.get(name, ()))
+            and all(id(n) in fresh for n in binds[name])} - {a.id for a in fn.args.args}
+
+
+def _is_not(node):
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not)
 
 
 def _test_operands(test):
     """The names a test reads as a whole value (through ``not``, ``and``/``or``, comparisons)."""
     if isinstance(test, gast.Name):
         return [test]
-    if isinstance(test, gast.UnaryOp) and isinstance(test.op, gast.Not):
+    if _is_not(test):
         return _test_operands(test.operand)
     if isinstance(test, gast.BoolOp):
         return [n for v in test.values for n in _test_operands(v)]
@@ -310,24 +319,29 @@ def _stack_call(node, method):
             and isinstance(node.func.value, gast.Name))
 
 
-def _popped_only_into(fn, stack, name):
-    """Every read of ``stack`` is a push, a ``return`` of it, or a pop bound to ``name`` alone."""
+def _popped_stack(value, name):
+    """``s`` if ``value`` is ``s.pop()`` or ``previous_value(s, name)``."""
+    if _stack_call(value, "pop") and not value.args:
+        return value.func.value.id
+    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == PREVIOUS_VALUE
+            and len(value.args) == 2 and all(isinstance(a, gast.Name) for a in value.args)
+            and value.args[1].id == name):
+        return value.args[0].id
+    return None
+
+
+def _own_stack(fn, stack, name):
+    """Is every read of ``stack`` a push of ``name``, a pop bound to ``name`` alone, or in a ``return``?"""
     kept = set()
     for node in A.walk(fn):
-        if _stack_call(node, "append") and node.func.value.id == stack:
+        if _stack_call(node, "append") and node.func.value.id == stack and len(node.args) == 1 and (
+                isinstance(node.args[0], gast.Name) and node.args[0].id == name):
             kept.add(id(node.func.value))
         elif isinstance(node, gast.Return) and node.value is not None:
             kept.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
         elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
-              and node.targets[0].id == name):
-            value = node.value
-            if _stack_call(value, "pop") and not value.args and value.func.value.id == stack:
-                kept.add(id(value.func.value))
-            elif (isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
-                  and value.func.id == PREVIOUS_VALUE and len(value.args) == 2
-                  and all(isinstance(a, gast.Name) for a in value.args)
-                  and (value.args[0].id, value.args[1].id) == (stack, name)):
-                kept.update(id(a) for a in value.args)
+              and node.targets[0].id == name and _popped_stack(node.value, name) == stack):
+            kept.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name) and n.id == stack)
     return all(id(n) in kept for n in A.walk(fn)
                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id == stack)
 
@@ -409,7 +423,6 @@ class _Flow:
     def statement(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s.test, state, s)
-            state = state.forgetting(_rebound(s.test))  # ``if (c := ...)``
             body = self.block(s.body, state.knowing(_proven_by(s.test, True, state.facts)))
             orelse = self.block(s.orelse, state.knowing(_proven_by(s.test, False, state.facts)))
             return _meet(body, orelse) if body is None or orelse is None else self.branches(s, body, orelse)
@@ -450,8 +463,7 @@ class _Flow:
         while True:
             self.reads(s.iter if isinstance(s, gast.For) else s.test, head, s)
             self.loops.append(([], []))
-            entry = head.forgetting(_rebound(s.target if isinstance(s, gast.For) else s.test))
-            end = self.block(s.body, entry)
+            end = self.block(s.body, head)  # (a loop's target is no condition name)
             breaks, continues = self.loops.pop()
             again = _meet(head, end, *continues)
             if again == head:
