@@ -1,6 +1,9 @@
-"""A name None on some paths, read under the condition it was bound under (``numba_none_flags``).
+"""A name None on some paths, read under the condition it was bound under (``numba_none_flags``),
+and saved by a forward sweep for its backward sweep (``numba_saved_nones``).
 
-The forward-style functions below are what srcad generates for ``if c: t = ...`` then ``if c:
+The programs first: ``backend="numba"``'s gradient (joint adjoint) and pullback (forward and
+backward sweeps) equal the NumPy backend's and central finite differences, on both outcomes of
+each condition; each was refused before. Then the forward-style functions below are what srcad generates for ``if c: t = ...`` then ``if c:
 y = y + t`` (``t = None`` first: a value saved in one branch). Each accepted one is lowered,
 compiled with numba and run on both outcomes of the condition against the unlowered function
 run by Python; the unsafe look-alikes (the condition rebound between, another condition, a
@@ -9,10 +12,121 @@ import gast
 import numpy as np
 import pytest
 
+import srcad
 from srcad import astutil as A
+from srcad.backends.numba_errors import BackendCompileError
 from srcad.passes.numba_lowering import NotLowerable, lower_for_numba
 
 numba = pytest.importorskip("numba")
+
+
+def optional_bias(x, w):
+    use_bias = x[0] > 0.0
+    b = None
+    if use_bias:
+        b = np.tanh(w) * 0.5
+    h = x * w
+    if use_bias:
+        h = h * b + h
+    return (h ** 2).sum()
+
+
+def value_in_one_branch(x):
+    c = x[1] < 0.5
+    if c:
+        t = np.exp(x[0])
+    else:
+        u = x[0] * 3.0
+    if c:
+        r = t * x[1]
+    else:
+        r = u + x[1] * x[2]
+    return r
+
+
+def negated_condition(x):
+    skip = x[0] < 0.0
+    if not skip:
+        t = np.sqrt(x[1] ** 2 + 1.0)
+    r = x[0] * x[2]
+    if not skip:
+        r = r * t
+    return r
+
+
+def saved_array(x):
+    c = x[1] < 0.5
+    r = x[0]
+    if c:
+        t = np.exp(x)
+        r = (t * x).sum()
+    return r
+
+
+def snapshots(x):
+    total = 0.0
+    y = x
+    for step in range(5):
+        y = np.sin(y) * 0.9 + 0.1
+        take = step % 2 == 0
+        if take:
+            snapshot = y * 2.0
+        if take:
+            total = total + (snapshot * y).sum()
+    return total
+
+
+PROGRAMS = {  # name: (function, argument sets taking each branch, wrt)
+    "optional_bias": (optional_bias, [(np.array([0.6, -0.2, 0.9]), np.array([0.3, 0.8, -0.5])),
+                                      (np.array([-0.6, 0.2, 0.9]), np.array([0.3, 0.8, -0.5]))], (0, 1)),
+    "value_in_one_branch": (value_in_one_branch, [(np.array([0.3, 0.2, 0.7]),), (np.array([0.3, 0.9, 0.7]),)], (0,)),
+    "negated_condition": (negated_condition, [(np.array([0.4, 0.6, 1.3]),), (np.array([-0.4, 0.6, 1.3]),)], (0,)),
+    "saved_array": (saved_array, [(np.array([0.3, 0.2, 0.7]),), (np.array([0.3, 0.9, 0.7]),)], (0,)),
+    "snapshots": (snapshots, [(np.array([0.3, -0.2, 0.7]),)], (0,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_compiled_gradient_and_pullback_equal_numpy_and_finite_differences(name):
+    from test_numba_backend import check, check_compiled_pair, is_compiled
+
+    f, arg_sets, wrt = PROGRAMS[name]
+    for args in arg_sets:
+        d = srcad.differentiable(f, wrt=wrt, backend="numba")
+        grads = d.grad(*args)
+        assert is_compiled(d)
+        check(f, args, wrt, grads if isinstance(grads, tuple) else (grads,))
+        check_compiled_pair(f, args, wrt, d)
+
+
+def condition_rebound(x):
+    t = None
+    c = x[0] > 0.0
+    if c:
+        t = np.sin(x[1])
+    c = x[1] > 0.0
+    r = x[2]
+    if c:
+        r = r * t
+    return r
+
+
+def another_condition(x):
+    t = None
+    c = x[0] > 0.0
+    d = x[1] > 0.0
+    if c:
+        t = np.sin(x[1])
+    r = x[2]
+    if d:
+        r = r * t
+    return r
+
+
+@pytest.mark.parametrize("f", [condition_rebound, another_condition])
+def test_a_read_under_a_condition_that_may_differ_stays_refused(f):
+    with pytest.raises(BackendCompileError, match="None on some paths"):
+        srcad.grad(f, backend="numba")(np.array([0.5, 0.4, 0.3]))
 
 ACCEPTED = {
     "same_name": '''

@@ -342,7 +342,7 @@ def _lower(source, names, fn, resolve, numba):
         lowered = [numba_lowering.lower_for_numba(joint, resolve=resolve),
                    numba_lowering.lower_for_numba(forward, "forward", resolve=resolve)]
         lowered.append(numba_lowering.lower_for_numba(backward, "backward", numba_lowering.turned_stacks(forward),
-                                                      resolve))
+                                                      resolve, numba_lowering.saved_boxes(forward)))
     except numba_lowering.NotLowerable as exc:
         exc.located = located(source, fn, exc.node.lineno, exc.message)
         raise

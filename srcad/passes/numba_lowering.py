@@ -16,7 +16,8 @@ differently or not at all; this pass removes each of them by construction, and r
 - *Maybe None.* A name bound to ``None`` on one path and to a value on another (an adjoint
   that is zero on some paths, a value bound in one branch only) would be an optional in
   numba, which no helper takes: it gets a flag equal to ``x is not None`` that its tests read,
-  where every other read is proven to see a value (``numba_none_flags``), else refused; a
+  where every other read is proven to see a value (``numba_none_flags``), else refused (a
+  forward sweep saves such a name in a box its backward sweep reads: ``numba_saved_nones``); a
   range loop's variable, bound to ``None`` only so a forward sweep can save it if the loop
   never ran (and then never read), gets the placeholder ``0``.
 - *Identity.* numba compiles ``a is b`` on two floats to ``False`` (they are unboxed), which
@@ -71,13 +72,14 @@ def f_adjoint(x):
 import gast
 
 from .. import astutil as A
-from . import numba_allocations, numba_stacks, numba_static
+from . import numba_allocations, numba_saved_nones, numba_stacks, numba_static
 from .numba_none_flags import lower_maybe_none
 from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_around
 
 SAME_VALUE = "same_value"
 PREVIOUS_VALUE, SET_CURRENT_VALUE = numba_stacks.PREVIOUS_VALUE, numba_stacks.SET_CURRENT_VALUE
 UNCHANGED_COPY = numba_stacks.UNCHANGED_COPY
+saved_boxes = numba_saved_nones.saved_boxes
 NEW_STACK = "new_stack"
 SAVED_VALUE, RESTORED_VALUE = "saved_value", "restored_value"
 IS_NDARRAY = numba_static.IS_NDARRAY
@@ -89,7 +91,7 @@ HELPERS = (SAME_VALUE, PREVIOUS_VALUE, SET_CURRENT_VALUE, UNCHANGED_COPY, NEW_ST
            IS_NDARRAY, IS_INTEGER, DIMS_OF, ARRAY_FLAG, FINISH_OWNED, CHECKED_MATH)  # what rewritten code calls
 
 
-def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
+def lower_for_numba(fn, sweep="joint", turned=None, resolve=None, boxes=None):
     """Rewrite the generated function ``fn`` (gast ``FunctionDef``) in place so numba can
     compile it with the meaning it has in Python; see the module docstring. Returns ``fn``.
 
@@ -99,7 +101,8 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
     sweep's ``turned_stacks(forward)``, so its restores match. ``resolve(name)`` is the object
     a free name of the generated code denotes (None if unknown): calls it finds in
     ``numba_static.FOLDABLE`` on literal arguments are folded, and branches decided by
-    ``np.ndim`` outlined (``outlined(fn)``)."""
+    ``np.ndim`` outlined (``outlined(fn)``). A backward sweep reads the values its forward sweep
+    saved in boxes from them: pass ``boxes``, the forward sweep's ``saved_boxes(forward)``."""
     _refuse_checkpointed_loops(fn)
     _refuse_marked(fn)
     _refuse_sharing_checks(fn)
@@ -111,7 +114,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None):
         for block in A.blocks(fn.body):
             block[:] = turned_around(block, turned, {})
     A.set_anno(fn, "turned_stacks", turned)
-    _lower_maybe_none(fn, resolve)
+    _lower_maybe_none(fn, sweep, resolve, boxes)
     _lower_identity_tests(fn)
     _lower_ndarray_tests(fn)
     _lower_reversed_loops(fn)
@@ -219,9 +222,13 @@ def _drop_dead_placeholders(fn):
     fn.body[:] = [s for s in fn.body if id(s) not in dead]
 
 
-def _lower_maybe_none(fn, resolve):
+def _lower_maybe_none(fn, sweep, resolve, boxes):
     """Names bound to ``None`` and to values: a range loop's variable gets the placeholder ``0``,
-    the others a flag (``numba_none_flags``; ``resolve`` tells it the runtime's ``add_grads``)."""
+    the others a flag (``numba_none_flags``; ``resolve`` tells it the runtime's ``add_grads``);
+    those a forward sweep saves go in boxes its backward sweep reads (``numba_saved_nones``)."""
+    trusted = set()
+    if sweep == "backward":
+        _, trusted = numba_saved_nones.unbox_saved(fn, boxes)
     nones, values, ranges = {}, {}, set()
     for node in gast.walk(fn):
         if isinstance(node, gast.Assign):
@@ -248,7 +255,14 @@ def _lower_maybe_none(fn, resolve):
             node.value = A.const(0)  # a range loop's variable, unbound if it never ran: then never read
             continue
         maybe_none[name] = node
-    lower_maybe_none(fn, maybe_none, resolve)
+    boxed = {}
+
+    def box(fn, names):
+        boxed.update(numba_saved_nones.box_saved(fn, names))
+
+    facts = lower_maybe_none(fn, maybe_none, resolve, frozenset(trusted), box if sweep == "forward" else None)
+    if sweep == "forward":
+        numba_saved_nones.carry(fn, boxed, facts)
 
 
 def _is_range_call(node):

@@ -24,9 +24,11 @@ branches and loops of the function proves this of every read (other than the tes
 using that a read inside ``if dm is not None:`` follows a kept binding, and that a read inside
 ``if c:`` (``if not c:``) follows one if every path on which ``c`` is true (false) there went
 through one since ``c`` was last bound (``if c: t = ...`` then ``if c: y = y + t``). That needs
-``c``'s truth to stay what it was while ``c`` is not rebound: ``c`` is read only in tests,
-returns and pushes (``condition_names``), so no other name refers to its value to change it. A read it cannot prove
-(``add_grads(dm, g)`` where ``dm`` may have been reset), a binding other than an assignment,
+``c``'s truth to stay what it was while ``c`` is not rebound (``numba_conditions``). A
+forward sweep's ``return`` that saves a name where it may be None saves it in a box instead
+(``numba_saved_nones``), with what is known there, which its backward sweep starts from. A
+read it cannot prove (``add_grads(dm, g)`` where ``dm`` may have been reset), a binding other
+than an assignment,
 or a name inside a ``try``, ``with`` or nested function is refused. Two other designs were set
 aside: a zero of ``dm``'s type in place of ``None``, with the tests made true, runs the guarded
 code on the zero (``dw + dm * t`` is NaN for an infinite ``t`` where Python skips it) and needs
@@ -38,14 +40,19 @@ import gast
 from .. import astutil as A
 from ..runtime_adjoints import add_grads
 from ..runtime_boundary import finish
-from .numba_stacks import PREVIOUS_VALUE, NotLowerable
+from .numba_conditions import condition_names, copied, is_not
+from .numba_stacks import NotLowerable
 
 
-def lower_maybe_none(fn, names, resolve=None):
+def lower_maybe_none(fn, names, resolve=None, trusted=frozenset(), box=None):
     """Give each name of ``names`` (``{name: its first `name = None`}``) in ``fn`` a flag, as
     the module docstring says, or raise ``NotLowerable`` at the first statement that is not proven.
     ``resolve(name)`` is the object a free name of ``fn`` denotes (None: unknown, and no
-    ``add_grads`` call is rewritten).
+    ``add_grads`` call is rewritten); ``trusted``, names of a backward sweep's saved values
+    that were condition names in its forward sweep (``condition_names``); ``box(fn, names)``,
+    given names the last statement (a forward sweep's ``return``) reads where they may be None
+    and nothing else does, rewrites it so it does not (``numba_saved_nones.box_saved``). Returns
+    the facts the flow knows at ``fn``'s last statement if it is a ``return`` (``_State``).
 
     >>> from srcad.astutil import to_source
     >>> fn = gast.parse('''
@@ -57,7 +64,7 @@ def lower_maybe_none(fn, names, resolve=None):
     ...         x = x + dm
     ...     return x
     ... ''').body[0]
-    >>> lower_maybe_none(fn, {"dm": fn.body[0]})
+    >>> facts = lower_maybe_none(fn, {"dm": fn.body[0]})
     >>> print(to_source(fn).strip())
     def f_adjoint(x):
         _dm_set = False
@@ -80,7 +87,7 @@ def lower_maybe_none(fn, names, resolve=None):
     ...         x = x + t
     ...     return x
     ... ''').body[0]
-    >>> lower_maybe_none(fn, {"t": fn.body[0]})
+    >>> facts = lower_maybe_none(fn, {"t": fn.body[0]})
     >>> print(to_source(fn).strip())
     def f_forward(x):
         _t_set = False
@@ -93,13 +100,19 @@ def lower_maybe_none(fn, names, resolve=None):
         return x
     """
     if not names:
-        return
+        return frozenset()
     if resolve is not None:
         _split_on_none(fn, names, resolve)
     _check_bindings(fn, names)
-    flow = _Flow(names, condition_names(fn))
     params = {a.id for a in fn.args.args} & set(names)
+    flow = _Flow(names, condition_names(fn, trusted, resolve), resolve)
     flow.block(fn.body, _State(params))
+    at_return = {name for name, stmt in flow.unproven if stmt is fn.body[-1]}
+    if box is not None and at_return and not {name for name, stmt in flow.unproven if stmt is not fn.body[-1]}:
+        box(fn, at_return)
+        flow = _Flow(names, condition_names(fn, trusted, resolve), resolve)
+        flow.block(fn.body, _State(params))
+    returned = flow.returned.get(id(fn.body[-1]))
     if flow.unproven:
         name, stmt = flow.unproven[0]
         raise NotLowerable(f"{name!r} is None on some paths and a value on others, and is read here where it may "
@@ -118,6 +131,7 @@ def lower_maybe_none(fn, names, resolve=None):
     for block in A.blocks(fn.body):
         block[:] = [new for s in block for new in _flagged(s, flags)]
     fn.body[:0] = [A.assign(flags[p], _is_not_none(p)) for p in sorted(params)]
+    return returned.facts if returned is not None else frozenset()
 
 
 def _check_bindings(fn, names):
@@ -250,7 +264,7 @@ def _proven_by(test, outcome, facts=frozenset()):
 
 def _tested_name(test):
     """``(c, outcome)`` if ``test`` is true exactly when the name ``c`` is ``outcome`` (``c``, ``not c``)."""
-    if _is_not(test):
+    if is_not(test):
         inner = _tested_name(test.operand)
         return None if inner is None else (inner[0], not inner[1])
     return (test.id, True) if isinstance(test, gast.Name) else None
@@ -259,91 +273,6 @@ def _tested_name(test):
 def _rebound(node):
     """Names ``node`` binds or deletes anywhere in it."""
     return {n.id for n in A.walk(node) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
-
-
-def condition_names(fn):
-    """Names whose truth cannot change while they are not rebound: each is bound only by
-    assignments of a comparison, a ``not``, a constant, or a pop of its own stack, and every read
-    of one is in a test (through ``not``, ``and``/``or`` and comparisons), in a ``return`` or a
-    push to its own stack (``_own_stack``), so no other name refers to its value and nothing
-    stores into it (a one-element array tested by ``if``). A parameter is none (the caller may
-    hold its value).
-
-    >>> fn = gast.parse("def f(x):\\n    c = x > 0\\n    d = x > 1\\n    e = c\\n    if c and not d or e:\\n        pass").body[0]
-    >>> sorted(condition_names(fn))  # ``c`` has a second name, ``e`` is bound to a name, ``x`` a parameter
-    ['d']
-    """
-    allowed, fresh = set(), set()
-    for node in A.walk(fn):
-        if isinstance(node, (gast.If, gast.While, gast.IfExp)):
-            allowed.update(id(n) for n in _test_operands(node.test))
-        elif isinstance(node, gast.Return) and node.value is not None:
-            allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
-        elif (_stack_call(node, "append") and len(node.args) == 1 and isinstance(node.args[0], gast.Name)
-              and _own_stack(fn, node.func.value.id, node.args[0].id)):
-            allowed.add(id(node.args[0]))
-        elif isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
-            stack = _popped_stack(node.value, node.targets[0].id)
-            own = stack is not None and _own_stack(fn, stack, node.targets[0].id)
-            if isinstance(node.value, (gast.Compare, gast.Constant)) or _is_not(node.value) or own:
-                fresh.add(id(node.targets[0]))
-            if own:  # ``previous_value(s, c)`` reads ``c``
-                allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
-    reads, binds = {}, {}
-    for node in A.walk(fn):
-        if isinstance(node, gast.Name):
-            (reads if isinstance(node.ctx, gast.Load) else binds).setdefault(node.id, []).append(node)
-    return {name for name in binds if all(id(n) in allowed for n in reads.get(name, ()))
-            and all(id(n) in fresh for n in binds[name])} - {a.id for a in fn.args.args}
-
-
-def _is_not(node):
-    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not)
-
-
-def _test_operands(test):
-    """The names a test reads as a whole value (through ``not``, ``and``/``or``, comparisons)."""
-    if isinstance(test, gast.Name):
-        return [test]
-    if _is_not(test):
-        return _test_operands(test.operand)
-    if isinstance(test, gast.BoolOp):
-        return [n for v in test.values for n in _test_operands(v)]
-    if isinstance(test, gast.Compare):
-        return [n for v in [test.left] + test.comparators for n in _test_operands(v)]
-    return []
-
-
-def _stack_call(node, method):
-    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == method
-            and isinstance(node.func.value, gast.Name))
-
-
-def _popped_stack(value, name):
-    """``s`` if ``value`` is ``s.pop()`` or ``previous_value(s, name)``."""
-    if _stack_call(value, "pop") and not value.args:
-        return value.func.value.id
-    if (isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id == PREVIOUS_VALUE
-            and len(value.args) == 2 and all(isinstance(a, gast.Name) for a in value.args)
-            and value.args[1].id == name):
-        return value.args[0].id
-    return None
-
-
-def _own_stack(fn, stack, name):
-    """Is every read of ``stack`` a push of ``name``, a pop bound to ``name`` alone, or in a ``return``?"""
-    kept = set()
-    for node in A.walk(fn):
-        if _stack_call(node, "append") and node.func.value.id == stack and len(node.args) == 1 and (
-                isinstance(node.args[0], gast.Name) and node.args[0].id == name):
-            kept.add(id(node.func.value))
-        elif isinstance(node, gast.Return) and node.value is not None:
-            kept.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
-        elif (isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name)
-              and node.targets[0].id == name and _popped_stack(node.value, name) == stack):
-            kept.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name) and n.id == stack)
-    return all(id(n) in kept for n in A.walk(fn)
-               if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id == stack)
 
 
 class _State:
@@ -386,9 +315,11 @@ class _Flow:
     collected in ``unproven`` as ``(name, statement)``. ``conditions`` are the names whose facts
     may be kept (``condition_names``)."""
 
-    def __init__(self, names, conditions):
+    def __init__(self, names, conditions, resolve=None):
         self.names = frozenset(names)
         self.conditions = frozenset(conditions)
+        self.resolve = resolve
+        self.returned = {}  # id of a return statement: the state there
         self.loops = []  # per enclosing loop: the states at its breaks and at its continues
         self.unproven = []
 
@@ -436,8 +367,15 @@ class _Flow:
         if isinstance(s, gast.AugAssign) and isinstance(s.target, gast.Name) and s.target.id in self.names - state.proven:
             self.unproven.append((s.target.id, s))  # ``dm += g`` reads dm
         if isinstance(s, (gast.Return, gast.Raise)):
+            self.returned[id(s)] = state
             return None
         state = state.forgetting(_rebound(s))
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
+                and s.targets[0].id in self.conditions:
+            source = copied(s.value, self.resolve)
+            if source is not None and source.id in self.conditions:  # ``c = d``: what ``d`` tells, ``c`` does
+                return _State(state.proven, state.facts | {(s.targets[0].id, told, n)
+                                                           for cond, told, n in state.facts if cond == source.id})
         if _is_none_assignment(s):
             name = s.targets[0].id
             return _State(state.proven - {name}, {f for f in state.facts if f[2] != name})
