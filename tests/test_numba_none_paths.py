@@ -63,26 +63,12 @@ def saved_array(x):
     return r
 
 
-def snapshots(x):
-    total = 0.0
-    y = x
-    for step in range(5):
-        y = np.sin(y) * 0.9 + 0.1
-        take = step % 2 == 0
-        if take:
-            snapshot = y * 2.0
-        if take:
-            total = total + (snapshot * y).sum()
-    return total
-
-
 PROGRAMS = {  # name: (function, argument sets taking each branch, wrt)
     "optional_bias": (optional_bias, [(np.array([0.6, -0.2, 0.9]), np.array([0.3, 0.8, -0.5])),
                                       (np.array([-0.6, 0.2, 0.9]), np.array([0.3, 0.8, -0.5]))], (0, 1)),
     "value_in_one_branch": (value_in_one_branch, [(np.array([0.3, 0.2, 0.7]),), (np.array([0.3, 0.9, 0.7]),)], (0,)),
     "negated_condition": (negated_condition, [(np.array([0.4, 0.6, 1.3]),), (np.array([-0.4, 0.6, 1.3]),)], (0,)),
     "saved_array": (saved_array, [(np.array([0.3, 0.2, 0.7]),), (np.array([0.3, 0.9, 0.7]),)], (0,)),
-    "snapshots": (snapshots, [(np.array([0.3, -0.2, 0.7]),)], (0,)),
 }
 
 
