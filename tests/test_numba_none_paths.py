@@ -165,6 +165,18 @@ def f(x, y):
             total = total + snap * snap
     return total
 ''',
+    "negated_copy": '''
+def f(x, y):
+    t = None
+    c = x > 0.0
+    if c:
+        t = np.cos(y) + x
+    skip = not c
+    r = y * 2.0
+    if not skip:
+        r = r * t
+    return r
+''',
     "restored_from_a_stack": '''
 def f(x, y):
     snap = None
@@ -257,6 +269,19 @@ def f(x, y):
         t = None
     r = x
     if c:
+        r = r + t
+    return r
+''',
+    "negated_copy_of_another": '''
+def f(x, y):
+    t = None
+    c = x > 0.0
+    d = y > 0.0
+    if c:
+        t = y * 2.0
+    skip = not d
+    r = x
+    if not skip:
         r = r + t
     return r
 ''',

@@ -48,6 +48,8 @@ def condition_names(fn, trusted=frozenset(), resolve=None):
                 fresh.add(id(node.targets[0]))
             if own:  # ``previous_value(s, c)`` reads ``c``
                 allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
+            if is_not(node.value) and isinstance(node.value.operand, gast.Name):  # ``c = not d``: a new bool
+                allowed.add(id(node.value.operand))
     reads, binds = {}, {}
     for node in A.walk(fn):
         if isinstance(node, gast.Name):

@@ -372,10 +372,13 @@ class _Flow:
         state = state.forgetting(_rebound(s))
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) \
                 and s.targets[0].id in self.conditions:
-            source = copied(s.value, self.resolve)
-            if source is not None and source.id in self.conditions:  # ``c = d``: what ``d`` tells, ``c`` does
-                return _State(state.proven, state.facts | {(s.targets[0].id, told, n)
-                                                           for cond, told, n in state.facts if cond == source.id})
+            cond, value = s.targets[0].id, s.value
+            negated = is_not(value)
+            source = value.operand if negated else copied(value, self.resolve)
+            if isinstance(source, gast.Name) and source.id in self.conditions:
+                # ``c = d`` (``c = not d``): what ``d`` being true tells, ``c`` being true (false) does
+                return _State(state.proven, state.facts | {(cond, told != negated, n)
+                                                           for test, told, n in state.facts if test == source.id})
         if _is_none_assignment(s):
             name = s.targets[0].id
             return _State(state.proven - {name}, {f for f in state.facts if f[2] != name})
