@@ -1,8 +1,10 @@
 """Which local objects ``passes.local_objects`` lowers, and how they are made: the class an
 assignment calls (a plain class of the function's module; a record class is
 ``passes.records``'), a dataclass's generated ``__init__`` with its ``__post_init__`` as the
-function it runs, and an object made only to call its method (``Model(w).loss(x)``) named
-first, as any other local object."""
+function it runs, an object made only to call its method (``Model(w).loss(x)``) named
+first, as any other local object, and which ``super()`` calls a method makes (only
+``super().m(...)`` and ``super(C, self).m(...)`` in the method itself, not in a nested
+function or comprehension: ``super_calls``)."""
 import dataclasses
 import inspect
 import math
@@ -11,7 +13,8 @@ import types
 import gast
 
 from .. import astutil as A
-from .callees import dotted, lookup_path
+from .callees import dotted, local_names, lookup_path
+from .local_functions import SCOPES
 
 
 class Refused(Exception):
@@ -167,3 +170,47 @@ def fresh_in(base, taken):
     while base in taken:
         base += "_"
     return base
+
+
+def super_calls(fdef, owner, has_cell, source):
+    """``(call, method)`` for each ``super().method(...)`` or ``super(Owner, self).method(...)``
+    in ``fdef``, a method of the class ``owner`` (None: a function no class body defines, as a
+    dataclass's generated ``__init__``), and the ids of the ``self`` names those ``super(...)``
+    take. ``has_cell``: the function has the ``__class__`` cell holding ``owner`` that Python
+    gives a method of a class body using ``super()``. Refused: any other use of ``super`` or
+    ``__class__``, one in a nested function or comprehension (there it is not the method's),
+    ``super`` rebound."""
+    me = fdef.args.args[0].id
+    where = f"{owner.__qualname__}.{fdef.name}" if owner is not None else fdef.name
+    parents = {id(c): p for p in A.walk(fdef) for c in gast.iter_child_nodes(p)}
+    nested = {id(n) for s in A.walk(fdef) if isinstance(s, SCOPES) and s is not fdef for n in A.walk(s)}
+    found, self_names = [], set()
+    for n in A.walk(fdef):
+        if not (isinstance(n, gast.Name) and n.id in ("super", "__class__")):
+            continue
+        line = getattr(n, "lineno", "?")
+        if id(n) in nested:
+            raise Refused(f"{where} uses {n.id} in a nested function or comprehension (line {line}), where it is not "
+                          "the method's: call super().method(...) in the method itself and pass the value in")
+        sup, attr = parents.get(id(n)), None
+        attr = parents.get(id(sup)) if isinstance(sup, gast.Call) and sup.func is n and not sup.keywords else None
+        call = parents.get(id(attr)) if isinstance(attr, gast.Attribute) and attr.value is sup else None
+        if (n.id != "super" or not isinstance(call, gast.Call) or call.func is not attr or owner is None
+                or "super" in local_names(fdef) or source.globals.get("super", super) is not super):
+            raise Refused(f"{where} uses {n.id} otherwise than to call a method, as super().method(...) in a method "
+                          f"of a class (line {line}): write that, or call the base class's method by name")
+        if sup.args:  # super(Owner, self): the method's own class and first parameter only
+            parts = dotted(sup.args[0]) if len(sup.args) == 2 else None
+            try:
+                named = lookup_path(parts, source) if parts else None
+            except (KeyError, AttributeError):
+                named = None
+            if named is not owner or not (isinstance(sup.args[1], gast.Name) and sup.args[1].id == me):
+                raise Refused(f"{where} calls super with arguments other than its own class and '{me}' (line "
+                              f"{line}): srcad follows super() and super({owner.__qualname__}, {me}) only")
+            self_names.add(id(sup.args[1]))
+        elif not has_cell:
+            raise Refused(f"{where} calls super() but was not defined in the body of {owner.__qualname__} (line "
+                          f"{line}), so Python has no class for it: define it there")
+        found.append((call, attr.attr))
+    return found, self_names

@@ -15,8 +15,15 @@ outside nested functions and comprehensions; the class is defined in the functio
 attribute (but a dataclass field's default), no ``__slots__``, ``__new__``, ``__getattr__``, ``__setattr__`` and the like, and its
 ``__init__`` and the methods called are plain functions whose ``self`` appears only as
 ``self.attr`` (the attributes ``__init__`` sets at its top level), ``self.method(...)`` (not in
-``__init__``; no method reaching itself again) or ``return self`` (the call's result then
-discarded), with literal defaults and plain parameters. A dataclass with a ``__post_init__``
+``__init__``; no method reaching itself again; never ``__init__``) or ``return self`` (the call's
+result then discarded), with literal defaults and plain parameters. A method is keyed by the
+class whose own function it is, so ``super().method(...)`` (or ``super(C, self).method(...)``)
+in a method of ``C`` is the call of the method Python's ``super`` finds: the first class after
+``C`` in the object's method resolution order defining it (``local_classes.super_calls``; the
+only closure a method may have is the ``__class__`` cell holding ``C``). ``super().__init__(...)``
+is allowed as a statement of an ``__init__`` itself: the base's ``__init__`` runs there as a
+function returning the attributes it sets at its top level (the only ones it may read or set),
+which are the object's too; ``object``'s does nothing. A dataclass with a ``__post_init__``
 runs its generated ``__init__`` as that function (``local_classes.dataclass_init``), and an
 object made only to call a method (``Model(w).loss(x)``) is named first. Any other local
 object is left as it is: one carrying no derivative runs as written, as before; one that carries derivatives is
@@ -31,12 +38,12 @@ import gast
 from .. import astutil as A
 from ..errors import SrcadError
 from .callees import local_names
-from .local_classes import Refused, dataclass_init, fresh_in, init_fields, made_class, name_temporary_objects
+from .local_classes import Refused, dataclass_init, fresh_in, init_fields, made_class, name_temporary_objects, super_calls
+from .local_functions import SCOPES
 
 
 _UNLOWERED = "unlowered_object"  # annotation: why a local object was not lowered (``unlowered_object``)
 _HOOKS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__slots__", "__class_getitem__")
-_SCOPES = (gast.FunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
 def lower_local_objects(node, source):
@@ -95,7 +102,10 @@ class _Lowering:
         self.node, self.source, self.assign, self.name, self.cls = node, source, assign, name, cls
         self.taken = A.all_names(node)
         self.locals_ = locals_
+        # a method is keyed (class, name): the class whose own function it is (super() reaches past it)
         self.defs, self.mutators = {}, {}  # method -> (def name, FunctionDef); method -> sets attributes
+        self.functions = {}  # method -> (its FunctionDef as written, its class or None, has the __class__ cell)
+        self.init_attrs = {}  # an __init__ -> the attributes it sets at its top level
         self.returns_self = set()  # methods with a `return self` (their result may only be discarded)
         self.method_names = set()  # every name the methods read use
 
@@ -110,8 +120,11 @@ class _Lowering:
         for hook in _HOOKS:
             if inspect.getattr_static(self.cls, hook, None) is not inspect.getattr_static(object, hook, None):
                 raise Refused(f"its class defines {hook}, which may change what an attribute is: remove it")
-        init = dataclass_init(self.cls, self.method) or self.method("__init__")
-        self.attrs = _top_level_attributes(init, self.self_name(init))
+        self.init_key = self.key("__init__")
+        posted = dataclass_init(self.cls, self.method)
+        if posted is not None:  # (no class body defines it: super() in it is refused)
+            self.functions[self.init_key] = (posted, None, False)
+        self.attrs = self.attributes(self.init_key)
         fields = init_fields(self.cls) or ()
         for attr in self.attrs:  # (a dataclass field's default is a class attribute its __init__ always hides)
             if attr not in fields and inspect.getattr_static(self.cls, attr, None) is not None:
@@ -120,9 +133,9 @@ class _Lowering:
         self.attribute_names = {a: self.fresh(f"{self.name}__{a}") for a in self.attrs}
         self.renamed({new: f"{self.name}.{a}" for a, new in self.attribute_names.items()})
         uses = self.uses()
-        self.defs["__init__"] = self.lowered("__init__", init, initial=True)
+        self.defs[self.init_key] = self.lowered(self.init_key, initial=True)
         for method in dict.fromkeys(m for kind, m, _ in uses if kind == "call"):
-            self.lower(method, ())
+            self.lower(self.key(method), ())
         clash = sorted({name for name, _ in self.defs.values()} & self.method_names)
         if clash:
             raise Refused(f"a method of its class uses the name '{clash[0]}', which srcad gives a method's function: "
@@ -138,24 +151,68 @@ class _Lowering:
         known = A.anno(self.source.node, "renamed_from") or {}
         A.set_anno(self.source.node, "renamed_from", {**known, **names})
 
+    def key(self, name, after=None):
+        """``(class, name)``: the class whose own attribute ``name`` Python finds on the object
+        (``o.name``, ``self.name``), or on ``super(after, o)``: the first such class after
+        ``after`` in the object's method resolution order (class None: none has it)."""
+        order = self.cls.__mro__
+        order = order[order.index(after) + 1:] if after is not None else order
+        return next(((c, name) for c in order if name in vars(c)), (None, name))
+
     def method(self, name):
-        fn = inspect.getattr_static(self.cls, name, None)
+        """The ``FunctionDef`` of the method ``name`` Python finds on the object."""
+        return self.function(self.key(name))[0]
+
+    def function(self, key):
+        """``(FunctionDef, class, has the __class__ cell)`` of the method ``key``, refused where
+        it is no plain function of the module. The only closure allowed is the ``__class__``
+        cell Python makes for ``super()``, holding the class whose body defines the function."""
+        if key in self.functions:
+            return self.functions[key]
+        owner, name = key
+        fn = vars(owner)[name] if owner is not None else None
         if not isinstance(fn, types.FunctionType):
             raise Refused(f"its {name} is no plain function (a static or class method, a property, or none): make "
                            f"it a method, def {name}(self, ...)")
         code = fn.__code__
-        if (fn.__globals__ is not self.source.globals or fn.__closure__ or code.co_filename != self.source.filename
+        has_cell = code.co_freevars == ("__class__",) and fn.__closure__[0].cell_contents is owner
+        if (fn.__globals__ is not self.source.globals or (fn.__closure__ and not has_cell)
+                or code.co_filename != self.source.filename
                 or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR)
                 or code.co_kwonlyargcount or code.co_posonlyargcount or code.co_argcount < 1):
             raise Refused(f"{fn.__qualname__} is not a plain function of this module: give it positional "
-                           "parameters only (no *args, **kwargs or keyword-only ones), no decorator, super() or closure")
+                           "parameters only (no *args, **kwargs or keyword-only ones), no decorator or closure")
         from ..source import capture
 
         try:
-            return capture(fn).node
+            self.functions[key] = (capture(fn).node, owner, has_cell)
         except SrcadError as exc:
             raise Refused(f"srcad cannot read {fn.__qualname__}: {exc}") from None
+        return self.functions[key]
 
+    def attributes(self, key):
+        """The attributes the ``__init__`` ``key`` sets by statements of its body itself, in
+        order, those set by a base's ``__init__`` that a ``super().__init__(...)`` statement
+        there runs among them (none for ``object``'s)."""
+        if key[0] is object:
+            return []
+        if key not in self.init_attrs:
+            fdef, owner, has_cell = self.function(key)
+            supers = {id(call): method for call, method in super_calls(fdef, owner, has_cell, self.source)[0]}
+            found = []
+            for s in fdef.body:
+                if isinstance(s, gast.Expr) and supers.get(id(s.value)) == "__init__":
+                    names = self.attributes(self.key("__init__", after=owner))
+                else:
+                    names = _attributes_set(s, self.self_name(fdef))
+                found += [a for a in names if a not in found]
+            self.init_attrs[key] = found
+        return self.init_attrs[key]
+
+    def shown(self, key):
+        """How messages name the method ``key``: ``energy``, or ``Base.energy`` where the
+        object's own lookup finds another class's (``super()`` reaches it)."""
+        return key[1] if self.key(key[1]) == key else f"{key[0].__qualname__}.{key[1]}"
 
     @staticmethod
     def self_name(fdef):
@@ -165,7 +222,7 @@ class _Lowering:
         """``(kind, detail, (node, parent))`` for each use of the object's name: "attribute"
         (``o.attr``, read or set), "call" (``o.method(...)``), "made" (its construction)."""
         parents = {id(c): p for p in A.walk(self.node) for c in gast.iter_child_nodes(p)}
-        nested = {id(n) for s in A.walk(self.node) if isinstance(s, _SCOPES) and s is not self.node for n in A.walk(s)}
+        nested = {id(n) for s in A.walk(self.node) if isinstance(s, SCOPES) and s is not self.node for n in A.walk(s)}
         found = []
         for n in A.walk(self.node):
             if not (isinstance(n, gast.Name) and n.id == self.name):
@@ -196,28 +253,35 @@ class _Lowering:
                                "differentiates its fields wherever they go)")
         return found
 
-    def lower(self, method, callers):
-        """Lower ``method`` once, the methods it calls first; ``callers``: the methods whose
-        lowering called for it (a method among them is a recursion, refused)."""
-        if method in callers:
-            chain = " -> ".join((*callers[callers.index(method):], method))
+    def lower(self, key, callers):
+        """Lower the method ``key`` once, the methods it calls first; ``callers``: the methods
+        whose lowering called for it (a method among them is a recursion, refused). An
+        ``__init__`` is lowered as one (``lowered``): reached from a base's ``super().__init__``."""
+        if key in callers:
+            chain = " -> ".join(self.shown(k) for k in (*callers[callers.index(key):], key))
             raise Refused(f"its methods call each other without end ({chain}); srcad lowers a method only "
                            "where the calls it makes end: write the recursion as a loop")
-        if method not in self.defs:
-            self.defs[method] = self.lowered(method, self.method(method), callers=(*callers, method))
+        if key not in self.defs:
+            self.defs[key] = self.lowered(key, initial=key[1] == "__init__", callers=(*callers, key))
 
-    def lowered(self, method, fdef, initial=False, callers=()):
-        """``(name, FunctionDef)``: ``method`` as a function of the attributes (module doc); a
-        ``self.other(...)`` in it the call of ``other``'s function, lowered first."""
+    def lowered(self, key, initial=False, callers=()):
+        """``(name, FunctionDef)``: the method ``key`` as a function of the attributes (module
+        doc); a ``self.other(...)`` or ``super().other(...)`` in it the call of ``other``'s
+        function, lowered first. An ``__init__`` (``initial``) takes no attributes and returns
+        those it sets (``attributes``); it reads and sets no others."""
+        fdef, owner, has_cell = self.function(key)
         fdef = A.deepcopy(fdef)
+        method = self.shown(key)
+        attrs = self.attributes(key) if initial else self.attrs
+        supers, super_selves = super_calls(fdef, owner, has_cell, self.source)
         me = self.self_name(fdef)
         own = local_names(fdef) | A.names_read(fdef)
         self.method_names |= A.all_names(fdef)
-        params = {a: fresh_in(f"self_{a}", own) for a in self.attrs}
+        params = {a: fresh_in(f"self_{a}", own) for a in attrs}
         own |= set(params.values())
         self.renamed({new: f"{me}.{a}" for a, new in params.items()})
         for n in A.walk(fdef):
-            if isinstance(n, _SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
+            if isinstance(n, SCOPES) and n is not fdef and me in A.names_read(n) | A.all_names(n):
                 raise Refused(f"{method} uses '{me}' in a nested function or comprehension: read the attributes "
                                "into local names before it")
             if isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)):
@@ -237,63 +301,100 @@ class _Lowering:
         replaced, sets = {}, False
         parents = {id(c): p for p in A.walk(fdef) for c in gast.iter_child_nodes(p)}
         for n in A.walk(fdef):
-            if not (isinstance(n, gast.Name) and n.id == me and n is not fdef.args.args[0]):
+            if not (isinstance(n, gast.Name) and n.id == me and n is not fdef.args.args[0]) or id(n) in super_selves:
                 continue
             parent = parents.get(id(n))
             line = getattr(n, "lineno", "?")
-            if isinstance(parent, gast.Attribute) and parent.value is n and parent.attr in self.attrs:
+            if isinstance(parent, gast.Attribute) and parent.value is n and parent.attr in attrs:
                 sets = sets or not isinstance(parent.ctx, gast.Load)
                 replaced[id(parent)] = gast.Name(id=params[parent.attr], ctx=parent.ctx, annotation=None,
                                                  type_comment=None)
                 continue
             if isinstance(parent, gast.Return) and not initial:
-                self.returns_self.add(method)  # allowed where the call's result is discarded (method_call)
+                self.returns_self.add(key)  # allowed where the call's result is discarded (method_call)
                 replaced[id(n)] = A.const(None)
                 continue
             called = _called_method(n, parent, parents)
             if called is None or initial:
-                raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute its __init__ sets"
-                               f"{'' if initial else ', call a method or return it'} (line {line}): set each "
-                               "attribute in __init__, use the attributes (not the object) elsewhere"
-                               f"{', and set the attributes in __init__ itself' if initial else ''}")
+                raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute "
+                               f"{'it sets (at its top level)' if initial else 'its __init__ sets, call a method or return it'}"
+                               f" (line {line}): set each attribute in __init__, use the attributes (not the object) "
+                               f"elsewhere{', and set the attributes in __init__ itself' if initial else ''}")
             callee, call = called
-            self.lower(callee, callers)
-            replaced[id(call)] = self.method_call(callee, call, parents.get(id(call)), list(params.values()), fresh, me)
-            sets = sets or self.mutators[callee]
-        nested = {id(n) for s in A.walk(fdef) if isinstance(s, _SCOPES) and s is not fdef for n in A.walk(s)}
+            replaced[id(call)] = self.called(self.key(callee), call, parents, params, fresh, me, callers)
+            sets = sets or self.mutators[self.key(callee)]
+        for call, callee in supers:
+            key_called = self.key(callee, after=owner)
+            if callee == "__init__":
+                replaced[id(call)] = self.base_init(key_called, call, parents.get(id(call)), fdef, params, callers)
+                continue
+            if initial:
+                raise Refused(f"{method} calls super().{callee}(...) (line {getattr(call, 'lineno', '?')}): call the "
+                               "methods after the object is made, not in __init__")
+            replaced[id(call)] = self.called(key_called, call, parents, params, fresh, "super()", callers)
+            sets = sets or self.mutators[key_called]
+        nested = {id(n) for s in A.walk(fdef) if isinstance(s, SCOPES) and s is not fdef for n in A.walk(s)}
         fdef = _Replace(replaced).visit(fdef)
         fdef.args.args = fdef.args.args[1:]
         if not initial:  # (__init__'s attributes are made by it: they are its results only)
             fdef.args.args = [gast.Name(id=params[a], ctx=gast.Param(), annotation=None, type_comment=None)
                               for a in self.attrs] + fdef.args.args
-        self.mutators[method] = sets and not initial
+        self.mutators[key] = sets and not initial
         if initial or sets:
             returns = [n for n in A.walk(fdef) if isinstance(n, gast.Return) and id(n) not in nested]
             if initial and returns:
                 raise Refused("its __init__ has a return statement: remove it")
-            state = [A.load(params[a]) for a in self.attrs]
+            state = [A.load(params[a]) for a in attrs]
             for n in returns:
                 n.value = gast.Tuple(elts=[n.value or A.const(None)] + A.deepcopy(state), ctx=gast.Load())
             if not fdef.body or not isinstance(fdef.body[-1], gast.Return):
                 results = state if initial else [A.const(None)] + A.deepcopy(state)
                 fdef.body.append(gast.copy_location(
                     gast.Return(value=gast.Tuple(elts=results, ctx=gast.Load())), fdef.body[-1] if fdef.body else fdef))
-        name = self.fresh(f"_{self.name}_{method.strip('_') or 'call'}")
+        name = self.fresh(f"_{self.name}_{'_'.join(p.strip('_') or 'call' for p in method.split('.'))}")
         fdef.name = name
         fdef.decorator_list = []
         return name, fdef
 
+    def called(self, key, call, parents, params, fresh, shown, callers):
+        """What replaces ``call``, of the method ``key`` in a method whose attributes are in the
+        names ``params``: the call of its function, lowered first (``method_call``)."""
+        self.lower(key, callers)
+        return self.method_call(key, call, parents.get(id(call)), list(params.values()), fresh, shown)
+
+    def base_init(self, key, call, statement, fdef, params, callers):
+        """What replaces ``super().__init__(...)`` in the ``__init__`` ``fdef`` whose attributes
+        are in the names ``params``: the statement running the base's ``__init__`` ``key``
+        there, binding the attributes it sets (``object``'s, given no arguments, does nothing)."""
+        line = getattr(call, "lineno", "?")
+        if not any(s is statement for s in fdef.body):
+            raise Refused(f"super().__init__(...) is called other than as a statement of __init__ itself (line {line}): "
+                           "call it there, outside any branch or loop")
+        if key[0] is object:
+            if call.args or call.keywords:
+                raise Refused(f"super().__init__(...) reaches object.__init__ with arguments (line {line}): remove them")
+            return _Statement(statement, gast.copy_location(gast.Pass(), statement))
+        self.lower(key, callers)
+        made = gast.Call(func=A.load(self.defs[key][0]), args=call.args, keywords=call.keywords)
+        targets = [A.store(params[a]) for a in self.attributes(key)]
+        new = (gast.Assign(targets=[gast.Tuple(elts=targets, ctx=gast.Store())], value=made, type_comment=None)
+               if targets else gast.Expr(value=made))
+        return _Statement(statement, gast.copy_location(new, statement))
+
     def method_call(self, method, n, parent, state, fresh, shown):
-        """What replaces ``n``, a call of ``method`` (in ``parent``) on the object whose attributes
-        are in the names ``state`` (``shown``: the object's name in the code): the call of the
-        method's function, or a ``_Statement`` binding the attributes it sets too."""
+        """What replaces ``n``, a call of the method ``method`` (in ``parent``) on the object whose
+        attributes are in the names ``state`` (``shown``: the object's name in the code): the call
+        of the method's function, or a ``_Statement`` binding the attributes it sets too."""
         line = getattr(n, "lineno", "?")
+        if method[1] == "__init__":
+            raise Refused(f"{shown}.__init__(...) is called again (line {line}): make a new object instead")
         call = gast.copy_location(gast.Call(func=A.load(self.defs[method][0]),
                                             args=[A.load(s) for s in state] + n.args, keywords=n.keywords), n)
         discarded = isinstance(parent, gast.Expr)
         if method in self.returns_self and not discarded:
-            raise Refused(f"its {method} returns the object itself, and line {line} uses what "
-                           f"{shown}.{method}(...) returns; call it as a statement of its own and use {shown} after it")
+            raise Refused(f"its {method[1]} returns the object itself, and line {line} uses what "
+                           f"{shown}.{method[1]}(...) returns; call it as a statement of its own and use the object "
+                           "after it")
         if not self.mutators[method]:
             return call
         if discarded:
@@ -301,8 +402,8 @@ class _Lowering:
         elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
             target = parent.targets[0]
         else:
-            raise Refused(f"its {method} sets attributes, and is called inside an expression (line {line}); call "
-                           f"it as a statement of its own, or as 'r = {shown}.{method}(...)'")
+            raise Refused(f"its {method[1]} sets attributes, and is called inside an expression (line {line}); call "
+                           f"it as a statement of its own, or as 'r = {shown}.{method[1]}(...)'")
         return _Statement(parent, gast.copy_location(gast.Assign(
             targets=[gast.Tuple(elts=[target] + [A.store(s) for s in state], ctx=gast.Store())], value=call,
             type_comment=None), parent))
@@ -314,12 +415,12 @@ class _Lowering:
                                                 type_comment=None), n)
         if kind == "made":
             made = self.assign.value
-            call = gast.copy_location(gast.Call(func=A.load(self.defs["__init__"][0]), args=made.args,
+            call = gast.copy_location(gast.Call(func=A.load(self.defs[self.init_key][0]), args=made.args,
                                                 keywords=made.keywords), made)
             attributes = [A.store(self.attribute_names[a]) for a in self.attrs]
             return gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=attributes, ctx=gast.Store())],
                                                   value=call, type_comment=None), n)
-        return self.method_call(detail, n, parent, [self.attribute_names[a] for a in self.attrs], self.fresh,
+        return self.method_call(self.key(detail), n, parent, [self.attribute_names[a] for a in self.attrs], self.fresh,
                                 self.name)
 
 
@@ -341,17 +442,11 @@ def _called_method(n, parent, parents):
     return None
 
 
-def _top_level_attributes(init, me):
-    """The attributes ``__init__`` sets by statements of its body itself, in order."""
-    found = []
-    for s in init.body:
-        targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AnnAssign) else []
-        for t in targets:
-            for n in t.elts if isinstance(t, gast.Tuple) else [t]:
-                if (isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == me
-                        and n.attr not in found):
-                    found.append(n.attr)
-    return found
+def _attributes_set(s, me):
+    """The attributes of ``me`` the statement ``s`` itself assigns, in order."""
+    targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AnnAssign) else []
+    return [n.attr for t in targets for n in (t.elts if isinstance(t, gast.Tuple) else [t])
+            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == me]
 
 
 class _Replace(gast.NodeTransformer):
