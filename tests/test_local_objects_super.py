@@ -269,3 +269,28 @@ def test_refused_saying_what_to_do(f, says):
         srcad.grad(f)(X)
     assert says in str(error.value)
     assert "test_local_objects_super.py" in str(error.value)
+
+
+class Restarted:
+    def __init__(self, w=1.0, gain=2.0):
+        self.w = w
+        self.gain = gain
+
+    def restart(self):
+        self.__init__()  # Python sets both attributes back to their defaults
+
+    def value(self, x):
+        return np.sum(x * self.w * self.gain)
+
+
+def restarted(x):
+    r = Restarted(3.0, 5.0)
+    r.restart()
+    return r.value(x)
+
+
+def test_init_called_again_is_refused_not_ignored():
+    """The lowered __init__ took the attributes for its arguments and set none: the value was
+    45 * sum(x) where Python's is 2 * sum(x)."""
+    with pytest.raises(SrcadError, match=r"self.__init__\(...\) is called again"):
+        srcad.value_and_grad(restarted)(X)
