@@ -17,7 +17,7 @@ import gast
 
 from ..astutil import anno, deepcopy, replace_names, set_anno
 from .callees import Callee, path_expr, readable
-from .method_calls import _has_rule, spread_partial, spread_rule_partial
+from .method_calls import has_rule, spread_partial, spread_rule_partial
 
 
 def held_function_call(call, parts, held, source):
@@ -32,7 +32,7 @@ def held_function_call(call, parts, held, source):
     function = found.function
     if found.fixed is None:
         set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(parts)))
-    elif isinstance(function, types.FunctionType) and not _has_rule(function):
+    elif isinstance(function, types.FunctionType) and not has_rule(function):
         spread_partial(call, parts, readable(function), found.fixed)
     elif any(k.arg is None for k in call.keywords):
         raise source.syntax_error(

@@ -282,13 +282,13 @@ def global_method(parts, source):
         return None
     from ..code_reading import installed_file
 
-    if _has_rule(obj) or installed_file(_function_of(obj.__func__).__code__.co_filename):
+    if has_rule(obj) or installed_file(_function_of(obj.__func__).__code__.co_filename):
         return None
     function = lookup_path(parts + ["__func__"], source)
     return function, path_expr(parts + ["__func__"]), receiver
 
 
-def _has_rule(obj):
+def has_rule(obj):
     """Is there a rule for ``obj`` itself (either mode), or is it declared without derivative?"""
     from .. import registry
 
@@ -321,7 +321,7 @@ def called_object_call(call, parts, source):
     if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
                         functools.partial)) or not isinstance(getattr(type(obj), "__call__", None), types.FunctionType):
         return None
-    if _has_rule(obj):
+    if has_rule(obj):
         return None  # a rule for the object itself (a custom_vjp) keeps it
     if global_method(parts + ["__call__"], source) is None:
         return None
@@ -388,7 +388,7 @@ def rule_partial_call(call, parts, source):
     except (KeyError, AttributeError):
         return False
     own = {k.arg for k in call.keywords}
-    if type(obj) is not functools.partial or not _has_rule(obj.func) or _has_rule(obj) or None in own:
+    if type(obj) is not functools.partial or not has_rule(obj.func) or has_rule(obj) or None in own:
         return False
     function = lookup_path(parts + ["func"], source)
     lookup_path(parts + ["args"], source)

@@ -36,7 +36,7 @@ def read_module_aliases(fdef, source):
     if A.anno(fdef, _DONE):
         return
     A.set_anno(fdef, _DONE, True)
-    bindings = _bindings(fdef)
+    bindings = name_bindings(fdef)
     reads, checked = _reads(fdef), _checked(fdef, source)
     scopes = [n for n in A.walk(fdef) if isinstance(n, gast.FunctionDef)]
     why_not = {}  # name -> why a binding of it to a module is not read as the module
@@ -82,7 +82,7 @@ _NOT_PLAIN = ("it is bound in a branch, loop, try or with, by a tuple assignment
               "not by 'name = module' at the top level of the function")
 
 
-def _bindings(fdef):
+def name_bindings(fdef):
     """name -> the nodes binding it anywhere in ``fdef``: an assignment (once per name its
     targets bind), ``(function, parameter)``, any other store or deletion, a ``def``, an import,
     ``global``/``nonlocal``."""
@@ -148,7 +148,7 @@ def _module_path(expr, source):
 
 
 def _module_bound(name, binding, source):
-    """Does ``binding`` (an item of ``_bindings``) bind ``name`` to a dotted name of a module?"""
+    """Does ``binding`` (an item of ``name_bindings``) bind ``name`` to a dotted name of a module?"""
     if isinstance(binding, (gast.Assign, gast.AnnAssign, gast.NamedExpr)):
         return any(_module_path(value, source) is not None for target in _targets(binding)
                    for value in _values_bound(name, target, binding.value))

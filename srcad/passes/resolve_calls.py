@@ -13,6 +13,7 @@ from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
 from .item_methods import ItemMethodCalls, container_locals, held_classes, item_method_call
 from .local_objects import lower_local_objects
+from .local_partials import read_local_partials
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
 from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
                            through_parameter, through_self, through_super)
@@ -96,6 +97,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     if node is source.node and isinstance(node, gast.FunctionDef):
         lower_local_objects(node, source)  # acc = Accumulator(); acc.add(x): its attributes in names
         read_module_aliases(node, source)  # xp = np: xp.sin(x) calls np.sin
+        read_local_partials(node, source)  # half = partial(g, s=0.5); half(x): g(x, s=0.5)
         frozen_locals(node, source)  # prior = norm(mu, s); prior.logpdf(x): norm.logpdf(x, *prior)
     locals_ = local_names(node)
     nodes = list(A.walk(node))
