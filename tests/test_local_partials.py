@@ -48,8 +48,15 @@ def rule_partial(x):
     return np.sum(clip(x) * x)
 
 
+WAVE = functools.partial(mixed, scale=2.0, shift=1.0)  # a module's partial
+
+
+def overriding_a_module_partial(x):
+    return np.sum(WAVE(x, x[::-1], scale=x[0]) + WAVE(x, 3.0, shift=x[1]) + WAVE(x, 0.5))
+
+
 CASES = [(keyword_partial, 0), (positional_partial, 0), (positional_partial, 1), (captured_value, 0),
-         (overriding_keyword, 0), (rule_partial, 0)]
+         (overriding_keyword, 0), (rule_partial, 0), (overriding_a_module_partial, 0)]
 
 
 @pytest.mark.parametrize("f,wrt", CASES, ids=[f"{f.__name__}-{w}" for f, w in CASES])

@@ -356,11 +356,19 @@ def partial_reads(parts, count):
 
 
 def partial_call(call, parts, source):
-    """A call of a ``global_partial`` rewritten as the call of its function; else False."""
+    """A call of a ``global_partial`` rewritten as the call of its function; else False. A call
+    passing by name a keyword the partial fixes overrides it, as in Python: the partial's other
+    keywords are then passed one by one (their names guarded), not as ``**``."""
     found = global_partial(parts, source)
     if found is None:
         return False
-    spread_partial(call, parts, found[0], len(found[2]))
+    keywords = denoted(parts, source).keywords
+    own = {k.arg for k in call.keywords}
+    if None not in own and own & set(keywords):
+        lookup_path(parts + ["keywords"], source)
+        spread_rule_partial(call, parts, found[0], len(found[2]), keywords)
+    else:
+        spread_partial(call, parts, found[0], len(found[2]))
     return True
 
 
@@ -401,7 +409,7 @@ def spread_rule_partial(call, parts, function, count, keywords):
     """``call`` of the partial at the dotted name ``parts`` of ``function`` (fixing ``count``
     positional arguments and the keywords named ``keywords``) as ``function``'s call: the
     partial's arguments in front, its keywords the call does not pass itself by name
-    (``rule_partial_call``), read off the partial when the code runs."""
+    (``rule_partial_call``, ``partial_call``), read off the partial when the code runs."""
     own = {k.arg for k in call.keywords}
     func, fixed, mapping = partial_reads(parts, count)
     spread = [gast.keyword(arg=name, value=gast.Subscript(value=deepcopy(mapping), slice=gast.Constant(
