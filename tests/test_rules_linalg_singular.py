@@ -270,3 +270,18 @@ def test_eigenvectors_of_close_but_distinct_eigenvalues_are_still_differentiated
     g = srcad.grad(first_eigenvector)(a)
     numeric = (first_eigenvector(a + 1e-10 * v) - first_eigenvector(a - 1e-10 * v)) / 2e-10
     np.testing.assert_allclose(np.sum(g * v), numeric, rtol=1e-4)
+
+
+def det_in_a_loop(a):
+    total = 0.0
+    for k in range(3):
+        total = total + np.linalg.det(a * (1.0 + 0.5 * k))
+    return total
+
+
+@pytest.mark.parametrize("a", [RANK_TWO, ROUNDED_SINGULAR, np.zeros((3, 3)), ILL_CONDITIONED, REPEATED],
+                         ids=["exact", "rounded", "zero", "ill-conditioned", "regular"])
+def test_det_under_numba_is_the_adjugate_as_numpy_computes_it(a):
+    pytest.importorskip("numba")
+    compiled = srcad.grad(det_in_a_loop, backend="numba")(a)
+    np.testing.assert_allclose(compiled, srcad.grad(det_in_a_loop)(a), rtol=1e-9, atol=1e-12 * np.abs(a).max() ** 2)

@@ -1,6 +1,6 @@
 """njit versions of the derivative helpers rules call for reductions and products (``srcad.runtime``'s
 ``sum_to_reduced``, ``extremum_grad``, the rules' ``dot_grad``, ``norm_axes``, ``norm_slope``,
-``variance_slope``, ``cumsum_grad``, ``logistic_weight``; ``max``/``min``'s ``chosen_index``), for the numba backend (``numba_runtime``
+``variance_slope``, ``cumsum_grad``, ``logistic_weight``; ``max``/``min``'s ``chosen_index``; ``det``'s ``cofactors``), for the numba backend (``numba_runtime``
 imports this module, registering the overloads).
 
 Each covers the float vectors and matrices numba's own NumPy functions reduce (axis None, or the
@@ -13,7 +13,7 @@ from numba import literal_unroll, njit, types
 from numba.extending import overload
 
 from .. import runtime
-from ..rules import builtin_rules, numpy_exponential, numpy_products, numpy_reductions
+from ..rules import builtin_rules, numpy_exponential, numpy_linalg, numpy_products, numpy_reductions
 from .numba_copies import none_type, number_type
 
 
@@ -160,4 +160,32 @@ def _chosen_index(items, chosen):
                 return i
             i += 1
         raise ValueError("srcad cannot tell which item max or min chose")
+    return impl
+
+
+@overload(numpy_linalg.cofactors)
+def _cofactors(a, det):
+    """``det · A⁻ᵀ`` of one float matrix, as the Python helper: from the SVD (``sign · U diag(Πⱼ≠ᵢ sⱼ)
+    Vᵀ``, right everywhere) where ``A`` may be singular to working precision, else from the inverse.
+    ``‖A‖₁ ‖A⁻¹‖₁``, within a factor ``n`` of the condition number, rules that out for most matrices
+    at the cost of two norms; ``det`` exactly 0 (a zero pivot, where ``inv`` would raise) never inverts."""
+    if not (isinstance(a, types.Array) and a.ndim == 2 and isinstance(a.dtype, types.Float) and number_type(det)):
+        return None  # a stack, or integers: the Python helper's, which numba refuses to type
+    eps = float(np.finfo(np.float32 if a.dtype == types.float32 else np.float64).eps)
+
+    def impl(a, det):
+        n = a.shape[0]
+        if n == 0:
+            return np.zeros_like(a)
+        if det != 0.0 and np.isfinite(det):
+            inverse = np.linalg.inv(a)
+            if np.max(np.sum(np.abs(a), axis=0)) * np.max(np.sum(np.abs(inverse), axis=0)) < 1.0 / (n * n * eps):
+                return det * inverse.T
+        u, s, vt = np.linalg.svd(a)
+        others = np.ones(n, a.dtype)
+        for i in range(n):
+            for j in range(n):
+                if j != i:
+                    others[i] *= s[j]
+        return np.sign(np.linalg.det(u) * np.linalg.det(vt)) * ((u * others) @ vt)
     return impl

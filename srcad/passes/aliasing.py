@@ -196,6 +196,10 @@ def _stale_message(update, text, updated, reader, made, copied, line, through, c
         hint = text.value(made.value) if single else "..."
         if single and isinstance(made.value, _DISPLAYS):
             fix = _holder_fix(copied, written)
+        elif single and A.anno(made.value, "lowered_method"):  # (passes.local_objects: o.copy() of your class)
+            called = A.anno(made.value, "lowered_method")
+            fix = (f"'{copied}' is what '{called}(...)', a method of yours, returns, which may be what the object "
+                   f"holds: write '{copied} = np.array({called}(...))' to make a new array")
         elif single and _fresh(made.value) and A.anno(made.value, "callee").kind == "method":
             # a method named like NumPy's copy of a value not known to be an array (yours may lie)
             fix = (f"'{copied}' is made by '{hint}', which srcad takes as new memory only where it knows what "

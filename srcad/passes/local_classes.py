@@ -76,6 +76,8 @@ def name_temporary_objects(node, source, locals_):
             name = fresh_in(_snake(dotted(receiver.func)[-1]), taken | set(source.globals))
             taken.add(name)
             named.add(id(value))
+            known = A.anno(source.node, "renamed_from") or {}  # (messages speak of Model(w), not of model)
+            A.set_anno(source.node, "renamed_from", {**known, name: A.to_source(receiver).strip()})
             if isinstance(value.func, gast.Attribute):
                 value.func.value = A.load(name)
             else:

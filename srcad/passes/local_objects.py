@@ -131,7 +131,8 @@ class _Lowering:
                 raise Refused(f"its class has an attribute '{attr}' too (a property or a default), which an instance's "
                                "may hide: rename one of them")
         self.attribute_names = {a: self.fresh(f"{self.name}__{a}") for a in self.attrs}
-        self.renamed({new: f"{self.name}.{a}" for a, new in self.attribute_names.items()})
+        self.displayed = (A.anno(self.source.node, "renamed_from") or {}).get(self.name, self.name)
+        self.renamed({new: f"{self.displayed}.{a}" for a, new in self.attribute_names.items()})
         uses = self.uses()
         self.defs[self.init_key] = self.lowered(self.init_key, initial=True)
         for method in dict.fromkeys(m for kind, m, _ in uses if kind == "call"):
@@ -390,6 +391,8 @@ class _Lowering:
             raise Refused(f"{shown}.__init__(...) is called again (line {line}): make a new object instead")
         call = gast.copy_location(gast.Call(func=A.load(self.defs[method][0]),
                                             args=[A.load(s) for s in state] + n.args, keywords=n.keywords), n)
+        # what the user called, for advice (``memory_refusals.copy_hint``)
+        A.set_anno(call, "lowered_method", f"{self.displayed if shown == self.name else shown}.{method[1]}")
         discarded = isinstance(parent, gast.Expr)
         if method in self.returns_self and not discarded:
             raise Refused(f"its {method[1]} returns the object itself, and line {line} uses what "

@@ -163,12 +163,13 @@ class Refusals(Values):
             if not (isinstance(written, gast.Assign) and len(written.targets) == 1
                     and isinstance(written.targets[0], gast.Name) and written.targets[0].id == name):
                 written = made
-            value = A.to_source(written.value).strip()
+            lowered = A.anno(written.value, "lowered_method")  # a method of yours, as a function of its attributes
+            value = f"{lowered}(...)" if lowered else A.to_source(written.value).strip()
             number = self._number_now(written.value)
             if number is not None:  # (a number has no .copy(); its in-place update rebinds, from a copy too)
                 return f"'{name} = {type(number).__name__}({value})'"
             # (a method of yours named copy may return what it holds: a new array is np.array's)
-            new_array = unread or value.endswith(".copy()")
+            new_array = unread or lowered or value.endswith(".copy()")
             return f"'{name} = np.array({value})'" if new_array else f"'{name} = {value}.copy()'"
         if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
             return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
