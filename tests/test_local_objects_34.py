@@ -204,3 +204,27 @@ def test_an_object_made_inside_an_expression_is_refused_saying_name_it():
             mode(W, X, Y)
         assert "name it first (obj = Ridge(...))" in str(info.value)
         assert "test_local_objects_34.py:" in str(info.value)
+
+
+class Holder:
+    def __init__(self, a):
+        self.a = a
+
+    def copy(self):  # not a copy: the array itself
+        return self.a
+
+
+def updates_what_a_method_returned(x):
+    w = Holder(x).copy()
+    w[0] = 1.0
+    return np.sum(w * 2.0)
+
+
+def test_advice_for_a_copy_method_of_yours_speaks_of_the_call_written():
+    """Lowered, ``Holder(x).copy()`` is srcad's function of the object's attributes: the advice
+    names the call the user wrote and a copy that is one (np.array), not srcad's function."""
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(updates_what_a_method_returned)(W.copy())
+    message = str(info.value)
+    assert "'w = np.array(Holder(x).copy(...))'" in message and "test_local_objects_34.py:" in message
+    assert "_holder" not in message
