@@ -37,7 +37,7 @@ import gast
 
 from .. import astutil as A
 from ..errors import SrcadError
-from .callees import local_names
+from .callees import dotted, local_names, lookup_path
 from .local_classes import Refused, dataclass_init, fresh_in, init_fields, made_class, name_temporary_objects, super_calls
 from .local_functions import SCOPES
 
@@ -315,6 +315,13 @@ class _Lowering:
                 self.returns_self.add(key)  # allowed where the call's result is discarded (method_call)
                 replaced[id(n)] = A.const(None)
                 continue
+            based = None if initial else self.base_call(n, parent, local_names(fdef))
+            if based is not None:  # Base.method(self, ...): the method's function, given the rest
+                key_called, call = based
+                replaced[id(parent)] = self.called(key_called, call, {**parents, id(call): parents.get(id(parent))},
+                                                   params, fresh, me, callers)
+                sets = sets or self.mutators[key_called]
+                continue
             called = _called_method(n, parent, parents)
             if called is None or initial:
                 raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute "
@@ -362,6 +369,28 @@ class _Lowering:
         names ``params``: the call of its function, lowered first (``method_call``)."""
         self.lower(key, callers)
         return self.method_call(key, call, parents.get(id(call)), list(params.values()), fresh, shown)
+
+    def base_call(self, n, parent, bound):
+        """``(key, call)`` where ``parent`` is ``Base.method(n, ...)``, ``n`` (the object) its first
+        argument only and ``Base`` (no name in ``bound``, the method's own) a module's class of the
+        object's method resolution order: the method Python finds on ``Base``, and the call
+        without ``n`` (as ``self.method(...)`` is written); else None."""
+        if not (isinstance(parent, gast.Call) and parent.args and parent.args[0] is n
+                and isinstance(parent.func, gast.Attribute)):
+            return None
+        parts = dotted(parent.func.value)
+        if parts is None or parts[0] in bound:
+            return None
+        try:
+            base = lookup_path(parts, self.source)
+        except (KeyError, AttributeError):
+            return None
+        if not (isinstance(base, type) and base in self.cls.__mro__):
+            return None
+        name = parent.func.attr
+        key = next(((c, name) for c in base.__mro__ if name in vars(c)), (None, name))
+        call = gast.copy_location(gast.Call(func=parent.func, args=parent.args[1:], keywords=parent.keywords), parent)
+        return key, call
 
     def base_init(self, key, call, statement, fdef, params, callers):
         """What replaces ``super().__init__(...)`` in the ``__init__`` ``fdef`` whose attributes
