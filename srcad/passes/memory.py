@@ -265,7 +265,7 @@ class _Flow(Updates):
                 for arg in args:
                     if param in summary[1] and isinstance(arg, gast.Name):
                         state = self.update(s, state, self.tracked(state, arg.id), exempt=set(), writes=False,
-                                            by_call=True)
+                                            by_call=True, call=rhs)
         in_place = A.anno(s, "in_place")
         if in_place is not None:  # ``z += e`` on an array updates z's memory (srcad rebinds z instead)
             updated, exempt, _ = in_place

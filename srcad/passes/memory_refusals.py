@@ -92,6 +92,21 @@ def _global_container_store(s, owner, held):
             "store it after the call")
 
 
+def _helper_updates_global(call, name, owner):
+    """The refusal of a call of a function of yours that updates in place what a global holds."""
+    fn = A.anno(call, "callee").obj
+    fn = getattr(fn, "__func__", fn)
+    code = getattr(fn, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+    held = f"the global '{owner}'" if name == owner else f"'{name}', which shares memory with the global '{owner}'"
+    return (f"the call of {getattr(fn, '__qualname__', 'a function of yours')}{where} may update in place an array "
+            f"held by {held}: it changes an array it is given, or one its object holds, with an in-place operation "
+            "(+=, [...] =, a method such as .fill), and srcad does not change arrays outside the function. Compute "
+            "a new array there instead (s = self.W - x); if it updates a copy (s = self.W.copy(); s -= x), make "
+            "the copy with np.copy(self.W) or np.array(self.W), which srcad knows are new arrays (the .copy() "
+            "method of an object of yours may return what it holds)")
+
+
 def _pure_without_rule(obj):
     """Is ``obj`` a method of a SciPy distribution (which changes none of its arguments) with no
     rule? (Other calls srcad has no rule for may change what they are given: operator.setitem.)"""
@@ -108,7 +123,8 @@ class Refusals(Values):
     """The refusals that read the analysis's facts: an update reaching the caller's or a
     global's memory, a read of a name an update made stale."""
 
-    def check_caller_memory(self, s, state, name, changed, arguments=True):
+    def check_caller_memory(self, s, state, name, changed, arguments=True, call=None):
+        """``call``: the call of a function of yours that changes ``name``'s memory, if it is one."""
         for kind, owner in sorted(changed, key=repr):
             if arguments and kind in ("arg", "arg-item") and _grows(s, name) and self.held_item(state, name):
                 # L = [[w]]; L[0].append(v): an item's locations are all that the container holds, at any depth
@@ -131,6 +147,8 @@ class Refusals(Values):
             if kind in ("global", "global-item") and (owner == name or self.item_of(state, name) == owner) and (
                     isinstance(self._global(owner), (dict, list))):  # (``COUNT[0] += 1``: a copied item stored back
                 raise Refusal(_global_container_store(s, owner, self._global(owner)), s)  # is a store too)
+            if kind in ("global", "global-item") and call is not None and (arguments or self.known_global(owner)):
+                raise Refusal(_helper_updates_global(call, name, owner), s)
             if kind in ("global", "global-item") and (arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "

@@ -123,26 +123,28 @@ class Updates(Refusals):
             seen = self.memory(state, arg).own & state.observed
             if seen and self.check:
                 raise unseen_change_refusal(call, arg, s)
+        yours = call if callee is not None and callee.kind == "object" and not scratch else None
         for arg in changed:
-            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True)
+            state = self.update(s, state, arg.id, exempt={arg.id}, writes=False, by_call=True, call=yours)
         return state
 
     def update(self, s, state, name, exempt, stored=None, writes=True, structure=False, by_call=False, whole=False,
-               key=None):
+               key=None, call=None):
         """``name``'s memory changes in place at ``s``: every other name sharing it is stale.
         ``writes``: srcad's own code writes there (an element update), so it must not be an
         argument's memory reached through another name, nor a global's. ``structure``: a list
         grows or shrinks (append, pop), which changes only the list object. ``by_call``: a call
         changes it, which srcad runs as written where it carries no derivative. ``whole``: what
         it holds changes too (the arrays of an ``out=(a, b)`` tuple). ``key``: ``stored`` is stored
-        under this constant string key (``name["S"] = value``)."""
+        under this constant string key (``name["S"] = value``). ``call``: the call of a function
+        of yours that changes it (for the refusal's words)."""
         memory = self.name_memory(state, name)
         changed = memory.listy if structure else memory.all() if whole else memory.own
         self.mutated |= changed
         if by_call:
             self.by_calls |= changed
         if self.check:  # srcad's own writes may not reach an argument through another name; nothing may reach a global
-            self.check_caller_memory(s, state, name, changed, arguments=writes)
+            self.check_caller_memory(s, state, name, changed, arguments=writes, call=call)
         # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
         unbound = sorted(self.params - set(state.names))
         sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in unbound)]

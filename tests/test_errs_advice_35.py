@@ -1,0 +1,78 @@
+"""A module's object whose method updates in place what the object holds (or a copy srcad cannot
+tell is one) is refused naming the method, where it is defined and the user's line, and saying
+to compute a new array or copy with ``np.copy``; that spelling is accepted and its gradient
+matches finite differences in every mode, and the module's object is unchanged."""
+import numpy as np
+import pytest
+
+import srcad
+from lang_checks import check_all_modes
+
+
+class Block:
+    def __init__(self, rate):
+        self.rate = rate
+        self.W = np.linspace(0.1, 0.9, 5)
+
+    def step_on_a_method_copy(self, x):
+        s = self.W.copy()  # srcad cannot tell what an object's .copy() returns
+        s -= x
+        s *= self.rate
+        return np.sum(np.tanh(s) ** 2)
+
+    def step_on_np_copy(self, x):
+        s = np.copy(self.W)
+        s -= x
+        s *= self.rate
+        return np.sum(np.tanh(s) ** 2)
+
+    def step_in_place(self, x):
+        s = self.W  # the object's own array: Python changes it at each call
+        s -= x
+        return np.sum(s ** 2)
+
+
+BLOCK = Block(0.6)
+GLOBAL = np.linspace(-1.0, 1.0, 5)
+
+
+def shift(a, x):
+    a += x
+    return np.sum(a ** 2)
+
+
+def method_copy(x):
+    return BLOCK.step_on_a_method_copy(x)
+
+
+def np_copy(x):
+    return BLOCK.step_on_np_copy(x)
+
+
+def in_place(x):
+    return BLOCK.step_in_place(x)
+
+
+def global_array_shifted(x):
+    return shift(GLOBAL, x)
+
+
+X = np.array([0.3, -0.2, 0.5, 0.1, -0.7])
+
+
+@pytest.mark.parametrize("fn, method", [(method_copy, "Block.step_on_a_method_copy"),
+                                        (in_place, "Block.step_in_place"),
+                                        (global_array_shifted, "shift")])
+def test_a_method_updating_what_a_module_object_holds_is_refused_with_advice(fn, method):
+    with pytest.raises(srcad.SrcadSyntaxError) as refused:
+        srcad.grad(fn)(X)
+    message = str(refused.value)
+    assert f"the call of {method} (" in message and __file__ in message
+    assert "np.copy(self.W)" in message and "Compute a new array there instead" in message
+    assert f"return {fn.__code__.co_names[0]}" in message or "return shift(GLOBAL, x)" in message
+
+
+def test_the_advised_np_copy_is_accepted_and_leaves_the_object_unchanged():
+    before = BLOCK.W.copy()
+    check_all_modes(np_copy, (X,))
+    assert np.array_equal(BLOCK.W, before)
