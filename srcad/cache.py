@@ -380,6 +380,7 @@ def key_material(fn, key):
     code object (described here by its contents) go into the material as they are.
     """
     import inspect
+    import tokenize
 
     from . import __version__
     from .codegen import Generated
@@ -387,7 +388,7 @@ def key_material(fn, key):
     code = fn.__code__
     try:
         source = inspect.getsource(fn)
-    except (OSError, TypeError):
+    except (OSError, TypeError, SyntaxError, tokenize.TokenError):  # (capture says why, if it is read)
         source = ""
     return "\n".join([
         FORMAT,

@@ -4,6 +4,7 @@ import dataclasses
 import inspect
 import linecache
 import os
+import tokenize
 import types
 
 import gast
@@ -142,6 +143,10 @@ def capture(fn):
     first = code.co_firstlineno
     try:
         lines, _ = inspect.getsourcelines(code)  # its own code: never a __wrapped__ function's
+    except (tokenize.TokenError, SyntaxError) as exc:  # the text at its line does not tokenize
+        raise SourceUnavailableError(
+            f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse ({exc.args[0]}); define it "
+            f"with a plain def statement.{source_hint(fn)}{_edited(fn)}") from None
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(
             f"{filename}:{first}: cannot read the source of {fn.__qualname__!r} "
@@ -158,7 +163,7 @@ def capture(fn):
         except SyntaxError as exc:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse on its "
-                f"own ({exc.msg}); define it with a plain def statement.{source_hint(fn)}"
+                f"own ({exc.msg}); define it with a plain def statement.{source_hint(fn)}{_edited(fn)}"
             ) from None
         node = module.body[0]
         if isinstance(node, gast.AsyncFunctionDef):
@@ -167,16 +172,24 @@ def capture(fn):
                                    node.col_offset, linecache.getline(filename, node.lineno))
         if not isinstance(node, gast.FunctionDef):
             raise SourceUnavailableError(
-                f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}.{source_hint(fn)}"
+                f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}.{source_hint(fn)}{_edited(fn)}"
             )
         gast.increment_lineno(node, first - 1)
         if node.name != code.co_name:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source found for {fn.__qualname__!r} defines {node.name!r}; "
-                f"define the function with a plain def statement.{source_hint(fn)}")
+                f"define the function with a plain def statement.{source_hint(fn)}{_edited(fn)}")
     node.decorator_list = []
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return FunctionSource(fn, node, filename, fn.__globals__, closure)
+
+
+def _edited(fn):
+    """The other cause of source that does not match: a file edited after its module was imported."""
+    if fn.__code__.co_filename.startswith("<"):
+        return ""
+    return (" If the file was edited after its module was imported, the function that runs is no longer there: "
+            "reload the module (importlib.reload, or restart) before differentiating it.")
 
 
 _TRAMPOLINES = {}  # function with a rule -> the trampoline that calls it

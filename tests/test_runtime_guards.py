@@ -163,6 +163,22 @@ def test_source_edited_on_disk_after_import_is_refused(tmp_path):
     check_all_modes(module.f)
 
 
+@pytest.mark.parametrize("edited", ["\n\ndef f(x):\n", "\ndef g(x):\n", "\ndef f(x:\n"])
+def test_an_edit_that_moves_or_breaks_the_def_says_to_reload(tmp_path, edited):
+    """Lines added above the function, the def renamed, or a syntax error at its first line: the
+    text srcad finds there is no def of it, and the message says the file may have been edited."""
+    path = tmp_path / "srcad_moved.py"
+    path.write_text("import numpy as np\n\ndef f(x):\n    return np.sum(np.sin(x))\n")
+    module = _import(path)
+    path.write_text("import numpy as np\n" + edited + "    return np.sum(np.cos(x))\n")
+    import linecache
+
+    linecache.checkcache(str(path))
+    with pytest.raises(SourceUnavailableError, match="edited after its module was imported") as info:
+        srcad.grad(module.f)(X)
+    assert f"{path}:3" in str(info.value) and "importlib.reload" in str(info.value)
+
+
 def test_unchanged_sources_of_every_kind_are_accepted(tmp_path):
     """Methods (mangled names, super), closures, nested defs, lambdas, imported modules,
     future annotations: the recompiled source is the running code."""
