@@ -98,6 +98,10 @@ def check_callable(fn):
         raise ArgumentError(f"srcad differentiates a function, and was given {type(fn).__name__} "
                             f"{reprlib.repr(fn)}: pass the function itself (a def, a lambda, a bound method, "
                             "a functools.partial)")
+    if isinstance(fn, type):  # (making an object is no function of numbers srcad differentiates)
+        raise ArgumentError(f"srcad differentiates a function, and was given the class {fn.__qualname__}: pass a "
+                            "function that makes and uses its objects, or an object's method (obj.loss, or an "
+                            "object with a __call__ method)")
 
 
 def where(fn):

@@ -63,6 +63,10 @@ def jvp(fun: Callable[..., R], primals: Sequence[Any], tangents: Sequence[Any]) 
     >>> srcad.jvp(f, (np.array([1.0, 2.0]), 3.0), (np.array([1.0, 0.0]), None))
     (array([ 3., 12.]), array([6., 0.]))
     """
+    for what, given in (("primals", primals), ("tangents", tangents)):
+        if not isinstance(given, (tuple, list)):  # (an array would pass its rows as the arguments)
+            raise TypeError(f"jvp(fun, primals, tangents) takes the arguments and their tangents as tuples or lists, "
+                            f"by position, and {what} is a {type(given).__name__}: jvp(f, (x,), (t,))")
     primals, tangents = tuple(primals), tuple(tangents)
     if len(tangents) != len(primals):
         raise ValueError(f"jvp needs one tangent per primal (None for a constant argument); got "

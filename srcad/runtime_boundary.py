@@ -384,6 +384,9 @@ def default_cotangent(y):
     record = isinstance(y, _CONTAINERS) or is_dataclass_instance(y)  # a one-field record is not a scalar either
     if record or size_of(y) != 1:
         raise CotangentError(not_scalar(f"a {type(y).__name__}" if record else f"shape {shape_of(y)}"))
+    if not isinstance(y, (int, float, complex, np.generic, np.ndarray)) and not protocol_array(y):
+        raise CotangentError(f"the output is {'None (does the function return a value on every path?)' if y is None else 'a ' + type(y).__name__}, "
+                             "but a gradient needs a number or an array as output")
     if isinstance(y, np.ndarray):
         return np.ones(y.shape, y.dtype if y.dtype.kind in "fc" else np.float64)
     if protocol_array(y):

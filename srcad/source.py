@@ -218,17 +218,25 @@ def _trampoline_params(target):
     if isinstance(target, np.ufunc):
         names = [f"x{i + 1}" for i in range(target.nin)]
         return names, names
-    params, call = [], []
+    params, call, skipped = [], [], False
     for p in inspect.signature(target).parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.name == "out" and p.default is None:  # (an output buffer: srcad refuses any out= passed on)
+            skipped = True
             continue
         if p.default is p.empty:
             params.append(p.name)
         elif isinstance(p.default, (type(None), bool, int, float, str)) and repr(p.default) not in _NOT_LITERALS:
             params.append(f"{p.name}={p.default!r}")
         else:  # (inf, nan: a repr that is no literal) left to the function's own default
+            skipped = True
             continue
-        call.append(p.name if p.kind != p.KEYWORD_ONLY else f"{p.name}={p.name}")
+        if skipped and p.kind == p.POSITIONAL_ONLY:  # (it cannot be passed past the one left out)
+            params.pop()
+            break
+        # past a parameter left out, by keyword: by position it would land in that one's place
+        call.append(f"{p.name}={p.name}" if p.kind == p.KEYWORD_ONLY or skipped else p.name)
     return params, call
 
 
