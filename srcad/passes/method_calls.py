@@ -111,6 +111,30 @@ def through_parameter(call, parts, classes, source):
     return class_path is not None and _through_class(call, receiver, method, class_path, source)
 
 
+class ClassItself(NamedTuple):
+    """The class a parameter holds itself (``cls`` of a class method called as ``Loss.total(x)``),
+    not the class of an object it holds: a ``param_classes`` entry of ``resolve_calls``."""
+    cls: type
+
+
+def through_class_itself(call, parts, class_objects, source):
+    """``cls.huber(r)`` on a parameter holding the class ``C`` itself (``class_objects``:
+    ``{"cls": C}``) as Python calls it: ``C.huber(r)`` for a static method or a plain function
+    (read through a class, it binds nothing), ``C.m.__func__(C, r)`` for a class method;
+    checked when the code runs as ``self.step`` is (``cls.huber`` is that function: a subclass
+    passed as ``cls`` may override it). False for anything else (a class with a metaclass of
+    its own, whose attributes it may change)."""
+    if len(parts) != 2 or parts[0] not in class_objects:
+        return False
+    cls = class_objects[parts[0]]
+    attr = inspect.getattr_static(cls, parts[1], None)
+    binding = _binding(attr)
+    if type(cls) is not type or binding is None or library_code(_function_of(attr)):
+        return False
+    class_path = class_path_of(cls, source)
+    return class_path is not None and _through_class(call, parts[:1], parts[1], class_path, source, plain="static")
+
+
 def local_names(fn_node):
     """The names a function binds: its parameters and every name it stores."""
     return names_stored(fn_node) | {arg.id for arg in fn_node.args.args}
@@ -121,7 +145,8 @@ def argument_classes(fn_node, bound, source, local):
     are names of objects whose class the calling function's code is compiled for, with the
     objects they hold (``("self.l2", D)`` for an argument ``model`` known with ``model.l2``),
     or names of a global or closure object (``loss(model, x)`` with a module's ``model``: its
-    class and those it holds, the name guarded like a called one). ``local``: the calling
+    class and those it holds, the name guarded like a called one; a global class of yours,
+    ``ClassItself``: ``cls`` of ``Loss.total.__func__(Loss, x)``). ``local``: the calling
     function's ``local_names``, read once per pass (a call site each would walk it again)."""
     from ..held_objects import object_classes, user_object
 
@@ -143,6 +168,8 @@ def argument_classes(fn_node, bound, source, local):
                 held = list(object_classes((p,), (obj,)))
                 for path, _ in held:  # the code is made for these objects: guarded by identity
                     lookup_path([a.id] + path.split("[]")[0].split(".")[1:], source)  # (a list: the list)
+            elif type(obj) is type and obj.__module__ not in ("builtins", "numpy"):
+                held = [(p, ClassItself(lookup_path([a.id], source)))]  # Loss.total.__func__(Loss, x): cls is Loss
         found.extend(held)
     return tuple(found)
 
@@ -197,10 +224,12 @@ def class_path_of(cls, source):
     return None
 
 
-def _through_class(call, receiver, method, class_path, source):
+def _through_class(call, receiver, method, class_path, source, plain="method"):
     """The call as ``C.method(receiver, ...)`` (``C`` at ``class_path``, ``receiver`` a dotted
     name's parts), annotated ``through_self``; a static method's as ``C.method(...)``, a class
-    method's as ``C.method.__func__(C, ...)`` (a ``custom_vjp`` keeps its rule: it is the callee).
+    method's as ``C.method.__func__(C, ...)``, its first parameter then the class itself
+    (``ClassItself``, for the helper's own calls) (a ``custom_vjp`` keeps its rule: it is the
+    callee). ``plain``: how a plain function binds ("static" where the receiver is a class).
     False if ``C.method`` is none of these (``_binding``)."""
     try:
         cls = lookup_path(class_path, source)  # guarded: a class redefined means new code
@@ -209,6 +238,9 @@ def _through_class(call, receiver, method, class_path, source):
     binding = _binding(inspect.getattr_static(cls, method, None))
     if binding is None:
         return False
+    binding = plain if binding == "method" else binding
+    if binding == "class":
+        set_anno(call, "receiver_class", ClassItself(cls))
     path = class_path + [method] + (["__func__"] if binding == "class" else [])
     function = lookup_path(path, source)
     call.func = gast.copy_location(path_expr(path), call.func)
@@ -306,7 +338,8 @@ def bound_method_call(call, parts, source):
     call.args = [receiver] + call.args
     set_anno(call, "callee", Callee("object", obj=function, name=".".join(parts)))
     if dotted(receiver) == parts[:-1]:  # the object itself (not a class method's class): inlined, it is made for its class
-        set_anno(call, "receiver_class", type(denoted(parts[:-1], source)))
+        owner = denoted(parts[:-1], source)  # (a class's class method: made for the class itself)
+        set_anno(call, "receiver_class", ClassItself(owner) if isinstance(owner, type) else type(owner))
     return True
 
 

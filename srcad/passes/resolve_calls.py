@@ -15,8 +15,8 @@ from .item_methods import ItemMethodCalls, container_locals, held_classes, item_
 from .local_objects import lower_local_objects
 from .local_partials import read_local_partials
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
-from .method_calls import (bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
-                           through_parameter, through_self, through_super)
+from .method_calls import (ClassItself, bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
+                           through_class_itself, through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
 from .property_reads import PropertyReads, property_read
 from .record_classes import record_locals
@@ -113,6 +113,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     given = {p: c for p, c in param_classes if isinstance(c, type)}
     stored = names_stored(node) if param_classes else set()
     param_classes = {p: c for p, c in param_classes if p.partition(".")[0] not in stored}
+    class_objects = {p: param_classes.pop(p).cls for p in list(param_classes) if isinstance(param_classes[p], ClassItself)}
     held_functions = {p: param_classes.pop(p) for p in list(param_classes) if not isinstance(param_classes[p], type)}
     if isinstance(node, gast.FunctionDef):
         param_classes.update(record_locals(nodes, locals_, source, given))
@@ -164,6 +165,8 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         elif (root in param_classes and root not in nested
               and through_parameter(call, parts, param_classes, source)):
             continue
+        elif root not in nested and through_class_itself(call, parts, class_objects, source):
+            continue  # cls.huber(r) in a class method called as Loss.total(x): Loss.huber(r)
         elif (owner is not None and parts == [owner[0]] and root not in nested
               and through_self(call, [root, "__call__"], owner, source)):
             continue  # self(x) in a method: C.__call__(self, x)
