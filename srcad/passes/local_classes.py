@@ -4,7 +4,7 @@ assignment calls (a plain class of the function's module; a record class is
 function it runs, an object made only to call its method (``Model(w).loss(x)``) named
 first, as any other local object, and which ``super()`` calls a method makes (only
 ``super().m(...)`` and ``super(C, self).m(...)`` in the method itself, not in a nested
-function or comprehension: ``super_calls``)."""
+function or comprehension: ``super_calls``) and which ``Base.m(self, ...)`` (``base_call``)."""
 import dataclasses
 import inspect
 import math
@@ -34,9 +34,10 @@ def made_class(assign, locals_, source):
     if not isinstance(cls, type) or type(cls) is not type or record_fields(cls) is not None:
         return None
     init = inspect.getattr_static(cls, "__init__")
-    if not isinstance(init, types.FunctionType):
-        return None  # a library's class: as before
-    if init.__globals__ is not source.globals:
+    if not isinstance(init, types.FunctionType) and not (init is object.__init__ and cls.__module__ == source.globals.get(
+            "__name__")):
+        return None  # a library's class: as before (a class of this module without __init__: object's, made empty)
+    if getattr(init, "__globals__", source.globals) is not source.globals:
         here = source.globals.get("__name__", "?")
         return cls, (f"its class is defined in module {cls.__module__}, not in this function's module {here} (its "
                      f"methods read that module's names): define this function in module {cls.__module__}; or, where "
@@ -216,3 +217,45 @@ def super_calls(fdef, owner, has_cell, source):
                           f"{line}), so Python has no class for it: define it there")
         found.append((call, attr.attr))
     return found, self_names
+
+
+def base_call(n, parent, bound, cls, source):
+    """``(key, call)`` where ``parent`` is ``Base.method(n, ...)``, ``n`` (the object, of class
+    ``cls``) its first argument only and ``Base`` (no name in ``bound``, the method's own) a
+    module's class of the object's method resolution order: the method Python finds on
+    ``Base``, keyed as ``passes.local_objects`` keys methods, and the call without ``n`` (as
+    ``self.method(...)`` is written); else None."""
+    if not (isinstance(parent, gast.Call) and parent.args and parent.args[0] is n
+            and isinstance(parent.func, gast.Attribute)):
+        return None
+    parts = dotted(parent.func.value)
+    if parts is None or parts[0] in bound:
+        return None
+    try:
+        base = lookup_path(parts, source)
+    except (KeyError, AttributeError):
+        return None
+    if not (isinstance(base, type) and base in cls.__mro__):
+        return None
+    name = parent.func.attr
+    key = next(((c, name) for c in base.__mro__ if name in vars(c)), (None, name))
+    call = gast.copy_location(gast.Call(func=parent.func, args=parent.args[1:], keywords=parent.keywords), parent)
+    return key, call
+
+
+def called_method(n, parent, parents):
+    """``(method, call)`` where the name ``n`` is the object of a call of one of its methods
+    (``self.step(q)``, ``self(x)``: ``__call__``); else None."""
+    if isinstance(parent, gast.Call) and parent.func is n:
+        return "__call__", parent
+    grand = parents.get(id(parent))
+    if isinstance(parent, gast.Attribute) and parent.value is n and isinstance(grand, gast.Call) and grand.func is parent:
+        return parent.attr, grand
+    return None
+
+
+def attributes_set(s, me):
+    """The attributes of ``me`` the statement ``s`` itself assigns, in order."""
+    targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AnnAssign) else []
+    return [n.attr for t in targets for n in (t.elts if isinstance(t, gast.Tuple) else [t])
+            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == me]

@@ -25,7 +25,11 @@ is allowed as a statement of an ``__init__`` itself: the base's ``__init__`` run
 function returning the attributes it sets at its top level (the only ones it may read or set),
 which are the object's too; ``object``'s does nothing. A dataclass with a ``__post_init__``
 runs its generated ``__init__`` as that function (``local_classes.dataclass_init``), and an
-object made only to call a method (``Model(w).loss(x)``) is named first. Any other local
+object made only to call a method (``Model(w).loss(x)``) is named first. A class without an
+``__init__`` of its own (object's, given no arguments) makes an object holding no attribute;
+``o.k`` or ``self.k`` of no attribute the object holds reads through its class
+(``class_reads``): a class attribute or a static or class method is ``Spring.k``, a
+``property`` its getter's call, as a method's without arguments. Any other local
 object is left as it is: one carrying no derivative runs as written, as before; one that carries derivatives is
 refused where its derivative is needed, at the user's line, saying which condition failed and
 what to do (``unlowered_object``).
@@ -37,8 +41,10 @@ import gast
 
 from .. import astutil as A
 from ..errors import SrcadError
-from .callees import dotted, local_names, lookup_path
-from .local_classes import Refused, dataclass_init, fresh_in, init_fields, made_class, name_temporary_objects, super_calls
+from .callees import local_names
+from .class_reads import class_read, read_through_class
+from .local_classes import (Refused, attributes_set, base_call, called_method, dataclass_init, fresh_in, init_fields,
+                            made_class, name_temporary_objects, super_calls)
 from .local_functions import SCOPES
 
 
@@ -91,6 +97,9 @@ def _mark_unlowered(node, assign, name, cls, reason):
             f"{getattr(assign, 'lineno', '?')}), whose attributes srcad keeps in local names only where it may: "
             f"here {reason}")
     for n in A.walk(node):
+        if (isinstance(n, gast.Attribute) and not isinstance(n.ctx, gast.Load) and isinstance(n.value, gast.Name)
+                and n.value.id == name):  # (for the refusal of a set attribute: ``normalize``)
+            A.set_anno(n, _UNLOWERED, text)
         if isinstance(n, gast.Call) and any(isinstance(o, gast.Name) and o.id == name for o in (
                 n.func, getattr(n.func, "value", None), *n.args, *(k.value for k in n.keywords))):
             A.set_anno(n, _UNLOWERED, text)
@@ -134,8 +143,13 @@ class _Lowering:
         self.displayed = (A.anno(self.source.node, "renamed_from") or {}).get(self.name, self.name)
         self.renamed({new: f"{self.displayed}.{a}" for a, new in self.attribute_names.items()})
         uses = self.uses()
-        self.defs[self.init_key] = self.lowered(self.init_key, initial=True)
-        for method in dict.fromkeys(m for kind, m, _ in uses if kind == "call"):
+        if self.init_key[0] is object:  # no __init__ of its own: object's, which takes no arguments
+            if self.assign.value.args or self.assign.value.keywords:
+                raise Refused(f"its class has no __init__, so {self.cls.__qualname__}(...) takes no arguments "
+                               "(Python raises TypeError): define __init__ or pass none")
+        else:
+            self.defs[self.init_key] = self.lowered(self.init_key, initial=True)
+        for method in dict.fromkeys(m for kind, m, _ in uses if kind in ("call", "property")):
             self.lower(self.key(method), ())
         clash = sorted({name for name, _ in self.defs.values()} & self.method_names)
         if clash:
@@ -172,9 +186,10 @@ class _Lowering:
             return self.functions[key]
         owner, name = key
         fn = vars(owner)[name] if owner is not None else None
+        fn = fn.fget if isinstance(fn, property) else fn  # (read, not called: ``read_through_class``)
         if not isinstance(fn, types.FunctionType):
-            raise Refused(f"its {name} is no plain function (a static or class method, a property, or none): make "
-                           f"it a method, def {name}(self, ...)")
+            raise Refused(f"its {name} is no plain function (a property without a getter, or none): make it a "
+                           f"method, def {name}(self, ...)")
         code = fn.__code__
         has_cell = code.co_freevars == ("__class__",) and fn.__closure__[0].cell_contents is owner
         if (fn.__globals__ is not self.source.globals or (fn.__closure__ and not has_cell)
@@ -205,7 +220,7 @@ class _Lowering:
                 if isinstance(s, gast.Expr) and supers.get(id(s.value)) == "__init__":
                     names = self.attributes(self.key("__init__", after=owner))
                 else:
-                    names = _attributes_set(s, self.self_name(fdef))
+                    names = attributes_set(s, self.self_name(fdef))
                 found += [a for a in names if a not in found]
             self.init_attrs[key] = found
         return self.init_attrs[key]
@@ -239,7 +254,10 @@ class _Lowering:
                 found.append(("call", "__call__", (parent, parents.get(id(parent)))))
             elif isinstance(parent, gast.Attribute) and parent.value is n:
                 grand = parents.get(id(parent))
-                if isinstance(grand, gast.Call) and grand.func is parent:
+                through_class = parent.attr not in self.attrs and read_through_class(self.cls, parent, grand, self.name)
+                if through_class:  # o.k of a class attribute, o.area of a property
+                    found.append((through_class, parent.attr, (parent, grand)))
+                elif isinstance(grand, gast.Call) and grand.func is parent:
                     found.append(("call", parent.attr, (grand, parents.get(id(grand)))))
                 elif parent.attr in self.attrs:
                     found.append(("attribute", parent.attr, (parent, grand)))
@@ -253,6 +271,12 @@ class _Lowering:
                                f"its methods set no attribute, make {self.cls.__qualname__} a dataclass (srcad "
                                "differentiates its fields wherever they go)")
         return found
+
+    def getter_call(self, node, parents, params, fresh, shown, callers):
+        """What replaces ``shown.area`` (``node``) of a property: its getter's call, as a method's."""
+        call = gast.copy_location(gast.Call(func=node, args=[], keywords=[]), node)
+        return self.called(self.key(node.attr), call, {**parents, id(call): parents.get(id(node))}, params, fresh,
+                           shown, callers)
 
     def lower(self, key, callers):
         """Lower the method ``key`` once, the methods it calls first; ``callers``: the methods
@@ -315,14 +339,23 @@ class _Lowering:
                 self.returns_self.add(key)  # allowed where the call's result is discarded (method_call)
                 replaced[id(n)] = A.const(None)
                 continue
-            based = None if initial else self.base_call(n, parent, local_names(fdef))
+            through_class = (isinstance(parent, gast.Attribute) and parent.value is n
+                             and read_through_class(self.cls, parent, parents.get(id(parent)), me))
+            if through_class == "class":  # self.k of a class attribute: Spring.k
+                replaced[id(parent)] = class_read(self.assign, parent, local_names(fdef))
+                continue
+            if through_class == "property" and not initial:  # self.area: the getter's call
+                replaced[id(parent)] = self.getter_call(parent, parents, params, fresh, me, callers)
+                sets = sets or self.mutators[self.key(parent.attr)]
+                continue
+            based = None if initial else base_call(n, parent, local_names(fdef), self.cls, self.source)
             if based is not None:  # Base.method(self, ...): the method's function, given the rest
                 key_called, call = based
                 replaced[id(parent)] = self.called(key_called, call, {**parents, id(call): parents.get(id(parent))},
                                                    params, fresh, me, callers)
                 sets = sets or self.mutators[key_called]
                 continue
-            called = _called_method(n, parent, parents)
+            called = called_method(n, parent, parents)
             if called is None or initial:
                 raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute "
                                f"{'it sets (at its top level)' if initial else 'its __init__ sets, call a method or return it'}"
@@ -369,28 +402,6 @@ class _Lowering:
         names ``params``: the call of its function, lowered first (``method_call``)."""
         self.lower(key, callers)
         return self.method_call(key, call, parents.get(id(call)), list(params.values()), fresh, shown)
-
-    def base_call(self, n, parent, bound):
-        """``(key, call)`` where ``parent`` is ``Base.method(n, ...)``, ``n`` (the object) its first
-        argument only and ``Base`` (no name in ``bound``, the method's own) a module's class of the
-        object's method resolution order: the method Python finds on ``Base``, and the call
-        without ``n`` (as ``self.method(...)`` is written); else None."""
-        if not (isinstance(parent, gast.Call) and parent.args and parent.args[0] is n
-                and isinstance(parent.func, gast.Attribute)):
-            return None
-        parts = dotted(parent.func.value)
-        if parts is None or parts[0] in bound:
-            return None
-        try:
-            base = lookup_path(parts, self.source)
-        except (KeyError, AttributeError):
-            return None
-        if not (isinstance(base, type) and base in self.cls.__mro__):
-            return None
-        name = parent.func.attr
-        key = next(((c, name) for c in base.__mro__ if name in vars(c)), (None, name))
-        call = gast.copy_location(gast.Call(func=parent.func, args=parent.args[1:], keywords=parent.keywords), parent)
-        return key, call
 
     def base_init(self, key, call, statement, fdef, params, callers):
         """What replaces ``super().__init__(...)`` in the ``__init__`` ``fdef`` whose attributes
@@ -442,9 +453,17 @@ class _Lowering:
 
     def replacement(self, kind, detail, n, parent):
         """What replaces the use ``n`` (in ``parent``)."""
+        state = [self.attribute_names[a] for a in self.attrs]
+        if kind == "class":
+            return class_read(self.assign, n, ())
+        if kind == "property":
+            call = gast.copy_location(gast.Call(func=n, args=[], keywords=[]), n)
+            return self.method_call(self.key(detail), call, parent, state, self.fresh, self.name)
         if kind == "attribute":
             return gast.copy_location(gast.Name(id=self.attribute_names[detail], ctx=n.ctx, annotation=None,
                                                 type_comment=None), n)
+        if kind == "made" and self.init_key[0] is object:
+            return gast.copy_location(gast.Pass(), n)
         if kind == "made":
             made = self.assign.value
             call = gast.copy_location(gast.Call(func=A.load(self.defs[self.init_key][0]), args=made.args,
@@ -452,8 +471,7 @@ class _Lowering:
             attributes = [A.store(self.attribute_names[a]) for a in self.attrs]
             return gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=attributes, ctx=gast.Store())],
                                                   value=call, type_comment=None), n)
-        return self.method_call(self.key(detail), n, parent, [self.attribute_names[a] for a in self.attrs], self.fresh,
-                                self.name)
+        return self.method_call(self.key(detail), n, parent, state, self.fresh, self.name)
 
 
 class _Statement:
@@ -461,24 +479,6 @@ class _Statement:
 
     def __init__(self, statement, new):
         self.statement, self.new = statement, new
-
-
-def _called_method(n, parent, parents):
-    """``(method, call)`` where the name ``n`` is the object of a call of one of its methods
-    (``self.step(q)``, ``self(x)``: ``__call__``); else None."""
-    if isinstance(parent, gast.Call) and parent.func is n:
-        return "__call__", parent
-    grand = parents.get(id(parent))
-    if isinstance(parent, gast.Attribute) and parent.value is n and isinstance(grand, gast.Call) and grand.func is parent:
-        return parent.attr, grand
-    return None
-
-
-def _attributes_set(s, me):
-    """The attributes of ``me`` the statement ``s`` itself assigns, in order."""
-    targets = s.targets if isinstance(s, gast.Assign) else [s.target] if isinstance(s, gast.AnnAssign) else []
-    return [n.attr for t in targets for n in (t.elts if isinstance(t, gast.Tuple) else [t])
-            if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Name) and n.value.id == me]
 
 
 class _Replace(gast.NodeTransformer):

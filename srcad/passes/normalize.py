@@ -50,6 +50,7 @@ from .binding import builtin_call
 from .inline import check_named_exprs, check_no_function_values, inline_comprehension, lambda_def
 from .item_forms import element_annotation
 from .jumps import check_jumps_eliminated, eliminate_jumps
+from .local_objects import unlowered_object
 from .loops import lower_loop
 from .match_statements import lower_matches
 from .callees import local_names
@@ -276,7 +277,7 @@ class _Normalizer:
                 out.append(gast.copy_location(unshared_store_check(self, base.id, index, new, target), target))
             out.append(A.assign(gast.Subscript(value=A.load(base.id), slice=index, ctx=gast.Store()), new))
         else:
-            raise self.error("srcad does not support assignment to attributes", target)
+            raise self.error(unlowered_object(target) or "srcad does not support assignment to attributes", target)
 
     def assign_pairwise(self, target, value, out):
         """``a, b = e1, e2``: both values first (Python's order), each bound to its target. A value
