@@ -76,3 +76,23 @@ def test_the_advised_np_copy_is_accepted_and_leaves_the_object_unchanged():
     before = BLOCK.W.copy()
     check_all_modes(np_copy, (X,))
     assert np.array_equal(BLOCK.W, before)
+
+
+def drops_a_sum(x):
+    np.sum(x ** 2)  # (a forgotten assignment)
+    return np.sum(np.sin(x))
+
+
+def drops_a_ufunc(x):
+    np.exp(x)
+    return np.sum(np.sin(x))
+
+
+@pytest.mark.parametrize("fn, call", [(drops_a_sum, "np.sum(...)"), (drops_a_ufunc, "np.exp(...)")])
+def test_a_pure_call_whose_result_is_dropped_says_so(fn, call):
+    """Not "it cannot see what the call changes": NumPy's function changes nothing."""
+    with pytest.raises(srcad.SrcadSyntaxError) as refused:
+        srcad.grad(fn)(X)
+    message = str(refused.value)
+    assert f"the result of {call} is not used" in message and "assign it" in message
+    assert f"{__file__}:{fn.__code__.co_firstlineno + 1}" in message

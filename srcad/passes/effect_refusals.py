@@ -7,7 +7,7 @@ import gast
 from .. import astutil as A
 from .call_binding import user_function_call
 from .effect_calls import assignment_instead
-from .fresh import effect_targets, stores_in_a_global
+from .fresh import effect_targets, is_ufunc, new_array_call, stores_in_a_global
 from .memory_calls import (attributes_stored_by_helper, defaults_updated_by_helper, globals_updated_by_helper,
                            updated_by_helper)
 
@@ -23,6 +23,10 @@ def refuse_effect_call(source, call, touched, node):
     refuse_storing_in_a_global(source, callee, what, named, node)
     by_helper = [] if effect_targets(gast.Expr(value=call)) else updated_by_helper(call)  # a function of yours
     changed = [n for n in sorted(effect_targets(gast.Expr(value=call))) or by_helper if not n.startswith("_")]
+    if not changed and _computes_only(callee, call):
+        raise source.syntax_error(
+            f"the result of {what} is not used: the call changes none of its arguments, so this line computes a value "
+            f"and drops it; assign it ('y = {what}') or remove the line", node)
     target = f"on '{changed[0]}' " if changed else ""
     given = (f"given {', '.join(repr(n) for n in named)}, which carr{'y' if len(named) > 1 else 'ies'} a derivative"
              if named else "given a value carrying a derivative")
@@ -39,6 +43,13 @@ def refuse_effect_call(source, call, touched, node):
         f"srcad does not differentiate the call {what} made for its effect {target}{given}: it cannot see "
         f"what the call changes; {advice}, or wrap the argument in srcad.stop_gradient if no derivative "
         "should flow", node)
+
+
+def _computes_only(callee, call):
+    """A call that changes none of its arguments: a ufunc, or a function whose result is always
+    new memory, without ``out=``."""
+    return (callee.kind == "object" and (is_ufunc(callee.obj) or new_array_call(callee.obj, call))
+            and not any(k.arg == "out" for k in call.keywords))
 
 
 def refuse_updating_a_default(source, call, node):
