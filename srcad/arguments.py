@@ -363,9 +363,12 @@ def _refusal(x, differentiated):
         if isinstance(x, (numbers.Integral, np.bool_)):
             return (f"an integer ({x!r}), and srcad differentiates only with respect to floats: pass "
                     f"{float(x)!r}, or leave it out of wrt")
-        advice = (f": make {cls.__name__} a dataclass (@dataclasses.dataclass, its arrays as fields), whose "
-                  "gradient is a copy with the fields' gradients, or pass the arrays it holds"
-                  ) if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x) else ""
+        advice = (": a scipy.sparse matrix is taken only as the constant operand of a matrix product (leave it out "
+                  "of wrt); pass .toarray() of it to differentiate with respect to its entries"
+                  ) if cls.__module__.startswith("scipy.sparse") else (
+            f": make {cls.__name__} a dataclass (@dataclasses.dataclass, its arrays as fields), whose "
+            "gradient is a copy with the fields' gradients, or pass the arrays it holds"
+        ) if hasattr(x, "__dict__") and not isinstance(x, type) and not callable(x) else ""
         return (f"a {cls.__name__}, and srcad differentiates only with respect to float arrays and numbers "
                 f"(and lists, tuples, dicts, named tuples and dataclasses of them){advice}")
     return None

@@ -17,6 +17,7 @@ SCIPY_RULE_MODULES = {
     "ndimage": ("scipy_ndimage",),
     "optimize": ("scipy_optimize",),
     "signal": ("scipy_signal",),
+    "sparse": ("scipy_sparse",),
     "spatial": ("scipy_spatial",),
     "special": ("scipy_special",),
     "stats": ("scipy_stats", "scipy_stats_bounded", "scipy_stats_discrete", "scipy_stats_location_scale",

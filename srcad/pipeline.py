@@ -1,7 +1,7 @@
 """The compiler pipeline: one list of stages, run in order.
 
     capture (+ check_source_is_code) -> [read_stacks_as_lists, in code srcad generated] -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
-            -> activity -> check_aliasing -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
+            -> activity -> check_aliasing -> sparse_operands -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> batch_products -> array_stacks -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
@@ -30,6 +30,7 @@ from .passes.aliasing import check_aliasing
 from .passes.memory_summaries import summaries_kept
 from .passes.complex_values import check_complex
 from .passes.operators import check_operators
+from .passes.sparse_operands import sparse_operands
 from .passes.cse import eliminate_common_subexpressions
 from .passes.fast_forms import fast_forms
 from .passes.proven_finish import prove_finishes
@@ -167,6 +168,7 @@ def _argument_kinds(options):
 def _stages(source, wrt, options, module):
     """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
     return _front_end(source, wrt, options) + [
+        ("sparse_operands", lambda node: sparse_operands(node, source, module.ref, options.param_classes)),
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
         ("check_operators", lambda node: check_operators(node, source, options.param_classes)),
@@ -194,6 +196,7 @@ def _stages(source, wrt, options, module):
 def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
     return _front_end(source, wrt, options) + [
+        ("sparse_operands", lambda node: sparse_operands(node, source, module.ref, options.param_classes)),
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("check_operators", lambda node: check_operators(node, source, options.param_classes)),

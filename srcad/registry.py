@@ -178,6 +178,12 @@ def register_complex_safe(*keys):
     GENERATION += 1
 
 
+#: srcad's own helpers that check the class of each operand when they run and return a NumPy
+#: array whatever they are given (``rules.scipy_sparse``'s products): a value they read
+#: reaches no operator through them, so ``passes.outside_values`` need not check it
+CHECKED_OPERANDS = set()
+
+
 def is_complex_safe(key):
     try:
         return key in COMPLEX_SAFE

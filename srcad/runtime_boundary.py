@@ -311,11 +311,14 @@ def numeric_constant(value, subject, complex_message=None):
         raise UnsupportedCaseError(complex_message)
     what = f"an array of dtype {value.dtype}" if kind is not None else (
         f"a {cls.__qualname__}" if cls.__module__ == "builtins" else f"a {cls.__module__}.{cls.__qualname__}")
+    advice = ("srcad takes a sparse matrix only as the constant operand of a matrix product with a dense NumPy "
+              "array (S @ x, x @ S, S.T @ x, S.dot(x), S a global or an argument); convert it with .toarray()"
+              if cls.__module__.startswith("scipy.sparse") else
+              "convert it before the operation (np.asarray(...) or float(...))")
     raise UnsupportedCaseError(
         f"{subject} is {what}, and an operator srcad differentiates reads it: srcad's rules are those of "
-        "numbers and NumPy arrays, and an object's own operators would make the derivative something else; "
-        "convert it before the operation (np.asarray(...) or float(...)), or give the operation its derivative "
-        "with srcad.custom_vjp")
+        f"numbers and NumPy arrays, and an object's own operators would make the derivative something else; "
+        f"{advice}, or give the operation its derivative with srcad.custom_vjp")
 
 
 def _item_cotangent(v, y):

@@ -20,6 +20,7 @@ import math
 import gast
 import numpy as np
 import pytest
+import scipy.sparse
 import scipy.spatial.distance
 
 import srcad
@@ -27,7 +28,7 @@ from srcad import optional_rules, pytrees, registry, runtime, sharing
 from srcad.rules import (builtin_rules, methods, records, numpy_core, numpy_decompositions, numpy_elementwise,
                          numpy_exponential, numpy_indexing, numpy_joining, numpy_linalg, numpy_order_statistics,
                          numpy_padding, numpy_products, numpy_reductions, numpy_reordering, numpy_shapes, numpy_spectral,
-                         numpy_ufunc_scans, numpy_ufunc_segments, runtime_rules, scipy_spatial)
+                         numpy_ufunc_scans, numpy_ufunc_segments, runtime_rules, scipy_sparse, scipy_spatial)
 from srcad.testing import check_grads, check_jvp
 
 import test_library_ndimage
@@ -170,6 +171,8 @@ EXTRA_CALLS = [
     (scipy_spatial.pair_matrix, [R(3), 3], {}, (0,), None),
     (scipy.spatial.distance.squareform, [R(3)], {}, (0,), None),
     (scipy_spatial.squareform_transpose, [R(3, 3), 1], {}, (0,), None),
+    (scipy_sparse.sparse_left_product, [scipy.sparse.csr_array(R(3, 4)), R(4, 2)], {}, (1,), None),
+    (scipy_sparse.sparse_right_product, [R(3), scipy.sparse.csc_matrix(R(3, 4))], {}, (0,), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
     (runtime.as_real, [R(3)], {}, (0,), None),

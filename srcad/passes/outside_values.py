@@ -196,7 +196,8 @@ def _passed_on(s):
 def _fixed_result(s):
     rhs = s.value if isinstance(s, gast.Assign) else None
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
-    return callee is not None and callee.kind == "object" and is_in(callee.obj, _FIXED_RESULTS)
+    return callee is not None and callee.kind == "object" and (
+        is_in(callee.obj, _FIXED_RESULTS) or is_in(callee.obj, registry.CHECKED_OPERANDS))
 
 
 def unknown_dtypes(statements, source, local, params, tracked):

@@ -1,0 +1,174 @@
+"""Sparse operators: a SciPy sparse matrix or array srcad does not differentiate, as the
+operand of a matrix product with a dense array.
+
+A sparse value's own operators are not NumPy's (``S * x`` is a matrix product for a
+``*_matrix``, ``np.dot(S, x)`` an array of objects), so srcad's rules are wrong for it and
+``runtime.numeric_constant`` refuses it wherever an operator it differentiates reads it. This
+pass allows it in one position only: as the constant operand of ``@``. Guarantee: afterwards,
+each active statement ``z = S @ x`` or ``z = x @ S``, where ``S`` is a global or closure value
+that is sparse now, a parameter the code is made for a sparse argument in (its class is in
+``param_classes``) and the body never rebinds, or the transpose ``S.T`` of one (bound once),
+and ``x`` another name, reads it as ``rules.scipy_sparse.sparse_left_product(S, x)`` or
+``sparse_right_product(x, S)``, whose derivatives are products with ``S`` again (checked when
+they run: see there). Such an ``S`` never carries a derivative (``srcad.arguments`` refuses a
+sparse argument in ``wrt``; a sparse value computed from one that does has no rule). Any other
+active statement reading such an ``S`` has raised ``SrcadSyntaxError`` at the user's line; a
+name an inactive statement binds from one (``A = 2 * S``, ``n = S.shape[0]``) that an active
+statement reads is checked by ``runtime.numeric_constant`` right after it is bound (a number
+or an array passes). Nothing imports SciPy unless a sparse value exists already.
+"""
+import sys
+
+import gast
+
+from .. import astutil as A
+from ..runtime import numeric_constant
+from .callees import Callee
+from .outside_values import target
+
+
+def sparse_operands(node, source, ref, param_classes=()):
+    """Write the products of a constant sparse operand as the rule module's products (see the
+    module doc); ``ref(name, obj)`` names an object in generated code."""
+    if "scipy.sparse" not in sys.modules:  # no sparse value exists
+        return node
+    sparse = _sparse_names(node, source, param_classes)
+    if not sparse:
+        return node
+    from ..optional_rules import load_rule_modules
+
+    load_rule_modules(("scipy_sparse",))
+    from ..rules.scipy_sparse import sparse_left_product, sparse_right_product
+
+    active = A.anno(node, "active") or set()
+    for s in A.walk_statements(node.body):
+        bound = target(s)
+        read = A.names_read(s) & set(sparse)
+        if not (read and bound and bound & active):
+            continue  # (a shape read off it, a product without derivative: as written)
+        product = _product(s, sparse)
+        if product is None:
+            name = sorted(read)[0]
+            raise source.syntax_error(
+                f"'{sparse[name]}' is a scipy.sparse matrix, and an operation srcad differentiates reads it: srcad "
+                "takes a sparse matrix only as the constant operand of a matrix product with a dense NumPy array "
+                "(S @ x, x @ S, S.T @ x, S.dot(x)), since its other operations are not NumPy's (S * x is a "
+                "matrix product for a *_matrix, np.dot(S, x) an array of objects); convert it with .toarray() "
+                "first, or give the operation its derivative with srcad.custom_vjp", A.anno(s, "origin") or s)
+        matrix, dense, left = product
+        helper = sparse_left_product if left else sparse_right_product
+        call = gast.Call(func=A.load(ref(helper.__name__, helper)),
+                         args=[matrix, dense] if left else [dense, matrix], keywords=[])
+        A.set_anno(call, "callee", Callee("object", obj=helper, name=helper.__name__))
+        s.value = gast.copy_location(call, s.value)
+    _check_derived(node, source, ref, sparse, active)
+    return node
+
+
+def _check_derived(node, source, ref, sparse, active):
+    """``runtime.numeric_constant`` of each name a statement without derivative binds from a
+    sparse value (``A = 2 * S``, ``n = S.shape[0]``, ``B = S @ S``), right after it, where a
+    statement carrying a derivative reads that name: srcad computes it, so no other check
+    types it, and it may be sparse again (a number or an array passes)."""
+    derived = {}  # name -> the statements binding it
+    tainted = set(sparse)
+    statements = [s for s in A.walk_statements(node.body) if isinstance(s, gast.Assign)]
+    changed = True
+    while changed:
+        changed = False
+        for s in statements:
+            bound = target(s) or set()
+            if bound & active or not A.names_read(s.value) & tainted:
+                continue
+            for name in bound - set(sparse):
+                if id(s) not in {id(b) for b in derived.get(name, ())}:
+                    derived.setdefault(name, []).append(s)
+                    tainted.add(name)
+                    changed = True
+    read = set().union(*(A.names_read(s) for s in A.walk_statements(node.body) if (target(s) or set()) & active))
+    checks = {}  # id(statement) -> names checked after it
+    for name in sorted(set(derived) & read):
+        for s in derived[name]:
+            checks.setdefault(id(s), []).append(name)
+    if not checks:
+        return
+
+    def check(s, name):
+        origin = A.anno(s, "origin") or s
+        subject = f"{source.filename}:{getattr(origin, 'lineno', '?')}: '{name}'"
+        call = gast.Call(func=A.load(ref(numeric_constant.__name__, numeric_constant)),
+                         args=[A.load(name), A.const(subject)], keywords=[])
+        A.set_anno(call, "callee", Callee("object", obj=numeric_constant, name=numeric_constant.__name__))
+        new = gast.copy_location(gast.Expr(value=call), s)
+        A.set_anno(new, "origin", origin)
+        return new
+
+    def visit(block):
+        out = []
+        for s in block:
+            for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
+                if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
+                    visit(inner)
+            out.append(s)
+            out.extend(check(s, name) for name in checks.get(id(s), ()))
+        block[:] = out
+
+    visit(node.body)
+
+
+def _product(s, sparse):
+    """``(matrix, dense, left)`` of a statement ``z = S @ x``, ``z = x @ S``, ``z = S.dot(x)``
+    (``left``: ``S`` is the left operand) or one of those written already, where ``S`` is a
+    name in ``sparse`` and ``x`` a name that is not; else None."""
+    from ..rules.scipy_sparse import sparse_left_product, sparse_right_product
+
+    rhs = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+    if isinstance(rhs, gast.BinOp) and isinstance(rhs.op, gast.MatMult):
+        left, right = rhs.left, rhs.right
+    elif isinstance(rhs, gast.Call) and len(rhs.args) == 2 and not rhs.keywords and (
+            A.anno(rhs, "callee") or Callee("")).obj in (sparse_left_product, sparse_right_product):
+        left, right = rhs.args
+    elif isinstance(rhs, gast.Call) and isinstance(rhs.func, gast.Attribute) and rhs.func.attr == "dot" \
+            and isinstance(rhs.func.value, gast.Name) and rhs.func.value.id in sparse \
+            and len(rhs.args) == 1 and not rhs.keywords:
+        left, right = rhs.func.value, rhs.args[0]
+    else:
+        return None
+    if not (isinstance(left, gast.Name) and isinstance(right, gast.Name)) \
+            or (left.id in sparse) == (right.id in sparse):
+        return None
+    return (left, right, True) if left.id in sparse else (right, left, False)
+
+
+def _sparse_names(node, source, param_classes):
+    """name -> what the user wrote for it, for each name that holds a sparse value srcad does
+    not compute: an unrebound parameter given one, a global or closure value that is one now,
+    and a name bound once to the transpose ``.T`` of one."""
+    from scipy import sparse
+
+    def is_sparse_class(cls):
+        return isinstance(cls, type) and issubclass(cls, (sparse.sparray, sparse.spmatrix))
+
+    stored = [n.id for n in A.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    params = {a.id for a in node.args.args}
+    found = {name: name for name, cls in param_classes
+             if name in params and name not in stored and is_sparse_class(cls)}
+    local = set(stored) | params
+    for name in A.names_read(node) - local:
+        try:
+            value = source.lookup(name)
+        except KeyError:
+            continue
+        if sparse.issparse(value):
+            found[name] = name
+    changed = True
+    while changed:
+        changed = False
+        for s in A.walk_statements(node.body):
+            value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+            if isinstance(value, gast.Attribute) and value.attr == "T" and isinstance(value.value, gast.Name) \
+                    and value.value.id in found and stored.count(s.targets[0].id) == 1 \
+                    and s.targets[0].id not in found:
+                found[s.targets[0].id] = f"{found[value.value.id]}.T"
+                changed = True
+    return found
