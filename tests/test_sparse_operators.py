@@ -1,9 +1,9 @@
 """SciPy sparse matrices and arrays as constant linear operators (``passes.sparse_operands``,
-``rules.scipy_sparse``): ``S @ x``, ``x @ S``, ``S.T @ x`` and ``S @ X`` of a sparse ``S``
-srcad does not differentiate (a global, a closure value or an argument) and a dense array,
-in every mode against central differences and against the same program with
-``S.toarray()``; the arguments are left as they were. Every other use of a sparse value, and
-a sparse value that carries a derivative, is refused."""
+``rules.scipy_sparse``): ``S @ x``, ``x @ S``, ``S.T @ x``, ``S @ X``, ``S.dot(x)`` and
+``spsolve(S, b)`` of a sparse ``S`` srcad does not differentiate (a global, a closure value
+or an argument) and a dense array, in every mode against central differences and against
+the same program with ``S.toarray()``; the arguments are left as they were. Every other use
+of a sparse value, and a sparse value that carries a derivative, is refused."""
 import numpy as np
 import pytest
 
@@ -13,6 +13,7 @@ from srcad.errors import SrcadError
 from lang_checks import check_all_modes
 
 sp = pytest.importorskip("scipy.sparse")
+spsolve = pytest.importorskip("scipy.sparse.linalg").spsolve
 
 FORMATS = [f"{fmt}_{kind}" for fmt in ("csr", "csc", "coo", "dia") for kind in ("matrix", "array")]
 N = 5
@@ -97,10 +98,9 @@ def test_argument_operator(name, program):
 
 def test_refused_with_respect_to_the_sparse_matrix():
     u = np.ones(N)
-    with pytest.raises(SrcadError, match="sparse"):
-        srcad.grad(step, wrt=1)(u, laplacian("csr_array"))
-    with pytest.raises(SrcadError, match="sparse"):
-        srcad.grad(step, wrt=(0, 1))(u, laplacian("csr_matrix"))
+    for wrt, name in ((1, "csr_array"), ((0, 1), "csr_matrix")):
+        with pytest.raises(SrcadError, match="a scipy.sparse matrix is taken only as the constant operand"):
+            srcad.grad(step, wrt=wrt)(u, laplacian(name))
 
 
 def test_refused_sparse_matrix_of_a_differentiated_value():
@@ -219,3 +219,49 @@ def test_rebound_global_checked_when_run():
             srcad.grad(energy)(u)
     finally:
         L = saved
+
+
+SOLVED = sp.csc_array(laplacian("csr_array") + 3 * sp.eye_array(N))
+
+
+def solved(b):
+    return np.sum(np.sin(spsolve(SOLVED, b)) * b)
+
+
+def solved_dense(b):
+    return np.sum(np.sin(np.linalg.solve(SOLVED.toarray(), b)) * b)
+
+
+def solved_argument(b, A):
+    return np.sum(spsolve(A, b * b) ** 2)
+
+
+def solved_argument_dense(b, A):
+    return np.sum(np.linalg.solve(A, b * b) ** 2)
+
+
+@pytest.mark.parametrize("shape", [(N,), (N, 1), (N, 2)])
+def test_spsolve_of_a_constant_matrix(shape):
+    b = np.random.default_rng(3).normal(size=shape)
+    if shape != (N, 1):  # (np.linalg.solve reads b of shape (n, 1) as a matrix, spsolve as a vector)
+        _same_gradients(solved, solved_dense, (b,))
+    else:
+        check_all_modes(solved, (b,))
+
+
+@pytest.mark.parametrize("name", ["csr_matrix", "csc_array", "coo_array"])
+def test_spsolve_of_an_argument(name):
+    A = getattr(sp, name)(SOLVED)
+    b = np.random.default_rng(4).normal(size=N)
+    check_all_modes(solved_argument, (b, A))
+    np.testing.assert_allclose(srcad.grad(solved_argument)(b, A), srcad.grad(solved_argument_dense)(b, A.toarray()),
+                               rtol=1e-10, atol=1e-12)
+
+
+def solved_matrix(b):
+    return np.sum(spsolve(SOLVED * b[0], b))
+
+
+def test_spsolve_of_a_differentiated_matrix_refused():
+    with pytest.raises(SrcadSyntaxError, match="'SOLVED' is a scipy.sparse matrix, and an operation srcad"):
+        srcad.grad(solved_matrix)(np.ones(N))

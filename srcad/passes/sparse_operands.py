@@ -1,17 +1,19 @@
 """Sparse operators: a SciPy sparse matrix or array srcad does not differentiate, as the
-operand of a matrix product with a dense array.
+operand of a matrix product with a dense array, or the matrix of a sparse solve.
 
 A sparse value's own operators are not NumPy's (``S * x`` is a matrix product for a
 ``*_matrix``, ``np.dot(S, x)`` an array of objects), so srcad's rules are wrong for it and
 ``runtime.numeric_constant`` refuses it wherever an operator it differentiates reads it. This
-pass allows it in one position only: as the constant operand of ``@``. Guarantee: afterwards,
-each active statement ``z = S @ x`` or ``z = x @ S``, where ``S`` is a global or closure value
+pass allows it in two positions only: as the constant operand of ``@`` and as the matrix of
+``scipy.sparse.linalg.spsolve``. Guarantee: afterwards, each active statement ``z = S @ x``,
+``z = x @ S``, ``z = S.dot(x)`` or ``z = spsolve(S, x)``, where ``S`` is a global or closure value
 that is sparse now, a parameter the code is made for a sparse argument in (its class is in
 ``param_classes``) and the body never rebinds, or the transpose ``S.T`` of one (bound once),
-and ``x`` another name, reads it as ``rules.scipy_sparse.sparse_left_product(S, x)`` or
-``sparse_right_product(x, S)``, whose derivatives are products with ``S`` again (checked when
-they run: see there). Such an ``S`` never carries a derivative (``srcad.arguments`` refuses a
-sparse argument in ``wrt``; a sparse value computed from one that does has no rule). Any other
+and ``x`` another name, reads it as ``rules.scipy_sparse.sparse_left_product(S, x)``,
+``sparse_right_product(x, S)`` or ``sparse_solve(S, x)``, whose derivatives are products
+(solves) with ``S`` again (checked when they run: see there). Such an ``S`` never carries a
+derivative (``srcad.arguments`` refuses a sparse argument in ``wrt``; a sparse value computed
+from one that does has no rule). Any other
 active statement reading such an ``S`` has raised ``SrcadSyntaxError`` at the user's line; a
 name an inactive statement binds from one (``A = 2 * S``, ``n = S.shape[0]``) that an active
 statement reads is checked by ``runtime.numeric_constant`` right after it is bound (a number
@@ -28,8 +30,8 @@ from .outside_values import target
 
 
 def sparse_operands(node, source, ref, param_classes=()):
-    """Write the products of a constant sparse operand as the rule module's products (see the
-    module doc); ``ref(name, obj)`` names an object in generated code."""
+    """Write the products and solves of a constant sparse operand as the rule module's (see
+    the module doc); ``ref(name, obj)`` names an object in generated code."""
     if "scipy.sparse" not in sys.modules:  # no sparse value exists
         return node
     sparse = _sparse_names(node, source, param_classes)
@@ -38,28 +40,22 @@ def sparse_operands(node, source, ref, param_classes=()):
     from ..optional_rules import load_rule_modules
 
     load_rule_modules(("scipy_sparse",))
-    from ..rules.scipy_sparse import sparse_left_product, sparse_right_product
-
     active = A.anno(node, "active") or set()
     for s in A.walk_statements(node.body):
         bound = target(s)
         read = A.names_read(s) & set(sparse)
         if not (read and bound and bound & active):
             continue  # (a shape read off it, a product without derivative: as written)
-        product = _product(s, sparse)
-        if product is None:
+        call = _allowed_call(s, sparse, ref)
+        if call is None:
             name = sorted(read)[0]
             raise source.syntax_error(
                 f"'{sparse[name]}' is a scipy.sparse matrix, and an operation srcad differentiates reads it: srcad "
                 "takes a sparse matrix only as the constant operand of a matrix product with a dense NumPy array "
-                "(S @ x, x @ S, S.T @ x, S.dot(x)), since its other operations are not NumPy's (S * x is a "
-                "matrix product for a *_matrix, np.dot(S, x) an array of objects); convert it with .toarray() "
-                "first, or give the operation its derivative with srcad.custom_vjp", A.anno(s, "origin") or s)
-        matrix, dense, left = product
-        helper = sparse_left_product if left else sparse_right_product
-        call = gast.Call(func=A.load(ref(helper.__name__, helper)),
-                         args=[matrix, dense] if left else [dense, matrix], keywords=[])
-        A.set_anno(call, "callee", Callee("object", obj=helper, name=helper.__name__))
+                "(S @ x, x @ S, S.T @ x, S.dot(x)) or of scipy.sparse.linalg.spsolve(S, b), since its other "
+                "operations are not NumPy's (S * x is a matrix product for a *_matrix, np.dot(S, x) an array of "
+                "objects); convert it with .toarray() first, or give the operation its derivative with "
+                "srcad.custom_vjp", A.anno(s, "origin") or s)
         s.value = gast.copy_location(call, s.value)
     _check_derived(node, source, ref, sparse, active)
     return node
@@ -116,28 +112,39 @@ def _check_derived(node, source, ref, sparse, active):
     visit(node.body)
 
 
-def _product(s, sparse):
-    """``(matrix, dense, left)`` of a statement ``z = S @ x``, ``z = x @ S``, ``z = S.dot(x)``
-    (``left``: ``S`` is the left operand) or one of those written already, where ``S`` is a
-    name in ``sparse`` and ``x`` a name that is not; else None."""
-    from ..rules.scipy_sparse import sparse_left_product, sparse_right_product
+def _allowed_call(s, sparse, ref):
+    """The call of ``rules.scipy_sparse`` that does what the statement does, if it is
+    ``z = S @ x``, ``z = x @ S``, ``z = S.dot(x)``, ``z = spsolve(S, x)`` or one of those calls
+    already, where ``S`` is a name in ``sparse`` and ``x`` a name that is not; else None."""
+    from ..rules.scipy_sparse import sparse_left_product, sparse_right_product, sparse_solve
 
     rhs = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+    callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
+    obj = callee.obj if callee is not None and callee.kind == "object" else None
+    extra = []  # (sparse_solve's transposed)
     if isinstance(rhs, gast.BinOp) and isinstance(rhs.op, gast.MatMult):
-        left, right = rhs.left, rhs.right
-    elif isinstance(rhs, gast.Call) and len(rhs.args) == 2 and not rhs.keywords and (
-            A.anno(rhs, "callee") or Callee("")).obj in (sparse_left_product, sparse_right_product):
-        left, right = rhs.args
+        helper, (left, right) = None, (rhs.left, rhs.right)
+    elif obj in (sparse_left_product, sparse_right_product) and len(rhs.args) == 2 and not rhs.keywords:
+        helper, (left, right) = obj, rhs.args
+    elif obj is sparse_solve and len(rhs.args) in (2, 3) and not rhs.keywords \
+            and not A.names_read(gast.Tuple(elts=rhs.args[2:], ctx=gast.Load())) & set(sparse):
+        helper, (left, right), extra = obj, rhs.args[:2], rhs.args[2:]
+    elif obj is not None and obj is getattr(sys.modules.get("scipy.sparse.linalg"), "spsolve", None) \
+            and len(rhs.args) == 2 and not rhs.keywords:
+        helper, (left, right) = sparse_solve, rhs.args
     elif isinstance(rhs, gast.Call) and isinstance(rhs.func, gast.Attribute) and rhs.func.attr == "dot" \
             and isinstance(rhs.func.value, gast.Name) and rhs.func.value.id in sparse \
             and len(rhs.args) == 1 and not rhs.keywords:
-        left, right = rhs.func.value, rhs.args[0]
+        helper, (left, right) = sparse_left_product, (rhs.func.value, rhs.args[0])
     else:
         return None
     if not (isinstance(left, gast.Name) and isinstance(right, gast.Name)) \
-            or (left.id in sparse) == (right.id in sparse):
+            or (left.id in sparse) == (right.id in sparse) or helper is sparse_solve and left.id not in sparse:
         return None
-    return (left, right, True) if left.id in sparse else (right, left, False)
+    helper = helper or (sparse_left_product if left.id in sparse else sparse_right_product)
+    call = gast.Call(func=A.load(ref(helper.__name__, helper)), args=[left, right] + extra, keywords=[])
+    A.set_anno(call, "callee", Callee("object", obj=helper, name=helper.__name__))
+    return call
 
 
 def _sparse_names(node, source, param_classes):

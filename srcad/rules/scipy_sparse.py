@@ -1,13 +1,15 @@
 """Rules for SciPy's sparse matrices and arrays as constant linear operators: the products
 ``S @ x`` and ``x @ S`` of a sparse ``S`` that carries no derivative (a graph Laplacian, a
 finite-difference operator: a global, or an argument not differentiated) and a dense NumPy
-array ``x`` of one or two dimensions. ``passes.sparse_operands`` writes them as
-``sparse_left_product(S, x)`` and ``sparse_right_product(x, S)``; their derivatives are
-products with ``S`` again, transposes taken of the dense operand only (``Sᵀg = (gᵀS)ᵀ``), so
-no derivative ever hands the sparse value to a NumPy function (``np.dot`` of a sparse matrix
-makes an array of objects). Every product checks, when it runs, that ``S`` is sparse (or a
-plain 2-D array, as a global rebound since the code was made may be) and real, that the
-other operand is a NumPy array of one or two dimensions, and that the result is a NumPy array.
+array ``x`` of one or two dimensions, and the solve ``scipy.sparse.linalg.spsolve(S, b)``.
+``passes.sparse_operands`` writes them as ``sparse_left_product(S, x)``,
+``sparse_right_product(x, S)`` and ``sparse_solve(S, b)``; their derivatives are products
+with ``S`` (solves with ``Sᵀ``) again, transposes taken of the dense operand only
+(``Sᵀg = (gᵀS)ᵀ``), so no derivative ever hands the sparse value to a NumPy function
+(``np.dot`` of a sparse matrix makes an array of objects). Each checks, when it runs, that
+``S`` is sparse (for a product, a plain 2-D array too, as a global rebound since the code was
+made may be) and real, that the other operand is a NumPy array of one or two dimensions, and
+that the result is a NumPy array.
 """
 import numpy as np
 
@@ -20,8 +22,8 @@ except ImportError:  # SciPy is not a dependency of srcad
     sparse = None
 
 
-def _checked(S, x):
-    if not (sparse is not None and sparse.issparse(S) or S.__class__ is np.ndarray) or S.ndim != 2 \
+def _checked(S, x, dense_too=True):
+    if not (sparse is not None and sparse.issparse(S) or dense_too and S.__class__ is np.ndarray) or S.ndim != 2 \
             or S.dtype.kind not in "biuf":
         raise UnsupportedCaseError(
             f"the code was made for a real 2-D scipy.sparse matrix here, and is given a {type(S).__name__}"
@@ -54,8 +56,26 @@ def sparse_right_product(x, S):
     return _dense(x @ S)
 
 
+def sparse_solve(S, b, transposed=False):
+    """``scipy.sparse.linalg.spsolve(S, b)`` for a sparse ``S`` srcad does not differentiate;
+    ``transposed``: of ``S.T`` (in CSC form, which ``spsolve`` asks for)."""
+    from scipy.sparse.linalg import spsolve
+
+    S, b = _checked(S, b, dense_too=False)
+    return _dense(spsolve(S.T.tocsc() if transposed else S, b))
+
+
 if sparse is not None:
-    CHECKED_OPERANDS.update((sparse_left_product, sparse_right_product))
+    CHECKED_OPERANDS.update((sparse_left_product, sparse_right_product, sparse_solve))
+
+    @register_vjp(sparse_solve)
+    def sparse_solve_vjp(y, S, b, transposed=False):
+        # (spsolve gives a vector for b of shape (n, 1))
+        d[b] += np.reshape(sparse_solve(S, d[y], not transposed), np.shape(b))
+
+    @register_jvp(sparse_solve)
+    def sparse_solve_jvp(y, S, b, transposed=False):
+        t[y] += sparse_solve(S, t[b], transposed)
 
     @register_vjp(sparse_left_product)
     def sparse_left_product_vjp(z, S, x):
