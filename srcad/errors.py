@@ -248,3 +248,19 @@ def check_record_class(value, cls, name, where):
         f"{cls.__qualname__}, the record it is built as (it lowers dataclasses.replace and s._replace on it, and "
         f"compiles the helpers given it, for that class); give the new value another name, or return a "
         f"{cls.__qualname__} (a subclass too has other code)")
+
+
+def check_table_item(table, key, expected, where, text):
+    """Return ``table[key]`` (raising what Python raises for a missing key or index) unless it is
+    none of the functions ``expected``: srcad differentiated ``text(...)`` (an item of a dispatch
+    table of the module) as a call of those, which the table held when the code was made
+    (``passes.dispatch_tables``). Generated code calls this; ``where`` is the user's file and line."""
+    held = table[key]
+    if any(held is f for f in expected):
+        return held
+    made_for = ", ".join(getattr(f, "__qualname__", repr(f)) for f in expected)
+    raise UnsupportedCaseError(
+        f"{where}{text} holds {getattr(held, '__qualname__', repr(held))} for the key {key!r} now, and srcad made this "
+        f"code for what the table held when it compiled it ({made_for}): the table was changed since; fill the table "
+        "before srcad compiles the function, or bind the table's name to the new table (ACTS = {...}), which makes "
+        "srcad compile anew")

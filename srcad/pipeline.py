@@ -1,6 +1,7 @@
 """The compiler pipeline: one list of stages, run in order.
 
-    capture (+ check_source_is_code) -> [read_stacks_as_lists, in code srcad generated] -> resolve_calls -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
+    capture (+ check_source_is_code) -> [read_stacks_as_lists, in code srcad generated]
+            -> resolve_calls (reading first module aliases, local objects and partials, dispatch tables) -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
             -> activity -> check_aliasing -> sparse_operands -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify

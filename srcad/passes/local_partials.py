@@ -64,7 +64,7 @@ def read_local_partials(fdef, source):
         if found is None:
             continue
         name, function, fixed, keywords = found
-        calls = _calls_of(name, fdef, fdef.body[fdef.body.index(stmt) + 1:])
+        calls = calls_of(name, fdef, fdef.body[fdef.body.index(stmt) + 1:])
         if calls is None or not all(_order_kept(call, keywords, function, source) for call in calls):
             continue
         temps, values = [], {}
@@ -109,7 +109,7 @@ def _known_callee(obj):
     return isinstance(obj, (types.FunctionType, types.BuiltinFunctionType, np.ufunc, functools.partial)) or has_rule(obj)
 
 
-def _calls_of(name, fdef, after):
+def calls_of(name, fdef, after):
     """The calls ``name(...)`` in the statements ``after``, if every read of ``name`` in ``fdef``
     is the callee of one of them, none in a nested ``def`` or ``lambda`` and none passing
     ``*``/``**``; else None."""

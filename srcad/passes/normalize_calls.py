@@ -12,6 +12,7 @@ from .callees import Callee, method_call
 from .effect_calls import effect_value, library_store
 from .call_options import mapping_reaches_memory, spread_reaches_memory
 from .functional import check_statement, functional_rhs, is_check, mark_consumed, mark_read_in_part, mark_read_through
+from .dispatch_tables import table_item_check
 from .held_calls import held_function_check
 from .in_place import unshared_store_check
 from .inline import inline_call, unknown_function
@@ -82,8 +83,9 @@ def normalize_call(norm, e, out):
         raise unknown_function(norm, e, callee.name)
     if callee.kind == "local":
         return inline_call(norm, e, callee.name, out)
-    # self.step(x) differentiated as C.step(self, x), self.act(z) as the function held: checked when it runs
-    check = method_check(norm, e) or held_function_check(norm, e)
+    # self.step(x) differentiated as C.step(self, x), self.act(z) as the function held, ACTS[act](z) as the
+    # table's item: checked when it runs
+    check = method_check(norm, e) or held_function_check(norm, e) or table_item_check(norm, e)
     if check is not None:
         norm.stmt(check, out)
     replaced = record_replace(norm, e, callee, out)

@@ -9,6 +9,7 @@ from ..astutil import anno, names_stored, set_anno
 from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
+from .dispatch_tables import read_dispatch_tables
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
 from .item_methods import ItemMethodCalls, container_locals, held_classes, item_method_call
@@ -99,6 +100,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
         read_module_aliases(node, source)  # xp = np: xp.sin(x) calls np.sin
         read_local_partials(node, source)  # half = partial(g, s=0.5); half(x): g(x, s=0.5)
         frozen_locals(node, source)  # prior = norm(mu, s); prior.logpdf(x): norm.logpdf(x, *prior)
+        read_dispatch_tables(node, source)  # ACTS[act](z): np.tanh(z) if ACTS[act] is np.tanh else ...
     locals_ = local_names(node)
     nodes = list(A.walk(node))
     functions = frozenset(local_functions)
