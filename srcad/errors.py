@@ -258,9 +258,14 @@ def check_table_item(table, key, expected, where, text):
     held = table[key]
     if any(held is f for f in expected):
         return held
-    made_for = ", ".join(getattr(f, "__qualname__", repr(f)) for f in expected)
     raise UnsupportedCaseError(
-        f"{where}{text} holds {getattr(held, '__qualname__', repr(held))} for the key {key!r} now, and srcad made this "
-        f"code for what the table held when it compiled it ({made_for}): the table was changed since; fill the table "
-        "before srcad compiles the function, or bind the table's name to the new table (ACTS = {...}), which makes "
-        "srcad compile anew")
+        f"{where}{text} holds {_function_text(held)} for the key {key!r} now, not "
+        f"{' or '.join(_function_text(f) for f in expected)}, which srcad made this code call there (what the "
+        "table held when srcad compiled it): the table was changed since; fill the table before srcad compiles "
+        "the function, or bind the table's name to the new table (ACTS = {...}), which makes srcad compile anew")
+
+
+def _function_text(fn):
+    """``fn``'s name for a message, with the line of its source (two lambdas are told apart)."""
+    code = getattr(fn, "__code__", None)
+    return getattr(fn, "__qualname__", repr(fn)) + (f" (line {code.co_firstlineno})" if code is not None else "")

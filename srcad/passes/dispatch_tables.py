@@ -4,11 +4,12 @@ the functions the table holds.
 
 Guarantee: such a call becomes an ``if``/``else`` expression over the distinct functions the
 table holds when the code is made, each branch taken where the table's item *is* that function
-(``ACTS[act] is np.tanh``) and calling it by a name srcad resolves as any called function. Each
-branch's call checks when it runs that the item is still that function (``errors.check_table_item``,
-inserted by ``normalize_calls``: else a clear error naming the user's line; a missing key or
-index raises what Python raises), so the code never differentiates a function the table no
-longer holds. A literal key calls its function directly (still checked). Only where this is
+(``ACTS[act] is np.tanh``) and calling it by a name srcad resolves as any called function. The
+last branch's call checks when it runs that the item is one of those functions, so the last one
+(``errors.check_table_item``, inserted by ``normalize_calls``: else a clear error naming the
+user's line; a missing key or index raises what Python raises), so the code never differentiates
+a function the table no longer holds. A literal key calls its function directly (still checked).
+Only where this is
 provably the call Python makes:
 
 - the table is a global (or closure) name bound nowhere in the function, denoting a dict, list
@@ -163,19 +164,20 @@ class _TableCalls(gast.NodeTransformer):
             except (KeyError, IndexError, TypeError):
                 held = None  # raised when it runs, by the last branch's check
             functions = [held] if held is not None else functions
-        branches = [self.branch(call, name, key, f, text) for f in functions]
+        # the tests before the last branch find the item among the others: that branch checks it is the last
+        branches = [self.branch(call, f) for f in functions]
+        A.set_anno(branches[-1], "table_item", TableItem(A.load(name), A.deepcopy(key), tuple(functions), text))
         result = branches[-1]
         for function, branch in zip(functions[-2::-1], branches[-2::-1]):
             test = gast.Compare(left=A.deepcopy(call.func), ops=[gast.Is()], comparators=[self.named(function)])
             result = gast.IfExp(test=test, body=branch, orelse=result)
         return gast.copy_location(result, call)
 
-    def branch(self, call, name, key, function, text):
-        """``call`` as the call of ``function``, checked when it runs to be the table's item."""
+    def branch(self, call, function):
+        """``call`` as the call of ``function``."""
         new = gast.copy_location(gast.Call(func=self.named(function), args=[A.deepcopy(a) for a in call.args],
                                            keywords=[A.deepcopy(k) for k in call.keywords]), call)
         A.set_anno(new, "callee", Callee("object", obj=readable(function), name=A.to_source(new.func).strip()))
-        A.set_anno(new, "table_item", TableItem(A.load(name), A.deepcopy(key), (function,), text))
         return new
 
     def named(self, function):
