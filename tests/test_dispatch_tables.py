@@ -191,7 +191,8 @@ def key_rebound(x, act="tanh"):
 
 def test_near_forms_stay_refused_saying_what_works():
     works = "srcad differentiates a call of an item of a module-level dict, list or tuple of at most 16 functions"
-    refused(of_partials, X, line_text='PARTIALS["a"](x)', message="not a function srcad reads or has a rule for; " + works)
+    refused(of_partials, X, line_text='PARTIALS["a"](x)',
+            message="not a function srcad reads or has a rule for; " + works)
     refused(of_classes, X, line_text="CLASSES[0](x)", message="not a function srcad reads")
     refused(of_many, X, line_text="MANY[3](x)", message="which holds 17 functions; " + works)
     refused(by_expression, X, line_text="ACTS[keys[0]](x)", message="bind the key to a name first")
