@@ -56,6 +56,7 @@ FEATURES = (
     "layers",      # with methods: a module-level list of objects of the classes, looped over and read by item
     "keyed",       # with lists: max/min/sorted of a list of arrays by a key lambda (the derivative follows the item taken)
     "stepping",    # a helper returning (state, err) stepping a state in for loops and in while loops testing its err
+    "caches",      # a helper returning a dict of its intermediate arrays, bound by the caller and read back by key
 )
 NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")

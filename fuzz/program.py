@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 
+from .caches import CacheStatements
 from .generate import FEATURES, Fn, Generator, Program, Scope, _simple
 from .language import LanguageStatements
 from .loops import LoopStatements
@@ -13,7 +14,7 @@ from .stepping import SteppingStatements
 from .templates import CONVERT, OPERAND_SHAPES, SHAPES, indent
 
 class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, RecordStatements, SteppingStatements,
-                       Generator):
+                       CacheStatements, Generator):
     # ---- blocks -------------------------------------------------------------------------
     def block(self, sc, n, depth):
         lines = []
@@ -60,6 +61,8 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
             options.append(("layers", 1))
         if self.stepper and depth > 0:
             options.append(("step", 2))
+        if self.cacher:
+            options.append(("cache", 2))
         if self.on("closures") and sc.outer is None and sc.result is not None and getattr(sc, "entry", False):
             options.append(("closure", 1))
         kind = rng.choices([k for k, _ in options], [w for _, w in options])[0]
@@ -329,6 +332,7 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
         header = [f"import numpy as {self.np_alias}" if self.np_alias != "numpy" else "import numpy",
                   f"import math as {self.math_alias}" if self.math_alias != "math" else "import math", ""]
         self.globals = []
+        self.cacher = None
         if self.on("globals"):
             for shape, value in [((), "0.75"), ((4,), "NP.linspace(0.5, 1.5, 4)")]:
                 if self.p(0.5):
@@ -344,6 +348,8 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
         if self.on("stepping") and self.p(0.7):
             helpers += [""] + self.step_helper() + [""]
             self.helpers.append(self.stepper)
+        if self.wants_cache_helper():
+            helpers += [""] + self.cache_helper() + [""]
         if self.on("helpers"):
             for _ in range(rng.choice([0, 1, 1, 2])):
                 helpers += [""] + self.helper() + [""]

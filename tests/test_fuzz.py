@@ -136,3 +136,24 @@ def test_stepping_helpers_step_a_state_in_loops_and_pass(tmp_path):
     stats = run(8, SEED + 2, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
     assert not stats.failures, "\n" + report(stats, MODES[:2])
     assert stats.by_feature[("stepping", "rev")]["pass"] >= 3
+
+
+def test_cache_helpers_return_dicts_read_back_by_key(tmp_path):
+    # a helper returning a dict of its intermediates (a literal, dict(...), or built key by key) is
+    # bound by its callers and read back by key; those programs pass the oracle. The feature is
+    # drawn from a stream of its own: programs without a cache helper are unchanged by it
+    features = ("caches", "elementwise", "loops", "helpers", "containers")
+    programs = [generate(seed, features=features) for seed in range(30)]
+    caching = [p for p in programs if "caches" in p.uses]
+    assert len(caching) >= 8
+    returns = r"^\s+return (\{'\w+': |dict\(\w+=|\w+$)"
+    assert all(re.search(returns, p.source, re.M) for p in caching)
+    assert any(re.search(r"^\s+(\w+)\['\w+'\] = .*\n(\s+\1\['\w+'\] = .*\n)*\s+return \1$", p.source, re.M)
+               for p in caching)
+    assert all(re.search(r"\['(z|h|pre|act|norm|out)'\](?! = )", p.source) for p in caching)  # read back
+    without = tuple(f for f in FEATURES if f != "caches")
+    unchanged = [seed for seed in range(20) if generate(seed).source == generate(seed, features=without).source]
+    assert len(unchanged) >= 4
+    stats = run(8, SEED + 3, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
+    assert not stats.failures, "\n" + report(stats, MODES[:2])
+    assert stats.by_feature[("caches", "rev")]["pass"] >= 3
