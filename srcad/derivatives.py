@@ -93,14 +93,15 @@ def jvp_with_keywords(fun, primals, tangents, keywords):
     wrt = tuple(p for p, t in zip(params, tangents) if t is not None)
     check_arguments(where(fn), params, primals, wrt)
     containers = tuple(p for p, a in zip(params, primals) if is_structure(a))
-    specs = {p: arg_spec(a) for p, a in zip(params, primals)}
-    # the kinds of the defaults left out too, as for vjp: a number default is rebound, not updated, by `r /= ...`
-    values = values_with_defaults(fn, params, primals, fixed)
-    kinds = specs if values is None else {p: arg_spec(a) for p, a in zip(params, values)}
-    arrays, numbers, keyed = argument_kinds(kinds)
+    # the specs of the defaults left out too, as for vjp: a number default is rebound, not updated, by
+    # `r /= ...`, and a loop over a vector argument binds numbers whatever the defaults are
+    # (compile_jvp makes the code again where the shapes, the defaults' included, differ)
+    values = primals if len(primals) == len(params) and not fixed else values_with_defaults(fn, params, primals, fixed)
+    specs = None if values is None else {p: arg_spec(a) for p, a in zip(params, values)}
+    arrays, numbers, keyed = argument_kinds(specs or {p: arg_spec(a) for p, a in zip(params, primals)})
     classes = object_classes(params, primals) + object_classes(*left_out_defaults(fn, params, primals, fixed))
     compiled = compile_jvp(fn, wrt, containers, classes=classes, arrays=arrays, numbers=numbers, keyed=keyed,
-                           specs=specs if len(primals) == len(params) and not fixed else None)
+                           specs=specs)
     keywords = {compiled.tangent_params[p]: _tangent_like(checked_cotangent(t, where(fn), "tangent"), a, p, fn)
                 for p, a, t in zip(params, primals, tangents) if t is not None}
     return compiled.bind(fn)[0](*primals, **fixed, **keywords)
