@@ -7,6 +7,8 @@ import re
 import astor
 import gast
 
+from .line_wrapping import pretty_source
+
 _ANNO = "_srcad_anno"
 
 
@@ -460,7 +462,7 @@ def to_source(node):
     for block in _ast_blocks(tree):
         if block and all(is_comment(s) for s in block):  # a pass moved the code out: a comment is no body
             block.append(ast.Pass())
-    text = astor.to_source(tree)  # astor needs no source positions
+    text = astor.to_source(tree, pretty_source=pretty_source)  # astor needs no source positions
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_unescape(m.group(3), m.group(2))}", text)
 
 

@@ -8,6 +8,12 @@ parameter was given, so a scalar default left out (``reps=1.09``) dropped them a
 update was refused as one "while the for loop iterates over 'x'", though reverse mode accepted
 the same function. Forward mode now takes the defaults' shapes as reverse mode does (the code is
 made again where they differ). A loop over the rows of a matrix binds views: still refused.
+
+Fuzz seed 113687 (program 113687341069, grad of grad): srcad writes a read of one element of an
+array it updates in place as ``a: np.float64 = S[j]`` in the generated code; astor wraps a long
+line whose target side is long in parentheses, ``(a: np.float64) = S[j]``, which is not Python,
+so the generated module did not compile (a SyntaxError, at first order too, for a long name in
+deeply nested blocks). The target and its annotation are now never split (``srcad.line_wrapping``).
 """
 import functools
 
@@ -80,3 +86,35 @@ def test_keyword_only_defaults_pass_and_rows_of_a_matrix_are_still_refused():
                  lambda: srcad.grad(rows_updated_in_place)(X, W)):
         with pytest.raises(srcad.SrcadSyntaxError, match="'row', which shares memory with 'm', while the for loop"):
             call()
+
+
+def elements_read_deep_in_blocks(x, w):
+    S = x * 1.0
+    t = 0.0
+    if x[0] > -5.0:
+        for i in range(2):
+            if i >= 0:
+                for j in range(4):
+                    if j >= 0:
+                        an_element_of_the_vector_with_a_rather_long_name = S[j]
+                        S[j] = S[j] * w[j]
+                        t = t + np.sin(an_element_of_the_vector_with_a_rather_long_name) * w[i]
+    return t + np.sum(S * S)
+
+
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_a_long_annotated_element_read_compiles_in_every_mode(wrt):
+    check_all_modes(elements_read_deep_in_blocks, (X, W), wrt=wrt)
+
+
+def test_annotated_targets_are_never_wrapped_in_parentheses():
+    import ast
+
+    from srcad import astutil
+
+    name = "a_name_long_enough_that_the_target_side_passes_the_line_width_alone"
+    body = f"{name}: np.float64 = S[j]\n{name}: np.float64 = S[j] + g({name}, {name}, {name})\nd = {{k: v for k, v in z}}\n"
+    text = astutil.to_source(ast.parse("def f(S, j):\n    if j:\n        for i in j:\n" + "".join(
+        "            " + line + "\n" for line in body.splitlines())))
+    compile(text, "<test>", "exec")
+    assert f"({name}:" not in text and text.count(f"{name}: np.float64 = S[") == 2
