@@ -96,3 +96,71 @@ def test_a_pure_call_whose_result_is_dropped_says_so(fn, call):
     message = str(refused.value)
     assert f"the result of {call} is not used" in message and "assign it" in message
     assert f"{__file__}:{fn.__code__.co_firstlineno + 1}" in message
+
+
+def doubles_dict_items_in_place(x):
+    c = {"a": x * 1.0, "b": x ** 2}
+    for k, v in c.items():
+        v *= 2.0
+    return np.sum(c["a"] * c["b"])
+
+
+def shifts_list_items_in_place(x):
+    L = [x * 1.0, x ** 2]
+    for v in L.copy():  # (a copy of the list holds the same arrays)
+        v += 1.0
+    return np.sum(L[0] * L[1])
+
+
+def stores_over_dict_items(x):
+    c = {"a": x * 1.0, "b": x ** 2}
+    for k, v in list(c.items()):
+        c[k] = v * 2.0
+    return np.sum(c["a"] * c["b"])
+
+
+def stores_over_dict_keys(x):
+    c = {"a": x * 1.0, "b": x ** 2}
+    for k in list(c.keys()):
+        c[k] = c[k] * 2.0
+    return np.sum(c["a"] * c["b"])
+
+
+def advised_for_a_dict(x):
+    c = {"a": x * 1.0, "b": x ** 2}
+    for k in list(c):
+        c[k] = c[k] * 2.0
+    return np.sum(c["a"] * c["b"])
+
+
+def advised_for_a_list(x):
+    L = [x * 1.0, x ** 2]
+    for i, v in enumerate(L.copy()):
+        L[i] = v + 1.0
+    return np.sum(L[0] * L[1])
+
+
+def advised_for_rows(x):
+    A = np.outer(x, x)
+    for i, row in enumerate(A.copy()):
+        A[i] = row + x
+    return np.sum(A ** 2)
+
+
+@pytest.mark.parametrize("fn, advice", [
+    (doubles_dict_items_in_place, "'for k in list(d): d[k] = d[k] * ...'"),
+    (shifts_list_items_in_place, "'for i, v in enumerate(L.copy()): L[i] = v + ...' for a list"),
+    (stores_over_dict_items, "'for k in list(c):', then 'v = c[k]'"),
+    (stores_over_dict_keys, "'for k in list(c):', then 'v = c[k]'"),
+])
+def test_a_loop_updating_its_container_says_what_works(fn, advice):
+    """Not "iterate over a copy" of a list of arrays (it holds the same arrays), nor over
+    'list(c.keys())' given to a loop over list(c.keys())."""
+    with pytest.raises(srcad.SrcadSyntaxError) as refused:
+        srcad.grad(fn)(X)
+    assert advice in str(refused.value)
+
+
+@pytest.mark.parametrize("fn", [advised_for_a_dict, advised_for_a_list, advised_for_rows])
+def test_the_advised_loops_are_accepted(fn):
+    check_all_modes(fn, (X,))

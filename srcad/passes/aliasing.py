@@ -183,6 +183,23 @@ def _stale_message(update, text, updated, reader, made, copied, line, through, c
                 f"its arguments, so make it return the new value instead")
     loop_line = text.loop_line(reader) if reader in text.single else None
     if loop_line is not None:
+        if in_place is not None and written != read:
+            # the loop's item itself (an array a list or dict holds, a row): a copy of the container would hold
+            # the same arrays; a new array leaves them as they were
+            op = in_place[2]
+            if read.isidentifier():  # a list's or an array's own items
+                where = f"'for i, {written} in enumerate({read}.copy()): {read}[i] = {written} {op} ...'"
+            else:
+                where = (f"'for k in list(d): d[k] = d[k] {op} ...' for a dict, 'for i, {written} in "
+                         f"enumerate(L.copy()): L[i] = {written} {op} ...' for a list or an array's rows")
+            return (f"in-place update of '{written}', an item of what the for loop at line {loop_line} iterates "
+                    "over, which is read again: srcad does not follow an item changed through the loop's name; store "
+                    f"a new array where the item is, looping over a copy: {where}")
+        if read.endswith(".keys()") or not read.isidentifier() and not read.endswith(")"):
+            # (d.keys(), or srcad's own list of d.items(): its copy is what srcad reads as one)
+            return (f"in-place update of '{written}' while the for loop at line {loop_line} iterates over its keys or "
+                    f"items; iterate over a list of its keys instead ('for k in list({written}):', then "
+                    f"'v = {written}[k]')")
         shares = "" if written == read else f", which shares memory with '{read}',"
         copy = f"list({read})" if read.endswith(")") else f"{read}.copy()"  # reversed(L): the list of its items
         return (f"in-place update of '{written}'{shares} while the for loop at line {loop_line} iterates over "
