@@ -185,16 +185,22 @@ def _untyped_containers(statements, local, source):
     return found
 
 
+def runtime_check(check, args, ref, at):
+    """The statement ``check(*args)``, a check of ``runtime`` (named in generated code by
+    ``ref(name, obj)``), placed at ``at``'s line and tied to the user's line it stands for."""
+    call = gast.Call(func=A.load(ref(check.__name__, check)), args=args, keywords=[])
+    A.set_anno(call, "callee", Callee("object", obj=check, name=check.__name__))
+    statement = gast.copy_location(gast.Expr(value=call), at)
+    if A.anno(at, "origin") is not None:
+        A.set_anno(statement, "origin", A.anno(at, "origin"))
+    return statement
+
+
 def _check_at_entry(node, names, source, ref):
     """``runtime.numeric_constant`` of each parameter in ``names`` first in the function."""
-    checks = []
-    for name in names:
-        subject = f"{source.filename}:{getattr(node, 'lineno', '?')}: the argument '{name}'"
-        call = gast.Call(func=A.load(ref(runtime.numeric_constant.__name__, runtime.numeric_constant)),
-                         args=[A.load(name), A.const(subject)], keywords=[])
-        A.set_anno(call, "callee", Callee("object", obj=runtime.numeric_constant, name="numeric_constant"))
-        checks.append(gast.copy_location(gast.Expr(value=call), node))
-    node.body[:0] = checks
+    where = f"{source.filename}:{getattr(node, 'lineno', '?')}"
+    node.body[:0] = [runtime_check(runtime.numeric_constant, [A.load(name), A.const(f"{where}: the argument '{name}'")],
+                                   ref, node) for name in names]
 
 
 def _string_names(statements):
@@ -382,9 +388,7 @@ def _insert_checks(node, needs_real, names, made_real, dtyped, typed, source, re
             args = [A.load(name), A.const(subject)] + ([message] if advice else [])
         else:
             args = [A.load(name), message]
-        call = gast.Call(func=A.load(ref(check.__name__, check)), args=args, keywords=[])
-        A.set_anno(call, "callee", Callee("object", obj=check, name=check.__name__))
-        new = gast.copy_location(gast.Expr(value=call), s)
+        new = runtime_check(check, args, ref, s)
         A.set_anno(new, "origin", origin)
         return new
 

@@ -26,6 +26,7 @@ import gast
 from .. import astutil as A
 from ..runtime import numeric_constant
 from .callees import Callee
+from .complex_values import runtime_check
 from .outside_values import target
 
 
@@ -92,24 +93,12 @@ def _check_derived(node, source, ref, sparse, active):
     def check(s, name):
         origin = A.anno(s, "origin") or s
         subject = f"{source.filename}:{getattr(origin, 'lineno', '?')}: '{name}'"
-        call = gast.Call(func=A.load(ref(numeric_constant.__name__, numeric_constant)),
-                         args=[A.load(name), A.const(subject)], keywords=[])
-        A.set_anno(call, "callee", Callee("object", obj=numeric_constant, name=numeric_constant.__name__))
-        new = gast.copy_location(gast.Expr(value=call), s)
+        new = runtime_check(numeric_constant, [A.load(name), A.const(subject)], ref, s)
         A.set_anno(new, "origin", origin)
         return new
 
-    def visit(block):
-        out = []
-        for s in block:
-            for inner in (getattr(s, "body", None), getattr(s, "orelse", None)):
-                if isinstance(inner, list) and not isinstance(s, gast.FunctionDef):
-                    visit(inner)
-            out.append(s)
-            out.extend(check(s, name) for name in checks.get(id(s), ()))
-        block[:] = out
-
-    visit(node.body)
+    for block in A.blocks(node.body):
+        block[:] = [t for s in block for t in (s, *(check(s, name) for name in checks.get(id(s), ())))]
 
 
 def _allowed_call(s, sparse, ref):
