@@ -13,13 +13,15 @@ import threading
 #: SciPy's public submodules -> srcad's rule modules that register rules for their objects.
 #: An object from a SciPy module not listed here loads every rule module (never a guess).
 SCIPY_RULE_MODULES = {
+    "fft": ("scipy_fft",),
+    "integrate": ("scipy_integrate",),
     "linalg": ("scipy_linalg", "scipy_linalg_factors"),
     "ndimage": ("scipy_ndimage",),
     "optimize": ("scipy_optimize",),
     "signal": ("scipy_signal",),
     "sparse": ("scipy_sparse",),
     "spatial": ("scipy_spatial",),
-    "special": ("scipy_special",),
+    "special": ("scipy_special", "scipy_special_bessel"),
     "stats": ("scipy_stats", "scipy_stats_bounded", "scipy_stats_discrete", "scipy_stats_location_scale",
               "scipy_stats_multivariate"),
 }

@@ -167,7 +167,7 @@ def register_partials(*keys: Any) -> Callable[[_Template], _Template]:
 #: rules right for complex operands, with a complex cotangent ``∂L/∂Re + i ∂L/∂Im`` (reverse)
 #: and a complex tangent (forward); every other rule is refused a complex operand
 COMPLEX_SAFE = set()
-COMPLEX_SAFE_SUMMARY = ("np.fft transforms, np.real, np.imag, np.abs, np.conj, +, -, sums, indexing, reshaping, "
+COMPLEX_SAFE_SUMMARY = ("np.fft and scipy.fft transforms, np.real, np.imag, np.abs, np.conj, +, -, sums, indexing, reshaping, "
                         "joining and products with real constants")
 
 
@@ -189,6 +189,38 @@ def is_complex_safe(key):
         return key in COMPLEX_SAFE
     except TypeError:
         return False
+
+
+#: calls of optional libraries (registered by their rule modules) that may return a complex
+#: value for real operands, and those whose result is real whatever their operands; the
+#: complex-values pass reads them with its own sets of NumPy's
+COMPLEX_MAKERS = set()
+REAL_RESULTS = set()
+
+
+def register_complex_makers(*keys):
+    COMPLEX_MAKERS.update(_distinct(keys))
+
+
+def register_real_results(*keys):
+    REAL_RESULTS.update(_distinct(keys))
+
+
+def makes_complex(key):
+    return _registered_in(COMPLEX_MAKERS, key)
+
+
+def gives_real(key):
+    return _registered_in(REAL_RESULTS, key)
+
+
+def _registered_in(group, key):
+    """``key`` in ``group``, after loading the optional rules that could register it."""
+    try:
+        found = key in group
+    except TypeError:  # unhashable objects are in none of these sets
+        return False
+    return found or (optional_rules.load_rules_for(key) and key in group)
 
 
 def register_method(name, function):

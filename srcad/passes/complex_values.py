@@ -95,7 +95,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     # real values only, through any operation, it is checked when it is made
     params = {a.id for a in node.args.args}
     outside = made_outside(statements, active, local, source, fixed_real,
-                           lambda obj: is_in(obj, _REAL_RESULTS) or _known_real(obj))
+                           lambda obj: _real_result(obj) or _known_real(obj))
     unknown = unknown_dtypes(statements, source, local, params, varied | fixed_real)
     seeds = {id(s): s for s in unknown + list(outside.values())}
     maybe_complex = _may_be_complex(statements, source, local, set(seeds)) if seeds else set()
@@ -275,9 +275,9 @@ def _makes_complex(s, found, source, local, strings):
         callee = A.anno(rhs, "callee")
         obj = callee.obj if callee is not None and callee.kind == "object" else None
         name = callee.name if callee is not None and callee.kind == "method" else None
-        if is_in(obj, _REAL_RESULTS) or name in ("real", "imag", "__abs__"):
+        if _real_result(obj) or name in ("real", "imag", "__abs__"):
             return False
-        if is_in(obj, _COMPLEX_MAKERS):
+        if _complex_maker(obj):
             return True
         dtypes = [k.value for k in rhs.keywords if k.arg == "dtype"]
         if name in ("astype", "view") and rhs.args:
@@ -360,9 +360,17 @@ def _real_array_parameters(node, specs):
             and specs[a.id].python is None and specs[a.id].dtype.kind in "biuf"}
 
 
+def _complex_maker(obj):  # NumPy's, or one an optional rule module registered (scipy.fft's)
+    return is_in(obj, _COMPLEX_MAKERS) or registry.makes_complex(obj)
+
+
+def _real_result(obj):
+    return is_in(obj, _REAL_RESULTS) or registry.gives_real(obj)
+
+
 def _known_real(obj):
     """A library function with a real rule or none needed, not one that makes complex values."""
-    if obj is None or is_in(obj, _COMPLEX_MAKERS):
+    if obj is None or _complex_maker(obj):
         return False
     return (registry.lookup(registry.VJP, obj) is not None or registry.lookup(registry.JVP, obj) is not None
             or registry.is_nondifferentiable(obj))
@@ -479,7 +487,7 @@ def _right_for_complex(operation, mode):
         return False
     # a call that makes complex values has its own rule, which decides (np.fft.fft, complex())
     return (registry.is_complex_safe(operation) or is_in(operation, _COMPLEX_CONSTANT)
-            or is_in(operation, _COMPLEX_MAKERS) or mode == "fwd" and is_in(operation, _HOLOMORPHIC))
+            or _complex_maker(operation) or mode == "fwd" and is_in(operation, _HOLOMORPHIC))
 
 
 #: forward mode pushes a tangent through f'(z) · dz, right for complex z when f is holomorphic

@@ -346,33 +346,44 @@ def vander_slope(x, N, increasing):
 
 # ---- np.trapezoid -----------------------------------------------------------------------------
 
-def _along(v, axis, ndim):
+def along_axis(v, axis, ndim):
     """A 1-D ``v`` shaped to broadcast along ``axis`` of an ``ndim``-dimensional array."""
     return np.reshape(v, [-1 if i == axis % ndim else 1 for i in range(ndim)])
 
 
-def _pad_ends(v, axis, before):
+def pad_ends(v, axis, before):
     """``v`` with a zero slice before (or after) it along ``axis``."""
     zero = np.zeros_like(np.take(v, [0], axis=axis))
     return np.concatenate([zero, v] if before else [v, zero], axis=axis)
 
 
-def trapezoid_weights(y, x, dx, axis):
-    """``∂/∂y_i = (h_{i-1} + h_i) / 2`` with the spacings ``h`` (0 beyond the ends)."""
+def trapezoid_spacings(y, x, dx, axis):
+    """The spacings ``h`` of the samples ``y`` along ``axis`` (``dx``, or the differences of
+    ``x``), shaped to broadcast against ``y``."""
     if x is None:
         h = dx * np.ones(np.shape(y)[axis] - 1)
     else:
         h = np.diff(x, axis=axis if np.ndim(x) > 1 else -1)
-    h = _along(h, axis, np.ndim(y)) if np.ndim(h) == 1 else h
-    return (_pad_ends(h, axis, True) + _pad_ends(h, axis, False)) / 2
+    return along_axis(h, axis, np.ndim(y)) if np.ndim(h) == 1 else h
+
+
+def segment_means(y, axis):
+    """The means of neighbouring samples along ``axis``: a segment's area over its width."""
+    y = np.asarray(y)
+    n = y.shape[axis]
+    return (np.take(y, np.arange(0, n - 1), axis=axis) + np.take(y, np.arange(1, n), axis=axis)) / 2
+
+
+def trapezoid_weights(y, x, dx, axis):
+    """``∂/∂y_i = (h_{i-1} + h_i) / 2`` with the spacings ``h`` (0 beyond the ends)."""
+    h = trapezoid_spacings(y, x, dx, axis)
+    return (pad_ends(h, axis, True) + pad_ends(h, axis, False)) / 2
 
 
 def trapezoid_x_partials(y, axis):
     """``∂/∂x_i = (m_{i-1} - m_i)`` with the segment means ``m`` (0 beyond the ends)."""
-    y = np.asarray(y)
-    n = y.shape[axis]
-    means = (np.take(y, np.arange(0, n - 1), axis=axis) + np.take(y, np.arange(1, n), axis=axis)) / 2
-    return _pad_ends(means, axis, True) - _pad_ends(means, axis, False)
+    means = segment_means(y, axis)
+    return pad_ends(means, axis, True) - pad_ends(means, axis, False)
 
 
 def trapezoid_x_grad(g, y, x, axis):
@@ -386,7 +397,7 @@ def trapezoid_x_grad(g, y, x, axis):
 def trapezoid_x_tangent(tx, y, x, axis):
     axis = axis % np.ndim(y)
     partials = trapezoid_x_partials(y, axis)
-    tx = _along(tx, axis, np.ndim(y)) if np.ndim(x) == 1 else tx
+    tx = along_axis(tx, axis, np.ndim(y)) if np.ndim(x) == 1 else tx
     return np.sum(partials * tx, axis=axis)
 
 

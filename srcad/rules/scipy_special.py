@@ -48,11 +48,6 @@ def xlog1py_dx(x, y):
     return np.log1p(np.where((x == 0) & (y == -1), 0.0, y))
 
 
-def i1_dx(x):
-    """``I₁'(x) = (I₀(x) + I₂(x)) / 2`` (finite at 0, unlike ``I₀ - I₁/x``)."""
-    return (special.i0(x) + special.iv(2, x)) / 2
-
-
 def ratio_where_x(x, y):
     """``x / y``, 0 where ``x`` is 0 (``xlogy(0, y)`` is 0 for every ``y``)."""
     return np.where(x == 0, 0.0, x / np.where(x == 0, 1.0, y))
@@ -222,39 +217,6 @@ if special is not None:
     def entr(y, x):
         return -(np.log(x) + 1)
 
-    @register_elementwise(special.i0)
-    def i0(y, x):
-        return special.i1(x)
-
-    @register_elementwise(special.i1)
-    def i1(y, x):
-        return i1_dx(x)
-
-    @register_elementwise(special.i0e)
-    def i0e(y, x):
-        return special.i1e(x) - np.sign(x) * y
-
-    @register_elementwise(special.i1e)
-    def i1e(y, x):
-        return (special.i0e(x) + special.ive(2, x)) / 2 - np.sign(x) * y
-
-    @register_elementwise(special.j0)
-    def j0(y, x):
-        return -special.j1(x)
-
-    @register_elementwise(special.j1)
-    def j1(y, x):
-        return (special.j0(x) - special.jv(2, x)) / 2
-
-    @register_elementwise(special.y0)
-    def y0(y, x):
-        return -special.y1(x)
-
-    @register_elementwise(special.y1)
-    def y1(y, x):
-        return (special.y0(x) - special.yv(2, x)) / 2
-
-
     # ---- more functions of one argument --------------------------------------------------
 
     @register_elementwise(special.cbrt, infinite_slopes=True)
@@ -293,14 +255,6 @@ if special is not None:
     def loggamma(y, x):
         return special.digamma(x)
 
-    @register_elementwise(special.k0)
-    def k0(y, x):
-        return -special.k1(x)
-
-    @register_elementwise(special.k1)
-    def k1(y, x):
-        return -special.k0(x) - y / x  # K₁' = -(K₀ + K₂)/2, written with K₀ and K₁ (which have rules)
-
     @register_partials(special.boxcox1p)
     def boxcox1p(y, x, lmbda):
         log1p_x = np.log1p(x)
@@ -328,46 +282,6 @@ if special is not None:
     def polygamma_jvp(y, n, x):
         t[y] += t[x] * special.polygamma(n + 1, x)
         t[y] += t[n] * no_derivative("scipy.special.polygamma in its order n", "n is an integer")
-
-    @register_vjp(special.iv)
-    def iv(y, v, z):
-        d[z] += unbroadcast(d[y] * (special.iv(v - 1, z) + special.iv(v + 1, z)) / 2, z)
-        d[v] += no_derivative("scipy.special.iv in its order v", "pass the order as a constant")
-
-    @register_jvp(special.iv)
-    def iv_jvp(y, v, z):
-        t[y] += t[z] * (special.iv(v - 1, z) + special.iv(v + 1, z)) / 2
-        t[y] += t[v] * no_derivative("scipy.special.iv in its order v", "pass the order as a constant")
-
-    @register_vjp(special.ive)
-    def ive(y, v, z):
-        d[z] += unbroadcast(d[y] * ((special.ive(v - 1, z) + special.ive(v + 1, z)) / 2 - np.sign(z) * y), z)
-        d[v] += no_derivative("scipy.special.ive in its order v", "pass the order as a constant")
-
-    @register_jvp(special.ive)
-    def ive_jvp(y, v, z):
-        t[y] += t[z] * ((special.ive(v - 1, z) + special.ive(v + 1, z)) / 2 - np.sign(z) * y)
-        t[y] += t[v] * no_derivative("scipy.special.ive in its order v", "pass the order as a constant")
-
-    @register_vjp(special.jv)
-    def jv(y, v, z):
-        d[z] += unbroadcast(d[y] * (special.jv(v - 1, z) - special.jv(v + 1, z)) / 2, z)
-        d[v] += no_derivative("scipy.special.jv in its order v", "pass the order as a constant")
-
-    @register_jvp(special.jv)
-    def jv_jvp(y, v, z):
-        t[y] += t[z] * (special.jv(v - 1, z) - special.jv(v + 1, z)) / 2
-        t[y] += t[v] * no_derivative("scipy.special.jv in its order v", "pass the order as a constant")
-
-    @register_vjp(special.yv, special.yn)
-    def yv(y, v, z):
-        d[z] += unbroadcast(d[y] * (special.yv(v - 1, z) - special.yv(v + 1, z)) / 2, z)
-        d[v] += no_derivative("scipy.special.yv in its order v", "pass the order as a constant")
-
-    @register_jvp(special.yv, special.yn)
-    def yv_jvp(y, v, z):
-        t[y] += t[z] * (special.yv(v - 1, z) - special.yv(v + 1, z)) / 2
-        t[y] += t[v] * no_derivative("scipy.special.yv in its order v", "pass the order as a constant")
 
     @register_vjp(special.multigammaln)
     def multigammaln(y, a, dimension):
