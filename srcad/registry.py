@@ -206,6 +206,20 @@ def register_real_results(*keys):
     REAL_RESULTS.update(_distinct(keys))
 
 
+#: functions of optional libraries whose result's shape and dtype follow from the shapes and
+#: dtypes of the arguments at these positions (``passes.standins``: shape inference may run them
+#: on stand-ins), registered by their rule modules
+STANDIN_POSITIONS = {}
+
+
+def register_standin_positions(positions, *keys):
+    STANDIN_POSITIONS.update(dict.fromkeys(_distinct(keys), tuple(positions)))
+
+
+def standin_positions_of(key):
+    return STANDIN_POSITIONS.get(key) if _registered_in(STANDIN_POSITIONS, key) else None
+
+
 def makes_complex(key):
     return _registered_in(COMPLEX_MAKERS, key)
 

@@ -13,6 +13,7 @@ import builtins
 
 import numpy as np
 
+from .. import registry
 from ..runtime_boundary import in_place_result
 
 
@@ -58,7 +59,8 @@ def standin_positions(fn, n_args):
     """The argument positions of ``fn`` that may be stand-ins, or None if it must not run on any."""
     if isinstance(fn, np.ufunc):  # elementwise: the result broadcasts the arguments
         return tuple(range(n_args))
-    return _FROM_SHAPES.get(hashable(fn))
+    positions = _FROM_SHAPES.get(hashable(fn))
+    return positions if positions is not None else registry.standin_positions_of(hashable(fn))
 
 
 def method_runs_on_standin(name):

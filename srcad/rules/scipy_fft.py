@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import (register_complex_makers, register_complex_safe, register_jvp, register_nondifferentiable,
-                        register_real_results, register_vjp)
+                        register_real_results, register_standin_positions, register_vjp)
 from .numpy_fft import fft_grad, fftn_grad, irfft_grad, irfftn_grad, rfft_grad, rfftn_grad, DUAL_NORM
 
 try:
@@ -165,3 +165,7 @@ if sfft is not None:
     register_complex_makers(sfft.fft, sfft.ifft, sfft.rfft, sfft.ihfft, sfft.fftn, sfft.ifftn, sfft.fft2, sfft.ifft2,
                             sfft.rfftn, sfft.rfft2)
     register_real_results(sfft.irfft, sfft.irfft2, sfft.irfftn, sfft.hfft)
+    # their results' shapes and complex dtypes guard the rules that follow, as np.fft's do
+    register_standin_positions((0,), sfft.fft, sfft.ifft, sfft.rfft, sfft.irfft, sfft.hfft, sfft.ihfft, sfft.fftn,
+                               sfft.ifftn, sfft.fft2, sfft.ifft2, sfft.rfftn, sfft.rfft2, sfft.irfftn, sfft.irfft2,
+                               sfft.fftshift, sfft.ifftshift)

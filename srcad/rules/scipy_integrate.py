@@ -168,12 +168,30 @@ if integrate is not None:
         t[r] += t[b] * no_derivative("an integral computed by scipy.integrate in its bound b", _QUADRATURE)
         t[r] += t[args] * no_derivative("an integral computed by scipy.integrate in its args", _QUADRATURE)
 
-    @register_vjp(integrate.dblquad, integrate.tplquad, integrate.nquad)
-    def multiple_quad(r, func, *bounds, **options):
+    @register_vjp(integrate.dblquad, integrate.tplquad)
+    def dblquad(r, func, a, b, gfun, hfun, *rest, **options):
         d[func] += no_derivative("an integral computed by scipy.integrate", _QUADRATURE)
-        d[bounds] += no_derivative("an integral computed by scipy.integrate in its bounds or args", _QUADRATURE)
+        d[a] += no_derivative("an integral computed by scipy.integrate in its bound a", _QUADRATURE)
+        d[b] += no_derivative("an integral computed by scipy.integrate in its bound b", _QUADRATURE)
+        d[gfun] += no_derivative("an integral computed by scipy.integrate in its bound gfun", _QUADRATURE)
+        d[hfun] += no_derivative("an integral computed by scipy.integrate in its bound hfun", _QUADRATURE)
 
-    @register_jvp(integrate.dblquad, integrate.tplquad, integrate.nquad)
-    def multiple_quad_jvp(r, func, *bounds, **options):
+    @register_jvp(integrate.dblquad, integrate.tplquad)
+    def dblquad_jvp(r, func, a, b, gfun, hfun, *rest, **options):
         t[r] += t[func] * no_derivative("an integral computed by scipy.integrate", _QUADRATURE)
-        t[r] += t[bounds] * no_derivative("an integral computed by scipy.integrate in its bounds or args", _QUADRATURE)
+        t[r] += t[a] * no_derivative("an integral computed by scipy.integrate in its bound a", _QUADRATURE)
+        t[r] += t[b] * no_derivative("an integral computed by scipy.integrate in its bound b", _QUADRATURE)
+        t[r] += t[gfun] * no_derivative("an integral computed by scipy.integrate in its bound gfun", _QUADRATURE)
+        t[r] += t[hfun] * no_derivative("an integral computed by scipy.integrate in its bound hfun", _QUADRATURE)
+
+    @register_vjp(integrate.nquad)
+    def nquad(r, func, ranges, args=None, *rest, **options):
+        d[func] += no_derivative("an integral computed by scipy.integrate", _QUADRATURE)
+        d[ranges] += no_derivative("an integral computed by scipy.integrate in its ranges", _QUADRATURE)
+        d[args] += no_derivative("an integral computed by scipy.integrate in its args", _QUADRATURE)
+
+    @register_jvp(integrate.nquad)
+    def nquad_jvp(r, func, ranges, args=None, *rest, **options):
+        t[r] += t[func] * no_derivative("an integral computed by scipy.integrate", _QUADRATURE)
+        t[r] += t[ranges] * no_derivative("an integral computed by scipy.integrate in its ranges", _QUADRATURE)
+        t[r] += t[args] * no_derivative("an integral computed by scipy.integrate in its args", _QUADRATURE)
