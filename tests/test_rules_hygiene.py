@@ -34,6 +34,7 @@ from srcad.testing import check_grads, check_jvp
 import test_library_ndimage
 import test_library_numpy
 import test_library_scipy
+import test_rules_scipy_35
 import test_rules_elementwise
 import test_rules_linalg
 import test_rules_products
@@ -282,7 +283,8 @@ def table_calls():
     calls += [(key, [test_rules_ufunc_methods.sample(rng, dom, shape)], kw, (0,), None)
               for key, kw, _, shape, dom in test_rules_ufunc_methods.ROWS]
     calls += test_library_numpy.HYGIENE_CALLS + test_library_scipy.HYGIENE_CALLS + test_library_ndimage.HYGIENE_CALLS
-    return calls + EXTRA_CALLS + REFUSED_CALLS
+    calls += test_rules_scipy_35.HYGIENE_CALLS
+    return calls + EXTRA_CALLS + REFUSED_CALLS + test_rules_scipy_35.REFUSED_CALLS
 
 
 def first_call_per_key():
@@ -388,7 +390,7 @@ def test_rule_at_a_site_named_like_its_template(call, order):
     fun, values, text = program(key, args, kwargs, wrt, expression, names)
     positions = tuple(range(len(values))) if len(values) > 1 else 0
     tolerances = _tolerances(args, kwargs)
-    if any(c[0] is key for c in REFUSED_CALLS):
+    if any(c[0] is key for c in REFUSED_CALLS + test_rules_scipy_35.REFUSED_CALLS):
         for check in (check_grads, check_jvp):
             with pytest.raises(srcad.SrcadSyntaxError, match="srcad does not differentiate"):
                 check(fun, values, wrt=positions, directions=1)

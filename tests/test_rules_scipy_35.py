@@ -239,6 +239,7 @@ def quad_bound(x): return np.sum(integrate.quad(np.exp, 0.0, x[0])[0])
 def quad_args(x): return np.sum(integrate.quad(integrand, 0.0, 1.0, args=(x[0],))[0])
 def quad_vec_args(x): return np.sum(integrate.quad_vec(integrand, 0.0, 1.0, args=(x,))[0])
 def fixed_quad_bound(x): return np.sum(integrate.fixed_quad(np.exp, 0.0, x[0])[0])
+def nquad_args(x): return np.sum(integrate.nquad(integrand, [(0.0, 1.0)], args=(x[0],))[0])
 def dblquad_bound(x): return np.sum(integrate.dblquad(integrand, 0.0, x[0], 0.0, 1.0)[0])
 
 
@@ -246,7 +247,8 @@ INTEGRATORS = [(odeint_args, "scipy.integrate.odeint", "Runge-Kutta"), (odeint_y
                (odeint_t, "odeint", "Runge-Kutta"), (solve_ivp_y0, "solve_ivp", "Runge-Kutta"),
                (solve_ivp_args, "solve_ivp", "Runge-Kutta"), (quad_bound, "scipy.integrate", "leggauss"),
                (quad_args, "scipy.integrate", "leggauss"), (quad_vec_args, "scipy.integrate", "leggauss"),
-               (fixed_quad_bound, "scipy.integrate", "leggauss"), (dblquad_bound, "scipy.integrate", "leggauss")]
+               (fixed_quad_bound, "scipy.integrate", "leggauss"), (dblquad_bound, "scipy.integrate", "leggauss"),
+               (nquad_args, "scipy.integrate", "leggauss")]
 
 
 @pytest.mark.parametrize("fun, what, advice", INTEGRATORS, ids=lambda v: getattr(v, "__name__", ""))
@@ -370,4 +372,5 @@ REFUSED_CALLS = [
     (integrate.quad, [np.exp, 0.0, 0.7], {}, (2,), None),
     (integrate.quad_vec, [np.exp, 0.0, 0.7], {}, (2,), None),
     (integrate.dblquad, [integrand, 0.0, 0.7, 0.0, 1.0], {}, (2,), None),
+    (integrate.nquad, [integrand, [(0.0, 0.7)]], {"args": positive(1)}, ("args",), None),
 ]
