@@ -33,7 +33,7 @@ def run(code, *args, env=None):
 
 #: (SciPy submodule, the body of f(x) for a vector x > 0, the rule modules it loads)
 PROGRAMS = [
-    ("special", "np.sum(special.erf(x) * special.gammaln(x + 1.0))", ["scipy_special"]),
+    ("special", "np.sum(special.erf(x) * special.gammaln(x + 1.0))", ["scipy_special", "scipy_special_bessel"]),
     ("special", "special.xlogy.reduce(x) * x[0]", None),  # a ufunc's method: the ufunc's module is found
     ("linalg", "np.sum(linalg.solve(np.eye(3) * 2.0 + np.outer(x, x), x))", ["scipy_linalg", "scipy_linalg_factors"]),
     ("stats", "np.sum(stats.norm.logpdf(x, 0.5, 2.0))", ["scipy_stats", "scipy_stats_bounded",
@@ -43,13 +43,15 @@ PROGRAMS = [
     ("signal", "np.sum(signal.convolve(x, x[::-1] * x))", ["scipy_signal"]),
     ("ndimage", "np.sum(ndimage.gaussian_filter1d(x, 1.0) ** 3)", ["scipy_ndimage"]),
     ("spatial", "np.sum(spatial.distance.cdist(x[:, None], x[:2, None] * 2.0))", ["scipy_spatial"]),
+    ("fft", "np.sum(fft.irfft(fft.rfft(x) * 2.0, n=3) ** 2)", ["scipy_fft"]),
+    ("integrate", "np.sum(integrate.cumulative_trapezoid(x ** 2, dx=0.5))", ["scipy_integrate"]),
 ]
 
 PROGRAM = """
     import json, sys
     import numpy as np
     import scipy.spatial.distance
-    from scipy import linalg, ndimage, optimize, signal, spatial, special, stats  # every submodule with rules
+    from scipy import fft, integrate, linalg, ndimage, optimize, signal, spatial, special, stats  # every submodule with rules
     import srcad
     from srcad import optional_rules
     from srcad.testing import check_grads, check_jvp
@@ -72,7 +74,7 @@ def test_a_gradient_loads_only_the_rules_of_the_submodule_it_uses(submodule, bod
     out = run(PROGRAM, body)
     if loaded is None:  # no rule for xlogy.reduce: refused, once xlogy's rules were loaded
         assert out["failure"] is not None and "has no derivative rule" in out["failure"]
-        assert out["loaded"] == ["scipy_special"]
+        assert out["loaded"] == ["scipy_special", "scipy_special_bessel"]
     else:
         assert out["failure"] is None
         assert out["loaded"] == loaded
@@ -101,7 +103,7 @@ MISSING = """
 
 def test_a_scipy_function_without_a_rule_is_refused_as_when_every_rule_is_loaded():
     lazy, eager = run(MISSING, "lazy"), run(MISSING, "all")
-    assert lazy["loaded"] == ["scipy_special"]
+    assert lazy["loaded"] == ["scipy_special", "scipy_special_bessel"]
     assert eager["loaded"] == list(optional_rules.ALL_SCIPY_RULE_MODULES)
     assert lazy["message"] is not None and "special.gammasgn" in lazy["message"]
     assert "has no derivative rule" in lazy["message"] and lazy["message"] == eager["message"]
@@ -110,12 +112,12 @@ def test_a_scipy_function_without_a_rule_is_refused_as_when_every_rule_is_loaded
 UNMAPPED = """
     import json
     import numpy as np
-    import scipy.integrate
+    import scipy.interpolate
     import srcad
     from srcad import optional_rules
 
-    print(json.dumps({"modules": optional_rules.scipy_rule_modules(scipy.integrate.trapezoid),
-                      "loaded": optional_rules.load_rules_for(scipy.integrate.trapezoid),
+    print(json.dumps({"modules": optional_rules.scipy_rule_modules(scipy.interpolate.interp1d),
+                      "loaded": optional_rules.load_rules_for(scipy.interpolate.interp1d),
                       "now": sorted(optional_rules.LOADED_RULE_MODULES)}))
 """
 
@@ -183,7 +185,7 @@ def test_cached_code_that_uses_scipy_rules_round_trips(tmp_path):
     env = {"SRCAD_CACHE_DIR": str(tmp_path / "cache")}
     stored = run(ROUND_TRIP, "store", env=env)
     loaded = run(ROUND_TRIP, "load", env=env)
-    assert stored["loaded"] == ["scipy_linalg", "scipy_linalg_factors", "scipy_special"]
+    assert stored["loaded"] == ["scipy_linalg", "scipy_linalg_factors", "scipy_special", "scipy_special_bessel"]
     # the entry's code calls a helper of the scipy.linalg rules: that module (srcad's own) is loaded
     assert "scipy_linalg" in loaded["loaded"]
     assert loaded["grads"] == stored["grads"]

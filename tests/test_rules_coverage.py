@@ -129,7 +129,10 @@ def test_every_library_rule_accounts_for_its_array_parameters():
               "window_shape", "writeable",  # sliding_window_view's window and its flag (True refused)
               "lwork", "pivoting", "permute_l", "p_indices",  # scipy.linalg.qr's, lu's options (refused at run time)
               "N", "increasing",  # np.vander's columns
-              "sparse", "indexing"}  # np.meshgrid's layout
+              "sparse", "indexing",  # np.meshgrid's layout
+              "overwrite_x", "workers", "plan",  # scipy.fft's memory, threads and backend plan (refused)
+              "derivative", "initial",  # spherical_jn's flag, cumulative_trapezoid's first total (0 or None)
+              "rest"}  # scipy.integrate's integrators' other options
     unaccounted = sorted(
         (kind, registry.describe(key), p.name)
         for kind, table in (("vjp", registry.VJP), ("jvp", registry.JVP))

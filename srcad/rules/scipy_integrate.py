@@ -1,6 +1,6 @@
 """Rules for ``scipy.integrate``, reverse (vjp) and forward (jvp).
 
-The rules of sampled data: ``trapezoid`` is ``np.trapezoid`` (the same template);
+The rules of sampled data: ``trapezoid`` is ``np.trapezoid`` (its helpers);
 ``cumulative_trapezoid`` sums the segments' areas ``h_i (y_i + y_{i+1}) / 2`` into running totals
 (after ``initial=0``, which SciPy allows alone), so a segment's cotangent is the sum of the
 cotangents of the totals that hold it (a reversed running sum), and the spacings ``h`` come
@@ -18,7 +18,8 @@ import numpy as np
 
 from ..registry import no_derivative, register_jvp, register_vjp
 from ..runtime import unbroadcast
-from .numpy_numerical import pad_ends, segment_means, trapezoid, trapezoid_jvp, trapezoid_spacings, along_axis
+from .numpy_numerical import (along_axis, pad_ends, segment_means, trapezoid_spacings, trapezoid_x_grad,
+                              trapezoid_x_tangent, trapezoid_y_grad)
 
 try:
     from scipy import integrate
@@ -81,8 +82,17 @@ _QUADRATURE = ("write the quadrature in your function (np.sum(weights * f(nodes)
 
 if integrate is not None:
 
-    register_vjp(integrate.trapezoid)(trapezoid)
-    register_jvp(integrate.trapezoid)(trapezoid_jvp)
+    @register_vjp(integrate.trapezoid)
+    def trapezoid(r, y, x=None, dx=1.0, axis=-1):
+        d[y] += trapezoid_y_grad(d[r], y, x, dx, axis)
+        d[x] += trapezoid_x_grad(d[r], y, x, axis)
+        d[dx] += np.sum(d[r] * integrate.trapezoid(y, axis=axis)) * (x is None)
+
+    @register_jvp(integrate.trapezoid)
+    def trapezoid_jvp(r, y, x=None, dx=1.0, axis=-1):
+        t[r] += integrate.trapezoid(t[y], x=x, dx=dx, axis=axis)
+        t[r] += trapezoid_x_tangent(t[x], y, x, axis)
+        t[r] += t[dx] * integrate.trapezoid(y, axis=axis) * (x is None)
 
     @register_vjp(integrate.cumulative_trapezoid)
     def cumulative_trapezoid(r, y, x=None, dx=1.0, axis=-1, initial=None):
