@@ -374,3 +374,15 @@ REFUSED_CALLS = [
     (integrate.dblquad, [integrand, 0.0, 0.7, 0.0, 1.0], {}, (2,), None),
     (integrate.nquad, [integrand, [(0.0, 0.7)]], {"args": positive(1)}, ("args",), None),
 ]
+
+
+def closure_rhs(x):
+    def rhs(y, t):
+        return -x * y
+    return np.sum(integrate.odeint(rhs, np.ones(2), np.linspace(0.0, 1.0, 4))[-1])
+
+
+def test_a_local_function_handed_to_an_integrator_is_told_about_args():
+    """The way out of the inlining refusal, args=, leads to the integrator's own refusal and its advice."""
+    refused(closure_rhs, positive(2), line_text="return np.sum(integrate.odeint(rhs",
+            message="takes the values it needs through its args=")

@@ -396,7 +396,8 @@ def check_no_function_values(node, local_functions, source):
             raise source.syntax_error(
                 f"srcad inlines the function {n.id} defined in this function where it is called, and cannot use it "
                 "as a value (stored in a list, passed to another function); define it at the top level of the "
-                "module, or call it directly", A.anno(n, "origin") or n)
+                "module, or call it directly (a library routine that calls it, such as an ODE solver or a "
+                "quadrature, takes the values it needs through its args=)", A.anno(n, "origin") or n)
 
 
 def check_named_exprs(node, source):
