@@ -19,7 +19,8 @@ provably the call Python makes:
 - ``fn = T[k]`` is a statement at the top level of the function's body, ``fn`` is bound nowhere
   else and read only as the callee of calls after it (not in a nested ``def`` or ``lambda``),
   ``k`` is a literal or a parameter the function never rebinds, and the function stores nothing
-  into ``T``: each call is ``T[k](...)``, and the binding checks the item where Python reads it.
+  into ``T``: the binding checks the item where Python reads it and ``fn`` keeps it, each call
+  branching on ``fn is np.tanh`` (not on ``T[k]``, which a function called in between may change).
 
 Any other call of an item of a dict, list or tuple of functions of the module (more items, an
 item that is a class or a partial, a key that is an expression, ``fn`` bound in a branch) is
@@ -53,6 +54,7 @@ from .module_aliases import name_bindings
 
 MOST_ITEMS = 16  # a branch per function: more would make code no smaller than a rule would need
 _DONE = "dispatch_tables_read"  # on the FunctionDef: its tables are read already
+_BOUND_ITEM = "dispatch_bound_item"  # on fn(...) of fn = T[k]: the functions fn may be
 _WORKS = ("srcad differentiates a call of an item of a module-level dict, list or tuple of at most "
           f"{MOST_ITEMS} functions (defs, lambdas or functions with rules), indexed by a literal or a name")
 
@@ -92,6 +94,12 @@ def table_item_check(norm, call):
 
 
 def _check(found, where, namer, node):
+    """The statement ``check_table_item(...)`` of ``found`` (a ``TableItem``) at ``node``."""
+    return gast.copy_location(gast.Expr(value=_checked_item(found, where, namer, node)), node)
+
+
+def _checked_item(found, where, namer, node):
+    """The expression ``check_table_item(T, k, (f,), where, 'T[k]')``: the item, once checked."""
     from ..errors import check_table_item
 
     def bound(name, obj):
@@ -101,7 +109,7 @@ def _check(found, where, namer, node):
         A.deepcopy(found.table), A.deepcopy(found.key), bound("made_for", found.expected),
         gast.Constant(value=where, kind=None), gast.Constant(value=found.text, kind=None)], keywords=[])
     A.set_anno(check, "callee", Callee("object", obj=check_table_item, name=check_table_item.__name__))
-    return gast.copy_location(gast.Expr(value=gast.copy_location(check, node)), node)
+    return gast.copy_location(check, node)
 
 
 def _table(func, bindings, source):
@@ -153,6 +161,9 @@ class _TableCalls(gast.NodeTransformer):
 
     def visit_Call(self, call):
         self.generic_visit(call)
+        held = A.anno(call, _BOUND_ITEM)
+        if held is not None:  # fn(...) of fn = T[k], checked where bound: fn is one of these
+            return self.branches(call, call.func, held)
         found = _table(call.func, self.bindings, self.source)
         if found is None:
             return call
@@ -165,11 +176,18 @@ class _TableCalls(gast.NodeTransformer):
                 held = None  # raised when it runs, by the last branch's check
             functions = [held] if held is not None else functions
         # the tests before the last branch find the item among the others: that branch checks it is the last
+        item = TableItem(A.load(name), A.deepcopy(key), tuple(functions), text)
+        return self.branches(call, call.func, functions, item)
+
+    def branches(self, call, item, functions, checked=None):
+        """``call`` as ``f(...) if item is f else g(...)`` over ``functions``; the last branch
+        annotated to check the ``TableItem`` ``checked`` when it runs."""
         branches = [self.branch(call, f) for f in functions]
-        A.set_anno(branches[-1], "table_item", TableItem(A.load(name), A.deepcopy(key), tuple(functions), text))
+        if checked is not None:
+            A.set_anno(branches[-1], "table_item", checked)
         result = branches[-1]
         for function, branch in zip(functions[-2::-1], branches[-2::-1]):
-            test = gast.Compare(left=A.deepcopy(call.func), ops=[gast.Is()], comparators=[self.named(function)])
+            test = gast.Compare(left=A.deepcopy(item), ops=[gast.Is()], comparators=[self.named(function)])
             result = gast.IfExp(test=test, body=branch, orelse=result)
         return gast.copy_location(result, call)
 
@@ -213,10 +231,10 @@ def _bound_items(fdef, bindings, source, namer):
         if calls is None:
             continue
         for call in calls:
-            call.func = gast.copy_location(A.deepcopy(stmt.value), call.func)
+            A.set_anno(call, _BOUND_ITEM, found[2])
         text = A.to_source(stmt.value).strip()
         item = TableItem(A.load(found[0]), A.deepcopy(key), tuple(found[2]), text)
-        fdef.body[fdef.body.index(stmt)] = _check(item, f"{source.filename}:{stmt.lineno}: ", namer, stmt)
+        stmt.value = _checked_item(item, f"{source.filename}:{stmt.lineno}: ", namer, stmt.value)
     for stmt in A.walk(fdef):
         found = _item_binding(stmt, bindings, source)
         called = found and next((c for c in A.walk(fdef) if isinstance(c, gast.Call) and isinstance(c.func, gast.Name)

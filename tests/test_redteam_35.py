@@ -1,0 +1,42 @@
+"""Red-team programs for the constructs srcad accepts since 33ef700 (dispatch tables, class
+reads, sparse operands, base calls): each checked in every mode against central finite
+differences and Python's value, inputs unchanged, or refused clearly."""
+import numpy as np
+
+import srcad
+
+from lang_checks import check_all_modes
+
+X = np.array([0.3, -0.5, 1.1, 0.7])
+
+
+def check_unchanged(f, *args, wrt=0):
+    kept = [np.copy(a) for a in args]
+    value, _ = srcad.vjp(f, *args, wrt=wrt)
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg="value")
+    check_all_modes(f, args, wrt=wrt)
+    for a, b in zip(args, kept):
+        np.testing.assert_array_equal(a, b)
+
+
+# ---- dispatch tables ---------------------------------------------------------------------------
+
+SWAPPED = {"a": np.tanh, "b": np.sin}
+
+
+def swap_items():
+    SWAPPED["a"], SWAPPED["b"] = SWAPPED["b"], SWAPPED["a"]
+
+
+def bound_then_table_changed_by_a_helper(x, k="a"):
+    fn = SWAPPED[k]  # Python keeps tanh in fn, whatever the table holds later
+    h = fn(x)
+    swap_items()
+    y = fn(h)
+    swap_items()
+    return np.sum(y ** 2)
+
+
+def test_an_item_bound_to_a_name_is_the_item_python_read_though_a_helper_changes_the_table():
+    check_unchanged(bound_then_table_changed_by_a_helper, X)
+    assert SWAPPED == {"a": np.tanh, "b": np.sin}
