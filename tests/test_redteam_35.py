@@ -2,6 +2,7 @@
 reads, sparse operands, base calls): each checked in every mode against central finite
 differences and Python's value, inputs unchanged, or refused clearly."""
 import numpy as np
+import pytest
 
 import srcad
 
@@ -40,3 +41,31 @@ def bound_then_table_changed_by_a_helper(x, k="a"):
 def test_an_item_bound_to_a_name_is_the_item_python_read_though_a_helper_changes_the_table():
     check_unchanged(bound_then_table_changed_by_a_helper, X)
     assert SWAPPED == {"a": np.tanh, "b": np.sin}
+
+
+# ---- classes -----------------------------------------------------------------------------------
+
+class AnswersAnyName(type):
+    def __getattr__(cls, name):
+        return 7.0
+
+
+class WithMetaclass(metaclass=AnswersAnyName):
+    c = 2.0
+
+    def energy(self, x):
+        return np.sum(self.c * x ** 2)
+
+
+def object_of_a_class_whose_metaclass_answers_any_name(x):
+    return WithMetaclass().energy(x)
+
+
+def test_a_class_whose_metaclass_answers_any_name_is_refused_not_a_crash():
+    with pytest.raises(srcad.SrcadError, match="WithMetaclass"):
+        srcad.grad(object_of_a_class_whose_metaclass_answers_any_name)(X)
+
+
+def test_methods_of_a_class_whose_metaclass_answers_any_name_every_mode():
+    model = WithMetaclass()
+    check_unchanged(lambda x: WithMetaclass.energy(model, x) + np.sum(WithMetaclass.c * x), X)

@@ -101,9 +101,12 @@ def readable(obj):
     """What srcad reads for a call of ``obj``: a gradient made by ``srcad.grad`` reads as its
     generated adjoint (``__srcad_source__``), whose source is registered with linecache; a
     decorator's wrapper that only passes the call on, as the function it wraps (``pass_through``)."""
+    import inspect
+
     from .pass_through import passed_through
 
-    make = getattr(obj, "__srcad_source__", None)
+    # static: a class whose metaclass defines __getattr__ answers any name
+    make = inspect.getattr_static(obj, "__srcad_source__", None)
     return make() if make is not None else passed_through(obj)
 
 
