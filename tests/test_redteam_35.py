@@ -69,3 +69,25 @@ def test_a_class_whose_metaclass_answers_any_name_is_refused_not_a_crash():
 def test_methods_of_a_class_whose_metaclass_answers_any_name_every_mode():
     model = WithMetaclass()
     check_unchanged(lambda x: WithMetaclass.energy(model, x) + np.sum(WithMetaclass.c * x), X)
+
+
+# ---- sparse operands ---------------------------------------------------------------------------
+
+def _sparse():
+    from scipy import sparse
+    return sparse.csr_matrix(np.random.default_rng(3).normal(size=(4, 4)) + 4 * np.eye(4))
+
+
+SPARSE = _sparse()
+
+
+def product_then_operand_updated(x):
+    y = x.copy()
+    y[0] = 2.0 * y[1]
+    z = SPARSE @ y  # a new array: updating y after it changes nothing z holds
+    y[1] = 5.0
+    return np.sum(z ** 2) + np.sum(SPARSE @ y)
+
+
+def test_a_sparse_product_is_new_memory_at_second_order_too():
+    check_unchanged(product_then_operand_updated, X)

@@ -75,12 +75,18 @@ FRESH_FUNCTIONS = _numpy(
 # SciPy's module is imported, ``returns_new_array``)
 _SCIPY_FRESH = ("special.softmax", "special.log_softmax", "special.logsumexp", "linalg.expm")
 _scipy_fresh = {}  # name -> the function, once found
+# srcad's sparse products and solve (``rules.scipy_sparse``, loaded only where a sparse value
+# exists): each returns the new array of SciPy's product or solve
+_SPARSE_RULES = ("sparse_left_product", "sparse_right_product", "sparse_solve")
 
 
 def returns_new_array(obj):
     """Is ``obj`` a function whose result never shares memory with its arguments
-    (``FRESH_FUNCTIONS``, or SciPy's ``_SCIPY_FRESH``)?"""
+    (``FRESH_FUNCTIONS``, SciPy's ``_SCIPY_FRESH``, or srcad's ``_SPARSE_RULES``)?"""
     if is_in(obj, FRESH_FUNCTIONS):
+        return True
+    sparse_rules = sys.modules.get("srcad.rules.scipy_sparse")
+    if sparse_rules is not None and any(obj is getattr(sparse_rules, name, None) for name in _SPARSE_RULES):
         return True
     if len(_scipy_fresh) < len(_SCIPY_FRESH) and (getattr(obj, "__module__", None) or "").startswith("scipy"):
         for name in _SCIPY_FRESH:
