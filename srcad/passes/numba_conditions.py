@@ -7,9 +7,11 @@ another condition name's), and nothing stores into it, so its truth changes only
 rebound.
 """
 import gast
+import numpy as np
 
 from .. import astutil as A
 from ..extend import stop_gradient
+from .callees import dotted
 from .numba_stacks import PREVIOUS_VALUE
 
 
@@ -44,7 +46,8 @@ def condition_names(fn, trusted=frozenset(), resolve=None):
                 copies.append((node.targets[0], source))
             stack = _popped_stack(node.value, node.targets[0].id)
             own = stack is not None and _own_stack(fn, stack, node.targets[0].id)
-            if isinstance(node.value, (gast.Compare, gast.Constant)) or is_not(node.value) or own:
+            if isinstance(node.value, (gast.Compare, gast.Constant)) or is_not(node.value) or own or (
+                    _new_truth(node.value, resolve)):
                 fresh.add(id(node.targets[0]))
             if own:  # ``previous_value(s, c)`` reads ``c``
                 allowed.update(id(n) for n in A.walk(node.value) if isinstance(n, gast.Name))
@@ -73,6 +76,17 @@ def copied(value, resolve):
             and resolve(value.func.id) is stop_gradient):
         return value.args[0]
     return None
+
+
+# NumPy's tests that return a new value of their one argument's truth (a bool, or a new bool array)
+_NEW_TRUTHS = (np.all, np.any, np.isnan, np.isfinite, np.isinf)
+
+
+def _new_truth(value, resolve):
+    """Is ``value`` ``np.all(a)`` (a call of ``_NEW_TRUTHS`` on one argument, no ``out=``), which
+    ``resolve`` tells is NumPy's?"""
+    return (resolve is not None and isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords
+            and dotted(value.func) is not None and any(resolve(".".join(dotted(value.func))) is f for f in _NEW_TRUTHS))
 
 
 def is_not(node):

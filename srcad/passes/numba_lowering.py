@@ -72,6 +72,7 @@ def f_adjoint(x):
 import gast
 
 from .. import astutil as A
+from ..extend import stop_gradient
 from . import numba_allocations, numba_saved_nones, numba_stacks, numba_static
 from .numba_none_flags import lower_maybe_none
 from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_around
@@ -107,6 +108,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None, boxes=None):
     _refuse_marked(fn)
     _refuse_sharing_checks(fn)
     _plain_assignments(fn)
+    _split_stopped_tuples(fn, resolve)
     _drop_dead_placeholders(fn)  # before the stacks are read: a dead placeholder is not pushed
     if turned is None:
         turned = turn_around_placeholder_stacks(fn)
@@ -203,6 +205,28 @@ def _plain_assignments(fn):
                                 col_offset=s.col_offset)
                     if isinstance(s, gast.AnnAssign) and s.simple and s.value is not None
                     and isinstance(s.target, gast.Name) else s for s in block]
+
+
+def _split_stopped_tuples(fn, resolve):
+    """A backward sweep's ``a, b = stop_gradient((a_saved, b_saved))`` as ``a = stop_gradient(a_saved)``
+    then ``b = stop_gradient(b_saved)``: the same values (no target is a source), and the flow
+    of ``numba_none_flags`` follows a saved condition name through a copy of one name only."""
+    for block in A.blocks(fn.body):
+        block[:] = [new for s in block for new in (_stopped_parts(s, resolve) or [s])]
+
+
+def _stopped_parts(s, resolve):
+    if not (resolve is not None and isinstance(s, gast.Assign) and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Call)
+            and isinstance(s.value.func, gast.Name) and resolve(s.value.func.id) is stop_gradient
+            and len(s.value.args) == 1 and not s.value.keywords and isinstance(s.value.args[0], gast.Tuple)):
+        return None
+    targets, sources = s.targets[0].elts, s.value.args[0].elts
+    names = [n.id for n in targets + sources if isinstance(n, gast.Name)]
+    if len(targets) != len(sources) or len(names) != len(set(names)) or len(names) != 2 * len(targets):
+        return None
+    return [gast.copy_location(A.assign(t.id, gast.Call(func=A.load(s.value.func.id), args=[A.load(v.id)],
+                                                         keywords=[])), s) for t, v in zip(targets, sources)]
 
 
 def _drop_dead_placeholders(fn):

@@ -278,36 +278,51 @@ def _rebound(node):
 class _State:
     """What the flow knows at a point: ``proven``, the names holding the value Python's name holds;
     ``facts``, triples ``(c, outcome, name)``: ``name`` holds it if the condition name ``c`` is
-    ``outcome`` (kept only for names not proven, so equal knowledge is an equal state)."""
+    ``outcome``; ``constants``, pairs ``(c, truth)``: the condition name ``c`` is bound to a constant
+    of that truth (``_returned1 = False``), so every fact ``(c, not truth, name)`` holds, there being
+    no path on which ``c`` is ``not truth``. Facts are kept only where they say more than ``proven``
+    and ``constants``, so equal knowledge is an equal state."""
 
-    __slots__ = ("proven", "facts")
+    __slots__ = ("proven", "facts", "constants")
 
-    def __init__(self, proven, facts=frozenset()):
+    def __init__(self, proven, facts=frozenset(), constants=frozenset()):
         self.proven = frozenset(proven)
-        self.facts = frozenset(f for f in facts if f[2] not in self.proven)
+        self.constants = frozenset(constants)
+        self.facts = frozenset(f for f in facts if f[2] not in self.proven and (f[0], not f[1]) not in self.constants)
 
     def __eq__(self, other):
-        return isinstance(other, _State) and (self.proven, self.facts) == (other.proven, other.facts)
+        return isinstance(other, _State) and (self.proven, self.facts, self.constants) == (
+            other.proven, other.facts, other.constants)
 
     def __hash__(self):
-        return hash((self.proven, self.facts))
+        return hash((self.proven, self.facts, self.constants))
+
+    def holds(self, fact):
+        return fact in self.facts or fact[2] in self.proven or (fact[0], not fact[1]) in self.constants
 
     def knowing(self, names):
-        return _State(self.proven | names, self.facts)
+        return _State(self.proven | names, self.facts, self.constants)
 
     def forgetting(self, names):
-        """``names`` rebound: a fact whose condition is one of them no longer holds."""
-        return _State(self.proven, {f for f in self.facts if f[0] not in names})
+        """``names`` rebound: a fact or constant about one of them no longer holds."""
+        return _State(self.proven, {f for f in self.facts if f[0] not in names},
+                      {c for c in self.constants if c[0] not in names})
 
 
 def _meet(*states):
-    """What holds on every path that reaches here (None: no path does)."""
+    """What holds on every path that reaches here (None: no path does). A fact may hold on every
+    path without being stored on any: ``name`` proven on the paths where ``c`` may be ``outcome``,
+    ``c`` constantly ``not outcome`` on the others (``if d: r = ...; _returned = True`` after
+    ``_returned = False`` tells that ``r`` holds a value where ``_returned`` is true)."""
     reached = [s for s in states if s is not None]
     if not reached:
         return None
     proven = frozenset.intersection(*(s.proven for s in reached))
-    facts = {f for s in reached for f in s.facts if all(f in t.facts or f[2] in t.proven for t in reached)}
-    return _State(proven, facts)
+    unreached = {(c, not truth) for s in reached for c, truth in s.constants}
+    somewhere = frozenset().union(*(s.proven for s in reached))
+    candidates = {f for s in reached for f in s.facts} | {(c, o, n) for c, o in unreached for n in somewhere}
+    facts = {f for f in candidates if all(s.holds(f) for s in reached)}
+    return _State(proven, facts, frozenset.intersection(*(s.constants for s in reached)))
 
 
 class _Flow:
@@ -378,10 +393,14 @@ class _Flow:
             if isinstance(source, gast.Name) and source.id in self.conditions:
                 # ``c = d`` (``c = not d``): what ``d`` being true tells, ``c`` being true (false) does
                 return _State(state.proven, state.facts | {(cond, told != negated, n)
-                                                           for test, told, n in state.facts if test == source.id})
+                                                           for test, told, n in state.facts if test == source.id},
+                              state.constants | {(cond, truth != negated) for test, truth in state.constants
+                                                 if test == source.id})
+            if isinstance(value, gast.Constant) and not A.is_none(value):
+                state = _State(state.proven, state.facts, state.constants | {(cond, bool(value.value))})
         if _is_none_assignment(s):
             name = s.targets[0].id
-            return _State(state.proven - {name}, {f for f in state.facts if f[2] != name})
+            return _State(state.proven - {name}, {f for f in state.facts if f[2] != name}, state.constants)
         return state.knowing(A.names_stored(s) & self.names)
 
     def branches(self, s, body, orelse):
@@ -395,7 +414,7 @@ class _Flow:
         cond, outcome = tested
         told = {(cond, outcome, n) for n in body.proven - orelse.proven}
         told |= {(cond, not outcome, n) for n in orelse.proven - body.proven}
-        return _State(state.proven, state.facts | told)
+        return _State(state.proven, state.facts | told, state.constants)
 
     def loop(self, s, state):
         """A loop's exit state, its body followed until the state at its head no longer shrinks
