@@ -36,7 +36,9 @@ from ..guards import _CalleeFunction
 from ..passes import numba_lowering
 from ..passes.user_text import in_user_terms, srcad_made, user_names
 from ..source import GENERATED_FILENAME
+from ..passes import numba_try
 from . import numba_cache, numba_lowered
+from .numba_try import floating_errors_may_raise
 from .numba_errors import BackendCompileError, compile_error, located, origins
 from .numba_frozen import cell_value, current, defined, frozen_defaults, frozen_user_values
 
@@ -121,8 +123,9 @@ class _Build:
     globals, closure values and default arguments they froze (theirs and their callees'), each
     as ``numba_frozen`` keeps them."""
 
-    def __init__(self, dispatchers, frozen):
+    def __init__(self, dispatchers, frozen, handlers_dropped):
         self.dispatchers, self.frozen = dispatchers, frozen
+        self.handlers_dropped = handlers_dropped  # a try ran as its body alone (``passes.numba_try``)
 
     def holds(self):
         """Does every frozen name still denote the value compiled in?"""
@@ -160,6 +163,9 @@ class _Accelerated:
             self._build, dispatcher = build, build.dispatchers[self._index]
             self._dispatcher, self._verified = dispatcher, set()
         compiled = len(dispatcher.overloads)  # one more after this call: it compiled, then ran
+        handlers_dropped = self._build.handlers_dropped and self._index != 2  # (no handler runs backward)
+        if handlers_dropped and floating_errors_may_raise():
+            return self._numpy_from_now(*args, **kwargs)
         try:
             result = dispatcher(*args, **kwargs)
             if self._index == 1 and not self._strict and not self._backward_compiles(*result):
@@ -195,6 +201,8 @@ class _Accelerated:
             self._dispatcher = None
             return result
         except Exception as exc:
+            if handlers_dropped:  # a try body raised (or numba failed): its handlers are NumPy's
+                return self._numpy_from_now(*args, **kwargs)
             if len(dispatcher.overloads) != compiled:
                 raise  # raised by the compiled code as it ran, as the NumPy code would
             # numba failed while compiling (an error of its own, not a NumbaError), or code it
@@ -209,6 +217,19 @@ class _Accelerated:
             self._dispatcher = None
             return result
 
+
+    def _numpy_from_now(self, *args, **kwargs):
+        """The NumPy code in place of compiled code that ran a ``try`` body without its handlers
+        where they may run (``numba_try``): from now on with "auto", an error with "numba"."""
+        if self._strict:
+            raise BackendCompileError(
+                f"{where(self._fallback)}: backend='numba' cannot run this adjoint here: compiled code runs a "
+                "try statement's body without its handlers (numba cannot tell one exception from another), and "
+                "here the compiled code raised or NumPy's floating-point errors may raise (np.seterr, warnings as "
+                "errors); use backend='auto' to run NumPy code where numba cannot, or backend='numpy'")
+        self._dispatcher = None
+        self._pair.numpy = self._pair.numpy or self._index == 1
+        return self._fallback(*args, **kwargs)
 
     def _backward_compiles(self, y, saved):
         """Does numba compile the backward sweep for these saved values and a cotangent like
@@ -324,7 +345,7 @@ def _dispatchers(compiled, fn, numba):
     dispatchers = tuple(numba.njit(namespace[name], **options) for name in names)
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
-    build = _Build(dispatchers, frozen)
+    build = _Build(dispatchers, frozen, numba_try.holds_try(source))
     if anchor is None:  # a name of its own (a cache file's name may serve several builds)
         weakref.finalize(build, _forget, filename)
     entries.append((weakref.ref(fn), build))

@@ -40,6 +40,8 @@ differently or not at all; this pass removes each of them by construction, and r
   becomes a function numba prunes for the types it is called with.
 - *Allocations* (``numba_allocations``): a list display read only as values becomes a
   tuple display, and a gradient the function made itself is finished without a copy.
+- *Exceptions* (``numba_try``): a ``try`` runs as its body alone; where the compiled code
+  raises, the backend runs the NumPy code instead, whose handlers run as Python's do.
 - Nothing else is rewritten: calls keep their names, and the backend binds each name to
   something numba compiles (``backends.numba_runtime``) or lets numba refuse it.
 
@@ -73,7 +75,7 @@ import gast
 
 from .. import astutil as A
 from ..extend import stop_gradient
-from . import numba_allocations, numba_saved_nones, numba_stacks, numba_static
+from . import numba_allocations, numba_saved_nones, numba_stacks, numba_static, numba_try
 from .numba_none_flags import lower_maybe_none
 from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_around
 
@@ -108,6 +110,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None, boxes=None):
     _refuse_marked(fn)
     _refuse_sharing_checks(fn)
     _plain_assignments(fn)
+    numba_try.drop_handlers(fn)  # before the flow: the handlers never run in compiled code
     _split_stopped_tuples(fn, resolve)
     _drop_dead_placeholders(fn)  # before the stacks are read: a dead placeholder is not pushed
     if turned is None:
