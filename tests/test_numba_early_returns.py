@@ -54,6 +54,15 @@ def large_total(x):
     return np.sum(u * x)
 
 
+def elif_chain(x):
+    m = np.max(x)
+    if m < 0:
+        return -np.sum(x * x)
+    elif m > 1:
+        return np.sum(2.0 * x)
+    return np.sum(x ** 3)
+
+
 def caught_value_error(x):
     try:
         s = np.sum(x * x)
@@ -97,6 +106,7 @@ PROGRAMS = {  # name: (function, arguments taking each path the compiled code ru
     "return_in_loop": (return_in_loop, [SMALL, LARGE]),
     "converged": (converged, [np.array([1.0, 1.0, 1.0]), np.array([0.5, 2.0, 3.0])]),
     "large_total": (large_total, [SMALL, LARGE]),
+    "elif_chain": (elif_chain, [SMALL, LARGE, NEGATIVE]),
     "caught_value_error": (caught_value_error, [SMALL]),
     "caught_floating_point_error": (caught_floating_point_error, [SMALL]),
     "with_finally": (with_finally, [SMALL]),
@@ -168,3 +178,28 @@ def flag_read_as_number(x):
 def test_a_flag_whose_truth_may_differ_stays_refused(f):
     with pytest.raises(BackendCompileError, match="None on some paths"):
         srcad.grad(f, backend="numba")(np.array([0.5, 0.4, 0.3]))
+
+
+def guarded_log(x):
+    try:
+        y = np.log(x)
+    except FloatingPointError:
+        y = x - 1.0
+    return y
+
+
+def calls_guarded_log(x):
+    return np.sum(guarded_log(x) ** 2)
+
+
+def test_a_callee_whose_try_may_catch_runs_the_numpy_code_in_its_caller():
+    """The callee's compiled code runs inside its caller's: the caller gives way to NumPy's
+    code where the callee's handlers may run, as the callee itself would."""
+    x = np.array([0.5, 0.0, 2.0])
+    from test_numba_backend import check, is_compiled
+    d = srcad.differentiable(calls_guarded_log, wrt=(0,), backend="auto")
+    check(calls_guarded_log, (SMALL,), (0,), d.grad(SMALL))
+    assert is_compiled(d)
+    with np.errstate(all="raise"):
+        got = d.grad(x)
+    np.testing.assert_allclose(got[0], 2 * (x - 1.0))

@@ -281,6 +281,7 @@ def _dispatchers(compiled, fn, numba):
     except numba_lowering.NotLowerable as exc:
         exc.located = located(source, fn, exc.node.lineno, exc.message)
         raise
+    handlers_dropped = numba_try.holds_try(source)  # here or in a callee compiled into this code
     for name, obj in generated.closure.items():
         if getattr(builtins, getattr(obj, "__name__", ""), None) is obj and isinstance(obj, (type, types.BuiltinFunctionType)):
             # numba types a builtin only when the name falls through to the builtins
@@ -292,6 +293,7 @@ def _dispatchers(compiled, fn, numba):
                 callee = _callee(obj, numba)
                 namespace[name] = callee.dispatchers[obj.index]
                 frozen += callee.frozen
+                handlers_dropped = handlers_dropped or callee.handlers_dropped
             else:
                 namespace[name] = obj
     for name in ("range", "len", "min"):  # the lowering's own calls, which numba types only as builtins
@@ -345,7 +347,7 @@ def _dispatchers(compiled, fn, numba):
     dispatchers = tuple(numba.njit(namespace[name], **options) for name in names)
     for d in dispatchers:
         _digests[id(d)] = (weakref.ref(d), digest if anchor is not None else None)
-    build = _Build(dispatchers, frozen, numba_try.holds_try(source))
+    build = _Build(dispatchers, frozen, handlers_dropped)
     if anchor is None:  # a name of its own (a cache file's name may serve several builds)
         weakref.finalize(build, _forget, filename)
     entries.append((weakref.ref(fn), build))

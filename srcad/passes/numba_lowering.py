@@ -74,7 +74,6 @@ def f_adjoint(x):
 import gast
 
 from .. import astutil as A
-from ..extend import stop_gradient
 from . import numba_allocations, numba_saved_nones, numba_stacks, numba_static, numba_try
 from .numba_none_flags import lower_maybe_none
 from .numba_stacks import NotLowerable, turn_around_placeholder_stacks, turned_around
@@ -111,7 +110,7 @@ def lower_for_numba(fn, sweep="joint", turned=None, resolve=None, boxes=None):
     _refuse_sharing_checks(fn)
     _plain_assignments(fn)
     numba_try.drop_handlers(fn)  # before the flow: the handlers never run in compiled code
-    _split_stopped_tuples(fn, resolve)
+    numba_saved_nones.split_stopped_tuples(fn, resolve)
     _drop_dead_placeholders(fn)  # before the stacks are read: a dead placeholder is not pushed
     if turned is None:
         turned = turn_around_placeholder_stacks(fn)
@@ -210,28 +209,6 @@ def _plain_assignments(fn):
                     and isinstance(s.target, gast.Name) else s for s in block]
 
 
-def _split_stopped_tuples(fn, resolve):
-    """A backward sweep's ``a, b = stop_gradient((a_saved, b_saved))`` as ``a = stop_gradient(a_saved)``
-    then ``b = stop_gradient(b_saved)``: the same values (no target is a source), and the flow
-    of ``numba_none_flags`` follows a saved condition name through a copy of one name only."""
-    for block in A.blocks(fn.body):
-        block[:] = [new for s in block for new in (_stopped_parts(s, resolve) or [s])]
-
-
-def _stopped_parts(s, resolve):
-    if not (resolve is not None and isinstance(s, gast.Assign) and len(s.targets) == 1
-            and isinstance(s.targets[0], gast.Tuple) and isinstance(s.value, gast.Call)
-            and isinstance(s.value.func, gast.Name) and resolve(s.value.func.id) is stop_gradient
-            and len(s.value.args) == 1 and not s.value.keywords and isinstance(s.value.args[0], gast.Tuple)):
-        return None
-    targets, sources = s.targets[0].elts, s.value.args[0].elts
-    names = [n.id for n in targets + sources if isinstance(n, gast.Name)]
-    if len(targets) != len(sources) or len(names) != len(set(names)) or len(names) != 2 * len(targets):
-        return None
-    return [gast.copy_location(A.assign(t.id, gast.Call(func=A.load(s.value.func.id), args=[A.load(v.id)],
-                                                         keywords=[])), s) for t, v in zip(targets, sources)]
-
-
 def _drop_dead_placeholders(fn):
     """``x = None`` at the top that a later top-level statement rebinds before anything reads ``x``."""
     dead = set()
@@ -255,7 +232,8 @@ def _lower_maybe_none(fn, sweep, resolve, boxes):
     those a forward sweep saves go in boxes its backward sweep reads (``numba_saved_nones``)."""
     trusted = set()
     if sweep == "backward":
-        _, trusted = numba_saved_nones.unbox_saved(fn, boxes)
+        unboxed, trusted = numba_saved_nones.unbox_saved(fn, boxes)
+        numba_saved_nones.stop_only_if_saved(fn, unboxed, resolve)
     nones, values, ranges = {}, {}, set()
     for node in gast.walk(fn):
         if isinstance(node, gast.Assign):

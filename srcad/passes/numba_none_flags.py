@@ -373,7 +373,7 @@ class _Flow:
             self.reads(s.test, state, s)
             body = self.block(s.body, state.knowing(_proven_by(s.test, True, state.facts)))
             orelse = self.block(s.orelse, state.knowing(_proven_by(s.test, False, state.facts)))
-            return _meet(body, orelse) if body is None or orelse is None else self.branches(s, body, orelse)
+            return _meet(body, orelse) if body is None or orelse is None else self.branches(s, state, body, orelse)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, state)
         if isinstance(s, (gast.Break, gast.Continue)):
@@ -405,11 +405,19 @@ class _Flow:
             return _State(state.proven - {name}, {f for f in state.facts if f[2] != name}, state.constants)
         return state.knowing(A.names_stored(s) & self.names)
 
-    def branches(self, s, body, orelse):
-        """The state after ``if c:`` whose branches end in ``body`` and ``orelse``: what holds on
-        both, and, if ``c`` is a condition name the ``if`` does not rebind, that what holds on one
-        branch only holds where ``c`` has that branch's outcome."""
+    def branches(self, s, before, body, orelse):
+        """The state after ``if c:`` (reached in ``before``) whose branches end in ``body`` and
+        ``orelse``: what holds on both, and, if ``c`` is a condition name the ``if`` does not
+        rebind, that what holds on one branch only holds where ``c`` has that branch's outcome. If
+        ``c`` is ``d is not None`` (``d is None``), what holds on its branch where ``d`` holds a value
+        holds wherever ``d`` did before (``c = stop_gradient(d)`` of a saved ``d`` boxed as may be None)."""
         state = _meet(body, orelse)
+        named = _none_test(s.test)
+        if named is not None and named[0] in self.names:
+            valued = body if named[1] else orelse
+            told = {(cond, outcome, n) for cond, outcome, d in before.facts if d == named[0]
+                    and cond not in _rebound(s) for n in valued.proven - state.proven}
+            return _State(state.proven, state.facts | told, state.constants)
         tested = _tested_name(s.test)
         if tested is None or tested[0] not in self.conditions or tested[0] in _rebound(s):
             return state

@@ -14,10 +14,15 @@ wherever the condition name ``c`` is true, and both are saved, the backward swee
 box under ``if c:`` (``c`` as it unpacks it), so its reads of ``t`` under ``if c:`` are
 proven; were the box empty there after all, numba's bounds check raises (an IndexError),
 it never reads past it.
+
+The backward sweep reads its saved condition names one by one (``a, b = stop_gradient((a_saved,
+b_saved))`` as two assignments), and one boxed as may be None is None where its box is
+(``c = stop_gradient(d)`` under ``if d is not None:``), with what tells ``d`` holds a value.
 """
 import gast
 
 from .. import astutil as A
+from ..extend import stop_gradient
 
 ANNOTATION = "saved_boxes"
 
@@ -112,3 +117,49 @@ def unbox_saved(fn, boxes):
         unboxed.add(name)
     fn.body[1:1] = reads
     return unboxed, conditions
+
+
+def split_stopped_tuples(fn, resolve):
+    """A backward sweep's ``a, b = stop_gradient((a_saved, b_saved))`` as ``a = stop_gradient(a_saved)``
+    then ``b = stop_gradient(b_saved)``: the same values (no target is a source), and the flow
+    of ``numba_none_flags`` follows a saved condition name through a copy of one name only."""
+    for block in A.blocks(fn.body):
+        block[:] = [new for s in block for new in (_stopped_parts(s, resolve) or [s])]
+
+
+def _stopped_parts(s, resolve):
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Tuple)
+            and isinstance(_stopped(s.value, resolve), gast.Tuple)):
+        return None
+    targets, sources = s.targets[0].elts, s.value.args[0].elts
+    names = [n.id for n in targets + sources if isinstance(n, gast.Name)]
+    if len(targets) != len(sources) or len(names) != len(set(names)) or len(names) != 2 * len(targets):
+        return None
+    return [gast.copy_location(A.assign(t.id, gast.Call(func=A.load(s.value.func.id), args=[A.load(v.id)],
+                                                         keywords=[])), s) for t, v in zip(targets, sources)]
+
+
+def _stopped(value, resolve):
+    """``a`` if ``value`` is srcad's ``stop_gradient(a)`` (``resolve`` tells), else None."""
+    if (resolve is not None and isinstance(value, gast.Call) and isinstance(value.func, gast.Name)
+            and len(value.args) == 1 and not value.keywords and resolve(value.func.id) is stop_gradient):
+        return value.args[0]
+    return None
+
+
+def stop_only_if_saved(fn, unboxed, resolve):
+    """``c = stop_gradient(d)`` of a saved ``d`` that may be None (``unboxed``) as ``if d is None:
+    c = None`` ``else:`` the statement: ``c`` is None where ``d`` is, as in Python, and the read
+    of ``d`` is proven (``numba_none_flags`` carries what told ``d`` holds a value over to ``c``)."""
+    for block in list(A.blocks(fn.body)):  # (not the statements made here)
+        block[:] = [_none_or(s, unboxed, resolve) for s in block]
+
+
+def _none_or(s, unboxed, resolve):
+    source = _stopped(s.value, resolve) if isinstance(s, gast.Assign) else None
+    if not (isinstance(source, gast.Name) and source.id in unboxed and len(s.targets) == 1
+            and isinstance(s.targets[0], gast.Name)):
+        return s
+    test = gast.Compare(left=A.load(source.id), ops=[gast.Is()], comparators=[A.const(None)])
+    none = gast.copy_location(A.assign(s.targets[0].id, A.const(None)), s)
+    return gast.copy_location(gast.If(test=test, body=[none], orelse=[s]), s)
