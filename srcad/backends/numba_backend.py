@@ -33,14 +33,13 @@ from .. import cache
 from ..arguments import where
 from ..errors import ComplexPowerError, IntegerOverflowError, SrcadError
 from ..guards import _CalleeFunction
-from ..passes import numba_lowering
+from ..passes import numba_lowering, numba_try
 from ..passes.user_text import in_user_terms, srcad_made, user_names
 from ..source import GENERATED_FILENAME
-from ..passes import numba_try
 from . import numba_cache, numba_lowered
-from .numba_try import floating_errors_may_raise
 from .numba_errors import BackendCompileError, compile_error, located, origins
 from .numba_frozen import cell_value, current, defined, frozen_defaults, frozen_user_values
+from .numba_try import floating_errors_may_raise
 
 BACKENDS = ("numpy", "numba", "auto")
 INSTALL = "pip install srcad[numba]"
@@ -216,7 +215,6 @@ class _Accelerated:
                     "backend='numpy'") from None
             self._dispatcher = None
             return result
-
 
     def _numpy_from_now(self, *args, **kwargs):
         """The NumPy code in place of compiled code that ran a ``try`` body without its handlers

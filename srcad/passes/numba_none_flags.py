@@ -28,14 +28,13 @@ through one since ``c`` was last bound (``if c: t = ...`` then ``if c: y = y + t
 forward sweep's ``return`` that saves a name where it may be None saves it in a box instead
 (``numba_saved_nones``), with what is known there, which its backward sweep starts from. A
 read it cannot prove (``add_grads(dm, g)`` where ``dm`` may have been reset), a binding other
-than an assignment,
-or a name inside a ``with`` or nested function is refused (a ``try`` is gone by then:
-``numba_try``). The flow knows a condition name bound to a constant too (``_returned1 =
-False``: no path has it true), so an early return's ``_retval1`` is proven where it is read. Two other designs were set
-aside: a zero of ``dm``'s type in place of ``None``, with the tests made true, runs the guarded
-code on the zero (``dw + dm * t`` is NaN for an infinite ``t`` where Python skips it) and needs
-the type; numba's own optional types are unwrapped implicitly where a helper is called, which
-the runtime's overloads do not take.
+than an assignment, or a name inside a ``with`` or nested function is refused (a ``try`` is gone
+by then: ``numba_try``). The flow knows a condition name bound to a constant too (``_returned1 =
+False``: no path has it true), so an early return's ``_retval1`` is proven where it is read.
+Two other designs were set aside: a zero of ``dm``'s type in place of ``None``, with the tests
+made true, runs the guarded code on the zero (``dw + dm * t`` is NaN for an infinite ``t``
+where Python skips it) and needs the type; numba's own optional types are unwrapped implicitly
+where a helper is called, which the runtime's overloads do not take.
 """
 import gast
 
