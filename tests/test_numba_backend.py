@@ -17,7 +17,7 @@ from srcad.backends.numba_backend import BackendCompileError  # noqa: E402
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
 from benchmark_programs import benchmark_module  # noqa: E402
-from test_control_jumps import helper_with_loop_jumps, while3_jumps  # noqa: E402
+from test_control_jumps import helper_with_loop_jumps  # noqa: E402
 
 rng = np.random.default_rng(5)
 
@@ -165,13 +165,23 @@ def test_min_ties_get_the_gradient_where_python_gives_it():
     assert compiled[0] != 0.0 and compiled[3] != 0.0
 
 
+def elif_returns_saving(x):
+    m = np.max(x)
+    if m < 0:
+        return -np.sum(x * x)
+    elif m > 1:
+        return 2.0 * np.sum(x)  # (np.sum(x) saved in the elif only, under a condition bound there)
+    return np.sum(x ** 3)
+
+
 def test_auto_runs_numpy_where_numba_cannot_and_numba_refuses_at_the_users_line():
-    x, limits = rng.uniform(0.2, 1.0, 5), (3.0, 2.0, 10.0)
-    d = srcad.differentiable(while3_jumps, backend="auto")
-    np.testing.assert_array_equal(d.grad(x, *limits), srcad.grad(while3_jumps)(x, *limits))
-    with pytest.raises(BackendCompileError, match=r"test_control_jumps\.py:\d+: backend='numba' cannot compile.*"
+    x = rng.uniform(0.2, 1.0, 5)
+    d = srcad.differentiable(elif_returns_saving, backend="auto")
+    np.testing.assert_array_equal(d.grad(x), srcad.grad(elif_returns_saving)(x))
+    assert not is_compiled(d)
+    with pytest.raises(BackendCompileError, match=r"test_numba_backend\.py:\d+: backend='numba' cannot compile.*"
                                                    r"None on some paths"):
-        srcad.grad(while3_jumps, backend="numba")(x, *limits)
+        srcad.grad(elif_returns_saving, backend="numba")(x)
 
 
 def test_a_call_numba_cannot_type_falls_back_or_is_named():

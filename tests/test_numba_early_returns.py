@@ -203,3 +203,17 @@ def test_a_callee_whose_try_may_catch_runs_the_numpy_code_in_its_caller():
     with np.errstate(all="raise"):
         got = d.grad(x)
     np.testing.assert_allclose(got[0], 2 * (x - 1.0))
+
+
+def test_returns_from_nested_loops_compile():
+    """``while3_jumps`` (returns from three nested loops, refused before) on limits that leave
+    by each return and by none."""
+    from test_control_jumps import while3_jumps
+    from test_numba_backend import check, is_compiled
+    r = np.random.default_rng(1)
+    for limits in [(3.0, 2.0, 10.0), (0.3, 5.0, 10.0), (5.0, 0.2, 10.0), (5.0, 5.0, 0.4), (100.0, 100.0, 100.0)]:
+        x = r.uniform(0.2, 1.0, 5)
+        d = srcad.differentiable(while3_jumps, wrt=(0,), backend="numba")
+        grads = d.grad(x, *limits)
+        assert is_compiled(d)
+        check(while3_jumps, (x,) + limits, (0,), grads)
