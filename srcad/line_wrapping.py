@@ -13,16 +13,14 @@ from astor.source_repr import split_lines
 def pretty_source(items):
     """The text of astor's source pieces ``items``, wrapped (``astor.to_source``'s ``pretty_source``)."""
     items = list(items)
-    merged, start = [], 0
-    for i, item in enumerate(items):
-        if i < start:
-            continue
-        end = _annotated_target_end(items, i)
-        if end is None:
-            merged.append(item)
-        else:
-            merged.append("".join(items[i:end]))
-            start = end
+    merged, done = [], 0
+    for colon in [k for k, item in enumerate(items) if item == ": "]:
+        end = _annotated_target_end(items, colon - 1) if colon - 1 >= done else None
+        if end is not None:
+            merged.extend(items[done:colon - 1])
+            merged.append("".join(items[colon - 1:end]))
+            done = end
+    merged.extend(items[done:])
     return "".join(split_lines(merged))
 
 

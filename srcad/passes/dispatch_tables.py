@@ -65,6 +65,9 @@ def read_dispatch_tables(fdef, source):
     if A.anno(fdef, _DONE):
         return
     A.set_anno(fdef, _DONE, True)
+    subscripted = {n.value.id for n in A.walk(fdef) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)}
+    if not any(_may_be_table(name, source) for name in subscripted):
+        return  # (most functions: nothing more to read)
     bindings = name_bindings(fdef)
     namer = Namer(A.all_names(fdef) | set(source.globals) | set(source.closure))
     _bound_items(fdef, bindings, source, namer)
@@ -112,6 +115,18 @@ def _checked_item(found, where, namer, node):
     return gast.copy_location(check, node)
 
 
+def _may_be_table(name, source):
+    """Does ``name`` denote, in the function's scope, a non-empty dict, list or tuple of callables?"""
+    try:
+        table = denoted([name], source)
+    except (KeyError, AttributeError):
+        return False
+    if type(table) not in (dict, list, tuple):
+        return False
+    items = list(table.values()) if isinstance(table, dict) else list(table)
+    return bool(items) and all(callable(i) for i in items)
+
+
 def _table(func, bindings, source):
     """``(name, table, functions)`` if ``func`` is ``T[k]`` of a global ``T`` bound nowhere in the
     function that holds a dict, list or tuple of functions only (the distinct ones, in order);
@@ -120,15 +135,10 @@ def _table(func, bindings, source):
             and func.value.id not in bindings and not isinstance(func.slice, gast.Slice)):
         return None
     name = func.value.id
-    try:
-        table = denoted([name], source)
-    except (KeyError, AttributeError):
-        return None
-    if type(table) not in (dict, list, tuple):
-        return None
+    if not _may_be_table(name, source):
+        return None  # (objects of classes: their methods are called by item_methods)
+    table = denoted([name], source)
     items = list(table.values()) if isinstance(table, dict) else list(table)
-    if not items or not all(callable(i) for i in items):
-        return None  # objects of classes: their methods are called by item_methods
     text = A.to_source(func).strip()
     unknown = next((i for i in items if not _known(i)), None)
     if unknown is not None:
