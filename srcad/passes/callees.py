@@ -1,6 +1,8 @@
 """What a call site calls (``Callee``), and the name lookups call resolution shares
 (``passes.resolve_calls``, ``passes.method_calls``, inlining): dotted names, the objects they
 denote (recorded, so generated code is guarded on them), a function's local names."""
+import types
+
 import gast
 
 from ..astutil import anno, set_anno
@@ -101,12 +103,11 @@ def readable(obj):
     """What srcad reads for a call of ``obj``: a gradient made by ``srcad.grad`` reads as its
     generated adjoint (``__srcad_source__``), whose source is registered with linecache; a
     decorator's wrapper that only passes the call on, as the function it wraps (``pass_through``)."""
-    import inspect
-
     from .pass_through import passed_through
 
-    # static: a class whose metaclass defines __getattr__ answers any name
-    make = inspect.getattr_static(obj, "__srcad_source__", None)
+    # a function's own attribute only (srcad.grad sets it; functools.wraps copies it): any other
+    # object may answer any name (a class whose metaclass defines __getattr__)
+    make = vars(obj).get("__srcad_source__") if isinstance(obj, types.FunctionType) else None
     return make() if make is not None else passed_through(obj)
 
 
