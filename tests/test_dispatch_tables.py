@@ -200,3 +200,33 @@ def test_near_forms_stay_refused_saying_what_works():
     bound_once = "an item of a dispatch table, which srcad reads only as 'fn = ACTS[act]' at the top level"
     refused(bound_in_a_branch, X, line_text="fn(x)", message=bound_once)
     refused(key_rebound, X, line_text="fn(x)", message=bound_once)
+
+
+class Gain:
+    """Objects of a class with a ``__call__`` and another method: a list of them is no table of
+    functions (their calls and methods are read as a list of objects is)."""
+
+    def __init__(self, g):
+        self.g = g
+
+    def __call__(self, v):
+        return np.tanh(self.g * v)
+
+    def scaled(self, v):
+        return self.g * v
+
+
+GAINS = [Gain(0.9), Gain(1.3)]
+
+
+def calls_a_list_of_callable_objects(x):
+    h = GAINS[0].scaled(x)
+    for k in range(len(GAINS)):
+        h = GAINS[k](h)
+    return np.sum(h ** 2)
+
+
+def test_a_list_of_callable_objects_is_no_dispatch_table():
+    """Fuzz seed 113692341177: the table pass claimed such a list (its items are callable) and
+    refused 'GAINS[0]', which the derivative of a derivative reads as a name bound to an item."""
+    check_all_modes(calls_a_list_of_callable_objects, (np.array([0.3, -0.6, 1.1]),))

@@ -40,6 +40,7 @@ refused, naming the line and saying what works.
 def f(x, act):
     return np.tanh(2.0 * x) if ACTS[act] is np.tanh else relu(2.0 * x)
 """
+import functools
 import types
 from typing import NamedTuple
 
@@ -124,7 +125,15 @@ def _may_be_table(name, source):
     if type(table) not in (dict, list, tuple):
         return False
     items = list(table.values()) if isinstance(table, dict) else list(table)
-    return bool(items) and all(callable(i) for i in items)
+    # (objects of classes with a __call__: a list of them is read by item_methods, their calls and other methods)
+    return bool(items) and all(callable(i) and not _callable_object(i) for i in items)
+
+
+def _callable_object(obj):
+    """An object a class of the user's module makes callable by a ``__call__``, no function nor class."""
+    return not isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType, functools.partial)) and (
+        getattr(type(obj), "__module__", "builtins") not in ("builtins", "numpy", "functools")
+        and not has_rule(obj))
 
 
 def _table(func, bindings, source):
