@@ -286,7 +286,10 @@ def test_exported_module_imports_only_numpy_scipy_and_the_standard_library(expor
                  for alias in node.names}
         roots |= {node.module.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
         assert roots <= {"numpy", "scipy", "numbers", "math", "copy", "collections", "builtins", "dataclasses"}, (path.name, roots)
-    assert "scipy" not in (directory / "exported_stack_loop.py").read_text()
+    # a program that uses no SciPy reads no name of it (srcad's messages may mention it)
+    tree = ast.parse((directory / "exported_stack_loop.py").read_text())
+    assert not any(isinstance(n, ast.Name) and n.id == "scipy" or isinstance(n, ast.alias) and "scipy" in n.name
+                   or isinstance(n, ast.ImportFrom) and "scipy" in (n.module or "") for n in ast.walk(tree))
 
 
 def test_export_is_deterministic_and_inlines_each_helper_once(exported):

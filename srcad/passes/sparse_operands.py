@@ -155,7 +155,7 @@ def _sparse_names(node, source, param_classes):
             value = source.lookup(name)
         except KeyError:
             continue
-        if sparse.issparse(value):
+        if is_sparse_class(type(value)):  # (type: a weak proxy whose object is gone raises on isinstance)
             found[name] = name
     changed = True
     while changed:

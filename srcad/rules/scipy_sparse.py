@@ -23,7 +23,8 @@ except ImportError:  # SciPy is not a dependency of srcad
 
 
 def _checked(S, x, dense_too=True):
-    if not (sparse is not None and sparse.issparse(S) or dense_too and S.__class__ is np.ndarray) or S.ndim != 2 \
+    if not (sparse is not None and issubclass(type(S), (sparse.sparray, sparse.spmatrix))
+            or dense_too and S.__class__ is np.ndarray) or S.ndim != 2 \
             or S.dtype.kind not in "biuf":
         raise UnsupportedCaseError(
             f"the code was made for a real 2-D scipy.sparse matrix here, and is given a {type(S).__name__}"
