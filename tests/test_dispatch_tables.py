@@ -5,6 +5,7 @@ between calls gives a clear error (never the old function's derivative), a new t
 the name the new function's; a missing key raises what Python raises; the near forms stay
 refused at the user's line, saying what works."""
 import functools
+import weakref
 
 import numpy as np
 import pytest
@@ -230,3 +231,22 @@ def test_a_list_of_callable_objects_is_no_dispatch_table():
     """Fuzz seed 113692341177: the table pass claimed such a list (its items are callable) and
     refused 'GAINS[0]', which the derivative of a derivative reads as a name bound to an item."""
     check_all_modes(calls_a_list_of_callable_objects, (np.array([0.3, -0.6, 1.1]),))
+
+
+def _dead_proxy():
+    def g(v):
+        return v * 2.0
+    return weakref.proxy(g)
+
+
+DEAD = [_dead_proxy(), _dead_proxy()]
+
+
+def calls_a_dead_proxy(x, k=0):
+    return np.sum(DEAD[k](x))
+
+
+def test_a_table_of_weak_proxies_whose_objects_are_gone_is_refused_not_a_crash():
+    """ReferenceError from inspecting the items: the old refusal stands."""
+    with pytest.raises(srcad.SrcadSyntaxError, match="cannot tell which function this call calls"):
+        srcad.grad(calls_a_dead_proxy)(np.ones(3))

@@ -126,7 +126,10 @@ def _may_be_table(name, source):
         return False
     items = list(table.values()) if isinstance(table, dict) else list(table)
     # (objects of classes with a __call__: a list of them is read by item_methods, their calls and other methods)
-    return bool(items) and all(callable(i) and not _callable_object(i) for i in items)
+    try:
+        return bool(items) and all(callable(i) and not _callable_object(i) for i in items)
+    except ReferenceError:  # a weak proxy whose object is gone: no table srcad reads
+        return False
 
 
 def _callable_object(obj):
