@@ -107,7 +107,7 @@ def readable(obj):
 
     # a function's own attribute only (srcad.grad sets it; functools.wraps copies it): any other
     # object may answer any name (a class whose metaclass defines __getattr__)
-    make = vars(obj).get("__srcad_source__") if isinstance(obj, types.FunctionType) else None
+    make = vars(obj).get("__srcad_source__") if type(obj) is types.FunctionType else None
     return make() if make is not None else passed_through(obj)
 
 
