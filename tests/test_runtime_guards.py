@@ -166,7 +166,8 @@ def test_source_edited_on_disk_after_import_is_refused(tmp_path):
 @pytest.mark.parametrize("edited", ["\n\ndef f(x):\n", "\ndef g(x):\n", "\ndef f(x:\n"])
 def test_an_edit_that_moves_or_breaks_the_def_says_to_reload(tmp_path, edited):
     """Lines added above the function, the def renamed, or a syntax error at its first line: the
-    text srcad finds there is no def of it, and the message says the file may have been edited."""
+    text srcad finds there is no def of it (3.13 may find the moved def, which is not the code that runs),
+    and the message says the file may have been edited."""
     path = tmp_path / "srcad_moved.py"
     path.write_text("import numpy as np\n\ndef f(x):\n    return np.sum(np.sin(x))\n")
     module = _import(path)
@@ -174,7 +175,7 @@ def test_an_edit_that_moves_or_breaks_the_def_says_to_reload(tmp_path, edited):
     import linecache
 
     linecache.checkcache(str(path))
-    with pytest.raises(SourceUnavailableError, match="edited after its module was imported") as info:
+    with pytest.raises(SourceUnavailableError, match="edited after (its|the) module was imported") as info:
         srcad.grad(module.f)(X)
     assert f"{path}:3" in str(info.value) and "importlib.reload" in str(info.value)
 
