@@ -48,8 +48,8 @@ from ..naming import BUILTIN
 from ..rules.numpy_fft import rfft_grad, rfftn_grad
 from ..rules.numpy_spectral import eigvals_grad
 from .fresh import PLAIN_ATTRIBUTES, is_in
-from .callees import Callee
-from .outside_values import code_value, library_module, made_outside, operands, target, unknown_dtypes, untyped_operands, unverified
+from .outside_values import (code_value, library_module, made_outside, operands, runtime_check, target, unknown_dtypes,
+                             untyped_operands, unverified)
 from .shape_values import Spec
 from .user_text import UserText
 
@@ -183,17 +183,6 @@ def _untyped_containers(statements, local, source):
                 pass
             found.add(name)
     return found
-
-
-def runtime_check(check, args, ref, at):
-    """The statement ``check(*args)``, a check of ``runtime`` (named in generated code by
-    ``ref(name, obj)``), placed at ``at``'s line and tied to the user's line it stands for."""
-    call = gast.Call(func=A.load(ref(check.__name__, check)), args=args, keywords=[])
-    A.set_anno(call, "callee", Callee("object", obj=check, name=check.__name__))
-    statement = gast.copy_location(gast.Expr(value=call), at)
-    if A.anno(at, "origin") is not None:
-        A.set_anno(statement, "origin", A.anno(at, "origin"))
-    return statement
 
 
 def _check_at_entry(node, names, source, ref):

@@ -25,6 +25,7 @@ from .. import astutil as A
 from .. import registry
 from ..code_reading import installed_object, not_yours
 from .call_options import call_argument
+from .callees import Callee
 from .fresh import CONTAINER_BUILDERS, PLAIN_ATTRIBUTES, is_in, is_ufunc
 from .operators import operator_method
 from .random_draws import DRAW_METHODS
@@ -319,3 +320,14 @@ def _values_read(rhs):
     if callee is not None and callee.kind == "method":
         names |= A.names_read(rhs.func.value)
     return names
+
+
+def runtime_check(check, args, ref, at):
+    """The statement ``check(*args)``, a check of ``runtime`` (named in generated code by
+    ``ref(name, obj)``), placed at ``at``'s line and tied to the user's line it stands for."""
+    call = gast.Call(func=A.load(ref(check.__name__, check)), args=args, keywords=[])
+    A.set_anno(call, "callee", Callee("object", obj=check, name=check.__name__))
+    statement = gast.copy_location(gast.Expr(value=call), at)
+    if A.anno(at, "origin") is not None:
+        A.set_anno(statement, "origin", A.anno(at, "origin"))
+    return statement

@@ -26,8 +26,7 @@ import gast
 from .. import astutil as A
 from ..runtime import numeric_constant
 from .callees import Callee
-from .complex_values import runtime_check
-from .outside_values import target
+from .outside_values import runtime_check, target
 
 
 def sparse_operands(node, source, ref, param_classes=()):
