@@ -9,7 +9,9 @@ operator statement that carries a derivative and reads a global or closure value
 (not a library's) defines the operator, or its reflected or in-place form, has raised
 ``SrcadSyntaxError`` at the user's line, as has one reading a parameter given an object of
 such a class, or an attribute of an argument's object holding one (``self.sched``: the code is
-made for the classes of its arguments' objects and of those they hold, ``param_classes``).
+made for the classes of its arguments' objects and of those they hold, ``param_classes``), and
+an item ``s[i]`` of such a parameter or attribute whose class defines ``__getitem__`` (a
+dataclass's derivative is by field, not by item).
 Values srcad does not type when it makes the code (an item of a container, an attribute of a
 global, a helper's result) are checked when the function runs (``passes.outside_values``).
 
@@ -39,6 +41,8 @@ def check_operators(node, source, param_classes=()):
     classes.update(_held_objects(node, param_classes))
     for s in A.walk_statements(node.body):
         method = operator_method(s)
+        if method is None and _item_of_name(s) in classes and A.names_stored(s.targets[0]) & active:
+            _refuse_defined(source, *classes[_item_of_name(s)], "getitem", s)  # (its zero is by field)
         if method is None or not A.names_stored(s.targets[0]) & active:
             continue
         for name in sorted(_operands(s)):
@@ -86,6 +90,12 @@ def operator_method(s):
     if isinstance(rhs, gast.UnaryOp):
         return _METHODS.get(type(rhs.op))
     return None
+
+
+def _item_of_name(s):
+    """``a`` where ``s`` is ``y = a[...]``, else None."""
+    rhs = s.value if isinstance(s, gast.Assign) else None
+    return rhs.value.id if isinstance(rhs, gast.Subscript) and isinstance(rhs.value, gast.Name) else None
 
 
 def _operands(s):

@@ -41,6 +41,7 @@ from .. import astutil as A
 from ..errors import check_record_class
 from ..naming import BUILTIN
 from ..rules.records import new_record
+from ..code_reading import installed_class
 from .callees import Callee, dotted, lookup_path
 
 def record_fields(cls):
@@ -58,10 +59,42 @@ def record_fields(cls):
     code = getattr(make, "__code__", None)
     if code is None or not code.co_filename.startswith("<"):  # written by hand, not generated
         return None
+    if written_protocol(cls) is not None:
+        return None
     params = list(inspect.signature(cls).parameters.values())
     if tuple(p.name for p in params) != names or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
         return None  # an InitVar, a field with init=False
     return [(p.name, p.default) for p in params]
+
+
+# Special methods a record class of yours may define itself: none of them changes what its
+# operators, items, fields or construction do, which srcad differentiates as the record's.
+_HARMLESS = frozenset({"__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "__lt__", "__le__",
+                       "__gt__", "__ge__", "__init_subclass__", "__class_getitem__", "__dir__", "__sizeof__"})
+
+
+def written_protocol(cls):
+    """The name of a special method (or a named tuple's ``_replace``/``_make``) that a class of
+    yours in ``cls``'s bases defines by hand, other than those in ``_HARMLESS``: its ``+``,
+    ``s[0]``, ``s.a``, ``len(s)``, construction or ``_replace`` is then not the record's that
+    srcad differentiates (a ``__mul__`` giving a dot product, a ``__getitem__`` counting from
+    the end, a ``__setattr__`` storing twice the value); else None."""
+    for k in cls.__mro__:
+        if installed_class(k):
+            continue
+        for name, value in vars(k).items():
+            special = name.startswith("__") and name.endswith("__") or name in ("_replace", "_make")
+            function = getattr(value, "__func__", getattr(value, "fget", value))
+            code = getattr(function, "__code__", None)
+            if special and name not in _HARMLESS and code is not None and not _generated(code):
+                return name
+    return None
+
+
+def _generated(code):
+    """Is ``code`` written by ``dataclasses`` or ``collections.namedtuple`` (exec'd text, or
+    their own module), not by hand?"""
+    return code.co_filename.startswith("<") or code.co_filename in (dataclasses.__file__, collections.__file__)
 
 
 def record_call(norm, e, cls, fields, out):

@@ -1,0 +1,148 @@
+"""Red-team programs written the way other people write them (classes holding parameters,
+simulations, records with operators of their own): each checked in every mode against central
+finite differences and Python's value, inputs unchanged, or refused clearly."""
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad import SrcadError
+
+from lang_checks import check_all_modes
+
+X = np.array([0.33, -0.47, 1.13, 0.71])
+
+
+def check_unchanged(f, *args, wrt=0):
+    kept = [np.copy(a) for a in args]
+    value, _ = srcad.vjp(f, *args, wrt=wrt)
+    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg="value")
+    check_all_modes(f, args, wrt=wrt)
+    for a, b in zip(args, kept):
+        np.testing.assert_array_equal(a, b)
+
+
+def refused_at(f, *args, line_text):
+    """``srcad.grad(f)(*args)`` raises a srcad error naming the line of ``f``'s file holding
+    ``line_text``; returns the message."""
+    with pytest.raises(SrcadError) as info:
+        srcad.grad(f)(*args)
+    message = str(info.value)
+    assert f.__code__.co_filename in message and line_text in message, message
+    return message
+
+
+# ---- records whose class writes its own operators, items or construction ------------------
+
+@dataclass
+class Vec:
+    a: np.ndarray
+
+    def __add__(self, other):
+        return Vec(self.a + 2 * other.a)  # not the fields' sum
+
+    def __mul__(self, other):
+        return float(np.dot(self.a, other.a))
+
+    def __getitem__(self, i):
+        return self.a[-1 - i]
+
+
+class Pair(NamedTuple):
+    a: np.ndarray
+    b: np.ndarray
+
+    def __add__(self, other):  # not the tuples' concatenation
+        return Pair(self.a + other.a, self.b - other.b)
+
+
+@dataclass
+class Doubling:
+    w: np.ndarray
+
+    def __setattr__(self, name, value):  # the dataclass's __init__ stores through it
+        object.__setattr__(self, name, 2 * value)
+
+
+def sum_of_records(x):
+    s = Vec(x) + Vec(x ** 2)
+    return np.sum(s.a ** 2)
+
+
+def builtin_sum_of_records(x):
+    s = sum([Vec(x), Vec(x ** 2)], Vec(np.zeros(4)))
+    return np.sum(s.a ** 2)
+
+
+def named_tuples_added(x):
+    s = Pair(x, x ** 2) + Pair(x * 3, x)
+    return np.sum(s.a * s.b)
+
+
+def record_stored_through_setattr(x):
+    d = Doubling(np.sin(x))
+    return np.sum(d.w ** 2)
+
+
+def add_records(p, q):
+    return p + q
+
+
+def records_added_by_a_helper(x):
+    s = add_records(Vec(x), Vec(x * 2))
+    return np.sum(s.a ** 2)
+
+
+@pytest.mark.parametrize("f, line_text", [
+    (sum_of_records, "s = Vec(x) + Vec(x ** 2)"),
+    (builtin_sum_of_records, "s = sum([Vec(x), Vec(x ** 2)], Vec(np.zeros(4)))"),
+    (named_tuples_added, "s = Pair(x, x ** 2) + Pair(x * 3, x)"),
+    (record_stored_through_setattr, "d = Doubling(np.sin(x))"),
+    (records_added_by_a_helper, "s = add_records(Vec(x), Vec(x * 2))"),
+])
+def test_a_record_class_writing_its_own_special_methods_is_no_record(f, line_text):
+    # srcad built these as records (the derivative of Vec(x) + Vec(y) was the fields' sum's)
+    refused_at(f, X, line_text=line_text)
+
+
+def item_of_a_record_argument(s):
+    return s[0] * 3 + s[1]
+
+
+def test_an_item_of_an_argument_whose_class_writes_getitem_is_refused():
+    # (the cotangent of a dataclass argument is by field: d[s][0] raised KeyError)
+    message = refused_at(item_of_a_record_argument, Vec(X.copy()), line_text="return s[0] * 3 + s[1]")
+    assert "__getitem__" in message
+
+
+@dataclass
+class Plain:
+    q: np.ndarray
+    p: np.ndarray
+
+    def __repr__(self):
+        return f"Plain({self.q}, {self.p})"
+
+    def energy(self):
+        return np.sum(self.q ** 2 + np.sin(self.p))
+
+
+class Kept(NamedTuple):
+    w: np.ndarray
+    c: float
+
+    def scaled(self):
+        return self.w * self.c
+
+
+def plain_records_still_built(x):
+    s = Plain(x[:2], x[2:])
+    k = Kept(np.tanh(x), 1.5)
+    t = k._replace(c=2.0)
+    return s.energy() + np.sum(t.scaled() * k[0])
+
+
+def test_a_record_class_with_only_harmless_methods_of_its_own_is_still_differentiated():
+    check_unchanged(plain_records_still_built, X)
