@@ -37,6 +37,7 @@ import weakref
 import numpy as np
 
 from . import sourcemap
+from .code_reading import written_by_hand
 from .errors import ArgumentError, CotangentError, WrtError
 from .guards import Guard, defaults_of, same_defaults
 from .held_objects import CONTAINERS
@@ -344,6 +345,10 @@ def _refusal(x, differentiated):
             return (f"a {cls.__qualname__}, a subclass of {base.__name__} with its own {changed[0]}: srcad reads and "
                     f"differentiates a {base.__name__} argument as a plain {base.__name__}; pass {base.__name__}(x), "
                     "in the order your code reads it")
+        reads = written_by_hand(cls, _ATTRIBUTE_ACCESS.__contains__) if record and differentiated else None
+        if reads is not None:
+            return (f"a {cls.__qualname__}, whose class writes its own {reads}: srcad reads and differentiates a "
+                    "record argument by its fields as stored; remove it, or pass the arrays it holds")
         if record and differentiated:
             fields = field_names(x) if is_dataclass_instance(x) else cls._fields
             clash = next((f for f in fields if f in ATTRIBUTES or f in NONDIFF_ATTRIBUTES), None)
@@ -373,6 +378,9 @@ def _refusal(x, differentiated):
                 f"(and lists, tuples, dicts, named tuples and dataclasses of them){advice}")
     return None
 
+
+# the special methods that may make a record's fields read otherwise than as stored
+_ATTRIBUTE_ACCESS = frozenset({"__getattribute__", "__getattr__", "__setattr__", "__delattr__"})
 
 # the methods a subclass of dict, list or tuple may override to be read differently
 _READ_BY = ("__iter__", "__getitem__", "__len__", "keys", "values", "items", "get", "__reversed__")

@@ -144,3 +144,22 @@ def defines_operator(cls, method):
     (``"mul"``), its reflected or its in-place form?"""
     names = {f"__{method}__", f"__r{method}__", f"__i{method}__"}
     return any(names & vars(k).keys() for k in cls.__mro__ if not installed_class(k))
+
+
+def written_by_hand(cls, wanted):
+    """The first name ``wanted(name)`` accepts of a function (or a static or class method, or a
+    property's getter) that ``cls`` or a class of yours it inherits from defines by hand, not as
+    ``dataclasses`` or ``collections.namedtuple`` write it (exec'd text, or their own module); else None."""
+    import collections
+    import dataclasses
+
+    for k in cls.__mro__:
+        if installed_class(k):
+            continue
+        for name, value in vars(k).items():
+            function = getattr(value, "__func__", getattr(value, "fget", value))
+            code = getattr(function, "__code__", None)
+            if wanted(name) and code is not None and not code.co_filename.startswith("<") \
+                    and code.co_filename not in (dataclasses.__file__, collections.__file__):
+                return name
+    return None

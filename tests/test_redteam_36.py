@@ -146,3 +146,22 @@ def plain_records_still_built(x):
 
 def test_a_record_class_with_only_harmless_methods_of_its_own_is_still_differentiated():
     check_unchanged(plain_records_still_built, X)
+
+
+@dataclass
+class ReadDoubled:
+    w: np.ndarray
+
+    def __getattribute__(self, name):
+        value = object.__getattribute__(self, name)
+        return 2 * value if name == "w" else value
+
+
+def field_of_an_argument_read_through_getattribute(s):
+    return np.sum(s.w ** 2)
+
+
+def test_a_record_argument_whose_class_writes_getattribute_is_refused():
+    # srcad rebuilt the argument from the fields as read (doubled), then read them again: 4x
+    with pytest.raises(srcad.ArgumentError, match="__getattribute__"):
+        srcad.vjp(field_of_an_argument_read_through_getattribute, ReadDoubled(X.copy()))

@@ -38,10 +38,10 @@ import inspect
 import gast
 
 from .. import astutil as A
+from ..code_reading import written_by_hand
 from ..errors import check_record_class
 from ..naming import BUILTIN
 from ..rules.records import new_record
-from ..code_reading import installed_class
 from .callees import Callee, dotted, lookup_path
 
 def record_fields(cls):
@@ -75,26 +75,12 @@ _HARMLESS = frozenset({"__repr__", "__str__", "__format__", "__hash__", "__eq__"
 
 def written_protocol(cls):
     """The name of a special method (or a named tuple's ``_replace``/``_make``) that a class of
-    yours in ``cls``'s bases defines by hand, other than those in ``_HARMLESS``: its ``+``,
+    yours in ``cls``'s bases writes by hand, other than those in ``_HARMLESS``: its ``+``,
     ``s[0]``, ``s.a``, ``len(s)``, construction or ``_replace`` is then not the record's that
     srcad differentiates (a ``__mul__`` giving a dot product, a ``__getitem__`` counting from
     the end, a ``__setattr__`` storing twice the value); else None."""
-    for k in cls.__mro__:
-        if installed_class(k):
-            continue
-        for name, value in vars(k).items():
-            special = name.startswith("__") and name.endswith("__") or name in ("_replace", "_make")
-            function = getattr(value, "__func__", getattr(value, "fget", value))
-            code = getattr(function, "__code__", None)
-            if special and name not in _HARMLESS and code is not None and not _generated(code):
-                return name
-    return None
-
-
-def _generated(code):
-    """Is ``code`` written by ``dataclasses`` or ``collections.namedtuple`` (exec'd text, or
-    their own module), not by hand?"""
-    return code.co_filename.startswith("<") or code.co_filename in (dataclasses.__file__, collections.__file__)
+    return written_by_hand(cls, lambda name: name not in _HARMLESS and (
+        name.startswith("__") and name.endswith("__") or name in ("_replace", "_make")))
 
 
 def record_call(norm, e, cls, fields, out):
