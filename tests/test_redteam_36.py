@@ -165,3 +165,27 @@ def test_a_record_argument_whose_class_writes_getattribute_is_refused():
     # srcad rebuilt the argument from the fields as read (doubled), then read them again: 4x
     with pytest.raises(srcad.ArgumentError, match="__getattribute__"):
         srcad.vjp(field_of_an_argument_read_through_getattribute, ReadDoubled(X.copy()))
+
+
+# ---- a sparse matrix converted to the format its solve asks for ----------------------------
+
+scipy_sparse = pytest.importorskip("scipy.sparse")
+from scipy.sparse.linalg import spsolve  # noqa: E402
+
+STIFF = (scipy_sparse.random(4, 4, density=0.5, random_state=0) + scipy_sparse.eye(4) * 3).tocoo()
+
+
+def solve_in_csc_form(x):
+    y = spsolve(STIFF.tocsc(), np.sin(x))
+    return np.sum(y ** 2)
+
+
+def products_with_converted_matrices(x):
+    z = STIFF.tocsr() @ x
+    return np.sum(np.tanh(z) * (x @ STIFF.tocsc()))
+
+
+@pytest.mark.parametrize("f", [solve_in_csc_form, products_with_converted_matrices])
+def test_a_sparse_matrix_converted_to_another_format_is_still_a_constant_operand(f):
+    # (refused: spsolve of S.tocsc() was differentiated through SciPy's source)
+    check_unchanged(f, X)

@@ -8,7 +8,8 @@ pass allows it in two positions only: as the constant operand of ``@`` and as th
 ``scipy.sparse.linalg.spsolve``. Guarantee: afterwards, each active statement ``z = S @ x``,
 ``z = x @ S``, ``z = S.dot(x)`` or ``z = spsolve(S, x)``, where ``S`` is a global or closure value
 that is sparse now, a parameter the code is made for a sparse argument in (its class is in
-``param_classes``) and the body never rebinds, or the transpose ``S.T`` of one (bound once),
+``param_classes``) and the body never rebinds, or the transpose ``S.T`` of one or its
+conversion to another format (``S.tocsc()``: bound once),
 and ``x`` another name, reads it as ``rules.scipy_sparse.sparse_left_product(S, x)``,
 ``sparse_right_product(x, S)`` or ``sparse_solve(S, x)``, whose derivatives are products
 (solves) with ``S`` again (checked when they run: see there). Such an ``S`` never carries a
@@ -138,7 +139,8 @@ def _allowed_call(s, sparse, ref):
 def _sparse_names(node, source, param_classes):
     """name -> what the user wrote for it, for each name that holds a sparse value srcad does
     not compute: an unrebound parameter given one, a global or closure value that is one now,
-    and a name bound once to the transpose ``.T`` of one."""
+    and a name bound once to the transpose ``.T`` of one or to a conversion ``.tocsc()``,
+    ``.tocsr()`` or ``.tocoo()`` of one."""
     from scipy import sparse
 
     def is_sparse_class(cls):
@@ -161,9 +163,29 @@ def _sparse_names(node, source, param_classes):
         changed = False
         for s in A.walk_statements(node.body):
             value = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
-            if isinstance(value, gast.Attribute) and value.attr == "T" and isinstance(value.value, gast.Name) \
-                    and value.value.id in found and stored.count(s.targets[0].id) == 1 \
+            made = _same_entries(value)
+            if made is not None and made[0] in found and stored.count(s.targets[0].id) == 1 \
                     and s.targets[0].id not in found:
-                found[s.targets[0].id] = f"{found[value.value.id]}.T"
+                found[s.targets[0].id] = f"{found[made[0]]}{made[1]}"
                 changed = True
     return found
+
+
+#: conversions of a sparse matrix to another sparse format, with the same entries
+_FORMATS = ("tocsc", "tocsr", "tocoo")
+
+
+def _same_entries(value):
+    """``(name, suffix)`` where ``value`` is a name followed by transposes ``.T`` and format
+    conversions without arguments (``S.T.tocsc()``: ``("S", ".T.tocsc()")``); else None."""
+    if isinstance(value, gast.Attribute) and value.attr == "T":
+        inner, suffix = value.value, ".T"
+    elif isinstance(value, gast.Call) and not value.args and not value.keywords \
+            and isinstance(value.func, gast.Attribute) and value.func.attr in _FORMATS:
+        inner, suffix = value.func.value, f".{value.func.attr}()"
+    else:
+        return None
+    if isinstance(inner, gast.Name):
+        return inner.id, suffix
+    found = _same_entries(inner)
+    return None if found is None else (found[0], found[1] + suffix)
