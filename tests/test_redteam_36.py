@@ -189,3 +189,23 @@ def products_with_converted_matrices(x):
 def test_a_sparse_matrix_converted_to_another_format_is_still_a_constant_operand(f):
     # (refused: spsolve of S.tocsc() was differentiated through SciPy's source)
     check_unchanged(f, X)
+
+
+# ---- dispatch tables indexed by a negative literal ---------------------------------------------
+
+ACTIVATIONS = [np.sin, np.tanh, np.exp]
+
+
+def last_items_of_a_table(x):
+    return np.sum(ACTIVATIONS[-1](0.5 * x) + ACTIVATIONS[-2](x))
+
+
+def test_a_table_item_indexed_by_a_negative_literal_is_called_and_checked():
+    check_unchanged(last_items_of_a_table, X)
+    kept = ACTIVATIONS[-1]
+    ACTIVATIONS[-1] = np.cos  # the same table, another item: the code checks the item it called
+    try:
+        with pytest.raises(srcad.SrcadError, match=r"ACTIVATIONS\[-1\] holds cos for the key -1 now, not exp"):
+            srcad.grad(last_items_of_a_table)(X)
+    finally:
+        ACTIVATIONS[-1] = kept

@@ -161,6 +161,10 @@ def _table(func, bindings, source):
         raise source.syntax_error(
             f"'{text}' is an item of {name}, which holds {len(items)} functions; {_WORKS}: call the function "
             "you mean by its name, or split the table", func)
+    key = func.slice
+    if isinstance(key, gast.UnaryOp) and isinstance(key.op, gast.USub) and isinstance(key.operand, gast.Constant) \
+            and type(key.operand.value) is int:  # T[-1]: the literal -1
+        func.slice = gast.copy_location(gast.Constant(value=-key.operand.value, kind=None), key)
     if not isinstance(func.slice, (gast.Constant, gast.Name)):
         raise source.syntax_error(
             f"'{text}' is indexed by an expression; {_WORKS}: bind the key to a name first (key = ...)", func)
