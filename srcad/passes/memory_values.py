@@ -305,6 +305,13 @@ class Values:
         if (callee is not None and callee.kind == "method" and callee.name == "keys" and not call.args
                 and self.string_keys(state, call.func.value)):
             return Memory(new)
+        if callee is not None and callee.kind == "method" and callee.name in _DICT_VIEWS and not call.args:
+            viewed = self.memory(state, call.func.value)
+            if viewed.sequence or viewed.keys is not None:  # surely a list, tuple or dict: only a dict has these
+                # a live view of the dict (it changes with it) of its keys (never arrays, which are
+                # unhashable), values or (key, value) pairs made as it is read
+                pairs = new if callee.name == "items" else EMPTY
+                return Memory(viewed.own | new, viewed.inner | pairs, sequence=True)
         if (callee is not None and callee.kind == "method" and callee.name == "pop" and isinstance(
                 call.func.value, gast.Name) and call.func.value.id in state.stacks_of_arrays):  # one of the arrays pushed
             return Memory(self.memory(state, call.func.value).inner | new, array=True, listy=())
@@ -407,6 +414,7 @@ _UNKNOWN = object()
 
 
 _SEQUENCE_BUILDERS = (builtins.list, builtins.tuple, builtins.sorted)
+_DICT_VIEWS = {"keys", "values", "items"}
 
 
 def string_key(index):
