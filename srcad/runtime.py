@@ -21,12 +21,13 @@ from .runtime_boundary import (as_real, cotangent, cotangent_items, cotangent_li
                                finish_tangent, in_place_result, inexact_result, numba_refuses, numeric_constant,
                                read_again, real_constant, check_integer_range, check_python_float)
 from .runtime_fast import padded
-from .runtime_stores import check_copyto, check_updated_array, diagonal_positions, shuffle_order
+from .runtime_stores import (along_axis_positions, check_copyto, check_fill, check_updated_array, diagonal_positions,
+                             shuffle_order)
 from .runtime_derivatives import (concat_grad, expand_reduced, extremum_grad, full_of, matmul_dx,
                                   matmul_dy, moves, prod_grad, resting_zero, sum_grad, sum_to_reduced, trace_grad,
                                   transpose_back, unstack)
 
-__all__ = ["add_grads", "as_array", "as_real", "check_copyto", "check_integer_range", "check_python_float", "check_updated_array", "cleared_slot", "concat_grad", "container_grad", "copy_grad",
+__all__ = ["add_grads", "along_axis_positions", "as_array", "as_real", "check_copyto", "check_fill", "check_integer_range", "check_python_float", "check_updated_array", "cleared_slot", "concat_grad", "container_grad", "copy_grad",
            "copy_value", "cotangent", "cotangent_items", "cotangent_like", "default_cotangent", "diagonal_positions",
            "expand_reduced", "extremum_grad", "finish", "finish_tangent", "full_of", "grad_buffer", "in_place_cast", "in_place_result", "inexact_result",
            "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "numeric_constant", "padded", "prod_grad", "read_again", "real_constant", "rule_tangent",

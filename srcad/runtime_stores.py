@@ -1,7 +1,8 @@
 """What NumPy's in-place functions write, so that ``normalize`` can make a call of one an
 element store srcad differentiates (``passes.effect_calls.library_store``):
 ``np.fill_diagonal(a, v)`` is ``a[diagonal_positions(a, v)] = v`` and ``np.copyto(a, v)`` is
-``check_copyto(a, v); a[...] = v``; ``rng.shuffle(a)`` is ``a[...] = a[shuffle_order(rng, a)]``; a helper's ``p += e`` on the caller's array is ``p[...] += e``
+``check_copyto(a, v); a[...] = v``; ``a.fill(v)`` is ``check_fill(a, v, ...); a[...] = v`` and
+``np.put_along_axis(a, i, v, axis)`` is ``a[along_axis_positions(a, i, axis, ...)] = v``; ``rng.shuffle(a)`` is ``a[...] = a[shuffle_order(rng, a)]``; a helper's ``p += e`` on the caller's array is ``p[...] += e``
 after ``check_updated_array(p, ...)``; ``b = self.W.copy()``, updated in place later, runs after
 ``check_array_receiver(self.W, ...)``. All raise where the NumPy call would fail, or where the store
 would not be that call (or the method not an array's)."""
@@ -37,6 +38,36 @@ def shuffle_order(rng, a, name, where):
             f"{where}: srcad differentiates a shuffle of a NumPy array as a permutation of its rows; here it is a "
             f"{type(a).__name__}: write '{name} = [{name}[k] for k in rng.permutation(len({name}))]' (or shuffle an array)")
     return (np.random if rng is None else rng).permutation(len(a))
+
+
+def along_axis_positions(a, indices, axis, where):
+    """The index ``np.put_along_axis(a, indices, values, axis)`` (at ``where``, ``file:line``)
+    stores through, as NumPy builds it: ``indices`` on ``axis``, each other axis its ``arange``
+    shaped to broadcast. NumPy's errors (a wrong axis, ndim, index dtype or bound) are raised by
+    the gather ``np.take_along_axis`` of the same arguments; an array ``a`` only (a list's store
+    would be no such call)."""
+    if a.__class__ is not np.ndarray:
+        raise UnsupportedCaseError(
+            f"{where}: srcad differentiates np.put_along_axis as an element store into a NumPy array; here it is "
+            f"given a {type(a).__name__}: make it an array first (np.array(...))")
+    np.take_along_axis(a, indices, axis)
+    axis = axis % a.ndim  # (in range: the gather checked it)
+    return tuple(indices if k == axis else np.arange(n).reshape([n if j == k else 1 for j in range(a.ndim)])
+                 for k, n in enumerate(a.shape))
+
+
+def check_fill(a, value, text, where):
+    """Raise unless ``a.fill(value)`` (``text``, at ``where``) is the store ``a[...] = value``:
+    ``a`` a NumPy array (not of objects: another object's ``fill`` may do anything), ``value``
+    one number (NumPy's own error for any other, which the store would broadcast)."""
+    if a.__class__ is not np.ndarray or a.dtype == object:
+        held = "a NumPy array of objects" if a.__class__ is np.ndarray else f"a {type(a).__qualname__}"
+        raise UnsupportedCaseError(
+            f"{where}'{text}' holds {held} here, but srcad made this code taking '{text}.fill(...)' for a NumPy "
+            f"array's, the store '{text}[...] = value': call that object's method outside the function srcad "
+            "differentiates, or hold a NumPy array in it")
+    if np.ndim(value) != 0:
+        np.empty((), a.dtype).fill(value)  # (NumPy's error for a value that is no scalar)
 
 
 def check_copyto(dst, src):

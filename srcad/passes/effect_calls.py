@@ -60,17 +60,22 @@ def effect_value(norm, e, callee, out):
 
 def library_store(norm, call, out, node):
     """Emit ``np.fill_diagonal(a, v, wrap)`` on a named array as ``a[diagonal_positions(a, v, wrap,
-    where)] = v``, ``np.copyto(a, v)`` as ``check_copyto(a, v); a[...] = v`` and NumPy's
+    where)] = v``, ``np.put_along_axis(a, i, v, axis)`` as ``a[along_axis_positions(a, i, axis,
+    where)] = v``, ``a.fill(v)`` as ``check_fill(a, v, 'a', where); a[...] = v``, ``np.copyto(a, v)``
+    as ``check_copyto(a, v); a[...] = v`` and NumPy's
     ``rng.shuffle(a)`` as ``a[...] = a[shuffle_order(rng, a, where)]`` (``runtime_stores``):
     element stores, which srcad differentiates, and whose memory it checks, as if written so.
     ``call`` has atoms for operands; ``node`` is the user's statement. True if it was one."""
     callee = A.anno(call, "callee")
     if _numpy_shuffle(callee):
         return _shuffle_store(norm, call, callee, out, node)
-    if callee is None or callee.kind != "object" or not (callee.obj is np.fill_diagonal or callee.obj is np.copyto):
-        return False
     if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
+    if callee is not None and callee.kind == "method" and callee.name == "fill":
+        return _fill_store(norm, call, out, node)
+    if callee is None or callee.kind != "object" or not any(callee.obj is f for f in _STORE_PARAMETERS):
+        return False
+    where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}")
     # (by NumPy's documented parameters: np.copyto, a builtin, has no inspect.signature before NumPy 2.4)
     bound = _bound(_STORE_PARAMETERS[callee.obj], call)
     if bound is None:
@@ -79,9 +84,16 @@ def library_store(norm, call, out, node):
         target, value = bound["a"], bound["val"]
         if not isinstance(target, gast.Name):
             return False
-        where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}")
         positions = helper_call("diagonal_positions", runtime.diagonal_positions, A.load(target.id),
                                 A.deepcopy(value), bound.get("wrap", A.const(False)), where)
+        index = norm.atom(positions, out)
+    elif callee.obj is np.put_along_axis:
+        target, value, axis = bound["arr"], bound.get("values"), bound.get("axis")
+        if value is None or axis is None or not isinstance(target, gast.Name) or (
+                isinstance(axis, gast.Constant) and axis.value is None):
+            return False  # (axis=None stores into the flattened array: left as written)
+        positions = helper_call("along_axis_positions", runtime.along_axis_positions, A.load(target.id),
+                                A.deepcopy(bound["indices"]), A.deepcopy(axis), where)
         index = norm.atom(positions, out)
     else:
         target, value = bound["dst"], bound["src"]
@@ -91,6 +103,20 @@ def library_store(norm, call, out, node):
                                                A.deepcopy(value))))
         index = A.const(Ellipsis)
     norm.assign_to(gast.Subscript(value=A.load(target.id), slice=index, ctx=gast.Store()), value, out)
+    return True
+
+
+def _fill_store(norm, call, out, node):
+    """``a.fill(v)`` of a named value as ``check_fill(a, v, 'a', where); a[...] = v``: a NumPy
+    array's fill is that store, which srcad differentiates (a broadcast of ``v``) and whose
+    memory it checks; the check refuses any other receiver where the code runs."""
+    if len(call.args) != 1 or call.keywords or not isinstance(call.func.value, gast.Name):
+        return False
+    target, value = call.func.value.id, call.args[0]
+    where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: ")
+    out.append(gast.Expr(value=helper_call("check_fill", runtime.check_fill, A.load(target), A.deepcopy(value),
+                                           A.const(target), where)))
+    norm.assign_to(gast.Subscript(value=A.load(target), slice=A.const(Ellipsis), ctx=gast.Store()), value, out)
     return True
 
 
@@ -120,7 +146,8 @@ def _shuffle_store(norm, call, callee, out, node):
     return True
 
 
-_STORE_PARAMETERS = {np.fill_diagonal: ("a", "val", "wrap"), np.copyto: ("dst", "src", "casting", "where")}
+_STORE_PARAMETERS = {np.fill_diagonal: ("a", "val", "wrap"), np.copyto: ("dst", "src", "casting", "where"),
+                     np.put_along_axis: ("arr", "indices", "values", "axis")}
 
 
 def _bound(names, call):

@@ -70,7 +70,7 @@ FRESH_FUNCTIONS = _numpy(
      builtins.complex, builtins.bool, builtins.str, builtins.range, builtins.isinstance, builtins.divmod,
      # srcad's own helpers, which code srcad generates (and differentiates again) calls
      runtime.zeros_like, runtime.none_items, runtime.copy_grad, runtime.extremum_grad, runtime.shape_of, runtime.stored_adjoint,
-     runtime.full_of, runtime.padded, runtime.diagonal_positions, runtime.shuffle_order} | DRAW_METHODS  # (rng.normal(...))
+     runtime.full_of, runtime.padded, runtime.diagonal_positions, runtime.along_axis_positions, runtime.shuffle_order} | DRAW_METHODS  # (rng.normal(...))
 # SciPy's functions whose result is new memory (srcad imports no SciPy: they are looked up once
 # SciPy's module is imported, ``returns_new_array``)
 _SCIPY_FRESH = ("special.softmax", "special.log_softmax", "special.logsumexp", "linalg.expm")
@@ -154,7 +154,8 @@ ARRAY_RESULTS = {runtime.sum_to_reduced: (0,), runtime.expand_reduced: (0,), run
 INDEX_ARRAY_FUNCTIONS = _numpy("argsort", "argpartition", "nonzero", "flatnonzero", "argwhere", "arange", "where",
                                "diag_indices",
                                "diag_indices_from", "tril_indices", "triu_indices", "tril_indices_from",
-                               "triu_indices_from") | {runtime.diagonal_positions, runtime.shuffle_order}
+                               "triu_indices_from") | {runtime.diagonal_positions, runtime.along_axis_positions,
+                                                       runtime.shuffle_order}
 # (not np.unravel_index: of one flat index it gives a tuple of integers, a basic index: a view)
 # Methods whose result is new memory (the copy of a list or dict is shallow: its items are shared).
 FRESH_METHODS = {"copy", "sum", "prod", "mean", "std", "var", "max", "min", "ptp", "argmax", "argmin",
@@ -172,7 +173,7 @@ PLAIN_ATTRIBUTES = {"shape", "ndim", "size", "dtype", "itemsize", "nbytes", "str
 # Methods that change their receiver: a call for its effect updates it in place.
 MUTATING_METHODS = {"sort", "fill", "resize", "put", "itemset", "partition", "setfield", "extend", "insert",
                      "remove", "pop", "clear", "reverse", "update", "setdefault", "popitem", "add", "discard"}
-NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.check_updated_array, runtime.real_constant,
+NO_EFFECT = {builtins.print, check_recomputed, runtime.check_copyto, runtime.check_fill, runtime.check_updated_array, runtime.real_constant,
              runtime.numeric_constant, runtime.read_again, runtime.inexact_result, runtime.numba_refuses,
              runtime.check_integer_range, runtime.check_python_float, check_method, check_property, check_module,
              check_record_class, check_held_function,

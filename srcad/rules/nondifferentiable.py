@@ -16,7 +16,8 @@ from ..held_objects import check_held_function
 from ..sharing import check_unshared_arguments, check_unshared_item, check_unshared_store
 from ..passes.random_draws import DRAW_METHODS
 from ..registry import register_nondifferentiable
-from ..runtime_stores import check_array_receiver, check_copyto, check_updated_array, diagonal_positions, shuffle_order
+from ..runtime_stores import (along_axis_positions, check_array_receiver, check_copyto, check_fill, check_updated_array,
+                              diagonal_positions, shuffle_order)
 
 _numpy = [
     "zeros", "ones", "empty", "eye", "identity",
@@ -55,9 +56,10 @@ register_nondifferentiable(check_list_slice, reason="it only checks that a list 
 register_nondifferentiable(check_unshared_item, check_unshared_store, check_unshared_arguments,
                            reason="it only checks that an updated item is no other item's array")
 register_nondifferentiable(check_recomputed, reason="it only checks a checkpointed loop's recomputed segment")
-register_nondifferentiable(diagonal_positions, reason="it computes positions")
+register_nondifferentiable(diagonal_positions, along_axis_positions, reason="it computes positions")
 register_nondifferentiable(shuffle_order, reason="it draws an order of rows (a random draw)")
 register_nondifferentiable(check_copyto, reason="it only checks that np.copyto could cast its source")
+register_nondifferentiable(check_fill, reason="it only checks that a.fill(v) is the store a[...] = v")
 register_nondifferentiable(check_updated_array, reason="it only checks that a helper updates an array in place")
 register_nondifferentiable(check_array_receiver, reason="it only checks that a method's receiver is an array")
 register_nondifferentiable(missing_name, reason="it raises: the name it stands for did not exist")
