@@ -85,7 +85,8 @@ def chained_in_a_loop(x):
 
 @pytest.mark.parametrize("f", [add_at_assigned, append_assigned, append_in_and, append_in_ifexp,
                                append_in_comprehension, default_by_or, first_truthy, chained_in_a_loop,
-                               copyto_assigned])  # np.copyto(x, v) is the store x[...] = v
+                               copyto_assigned,  # np.copyto(x, v) is the store x[...] = v
+                               fill_assigned])  # y.fill(v) is the store y[...] = v
 def test_the_effect_is_differentiated(f):
     x = X.copy()
     check_grads(f, (x,))
@@ -93,7 +94,7 @@ def test_the_effect_is_differentiated(f):
     np.testing.assert_array_equal(x, X)
 
 
-@pytest.mark.parametrize("f", [sort_assigned, fill_assigned])
+@pytest.mark.parametrize("f", [sort_assigned])
 def test_an_assigned_update_of_a_value_with_a_derivative_is_refused(f):
     x = X.copy()
     with pytest.raises(SrcadSyntaxError, match="made for its effect|changes"):
@@ -197,7 +198,12 @@ def put_into(x):  # (np.fill_diagonal and np.copyto are element stores: tests/te
     return np.sum(buf ** 2)
 
 
-@pytest.mark.parametrize("f", [extended, updated, filled, put_into])
+def test_a_fill_is_a_store_in_both_modes():
+    check_grads(filled, (X.copy(),))
+    check_jvp(filled, (X.copy(),))
+
+
+@pytest.mark.parametrize("f", [extended, updated, put_into])
 def test_forward_mode_refuses_an_effect_it_cannot_see_as_reverse_mode_does(f):
     # probe 17A: forward mode gave a zero tangent
     with pytest.raises(SrcadSyntaxError, match="made for its effect"):

@@ -69,11 +69,11 @@ def library_store(norm, call, out, node):
     callee = A.anno(call, "callee")
     if _numpy_shuffle(callee):
         return _shuffle_store(norm, call, callee, out, node)
-    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
-        return False
     if callee is not None and callee.kind == "method" and callee.name == "fill":
         return _fill_store(norm, call, out, node)
     if callee is None or callee.kind != "object" or not any(callee.obj is f for f in _STORE_PARAMETERS):
+        return False
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return False
     where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}")
     # (by NumPy's documented parameters: np.copyto, a builtin, has no inspect.signature before NumPy 2.4)
@@ -110,7 +110,8 @@ def _fill_store(norm, call, out, node):
     """``a.fill(v)`` of a named value as ``check_fill(a, v, 'a', where); a[...] = v``: a NumPy
     array's fill is that store, which srcad differentiates (a broadcast of ``v``) and whose
     memory it checks; the check refuses any other receiver where the code runs."""
-    if len(call.args) != 1 or call.keywords or not isinstance(call.func.value, gast.Name):
+    if len(call.args) != 1 or isinstance(call.args[0], gast.Starred) or call.keywords or not isinstance(
+            call.func.value, gast.Name):
         return False
     target, value = call.func.value.id, call.args[0]
     where = A.const(f"{norm.source.filename}:{getattr(node, 'lineno', None) or '?'}: ")
