@@ -347,11 +347,13 @@ def _copies(rhs):
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
 
 
-def _summary_flow(params, body, at_return, arrays=(), attributes=False):
+def _summary_flow(params, body, at_return, arrays=(), attributes=False, receivers_checked=False):
     """The facts after a helper's ``body`` (``memory_summaries``): where an update may reach
-    (``mutated``) and, through ``at_return(statement, state, flow)``, what it returns."""
+    (``mutated``) and, through ``at_return(statement, state, flow)``, what it returns.
+    ``receivers_checked``: ``a.copy()`` is new memory (see ``Values.receivers_checked``)."""
     flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow), arrays=arrays)
     flow.attributes = attributes
+    flow.receivers_checked = receivers_checked
     flow.block(body, State())
     return flow
 

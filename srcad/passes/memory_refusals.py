@@ -102,9 +102,7 @@ def _helper_updates_global(call, name, owner):
     return (f"the call of {getattr(fn, '__qualname__', 'a function of yours')}{where} may update in place an array "
             f"held by {held}: it changes an array it is given, or one its object holds, with an in-place operation "
             "(+=, [...] =, a method such as .fill), and srcad does not change arrays outside the function. Compute "
-            "a new array there instead (s = self.W - x); if it updates a copy (s = self.W.copy(); s -= x), make "
-            "the copy with np.copy(self.W) or np.array(self.W), which srcad knows are new arrays (the .copy() "
-            "method of an object of yours may return what it holds)")
+            "a new array there instead (s = self.W - x), or update a copy of it (s = np.copy(self.W); s -= x)")
 
 
 def _pure_without_rule(obj):

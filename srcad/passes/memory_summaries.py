@@ -53,10 +53,12 @@ def helper_summary(obj, flow, arrays=(), attributes=False):
     """For a user function srcad reads the source of: the ``Memory`` of its result in its own
     locations, which parameters' memory it updates in place, and its allocations (``("new",
     id)`` or ``("old", id)``) the result may hold, numbered. None if unknown (then its result
-    may share all its arguments' memory). ``flow(params, body, at_return, arrays, attributes)`` runs
+    may share all its arguments' memory). ``flow(params, body, at_return, arrays, attributes,
+    receivers_checked=False)`` runs
     the analysis over a body; ``arrays``: the parameters a call gives arrays or numbers (what
     their items and methods make is then known). ``attributes``: an attribute store
-    (``STATE.last = y``, which srcad compiles nowhere) read as an update of the object."""
+    (``STATE.last = y``, which srcad compiles nowhere) read as an update of the object. What it
+    updates takes ``a.copy()`` for new memory, as its compiled code checks (``_summarise``)."""
     fn = _plain_function(obj)
     if fn is None:
         return None
@@ -96,15 +98,22 @@ def _summarise(fn, table, flow, arrays, attributes=False):
         if isinstance(s, gast.Return):
             returned.append(analysis.memory(state, s.value))
 
-    analysis = flow(params, node.body, at_return, [p for p in arrays if p in params], attributes)
+    arrays = [p for p in arrays if p in params]
+    analysis = flow(params, node.body, at_return, arrays, attributes)
     result = returned[0] if returned else Memory()
     for memory in returned[1:]:
         result = result | memory
-    updated = {p for p in params if analysis.mutated & {("arg", p), ("arg-item", p)}}
     # what it made and stored in a global (CACHE.append(a); return a) is held by that global too
+    stored_outside = sorted({owner for kind, owner in analysis.mutated if kind in ("global", "global-item")})
+    if analysis.unproven_receivers:
+        # ``W = self.W.copy(); W[0] += x``: the function's compiled code checks that self.W is an
+        # array before the update (``passes.array_receivers``), so the update stays in the copy.
+        # Its result stays what it was without that: no check guards a caller's update of it
+        analysis = flow(params, node.body, lambda *_: None, arrays, attributes, receivers_checked=True)
+    updated = {p for p in params if analysis.mutated & {("arg", p), ("arg-item", p)}}
     outside = sorted({owner for kind, owner in analysis.mutated if kind in ("global", "global-item")})
-    if outside:
-        escapes = frozenset(("global-item", owner) for owner in outside)
+    if stored_outside:
+        escapes = frozenset(("global-item", owner) for owner in stored_outside)
         result = result.mapped(lambda locations: locations | escapes if any(
             loc[0] in ("new", "old") for loc in locations) else locations)
     made = sorted({loc for loc in result.all() | result.listy if loc[0] in ("new", "old")}, key=repr)

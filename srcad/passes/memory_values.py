@@ -59,6 +59,9 @@ class Values:
         # id(call) -> ``a.copy()``, ``a.sum()``... whose receiver (a name) is not known to be an
         # array: new memory once a check makes it one (``passes.array_receivers``)
         self.unproven_receivers = {}
+        # a helper's updates (``memory_summaries``): its ``a.copy()`` is new memory, as the check
+        # its compiled code makes before an update of it (``passes.array_receivers``) ensures
+        self.receivers_checked = False
 
     def summary(self, fn, arrays=()):
         return None
@@ -348,6 +351,8 @@ class Values:
                     return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
                 return Memory(new, array=True)
             if isinstance(call.func.value, gast.Name):
+                if self.receivers_checked and callee.name == "copy":
+                    return Memory(new, array=True)
                 self.unproven_receivers[id(call)] = call
         if callee is not None and callee.kind == "object" and not keeps_no_memory(callee.obj):
             # a callable srcad cannot read (a cached function, a bound method, a partial) may
