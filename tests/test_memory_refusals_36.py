@@ -236,3 +236,30 @@ def puts_out_of_bounds(x):
 def test_a_store_raises_where_the_call_would_not_be_it(f, arg, error, match):
     with pytest.raises(error, match=match):
         srcad.grad(f)(arg)
+
+
+def keys_kept_while_stored(x):
+    c = {"a": x * 1.0}
+    ks = c.keys()
+    c["z"] = x * 3.0
+    t = 0.0
+    for k in ks:
+        t = t + np.sum(c[k] ** 2)
+    return t
+
+
+def keys_listed_while_stored(x):
+    c = {"a": x * 1.0}
+    ks = list(c.keys())
+    c["z"] = x * 3.0
+    t = 0.0
+    for k in ks:
+        t = t + np.sum(c[k] ** 2)
+    return t
+
+
+def test_a_kept_view_of_keys_is_refused_with_advice_that_works():
+    with pytest.raises(SrcadSyntaxError) as refused:
+        srcad.grad(keys_kept_while_stored)(X.copy())
+    assert "write 'ks = list(c.keys())'" in str(refused.value)
+    check_all_modes(keys_listed_while_stored, (X.copy(),))

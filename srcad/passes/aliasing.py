@@ -227,6 +227,8 @@ def _stale_message(update, text, updated, reader, made, copied, line, through, c
                    f"the same arrays (a swap such as '{written}, {read} = {read}, {written}' in a loop), which srcad "
                    f"cannot tell apart: make the new value a new array each time ('{written} = ...' rather than "
                    f"'{written}[...] = ...')")
+        elif single and re.search(r"\.(keys|values|items)\(\)$", hint):  # a dict's live view, which has no copy
+            fix = f"write '{copied} = list({hint})'"
         else:
             if single and not isinstance(made.value, (gast.Name, gast.Call, gast.Attribute, gast.Subscript)):
                 hint = f"({hint})"
