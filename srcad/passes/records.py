@@ -68,9 +68,11 @@ def record_fields(cls):
 
 
 # Special methods a record class of yours may define itself: none of them changes what its
-# operators, items, fields or construction do, which srcad differentiates as the record's.
+# operators, items, fields or construction do, which srcad differentiates as the record's
+# (``__call__`` is a method srcad reads like any other: ``m(x)`` of a layer holding its weights).
 _HARMLESS = frozenset({"__repr__", "__str__", "__format__", "__hash__", "__eq__", "__ne__", "__lt__", "__le__",
-                       "__gt__", "__ge__", "__init_subclass__", "__class_getitem__", "__dir__", "__sizeof__"})
+                       "__gt__", "__ge__", "__init_subclass__", "__class_getitem__", "__dir__", "__sizeof__",
+                       "__call__"})
 
 
 def written_protocol(cls):
