@@ -35,9 +35,10 @@ from . import sourcemap
 from .code_cache import LOCK, CodeCache, Recursion, cached
 from .errors import SrcadError
 from .indentation import indent_code
-from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _hold, _same,
-                     _scope_value, bindings, check_unpatched, defaults_of, guards_hold, module_attribute_guards,
-                     item_classes, resolved_dict_keys, resolved_item_classes, same_defaults, GuardList)
+from .guards import (_MISSING, Guard, _bound_guard, _CalleeFunction, _CalleeGuard, _follow, _scope_value, bindings,
+                     check_unpatched, defaults_of, guards_hold, module_attribute_guards, item_classes,
+                     resolved_dict_keys, resolved_item_classes, same_defaults, GuardList)
+from .holding import _hold, hold_path, path_holds
 from .rebinding import check_not_rebound
 from .code_reading import installed_file
 from .source import GENERATED_FILENAME, srcad_file, unwrap
@@ -61,7 +62,7 @@ class Compiled:
         self.argdefs = argdefs
         self._pair = pair  # reverse mode: the forward/backward pair's (codes, argdefs), made at first need
         # held weakly: a cache entry lives as long as the user's code, never longer
-        self.made_for = [(path, _hold(obj)) for path, obj in made_for]
+        self.made_for = [(path, hold_path(_scope_value(fn, path[0]), path[1:], obj)) for path, obj in made_for]
         # the code of each Python function among them: a helper may be inlined, so its code
         # swapped in place (IPython's %autoreload) must recompile, as rebinding its name does
         # (and its defaults: an inlined helper's literal defaults are written into the code)
@@ -85,7 +86,7 @@ class Compiled:
     def matches(self, fn):
         """Was this code made for bindings like ``fn``'s (its closure, its globals)?"""
         for path, held in self.made_for:
-            if not _same(_follow(_scope_value(fn, path[0]), path[1:]), held()):
+            if not path_holds(_scope_value(fn, path[0]), path[1:], held()):
                 return False
         for path, _, code, defaults in self.made_for_code:
             now = _follow(_scope_value(fn, path[0]), path[1:])

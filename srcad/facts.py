@@ -35,7 +35,8 @@ import types
 import numpy as np
 
 from .astutil import LITERAL_TYPES
-from .guards import _MISSING, Guard, _follow
+from .guards import _MISSING, Guard, _cell_contents, _follow
+from .holding import made_anew
 
 _LOCAL = threading.local()  # .stack: the fact lists of this thread's compilations in progress
 
@@ -68,8 +69,14 @@ def record(scope, path, obj):
 def guards(found):
     """The guards that the facts ``found`` still hold (``scope`` a globals dict, or the closure
     cell of a rule made in a factory)."""
-    return [Guard("cell" if isinstance(scope, types.CellType) else "scope", scope, path[0], path[1:], obj)
-            for scope, path, obj in found]
+    out = []
+    for scope, path, obj in found:
+        cell = isinstance(scope, types.CellType)
+        root = _cell_contents(scope) if cell else scope.get(path[0], _MISSING)
+        # (``W.T.shape`` is a new tuple at every read: compared by its value instead)
+        out.append(Guard("cell" if cell else "scope", scope, path[0], path[1:],
+                         made_anew(root, path[1:], obj, pasted=True) or obj))
+    return out
 
 
 def describe(found, describe_value):

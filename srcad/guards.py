@@ -25,8 +25,7 @@ import numpy as np
 from .astutil import LITERAL_TYPES, walk
 from .errors import SrcadError
 from .held_objects import CONTAINERS, object_classes
-
-_MISSING = object()
+from .holding import _MISSING, _Reread, _follow, _same
 
 
 def _scope_value(fn, name):
@@ -43,17 +42,6 @@ def _scope_value(fn, name):
 def _builtins_of(scope):
     found = scope.get("__builtins__", builtins)
     return vars(found) if isinstance(found, types.ModuleType) else found
-
-
-def _follow(value, attrs):
-    for attr in attrs:
-        if value is _MISSING:
-            break
-        try:
-            value = getattr(value, attr)
-        except Exception:  # a property that raises is as good as no attribute
-            return _MISSING
-    return value
 
 
 def _cell_contents(cell):
@@ -116,80 +104,15 @@ class Guard:
         else:  # "code", "defaults", "kwdefaults": a function's code swapped (IPython's %autoreload),
             # or its default arguments rebound (f.__defaults__ = ...)
             return getattr(self.holder, _FUNCTION_PARTS[kind]) is self.obj
+        obj = self.obj
+        if type(obj) is _Reread:
+            return obj.holds(value, self.attrs)
         for attr in self.attrs:
             value = getattr(value, attr, _MISSING)
-        obj = self.obj
         return value is obj or _same(value, obj)
 
     def __repr__(self):
         return f"Guard({'.'.join((self.name,) + self.attrs)} is {self.obj!r})"
-
-
-def _same(current, expected):
-    """Is ``current`` the object the code was made for? A bound method is made afresh by every
-    attribute read, so it counts as the same if its object and function are."""
-    if isinstance(expected, _ArrayMethod):
-        return expected.matches(current)
-    return current is expected or (isinstance(current, (types.MethodType, types.BuiltinMethodType))
-                                    and type(current) is type(expected) and current == expected)
-
-
-def _hold(obj):
-    """A way back to ``obj`` that does not keep it (and the module it came from) alive when
-    it supports weak references; call it for the object, or _MISSING once it is gone."""
-    owner = getattr(obj, "__self__", None)
-    if isinstance(obj, types.BuiltinMethodType) and owner is not None and not isinstance(owner, types.ModuleType):
-        # a builtin's bound method (``np.multiply.outer``, ``C.dot``) is made anew by every
-        # attribute read: a weak reference to it dies at once (the code would be made again on
-        # every call), so hold its object and read the method again (``_same`` takes an equal
-        # bound method for the same); an array's, whose object may be made anew too (``C.T``), by
-        # what the array is a view of
-        if type(owner) is np.ndarray:
-            method = _ArrayMethod(owner, obj.__name__)
-            return lambda: method
-        held_owner, name = _hold(owner), obj.__name__
-        return lambda: _follow(held_owner(), (name,))
-    try:
-        ref = weakref.WeakMethod(obj) if isinstance(obj, types.MethodType) else weakref.ref(obj)
-    except TypeError:  # builtins, ufuncs: nothing of the user's to keep alive
-        return lambda: obj
-
-    def held():
-        value = ref()
-        return _MISSING if value is None else value
-
-    return held
-
-
-class _ArrayMethod:
-    """A method of a NumPy array as compiled code was made for it (``C.dot``, ``C.T.dot``, read
-    anew as a new bound method of a new view at every call): the same for the method of that
-    name of a view of the same memory with the same shape, strides and dtype (the array that
-    owns the memory held weakly: rebinding ``C`` makes the code again)."""
-
-    __slots__ = ("owner", "layout", "name")
-
-    def __init__(self, view, name):
-        self.owner, self.layout, self.name = weakref.ref(_memory_owner(view)), _layout(view), name
-
-    def matches(self, method):
-        view = getattr(method, "__self__", None)
-        return (isinstance(method, types.BuiltinMethodType) and type(view) is np.ndarray
-                and method.__name__ == self.name and _memory_owner(view) is self.owner()
-                and _layout(view) == self.layout)
-
-    def __repr__(self):
-        return f"<method {self.name} of an array view {self.layout[1:]}>"
-
-
-def _memory_owner(array):
-    while isinstance(array.base, np.ndarray):
-        array = array.base
-    return array
-
-
-def _layout(view):
-    return view.__array_interface__["data"][0], view.shape, view.strides, view.dtype
 
 
 class _CalleeGuard:

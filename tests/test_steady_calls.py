@@ -110,7 +110,7 @@ def test_the_checks_report_code_compiled_on_every_call(monkeypatch, check):
     def fresh(a):  # compiled here first, with every resolved object held as gone
         return np.sum(np.sin(a) * np.cos(a))
 
-    monkeypatch.setattr(srcad_compile, "_hold", lambda obj: lambda: object())
+    monkeypatch.setattr(srcad_compile, "hold_path", lambda root, attrs, obj: lambda: object())
     with pytest.raises(AssertionError, match="compiled its code again"):
         check(fresh, (np.array([0.3, -0.2, 0.5, 0.9]),))
 
