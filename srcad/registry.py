@@ -175,7 +175,10 @@ def register_complex_safe(*keys):
     """Mark the rules of ``keys`` as right for complex operands (see ``COMPLEX_SAFE``)."""
     global GENERATION
     COMPLEX_SAFE.update(_distinct(keys))
-    GENERATION += 1
+    # (as for a rule: srcad's own optional modules, loaded on demand, make nothing made stale, and
+    # a bump while the first function reading SciPy compiles made it compile again on the next call)
+    if not all([optional_rules.note_registered("complex-safe", key, None) for key in keys]):
+        GENERATION += 1
 
 
 #: srcad's own helpers that check the class of each operand when they run and return a NumPy
