@@ -44,7 +44,7 @@ import re
 import gast
 
 from .. import astutil as A
-from .array_receivers import check_array_receivers
+from .array_receivers import calls_compiled_apart, check_array_receivers
 from .effect_calls import grown_list_advice
 from .item_forms import mark_element_reads
 from .memory import check_memory
@@ -65,12 +65,13 @@ def check_aliasing(node, source, arrays=(), numbers=(), keyed=(), specs=None):
     made again, and the function annotated ``"shapes_proved"`` (its code holds for those shapes only)."""
     A.set_anno(node, "array_params", tuple(arrays))  # (updated_parameters reads it: a copy of one is new memory)
     params = [a.id for a in node.args.args]
+    compiled = calls_compiled_apart(node)
     first, proved = None, False
     try:
         while True:
             unproven = {}
             try:
-                check_memory(node.body, params, arrays, source.lookup, numbers, keyed, unproven)
+                check_memory(node.body, params, arrays, source.lookup, numbers, keyed, unproven, compiled)
                 break
             except Refusal as refusal:
                 first = first or refusal  # (what the code does that srcad refuses, said as without the remedies)

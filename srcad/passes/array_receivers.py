@@ -10,6 +10,11 @@ the reasons (``memory.check_memory``'s ``unproven``), ``check_array_receivers`` 
 before the statement, and the analysis is made again; past the check, ``a`` is an array or a
 number (``memory_updates``), whose method's result is new memory.
 
+A function of yours that updates such a result (``W = self.W.copy(); W[0] += x``) changes
+nothing outside only where its compiled code, with the check, runs: a caller's analysis takes
+it so only at a call srcad compiles apart (``calls_compiled_apart``; ``memory_summaries``), and
+refuses that call if it runs as written after all (``refuse_run_as_written``).
+
 Guarantee: the code runs such a method only on a NumPy array (not of objects) or a number, and
 raises a srcad error naming the user's line for any other receiver. The call itself is left as
 it is (its derivative is the method's); a function refused for no such reason, or accepted
@@ -19,7 +24,39 @@ import gast
 from .. import astutil as A
 from ..runtime_stores import check_array_receiver
 from .binding import helper_call
+from .call_binding import user_function_call
+from .memory_values import bind_call
 from .user_text import UserText
+
+
+def calls_compiled_apart(node):
+    """The ids of the calls ``y = g(a, ...)`` of a function of yours in ``node`` (after
+    ``activity``) that srcad compiles apart, running ``g``'s compiled code: ``y`` and a name
+    given to ``g`` carry derivatives (``reverse_calls``, ``forward_calls``)."""
+    active = A.anno(node, "active") or set()
+    calls = set()
+    for s in gast.walk(node):
+        call = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+        if not isinstance(call, gast.Call) or s.targets[0].id not in active:
+            continue
+        callee = A.anno(call, "callee")
+        if user_function_call(callee) and any(isinstance(a, gast.Name) and a.id in active
+                                              for args in (bind_call(callee.obj, call) or {}).values() for a in args):
+            calls.add(id(call))
+    return calls
+
+
+def refuse_run_as_written(source, call, node):
+    """Refuse ``call``, which the memory analysis took for compiled apart, trusting the checks
+    of its function's compiled code, where it runs as written (no argument carries derivatives
+    here)."""
+    if A.anno(call, "trusts_compiled_checks"):
+        callee = A.anno(call, "callee")
+        raise source.syntax_error(
+            f"the call of {callee.name}(...) updates in place what a method such as .copy() returns, which srcad "
+            "checks is a new array only where it compiles the function; here it runs the function as written (no "
+            "argument carries a derivative). Make the copy with np.copy(...) or np.array(...) in that function, "
+            "which srcad knows are new arrays", node)
 
 
 def check_array_receivers(node, source, calls):

@@ -17,6 +17,7 @@ from .fresh import only_logs
 from .method_calls import local_names
 from .local_objects import unlowered_object
 from .forward_flow import SHARED, ZERO
+from .array_receivers import refuse_run_as_written
 from .call_binding import (bind_arguments, call_classes, keyed_arguments, keyword_defaults, only_reads,
                            refuse_active_packing, refuse_derivative_call)
 from .effect_refusals import refuse_effect_call, refuse_storing_in_a_global
@@ -134,6 +135,7 @@ class CallTangents:
         refuse_active_packing(self.source, rhs, fn, fn.__name__, bound, lambda name: self.read(name) is not None)
         wrt = tuple(p for p, a in bound.arguments.items() if isinstance(a, gast.Name) and self.read(a.id) is not None)
         if not wrt:
+            refuse_run_as_written(self.source, rhs, A.anno(s, "origin") or s)
             return [s]
         containers = tuple(p for p, a in bound.arguments.items()
                            if isinstance(a, gast.Name) and a.id in self.containers)

@@ -59,9 +59,11 @@ MAX_PASSES = 50  # passes of a loop's body to a fixpoint
 class _Flow(Updates):
     """The flow analysis over A-normal form; ``check`` raises refusals (see module doc)."""
 
-    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), keyed=()):
+    def __init__(self, params, stmts, check, on_statement=None, arrays=(), lookup=None, numbers=(), keyed=(),
+                 compiled=()):
         super().__init__(params, stmts, arrays, lookup, numbers, keyed)
         self.check = check
+        self.compiled = set(compiled)  # ids of the calls of functions of yours srcad compiles apart
         self.on_statement = on_statement  # called with (statement, state before); last with the fixpoint's (``loop``)
         self.bindings = 0
         self.splits = 0  # blocks followed path by path (``block``), bounded by MAX_SPLITS
@@ -73,8 +75,18 @@ class _Flow(Updates):
         self.holders = {}
         self.attributes = False  # summarising with attribute stores read as updates (``helper_summary``)
 
-    def summary(self, fn, arrays=()):
-        return helper_summary(fn, _summary_flow, arrays, self.attributes)
+    def summary(self, fn, arrays=(), call=None):
+        """``fn``'s summary (``helper_summary``), for ``call`` if given: one srcad compiles apart
+        (``compiled``) runs the function's compiled code and its checks. A call that takes
+        them for granted is marked ``"trusts_compiled_checks"``: run as written after all, it
+        is refused (``passes.call_binding.refuse_run_as_written``)."""
+        if call is None or id(call) not in self.compiled:
+            return helper_summary(fn, _summary_flow, arrays, self.attributes)
+        trusted = helper_summary(fn, _summary_flow, arrays, self.attributes, compiled=True)
+        plain = helper_summary(fn, _summary_flow, arrays, self.attributes)
+        if trusted is not None and (plain is None or (trusted[1], trusted[3]) != (plain[1], plain[3])):
+            A.set_anno(call, "trusts_compiled_checks", True)
+        return trusted
 
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, state):
@@ -255,7 +267,7 @@ class _Flow(Updates):
         if nondiff and callee is not None and callee.kind == "object" and not known_pure(callee.obj):
             # a function declared without derivative may still change its arguments in place
             state = self.changes(s, state, rhs)
-        summary = self.summary(callee.obj) if callee is not None and callee.kind == "object" else None
+        summary = self.summary(callee.obj, call=rhs) if callee is not None and callee.kind == "object" else None
         if summary is not None:
             self.mutated |= globals_of(summary)
         if summary is not None and summary[1]:
@@ -350,7 +362,7 @@ _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
 def _summary_flow(params, body, at_return, arrays=(), attributes=False, receivers_checked=False):
     """The facts after a helper's ``body`` (``memory_summaries``): where an update may reach
     (``mutated``) and, through ``at_return(statement, state, flow)``, what it returns.
-    ``receivers_checked``: ``a.copy()`` is new memory (see ``Values.receivers_checked``)."""
+    ``receivers_checked``: ``a.copy()``, ``a.astype(float)``... is new memory (``Values.receivers_checked``)."""
     flow = _Flow(params, body, check=False, on_statement=lambda s, state: at_return(s, state, flow), arrays=arrays)
     flow.attributes = attributes
     flow.receivers_checked = receivers_checked
@@ -402,7 +414,7 @@ def may_change_later(memory, mutated):
     return bool(memory & (mutated | aged))
 
 
-def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=(), unproven=None):
+def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=(), unproven=None, compiled=()):
     """Run the analysis over a function body in A-normal form, raising ``Refusal`` at the first
     in-place update srcad cannot follow (see ``passes.aliasing``); ``arrays`` are the parameters
     known to be given arrays or numbers (whose ``.copy()`` shares nothing), ``lookup(name)`` the
@@ -411,7 +423,8 @@ def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=(), un
     those given dicts whose keys are strings. Annotates each call of a function of yours with
     ``"array_arguments"``: the names it is given that are arrays or numbers on every path.
     ``unproven`` (a dict), refused or not, gets the calls read up to there whose result would be
-    new memory were their receiver known to be an array (``passes.array_receivers``)."""
+    new memory were their receiver known to be an array (``passes.array_receivers``). ``compiled``:
+    the ids of the calls of functions of yours srcad compiles apart (``Flow.summary``)."""
     known = {}  # id(call) -> (call, the names it is given that are arrays or numbers on every path)
 
     def note_array_arguments(s, state):
@@ -423,7 +436,7 @@ def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=(), un
             known[id(call)] = (call, names & known[id(call)][1] if id(call) in known else names)
 
     flow = _Flow(params, stmts, check=True, on_statement=note_array_arguments, arrays=arrays, lookup=lookup,
-                 numbers=numbers, keyed=keyed)
+                 numbers=numbers, keyed=keyed, compiled=compiled)
     try:
         with summaries_kept():
             flow.block(stmts, State())

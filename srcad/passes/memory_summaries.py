@@ -49,25 +49,26 @@ def _plain_function(obj):
     return None if registry.is_nondifferentiable(obj) else fn
 
 
-def helper_summary(obj, flow, arrays=(), attributes=False):
+def helper_summary(obj, flow, arrays=(), attributes=False, compiled=False):
     """For a user function srcad reads the source of: the ``Memory`` of its result in its own
     locations, which parameters' memory it updates in place, and its allocations (``("new",
     id)`` or ``("old", id)``) the result may hold, numbered. None if unknown (then its result
     may share all its arguments' memory). ``flow(params, body, at_return, arrays, attributes,
-    receivers_checked=False)`` runs
-    the analysis over a body; ``arrays``: the parameters a call gives arrays or numbers (what
-    their items and methods make is then known). ``attributes``: an attribute store
-    (``STATE.last = y``, which srcad compiles nowhere) read as an update of the object. What it
-    updates takes ``a.copy()`` for new memory, as its compiled code checks (``_summarise``)."""
+    receivers_checked=False)`` runs the analysis over a body; ``arrays``: the parameters a call
+    gives arrays or numbers (what their items and methods make is then known). ``attributes``: an
+    attribute store (``STATE.last = y``, which srcad compiles nowhere) read as an update of the
+    object. ``compiled``: for a call srcad compiles apart, where the function's compiled code
+    runs: what it updates then takes ``a.copy()``, ``a.astype(float)``... for new memory, as that
+    code checks (``_summarise``); a call run as written checks nothing."""
     fn = _plain_function(obj)
     if fn is None:
         return None
     with summaries_kept() as table:
-        return _summarise(fn, table, flow, tuple(sorted(arrays)), attributes)
+        return _summarise(fn, table, flow, tuple(sorted(arrays)), attributes, compiled)
 
 
-def _summarise(fn, table, flow, arrays, attributes=False):
-    key = (fn, fn.__code__, arrays, attributes)
+def _summarise(fn, table, flow, arrays, attributes=False, compiled=False):
+    key = (fn, fn.__code__, arrays, attributes, compiled)
     if key in table:
         return table[key]
     table[key] = None  # recursion: unknown while it is being read
@@ -105,7 +106,7 @@ def _summarise(fn, table, flow, arrays, attributes=False):
         result = result | memory
     # what it made and stored in a global (CACHE.append(a); return a) is held by that global too
     stored_outside = sorted({owner for kind, owner in analysis.mutated if kind in ("global", "global-item")})
-    if analysis.unproven_receivers:
+    if compiled and analysis.unproven_receivers:
         # ``W = self.W.copy(); W[0] += x``: the function's compiled code checks that self.W is an
         # array before the update (``passes.array_receivers``), so the update stays in the copy.
         # Its result stays what it was without that: no check guards a caller's update of it

@@ -94,7 +94,7 @@ class Updates(Refusals):
         if scratch:  # scipy.linalg.solve(A, b, overwrite_b=True): b
             changed = [a for _, a in scratch if isinstance(a, gast.Name)]
         elif callee is not None and callee.kind == "object":
-            summary = self.summary(callee.obj)
+            summary = self.summary(callee.obj, call=call)
             if summary is not None:  # a user function: the arguments it updates in place
                 self.mutated |= globals_of(summary)
                 bound = bind_call(callee.obj, call) or {}

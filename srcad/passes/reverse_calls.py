@@ -27,6 +27,7 @@ from ..errors import NoRuleError, no_method_rule
 from ..template import instantiate
 from ..template_binding import bind
 from ..source import identifier
+from .array_receivers import refuse_run_as_written
 from .call_binding import (bind_arguments, call_classes, is_python_function, keyed_arguments, keyword_defaults,
                            only_reads, refuse_active_packing, refuse_derivative_call, user_function_call)
 from .effect_refusals import refuse_effect_call
@@ -67,6 +68,7 @@ class Calls:
         wrt = tuple(p for p, a in bound.arguments.items()
                     if isinstance(a, gast.Name) and a.id in self.active)
         if not wrt:
+            refuse_run_as_written(self.source, rhs, A.anno(s, "origin") or s)
             return [s]
         container_params = tuple(p for p, a in bound.arguments.items()
                                  if isinstance(a, gast.Name) and a.id in self.added_as_containers)
