@@ -59,11 +59,11 @@ class Values:
         # id(call) -> ``a.copy()``, ``a.sum()``... whose receiver (a name) is not known to be an
         # array: new memory once a check makes it one (``passes.array_receivers``)
         self.unproven_receivers = {}
-        # a helper's updates (``memory_summaries``): its ``a.copy()`` is new memory, as the check
-        # its compiled code makes before an update of it (``passes.array_receivers``) ensures
+        # a helper's updates (``memory_summaries``): its ``a.copy()``, ``a.astype(float)``... is new
+        # memory, as the check its compiled code makes (``passes.array_receivers``) ensures
         self.receivers_checked = False
 
-    def summary(self, fn, arrays=()):
+    def summary(self, fn, arrays=(), call=None):
         return None
 
     def names_read(self, node):
@@ -278,8 +278,11 @@ class Values:
                     reached = frozenset().union(*(self.memory(state, call.args[k]).all() for k in shared))
                 return Memory(reached | new, array=True, listy=())
             if obj is runtime.container_grad and len(call.args) == 2:
-                # g itself, or a new list of g's rows: a list only if new when g is an array
                 g = self.memory(state, call.args[0])
+                if self.memory(state, call.args[1]).keys is not None:
+                    # laid out like a dict: g itself, or a new dict of the fields of g, a dataclass (no array)
+                    return Memory(g.own | new, g.inner, g.array, g.listy | new, sequence=g.sequence)
+                # g itself, or a new list of g's rows: a list only if new when g is an array
                 return Memory(g.own | new, g.all(), listy=new if g.array else g.listy | new)
             if is_in(obj, SPLITS_OVER_ITEMS) and len(call.args) >= 2:  # a new list (its items g), or an array
                 g = self.memory(state, call.args[0]).all()
@@ -351,7 +354,7 @@ class Values:
                     return Memory(new, copied.inner, copied.array, sequence=copied.sequence)
                 return Memory(new, array=True)
             if isinstance(call.func.value, gast.Name):
-                if self.receivers_checked and callee.name == "copy":
+                if self.receivers_checked:  # (``a.astype(float)`` too: ``copies`` said it copies)
                     return Memory(new, array=True)
                 self.unproven_receivers[id(call)] = call
         if callee is not None and callee.kind == "object" and not keeps_no_memory(callee.obj):
