@@ -2,6 +2,7 @@
 srcad error), the texts of the updates and calls it cannot follow, and where to copy instead.
 """
 import inspect
+import types
 
 import gast
 import numpy as np
@@ -117,12 +118,36 @@ def _pure_without_rule(obj):
             and not registry.is_nondifferentiable(obj))
 
 
+def _yours(value):
+    """Is ``value`` a call of a Python function (of yours: its result may be what it keeps)?"""
+    callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
+    return (callee is not None and callee.kind == "object"
+            and isinstance(getattr(callee.obj, "__srcad_function__", callee.obj), types.FunctionType))
+
+
+def _as_written(value):
+    """``value`` as the user wrote it: a method call srcad made a call of the method's function
+    (``M.get.__func__(M)``, ``Layer.shifted(layer, x)``) reads ``M.get()``, ``layer.shifted(x)``."""
+    through = A.anno(value, "through_self") if isinstance(value, gast.Call) else None
+    callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
+    if through is not None:  # (its receiver, or a class method's class, passed first, where it binds one)
+        method, args = f"{through.text}.{through.method}", value.args[through.binding != "static":]
+    elif callee is not None and isinstance(value.func, gast.Attribute) and value.func.attr == "__func__":
+        method, args = callee.name, value.args[1:]  # (a global object's bound method: ``bound_method_call``)
+    else:
+        return A.to_source(value).strip()
+    text = lambda a: repr(a.value) if isinstance(a, gast.Constant) else A.to_source(a).strip()  # noqa: E731
+    given = [text(a) for a in args] + [f"{k.arg}={text(k.value)}" for k in value.keywords]
+    return f"{method}({', '.join(given)})"
+
+
 class Refusals(Values):
     """The refusals that read the analysis's facts: an update reaching the caller's or a
     global's memory, a read of a name an update made stale."""
 
     def check_caller_memory(self, s, state, name, changed, arguments=True, call=None):
         """``call``: the call of a function of yours that changes ``name``'s memory, if it is one."""
+        copied = self.whole_updated(s, state, name)
         for kind, owner in sorted(changed, key=repr):
             if arguments and kind in ("arg", "arg-item") and _grows(s, name) and self.held_item(state, name):
                 # L = [[w]]; L[0].append(v): an item's locations are all that the container holds, at any depth
@@ -134,14 +159,14 @@ class Refusals(Values):
             if arguments and kind in ("arg", "arg-item") and not (kind == "arg" and owner == name):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the argument '{owner}'; "
-                    f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, name, None)})", s)
+                    f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, copied, None)})", s)
             if kind in ("global", "global-item") and is_unread_result(owner) and (
                     arguments or self.known_global(owner)):
                 raise Refusal(
                     f"in-place update of '{name}', which may share memory that '{owner}' keeps: srcad cannot read "
                     "that call (a cached function, a bound method, a partial may return an array it keeps, an object "
                     "of yours may hold one), and does not change arrays outside the function: copy first "
-                    f"({self.copy_hint(state, name, None, unread=True)})", s)
+                    f"({self.copy_hint(state, copied, None, unread=True)})", s)
             if kind in ("global", "global-item") and (owner == name or self.item_of(state, name) == owner) and (
                     isinstance(self._global(owner), (dict, list))):  # (``COUNT[0] += 1``: a copied item stored back
                 raise Refusal(_global_container_store(s, owner, self._global(owner)), s)  # is a store too)
@@ -151,7 +176,17 @@ class Refusals(Values):
                 raise Refusal(
                     f"in-place update of '{name}', which shares memory with the global '{owner}'; "
                     f"srcad does not change arrays outside the function: copy first "
-                    f"({self.copy_hint(state, name, owner)})", s)
+                    f"({self.copy_hint(state, copied, owner)})", s)
+
+    def whole_updated(self, s, state, name):
+        """``W`` where ``s`` is ``W[0] += x`` and ``name`` the item it updates (``_t1 = W[0]``): a
+        copy of the item would be stored back into ``W``'s memory, so the copy to make is ``W``'s."""
+        written = A.anno(s, "origin")
+        target = written.target if isinstance(written, gast.AugAssign) else None
+        if (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
+                and self.item_of(state, name) == target.value.id):
+            return target.value.id
+        return name
 
     def held_item(self, state, name):
         """Was ``name`` bound, on every path, to an item of a list, tuple or dict (``L[0]``)?"""
@@ -180,12 +215,13 @@ class Refusals(Values):
                     and isinstance(written.targets[0], gast.Name) and written.targets[0].id == name):
                 written = made
             lowered = A.anno(written.value, "lowered_method")  # a method of yours, as a function of its attributes
-            value = f"{lowered}(...)" if lowered else A.to_source(written.value).strip()
+            value = f"{lowered}(...)" if lowered else _as_written(written.value)
             number = self._number_now(written.value)
             if number is not None:  # (a number has no .copy(); its in-place update rebinds, from a copy too)
                 return f"'{name} = {type(number).__name__}({value})'"
-            # (a method of yours named copy may return what it holds: a new array is np.array's)
-            new_array = unread or lowered or value.endswith(".copy()")
+            # (a method of yours named copy may return what it holds, a function of yours what it keeps:
+            # a new array is np.array's)
+            new_array = unread or lowered or value.endswith(".copy()") or _yours(written.value)
             return f"'{name} = np.array({value})'" if new_array else f"'{name} = {value}.copy()'"
         if owner is not None and isinstance(self._global(owner), np.ndarray):  # (a local G = G.copy() would be unbound)
             return f"'{name}_copy = {owner}.copy()', then update that" if name == owner else f"'{name} = {owner}.copy()'"
