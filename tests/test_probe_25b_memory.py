@@ -165,10 +165,10 @@ def direct_class_buffer(x):
     return np.sum(Pool.buf * x)
 
 
-@pytest.mark.parametrize("fn, marker", [(class_buffer, "classmethod-store"),
-                                        (direct_class_buffer, "class-attribute-store")])
-def test_an_update_of_a_class_attribute_is_refused(fn, marker):  # a class of yours holds memory
-    refused(fn, marker, r"shares memory with the global 'Pool'.*copy first \('b = Pool\.")
+@pytest.mark.parametrize("fn, marker, copy", [(class_buffer, "classmethod-store", r"np\.array\(Pool\.get\(\)\)"),
+                                              (direct_class_buffer, "class-attribute-store", r"Pool\.buf\.copy\(\)")])
+def test_an_update_of_a_class_attribute_is_refused(fn, marker, copy):  # a class of yours holds memory
+    refused(fn, marker, rf"shares memory with the global 'Pool'.*copy first \('b = {copy}'\)")
     assert not np.any(BUF) and not np.any(workspace(3)) and not np.any(Pool.buf) and not np.any(BUFS[0])
 
 
