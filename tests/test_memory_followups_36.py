@@ -192,6 +192,28 @@ def test_an_item_updated_is_advised_a_copy_of_the_whole_that_works(f, advice, ad
     np.testing.assert_array_equal(MODEL.W, W)
 
 
+def dict_item_updated(x):
+    c = {"a": MODEL.W, "b": x}
+    c["a"] += x
+    return np.sum(c["a"] ** 2 * c["b"])
+
+
+def dict_item_updated_as_advised(x):
+    c = {"a": MODEL.W, "b": x}
+    c["a"] = c["a"].copy()
+    c["a"] += x
+    return np.sum(c["a"] ** 2 * c["b"])
+
+
+def test_an_item_of_a_dict_updated_is_still_advised_a_copy_of_the_item():
+    # (a dict's item copied is the dict's own: the copy of the whole would share the item)
+    with pytest.raises(SrcadSyntaxError, match=r"copy first \('c\['a'\] = c\['a'\]\.copy\(\)'\)"):
+        srcad.grad(dict_item_updated)(X.copy())
+    W = MODEL.W.copy()
+    check_all_modes(dict_item_updated_as_advised, (X.copy(),))
+    np.testing.assert_array_equal(MODEL.W, W)
+
+
 def shifted_as_float(x):
     return MODEL.shifted_as_float(x)
 

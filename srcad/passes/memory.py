@@ -79,7 +79,7 @@ class _Flow(Updates):
         """``fn``'s summary (``helper_summary``), for ``call`` if given: one srcad compiles apart
         (``compiled``) runs the function's compiled code and its checks. A call that takes
         them for granted is marked ``"trusts_compiled_checks"``: run as written after all, it
-        is refused (``passes.call_binding.refuse_run_as_written``)."""
+        is refused (``passes.array_receivers.refuse_run_as_written``)."""
         if call is None or id(call) not in self.compiled:
             return helper_summary(fn, _summary_flow, arrays, self.attributes)
         trusted = helper_summary(fn, _summary_flow, arrays, self.attributes, compiled=True)
@@ -424,7 +424,7 @@ def check_memory(stmts, params, arrays=(), lookup=None, numbers=(), keyed=(), un
     ``"array_arguments"``: the names it is given that are arrays or numbers on every path.
     ``unproven`` (a dict), refused or not, gets the calls read up to there whose result would be
     new memory were their receiver known to be an array (``passes.array_receivers``). ``compiled``:
-    the ids of the calls of functions of yours srcad compiles apart (``Flow.summary``)."""
+    the ids of the calls of functions of yours srcad compiles apart (``_Flow.summary``)."""
     known = {}  # id(call) -> (call, the names it is given that are arrays or numbers on every path)
 
     def note_array_arguments(s, state):

@@ -12,7 +12,7 @@ from ..errors import NoRuleError
 from .call_options import call_argument
 from .effect_calls import assignment_instead, grown_list_advice
 from .local_objects import unlowered_object
-from .memory_values import Values, is_unread_result
+from .memory_values import Values, is_unread_result, string_key
 
 
 class Refusal(Exception):
@@ -179,12 +179,15 @@ class Refusals(Values):
                     f"({self.copy_hint(state, copied, owner)})", s)
 
     def whole_updated(self, s, state, name):
-        """``W`` where ``s`` is ``W[0] += x`` and ``name`` the item it updates (``_t1 = W[0]``): a
-        copy of the item would be stored back into ``W``'s memory, so the copy to make is ``W``'s."""
+        """``W`` where ``s`` is ``W[0] += x`` and ``name`` the item it updates (``_t1 = W[0]``), ``W``
+        not surely a list or dict nor keyed by a string: a copy of an array's item would be stored
+        back into the array's memory, so the copy to make is ``W``'s (an item of a list or dict
+        copied is the list's or dict's own, ``c["a"] = c["a"].copy()``)."""
         written = A.anno(s, "origin")
         target = written.target if isinstance(written, gast.AugAssign) else None
         if (isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name)
-                and self.item_of(state, name) == target.value.id):
+                and self.item_of(state, name) == target.value.id and string_key(target.slice) is None
+                and not self.memory(state, target.value).sequence):
             return target.value.id
         return name
 
