@@ -44,7 +44,7 @@ class CacheStatements:
         form = rng.randrange(3)
         if form == 0:
             body.append("return " + self.result_expr(sc, 2))
-        elif form == 1 and self.call_builtin(sc, "dict"):
+        elif form == 1 and "dict" not in self.module_names and self.call_builtin(sc, "dict"):  # an object may be "dict"
             body.append("return dict(" + ", ".join(f"{k}={self.expr(sc, s, 2)[0]}" for k, s in keys.items()) + ")")
         else:  # key by key: a later value may read an earlier key
             cache = sc.new_name(("c", ("dict", {})))

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from fuzz.generate import FEATURES
+from fuzz import oracle
 from fuzz.oracle import DEFAULT_MODES as MODES, Timeout, time_limit
 from fuzz.program import generate
 from fuzz.run import report, run
@@ -157,3 +158,13 @@ def test_cache_helpers_return_dicts_read_back_by_key(tmp_path):
     stats = run(8, SEED + 3, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
     assert not stats.failures, "\n" + report(stats, MODES[:2])
     assert stats.by_feature[("caches", "rev")]["pass"] >= 3
+
+
+def test_a_cache_helper_never_calls_dict_where_a_module_object_is_named_dict(tmp_path):
+    # seeds 113694341106 and 113695341098: the methods feature's object (or layers' list) named
+    # 'dict', and a cache helper returning dict(...): the program raised TypeError (not usable)
+    for seed, size in ((113694341106, 1.0), (113695341098, 2.0)):
+        program = generate(seed, size=size)
+        assert re.search(r"^dict = ", program.source, re.M)
+        fn = oracle.load(program.source, tmp_path, program.entry)
+        oracle.run_plain(fn, program.args)
