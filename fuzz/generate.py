@@ -57,6 +57,7 @@ FEATURES = (
     "keyed",       # with lists: max/min/sorted of a list of arrays by a key lambda (the derivative follows the item taken)
     "stepping",    # a helper returning (state, err) stepping a state in for loops and in while loops testing its err
     "caches",      # a helper returning a dict of its intermediate arrays, bound by the caller and read back by key
+    "starred",     # a helper returning a tuple of parts, unpacked with a star or spread into a helper taking them
 )
 NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")

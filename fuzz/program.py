@@ -10,11 +10,12 @@ from .loops import LoopStatements
 from .methods import MethodStatements
 from .names import CALLED_BUILTINS
 from .records import RecordStatements
+from .starred import StarredStatements
 from .stepping import SteppingStatements
 from .templates import CONVERT, OPERAND_SHAPES, SHAPES, indent
 
 class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, RecordStatements, SteppingStatements,
-                       CacheStatements, Generator):
+                       CacheStatements, StarredStatements, Generator):
     # ---- blocks -------------------------------------------------------------------------
     def block(self, sc, n, depth):
         lines = []
@@ -63,6 +64,8 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
             options.append(("step", 2))
         if self.cacher:
             options.append(("cache", 2))
+        if self.parts:
+            options.append(("parts", 2))
         if self.on("closures") and sc.outer is None and sc.result is not None and getattr(sc, "entry", False):
             options.append(("closure", 1))
         kind = rng.choices([k for k, _ in options], [w for _, w in options])[0]
@@ -332,7 +335,7 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
         header = [f"import numpy as {self.np_alias}" if self.np_alias != "numpy" else "import numpy",
                   f"import math as {self.math_alias}" if self.math_alias != "math" else "import math", ""]
         self.globals = []
-        self.cacher = None
+        self.cacher = self.parts = None
         if self.on("globals"):
             for shape, value in [((), "0.75"), ((4,), "NP.linspace(0.5, 1.5, 4)")]:
                 if self.p(0.5):
@@ -350,6 +353,8 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
             self.helpers.append(self.stepper)
         if self.wants_cache_helper():
             helpers += [""] + self.cache_helper() + [""]
+        if self.wants_parts_helpers():
+            helpers += [""] + self.parts_helpers() + [""]
         if self.on("helpers"):
             for _ in range(rng.choice([0, 1, 1, 2])):
                 helpers += [""] + self.helper() + [""]

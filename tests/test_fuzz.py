@@ -168,3 +168,23 @@ def test_a_cache_helper_never_calls_dict_where_a_module_object_is_named_dict(tmp
         assert re.search(r"^dict = ", program.source, re.M)
         fn = oracle.load(program.source, tmp_path, program.entry)
         oracle.run_plain(fn, program.args)
+
+
+def test_parts_helpers_are_unpacked_with_a_star_and_spread_into_calls(tmp_path):
+    # a helper returning three parts is unpacked with a star (the starred list read later) or
+    # spread into a helper taking them; those programs pass the oracle. The feature is drawn from
+    # a stream of its own: programs without the helpers are unchanged by it
+    features = ("starred", "elementwise", "loops", "containers", "branches")
+    programs = [generate(seed, features=features) for seed in range(40)]
+    starred = [p for p in programs if "starred" in p.uses]
+    assert len(starred) >= 8
+    unpacked = r"^\s+(\w+, \*\w+|\*\w+, \w+) = \w+\("
+    spread = r"^\s+\w+ = \w+\((\*\w+\(.*\)|.*, \*\w+\(.*\)\[1:\])\)$"
+    assert sum(bool(re.search(unpacked, p.source, re.M)) for p in starred) >= 4
+    assert sum(bool(re.search(spread, p.source, re.M)) for p in starred) >= 4
+    without = tuple(f for f in FEATURES if f != "starred")
+    unchanged = [seed for seed in range(20) if generate(seed).source == generate(seed, features=without).source]
+    assert len(unchanged) >= 6
+    stats = run(14, SEED + 4, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
+    assert not stats.failures, "\n" + report(stats, MODES[:2])
+    assert stats.by_feature[("starred", "rev")]["pass"] >= 3
