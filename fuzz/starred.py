@@ -75,6 +75,7 @@ class StarredStatements:
         if self.p(0.3):
             return f"{', '.join(self.targets(sc, shapes))} = {rest}"
         i = self.rng.randrange(len(shapes))
+        factor = _wrapped(self.expr(sc, shapes[i], depth - 1)[0])  # (before the name it binds is defined)
         value = sc.new_name(("a", shapes[i], False))
         sc.defined[value] = None
-        return f"{value} = {rest}[{i}] * {_wrapped(self.expr(sc, shapes[i], depth - 1)[0])}"
+        return f"{value} = {rest}[{i}] * {factor}"
