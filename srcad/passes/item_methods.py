@@ -10,8 +10,11 @@ user's code, ``Dense.__call__(layer, h) if type(layer) is Dense else Relu.__call
 each differentiated as a method called through its class (``method_calls``) and checked when
 it runs as those are (``errors.check_method``): an object of a class the code was not made for,
 or one whose own attribute hides the method, is refused where the code runs, never given the
-derivative of another class's method. The receiver is read more than once only where it is a
-name or an item of a dotted name at a name or literal index, which reading cannot change."""
+derivative of another class's method. A method named as an array's is (``layer.copy()``,
+``h.sum()``: the receiver may be an array) is the class's only where the receiver is exactly of
+that class, and the array's otherwise: never an array's derivative for an object's method.
+The receiver is read more than once only where it is a name or an item of a dotted name at a
+name or literal index, which reading cannot change."""
 import inspect
 
 import gast
@@ -72,8 +75,8 @@ def item_method_call(call, locals_, classes, source):
     from .. import registry
 
     receiver, method = _receiver(call.func, locals_)
-    if receiver is None or method != "__call__" and method in registry.METHODS:
-        return False  # x.sum() of an array stays an array method
+    if receiver is None:
+        return False
     found = []
     for cls in classes:
         attr = inspect.getattr_static(cls, method, None)
@@ -83,8 +86,9 @@ def item_method_call(call, locals_, classes, source):
         if path is not None:
             found.append((cls, path))
     if not found:
-        return False
-    set_anno(call, "item_method", (receiver, method, found))
+        return False  # x.sum() of an array stays an array method
+    # a name arrays have too (layer.copy(), h.sum()): the class's method for its objects, else the array's
+    set_anno(call, "item_method", (receiver, method, found, method != "__call__" and method in registry.METHODS))
     return True
 
 
@@ -122,10 +126,15 @@ class ItemMethodCalls(gast.NodeTransformer):
         found = anno(node, "item_method")
         if found is None:
             return node
-        receiver, method, classes = found
+        receiver, method, classes, also_arrays = found
         among = ", ".join(cls.__qualname__ for cls, _ in classes)
-        result = self.branch(node, receiver, method, classes[-1][1], among)
-        for cls, path in reversed(classes[:-1]):
+        if also_arrays:
+            result = gast.copy_location(gast.Call(func=A.deepcopy(node.func), args=A.deepcopy(node.args),
+                                                  keywords=A.deepcopy(node.keywords)), node)
+            set_anno(result, "callee", Callee("method", name=method))
+        else:
+            result = self.branch(node, receiver, method, classes[-1][1], among)
+        for cls, path in reversed(classes if also_arrays else classes[:-1]):
             kind = set_anno(A.load("type"), BUILTIN, ("type", type))
             of = gast.Call(func=kind, args=[A.deepcopy(receiver)], keywords=[])
             set_anno(of, "callee", Callee("object", obj=type, name="type"))
