@@ -8,11 +8,13 @@ crashed in the reverse sweep (``dataclasses.fields`` of an array), ``LAYERS[0].d
 ``TypeError`` in the generated code, and the fuzzer's ``item.copy(x)`` was refused as ``np.copy``
 given a differentiated ``order``. Such a call is now the class's method (differentiated as
 methods of objects in lists are) where the receiver is exactly of that class, and the array's
-method otherwise: an array named like the list's items keeps the array's derivative.
+method otherwise: an array keeps the array's derivative. A loop variable over a list of the
+module holding only objects, and an item of one, are read as objects only.
 """
 import dataclasses
 
 import numpy as np
+import pytest
 
 import srcad
 from lang_checks import check_all_modes
@@ -42,8 +44,8 @@ class Layer:
     def forward(self, x):
         return np.tanh(self.W * x)
 
-    def copy(self):
-        return Layer(1.0)
+    def copy(self, x):
+        return np.cos(self.W) * x ** 2  # (an array's copy would take x as its order)
 
 
 LAYERS = [Layer(1.0), Layer(0.7)]
@@ -65,6 +67,13 @@ def means_of_parts(parts, x):
 
 def dot_of_an_item(x):
     return np.sum(LAYERS[0].dot(x) * LAYERS[-1].dot(x))
+
+
+def copies_through_a_loop(x):
+    t = 0.0
+    for layer in LAYERS:
+        t = t + layer.copy(np.tanh(x))
+    return np.sum(t * x)
 
 
 def arrays_beside_layers(x):
@@ -95,4 +104,18 @@ def test_an_item_method_named_mean_over_a_list_of_dataclasses():
 
 def test_an_item_of_a_global_list_and_arrays_beside_it():
     check_all_modes(dot_of_an_item, (X.copy(),))
+    check_all_modes(copies_through_a_loop, (X.copy(),))
     check_all_modes(arrays_beside_layers, (X.copy(),))
+
+
+def test_an_array_put_in_the_list_later_is_refused_where_the_code_runs():
+    # the loop's items were read as objects only (no array's method beside the class's): an array
+    # there later would be given the class's derivative, so the call is refused when it runs
+    grad = srcad.grad(copies_through_a_loop)
+    grad(X.copy())
+    LAYERS.append(np.ones(3))
+    try:
+        with pytest.raises(srcad.UnsupportedCaseError, match="ndarray.copy"):
+            grad(X.copy())
+    finally:
+        LAYERS.pop()

@@ -49,6 +49,34 @@ def held_classes(given, nodes, locals_, source):
     return list(dict.fromkeys(found))
 
 
+def object_items(nodes, locals_, source):
+    """The names every binding of which (in ``nodes``) is the target of a ``for`` over a list or
+    tuple of the module holding only objects of yours (``for layer in LAYERS``): never an array.
+    (The list is guarded on the classes it holds; an object of another class, or an array, put
+    there later is refused where the code runs, ``errors.check_method``.)"""
+    loops, bindings = {}, {}
+    for n in nodes:
+        if isinstance(n, gast.For) and isinstance(n.target, gast.Name) and _holds_only_objects(n.iter, locals_, source):
+            loops[n.target.id] = loops.get(n.target.id, 0) + 1
+        elif isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load):
+            bindings[n.id] = bindings.get(n.id, 0) + 1
+    return frozenset(name for name, count in loops.items() if bindings[name] == count)
+
+
+def _holds_only_objects(node, locals_, source):
+    """Is ``node`` a dotted name of the module denoting a list or tuple of objects of yours only?"""
+    from ..held_objects import user_object
+
+    parts = dotted(node)
+    if parts is None or parts[0] in locals_:
+        return False
+    try:
+        value = denoted(parts, source)
+    except (KeyError, AttributeError):
+        return False
+    return value.__class__ in (list, tuple) and len(value) > 0 and all(map(user_object, value))
+
+
 _DISPLAYS = (gast.List, gast.ListComp, gast.Tuple, gast.Dict, gast.DictComp, gast.Set, gast.SetComp)
 
 
@@ -67,7 +95,7 @@ def container_locals(nodes):
     return frozenset(name for name, count in displayed.items() if bindings[name] == count)
 
 
-def item_method_call(call, locals_, classes, source):
+def item_method_call(call, locals_, classes, source, objects=frozenset()):
     """Annotate ``call`` ``"item_method"`` (the receiver, the method's name and the ``(class,
     path)`` of each class of ``classes`` the module reaches by name with that method as a plain
     function) when it calls a method of a local name or of an item of a dotted name (see the
@@ -85,10 +113,28 @@ def item_method_call(call, locals_, classes, source):
         path = class_path_of(cls, source)
         if path is not None:
             found.append((cls, path))
+    # a name arrays have too (layer.copy(), h.sum()): the class's method for its objects, else the array's
+    also_arrays = method != "__call__" and method in registry.METHODS and not (
+        isinstance(receiver, gast.Name) and receiver.id in objects
+        or isinstance(receiver, gast.Subscript) and _holds_only_objects(receiver.value, locals_, source))
+    if also_arrays:  # a class whose method these arguments do not fit is not what h.copy() calls
+        found = [(cls, path) for cls, path in found if _fits(inspect.getattr_static(cls, method), call)]
     if not found:
         return False  # x.sum() of an array stays an array method
-    # a name arrays have too (layer.copy(), h.sum()): the class's method for its objects, else the array's
-    set_anno(call, "item_method", (receiver, method, found, method != "__call__" and method in registry.METHODS))
+    set_anno(call, "item_method", (receiver, method, found, also_arrays))
+    return True
+
+
+def _fits(method, call):
+    """Could ``call`` of an object's ``method`` bind its arguments (Python raises otherwise)?"""
+    if any(isinstance(a, gast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    try:
+        inspect.signature(_function_of(method)).bind(None, *call.args, **{k.arg: k.value for k in call.keywords})
+    except TypeError:
+        return False
+    except ValueError:
+        return True
     return True
 
 

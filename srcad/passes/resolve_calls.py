@@ -12,7 +12,7 @@ from .callees import Callee, denoted, dotted, local_names, lookup_path, paramete
 from .dispatch_tables import read_dispatch_tables
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
-from .item_methods import ItemMethodCalls, container_locals, held_classes, item_method_call
+from .item_methods import ItemMethodCalls, container_locals, held_classes, item_method_call, object_items
 from .local_objects import lower_local_objects
 from .local_partials import read_local_partials
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
@@ -142,8 +142,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             continue
         parts = dotted(call.func)
         if parts is None or root_is_local(parts, locals_, functions_here, params, param_classes):
-            held = held_classes(given, nodes, locals_, source) if held is None else held
-            if item_method_call(call, locals_ - containers, held, source):  # a method of an object in a list
+            if held is None:
+                held, objects = held_classes(given, nodes, locals_, source), object_items(nodes, locals_, source)
+            if item_method_call(call, locals_ - containers, held, source, objects):  # a method of an object in a list
                 continue
         if parts is None:
             if isinstance(call.func, gast.Attribute):
