@@ -11,13 +11,17 @@ provably holds that module at every read:
 - a local bound once, by ``name = <dotted name of a module>`` (or ``name: T = ...``) at the
   top level of a function's body (not in a branch, loop, ``try`` or ``with``), read only
   after it there;
-- a parameter with such a default.
+- a parameter with such a default;
+- ``import numpy as np2`` (``import math``) so placed, of a module imported already that a
+  global name of the function's module holds (``np``): read as that name, the statement
+  dropped (it would only bind the name).
 
 Neither may be bound anywhere else in the function (nested functions included), and the
 dotted name's first name must be a global or closure name everywhere in it. Any other name
 some binding of which is a module (bound twice, in a branch, ``if xp is None: xp = np``) is
 refused at that binding, saying so; a module-level alias (``XP = np``) is a global, read as such.
 """
+import sys
 import types
 
 import gast
@@ -70,6 +74,14 @@ def read_module_aliases(fdef, source):
         for index, stmt in enumerate(scope.body):
             if _alias_name(stmt) is not None and alias(_alias_name(stmt), stmt.value, scope, after=index):
                 scope.body[index] = gast.copy_location(gast.Pass(), stmt)  # read nowhere now
+            imported = _imported_module(stmt, source)
+            if imported is None:
+                continue
+            name, path = imported
+            same = (path == [name] and len(bindings[name]) == 1  # import numpy as np, np global: the same np
+                    and _inside(reads.get(name, ()), scope, after=index))
+            if same or alias(name, path_expr(path), scope, after=index):
+                scope.body[index] = gast.copy_location(gast.Pass(), stmt)
     for name, found in sorted(bindings.items()):
         to_module = [b for b in found if _module_bound(name, b, source)] if why_not.get(name, "") is not None else []
         if to_module:
@@ -186,6 +198,22 @@ def _alias_name(stmt):
             and isinstance(_targets(stmt)[0], gast.Name) and dotted(stmt.value) is not None):
         return _targets(stmt)[0].id
     return None
+
+
+def _imported_module(stmt, source):
+    """``(name, [global])`` for ``import m as name`` (``import m``) of one module ``m`` that is
+    imported already and that a global name ``global`` holds; else None."""
+    if not (isinstance(stmt, gast.Import) and len(stmt.names) == 1):
+        return None
+    imported = stmt.names[0]
+    if imported.asname is None and "." in imported.name:
+        return None  # (``import a.b`` binds ``a``, and imports ``a.b`` too)
+    module = sys.modules.get(imported.name)
+    if module is None:
+        return None
+    name = imported.asname or imported.name
+    holders = sorted((g != name, g) for g, value in source.globals.items() if value is module and g not in source.closure)
+    return (name, [holders[0][1]]) if holders else None
 
 
 def _inside(reads, scope, after=None):
