@@ -246,7 +246,10 @@ def augmented_assignment(norm, s, out):
         out.append(A.assign(gast.Subscript(value=base, slice=A.deepcopy(index), ctx=gast.Store()), new))
         updated, exempt = getattr(updated, "id", None), getattr(base, "id", None)
     else:
-        raise norm.error("srcad supports augmented assignment to names and subscripts only", s)
+        from .local_objects import unlowered_object  # (an object's store says why it was not lowered)
+
+        raise norm.error(unlowered_object(target) or "srcad supports augmented assignment to names and subscripts only",
+                         s)
     for new in out[start:]:
         value = getattr(new, "value", None)
         if (isinstance(new, gast.Assign) and isinstance(value, gast.BinOp) and isinstance(value.left, gast.Name)

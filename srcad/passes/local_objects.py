@@ -85,6 +85,11 @@ def unlowered_object(node):
         getattr(node, "value", None), gast.Call) else None)
 
 
+def mark_unlowered(node, why):
+    """The refusal of ``node`` (a store or call srcad may not lower) says ``why``."""
+    A.set_anno(node, _UNLOWERED, why)
+
+
 def keep_unlowered(call, new):
     """``new``, the call that replaces ``call``, keeps the reason ``unlowered_object`` gives."""
     if A.anno(call, _UNLOWERED):

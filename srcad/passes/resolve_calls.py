@@ -19,6 +19,7 @@ from .local_functions import SCOPES, defined_before, inner_scope_children, outer
 from .method_calls import (ClassItself, bound_method_call, called_object_call, method_owner, partial_call, rule_partial_call,
                            through_class_itself, through_parameter, through_self, through_super)
 from .module_aliases import read_module_aliases
+from .record_stores import rebuild_stored_records
 from .property_reads import PropertyReads, property_read
 from .record_classes import record_locals
 
@@ -97,6 +98,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     """
     if node is source.node and isinstance(node, gast.FunctionDef):
         lower_local_objects(node, source)  # acc = Accumulator(); acc.add(x): its attributes in names
+        rebuild_stored_records(node, source)  # p = P(w, b); p.w = e: p = P(w=e, b=p.b)
         read_module_aliases(node, source)  # xp = np: xp.sin(x) calls np.sin
         read_local_partials(node, source)  # half = partial(g, s=0.5); half(x): g(x, s=0.5)
         frozen_locals(node, source)  # prior = norm(mu, s); prior.logpdf(x): norm.logpdf(x, *prior)
