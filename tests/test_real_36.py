@@ -100,3 +100,142 @@ def test_a_record_set_then_returned_by_a_helper():
 ])
 def test_a_field_store_other_names_may_see_is_refused(f, line, message):
     refused(f, X.copy() if f is not frozen else 0.3, line_text=line, message=message)
+
+
+def imported_alias(x):
+    import numpy as np2
+    return np2.sum(np2.sin(x) * np2.exp(x))
+
+
+def imported_same_name(x):
+    import numpy as np
+    return np.sum(np.tanh(x) ** 2)
+
+
+def imported_math(x):
+    import math  # (this module does not import math)
+    return math.sin(x) * 2.0
+
+
+@pytest.mark.parametrize("f", [imported_alias, imported_same_name])
+def test_a_module_imported_in_the_function_that_a_global_holds(f):
+    check_all_modes(f, (X.copy(),))
+
+
+def test_a_module_no_global_holds_is_refused_saying_where_to_import_it():
+    refused(imported_math, 0.4, line_text="return math.sin(x)", message="import it at the top of the module")
+
+
+class Accumulator:
+    def __init__(self, s):
+        self.s = s
+        self.n = 0
+
+    def step(self, x):
+        self.s = self.s * 0.5 + x
+        self.n = self.n + 1
+        return np.sum(self.s ** 2)
+
+    def twice(self, x):
+        return 2.0 * self.step(np.sin(x)) + 1.0  # (inside an expression in a method)
+
+
+def step_in_expression(x):
+    a = Accumulator(np.ones(3))
+    y = 2 * a.step(x) + 1
+    return y * a.n + np.sum(a.s)
+
+
+def step_in_call_and_test(x):
+    a = Accumulator(x)
+    total = np.tanh(a.step(x * 0.3))
+    if a.step(x) > 0.5:
+        total = total + np.sum(a.s)
+    return total + a.twice(x)
+
+
+def step_in_return(x):
+    a = Accumulator(x)
+    return np.log(1.0 + a.step(x)) * a.n
+
+
+def attribute_read_first(x):
+    a = Accumulator(x)
+    return np.sum(a.s) * a.step(x)  # a.s is read before step changes it
+
+
+def maybe_run(x, flag=True):
+    a = Accumulator(x)
+    return flag and a.step(x)
+
+
+@pytest.mark.parametrize("f", [step_in_expression, step_in_call_and_test, step_in_return])
+def test_a_method_setting_attributes_called_first_in_an_expression(f):
+    check_all_modes(f, (X.copy(),))
+
+
+@pytest.mark.parametrize("f", [attribute_read_first, maybe_run])
+def test_a_method_setting_attributes_after_what_it_changes_is_refused(f):
+    with pytest.raises(srcad.SrcadError, match=r"call it as a statement of its own, or as 'r = a\.step\(\.\.\.\)'"):
+        srcad.grad(f)(X.copy())
+
+
+class Model:
+    def __init__(self, W, scale=1.0):
+        self.W = W
+        self.scale = scale
+
+    @classmethod
+    def from_params(cls, W, k=2.0):
+        doubled = W * k  # (statements before the construction)
+        return cls(doubled, scale=np.sum(W) * 0.1)
+
+    @classmethod
+    def identity(cls, n):
+        return cls(np.eye(n))
+
+    def scaled(self, k):
+        return type(self)(self.W * k, self.scale)
+
+    def out(self, x):
+        return self.scale * np.sum(np.tanh(x @ self.W))
+
+
+class Wide(Model):
+    def out(self, x):
+        return np.sum(np.sin(x @ self.W)) + self.scale
+
+
+W0 = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [0.0, 0.2, 0.6]])
+
+
+def from_params(x):
+    m = Model.from_params(W0 + np.outer(x, x))
+    return m.out(x)
+
+
+def subclass_from_params(x):
+    m = Wide.from_params(W0 * np.sum(x), k=3.0)  # cls is Wide there
+    e = Model.identity(3)
+    return m.out(x) + e.out(x)
+
+
+def copied_by_type_of_self(x):
+    m = Model(W0).scaled(3.0)
+    return m.out(x)
+
+
+@pytest.mark.parametrize("f", [from_params, subclass_from_params])
+def test_an_object_made_by_a_class_method_returning_cls(f):
+    check_all_modes(f, (X.copy(),))
+
+
+def test_an_object_a_method_makes_by_type_of_self_is_refused_naming_the_form_that_works():
+    with pytest.raises(srcad.SrcadError, match=r"make it with obj = ClassName\(\.\.\.\) there"):
+        srcad.grad(copied_by_type_of_self)(X.copy())
+
+    def written_so(x):
+        m = Model(W0 * 3.0, 1.0)  # the form the message names
+        return m.out(x)
+    assert written_so(X) == pytest.approx(copied_by_type_of_self(X))
+    check_all_modes(written_so, (X.copy(),))

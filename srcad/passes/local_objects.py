@@ -42,6 +42,7 @@ import gast
 from .. import astutil as A
 from ..errors import SrcadError
 from .callees import local_names
+from .class_constructors import read_alternative_constructors
 from .class_reads import class_read, read_through_class
 from .local_classes import (Refused, attributes_set, base_call, called_method, dataclass_init, fresh_in, init_fields,
                             made_class, name_temporary_objects, super_calls)
@@ -55,6 +56,7 @@ _HOOKS = ("__new__", "__getattr__", "__getattribute__", "__setattr__", "__delatt
 def lower_local_objects(node, source):
     """Lower each local object of a plain class of the module (module doc) in ``node``, the
     function ``source`` reads, where it may be."""
+    read_alternative_constructors(node, source, local_names(node))  # m = Model.from_params(W): m = Model(...)
     for call in name_temporary_objects(node, source, local_names(node)):
         made = call.func.value if isinstance(call.func, gast.Attribute) else call.func
         shown = A.to_source(made.func).strip()
@@ -242,7 +244,7 @@ class _Lowering:
     def uses(self):
         """``(kind, detail, (node, parent))`` for each use of the object's name: "attribute"
         (``o.attr``, read or set), "call" (``o.method(...)``), "made" (its construction)."""
-        parents = {id(c): p for p in A.walk(self.node) for c in gast.iter_child_nodes(p)}
+        parents = self.parents = {id(c): p for p in A.walk(self.node) for c in gast.iter_child_nodes(p)}
         nested = {id(n) for s in A.walk(self.node) if isinstance(s, SCOPES) and s is not self.node for n in A.walk(s)}
         found = []
         for n in A.walk(self.node):
@@ -281,7 +283,7 @@ class _Lowering:
         """What replaces ``shown.area`` (``node``) of a property: its getter's call, as a method's."""
         call = gast.copy_location(gast.Call(func=node, args=[], keywords=[]), node)
         return self.called(self.key(node.attr), call, {**parents, id(call): parents.get(id(node))}, params, fresh,
-                           shown, callers)
+                           shown, callers, origin=node)
 
     def lower(self, key, callers):
         """Lower the method ``key`` once, the methods it calls first; ``callers``: the methods
@@ -357,7 +359,7 @@ class _Lowering:
             if based is not None:  # Base.method(self, ...): the method's function, given the rest
                 key_called, call = based
                 replaced[id(parent)] = self.called(key_called, call, {**parents, id(call): parents.get(id(parent))},
-                                                   params, fresh, me, callers)
+                                                   params, fresh, me, callers, origin=parent)
                 sets = sets or self.mutators[key_called]
                 continue
             called = called_method(n, parent, parents)
@@ -377,7 +379,7 @@ class _Lowering:
             if initial:
                 raise Refused(f"{method} calls super().{callee}(...) (line {getattr(call, 'lineno', '?')}): call the "
                                "methods after the object is made, not in __init__")
-            replaced[id(call)] = self.called(key_called, call, parents, params, fresh, "super()", callers)
+            replaced[id(call)] = self.called(key_called, call, parents, params, fresh, "super()", callers, me=me)
             sets = sets or self.mutators[key_called]
         nested = {id(n) for s in A.walk(fdef) if isinstance(s, SCOPES) and s is not fdef for n in A.walk(s)}
         fdef = _Replace(replaced).visit(fdef)
@@ -402,11 +404,13 @@ class _Lowering:
         fdef.decorator_list = []
         return name, fdef
 
-    def called(self, key, call, parents, params, fresh, shown, callers):
-        """What replaces ``call``, of the method ``key`` in a method whose attributes are in the
-        names ``params``: the call of its function, lowered first (``method_call``)."""
+    def called(self, key, call, parents, params, fresh, shown, callers, origin=None, me=None):
+        """What replaces ``call`` (``origin``, where it stands for that node of the tree), of the
+        method ``key`` in a method whose attributes are in the names ``params``, of the object
+        named ``shown`` (or ``me``) there: the call of its function, lowered first (``method_call``)."""
         self.lower(key, callers)
-        return self.method_call(key, call, parents.get(id(call)), list(params.values()), fresh, shown)
+        return self.method_call(key, call, parents.get(id(call)), list(params.values()), fresh, shown,
+                                hoisting=(parents, origin or call, me or shown))
 
     def base_init(self, key, call, statement, fdef, params, callers):
         """What replaces ``super().__init__(...)`` in the ``__init__`` ``fdef`` whose attributes
@@ -427,10 +431,13 @@ class _Lowering:
                if targets else gast.Expr(value=made))
         return _Statement(statement, gast.copy_location(new, statement))
 
-    def method_call(self, method, n, parent, state, fresh, shown):
+    def method_call(self, method, n, parent, state, fresh, shown, hoisting=None):
         """What replaces ``n``, a call of the method ``method`` (in ``parent``) on the object whose
         attributes are in the names ``state`` (``shown``: the object's name in the code): the call
-        of the method's function, or a ``_Statement`` binding the attributes it sets too."""
+        of the method's function, or a ``_Statement`` binding the attributes it sets too, or, for
+        a call inside an expression Python evaluates first (``hoisting``: ``(parents, the node
+        of the tree, the object's name)``; ``_first_in_statement``), a ``_Hoisted`` one before
+        its statement."""
         line = getattr(n, "lineno", "?")
         if method[1] == "__init__":
             raise Refused(f"{shown}.__init__(...) is called again (line {line}): make a new object instead")
@@ -450,8 +457,15 @@ class _Lowering:
         elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
             target = parent.targets[0]
         else:
-            raise Refused(f"its {method[1]} sets attributes, and is called inside an expression (line {line}); call "
-                           f"it as a statement of its own, or as 'r = {shown}.{method[1]}(...)'")
+            statement = hoisting and _first_in_statement(hoisting[1], hoisting[0], {hoisting[2], *state})
+            if not statement:
+                raise Refused(f"its {method[1]} sets attributes, and is called inside an expression after something "
+                               f"else it may change or that may not run it (line {line}); call it as a statement of "
+                               f"its own, or as 'r = {shown}.{method[1]}(...)'")
+            result = fresh("_result")  # Python runs nothing before it there: the call first, into a name
+            return _Hoisted(statement, gast.copy_location(gast.Assign(
+                targets=[gast.Tuple(elts=[A.store(result)] + [A.store(s) for s in state], ctx=gast.Store())],
+                value=call, type_comment=None), statement), gast.copy_location(A.load(result), n))
         return _Statement(parent, gast.copy_location(gast.Assign(
             targets=[gast.Tuple(elts=[target] + [A.store(s) for s in state], ctx=gast.Store())], value=call,
             type_comment=None), parent))
@@ -463,7 +477,8 @@ class _Lowering:
             return class_read(self.assign, n, ())
         if kind == "property":
             call = gast.copy_location(gast.Call(func=n, args=[], keywords=[]), n)
-            return self.method_call(self.key(detail), call, parent, state, self.fresh, self.name)
+            return self.method_call(self.key(detail), call, parent, state, self.fresh, self.name,
+                                    hoisting=(self.parents, n, self.name))
         if kind == "attribute":
             return gast.copy_location(gast.Name(id=self.attribute_names[detail], ctx=n.ctx, annotation=None,
                                                 type_comment=None), n)
@@ -476,7 +491,8 @@ class _Lowering:
             attributes = [A.store(self.attribute_names[a]) for a in self.attrs]
             return gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=attributes, ctx=gast.Store())],
                                                   value=call, type_comment=None), n)
-        return self.method_call(self.key(detail), n, parent, state, self.fresh, self.name)
+        return self.method_call(self.key(detail), n, parent, state, self.fresh, self.name,
+                                hoisting=(self.parents, n, self.name))
 
 
 class _Statement:
@@ -486,17 +502,62 @@ class _Statement:
         self.statement, self.new = statement, new
 
 
+class _Hoisted:
+    """A use replaced by the name ``read``, which the statement ``before``, put before the
+    statement ``statement`` holding the use, binds."""
+
+    def __init__(self, statement, before, read):
+        self.statement, self.before, self.read = statement, before, read
+
+
+# the nodes whose operands Python evaluates each time, in the order of these fields
+_EAGER = {gast.BinOp: ("left", "right"), gast.UnaryOp: ("operand",), gast.Call: ("func", "args", "keywords"),
+          gast.keyword: ("value",), gast.Tuple: ("elts",), gast.List: ("elts",), gast.Subscript: ("value", "slice"),
+          gast.Attribute: ("value",), gast.Compare: ("left", "comparators")}
+_STATEMENTS = {gast.Assign: "value", gast.Return: "value", gast.Expr: "value", gast.If: "test", gast.For: "iter"}
+
+
+def _first_in_statement(node, parents, changed):
+    """The statement whose expression Python evaluates ``node`` in before anything else of it
+    that may read what the call ``node`` changes (a name in ``changed``) or do anything (only
+    literals, other names and attributes of them come before it); None where ``node`` is not
+    so placed, or may not run (an ``and``, a conditional expression, a ``while`` test)."""
+    child, parent = node, parents.get(id(node))
+    while type(parent) in _EAGER:
+        operands = [o for f in _EAGER[type(parent)] for o in (getattr(parent, f) if isinstance(
+            getattr(parent, f), list) else [getattr(parent, f)])]
+        if not any(o is child for o in operands) or (isinstance(parent, gast.Compare) and child in operands[2:]):
+            return None  # (a later comparison of a chain may not run)
+        for earlier in operands[:[id(o) for o in operands].index(id(child))]:
+            if not all(isinstance(e, (gast.Constant, gast.Load, gast.expr_context)) or isinstance(e, gast.Name) and
+                       e.id not in changed or isinstance(e, gast.Attribute) and isinstance(e.ctx, gast.Load)
+                       for e in A.walk(earlier)):
+                return None
+        child, parent = parent, parents.get(id(parent))
+    field = _STATEMENTS.get(type(parent))
+    return parent if field is not None and getattr(parent, field) is child else None
+
+
 class _Replace(gast.NodeTransformer):
-    """Each node whose id ``replaced`` maps replaced (a ``_Statement`` replaces its statement)."""
+    """Each node whose id ``replaced`` maps replaced (a ``_Statement`` replaces its statement; a
+    ``_Hoisted`` puts its statement before the one holding the use)."""
 
     def __init__(self, replaced):
         self.replaced = replaced
         self.statements = {id(r.statement): r.new for r in replaced.values() if isinstance(r, _Statement)}
+        self.before = {}
+        for r in replaced.values():
+            if isinstance(r, _Hoisted):
+                self.before.setdefault(id(r.statement), []).append(r.before)
 
     def visit(self, node):
+        before = [self.generic_visit(s) for s in self.before.get(id(node), ())]
         if id(node) in self.statements:
-            return self.generic_visit(self.statements[id(node)])
+            return before + [self.generic_visit(self.statements[id(node)])] if before else self.generic_visit(
+                self.statements[id(node)])
         new = self.replaced.get(id(node))
+        if isinstance(new, _Hoisted):
+            return new.read
         if new is not None and not isinstance(new, _Statement):
             return self.generic_visit(new)  # (its arguments may use the object too)
-        return self.generic_visit(node)
+        return before + [self.generic_visit(node)] if before else self.generic_visit(node)

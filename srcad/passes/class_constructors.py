@@ -1,0 +1,117 @@
+"""Alternative constructors, for ``passes.local_objects``: ``m = Model.from_params(W)`` of a
+class method ending in ``return cls(...)``.
+
+Guarantee: such a statement becomes ``_a1, _a2 = _Model_from_params(W)`` then
+``m = Model(_a1, k=_a2)``: the class method's body as a function defined in the function (which
+normalisation inlines), returning the arguments it gave ``cls`` instead of calling it; the
+object is then made, and lowered, as any made by its class. Python runs the same steps in the
+same order (the body, then the arguments of ``cls(...)``, then the construction). Only where
+that is provably so: the statement binds one name; ``Model.from_params`` is a class method of a
+class of the function's module, a plain function of that module (positional parameters with
+literal defaults, no decorator, closure, ``*args``, ``**kwargs``, generator), which reads no
+name the function binds, and whose body uses ``cls`` only as ``return cls(...)``, its last
+statement and its only ``return``, without ``*``/``**``. Anything else is left as it was.
+"""
+import inspect
+import types
+
+import gast
+
+from .. import astutil as A
+from ..errors import SrcadError
+from .callees import dotted, lookup_path, path_expr
+from .local_classes import fresh_in
+from .local_functions import SCOPES
+
+
+def read_alternative_constructors(node, source, locals_):
+    """Rewrite in place each ``name = C.alternative(...)`` of ``node`` (the function ``source``
+    reads; ``locals_``: its local names) as the module docstring says."""
+    taken, defined = A.all_names(node), []
+    for scope in [n for n in A.walk(node) if hasattr(n, "body")]:
+        for field in ("body", "orelse", "finalbody"):
+            statements = getattr(scope, field, None)
+            if not isinstance(statements, list):
+                continue
+            for index in reversed(range(len(statements))):
+                made = _made_by_class_method(statements[index], source, locals_)
+                if made is not None:
+                    statements[index:index + 1] = _constructed(statements[index], *made, taken)
+                    defined.append(made[1])
+    node.body[:0] = defined  # (the definitions first: they bind nothing else)
+
+
+def _made_by_class_method(s, source, locals_):
+    """``(class path, the body as a FunctionDef returning cls's arguments, keyword names)`` for
+    ``name = C.method(...)`` of a class method so written (module docstring), else None."""
+    if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
+            and isinstance(s.value, gast.Call) and not any(isinstance(a, gast.Starred) for a in s.value.args)
+            and all(k.arg is not None for k in s.value.keywords)):
+        return None
+    parts = dotted(s.value.func)
+    if parts is None or len(parts) < 2 or parts[0] in locals_:
+        return None
+    try:
+        cls = lookup_path(parts[:-1], source)  # guarded: the class rebound means new code
+    except (KeyError, AttributeError):
+        return None
+    method = inspect.getattr_static(cls, parts[-1], None) if isinstance(cls, type) else None
+    if not isinstance(method, classmethod) or not isinstance(method.__func__, types.FunctionType):
+        return None
+    fn = method.__func__
+    code = fn.__code__
+    if (fn.__globals__ is not source.globals or fn.__closure__ or code.co_filename != source.filename
+            or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR)
+            or code.co_kwonlyargcount or code.co_posonlyargcount or code.co_argcount < 1):
+        return None
+    from ..source import capture
+
+    try:
+        fdef = A.deepcopy(capture(fn).node)
+    except SrcadError:
+        return None
+    me = fdef.args.args[0].id
+    last = fdef.body[-1] if fdef.body else None
+    made = last.value if isinstance(last, gast.Return) else None
+    if not (isinstance(made, gast.Call) and isinstance(made.func, gast.Name) and made.func.id == me
+            and not any(isinstance(a, gast.Starred) for a in made.args) and all(k.arg for k in made.keywords)):
+        return None
+    nested = {id(n) for d in A.walk(fdef) if isinstance(d, SCOPES) and d is not fdef for n in A.walk(d)}
+    if (sum(isinstance(n, gast.Return) and id(n) not in nested for n in A.walk(fdef)) != 1
+            or sum(isinstance(n, gast.Name) and n.id == me for n in A.walk(fdef)) != 2  # (its parameter, the call)
+            or any(not isinstance(d, gast.Constant) for d in fdef.args.defaults)
+            or any(isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)) for n in A.walk(fdef))
+            or (A.names_read(fdef) - _bound(fdef)) & locals_):
+        return None
+    keywords = [k.arg for k in made.keywords]
+    last.value = gast.Tuple(elts=made.args + [k.value for k in made.keywords], ctx=gast.Load())
+    fdef.args.args = fdef.args.args[1:]
+    fdef.decorator_list = []
+    return parts[:-1], fdef, keywords
+
+
+def _bound(fdef):
+    """The names ``fdef`` binds (its parameters among them)."""
+    return {n.id for n in A.walk(fdef) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
+
+
+def _constructed(s, path, fdef, keywords, taken):
+    """The statements replacing ``s``: the arguments from ``fdef``'s call, then the construction."""
+    fdef.name = fresh_in(f"_{'_'.join(path)}_{s.value.func.attr}", taken)
+    taken.add(fdef.name)
+    count = len(fdef.body[-1].value.elts)
+    names = [fresh_in(f"_{fdef.name.strip('_')}_{k}", taken) for k in range(count)]
+    taken.update(names)
+    arguments = gast.Assign(targets=[gast.Tuple(elts=[A.store(n) for n in names], ctx=gast.Store())],
+                            value=gast.Call(func=A.load(fdef.name), args=s.value.args, keywords=s.value.keywords),
+                            type_comment=None)
+    positional = names[:count - len(keywords)]
+    given = [gast.keyword(arg=k, value=A.load(n)) for k, n in zip(keywords, names[count - len(keywords):])]
+    construction = gast.Assign(targets=s.targets, value=gast.Call(
+        func=path_expr(path), args=[A.load(n) for n in positional], keywords=given), type_comment=None)
+    new = [arguments if names else gast.Expr(value=arguments.value), construction]
+    for statement in new:
+        for n in A.walk(statement):
+            gast.copy_location(n, s)
+    return new
+
