@@ -44,7 +44,25 @@ def _add_item_classes(path, items, found):
     if len(values) > SAMPLED_ITEMS and not any(map(user_object, values[:SAMPLED_ITEMS])):
         return
     classes = [cls for cls in dict.fromkeys(map(type, values)) if _user_class(cls)]
-    found.extend((f"{path}[]{k}", cls) for k, cls in enumerate(classes))
+    for k, cls in enumerate(classes):
+        found.append((f"{path}[]{k}", cls))
+        found.extend((f"{path}[]{k}.{name}", held) for name, held in _shared_functions(
+            [v for v in values if v.__class__ is cls]))
+
+
+def _shared_functions(objects):
+    """``(attribute, HeldFunction)`` for each attribute in which every one of ``objects`` holds
+    the same function (``self.act = np.tanh`` in each layer of a list): their class's methods
+    are compiled for it. An attribute whose function differs between them is left out: a call
+    of it is refused."""
+    shared = None
+    for a in objects:
+        held = {name: h for name, value in _attributes(a) if isinstance(name, str) and name.isidentifier()
+                for h in [held_function(value)] if h is not None}
+        shared = held if shared is None else {n: h for n, h in shared.items() if held.get(n) == h}
+        if not shared:
+            return ()
+    return tuple(shared.items())
 
 
 def user_object(a):

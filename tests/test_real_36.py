@@ -239,3 +239,93 @@ def test_an_object_a_method_makes_by_type_of_self_is_refused_naming_the_form_tha
         return m.out(x)
     assert written_so(X) == pytest.approx(copied_by_type_of_self(X))
     check_all_modes(written_so, (X.copy(),))
+
+
+def relu_like(z):
+    return np.where(z > 0, z, 0.1 * z)
+
+
+class Layer:
+    def __init__(self, W, act=np.tanh):
+        self.W = W
+        self.act = act
+
+    def __call__(self, h):
+        return self.act(h @ self.W)
+
+
+class Stack:
+    def __init__(self, Ws, act=np.tanh):
+        self.layers = [Layer(W, act) for W in Ws]
+
+    def __call__(self, x):
+        h = x
+        for layer in self.layers:
+            h = layer(h)
+        return np.sum(h ** 2)
+
+
+WS = [np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [0.0, 0.2, 0.6]]), np.ones((3, 3)) * 0.3]
+STACK = Stack(WS)
+H = np.array([0.4, -0.7, 0.9])  # (no layer's input at relu_like's kink)
+
+
+def loss_of(x, net):
+    return net(x)
+
+
+def loss_of_module_stack(x):
+    return STACK(x) + 1.0
+
+
+def loss_of_stack_made_here(x):
+    net = Stack(WS)
+    return net(x)
+
+
+@pytest.mark.parametrize("act", [np.tanh, np.sin, relu_like])
+def test_a_function_every_layer_of_a_list_holds(act):
+    net = Stack(WS, act)
+    check_all_modes(lambda x: loss_of(x, net), (H.copy(),), second=False)  # (second order: below)
+
+
+def test_second_order_through_a_function_layers_of_a_list_hold_is_refused_not_guessed():
+    net = Stack(WS)
+    with pytest.raises(srcad.SrcadError, match="cannot differentiate its own derivative"):
+        srcad.hvp(lambda x: loss_of(x, net))(H.copy(), H.copy())
+
+
+def test_a_function_every_layer_of_a_module_list_holds():
+    check_all_modes(loss_of_module_stack, (H.copy(),), second=False)
+
+
+def test_layers_holding_other_functions_compile_anew_or_are_refused():
+    net = Stack(WS)
+    grad = srcad.grad(loss_of)
+    g_tanh = grad(H.copy(), net)
+    for layer in net.layers:
+        layer.act = np.sin  # every layer: compiled anew for np.sin
+    g_sin = grad(H.copy(), net)
+    check_all_modes(lambda x: loss_of(x, net), (H.copy(),), second=False)
+    assert not np.allclose(g_tanh, g_sin)
+    net.layers[1].act = np.cos  # the layers differ: never the derivative of one for the other
+    with pytest.raises(srcad.SrcadError, match="no derivative rule for the method .act()"):
+        grad(H.copy(), net)
+
+
+def test_a_module_list_whose_layer_is_given_another_function_is_refused_when_it_runs():
+    grad = srcad.grad(loss_of_module_stack)
+    grad(H.copy())
+    old = STACK.layers[0].act
+    STACK.layers[0].act = np.sin
+    try:
+        with pytest.raises(srcad.SrcadError,
+                           match=r"no derivative rule for the method \.act\(\)|made this code for numpy.tanh"):
+            grad(H.copy())
+    finally:
+        STACK.layers[0].act = old
+
+
+def test_a_stack_made_in_the_function_is_refused_saying_to_pass_it():
+    with pytest.raises(srcad.SrcadError, match="pass the model, made outside, as an argument"):
+        srcad.grad(loss_of_stack_made_here)(H.copy())

@@ -122,7 +122,9 @@ def call_classes(fn_node, fn, call, bound, source, local):
     left = [] if any(k.arg is None for k in call.keywords) else [
         (p, param.default) for p, param in inspect.signature(fn, follow_wrapped=False).parameters.items()
         if p not in bound.arguments and param.default is not param.empty]
-    return argument_classes(fn_node, bound.arguments, source, local) + object_classes(
+    receiver = next(iter(bound.arguments), None)  # an object of a list: the functions it holds (item_methods)
+    held = tuple((f"{receiver}.{attr}", function) for attr, function in A.anno(call, "item_functions") or ())
+    return argument_classes(fn_node, bound.arguments, source, local) + held + object_classes(
         [p for p, _ in left], [d for _, d in left])
 
 

@@ -161,11 +161,28 @@ def _plain_item(node):
     return index is not None and dotted(node.value) is not None and isinstance(index, (gast.Name, gast.Constant))
 
 
-class ItemMethodCalls(gast.NodeTransformer):
-    """Each call annotated ``"item_method"`` as its branches (module doc)."""
+def item_functions(given, held):
+    """``{class: ((attribute, HeldFunction), ...)}``: the functions every object of that class in
+    the containers the code is compiled for holds in an attribute (``given``: path -> class;
+    ``held``: path -> ``HeldFunction``, ``"model.layers[]0.act"``), where all such containers
+    agree (an attribute holding another function in one is left out)."""
+    found = {}
+    for path, cls in given.items():
+        if "[]" not in path or not isinstance(cls, type):
+            continue
+        here = {p[len(path) + 1:]: h for p, h in held.items()
+                if p.startswith(path + ".") and "." not in p[len(path) + 1:]}
+        found[cls] = here if cls not in found else {a: h for a, h in found[cls].items() if here.get(a) == h}
+    return {cls: tuple(functions.items()) for cls, functions in found.items() if functions}
 
-    def __init__(self, source):
-        self.source = source
+
+class ItemMethodCalls(gast.NodeTransformer):
+    """Each call annotated ``"item_method"`` as its branches (module doc); a branch's call is
+    annotated ``"item_functions"`` with the functions ``item_functions`` says the objects of its
+    class hold, for which the method is compiled (``call_binding.call_classes``)."""
+
+    def __init__(self, source, functions):
+        self.source, self.functions = source, functions
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -199,5 +216,8 @@ class ItemMethodCalls(gast.NodeTransformer):
         set_anno(call, "callee", Callee("object", obj=readable(function), name=".".join(path + [method])))
         text = A.to_source(receiver).strip()
         set_anno(call, "through_self", ThroughSelf(A.deepcopy(receiver), text, method, "method", among=among))
-        set_anno(call, "receiver_class", lookup_path(path, self.source))  # inlined (f(*args)): made for it
+        cls = lookup_path(path, self.source)
+        set_anno(call, "receiver_class", cls)  # inlined (f(*args)): made for it
+        if self.functions.get(cls):
+            set_anno(call, "item_functions", self.functions[cls])
         return gast.copy_location(call, node)

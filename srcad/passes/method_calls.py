@@ -159,13 +159,13 @@ def argument_classes(fn_node, bound, source, local):
         name = paths.get(a.id, a.id)  # _t1 = self.body: the object at that path
         held = [(p + path[len(name):], cls) for path, cls in known.items()
                 if path == name or path.startswith(name + ".")]
-        if not held:
+        if len(held) < 2 and a.id not in local:  # a global object the caller knows only the class of: what it holds too
             try:
                 obj = source.lookup(a.id) if a.id not in local else None
             except KeyError:
                 obj = None
             if obj is not None and user_object(obj):
-                held = list(object_classes((p,), (obj,)))
+                held = list(object_classes((p,), (obj,))) or held
                 for path, _ in held:  # the code is made for these objects: guarded by identity
                     lookup_path([a.id] + path.split("[]")[0].split(".")[1:], source)  # (a list: the list)
             elif type(obj) is type and obj.__module__ not in ("builtins", "numpy"):

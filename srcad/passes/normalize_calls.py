@@ -118,6 +118,8 @@ def normalize_call(norm, e, out):
     new = gast.Call(func=func, args=args, keywords=keywords)
     A.set_anno(new, "callee", callee)
     keep_unlowered(e, new)  # a refusal of its derivative says why its object was not lowered
+    if A.anno(e, "item_functions"):  # the functions its object of a list holds (item_methods): compiled for them
+        A.set_anno(new, "item_functions", A.anno(e, "item_functions"))
     if any(k.arg == "output" and not isinstance(k.value, (gast.Name, gast.Subscript, gast.Tuple)) for k in e.keywords):
         A.set_anno(new, "output_is_a_type", True)  # output=np.float32 (SciPy's ndimage), not a buffer: ``out_argument``
     new = gast.copy_location(new, e)

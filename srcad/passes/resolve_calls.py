@@ -12,7 +12,8 @@ from .callees import Callee, denoted, dotted, local_names, lookup_path, paramete
 from .dispatch_tables import read_dispatch_tables
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
-from .item_methods import ItemMethodCalls, container_locals, held_classes, item_method_call, object_items
+from .item_methods import (ItemMethodCalls, container_locals, held_classes, item_functions, item_method_call,
+                           object_items)
 from .local_objects import lower_local_objects
 from .local_partials import read_local_partials
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
@@ -188,7 +189,11 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             if len(parts) == 1:
                 raise source.syntax_error(
                     f"'{root}' is a local variable, so srcad cannot tell which function it holds; "
-                    "call the function by its global name, or define it with def in this function",
+                    "call the function by its global name, or define it with def in this function; if it holds an "
+                    "object of your class taken from a list (for layer in self.layers: h = layer(h)), srcad calls "
+                    "its method through its class where it knows the classes the list holds when compiling: a list "
+                    "an argument of the differentiated function holds (pass the model, made outside, as an "
+                    "argument) or a module-level list or object, not one made in this function",
                     call,
                 )
             set_anno(call, "callee", Callee("method", name=parts[-1]))
@@ -227,7 +232,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     if property_calls:
         node = PropertyReads(property_calls).visit(node)
     if held:
-        node = ItemMethodCalls(source).visit(node)
+        node = ItemMethodCalls(source, item_functions(given, held_functions)).visit(node)
     return _ItemCalls(source, locals_).visit(node)
 
 
