@@ -46,8 +46,9 @@ def _add_item_classes(path, items, found):
     classes = [cls for cls in dict.fromkeys(map(type, values)) if _user_class(cls)]
     for k, cls in enumerate(classes):
         found.append((f"{path}[]{k}", cls))
-        found.extend((f"{path}[]{k}.{name}", held) for name, held in _shared_functions(
-            [v for v in values if v.__class__ is cls]))
+        if cls.__getattribute__ is object.__getattribute__ and not hasattr(cls, "__getattr__"):  # (not a proxy)
+            found.extend((f"{path}[]{k}.{name}", held) for name, held in _shared_functions(
+                [v for v in values if type(v) is cls]))
 
 
 def _shared_functions(objects):

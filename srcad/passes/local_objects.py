@@ -47,6 +47,7 @@ from .class_reads import class_read, read_through_class
 from .local_classes import (Refused, attributes_set, base_call, called_method, dataclass_init, fresh_in, init_fields,
                             made_class, name_temporary_objects, super_calls)
 from .local_functions import SCOPES
+from .object_edits import Hoisted, Replace, Statement, first_in_statement
 
 
 _UNLOWERED = "unlowered_object"  # annotation: why a local object was not lowered (``unlowered_object``)
@@ -166,7 +167,7 @@ class _Lowering:
         for kind, detail, (n, parent) in uses:
             replaced[id(n)] = self.replacement(kind, detail, n, parent)
         self.node.body[:0] = [fdef for _, fdef in self.defs.values()]
-        _Replace(replaced).visit(self.node)
+        Replace(replaced).visit(self.node)
 
     def renamed(self, names):
         """Messages speak of ``acc.total`` where srcad's code has ``acc__total`` (``user_text``)."""
@@ -382,7 +383,7 @@ class _Lowering:
             replaced[id(call)] = self.called(key_called, call, parents, params, fresh, "super()", callers, me=me)
             sets = sets or self.mutators[key_called]
         nested = {id(n) for s in A.walk(fdef) if isinstance(s, SCOPES) and s is not fdef for n in A.walk(s)}
-        fdef = _Replace(replaced).visit(fdef)
+        fdef = Replace(replaced).visit(fdef)
         fdef.args.args = fdef.args.args[1:]
         if not initial:  # (__init__'s attributes are made by it: they are its results only)
             fdef.args.args = [gast.Name(id=params[a], ctx=gast.Param(), annotation=None, type_comment=None)
@@ -423,20 +424,20 @@ class _Lowering:
         if key[0] is object:
             if call.args or call.keywords:
                 raise Refused(f"super().__init__(...) reaches object.__init__ with arguments (line {line}): remove them")
-            return _Statement(statement, gast.copy_location(gast.Pass(), statement))
+            return Statement(statement, gast.copy_location(gast.Pass(), statement))
         self.lower(key, callers)
         made = gast.Call(func=A.load(self.defs[key][0]), args=call.args, keywords=call.keywords)
         targets = [A.store(params[a]) for a in self.attributes(key)]
         new = (gast.Assign(targets=[gast.Tuple(elts=targets, ctx=gast.Store())], value=made, type_comment=None)
                if targets else gast.Expr(value=made))
-        return _Statement(statement, gast.copy_location(new, statement))
+        return Statement(statement, gast.copy_location(new, statement))
 
     def method_call(self, method, n, parent, state, fresh, shown, hoisting=None):
         """What replaces ``n``, a call of the method ``method`` (in ``parent``) on the object whose
         attributes are in the names ``state`` (``shown``: the object's name in the code): the call
-        of the method's function, or a ``_Statement`` binding the attributes it sets too, or, for
+        of the method's function, or a ``Statement`` binding the attributes it sets too, or, for
         a call inside an expression Python evaluates first (``hoisting``: ``(parents, the node
-        of the tree, the object's name)``; ``_first_in_statement``), a ``_Hoisted`` one before
+        of the tree, the object's name)``; ``object_edits.first_in_statement``), a ``Hoisted`` one before
         its statement."""
         line = getattr(n, "lineno", "?")
         if method[1] == "__init__":
@@ -457,16 +458,16 @@ class _Lowering:
         elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
             target = parent.targets[0]
         else:
-            statement = hoisting and _first_in_statement(hoisting[1], hoisting[0], {hoisting[2], *state})
+            statement = hoisting and first_in_statement(hoisting[1], hoisting[0], {hoisting[2], *state})
             if not statement:
                 raise Refused(f"its {method[1]} sets attributes, and is called inside an expression after something "
                                f"else it may change or that may not run it (line {line}); call it as a statement of "
                                f"its own, or as 'r = {shown}.{method[1]}(...)'")
             result = fresh("_result")  # Python runs nothing before it there: the call first, into a name
-            return _Hoisted(statement, gast.copy_location(gast.Assign(
+            return Hoisted(statement, gast.copy_location(gast.Assign(
                 targets=[gast.Tuple(elts=[A.store(result)] + [A.store(s) for s in state], ctx=gast.Store())],
                 value=call, type_comment=None), statement), gast.copy_location(A.load(result), n))
-        return _Statement(parent, gast.copy_location(gast.Assign(
+        return Statement(parent, gast.copy_location(gast.Assign(
             targets=[gast.Tuple(elts=[target] + [A.store(s) for s in state], ctx=gast.Store())], value=call,
             type_comment=None), parent))
 
@@ -493,71 +494,3 @@ class _Lowering:
                                                   value=call, type_comment=None), n)
         return self.method_call(self.key(detail), n, parent, state, self.fresh, self.name,
                                 hoisting=(self.parents, n, self.name))
-
-
-class _Statement:
-    """A replacement of the statement holding a use, not of the use."""
-
-    def __init__(self, statement, new):
-        self.statement, self.new = statement, new
-
-
-class _Hoisted:
-    """A use replaced by the name ``read``, which the statement ``before``, put before the
-    statement ``statement`` holding the use, binds."""
-
-    def __init__(self, statement, before, read):
-        self.statement, self.before, self.read = statement, before, read
-
-
-# the nodes whose operands Python evaluates each time, in the order of these fields
-_EAGER = {gast.BinOp: ("left", "right"), gast.UnaryOp: ("operand",), gast.Call: ("func", "args", "keywords"),
-          gast.keyword: ("value",), gast.Tuple: ("elts",), gast.List: ("elts",), gast.Subscript: ("value", "slice"),
-          gast.Attribute: ("value",), gast.Compare: ("left", "comparators")}
-_STATEMENTS = {gast.Assign: "value", gast.Return: "value", gast.Expr: "value", gast.If: "test", gast.For: "iter"}
-
-
-def _first_in_statement(node, parents, changed):
-    """The statement whose expression Python evaluates ``node`` in before anything else of it
-    that may read what the call ``node`` changes (a name in ``changed``) or do anything (only
-    literals, other names and attributes of them come before it); None where ``node`` is not
-    so placed, or may not run (an ``and``, a conditional expression, a ``while`` test)."""
-    child, parent = node, parents.get(id(node))
-    while type(parent) in _EAGER:
-        operands = [o for f in _EAGER[type(parent)] for o in (getattr(parent, f) if isinstance(
-            getattr(parent, f), list) else [getattr(parent, f)])]
-        if not any(o is child for o in operands) or (isinstance(parent, gast.Compare) and child in operands[2:]):
-            return None  # (a later comparison of a chain may not run)
-        for earlier in operands[:[id(o) for o in operands].index(id(child))]:
-            if not all(isinstance(e, (gast.Constant, gast.Load, gast.expr_context)) or isinstance(e, gast.Name) and
-                       e.id not in changed or isinstance(e, gast.Attribute) and isinstance(e.ctx, gast.Load)
-                       for e in A.walk(earlier)):
-                return None
-        child, parent = parent, parents.get(id(parent))
-    field = _STATEMENTS.get(type(parent))
-    return parent if field is not None and getattr(parent, field) is child else None
-
-
-class _Replace(gast.NodeTransformer):
-    """Each node whose id ``replaced`` maps replaced (a ``_Statement`` replaces its statement; a
-    ``_Hoisted`` puts its statement before the one holding the use)."""
-
-    def __init__(self, replaced):
-        self.replaced = replaced
-        self.statements = {id(r.statement): r.new for r in replaced.values() if isinstance(r, _Statement)}
-        self.before = {}
-        for r in replaced.values():
-            if isinstance(r, _Hoisted):
-                self.before.setdefault(id(r.statement), []).append(r.before)
-
-    def visit(self, node):
-        before = [self.generic_visit(s) for s in self.before.get(id(node), ())]
-        if id(node) in self.statements:
-            return before + [self.generic_visit(self.statements[id(node)])] if before else self.generic_visit(
-                self.statements[id(node)])
-        new = self.replaced.get(id(node))
-        if isinstance(new, _Hoisted):
-            return new.read
-        if new is not None and not isinstance(new, _Statement):
-            return self.generic_visit(new)  # (its arguments may use the object too)
-        return before + [self.generic_visit(node)] if before else self.generic_visit(node)
