@@ -37,7 +37,7 @@ SAMPLED_ITEMS = 64  # a longer container is scanned whole only if objects of you
 
 def _add_item_classes(path, items, found):
     """The classes of the objects of yours in ``items``, every item's (a list of layers of any
-    length); a long container none of whose first ``SAMPLED_ITEMS`` items is such an object (a
+    length), and the functions all of one class hold alike in an attribute (``_shared_functions``); a long container none of whose first ``SAMPLED_ITEMS`` items is such an object (a
     list of numbers or arrays) is taken to hold none, so that each call is not slowed by a scan
     of it: a method called on its items is then refused, never resolved through a class."""
     values = list(items.values()) if items.__class__ is dict else items

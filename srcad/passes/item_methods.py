@@ -14,7 +14,10 @@ derivative of another class's method. A method named as an array's is (``layer.c
 ``h.sum()``: the receiver may be an array) is the class's only where the receiver is exactly of
 that class, and the array's otherwise: never an array's derivative for an object's method.
 The receiver is read more than once only where it is a name or an item of a dotted name at a
-name or literal index, which reading cannot change."""
+name or literal index, which reading cannot change. A function every object of a class there
+holds alike in an attribute (``self.act = np.tanh``) is what that class's method is compiled
+for (``item_functions``), checked when it runs as any held function is
+(``held_objects.check_held_function``)."""
 import inspect
 
 import gast
