@@ -159,6 +159,11 @@ def step_in_return(x):
     return np.log(1.0 + a.step(x)) * a.n
 
 
+def step_after_a_literal_and_a_module_attribute(x):
+    a = Accumulator(x)
+    return -1 * np.pi * a.step(x) + a.n
+
+
 def attribute_read_first(x):
     a = Accumulator(x)
     return np.sum(a.s) * a.step(x)  # a.s is read before step changes it
@@ -169,12 +174,20 @@ def maybe_run(x, flag=True):
     return flag and a.step(x)
 
 
-@pytest.mark.parametrize("f", [step_in_expression, step_in_call_and_test, step_in_return])
+def another_objects_attribute_first(x):
+    b = Accumulator(x)
+    a = Accumulator(x)
+    b.step(x)
+    return np.sum(b.s) * a.step(x)  # (b's attribute, read first: refused, as an attribute of a local name)
+
+
+@pytest.mark.parametrize("f", [step_in_expression, step_in_call_and_test, step_in_return,
+                               step_after_a_literal_and_a_module_attribute])
 def test_a_method_setting_attributes_called_first_in_an_expression(f):
     check_all_modes(f, (X.copy(),))
 
 
-@pytest.mark.parametrize("f", [attribute_read_first, maybe_run])
+@pytest.mark.parametrize("f", [attribute_read_first, maybe_run, another_objects_attribute_first])
 def test_a_method_setting_attributes_after_what_it_changes_is_refused(f):
     with pytest.raises(srcad.SrcadError, match=r"inside an expression after something else it may change or that "
                                                 r"may not run it \(line \d+\); call it as a statement of its own"):

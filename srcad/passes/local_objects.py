@@ -280,11 +280,11 @@ class _Lowering:
                                "differentiates its fields wherever they go)")
         return found
 
-    def getter_call(self, node, parents, params, fresh, shown, callers):
+    def getter_call(self, node, parents, params, fresh, shown, callers, local=()):
         """What replaces ``shown.area`` (``node``) of a property: its getter's call, as a method's."""
         call = gast.copy_location(gast.Call(func=node, args=[], keywords=[]), node)
         return self.called(self.key(node.attr), call, {**parents, id(call): parents.get(id(node))}, params, fresh,
-                           shown, callers, origin=node)
+                           shown, callers, origin=node, local=local)
 
     def lower(self, key, callers):
         """Lower the method ``key`` once, the methods it calls first; ``callers``: the methods
@@ -353,14 +353,14 @@ class _Lowering:
                 replaced[id(parent)] = class_read(self.assign, parent, local_names(fdef))
                 continue
             if through_class == "property" and not initial:  # self.area: the getter's call
-                replaced[id(parent)] = self.getter_call(parent, parents, params, fresh, me, callers)
+                replaced[id(parent)] = self.getter_call(parent, parents, params, fresh, me, callers, local=own)
                 sets = sets or self.mutators[self.key(parent.attr)]
                 continue
             based = None if initial else base_call(n, parent, local_names(fdef), self.cls, self.source)
             if based is not None:  # Base.method(self, ...): the method's function, given the rest
                 key_called, call = based
                 replaced[id(parent)] = self.called(key_called, call, {**parents, id(call): parents.get(id(parent))},
-                                                   params, fresh, me, callers, origin=parent)
+                                                   params, fresh, me, callers, origin=parent, local=own)
                 sets = sets or self.mutators[key_called]
                 continue
             called = called_method(n, parent, parents)
@@ -370,7 +370,7 @@ class _Lowering:
                                f" (line {line}): set each attribute in __init__, use the attributes (not the object) "
                                f"elsewhere{', and set the attributes in __init__ itself' if initial else ''}")
             callee, call = called
-            replaced[id(call)] = self.called(self.key(callee), call, parents, params, fresh, me, callers)
+            replaced[id(call)] = self.called(self.key(callee), call, parents, params, fresh, me, callers, local=own)
             sets = sets or self.mutators[self.key(callee)]
         for call, callee in supers:
             key_called = self.key(callee, after=owner)
@@ -380,7 +380,8 @@ class _Lowering:
             if initial:
                 raise Refused(f"{method} calls super().{callee}(...) (line {getattr(call, 'lineno', '?')}): call the "
                                "methods after the object is made, not in __init__")
-            replaced[id(call)] = self.called(key_called, call, parents, params, fresh, "super()", callers, me=me)
+            replaced[id(call)] = self.called(key_called, call, parents, params, fresh, "super()", callers, me=me,
+                                             local=own)
             sets = sets or self.mutators[key_called]
         nested = {id(n) for s in A.walk(fdef) if isinstance(s, SCOPES) and s is not fdef for n in A.walk(s)}
         fdef = Replace(replaced).visit(fdef)
@@ -405,13 +406,14 @@ class _Lowering:
         fdef.decorator_list = []
         return name, fdef
 
-    def called(self, key, call, parents, params, fresh, shown, callers, origin=None, me=None):
+    def called(self, key, call, parents, params, fresh, shown, callers, origin=None, me=None, local=()):
         """What replaces ``call`` (``origin``, where it stands for that node of the tree), of the
         method ``key`` in a method whose attributes are in the names ``params``, of the object
-        named ``shown`` (or ``me``) there: the call of its function, lowered first (``method_call``)."""
+        named ``shown`` (or ``me``) there, whose local names are ``local``: the call of its function,
+        lowered first (``method_call``)."""
         self.lower(key, callers)
         return self.method_call(key, call, parents.get(id(call)), list(params.values()), fresh, shown,
-                                hoisting=(parents, origin or call, me or shown))
+                                hoisting=(parents, origin or call, {me or shown, *local}))
 
     def base_init(self, key, call, statement, fdef, params, callers):
         """What replaces ``super().__init__(...)`` in the ``__init__`` ``fdef`` whose attributes
@@ -437,8 +439,8 @@ class _Lowering:
         attributes are in the names ``state`` (``shown``: the object's name in the code): the call
         of the method's function, or a ``Statement`` binding the attributes it sets too, or, for
         a call inside an expression Python evaluates first (``hoisting``: ``(parents, the node
-        of the tree, the object's name)``; ``object_edits.first_in_statement``), a ``Hoisted`` one before
-        its statement."""
+        of the tree, the local names there, the object's among them)``;
+        ``object_edits.first_in_statement``), a ``Hoisted`` one before its statement."""
         line = getattr(n, "lineno", "?")
         if method[1] == "__init__":
             raise Refused(f"{shown}.__init__(...) is called again (line {line}): make a new object instead")
@@ -458,7 +460,7 @@ class _Lowering:
         elif isinstance(parent, gast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], gast.Name):
             target = parent.targets[0]
         else:
-            statement = hoisting and first_in_statement(hoisting[1], hoisting[0], {hoisting[2], *state})
+            statement = hoisting and first_in_statement(hoisting[1], hoisting[0], set(state), hoisting[2])
             if not statement:
                 raise Refused(f"its {method[1]} sets attributes, and is called inside an expression after something "
                                f"else it may change or that may not run it (line {line}); call it as a statement of "
@@ -479,7 +481,7 @@ class _Lowering:
         if kind == "property":
             call = gast.copy_location(gast.Call(func=n, args=[], keywords=[]), n)
             return self.method_call(self.key(detail), call, parent, state, self.fresh, self.name,
-                                    hoisting=(self.parents, n, self.name))
+                                    hoisting=(self.parents, n, {self.name, *self.locals_}))
         if kind == "attribute":
             return gast.copy_location(gast.Name(id=self.attribute_names[detail], ctx=n.ctx, annotation=None,
                                                 type_comment=None), n)
@@ -493,4 +495,4 @@ class _Lowering:
             return gast.copy_location(gast.Assign(targets=[gast.Tuple(elts=attributes, ctx=gast.Store())],
                                                   value=call, type_comment=None), n)
         return self.method_call(self.key(detail), n, parent, state, self.fresh, self.name,
-                                hoisting=(self.parents, n, self.name))
+                                hoisting=(self.parents, n, {self.name, *self.locals_}))

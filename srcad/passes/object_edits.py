@@ -4,7 +4,7 @@ statement by another (``Statement``), or a call put before its statement into a 
 call may change (``first_in_statement``)."""
 import gast
 
-from .. import astutil as A
+from .callees import dotted
 
 
 class Statement:
@@ -29,25 +29,36 @@ _EAGER = {gast.BinOp: ("left", "right"), gast.UnaryOp: ("operand",), gast.Call: 
 _STATEMENTS = {gast.Assign: "value", gast.Return: "value", gast.Expr: "value", gast.If: "test", gast.For: "iter"}
 
 
-def first_in_statement(node, parents, changed):
+def first_in_statement(node, parents, changed, local):
     """The statement whose expression Python evaluates ``node`` in before anything else of it
-    that may read what the call ``node`` changes (a name in ``changed``) or do anything (only
-    literals, other names and attributes of them come before it); None where ``node`` is not
-    so placed, or may not run (an ``and``, a conditional expression, a ``while`` test)."""
+    that may read what the call ``node`` changes (a name in ``changed``) or do anything: only
+    literals, names and attributes of names not ``local`` (a module's, a global object's) come
+    before it; None where ``node`` is not so placed, or may not run (an ``and``, a conditional
+    expression, a ``while`` test)."""
     child, parent = node, parents.get(id(node))
     while type(parent) in _EAGER:
         operands = [o for f in _EAGER[type(parent)] for o in (getattr(parent, f) if isinstance(
             getattr(parent, f), list) else [getattr(parent, f)])]
         if not any(o is child for o in operands) or (isinstance(parent, gast.Compare) and child in operands[2:]):
             return None  # (a later comparison of a chain may not run)
-        for earlier in operands[:[id(o) for o in operands].index(id(child))]:
-            if not all(isinstance(e, (gast.Constant, gast.Load, gast.expr_context)) or isinstance(e, gast.Name) and
-                       e.id not in changed or isinstance(e, gast.Attribute) and isinstance(e.ctx, gast.Load)
-                       for e in A.walk(earlier)):
-                return None
+        if not all(_inert(earlier, changed, local) for earlier in operands[:[id(o) for o in operands].index(id(child))]):
+            return None
         child, parent = parent, parents.get(id(parent))
     field = _STATEMENTS.get(type(parent))
     return parent if field is not None and getattr(parent, field) is child else None
+
+
+def _inert(e, changed, local):
+    """Is ``e`` literals, names not ``changed`` and attributes of names not ``local``, under
+    arithmetic?"""
+    if isinstance(e, gast.Constant):
+        return True
+    if isinstance(e, gast.UnaryOp):
+        return _inert(e.operand, changed, local)
+    if isinstance(e, gast.BinOp):
+        return _inert(e.left, changed, local) and _inert(e.right, changed, local)
+    path = dotted(e)
+    return path is not None and path[0] not in changed and (len(path) == 1 or path[0] not in local)
 
 
 class Replace(gast.NodeTransformer):
