@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import CotangentError
 from .runtime_boundary import in_output_dtype
-from .runtime_adjoints import _grad_dtype
+from .runtime_adjoints import _grad_dtype, rule_adjoint
 
 
 class Unbatchable(Exception):
@@ -60,6 +60,13 @@ def batched_zeros(v, x):
     if not (x.__class__ is np.ndarray or isinstance(x, (float, int, np.generic))):
         raise Unbatchable("a zero adjoint of a non-array")
     return np.zeros((v.shape[0],) + np.shape(x), _grad_dtype(x))
+
+
+def batched_rule_adjoint(g, x, rule, shapes, operands):
+    """``rule_adjoint`` of every row of ``g``: the check of one row's shape, then the sum."""
+    if g.__class__ is np.ndarray and len(g):
+        rule_adjoint(g[0], x, rule, shapes, operands)
+    return batched_unbroadcast(g, x)
 
 
 def batched_unbroadcast(g, x):

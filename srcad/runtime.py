@@ -15,7 +15,7 @@ everything else goes through NumPy functions that dispatch to the array's own li
 """
 from .protocol import as_array, shape_of, size_of
 from .runtime_adjoints import (add_grads, cleared_slot, container_grad, copy_grad, copy_value, grad_buffer,
-                               in_place_cast, into_dtype_of, item_grad, none_items, rule_tangent, scatter_add, stacked_grad, stored_adjoint,
+                               in_place_cast, into_dtype_of, item_grad, none_items, rule_adjoint, rule_tangent, scatter_add, stacked_grad, stored_adjoint,
                                tangent_or_zero, unbroadcast, value_stack, zeros_like)
 from .runtime_boundary import (as_real, cotangent, cotangent_items, cotangent_like, default_cotangent, finish,
                                finish_tangent, in_place_result, inexact_result, numba_refuses, numeric_constant,
@@ -30,6 +30,6 @@ from .runtime_derivatives import (concat_grad, expand_reduced, extremum_grad, fu
 __all__ = ["add_grads", "along_axis_positions", "as_array", "as_real", "check_copyto", "check_fill", "check_integer_range", "check_python_float", "check_updated_array", "cleared_slot", "concat_grad", "container_grad", "copy_grad",
            "copy_value", "cotangent", "cotangent_items", "cotangent_like", "default_cotangent", "diagonal_positions",
            "expand_reduced", "extremum_grad", "finish", "finish_tangent", "full_of", "grad_buffer", "in_place_cast", "in_place_result", "inexact_result",
-           "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "numeric_constant", "padded", "prod_grad", "read_again", "real_constant", "rule_tangent",
+           "into_dtype_of", "item_grad", "matmul_dx", "matmul_dy", "none_items", "numba_refuses", "numeric_constant", "padded", "prod_grad", "read_again", "real_constant", "rule_adjoint", "rule_tangent",
            "moves", "resting_zero", "scatter_add", "shape_of", "shuffle_order", "size_of", "stacked_grad", "stored_adjoint", "sum_grad", "sum_to_reduced",
            "tangent_or_zero", "trace_grad", "transpose_back", "unbroadcast", "unstack", "value_stack", "zeros_like"]

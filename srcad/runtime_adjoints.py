@@ -199,6 +199,46 @@ def rule_tangent(t, y, rule):
     return t
 
 
+def rule_adjoint(g, x, rule, shapes, operands):
+    """``unbroadcast(g, x)`` for what a vjp rule of yours (``rule`` names it) adds into an
+    adjoint: summed only over axes that broadcasting ``x`` against one of the call's operands
+    or results can have made (``d[s] += d[y] * y / s`` for a scalar ``s``). An axis none of
+    them has (``d[x] += d[y][:, None] * x`` for a vector ``x``) is a mistake in the rule that
+    the sum would hide; refused. ``shapes``: the operands' shapes known when the code was
+    generated; ``operands``: the others, read now."""
+    if is_array(g) and not isinstance(x, _CONTAINERS):
+        gshape, xshape = shape_of(g), shape_of(x)
+        if gshape != xshape and not _summed_by_broadcasting(gshape, xshape, list(shapes) + _shapes(operands)):
+            raise UnsupportedCaseError(
+                f"the vjp rule {rule} adds a cotangent of shape {gshape} into the adjoint of a value of shape "
+                f"{xshape}, and no operand or result of the call has the axes that would be summed away: an "
+                f"adjoint has its value's shape (sum or index it down in the rule)")
+    return unbroadcast(g, x)
+
+
+def _shapes(values):
+    out = []
+    for value in values:
+        if isinstance(value, dict):
+            out.extend(_shapes(value.values()))
+        elif isinstance(value, _CONTAINERS):
+            out.extend(_shapes(value))
+        elif is_array(value):
+            out.append(shape_of(value))
+    return out
+
+
+def _summed_by_broadcasting(gshape, xshape, shapes):
+    """Could NumPy have broadcast a value of ``xshape`` to ``gshape`` against values of ``shapes``?"""
+    for k in range(1, len(gshape) + 1):
+        n, m = gshape[-k], (xshape[-k] if k <= len(xshape) else None)
+        if n == m or n == 1:
+            continue
+        if m not in (None, 1) or not any(len(s) >= k and s[-k] == n for s in shapes):
+            return False
+    return True
+
+
 def add_grads(a, b):
     """``a + b`` for adjoints, where None is zero and containers add item by item."""
     if a is None:

@@ -17,7 +17,7 @@ from . import astutil as A
 from .errors import SrcadError
 from .registry import describe, no_derivative
 from .rule_stores import update
-from .runtime import item_grad, unbroadcast
+from .runtime import item_grad, rule_adjoint, unbroadcast
 from .template_static import (decide, fold_literal_identity, fold_shape_query, known_shapes, literal_value,
                               static_unbroadcast)
 from .template_zeros import Refused, Zero, fold, local_update, refuse_update, refused, settle, zero
@@ -370,8 +370,11 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives):
             value = gast.UnaryOp(op=gast.USub(), operand=value)
         if rule.marker == "d" and not rule._own and not _unbroadcast_to(stmt.value, applied[1].slice, rule):
             # a user's rule may write d[s] += d[y] * y / s for a scalar s: summed to s's shape
-            # here, as srcad's own rules do, else the array would broadcast into s's adjoint
-            value = handler.call("unbroadcast", unbroadcast, value, A.load(bound.id))
+            # here, as srcad's own rules do, else the array would broadcast into s's adjoint;
+            # checked when run to sum only axes the call's operands have (rule_adjoint)
+            label = f"{rule.fn.__qualname__} ({rule.filename}:{rule.lineno}) for d[{applied[1].slice.id}]"
+            value = handler.call("rule_adjoint", rule_adjoint, value, A.load(bound.id), A.const(label),
+                                 *_operand_shapes(env, handler))
         elif rule.marker == "t" and not rule._own:  # t[y] += e: checked to fit y when it runs
             value = handler.helper("rule_tangent", value, A.load(bound.id), A.const(rule.fn.__qualname__))
         out.extend(handler.accumulate(bound.id, value))
@@ -404,6 +407,23 @@ def _emit_stmt(stmt, env, renames, globals_, handler, rule, out, derivatives):
         else:
             derivatives.pop(name, None)
     out.append(new)
+
+
+def _operand_shapes(env, handler):
+    """The call's operands and result for ``rule_adjoint``: a tuple of the shapes known now,
+    and a tuple of the others (read when the code runs)."""
+    spec = getattr(handler, "spec", None)
+    known, others = [], []
+    for atom in env.values():
+        for item in atom if isinstance(atom, list) else [atom]:
+            if not isinstance(item, gast.Name):
+                continue
+            found = spec(item.id) if spec is not None else None
+            if found is not None and isinstance(found.shape, tuple):
+                known.append(gast.Tuple(elts=[A.const(n) for n in found.shape], ctx=gast.Load()))
+            else:
+                others.append(A.load(item.id))
+    return gast.Tuple(elts=known, ctx=gast.Load()), gast.Tuple(elts=others, ctx=gast.Load())
 
 
 def _unbroadcast_to(value, param, rule):

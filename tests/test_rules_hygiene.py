@@ -194,6 +194,7 @@ EXTRA_CALLS = [
     (runtime.tangent_or_zero, [R(3), R(3), R(3)], {}, (0,), None),
     (runtime.rule_tangent, [R(3), R(3), "rule"], {}, (0,), None),
     (runtime.unbroadcast, [R(2, 3), R(3)], {}, (0,), None),
+    (runtime.rule_adjoint, [R(2, 3), R(3), "rule", ((2, 3),), ()], {}, (0,), None),
     (runtime.into_dtype_of, [R(3), R(3)], {}, (0,), None),
     (runtime.into_dtype_of, [R(3), np.arange(3)], {}, (0,), None),
     (runtime.in_place_result, [R(3), R(3)], {}, (0,), None),

@@ -64,6 +64,7 @@ _ELEMENTWISE = {gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: opera
 # call target -> (batched helper, positions that may hold an adjoint, most positional arguments)
 _CALLS = {
     R.unbroadcast: (B.batched_unbroadcast, {0}, 2),
+    R.rule_adjoint: (B.batched_rule_adjoint, {0}, 5),
     R.cotangent: (B.batched_cotangent, {0}, 2),
     R.cotangent_like: (B.batched_cotangent_like, {0}, 3),
     R.sum_to_reduced: (B.batched_sum_to_reduced, {0}, 4),

@@ -110,13 +110,13 @@ def new_array_call(obj, call):
 
 
 # srcad's helpers that return (a reduction of) some of their arguments, never the others:
-# ``unbroadcast(g, x)`` is ``g`` or a sum of it, and never shares ``x``.
+# ``unbroadcast(g, x)`` (and ``rule_adjoint(g, x, ...)``) is ``g`` or a sum of it, and never shares ``x``.
 # ``add_grads(a, b)`` is ``a``, ``b``, a new sum, or a new list or dict of such items;
 # ``cotangent(v, y)`` is ``v``, a reshape of it, a new list of its items, or new ones;
 # ``into_dtype_of(g, target)`` is ``g`` or new zeros, ``in_place_result(new, old)`` ``new`` or its
 # cast; ``finish(g, x)`` is ``g``, a reshape or sum
 # of it, or new (zeros, a copy), never ``x`` (whose shape and type it reads).
-RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
+RETURNS_ARGUMENTS = {runtime.unbroadcast: (0,), runtime.rule_adjoint: (0,), runtime.grad_buffer: (0,), runtime.stacked_grad: (0,),
                      runtime.into_dtype_of: (0,), runtime.finish: (0,), runtime.finish_tangent: (0,),
                      runtime.in_place_result: (0,),
                      runtime.add_grads: (0, 1), runtime.cotangent: (0,), runtime.cotangent_items: (0,),
@@ -384,7 +384,7 @@ SHAPE_ONLY_ARGUMENTS = {runtime.finish: (1,), runtime.finish_tangent: (1,), runt
 # ... and these, where they are arrays (a list's length and items may change in place): the
 # adjoint code reads the value an adjoint has the shape of (``unbroadcast(g, _t2)`` after
 # ``_t2 = M.T; M[:] = _t2``, which second order differentiates)
-ARRAY_SHAPE_ARGUMENTS = {runtime.unbroadcast: (1,), runtime.stacked_grad: (1,), runtime.into_dtype_of: (1,)}
+ARRAY_SHAPE_ARGUMENTS = {runtime.unbroadcast: (1,), runtime.rule_adjoint: (1,), runtime.stacked_grad: (1,), runtime.into_dtype_of: (1,)}
 
 
 def value_reads(rhs, names, is_array=lambda name: False):

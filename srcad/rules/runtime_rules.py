@@ -17,7 +17,7 @@ from ..sharing import copy_for_calls
 from ..runtime import in_place_cast, in_place_result, into_dtype_of
 from ..runtime import (add_grads, as_real, concat_grad, container_grad, stacked_grad, copy_grad, grad_buffer, copy_value, cotangent, cotangent_items, cotangent_like, stored_adjoint,
                        expand_reduced, extremum_grad, finish, finish_tangent, full_of, matmul_dx, matmul_dy, prod_grad, scatter_add, sum_grad, sum_to_reduced,
-                       tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack, rule_tangent)
+                       tangent_or_zero, trace_grad, transpose_back, unbroadcast, unstack, rule_adjoint, rule_tangent)
 from .builtin_rules import dict_grad, list_grad, pick_grad, reversed_grad
 from .jvp_core import pick_tangent
 from .mixed_derivatives import prod_mixed
@@ -250,6 +250,16 @@ def unbroadcast_vjp(y, g, x):
 
 @register_jvp(unbroadcast)
 def unbroadcast_jvp(y, g, x):
+    t[y] += unbroadcast(t[g], x)
+
+
+@register_vjp(rule_adjoint)
+def rule_adjoint_vjp(y, g, x, rule, shapes, operands):
+    d[g] += broadcast_like(d[y], g)
+
+
+@register_jvp(rule_adjoint)
+def rule_adjoint_jvp(y, g, x, rule, shapes, operands):
     t[y] += unbroadcast(t[g], x)
 
 
