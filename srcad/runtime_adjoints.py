@@ -206,6 +206,11 @@ def rule_adjoint(g, x, rule, shapes, operands):
     them has (``d[x] += d[y][:, None] * x`` for a vector ``x``) is a mistake in the rule that
     the sum would hide; refused. ``shapes``: the operands' shapes known when the code was
     generated; ``operands``: the others, read now."""
+    if isinstance(g, (list, tuple)) and not isinstance(x, _CONTAINERS) and not _rows_of(g, np.shape(x)):
+        raise UnsupportedCaseError(
+            f"the vjp rule {rule} adds a {type(g).__name__} of {len(g)} items into the adjoint of a value of shape "
+            f"{np.shape(x)}, whose rows they are not: an adjoint has its value's shape (index the items of a "
+            f"tuple or list cotangent: d[y][0])")
     if is_array(g) and not isinstance(x, _CONTAINERS):
         gshape, xshape = shape_of(g), shape_of(x)
         if gshape != xshape and not _summed_by_broadcasting(gshape, xshape, list(shapes) + _shapes(operands)):
@@ -214,6 +219,14 @@ def rule_adjoint(g, x, rule, shapes, operands):
                 f"{xshape}, and no operand or result of the call has the axes that would be summed away: an "
                 f"adjoint has its value's shape (sum or index it down in the rule)")
     return unbroadcast(g, x)
+
+
+def _rows_of(items, shape):
+    """Are ``items`` (None for zero) the rows of an array of ``shape``?"""
+    if not shape or len(items) != shape[0]:
+        return False
+    return all(item is None or (_rows_of(item, shape[1:]) if isinstance(item, (list, tuple))
+                                else not isinstance(item, dict) and np.shape(item) == shape[1:]) for item in items)
 
 
 def _shapes(values):

@@ -1,8 +1,10 @@
 """Red team of the user's side (API, custom rules, higher order). A vjp rule of yours whose
 ``d[x] += e`` has an axis none of the call's operands or results has is refused when it runs,
 naming the rule: summing it down to ``x``'s shape (as broadcasting is undone) gave a wrong
-gradient with no error. Sums that broadcasting explains (a scalar against an array, a row
-against a matrix) still give the gradient finite differences give, batched and at second order."""
+gradient with no error; so is a tuple or list added into an array's adjoint whose items are
+not that array's rows (it was stacked and summed). Sums that broadcasting explains (a scalar
+against an array, a row against a matrix) still give the gradient finite differences give,
+batched and at second order."""
 import numpy as np
 import pytest
 
@@ -94,3 +96,37 @@ def test_a_rule_that_sums_is_right_batched_and_at_second_order():
     u, eps = np.array([0.2, 0.5, -1.0]), 1e-6
     np.testing.assert_allclose(srcad.hessian(loss)(X) @ u, (grad(X + eps * u) - grad(X - eps * u)) / (2 * eps),
                                rtol=1e-6, atol=1e-8)
+
+
+@srcad.custom_vjp
+def sine_and_cosine(x):
+    return np.sin(x), np.cos(x)
+
+
+@sine_and_cosine.defvjp
+def sine_and_cosine_vjp_of_the_whole_tuple(r, x):
+    d[x] += d[r]  # the pair of cotangents added into x's: a mistake in the rule
+
+
+@srcad.custom_vjp
+def product(x):
+    return x[0] * x[1]
+
+
+@product.defvjp
+def product_vjp_by_rows(r, x):
+    d[x] += (d[r] * x[1], d[r] * x[0])  # x's rows: a tuple that is an array of x's shape
+
+
+def test_a_rule_adding_a_tuple_cotangent_that_is_not_the_rows_of_the_value_is_refused():
+    x = np.array([0.3, -0.4])  # two items, as the tuple has: they were stacked and summed
+    for loss in (lambda x: np.sum(sine_and_cosine(x)[0]), lambda x: np.sum(sine_and_cosine(x)[0] * sine_and_cosine(x)[1])):
+        with pytest.raises(UnsupportedCaseError, match=r"sine_and_cosine_vjp_of_the_whole_tuple .* adds a \w+ of 2 items "
+                                                       r"into the adjoint of a value of shape \(2,\)"):
+            srcad.grad(loss)(x)
+    with pytest.raises(UnsupportedCaseError, match="sine_and_cosine_vjp_of_the_whole_tuple"):
+        srcad.grad(lambda x: np.sum(sine_and_cosine(x)[0]))(X)
+
+
+def test_a_tuple_cotangent_of_the_rows_is_the_gradient():
+    check_grads(lambda x: product(x) * 2.0, (np.array([0.3, -0.4]),))
