@@ -58,8 +58,12 @@ def bind(rule, args, keywords, site):
             raise site.error(
                 f"the derivative rule of {site.what} does not support the keyword argument '{kw.arg}'"
             )
+    runs_with = _function_defaults(rule)
     for p in params:
         if p.name in bound or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if p.name in runs_with:  # what the function ran with, whatever default the rule writes
+            bound[p.name] = runs_with[p.name]
             continue
         if p.default is inspect.Parameter.empty:
             raise site.error(f"missing argument '{p.name}' for {site.what}")
@@ -71,6 +75,26 @@ def bind(rule, args, keywords, site):
             raise site.error(f"srcad does not differentiate {site.what} with {name} other than False (it may "
                              f"overwrite its argument, which the derivative and your code read); leave {name} out")
     return bound
+
+
+def _function_defaults(rule):
+    """For a rule of yours, the literal defaults of the function it is for, by name: a call
+    that leaves a parameter out runs the function with its default, which the rule must see
+    (a rule's ``scale=5.0`` for the function's ``scale=2.0`` gave the derivative at 5.0)."""
+    if getattr(rule, "_own", True):
+        return {}
+    try:
+        params = inspect.signature(rule.key).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    found = {}
+    for p in params:
+        if p.default is not inspect.Parameter.empty:
+            try:
+                found[p.name] = _literal(p.default, rule)
+            except SrcadError:
+                pass  # not written as a literal: the rule's own default, as before
+    return found
 
 
 def _literal(value, rule):
