@@ -4,7 +4,8 @@ naming the rule: summing it down to ``x``'s shape (as broadcasting is undone) ga
 gradient with no error; so is a tuple or list added into an array's adjoint whose items are
 not that array's rows (it was stacked and summed). Sums that broadcasting explains (a scalar
 against an array, a row against a matrix) still give the gradient finite differences give,
-batched and at second order."""
+batched and at second order. A rule whose default differs from the function's is bound to the
+function's (what ran); one that leaves out a parameter of the function is refused at defvjp."""
 import numpy as np
 import pytest
 
@@ -130,3 +131,33 @@ def test_a_rule_adding_a_tuple_cotangent_that_is_not_the_rows_of_the_value_is_re
 
 def test_a_tuple_cotangent_of_the_rows_is_the_gradient():
     check_grads(lambda x: product(x) * 2.0, (np.array([0.3, -0.4]),))
+
+
+@srcad.custom_vjp
+def scaled_product(x, y, scale=2.0):
+    return x * y * scale
+
+
+@scaled_product.defvjp
+def scaled_product_vjp_with_another_default(z, x, y, scale=5.0):
+    d[x] += d[z] * y * scale
+    d[y] += d[z] * x * scale
+
+
+def test_a_rule_sees_the_default_the_function_ran_with_not_its_own():
+    y = np.array([1.1, 0.5, -0.7])
+    check_grads(lambda x: np.sum(scaled_product(x, y)), (X,))
+    check_grads(lambda x: np.sum(scaled_product(x, y, 3.0)), (X,))
+
+
+def test_a_rule_that_leaves_out_a_parameter_of_the_function_is_refused_where_it_is_defined():
+    def times(x, y, scale=2.0):
+        return x * y * scale
+
+    def times_vjp(z, x, y):  # scale left out: the derivative at scale=1
+        d[x] += d[z] * y
+        d[y] += d[z] * x
+    with pytest.raises(srcad.SrcadSyntaxError, match=r"test_api_redteam_36.py:\d+: the rule .*times_vjp of .*times "
+                                                     r"takes \(x, y\) after the result, but the function takes "
+                                                     r"\(x, y, scale\).*def times_vjp\(z, x, y, scale=2.0\)"):
+        srcad.custom_vjp(times).defvjp(times_vjp)
