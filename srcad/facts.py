@@ -6,7 +6,7 @@ pasted into the generated code as the objects they are bound to when it is gener
 an ``if FLAG:`` (``if cfg.SQUARE:``) of a template is decided then. Each such read is
 recorded here (``record``) while the compilation that made it is in progress
 (``collecting``), as ``(scope, path, object)``: ``scope`` the globals of the rule's module
-(or the closure cell of a name the rule's factory binds), ``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
+(or the closure cell of a name the rule's factory binds, or a function whose defaults a rule was bound to), ``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
 
 Guarantees:
 
@@ -67,16 +67,21 @@ def record(scope, path, obj):
 
 
 def guards(found):
-    """The guards that the facts ``found`` still hold (``scope`` a globals dict, or the closure
-    cell of a rule made in a factory)."""
-    out = []
-    for scope, path, obj in found:
-        cell = isinstance(scope, types.CellType)
-        root = _cell_contents(scope) if cell else scope.get(path[0], _MISSING)
-        # (``W.T.shape`` is a new tuple at every read: compared by its value instead)
-        out.append(Guard("cell" if cell else "scope", scope, path[0], path[1:],
-                         made_anew(root, path[1:], obj, pasted=True) or obj))
-    return out
+    """The guards that the facts ``found`` still hold (``scope`` a globals dict, the closure
+    cell of a rule made in a factory, or a function whose ``__defaults__`` (``__kwdefaults__``
+    item) a rule was bound to)."""
+    return [_guard(scope, path, obj) for scope, path, obj in found]
+
+
+def _guard(scope, path, obj):
+    if isinstance(scope, types.FunctionType):  # a function's defaults a rule was bound to
+        if path == ("__defaults__",):
+            return Guard("defaults", scope, scope.__name__, (), obj)
+        return Guard("kwdefault", scope, scope.__name__, path[1:], obj)
+    cell = isinstance(scope, types.CellType)
+    root = _cell_contents(scope) if cell else scope.get(path[0], _MISSING)
+    # (``W.T.shape`` is a new tuple at every read: compared by its value instead)
+    return Guard("cell" if cell else "scope", scope, path[0], path[1:], made_anew(root, path[1:], obj, pasted=True) or obj)
 
 
 def describe(found, describe_value):
@@ -86,8 +91,8 @@ def describe(found, describe_value):
     apart from others (``_exact``)."""
     out = []
     for scope, path, obj in found:
-        if isinstance(scope, types.CellType):  # a closure's: no module names it in another process
-            return None
+        if isinstance(scope, (types.CellType, types.FunctionType)):  # a closure's, a function's defaults:
+            return None  # no module names them in another process
         name = scope.get("__name__")
         module = sys.modules.get(name) if isinstance(name, str) else None
         description = _exact(obj, describe_value)

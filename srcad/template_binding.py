@@ -3,10 +3,11 @@ order where the rule gives it), by keyword, ``*args`` and ``**kwargs``, and lite
 refused where the call does not fit the rule.
 """
 import inspect
+import types
 
 import gast
 
-from . import astutil as A
+from . import astutil as A, facts
 from .errors import SrcadError
 from .registry import Refusal
 
@@ -94,6 +95,11 @@ def _function_defaults(rule):
                 found[p.name] = _literal(p.default, rule)
             except SrcadError:
                 pass  # not written as a literal: the rule's own default, as before
+    function = inspect.unwrap(rule.key)
+    if found and isinstance(function, types.FunctionType):  # pasted: rebinding them recompiles
+        facts.record(function, ("__defaults__",), function.__defaults__)
+        for name, value in (function.__kwdefaults__ or {}).items():
+            facts.record(function, ("__kwdefaults__", name), value)
     return found
 
 

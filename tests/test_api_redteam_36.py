@@ -161,3 +161,19 @@ def test_a_rule_that_leaves_out_a_parameter_of_the_function_is_refused_where_it_
                                                      r"takes \(x, y\) after the result, but the function takes "
                                                      r"\(x, y, scale\).*def times_vjp\(z, x, y, scale=2.0\)"):
         srcad.custom_vjp(times).defvjp(times_vjp)
+
+
+def test_rebinding_the_functions_defaults_recompiles_the_code_that_pasted_them():
+    def times(x, y, scale=2.0):
+        return x * y * scale
+    times = srcad.custom_vjp(times)
+
+    @times.defvjp
+    def times_vjp(z, x, y, scale=2.0):
+        d[x] += d[z] * y * scale
+        d[y] += d[z] * x * scale
+    y = np.array([1.1, 0.5, -0.7])
+    grad = srcad.grad(lambda x: np.sum(times(x, y)))
+    np.testing.assert_allclose(grad(X), 2.0 * y)
+    times.fn.__defaults__ = (7.0,)
+    np.testing.assert_allclose(grad(X), 7.0 * y)
