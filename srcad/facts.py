@@ -81,7 +81,8 @@ def _guard(scope, path, obj):
     cell = isinstance(scope, types.CellType)
     root = _cell_contents(scope) if cell else scope.get(path[0], _MISSING)
     # (``W.T.shape`` is a new tuple at every read: compared by its value instead)
-    return Guard("cell" if cell else "scope", scope, path[0], path[1:], made_anew(root, path[1:], obj, pasted=True) or obj)
+    return Guard("cell" if cell else "scope", scope, path[0], path[1:],
+                 made_anew(root, path[1:], obj, pasted=True) or obj)
 
 
 def describe(found, describe_value):
