@@ -119,11 +119,16 @@ def load_rule_modules(names):
 def note_registered(what, key, rule):
     """Record a table entry that an optional rule module registered (``OPTIONAL_ENTRIES``);
     returns whether it was one."""
-    if _loading_optional or _optional_module(getattr(getattr(rule, "fn", None), "__module__", None)) \
-            or _optional_module(getattr(key, "__module__", None)):
+    if registered_by_optional_module(key, rule):
         OPTIONAL_ENTRIES.add((what, key))
         return True
     return False
+
+
+def registered_by_optional_module(key, rule=None):
+    """Is ``key`` (with ``rule``) being registered by one of srcad's optional rule modules?"""
+    return bool(_loading_optional) or _optional_module(getattr(getattr(rule, "fn", None), "__module__", None)) \
+        or _optional_module(getattr(key, "__module__", None))
 
 
 def _optional_module(name):

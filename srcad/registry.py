@@ -177,7 +177,7 @@ def register_complex_safe(*keys):
     COMPLEX_SAFE.update(_distinct(keys))
     # (as for a rule: srcad's own optional modules, loaded on demand, make nothing made stale, and
     # a bump while the first function reading SciPy compiles made it compile again on the next call)
-    if not all([optional_rules.note_registered("complex-safe", key, None) for key in keys]):
+    if not all(optional_rules.registered_by_optional_module(key) for key in keys):
         GENERATION += 1
 
 
