@@ -37,7 +37,7 @@ import weakref
 import numpy as np
 
 from . import sourcemap
-from .code_reading import written_by_hand
+from .code_reading import first_written_by_hand
 from .errors import ArgumentError, CotangentError, WrtError
 from .guards import Guard, defaults_of, same_defaults
 from .held_objects import CONTAINERS
@@ -345,7 +345,10 @@ def _refusal(x, differentiated):
             return (f"a {cls.__qualname__}, a subclass of {base.__name__} with its own {changed[0]}: srcad reads and "
                     f"differentiates a {base.__name__} argument as a plain {base.__name__}; pass {base.__name__}(x), "
                     "in the order your code reads it")
-        reads = written_by_hand(cls, _ATTRIBUTE_ACCESS.__contains__) if record and differentiated else None
+        # (every class but Python's own is read, installed ones too: a standalone export of this
+        # check must not carry srcad's reading of where packages are installed)
+        reads = first_written_by_hand([k for k in cls.__mro__ if k.__module__ != "builtins"],
+                                      _ATTRIBUTE_ACCESS.__contains__) if record and differentiated else None
         if reads is not None:
             return (f"a {cls.__qualname__}, whose class writes its own {reads}: srcad reads and differentiates a "
                     "record argument by its fields as stored; remove it, or pass the arrays it holds")

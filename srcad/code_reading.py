@@ -147,15 +147,19 @@ def defines_operator(cls, method):
 
 
 def written_by_hand(cls, wanted):
+    """The first name ``wanted(name)`` accepts of a function that ``cls`` or a class of yours
+    it inherits from defines by hand (``first_written_by_hand``); else None."""
+    return first_written_by_hand([k for k in cls.__mro__ if not installed_class(k)], wanted)
+
+
+def first_written_by_hand(classes, wanted):
     """The first name ``wanted(name)`` accepts of a function (or a static or class method, or a
-    property's getter) that ``cls`` or a class of yours it inherits from defines by hand, not as
-    ``dataclasses`` or ``collections.namedtuple`` write it (exec'd text, or their own module); else None."""
+    property's getter) one of ``classes`` defines by hand, not as ``dataclasses`` or
+    ``collections.namedtuple`` write it (exec'd text, or their own module); else None."""
     import collections
     import dataclasses
 
-    for k in cls.__mro__:
-        if installed_class(k):
-            continue
+    for k in classes:
         for name, value in vars(k).items():
             function = getattr(value, "__func__", getattr(value, "fget", value))
             code = getattr(function, "__code__", None)
