@@ -2,7 +2,7 @@
 
     capture (+ check_source_is_code) -> [read_stacks_as_lists, in code srcad generated]
             -> resolve_calls (reading first module aliases, local objects and partials, dispatch tables) -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
-            -> activity -> check_aliasing -> sparse_operands -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
+            -> activity -> sparse_operands -> check_aliasing -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
             -> drop_needless_copies -> simplify
             -> record_values -> reuse_buffers -> batch_products -> array_stacks -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
@@ -76,11 +76,15 @@ class Options:
     debug: bool = False
 
 
-def _front_end(source, wrt, options, returned=None):
+def _front_end(source, wrt, options, returned=None, module=None):
     """The stages both modes share: from source to A-normal form with activity. ``returned``
     answers ``activity`` what the items of a called function's result depend on (its
-    ``returned_items``), read off the same stages run on that function."""
+    ``returned_items``), read off the same stages run on that function. With the ``module``
+    the code is made in, a sparse matrix's products are read as the rule module's calls before
+    ``check_aliasing`` (whose refusal of ``S.dot(y)``, a method it cannot read, they are not)."""
     returned = returned or _returned_items(options)
+    sparse = [] if module is None else [
+        ("sparse_operands", lambda node: sparse_operands(node, source, module.ref, options.param_classes))]
     return [
         ("read_stacks_as_lists", lambda node: _stacks_as_lists(node, source)),
         ("resolve_calls", lambda node: resolve_calls(node, source, param_classes=options.param_classes)),
@@ -90,6 +94,7 @@ def _front_end(source, wrt, options, returned=None):
         # activity first: its refusals (pop with an index or a key) are the precise ones
         ("activity", lambda node: activity(node, source, wrt, options.container_params, options.constant_params,
                                            returned, _argument_kinds(options)[2])),
+    ] + sparse + [
         ("check_aliasing", lambda node: check_aliasing(node, source, *_argument_kinds(options), specs=options.specs)),
     ]
 
@@ -168,8 +173,7 @@ def _argument_kinds(options):
 
 def _stages(source, wrt, options, module):
     """The reverse-mode pipeline. Each stage takes the tree and returns the next one."""
-    return _front_end(source, wrt, options) + [
-        ("sparse_operands", lambda node: sparse_operands(node, source, module.ref, options.param_classes)),
+    return _front_end(source, wrt, options, module=module) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, specs=options.specs)),
         ("check_operators", lambda node: check_operators(node, source, options.param_classes)),
@@ -196,8 +200,7 @@ def _stages(source, wrt, options, module):
 
 def _forward_stages(source, wrt, options, module):
     """The forward-mode pipeline: the same front end, then the tangent transform."""
-    return _front_end(source, wrt, options) + [
-        ("sparse_operands", lambda node: sparse_operands(node, source, module.ref, options.param_classes)),
+    return _front_end(source, wrt, options, module=module) + [
         ("ufunc_arrays", lambda node: ufunc_arrays(node, module.ref)),
         ("check_complex", lambda node: check_complex(node, source, module.ref, "fwd")),
         ("check_operators", lambda node: check_operators(node, source, options.param_classes)),

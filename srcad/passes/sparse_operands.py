@@ -6,9 +6,10 @@ A sparse value's own operators are not NumPy's (``S * x`` is a matrix product fo
 ``runtime.numeric_constant`` refuses it wherever an operator it differentiates reads it. This
 pass allows it in two positions only: as the constant operand of ``@`` and as the matrix of
 ``scipy.sparse.linalg.spsolve``. Guarantee: afterwards, each active statement ``z = S @ x``,
-``z = x @ S``, ``z = S.dot(x)`` or ``z = spsolve(S, x)``, where ``S`` is a global or closure value
-that is sparse now, a parameter the code is made for a sparse argument in (its class is in
-``param_classes``) and the body never rebinds, or the transpose ``S.T`` of one or its
+``z = x @ S``, ``z = S.dot(x)`` (``S.T.dot(x)``: of ``S`` itself, ``transposed``) or
+``z = spsolve(S, x)``, where ``S`` is a global or closure value that is sparse now, a
+parameter the code is made for a sparse argument in (its class is in ``param_classes``) and
+the body never rebinds, or the transpose ``S.T`` of one or its
 conversion to another format (``S.tocsc()``: bound once),
 and ``x`` another name, reads it as ``rules.scipy_sparse.sparse_left_product(S, x)``,
 ``sparse_right_product(x, S)`` or ``sparse_solve(S, x)``, whose derivatives are products
@@ -103,8 +104,9 @@ def _check_derived(node, source, ref, sparse, active):
 
 def _allowed_call(s, sparse, ref):
     """The call of ``rules.scipy_sparse`` that does what the statement does, if it is
-    ``z = S @ x``, ``z = x @ S``, ``z = S.dot(x)``, ``z = spsolve(S, x)`` or one of those calls
-    already, where ``S`` is a name in ``sparse`` and ``x`` a name that is not; else None."""
+    ``z = S @ x``, ``z = x @ S``, ``z = S.dot(x)`` (``S.T.dot(x)``, ``S.tocsr().dot(x)``),
+    ``z = spsolve(S, x)`` or one of those calls already, where ``S`` is a name in ``sparse``
+    and ``x`` a name that is not; else None."""
     from ..rules.scipy_sparse import sparse_left_product, sparse_right_product, sparse_solve
 
     rhs = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
@@ -113,18 +115,17 @@ def _allowed_call(s, sparse, ref):
     extra = []  # (sparse_solve's transposed)
     if isinstance(rhs, gast.BinOp) and isinstance(rhs.op, gast.MatMult):
         helper, (left, right) = None, (rhs.left, rhs.right)
-    elif obj in (sparse_left_product, sparse_right_product) and len(rhs.args) == 2 and not rhs.keywords:
-        helper, (left, right) = obj, rhs.args
-    elif obj is sparse_solve and len(rhs.args) in (2, 3) and not rhs.keywords \
-            and not A.names_read(gast.Tuple(elts=rhs.args[2:], ctx=gast.Load())) & set(sparse):
+    elif obj in (sparse_left_product, sparse_right_product, sparse_solve) and len(rhs.args) in (2, 3) \
+            and not rhs.keywords and not A.names_read(gast.Tuple(elts=rhs.args[2:], ctx=gast.Load())) & set(sparse):
         helper, (left, right), extra = obj, rhs.args[:2], rhs.args[2:]
     elif obj is not None and obj is getattr(sys.modules.get("scipy.sparse.linalg"), "spsolve", None) \
             and len(rhs.args) == 2 and not rhs.keywords:
         helper, (left, right) = sparse_solve, rhs.args
     elif isinstance(rhs, gast.Call) and isinstance(rhs.func, gast.Attribute) and rhs.func.attr == "dot" \
-            and isinstance(rhs.func.value, gast.Name) and rhs.func.value.id in sparse \
-            and len(rhs.args) == 1 and not rhs.keywords:
-        helper, (left, right) = sparse_left_product, (rhs.func.value, rhs.args[0])
+            and _transposes(rhs.func.value, sparse) is not None and len(rhs.args) == 1 and not rhs.keywords:
+        name, transposed = _transposes(rhs.func.value, sparse)  # S.T.dot(x): of S itself, read here
+        helper, (left, right) = sparse_left_product, (A.load(name), rhs.args[0])
+        extra = [A.const(True)] if transposed else []
     else:
         return None
     if not (isinstance(left, gast.Name) and isinstance(right, gast.Name)) \
@@ -173,6 +174,19 @@ def _sparse_names(node, source, param_classes):
 
 #: conversions of a sparse matrix to another sparse format, with the same entries
 _FORMATS = ("tocsc", "tocsr", "tocoo")
+
+
+def _transposes(value, sparse):
+    """``(name, transposed)`` where ``value`` is a name in ``sparse`` followed by transposes and
+    format conversions (``S.T.tocsr()``: ``("S", True)``, ``S.T.T``: ``("S", False)``); else None."""
+    if isinstance(value, gast.Name):
+        return (value.id, False) if value.id in sparse else None
+    made = _same_entries(value)
+    if made is None or made[0] not in sparse:
+        return None
+    inner = value.value if isinstance(value, gast.Attribute) else value.func.value
+    name, transposed = _transposes(inner, sparse)
+    return name, transposed != isinstance(value, gast.Attribute)
 
 
 def _same_entries(value):

@@ -3,7 +3,7 @@
 finite-difference operator: a global, or an argument not differentiated) and a dense NumPy
 array ``x`` of one or two dimensions, and the solve ``scipy.sparse.linalg.spsolve(S, b)``.
 ``passes.sparse_operands`` writes them as ``sparse_left_product(S, x)``,
-``sparse_right_product(x, S)`` and ``sparse_solve(S, b)``; their derivatives are products
+``sparse_right_product(x, S)`` and ``sparse_solve(S, b)`` (``transposed``: of ``S.T``); their derivatives are products
 with ``S`` (solves with ``Sᵀ``) again, transposes taken of the dense operand only
 (``Sᵀg = (gᵀS)ᵀ``), so no derivative ever hands the sparse value to a NumPy function
 (``np.dot`` of a sparse matrix makes an array of objects). Each checks, when it runs, that
@@ -45,16 +45,16 @@ def _dense(product):
     return product
 
 
-def sparse_left_product(S, x):
-    """``S @ x`` for a sparse ``S`` srcad does not differentiate."""
+def sparse_left_product(S, x, transposed=False):
+    """``S @ x`` for a sparse ``S`` srcad does not differentiate; ``transposed``: ``S.T @ x``."""
     S, x = _checked(S, x)
-    return _dense(S @ x)
+    return _dense((S.T if transposed else S) @ x)
 
 
-def sparse_right_product(x, S):
-    """``x @ S`` for a sparse ``S`` srcad does not differentiate."""
+def sparse_right_product(x, S, transposed=False):
+    """``x @ S`` for a sparse ``S`` srcad does not differentiate; ``transposed``: ``x @ S.T``."""
     S, x = _checked(S, x)
-    return _dense(x @ S)
+    return _dense(x @ (S.T if transposed else S))
 
 
 def sparse_solve(S, b, transposed=False):
@@ -78,18 +78,19 @@ if sparse is not None:
     def sparse_solve_jvp(y, S, b, transposed=False):
         t[y] += sparse_solve(S, t[b], transposed)
 
+    # (M is S, or Sᵀ where transposed)
     @register_vjp(sparse_left_product)
-    def sparse_left_product_vjp(z, S, x):
-        d[x] += sparse_right_product(d[z].T, S).T  # Sᵀg, written (gᵀS)ᵀ: a product with S itself
+    def sparse_left_product_vjp(z, S, x, transposed=False):
+        d[x] += sparse_right_product(d[z].T, S, transposed).T  # Mᵀg, written (gᵀM)ᵀ: a product with S itself
 
     @register_jvp(sparse_left_product)
-    def sparse_left_product_jvp(z, S, x):
-        t[z] += sparse_left_product(S, t[x])
+    def sparse_left_product_jvp(z, S, x, transposed=False):
+        t[z] += sparse_left_product(S, t[x], transposed)
 
     @register_vjp(sparse_right_product)
-    def sparse_right_product_vjp(z, x, S):
-        d[x] += sparse_left_product(S, d[z].T).T  # gSᵀ, written (Sgᵀ)ᵀ
+    def sparse_right_product_vjp(z, x, S, transposed=False):
+        d[x] += sparse_left_product(S, d[z].T, transposed).T  # gMᵀ, written (Mgᵀ)ᵀ
 
     @register_jvp(sparse_right_product)
-    def sparse_right_product_jvp(z, x, S):
-        t[z] += sparse_right_product(t[x], S)
+    def sparse_right_product_jvp(z, x, S, transposed=False):
+        t[z] += sparse_right_product(t[x], S, transposed)
