@@ -114,6 +114,10 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
                 made[id(s)] = s  # an operand itself: its value is checked, not what holds it
                 changed = True
                 continue
+            if _shape_query(s, untyped):  # (a sparse matrix's shape: integers, its operators not NumPy's)
+                made[id(s)] = s  # its value is checked, not the object it describes
+                changed = True
+                continue
             new = _passed_on(s) - reaching
             if new:
                 reaching |= new
@@ -153,6 +157,13 @@ def _attribute_read(s):
     is the array's: the array is checked) or its shape, size or dtype."""
     return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Attribute)
             and s.value.attr not in PLAIN_ATTRIBUTES | {"T", "mT", "real", "imag"})
+
+
+def _shape_query(s, untyped):
+    """``y = v.shape`` (or ``ndim``, ``size``) of a value in ``untyped``."""
+    return (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Attribute)
+            and s.value.attr in ("shape", "ndim", "size") and isinstance(s.value.value, gast.Name)
+            and s.value.value.id in untyped)
 
 
 def _reads_item(s, untyped):
