@@ -13,8 +13,9 @@ Only where this is
 provably the call Python makes:
 
 - the table is a global (or closure) name bound nowhere in the function, denoting a dict, list
-  or tuple of at most 16 items, each a function srcad reads (a ``def`` or ``lambda``) or has a
-  rule for (the name is guarded: binding another table to it compiles anew);
+  or tuple of at most 16 items, each a function srcad reads (a ``def`` or ``lambda``, a bound
+  method of your code: ``passes.stored_methods``) or has a rule for (the name is guarded:
+  binding another table to it compiles anew);
 - the key is a literal or a name (each branch reads the same value);
 - ``fn = T[k]`` is a statement at the top level of the function's body, ``fn`` is bound nowhere
   else and read only as the callee of calls after it (not in a nested ``def`` or ``lambda``),
@@ -52,12 +53,14 @@ from .callees import Callee, denoted, lookup_path, path_expr, readable
 from .local_partials import calls_of
 from .method_calls import has_rule
 from .module_aliases import name_bindings
+from .stored_methods import stored_method, table_method_call
 
 MOST_ITEMS = 16  # a branch per function: more would make code no smaller than a rule would need
 _DONE = "dispatch_tables_read"  # on the FunctionDef: its tables are read already
 _BOUND_ITEM = "dispatch_bound_item"  # on fn(...) of fn = T[k]: the functions fn may be
 _WORKS = ("srcad differentiates a call of an item of a module-level dict, list or tuple of at most "
-          f"{MOST_ITEMS} functions (defs, lambdas or functions with rules), indexed by a literal or a name")
+          f"{MOST_ITEMS} functions (defs, lambdas, methods bound to objects or functions with rules), indexed by "
+          "a literal or a name")
 
 
 def read_dispatch_tables(fdef, source):
@@ -174,9 +177,10 @@ def _table(func, bindings, source):
 
 
 def _known(obj):
-    """Is ``obj`` a function srcad reads (a ``def`` or ``lambda``) or has a rule for, and no class
-    (whose call makes an object, a table of which ``item_methods`` would read)?"""
-    return not isinstance(obj, type) and (isinstance(obj, types.FunctionType) or has_rule(obj))
+    """Is ``obj`` a function srcad reads (a ``def``, ``lambda`` or bound method) or has a rule
+    for, and no class (whose call makes an object, a table of which ``item_methods`` would read)?"""
+    return not isinstance(obj, type) and (isinstance(obj, types.FunctionType) or has_rule(obj)
+                                          or stored_method(obj) is not None)
 
 
 class _TableCalls(gast.NodeTransformer):
@@ -218,9 +222,13 @@ class _TableCalls(gast.NodeTransformer):
         return gast.copy_location(result, call)
 
     def branch(self, call, function):
-        """``call`` as the call of ``function``."""
+        """``call`` as the call of ``function`` (of a bound method's function on its object:
+        ``passes.stored_methods``)."""
         new = gast.copy_location(gast.Call(func=self.named(function), args=[A.deepcopy(a) for a in call.args],
                                            keywords=[A.deepcopy(k) for k in call.keywords]), call)
+        if stored_method(function) is not None:
+            table_method_call(new, new.func, function, A.to_source(call.func).strip())
+            return new
         A.set_anno(new, "callee", Callee("object", obj=readable(function), name=A.to_source(new.func).strip()))
         return new
 

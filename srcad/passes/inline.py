@@ -55,6 +55,7 @@ from .jumps import eliminate_jumps
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .method_calls import global_method, global_partial
 from .resolve_calls import array_method
+from .stored_methods import global_stored_method
 
 
 class StaticFunction:
@@ -116,6 +117,10 @@ def static_function(norm, arg, out):
     found = global_method(parts, norm.source)
     if found is not None:  # model.rhs: its function, with model first
         function, func, receiver = found
+        return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), [receiver])
+    found = global_stored_method(parts, norm.source)
+    if found is not None:  # APPLY = model.rhs: its function, with its object first
+        function, func, receiver, _ = found
         return StaticFunction(func, Callee("object", obj=function, name=".".join(parts)), [receiver])
     lookup_path(parts, norm.source)  # guarded from now on, as a called name is
     return StaticFunction(A.deepcopy(arg), Callee("object", obj=readable(obj), name=".".join(parts)))

@@ -23,6 +23,7 @@ from .module_aliases import read_module_aliases
 from .record_stores import rebuild_stored_records
 from .property_reads import PropertyReads, property_read
 from .record_classes import record_locals
+from .stored_methods import stored_method_call
 
 
 def _calls_in_scopes(node, locals_, functions, source):
@@ -199,7 +200,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
             set_anno(call, "callee", Callee("method", name=parts[-1]))
         else:
             if (bound_method_call(call, parts, source) or partial_call(call, parts, source)
-                    or rule_partial_call(call, parts, source)):
+                    or rule_partial_call(call, parts, source) or stored_method_call(call, parts, source)):
                 continue
             called = called_object_call(call, parts, source)
             if called is not None:
