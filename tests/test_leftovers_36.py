@@ -57,13 +57,21 @@ def dot_in_a_branch(x):
     return np.sum(y ** 2)
 
 
+def transposed_product_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        s = s + np.sum(np.sin(G.T @ (x * i))) + np.sum(np.cos((x[:4] * i) @ G.T.tocsr()))
+    return s
+
+
 def dot_of_a_computed_operand(x):
     y = x * 2.0
     return np.sum(np.sin(G.dot(y)) + G.dot(x ** 2))
 
 
 @pytest.mark.parametrize("f, x", [(transposed_dot, X5), (twice_transposed_dot, X4), (transposed_converted_dot, X5),
-                                  (dot_in_a_loop, X5), (dot_in_a_branch, X5), (dot_of_a_computed_operand, X4)])
+                                  (dot_in_a_loop, X5), (dot_in_a_branch, X5), (dot_of_a_computed_operand, X4),
+                                  (transposed_product_in_a_loop, X5)])
 def test_dot_of_a_transposed_sparse_global(f, x):
     check_unchanged(f, x)
     assert np.isclose(srcad.value_and_grad(f)(x)[0], f(x))

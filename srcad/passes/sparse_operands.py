@@ -10,7 +10,8 @@ pass allows it in two positions only: as the constant operand of ``@`` and as th
 ``z = spsolve(S, x)``, where ``S`` is a global or closure value that is sparse now, a
 parameter the code is made for a sparse argument in (its class is in ``param_classes``) and
 the body never rebinds, or the transpose ``S.T`` of one or its
-conversion to another format (``S.tocsc()``: bound once),
+conversion to another format (``S.tocsc()``: bound once; in a derivative differentiated
+again, also put back from its save in a loop, ``_restores``),
 and ``x`` another name, reads it as ``rules.scipy_sparse.sparse_left_product(S, x)``,
 ``sparse_right_product(x, S)`` or ``sparse_solve(S, x)``, whose derivatives are products
 (solves) with ``S`` again (checked when they run: see there). Such an ``S`` never carries a
@@ -152,6 +153,9 @@ def _sparse_names(node, source, param_classes):
     found = {name: name for name, cls in param_classes
              if name in params and name not in stored and is_sparse_class(cls)}
     local = set(stored) | params
+    restored = _restores(node) if source.is_generated() else []
+    for s in restored:  # (a derivative differentiated again: S.T in a loop, saved and put back)
+        stored.remove(s.targets[0].id)
     for name in A.names_read(node) - local:
         try:
             value = source.lookup(name)
@@ -169,6 +173,38 @@ def _sparse_names(node, source, param_classes):
                     and s.targets[0].id not in found:
                 found[s.targets[0].id] = f"{found[made[0]]}{made[1]}"
                 changed = True
+    return found
+
+
+def _restores(node):
+    """The statements of code srcad generated that put back a value a name held before:
+    ``n = None`` and ``n = s.pop()`` of a list ``s`` bound only to ``[]``, only ever given
+    ``n`` (``s.append(n)``: ``n`` saved where a loop rebinds it) and read for nothing else. A
+    product reading ``n`` reads a value of its other binding; the rule checks it when it runs."""
+    given, calls = {}, set()  # stack -> the names appended to it; ids of the lists append or pop reads
+    for n in A.walk(node):
+        if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name) \
+                and (n.func.attr == "append" and len(n.args) == 1 or n.func.attr == "pop" and not n.args) \
+                and not n.keywords:
+            calls.add(id(n.func.value))
+            if n.func.attr == "append":
+                given.setdefault(n.func.value.id, set()).add(A.to_source(n.args[0]).strip())
+    for n in A.walk(node):  # (a list read otherwise, or bound to anything but [], holds anything)
+        if isinstance(n, gast.Name) and n.id in given and id(n) not in calls and isinstance(n.ctx, gast.Load):
+            given.pop(n.id)
+    for s in A.walk_statements(node.body):
+        for name in (target(s) or set()) & set(given) if isinstance(s, gast.Assign) else ():
+            if not (isinstance(s.value, gast.List) and not s.value.elts):
+                given.pop(name)
+    found = []
+    for s in A.walk_statements(node.body):
+        if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)):
+            continue
+        value = s.value
+        popped = isinstance(value, gast.Call) and id(getattr(value.func, "value", None)) in calls \
+            and value.func.attr == "pop" and given.get(value.func.value.id) == {s.targets[0].id}
+        if popped or isinstance(value, gast.Constant) and value.value is None:
+            found.append(s)
     return found
 
 
