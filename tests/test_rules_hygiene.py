@@ -174,8 +174,6 @@ EXTRA_CALLS = [
     (scipy_spatial.squareform_transpose, [R(3, 3), 1], {}, (0,), None),
     (scipy_sparse.sparse_left_product, [scipy.sparse.csr_array(R(3, 4)), R(4, 2)], {}, (1,), None),
     (scipy_sparse.sparse_right_product, [R(3), scipy.sparse.csc_matrix(R(3, 4))], {}, (0,), None),
-    (scipy_sparse.sparse_left_product, [scipy.sparse.csr_array(R(4, 3)), R(4, 2), True], {}, (1,), None),
-    (scipy_sparse.sparse_right_product, [R(4), scipy.sparse.csc_matrix(R(3, 4)), True], {}, (0,), None),
     (scipy_sparse.sparse_solve, [scipy.sparse.csc_array(R(3, 3) + 4 * np.eye(3)), R(3, 2)], {}, (1,), None),
     (numpy_products.cross_grad, [R(4, 3), R(4, 3), R(3), -1, -1, -1, None, 1], {}, (0, 1), None),
     (numpy_joining.split_grad, [[R(2), R(0), R(3)], R(4), [2, 1], 0], {}, (0,), None),
