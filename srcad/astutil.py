@@ -168,14 +168,15 @@ def walk(node):
     child_fields = _CHILD_FIELDS
     while todo:
         node = take()
-        fields = child_fields.get(type(node))
+        fields = child_fields.get(node.__class__)
         if fields is None:
             if not isinstance(node, gast.AST):
                 continue  # a list's string (``global a, b``) or None (``{**d}``'s key)
             fields = _child_fields(node)
+        held = node.__dict__  # (a node's fields live there: read without getattr's lookup)
         for field in fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
+            value = held.get(field)
+            if value.__class__ is list:
                 extend(value)
             elif value is not None:
                 append(value)
@@ -201,24 +202,29 @@ def _names(node, ctx):
     child_fields = _CHILD_FIELDS
     while todo:
         node = take()
-        if isinstance(node, gast.Name):
+        cls = node.__class__
+        if cls is _NAME:
             if isinstance(node.ctx, ctx):
                 found.add(node.id)
             if node.annotation is not None:  # a parameter's annotation
                 append(node.annotation)
             continue
-        fields = child_fields.get(type(node))
+        fields = child_fields.get(cls)
         if fields is None:
             if not isinstance(node, gast.AST):
                 continue  # a string or None in a list (``walk``)
             fields = _child_fields(node)
+        held = node.__dict__
         for field in fields:
-            value = getattr(node, field, None)
-            if isinstance(value, list):
+            value = held.get(field)
+            if value.__class__ is list:
                 extend(value)
             elif value is not None:
                 append(value)
     return found
+
+
+_NAME = gast.Name  # (no pass subclasses a node class: the class itself is compared)
 
 
 def names_read(node):
