@@ -3,7 +3,10 @@
 updates, what it stores by an attribute, and whether it changes nothing outside. Read from its
 summary (``memory_summaries``).
 """
+import inspect
+
 import gast
+import numpy as np
 
 from .. import astutil as A
 from .memory import _summary_flow
@@ -37,7 +40,28 @@ def defaults_updated_by_helper(call):
     callee = A.anno(call, "callee")
     summary = helper_summary(callee.obj, _summary_flow) if callee is not None and callee.kind == "object" else None
     bound = bind_call(callee.obj, call) if summary is not None else None
-    return [] if bound is None else sorted(p for p in summary[1] if p not in bound)
+    if bound is None:
+        return []
+    defaults = _defaults(callee.obj)
+    # ``acc *= 2`` on a number (a string, a tuple of them) binds a new object: the default stays as it was
+    return sorted(p for p in summary[1] if p not in bound and not (p in defaults and _unchangeable(defaults[p])))
+
+
+def _defaults(fn):
+    """parameter -> default object, as ``bind_call`` reads the signature (a partial's keywords too)."""
+    try:
+        parameters = inspect.signature(getattr(fn, "__srcad_function__", fn), follow_wrapped=False).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {name: p.default for name, p in parameters.items() if p.default is not inspect.Parameter.empty}
+
+
+def _unchangeable(value):
+    """Can no update in place change ``value``? A number, string, bytes or ``None`` (NumPy's number
+    and bool scalars too, not a 0-d array nor a structured np.void, a view), or a tuple of them."""
+    if type(value) is tuple:
+        return all(_unchangeable(v) for v in value)
+    return type(value) in (int, float, complex, bool, str, bytes, type(None)) or isinstance(value, (np.number, np.bool_))
 
 
 def changes_nothing_outside(call):
