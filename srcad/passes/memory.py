@@ -34,6 +34,7 @@ and loop passes do).
 ['v']
 """
 import copy
+import functools
 import types
 
 import gast
@@ -45,7 +46,7 @@ from ..sharing import copy_for_calls
 from .call_options import makes_object_array, out_argument, overwritten_arguments
 from .fresh import MUTATING_METHODS, known_pure, observes_nothing, shape_query, value_reads
 from .memory_refusals import object_array_refusal, out_argument_refusal
-from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag
+from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag, tested_flags
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import Updates, globals_of
 from .memory_scan import makes_index_array
@@ -98,7 +99,8 @@ class _Flow(Updates):
             if self.check and isinstance(s, gast.Break) and self.breaks:
                 self.breaks[-1].append(state)
                 return None
-            if self.check and self.splits < MAX_SPLITS and sets_a_tested_flag(s, stmts[k + 1:]):
+            if (self.check and self.splits < MAX_SPLITS and sets_a_tested_flag(s, stmts[k + 1:])
+                    and self.known_test(s, state) is None):  # (a known test runs one branch: ``stmt``)
                 # ``if c: ...; skip = True`` then ``if not skip: ...``: the rest of the block is
                 # followed on each path, where the flag is known (a return or break out of a
                 # loop, lowered to flags, does not meet the updates after it)
@@ -107,17 +109,42 @@ class _Flow(Updates):
                 rest = list(stmts[k + 1:])
                 taken = self.block(list(s.body) + rest, state.copy())
                 return self.branches_joined(s, taken, self.block(list(s.orelse) + rest, state))
+            if self.check and isinstance(s, (gast.For, gast.While)):
+                exits = self.loop_exits(s, state)
+                by_flags = self.exits_by_tested_flags(exits, stmts[k + 1:])
+                if len(by_flags) > 1:
+                    # a return in a nested loop breaks out with its flags set (``_skip1 = True``)
+                    # and the returned value bound: the rest of the block, which tests those
+                    # flags, is followed from each kind of exit, where the flags are known
+                    self.splits += 1
+                    after = None
+                    for exit_state in by_flags:
+                        after = self.joined(after, self.block(stmts[k + 1:], exit_state))
+                    return after
+                state = functools.reduce(self.joined, exits)
+                continue
             state = self.stmt(s, state)
         return state
+
+    def exits_by_tested_flags(self, exits, rest):
+        """The loop's ``exits`` joined where they agree on the flags ``rest`` tests (one state
+        if they all do, or the splits are spent)."""
+        if self.splits >= MAX_SPLITS:
+            return [functools.reduce(self.joined, exits)]
+        tested = tested_flags({n for e in exits for n in e.flags}, rest)
+        groups = {}
+        for e in exits:
+            key = tuple(sorted((n, e.flags[n]) for n in tested if n in e.flags))
+            groups[key] = self.joined(groups.get(key), e)
+        return list(groups.values())
 
     def stmt(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s, self.names_read(s.test), state)
-            # a flag known on this path, checking: one branch runs
-            region = isinstance(s.test, gast.Name) and A.anno(s.test, "region") is not None
-            known = state.flags.get(s.test.id) if self.check and isinstance(s.test, gast.Name) else None
-            if known is not None and not region:
+            known = self.known_test(s, state)
+            if known is not None:  # one branch runs
                 return self.block(s.body if known else s.orelse, state)
+            region = isinstance(s.test, gast.Name) and A.anno(s.test, "region") is not None
             after = self.branches_joined(s, self.block(s.body, state.copy()), self.block(s.orelse, state))
             if region and after is not None:  # a try region's flag turns False where its body raises
                 after.flags.pop(s.test.id, None)
@@ -134,6 +161,13 @@ class _Flow(Updates):
             return self.effect(s, state)
         self.reads(s, self.names_read(s), state)
         return state
+
+    def known_test(self, s, state):
+        """Checking, the True or False the test of the ``if`` ``s`` holds on every path to
+        ``state`` (a flag; not a try region's, which turns False where its body raises), or None."""
+        if not self.check or not isinstance(s.test, gast.Name) or A.anno(s.test, "region") is not None:
+            return None
+        return state.flags.get(s.test.id)
 
     def made_earlier(self, state, stmts):
         """``state`` on a path that does not run ``stmts`` now: what they made is from an earlier run."""
@@ -162,11 +196,16 @@ class _Flow(Updates):
         return join(a, b)
 
     def loop(self, s, state):
-        """The facts after the loop ``s``: its body read to a fixpoint of the loop head's facts.
-        Each pass reports its statements (``on_statement``); the last, which starts from the
-        fixpoint, reports last, so what a listener keeps per statement is the fixpoint's (a
-        listener keeps the latest facts, or their union or intersection, which earlier passes,
-        starting from fewer facts, do not change)."""
+        """The facts after the loop ``s`` (``loop_exits``, joined)."""
+        return functools.reduce(self.joined, self.loop_exits(s, state))
+
+    def loop_exits(self, s, state):
+        """The facts at each exit of the loop ``s`` from the facts ``state`` before it: first at
+        its head (its body read to a fixpoint of the loop head's facts), then at each break of
+        the last pass. Each pass reports its statements (``on_statement``); the last, which
+        starts from the fixpoint, reports last, so what a listener keeps per statement is the
+        fixpoint's (a listener keeps the latest facts, or their union or intersection, which
+        earlier passes, starting from fewer facts, do not change)."""
         head = s.iter if isinstance(s, gast.For) else s.test
         self.reads(s, self.names_read(head), state)
         # what the body made on an earlier run (an outer loop's last pass) is older than anything
@@ -180,9 +219,7 @@ class _Flow(Updates):
             entry = joined
         else:  # (never met: the facts only grow, and finitely) a final pass reports the last facts
             end, breaks = self._pass(s, entry)
-        for state in breaks:  # the loop ends at its head, or at a break
-            entry = self.joined(entry, state)
-        return entry
+        return [entry, *breaks]  # the loop ends at its head, or at a break
 
     def _pass(self, s, entry):
         """One pass of the body of the loop ``s`` from the loop-head facts ``entry``: the facts

@@ -99,13 +99,22 @@ def sets_a_tested_flag(s, rest):
     set_here = {t.targets[0].id for t in A.walk_statements(list(s.body) + list(s.orelse))
                 if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
                 and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
-    if not set_here:
-        return False
+    return bool(tested_flags(set_here, rest))
+
+
+def tested_flags(names, rest):
+    """The ``names`` that an ``if`` among the statements ``rest`` tests, itself or negated
+    (``_t3 = not _skip1`` then ``if _t3:``)."""
+    negations = {}  # a name bound to the negation of one of ``names`` -> that name
+    tested = set()
     for t in rest:
         if (isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.UnaryOp)
                 and isinstance(t.value.op, gast.Not) and isinstance(t.value.operand, gast.Name)
-                and t.value.operand.id in set_here):
-            set_here.add(t.targets[0].id)
-        if isinstance(t, gast.If) and isinstance(t.test, gast.Name) and t.test.id in set_here:
-            return True
-    return False
+                and (t.value.operand.id in names or t.value.operand.id in negations)):
+            negations[t.targets[0].id] = negations.get(t.value.operand.id, t.value.operand.id)
+        if isinstance(t, gast.If) and isinstance(t.test, gast.Name):
+            if t.test.id in names:
+                tested.add(t.test.id)
+            elif t.test.id in negations:
+                tested.add(negations[t.test.id])
+    return tested
