@@ -17,7 +17,7 @@ import pytest
 
 import srcad
 from lang_checks import check_all_modes
-from srcad.passes.memory_calls import _unchangeable
+from srcad.passes.memory_calls import cannot_change_in_place
 
 X = np.array([0.3, -0.7, 0.45, 0.9])
 
@@ -88,7 +88,7 @@ def test_an_array_default_updated_by_a_helper_is_still_refused():
     (np.zeros(1, dtype=[("a", float)])[0], False),  # a structured scalar is a view of its array
 ])
 def test_which_defaults_no_update_in_place_can_change(value, unchangeable):
-    assert _unchangeable(value) is unchangeable
+    assert cannot_change_in_place(value) is unchangeable
 
 
 # ---- 2. a return in a nested loop ------------------------------------------------------------

@@ -46,7 +46,7 @@ from ..sharing import copy_for_calls
 from .call_options import makes_object_array, out_argument, overwritten_arguments
 from .fresh import MUTATING_METHODS, known_pure, observes_nothing, shape_query, value_reads
 from .memory_refusals import object_array_refusal, out_argument_refusal
-from .memory_state import MAX_SPLITS, State, join, note_flag, sets_a_tested_flag, tested_flags
+from .memory_state import MAX_SPLITS, State, flags_tested, join, note_flag, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import Updates, globals_of
 from .memory_scan import makes_index_array
@@ -131,7 +131,7 @@ class _Flow(Updates):
         if they all do, or the splits are spent)."""
         if self.splits >= MAX_SPLITS:
             return [functools.reduce(self.joined, exits)]
-        tested = tested_flags({n for e in exits for n in e.flags}, rest)
+        tested = flags_tested({n for e in exits for n in e.flags}, rest)
         groups = {}
         for e in exits:
             key = tuple(sorted((n, e.flags[n]) for n in tested if n in e.flags))

@@ -44,7 +44,8 @@ def defaults_updated_by_helper(call):
         return []
     defaults = _defaults(callee.obj)
     # ``acc *= 2`` on a number (a string, a tuple of them) binds a new object: the default stays as it was
-    return sorted(p for p in summary[1] if p not in bound and not (p in defaults and _unchangeable(defaults[p])))
+    return sorted(p for p in summary[1]
+                  if p not in bound and not (p in defaults and cannot_change_in_place(defaults[p])))
 
 
 def _defaults(fn):
@@ -56,12 +57,13 @@ def _defaults(fn):
     return {name: p.default for name, p in parameters.items() if p.default is not inspect.Parameter.empty}
 
 
-def _unchangeable(value):
+def cannot_change_in_place(value):
     """Can no update in place change ``value``? A number, string, bytes or ``None`` (NumPy's number
     and bool scalars too, not a 0-d array nor a structured np.void, a view), or a tuple of them."""
     if type(value) is tuple:
-        return all(_unchangeable(v) for v in value)
-    return type(value) in (int, float, complex, bool, str, bytes, type(None)) or isinstance(value, (np.number, np.bool_))
+        return all(cannot_change_in_place(v) for v in value)
+    return (type(value) in (int, float, complex, bool, str, bytes, type(None))
+            or isinstance(value, (np.number, np.bool_)))
 
 
 def changes_nothing_outside(call):

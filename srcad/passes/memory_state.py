@@ -99,10 +99,10 @@ def sets_a_tested_flag(s, rest):
     set_here = {t.targets[0].id for t in A.walk_statements(list(s.body) + list(s.orelse))
                 if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
                 and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
-    return bool(tested_flags(set_here, rest))
+    return bool(flags_tested(set_here, rest))
 
 
-def tested_flags(names, rest):
+def flags_tested(names, rest):
     """The ``names`` that an ``if`` among the statements ``rest`` tests, itself or negated
     (``_t3 = not _skip1`` then ``if _t3:``)."""
     negations = {}  # a name bound to the negation of one of ``names`` -> that name
