@@ -9,7 +9,7 @@ can see the object change, so it is done only where: the class is a dataclass wh
 constructor only stores its fields (``records.record_fields``), not frozen; the name is bound
 once in the function, by ``p = Params(...)``; it is read only as ``p.field`` of a field
 (methods excepted: one may give back or keep its ``self``) and inside a ``return``, after which
-nothing reads it; it is used in no nested function, lambda or comprehension; and each store
+nothing reads it (none inside a ``try`` with a ``finally``, which runs after the return); it is used in no nested function, lambda or comprehension; and each store
 is a statement ``p.field = value`` of a field. Any other store on such a name is refused
 where ``normalize`` meets it, saying which condition failed (``local_objects.unlowered_object``).
 """
@@ -90,7 +90,16 @@ def _why_not(node, name, cls, stores):
         if t.attr not in fields:
             return f"'{t.attr}' is no field of {cls.__qualname__} (its fields: {', '.join(fields)}): declare it one"
     nested = {id(n) for s in A.walk(node) if isinstance(s, SCOPES) and s is not node for n in A.walk(s)}
-    returned = {id(n) for s in A.walk(node) if isinstance(s, gast.Return) and id(s) not in nested for n in A.walk(s)}
+    # a return inside a try with a finally is not the last thing done: the finally may still set a field
+    finished_later = {id(n) for s in A.walk(node) if isinstance(s, gast.Try) and s.finalbody
+                      for part in (s.body, s.handlers, s.orelse) for b in part for n in A.walk(b)}
+    returns = [s for s in A.walk(node) if isinstance(s, gast.Return) and id(s) not in nested]
+    for s in returns:
+        if id(s) in finished_later and any(isinstance(n, gast.Name) and n.id == name for n in A.walk(s)):
+            return (f"line {getattr(s, 'lineno', '?')} returns it inside a try whose finally runs after the "
+                    f"return and may set its fields: return a record built before the try, or "
+                    f"{name} = dataclasses.replace({name}, field=value)")
+    returned = {id(n) for s in returns for n in A.walk(s)}
     parents = {id(c): p for p in A.walk(node) for c in gast.iter_child_nodes(p)}
     bindings = 0
     for n in A.walk(node):

@@ -1,0 +1,83 @@
+"""Red team of the round's new acceptances (helper 182): a record's field set in a finally after
+the record is returned, an alternative constructor rebound or given other defaults after the
+code was compiled."""
+import dataclasses
+
+import numpy as np
+import pytest
+
+import srcad
+from lang_checks import check_all_modes, refused
+
+
+@dataclasses.dataclass
+class Params:
+    w: np.ndarray
+    b: float = 0.5
+
+
+def returned_then_set_in_finally(x):
+    p = Params(x, 2.0)
+    try:
+        return p
+    finally:
+        p.w = x * 3.0  # runs after the return: the record returned has this w
+
+
+def through_finally(x):
+    return np.sum(returned_then_set_in_finally(x).w)
+
+
+X = np.array([0.3, -0.5, 0.8])
+
+
+def test_a_record_returned_inside_a_try_with_a_finally_is_refused():
+    refused(through_finally, X.copy(), line_text="p.w = x * 3.0",
+            message="returns it inside a try whose finally runs after the return")
+
+
+class Model:
+    def __init__(self, w, k=1.0):
+        self.w = w
+        self.k = k
+
+    @classmethod
+    def from_params(cls, w, k=3.0):
+        v = w * 2.0
+        return cls(v, k=k)
+
+    @classmethod
+    def from_sines(cls, w, k=3.0):
+        return cls(np.sin(w), k=k)
+
+    def loss(self, x):
+        return np.sum(self.w * x) * self.k
+
+
+def built_by_class_method(x):
+    m = Model.from_params(x)
+    return m.loss(x)
+
+
+def test_a_class_method_rebound_after_compiling_compiles_anew():
+    gradient = srcad.grad(built_by_class_method)
+    gradient(X.copy())
+    original = Model.__dict__["from_params"]
+    Model.from_params = Model.__dict__["from_sines"]
+    try:
+        assert srcad.value_and_grad(built_by_class_method)(X.copy())[0] == pytest.approx(built_by_class_method(X))
+        check_all_modes(built_by_class_method, (X.copy(),))
+    finally:
+        Model.from_params = original
+
+
+def test_a_class_method_given_other_defaults_compiles_with_them():
+    gradient = srcad.grad(built_by_class_method)
+    gradient(X.copy())
+    function = Model.__dict__["from_params"].__func__
+    function.__defaults__ = (7.0,)  # not what its source says
+    try:
+        assert srcad.value_and_grad(built_by_class_method)(X.copy())[0] == pytest.approx(built_by_class_method(X))
+        check_all_modes(built_by_class_method, (X.copy(),))
+    finally:
+        function.__defaults__ = (3.0,)
