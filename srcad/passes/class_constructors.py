@@ -10,7 +10,9 @@ that is provably so: the statement binds one name; ``Model.from_params`` is a cl
 class of the function's module, a plain function of that module (positional parameters with
 literal defaults, no decorator, closure, ``*args``, ``**kwargs``, generator), which reads no
 name the function binds, and whose body uses ``cls`` only as ``return cls(...)``, its last
-statement and its only ``return``, without ``*``/``**``. Anything else is left as it was.
+statement and its only ``return``, without ``*``/``**``. Anything else is left as it was. The
+code is guarded on the function ``Model.from_params`` holds, its code and defaults, and the
+body is given the defaults the function holds (set since, they may differ from its source's).
 """
 import inspect
 import types
@@ -18,6 +20,7 @@ import types
 import gast
 
 from .. import astutil as A
+from ..astutil import LITERAL_TYPES
 from ..errors import SrcadError
 from .callees import dotted, lookup_path, path_expr
 from .local_classes import fresh_in
@@ -59,6 +62,9 @@ def _made_by_class_method(s, source, locals_):
     if not isinstance(method, classmethod) or not isinstance(method.__func__, types.FunctionType):
         return None
     fn = method.__func__
+    # guarded: its body is pasted, so the method rebound on the class (or its defaults) means new code
+    if lookup_path(parts + ["__func__"], source) is not fn:
+        return None
     code = fn.__code__
     if (fn.__globals__ is not source.globals or fn.__closure__ or code.co_filename != source.filename
             or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR)
@@ -70,6 +76,10 @@ def _made_by_class_method(s, source, locals_):
         fdef = A.deepcopy(capture(fn).node)
     except SrcadError:
         return None
+    held = fn.__defaults__ or ()  # (guarded with the function) its source may say another value
+    if len(held) != len(fdef.args.defaults) or any(type(d) not in LITERAL_TYPES for d in held):
+        return None
+    fdef.args.defaults = [A.const(d) for d in held]
     me = fdef.args.args[0].id
     last = fdef.body[-1] if fdef.body else None
     made = last.value if isinstance(last, gast.Return) else None
@@ -79,7 +89,6 @@ def _made_by_class_method(s, source, locals_):
     nested = {id(n) for d in A.walk(fdef) if isinstance(d, SCOPES) and d is not fdef for n in A.walk(d)}
     if (sum(isinstance(n, gast.Return) and id(n) not in nested for n in A.walk(fdef)) != 1
             or sum(isinstance(n, gast.Name) and n.id == me for n in A.walk(fdef)) != 2  # (its parameter, the call)
-            or any(not isinstance(d, gast.Constant) for d in fdef.args.defaults)
             or any(isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)) for n in A.walk(fdef))
             or (A.names_read(fdef) - _bound(fdef)) & locals_):
         return None
