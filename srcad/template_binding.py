@@ -6,6 +6,7 @@ import inspect
 import types
 
 import gast
+import numpy as np
 
 from . import astutil as A, facts
 from .errors import SrcadError
@@ -64,6 +65,10 @@ def bind(rule, args, keywords, site):
         if p.name in bound or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         if p.name in runs_with:  # what the function ran with, whatever default the rule writes
+            if runs_with[p.name] is None:
+                raise site.error(f"the call of {site.what} leaves out '{p.name}', whose default in the function is "
+                                 f"not a literal srcad can give your rule (it would see its own default, not what "
+                                 f"the function ran with); pass {p.name} in the call")
             bound[p.name] = runs_with[p.name]
             continue
         if p.default is inspect.Parameter.empty:
@@ -81,7 +86,8 @@ def bind(rule, args, keywords, site):
 def _function_defaults(rule):
     """For a rule of yours, the literal defaults of the function it is for, by name: a call
     that leaves a parameter out runs the function with its default, which the rule must see
-    (a rule's ``scale=5.0`` for the function's ``scale=2.0`` gave the derivative at 5.0)."""
+    (a rule's ``scale=5.0`` for the function's ``scale=2.0`` gave the derivative at 5.0);
+    None for a default that is no literal (an array), which a call may not leave out."""
     if getattr(rule, "_own", True):
         return {}
     try:
@@ -90,13 +96,14 @@ def _function_defaults(rule):
         return {}
     found = {}
     for p in params:
-        if p.default is not inspect.Parameter.empty:
+        if p.default is not inspect.Parameter.empty and p.default is not np._NoValue:  # (NumPy's "not given")
             try:
                 found[p.name] = _literal(p.default, rule)
             except SrcadError:
-                pass  # not written as a literal: the rule's own default, as before
+                found[p.name] = None  # (the rule's own default would be a guess: refused at the call)
     function = inspect.unwrap(rule.key)
-    if found and isinstance(function, types.FunctionType):  # pasted: rebinding them recompiles
+    pasted = any(v is not None for v in found.values())
+    if pasted and isinstance(function, types.FunctionType):  # rebinding them recompiles
         facts.record(function, ("__defaults__",), function.__defaults__)
         for name, value in (function.__kwdefaults__ or {}).items():
             facts.record(function, ("__kwdefaults__", name), value)

@@ -8,6 +8,7 @@ import pytest
 
 import srcad
 from lang_checks import check_all_modes, refused
+from srcad.testing import check_grads
 
 
 @dataclasses.dataclass
@@ -81,3 +82,30 @@ def test_a_class_method_given_other_defaults_compiles_with_them():
         check_all_modes(built_by_class_method, (X.copy(),))
     finally:
         function.__defaults__ = (3.0,)
+
+
+SCALES = np.array([2.0, 3.0, 4.0])
+
+
+@srcad.custom_vjp
+def scaled_by_default(x, s=SCALES):
+    return x * s
+
+
+@scaled_by_default.defvjp
+def scaled_by_default_vjp(y, x, s=1.0):  # a literal for the function's array: not what ran
+    d[x] += d[y] * s
+
+
+def leaves_out_an_array_default(x):
+    return np.sum(scaled_by_default(x) ** 2)
+
+
+def passes_it(x):
+    return np.sum(scaled_by_default(x, SCALES) ** 2)
+
+
+def test_a_rule_for_a_call_leaving_out_a_default_that_is_no_literal_is_refused():
+    refused(leaves_out_an_array_default, X.copy(), line_text="scaled_by_default(x) ** 2",
+            message="leaves out 's', whose default in the function is not a literal")
+    check_grads(passes_it, (X.copy(),))  # (a vjp rule only: reverse mode)
