@@ -32,9 +32,18 @@ def through_finally(x):
 X = np.array([0.3, -0.5, 0.8])
 
 
+def a_field_returned_then_set_in_finally(x):
+    p = Params(x, 2.0)
+    try:
+        return np.sum(p.w ** 2)  # the value is made before the finally runs
+    finally:
+        p.w = x * 3.0
+
+
 def test_a_record_returned_inside_a_try_with_a_finally_is_refused():
     refused(through_finally, X.copy(), line_text="p.w = x * 3.0",
             message="returns it inside a try whose finally runs after the return")
+    check_all_modes(a_field_returned_then_set_in_finally, (X.copy(),))
 
 
 class Model:

@@ -94,12 +94,8 @@ def _why_not(node, name, cls, stores):
     finished_later = {id(n) for s in A.walk(node) if isinstance(s, gast.Try) and s.finalbody
                       for part in (s.body, s.handlers, s.orelse) for b in part for n in A.walk(b)}
     returns = [s for s in A.walk(node) if isinstance(s, gast.Return) and id(s) not in nested]
-    for s in returns:
-        if id(s) in finished_later and any(isinstance(n, gast.Name) and n.id == name for n in A.walk(s)):
-            return (f"line {getattr(s, 'lineno', '?')} returns it inside a try whose finally runs after the "
-                    f"return and may set its fields: return a record built before the try, or "
-                    f"{name} = dataclasses.replace({name}, field=value)")
-    returned = {id(n) for s in returns for n in A.walk(s)}
+    returned = {id(n) for s in returns if id(s) not in finished_later for n in A.walk(s)}
+    returned_early = {id(n) for s in returns if id(s) in finished_later for n in A.walk(s)}
     parents = {id(c): p for p in A.walk(node) for c in gast.iter_child_nodes(p)}
     bindings = 0
     for n in A.walk(node):
@@ -115,6 +111,10 @@ def _why_not(node, name, cls, stores):
         if isinstance(parent, gast.Attribute) and (id(parent) in stored or (
                 parent.attr in fields and isinstance(parent.ctx, gast.Load))):
             continue
+        if id(n) in returned_early:
+            return (f"line {line} returns it inside a try whose finally runs after the return and may set its "
+                    f"fields: return {name} after the try, or build the new record with "
+                    f"{name} = dataclasses.replace({name}, field=value)")
         if id(n) not in returned:
             return (f"it is used otherwise than by reading its fields (line {line}: passed on, bound to another "
                     f"name or a method called), so another name may see it change: build the new record instead, "
