@@ -1,6 +1,7 @@
 """Red team of the round's new acceptances (helper 182): a record's field set in a finally after
 the record is returned, an alternative constructor rebound or given other defaults after the
 code was compiled."""
+import collections
 import dataclasses
 
 import numpy as np
@@ -118,3 +119,21 @@ def test_a_rule_for_a_call_leaving_out_a_default_that_is_no_literal_is_refused()
     refused(leaves_out_an_array_default, X.copy(), line_text="scaled_by_default(x) ** 2",
             message="leaves out 's', whose default in the function is not a literal")
     check_grads(passes_it, (X.copy(),))  # (a vjp rule only: reverse mode)
+
+
+class Pair(collections.namedtuple("Pair", "w b")):
+    def loss(self, x):
+        return np.sum(self.w * x) + self.b
+
+
+PAIR = Pair(np.array([1.0, 2.0, 3.0]), 1.0)
+PAIR_LOSS = PAIR.loss  # a named tuple's class reads its attributes itself (tuple.__getattribute__)
+
+
+def call_a_named_tuples_stored_method(x):
+    return PAIR_LOSS(x) ** 2
+
+
+def test_a_stored_method_of_a_named_tuple_is_refused_not_a_crash():
+    with pytest.raises(srcad.SrcadError, match="PAIR_LOSS"):
+        srcad.grad(call_a_named_tuples_stored_method)(X.copy())

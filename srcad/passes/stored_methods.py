@@ -45,12 +45,12 @@ def global_stored_method(parts, source):
     ``cls`` (guarded on the function and the object's class); else None."""
     try:
         obj = lookup_path(parts, source)
-    except (KeyError, AttributeError):
+        if stored_method(obj) is None:
+            return None
+        function = lookup_path(parts + ["__func__"], source)
+        lookup_path(parts + ["__self__", "__class__"], source)  # (compiled for that class)
+    except (KeyError, AttributeError):  # (an object whose class reads its attributes itself: a tuple's)
         return None
-    if stored_method(obj) is None:
-        return None
-    function = lookup_path(parts + ["__func__"], source)
-    lookup_path(parts + ["__self__", "__class__"], source)  # (compiled for that class)
     return readable(function), path_expr(parts + ["__func__"]), path_expr(parts + ["__self__"]), receiver_class(obj)
 
 
