@@ -9,8 +9,9 @@ can see the object change, so it is done only where: the class is a dataclass wh
 constructor only stores its fields (``records.record_fields``), not frozen; the name is bound
 once in the function, by ``p = Params(...)``; it is read only as ``p.field`` of a field
 (methods excepted: one may give back or keep its ``self``) and inside a ``return``, after which
-nothing reads it (none inside a ``try`` with a ``finally``, which runs after the return); it is used in no nested function, lambda or comprehension; and each store
-is a statement ``p.field = value`` of a field. Any other store on such a name is refused
+nothing reads it (not one inside a ``try`` with a ``finally``, which runs after the return); it
+is used in no nested function, lambda or comprehension; and each store is a statement
+``p.field = value`` of a field. Any other store on such a name is refused
 where ``normalize`` meets it, saying which condition failed (``local_objects.unlowered_object``).
 """
 import dataclasses
