@@ -137,3 +137,58 @@ def call_a_named_tuples_stored_method(x):
 def test_a_stored_method_of_a_named_tuple_is_refused_not_a_crash():
     with pytest.raises(srcad.SrcadError, match="PAIR_LOSS"):
         srcad.grad(call_a_named_tuples_stored_method)(X.copy())
+
+
+class Base:
+    def __init__(self, w):
+        self.w = w
+
+    def loss(self, x):
+        return np.sum(self.w * x)
+
+
+class Doubled(Base):
+    def __init__(self, w):
+        super().__init__(w * 2.0)
+
+
+def made_here(x):
+    m = Base(x * 3.0)
+    return m.loss(x)
+
+
+def made_here_through_super(x):
+    m = Doubled(x)
+    return m.loss(x)
+
+
+def _cubed_loss(self, x):
+    return np.sum(self.w * x ** 3)
+
+
+def _init_times_seven(self, w):
+    self.w = w * 7.0
+
+
+def _init_times_seven_with_k(self, w, k=1.0):
+    self.w = w * 7.0
+    self.k = k
+
+
+@pytest.mark.parametrize("f, name, new", [
+    (made_here, "__init__", _init_times_seven),
+    (made_here, "loss", _cubed_loss),
+    (made_here_through_super, "__init__", _init_times_seven),  # (reached by super(): Base's own)
+    (made_here_through_super, "loss", _cubed_loss),
+    (built_by_class_method, "__init__", _init_times_seven_with_k),
+])
+def test_a_method_of_a_local_objects_class_rebound_after_compiling_compiles_anew(f, name, new):
+    cls = Model if f is built_by_class_method else Base
+    srcad.grad(f)(X.copy())
+    original = vars(cls)[name]
+    setattr(cls, name, new)
+    try:
+        assert srcad.value_and_grad(f)(X.copy())[0] == pytest.approx(f(X.copy()))
+        check_grads(f, (X.copy(),))
+    finally:
+        setattr(cls, name, original)

@@ -8,11 +8,12 @@ function or comprehension: ``super_calls``) and which ``Base.m(self, ...)`` (``b
 import dataclasses
 import inspect
 import math
+import sys
 import types
 
 import gast
 
-from .. import astutil as A
+from .. import astutil as A, facts
 from .callees import dotted, local_names, lookup_path
 from .local_functions import SCOPES
 
@@ -57,6 +58,34 @@ def called_class(call, locals_, source):
         return lookup_path(parts, source)  # guarded: the class rebound means new code
     except (KeyError, AttributeError):
         return None
+
+
+def guard_method(call, key, source):
+    """Guard the code on the method ``key`` (``(class, name)``, the class whose own attribute
+    it is) that the object the construction ``call`` makes (``made_class``) runs: pasted into
+    the code, it rebound on the class (or its defaults set) since means new code, as rebinding
+    the class does. One Python finds on the object is guarded as ``C.name`` (``C`` as your code
+    names it), one a ``super()`` call reaches past it as its class's own, named in its module."""
+    owner, name = key
+    parts = dotted(call.func)
+    try:
+        if getattr(lookup_path(parts, source), name) is getattr(owner, name):
+            lookup_path(parts + [name], source)
+            return
+    except (KeyError, AttributeError, TypeError):
+        pass
+    path = owner.__qualname__.split(".")
+    scope = vars(sys.modules[owner.__module__]) if owner.__module__ in sys.modules else {}
+    found = scope.get(path[0])
+    for attr in path[1:]:
+        found = getattr(found, attr, None)
+    if found is not owner:
+        raise Refused(f"srcad cannot name {owner.__qualname__} in its module to check its {name} when the code "
+                      f"runs: define the class at the top level of module {owner.__module__}")
+    function = vars(owner)[name]
+    facts.record(scope, path + [name], function)
+    if isinstance(function, types.FunctionType):
+        facts.record(function, ("__defaults__",), function.__defaults__)
 
 
 def name_temporary_objects(node, source, locals_):

@@ -44,8 +44,8 @@ from ..errors import SrcadError
 from .callees import local_names
 from .class_constructors import read_alternative_constructors
 from .class_reads import class_read, read_through_class
-from .local_classes import (Refused, attributes_set, base_call, called_method, dataclass_init, fresh_in, init_fields,
-                            made_class, name_temporary_objects, super_calls)
+from .local_classes import (Refused, attributes_set, base_call, called_method, dataclass_init, fresh_in, guard_method,
+                            init_fields, made_class, name_temporary_objects, super_calls)
 from .local_functions import SCOPES
 from .object_edits import Hoisted, Replace, Statement, first_in_statement
 
@@ -193,6 +193,7 @@ class _Lowering:
         if key in self.functions:
             return self.functions[key]
         owner, name = key
+        guard_method(self.assign.value, key, self.source)
         fn = vars(owner)[name] if owner is not None else None
         fn = fn.fget if isinstance(fn, property) else fn  # (read, not called: ``read_through_class``)
         if not isinstance(fn, types.FunctionType):
