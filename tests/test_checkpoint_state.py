@@ -233,7 +233,8 @@ def custom_vjp_draws(x):
 
 
 PROBE_REFUSED = [
-    (user_method_named_like_an_arrays, (1.3, [Ticker()]), "the call .item() on 'c' may change the object",
+    # (c.item() is Ticker.item where c is a Ticker: named like ndarray.item, it is read as the class's)
+    (user_method_named_like_an_arrays, (1.3, [Ticker()]), "Ticker.item(...) stores the attribute .n of an object",
      "before the loop"),
     (property_with_an_effect, (1.3, Schedule()), "reading .rate of 's' runs code of yours (a property of Schedule)",
      "read what the loop needs into a variable before the loop"),
