@@ -46,7 +46,7 @@ from ..sharing import copy_for_calls
 from .call_options import makes_object_array, out_argument, overwritten_arguments
 from .fresh import MUTATING_METHODS, known_pure, observes_nothing, shape_query, value_reads
 from .memory_refusals import object_array_refusal, out_argument_refusal
-from .memory_state import MAX_SPLITS, State, flags_tested, join, note_flag, sets_a_tested_flag
+from .memory_state import MAX_SPLITS, State, flag_value, flags_tested, join, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import Updates, globals_of
 from .memory_scan import makes_index_array
@@ -154,9 +154,11 @@ class _Flow(Updates):
         if self.on_statement is not None:
             self.on_statement(s, state)
         if isinstance(s, gast.Assign):
-            if isinstance(s.targets[0], gast.Name):
-                note_flag(state, s.targets[0].id, s.value)
-            return self.assign(s, state)
+            flag = flag_value(state, s.value) if isinstance(s.targets[0], gast.Name) else None
+            state = self.assign(s, state)  # (which forgets the flag the name held: ``bind``)
+            if flag is not None:
+                state.flags[s.targets[0].id] = flag
+            return state
         if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
             return self.effect(s, state)
         self.reads(s, self.names_read(s), state)
@@ -240,6 +242,7 @@ class _Flow(Updates):
 
     def bind(self, state, name, memory, s):
         state.names[name] = memory
+        state.flags.pop(name, None)  # any binding but ``name = True`` (``stmt``): a loop's target too
         self.note_holder(name, memory.own | memory.inner | memory.listy)
         state.stale.pop(name, None)
         self.bindings += 1

@@ -72,7 +72,7 @@ def join(a, b):
     return a if b is None else a.join(b)
 
 
-def _flag_value(state, rhs):
+def flag_value(state, rhs):
     """The True or False ``rhs`` is on every path to ``state``, or None."""
     if isinstance(rhs, gast.Constant) and isinstance(rhs.value, bool):
         return rhs.value
@@ -80,14 +80,6 @@ def _flag_value(state, rhs):
         known = state.flags.get(rhs.operand.id)
         return None if known is None else not known
     return None
-
-
-def note_flag(state, name, rhs):
-    value = _flag_value(state, rhs)
-    if value is None:
-        state.flags.pop(name, None)
-    else:
-        state.flags[name] = value
 
 
 def sets_a_tested_flag(s, rest):
