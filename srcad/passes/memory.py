@@ -106,6 +106,8 @@ class _Flow(Updates):
                 # loop, lowered to flags, does not meet the updates after it)
                 self.splits += 1
                 self.reads(s, self.names_read(s.test), state)
+                if A.anno(s.test, "region") is not None:  # (as ``stmt``) it turns False where the body raises
+                    state.flags.pop(s.test.id, None)
                 rest = list(stmts[k + 1:])
                 taken = self.block(list(s.body) + rest, state.copy())
                 return self.branches_joined(s, taken, self.block(list(s.orelse) + rest, state))
