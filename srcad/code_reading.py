@@ -78,7 +78,7 @@ def attribute_now(obj, attr):
     owner = obj if isinstance(obj, type) else type(obj)
     if installed_class(owner) and installed_class(type(owner)):  # (a class: its metaclass too)
         return getattr(obj, attr)
-    if owner.__getattribute__ is not object.__getattribute__ and not isinstance(obj, type):
+    if defines_getattribute(owner) and not isinstance(obj, type):
         raise AttributeError(f"{owner.__qualname__} defines __getattribute__: {attr} is read when the code runs")
     static = inspect.getattr_static(obj, attr, _ABSENT)
     if static is _ABSENT:
@@ -87,7 +87,8 @@ def attribute_now(obj, attr):
 
     if not hasattr(type(static), "__get__") or isinstance(static, (
             types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
-            types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type, custom_vjp)):
+            types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type, custom_vjp,
+            _NAMED_TUPLE_FIELD)):
         return getattr(obj, attr)
     if isinstance(obj, type) and type(static) is property:  # read on the class: the property itself
         return static
@@ -95,6 +96,14 @@ def attribute_now(obj, attr):
 
 
 _ABSENT = object()
+
+
+def defines_getattribute(cls):
+    """Does a class of yours in ``cls``'s bases define ``__getattribute__`` (one of Python's, as
+    tuple's or list's, runs no code of yours)?"""
+    return any("__getattribute__" in vars(klass) and not installed_class(klass) for klass in cls.__mro__)
+# the C-level descriptor of a namedtuple's field (cfg.loss): it reads a tuple item, no code of yours
+_NAMED_TUPLE_FIELD = type(__import__("collections").namedtuple("_Record", "field").field)
 
 
 def installed_object(obj):

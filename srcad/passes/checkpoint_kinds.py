@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import astutil as A
 from .. import registry, runtime
-from ..code_reading import attribute_now, installed_class, installed_file
+from ..code_reading import attribute_now, defines_getattribute, installed_class, installed_file
 from ..naming import BUILTIN
 from ..rule_templates import ElementwiseRule, PartialsRule
 from ..rules.records import new_record
@@ -81,7 +81,7 @@ def attribute_problem(cls, attr):
         return None  # NumPy's, Python's, a package's: its attributes only read it
     if issubclass(cls, _RANDOM_STATES):
         return "a random generator"
-    if any("__getattribute__" in klass.__dict__ and not installed_class(klass) for klass in cls.__mro__):
+    if defines_getattribute(cls):
         return f"{cls.__name__} defines __getattribute__"
     for klass in cls.__mro__:
         if attr in klass.__dict__:
