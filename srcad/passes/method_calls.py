@@ -196,7 +196,7 @@ def library_code(function):
     from ..code_reading import installed_file
 
     return (registry.lookup(registry.VJP, function) is not None or registry.is_nondifferentiable(function)
-            or installed_file(function.__code__.co_filename))
+            or not isinstance(function, types.FunctionType) or installed_file(function.__code__.co_filename))
 
 
 def class_path_of(cls, source):
@@ -252,11 +252,17 @@ def _through_class(call, receiver, method, class_path, source, plain="method"):
 
 def _binding(attr):
     """How the class attribute ``attr`` binds, if srcad calls it through its class: "method" for
-    a plain function (or a ``custom_vjp`` of one), "static" or "class" for a static or class
-    method of a plain function; None for anything else."""
+    a plain function (or a ``custom_vjp`` of one), "class" for a class method of a plain
+    function, "static" for a static method of a plain function or of one with a rule
+    (``staticmethod(np.tanh)``), and for a function with a rule stored on the class that binds
+    nothing when read through an object (``act = np.tanh``: a ufunc, a builtin); None for
+    anything else (``act = np.sum`` binds its object, as a plain function does)."""
     if isinstance(attr, (staticmethod, classmethod)):
-        return ("static" if isinstance(attr, staticmethod) else "class") \
-            if isinstance(attr.__func__, types.FunctionType) else None
+        if isinstance(attr, classmethod):
+            return "class" if isinstance(attr.__func__, types.FunctionType) else None
+        return "static" if isinstance(attr.__func__, types.FunctionType) or has_rule(attr.__func__) else None
+    if not hasattr(type(attr), "__get__") and has_rule(attr):
+        return "static"
     return "method" if isinstance(_function_of(attr), types.FunctionType) else None
 
 
