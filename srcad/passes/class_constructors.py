@@ -10,9 +10,12 @@ that is provably so: the statement binds one name; ``Model.from_params`` is a cl
 class of the function's module, a plain function of that module (positional parameters with
 literal defaults, no decorator, closure, ``*args``, ``**kwargs``, generator), which reads no
 name the function binds, and whose body uses ``cls`` only as ``return cls(...)``, its last
-statement and its only ``return``, without ``*``/``**``. Anything else is left as it was. The
-code is guarded on the function ``Model.from_params`` holds, its code and defaults, and the
-body is given the defaults the function holds (set since, they may differ from its source's).
+statement and its only ``return``, without ``*``/``**``; or as ``return cls.make(...)`` of
+another class method so written (``Model.make``, read through the same class as Python binds
+it; its body is a function defined in the function too, called in its place). Anything else
+is left as it was. The code is guarded on the function ``Model.from_params`` (and
+``Model.make``) holds, its code and defaults, and the body is given the defaults the function
+holds (set since, they may differ from its source's).
 """
 import inspect
 import types
@@ -37,16 +40,20 @@ def read_alternative_constructors(node, source, locals_):
             if not isinstance(statements, list):
                 continue
             for index in reversed(range(len(statements))):
-                made = _made_by_class_method(statements[index], source, locals_)
+                made = _made_by_class_method(statements[index], source, locals_, taken)
                 if made is not None:
-                    statements[index:index + 1] = _constructed(statements[index], *made, taken)
-                    defined.append(made[1])
+                    path, fdefs, keywords = made
+                    count = len(fdefs[0].body[-1].value.elts)  # (the first returns the arguments of cls(...))
+                    statements[index:index + 1] = _constructed(statements[index], path, fdefs[-1], count, keywords, taken)
+                    defined.extend(fdefs)
     node.body[:0] = defined  # (the definitions first: they bind nothing else)
 
 
-def _made_by_class_method(s, source, locals_):
-    """``(class path, the body as a FunctionDef returning cls's arguments, keyword names)`` for
-    ``name = C.method(...)`` of a class method so written (module docstring), else None."""
+def _made_by_class_method(s, source, locals_, taken):
+    """``(class path, the bodies as FunctionDefs, keyword names)`` for ``name = C.method(...)``
+    of a class method so written (module docstring), else None: the last body is the method's,
+    returning the arguments it gives ``cls``; those before it, the class methods it reaches
+    through ``return cls.other(...)`` (each given a fresh name in ``taken``)."""
     if not (isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
             and isinstance(s.value, gast.Call) and not any(isinstance(a, gast.Starred) for a in s.value.args)
             and all(k.arg is not None for k in s.value.keywords)):
@@ -58,12 +65,22 @@ def _made_by_class_method(s, source, locals_):
         cls = lookup_path(parts[:-1], source)  # guarded: the class rebound means new code
     except (KeyError, AttributeError):
         return None
-    method = inspect.getattr_static(cls, parts[-1], None) if isinstance(cls, type) else None
-    if not isinstance(method, classmethod) or not isinstance(method.__func__, types.FunctionType):
+    if not isinstance(cls, type):
+        return None
+    made = _constructor_bodies(parts[:-1], cls, parts[-1], source, locals_, taken, ())
+    return None if made is None else (parts[:-1], *made)
+
+
+def _constructor_bodies(path, cls, name, source, locals_, taken, reached):
+    """``(FunctionDefs, keyword names)`` of the class method ``cls.name`` (``cls`` at ``path``)
+    ending in ``return cls(...)``, or in ``return cls.other(...)`` of another such (``reached``:
+    the methods on the way, none met twice); None for anything else."""
+    method = inspect.getattr_static(cls, name, None)
+    if name in reached or not isinstance(method, classmethod) or not isinstance(method.__func__, types.FunctionType):
         return None
     fn = method.__func__
     # guarded: its body is pasted, so the method rebound on the class (or its defaults) means new code
-    if lookup_path(parts + ["__func__"], source) is not fn:
+    if lookup_path(path + [name, "__func__"], source) is not fn:
         return None
     code = fn.__code__
     if (fn.__globals__ is not source.globals or fn.__closure__ or code.co_filename != source.filename
@@ -83,8 +100,8 @@ def _made_by_class_method(s, source, locals_):
     me = fdef.args.args[0].id
     last = fdef.body[-1] if fdef.body else None
     made = last.value if isinstance(last, gast.Return) else None
-    if not (isinstance(made, gast.Call) and isinstance(made.func, gast.Name) and made.func.id == me
-            and not any(isinstance(a, gast.Starred) for a in made.args) and all(k.arg for k in made.keywords)):
+    if not (isinstance(made, gast.Call) and not any(isinstance(a, gast.Starred) for a in made.args)
+            and all(k.arg for k in made.keywords)):
         return None
     nested = {id(n) for d in A.walk(fdef) if isinstance(d, SCOPES) and d is not fdef for n in A.walk(d)}
     if (sum(isinstance(n, gast.Return) and id(n) not in nested for n in A.walk(fdef)) != 1
@@ -92,11 +109,23 @@ def _made_by_class_method(s, source, locals_):
             or any(isinstance(n, (gast.Global, gast.Nonlocal, gast.Yield, gast.YieldFrom)) for n in A.walk(fdef))
             or (A.names_read(fdef) - _bound(fdef)) & locals_):
         return None
-    keywords = [k.arg for k in made.keywords]
-    last.value = gast.Tuple(elts=made.args + [k.value for k in made.keywords], ctx=gast.Load())
+    if isinstance(made.func, gast.Name) and made.func.id == me:  # return cls(...): its arguments
+        earlier, keywords = [], [k.arg for k in made.keywords]
+        last.value = gast.Tuple(elts=made.args + [k.value for k in made.keywords], ctx=gast.Load())
+    elif dotted(made.func) is not None and len(dotted(made.func)) == 2 and dotted(made.func)[0] == me:
+        # return cls.other(...): the arguments other gives cls, other bound to the same class
+        found = _constructor_bodies(path, cls, made.func.attr, source, locals_, taken, reached + (name,))
+        if found is None:
+            return None
+        earlier, keywords = found
+        last.value.func = A.load(earlier[-1].name)
+    else:
+        return None
+    fdef.name = fresh_in(f"_{'_'.join(path)}_{name}", taken)
+    taken.add(fdef.name)
     fdef.args.args = fdef.args.args[1:]
     fdef.decorator_list = []
-    return parts[:-1], fdef, keywords
+    return earlier + [fdef], keywords
 
 
 def _bound(fdef):
@@ -104,11 +133,8 @@ def _bound(fdef):
     return {n.id for n in A.walk(fdef) if isinstance(n, gast.Name) and not isinstance(n.ctx, gast.Load)}
 
 
-def _constructed(s, path, fdef, keywords, taken):
-    """The statements replacing ``s``: the arguments from ``fdef``'s call, then the construction."""
-    fdef.name = fresh_in(f"_{'_'.join(path)}_{s.value.func.attr}", taken)
-    taken.add(fdef.name)
-    count = len(fdef.body[-1].value.elts)
+def _constructed(s, path, fdef, count, keywords, taken):
+    """The statements replacing ``s``: the ``count`` arguments from ``fdef``'s call, then the construction."""
     names = [fresh_in(f"_{fdef.name.strip('_')}_{k}", taken) for k in range(count)]
     taken.update(names)
     arguments = gast.Assign(targets=[gast.Tuple(elts=[A.store(n) for n in names], ctx=gast.Store())],

@@ -375,6 +375,13 @@ def _rename_own_functions(body, renames):
 def unknown_function(norm, call, name):
     """The error for a call of the parameter ``name`` whose function is not known when compiling."""
     fn = norm.source.node
+    if _class_of_class_method(norm.source) == name:
+        return norm.error(
+            f"{name}(...) in the class method {fn.name} makes an object of the class the method is called "
+            "through; srcad follows that only where the differentiated function names the class in a statement "
+            f"m = ClassName.method(...) of a class method ending in return {name}(...) (or return {name}.other(...) "
+            "of another such class method): call it so, through the class you mean, not through an object of it "
+            "(obj.method(...)) nor inside an expression", call)
     if name in parameter_names(fn) and not norm.inlining:
         return norm.error(
             f"'{name}' is a parameter of {fn.name} that it calls; srcad knows which function it holds only where "
@@ -387,6 +394,20 @@ def unknown_function(norm, call, name):
         f"srcad cannot tell which function the parameter '{name}' holds here: the caller passes a value known "
         "only when it runs; pass a function by its name (a global or closure function, np.tanh, a def of the "
         "function), a lambda, or functools.partial of one", call)
+
+
+def _class_of_class_method(source):
+    """The first parameter's name of the function ``source`` reads where it is a class method
+    of a class its module reaches by its qualified name (``Model.from_params``); else None."""
+    import inspect
+
+    *owner, name = getattr(source.fn, "__qualname__", "").split(".")
+    found = source.globals.get(owner[0]) if owner and "<locals>" not in owner else None
+    for attr in owner[1:]:
+        found = inspect.getattr_static(found, attr, None)
+    method = inspect.getattr_static(found, name, None) if isinstance(found, type) else None
+    first = (source.node.args.posonlyargs + source.node.args.args)[:1]
+    return first[0].id if isinstance(method, classmethod) and method.__func__ is source.fn and first else None
 
 
 def check_no_function_values(node, local_functions, source):
