@@ -92,6 +92,44 @@ def test_a_named_tuple_rebound_after_compiling_compiles_anew():
         config = original
 
 
+class Pair(collections.namedtuple("Pair", "w b")):
+    def loss(self, x):
+        return np.sum(self.w * x ** 2) + self.b
+
+
+PAIR = Pair(np.array([1.0, 2.0, 3.0]), 1.0)
+PAIR_LOSS = PAIR.loss  # a stored method of a named tuple
+
+
+def doubled(x, fn=PAIR.loss):
+    return fn(x) * 2.0
+
+
+def doubled_stored(x, fn=PAIR_LOSS):
+    return fn(x) * 2.0
+
+
+def by_method_default(x):
+    return doubled(x)
+
+
+def by_stored_method_default(x):
+    return doubled_stored(x)
+
+
+def by_method_argument(x):
+    return doubled_stored(x, PAIR.loss)
+
+
+def by_method_call(x):
+    return PAIR.loss(x) * PAIR_LOSS(x)
+
+
+@pytest.mark.parametrize("f", [by_method_default, by_stored_method_default, by_method_argument, by_method_call])
+def test_a_named_tuple_method_as_a_default_or_argument(f):
+    checked(f, X.copy())
+
+
 # --- an activation stored on a class, called as self.act(z) ----------------------------------
 
 class Layer:
