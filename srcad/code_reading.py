@@ -99,9 +99,9 @@ _ABSENT = object()
 
 
 def defines_getattribute(cls):
-    """Does a class of yours in ``cls``'s bases define ``__getattribute__`` (one of Python's, as
-    tuple's or list's, runs no code of yours)?"""
-    return any("__getattribute__" in vars(klass) and not installed_class(klass) for klass in cls.__mro__)
+    """Does a class in ``cls``'s bases other than Python's built-in ones (tuple's, list's: the
+    generic read) define ``__getattribute__``?"""
+    return any("__getattribute__" in vars(klass) and klass.__module__ != "builtins" for klass in cls.__mro__)
 # the C-level descriptor of a namedtuple's field (cfg.loss): it reads a tuple item, no code of yours
 _NAMED_TUPLE_FIELD = type(__import__("collections").namedtuple("_Record", "field").field)
 
