@@ -117,12 +117,18 @@ class Guard:
 
 class _CalleeGuard:
     """The user's function this code calls still has the code and bindings its compiled
-    adjoint was made for (held weakly: the caller's cache entry must not keep it alive)."""
+    adjoint was made for (held weakly: the caller's cache entry must not keep it alive). A
+    callee that is srcad's binding of another callee's code (``helper_backward`` in a
+    generated adjoint differentiated again) is held as its stand-in, which binds it again."""
 
     __slots__ = ("fn", "code", "compiled", "defaults")
 
     def __init__(self, fn, compiled, weak=True):
-        self.fn = weakref.ref(fn) if weak else (lambda: fn)
+        standin = bound_from(fn)
+        if standin is not None:  # any binding of it is the same function: a fresh wrapper's is found too
+            self.fn = standin.live
+        else:
+            self.fn = weakref.ref(fn) if weak else (lambda: fn)
         self.code, self.compiled = weakref.ref(fn.__code__), compiled
         self.defaults = defaults_of(fn)  # the caller passes its keyword-only defaults (reverse_calls)
 
@@ -134,16 +140,44 @@ class _CalleeGuard:
 
 class _CalleeFunction:
     """Stands in the generated closure for a callee's generated function (``helper_forward``)
-    until the code is bound: then it is the callee's own, bound to the live callee."""
+    until the code is bound: then it is the callee's own, bound to the live callee.
+
+    While the guard holds every binding is the same function (the same code, the callee's
+    globals, cells and defaults), so the last one is handed out again while something holds
+    it, and each is marked with this stand-in (``bound_from``): code generated from a caller's
+    adjoint (``srcad.jvp(srcad.grad(f), ...)``) then matches the adjoint a new wrapper binds,
+    instead of being made again for every ``srcad.grad(f)``."""
 
     def __init__(self, guard, index):
         self.guard, self.index = guard, index
+        self._last = _dead
 
     def resolve(self):
-        fn = self.guard.fn()
-        if fn is None:
+        bound = self.live()
+        if bound is None:
             raise SrcadError("a function this generated code calls no longer exists; differentiate again")
-        return self.guard.compiled.bind(fn)[self.index]
+        return bound
+
+    def live(self):
+        """The callee's generated function bound to it, or None once the callee is gone."""
+        bound = self._last()
+        if bound is None:
+            fn = self.guard.fn()
+            if fn is None:
+                return None
+            bound = self.guard.compiled.bind(fn)[self.index]
+            bound.__srcad_bound_from__ = self
+            self._last = weakref.ref(bound)  # (weakly: it holds the callee's globals)
+        return bound
+
+
+def _dead():
+    return None
+
+
+def bound_from(fn):
+    """The ``_CalleeFunction`` whose binding ``fn`` is, or None (any other object)."""
+    return fn.__dict__.get("__srcad_bound_from__") if isinstance(fn, types.FunctionType) else None
 
 
 def protocol_array_key(x):

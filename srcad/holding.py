@@ -57,6 +57,9 @@ def _hold(obj):
             return lambda: method
         held_owner, name = _hold(owner), obj.__name__
         return lambda: _follow(held_owner(), (name,))
+    standin = obj.__dict__.get("__srcad_bound_from__") if isinstance(obj, types.FunctionType) else None
+    if standin is not None:  # srcad's binding of a callee's generated code: any binding of it will do
+        return lambda: _MISSING if standin.live() is None else standin.live()
     try:
         ref = weakref.WeakMethod(obj) if isinstance(obj, types.MethodType) else weakref.ref(obj)
     except TypeError:  # builtins, ufuncs: nothing of the user's to keep alive
