@@ -25,7 +25,7 @@ import numpy as np
 from .astutil import LITERAL_TYPES, walk
 from .errors import SrcadError
 from .held_objects import CONTAINERS, object_classes
-from .holding import _MISSING, _Reread, _follow, _same
+from .holding import _MISSING, _Reread, _follow, _same, bound_from
 
 
 def _scope_value(fn, name):
@@ -160,11 +160,11 @@ class _CalleeFunction:
 
     def live(self):
         """The callee's generated function bound to it, or None once the callee is gone."""
+        fn = self.guard.fn()
+        if fn is None:
+            return None
         bound = self._last()
         if bound is None:
-            fn = self.guard.fn()
-            if fn is None:
-                return None
             bound = self.guard.compiled.bind(fn)[self.index]
             bound.__srcad_bound_from__ = self
             self._last = weakref.ref(bound)  # (weakly: it holds the callee's globals)
@@ -173,11 +173,6 @@ class _CalleeFunction:
 
 def _dead():
     return None
-
-
-def bound_from(fn):
-    """The ``_CalleeFunction`` whose binding ``fn`` is, or None (any other object)."""
-    return fn.__dict__.get("__srcad_bound_from__") if isinstance(fn, types.FunctionType) else None
 
 
 def protocol_array_key(x):

@@ -3,8 +3,10 @@ not keep the user's objects alive), and so that an object Python makes anew at e
 is found again: a bound method by its object and function (``np.multiply.outer``), an array's
 by the memory and layout of the view (``C.T.dot``), and the end of a path that makes a new
 object at each read (``G.T.tocsr``, ``A.shape``) by the object read the same each time
-before it and a description of the rest (``made_anew``). A guard built on them still fails
-when what they stand for changed: another object bound, an array reshaped in place.
+before it and a description of the rest (``made_anew``); srcad's binding of a callee's
+generated function, made anew for every wrapper, by what it was bound from (``bound_from``).
+A guard built on them still fails when what they stand for changed: another object bound,
+an array reshaped in place.
 
 >>> import numpy as np
 >>> A = np.ones((2, 3))
@@ -57,9 +59,9 @@ def _hold(obj):
             return lambda: method
         held_owner, name = _hold(owner), obj.__name__
         return lambda: _follow(held_owner(), (name,))
-    standin = obj.__dict__.get("__srcad_bound_from__") if isinstance(obj, types.FunctionType) else None
+    standin = bound_from(obj)
     if standin is not None:  # srcad's binding of a callee's generated code: any binding of it will do
-        return lambda: _MISSING if standin.live() is None else standin.live()
+        return lambda: _live(standin)
     try:
         ref = weakref.WeakMethod(obj) if isinstance(obj, types.MethodType) else weakref.ref(obj)
     except TypeError:  # builtins, ufuncs: nothing of the user's to keep alive
@@ -70,6 +72,17 @@ def _hold(obj):
         return _MISSING if value is None else value
 
     return held
+
+
+def bound_from(fn):
+    """The ``guards._CalleeFunction`` whose binding ``fn`` is (srcad's generated function of a
+    callee, bound to it), or None for any other object."""
+    return fn.__dict__.get("__srcad_bound_from__") if isinstance(fn, types.FunctionType) else None
+
+
+def _live(standin):
+    bound = standin.live()
+    return _MISSING if bound is None else bound
 
 
 def hold_path(root, attrs, obj):
