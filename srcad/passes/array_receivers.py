@@ -35,7 +35,7 @@ def calls_compiled_apart(node):
     given to ``g`` carry derivatives (``reverse_calls``, ``forward_calls``)."""
     active = A.anno(node, "active") or set()
     calls = set()
-    for s in gast.walk(node):
+    for s in A.every_statement(node.body):
         call = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
         if not isinstance(call, gast.Call) or s.targets[0].id not in active:
             continue
