@@ -99,8 +99,14 @@ class _Flow(Updates):
             if self.check and isinstance(s, gast.Break) and self.breaks:
                 self.breaks[-1].append(state)
                 return None
-            if (self.check and self.splits < MAX_SPLITS and sets_a_tested_flag(s, stmts[k + 1:])
-                    and self.known_test(s, state) is None):  # (a known test runs one branch: ``stmt``)
+            known = self.known_test(s, state) if isinstance(s, gast.If) else None
+            if known is not None:
+                # one branch runs, and the rest of the block follows it: a split inside the
+                # branch sees the flags the rest tests (``if not _skip1: ... _stop1 = True``
+                # then ``if _stop1: break``), as it does where the test is not known
+                self.reads(s, self.names_read(s.test), state)
+                return self.block(list(s.body if known else s.orelse) + list(stmts[k + 1:]), state)
+            if self.check and self.splits < MAX_SPLITS and sets_a_tested_flag(s, stmts[k + 1:]):
                 # ``if c: ...; skip = True`` then ``if not skip: ...``: the rest of the block is
                 # followed on each path, where the flag is known (a return or break out of a
                 # loop, lowered to flags, does not meet the updates after it)
@@ -143,9 +149,6 @@ class _Flow(Updates):
     def stmt(self, s, state):
         if isinstance(s, gast.If):
             self.reads(s, self.names_read(s.test), state)
-            known = self.known_test(s, state)
-            if known is not None:  # one branch runs
-                return self.block(s.body if known else s.orelse, state)
             region = isinstance(s.test, gast.Name) and A.anno(s.test, "region") is not None
             after = self.branches_joined(s, self.block(s.body, state.copy()), self.block(s.orelse, state))
             if region and after is not None:  # a try region's flag turns False where its body raises
