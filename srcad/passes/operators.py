@@ -19,6 +19,8 @@ global, a helper's result) are checked when the function runs (``passes.outside_
 >>> [operator_method(gast.parse(text).body[0]) for text in ("y = S * x", "y = -x", "y = f(x)")]
 ['mul', 'neg', None]
 """
+import dataclasses
+
 import gast
 
 from .. import astutil as A
@@ -41,8 +43,9 @@ def check_operators(node, source, param_classes=()):
     classes.update(_held_objects(node, param_classes))
     for s in A.walk_statements(node.body):
         method = operator_method(s)
-        if method is None and _item_of_name(s) in classes and A.names_stored(s.targets[0]) & active:
-            _refuse_defined(source, *classes[_item_of_name(s)], "getitem", s)  # (its zero is by field)
+        item_of = classes.get(_item_of_name(s))
+        if method is None and item_of is not None and _record_class(item_of[1]) and A.names_stored(s.targets[0]) & active:
+            _refuse_defined(source, *item_of, "getitem", s)  # (a record's derivative is by field, not by item)
         if method is None or not A.names_stored(s.targets[0]) & active:
             continue
         for name in sorted(_operands(s)):
@@ -90,6 +93,12 @@ def operator_method(s):
     if isinstance(rhs, gast.UnaryOp):
         return _METHODS.get(type(rhs.op))
     return None
+
+
+def _record_class(cls):
+    """A dataclass or a named tuple: srcad differentiates its objects field by field (a duck
+    array's items are its own: ``protocol.protocol_array``)."""
+    return dataclasses.is_dataclass(cls) or issubclass(cls, tuple) and hasattr(cls, "_fields")
 
 
 def _item_of_name(s):
