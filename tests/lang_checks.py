@@ -49,3 +49,15 @@ def check_all_modes(f, args, wrt=0, second=True):
     check_jvp(f, args, wrt=wrt)
     if second:
         check_second_order(f, args, wrt=wrt)
+
+
+def check_unchanged(f, *args, wrt=0, second=True, value=False):
+    """``check_all_modes``, and the arguments unchanged afterwards; ``value``: the value ``vjp``
+    gives is the one Python computes too."""
+    kept = [np.copy(a) for a in args]
+    if value:
+        y, _ = srcad.vjp(f, *args, wrt=wrt)
+        np.testing.assert_allclose(y, f(*args), rtol=1e-12, err_msg="value")
+    check_all_modes(f, args, wrt=wrt, second=second)
+    for a, b in zip(args, kept):
+        np.testing.assert_array_equal(a, b)

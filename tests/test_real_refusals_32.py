@@ -16,18 +16,11 @@ import pytest
 
 import srcad
 
-from lang_checks import check_all_modes, refused
+from lang_checks import check_unchanged, refused
 
 X = np.random.default_rng(3).normal(size=(4, 3))
 W = np.array([0.3, -0.2, 0.5])
 V = np.array([0.3, -0.5, 0.8, 1.1])
-
-
-def check_unchanged(f, *args, wrt=0):
-    kept = [np.copy(a) for a in args]
-    check_all_modes(f, args, wrt=wrt)
-    for a, b in zip(args, kept):
-        np.testing.assert_array_equal(a, b)
 
 
 # ---- a. shuffles ---------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Red-team programs written the way other people write them (classes holding parameters,
 simulations, records with operators of their own): each checked in every mode against central
 finite differences and Python's value, inputs unchanged, or refused clearly."""
+import functools
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -10,18 +11,12 @@ import pytest
 import srcad
 from srcad import SrcadError
 
-from lang_checks import check_all_modes
+import lang_checks
 
 X = np.array([0.33, -0.47, 1.13, 0.71])
 
 
-def check_unchanged(f, *args, wrt=0):
-    kept = [np.copy(a) for a in args]
-    value, _ = srcad.vjp(f, *args, wrt=wrt)
-    np.testing.assert_allclose(value, f(*args), rtol=1e-12, err_msg="value")
-    check_all_modes(f, args, wrt=wrt)
-    for a, b in zip(args, kept):
-        np.testing.assert_array_equal(a, b)
+check_unchanged = functools.partial(lang_checks.check_unchanged, value=True)
 
 
 def refused_at(f, *args, line_text):
