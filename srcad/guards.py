@@ -25,7 +25,7 @@ import numpy as np
 from .astutil import LITERAL_TYPES, walk
 from .errors import SrcadError
 from .held_objects import CONTAINERS, object_classes
-from .holding import _MISSING, _Reread, _follow, _same, bound_from
+from .holding import _MISSING, _Reread, _follow, _same, bound_from, mark_bound_from
 
 
 def _scope_value(fn, name):
@@ -166,7 +166,7 @@ class _CalleeFunction:
         bound = self._last()
         if bound is None:
             bound = self.guard.compiled.bind(fn)[self.index]
-            bound.__srcad_bound_from__ = self
+            mark_bound_from(bound, self)
             self._last = weakref.ref(bound)  # (weakly: it holds the callee's globals)
         return bound
 

@@ -74,10 +74,20 @@ def _hold(obj):
     return held
 
 
+# srcad's generated function of a callee, bound to it -> the ``guards._CalleeFunction`` it was
+# bound from. Kept here, not in the function's ``__dict__``: what reads a function's attributes
+# (``sharing.functions_reached``) would walk from it into the stand-in's compiled code and every
+# module that holds
+_BOUND_FROM = weakref.WeakKeyDictionary()
+
+
+def mark_bound_from(fn, standin):
+    _BOUND_FROM[fn] = standin
+
+
 def bound_from(fn):
-    """The ``guards._CalleeFunction`` whose binding ``fn`` is (srcad's generated function of a
-    callee, bound to it), or None for any other object."""
-    return fn.__dict__.get("__srcad_bound_from__") if isinstance(fn, types.FunctionType) else None
+    """The ``guards._CalleeFunction`` whose binding ``fn`` is, or None for any other object."""
+    return _BOUND_FROM.get(fn) if isinstance(fn, types.FunctionType) else None
 
 
 def _live(standin):
