@@ -61,3 +61,12 @@ def check_unchanged(f, *args, wrt=0, second=True, value=False):
     check_all_modes(f, args, wrt=wrt, second=second)
     for a, b in zip(args, kept):
         np.testing.assert_array_equal(a, b)
+
+
+def made_by(call):
+    """How many compilations ``call()`` made (a guard that cannot hold makes one on every call)."""
+    from srcad.compile import _CACHE
+
+    made = _CACHE.made
+    call()
+    return _CACHE.made - made

@@ -10,7 +10,8 @@ import pytest
 import scipy.fft
 
 import srcad
-from srcad.compile import _CACHE
+
+from lang_checks import made_by
 
 RNG = np.random.default_rng(36)
 X = np.linspace(0.1, 0.9, 6)
@@ -50,12 +51,6 @@ def _hvp_fd(fun, args, position, u, w, h=1e-4):
     return (at(1, 1) - at(1, -1) - at(-1, 1) + at(-1, -1)) / (4 * h * h)
 
 
-def _made_by(call):
-    before = _CACHE.made
-    call()
-    return _CACHE.made - before
-
-
 U = np.cos(np.arange(6.0))
 
 # (name, function, args, wrt position, H·U from a fresh wrapper at every call)
@@ -84,8 +79,8 @@ IDS = [form[0] for form in FORMS]
 @pytest.mark.parametrize("name, fun, args, position, product", FORMS, ids=IDS)
 def test_a_fresh_wrapper_compiles_nothing_after_the_first_call(name, fun, args, position, product):
     product(fun, args)
-    assert _made_by(lambda: product(fun, args)) == 0
-    assert _made_by(lambda: product(fun, tuple(a + 0.125 for a in args))) == 0
+    assert made_by(lambda: product(fun, args)) == 0
+    assert made_by(lambda: product(fun, tuple(a + 0.125 for a in args))) == 0
 
 
 @pytest.mark.parametrize("name, fun, args, position, product", FORMS, ids=IDS)
@@ -103,22 +98,22 @@ def test_a_rebound_helper_recompiles(monkeypatch):
         return np.tanh(3.0 * k * x) * x ** 2
 
     monkeypatch.setitem(globals(), "squash", steeper)
-    assert _made_by(lambda: product(through_chain, (X,))) > 0
+    assert made_by(lambda: product(through_chain, (X,))) > 0
     w = RNG.standard_normal(6)
     np.testing.assert_allclose(w @ product(through_chain, (X,)), _hvp_fd(through_chain, (X,), 0, U, w),
                                rtol=1e-5, atol=1e-6)
-    assert _made_by(lambda: product(through_chain, (X,))) == 0
+    assert made_by(lambda: product(through_chain, (X,))) == 0
 
 
 def test_changed_helper_defaults_recompile(monkeypatch):
     product = FORMS[IDS.index("hvp chain")][4]
     product(through_chain, (X,))
     monkeypatch.setattr(squash, "__defaults__", (2.5,))
-    assert _made_by(lambda: product(through_chain, (X,))) > 0
+    assert made_by(lambda: product(through_chain, (X,))) > 0
     w = RNG.standard_normal(6)
     np.testing.assert_allclose(w @ product(through_chain, (X,)), _hvp_fd(through_chain, (X,), 0, U, w),
                                rtol=1e-5, atol=1e-6)
-    assert _made_by(lambda: product(through_chain, (X,))) == 0
+    assert made_by(lambda: product(through_chain, (X,))) == 0
 
 
 def test_another_function_of_the_same_helpers_gets_its_own_code():

@@ -13,6 +13,8 @@ import srcad
 from srcad.compile import _CACHE
 from srcad.testing import check_grads, check_jvp
 
+from lang_checks import made_by
+
 WEIGHTS = np.array([0.5, -1.0, 2.0, 0.25])
 MATRIX = np.arange(12.0).reshape(3, 4) / 10  # rebound below
 CFG = {"scale": 2.0}
@@ -62,12 +64,6 @@ def rebindable(a):
 
 FUNCTIONS = [outer, reduce_, accumulate, reduceat, aliased_method, dict_method, array_method, view_method,
              module_function, rebindable]
-
-
-def made_by(call):
-    made = _CACHE.made
-    call()
-    return _CACHE.made - made
 
 
 @pytest.mark.parametrize("fun", FUNCTIONS, ids=lambda f: f.__name__)

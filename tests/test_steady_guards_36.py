@@ -13,6 +13,8 @@ import srcad
 from srcad.compile import _CACHE
 from srcad.testing import check_grads, check_jvp
 
+from lang_checks import made_by
+
 DENSE = np.arange(12.0).reshape(3, 4) / 10 + np.eye(3, 4)
 G = sp.csr_matrix(DENSE)  # rebound below
 A = DENSE.copy()  # reshaped in place below
@@ -53,12 +55,6 @@ def converted_rows(x):
 
 FORMS = [transposed_tocsr, transposed_toarray, transposed_data, flat_item, shape_item, transposed_shape,
          item_method, converted_rows]
-
-
-def made_by(call):
-    made = _CACHE.made
-    call()
-    return _CACHE.made - made
 
 
 @pytest.mark.parametrize("fun", FORMS, ids=lambda f: f.__name__)
