@@ -16,6 +16,30 @@ it; its body is a function defined in the function too, called in its place). An
 is left as it was. The code is guarded on the function ``Model.from_params`` (and
 ``Model.make``) holds, its code and defaults, and the body is given the defaults the function
 holds (set since, they may differ from its source's).
+
+>>> from srcad.source import capture
+>>> from srcad.astutil import to_source
+>>> from srcad.passes.local_objects import local_names
+>>> if True:  # (one example: the method and the function in one file, as in a module)
+...     class Model:
+...         def __init__(self, W, k=1.0):
+...             self.W, self.k = W, k
+...         @classmethod
+...         def from_params(cls, W):
+...             return cls(W * 2.0, k=3.0)
+...     def f(W):
+...         m = Model.from_params(W)
+...         return m.W * m.k
+>>> src = capture(f)
+>>> read_alternative_constructors(src.node, src, local_names(src.node))
+>>> print(to_source(src.node).strip())
+def f(W):
+<BLANKLINE>
+    def _Model_from_params(W):
+        return W * 2.0, 3.0
+    _Model_from_params_0, _Model_from_params_1 = _Model_from_params(W)
+    m = Model(_Model_from_params_0, k=_Model_from_params_1)
+    return m.W * m.k
 """
 import inspect
 import types

@@ -13,6 +13,25 @@ nothing reads it (not one inside a ``try`` with a ``finally``, which runs after 
 is used in no nested function, lambda or comprehension; and each store is a statement
 ``p.field = value`` of a field. Any other store on such a name is refused
 where ``normalize`` meets it, saying which condition failed (``local_objects.unlowered_object``).
+
+>>> import dataclasses
+>>> from srcad.source import capture
+>>> from srcad.astutil import to_source
+>>> @dataclasses.dataclass
+... class Params:
+...     w: float
+...     b: float = 0.0
+>>> def f(x):
+...     p = Params(x, 1.0)
+...     p.w = x * 2.0
+...     return p.w + p.b
+>>> src = capture(f)
+>>> rebuild_stored_records(src.node, src)
+>>> print(to_source(src.node).strip())
+def f(x):
+    p = Params(x, 1.0)
+    p = Params(w=x * 2.0, b=p.b)
+    return p.w + p.b
 """
 import dataclasses
 

@@ -8,6 +8,13 @@ class of the object it holds, as ``model.loss(x)`` is (``method_calls.bound_meth
 function and the object's class are guarded (another method or object of another class bound to
 the name compiles anew), the object itself is read when the code runs. Any other bound method
 keeps the call as written (a rule for it, or for its library's function, still applies).
+
+>>> class Layer:
+...     def apply(self, x):
+...         return 2.0 * x
+>>> APPLY = Layer().apply
+>>> stored_method(APPLY) is Layer.apply, receiver_class(APPLY) is Layer, stored_method(len)
+(True, True, None)
 """
 import types
 
