@@ -56,7 +56,7 @@ def extremum_(y, a, *rest, key=None, default=None):
 def pick_grad(g, items, chosen):
     """The adjoint of ``max(items)``/``min(items)``: all of it to the first chosen item."""
     if isinstance(items, (list, tuple)):
-        out = [0.0 * g for _ in items]
+        out = [_zero_like(g) for _ in items]
         out[chosen_index(items, chosen)] = g
         return out
     items = np.asarray(items)
@@ -66,6 +66,16 @@ def pick_grad(g, items, chosen):
     else:
         out[chosen_index(items, chosen)] = g
     return out
+
+
+def _zero_like(g):
+    """A zero laid out like the cotangent ``g`` of one item (a tuple's, ``max(zip(a, b), key=...)``,
+    item by item), made from ``g`` so that a lazy or duck array stays one."""
+    if isinstance(g, (list, tuple)):
+        return [None if v is None else _zero_like(v) for v in g]
+    if isinstance(g, dict):
+        return {k: _zero_like(v) for k, v in g.items()}
+    return 0.0 * g
 
 
 def chosen_index(items, chosen):
