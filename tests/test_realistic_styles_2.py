@@ -4,6 +4,7 @@ particle simulation stepping a helper, RK4 with **kwargs, Gaussian processes wit
 mixtures with logsumexp/gammaln, finite elements assembled with np.add.at, a bundle-adjustment
 residual with np.cross and einsum, rolling windows, config dicts, generators, itertools, math on
 scalars. Each is checked against central finite differences in every mode."""
+import collections
 import functools
 import itertools
 import math
@@ -642,6 +643,36 @@ def min_of_array_pairs(X):
     return np.sum(a * b)
 
 
+# operator.itemgetter/attrgetter with constant keys as key= and map functions: the reads they make
+def sorted_by_itemgetter(x):
+    pairs = sorted(zip(x, [3.0, 1.0, 2.0]), key=operator.itemgetter(0))
+    return sum(v * w for v, w in pairs)
+
+
+def map_itemgetter_two_keys(x):
+    rows = [(x[0], x[1], x[2]), (x[2], x[0], x[1])]
+    picked = list(map(operator.itemgetter(2, 0), rows))
+    return sum(a * b for a, b in picked)
+
+
+def map_dict_itemgetter(x):
+    d = {"a": x[0], "b": x[1] * 3}
+    return sum(map(operator.itemgetter("a"), [d, d])) * x[2]
+
+
+Site = collections.namedtuple("Site", "position weight")
+
+
+def map_attrgetter(x):
+    sites = [Site(x[0], 2.0), Site(x[1] * 2.0, 3.0)]
+    return sum(map(operator.attrgetter("position"), sites)) ** 2
+
+
+def itemgetter_of_a_variable(x, i=1):
+    rows = [(x[0], x[1]), (x[2], x[0])]
+    return sum(map(operator.itemgetter(i), rows))
+
+
 RNG = np.random.default_rng(1)
 X6 = RNG.normal(size=(6, 3))
 Y6 = RNG.normal(size=6)
@@ -724,6 +755,10 @@ CASES = {
     "while_tolerance": (adaptive_while, (2.0,), 0),
     "max_tuple_itemgetter": (max_itemgetter, (X3,), 0),
     "max_of_tuples": (max_of_tuples, (X3,), 0),
+    "sorted_itemgetter": (sorted_by_itemgetter, (X3,), 0),
+    "map_itemgetter_two_keys": (map_itemgetter_two_keys, (X3,), 0),
+    "map_dict_itemgetter": (map_dict_itemgetter, (X3,), 0),
+    "map_attrgetter": (map_attrgetter, (X3,), 0),
     "min_array_pairs": (min_of_array_pairs, (np.array([[0.3, -0.6], [0.9, 0.2], [0.1, 0.4]]),), 0),
 }
 
@@ -762,3 +797,8 @@ def test_functions_taken_from_a_list_made_here_are_refused():
     refused(late_binding, X3, line_text="for f in fs", message="'f' is a local variable")
     refused(sequential_loss, X6, [RNG.normal(size=(3, 3)), RNG.normal(size=(3, 2))],
             line_text="h = layer(h)", message="'layer' is a local variable")
+
+
+def test_a_getter_of_a_variable_key_is_refused():
+    refused(itemgetter_of_a_variable, X3, line_text="operator.itemgetter(i)",
+            message="srcad cannot tell which function this call calls")

@@ -16,6 +16,9 @@ Guarantee: afterwards no call of these is left.
   ``zip(*rows)`` as a loop's iterable, are the list of tuples Python's iterator yields:
   ``[(x, y) for x, y in zip(xs, ys)]``, and for ``zip(*rows)`` the rows' items at each index
   up to the shortest row (``zip_rows``).
+- ``operator.itemgetter(1)`` and ``operator.attrgetter("a.b")`` with constant keys, as the
+  function of ``map``, ``filter``, ``reduce`` or ``sorted``'s ``key=``, are the reads they make,
+  ``t[1]`` and ``t.a.b`` (several keys: the tuple of them).
 - ``functools.reduce(f, xs[, start])`` is a loop ``acc = f(acc, x)``, and
   ``itertools.accumulate(xs[, f], initial=a)``, where one pass consumes it (as ``map``), the
   list of its running results: ``R = [a]`` (without ``initial``: ``xs[:1]``), then a loop
@@ -313,6 +316,9 @@ def _function_call(norm, fn, args, out, node):
     parameter of an inlined helper that holds a known function calls that function)."""
     if isinstance(fn, gast.Name) and fn.id in norm.static_functions:
         return norm.static_functions[fn.id].call(args, [], node)
+    picked = _getter_read(fn, args)
+    if picked is not None:
+        return picked
     if isinstance(fn, gast.Lambda):
         name = norm.namer.fresh("_lambda")
         ret = gast.copy_location(gast.Return(value=fn.body), fn.body)
@@ -334,6 +340,30 @@ def _function_call(norm, fn, args, out, node):
                              returns=None, type_comment=None, type_params=[])
     resolve_calls(scope, norm.source, norm.local_functions)  # as the call's own site would resolve it
     return call
+
+
+def _getter_read(fn, args):
+    """``operator.itemgetter(1)`` applied to the name ``t`` as the read ``t[1]`` it makes
+    (several keys: the tuple of reads), ``operator.attrgetter("a.b")`` as ``t.a.b``; None for any
+    other function value. Only constant keys: the getter holds the keys it was made with."""
+    callee = A.anno(fn, "callee") if isinstance(fn, gast.Call) else None
+    if (callee is None or callee.kind != "object" or callee.obj not in (operator.itemgetter, operator.attrgetter)
+            or fn.keywords or not fn.args or not all(isinstance(k, gast.Constant) for k in fn.args)
+            or len(args) != 1 or not isinstance(args[0], gast.Name)):
+        return None
+    if callee.obj is operator.attrgetter and not all(isinstance(k.value, str) for k in fn.args):
+        return None
+    reads = []
+    for key in fn.args:
+        if callee.obj is operator.itemgetter:
+            reads.append(gast.Subscript(value=A.load(args[0].id), slice=A.const(key.value), ctx=gast.Load()))
+            continue
+        read = A.load(args[0].id)
+        for attr in key.value.split("."):
+            read = gast.Attribute(value=read, attr=attr, ctx=gast.Load())
+        reads.append(read)
+    picked = reads[0] if len(reads) == 1 else gast.Tuple(elts=reads, ctx=gast.Load())
+    return gast.copy_location(picked, fn)
 
 
 def check_mapping(norm, call, callee):
