@@ -79,7 +79,7 @@ def relocate(error):
     kept = [tb for tb in entries if keep_all or not _internal(tb)]
     hidden = len(entries) - len(kept)
     out = []
-    innermost = None
+    innermost = users = None  # users: the innermost of them generated from a line of the user's
     for tb in kept:
         code = tb.tb_frame.f_code
         located = sourcemap.user_line(code.co_filename, tb.tb_lineno)
@@ -87,6 +87,8 @@ def relocate(error):
             generated = linecache.getline(code.co_filename, tb.tb_lineno).strip()
             out.append(_user_frame(*located, generated if not HAS_NOTES else None))
             innermost = (code.co_filename, tb.tb_lineno, generated, located)
+            if not located[0].startswith(_PACKAGE):
+                users = innermost
         out.append(tb)
     if not hidden and innermost is None:
         return
@@ -95,7 +97,10 @@ def relocate(error):
         rebuilt = types.TracebackType(rebuilt, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
     error.__traceback__ = rebuilt
     if innermost is not None:
-        _name_the_line(error, *innermost[3][:2])
+        # raised in srcad's derivative of one of its own helpers (a rule's, at a higher order): the
+        # user's line whose derivative called it
+        named = users if users is not None else innermost
+        _name_the_line(error, *named[3][:2], own=named is not innermost)
     if HAS_NOTES and innermost is not None:
         filename, lineno, generated, (user_file, user_lineno, _) = innermost
         _note(error, f"srcad: raised at line {lineno} of {filename}, generated from {user_file}, "
@@ -114,14 +119,16 @@ def relocate(error):
 _LOCATED = re.compile(r"^\S+:\d+: ")
 
 
-def _name_the_line(error, user_file, user_lineno):
+def _name_the_line(error, user_file, user_lineno, own=False):
     """A srcad error raised by generated code (a helper it calls, at run time) names the
-    user's line it was generated from, as every srcad error does."""
+    user's line it was generated from, as every srcad error does; ``own``: raised in srcad's
+    derivative of its own code, which that line's derivative called, a limit of srcad's."""
     from .errors import SrcadError, SrcadSyntaxError
+    from .passes.user_text import OWN_LIMIT
 
     if (isinstance(error, SrcadError) and not isinstance(error, SrcadSyntaxError) and len(error.args) == 1
             and isinstance(error.args[0], str) and not _LOCATED.match(error.args[0])):
-        error.args = (f"{user_file}:{user_lineno}: {error.args[0]}",)
+        error.args = (f"{user_file}:{user_lineno}: {OWN_LIMIT if own else ''}{error.args[0]}",)
 
 
 def _internal(tb):

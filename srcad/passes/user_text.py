@@ -120,9 +120,9 @@ def speaking_of_user_code(error, node, source):
     made = {n for n in A.names_stored(node) | set(parameter_names(node)) if n not in user} if node is not None else set()
     reworded = in_user_terms(own, lambda name: name in made or srcad_made(name, user), user,
                              UserText(node, source) if node is not None else None)
-    if source.is_generated() and reworded != own and not reworded.startswith(_OWN_LIMIT):
+    if source.is_generated() and reworded != own and not reworded.startswith(OWN_LIMIT):
         # srcad's derivative differentiated again, refused over srcad's own names: advice would be about its code
-        reworded = _OWN_LIMIT + reworded.split("; ")[0].replace("the argument the values", "the values")
+        reworded = OWN_LIMIT + reworded.split("; ")[0].replace("the argument the values", "the values")
     if reworded == own:
         return
     message = reworded if note is None else reworded + GENERATED_NOTE + note
@@ -133,7 +133,7 @@ def speaking_of_user_code(error, node, source):
         error.msg = message
 
 
-_OWN_LIMIT = ("srcad cannot differentiate its own derivative of this line again, a limit of srcad at this order "
+OWN_LIMIT = ("srcad cannot differentiate its own derivative of this line again, a limit of srcad at this order "
               "(docs/limitations.md) rather than an error in your code: ")
 _SAVED = re.compile(r"_\w*saved\d*_*")
 _FRESH = re.compile(r"_\w*?(\d+|_stack|_saved)_*")  # ``naming.Namer``'s fresh names: a base, a number, a stack
