@@ -683,6 +683,21 @@ def fft_lowpass(x):
     return np.sum(np.real(np.fft.ifft(np.fft.fft(x) * H)) ** 2)
 
 
+# a collections.defaultdict updated in place: refused with what to write (the advice was np.array of it)
+def defaultdict_totals(x):
+    totals = collections.defaultdict(float)
+    for i, k in enumerate(["a", "b", "a"]):
+        totals[k] += x[i] ** 2
+    return totals["a"] * totals["b"]
+
+
+def plain_dict_totals(x):
+    totals = {}
+    for i, k in enumerate(["a", "b", "a"]):
+        totals[k] = totals.get(k, 0.0) + x[i] ** 2
+    return totals["a"] * totals["b"]
+
+
 RNG = np.random.default_rng(1)
 X6 = RNG.normal(size=(6, 3))
 Y6 = RNG.normal(size=6)
@@ -770,6 +785,7 @@ CASES = {
     "map_dict_itemgetter": (map_dict_itemgetter, (X3,), 0),
     "map_attrgetter": (map_attrgetter, (X3,), 0),
     "fft_lowpass": (fft_lowpass, (X3,), 0),
+    "plain_dict_totals": (plain_dict_totals, (X3,), 0),
     "min_array_pairs": (min_of_array_pairs, (np.array([[0.3, -0.6], [0.9, 0.2], [0.1, 0.4]]),), 0),
 }
 
@@ -831,3 +847,9 @@ def test_grad_of_grad_through_the_fft_names_the_users_line():
     assert where == fft_lowpass.__code__.co_filename, message
     assert "np.fft.ifft" in linecache.getline(where, int(lineno)), message
     assert "a limit of srcad at this order" in message and "this argument is complex" in message
+
+
+def test_an_update_in_a_defaultdict_is_refused_with_the_plain_dict_to_write():
+    message = refused(defaultdict_totals, X3, line_text="totals[k] += x[i] ** 2",
+                      message="held by a collections.defaultdict that srcad cannot read")
+    assert "'totals = {}'" in message and "totals.get(k, 0.0)" in message and "np.array" not in message

@@ -118,6 +118,14 @@ def _pure_without_rule(obj):
             and not registry.is_nondifferentiable(obj))
 
 
+def _container_class(value):
+    """The dict or list class other than dict and list a library call ``value`` makes
+    (``collections.defaultdict(float)``), else None."""
+    callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
+    made = callee.obj if callee is not None and callee.kind == "object" else None
+    return made if isinstance(made, type) and issubclass(made, (dict, list)) and made not in (dict, list) else None
+
+
 def _yours(value):
     """Is ``value`` a call of a Python function (of yours: its result may be what it keeps)?"""
     callee = A.anno(value, "callee") if isinstance(value, gast.Call) else None
@@ -162,6 +170,13 @@ class Refusals(Values):
                     f"srcad never changes the caller's arrays: copy first ({self.copy_hint(state, copied, None)})", s)
             if kind in ("global", "global-item") and is_unread_result(owner) and (
                     arguments or self.known_global(owner)):
+                written = self.assigned(state, copied)
+                container = _container_class(written.value) if written is not None else None
+                if container is not None:  # (np.array of a dict is no copy of it)
+                    raise Refusal(
+                        f"in-place update of '{name}', held by a {container.__module__}.{container.__name__} that "
+                        f"srcad cannot read: srcad follows plain dicts and lists; write '{copied} = {{}}' and read "
+                        f"'{copied}.get(k, 0.0)' where a key may be missing ('{copied}[k] = {copied}.get(k, 0.0) + v')", s)
                 raise Refusal(
                     f"in-place update of '{name}', which may share memory that '{owner}' keeps: srcad cannot read "
                     "that call (a cached function, a bound method, a partial may return an array it keeps, an object "
@@ -206,17 +221,26 @@ class Refusals(Values):
             return made.value.value.id
         return None
 
+    @staticmethod
+    def assigned(state, name):
+        """The assignment that bound ``name`` (one statement on every path), as you wrote it
+        where it is one assignment; else None."""
+        bound = state.bound.get(name) if name not in state.ambiguous else None
+        made = bound[1] if bound else None
+        if not (isinstance(made, gast.Assign) and isinstance(made.targets[0], gast.Name) and made.targets[0].id == name):
+            return None
+        written = A.anno(made, "origin")
+        if not (isinstance(written, gast.Assign) and len(written.targets) == 1
+                and isinstance(written.targets[0], gast.Name) and written.targets[0].id == name):
+            return made
+        return written
+
     def copy_hint(self, state, name, owner, unread=False):
         """``'rm = bn.running_mean.copy()'``: a copy where ``name`` was bound (one statement on
         every path), else of the global array ``owner``; never a copy of an object. ``unread``:
         the value comes from a call srcad cannot read, whose ``.copy()`` it cannot trust either."""
-        bound = state.bound.get(name) if name not in state.ambiguous else None
-        made = bound[1] if bound else None
-        if isinstance(made, gast.Assign) and isinstance(made.targets[0], gast.Name) and made.targets[0].id == name:
-            written = A.anno(made, "origin")  # the line as you wrote it, where it is one assignment
-            if not (isinstance(written, gast.Assign) and len(written.targets) == 1
-                    and isinstance(written.targets[0], gast.Name) and written.targets[0].id == name):
-                written = made
+        written = self.assigned(state, name)
+        if written is not None:
             lowered = A.anno(written.value, "lowered_method")  # a method of yours, as a function of its attributes
             value = f"{lowered}(...)" if lowered else _as_written(written.value)
             number = self._number_now(written.value)
