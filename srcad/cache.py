@@ -266,6 +266,8 @@ def _describe(value, names, depth=0):
         kw = sorted((value.__kwdefaults__ or {}).items())
         return (f"function {value.__module__}.{value.__qualname__} {_code_digest(value.__code__)} defaults "
                 f"{defaults} {[(k, _describe(v, names, depth + 1)) for k, v in kw]}")
+    if isinstance(value, types.CodeType):  # a rule template's (``facts``): what it does
+        return f"code {_code_digest(value)}"
     if isinstance(value, np.ndarray):
         return f"ndarray {value.shape} {value.dtype}"
     if type(value) in LITERAL_TYPES:  # a number or string generated code may hold as written

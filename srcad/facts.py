@@ -6,7 +6,8 @@ pasted into the generated code as the objects they are bound to when it is gener
 an ``if FLAG:`` (``if cfg.SQUARE:``) of a template is decided then. Each such read is
 recorded here (``record``) while the compilation that made it is in progress
 (``collecting``), as ``(scope, path, object)``: ``scope`` the globals of the rule's module
-(or the closure cell of a name the rule's factory binds, or a function whose defaults a rule was bound to), ``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
+(or the closure cell of a name the rule's factory binds, or a function whose defaults a rule was bound to, or
+a user's template function, whose code and defaults the rule was read from: ``Rule.current``), ``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
 
 Guarantees:
 
@@ -28,6 +29,7 @@ Guarantees:
 [False]
 """
 import contextlib
+import inspect
 import sys
 import threading
 import types
@@ -74,9 +76,9 @@ def guards(found):
 
 
 def _guard(scope, path, obj):
-    if isinstance(scope, types.FunctionType):  # a function's defaults a rule was bound to
-        if path == ("__defaults__",):
-            return Guard("defaults", scope, scope.__name__, (), obj)
+    if isinstance(scope, types.FunctionType):  # a function's defaults a rule was bound to, a template's code
+        if path in (("__defaults__",), ("__code__",)):
+            return Guard(path[0].strip("_"), scope, scope.__name__, (), obj)
         return Guard("kwdefault", scope, scope.__name__, path[1:], obj)
     cell = isinstance(scope, types.CellType)
     root = _cell_contents(scope) if cell else scope.get(path[0], _MISSING)
@@ -92,8 +94,15 @@ def describe(found, describe_value):
     apart from others (``_exact``)."""
     out = []
     for scope, path, obj in found:
-        if isinstance(scope, (types.CellType, types.FunctionType)):  # a closure's, a function's defaults:
-            return None  # no module names them in another process
+        if isinstance(scope, types.FunctionType):  # a template's code, a function's defaults:
+            named = _function_path(scope)  # described where its module names it
+            description = _exact(obj, describe_value)
+            if named is None or description is None:
+                return None
+            out.append([named[0], [*named[1], *path], description])
+            continue
+        if isinstance(scope, types.CellType):  # a closure's: no module names it in another process
+            return None
         name = scope.get("__name__")
         module = sys.modules.get(name) if isinstance(name, str) else None
         description = _exact(obj, describe_value)
@@ -111,12 +120,37 @@ def now(described, describe_value):
         module = sys.modules.get(name)
         if module is None:
             return None
-        scope = vars(module)
-        obj = _follow(scope.get(path[0], _MISSING), path[1:])
+        scope, path = vars(module), tuple(path)
+        part = next((i for i, p in enumerate(path) if p in _FUNCTION_PARTS), None)
+        if part is not None:  # a function's code or defaults: the fact is the function's
+            scope = inspect.unwrap(_follow(scope.get(path[0], _MISSING), path[1:part]))
+            if not isinstance(scope, types.FunctionType):
+                return None
+            path = path[part:]
+            obj = getattr(scope, path[0]) if len(path) == 1 else (scope.__kwdefaults__ or {}).get(path[1], _MISSING)
+        else:
+            obj = _follow(scope.get(path[0], _MISSING), path[1:])
         if obj is _MISSING or _exact(obj, describe_value) != description:
             return None
-        found.append((scope, tuple(path), obj))
+        found.append((scope, path, obj))
     return found
+
+
+_FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
+
+
+def _function_path(fn):
+    """``(module name, qualified name parts)`` under which ``fn`` (or what wraps it, a
+    ``custom_vjp``) is found among imported modules, or None."""
+    module = sys.modules.get(fn.__module__)
+    parts = tuple(fn.__qualname__.split("."))
+    if module is None or "<locals>" in parts:
+        return None
+    try:
+        found = inspect.unwrap(_follow(vars(module).get(parts[0], _MISSING), parts[1:]))
+    except ValueError:  # a cycle of __wrapped__
+        return None
+    return (module.__name__, parts) if found is fn else None
 
 
 def _exact(value, describe_value):
@@ -129,5 +163,5 @@ def _exact(value, describe_value):
         items = [_exact(v, describe_value) for v in value]
         return None if None in items else f"tuple({', '.join(items)})"
     exact = type(value) in LITERAL_TYPES or isinstance(
-        value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc, type))
+        value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, np.ufunc, type, types.CodeType))
     return describe_value(value, ()) if exact else None

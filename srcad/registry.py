@@ -292,7 +292,7 @@ def lookup(table, key):
         found = table.get(key)
     if found is None and _is_srcad_helper(key) and key not in NONDIFFERENTIABLE and not _pure(key):
         return Refusal(key, "d" if table is VJP else "t")
-    return found
+    return found.current() if isinstance(found, Rule) else found
 
 
 #: modules whose functions are srcad's derivative machinery, not user code: ``srcad.runtime``

@@ -28,10 +28,34 @@ class Rule:
         self.fn = fn
         self.marker = marker
         self.dtype_aware = dtype_aware  # the template itself gives an integer or boolean result no derivative
-        params = list(inspect.signature(fn).parameters.values())
+        self._zero_given = zero
+        self._read_signature()
+
+    def _read_signature(self):
+        params = list(inspect.signature(self.fn).parameters.values())
         self.result = params[0].name
         self.params = params[1:]
-        self.zero = zero_params(zero, self.params, fn)
+        self.zero = zero_params(self._zero_given, self.params, self.fn)
+        self._read_from = _template_parts(self.fn)
+
+    def current(self):
+        """This rule as its function is now. A user's template whose code or defaults were
+        replaced since they were read (``h_vjp.__code__ = ...``, as IPython's ``%autoreload``
+        does; ``h_vjp.__defaults__ = ...``) is read again, and what it is read from is a fact
+        of the compilation in progress (``facts.record``): code generated from the old
+        template is not used once it changes."""
+        if self._own:
+            return self
+        fn = self.fn
+        if not all(now is then for now, then in zip(_template_parts(fn), self._read_from)):
+            for name in [n for n in vars(self) if isinstance(getattr(type(self), n, None), functools.cached_property)]:
+                del self.__dict__[name]
+            self._read_signature()
+        record(fn, ("__code__",), fn.__code__)
+        record(fn, ("__defaults__",), fn.__defaults__)
+        for name, value in (fn.__kwdefaults__ or {}).items():
+            record(fn, ("__kwdefaults__", name), value)
+        return self
 
     @functools.cached_property
     def _parsed(self):
@@ -162,6 +186,12 @@ class Rule:
 
     def __repr__(self):
         return f"<{self.marker}-rule for {describe(self.key)} at {self.filename}:{self.lineno}>"
+
+
+def _template_parts(fn):
+    """What a template is read from: its code, its defaults, its keyword-only defaults (whose
+    dict may be changed in place: its items)."""
+    return (fn.__code__, fn.__defaults__, *(fn.__kwdefaults__ or {}).values())
 
 
 def function_body(fn):
