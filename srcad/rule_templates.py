@@ -195,8 +195,15 @@ def _template_parts(fn):
 
 
 def function_body(fn):
-    """The statements of ``fn`` without its docstring, and the line it starts on."""
+    """The statements of ``fn`` without its docstring, and the line it starts on. A user's
+    template is read only where its text is the code that runs: the file of a rule parsed on
+    first use may have been edited since its module was imported."""
     source, lineno = inspect.getsourcelines(fn)
+    if not (fn.__module__ or "").startswith(__package__ + "."):
+        from .pipeline import check_source_is_code
+        from .source import capture
+
+        check_source_is_code(capture(fn))
     body = gast.parse(dedent_code("".join(source))).body[0].body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring

@@ -20,6 +20,7 @@ X = np.array([0.3, -0.4, 0.9])
 RULES = """
 import numpy as np
 import srcad
+import srcad.extend
 
 @srcad.custom_vjp
 def h(x, k=1.0):
@@ -47,6 +48,38 @@ def f(x):
 
 def f_k(x):
     return np.sum(h(x, 1.5) * x)
+
+def e(x):
+    return np.sin(x)
+
+@srcad.extend.register_elementwise(e)
+def e_slope(y, x):
+    return np.cos(x)
+
+def e2(x):
+    return np.sin(2 * x)
+
+def e2_slope(y, x):
+    return 2 * np.cos(2 * x)
+
+def p(x, a):
+    return np.sin(x) * a
+
+@srcad.extend.register_partials(p)
+def p_partials(y, x, a):
+    return {x: np.cos(x) * a, a: np.sin(x)}
+
+def p2(x, a):
+    return np.sin(2 * x) * a
+
+def p2_partials(y, x, a):
+    return {x: 2 * np.cos(2 * x) * a, a: np.sin(2 * x)}
+
+def f_e(x):
+    return np.sum(e(x) * x)
+
+def f_p(x):
+    return np.sum(p(x, 1.5) * x)
 """
 
 
@@ -67,6 +100,8 @@ def swap_code(m):
     m.h.fn.__code__ = m.h2.__code__
     m.h_vjp.__code__ = m.h2_vjp.__code__
     m.h_jvp.__code__ = m.h2_jvp.__code__
+    for fn, new in ((m.e, m.e2), (m.e_slope, m.e2_slope), (m.p, m.p2), (m.p_partials, m.p2_partials)):
+        fn.__code__ = new.__code__
 
 
 def swap_defaults(m):
@@ -75,14 +110,14 @@ def swap_defaults(m):
 
 
 @pytest.mark.parametrize("change", [swap_code, swap_defaults])
-@pytest.mark.parametrize("name", ["f", "f_k"])
+@pytest.mark.parametrize("name", ["f", "f_k", "f_e", "f_p"])
 def test_a_rule_changed_in_place_after_compiling_is_read_again(rules, change, name):
     f = getattr(rules, name)
     grad = srcad.grad(f)
     _, pullback = srcad.vjp(f, X)
     check_all_modes(f, (X,))
     change(rules)
-    if change is swap_defaults and name == "f_k":  # (k passed: nothing changes)
+    if change is swap_defaults and name != "f":  # (k passed, or no defaults: nothing changes)
         check_all_modes(f, (X,))
         return
     check_grads(f, (X,))  # fresh transforms, code made before the change in the cache
@@ -91,9 +126,10 @@ def test_a_rule_changed_in_place_after_compiling_is_read_again(rules, change, na
     assert made_by(lambda: grad(X)) == 0  # and then steady
 
 
-def test_a_rule_changed_in_place_before_first_use_is_read_as_it_is(rules):
+@pytest.mark.parametrize("name", ["f", "f_e", "f_p"])
+def test_a_rule_changed_in_place_before_first_use_is_read_as_it_is(rules, name):
     swap_code(rules)
-    check_all_modes(rules.f, (X,))
+    check_all_modes(getattr(rules, name), (X,))
 
 
 
@@ -117,3 +153,17 @@ def test_the_persistent_cache_holds_code_of_a_rule_of_yours_for_that_rule_only(r
     check_all_modes(rules.f, (X,))  # the code loaded is guarded on the rule as it was
     monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     check_all_modes(rules.f, (X,))  # and the entry made from the old rule is not used
+
+
+@pytest.mark.parametrize("name, template", [("f_e", "e_slope"), ("f_p", "p_partials")])
+def test_a_rule_whose_file_was_edited_before_first_use_is_refused(rules, name, template):
+    """An elementwise or partials template is parsed on first use: its file, edited since the
+    module was imported (``np.cos(x)`` now ``np.cos(x) * 2``), no longer holds the code that
+    runs. It read the new text, a derivative of no code that runs."""
+    path = rules.__file__
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(text.replace("np.cos(x)", "np.cos(x) * 2"))
+    with pytest.raises(srcad.SourceUnavailableError, match=rf"{template}.*not the code that runs.*reload"):
+        srcad.grad(getattr(rules, name))(X)
