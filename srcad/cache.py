@@ -24,8 +24,8 @@ Safe by construction:
   that calls other differentiated user functions is not. Reading an entry never imports.
 - The entry lists every name path the code was resolved through (``cfg.act``) with a
   description of what it denoted, and every fact of a rule's module it took as fixed
-  (``srcad.facts``: a pasted ``K``, a decided ``cfg.SQUARE``) with its exact value; an entry
-  is used only if each still denotes the same. Code whose facts cannot be described exactly
+  (``srcad.facts``: a pasted ``K``, a decided ``cfg.SQUARE``, the code and defaults of a
+  template of yours) with its exact value; an entry is used only if each still denotes the same. Code whose facts cannot be described exactly
   (an array's data, an object's state) is not cached.
 - An entry is opened without following symlinks and without blocking (a FIFO is refused),
   and must be a regular file; the cache directory's path must contain no symlink.

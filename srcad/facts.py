@@ -6,16 +6,19 @@ pasted into the generated code as the objects they are bound to when it is gener
 an ``if FLAG:`` (``if cfg.SQUARE:``) of a template is decided then. Each such read is
 recorded here (``record``) while the compilation that made it is in progress
 (``collecting``), as ``(scope, path, object)``: ``scope`` the globals of the rule's module
-(or the closure cell of a name the rule's factory binds, or a function whose defaults a rule was bound to, or
-a user's template function, whose code and defaults the rule was read from: ``Rule.current``), ``path`` the dotted name read (``("cfg", "SQUARE")``) and ``object`` what it denoted.
+(or the closure cell of a name the rule's factory binds, or a function whose defaults a rule
+was bound to, or a template function of yours, whose code and defaults the rule was read from:
+``Rule.current``), ``path`` the dotted name read (``("cfg", "SQUARE")``, ``("__code__",)``)
+and ``object`` what it denoted.
 
 Guarantees:
 
 - every fact becomes a guard of the compiled code (``guards``), checked on every cache
   lookup and every call like the user's own globals: rebinding ``K`` recompiles, for every
   function whose code used the rule, including derivatives made before the change;
-- the persistent cache stores the facts with the entry (``describe``) and uses an entry only
-  if each still describes the same (``now``), in a process that has imported the module;
+- the persistent cache stores the facts with the entry (``describe``; a function's code and
+  defaults where its module names it) and uses an entry only if each still describes the same
+  (``now``), in a process that has imported the module;
 - a compilation inside another (a callee's) records into its own list: the caller is
   guarded on the callee's through the callee's guard.
 
