@@ -361,7 +361,12 @@ def factory_source(params, sources, names):
 
 def _at_the_call(exc, fn, source, node, register):
     """An error met inside an installed library's source, raised instead at the user's call of
-    that library function (what they can act on: a rule for the function they called)."""
+    that library function (what they can act on: a rule for the function they called); a class
+    method's refusal to make an object of its class, at the call through an object."""
+    from .passes.inline import class_parameter
+
+    if getattr(exc, "made_through_object", False) and class_parameter(source) is None:
+        return _repointed(exc, source, node)  # the first caller that is no class method: the user's call
     code = getattr(unwrap(fn), "__code__", None)
     from .registry import describe
 
@@ -382,6 +387,15 @@ def _at_the_call(exc, fn, source, node, register):
         f"{name} could not be differentiated through its source: {cause}; register a rule with "
         f"srcad.extend.{register}({name}) (or srcad.stop_gradient around the call if no derivative "
         "should flow through it)", node)
+
+
+def _repointed(exc, source, node):
+    """A class method's refusal to make an object of the class it is called through, raised at
+    the user's ``obj.method(...)`` (the line to change; the class methods it went through call
+    each other through ``cls``) and naming where it was met."""
+    return source.syntax_error(
+        f"{source.line(node.lineno).strip()} calls a class method through an object; {exc.message} "
+        f"(met at {exc.filename}:{exc.lineno})", node)
 
 
 def compile_function(fn, wrt, container_params=(), specs=None, spec_key=None, classes=(), for_numba=False,

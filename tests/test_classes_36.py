@@ -289,6 +289,9 @@ def called_on_its_class(x, m):
 
 
 def test_a_class_method_called_on_an_object_names_the_form_that_works():
-    refused(called_on_an_object, X.copy(), Model(X.copy()), line_text="return cls(v, k=k)",
-            message="in a statement m = ClassName.method(...)")
+    # named at the user's call, the line to change, not at the class method's return cls(...)
+    message = refused(called_on_an_object, X.copy(), Model(X.copy()), line_text="made = m.from_params(x)",
+                      message="in a statement m = ClassName.method(...)")
+    assert "calls a class method through an object" in message
+    assert f"met at {__file__}:{Model.make.__code__.co_firstlineno + 3}" in message
     checked(called_on_its_class, X.copy(), Model(X.copy()))

@@ -375,13 +375,15 @@ def _rename_own_functions(body, renames):
 def unknown_function(norm, call, name):
     """The error for a call of the parameter ``name`` whose function is not known when compiling."""
     fn = norm.source.node
-    if _class_of_class_method(norm.source) == name:
-        return norm.error(
+    if class_parameter(norm.source) == name:
+        error = norm.error(
             f"{name}(...) in the class method {fn.name} makes an object of the class the method is called "
             "through; srcad follows that only where the differentiated function names the class in a statement "
             f"m = ClassName.method(...) of a class method ending in return {name}(...) (or return {name}.other(...) "
             "of another such class method): call it so, through the class you mean, not through an object of it "
             "(obj.method(...)) nor inside an expression", call)
+        error.made_through_object = True  # the caller's obj.method(...) is the line to change (compile._at_the_call)
+        return error
     if name in parameter_names(fn) and not norm.inlining:
         return norm.error(
             f"'{name}' is a parameter of {fn.name} that it calls; srcad knows which function it holds only where "
@@ -396,7 +398,7 @@ def unknown_function(norm, call, name):
         "function), a lambda, or functools.partial of one", call)
 
 
-def _class_of_class_method(source):
+def class_parameter(source):
     """The first parameter's name of the function ``source`` reads where it is a class method
     of a class its module reaches by its qualified name (``Model.from_params``); else None."""
     import inspect
