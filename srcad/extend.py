@@ -117,30 +117,11 @@ class custom_vjp(Generic[P, R]):
 
     def defvjp(self, template: _Template) -> _Template:
         """Register ``template`` (a rule in srcad's template form) as this function's vjp."""
-        _check_parameters(self.fn, template)
-        register_vjp(self)(template)
+        register_vjp(self)(template)  # (its parameters checked: registry.check_parameters)
         return template
 
     def defjvp(self, template: _Template) -> _Template:
         """Register ``template`` as this function's forward-mode (tangent) rule."""
-        _check_parameters(self.fn, template)
         register_jvp(self)(template)
         return template
 
-
-def _check_parameters(fn: Callable[..., Any], template: Callable[..., Any]) -> None:
-    """A rule's parameters are the result and then the function's (bound by name): a parameter
-    the rule leaves out (``scale``) would be differentiated as if it did not exist."""
-    import inspect
-
-    from .errors import SrcadSyntaxError
-
-    wanted = list(inspect.signature(fn).parameters)
-    result, *given = inspect.signature(template).parameters
-    if sorted(given) != sorted(wanted):
-        code = template.__code__
-        spelled = ", ".join([result] + [str(p) for p in inspect.signature(fn).parameters.values()])
-        raise SrcadSyntaxError(f"{code.co_filename}:{code.co_firstlineno}: the rule {template.__qualname__} of "
-                               f"{fn.__qualname__} takes ({', '.join(given)}) after the result, but the function "
-                               f"takes ({', '.join(wanted)}); a rule takes the result and then the function's "
-                               f"parameters: def {template.__name__}({spelled})")

@@ -21,12 +21,13 @@ An elementwise function of one argument states its derivative once, and gets bot
 """
 import functools
 import inspect
+import types
 from typing import Any, Callable, Sequence, TypeVar, Union
 
 import gast
 
 from . import optional_rules
-from .errors import SrcadError
+from .errors import SrcadError, SrcadSyntaxError
 from .rule_templates import ElementwiseRule, PartialsRule, Rule, describe, function_body
 from .source import GENERATED_FILENAME
 
@@ -79,6 +80,29 @@ def _checked(rule):
     return rule
 
 
+def check_parameters(key, template):
+    """A rule of yours for a function of yours takes the result and then exactly the function's
+    parameters (bound by name): one it leaves out (``scale``) would be differentiated as if it
+    did not exist, and the rule would keep assuming its default when the call or a rebound
+    ``f.__defaults__`` gives another value. Refused where the rule is registered. (Rules for
+    installed libraries' functions may leave out options they refuse when a call passes them.)"""
+    from .code_reading import installed_file
+
+    fn = inspect.unwrap(key)
+    if (not isinstance(fn, types.FunctionType) or (template.__module__ or "").startswith(__package__ + ".")
+            or (fn.__module__ or "").startswith(__package__ + ".") or installed_file(fn.__code__.co_filename)):
+        return
+    wanted = list(inspect.signature(fn).parameters)
+    result, *given = inspect.signature(template).parameters
+    if sorted(given) != sorted(wanted):
+        code = template.__code__
+        spelled = ", ".join([result] + [str(p) for p in inspect.signature(fn).parameters.values()])
+        raise SrcadSyntaxError(f"{code.co_filename}:{code.co_firstlineno}: the rule {template.__qualname__} of "
+                               f"{fn.__qualname__} takes ({', '.join(given)}) after the result, but the function "
+                               f"takes ({', '.join(wanted)}); a rule takes the result and then the function's "
+                               f"parameters: def {template.__name__}({spelled})")
+
+
 def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = (),
                  dtype_aware: bool = False) -> Callable[[_Template], _Template]:
     """Register a reverse-mode rule (template) for each of ``keys``.
@@ -92,6 +116,7 @@ def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = (),
 
     def decorate(fn):
         for key in _distinct(keys):
+            check_parameters(key, fn)
             _register(VJP, key, _checked(Rule(key, fn, "d", zero, dtype_aware)), "vjp")
         return fn
 
@@ -106,6 +131,7 @@ def register_jvp(*keys: Any, zero: Union[str, Sequence[str]] = (),
 
     def decorate(fn):
         for key in _distinct(keys):
+            check_parameters(key, fn)
             _register(JVP, key, _checked(Rule(key, fn, "t", zero, dtype_aware)), "jvp")
         return fn
 
@@ -132,6 +158,7 @@ def register_elementwise(*keys: Any, infinite_slopes: bool = False) -> Callable[
             raise SrcadError(f"{code.co_filename}:{code.co_firstlineno}: the elementwise rule {fn.__qualname__} "
                              "must take exactly the result and the argument: `def f(y, x): return <dy/dx>`")
         for key in _distinct(keys):
+            check_parameters(key, fn)
             _register(VJP, key, ElementwiseRule(key, fn, "d"), "vjp")
             jvp = ElementwiseRule(key, fn, "t")
             jvp.infinite_slopes = infinite_slopes
@@ -157,6 +184,7 @@ def register_partials(*keys: Any) -> Callable[[_Template], _Template]:
 
     def decorate(fn):
         for key in _distinct(keys):
+            check_parameters(key, fn)
             _register(VJP, key, PartialsRule(key, fn, "d"), "vjp")
             _register(JVP, key, PartialsRule(key, fn, "t"), "jvp")
         return fn
