@@ -74,14 +74,21 @@ def _axpy(x, t, direction):
 
 def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str, Sequence[Union[int, str]]] = 0,
                 v: Any = None, eps: float = 1e-6, rtol: float = 1e-5, atol: float = 1e-7, directions: int = 3,
-                seed: int = 0, mode: Literal["joint", "split", "both"] = "both") -> Any:
-    """Check srcad's vᵀJ for ``fun`` at ``args`` against central finite differences.
+                seed: int = 0, mode: Literal["joint", "split", "both"] = "both",
+                modes: Optional[Sequence[Literal["rev", "fwd"]]] = None, order: int = 1) -> Any:
+    """Check srcad's derivatives of ``fun`` at ``args`` against central finite differences, in
+    reverse mode (vᵀJ) and forward mode (J·u), to first or second order.
 
-    For random directions u (over the ``wrt`` arguments) it compares
+    Reverse mode: for random directions u (over the ``wrt`` arguments) it compares
     ``⟨vᵀJ, u⟩`` with ``⟨v, (f(x + εu) - f(x - εu)) / 2ε⟩`` and raises ``AssertionError``
     with both numbers if they differ. ``mode`` picks which generated code is checked:
     ``"joint"`` (``f.adjoint``), ``"split"`` (``vjp`` then the pullback, called twice)
-    or ``"both"``. Returns the gradient it checked.
+    or ``"both"``. Forward mode: ``check_jvp`` (J·u against the same differences), so a wrong
+    ``defjvp`` is caught as a wrong ``defvjp`` is. ``order=2`` checks the gradient's own
+    derivatives too (``fun`` must return a number): grad of grad in reverse mode and the
+    Hessian-vector product (forward over reverse) against finite differences of the gradient,
+    which catches a rule whose first derivative is right but whose derivative is not.
+    Returns the gradient it checked.
 
     Parameters:
         fun: the function (anything ``srcad.grad`` accepts).
@@ -92,9 +99,15 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
         rtol, atol: the tolerance, ``atol + rtol * max(|numeric|, |analytic|, 1)``.
         directions: how many random directions u.
         seed: the seed of the random directions (and of ``v``).
-        mode: ``"joint"``, ``"split"`` or ``"both"``.
+        mode: ``"joint"``, ``"split"`` or ``"both"`` (the reverse-mode code checked).
+        modes: ``"rev"``, ``"fwd"`` or both; by default both, where a mode srcad refuses
+            for ``fun`` (forward mode through a ``custom_vjp`` without ``defjvp``) is left out,
+            since srcad computes nothing there that could be wrong. Named, each is checked
+            and srcad's refusal raised.
+        order: 1, or 2 to check the derivatives of the gradient too.
 
-    Returns: vᵀJ as the first mode checked computed it (a tuple for a tuple ``wrt``).
+    Returns: vᵀJ as the first mode checked computed it (a tuple for a tuple ``wrt``); J·u
+    for ``modes=("fwd",)``.
 
     Raises: ``AssertionError`` where srcad and finite differences disagree, where a
     gradient is not shaped like its argument, where two pullback calls differ, or where a
@@ -108,6 +121,39 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     >>> np.round(check_grads(f, (np.array([0.0, 1.0]), 2.0), wrt=(0, 1), v=np.ones(2))[0], 4)
     array([2.    , 1.0806])
     """
+    from .errors import SrcadError
+
+    if order not in (1, 2):
+        raise ValueError(f"check_grads checks order 1 or 2, not {order!r}")
+    asked = modes is not None
+    modes = tuple(modes) if asked else ("rev", "fwd")
+    if not modes or set(modes) - {"rev", "fwd"}:
+        raise ValueError(f"modes must name 'rev', 'fwd' or both, not {modes!r}")
+    checked = []
+    if "rev" in modes:
+        checked.append(_check_reverse(fun, args, wrt, v, eps, rtol, atol, directions, seed, mode))
+    if "fwd" in modes:
+        try:
+            tangent = check_jvp(fun, args, wrt, eps=eps, rtol=rtol, atol=atol, directions=max(directions, 1),
+                                seed=seed)
+        except SrcadError:
+            if asked:
+                raise
+        else:
+            checked.append(tangent)
+    if order == 2:
+        from .api import grad
+
+        gradient = grad(fun, wrt=wrt)
+        try:
+            check_grads(gradient, args, wrt, None, eps, rtol, atol, directions, seed, mode, modes if asked else None)
+        except AssertionError as e:
+            raise AssertionError(f"second order (derivative of the gradient): {e}") from None
+    return checked[0]
+
+
+def _check_reverse(fun, args, wrt, v, eps, rtol, atol, directions, seed, mode):
+    """check_grads in reverse mode, first order."""
     from .api import _as_differentiable
 
     wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
