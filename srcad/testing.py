@@ -156,13 +156,10 @@ def _check_reverse(fun, args, wrt, v, eps, rtol, atol, directions, seed, mode):
     """check_grads in reverse mode, first order."""
     from .api import _as_differentiable
 
-    wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
     fn = fun  # a srcad.differentiable runs the original function (a bound method with its self)
     d = _as_differentiable(fn, wrt)  # a gradient made by srcad.grad: its generated adjoint
     args = list(args)
-    # the parameters the caller passes (after a bound method's self or a partial's arguments)
-    params = list(d._sig.visible) if d._sig is not None else list(inspect.signature(fn).parameters)
-    positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
+    positions = _positions(d, fn, wrt)
     kept = _copied(args)
     y = _run(fn, args)
     rng = np.random.default_rng(seed)
@@ -244,9 +241,9 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
     """
     from .derivatives import jvp
 
-    wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
-    params = list(inspect.signature(fun).parameters)
-    positions = [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
+    from .api import _as_differentiable
+
+    positions = _positions(_as_differentiable(fun, wrt), fun, wrt)
     args = list(args)
     name = getattr(fun, "__qualname__", fun)
     kept = _copied(args)
@@ -280,6 +277,14 @@ def check_jvp(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, str,
                                   + f" (direction {k})")
         checked.append(tangent)
     return checked[0] if checked else None
+
+
+def _positions(d, fn, wrt):
+    """The positions among the arguments the caller passes (after a bound method's self or a
+    partial's arguments) of the ``wrt`` parameters; ``d``: ``fn`` as srcad differentiates it."""
+    wrt_tuple = tuple(wrt) if isinstance(wrt, (tuple, list)) else (wrt,)
+    params = list(d._sig.visible) if d._sig is not None else list(inspect.signature(fn).parameters)
+    return [w if isinstance(w, int) else params.index(w) for w in wrt_tuple]
 
 
 def _assert_compiles_nothing(call, where):
