@@ -33,6 +33,7 @@ and loop passes do).
 >>> sorted(n for n, m in state.names.items() if n != "y" and m.all() & state.names["y"].own)  # sharing y's memory
 ['v']
 """
+import contextlib
 import copy
 import functools
 import types
@@ -46,7 +47,7 @@ from ..sharing import copy_for_calls
 from .call_options import makes_object_array, out_argument, overwritten_arguments
 from .fresh import MUTATING_METHODS, known_pure, observes_nothing, shape_query, value_reads
 from .memory_refusals import object_array_refusal, out_argument_refusal
-from .memory_state import MAX_SPLITS, State, flag_value, flags_tested, join, sets_a_tested_flag
+from .memory_state import MAX_PATHS, State, flag_value, flags_tested, join, sets_a_tested_flag
 from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import Updates, globals_of
 from .memory_scan import makes_index_array
@@ -67,7 +68,7 @@ class _Flow(Updates):
         self.compiled = set(compiled)  # ids of the calls of functions of yours srcad compiles apart
         self.on_statement = on_statement  # called with (statement, state before); last with the fixpoint's (``loop``)
         self.bindings = 0
-        self.splits = 0  # blocks followed path by path (``block``), bounded by MAX_SPLITS
+        self.paths = 1  # paths followed apart at once (``block``), bounded by MAX_PATHS
         self.breaks = []  # per loop being read, checking: the facts at each break of its body
         self.mutated = set()  # every location an in-place update may reach
         self.by_calls = set()  # ... that a call srcad runs as written may reach (a helper's own update)
@@ -106,17 +107,17 @@ class _Flow(Updates):
                 # then ``if _stop1: break``), as it does where the test is not known
                 self.reads(s, self.names_read(s.test), state)
                 return self.block(list(s.body if known else s.orelse) + list(stmts[k + 1:]), state)
-            if self.check and self.splits < MAX_SPLITS and sets_a_tested_flag(s, stmts[k + 1:]):
+            if self.check and self.paths * 2 <= MAX_PATHS and sets_a_tested_flag(s, stmts[k + 1:]):
                 # ``if c: ...; skip = True`` then ``if not skip: ...``: the rest of the block is
                 # followed on each path, where the flag is known (a return or break out of a
                 # loop, lowered to flags, does not meet the updates after it)
-                self.splits += 1
                 self.reads(s, self.names_read(s.test), state)
                 if A.anno(s.test, "region") is not None:  # (as ``stmt``) it turns False where the body raises
                     state.flags.pop(s.test.id, None)
                 rest = list(stmts[k + 1:])
-                taken = self.block(list(s.body) + rest, state.copy())
-                return self.branches_joined(s, taken, self.block(list(s.orelse) + rest, state))
+                with self.split(2):
+                    taken = self.block(list(s.body) + rest, state.copy())
+                    return self.branches_joined(s, taken, self.block(list(s.orelse) + rest, state))
             if self.check and isinstance(s, (gast.For, gast.While)):
                 exits = self.loop_exits(s, state)
                 by_flags = self.exits_by_tested_flags(exits, stmts[k + 1:])
@@ -124,10 +125,10 @@ class _Flow(Updates):
                     # a return in a nested loop breaks out with its flags set (``_skip1 = True``)
                     # and the returned value bound: the rest of the block, which tests those
                     # flags, is followed from each kind of exit, where the flags are known
-                    self.splits += 1
                     after = None
-                    for exit_state in by_flags:
-                        after = self.joined(after, self.block(stmts[k + 1:], exit_state))
+                    with self.split(len(by_flags)):
+                        for exit_state in by_flags:
+                            after = self.joined(after, self.block(stmts[k + 1:], exit_state))
                     return after
                 state = functools.reduce(self.joined, exits)
                 continue
@@ -136,15 +137,24 @@ class _Flow(Updates):
 
     def exits_by_tested_flags(self, exits, rest):
         """The loop's ``exits`` joined where they agree on the flags ``rest`` tests (one state
-        if they all do, or the splits are spent)."""
-        if self.splits >= MAX_SPLITS:
-            return [functools.reduce(self.joined, exits)]
+        if they all do, or following them apart would pass MAX_PATHS)."""
         tested = flags_tested({n for e in exits for n in e.flags}, rest)
         groups = {}
         for e in exits:
             key = tuple(sorted((n, e.flags[n]) for n in tested if n in e.flags))
             groups[key] = self.joined(groups.get(key), e)
+        if self.paths * len(groups) > MAX_PATHS:
+            return [functools.reduce(self.joined, exits)]
         return list(groups.values())
+
+    @contextlib.contextmanager
+    def split(self, count):
+        """The rest of a block followed on ``count`` paths apart (``paths``: split inside split multiplies)."""
+        self.paths *= count
+        try:
+            yield
+        finally:
+            self.paths //= count
 
     def stmt(self, s, state):
         if isinstance(s, gast.If):

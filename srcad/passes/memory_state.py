@@ -62,7 +62,10 @@ class State:
                 and self.stacks_of_sequences == other.stacks_of_sequences)
 
 
-MAX_SPLITS = 16  # blocks a refusing check follows path by path, per function
+# the paths a refusing check follows apart at once: the product of the path counts of the splits
+# open around a statement (a split inside a loop's body closes at its end), so each statement is
+# read at most this many times as often as without splitting
+MAX_PATHS = 64
 
 
 def join(a, b):
