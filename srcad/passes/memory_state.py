@@ -63,8 +63,9 @@ class State:
 
 
 # the paths a refusing check follows apart at once: the product of the path counts of the splits
-# open around a statement (a split inside a loop's body closes at its end), so each statement is
-# read at most this many times as often as without splitting
+# open around a statement (a split inside a loop's body closes at its end, so nesting, not the
+# passes of loops, counts). A statement at loop depth d is read at most MAX_PATHS * MAX_PASSES ** d
+# times; past it, exits are joined (flags lost: fail closed)
 MAX_PATHS = 64
 
 
