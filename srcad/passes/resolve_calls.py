@@ -14,6 +14,7 @@ from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
 from .item_methods import (ItemMethodCalls, container_locals, held_classes, item_functions, item_method_call,
                            object_items)
+from .local_lists import unroll_local_lists
 from .local_objects import lower_local_objects
 from .local_partials import read_local_partials
 from .local_functions import SCOPES, defined_before, inner_scope_children, outer_scope_children, scope_functions
@@ -99,6 +100,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     ["Callee(method, 'sum')", "Callee(object, 'np.sin')"]
     """
     if node is source.node and isinstance(node, gast.FunctionDef):
+        unroll_local_lists(node, source)  # for layer in [Dense(W1, b1), Dense(W2, b2)]: one copy per layer
         lower_local_objects(node, source)  # acc = Accumulator(); acc.add(x): its attributes in names
         rebuild_stored_records(node, source)  # p = P(w, b); p.w = e: p = P(w=e, b=p.b)
         read_module_aliases(node, source)  # xp = np: xp.sin(x) calls np.sin
@@ -188,8 +190,9 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
                     f"'{root}' here is a variable of the comprehension or function around this call, not the "
                     f"function {root} defined in this function; give one of them another name", call)
             if len(parts) == 1:
+                shown = (anno(source.node, "renamed_from") or {}).get(root, root)  # layers_0: the loop's layer
                 raise source.syntax_error(
-                    f"'{root}' is a local variable, so srcad cannot tell which function it holds; "
+                    f"'{shown}' is a local variable, so srcad cannot tell which function it holds; "
                     "call the function by its global name, or define it with def in this function; if it holds an "
                     "object of your class taken from a list (for layer in self.layers: h = layer(h)), srcad calls "
                     "its method through its class where it knows the classes the list holds when compiling: a list "

@@ -1,0 +1,238 @@
+"""Lists of objects and functions the function makes itself and iterates over, for
+``resolve_calls``: ``layers = [Dense(W1, 0.0), Dense(W2, 1.0)]``, ``fs = [lambda z: ..., np.sin]``,
+then ``for layer in layers: x = layer(x)``.
+
+Guarantee: such a loop is unrolled, one copy of its body per item, the loop variable in each
+copy the item itself, and each item made by a call or a lambda is bound to a name of its own
+where the list was made (``layers_0 = Dense(W1, 0.0)``), so that ``local_objects`` and
+``local_functions`` lower it as if the user had written it so; an item that is a function of
+the module (``np.sin``, ``f``) or one defined once by ``def`` in the function before the list
+is written in the copy as that name. The program that results runs exactly what Python runs,
+and it is done only where that is provably so: the list is a display (a list or tuple, no
+``*``, at most ``MAX_ITEMS`` items) bound by an assignment at the function's top level, its
+name bound nowhere else and read only as what ``for`` loops of the function's own scope after
+that assignment iterate over (so the list is never mutated, aliased, returned or passed on,
+and holds those items whenever a loop runs); each item is a lambda, a call of a class of the
+module (``local_classes.made_class``) or such a function; a loop's variable is a plain name
+bound by no other statement, read only in the body of such loops (not in their ``else``, after
+them, or in a lambda, ``def`` or comprehension, which could read it later: late binding), and
+the body has no ``break`` or ``continue`` of its own and defines no function or class (its
+copies would bind it again); no loop over the list is inside another
+loop over the same list, nor inside one binding the same variable. Anything else is left as
+it is, and refused as before where a derivative needs it ("'layer' is a local variable ...",
+an item's name in messages the loop's variable).
+"""
+import gast
+
+from .. import astutil as A
+from .callees import dotted, local_names
+from .local_classes import fresh_in, made_class
+from .local_functions import SCOPES
+from .local_list_comprehensions import fuse_comprehensions
+
+MAX_ITEMS = 16  # a display is written by hand: more items would only grow the unrolled code
+
+
+def unroll_local_lists(fn, source):
+    """Unroll in ``fn`` each loop over a list the module doc allows (in place), after fusing
+    each loop over a list of objects a comprehension makes with it (``local_list_comprehensions``)."""
+    fuse_comprehensions(fn, source)
+    locals_ = local_names(fn)
+    lists = {}  # list name -> (top-level index of its assignment, the assignment, its items' kinds)
+    for index, stmt in enumerate(fn.body):
+        found = _display(stmt, index, fn, locals_, source)
+        if found is not None:
+            lists.setdefault(found[0], []).append((index, stmt, found[1]))
+    lists = {name: made[0] for name, made in lists.items() if len(made) == 1}
+    if not lists:
+        return
+    seen = _Occurrences(lists)
+    seen.visit_block(fn.body, top=None, loops=(), nested=False)
+    loops = {id(loop): loop for loop in seen.loops if _loop_fits(loop, lists, seen)}
+    while True:  # a loop variable may be bound only by loops that are unrolled too
+        failed = {loop.iter.id for loop in loops.values() if not _variable_fits(loop, loops, seen)}
+        if not failed:
+            break
+        loops = {key: loop for key, loop in loops.items() if loop.iter.id not in failed}
+        lists = {name: made for name, made in lists.items() if name not in failed}
+    iterated = {loop.iter.id for loop in loops.values()}
+    lists = {name: made for name, made in lists.items() if name in iterated}
+    if not lists:
+        return
+    taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)} | locals_
+    items = {}  # list name -> the expression each item is in the loop's copies
+    made_at = {}  # id of a list's assignment -> the assignments binding its items to names
+    for name, (_, assign, kinds) in lists.items():
+        items[name], made_at[id(assign)] = [], []
+        for i, (kind, value) in enumerate(zip(kinds, assign.value.elts)):
+            if kind == "name":
+                items[name].append(value)
+                continue
+            item = fresh_in(f"{name}_{i}", taken)
+            taken.add(item)
+            bound = gast.Assign(targets=[A.store(item)], value=value, type_comment=None)
+            made_at[id(assign)].append(gast.copy_location(bound, assign))
+            items[name].append(A.load(item))
+    shown = {}  # an item's name in messages: the variable of the first loop over its list
+    for loop in loops.values():
+        for made in made_at.get(id(lists[loop.iter.id][1]), ()):
+            shown.setdefault(made.targets[0].id, loop.target.id)
+    A.set_anno(source.node, "renamed_from", {**(A.anno(source.node, "renamed_from") or {}), **shown})
+    fn.body = _rewrite(fn.body, made_at, loops, items)
+
+
+def _display(stmt, index, fn, locals_, source):
+    """``(name, kinds)`` for ``name = [item, ...]`` whose items all have a kind (``_item_kind``)."""
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, (gast.List, gast.Tuple)) and len(stmt.value.elts) <= MAX_ITEMS):
+        return None
+    kinds = [_item_kind(item, stmt, index, fn, locals_, source) for item in stmt.value.elts]
+    if None in kinds:
+        return None
+    return stmt.targets[0].id, kinds
+
+
+def _item_kind(item, assign, index, fn, locals_, source):
+    """"made" for a lambda or a call of a class of the module; "name" for a function named by a
+    global dotted name or by a ``def`` at the top of ``fn`` before the list, the only binding of
+    its name; None for anything else."""
+    if isinstance(item, gast.Lambda):
+        return "made"
+    if isinstance(item, gast.Call):
+        trial = gast.Assign(targets=[A.store("_")], value=item, type_comment=None)
+        made = made_class(trial, locals_, source)
+        return "made" if made is not None and made[1] is None else None  # (another module's: its message names no item)
+    parts = dotted(item)
+    if parts is None:
+        return None
+    root = parts[0]
+    if root not in locals_:
+        stored = any(isinstance(n, gast.Name) and n.id == root and not isinstance(n.ctx, gast.Load)
+                     or isinstance(n, (gast.Global, gast.Nonlocal)) and root in n.names for n in A.walk(fn))
+        return None if stored else "name"
+    binders = [s for s in A.walk(fn) if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef))
+               and s.name == root]
+    stores = [n for n in A.walk(fn) if isinstance(n, gast.Name) and n.id == root and not isinstance(n.ctx, gast.Load)]
+    defined_before = [s for s in fn.body[:index] if isinstance(s, gast.FunctionDef) and s.name == root]
+    if len(parts) == 1 and len(binders) == 1 and not stores and defined_before == binders:
+        return "name"
+    return None
+
+
+class _Occurrences:
+    """Where each name of the function sits: the top-level statement holding it, the loops over
+    candidate lists whose bodies hold it, whether a nested scope holds it."""
+
+    def __init__(self, lists):
+        self.lists = lists
+        self.names = []  # (Name node, top-level index, enclosing candidate loops, in a nested scope)
+        self.loops = []  # candidate loops of the function's own scope
+        self.where = {}  # id of a candidate loop -> (top-level index, enclosing candidate loops)
+        self.declared = set()  # names a global or nonlocal statement declares
+
+    def visit_block(self, stmts, top, loops, nested):
+        for index, stmt in enumerate(stmts):
+            self.visit(stmt, index if top is None else top, loops, nested)
+
+    def visit(self, node, top, loops, nested):
+        if isinstance(node, gast.Name):
+            self.names.append((node, top, loops, nested))
+            return
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            self.declared.update(node.names)
+        inner = nested or isinstance(node, SCOPES)
+        if (isinstance(node, gast.For) and not nested and isinstance(node.iter, gast.Name)
+                and node.iter.id in self.lists):
+            self.loops.append(node)
+            self.where[id(node)] = (top, loops)
+            for part in (node.target, node.iter):
+                self.visit(part, top, loops, nested)
+            for stmt in node.body:
+                self.visit(stmt, top, loops + (node,), nested)
+            for stmt in node.orelse:
+                self.visit(stmt, top, loops, nested)
+            return
+        for field in node._fields:
+            value = getattr(node, field, None)
+            for child in value if isinstance(value, list) else [value]:
+                if isinstance(child, gast.AST):
+                    self.visit(child, top, loops, inner)
+
+
+def _loop_fits(loop, lists, seen):
+    """The loop may be unrolled as far as it alone goes: its list's name is read only by such
+    loops after the list is made, its variable is a name, its body jumps out of nothing."""
+    name = loop.iter.id
+    top, enclosing = seen.where[id(loop)]
+    made_index, assign, _ = lists[name]
+    iters = {id(other.iter) for other in seen.loops}
+    uses_fit = all(node is assign.targets[0] or id(node) in iters and where > made_index
+                   for node, where, _, _ in seen.names if node.id == name)
+    return (uses_fit and name not in seen.declared and isinstance(loop.target, gast.Name)
+            and not any(isinstance(outer.iter, gast.Name) and outer.iter.id == name for outer in enclosing)
+            and not _own_jumps(loop.body) and not _defines(loop.body))
+
+
+def _defines(stmts):
+    """Whether ``stmts`` define a function or class (``def``, ``h = lambda``), which srcad reads
+    only where it is bound once: copies would bind it again."""
+    return any(isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef))
+               or isinstance(n, gast.Assign) and isinstance(n.value, gast.Lambda) for s in stmts for n in A.walk(s))
+
+
+def _variable_fits(loop, loops, seen):
+    """The loop's variable is bound only by loops being unrolled and read only in their bodies,
+    outside nested scopes; no such loop sits in another binding the same name."""
+    var = loop.target.id
+    if var in seen.declared or any(isinstance(outer.target, gast.Name) and outer.target.id == var
+                                   for outer in seen.where[id(loop)][1] if id(outer) in loops):
+        return False
+    targets = {id(other.target) for other in loops.values()}
+    for node, _, enclosing, nested in seen.names:
+        if node.id != var or id(node) in targets:
+            continue
+        if nested or not isinstance(node.ctx, gast.Load):
+            return False
+        if not any(id(outer) in loops and outer.target.id == var for outer in enclosing):
+            return False
+    return True
+
+
+def _own_jumps(stmts):
+    """Whether ``stmts`` (a loop's body) hold a ``break`` or ``continue`` of that loop."""
+    for stmt in stmts:
+        if isinstance(stmt, (gast.Break, gast.Continue)):
+            return True
+        if isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            continue
+        if isinstance(stmt, (gast.For, gast.AsyncFor, gast.While)):
+            if _own_jumps(stmt.orelse):  # a loop's else belongs to the loop around it
+                return True
+            continue
+        for block in [getattr(stmt, f, []) for f in ("body", "orelse", "finalbody")] + [
+                h.body for h in getattr(stmt, "handlers", ())] + [c.body for c in getattr(stmt, "cases", ())]:
+            if _own_jumps(block):
+                return True
+    return False
+
+
+def _rewrite(stmts, made_at, loops, items):
+    """``stmts`` with each list's assignment replaced by its items' and each loop unrolled
+    (inner loops first, so an outer loop copies the unrolled inner ones)."""
+    out = []
+    for stmt in stmts:
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt) and not isinstance(stmt, SCOPES):
+                setattr(stmt, field, _rewrite(inner, made_at, loops, items))
+        for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
+            part.body = _rewrite(part.body, made_at, loops, items)
+        if id(stmt) in made_at:
+            out.extend(made_at[id(stmt)])
+        elif id(stmt) in loops:
+            for item in items[stmt.iter.id]:
+                out.extend(A.replace_names(s, {stmt.target.id: item}) for s in A.deepcopy(stmt.body))
+            out.extend(stmt.orelse)
+        else:
+            out.append(stmt)
+    return out or [gast.Pass()]  # a loop over an empty list leaves its block empty
