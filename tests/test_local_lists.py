@@ -112,8 +112,16 @@ def net_else_return(x, W1, W2):
     return total
 
 
+def attributes_set(x, W1, W2):  # an item's attribute set, in its copy of the body
+    layers = [Dense(W1, 0.0), Dense(W2, 1.0)]
+    for layer in layers:
+        layer.W = layer.W * 2.0
+        x = layer(x)
+    return np.sum(x ** 2)
+
+
 @pytest.mark.parametrize("f", [net_display, net_lambdas, net_functions, net_classes, net_twice, net_late_weights,
-                               net_else_return])
+                               net_else_return, attributes_set])
 @pytest.mark.parametrize("wrt", [0, 1])
 def test_unrolled_in_every_mode(f, wrt):
     check_unchanged(f, X, W1, W2, wrt=wrt, value=True)
@@ -188,6 +196,15 @@ def defines(x, W1, W2):
     return np.sum(x ** 2)
 
 
+def passed_on(x, W1, W2):
+    layers = [Counter(W1), Counter(W2)]
+    outs = []
+    for layer in layers:
+        x = layer(x)
+        outs.append(layer)
+    return np.sum(x ** 2) + outs[0].calls
+
+
 def made_after(x, W1, W2):
     for layer in layers:  # noqa: F821 (bound below: Python raises UnboundLocalError)
         x = layer(x)
@@ -205,7 +222,8 @@ def lambdas_of_loop_variable(x, Ws):  # late binding: each lambda reads the comp
 @pytest.mark.parametrize("f, line", [(mutated, "x = layer(x)"), (aliased, "x = layer(x)"),
                                      (item_set, "x = layer(x)"), (read_after, "layer(x)"),
                                      (late_closures, "x = g(x)"), (with_break, "x = layer(x)"),
-                                     (defines, "x = twice(layer(x))")])
+                                     (defines, "x = twice(layer(x))"),
+                                     (passed_on, "x = layer(x)")])
 def test_left_as_it_was_is_refused(f, line):
     refused(f, X, W1, W2, line_text=line, message=LOCAL)
 
