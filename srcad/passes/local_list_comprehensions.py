@@ -14,6 +14,28 @@ comprehension's variables or constants, the class with ``object``'s ``__new__`` 
 attribute names (or none, given no arguments); the list is bound by a top-level assignment that the loop follows at
 once, read by that loop alone, whose variable is a name; ``list`` is the builtin. Anything
 else is left as it is (and refused as before where a derivative needs it).
+
+>>> import numpy as np
+>>> from srcad.astutil import to_source
+>>> if True:  # (one example: the class and the function in one file, as in a module)
+...     class Dense:
+...         def __init__(self, W):
+...             self.W = W
+...         def __call__(self, x):
+...             return np.tanh(x @ self.W)
+...     def f(x, Ws):
+...         layers = [Dense(W) for W in Ws]
+...         for layer in layers:
+...             x = layer(x)
+...         return x
+>>> src = capture(f)
+>>> fuse_comprehensions(src.node, src)
+>>> print(to_source(src.node).strip())
+def f(x, Ws):
+    for W_ in list(Ws):
+        layer = Dense(W_)
+        x = layer(x)
+    return x
 """
 import inspect
 import types

@@ -21,6 +21,30 @@ copies would bind it again); no loop over the list is inside another
 loop over the same list, nor inside one binding the same variable. Anything else is left as
 it is, and refused as before where a derivative needs it ("'layer' is a local variable ...",
 an item's name in messages the loop's variable).
+
+>>> import numpy as np
+>>> from srcad.source import capture
+>>> from srcad.astutil import to_source
+>>> if True:  # (one example: the class and the function in one file, as in a module)
+...     class Dense:
+...         def __init__(self, W):
+...             self.W = W
+...         def __call__(self, x):
+...             return np.tanh(x @ self.W)
+...     def f(x, W1, W2):
+...         layers = [Dense(W1), Dense(W2)]
+...         for layer in layers:
+...             x = layer(x)
+...         return x
+>>> src = capture(f)
+>>> unroll_local_lists(src.node, src)
+>>> print(to_source(src.node).strip())
+def f(x, W1, W2):
+    layers_0 = Dense(W1)
+    layers_1 = Dense(W2)
+    x = layers_0(x)
+    x = layers_1(x)
+    return x
 """
 import gast
 
