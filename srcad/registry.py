@@ -85,22 +85,39 @@ def check_parameters(key, template):
     parameters (bound by name): one it leaves out (``scale``) would be differentiated as if it
     did not exist, and the rule would keep assuming its default when the call or a rebound
     ``f.__defaults__`` gives another value. Refused where the rule is registered. (Rules for
-    installed libraries' functions may leave out options they refuse when a call passes them.)"""
+    installed libraries' functions may leave out options they refuse when a call passes them.)
+    A bound method's or a callable object's parameters are those a call passes (without ``self``)."""
     from .code_reading import installed_file
 
-    fn = inspect.unwrap(key)
-    if (not isinstance(fn, types.FunctionType) or (template.__module__ or "").startswith(__package__ + ".")
+    target = inspect.unwrap(key)
+    fn = _code_called(target)
+    if (fn is None or (template.__module__ or "").startswith(__package__ + ".")
             or (fn.__module__ or "").startswith(__package__ + ".") or installed_file(fn.__code__.co_filename)):
         return
-    wanted = list(inspect.signature(fn).parameters)
+    parameters = inspect.signature(target).parameters
+    wanted = list(parameters)
     result, *given = inspect.signature(template).parameters
     if sorted(given) != sorted(wanted):
         code = template.__code__
-        spelled = ", ".join([result] + [str(p) for p in inspect.signature(fn).parameters.values()])
+        spelled = ", ".join([result] + [str(p) for p in parameters.values()])
         raise SrcadSyntaxError(f"{code.co_filename}:{code.co_firstlineno}: the rule {template.__qualname__} of "
-                               f"{fn.__qualname__} takes ({', '.join(given)}) after the result, but the function "
-                               f"takes ({', '.join(wanted)}); a rule takes the result and then the function's "
-                               f"parameters: def {template.__name__}({spelled})")
+                               f"{getattr(target, '__qualname__', fn.__qualname__)} takes ({', '.join(given)}) after "
+                               f"the result, but the function takes ({', '.join(wanted)}); a rule takes the result and "
+                               f"then the function's parameters: def {template.__name__}({spelled})")
+
+
+def _code_called(target):
+    """The Python function a call of ``target`` runs: itself, a bound method's function, or a
+    callable object's ``__call__`` (its defaults, rebound, change the call as a function's do);
+    None for anything else (a class, a builtin, a ``functools.partial``, which srcad reads through)."""
+    if isinstance(target, types.FunctionType):
+        return target
+    if isinstance(target, types.MethodType):
+        return target.__func__ if isinstance(target.__func__, types.FunctionType) else None
+    if isinstance(target, (type, functools.partial)):
+        return None
+    call = getattr(type(target), "__call__", None)
+    return call if isinstance(call, types.FunctionType) else None
 
 
 def register_vjp(*keys: Any, zero: Union[str, Sequence[str]] = (),
