@@ -90,7 +90,7 @@ def check_parameters(key, template):
     from .code_reading import installed_file
 
     target = inspect.unwrap(key)
-    fn = _code_called(target)
+    fn = code_called(target)
     if (fn is None or (template.__module__ or "").startswith(__package__ + ".")
             or (fn.__module__ or "").startswith(__package__ + ".") or installed_file(fn.__code__.co_filename)):
         return
@@ -106,7 +106,7 @@ def check_parameters(key, template):
                                f"then the function's parameters: def {template.__name__}({spelled})")
 
 
-def _code_called(target):
+def code_called(target):
     """The Python function a call of ``target`` runs: itself, a bound method's function, or a
     callable object's ``__call__`` (its defaults, rebound, change the call as a function's do);
     None for anything else (a class, a builtin, a ``functools.partial``, which srcad reads through)."""

@@ -3,14 +3,13 @@ order where the rule gives it), by keyword, ``*args`` and ``**kwargs``, and lite
 refused where the call does not fit the rule.
 """
 import inspect
-import types
 
 import gast
 import numpy as np
 
 from . import astutil as A, facts
 from .errors import SrcadError
-from .registry import Refusal
+from .registry import Refusal, code_called
 
 
 class Binding(dict):
@@ -101,9 +100,9 @@ def _function_defaults(rule):
                 found[p.name] = _literal(p.default, rule)
             except SrcadError:
                 found[p.name] = None  # (the rule's own default would be a guess: refused at the call)
-    function = inspect.unwrap(rule.key)
+    function = code_called(inspect.unwrap(rule.key))  # (a bound method's function, a callable object's __call__)
     pasted = any(v is not None for v in found.values())
-    if pasted and isinstance(function, types.FunctionType):  # rebinding them recompiles
+    if pasted and function is not None:  # rebinding them recompiles
         facts.record(function, ("__defaults__",), function.__defaults__)
         for name, value in (function.__kwdefaults__ or {}).items():
             facts.record(function, ("__kwdefaults__", name), value)
