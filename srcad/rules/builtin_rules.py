@@ -6,7 +6,7 @@ import numpy as np
 
 from ..errors import UnsupportedCaseError
 from ..registry import register_nondifferentiable, register_vjp
-from ..runtime import sum_grad, unbroadcast
+from ..runtime import sum_grad, unbroadcast, zeros_like
 from .numpy_core import unit_phase
 
 
@@ -44,9 +44,10 @@ def extremum_(y, a, *rest, key=None, default=None):
                 chosen = k + 1
         if chosen < 0:  # the pullback reads saved copies of them: the first equal one
             chosen = chosen_index((a,) + rest, y)
-        d[a] += d[y] if chosen == 0 else 0.0  # not d[y] * taken: an infinite d[y] times False is NaN
+        # not d[y] * taken (an infinite d[y] times False is NaN), and zeros laid out like d[y] (a tuple's)
+        d[a] += d[y] if chosen == 0 else zeros_like(d[y])
         for k, r in enumerate(rest):
-            d[r] += d[y] if chosen == k + 1 else 0.0
+            d[r] += d[y] if chosen == k + 1 else zeros_like(d[y])
     elif len(a) == 0:
         d[default] += d[y]
     else:
@@ -56,7 +57,7 @@ def extremum_(y, a, *rest, key=None, default=None):
 def pick_grad(g, items, chosen):
     """The adjoint of ``max(items)``/``min(items)``: all of it to the first chosen item."""
     if isinstance(items, (list, tuple)):
-        out = [_zero_like(g) for _ in items]
+        out = [zeros_like(g) for _ in items]  # laid out like g (a tuple's); not 0.0 * g, NaN where g is inf
         out[chosen_index(items, chosen)] = g
         return out
     items = np.asarray(items)
@@ -66,16 +67,6 @@ def pick_grad(g, items, chosen):
     else:
         out[chosen_index(items, chosen)] = g
     return out
-
-
-def _zero_like(g):
-    """A zero laid out like the cotangent ``g`` of one item (a tuple's, ``max(zip(a, b), key=...)``,
-    item by item), made from ``g`` so that a lazy or duck array stays one."""
-    if isinstance(g, (list, tuple)):
-        return [None if v is None else _zero_like(v) for v in g]
-    if isinstance(g, dict):
-        return {k: _zero_like(v) for k, v in g.items()}
-    return 0.0 * g
 
 
 def chosen_index(items, chosen):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..errors import SrcadError
 from ..registry import no_derivative, register_jvp
-from ..runtime_adjoints import JOINED_SEQUENCES
+from ..runtime_adjoints import JOINED_SEQUENCES, zeros_like
 from .builtin_rules import chosen_index, dict_grad, reversed_grad
 from .numpy_core import unit_phase
 from .numpy_elementwise import broadcast_like
@@ -58,10 +58,11 @@ def extremum(y, a, *rest, key=None, default=None):
     """Over an iterable or over arguments: the tangent of the first chosen item (once, for
     an argument passed twice); ``default``'s for an empty iterable."""
     if rest:
+        # not t[a] * taken: a tuple times False is (), and an infinite tangent times False NaN
         taken = a is y
-        t[y] += t[a] * taken
+        t[y] += t[a] if taken else zeros_like(t[a])
         for k, r in enumerate(rest):
-            t[y] += t[r] * (r is y and not taken)
+            t[y] += t[r] if r is y and not taken else zeros_like(t[r])
             if k < len(rest) - 1:
                 taken = taken or r is y
     elif len(a) == 0:
