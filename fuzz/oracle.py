@@ -360,7 +360,7 @@ def _check(mode, fn, program, args, steps=STRICT_STEPS, loose=False):
     rtol, atol = (1e-3, 1e-5) if loose else (RTOL, ATOL)
     eps, eps2 = steps
     if mode == "rev":
-        check_grads(fn, args, wrt=program.wrt, rtol=rtol, atol=atol, eps=eps)
+        check_grads(fn, args, wrt=program.wrt, rtol=rtol, atol=atol, eps=eps, modes=("rev",))  # (fwd: its own mode)
     elif mode == "fwd":
         check_jvp(fn, args, wrt=program.wrt, rtol=rtol, atol=atol, eps=eps)
     elif mode == "hvp":
