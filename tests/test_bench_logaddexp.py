@@ -36,7 +36,7 @@ DIFFERENCES = [0.0, 0.3, 5.0, -7.0, 40.0, -45.0, 800.0, -900.0]
 def test_reverse_and_forward_at_every_difference(gap):
     a = RNG.standard_normal(4)
     b = a - gap + 0.1 * RNG.standard_normal(4)
-    check_grads(lae, (a, b), wrt=(0, 1))
+    check_grads(lae, (a, b), wrt=(0, 1), modes=("rev",))
     check_jvp(lae, (a, b), wrt=(0, 1))
 
 
@@ -51,7 +51,7 @@ def test_second_order_at_every_difference(gap, wrt):
 @pytest.mark.parametrize("args", [(np.zeros((3, 1)), RNG.standard_normal(4)), (0.5, RNG.standard_normal(5)),
                                   (RNG.standard_normal((2, 3)), 1.5)], ids=["column-row", "float-vector", "matrix-float"])
 def test_broadcasting_operands(args):
-    check_grads(lae, args, wrt=(0, 1))
+    check_grads(lae, args, wrt=(0, 1), modes=("rev",))
     check_jvp(lae, args, wrt=(0, 1))
     check_second_order(lae_sum, args, wrt=0)
     check_second_order(lae_sum, args, wrt=1)
@@ -59,14 +59,14 @@ def test_broadcasting_operands(args):
 
 def test_the_softplus_loss_in_every_mode():
     m = np.concatenate([RNG.standard_normal(6) * 3.0, [60.0, -60.0, 750.0, -750.0]])
-    check_grads(softplus_loss, (m,))
+    check_grads(softplus_loss, (m,), modes=("rev",))
     check_jvp(softplus_loss, (m,))
     check_second_order(softplus_loss, (m,))
 
 
 def test_nested_operands():
     a, b = RNG.standard_normal(4), RNG.standard_normal(4)
-    check_grads(lae_nested, (a, b), wrt=(0, 1))
+    check_grads(lae_nested, (a, b), wrt=(0, 1), modes=("rev",))
     check_jvp(lae_nested, (a, b), wrt=(0, 1))
     check_second_order(lae_nested, (a, b), wrt=0)
 
@@ -115,7 +115,7 @@ def weight_sum(a, b):
 def test_the_weight_helper_in_every_mode():
     """Generated adjoints call logistic_weight; its own rules make them differentiable again."""
     a, b = RNG.standard_normal(4), RNG.standard_normal(4) + np.array([0.0, 30.0, -30.0, 0.0])
-    check_grads(weight_sum, (a, b), wrt=(0, 1))
+    check_grads(weight_sum, (a, b), wrt=(0, 1), modes=("rev",))
     check_jvp(weight_sum, (a, b), wrt=(0, 1))
     check_second_order(weight_sum, (a, b), wrt=0)
     check_second_order(weight_sum, (a, b), wrt=1)

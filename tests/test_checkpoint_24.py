@@ -133,7 +133,7 @@ def test_first_order_and_forward(make, plain, args, segment):
     got = srcad.grad(fn, wrt=wrt)(*args)
     for g, expected in zip(got, srcad.grad(plain, wrt=wrt)(*args)):
         np.testing.assert_allclose(g, expected, rtol=1e-12, atol=1e-14)
-    check_grads(fn, args, wrt=wrt)  # the joint adjoint and the pullback, against finite differences
+    check_grads(fn, args, wrt=wrt, modes=("rev",))  # the joint adjoint and the pullback, against finite differences
     check_jvp(fn, args, wrt=wrt)
 
 

@@ -157,5 +157,5 @@ def arguments_are_evaluated_in_call_order(x):
     (nested_helpers_shadow, (vec(3),), 0),
 ])
 def test_inlined_scopes_keep_their_names_to_themselves(f, args, wrt):
-    check_grads(f, args, wrt=wrt)
+    check_grads(f, args, wrt=wrt, modes=("rev",))
     check_jvp(f, args, wrt=wrt)

@@ -23,7 +23,7 @@ def numeric_hessian(f, x, eps=1e-5):
 def check_all_orders(f, x):
     """First order both ways, and the Hessian (forward over reverse) against differences of
     the gradient."""
-    check_grads(f, (x,))
+    check_grads(f, (x,), modes=("rev",))
     check_jvp(f, (x,))
     np.testing.assert_allclose(srcad.hessian(f)(x), numeric_hessian(f, x), rtol=1e-5, atol=1e-7)
 
@@ -57,7 +57,7 @@ def two_vectors(u, v):
 
 
 def test_multi_dot_of_two_vectors():
-    check_grads(two_vectors, (R(3), R(3)), wrt=(0, 1))
+    check_grads(two_vectors, (R(3), R(3)), wrt=(0, 1), modes=("rev",))
     check_jvp(two_vectors, (R(3), R(3)), wrt=(0, 1))
 
 
@@ -194,5 +194,5 @@ def test_ufunc_at_methods_are_refused_at_the_users_line(f, method):
 
 
 def test_segment_max_the_documented_alternative():
-    check_grads(segment_max, (np.array([0.3, 1.0, 2.0, -1.0]),))
+    check_grads(segment_max, (np.array([0.3, 1.0, 2.0, -1.0]),), modes=("rev",))
     check_jvp(segment_max, (np.array([0.3, 1.0, 2.0, -1.0]),))

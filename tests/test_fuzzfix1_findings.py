@@ -16,7 +16,7 @@ X4 = np.array([0.3, 0.5, -0.2, 0.9])
 
 
 def checked(f, *args):
-    check_grads(f, args)
+    check_grads(f, args, modes=("rev",))
     check_jvp(f, args)
 
 
@@ -234,7 +234,7 @@ def test_refusal_of_chained_update_names_the_expression_and_the_fix_works():
     message, line = refusal(chained_update_then_read, 0.3, np.arange(12.0))
     assert "'P[1][3] += ...'" in message and "'P[i, j] += ...'" in message, message
     assert "P[1][3] += r" in line
-    check_grads(single_subscript_update, (0.3, np.arange(12.0)))
+    check_grads(single_subscript_update, (0.3, np.arange(12.0)), modes=("rev",))
     check_jvp(single_subscript_update, (0.3, np.arange(12.0)))
 
 
@@ -284,7 +284,7 @@ def argsorts_then_updates(b, operands):
 def test_fancy_indexed_copy_may_be_updated(f):
     x = X4.copy()
     for wrt in (0, 1):
-        check_grads(f, (0.7, x), wrt=wrt)
+        check_grads(f, (0.7, x), wrt=wrt, modes=("rev",))
         check_jvp(f, (0.7, x), wrt=wrt)
     np.testing.assert_array_equal(x, X4)  # the caller's array is unchanged
 

@@ -29,7 +29,7 @@ def repeated_items_of_a_tuple(x):
                          ids=lambda f: f.__name__)
 def test_an_index_array_that_repeats_a_position_accumulates(fun):
     x = np.random.default_rng(3).standard_normal(12)
-    check_grads(fun, (x,))
+    check_grads(fun, (x,), modes=("rev",))
     check_jvp(fun, (x,))
     check_second_order(lambda_free_sum(fun), (x,))
 

@@ -157,7 +157,7 @@ def test_the_attributes_returned_are_pythons(wrt):
     y, _ = srcad.vjp(statistics, X, W, wrt=wrt)
     for got, expected in zip(y, python):
         np.testing.assert_allclose(got, expected, rtol=1e-13)
-    check_grads(statistics, (X, W), wrt=wrt)
+    check_grads(statistics, (X, W), wrt=wrt, modes=("rev",))
     check_jvp(statistics, (X, W), wrt=wrt)
 
 

@@ -80,7 +80,7 @@ CASES = [
 
 @pytest.mark.parametrize("fun,args,wrt", CASES, ids=[c[0].__name__ for c in CASES])
 def test_reverse_and_forward(fun, args, wrt):
-    check_grads(fun, args, wrt=wrt)
+    check_grads(fun, args, wrt=wrt, modes=("rev",))
     check_jvp(fun, args, wrt=wrt if isinstance(wrt, int) else wrt[0])
 
 

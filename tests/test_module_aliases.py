@@ -83,7 +83,7 @@ def finite_differences(f, x, eps=1e-6):
 @pytest.mark.parametrize("fn", ACCEPTED, ids=lambda f: f.__name__)
 def test_a_module_alias_reads_as_the_module_in_every_mode(fn):
     np.testing.assert_allclose(srcad.grad(fn)(X), finite_differences(fn, X), rtol=1e-6, atol=1e-7)
-    check_grads(fn, (X,))  # the adjoint and vjp's pullback
+    check_grads(fn, (X,), modes=("rev",))  # the adjoint and vjp's pullback
     check_jvp(fn, (X,))
     hessian = srcad.hessian(fn)(X)
     np.testing.assert_allclose(hessian, finite_differences(srcad.grad(fn), X), rtol=1e-5, atol=1e-6)
@@ -253,7 +253,7 @@ closure_alias = _closure()
 
 @pytest.mark.parametrize("fn", [module_level_alias, closure_alias], ids=["module level", "closure"])
 def test_a_module_alias_outside_the_function_keeps_working(fn):
-    check_grads(fn, (X,))
+    check_grads(fn, (X,), modes=("rev",))
     check_jvp(fn, (X,))
     np.testing.assert_allclose(srcad.grad(fn)(X), 2 * np.sin(X) * np.cos(X), rtol=1e-12)
 

@@ -236,7 +236,7 @@ def sequential(layers, x):
 
 def test_a_list_of_100_layers_with_one_of_another_class_at_80():
     layers = long_stack(100, 80)
-    check_grads(sequential, (layers, X), wrt=1)
+    check_grads(sequential, (layers, X), wrt=1, modes=("rev",))
     check_jvp(sequential, (layers, X), wrt=1)
     check_grads(Sequential(layers).loss, (X,))
     grad = srcad.grad(sequential, wrt=1)

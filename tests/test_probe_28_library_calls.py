@@ -81,7 +81,7 @@ def test_builtin_min_and_max_with_a_default():
     """``default`` is the result only for an empty iterable: it gets the derivative then, and
     nothing otherwise."""
     np.testing.assert_allclose(srcad.grad(first_or_default)(X), [1.0, 0.0, 3.0, 0.0, 0.0])
-    check_grads(first_or_default, (X,))
+    check_grads(first_or_default, (X,), modes=("rev",))
     check_jvp(first_or_default, (X,))
 
 
@@ -106,7 +106,7 @@ def test_a_partial_of_a_numpy_function_is_that_function_with_its_arguments():
     np.testing.assert_allclose(srcad.grad(clipped)(x), expected)
     check_jvp(clipped, (x,))
     m = np.arange(12.0).reshape(3, 4) * 0.37 - 1
-    check_grads(summed, (m,))
+    check_grads(summed, (m,), modes=("rev",))
     check_jvp(summed, (m,))
     u = np.ones_like(m)
     eps = 1e-5

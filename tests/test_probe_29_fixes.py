@@ -104,7 +104,7 @@ X = np.array([0.5, -1.0, 2.0])
                                     (zero_d_argument, np.array(0.7))])
 def test_a_zero_d_array_updated_in_place_stays_an_array(fun, x):
     kept = x.copy()
-    check_grads(fun, (x,))
+    check_grads(fun, (x,), modes=("rev",))
     check_jvp(fun, (x,))
     np.testing.assert_array_equal(x, kept)
 
@@ -120,7 +120,7 @@ def exact_sums(x):
 
 
 def test_math_fsum_is_differentiated_as_sum():
-    check_grads(exact_sums, (X,))
+    check_grads(exact_sums, (X,), modes=("rev",))
     check_jvp(exact_sums, (X,))
     np.testing.assert_allclose(srcad.grad(exact_sums)(X), 2 * X + 2.0 + np.array([X[1], X[0], 0.0]))
 
@@ -153,7 +153,7 @@ def test_numbers_given_as_arguments_and_updated_with_augmented_assignment_compil
     args = (1.0, 0.0, 9.81, 0.8)
     compiled = srcad.grad(bouncing_ball, wrt=(0, 3), backend="numba")(*args)
     np.testing.assert_allclose(compiled, srcad.grad(bouncing_ball, wrt=(0, 3))(*args), rtol=1e-12)
-    check_grads(bouncing_ball, args, wrt=(0, 3))
+    check_grads(bouncing_ball, args, wrt=(0, 3), modes=("rev",))
     check_jvp(bouncing_ball, args, wrt=(0, 3))
     with pytest.raises(srcad.SrcadError, match="updates its argument 'h0' in place"):
         srcad.grad(bouncing_ball, backend="numba")(np.array(1.0), *args[1:])

@@ -35,7 +35,7 @@ def numeric_hessian_form(f, x, u, w, e=1e-4):
 @pytest.mark.parametrize("f", PROGRAMS)
 def test_first_order_in_both_modes(f):
     x = X.copy()
-    check_grads(f, (x,))
+    check_grads(f, (x,), modes=("rev",))
     check_jvp(f, (x,))
     np.testing.assert_array_equal(x, X)
 

@@ -86,7 +86,7 @@ def test_shallow_copy_of_a_dict_parameter_then_a_store():
     kept = copy.deepcopy(args)
     value, gradient = srcad.value_and_grad(shallow_copied_dict)(*args)
     assert value == shallow_copied_dict(*copy.deepcopy(kept))
-    check_grads(shallow_copied_dict, args, wrt=(0, 1))
+    check_grads(shallow_copied_dict, args, wrt=(0, 1), modes=("rev",))
     check_jvp(shallow_copied_dict, args, wrt=(0, 1))
     np.testing.assert_array_equal(args[0]["w"], kept[0]["w"])
     assert args[0]["b"] == kept[0]["b"]

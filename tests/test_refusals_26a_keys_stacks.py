@@ -334,7 +334,7 @@ SIGNAL = np.random.default_rng(0).standard_normal(12)
 
 @pytest.mark.parametrize("f", [stft_energy, stft_preallocated, stft_frames, stft_popped])
 def test_power_spectrum_in_a_loop_second_order(f):
-    check_grads(f, (SIGNAL,))
+    check_grads(f, (SIGNAL,), modes=("rev",))
     check_jvp(f, (SIGNAL,))
     forward_over_reverse(f, SIGNAL)
 

@@ -19,7 +19,7 @@ from srcad.testing import check_grads, check_jvp
 
 
 def check_every_mode(f, args, wrt):
-    check_grads(f, args, wrt=wrt)
+    check_grads(f, args, wrt=wrt, modes=("rev",))
     check_jvp(f, args, wrt=wrt)
     if np.ndim(f(*args)) or isinstance(f(*args), (list, tuple)):
         return

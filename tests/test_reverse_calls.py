@@ -215,7 +215,7 @@ def test_wrapper_is_read_from_its_own_code():
     x = np.array([0.3, -0.7])
     np.testing.assert_allclose(srcad.grad(doubled_sine)(x), 2.0 * np.cos(x))
     check_grads(doubled_sine, (x,))
-    check_grads(calls_doubled_sine, (x,), v=np.array([0.4, 1.1]))
+    check_grads(calls_doubled_sine, (x,), v=np.array([0.4, 1.1]), modes=("rev",))
     check_jvp(calls_doubled_sine, (x,))
 
 

@@ -37,7 +37,7 @@ def test_read_after_in_place_update_is_recomputed(fn):
     x = np.array([0.3, 0.4])
     y, _ = srcad.vjp(fn, x)
     assert y == pytest.approx(fn(x), rel=1e-14)
-    check_grads(fn, (x,))
+    check_grads(fn, (x,), modes=("rev",))
     check_jvp(fn, (x,))
 
 
@@ -100,6 +100,6 @@ def test_names_bound_twice_or_read_early_keep_their_values(fn):
     for x in (np.array([0.3, -0.7, 1.2]), np.array([-0.4, 6.0, 0.9]), np.array([2.5, 0.2, -1.1])):
         value, _ = srcad.vjp(fn, x)
         assert value == pytest.approx(fn(x), rel=1e-14)
-        check_grads(fn, (x,))
+        check_grads(fn, (x,), modes=("rev",))
         check_jvp(fn, (x,))
         check_grads(srcad.grad(fn), (x,), rtol=1e-4, atol=1e-6)

@@ -51,7 +51,7 @@ def test_a_rule_that_forgets_an_active_argument_is_refused_at_the_users_line(how
 
 def test_the_same_rule_serves_when_the_forgotten_argument_is_constant():
     x = np.array([1.0, 2.0])
-    check_grads(uses_scaled, (x, 3.0), wrt=0)
+    check_grads(uses_scaled, (x, 3.0), wrt=0, modes=("rev",))
     check_jvp(uses_scaled, (x, 3.0), wrt=0)
 
 
@@ -67,7 +67,7 @@ def offset_scaled_partials(y, x, a, b):
 def test_partials_cover_only_their_keys():
     x = np.array([0.5, -1.0])
     f = lambda x, a, b: np.sum(offset_scaled(x, a, b) ** 2)  # noqa: E731
-    check_grads(f, (x, 2.0, 0.3), wrt=(0, 1))
+    check_grads(f, (x, 2.0, 0.3), wrt=(0, 1), modes=("rev",))
     check_jvp(f, (x, 2.0, 0.3), wrt=(0, 1))
     with pytest.raises(SrcadError, match=r"does not differentiate its argument 'b'"):
         srcad.grad(f, wrt=2)(x, 2.0, 0.3)
@@ -100,7 +100,7 @@ def test_declared_zero_derivatives_are_right():
     def f(x):
         return np.sum(np.copysign(x * x, x - 0.1) + np.where(x > 0, x, 2 * x) + np.round(x) * x)
 
-    check_grads(f, (x,))
+    check_grads(f, (x,), modes=("rev",))
     check_jvp(f, (x,))
 
 

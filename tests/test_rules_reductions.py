@@ -154,7 +154,7 @@ def test_whole_array(row, shape):
     key, kwargs, fun, domain = row
     x = sample(np.random.default_rng(1), domain, shape)
     np.testing.assert_array_equal(fun(x), key(x, **kwargs))
-    check_grads(fun, (x,))
+    check_grads(fun, (x,), modes=("rev",))
     check_jvp(fun, (x,))
 
 
@@ -163,7 +163,7 @@ def test_axes(row):
     key, kwargs, fun, shape, domain = row
     x = sample(np.random.default_rng(2), domain, shape)
     np.testing.assert_array_equal(fun(x), key(x, **kwargs))
-    check_grads(fun, (x,))
+    check_grads(fun, (x,), modes=("rev",))
     check_jvp(fun, (x,))
 
 
@@ -192,7 +192,7 @@ def test_average_weights(fun, w_shape):
     rng = np.random.default_rng(4)
     x = rng.uniform(-2, 2, (2, 3))
     w = rng.uniform(0.5, 2, w_shape)
-    check_grads(fun, (x, w), wrt=(0, 1))
+    check_grads(fun, (x, w), wrt=(0, 1), modes=("rev",))
     check_jvp(fun, (x, w), wrt=(0, 1))
 
 
@@ -209,7 +209,7 @@ def test_average_weights_over_several_axes():
         with pytest.raises(TypeError):
             np.average(x, axis=(3, 0, 2), weights=w)
         return
-    check_grads(averaged_over_three_axes, (x, w), wrt=(0, 1))
+    check_grads(averaged_over_three_axes, (x, w), wrt=(0, 1), modes=("rev",))
     check_jvp(averaged_over_three_axes, (x, w), wrt=(0, 1))
 
 
@@ -239,7 +239,7 @@ def cumprod_rows(x):
 @pytest.mark.parametrize("x", ZEROS, ids=str)
 @pytest.mark.parametrize("fun", [prod_all, prod_rows, cumprod_all, cumprod_rows], ids=lambda f: f.__name__)
 def test_products_with_zeros(fun, x):
-    check_grads(fun, (x,))
+    check_grads(fun, (x,), modes=("rev",))
     check_jvp(fun, (x,))
 
 
@@ -280,7 +280,7 @@ def test_nan_variances_ignore_nans_in_every_mode():
     np.testing.assert_allclose(g, [[2 * 2 * (1 - 1.5) / 2, 0, 2 * 2 * (3 - 1.5) / 2, 2 * 2 * (0.5 - 1.5) / 2],
                                    [0, 4 * 2 * (2 - 2) / 2, 4 * 2 * (5 - 2) / 2, 4 * 2 * (-1 - 2) / 2]], rtol=1e-14)
     for fun in (nan_var_rows, nan_std_all):
-        check_grads(fun, (x,))
+        check_grads(fun, (x,), modes=("rev",))
         check_jvp(fun, (x,))
         check_jvp(srcad.grad(lambda x: np.sum(fun(x) ** 2)), (x,), rtol=1e-4, atol=1e-6)
 
@@ -363,7 +363,7 @@ def test_every_quantile_method(method):
     def f(a):
         return np.quantile(a, [0.05, 0.33, 0.5, 0.99], axis=1, method=method)
 
-    check_grads(f, (x,))
+    check_grads(f, (x,), modes=("rev",))
     check_jvp(f, (x,))
 
 
@@ -400,7 +400,7 @@ def test_nan_quantiles_skip_nans_with_every_method(method):
     def g(a):
         return np.nanpercentile(a.T, 45.0, axis=0, method=method, keepdims=True)
 
-    check_grads(f, (WITH_NANS,))
+    check_grads(f, (WITH_NANS,), modes=("rev",))
     check_jvp(f, (WITH_NANS,))
     check_grads(g, (WITH_NANS,))
     v = np.random.default_rng(6).standard_normal((4, 3))
@@ -427,7 +427,7 @@ def test_nan_median_ties_nans_and_rows_of_nans():
     assert np.isnan(g[2]).all()  # its median is NaN: so is its slope
     np.testing.assert_array_equal(tangent[:2], [(0 + 2) / 2, (6 + 8) / 2])  # a NaN entry's NaN tangent is not read
     assert np.isnan(tangent[2])
-    check_grads(nan_median_rows, (x[:2],))
+    check_grads(nan_median_rows, (x[:2],), modes=("rev",))
     check_jvp(nan_median_rows, (x[:2],))
     check_jvp(srcad.grad(lambda x: np.sum(nan_median_rows(x) ** 2)), (x[:2],), rtol=1e-4, atol=1e-6)
     with pytest.raises(srcad.SrcadSyntaxError, match="overwrite_input"):

@@ -191,7 +191,7 @@ def test_transform_in_every_mode_srcad_takes_through_complex_values(fun, args):
 def check_through_complex_values(fun, args):
     """Reverse and forward mode, and hvp (forward over reverse); reverse over reverse is
     refused through complex values, as for np.fft."""
-    check_grads(fun, args)
+    check_grads(fun, args, modes=("rev",))
     check_jvp(fun, args)
     x = args[0]
     u = np.random.default_rng(1).standard_normal(x.shape)

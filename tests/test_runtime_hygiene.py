@@ -121,7 +121,7 @@ CASES = ["loops_and_branches", "locals_named_like_builtins", "generated_names", 
 @pytest.mark.parametrize("name", CASES)
 def test_user_names_never_capture_srcad_names(hostile, name):
     fun = getattr(hostile, name)
-    check_grads(fun, (X,))
+    check_grads(fun, (X,), modes=("rev",))
     check_jvp(fun, (X,))
     check_jvp(srcad.grad(fun), (X,))  # second order: forward over the generated adjoint
 
@@ -129,7 +129,7 @@ def test_user_names_never_capture_srcad_names(hostile, name):
 def test_parameters_named_like_runtime_helpers(hostile):
     fun = hostile.parameters_named_like_helpers
     args = (X, X + 1.0, X * 0.5)
-    check_grads(fun, args, wrt=(0, 1, 2))
+    check_grads(fun, args, wrt=(0, 1, 2), modes=("rev",))
     check_jvp(fun, args, wrt=(0, 1, 2))
 
 
@@ -159,5 +159,5 @@ def test_rules_np_is_not_the_users_rebound_global(tmp_path):
     fake = types.SimpleNamespace(sin=np.sin, sum=np.sum, cos=lambda x: 0.0 * x)  # a wrong cos
     module.np = fake
     np.testing.assert_allclose(d.grad(X), np.cos(X) * X + np.sin(X))
-    check_grads(module.f, (X,))
+    check_grads(module.f, (X,), modes=("rev",))
     check_jvp(module.f, (X,))

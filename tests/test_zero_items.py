@@ -82,7 +82,7 @@ def test_first_order_and_hvp_where_an_unread_item_overflows(f):
     # reverse over reverse still meets the overflow: the saved infinite values' adjoints are
     # dense zeros there (docs/limitations.md)
     with np.errstate(over="ignore", invalid="ignore"):
-        check_grads(f, (X,))
+        check_grads(f, (X,), modes=("rev",))
         check_jvp(f, (X,))
         u = np.array([0.3, -0.5, 0.8])
         gradient = srcad.grad(f)
