@@ -9,6 +9,10 @@ from .errors import SrcadError
 
 LOCK = threading.RLock()  # one compilation at a time; re-entered for callees
 _LOCAL = threading.local()  # .in_progress: this thread's compilations (recursion detection)
+# variants kept per key, the least recently used dropped first: a closure made anew per step
+# whose cell holds a new function, object or dict (what the code was resolved through) needs
+# code of its own, and the shared code object would otherwise hold every one made, for ever
+MAX_VARIANTS = 8
 
 
 class CodeCache:
@@ -16,7 +20,7 @@ class CodeCache:
 
     Keyed by identity (code objects compare equal across files), with a weak reference
     whose callback drops the entry; each entry maps (mode, wrt, containers, shapes) to
-    the compiled variants, one per set of bindings.
+    the compiled variants, one per set of bindings (at most ``MAX_VARIANTS``).
     """
 
     def __init__(self):
@@ -66,8 +70,11 @@ def cached(cache, key, fn, make, recursion):
     ``Scale`` the net holds is not, nor are two generated backward functions that share their
     code)."""
     key += (registry.GENERATION,)
-    for compiled in list(cache.variants(key)):
+    variants = cache.variants(key)
+    for compiled in list(variants):
         if compiled.matches(fn):
+            if compiled is not variants[-1]:
+                _use(variants, compiled)
             return compiled
     in_progress = getattr(_LOCAL, "in_progress", None)
     if in_progress is None:
@@ -87,7 +94,16 @@ def cached(cache, key, fn, make, recursion):
         cache.made += 1
         if compiled.matches(fn):  # (one that does not, never found again, would only pile up)
             variants.append(compiled)
+            del variants[:-MAX_VARIANTS]
     return compiled
+
+
+def _use(variants, compiled):
+    """Mark ``compiled`` the most recently used of ``variants`` (the last)."""
+    with LOCK:
+        if compiled in variants:  # (another thread may have dropped it meanwhile)
+            variants.remove(compiled)
+            variants.append(compiled)
 
 
 class Recursion(SrcadError):
