@@ -58,6 +58,9 @@ FEATURES = (
     "stepping",    # a helper returning (state, err) stepping a state in for loops and in while loops testing its err
     "caches",      # a helper returning a dict of its intermediate arrays, bound by the caller and read back by key
     "starred",     # a helper returning a tuple of parts, unpacked with a star or spread into a helper taking them
+    "local_lists",  # lists of objects of module classes, lambdas, functions made in the entry and looped over
+                    # (comprehensions over zip/range, enumerate, twice, mutated, aliased, captured by lambdas)
+    "getters",     # operator.itemgetter/attrgetter as key= of max/min/sorted, in map/filter/reduce; max over tuples
 )
 NEW_FEATURES = FEATURES[FEATURES.index("methods"):]  # counted per program using them (Program.uses)
 RECORD_FIELDS = ("first", "second")

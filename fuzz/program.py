@@ -5,7 +5,9 @@ import numpy as np
 
 from .caches import CacheStatements
 from .generate import FEATURES, Fn, Generator, Program, Scope, _simple
+from .getters import GetterStatements
 from .language import LanguageStatements
+from .local_lists import LocalListStatements
 from .loops import LoopStatements
 from .methods import MethodStatements
 from .names import CALLED_BUILTINS
@@ -15,7 +17,7 @@ from .stepping import SteppingStatements
 from .templates import CONVERT, OPERAND_SHAPES, SHAPES, indent
 
 class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, RecordStatements, SteppingStatements,
-                       CacheStatements, StarredStatements, Generator):
+                       CacheStatements, StarredStatements, LocalListStatements, GetterStatements, Generator):
     # ---- blocks -------------------------------------------------------------------------
     def block(self, sc, n, depth):
         lines = []
@@ -408,8 +410,13 @@ class ProgramGenerator(MethodStatements, LanguageStatements, LoopStatements, Rec
         sc.result = result
         sc.result_keys = rng.sample(["loss", "y", "grad", "v", "out"], 2)
         body = self.block(sc, rng.randint(2, max(2, int(5 * self.size))), 2)
+        returned = self.result_expr(sc, 2)
+        tail_module, tail, added = self.tail(sc, "\n".join(header + classes + helpers + body + [returned]), result)
+        if added:  # the tail features' scalars join the result
+            returned = f"({returned}) + {' + '.join(added)}"
         lines = [f"def {entry}({', '.join(['self'] * bound + signature)}):"] + indent(
-            body + ["return " + self.result_expr(sc, 2)])
+            body + tail + ["return " + returned])
+        helpers += [""] + tail_module if tail_module else []
         if bound:
             classes[self.model_end:self.model_end] = [""] + indent(lines)
             entry, lines = f"{self.model[0]}.{entry}", []
