@@ -53,10 +53,7 @@ class GetterStatements:
             v = self.tail_local(sc, ("o",))
             return [build, f"for {v} in map({op}.itemgetter({s_at}), {pairs}):", f"    {acc} = {acc} * 0.5 + {v}"]
         if form == 5:
-            v, w = self.tail_local(sc, ("o",)), self.tail_local(sc, ("o",))
-            keys = f"{s_at}, {a_at}"
-            return [build, f"{v}, {w} = {op}.itemgetter({keys})({pairs}[{rng.randrange(len(items))}])",
-                    f"{acc} = {acc} + {v} * NP.sum({w})"]
+            return self.getter_called(sc, acc, op, pairs, build, len(items), s_at, a_at)
         if form == 6:
             red = self.tail_local(sc, ("o",))
             if self.call_builtin(sc, "map"):
@@ -68,7 +65,14 @@ class GetterStatements:
             c = self.const(-0.5, 0.8)
             return [build, f"{kept} = list(filter(lambda p: {op}.itemgetter({s_at})(p) > {c}, {pairs}))",
                     f"for {pairs} in {kept}:", f"    {acc} = {acc} + NP.sum({pairs}[{a_at}]) * {pairs}[{s_at}]"]
-        return self.getter_records(sc, acc, op, n, arrays, scales)
+        return self.getter_records(sc, acc, op, n, arrays, scales) or \
+            self.getter_called(sc, acc, op, pairs, build, len(items), s_at, a_at)
+
+    def getter_called(self, sc, acc, op, pairs, build, k, s_at, a_at):
+        """A getter of two keys called on one item: ``s, a = itemgetter(1, 0)(pairs[i])``."""
+        v, w = self.tail_local(sc, ("o",)), self.tail_local(sc, ("o",))
+        return [build, f"{v}, {w} = {op}.itemgetter({s_at}, {a_at})({pairs}[{self.rng.randrange(k)}])",
+                f"{acc} = {acc} + {v} * NP.sum({w})"]
 
     def getter_records(self, sc, acc, op, n, arrays, scales):
         """Dicts by ``itemgetter("s")``, objects of the tail's classes by ``attrgetter``."""

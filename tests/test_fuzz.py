@@ -199,3 +199,25 @@ def test_parts_helpers_are_unpacked_with_a_star_and_spread_into_calls(tmp_path):
     stats = run(14, SEED + 4, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
     assert not stats.failures, "\n" + report(stats, MODES[:2])
     assert stats.by_feature[("starred", "rev")]["pass"] >= 3
+
+
+def test_local_lists_and_getters_are_looped_and_picked_and_pass_the_oracle(tmp_path):
+    # lists of objects, lambdas and functions made in the entry and looped over (some unrolled by
+    # srcad, some refused: mutated, aliased, read after the loop); itemgetter/attrgetter keys and
+    # maps. Drawn from streams of their own after the entry's body: programs without them unchanged
+    features = ("local_lists", "getters", "elementwise", "loops")
+    programs = [generate(seed, features=features) for seed in range(40)]
+    listed = [p for p in programs if "local_lists" in p.uses]
+    getting = [p for p in programs if "getters" in p.uses]
+    assert len(listed) >= 12 and len(getting) >= 12
+    loop = r"^    for (\w+) in (\w+):\n        \w+ = \1\(\w+\)$"
+    assert sum(bool(re.search(loop, p.source, re.M)) for p in listed) >= 8
+    assert sum(bool(re.search(r"for \w+, \w+ in zip\(", p.source)) for p in listed) >= 2
+    assert sum(bool(re.search(r"\.(item|attr)getter\(", p.source)) for p in getting) == len(getting)
+    without = tuple(f for f in FEATURES if f not in ("local_lists", "getters"))
+    unchanged = [seed for seed in range(20) if generate(seed).source == generate(seed, features=without).source]
+    assert len(unchanged) >= 3
+    stats = run(14, SEED + 5, MODES[:2], features=features, log=None, budget=3.0, directory=tmp_path)
+    assert not stats.failures, "\n" + report(stats, MODES[:2])
+    assert stats.by_feature[("local_lists", "rev")]["pass"] >= 2
+    assert stats.by_feature[("getters", "rev")]["pass"] >= 2
