@@ -17,7 +17,8 @@ Guarantee: afterwards no call of these is left.
   ``[(x, y) for x, y in zip(xs, ys)]``, and for ``zip(*rows)`` the rows' items at each index
   up to the shortest row (``zip_rows``).
 - ``operator.itemgetter(1)`` and ``operator.attrgetter("a.b")`` with constant keys, as the
-  function of ``map``, ``filter``, ``reduce`` or ``sorted``'s ``key=``, are the reads they make,
+  function of ``map``, ``filter``, ``reduce`` or the ``key=`` of ``sorted``, ``max`` and ``min``,
+  are the reads they make,
   ``t[1]`` and ``t.a.b`` (several keys: the tuple of them).
 - ``functools.reduce(f, xs[, start])`` is a loop ``acc = f(acc, x)``, and
   ``itertools.accumulate(xs[, f], initial=a)``, where one pass consumes it (as ``map``), the
@@ -217,11 +218,12 @@ def functional_rhs(norm, call, callee, out):
 
 
 def _key_defined_here(norm, call):
-    """Is ``call``'s ``key=`` a lambda or a function of the function (which srcad inlines, so
-    no value of it exists to pass)?"""
+    """Is ``call``'s ``key=`` a lambda, a function of the function (which srcad inlines, so
+    no value of it exists to pass), or a getter of constant keys (the read it makes)?"""
     key = _key_of(call)
     return isinstance(key, gast.Lambda) or isinstance(key, gast.Name) and (
-        key.id in norm.local_functions or key.id in norm.static_functions)
+        key.id in norm.local_functions or key.id in norm.static_functions) or (
+        key is not None and _getter_read(key, [A.load("_")]) is not None)
 
 
 def _by_key(norm, call, obj, out):
