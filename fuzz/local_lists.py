@@ -124,7 +124,7 @@ class LocalListStatements:
         alias = name
         for _ in range(rng.randint(1, 2)):
             lines += self.list_use(sc, name, h, n, kinds, objects)
-        if self.p(0.1):
+        if self.p(0.05):
             alias = self.tail_local(sc, ("o",))
             lines += [f"{alias} = {name}", f"{alias}.append({self.item(sc, n, kinds)})"]
             lines += self.loop_through(sc, name, h, n, objects)
@@ -137,7 +137,7 @@ class LocalListStatements:
         """``name = [item, ...]``, a comprehension over zip or range, or a list built by append."""
         rng = self.rng
         m = self.tail_module
-        form = rng.choices(range(4), [2, 1, 1, 5])[0]
+        form = rng.choices(range(4), [2, 1, 1, 8])[0]
         if form == 0 and kinds == ["dense"] and self.call_builtin(sc, "zip"):
             ws, bs = self.tail_local(sc, ("o",)), self.tail_local(sc, ("o",))
             k = rng.randint(2, 3)
@@ -177,7 +177,7 @@ class LocalListStatements:
     def list_use(self, sc, name, h, n, kinds, objects):
         """One use of the list: a loop (plain, enumerate, nested, mutated, capturing) or indexing."""
         rng = self.rng
-        form = rng.choices(range(10), [1, 1, 1, 1, 1, 1, 1, 1, 1, 8])[0]  # mostly the loop srcad unrolls
+        form = rng.choices(range(10), [1, 1, 1, 1, 1, 1, 1, 1, 1, 16])[0]  # mostly the loop srcad unrolls
         if form == 0 and self.call_builtin(sc, "enumerate"):
             i = self.tail_local(sc, ("i",))
             return self.loop_through(sc, name, h, n, objects, f"for {i}, {{it}} in enumerate({name}):",
