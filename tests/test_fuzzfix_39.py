@@ -8,6 +8,11 @@ own operators that told the user to convert it with ``np.asarray``. The key of `
 now the read the getter makes (``t[1]``, ``t.scale``; several keys: the tuple), the item picked by
 position as for a lambda key (Python's choice among ties), so the derivative follows the item
 taken. A getter of keys that are not constants is called as a value, as before.
+
+Seed 113708341132 (a crash): ``min`` over tuples (a number, an array) whose pullback read saved
+copies of the items found the item taken by comparing each with ``np.shape``, which made an array
+of the tuple: ``ValueError`` (inhomogeneous shape) from the generated code. Items are now
+compared as ``max`` compares them, tuples and lists item by item.
 """
 import operator
 import typing
@@ -84,3 +89,37 @@ def by_variable_key(a, b, s, k):
 
 def test_a_getter_of_keys_not_constant_is_still_called_as_a_value():
     check_grads(by_variable_key, (A, B, 0.8, 1), wrt=(0, 1, 2))
+
+
+GAMMA = 0.75
+ITEM = np.linspace(0.5, 1.5, 4)
+
+
+class Holder:
+    @classmethod
+    def nothing(cls, z):
+        pass
+
+
+def min_of_tuples_after_a_try(R, scales):  # seed 113708341132, as the fuzzer shrank it
+    try:
+        split = np.inner(np.dot(R, R[[0, 2, 0]].sum(axis=0)), np.prod(0.9 + 0.1 * R, axis=1))
+        back = np.array(list((sum((c for q in R)) for c in split * np.ones(4))))
+        chosen = np.where(back + back > -0.37, np.array([v for v in back]), back + back)
+        if 0.9 > -0.76:
+            raise ZeroDivisionError("step")
+    except Exception:
+        chosen = (ITEM if all((np.sum(np.where(w > -0.13, R[..., -1], w)) > 0.7 for w in np.transpose(R)))
+                  else R.max(axis=0)).copy()
+        split = GAMMA
+        back = np.cos(ITEM)
+    parts = (Holder.nothing(*(split * np.ones((4, 3)),)), chosen if -0.55 < 0.58 <= 0.89 else back)
+    joined = (np.arctan2(split, 2.0 + chosen[:3] ** 2),) + parts
+    pairs = [(sum([split for _ in back]) + 0.0, parts[1]), (split / (1.5 + split ** 2) + 0.37, joined[2])]
+    best = min(pairs)
+    return 1.19 + np.sum(np.sin(best[1])) * best[0]
+
+
+def test_min_over_tuples_of_a_number_and_an_array_finds_the_item_taken():
+    R = np.random.default_rng(113708).uniform(-1, 1, (3, 4))
+    check_grads(min_of_tuples_after_a_try, (R, {}), wrt=0)

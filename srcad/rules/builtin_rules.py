@@ -78,10 +78,18 @@ def chosen_index(items, chosen):
         if v is chosen:
             return i
     for i, v in enumerate(items):
-        if np.shape(v) == np.shape(chosen) and np.array_equal(v, chosen, equal_nan=_inexact(v) and _inexact(chosen)):
+        if _equal_items(v, chosen):
             return i
     raise UnsupportedCaseError("srcad cannot tell which item max or min chose (no item is the result, or equal to "
                                "it); compute the extremum with np.max/np.min over an array instead")
+
+
+def _equal_items(v, chosen):
+    """Is ``v`` equal to ``chosen`` (nan to nan)? Tuples and lists item by item, as ``max``
+    compares them (a tuple of a number and an array is no array), arrays as wholes."""
+    if isinstance(v, (tuple, list)) or isinstance(chosen, (tuple, list)):
+        return type(v) is type(chosen) and len(v) == len(chosen) and all(map(_equal_items, v, chosen))
+    return np.shape(v) == np.shape(chosen) and np.array_equal(v, chosen, equal_nan=_inexact(v) and _inexact(chosen))
 
 
 def _inexact(v):
