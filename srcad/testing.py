@@ -97,7 +97,8 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
         v: the cotangent, shaped like the output; default a random one.
         eps: the finite-difference step.
         rtol, atol: the tolerance, ``atol + rtol * max(|numeric|, |analytic|, 1)``.
-        directions: how many random directions u.
+        directions: how many random directions u (0: none; reverse mode's vᵀJ is computed and
+            its shape checked, forward mode is not run).
         seed: the seed of the random directions (and of ``v``).
         mode: ``"joint"``, ``"split"`` or ``"both"`` (the reverse-mode code checked).
         modes: ``"rev"``, ``"fwd"`` or both; by default both, where a mode srcad refuses
@@ -132,10 +133,9 @@ def check_grads(fun: Callable[..., Any], args: Sequence[Any], wrt: Union[int, st
     checked = []
     if "rev" in modes:
         checked.append(_check_reverse(fun, args, wrt, v, eps, rtol, atol, directions, seed, mode))
-    if "fwd" in modes:
+    if "fwd" in modes and directions > 0:  # (no direction: nothing of forward mode's to compare)
         try:
-            tangent = check_jvp(fun, args, wrt, eps=eps, rtol=rtol, atol=atol, directions=max(directions, 1),
-                                seed=seed)
+            tangent = check_jvp(fun, args, wrt, eps=eps, rtol=rtol, atol=atol, directions=directions, seed=seed)
         except SrcadError:
             if asked:
                 raise
