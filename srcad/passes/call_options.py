@@ -129,7 +129,14 @@ def call_argument(call, name):
 def out_argument(call):
     """The ``out`` argument a call writes into (``out=a`` or passed by position), or None; for a
     library's function also its ``output`` given an array (SciPy's ``ndimage``: ``output=buf``;
-    ``output=np.float32`` written in the call names a type: ``passes.normalize_calls``)."""
+    ``output=np.float32`` written in the call names a type: ``passes.normalize_calls``). None for
+    a function of yours srcad reads: its ``out`` is a parameter like any other, and what it
+    changes in what it is given is its summary's."""
+    from .call_binding import user_function_call  # (call_binding reads the memory analysis, which reads this)
+
+    callee = A.anno(call, "callee")
+    if user_function_call(callee) and not of_a_library(callee.obj):
+        return None
     arg = call_argument(call, "out")
     if arg is None and _library_call(call) and not A.anno(call, "output_is_a_type"):
         arg = call_argument(call, "output")
