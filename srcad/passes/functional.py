@@ -68,6 +68,7 @@ from .. import astutil as A
 from ..naming import builtin
 from .binding import builtin_call, helper_call
 from .callees import Callee
+from .getter_calls import GETTERS, getter_read
 from .resolve_calls import resolve_calls
 
 _BINARY = {operator.add: gast.Add, operator.sub: gast.Sub, operator.mul: gast.Mult, operator.truediv: gast.Div,
@@ -194,6 +195,12 @@ def functional_rhs(norm, call, callee, out):
     if _is(obj, _COMPARE) and len(call.args) == 2 and not call.keywords:
         left = norm.atom(call.args[0], out)
         return gast.Compare(left=left, ops=[_COMPARE[obj]()], comparators=[norm.atom(call.args[1], out)])
+    if isinstance(obj, GETTERS):  # itemgetter(1, 0)(f(x)), made in the call (on a name: getter_calls)
+        picked = getter_read(call.func, [norm.atom(a, out) for a in call.args]) if not call.keywords else None
+        if picked is None:
+            raise norm.error(f"srcad reads operator.{type(obj).__name__}(...)(item) with its keys written as "
+                             "literals and one item; write the reads themselves (p[1], obj.w)", call)
+        return norm.rhs(picked, out)
     if obj is operator.getitem and len(call.args) == 2 and not call.keywords:
         return norm.rhs(gast.Subscript(value=call.args[0], slice=call.args[1], ctx=gast.Load()), out)
     if obj in (builtins.map, builtins.filter):
@@ -223,7 +230,7 @@ def _key_defined_here(norm, call):
     key = _key_of(call)
     return isinstance(key, gast.Lambda) or isinstance(key, gast.Name) and (
         key.id in norm.local_functions or key.id in norm.static_functions) or (
-        key is not None and _getter_read(key, [A.load("_")]) is not None)
+        key is not None and getter_read(key, [A.load("_")]) is not None)
 
 
 def _by_key(norm, call, obj, out):
@@ -318,7 +325,7 @@ def _function_call(norm, fn, args, out, node):
     parameter of an inlined helper that holds a known function calls that function)."""
     if isinstance(fn, gast.Name) and fn.id in norm.static_functions:
         return norm.static_functions[fn.id].call(args, [], node)
-    picked = _getter_read(fn, args)
+    picked = getter_read(fn, args)
     if picked is not None:
         return picked
     if isinstance(fn, gast.Lambda):
@@ -342,30 +349,6 @@ def _function_call(norm, fn, args, out, node):
                              returns=None, type_comment=None, type_params=[])
     resolve_calls(scope, norm.source, norm.local_functions)  # as the call's own site would resolve it
     return call
-
-
-def _getter_read(fn, args):
-    """``operator.itemgetter(1)`` applied to the name ``t`` as the read ``t[1]`` it makes
-    (several keys: the tuple of reads), ``operator.attrgetter("a.b")`` as ``t.a.b``; None for any
-    other function value. Only constant keys: the getter holds the keys it was made with."""
-    callee = A.anno(fn, "callee") if isinstance(fn, gast.Call) else None
-    if (callee is None or callee.kind != "object" or callee.obj not in (operator.itemgetter, operator.attrgetter)
-            or fn.keywords or not fn.args or not all(isinstance(k, gast.Constant) for k in fn.args)
-            or len(args) != 1 or not isinstance(args[0], gast.Name)):
-        return None
-    if callee.obj is operator.attrgetter and not all(isinstance(k.value, str) for k in fn.args):
-        return None
-    reads = []
-    for key in fn.args:
-        if callee.obj is operator.itemgetter:
-            reads.append(gast.Subscript(value=A.load(args[0].id), slice=A.const(key.value), ctx=gast.Load()))
-            continue
-        read = A.load(args[0].id)
-        for attr in key.value.split("."):
-            read = gast.Attribute(value=read, attr=attr, ctx=gast.Load())
-        reads.append(read)
-    picked = reads[0] if len(reads) == 1 else gast.Tuple(elts=reads, ctx=gast.Load())
-    return gast.copy_location(picked, fn)
 
 
 def check_mapping(norm, call, callee):

@@ -52,6 +52,7 @@ from .. import astutil as A
 from .callees import dotted, local_names
 from .local_classes import fresh_in, made_class
 from .local_functions import SCOPES
+from .local_objects import mark_unlowered
 from .local_list_comprehensions import fuse_comprehensions
 
 MAX_ITEMS = 16  # a display is written by hand: more items would only grow the unrolled code
@@ -70,6 +71,7 @@ def unroll_local_lists(fn, source):
     lists = {name: made[0] for name, made in lists.items() if len(made) == 1}
     if not lists:
         return
+    displays = dict(lists)
     seen = _Occurrences(lists)
     seen.visit_block(fn.body, top=None, loops=(), nested=False)
     loops = {id(loop): loop for loop in seen.loops if _loop_fits(loop, lists, seen)}
@@ -81,6 +83,8 @@ def unroll_local_lists(fn, source):
         lists = {name: made for name, made in lists.items() if name not in failed}
     iterated = {loop.iter.id for loop in loops.values()}
     lists = {name: made for name, made in lists.items() if name in iterated}
+    for name in set(displays) - set(lists):
+        _mark_kept(name, displays[name][1], loops, seen, locals_, source)
     if not lists:
         return
     taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)} | locals_
@@ -103,6 +107,26 @@ def unroll_local_lists(fn, source):
             shown.setdefault(made.targets[0].id, loop.target.id)
     A.set_anno(source.node, "renamed_from", {**(A.anno(source.node, "renamed_from") or {}), **shown})
     fn.body = _rewrite(fn.body, made_at, loops, items)
+
+
+def _mark_kept(name, assign, loops, seen, locals_, source):
+    """The refusal of a derivative through an object of a list ``name`` left as it is says
+    what was written and what to write instead (not that the class has no source)."""
+    unrolled = {id(loop.iter) for loop in loops.values()}
+    read = next((node for node, _, _, _ in seen.names
+                 if node.id == name and node is not assign.targets[0] and id(node) not in unrolled), None)
+    line = getattr(read, "lineno", None)
+    where = f"'{name}' is read otherwise (line {line}: {source.line(line).strip()!r})" if line else (
+        f"'{name}' is bound again or read in a way srcad cannot follow")
+    for item in assign.value.elts:
+        made = made_class(gast.Assign(targets=[A.store("_")], value=item, type_comment=None), locals_, source) if (
+            isinstance(item, gast.Call)) else None
+        if made is not None:
+            mark_unlowered(item, (
+                f"'{name}' is a list of objects of your class {made[0].__qualname__} made in this function (line "
+                f"{getattr(assign, 'lineno', '?')}); srcad reads such objects only where the list is read by for loops "
+                f"over it alone ('for item in {name}: ...', one copy of the body per item): here {where}; loop over "
+                f"it with for (total = total + item.w), or make the list of the values the objects hold"))
 
 
 def _display(stmt, index, fn, locals_, source):

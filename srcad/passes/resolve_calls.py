@@ -10,6 +10,7 @@ from ..errors import missing_name
 from ..naming import BUILTIN
 from .callees import Callee, denoted, dotted, local_names, lookup_path, parameter_names, readable
 from .dispatch_tables import read_dispatch_tables
+from .getter_calls import GETTERS, read_getter_calls
 from .frozen_distributions import frozen_locals, frozen_method_call
 from .held_calls import held_function_call
 from .item_methods import (ItemMethodCalls, container_locals, held_classes, item_functions, item_method_call,
@@ -100,6 +101,7 @@ def resolve_calls(node, source, local_functions=(), param_classes=()):
     ["Callee(method, 'sum')", "Callee(object, 'np.sin')"]
     """
     if node is source.node and isinstance(node, gast.FunctionDef):
+        read_getter_calls(node, source)  # attrgetter("w")(obj): obj.w
         unroll_local_lists(node, source)  # for layer in [Dense(W1, b1), Dense(W2, b2)]: one copy per layer
         lower_local_objects(node, source)  # acc = Accumulator(); acc.add(x): its attributes in names
         rebuild_stored_records(node, source)  # p = P(w, b); p.w = e: p = P(w=e, b=p.b)
@@ -375,7 +377,9 @@ def _transform_of_a_local(func, source, locals_):
 
 def _static_call(func, source, locals_):
     """``transform(h, ...)`` evaluated now, if ``transform`` is marked ``__srcad_static__`` (pure
-    function transformations such as ``srcad.grad``) and its arguments are globals or literals."""
+    function transformations such as ``srcad.grad``) or is ``operator.itemgetter``/``attrgetter``
+    (``itemgetter(1, 0)(p)``: ``passes.functional`` makes it the reads, its keys written as
+    literals), and its arguments are globals or literals."""
     if not isinstance(func, gast.Call):
         return None
     parts = dotted(func.func)
@@ -385,7 +389,7 @@ def _static_call(func, source, locals_):
         transform = lookup_path(parts, source)
     except (KeyError, AttributeError):
         return None
-    if not getattr(transform, "__srcad_static__", False):
+    if not (getattr(transform, "__srcad_static__", False) or transform in GETTERS):
         return None
     values = []
     for arg in list(func.args) + [k.value for k in func.keywords]:
