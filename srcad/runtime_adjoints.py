@@ -75,6 +75,8 @@ def zeros_like(x):
     a dict by field for a dataclass)."""
     if x.__class__ is np.float64:  # the common item of a tuple result (slogdet's pair), first
         return np.float64(0.0)
+    if x.__class__ is float:  # a scalar loop's cotangent (a soft-minimum's cells): no other test
+        return 0.0
     if isinstance(x, dict):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, _CONTAINERS):  # a None item (a zero item of an adjoint: none_items) stays None
