@@ -44,10 +44,12 @@ def extremum_(y, a, *rest, key=None, default=None):
                 chosen = k + 1
         if chosen < 0:  # the pullback reads saved copies of them: the first equal one
             chosen = chosen_index((a,) + rest, y)
-        # not d[y] * taken (an infinite d[y] times False is NaN), and zeros laid out like d[y] (a tuple's)
-        d[a] += d[y] if chosen == 0 else zeros_like(d[y])
+        # not d[y] * taken (an infinite d[y] times False is NaN); new zeros laid out like a tuple's
+        # d[y] for each item, 0.0 otherwise (a soft-minimum's cells make no call; numba types
+        # isinstance(y, tuple) but not a test for a list)
+        d[a] += d[y] if chosen == 0 else (zeros_like(d[y]) if isinstance(y, tuple) else 0.0)
         for k, r in enumerate(rest):
-            d[r] += d[y] if chosen == k + 1 else zeros_like(d[y])
+            d[r] += d[y] if chosen == k + 1 else (zeros_like(d[y]) if isinstance(y, tuple) else 0.0)
     elif len(a) == 0:
         d[default] += d[y]
     else:
