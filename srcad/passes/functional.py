@@ -195,7 +195,9 @@ def functional_rhs(norm, call, callee, out):
     if _is(obj, _COMPARE) and len(call.args) == 2 and not call.keywords:
         left = norm.atom(call.args[0], out)
         return gast.Compare(left=left, ops=[_COMPARE[obj]()], comparators=[norm.atom(call.args[1], out)])
-    if isinstance(obj, GETTERS):  # itemgetter(1, 0)(f(x)), made in the call (on a name: getter_calls)
+    # itemgetter(1, 0)(f(x)), made in the call (on a name: getter_calls); a getter held by a name
+    # (CURRENT = attrgetter("v") at module level) is called as any other object is
+    if isinstance(obj, GETTERS) and isinstance(call.func, gast.Call):
         picked = getter_read(call.func, [norm.atom(a, out) for a in call.args]) if not call.keywords else None
         if picked is None:
             raise norm.error(f"srcad reads operator.{type(obj).__name__}(...)(item) with its keys written as "
