@@ -41,8 +41,8 @@ from .extend import custom_vjp
 from .guards import _CalleeFunction
 from .passes.fast_forms import FAST_FORMS
 from .naming import identifier
-from .pipeline import check_source_is_code
 from .source import capture
+from .source_check import check_source_is_code
 from .wrapper import Differentiable, _Nested
 
 _SRCAD_SOURCES = ("srcad.runtime_adjoints", "srcad.runtime_boundary", "srcad.runtime_derivatives",

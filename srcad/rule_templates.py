@@ -17,6 +17,8 @@ from .facts import record
 from .guards import _MISSING, _cell_contents, _follow
 from .indentation import dedent_code
 from .rule_stores import check_stores, is_marker, updated_params
+from .source import capture
+from .source_check import check_source_is_code
 
 
 class Rule:
@@ -200,9 +202,6 @@ def function_body(fn):
     first use may have been edited since its module was imported."""
     source, lineno = inspect.getsourcelines(fn)
     if not (fn.__module__ or "").startswith(__package__ + "."):
-        from .pipeline import check_source_is_code
-        from .source import capture
-
         check_source_is_code(capture(fn))
     body = gast.parse(dedent_code("".join(source))).body[0].body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):

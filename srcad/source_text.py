@@ -4,9 +4,9 @@ Python keeps a function's code, not its text: srcad reads the text back through
 ``linecache``. A function typed at the interactive prompt (before 3.13), made by ``exec`` or
 defined in ``python -c`` has none of its own (``<string>`` is every such string's name).
 ``function_with_source(fn, text)`` gives it one: the same code object but for its file name,
-under which ``text`` is registered. ``text`` must compile to ``fn``'s code (compared as the
-pipeline compares a file's source with the code that runs): the code that runs is the code
-that is differentiated.
+under which ``text`` is registered. ``text`` must compile to ``fn``'s code (compared as
+``source_check`` compares a file's source with the code that runs): the code that runs is the
+code that is differentiated.
 
 >>> namespace = {}
 >>> exec("def cube(x):\\n    return x ** 3\\n", namespace)
@@ -22,6 +22,7 @@ import weakref
 
 from .errors import ArgumentError
 from .indentation import dedent_code, indent_code
+from .source_check import FUTURE_FLAGS, same_code
 
 _counter = itertools.count(1)
 
@@ -31,8 +32,6 @@ def function_with_source(fn, text):
     under which ``text`` is registered with ``linecache`` while the code lives (inside a def
     that binds its free variables, for a closure). Refused unless ``text`` compiles to exactly
     ``fn``'s code."""
-    from .pipeline import _FUTURE_FLAGS, _same_code
-
     if not isinstance(fn, types.FunctionType):
         raise ArgumentError(f"source= is for a plain Python function; {fn!r} is a {type(fn).__name__}")
     target = fn.__code__
@@ -43,10 +42,10 @@ def function_with_source(fn, text):
         text = f"def __srcad_outer__({', '.join(target.co_freevars)}):\n" + indent_code(text, "    ")
         prefix = "__srcad_outer__.<locals>."
     try:
-        module = compile(text, filename, "exec", flags=target.co_flags & _FUTURE_FLAGS, dont_inherit=True)
+        module = compile(text, filename, "exec", flags=target.co_flags & FUTURE_FLAGS, dont_inherit=True)
     except SyntaxError as exc:
         raise ArgumentError(f"{fn.__qualname__}: the source given does not compile ({exc.msg})") from None
-    found = [c for c in _code_objects(module) if _same_signature(c, target) and _same_code(
+    found = [c for c in _code_objects(module) if _same_signature(c, target) and same_code(
         c, target, (getattr(c, "co_qualname", prefix + c.co_name), getattr(target, "co_qualname", fn.__qualname__)),
         fn.__name__ == "<lambda>")]
     if not found:

@@ -49,7 +49,8 @@ from .. import astutil as A
 from .. import registry
 from ..errors import SrcadError
 from ..naming import BUILTIN, builtin
-from ..source import srcad_file
+from ..source import capture, srcad_file
+from ..source_check import check_source_is_code
 from .fresh import MUTATING_METHODS, known_pure
 from .callees import Callee, local_names
 from .helper_defaults import with_held_defaults
@@ -359,8 +360,6 @@ def module_helper(norm, call, obj):
             f"srcad inlines a call of {fn.__qualname__} with * or ** (or to a function with *args or **kwargs) "
             "only when it is defined at the top level of this module; pass its arguments one by one, or "
             "define it here", call)
-    from ..pipeline import check_source_is_code
-    from ..source import capture
     from .match_statements import lower_matches
 
     if not (packed or spread or passes or code.co_kwonlyargcount or code.co_posonlyargcount):  # for its effect
@@ -415,9 +414,6 @@ def _small_helper(norm, call, fn):
     iteration (``softmin3`` of soft-DTW, ``lorenz`` of an RK4 step). The name's binding and
     the function's code are guarded (``compile.Compiled``). None for anything else: the call
     stays a call."""
-    from ..pipeline import check_source_is_code
-    from ..source import capture
-
     code = fn.__code__
     plain_call = isinstance(call.func, gast.Name) and not call.keywords and len(call.args) == code.co_argcount
     if not plain_call or fn.__globals__ is not norm.source.globals or fn.__closure__ or code.co_flags & _NOT_PLAIN:

@@ -37,7 +37,8 @@ import gast
 
 from .. import facts, registry
 from ..errors import SrcadError
-from ..source import srcad_file
+from ..source import capture, srcad_file
+from ..source_check import check_source_is_code
 
 _PACKED = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS
 
@@ -79,9 +80,6 @@ def _passing_cell(fn):
 def _called_name(fn):
     """The name ``fn``'s body calls in ``return f(*args, **kwargs)``, its whole body (a docstring
     aside), read from source that is the code that runs; None for any other body."""
-    from ..pipeline import check_source_is_code
-    from ..source import capture
-
     try:
         source = capture(fn)
         check_source_is_code(source)

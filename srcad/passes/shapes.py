@@ -30,6 +30,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
+from ..source_check import check_parameters, check_source_is_code
 from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
@@ -361,7 +362,6 @@ def _is_user_function(obj):
 def _returned(fn, known):
     """The abstract value ``fn`` returns given abstract parameters ``known``, or unknown."""
     from ..errors import SrcadError
-    from ..pipeline import check_parameters, check_source_is_code
     from ..source import capture
     from .normalize import normalize
     from .resolve_calls import resolve_calls
