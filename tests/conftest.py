@@ -23,13 +23,13 @@ def load_example(name):
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     """A fresh persistent-cache directory in the environment, a fresh in-memory cache,
-    warnings re-armed (tests of srcad.cache)."""
-    from srcad import cache
+    warnings re-armed (tests of srcad.cache and srcad.cache_store)."""
+    from srcad import cache_store
     from srcad import code_cache
     from srcad import compile as srcad_compile
 
     path = tmp_path / "srcad-cache"
-    monkeypatch.setenv(cache.ENV_VAR, str(path))
+    monkeypatch.setenv(cache_store.ENV_VAR, str(path))
     monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
-    monkeypatch.setattr(cache, "_warned", set())
+    monkeypatch.setattr(cache_store, "_warned", set())
     return path

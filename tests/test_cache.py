@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache
+from srcad import cache_store
 from srcad import code_cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
 from srcad.testing import check_grads
 
-pytestmark = pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
+pytestmark = pytest.mark.skipif(not cache_store._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 
 
 
@@ -58,15 +58,15 @@ def calls_helper(x):
 # ---- the directory
 
 def test_directory_is_created_private(cache_dir):
-    assert cache.store("material", "payload")
+    assert cache_store.store("material", "payload")
     assert stat.S_IMODE(os.stat(cache_dir).st_mode) == 0o700
-    assert cache.load("material") == "payload"
+    assert cache_store.load("material") == "payload"
 
 
 def test_no_environment_variable_means_no_cache(tmp_path, monkeypatch):
-    monkeypatch.delenv(cache.ENV_VAR, raising=False)
-    assert cache.store("material", "payload") is False
-    assert cache.load("material") is None
+    monkeypatch.delenv(cache_store.ENV_VAR, raising=False)
+    assert cache_store.store("material", "payload") is False
+    assert cache_store.load("material") is None
     assert list(tmp_path.iterdir()) == []
 
 
@@ -74,128 +74,128 @@ def test_no_environment_variable_means_no_cache(tmp_path, monkeypatch):
 def test_directory_with_wider_permissions_is_refused(cache_dir, mode):
     cache_dir.mkdir()
     os.chmod(cache_dir, mode)
-    with pytest.warns(cache.CacheWarning, match="must be 700"):
-        assert cache.store("material", "payload") is False
+    with pytest.warns(cache_store.CacheWarning, match="must be 700"):
+        assert cache_store.store("material", "payload") is False
     assert entries(cache_dir) == []
-    assert cache.load("material") is None  # warned once only: no second warning expected here
+    assert cache_store.load("material") is None  # warned once only: no second warning expected here
 
 
 def test_directory_of_another_user_is_refused(cache_dir, monkeypatch):
     cache_dir.mkdir(mode=0o700)
     real_uid = os.getuid()
-    monkeypatch.setattr(cache.os, "getuid", lambda: real_uid + 1)
-    with pytest.warns(cache.CacheWarning, match=f"belongs to uid {real_uid}"):
-        assert cache.store("material", "payload") is False
+    monkeypatch.setattr(cache_store.os, "getuid", lambda: real_uid + 1)
+    with pytest.warns(cache_store.CacheWarning, match=f"belongs to uid {real_uid}"):
+        assert cache_store.store("material", "payload") is False
     assert entries(cache_dir) == []
 
 
 def test_symlinked_directory_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache, "_warned", set())
+    monkeypatch.setattr(cache_store, "_warned", set())
     real = tmp_path / "real"
     real.mkdir(mode=0o700)
     link = tmp_path / "link"
     link.symlink_to(real)
-    monkeypatch.setenv(cache.ENV_VAR, str(link))
-    with pytest.warns(cache.CacheWarning, match="symlink is refused"):
-        assert cache.store("material", "payload") is False
+    monkeypatch.setenv(cache_store.ENV_VAR, str(link))
+    with pytest.warns(cache_store.CacheWarning, match="symlink is refused"):
+        assert cache_store.store("material", "payload") is False
     assert list(real.iterdir()) == []
 
 
 def test_a_file_in_place_of_the_directory_is_refused(cache_dir):
     cache_dir.write_text("not a directory")
-    with pytest.warns(cache.CacheWarning):
-        assert cache.load("material") is None
+    with pytest.warns(cache_store.CacheWarning):
+        assert cache_store.load("material") is None
 
 
 def test_platform_without_nofollow_caches_nothing(cache_dir, monkeypatch):
-    monkeypatch.setattr(cache, "_SUPPORTED", False)
-    with pytest.warns(cache.CacheWarning, match="caches nothing"):
-        assert cache.store("material", "payload") is False
+    monkeypatch.setattr(cache_store, "_SUPPORTED", False)
+    with pytest.warns(cache_store.CacheWarning, match="caches nothing"):
+        assert cache_store.store("material", "payload") is False
     assert not cache_dir.exists()
 
 
 # ---- the entries
 
 def test_entry_is_private_and_carries_its_hashes(cache_dir):
-    assert cache.store("material", "payload")
+    assert cache_store.store("material", "payload")
     (name,) = entries(cache_dir)
-    assert name == cache._digest("material")
+    assert name == cache_store._digest("material")
     info = os.stat(cache_dir / name)
     assert stat.S_IMODE(info.st_mode) == 0o600
     header = (cache_dir / name).read_text().split("\n\n")[0].split("\n")
-    assert header == [cache.FORMAT, f"key {name}", f"sha256 {cache._digest('payload')}"]
+    assert header == [cache_store.FORMAT, f"key {name}", f"sha256 {cache_store._digest('payload')}"]
 
 
 def test_write_replaces_atomically_and_leaves_no_temporary(cache_dir, monkeypatch):
-    assert cache.store("material", "old")
+    assert cache_store.store("material", "old")
     replaced = []
     real_replace = os.replace
 
     def spy(src, dst, **kwargs):
         replaced.append((src, dst, kwargs.get("src_dir_fd") is not None))
-        assert cache.load("material") == "old"  # readers see the whole old entry until the rename
+        assert cache_store.load("material") == "old"  # readers see the whole old entry until the rename
         return real_replace(src, dst, **kwargs)
 
-    monkeypatch.setattr(cache.os, "replace", spy)
-    assert cache.store("material", "new")
+    monkeypatch.setattr(cache_store.os, "replace", spy)
+    assert cache_store.store("material", "new")
     (src, dst, relative), = replaced
-    assert dst == cache._digest("material") and src.endswith(".tmp") and relative
-    assert cache.load("material") == "new"
-    assert entries(cache_dir) == [cache._digest("material")]
+    assert dst == cache_store._digest("material") and src.endswith(".tmp") and relative
+    assert cache_store.load("material") == "new"
+    assert entries(cache_dir) == [cache_store._digest("material")]
 
 
 def test_failed_write_keeps_the_old_entry(cache_dir, monkeypatch):
-    assert cache.store("material", "old")
+    assert cache_store.store("material", "old")
 
     def broken_fsync(fd):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache.os, "fsync", broken_fsync)
-    with pytest.warns(cache.CacheWarning, match="could not write"):
-        assert cache.store("material", "new") is False
-    assert cache.load("material") == "old"
-    assert entries(cache_dir) == [cache._digest("material")]  # the temporary file is gone
+    monkeypatch.setattr(cache_store.os, "fsync", broken_fsync)
+    with pytest.warns(cache_store.CacheWarning, match="could not write"):
+        assert cache_store.store("material", "new") is False
+    assert cache_store.load("material") == "old"
+    assert entries(cache_dir) == [cache_store._digest("material")]  # the temporary file is gone
 
 
 def test_tampered_payload_is_rejected(cache_dir):
-    assert cache.store("material", "payload")
-    path = cache_dir / cache._digest("material")
+    assert cache_store.store("material", "payload")
+    path = cache_dir / cache_store._digest("material")
     path.write_text(path.read_text().replace("payload", "pAyload"))
-    assert cache.load("material") is None
+    assert cache_store.load("material") is None
 
 
 def test_entry_under_another_key_is_rejected(cache_dir):
-    assert cache.store("material", "payload")
-    os.rename(cache_dir / cache._digest("material"), cache_dir / cache._digest("other material"))
-    assert cache.load("other material") is None
+    assert cache_store.store("material", "payload")
+    os.rename(cache_dir / cache_store._digest("material"), cache_dir / cache_store._digest("other material"))
+    assert cache_store.load("other material") is None
 
 
 def test_entry_of_another_format_is_rejected(cache_dir):
-    assert cache.store("material", "payload")
-    path = cache_dir / cache._digest("material")
-    path.write_text(path.read_text().replace(cache.FORMAT, "srcad-cache 0"))
-    assert cache.load("material") is None
+    assert cache_store.store("material", "payload")
+    path = cache_dir / cache_store._digest("material")
+    path.write_text(path.read_text().replace(cache_store.FORMAT, "srcad-cache 0"))
+    assert cache_store.load("material") is None
 
 
 def test_symlinked_entry_is_not_followed(cache_dir, tmp_path):
-    assert cache.store("material", "payload")
-    name = cache._digest("material")
+    assert cache_store.store("material", "payload")
+    name = cache_store._digest("material")
     elsewhere = tmp_path / "elsewhere"
     os.rename(cache_dir / name, elsewhere)
     (cache_dir / name).symlink_to(elsewhere)
-    assert cache.load("material") is None
+    assert cache_store.load("material") is None
 
 
 def test_group_writable_entry_is_rejected(cache_dir):
-    assert cache.store("material", "payload")
-    os.chmod(cache_dir / cache._digest("material"), 0o620)
-    assert cache.load("material") is None
+    assert cache_store.store("material", "payload")
+    os.chmod(cache_dir / cache_store._digest("material"), 0o620)
+    assert cache_store.load("material") is None
 
 
 def test_entry_that_is_not_a_regular_file_is_rejected(cache_dir):
     cache_dir.mkdir(mode=0o700)
-    (cache_dir / cache._digest("material")).mkdir()
-    assert cache.load("material") is None
+    (cache_dir / cache_store._digest("material")).mkdir()
+    assert cache_store.load("material") is None
 
 
 # ---- generated code through the cache
@@ -285,7 +285,7 @@ def test_entry_with_an_unknown_helper_is_a_miss(cache_dir, monkeypatch):
     fields["closure"][first] = ["srcad.runtime", "no_such_helper"]
     payload = json.dumps(fields, sort_keys=True)
     lines = header.split("\n")
-    path.write_text("\n".join(lines[:2] + [f"sha256 {cache._digest(payload)}"]) + "\n\n" + payload)
+    path.write_text("\n".join(lines[:2] + [f"sha256 {cache_store._digest(payload)}"]) + "\n\n" + payload)
     monkeypatch.setattr(srcad_compile, "_CACHE", code_cache.CodeCache())
     again = srcad.differentiable(model, wrt=(0, 1)).adjoint(*args)  # transformed afresh
     for g, h in zip(again, fresh):
@@ -297,9 +297,9 @@ def test_entry_with_an_unknown_helper_is_a_miss(cache_dir, monkeypatch):
 def test_fifo_in_place_of_an_entry_does_not_hang(cache_dir):
     """Regression: the entry was opened blocking, so a FIFO under its name waited for a writer."""
     cache_dir.mkdir(mode=0o700)
-    os.mkfifo(cache_dir / cache._digest("material"), 0o600)
+    os.mkfifo(cache_dir / cache_store._digest("material"), 0o600)
     result = []
-    reader = threading.Thread(target=lambda: result.append(cache.load("material")), daemon=True)
+    reader = threading.Thread(target=lambda: result.append(cache_store.load("material")), daemon=True)
     reader.start()
     reader.join(timeout=10)
     assert not reader.is_alive(), "loading an entry that is a FIFO hangs"
@@ -310,10 +310,10 @@ def test_symlink_anywhere_in_the_directory_path_is_refused(tmp_path, monkeypatch
     real = tmp_path / "real"
     real.mkdir()
     (tmp_path / "link").symlink_to(real)
-    monkeypatch.setenv(cache.ENV_VAR, str(tmp_path / "link" / "srcad-cache"))
-    monkeypatch.setattr(cache, "_warned", set())
-    with pytest.warns(cache.CacheWarning, match="'link' in it is a symlink"):
-        assert cache.store("material", "payload") is False
+    monkeypatch.setenv(cache_store.ENV_VAR, str(tmp_path / "link" / "srcad-cache"))
+    monkeypatch.setattr(cache_store, "_warned", set())
+    with pytest.warns(cache_store.CacheWarning, match="'link' in it is a symlink"):
+        assert cache_store.store("material", "payload") is False
     assert not (real / "srcad-cache").exists()  # nothing created through the link
 
 
@@ -323,7 +323,7 @@ def _rewrite_entry(path, change):
     change(fields)
     payload = json.dumps(fields, sort_keys=True)
     lines = header.split("\n")
-    path.write_text("\n".join(lines[:2] + [f"sha256 {cache._digest(payload)}"]) + "\n\n" + payload)
+    path.write_text("\n".join(lines[:2] + [f"sha256 {cache_store._digest(payload)}"]) + "\n\n" + payload)
 
 
 def test_an_entry_never_imports_the_modules_it_names(cache_dir, monkeypatch, tmp_path):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache, pipeline
+from srcad import cache_store, pipeline
 
 RNG = np.random.default_rng(21)
 
@@ -202,7 +202,7 @@ def _right(result):
     np.testing.assert_allclose(result["along"], result["fd"], rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
+@pytest.mark.skipif(not cache_store._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 def test_disk_cache_holds_a_rules_decision_on_a_module_attribute(tmp_path):
     cache_dir = tmp_path / "cache"
     (tmp_path / "m.py").write_text(textwrap.dedent(SQUARE_RULE.format(config="cfgr")))
@@ -218,7 +218,7 @@ def test_disk_cache_holds_a_rules_decision_on_a_module_attribute(tmp_path):
     assert third["transforms"] == 0  # nothing changed since: the entry is used
 
 
-@pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
+@pytest.mark.skipif(not cache_store._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 def test_disk_cache_key_covers_what_an_inlined_helper_reads(tmp_path):
     cache_dir = tmp_path / "cache"
     (tmp_path / "m.py").write_text(textwrap.dedent("""

@@ -12,7 +12,7 @@ import pytest
 
 import srcad
 from source_lines import line_ending_with
-from srcad import cache
+from srcad import cache_store
 from srcad import code_cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
@@ -76,7 +76,7 @@ def test_an_error_in_a_backward_made_late_names_its_own_line_and_the_users(fresh
     assert "np.sqrt" not in line and "/" in line, line  # the reverse sweep's line, as compiled
 
 
-@pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
+@pytest.mark.skipif(not cache_store._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 def test_the_disk_cache_keeps_the_pair(cache_dir, monkeypatch):
     x, W = inputs()
     made = srcad.differentiable(roots, wrt=(0, 1))

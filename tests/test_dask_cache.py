@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 import srcad
-from srcad import cache
+from srcad import cache, cache_store
 from srcad import code_cache
 from srcad import compile as srcad_compile
 from srcad import pipeline
 from srcad.guards import protocol_array_key
 
-pytestmark = pytest.mark.skipif(not cache._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
+pytestmark = pytest.mark.skipif(not cache_store._SUPPORTED, reason="the persistent cache needs POSIX O_NOFOLLOW and dir_fd")
 
 
 

@@ -5,32 +5,32 @@ and modification stamp, and freezes the globals the function reads into that cod
 each lowered generated module is written once to a file named by the digest of its text
 and of every global it reads (``numba_backend._cache_digest``): a file is never rewritten,
 and different code or different globals give a different file. The directory is the one
-``srcad.cache`` checks (this user's, mode 0700, no symlink on its path, else nothing is
+``srcad.cache_store`` checks (this user's, mode 0700, no symlink on its path, else nothing is
 cached); the file is created without following symlinks, written to a temporary name and
 renamed, and one found with other contents, or not this user's regular file, is not used.
 """
 import os
 import stat
 
-from .. import cache
+from .. import cache_store
 
 SUBDIRECTORY = "numba"
 
 
 def directory():
     """The checked cache directory's path, or None when caching is off or refused."""
-    return cache.directory()
+    return cache_store.directory()
 
 
 def anchor_file(digest, text):
     """The path of the file holding ``text`` under ``digest`` (written if absent), or None."""
-    path = cache.directory()
-    fd = cache._open_directory(path) if path is not None else None
+    path = cache_store.directory()
+    fd = cache_store._open_directory(path) if path is not None else None
     if fd is None:
         return None
-    flags = os.O_RDONLY | cache._DIRECTORY | cache._NOFOLLOW | cache._CLOEXEC
+    flags = os.O_RDONLY | cache_store._DIRECTORY | cache_store._NOFOLLOW | cache_store._CLOEXEC
     try:
-        sub = cache._open_child(SUBDIRECTORY, flags, fd)
+        sub = cache_store._open_child(SUBDIRECTORY, flags, fd)
     except OSError:
         os.close(fd)
         return None
@@ -40,7 +40,7 @@ def anchor_file(digest, text):
     try:
         if not _holds(sub, name, data):
             temporary = f".{name}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
-            out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | cache._NOFOLLOW | cache._CLOEXEC, 0o600,
+            out = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | cache_store._NOFOLLOW | cache_store._CLOEXEC, 0o600,
                           dir_fd=sub)
             try:
                 os.write(out, data)
@@ -65,7 +65,7 @@ def anchor_file(digest, text):
 def _holds(sub, name, data):
     """Is ``name`` in the directory ``sub`` this user's regular file with exactly ``data``?"""
     try:
-        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | cache._NOFOLLOW | cache._CLOEXEC, dir_fd=sub)
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | cache_store._NOFOLLOW | cache_store._CLOEXEC, dir_fd=sub)
     except OSError:
         return False
     try:

@@ -9,7 +9,7 @@ resolved with what it denoted: its import path, or the class of an object that h
 (a callee's stand-in). A later process uses the entry only if each name denotes the same
 again, so lowering is skipped where its result would be the same.
 
-Entries are ``srcad.cache`` entries: the same directory checks, no symlink followed, atomic
+Entries are ``srcad.cache_store`` entries: the same directory checks, no symlink followed, atomic
 writes, a header and a content hash checked before use, nothing imported on reading; their
 key names srcad's sources, Python, NumPy, numba and the generated source. A missing or
 mismatching entry is a miss: the code is lowered afresh.
@@ -27,7 +27,7 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from .. import cache
+from .. import cache, cache_store
 
 FORMAT = "srcad-numba-lowered 1"
 
@@ -71,9 +71,9 @@ def load(source, resolve, numba):
     function definitions with the generated source's line numbers, the first ``count`` of
     them those lowered from the generated functions (the rest their outlined branches), and
     the text they were parsed from; None on a miss."""
-    if cache.directory() is None:
+    if cache_store.directory() is None:
         return None
-    payload = cache.load(_key_material(source, numba))
+    payload = cache_store.load(_key_material(source, numba))
     if payload is None:
         return None
     try:
@@ -91,14 +91,14 @@ def load(source, resolve, numba):
 def store(source, lowered, count, text, recorder, numba):
     """Keep ``text`` (the source of ``lowered``, whose first ``count`` functions were lowered
     from ``source``'s) if every answer ``recorder`` gave can be checked again."""
-    if cache.directory() is None:
+    if cache_store.directory() is None:
         return False
     resolved = recorder.answers()
     lines = _statement_lines(lowered, text)
     if resolved is None or lines is None:
         return False
     entry = {"text": text, "lines": lines, "count": count, "resolved": resolved}
-    return cache.store(_key_material(source, numba), json.dumps(entry, sort_keys=True))
+    return cache_store.store(_key_material(source, numba), json.dumps(entry, sort_keys=True))
 
 
 def _statements(node, line=1):
