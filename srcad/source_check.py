@@ -9,7 +9,8 @@ leaves the function's parameters plain positional ones, in the order Python list
 
 The pipeline runs both on the function it differentiates; passes that read a callee's source
 (to inline it, infer its shapes, follow a pass-through wrapper) and rule templates check it
-here too. This module is below the pipeline: it imports no pass that runs a stage.
+here too. This module sits below the pipeline and the passes that import it: of the passes it
+imports only ``module_aliases``, which ``check_parameters`` runs first.
 
 >>> from srcad.source import capture
 >>> def f(x, *rest, scale=2.0, **named):
