@@ -40,19 +40,29 @@ class State:
                      self.indices, self.stacks_of_arrays, self.stacks_of_sequences)
 
     def join(self, other):
+        # (a join builds its own containers: handed to the new state as they are, not copied again)
         names = dict(self.names)
         for n, m in other.names.items():
-            names[n] = names[n] | m if n in names else m
+            mine = names.get(n)
+            if mine is None:
+                names[n] = m
+            elif mine is not m:  # (the two paths mostly share the same facts: no union to build)
+                names[n] = mine | m
         stale = dict(other.stale)
         stale.update(self.stale)
         bound = dict(other.bound)
         bound.update(self.bound)  # (for hints: one of the bindings)
-        ambiguous = self.ambiguous | other.ambiguous | {n for n, b in self.bound.items()
-                                                        if other.bound.get(n, b) != b}
+        # names both paths bind, by other statements: (name, binding) pairs of one path not in the other's
+        differing = self.bound.items() - other.bound.items()
+        ambiguous = self.ambiguous | other.ambiguous | {n for n, _ in differing if n in other.bound}
         flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
-        return State(names, stale, self.observed | other.observed, bound, self.made | other.made, flags, ambiguous,
-                     self.indices & other.indices, self.stacks_of_arrays & other.stacks_of_arrays,
-                     self.stacks_of_sequences & other.stacks_of_sequences)
+        joined = State.__new__(State)
+        joined.names, joined.stale, joined.bound, joined.flags = names, stale, bound, flags
+        joined.observed, joined.made, joined.ambiguous = self.observed | other.observed, self.made | other.made, ambiguous
+        joined.indices = self.indices & other.indices
+        joined.stacks_of_arrays = self.stacks_of_arrays & other.stacks_of_arrays
+        joined.stacks_of_sequences = self.stacks_of_sequences & other.stacks_of_sequences
+        return joined
 
     def __eq__(self, other):
         return (self.names == other.names and self.stale.keys() == other.stale.keys()
