@@ -112,11 +112,11 @@ def _typed(result):
 
 
 class _Interpreter:
-    def __init__(self, env, local_names=()):
+    def __init__(self, env, local_names=(), helpers=None):
         self.env = env
         self.locals = set(local_names)
         self.helper_calls = False  # may a call to the user's own function be read (see ``helper_result``)?
-        self.helper_results = {}
+        self.helpers = helpers if helpers is not None else _Helpers()
 
     def value(self, node):
         if isinstance(node, gast.Constant):
@@ -137,8 +137,15 @@ class _Interpreter:
             return value
         return -value if isinstance(value, numbers.Number) else UNKNOWN
 
-    def rhs(self, node):
-        if any(self.env.get(n, BOTTOM) is BOTTOM for n in operand_names(node) if n in self.locals):
+    def waiting(self, node):
+        """The local names ``node`` reads as operands: until each is computed, so is not ``node``."""
+        return [n for n in operand_names(node) if n in self.locals]
+
+    def rhs(self, node, waiting):
+        """The value of ``node``, or ``BOTTOM`` while a name of ``waiting`` (``self.waiting(node)``)
+        is not computed yet (and only then: every value in ``env`` is computed, and so is every
+        item of one)."""
+        if any(self.env.get(n, BOTTOM) is BOTTOM for n in waiting):
             return BOTTOM  # an operand not computed yet: come back in the next round
         try:
             return self._rhs(node)
@@ -342,12 +349,7 @@ class _Interpreter:
             return UNKNOWN
         known = {p.name: UNKNOWN for p in params}
         known.update({name: self.value(arg) for name, arg in bound.arguments.items()})
-        key = (fn, tuple((name, freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
-                         for name, v in sorted(known.items())))
-        if key not in self.helper_results:
-            self.helper_results[key] = UNKNOWN  # while it is being read
-            self.helper_results[key] = _returned(fn, known)
-        return self.helper_results[key]
+        return self.helpers.returned(fn, known)
 
 
 def _is_user_function(obj):
@@ -359,8 +361,39 @@ def _is_user_function(obj):
             and registry.lookup(registry.VJP, obj) is None and not registry.is_nondifferentiable(obj))
 
 
-def _returned(fn, known):
-    """The abstract value ``fn`` returns given abstract parameters ``known``, or unknown."""
+class _Helpers:
+    """What the user's own functions return, for one inference: each function's source is
+    read (and put in normal form) once, and its result once for each set of known arguments."""
+
+    def __init__(self):
+        self.trees = {}  # function -> its normal form, or None where it cannot be read
+        self.results = {}
+
+    def returned(self, fn, known):
+        """The abstract value ``fn`` returns given abstract parameters ``known``, or unknown."""
+        key = (fn, tuple((name, freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
+                         for name, v in sorted(known.items())))
+        if key not in self.results:
+            self.results[key] = UNKNOWN  # while it is being read
+            self.results[key] = self._returned(fn, known)
+        return self.results[key]
+
+    def _returned(self, fn, known):
+        if fn not in self.trees:
+            self.trees[fn] = _normal_form(fn)
+        node = self.trees[fn]  # (read, never changed, by the inference below)
+        if node is None or [a.id for a in node.args.args] != list(known):
+            return UNKNOWN
+        returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
+        if len(returns) != 1 or returns[0].value is None:
+            return UNKNOWN
+        env = _infer(node, known)
+        value = _Interpreter(env, ()).value(returns[0].value)
+        return UNKNOWN if _holds_unknown(value) or value is BOTTOM else value
+
+
+def _normal_form(fn):
+    """``fn``'s source in A-normal form, or None where srcad cannot read it."""
     from ..errors import SrcadError
     from ..source import capture
     from .normalize import normalize
@@ -370,17 +403,9 @@ def _returned(fn, known):
         source = capture(getattr(fn, "__srcad_function__", fn))
         check_source_is_code(source)
         check_parameters(source)
-        node = normalize(resolve_calls(source.node, source), source)
+        return normalize(resolve_calls(source.node, source), source)
     except (SrcadError, OSError, SyntaxError):  # the reverse pass says why, if it differentiates it
-        return UNKNOWN
-    if [a.id for a in node.args.args] != list(known):
-        return UNKNOWN
-    returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
-    if len(returns) != 1 or returns[0].value is None:
-        return UNKNOWN
-    env = _infer(node, known)
-    value = _Interpreter(env, ()).value(returns[0].value)
-    return UNKNOWN if _holds_unknown(value) or value is BOTTOM else value
+        return None
 
 
 def region_shape(base, index, specs):
@@ -417,29 +442,39 @@ def _infer(node, env, active=None):
     """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
     results of calls to the user's own functions are read where they are ``active`` (whose
     callees the reverse pass compiles, guarded like the caller)."""
+    helpers = _Helpers()
     given = given_to_calls(node)
-    if given:  # first as if what calls are given holds no list or dict (a state array): checked after
-        found = _fixpoint(node, dict(env), active, changing_containers(node, leave_out=given))
-        if all(holds_no_container(found.get(name, UNKNOWN)) for name in given):
-            return found
-    return _fixpoint(node, env, active, changing_containers(node))
+    if not given:
+        return _fixpoint(node, env, active, changing_containers(node), helpers)[0]
+    # first as if what calls are given holds no list or dict (a state array): checked after
+    changing = changing_containers(node, leave_out=given)
+    found, held_containers = _fixpoint(node, dict(env), active, changing, helpers)
+    if all(holds_no_container(found.get(name, UNKNOWN)) for name in given):
+        return found
+    every = changing_containers(node)
+    if not held_containers & (every - changing):
+        return found  # the names changing now never held a list or dict: it would run as it ran
+    return _fixpoint(node, env, active, every, helpers)[0]
 
 
-def _fixpoint(node, env, active, changing):
+def _fixpoint(node, env, active, changing, helpers):
+    """``(env, held_containers)``: the fixpoint, and the names that held a list or dict on the
+    way (the only ones ``changing`` made a difference to)."""
     params = set(env)
     from .callees import local_names
 
-    interp = _Interpreter(env, local_names(node))
+    interp = _Interpreter(env, local_names(node), helpers)
     nodes = list(A.walk(node))
     assigns = [s for s in nodes if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
     loops = [s for s in nodes if isinstance(s, gast.For)]
-    for name in changing & params:
-        if _holds_mutable(env[name]):
-            env[name] = UNKNOWN
+    held_containers = {name for name in params if _holds_mutable(env[name])}
+    for name in changing & held_containers:
+        env[name] = UNKNOWN
     never = set()  # assigned from values that are never computed here: unknown, not ignored
     # an assignment whose operands and target hold the very values they held when it was last
     # evaluated would join in what it joined then (join is idempotent): it is not evaluated again
     inputs = [(s.targets[0].id, *sorted(A.names_read(s.value))) for s in assigns]
+    waiting = [interp.waiting(s.value) for s in assigns]
     seen = [None] * len(assigns)
     for _ in range(40):
         changed = False
@@ -449,7 +484,10 @@ def _fixpoint(node, env, active, changing):
             if seen[k] is not None and all(a is b for a, b in zip(now, seen[k])):
                 continue
             interp.helper_calls = bool(active) and name in active
-            new = join(env.get(name, BOTTOM) if name in env or name in params else BOTTOM, interp.rhs(s.value))
+            new = join(env.get(name, BOTTOM) if name in env or name in params else BOTTOM,
+                       interp.rhs(s.value, waiting[k]))
+            if _holds_mutable(new):
+                held_containers.add(name)
             if name in never or (name in changing and _holds_mutable(new)):
                 new = UNKNOWN  # unknown, or a list or dict whose items change after it is bound
             if not same(env.get(name, BOTTOM), new):
@@ -465,12 +503,13 @@ def _fixpoint(node, env, active, changing):
             if not same(env.get(name, BOTTOM), join(env.get(name, BOTTOM), new)):
                 env[name] = join(env.get(name, BOTTOM), new)
                 changed = True
-        if not changed:
-            stuck = {s.targets[0].id for s in assigns if interp.rhs(s.value) is BOTTOM} - never
+        if not changed:  # (an assignment's value is BOTTOM exactly while it waits on an operand)
+            stuck = {s.targets[0].id for s, names in zip(assigns, waiting)
+                     if any(env.get(n, BOTTOM) is BOTTOM for n in names)} - never
             if not stuck:
                 break
             never |= stuck
             seen = [None] * len(assigns)  # an assignment to a name now in ``never`` changes
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
-    return env
+    return env, held_containers
