@@ -9,10 +9,11 @@ change, so ``passes.shapes`` first leaves those names out (``leave_out``) and ke
 result only if each of them holds a number or a numeric array there (``holds_no_container``).
 
 >>> import gast
->>> node = gast.parse("def f(x):\n    s = x * 2.0\n    L = [s, x]\n    t = step(s)\n")
->>> sorted(changing_containers(node)), sorted(given_to_calls(node))
+>>> from srcad.astutil import walk
+>>> flow = ContainerFlow(walk(gast.parse("def f(x):\n    s = x * 2.0\n    L = [s, x]\n    t = step(s)\n")))
+>>> sorted(flow.changing()), sorted(flow.given)
 (['L', 's', 't', 'x'], ['s'])
->>> sorted(changing_containers(node, leave_out={"s"}))
+>>> sorted(flow.changing(leave_out={"s"}))
 []
 """
 import numbers
@@ -42,41 +43,47 @@ def _may_change_arguments(call):
         callee.kind == "object" and not keeps_arguments(callee.obj))
 
 
-def given_to_calls(node):
-    """The names ``node`` gives to calls that may change them (not NumPy's, not a builtin)."""
-    return {name for call in A.walk(node) if isinstance(call, gast.Call) and _may_change_arguments(call)
-            for name in operand_names(call)}
+class ContainerFlow:
+    """Read off the ``nodes`` of a function (``astutil.walk``'s): ``given``, the names it gives to calls that may change
+    them (not NumPy's, not a builtin), and ``changing(leave_out)``, the names that may hold a
+    list or dict changed after it is bound, together with every name that may share items with
+    them; a name of ``leave_out`` is not taken to change where it is given to a call (see the
+    module doc). ``operands`` is ``operand_names`` (or a function giving what it gives)."""
 
+    def __init__(self, nodes, operands=None):
+        operands = operands or operand_names
+        self.given, self._changed, self._groups = set(), set(), []
+        for s in nodes:
+            if isinstance(s, gast.Assign):
+                target = s.targets[0]
+                if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+                    self._changed.add(target.value.id)
+                elif isinstance(target, gast.Name) and isinstance(s.value, (gast.Name, gast.Subscript, gast.List,
+                                                                             gast.Tuple, gast.Dict, gast.BinOp, gast.Call)):
+                    # an alias, an item, a literal holding it, a concatenation or a copy may share items
+                    self._groups.append({target.id} | operands(s.value))
+            if isinstance(s, gast.Call):
+                callee = A.anno(s, "callee")
+                if callee is not None and callee.kind == "method":
+                    if callee.name in CHANGING_METHODS and isinstance(s.func.value, gast.Name):
+                        self._changed.add(s.func.value.id)
+                elif _may_change_arguments(s):
+                    self.given |= operands(s)
+        self._groups_of = {}
+        for group in self._groups:
+            for name in group:
+                self._groups_of.setdefault(name, []).append(group)
 
-def changing_containers(node, leave_out=frozenset()):
-    """The names of ``node`` that may hold a list or dict changed after it is bound, together
-    with every name that may share items with them; a name of ``leave_out`` is not taken to
-    change where it is given to a call (see the module doc)."""
-    changed, links = set(), []
-    for s in A.walk(node):
-        if isinstance(s, gast.Assign):
-            target = s.targets[0]
-            if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
-                changed.add(target.value.id)
-            elif isinstance(target, gast.Name) and isinstance(s.value, (gast.Name, gast.Subscript, gast.List,
-                                                                         gast.Tuple, gast.Dict, gast.BinOp, gast.Call)):
-                # an alias, an item, a literal holding it, a concatenation or a copy may share items
-                links.append({target.id} | operand_names(s.value))
-        if isinstance(s, gast.Call):
-            callee = A.anno(s, "callee")
-            if callee is not None and callee.kind == "method":
-                if callee.name in CHANGING_METHODS and isinstance(s.func.value, gast.Name):
-                    changed.add(s.func.value.id)
-            elif _may_change_arguments(s):
-                changed |= operand_names(s) - set(leave_out)
-    grown = True
-    while grown:  # a name linked to a changing one may share its items
-        grown = False
-        for group in links:
-            if group & changed and not group <= changed:
-                changed |= group
-                grown = True
-    return changed
+    def changing(self, leave_out=frozenset()):
+        changed = self._changed | (self.given - set(leave_out))
+        todo, linked = list(changed), set()
+        while todo:  # a name linked to a changing one may share its items
+            for group in self._groups_of.get(todo.pop(), ()):
+                if id(group) not in linked:
+                    linked.add(id(group))
+                    todo.extend(group - changed)
+                    changed |= group
+        return changed
 
 
 def holds_no_container(value):

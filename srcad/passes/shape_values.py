@@ -10,6 +10,7 @@ and dtype), a value not assigned yet (``BOTTOM``) or one that depends on data
 >>> join(0.0, Spec((), np.float64)), join(0.0, 0.5)
 (Spec((), float64), Spec((), float64, float))
 """
+import functools
 import numbers
 
 import numpy as np
@@ -37,7 +38,13 @@ class Spec:
         """A stand-in value of this shape and dtype (a zero-strided view: no memory)."""
         if self.python is not None:
             return self.python(0)
-        return np.broadcast_to(np.zeros((), self.dtype), self.shape)
+        return _standin(self.shape, self.dtype)
+
+
+@functools.lru_cache(maxsize=1024)
+def _standin(shape, dtype):
+    """(read-only: one per shape and dtype serves every ``Spec`` of them)"""
+    return np.broadcast_to(np.zeros((), dtype), shape)
 
 
 BOTTOM = object()  # not assigned yet

@@ -34,7 +34,7 @@ from ..source_check import check_parameters, check_source_is_code
 from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
-from .shape_containers import changing_containers, given_to_calls, holds_no_container, operand_names
+from .shape_containers import ContainerFlow, holds_no_container, operand_names
 from .standins import (hashable, is_large, is_shape_query, method_runs_on_standin, runs_on_known_values,
                        standin_positions)
 
@@ -137,14 +137,10 @@ class _Interpreter:
             return value
         return -value if isinstance(value, numbers.Number) else UNKNOWN
 
-    def waiting(self, node):
-        """The local names ``node`` reads as operands: until each is computed, so is not ``node``."""
-        return [n for n in operand_names(node) if n in self.locals]
-
     def rhs(self, node, waiting):
-        """The value of ``node``, or ``BOTTOM`` while a name of ``waiting`` (``self.waiting(node)``)
-        is not computed yet (and only then: every value in ``env`` is computed, and so is every
-        item of one)."""
+        """The value of ``node``, or ``BOTTOM`` while a name of ``waiting`` (the local names it
+        reads as operands, ``operand_names``: the only names it reads) is not computed yet (and
+        only then: every value in ``env`` is computed, and so is every item of one)."""
         if any(self.env.get(n, BOTTOM) is BOTTOM for n in waiting):
             return BOTTOM  # an operand not computed yet: come back in the next round
         try:
@@ -340,11 +336,11 @@ class _Interpreter:
         import inspect
 
         try:
-            params = inspect.signature(fn, follow_wrapped=False).parameters.values()
+            signature = inspect.signature(fn, follow_wrapped=False)
+            params = signature.parameters.values()
             if any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params):
                 return UNKNOWN
-            bound = inspect.signature(fn, follow_wrapped=False).bind(
-                *node.args, **{k.arg: k.value for k in node.keywords})
+            bound = signature.bind(*node.args, **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError):
             return UNKNOWN
         known = {p.name: UNKNOWN for p in params}
@@ -442,47 +438,68 @@ def _infer(node, env, active=None):
     """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
     results of calls to the user's own functions are read where they are ``active`` (whose
     callees the reverse pass compiles, guarded like the caller)."""
-    helpers = _Helpers()
-    given = given_to_calls(node)
-    if not given:
-        return _fixpoint(node, env, active, changing_containers(node), helpers)[0]
+    code, helpers = _Code(node), _Helpers()
+    flow = code.flow
+    if not flow.given:
+        return _fixpoint(code, env, active, flow.changing(), helpers)[0]
     # first as if what calls are given holds no list or dict (a state array): checked after
-    changing = changing_containers(node, leave_out=given)
-    found, held_containers = _fixpoint(node, dict(env), active, changing, helpers)
-    if all(holds_no_container(found.get(name, UNKNOWN)) for name in given):
+    changing = flow.changing(leave_out=flow.given)
+    found, held_containers = _fixpoint(code, dict(env), active, changing, helpers)
+    if all(holds_no_container(found.get(name, UNKNOWN)) for name in flow.given):
         return found
-    every = changing_containers(node)
+    every = flow.changing()
     if not held_containers & (every - changing):
         return found  # the names changing now never held a list or dict: it would run as it ran
-    return _fixpoint(node, env, active, every, helpers)[0]
+    return _fixpoint(code, env, active, every, helpers)[0]
 
 
-def _fixpoint(node, env, active, changing, helpers):
+class _Code:
+    """What inference reads off a function once: its assignments to names and the names each
+    reads as operands, its loops, its local names, how its lists and dicts may change."""
+
+    def __init__(self, node):
+        from .callees import local_names
+
+        nodes = list(A.walk(node))
+        self.assigns = [s for s in nodes if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
+        self.operands = [operand_names(s.value) for s in self.assigns]
+        self.loops = [s for s in nodes if isinstance(s, gast.For)]
+        self.locals = local_names(node)
+        read = {id(s.value): names for s, names in zip(self.assigns, self.operands)}
+        self.flow = ContainerFlow(nodes, lambda e: read[id(e)] if id(e) in read else operand_names(e))
+
+
+def _fixpoint(code, env, active, changing, helpers):
     """``(env, held_containers)``: the fixpoint, and the names that held a list or dict on the
     way (the only ones ``changing`` made a difference to)."""
     params = set(env)
-    from .callees import local_names
-
-    interp = _Interpreter(env, local_names(node), helpers)
-    nodes = list(A.walk(node))
-    assigns = [s for s in nodes if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)]
-    loops = [s for s in nodes if isinstance(s, gast.For)]
+    interp = _Interpreter(env, code.locals, helpers)
+    assigns = code.assigns
     held_containers = {name for name in params if _holds_mutable(env[name])}
     for name in changing & held_containers:
         env[name] = UNKNOWN
     never = set()  # assigned from values that are never computed here: unknown, not ignored
-    # an assignment whose operands and target hold the very values they held when it was last
-    # evaluated would join in what it joined then (join is idempotent): it is not evaluated again
-    inputs = [(s.targets[0].id, *sorted(A.names_read(s.value))) for s in assigns]
-    waiting = [interp.waiting(s.value) for s in assigns]
-    seen = [None] * len(assigns)
+    # an assignment is evaluated again only once a name it reads (an operand: nothing else is
+    # read, see ``rhs``) or its target is bound to a new value: with the values it last saw, it
+    # would join in what it joined then (join is idempotent)
+    waiting = [[n for n in operands if n in interp.locals] for operands in code.operands]
+    readers = {}
+    for k, s in enumerate(assigns):
+        for name in {s.targets[0].id, *code.operands[k]}:
+            readers.setdefault(name, []).append(k)
+    stale = [True] * len(assigns)
+
+    def bind(name, value):
+        env[name] = value
+        for k in readers.get(name, ()):
+            stale[k] = True
+
     for _ in range(40):
         changed = False
         for k, s in enumerate(assigns):
-            name = s.targets[0].id
-            now = tuple(env.get(n, BOTTOM) for n in inputs[k])
-            if seen[k] is not None and all(a is b for a, b in zip(now, seen[k])):
+            if not stale[k]:
                 continue
+            name = s.targets[0].id
             interp.helper_calls = bool(active) and name in active
             new = join(env.get(name, BOTTOM) if name in env or name in params else BOTTOM,
                        interp.rhs(s.value, waiting[k]))
@@ -491,17 +508,17 @@ def _fixpoint(node, env, active, changing, helpers):
             if name in never or (name in changing and _holds_mutable(new)):
                 new = UNKNOWN  # unknown, or a list or dict whose items change after it is bound
             if not same(env.get(name, BOTTOM), new):
-                env[name] = new
+                bind(name, new)
                 changed = True
-            seen[k] = tuple(env.get(n, BOTTOM) for n in inputs[k])
-        for loop in loops:
+            stale[k] = False
+        for loop in code.loops:
             rng = env.get(loop.iter.id, UNKNOWN)
             new = Spec((), np.int64, int)
             if isinstance(rng, range) and len(rng) == 1:
                 new = rng[0]
             name = loop.target.id
             if not same(env.get(name, BOTTOM), join(env.get(name, BOTTOM), new)):
-                env[name] = join(env.get(name, BOTTOM), new)
+                bind(name, join(env.get(name, BOTTOM), new))
                 changed = True
         if not changed:  # (an assignment's value is BOTTOM exactly while it waits on an operand)
             stuck = {s.targets[0].id for s, names in zip(assigns, waiting)
@@ -509,7 +526,7 @@ def _fixpoint(node, env, active, changing, helpers):
             if not stuck:
                 break
             never |= stuck
-            seen = [None] * len(assigns)  # an assignment to a name now in ``never`` changes
+            stale[:] = [True] * len(assigns)  # an assignment to a name now in ``never`` changes
     else:  # no fixpoint: claim nothing rather than something unsound
         env = {}
     return env, held_containers
