@@ -12,6 +12,8 @@ Spec((6, 7), float64)
 >>> python_arithmetic(gast.Sub(), 0, 1), python_arithmetic(gast.Pow(), 0, -1) is UNKNOWN
 (Spec((), int64, int), True)
 """
+import functools
+
 import gast
 import numpy as np
 
@@ -129,3 +131,36 @@ def python_arithmetic(op, first, second):
 
 
 ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)
+
+
+@functools.lru_cache(maxsize=1024)
+def broadcast(first, second):
+    """``np.broadcast_shapes(first, second)``, remembered: inference asks it again and again."""
+    return np.broadcast_shapes(first, second)
+
+
+def arithmetic_dtype(op, first, second):
+    """``(is the result a float, its dtype)`` of NumPy's ``first op second`` (``op`` of
+    ``ARITHMETIC``) run on samples: a Python int or float as it is, anything else as a zero
+    of its dtype; remembered for each kind of operand, where the sample decides nothing else."""
+    return _sampled(type(op), _sample_key(first), _sample_key(second))
+
+
+def _sample_key(value):
+    if isinstance(value, np.ndarray):
+        return ("zeros", value.dtype)
+    if isinstance(value, (int, float)):
+        return (type(value), value)  # 2 ** -1 fails for int arrays: the value decides
+    return ("zeros", np.result_type(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _sampled(op_type, first, second):
+    first, second = (np.zeros((), key[1]) if key[0] == "zeros" else key[1] for key in (first, second))
+    with np.errstate(all="ignore"):
+        out = _SAMPLES[op_type](first, second)
+    return isinstance(out, float), np.asarray(out).dtype
+
+
+_SAMPLES = {gast.Add: np.add, gast.Sub: np.subtract, gast.Mult: np.multiply, gast.Div: np.true_divide,
+            gast.Pow: np.power, gast.FloorDiv: np.floor_divide, gast.Mod: np.mod}

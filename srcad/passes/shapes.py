@@ -30,11 +30,12 @@ import gast
 import numpy as np
 
 from .. import astutil as A
-from ..source_check import check_parameters, check_source_is_code
-from .shape_rules import ARGUMENT_SHAPES, LINALG_SHAPES, is_python_number, one_of, python_arithmetic
+from .shape_rules import (ARGUMENT_SHAPES, ARITHMETIC, LINALG_SHAPES, arithmetic_dtype, broadcast, is_python_number,
+                          one_of, python_arithmetic)
 from .shape_values import (BOTTOM, UNKNOWN, Spec, arg_spec, as_value, freeze, join, same, spec_key,  # noqa: F401
                            specs_key)
 from .shape_containers import ContainerFlow, holds_no_container, operand_names
+from .shape_helpers import HelperResults
 from .standins import (hashable, is_large, is_shape_query, method_runs_on_standin, runs_on_known_values,
                        standin_positions)
 
@@ -55,6 +56,10 @@ def _to_dummy(value):
     if value is UNKNOWN or value is BOTTOM:
         raise LookupError
     return value
+
+
+def _shape(dummy):
+    return dummy.shape if isinstance(dummy, np.ndarray) else np.shape(dummy)
 
 
 def _from_result(result):
@@ -116,7 +121,7 @@ class _Interpreter:
         self.env = env
         self.locals = set(local_names)
         self.helper_calls = False  # may a call to the user's own function be read (see ``helper_result``)?
-        self.helpers = helpers if helpers is not None else _Helpers()
+        self.helpers = helpers if helpers is not None else HelperResults(_returned)
 
     def value(self, node):
         if isinstance(node, gast.Constant):
@@ -192,18 +197,13 @@ class _Interpreter:
         da, db = _to_dummy(a), _to_dummy(b)
         if is_python_number(da) and is_python_number(db):
             return python_arithmetic(op, da, b)
-        if isinstance(op, (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.FloorDiv, gast.Mod)):
-            shape = np.broadcast_shapes(np.shape(da), np.shape(db))
-            sample = {gast.Add: np.add, gast.Sub: np.subtract, gast.Mult: np.multiply, gast.Div: np.true_divide,
-                      gast.Pow: np.power, gast.FloorDiv: np.floor_divide, gast.Mod: np.mod}[type(op)]
-            first = np.zeros((), np.result_type(da)) if not isinstance(da, (int, float)) else da
-            second = np.zeros((), np.result_type(db)) if not isinstance(db, (int, float)) else db
-            with np.errstate(all="ignore"):
-                out = sample(first, second)
+        if isinstance(op, ARITHMETIC):
+            shape = broadcast(_shape(da), _shape(db))
+            is_float, dtype = arithmetic_dtype(op, da, db)
             if isinstance(a, Spec) and a.python and isinstance(b, Spec) and b.python or (
                     isinstance(da, (int, float)) and isinstance(db, (int, float))):
-                return Spec((), np.float64, float) if isinstance(out, float) or out.dtype.kind == "f" else UNKNOWN
-            return Spec(shape, np.asarray(out).dtype)
+                return Spec((), np.float64, float) if is_float or dtype.kind == "f" else UNKNOWN
+            return Spec(shape, dtype)
         return UNKNOWN
 
     def matmul(self, a, b):
@@ -357,51 +357,15 @@ def _is_user_function(obj):
             and registry.lookup(registry.VJP, obj) is None and not registry.is_nondifferentiable(obj))
 
 
-class _Helpers:
-    """What the user's own functions return, for one inference: each function's source is
-    read (and put in normal form) once, and its result once for each set of known arguments."""
-
-    def __init__(self):
-        self.trees = {}  # function -> its normal form, or None where it cannot be read
-        self.results = {}
-
-    def returned(self, fn, known):
-        """The abstract value ``fn`` returns given abstract parameters ``known``, or unknown."""
-        key = (fn, tuple((name, freeze(v) if isinstance(v, Spec) else ("value", repr(v)))
-                         for name, v in sorted(known.items())))
-        if key not in self.results:
-            self.results[key] = UNKNOWN  # while it is being read
-            self.results[key] = self._returned(fn, known)
-        return self.results[key]
-
-    def _returned(self, fn, known):
-        if fn not in self.trees:
-            self.trees[fn] = _normal_form(fn)
-        node = self.trees[fn]  # (read, never changed, by the inference below)
-        if node is None or [a.id for a in node.args.args] != list(known):
-            return UNKNOWN
-        returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
-        if len(returns) != 1 or returns[0].value is None:
-            return UNKNOWN
-        env = _infer(node, known)
-        value = _Interpreter(env, ()).value(returns[0].value)
-        return UNKNOWN if _holds_unknown(value) or value is BOTTOM else value
-
-
-def _normal_form(fn):
-    """``fn``'s source in A-normal form, or None where srcad cannot read it."""
-    from ..errors import SrcadError
-    from ..source import capture
-    from .normalize import normalize
-    from .resolve_calls import resolve_calls
-
-    try:
-        source = capture(getattr(fn, "__srcad_function__", fn))
-        check_source_is_code(source)
-        check_parameters(source)
-        return normalize(resolve_calls(source.node, source), source)
-    except (SrcadError, OSError, SyntaxError):  # the reverse pass says why, if it differentiates it
-        return None
+def _returned(node, known):
+    """The abstract value the function ``node`` (normal form) returns given abstract
+    parameters ``known``, or unknown."""
+    returns = [r for r in gast.walk(node) if isinstance(r, gast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return UNKNOWN
+    env = _infer(node, known)
+    value = _Interpreter(env, ()).value(returns[0].value)
+    return UNKNOWN if _holds_unknown(value) or value is BOTTOM else value
 
 
 def region_shape(base, index, specs):
@@ -438,7 +402,7 @@ def _infer(node, env, active=None):
     """The abstract value of every variable of ``node`` (parameters' values in ``env``); the
     results of calls to the user's own functions are read where they are ``active`` (whose
     callees the reverse pass compiles, guarded like the caller)."""
-    code, helpers = _Code(node), _Helpers()
+    code, helpers = _Code(node), HelperResults(_returned)
     flow = code.flow
     if not flow.given:
         return _fixpoint(code, env, active, flow.changing(), helpers)[0]
