@@ -190,36 +190,30 @@ class Calls:
         before ``np.linalg.slogdet(S)``, whose rule inverts ``S``) replaced by the name it was
         bound to: the reverse sweep reads every name as the forward sweep had it at this
         statement, and none of them is rebound or updated in between."""
-        available = self.available_calls()
-        if not available:
+        available = self.available_call
+        # (the first call replaced is one the rule wrote: if none of those is available, none is)
+        if not any(available(key) is not None for key in _call_keys(code)):
             return code
+        return [_Reuse(available).visit(c) for c in code]
 
-        class Reuse(gast.NodeTransformer):
-            def visit_Call(self, node):
-                self.generic_visit(node)
-                key = _call_key(_numpy_function(node.func), node)
-                return A.load(available[key]) if key in available else node
-
-        return [Reuse().visit(c) for c in code]
-
-    def available_calls(self):
-        """``(function, operand names) -> name`` of ``name = f(operands)`` statements before
-        the one being reversed in its block, ``f`` a deterministic NumPy function, none of the
-        names bound again up to and including that statement."""
+    def available_call(self, key):
+        """The name of the ``name = f(operands)`` statement (``key``: ``(f, operand names)``)
+        before the one being reversed in its block, ``f`` a deterministic NumPy function, none
+        of the names bound again up to and including that statement; None if there is none."""
         if self.block is None:
-            return {}
+            return None
         stmts, k = self.block
-        available = {}
-        for j, key, name, horizon in self.block_calls(stmts):  # in order: the latest call wins
+        name = None
+        for j, bound, horizon in self.block_calls(stmts).get(key, ()):  # in order: the latest call wins
             if j < k < horizon:
-                available[key] = name
-        return available
+                name = bound
+        return name
 
     def block_calls(self, stmts):
-        """``(index, key, name, horizon)`` of each ``name = f(operands)`` in ``stmts`` that
-        ``available_calls`` may reuse: available to the statements after it and before
-        ``horizon``, the first one that binds ``name`` or an operand again. Computed once per
-        block (one backward scan), so reversing a block stays linear in its length."""
+        """``key -> [(index, name, horizon), ...]`` (in order) of each ``name = f(operands)`` in
+        ``stmts`` that ``available_call`` may reuse: available to the statements after it and
+        before ``horizon``, the first one that binds ``name`` or an operand again. Computed once
+        per block (one backward scan), so reversing a block stays linear in its length."""
         cached = self.calls_by_block.get(id(stmts))
         if cached is not None and cached[0] is stmts:
             return cached[1]
@@ -234,9 +228,11 @@ class Calls:
                     calls.append((j, key, t.targets[0].id, min(next_store.get(n, len(stmts)) for n in names)))
             for n in A.names_stored(t):
                 next_store[n] = j
-        calls.reverse()
-        self.calls_by_block[id(stmts)] = (stmts, calls)  # keeps stmts alive: its id stays unique
-        return calls
+        by_key = {}
+        for j, key, name, horizon in reversed(calls):
+            by_key.setdefault(key, []).append((j, name, horizon))
+        self.calls_by_block[id(stmts)] = (stmts, by_key)  # keeps stmts alive: its id stays unique
+        return by_key
 
     def check_effect_only_call(self, s):
         """A call for its effect must not touch values that carry derivatives: srcad cannot
@@ -280,6 +276,30 @@ def _call_key(fn, call):
     if not call.args or not all(isinstance(a, gast.Name) for a in call.args):
         return None
     return fn, tuple(a.id for a in call.args)
+
+
+def _call_keys(code):
+    """The ``_call_key`` of each call in ``code`` that has one."""
+    keys = []
+    for n in A.walk(gast.Module(body=code, type_ignores=[])):
+        if isinstance(n, gast.Call):
+            key = _call_key(_numpy_function(n.func), n)
+            if key is not None:
+                keys.append(key)
+    return keys
+
+
+class _Reuse(gast.NodeTransformer):
+    """``reuse_forward_values``' replacement of calls by the names ``available(key)`` gives."""
+
+    def __init__(self, available):
+        self.available = available
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        key = _call_key(_numpy_function(node.func), node)
+        name = self.available(key) if key is not None else None
+        return A.load(name) if name is not None else node
 
 
 def call_results(node):
