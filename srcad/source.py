@@ -142,7 +142,10 @@ def capture(fn):
     filename = code.co_filename
     first = code.co_firstlineno
     try:
-        lines, _ = inspect.getsourcelines(code)  # its own code: never a __wrapped__ function's
+        lines, start = inspect.findsource(code)  # its own code: never a __wrapped__ function's
+        module = None if fn.__name__ == "<lambda>" else _parsed_by_positions(code, lines, start)
+        if module is None:
+            lines = inspect.getblock(lines[start:])  # (inspect.getsourcelines: it tokenizes the whole def)
     except (tokenize.TokenError, SyntaxError) as exc:  # the text at its line does not tokenize
         raise SourceUnavailableError(
             f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse ({exc.args[0]}); define it "
@@ -159,7 +162,7 @@ def capture(fn):
         node = _lambda_node(fn, filename)
     else:
         try:
-            module = gast.parse(dedent_code("".join(lines)))
+            module = module or _parse(lines, first)
         except SyntaxError as exc:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source of {fn.__qualname__!r} does not parse on its "
@@ -167,14 +170,12 @@ def capture(fn):
             ) from None
         node = module.body[0]
         if isinstance(node, gast.AsyncFunctionDef):
-            gast.increment_lineno(node, first - 1)
             raise SrcadSyntaxError("srcad does not support async functions", filename, node.lineno,
                                    node.col_offset, linecache.getline(filename, node.lineno))
         if not isinstance(node, gast.FunctionDef):
             raise SourceUnavailableError(
                 f"{filename}:{first}: expected a def statement for {fn.__qualname__!r}.{source_hint(fn)}{_edited(fn)}"
             )
-        gast.increment_lineno(node, first - 1)
         if node.name != code.co_name:
             raise SourceUnavailableError(
                 f"{filename}:{first}: the source found for {fn.__qualname__!r} defines {node.name!r}; "
@@ -182,6 +183,68 @@ def capture(fn):
     node.decorator_list = []
     closure = dict(zip(code.co_freevars, fn.__closure__ or ()))
     return FunctionSource(fn, node, filename, fn.__globals__, closure)
+
+
+def _parse(lines, first):
+    """The module of the def ``lines`` (dedented), its line numbers those of the file where
+    the def begins at line ``first``."""
+    text = dedent_code("".join(lines))
+    module = gast.parse("\n" * (first - 1) + text)  # (no tree walk to renumber)
+    if "except" in text:  # gast gives ``except E as e``'s name no line; renumbered, it had line first - 1
+        for node in gast.walk(module):
+            if isinstance(node, gast.ExceptHandler) and node.name is not None and not hasattr(node.name, "lineno"):
+                node.name.lineno = node.name.end_lineno = first - 1
+    return module
+
+
+def _parsed_by_positions(code, lines, start):
+    """The parsed def of ``code`` (``_parse``), read off the file's ``lines`` from ``start`` to
+    the last line its instructions cover, where that is provably the block ``inspect.getblock``
+    finds (which tokenizes it, in pure Python: most of reading a long function): those lines
+    parse as one def, whose body begins on a line of its own, and the next line of code after
+    them is indented no deeper than the def (a comment or blank line between is not code).
+    None where any of that does not hold (a decorator, tabs, a body on the def's line): the
+    caller then asks ``inspect``."""
+    last = _last_line(code)
+    indent = _indentation(lines[start]) if start == code.co_firstlineno - 1 and start < len(lines) else None
+    if last is None or indent is None or last <= start or not lines[start][indent:].startswith("def "):
+        return None
+    for line in lines[last:]:
+        text = line.strip()
+        if text and not text.startswith("#"):
+            if _indentation(line) is None or _indentation(line) > indent:
+                return None
+            break
+    try:
+        module = _parse(lines[start:last], code.co_firstlineno)
+    except SyntaxError:
+        return None
+    if len(module.body) != 1 or not isinstance(module.body[0], gast.FunctionDef):
+        return None
+    node, head = module.body[0], module.body[0].body[0]
+    if node.end_lineno != last or _indentation(lines[head.lineno - 1]) != indent + head.col_offset:
+        return None  # (a body on the def's line)
+    return module
+
+
+def _indentation(line):
+    """The number of spaces ``line`` begins with, or None if it begins with another blank (a tab)."""
+    text = line.lstrip()
+    width = len(line) - len(text)
+    return width if line[:width] == " " * width else None
+
+
+def _last_line(code):
+    """The last line of the file that ``code``'s instructions, or those of code nested in it,
+    cover (None if none does)."""
+    last, todo = None, [code]
+    while todo:
+        code = todo.pop()
+        for _, end, _, _ in code.co_positions():
+            if end is not None and (last is None or end > last):
+                last = end
+        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return last
 
 
 def _edited(fn):
