@@ -1,6 +1,5 @@
 """Small gast helpers shared by the passes: building, copying, renaming, printing."""
 import ast
-import collections
 import copy as _copy
 import re
 
@@ -99,17 +98,30 @@ def deepcopy(node):
     A structural clone: ``copy.deepcopy``'s memo bookkeeping made it a third of the time
     spent generating code.
     """
-    if isinstance(node, list):
+    if node.__class__ is list:
         return [deepcopy(n) for n in node]
     if not isinstance(node, gast.AST):
         return node
-    new = node.__class__.__new__(node.__class__)
+    return _copy_node(node)
+
+
+_IMMUTABLE = frozenset((str, int, float, bool, complex, bytes, type(None)))  # shared, never copied
+
+
+def _copy_node(node):
+    cls = node.__class__
+    new = cls.__new__(cls)
     fields = new.__dict__
     for key, value in node.__dict__.items():
-        if key == _ANNO:
+        value_class = value.__class__
+        if value_class in _IMMUTABLE:  # (most fields: names, positions, None; checked first)
+            fields[key] = value
+        elif value_class is list:
+            fields[key] = [_copy_node(n) if isinstance(n, gast.AST) else deepcopy(n) for n in value]
+        elif key == _ANNO:
             fields[key] = dict(value)
-        elif isinstance(value, (gast.AST, list)):
-            fields[key] = deepcopy(value)
+        elif isinstance(value, gast.AST):
+            fields[key] = _copy_node(value)
         else:
             fields[key] = value
     return new
@@ -163,15 +175,14 @@ def walk(node):
     ``Add``, ``Lt``: no pass looks for them), in ``gast.walk``'s order (breadth first), at a
     fraction of its cost (no generator per node, only the fields that hold nodes): passes
     walk trees thousands of times."""
-    todo = collections.deque([node])
-    take, append, extend = todo.popleft, todo.append, todo.extend
+    todo = [node]  # the queue: it grows while the loop reads it, and is never shifted
+    append, extend = todo.append, todo.extend
     child_fields = _CHILD_FIELDS
-    while todo:
-        node = take()
+    for node in todo:
         fields = child_fields.get(node.__class__)
         if fields is None:
             if not isinstance(node, gast.AST):
-                continue  # a list's string (``global a, b``) or None (``{**d}``'s key)
+                continue  # None in a list (``{**d}``'s key), or a string (``match``'s ``kwd_attrs``)
             fields = _child_fields(node)
         held = node.__dict__  # (a node's fields live there: read without getattr's lookup)
         for field in fields:
@@ -186,33 +197,38 @@ def walk(node):
 # fields that hold no node a pass looks for: strings, numbers, and the ``ctx``/operator leaves
 _LEAF_FIELDS = frozenset(("ctx", "op", "ops", "type_comment", "kind", "id", "attr", "level", "is_async",
                           "conversion", "module"))
+# fields of some classes (of gast and ast alike) that hold strings or literal values only
+_CLASS_LEAF_FIELDS = {"Constant": ("value",), "keyword": ("arg",), "alias": ("name", "asname"),
+                      "FunctionDef": ("name",), "AsyncFunctionDef": ("name",), "ClassDef": ("name",),
+                      "Global": ("names",), "Nonlocal": ("names",), "arg": ("arg",)}
 _CHILD_FIELDS = {}  # node class -> its fields that may hold other nodes
 
 
 def _child_fields(node):
-    fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS)
+    leaves = _CLASS_LEAF_FIELDS.get(type(node).__name__, ())
+    fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS and f not in leaves)
     return fields
 
 
 def _names(node, ctx):
     """Ids of the names in a tree whose context is an instance of ``ctx``."""
     found = set()
-    todo = [node]
-    take, append, extend = todo.pop, todo.append, todo.extend
+    add = found.add
+    todo = [node]  # (a set: the order nodes are read in does not matter)
+    append, extend = todo.append, todo.extend
     child_fields = _CHILD_FIELDS
-    while todo:
-        node = take()
+    for node in todo:
         cls = node.__class__
         if cls is _NAME:
             if isinstance(node.ctx, ctx):
-                found.add(node.id)
+                add(node.id)
             if node.annotation is not None:  # a parameter's annotation
                 append(node.annotation)
             continue
         fields = child_fields.get(cls)
         if fields is None:
             if not isinstance(node, gast.AST):
-                continue  # a string or None in a list (``walk``)
+                continue  # None or a string in a list (``walk``)
             fields = _child_fields(node)
         held = node.__dict__
         for field in fields:
@@ -286,7 +302,8 @@ def _scope_names(node, read, bound):
         read |= inner_read - (_parameters(node.args) | inner_bound) | (inner_read & declared)
         bound |= inner_bound & declared
     elif isinstance(node, gast.AST):
-        for field in _CHILD_FIELDS.get(type(node)) or _child_fields(node):
+        fields = _CHILD_FIELDS.get(type(node))
+        for field in _child_fields(node) if fields is None else fields:
             value = getattr(node, field, None)
             if value is not None:
                 _scope_names(value, read, bound)
@@ -466,8 +483,16 @@ def to_source(node):
         node = gast.Module(body=node, type_ignores=[])
     tree = to_ast(node)
     for block in _ast_blocks(tree):
-        if block and all(is_comment(s) for s in block):  # a pass moved the code out: a comment is no body
+        comments = [k for k, s in enumerate(block) if is_comment(s)]
+        if comments and len(comments) == len(block):  # a pass moved the code out: a comment is no body
             block.append(ast.Pass())
+        for k in comments:
+            text = block[k].value.value[len(COMMENT_MARK):]
+            if text.isprintable() and '"' not in text and "\\" not in text:
+                # printed as it is (a "name" astor writes unchanged, a line it never wraps): astor
+                # writes a string constant as the text between quotes here, which it finds by
+                # compiling its guess; the others are read back off the string below
+                block[k] = ast.Expr(value=ast.Name(id="# " + text, ctx=ast.Load()))
     text = astor.to_source(tree, pretty_source=pretty_source)  # astor needs no source positions
     return _COMMENT_LINE.sub(lambda m: f"{m.group(1)}# {_unescape(m.group(3), m.group(2))}", text)
 

@@ -240,7 +240,8 @@ def codegen(node, source, module, for_numba=False):
     from .arguments import snapshot
 
     copy_value = module.ref("copy_value", runtime.copy_value)
-    user_reads = _read_names(fwd + rev) - defined - adjoint_names - {cot} - set(module.closure)
+    user_reads = _read_names(fwd) | rev_reads  # (the reverse sweep's reads, read once)
+    user_reads = user_reads - defined - adjoint_names - {cot} - set(module.closure)
     # a parameter given its default (a helper's ``w=W0``) holds your object, as a global does
     defaulted = set(_defaulted(source.node.args)) & set(live)
     # saved values that may be your globals' memory (_t1 = PARAMS[0], rows M[i] pushed in a loop)
