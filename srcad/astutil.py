@@ -434,10 +434,13 @@ def to_ast(node):
     new = target.__new__(target)
     fields = new.__dict__  # the same fields and positions: filled in directly
     for key, value in node.__dict__.items():
-        if type(value) is list:
+        value_class = value.__class__
+        if value_class in _IMMUTABLE:  # (most fields: checked first)
+            fields[key] = value
+        elif value_class is list:
             fields[key] = [to_ast(v) if isinstance(v, ast.AST) else v for v in value]
         elif isinstance(value, ast.AST):
-            fields[key] = to_ast(value)
+            fields[key] = _CONTEXTS.get(value_class) or to_ast(value)  # (a context: shared, as a name's)
         elif key != _ANNO:
             fields[key] = value
     return new

@@ -12,11 +12,15 @@ The convention (documented in docs/generated-code.md):
 import keyword
 import re
 
+_NOT_WORD = re.compile(r"\W")
+
 
 def identifier(text):
     """``text`` made a valid Python identifier: generated names are built from user objects'
     names (``f.__name__``), which need not be one (``<lambda>``, ``functools.partial``)."""
-    name = re.sub(r"\W", "_", text) or "_"
+    if text.isascii() and text.isidentifier():  # (most are: the pattern is for the others)
+        return "_" + text if keyword.iskeyword(text) else text
+    name = _NOT_WORD.sub("_", text) or "_"
     return "_" + name if name[0].isdigit() or keyword.iskeyword(name) else name
 
 
