@@ -48,8 +48,8 @@ from ..naming import BUILTIN
 from ..rules.numpy_fft import rfft_grad, rfftn_grad
 from ..rules.numpy_spectral import eigvals_grad
 from .fresh import PLAIN_ATTRIBUTES, is_in
-from .outside_values import (code_value, library_module, made_outside, operands, runtime_check, target, unknown_dtypes,
-                             untyped_operands, unverified)
+from .outside_values import (Statements, code_value, library_module, made_outside, operands, runtime_check, target,
+                             unknown_dtypes, untyped_operands, unverified)
 from .shape_values import Spec
 from .user_text import UserText
 
@@ -83,11 +83,12 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     ``specs`` (parameter -> ``passes.shapes.arg_spec``, where the code is specialised) proves
     the transpose of a real array parameter the body never rebinds real: it is not checked."""
     active, varied = A.anno(node, "active"), A.anno(node, "varied")
-    statements = [s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While))]
+    statements = Statements(s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While)))
     local = A.names_stored(node) | {a.id for a in node.args.args}
-    complex_names = _may_be_complex(statements, source, local)
-    complex_names |= {n for s in statements for n in operands(s)
-                      if n not in local and _atom_complex(A.load(n), set(), source, local)}  # complex globals
+    sources = _complex_sources(statements, source, local)
+    complex_names = _may_be_complex(statements, sources)
+    complex_names |= {n for n in set().union(*map(statements.read, statements))
+                      if n not in local and _global_complex(n, source)}  # complex globals
     fixed_real = _real_array_parameters(node, specs)
     # a value srcad does not compute (an attribute of an object, a call of yours run as written)
     # or makes with a dtype it cannot read now (a parameter, your global, an argument's
@@ -98,7 +99,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
                            lambda obj: _real_result(obj) or _known_real(obj))
     unknown = unknown_dtypes(statements, source, local, params, varied | fixed_real)
     seeds = {id(s): s for s in unknown + list(outside.values())}
-    maybe_complex = _may_be_complex(statements, source, local, set(seeds)) if seeds else set()
+    maybe_complex = _may_be_complex(statements, sources, set(seeds)) if seeds else set()
     check_made = False
     unchecked = unverified(statements, active, local, source, outside)
     for n in A.walk(node) if unchecked else ():  # srcad's own objects (a record's class) are no user values
@@ -107,8 +108,8 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     needs_real = set()  # statements whose operands srcad does not compute must be real when they run
     tested_real = _complex_after_tests(node, complex_names, statements, source, local)
     for s in statements:
-        bound = target(s)
-        read = operands(s)
+        bound = statements.bound(s)
+        read = statements.read(s)
         # an active statement, or one that drops the derivative of a varied operand (np.sign)
         if bound is None or not (bound & active or read & varied):
             continue
@@ -125,7 +126,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
                 "np.imag (or np.abs) of the complex value first, or differentiate its real and imaginary "
                 "parts as separate real arrays", A.anno(s, "origin") or s)
         needs_real.add(id(s))
-    made_real = {i: s for i, s in seeds.items() if target(s) & maybe_complex} if check_made else {}
+    made_real = {i: s for i, s in seeds.items() if statements.bound(s) & maybe_complex} if check_made else {}
     unchecked = {n: v for n, v in unchecked.items() if not (n in outside and id(outside[n]) in made_real)}
     # a value srcad does not type that an operator reads is checked when it is made to be a
     # number or an array (in the same call as its realness where both are checked)
@@ -169,7 +170,7 @@ def _untyped_containers(statements, local, source):
     numbers (an array's items are its numbers; rebinding the name is guarded)."""
     found, seen = set(), set(local)  # each name looked up once
     for s in statements:
-        for name in operands(s) - seen:
+        for name in statements.read(s) - seen:
             seen.add(name)
             if code_value(source, name):
                 continue
@@ -203,22 +204,29 @@ def _string_names(statements):
     return strings
 
 
-def _may_be_complex(statements, source, local, assumed=frozenset()):
+def _may_be_complex(statements, sources, assumed=frozenset()):
     """Names that may hold complex values; the statements whose ids are ``assumed`` are taken
-    to make them."""
-    strings = _string_names(statements)
+    to make them. ``sources`` is ``_complex_sources``' of the statements."""
     found = set()
     changed = True
     while changed:
         changed = False
         for s in statements:
-            bound = target(s)
+            bound = statements.bound(s)
             if bound is None or bound <= found:
                 continue
-            if id(s) in assumed or _makes_complex(s, found, source, local, strings):
+            surely, names = sources[id(s)]
+            if id(s) in assumed or surely or not names.isdisjoint(found):
                 found |= bound
                 changed = True
     return found
+
+
+def _complex_sources(statements, source, local):
+    """id(statement) -> ``_complex_source`` of each statement that binds a name: read once,
+    for the fixpoints of ``_may_be_complex`` to ask of each round."""
+    strings = _string_names(statements)
+    return {id(s): _complex_source(s, source, local, strings) for s in statements if statements.bound(s) is not None}
 
 
 def _complex_after_tests(node, complex_names, statements, source, local):
@@ -254,46 +262,57 @@ def _complex_after_tests(node, complex_names, statements, source, local):
 
 def _makes_complex(s, found, source, local, strings):
     """May ``s`` bind a complex value (or a complex dtype: ``astype(d)`` and ``dtype=d`` then
-    make complex values)?"""
+    make complex values) where the names in ``found`` may hold them?"""
+    surely, names = _complex_source(s, source, local, strings)
+    return surely or not names.isdisjoint(found)
+
+
+def _complex_source(s, source, local, strings):
+    """``(surely, names)``: ``s`` may bind a complex value (or a complex dtype) if ``surely``,
+    or if one of ``names`` may hold one."""
     if isinstance(s, gast.For):
-        return _atom_complex(s.iter, found, source, local)
+        return _atom_source(s.iter, source, local)
     if isinstance(s, gast.Expr):  # L.append(z): L holds a complex value
-        return any(_atom_complex(a, found, source, local) for a in s.value.args)
+        return _atoms_source(s.value.args, source, local)
     rhs = s.value
     if isinstance(rhs, gast.Call):
         callee = A.anno(rhs, "callee")
         obj = callee.obj if callee is not None and callee.kind == "object" else None
         name = callee.name if callee is not None and callee.kind == "method" else None
         if _real_result(obj) or name in ("real", "imag", "__abs__"):
-            return False
+            return _NEVER
         if _complex_maker(obj):
-            return True
+            return _SURELY
         dtypes = [k.value for k in rhs.keywords if k.arg == "dtype"]
         if name in ("astype", "view") and rhs.args:
             dtypes.append(rhs.args[0])
         if any(_complex_dtype(d, strings) for d in dtypes):
-            return True
+            return _SURELY
         operands = list(rhs.args) + [k.value for k in rhs.keywords]  # a dtype like x.dtype among them
         if name is not None:
             operands.append(rhs.func.value)
-        return any(_atom_complex(a, found, source, local) for a in operands)
+        return _atoms_source(operands, source, local)
     if isinstance(rhs, gast.Attribute):
         if rhs.attr in ("real", "imag") or rhs.attr in PLAIN_ATTRIBUTES - {"dtype"}:
-            return False
+            return _NEVER
         if isinstance(rhs.value, gast.Name) and rhs.value.id not in local:  # np.complex128, cfg.c
             try:
-                return _complex_value(attribute_now(source.lookup(rhs.value.id), rhs.attr))
+                return _complex_value(attribute_now(source.lookup(rhs.value.id), rhs.attr)), frozenset()
             except Exception:
                 pass
-        return _atom_complex(rhs.value, found, source, local)
+        return _atom_source(rhs.value, source, local)
     if isinstance(rhs, gast.Compare):
-        return False
+        return _NEVER
     if isinstance(rhs, gast.Subscript):  # a complex step in a slice counts points: np.r_[0:1:5j]
-        return _atom_complex(rhs.value, found, source, local)
+        return _atom_source(rhs.value, source, local)
     if any(isinstance(n, gast.Constant) and not isinstance(n.value, str) and _complex_value(n.value)
-           for n in gast.walk(rhs)):
-        return True
-    return any(_atom_complex(A.load(n), found, source, local) for n in A.names_read(rhs))
+           for n in A.walk(rhs)):
+        return _SURELY
+    names = A.names_read(rhs)
+    return any(n not in local and _global_complex(n, source) for n in names), frozenset(names)
+
+
+_NEVER, _SURELY = (False, frozenset()), (True, frozenset())
 
 
 def _complex_dtype(node, strings):
@@ -304,19 +323,30 @@ def _complex_dtype(node, strings):
     return isinstance(node, gast.Name) and any(_complex_value(v) for v in strings.get(node.id, ()))
 
 
-def _atom_complex(atom, found, source, local):
+def _atom_source(atom, source, local):
+    """``(surely, names)`` of an operand, as ``_complex_source``'s."""
     if isinstance(atom, gast.Constant):
-        return not isinstance(atom.value, str) and _complex_value(atom.value)
+        return not isinstance(atom.value, str) and _complex_value(atom.value), frozenset()
     if isinstance(atom, gast.Starred):
         atom = atom.value
     if not isinstance(atom, gast.Name):
-        return any(_atom_complex(e, found, source, local) for e in getattr(atom, "elts", ()))
-    if atom.id in found:
-        return True
-    if atom.id in local:
-        return False
-    try:  # a global or closure value as it is now; runtime.real_constant checks it at each call
-        return _complex_value(source.lookup(atom.id))
+        return _atoms_source(getattr(atom, "elts", ()), source, local)
+    return atom.id not in local and _global_complex(atom.id, source), frozenset((atom.id,))
+
+
+def _atoms_source(atoms, source, local):
+    surely, names = False, frozenset()
+    for atom in atoms:
+        one, more = _atom_source(atom, source, local)
+        surely, names = surely or one, names | more
+    return surely, names
+
+
+def _global_complex(name, source):
+    """Is the global or closure value ``name`` complex as it is now? (``runtime.real_constant``
+    checks it at each call.)"""
+    try:
+        return _complex_value(source.lookup(name))
     except Exception:
         return False
 

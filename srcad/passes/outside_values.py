@@ -44,7 +44,7 @@ def made_outside(statements, active, local, source, fixed_real, computed):
     as it is). ``fixed_real``: parameters whose transpose (``H.T``) is a real array."""
     found = {}
     for s in statements:
-        bound = target(s)
+        bound = statements.bound(s)
         if bound is None or bound & active or not isinstance(s, gast.Assign):
             continue
         rhs = s.value
@@ -76,39 +76,43 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
     checked when the function starts."""
     made = {id(s): s for s in outside.values()}
     untyped = set(outside) | (set(params) - set(varied) - set(proven)) | set(containers)
+    bound_of = {id(s): statements.bound(s) or frozenset() for s in statements}  # (each found once, read every round)
+    arithmetic = {id(s): _arithmetic_operands(s, statements) for s in statements}
+    fixed = {id(s) for s in statements if _fixed_result(s)}
     changed = True
     while changed:  # what a seed binds, its aliases, and sequences built of one (list(self.layers), zip(...)) hold untyped items
         changed = False
         for s in statements:
-            bound = target(s) or set()
+            bound = bound_of[id(s)]
             if id(s) not in made and _reads_item(s, untyped):
                 made[id(s)] = s
             alias = isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and s.value.id in untyped
-            if (id(s) in made or alias or _builds_sequence(s) and operands(s) & untyped) and not bound <= untyped:
+            if (id(s) in made or alias or _builds_sequence(s) and statements.read(s) & untyped) and not bound <= untyped:
                 untyped |= bound
                 changed = True
     reaching = set()
     for s in statements:
-        bound = target(s)
-        if bound and bound & active:
-            reaching |= _arithmetic_operands(s)
+        bound = bound_of[id(s)]
+        if bound & active:
+            reaching |= arithmetic[id(s)]
     sequences = {n for s in statements if isinstance(s, gast.Assign) and (
-        isinstance(s.value, (gast.List, gast.Tuple, gast.Dict)) or _builds_sequence(s)) for n in target(s) or ()}
+        isinstance(s.value, (gast.List, gast.Tuple, gast.Dict)) or _builds_sequence(s)) for n in bound_of[id(s)]}
     direct = set(reaching)  # operands themselves, and what is bound to one by name (y = p)
+    copies = [s for s in statements if isinstance(s, gast.Assign) and isinstance(s.value, gast.Name)]
     changed = True
     while changed:
         changed = False
-        for s in statements:
-            if isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and target(s) & direct \
-                    and s.value.id not in direct:
+        for s in copies:
+            if bound_of[id(s)] & direct and s.value.id not in direct:
                 direct.add(s.value.id)
                 changed = True
+    passed_on = {}
     changed = True
     while changed:
         changed = False
         for s in statements:
-            bound = target(s)
-            if id(s) in made or not bound or not bound & reaching or _fixed_result(s):
+            bound = bound_of[id(s)]
+            if id(s) in made or not bound & reaching or id(s) in fixed:
                 continue
             if (_attribute_read(s) or _item_read(s, sequences)) and bound & direct:
                 made[id(s)] = s  # an operand itself: its value is checked, not what holds it
@@ -118,7 +122,9 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
                 made[id(s)] = s  # its value is checked, not the object it describes
                 changed = True
                 continue
-            new = _passed_on(s) - reaching
+            if id(s) not in passed_on:
+                passed_on[id(s)] = _passed_on(s, statements)
+            new = passed_on[id(s)] - reaching
             if new:
                 reaching |= new
                 changed = True
@@ -126,22 +132,20 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
     # np.array([w, w]), copy.deepcopy(w), arr[:, None] of one) is checked where it is bound:
     # arithmetic on checked operands makes numbers, so it passes nothing on
     tainted = set(untyped)
+    passing = [s for s in statements if bound_of[id(s)] and id(s) not in fixed and not arithmetic[id(s)]]
     changed = True
     while changed:
         changed = False
-        for s in statements:
-            bound = target(s)
-            if not bound or bound <= tainted or _fixed_result(s) or _arithmetic_operands(s):
-                continue
-            if operands(s) & tainted:
+        for s in passing:
+            bound = bound_of[id(s)]
+            if not bound <= tainted and statements.read(s) & tainted:
                 tainted |= bound
                 changed = True
-    for s in statements:
-        bound = target(s)
-        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and bound & direct & tainted
-                and id(s) not in made and not _arithmetic_operands(s) and not _fixed_result(s)):
+    for s in passing:
+        if (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and bound_of[id(s)] & direct & tainted
+                and id(s) not in made):
             made[id(s)] = s
-    checks = {i: target(s) & reaching for i, s in made.items() if target(s) & reaching}
+    checks = {i: bound_of[i] & reaching for i in made if bound_of[i] & reaching}
     return checks, sorted(direct & (set(params) - set(varied) - set(proven)))
 
 
@@ -179,11 +183,11 @@ def _builds_sequence(s):
     return callee is not None and callee.kind == "object" and is_in(callee.obj, CONTAINER_BUILDERS)
 
 
-def _arithmetic_operands(s):
+def _arithmetic_operands(s, statements):
     """Names an operator statement (``y = a * b``) or a ufunc call (``np.multiply(a, b)``,
     its positional operands) computes with."""
     if operator_method(s) is not None:
-        return operands(s)
+        return statements.read(s)
     rhs = s.value if isinstance(s, gast.Assign) else None
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
     if callee is not None and callee.kind == "object" and is_ufunc(callee.obj):
@@ -191,12 +195,12 @@ def _arithmetic_operands(s):
     return set()
 
 
-def _passed_on(s):
+def _passed_on(s, statements):
     """Names whose values may make the type of what ``s`` binds: not an index (``x[i]``), nor
     what a function of yours is given (srcad computes its result: values it makes are checked
     in its own code) or a method of yours is called on."""
     if not isinstance(s, gast.Assign):
-        return operands(s)
+        return statements.read(s)
     rhs = s.value.value if isinstance(s.value, (gast.Subscript, gast.Attribute)) else s.value
     callee = A.anno(rhs, "callee") if isinstance(rhs, gast.Call) else None
     if callee is not None and not (callee.kind == "object" and installed_object(callee.obj)
@@ -219,7 +223,7 @@ def unknown_dtypes(statements, source, local, params, tracked):
     read now; a parameter, a global of yours (rebound later), an argument's attribute are not."""
     bindings = {}
     for s in statements:
-        for name in target(s) or ():
+        for name in statements.bound(s) or ():
             one = isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)
             bindings.setdefault(name, []).append(s.value if one else None)
 
@@ -251,9 +255,9 @@ def unverified(statements, active, local, source, outside):
     derivative)."""
     read = set()
     for s in statements:
-        bound = target(s)
+        bound = statements.bound(s)
         if bound is not None and bound & active:
-            read |= operands(s)
+            read |= statements.read(s)
     return {n: outside[n].value if n in outside else A.load(n)
             for n in read if n not in active and (n in outside or n not in local and not code_value(source, n))}
 
@@ -291,6 +295,24 @@ def library_module(atom, source, local):
     if isinstance(owner, types.ModuleType) and not_yours(owner.__name__, getattr(owner, "__file__", None)):
         return owner
     return None
+
+
+class Statements(list):
+    """Statements, with what each binds (``target``) and computes with (``operands``) found
+    once: the checks reading them ask again and again (fixpoints) and change none meanwhile.
+    The sets are frozen: every reader shares them."""
+
+    def __init__(self, statements):
+        super().__init__(statements)
+        self._bound = {id(s): None if bound is None else frozenset(bound)
+                       for s in self for bound in (target(s),)}
+        self._read = {id(s): frozenset(operands(s)) for s in self}
+
+    def bound(self, s):
+        return self._bound[id(s)]
+
+    def read(self, s):
+        return self._read[id(s)]
 
 
 def target(s):
