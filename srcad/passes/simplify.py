@@ -35,8 +35,7 @@ def _reads(stmts):
 
 
 def _placeholder_vars(stmts):
-    return {A.anno(n, "restore").var for s in stmts for n in A.walk(s)
-            if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None}
+    return {A.anno(n, "restore").var for n in A.every_statement(stmts) if A.anno(n, "restore") is not None}
 
 
 def _only_placeholders(stmts):
@@ -54,8 +53,8 @@ def _prune(stmts, needed, removed_sites, pruned):
     for s in stmts:
         if isinstance(s, (gast.If, gast.For)) and _only_placeholders([s]) and not (_placeholder_vars([s]) & needed):
             pruned.append(s)
-            for n in A.walk(s):
-                if isinstance(n, gast.stmt) and A.anno(n, "restore") is not None:
+            for n in A.every_statement([s]):
+                if A.anno(n, "restore") is not None:
                     removed_sites.add(A.anno(n, "restore").id)
             continue
         if isinstance(s, (gast.If, gast.For)):
@@ -102,10 +101,19 @@ def tidy(stmts):
 
 def _written(stmt):
     """Names a statement rebinds or changes in place."""
-    names = set()
-    for n in A.walk(stmt):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
-            names.add(n.id)
+    return _uses(stmt)[1]
+
+
+def _uses(node):
+    """``(name -> loads, names written)`` of ``node``, in one walk (rebound or changed in place:
+    an element store, ``np.add.at(a, ...)``, ``a.pop()``, ``a.append(v)``)."""
+    counts, names = {}, set()
+    for n in A.walk(node):
+        if n.__class__ is gast.Name:
+            if isinstance(n.ctx, gast.Load):
+                counts[n.id] = counts.get(n.id, 0) + 1
+            elif isinstance(n.ctx, gast.Store):
+                names.add(n.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
             names.add(n.target.id)
         elif isinstance(n, (gast.Assign, gast.AugAssign)):
@@ -118,7 +126,7 @@ def _written(stmt):
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Name) \
                 and n.func.attr in ("pop", "append"):
             names.add(n.func.value.id)
-    return names
+    return counts, names
 
 
 def _propagate_copies(stmts, single, adjoints, reads, facts):
@@ -177,14 +185,15 @@ def _index(stmts, facts):
     the blocks inside them, each node read once: a block's statement adds up its body's facts."""
     for s in stmts:
         if not isinstance(s, _BLOCKS):
-            facts[id(s)] = (_read_counts(s), _written(s))
+            facts[id(s)] = _uses(s)
             continue
         header = [s.test] if not isinstance(s, gast.For) else [s.target, s.iter]
         counts, written = {}, set()
         for part in header:
-            for name, k in _read_counts(part).items():
+            part_counts, part_written = _uses(part)
+            for name, k in part_counts.items():
                 counts[name] = counts.get(name, 0) + k
-            written |= _written(part)
+            written |= part_written
         _index(s.body, facts)
         _index(s.orelse, facts)
         for inner in s.body + s.orelse:
@@ -199,18 +208,10 @@ def _is_copy(stmt, target, source):
             and isinstance(stmt.value, gast.Name) and stmt.value.id == source)
 
 
-def _read_counts(node):
-    counts = {}
-    for n in A.walk(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            counts[n.id] = counts.get(n.id, 0) + 1
-    return counts
-
-
 def _single_assignments(stmts, names, facts):
     counts = {}
-    for s in A.walk(gast.Module(body=stmts, type_ignores=[])):
-        if isinstance(s, gast.stmt) and not isinstance(s, _BLOCKS):
+    for s in A.every_statement(stmts):
+        if not isinstance(s, _BLOCKS):
             for name in facts[id(s)][1] if id(s) in facts else _written(s):
                 counts[name] = counts.get(name, 0) + 1
     return {n for n in names if counts.get(n, 0) == 1}
@@ -220,8 +221,7 @@ def simplify(node):
     """Remove adjoint code without effect from the joint adjoint ``node``; see module doc."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
-    counters = {s.targets[0].id for s in A.walk(gast.Module(body=fwd, type_ignores=[]))
-                if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
+    counters = {s.targets[0].id for s in A.every_statement(fwd) if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
     removed_sites = set()
     while True:
         needed, pruned = _reads(rev), []
@@ -230,8 +230,8 @@ def simplify(node):
         if len(removed_sites) == before:
             break
     dead_counters = counters - (_reads(rev) if pruned else needed)
-    for s in A.walk(gast.Module(body=rev, type_ignores=[])):
-        if isinstance(s, gast.stmt) and A.anno(s, "restore") is not None and A.anno(s, "restore").var in dead_counters:
+    for s in A.every_statement(rev) if dead_counters else ():
+        if A.anno(s, "restore") is not None and A.anno(s, "restore").var in dead_counters:
             removed_sites.add(A.anno(s, "restore").id)
     rev = _drop_restores(rev, removed_sites)
     fwd = _drop_forward(fwd, dead_counters, removed_sites)
