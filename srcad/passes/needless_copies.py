@@ -77,23 +77,15 @@ def _name_uses(stmt):
     """``(loads, stores, inner)``: how often ``stmt`` loads each name, the names it stores, and
     the names read inside the functions and lambdas it holds."""
     loads, stores, inner = collections.defaultdict(int), set(), set()
-    todo = [stmt]
-    while todo:
-        n = todo.pop()
-        if isinstance(n, gast.Name):
+    for n in A.walk(stmt):
+        cls = n.__class__
+        if cls is gast.Name:
             if isinstance(n.ctx, gast.Load):
                 loads[n.id] += 1
             elif isinstance(n.ctx, gast.Store):
                 stores.add(n.id)
-            continue
-        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+        elif cls is gast.FunctionDef or cls is gast.Lambda:
             inner |= A.names_read(n)
-        for field in n._fields:
-            value = getattr(n, field, None)
-            if isinstance(value, list):
-                todo.extend(v for v in value if isinstance(v, gast.AST))
-            elif isinstance(value, gast.AST):
-                todo.append(value)
     return loads, stores, inner
 
 
