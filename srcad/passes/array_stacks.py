@@ -119,18 +119,19 @@ class _Facts:
         self.np = ref("np", np)
         self.ref = ref
         self.uses = {}  # name -> its Name nodes
-        self.parents = {}
-        todo = [node]  # one walk by fields (gast.iter_child_nodes makes a generator per node)
-        while todo:
-            parent = todo.pop()
-            if isinstance(parent, gast.Name):
+        self.parents = {}  # id(a Name node) -> the node holding it
+        for parent in A.walk(node):
+            if parent.__class__ is gast.Name:
                 self.uses.setdefault(parent.id, []).append(parent)
+            held = parent.__dict__
             for field in parent._fields:
-                value = getattr(parent, field, None)
-                for child in value if isinstance(value, list) else (value,):
-                    if isinstance(child, gast.AST):
-                        self.parents[id(child)] = parent
-                        todo.append(child)
+                value = held.get(field)
+                if value.__class__ is gast.Name:
+                    self.parents[id(value)] = parent
+                elif value.__class__ is list:
+                    for child in value:
+                        if child.__class__ is gast.Name:
+                            self.parents[id(child)] = parent
         # the stacks made empty by a statement of the forward sweep itself
         n = A.anno(node, "n_forward")
         self.reverse_reads = {}  # name -> its loads in the reverse sweep

@@ -36,7 +36,16 @@ _PURE = (gast.Subscript, gast.Attribute, gast.BinOp, gast.UnaryOp, gast.Compare)
 
 
 def _key(expr):
-    return gast.dump(expr)
+    """A value equal for two expressions exactly when they are written alike (what
+    ``gast.dump`` tells apart, at a fraction of its cost: no text is formatted)."""
+    if isinstance(expr, gast.AST):
+        return (expr.__class__,) + tuple(_key(getattr(expr, field, _MISSING)) for field in expr._fields)
+    if isinstance(expr, list):
+        return (list,) + tuple(map(_key, expr))
+    return expr if expr is _MISSING else repr(expr)  # (1 and 1.0 and True are equal, their reprs not)
+
+
+_MISSING = object()  # a field a node does not have
 
 
 def _changed(stmt):
