@@ -138,6 +138,7 @@ def _needed_restores(rev, sharers):
     reverse sweep reads later (they must be copied before the update)."""
     needed = set()
     snapshots = {}
+    uses = {}  # id(simple statement) -> (names it binds, names it reads): loops ask again each round
 
     def block(stmts, live):
         for s in reversed(stmts):
@@ -167,8 +168,10 @@ def _needed_restores(rev, sharers):
                     break
                 body_in |= new
             return live | body_in | A.names_read(s.iter)
-        defs = {t.id for t in A.walk(s) if isinstance(t, gast.Name) and isinstance(t.ctx, gast.Store)}
-        return (live - defs) | A.names_read(s)
+        found = uses.get(id(s))
+        if found is None:
+            found = uses[id(s)] = (A.names_stored(s), A.names_read(s))
+        return (live - found[0]) | found[1]
 
     block(rev, set())
     return needed, snapshots
@@ -390,23 +393,33 @@ def _first_definitions(fwd, params):
     seen, first = set(params), set()
 
     def scan(stmts):
+        """Follow ``stmts``; return the names they store (``A.names_stored``), read off the
+        nested blocks as they are scanned, not walked again per level."""
+        stored = set()
         for s in stmts:
             site = A.anno(s, "save")
             if site is not None and site.kind == "name" and not site.in_loop and site.var not in seen:
                 first.add(site.id)
             if isinstance(s, gast.If):  # the branches are exclusive
                 before = set(seen)
-                scan(s.body)
+                inner = scan(s.body)
                 after_body = set(seen)
                 seen.clear()
                 seen.update(before)
-                scan(s.orelse)
+                inner |= scan(s.orelse)
                 seen.update(after_body)
+                seen.update(inner)
+                stored |= inner | A.names_stored(s.test)
             elif isinstance(s, (gast.For, gast.While)):
-                scan(s.body)
-            seen.update(A.names_stored(s) if not isinstance(s, (gast.If, gast.For, gast.While))
-                        else A.names_stored(gast.Module(body=s.body + s.orelse, type_ignores=[]))
-                        | ({s.target.id} if isinstance(s, gast.For) else set()))
+                inner = scan(s.body) | A.names_stored(gast.Module(body=s.orelse, type_ignores=[]))
+                seen.update(inner | ({s.target.id} if isinstance(s, gast.For) else set()))
+                stored |= inner | (A.names_stored(s.target) | A.names_stored(s.iter) if isinstance(s, gast.For)
+                                   else A.names_stored(s.test))
+            else:
+                inner = A.names_stored(s)
+                seen.update(inner)
+                stored |= inner
+        return stored
 
     scan(fwd)
     return first
