@@ -404,17 +404,24 @@ def activity(node, source, wrt, container_params=(), constant_params=(), returne
     items = _item_structures(node, returned)
     keyed = _string_keyed(node, keyed_params)
     _edges(node.body, edges, containers, items, reads, keyed)
+    assigns, returns, simple = [], [], []  # in one walk: the fixpoint below asks each round
+    for s in A.walk(node):
+        cls = s.__class__
+        if cls is gast.Assign or cls is gast.Expr:
+            simple.append(s)
+            if cls is gast.Assign and s.targets[0].__class__ is gast.Name:
+                assigns.append(s)
+        elif cls is gast.Return:
+            returns.append(s)
     # fixpoint: containers propagate through aliases
     changed = True
     while changed:
         changed = False
-        for s in A.walk(node):
-            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
-                if s.targets[0].id not in containers and _is_container(s.value, containers):
-                    containers.add(s.targets[0].id)
-                    changed = True
+        for s in assigns:
+            if s.targets[0].id not in containers and _is_container(s.value, containers):
+                containers.add(s.targets[0].id)
+                changed = True
     varied = _reached(edges, set(wrt))
-    returns = [s for s in A.walk(node) if isinstance(s, gast.Return)]
     useful = set()
     for r in returns:
         useful |= derivative_sources(r.value)
@@ -425,7 +432,7 @@ def activity(node, source, wrt, container_params=(), constant_params=(), returne
             if target in useful and not sources <= useful:
                 useful |= sources
                 changed = True
-    _refuse_indexed_pops(node, source, varied)
+    _refuse_indexed_pops(simple, source, varied)
     _refuse_bitwise(items.bitwise, source, varied)
     refuse_varied_parameters(node, source, varied)
     A.set_anno(node, "active", varied & useful)
@@ -465,11 +472,12 @@ def _refuse_bitwise(assignments, source, varied):
                 "(d2 = dict(d); d2[k] = v)", A.anno(s, "origin") or s)
 
 
-def _refuse_indexed_pops(node, source, varied):
+def _refuse_indexed_pops(statements, source, varied):
     """``L.pop()`` takes the last item in both modes; ``L.pop(i)``, ``d.pop(key)`` and a default
-    of a container that carries derivatives are refused (forward mode gave wrong tangents)."""
-    for s in A.walk(node):
-        call = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+    of a container that carries derivatives are refused (forward mode gave wrong tangents).
+    ``statements``: the function's assignments and expression statements, at any depth."""
+    for s in statements:
+        call = s.value
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and call.func.attr == "pop"
                 and isinstance(call.func.value, gast.Name) and call.func.value.id in varied
                 and (call.args or call.keywords)):
