@@ -19,6 +19,7 @@ global, a helper's result) are checked when the function runs (``passes.outside_
 >>> [operator_method(gast.parse(text).body[0]) for text in ("y = S * x", "y = -x", "y = f(x)")]
 ['mul', 'neg', None]
 """
+import collections
 import dataclasses
 
 import gast
@@ -74,10 +75,13 @@ def _refuse_unlisted(source, name, value, s):
 def _held_objects(node, param_classes):
     """name -> (``"self.sched"``, class) for each name bound once, to an attribute of an
     argument whose object's class the code is made for (``param_classes``)."""
-    stores = [n.id for n in A.walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)]
+    if not param_classes:
+        return {}
+    stores = collections.Counter(n.id for n in A.walk(node)
+                                 if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
     held = {}
     for s in A.walk_statements(node.body):
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and stores.count(s.targets[0].id) == 1:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and stores[s.targets[0].id] == 1:
             parts = dotted(s.value) if isinstance(s.value, gast.Attribute) else None
             path = ".".join(parts) if parts else None
             if path in param_classes:

@@ -87,7 +87,8 @@ def untyped_operands(statements, active, varied, params, outside, containers=(),
             if id(s) not in made and _reads_item(s, untyped):
                 made[id(s)] = s
             alias = isinstance(s, gast.Assign) and isinstance(s.value, gast.Name) and s.value.id in untyped
-            if (id(s) in made or alias or _builds_sequence(s) and statements.read(s) & untyped) and not bound <= untyped:
+            if (id(s) in made or alias or _builds_sequence(s) and statements.read(s) & untyped) \
+                    and not bound <= untyped:
                 untyped |= bound
                 changed = True
     reaching = set()

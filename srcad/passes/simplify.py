@@ -221,7 +221,8 @@ def simplify(node):
     """Remove adjoint code without effect from the joint adjoint ``node``; see module doc."""
     n = A.anno(node, "n_forward")
     fwd, rev = node.body[:n], node.body[n:]
-    counters = {s.targets[0].id for s in A.every_statement(fwd) if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
+    counters = {s.targets[0].id for s in A.every_statement(fwd)
+                if isinstance(s, gast.Assign) and A.anno(s, "counter_init")}
     removed_sites = set()
     while True:
         needed, pruned = _reads(rev), []
