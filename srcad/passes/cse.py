@@ -48,21 +48,20 @@ def _key(expr):
 _MISSING = object()  # a field a node does not have
 
 
-def _changed(stmt):
-    """Names a statement rebinds."""
-    return A.names_stored(stmt)
-
-
-def _updates_memory(stmt):
-    """May ``stmt`` change an array or list in place, through any name that shares it? An
-    element store may, and so may any call srcad does not know to return a new value (a
-    method such as ``fill``, ``np.add.at``, a user's function, ``out=``)."""
+def _changes(stmt):
+    """The names ``stmt`` rebinds, or None if it may change an array or list in place, through
+    any name that shares it: an element store may, and so may any call srcad does not know to
+    return a new value (a method such as ``fill``, ``np.add.at``, a user's function, ``out=``)."""
+    rebound = set()
     for n in A.walk(stmt):
-        if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
-            return True
-        if isinstance(n, gast.Call) and not _returns_new_value(n):
-            return True
-    return False
+        cls = n.__class__
+        if cls is gast.Name:
+            if isinstance(n.ctx, gast.Store):
+                rebound.add(n.id)
+        elif cls is gast.Assign and n.targets[0].__class__ is gast.Subscript or (
+                cls is gast.Call and not _returns_new_value(n)):
+            return None
+    return rebound
 
 
 def _returns_new_value(call):
@@ -131,9 +130,9 @@ def _replaceable(target, holder, loads, p, names):
 def _still_available(available, stmt):
     """What ``available`` still holds after ``stmt``: nothing if it may update memory in place
     (the names an expression reads may share it), else what reads nothing it rebinds."""
-    if _updates_memory(stmt):
+    changed = _changes(stmt) if available else None
+    if changed is None:
         return {}
-    changed = _changed(stmt)
     return {k: v for k, v in available.items() if not (v[1] & changed) and v[0] not in changed}
 
 
