@@ -84,12 +84,13 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     the transpose of a real array parameter the body never rebinds real: it is not checked."""
     active, varied = A.anno(node, "active"), A.anno(node, "varied")
     statements = Statements(s for s in A.walk_statements(node.body) if not isinstance(s, (gast.If, gast.While)))
-    local = A.names_stored(node) | {a.id for a in node.args.args}
+    stored = A.names_stored(node)
+    local = stored | {a.id for a in node.args.args}
     sources = _complex_sources(statements, source, local)
     complex_names = _may_be_complex(statements, sources)
     complex_names |= {n for n in set().union(*map(statements.read, statements))
                       if n not in local and _global_complex(n, source)}  # complex globals
-    fixed_real = _real_array_parameters(node, specs)
+    fixed_real = _real_array_parameters(node, specs, stored)
     # a value srcad does not compute (an attribute of an object, a call of yours run as written)
     # or makes with a dtype it cannot read now (a parameter, your global, an argument's
     # attribute) may be complex each time the function runs: where it may reach a rule right for
@@ -369,12 +370,11 @@ def _complex_value(value):
     return False
 
 
-def _real_array_parameters(node, specs):
+def _real_array_parameters(node, specs, rebound):
     """Parameters that hold a real NumPy array (or scalar) for the whole call: specialised on
-    a real dtype and never rebound in the body."""
+    a real dtype and never rebound in the body (``rebound``: the names it stores)."""
     if not specs:
         return set()
-    rebound = A.names_stored(node)
     return {a.id for a in node.args.args if a.id not in rebound and isinstance(specs.get(a.id), Spec)
             and specs[a.id].python is None and specs[a.id].dtype.kind in "biuf"}
 
