@@ -111,10 +111,11 @@ def _finish_with_entry_values(fwd, rev, params, refs, namer):
         entry += 1
         if fwd[entry - 1].value.func.id == as_real:
             start = entry  # after integers became reals, before arguments updated in place are copied
-    # rebound after entry, or copied at entry because updated in place
-    rebound = A.names_stored(gast.Module(body=fwd[start:], type_ignores=[]))
+    # arguments rebound after entry, or copied at entry because updated in place (if none, no
+    # call of finish needs changing: the reverse sweep is not walked)
+    rebound = A.names_stored(gast.Module(body=fwd[start:], type_ignores=[])) & set(params)
     kept = {}
-    for call in A.walk(gast.Module(body=rev, type_ignores=[])):
+    for call in A.walk(gast.Module(body=rev, type_ignores=[])) if rebound else ():
         if (isinstance(call, gast.Call) and isinstance(call.func, gast.Name) and call.func.id == finish
                 and len(call.args) > 1 and isinstance(call.args[1], gast.Name) and call.args[1].id in rebound
                 and call.args[1].id in params):
