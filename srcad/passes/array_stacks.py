@@ -67,6 +67,7 @@ def f_adjoint(a, x, n, v=None):
 """
 import builtins
 import collections
+import copy
 
 import gast
 import numpy as np
@@ -290,8 +291,9 @@ def as_lists(parts, is_value_stack):
     sweeps) with the stacks ``array_stacks`` indexed as lists again: ``S = value_stack(n)`` ->
     ``S = []``, ``S[i] = x`` -> ``S.append(x)``, ``x = S[i]`` -> ``x = S.pop()``, and the
     counters' statements dropped. ``is_value_stack(name)``: does the name denote
-    ``runtime.value_stack`` here?"""
-    parts = [[A.deepcopy(s) for s in stmts] for stmts in parts]
+    ``runtime.value_stack`` here? The copies share the statements they do not change (as
+    ``A.copy_blocks``' do): ``parts`` are left as they were."""
+    parts = [list(stmts) for stmts in parts]
     stmts = [s for part in parts for s in part]
     stacks = {s.targets[0].id for s in A.walk_statements(stmts) if isinstance(s, gast.Assign)
               and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Call)
@@ -339,7 +341,8 @@ def _minus_one(value):
 
 
 def _relist(node, stacks, dropped):
-    """Rewrite the statement lists under ``node`` in place (see ``as_lists``)."""
+    """Rewrite the statement lists under ``node`` in place (see ``as_lists``), each statement
+    changed, or holding one, a copy (``node``'s own lists are new)."""
     for field in ("body", "orelse", "finalbody"):
         stmts = getattr(node, field, None)
         if not isinstance(stmts, list):
@@ -351,19 +354,29 @@ def _relist(node, stacks, dropped):
             stored, read = _stored_item(s, stacks), _read_item(s, stacks)
             if stored is not None:
                 push = gast.Attribute(value=A.load(stored[0]), attr="append", ctx=gast.Load())
-                s = gast.copy_location(gast.Expr(value=gast.Call(func=push, args=[stored[2]], keywords=[])), s)
+                s = gast.copy_location(gast.Expr(value=gast.Call(func=push, args=[A.deepcopy(stored[2])],
+                                                                 keywords=[])), s)
             elif read is not None:
                 pop = gast.Attribute(value=A.load(read[0]), attr="pop", ctx=gast.Load())
                 s = gast.copy_location(A.assign(read[2], gast.Call(func=pop, args=[], keywords=[])), s)
             elif (isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and s.targets[0].id in stacks
                   and isinstance(s.value, gast.Call)):
+                s = A.deepcopy(s)
                 s.value = gast.List(elts=[], ctx=gast.Load())
-            else:
+            elif _holds_statements(s):
+                s = copy.copy(s)  # (its lists are made anew below)
                 _relist(s, stacks, dropped)
             out.append(s)
         setattr(node, field, out or ([gast.Pass()] if field == "body" else []))
-    for handler in getattr(node, "handlers", None) or ():
-        _relist(handler, stacks, dropped)
+    if getattr(node, "handlers", None):
+        node.handlers = [copy.copy(handler) for handler in node.handlers]
+        for handler in node.handlers:
+            _relist(handler, stacks, dropped)
+
+
+def _holds_statements(s):
+    """Does ``s`` hold statement lists (a branch, a loop, ``try``, ``with``, a ``def``)?"""
+    return any(isinstance(getattr(s, field, None), list) for field in ("body", "orelse", "finalbody", "handlers"))
 
 
 def _stored_item(s, stacks):
