@@ -47,6 +47,7 @@ from ..code_reading import attribute_now
 from ..naming import BUILTIN
 from ..rules.numpy_fft import rfft_grad, rfftn_grad
 from ..rules.numpy_spectral import eigvals_grad
+from .complex_operands import atom_source, atoms_source, complex_dtype, complex_value, global_complex
 from .fresh import PLAIN_ATTRIBUTES, is_in
 from .outside_values import (Statements, code_value, library_module, made_outside, operands, runtime_check, target,
                              unknown_dtypes, untyped_operands, unverified)
@@ -89,7 +90,7 @@ def check_complex(node, source, ref, mode="rev", specs=None):
     sources = _complex_sources(statements, source, local)
     complex_names = _may_be_complex(statements, sources)
     complex_names |= {n for n in set().union(*map(statements.read, statements))
-                      if n not in local and _global_complex(n, source)}  # complex globals
+                      if n not in local and global_complex(n, source)}  # complex globals
     fixed_real = _real_array_parameters(node, specs, stored)
     # a value srcad does not compute (an attribute of an object, a call of yours run as written)
     # or makes with a dtype it cannot read now (a parameter, your global, an argument's
@@ -272,9 +273,9 @@ def _complex_source(s, source, local, strings):
     """``(surely, names)``: ``s`` may bind a complex value (or a complex dtype) if ``surely``,
     or if one of ``names`` may hold one."""
     if isinstance(s, gast.For):
-        return _atom_source(s.iter, source, local)
+        return atom_source(s.iter, source, local)
     if isinstance(s, gast.Expr):  # L.append(z): L holds a complex value
-        return _atoms_source(s.value.args, source, local)
+        return atoms_source(s.value.args, source, local)
     rhs = s.value
     if isinstance(rhs, gast.Call):
         callee = A.anno(rhs, "callee")
@@ -287,87 +288,33 @@ def _complex_source(s, source, local, strings):
         dtypes = [k.value for k in rhs.keywords if k.arg == "dtype"]
         if name in ("astype", "view") and rhs.args:
             dtypes.append(rhs.args[0])
-        if any(_complex_dtype(d, strings) for d in dtypes):
+        if any(complex_dtype(d, strings) for d in dtypes):
             return _SURELY
         operands = list(rhs.args) + [k.value for k in rhs.keywords]  # a dtype like x.dtype among them
         if name is not None:
             operands.append(rhs.func.value)
-        return _atoms_source(operands, source, local)
+        return atoms_source(operands, source, local)
     if isinstance(rhs, gast.Attribute):
         if rhs.attr in ("real", "imag") or rhs.attr in PLAIN_ATTRIBUTES - {"dtype"}:
             return _NEVER
         if isinstance(rhs.value, gast.Name) and rhs.value.id not in local:  # np.complex128, cfg.c
             try:
-                return _complex_value(attribute_now(source.lookup(rhs.value.id), rhs.attr)), frozenset()
+                return complex_value(attribute_now(source.lookup(rhs.value.id), rhs.attr)), frozenset()
             except Exception:
                 pass
-        return _atom_source(rhs.value, source, local)
+        return atom_source(rhs.value, source, local)
     if isinstance(rhs, gast.Compare):
         return _NEVER
     if isinstance(rhs, gast.Subscript):  # a complex step in a slice counts points: np.r_[0:1:5j]
-        return _atom_source(rhs.value, source, local)
-    if any(isinstance(n, gast.Constant) and not isinstance(n.value, str) and _complex_value(n.value)
+        return atom_source(rhs.value, source, local)
+    if any(isinstance(n, gast.Constant) and not isinstance(n.value, str) and complex_value(n.value)
            for n in A.walk(rhs)):
         return _SURELY
     names = A.names_read(rhs)
-    return any(n not in local and _global_complex(n, source) for n in names), frozenset(names)
+    return any(n not in local and global_complex(n, source) for n in names), frozenset(names)
 
 
 _NEVER, _SURELY = (False, frozenset()), (True, frozenset())
-
-
-def _complex_dtype(node, strings):
-    """Is ``node``, read as a dtype, a complex one written as a string (``"c16"``, or a name
-    bound to one)?"""
-    if isinstance(node, gast.Constant) and isinstance(node.value, str):
-        return _complex_value(node.value)
-    return isinstance(node, gast.Name) and any(_complex_value(v) for v in strings.get(node.id, ()))
-
-
-def _atom_source(atom, source, local):
-    """``(surely, names)`` of an operand, as ``_complex_source``'s."""
-    if isinstance(atom, gast.Constant):
-        return not isinstance(atom.value, str) and _complex_value(atom.value), frozenset()
-    if isinstance(atom, gast.Starred):
-        atom = atom.value
-    if not isinstance(atom, gast.Name):
-        return _atoms_source(getattr(atom, "elts", ()), source, local)
-    return atom.id not in local and _global_complex(atom.id, source), frozenset((atom.id,))
-
-
-def _atoms_source(atoms, source, local):
-    surely, names = False, frozenset()
-    for atom in atoms:
-        one, more = _atom_source(atom, source, local)
-        surely, names = surely or one, names | more
-    return surely, names
-
-
-def _global_complex(name, source):
-    """Is the global or closure value ``name`` complex as it is now? (``runtime.real_constant``
-    checks it at each call.)"""
-    try:
-        return _complex_value(source.lookup(name))
-    except Exception:
-        return False
-
-
-def _complex_value(value):
-    """Is ``value`` complex, or a complex dtype (``complex``, ``np.complex64``, ``"c16"``)?"""
-    if isinstance(value, str):  # an einsum subscript, a mode name: anything NumPy reads as no dtype
-        try:
-            return np.dtype(value).kind == "c"
-        except Exception:
-            return False
-    if isinstance(value, type):
-        return issubclass(value, (complex, np.complexfloating))
-    if isinstance(value, np.dtype):
-        return value.kind == "c"
-    if isinstance(value, (list, tuple)):  # items of any kind and shape (lu_factor's (lu, piv))
-        return any(_complex_value(item) for item in value if not isinstance(item, str))
-    if isinstance(value, (complex, np.ndarray, np.generic)):
-        return np.iscomplexobj(value)
-    return False
 
 
 def _real_array_parameters(node, specs, rebound):
