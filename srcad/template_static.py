@@ -22,7 +22,7 @@ from .passes.callees import dotted
 
 
 _SHAPE_QUERIES = {"ndim", "shape", "size", "dtype", "iscomplexobj", "isscalar"}
-_BUILTIN_QUERIES = {"isinstance", "len", "tuple", "int", "str", "float", "None", "True", "False"}
+_BUILTIN_QUERIES = {"isinstance", "len", "tuple", "list", "int", "str", "float", "None", "True", "False"}
 
 
 def decide(test, env, handler, rule):

@@ -71,6 +71,13 @@ def refuse_active_packing(source, call, fn, name, bound, carries):
     for value in bound.arguments.values():
         items = value.values() if isinstance(value, dict) else value if isinstance(value, tuple) else ()
         if any(isinstance(item, gast.Name) and carries(item.id) for item in items):
+            if fn.__code__.co_name == "<lambda>" and hasattr(fn, "__wrapped__"):
+                raise source.syntax_error(
+                    f"this call passes a value that carries a derivative into the *args of {name}, a lambda a "
+                    f"decorator made with functools.wraps(f)(lambda *args: ...) (line {fn.__code__.co_firstlineno} "
+                    f"of {fn.__code__.co_filename}); srcad follows a decorator's wrapper only where it is a def: "
+                    "write `@functools.wraps(f)` over `def wrapper(*args, **kwargs): return f(*args, **kwargs)` "
+                    "and return wrapper, or call the function it wraps", call)
             what = (f"{name}, a decorator's wrapper that does more than `return f(*args, **kwargs)` of the "
                     "function it wraps (srcad differentiates through that wrapper only)" if hasattr(fn, "__wrapped__")
                     else f"{name} (a decorator's wrapper?)")

@@ -45,11 +45,11 @@ def extremum_(y, a, *rest, key=None, default=None):
         if chosen < 0:  # the pullback reads saved copies of them: the first equal one
             chosen = chosen_index((a,) + rest, y)
         # not d[y] * taken (an infinite d[y] times False is NaN); new zeros laid out like a tuple's
-        # d[y] for each item, 0.0 otherwise (a soft-minimum's cells make no call; numba types
-        # isinstance(y, tuple) but not a test for a list)
-        d[a] += d[y] if chosen == 0 else (zeros_like(d[y]) if isinstance(y, tuple) else 0.0)
+        # or list's d[y] for each item, 0.0 otherwise (a soft-minimum's cells make no call: the test
+        # is decided when the code is made where y's shape is known, so numba never sees it)
+        d[a] += d[y] if chosen == 0 else (zeros_like(d[y]) if isinstance(y, (tuple, list)) else 0.0)
         for k, r in enumerate(rest):
-            d[r] += d[y] if chosen == k + 1 else (zeros_like(d[y]) if isinstance(y, tuple) else 0.0)
+            d[r] += d[y] if chosen == k + 1 else (zeros_like(d[y]) if isinstance(y, (tuple, list)) else 0.0)
     elif len(a) == 0:
         d[default] += d[y]
     else:

@@ -1,0 +1,135 @@
+"""Follow-ups of the styles corpora (test_realistic_styles_2, test_local_lists,
+test_objects_in_lists), written as other projects write code: ``max``/``min`` of lists (a
+lexicographic pick, as a beam search ranks candidates), a loss method that caches a value on
+``self`` (refused at its line with what to write), a decorator library's
+``functools.wraps(fn)(lambda *a: ...)`` (refused saying a def wrapper is what srcad follows).
+Derivatives against central finite differences (``check_grads``: reverse and forward, and
+second order for scalar functions); refusals by message and line."""
+import functools
+import linecache
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.testing import check_grads
+
+RNG = np.random.default_rng(203)
+X = RNG.standard_normal((4, 3))
+W = RNG.standard_normal((3, 3)) / 2
+
+
+def best_candidate(x):  # ranks two [score, tie-break] candidates as lists, Python's order
+    first = [np.sum(np.tanh(x)), np.sum(x ** 2)]
+    second = [np.sum(np.sin(x)), np.sum(x ** 3)]
+    top = max(first, second)
+    low = min(second, first)
+    return top[0] * 2.0 + top[1] + low[0] * low[1]
+
+
+def best_of_three(x):  # three lists, the middle one chosen for X
+    a = [np.sum(x) - 100.0, np.sum(x * x)]
+    b = [np.sum(x) + 100.0, np.sum(np.cos(x))]
+    c = [np.sum(x), np.sum(x)]
+    picked = max(a, b, c)
+    return picked[0] + 3.0 * picked[1]
+
+
+@pytest.mark.parametrize("f", [best_candidate, best_of_three])
+def test_max_and_min_of_lists_in_every_mode(f):
+    assert srcad.grad(f)(X).shape == X.shape
+    check_grads(f, (X,), modes=["rev", "fwd"])
+    check_grads(f, (X,), order=2)
+
+
+def test_max_of_lists_value_is_pythons():
+    value, _ = srcad.vjp(best_candidate, X)
+    assert np.allclose(value, best_candidate(X))
+
+
+class Regressor:
+    """A scikit-learn-style model whose loss keeps its last predictions for a later report."""
+
+    def __init__(self, W):
+        self.W = W
+        self.predictions_ = None
+
+    def loss(self, x):
+        h = np.tanh(x @ self.W)
+        self.predictions_ = h
+        return np.mean(h ** 2)
+
+
+def _refusal(call, line_text, message):
+    with pytest.raises(srcad.SrcadSyntaxError) as info:
+        call()
+    err = info.value
+    assert message in str(err), str(err)
+    assert err.filename == __file__
+    assert line_text in linecache.getline(err.filename, err.lineno)
+    return str(err)
+
+
+def test_a_loss_that_caches_on_self_is_refused_with_what_to_write():
+    model = Regressor(W)
+    message = _refusal(lambda: srcad.grad(model.loss)(X), "self.predictions_ = h", "self.predictions_ = ...")
+    assert "has_aux=True" in message and "compute it outside" in message
+
+
+def test_a_loss_that_caches_on_an_argument_model_is_refused_alike():
+    def objective(model, x):
+        return model.loss(x)
+    _refusal(lambda: srcad.grad(objective, wrt=1)(Regressor(W), X), "self.predictions_ = h",
+             "return the value instead")
+
+
+def test_the_advice_works():  # what the message says to write: the value returned as aux
+    class Fixed(Regressor):
+        def loss_and_predictions(self, x):
+            h = np.tanh(x @ self.W)
+            return np.mean(h ** 2), h
+
+    model = Fixed(W)
+    gradient, predictions = srcad.grad(model.loss_and_predictions, has_aux=True)(X)
+    assert np.allclose(predictions, np.tanh(X @ W))
+    check_grads(lambda x: model.loss_and_predictions(x)[0], (X,), modes=["rev", "fwd"])
+
+
+def traced(fn):  # a decorator library's one-liner
+    return functools.wraps(fn)(lambda *args: fn(*args))
+
+
+@traced
+def energy(x):
+    return np.sum(np.sin(x) ** 2)
+
+
+def total_energy(x):
+    return energy(x) * 2.0
+
+
+def traced_def(fn):  # what the message says to write
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@traced_def
+def energy_def(x):
+    return np.sum(np.sin(x) ** 2)
+
+
+def total_energy_def(x):
+    return energy_def(x) * 2.0
+
+
+def test_a_lambda_wrapper_is_refused_saying_what_to_write():
+    message = _refusal(lambda: srcad.grad(total_energy)(X), "return energy(x) * 2.0", "a lambda a decorator made")
+    assert "def wrapper(*args, **kwargs): return f(*args, **kwargs)" in message
+    assert "does more than" not in message  # it does no more: the old message said so
+
+
+def test_the_def_wrapper_works():
+    check_grads(total_energy_def, (X,), modes=["rev", "fwd"])
+    check_grads(total_energy_def, (X,), order=2)
