@@ -133,3 +133,68 @@ def test_a_lambda_wrapper_is_refused_saying_what_to_write():
 def test_the_def_wrapper_works():
     check_grads(total_energy_def, (X,), modes=["rev", "fwd"])
     check_grads(total_energy_def, (X,), order=2)
+
+
+class Linear:
+    """A PyTorch-style layer: weight and bias, called on a batch."""
+
+    def __init__(self, weight, bias=0.0):
+        self.weight, self.bias = weight, bias
+
+    def __call__(self, x):
+        return x @ self.weight + self.bias
+
+
+W2 = RNG.standard_normal((3, 3)) / 2
+
+
+def residual_stack(x, W, W2):  # the index scales each block, as a depth-scaled residual net does
+    blocks = [Linear(W), Linear(W2, 0.5), Linear(W * W2)]
+    for i, block in enumerate(blocks):
+        x = x + np.tanh(block(x)) / (i + 1.0)
+    return np.mean(x ** 2)
+
+
+def sequential_with_lambdas(x, W, W2):  # a Keras-style Sequential of layers and activations
+    model = [Linear(W), np.tanh, Linear(W2), lambda z: z * np.exp(-z * z)]
+    for depth, layer in enumerate(model):
+        x = layer(x)
+        if depth % 2 == 1:
+            x = x * 0.9
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f", [residual_stack, sequential_with_lambdas])
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_enumerate_over_a_local_list_in_every_mode(f, wrt):
+    value, _ = srcad.vjp(f, X, W, W2, wrt=wrt)
+    assert np.allclose(value, f(X, W, W2))
+    check_grads(f, (X, W, W2), wrt=wrt, modes=["rev", "fwd"])
+    check_grads(f, (X, W, W2), wrt=wrt, order=2)
+
+
+def index_read_after(x, W, W2):  # Python's i after the loop is the last index: left as it was
+    blocks = [Linear(W), Linear(W2)]
+    for i, block in enumerate(blocks):
+        x = np.tanh(block(x))
+    return np.sum(x ** 2) * i
+
+
+def index_rebound(x, W, W2):
+    blocks = [Linear(W), Linear(W2)]
+    for i, block in enumerate(blocks):
+        i = i + 1
+        x = np.tanh(block(x)) * i
+    return np.sum(x ** 2)
+
+
+def counted_from_one(x, W, W2):  # enumerate's start: not unrolled (refused as before)
+    blocks = [Linear(W), Linear(W2)]
+    for i, block in enumerate(blocks, 1):
+        x = np.tanh(block(x)) * i
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f", [index_read_after, index_rebound, counted_from_one])
+def test_enumerate_where_the_index_is_not_only_read_in_the_body_is_refused(f):
+    _refusal(lambda: srcad.grad(f)(X, W, W2), "block(x)", "'block' is a local variable")

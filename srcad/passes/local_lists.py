@@ -3,7 +3,8 @@
 then ``for layer in layers: x = layer(x)``.
 
 Guarantee: such a loop is unrolled, one copy of its body per item, the loop variable in each
-copy the item itself, and each item made by a call or a lambda is bound to a name of its own
+copy the item itself (with ``for i, layer in enumerate(layers)``, ``i`` the item's
+index, a constant), and each item made by a call or a lambda is bound to a name of its own
 where the list was made (``layers_0 = Dense(W1, 0.0)``), so that ``local_objects`` and
 ``local_functions`` lower it as if the user had written it so; an item that is a function of
 the module (``np.sin``, ``f``) or one defined once by ``def`` in the function before the list
@@ -12,9 +13,10 @@ and it is done only where that is provably so: the list is a display (a list or 
 ``*``, at most ``MAX_ITEMS`` items) bound by an assignment at the function's top level, its
 name bound nowhere else and read only as what ``for`` loops of the function's own scope after
 that assignment iterate over (so the list is never mutated, aliased, returned or passed on,
-and holds those items whenever a loop runs); each item is a lambda, a call of a class of the
-module (``local_classes.made_class``) or such a function; a loop's variable is a plain name
-bound by no other statement, read only in the body of such loops (not in their ``else``, after
+and holds those items whenever a loop runs; ``enumerate(layers)``, the builtin, no
+``start``, with a target of two names, counts as iterating over it); each item is a lambda, a call of a class of the
+module (``local_classes.made_class``) or such a function; a loop's variable (each of ``enumerate``'s two) is a plain
+name bound by no other statement, read only in the body of such loops (not in their ``else``, after
 them, or in a lambda, ``def`` or comprehension, which could read it later: late binding), and
 the body has no ``break`` or ``continue`` of its own and defines no function or class (its
 copies would bind it again); no loop over the list is inside another
@@ -45,6 +47,20 @@ def f(x, W1, W2):
     x = layers_0(x)
     x = layers_1(x)
     return x
+>>> def g(x, W1, W2):
+...     layers = [Dense(W1), Dense(W2)]
+...     for i, layer in enumerate(layers):
+...         x = layer(x) * (i + 1)
+...     return x
+>>> src = capture(g)
+>>> unroll_local_lists(src.node, src)
+>>> print(to_source(src.node).strip())
+def g(x, W1, W2):
+    layers_0 = Dense(W1)
+    layers_1 = Dense(W2)
+    x = layers_0(x) * (0 + 1)
+    x = layers_1(x) * (1 + 1)
+    return x
 """
 import gast
 
@@ -72,16 +88,16 @@ def unroll_local_lists(fn, source):
     if not lists:
         return
     displays = dict(lists)
-    seen = _Occurrences(lists)
+    seen = _Occurrences(lists, counts=_builtin_enumerate(locals_, source))
     seen.visit_block(fn.body, top=None, loops=(), nested=False)
     loops = {id(loop): loop for loop in seen.loops if _loop_fits(loop, lists, seen)}
     while True:  # a loop variable may be bound only by loops that are unrolled too
-        failed = {loop.iter.id for loop in loops.values() if not _variable_fits(loop, loops, seen)}
+        failed = {_iterated(loop).id for loop in loops.values() if not _variable_fits(loop, loops, seen)}
         if not failed:
             break
-        loops = {key: loop for key, loop in loops.items() if loop.iter.id not in failed}
+        loops = {key: loop for key, loop in loops.items() if _iterated(loop).id not in failed}
         lists = {name: made for name, made in lists.items() if name not in failed}
-    iterated = {loop.iter.id for loop in loops.values()}
+    iterated = {_iterated(loop).id for loop in loops.values()}
     lists = {name: made for name, made in lists.items() if name in iterated}
     for name in set(displays) - set(lists):
         _mark_kept(name, displays[name][1], loops, seen, locals_, source)
@@ -103,8 +119,8 @@ def unroll_local_lists(fn, source):
             items[name].append(A.load(item))
     shown = {}  # an item's name in messages: the variable of the first loop over its list
     for loop in loops.values():
-        for made in made_at.get(id(lists[loop.iter.id][1]), ()):
-            shown.setdefault(made.targets[0].id, loop.target.id)
+        for made in made_at.get(id(lists[_iterated(loop).id][1]), ()):
+            shown.setdefault(made.targets[0].id, _variables(loop)[-1].id)
     A.set_anno(source.node, "renamed_from", {**(A.anno(source.node, "renamed_from") or {}), **shown})
     fn.body = _rewrite(fn.body, made_at, loops, items)
 
@@ -112,7 +128,7 @@ def unroll_local_lists(fn, source):
 def _mark_kept(name, assign, loops, seen, locals_, source):
     """The refusal of a derivative through an object of a list ``name`` left as it is says
     what was written and what to write instead (not that the class has no source)."""
-    unrolled = {id(loop.iter) for loop in loops.values()}
+    unrolled = {id(_iterated(loop)) for loop in loops.values()}
     read = next((node for node, _, _, _ in seen.names
                  if node.id == name and node is not assign.targets[0] and id(node) not in unrolled), None)
     line = getattr(read, "lineno", None)
@@ -171,8 +187,9 @@ class _Occurrences:
     """Where each name of the function sits: the top-level statement holding it, the loops over
     candidate lists whose bodies hold it, whether a nested scope holds it."""
 
-    def __init__(self, lists):
+    def __init__(self, lists, counts):
         self.lists = lists
+        self.counts = counts  # whether ``enumerate`` is the builtin here
         self.names = []  # (Name node, top-level index, enclosing candidate loops, in a nested scope)
         self.loops = []  # candidate loops of the function's own scope
         self.where = {}  # id of a candidate loop -> (top-level index, enclosing candidate loops)
@@ -189,8 +206,7 @@ class _Occurrences:
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             self.declared.update(node.names)
         inner = nested or isinstance(node, SCOPES)
-        if (isinstance(node, gast.For) and not nested and isinstance(node.iter, gast.Name)
-                and node.iter.id in self.lists):
+        if isinstance(node, gast.For) and not nested and _candidate(node, self.lists, self.counts):
             self.loops.append(node)
             self.where[id(node)] = (top, loops)
             for part in (node.target, node.iter):
@@ -210,14 +226,14 @@ class _Occurrences:
 def _loop_fits(loop, lists, seen):
     """The loop may be unrolled as far as it alone goes: its list's name is read only by such
     loops after the list is made, its variable is a name, its body jumps out of nothing."""
-    name = loop.iter.id
+    name = _iterated(loop).id
     top, enclosing = seen.where[id(loop)]
     made_index, assign, _ = lists[name]
-    iters = {id(other.iter) for other in seen.loops}
+    iters = {id(_iterated(other)) for other in seen.loops}
     uses_fit = all(node is assign.targets[0] or id(node) in iters and where > made_index
                    for node, where, _, _ in seen.names if node.id == name)
-    return (uses_fit and name not in seen.declared and isinstance(loop.target, gast.Name)
-            and not any(isinstance(outer.iter, gast.Name) and outer.iter.id == name for outer in enclosing)
+    return (uses_fit and name not in seen.declared
+            and not any(_iterated(outer).id == name for outer in enclosing)
             and not _own_jumps(loop.body) and not _defines(loop.body))
 
 
@@ -231,19 +247,54 @@ def _defines(stmts):
 def _variable_fits(loop, loops, seen):
     """The loop's variable is bound only by loops being unrolled and read only in their bodies,
     outside nested scopes; no such loop sits in another binding the same name."""
-    var = loop.target.id
-    if var in seen.declared or any(isinstance(outer.target, gast.Name) and outer.target.id == var
-                                   for outer in seen.where[id(loop)][1] if id(outer) in loops):
+    return all(_one_variable_fits(var.id, loop, loops, seen) for var in _variables(loop))
+
+
+def _one_variable_fits(var, loop, loops, seen):
+    def bound_by(other):
+        return var in {v.id for v in _variables(other)}
+
+    if var in seen.declared or any(bound_by(outer) for outer in seen.where[id(loop)][1] if id(outer) in loops):
         return False
-    targets = {id(other.target) for other in loops.values()}
+    targets = {id(v) for other in loops.values() for v in _variables(other)}
     for node, _, enclosing, nested in seen.names:
         if node.id != var or id(node) in targets:
             continue
         if nested or not isinstance(node.ctx, gast.Load):
             return False
-        if not any(id(outer) in loops and outer.target.id == var for outer in enclosing):
+        if not any(id(outer) in loops and bound_by(outer) for outer in enclosing):
             return False
     return True
+
+
+def _builtin_enumerate(locals_, source):
+    """Whether ``enumerate`` in ``fn`` is the builtin (no name of the function or module hides it)."""
+    try:
+        return "enumerate" not in locals_ and source.lookup("enumerate") is enumerate
+    except KeyError:
+        return False
+
+
+def _candidate(loop, lists, counts):
+    """Whether ``loop`` iterates over a list of ``lists``: ``for v in L``, or (``counts``)
+    ``for i, v in enumerate(L)``."""
+    it = loop.iter
+    if isinstance(it, gast.Name):
+        return it.id in lists and isinstance(loop.target, gast.Name)
+    return (counts and isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "enumerate"
+            and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], gast.Name)
+            and it.args[0].id in lists and isinstance(loop.target, gast.Tuple) and len(loop.target.elts) == 2
+            and all(isinstance(v, gast.Name) for v in loop.target.elts) and loop.target.elts[0].id != loop.target.elts[1].id)
+
+
+def _iterated(loop):
+    """The name of the list a candidate loop iterates over (its node in the loop)."""
+    return loop.iter if isinstance(loop.iter, gast.Name) else loop.iter.args[0]
+
+
+def _variables(loop):
+    """A candidate loop's variables: ``(item,)`` or ``(index, item)``."""
+    return tuple(loop.target.elts) if isinstance(loop.target, gast.Tuple) else (loop.target,)
 
 
 def _own_jumps(stmts):
@@ -278,8 +329,10 @@ def _rewrite(stmts, made_at, loops, items):
         if id(stmt) in made_at:
             out.extend(made_at[id(stmt)])
         elif id(stmt) in loops:
-            for item in items[stmt.iter.id]:
-                out.extend(A.replace_names(s, {stmt.target.id: item}) for s in A.deepcopy(stmt.body))
+            *index, variable = _variables(stmt)
+            for k, item in enumerate(items[_iterated(stmt).id]):
+                bound = {variable.id: item, **{i.id: A.const(k) for i in index}}
+                out.extend(A.replace_names(s, bound) for s in A.deepcopy(stmt.body))
             out.extend(stmt.orelse)
         else:
             out.append(stmt)
