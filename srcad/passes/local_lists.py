@@ -14,13 +14,14 @@ and it is done only where that is provably so: the list is a display (a list or 
 name bound nowhere else and read only as what ``for`` loops of the function's own scope after
 that assignment iterate over (so the list is never mutated, aliased, returned or passed on,
 and holds those items whenever a loop runs; ``enumerate(layers)``, the builtin, no
-``start``, with a target of two names, counts as iterating over it); each item is a lambda, a call of a class of the
-module (``local_classes.made_class``) or such a function; a loop's variable (each of ``enumerate``'s two) is a plain
-name bound by no other statement, read only in the body of such loops (not in their ``else``, after
-them, or in a lambda, ``def`` or comprehension, which could read it later: late binding), and
-the body has no ``break`` or ``continue`` of its own and defines no function or class (its
-copies would bind it again); no loop over the list is inside another
-loop over the same list, nor inside one binding the same variable. Anything else is left as
+``start``, with a target of two names, counts as iterating over it); each item is a lambda,
+a call of a class of the module (``local_classes.made_class``) or such a function; a loop's
+variable (each of ``enumerate``'s two) is a plain name bound by no other statement, read
+only in the body of such loops (not in their ``else``, after them, or in a lambda, ``def``
+or comprehension, which could read it later: late binding), and the body has no ``break``
+or ``continue`` of its own and defines no function or class (its copies would bind it
+again); no loop over the list is inside another loop over the same list, nor inside one
+binding the same variable. Anything else is left as
 it is, and refused as before where a derivative needs it ("'layer' is a local variable ...",
 an item's name in messages the loop's variable).
 
@@ -284,7 +285,8 @@ def _candidate(loop, lists, counts):
     return (counts and isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "enumerate"
             and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], gast.Name)
             and it.args[0].id in lists and isinstance(loop.target, gast.Tuple) and len(loop.target.elts) == 2
-            and all(isinstance(v, gast.Name) for v in loop.target.elts) and loop.target.elts[0].id != loop.target.elts[1].id)
+            and all(isinstance(v, gast.Name) for v in loop.target.elts)
+            and loop.target.elts[0].id != loop.target.elts[1].id)
 
 
 def _iterated(loop):
