@@ -198,3 +198,57 @@ def counted_from_one(x, W, W2):  # enumerate's start: not unrolled (refused as b
 @pytest.mark.parametrize("f", [index_read_after, index_rebound, counted_from_one])
 def test_enumerate_where_the_index_is_not_only_read_in_the_body_is_refused(f):
     _refusal(lambda: srcad.grad(f)(X, W, W2), "block(x)", "'block' is a local variable")
+
+
+def indexed_layers(x, W, W2):  # the C-style loop over indices, the head taken as layers[-1]
+    layers = [Linear(W), Linear(W2, 0.25), Linear(W * 0.5)]
+    for i in range(len(layers)):
+        x = np.tanh(layers[i](x)) + 0.1 * i
+    return np.sum(layers[-1](x) ** 2) + np.sum(layers[0].weight * W2)
+
+
+def encoder_decoder(x, W, W2):  # items read by position, no loop
+    parts = (Linear(W), lambda z: np.sin(z) * 2.0, Linear(W2))
+    encoded = parts[1](parts[0](x))
+    return np.mean(parts[2](encoded) ** 2) + np.mean(parts[-3](x))
+
+
+@pytest.mark.parametrize("f", [indexed_layers, encoder_decoder])
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_items_read_by_position_in_every_mode(f, wrt):
+    value, _ = srcad.vjp(f, X, W, W2, wrt=wrt)
+    assert np.allclose(value, f(X, W, W2))
+    check_grads(f, (X, W, W2), wrt=wrt, modes=["rev", "fwd"])
+    check_grads(f, (X, W, W2), wrt=wrt, order=2)
+
+
+def past_the_end(x, W, W2):  # Python raises IndexError: left as it was
+    layers = [Linear(W), Linear(W2)]
+    return np.sum(layers[2](x) ** 2)
+
+
+def index_of_another_range(x, W, W2):  # range(2), not range(len(layers)): i is not known to fit
+    layers = [Linear(W), Linear(W2)]
+    for i in range(2):
+        x = np.tanh(layers[i](x))
+    return np.sum(x ** 2)
+
+
+def item_replaced(x, W, W2):  # the list changed: its items are not what it was made with
+    layers = [Linear(W), Linear(W2)]
+    layers[0] = Linear(W2)
+    for i in range(len(layers)):
+        x = np.tanh(layers[i](x))
+    return np.sum(x ** 2)
+
+
+def length_read_otherwise(x, W, W2):
+    layers = [Linear(W), Linear(W2)]
+    for i in range(len(layers)):
+        x = np.tanh(layers[i](x)) * len(layers)
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f", [past_the_end, index_of_another_range, item_replaced, length_read_otherwise])
+def test_items_read_otherwise_are_refused(f):
+    _refusal(lambda: srcad.grad(f)(X, W, W2), "layers[", "srcad cannot tell which function this call calls")

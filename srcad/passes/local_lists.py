@@ -63,6 +63,8 @@ def g(x, W1, W2):
     x = layers_1(x) * (1 + 1)
     return x
 """
+import builtins
+
 import gast
 
 from .. import astutil as A
@@ -89,17 +91,19 @@ def unroll_local_lists(fn, source):
     if not lists:
         return
     displays = dict(lists)
-    seen = _Occurrences(lists, counts=_builtin_enumerate(locals_, source))
+    seen = _Occurrences(lists, builtins=_builtins_here(locals_, source))
     seen.visit_block(fn.body, top=None, loops=(), nested=False)
+    reads = {id(n.value): n for n in A.walk(fn) if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)}
     loops = {id(loop): loop for loop in seen.loops if _loop_fits(loop, lists, seen)}
-    while True:  # a loop variable may be bound only by loops that are unrolled too
+    while True:  # a loop variable may be bound only by loops that are unrolled too; an index read only in them
         failed = {_iterated(loop).id for loop in loops.values() if not _variable_fits(loop, loops, seen)}
+        failed |= {name for name in lists if not _reads_fit(name, lists[name], loops, seen, reads)}
         if not failed:
             break
         loops = {key: loop for key, loop in loops.items() if _iterated(loop).id not in failed}
         lists = {name: made for name, made in lists.items() if name not in failed}
-    iterated = {_iterated(loop).id for loop in loops.values()}
-    lists = {name: made for name, made in lists.items() if name in iterated}
+    used = {node.id for node, _, _, _ in seen.names if id(node) in reads} | {_iterated(loop).id for loop in loops.values()}
+    lists = {name: made for name, made in lists.items() if name in used}
     for name in set(displays) - set(lists):
         _mark_kept(name, displays[name][1], loops, seen, locals_, source)
     if not lists:
@@ -120,10 +124,12 @@ def unroll_local_lists(fn, source):
             items[name].append(A.load(item))
     shown = {}  # an item's name in messages: the variable of the first loop over its list
     for loop in loops.values():
-        for made in made_at.get(id(lists[_iterated(loop).id][1]), ()):
-            shown.setdefault(made.targets[0].id, _variables(loop)[-1].id)
+        item = _roles(loop)[1]
+        for made in made_at.get(id(lists[_iterated(loop).id][1]), ()) if item is not None else ():
+            shown.setdefault(made.targets[0].id, item.id)
     A.set_anno(source.node, "renamed_from", {**(A.anno(source.node, "renamed_from") or {}), **shown})
     fn.body = _rewrite(fn.body, made_at, loops, items)
+    _ItemReads(items).visit(fn)
 
 
 def _mark_kept(name, assign, loops, seen, locals_, source):
@@ -188,9 +194,9 @@ class _Occurrences:
     """Where each name of the function sits: the top-level statement holding it, the loops over
     candidate lists whose bodies hold it, whether a nested scope holds it."""
 
-    def __init__(self, lists, counts):
+    def __init__(self, lists, builtins):
         self.lists = lists
-        self.counts = counts  # whether ``enumerate`` is the builtin here
+        self.builtins = builtins  # which of enumerate, range and len are the builtins here
         self.names = []  # (Name node, top-level index, enclosing candidate loops, in a nested scope)
         self.loops = []  # candidate loops of the function's own scope
         self.where = {}  # id of a candidate loop -> (top-level index, enclosing candidate loops)
@@ -207,7 +213,7 @@ class _Occurrences:
         if isinstance(node, (gast.Global, gast.Nonlocal)):
             self.declared.update(node.names)
         inner = nested or isinstance(node, SCOPES)
-        if isinstance(node, gast.For) and not nested and _candidate(node, self.lists, self.counts):
+        if isinstance(node, gast.For) and not nested and _candidate(node, self.lists, self.builtins):
             self.loops.append(node)
             self.where[id(node)] = (top, loops)
             for part in (node.target, node.iter):
@@ -225,17 +231,61 @@ class _Occurrences:
 
 
 def _loop_fits(loop, lists, seen):
-    """The loop may be unrolled as far as it alone goes: its list's name is read only by such
-    loops after the list is made, its variable is a name, its body jumps out of nothing."""
+    """The loop may be unrolled as far as it alone goes: not inside another loop over its list,
+    its body jumps out of nothing and defines nothing."""
     name = _iterated(loop).id
-    top, enclosing = seen.where[id(loop)]
-    made_index, assign, _ = lists[name]
-    iters = {id(_iterated(other)) for other in seen.loops}
-    uses_fit = all(node is assign.targets[0] or id(node) in iters and where > made_index
-                   for node, where, _, _ in seen.names if node.id == name)
-    return (uses_fit and name not in seen.declared
+    _, enclosing = seen.where[id(loop)]
+    return (name not in seen.declared
             and not any(_iterated(outer).id == name for outer in enclosing)
             and not _own_jumps(loop.body) and not _defines(loop.body))
+
+
+def _reads_fit(name, made, loops, seen, reads):
+    """Whether the list ``name`` is read, after it is made and outside nested scopes, only as
+    what the ``loops`` iterate over or as ``name[k]`` of one item: ``k`` a constant within the
+    list, or the index of such a loop over it around the read."""
+    made_index, assign, _ = made
+    iters = {id(_iterated(loop)) for loop in loops.values()}
+    for node, where, enclosing, nested in seen.names:
+        if node.id != name or node is assign.targets[0]:
+            continue
+        if where <= made_index or nested:
+            return False
+        if id(node) in iters:
+            continue
+        read = reads.get(id(node))
+        if read is None or not isinstance(read.ctx, gast.Load):
+            return False
+        indices = {_roles(outer)[0].id for outer in enclosing
+                   if id(outer) in loops and _iterated(outer).id == name and _roles(outer)[0] is not None}
+        if not (isinstance(read.slice, gast.Name) and read.slice.id in indices
+                or _constant_index(read.slice, len(assign.value.elts)) is not None):
+            return False
+    return True
+
+
+def _constant_index(node, length):
+    """The item ``node``, an integer literal (``-1`` too), picks of a list of ``length`` items;
+    None for anything else, or one outside the list (Python raises IndexError)."""
+    negative = isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
+    value = node.operand if negative else node
+    if not (isinstance(value, gast.Constant) and type(value.value) is int):
+        return None
+    k = -value.value if negative else value.value
+    return k % length if -length <= k < length else None
+
+
+class _ItemReads(gast.NodeTransformer):
+    """``name[k]`` of an unrolled list, its index now a constant, as a copy of item ``k``."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def visit_Subscript(self, node):
+        self.generic_visit(node)
+        items = self.items.get(node.value.id) if isinstance(node.value, gast.Name) else None
+        k = None if items is None else _constant_index(node.slice, len(items))
+        return node if k is None else gast.copy_location(A.deepcopy(items[k]), node)
 
 
 def _defines(stmts):
@@ -248,16 +298,16 @@ def _defines(stmts):
 def _variable_fits(loop, loops, seen):
     """The loop's variable is bound only by loops being unrolled and read only in their bodies,
     outside nested scopes; no such loop sits in another binding the same name."""
-    return all(_one_variable_fits(var.id, loop, loops, seen) for var in _variables(loop))
+    return all(_one_variable_fits(var.id, loop, loops, seen) for var in _roles(loop) if var is not None)
 
 
 def _one_variable_fits(var, loop, loops, seen):
     def bound_by(other):
-        return var in {v.id for v in _variables(other)}
+        return var in {v.id for v in _roles(other) if v is not None}
 
     if var in seen.declared or any(bound_by(outer) for outer in seen.where[id(loop)][1] if id(outer) in loops):
         return False
-    targets = {id(v) for other in loops.values() for v in _variables(other)}
+    targets = {id(v) for other in loops.values() for v in _roles(other) if v is not None}
     for node, _, enclosing, nested in seen.names:
         if node.id != var or id(node) in targets:
             continue
@@ -268,35 +318,52 @@ def _one_variable_fits(var, loop, loops, seen):
     return True
 
 
-def _builtin_enumerate(locals_, source):
-    """Whether ``enumerate`` in ``fn`` is the builtin (no name of the function or module hides it)."""
-    try:
-        return "enumerate" not in locals_ and source.lookup("enumerate") is enumerate
-    except KeyError:
-        return False
+def _builtins_here(locals_, source):
+    """Which of ``enumerate``, ``range`` and ``len`` are the builtins in the function (no name
+    of the function or module hides them)."""
+    def builtin(name):
+        try:
+            return name not in locals_ and source.lookup(name) is getattr(builtins, name)
+        except KeyError:
+            return False
+    return {name for name in ("enumerate", "range", "len") if builtin(name)}
 
 
-def _candidate(loop, lists, counts):
-    """Whether ``loop`` iterates over a list of ``lists``: ``for v in L``, or (``counts``)
-    ``for i, v in enumerate(L)``."""
-    it = loop.iter
+def _call_of(node, name, builtins_):
+    """The one argument of ``name(arg)``, the builtin, or None."""
+    return (node.args[0] if isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+            and node.func.id == name and name in builtins_ and len(node.args) == 1 and not node.keywords
+            and not isinstance(node.args[0], gast.Starred) else None)
+
+
+def _candidate(loop, lists, builtins_):
+    """Whether ``loop`` iterates over a list of ``lists``: ``for v in L``, ``for i, v in
+    enumerate(L)`` or ``for i in range(len(L))`` (the builtins), its variables names."""
+    it, target = loop.iter, loop.target
     if isinstance(it, gast.Name):
-        return it.id in lists and isinstance(loop.target, gast.Name)
-    return (counts and isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "enumerate"
-            and len(it.args) == 1 and not it.keywords and isinstance(it.args[0], gast.Name)
-            and it.args[0].id in lists and isinstance(loop.target, gast.Tuple) and len(loop.target.elts) == 2
-            and all(isinstance(v, gast.Name) for v in loop.target.elts)
-            and loop.target.elts[0].id != loop.target.elts[1].id)
+        return it.id in lists and isinstance(target, gast.Name)
+    counted = _call_of(it, "enumerate", builtins_)
+    if counted is not None:
+        return (isinstance(counted, gast.Name) and counted.id in lists and isinstance(target, gast.Tuple)
+                and len(target.elts) == 2 and all(isinstance(v, gast.Name) for v in target.elts)
+                and target.elts[0].id != target.elts[1].id)
+    length = _call_of(_call_of(it, "range", builtins_), "len", builtins_)
+    return isinstance(length, gast.Name) and length.id in lists and isinstance(target, gast.Name)
 
 
 def _iterated(loop):
     """The name of the list a candidate loop iterates over (its node in the loop)."""
-    return loop.iter if isinstance(loop.iter, gast.Name) else loop.iter.args[0]
+    it = loop.iter
+    if isinstance(it, gast.Name):
+        return it
+    return it.args[0] if it.func.id == "enumerate" else it.args[0].args[0]
 
 
-def _variables(loop):
-    """A candidate loop's variables: ``(item,)`` or ``(index, item)``."""
-    return tuple(loop.target.elts) if isinstance(loop.target, gast.Tuple) else (loop.target,)
+def _roles(loop):
+    """A candidate loop's ``(index, item)`` variables, None where it binds none."""
+    if isinstance(loop.target, gast.Tuple):
+        return tuple(loop.target.elts)
+    return (None, loop.target) if isinstance(loop.iter, gast.Name) else (loop.target, None)
 
 
 def _own_jumps(stmts):
@@ -331,9 +398,9 @@ def _rewrite(stmts, made_at, loops, items):
         if id(stmt) in made_at:
             out.extend(made_at[id(stmt)])
         elif id(stmt) in loops:
-            *index, variable = _variables(stmt)
+            index, variable = _roles(stmt)
             for k, item in enumerate(items[_iterated(stmt).id]):
-                bound = {variable.id: item, **{i.id: A.const(k) for i in index}}
+                bound = {**({variable.id: item} if variable else {}), **({index.id: A.const(k)} if index else {})}
                 out.extend(A.replace_names(s, bound) for s in A.deepcopy(stmt.body))
             out.extend(stmt.orelse)
         else:
