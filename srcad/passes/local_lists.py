@@ -3,8 +3,9 @@
 then ``for layer in layers: x = layer(x)``.
 
 Guarantee: such a loop is unrolled, one copy of its body per item, the loop variable in each
-copy the item itself (with ``for i, layer in enumerate(layers)``, ``i`` the item's
-index, a constant), and each item made by a call or a lambda is bound to a name of its own
+copy the item itself (with ``for i, layer in enumerate(layers)`` or ``for i in
+range(len(layers))``, ``i`` the item's index, a constant), ``layers[k]`` the item ``k`` picks,
+and each item made by a call or a lambda is bound to a name of its own
 where the list was made (``layers_0 = Dense(W1, 0.0)``), so that ``local_objects`` and
 ``local_functions`` lower it as if the user had written it so; an item that is a function of
 the module (``np.sin``, ``f``) or one defined once by ``def`` in the function before the list
@@ -13,8 +14,10 @@ and it is done only where that is provably so: the list is a display (a list or 
 ``*``, at most ``MAX_ITEMS`` items) bound by an assignment at the function's top level, its
 name bound nowhere else and read only as what ``for`` loops of the function's own scope after
 that assignment iterate over (so the list is never mutated, aliased, returned or passed on,
-and holds those items whenever a loop runs; ``enumerate(layers)``, the builtin, no
-``start``, with a target of two names, counts as iterating over it); each item is a lambda,
+and holds those items whenever a loop runs; ``enumerate(layers)`` with a target of two
+names and ``range(len(layers))``, the builtins, no ``start``, count as iterating over it) or
+as ``layers[k]``, ``k`` an integer literal within the list or the index of such a loop over
+it around the read; each item is a lambda,
 a call of a class of the module (``local_classes.made_class``) or such a function; a loop's
 variable (each of ``enumerate``'s two) is a plain name bound by no other statement, read
 only in the body of such loops (not in their ``else``, after them, or in a lambda, ``def``
@@ -52,7 +55,9 @@ def f(x, W1, W2):
 ...     layers = [Dense(W1), Dense(W2)]
 ...     for i, layer in enumerate(layers):
 ...         x = layer(x) * (i + 1)
-...     return x
+...     for i in range(len(layers)):
+...         x = layers[i](x)
+...     return layers[-1](x)
 >>> src = capture(g)
 >>> unroll_local_lists(src.node, src)
 >>> print(to_source(src.node).strip())
@@ -61,7 +66,9 @@ def g(x, W1, W2):
     layers_1 = Dense(W2)
     x = layers_0(x) * (0 + 1)
     x = layers_1(x) * (1 + 1)
-    return x
+    x = layers_0(x)
+    x = layers_1(x)
+    return layers_1(x)
 """
 import builtins
 
