@@ -252,3 +252,62 @@ def length_read_otherwise(x, W, W2):
 @pytest.mark.parametrize("f", [past_the_end, index_of_another_range, item_replaced, length_read_otherwise])
 def test_items_read_otherwise_are_refused(f):
     _refusal(lambda: srcad.grad(f)(X, W, W2), "layers[", "srcad cannot tell which function this call calls")
+
+
+class Hooked(Linear):
+    def __getattr__(self, name):  # srcad keeps no such object's attributes in names
+        return 0.0
+
+
+def hooked_head(x, W, W2):
+    layers = [Hooked(W), Hooked(W2)]
+    return np.sum(layers[1](x) ** 2)
+
+
+def test_an_item_read_by_position_srcad_cannot_lower_is_named_by_its_position():
+    _refusal(lambda: srcad.grad(hooked_head)(X, W, W2), "layers[1](x)", "'layers[1]' is a local variable")
+
+
+def gated_blocks(x, W, W2, gates):  # zip with an argument's list: as long as the shorter, as in Python
+    blocks = [Linear(W), Linear(W2, 0.5), Linear(W * W2)]
+    for block, gate in zip(blocks, gates):
+        x = x + gate * np.tanh(block(x))
+    return np.mean(x ** 2)
+
+
+def named_blocks(x, W, W2, gates):  # three iterables, the list first; the others' names stay loop variables
+    blocks = [Linear(W), lambda z: np.sin(z @ W2)]
+    total = 0.0
+    for block, gate, row in zip(blocks, gates, x):
+        h = np.tanh(block(x)) * gate
+        total = total + np.sum(h ** 2) + np.sum(row) * gate
+    return total + gate
+
+
+@pytest.mark.parametrize("gates", [[0.5, 2.0, -1.0], [0.5, 2.0], [0.25, 1.0, 2.0, 3.0]])
+@pytest.mark.parametrize("f", [gated_blocks, named_blocks])
+@pytest.mark.parametrize("wrt", [0, 1])
+def test_zip_of_a_local_list_in_every_mode(f, gates, wrt):
+    value, _ = srcad.vjp(f, X, W, W2, gates, wrt=wrt)
+    assert np.allclose(value, f(X, W, W2, gates))
+    check_grads(f, (X, W, W2, gates), wrt=wrt, modes=["rev", "fwd"])
+    check_grads(f, (X, W, W2, gates), wrt=wrt, order=2)
+
+
+def zipped_strictly(x, W, W2, gates):  # strict=True raises where the lengths differ: left as it was
+    blocks = [Linear(W), Linear(W2)]
+    for block, gate in zip(blocks, gates, strict=True):
+        x = gate * np.tanh(block(x))
+    return np.sum(x ** 2)
+
+
+def block_read_after(x, W, W2, gates):
+    blocks = [Linear(W), Linear(W2)]
+    for block, gate in zip(blocks, gates):
+        x = gate * np.tanh(block(x))
+    return np.sum(block(x) ** 2)
+
+
+@pytest.mark.parametrize("f", [zipped_strictly, block_read_after])
+def test_zip_where_python_could_differ_is_refused(f):
+    _refusal(lambda: srcad.grad(f)(X, W, W2, [1.0, 2.0]), "block(x)", "'block' is a local variable")

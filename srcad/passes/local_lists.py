@@ -3,30 +3,31 @@
 then ``for layer in layers: x = layer(x)``.
 
 Guarantee: such a loop is unrolled, one copy of its body per item, the loop variable in each
-copy the item itself (with ``for i, layer in enumerate(layers)`` or ``for i in
-range(len(layers))``, ``i`` the item's index, a constant), ``layers[k]`` the item ``k`` picks,
-and each item made by a call or a lambda is bound to a name of its own
-where the list was made (``layers_0 = Dense(W1, 0.0)``), so that ``local_objects`` and
-``local_functions`` lower it as if the user had written it so; an item that is a function of
-the module (``np.sin``, ``f``) or one defined once by ``def`` in the function before the list
-is written in the copy as that name. The program that results runs exactly what Python runs,
-and it is done only where that is provably so: the list is a display (a list or tuple, no
-``*``, at most ``MAX_ITEMS`` items) bound by an assignment at the function's top level, its
-name bound nowhere else and read only as what ``for`` loops of the function's own scope after
-that assignment iterate over (so the list is never mutated, aliased, returned or passed on,
-and holds those items whenever a loop runs; ``enumerate(layers)`` with a target of two
-names and ``range(len(layers))``, the builtins, no ``start``, count as iterating over it) or
-as ``layers[k]``, ``k`` an integer literal within the list or the index of such a loop over
-it around the read; each item is a lambda,
-a call of a class of the module (``local_classes.made_class``) or such a function; a loop's
-variable (each of ``enumerate``'s two) is a plain name bound by no other statement, read
-only in the body of such loops (not in their ``else``, after them, or in a lambda, ``def``
-or comprehension, which could read it later: late binding), and the body has no ``break``
-or ``continue`` of its own and defines no function or class (its copies would bind it
-again); no loop over the list is inside another loop over the same list, nor inside one
-binding the same variable. Anything else is left as
-it is, and refused as before where a derivative needs it ("'layer' is a local variable ...",
-an item's name in messages the loop's variable).
+copy the item itself (``for i, layer in enumerate(layers)``, ``for i in range(len(layers))``:
+``i`` the item's index, a constant; ``layers[k]`` the item ``k`` picks); ``for layer, w in
+zip(layers, other)`` stays a loop, over ``zip(range(n), other)``, one branch per item, so it
+stops and takes from ``other`` as Python does. Each item made by a call or a lambda is bound
+to a name of its own where the list was made (``layers_0 = Dense(W1, 0.0)``), so that
+``local_objects`` and ``local_functions`` lower it as if the user had written it so; an item
+that is a function of the module (``np.sin``, ``f``) or one defined once by ``def`` in the
+function before the list is written in the copy as that name. The program that results runs
+exactly what Python runs, and it is done only where that is provably so: the list is a
+display (a list or tuple, no ``*``, at most ``MAX_ITEMS`` items) bound by an assignment at
+the function's top level, its name bound nowhere else and read, after that assignment and in
+the function's own scope, only as what ``for`` loops iterate over (``layers``;
+``enumerate(layers)``, ``range(len(layers))``, ``zip(layers, ...)`` with no other such list
+and no keyword: the builtins) or as ``layers[k]``, ``k`` an integer literal within the list or
+the index of such a loop over it around the read (so the list is never mutated, aliased,
+returned or passed on, and holds those items whenever it is read); each item is a lambda, a
+call of a class of the module (``local_classes.made_class``) or such a function; a loop's
+variables are names, the index and the item bound by no other statement and read only in the
+body of such loops (not in their ``else``, after them, or in a lambda, ``def`` or
+comprehension, which could read it later: late binding), and the body has no ``break`` or
+``continue`` of its own and defines no function or class (its copies would bind it again); no
+loop over the list is inside another loop over the same list, nor inside one binding the same
+variable. Anything else is left as it is, and refused as before where a derivative needs it
+("'layer' is a local variable ...", an item's name in messages the loop's variable or
+``layers[k]``).
 
 >>> import numpy as np
 >>> from srcad.source import capture
@@ -69,6 +70,23 @@ def g(x, W1, W2):
     x = layers_0(x)
     x = layers_1(x)
     return layers_1(x)
+>>> def h(x, W1, W2, scales):
+...     layers = [Dense(W1), Dense(W2)]
+...     for layer, s in zip(layers, scales):
+...         x = s * layer(x)
+...     return x
+>>> src = capture(h)
+>>> unroll_local_lists(src.node, src)
+>>> print(to_source(src.node).strip())
+def h(x, W1, W2, scales):
+    layers_0 = Dense(W1)
+    layers_1 = Dense(W2)
+    for layers_index, s in zip(range(2), scales):
+        if layers_index == 0:
+            x = s * layers_0(x)
+        else:
+            x = s * layers_1(x)
+    return x
 """
 import builtins
 
@@ -118,6 +136,7 @@ def unroll_local_lists(fn, source):
     taken = {n.id for n in A.walk(fn) if isinstance(n, gast.Name)} | locals_
     items = {}  # list name -> the expression each item is in the loop's copies
     made_at = {}  # id of a list's assignment -> the assignments binding its items to names
+    positions = {}  # an item's name -> where it is in its list (``layers[0]``)
     for name, (_, assign, kinds) in lists.items():
         items[name], made_at[id(assign)] = [], []
         for i, (kind, value) in enumerate(zip(kinds, assign.value.elts)):
@@ -126,17 +145,27 @@ def unroll_local_lists(fn, source):
                 continue
             item = fresh_in(f"{name}_{i}", taken)
             taken.add(item)
+            positions[item] = f"{name}[{i}]"
             bound = gast.Assign(targets=[A.store(item)], value=value, type_comment=None)
             made_at[id(assign)].append(gast.copy_location(bound, assign))
             items[name].append(A.load(item))
-    shown = {}  # an item's name in messages: the variable of the first loop over its list
+    shown = {}  # an item's name in messages: the variable of the first loop over its list, else list[k]
     for loop in loops.values():
         item = _roles(loop)[1]
         for made in made_at.get(id(lists[_iterated(loop).id][1]), ()) if item is not None else ():
             shown.setdefault(made.targets[0].id, item.id)
+    for item, position in positions.items():
+        shown.setdefault(item, position)
     A.set_anno(source.node, "renamed_from", {**(A.anno(source.node, "renamed_from") or {}), **shown})
-    fn.body = _rewrite(fn.body, made_at, loops, items)
+    fn.body = _rewrite(fn.body, made_at, loops, items, lambda name: _fresh_index(taken, name))
     _ItemReads(items).visit(fn)
+
+
+def _fresh_index(taken, name):
+    """A name for the index of a zip loop over the list ``name`` no other name of the function has."""
+    name = fresh_in(f"{name}_index", taken)
+    taken.add(name)
+    return name
 
 
 def _mark_kept(name, assign, loops, seen, locals_, source):
@@ -326,14 +355,14 @@ def _one_variable_fits(var, loop, loops, seen):
 
 
 def _builtins_here(locals_, source):
-    """Which of ``enumerate``, ``range`` and ``len`` are the builtins in the function (no name
-    of the function or module hides them)."""
+    """Which of ``enumerate``, ``range``, ``len`` and ``zip`` are the builtins in the function
+    (no name of the function or module hides them)."""
     def builtin(name):
         try:
             return name not in locals_ and source.lookup(name) is getattr(builtins, name)
         except KeyError:
             return False
-    return {name for name in ("enumerate", "range", "len") if builtin(name)}
+    return {name for name in ("enumerate", "range", "len", "zip") if builtin(name)}
 
 
 def _call_of(node, name, builtins_):
@@ -345,10 +374,17 @@ def _call_of(node, name, builtins_):
 
 def _candidate(loop, lists, builtins_):
     """Whether ``loop`` iterates over a list of ``lists``: ``for v in L``, ``for i, v in
-    enumerate(L)`` or ``for i in range(len(L))`` (the builtins), its variables names."""
+    enumerate(L)``, ``for i in range(len(L))`` or ``for v, w in zip(L, other)`` (the
+    builtins; ``other`` no list of ``lists``), its variables names."""
     it, target = loop.iter, loop.target
     if isinstance(it, gast.Name):
         return it.id in lists and isinstance(target, gast.Name)
+    if _zipped(it, builtins_):
+        return (isinstance(it.args[0], gast.Name) and it.args[0].id in lists
+                and not any(isinstance(a, gast.Name) and a.id in lists for a in it.args[1:])
+                and isinstance(target, gast.Tuple) and len(target.elts) == len(it.args)
+                and all(isinstance(v, gast.Name) for v in target.elts)
+                and len({v.id for v in target.elts}) == len(target.elts))
     counted = _call_of(it, "enumerate", builtins_)
     if counted is not None:
         return (isinstance(counted, gast.Name) and counted.id in lists and isinstance(target, gast.Tuple)
@@ -358,16 +394,25 @@ def _candidate(loop, lists, builtins_):
     return isinstance(length, gast.Name) and length.id in lists and isinstance(target, gast.Name)
 
 
+def _zipped(it, builtins_):
+    """Whether ``it`` is ``zip(a, b, ...)`` of the builtins ``zip`` and ``range``, no ``*``, no keyword."""
+    return (isinstance(it, gast.Call) and isinstance(it.func, gast.Name) and it.func.id == "zip"
+            and {"zip", "range"} <= builtins_ and len(it.args) >= 2 and not it.keywords
+            and not any(isinstance(a, gast.Starred) for a in it.args))
+
+
 def _iterated(loop):
     """The name of the list a candidate loop iterates over (its node in the loop)."""
     it = loop.iter
     if isinstance(it, gast.Name):
         return it
-    return it.args[0] if it.func.id == "enumerate" else it.args[0].args[0]
+    return it.args[0] if it.func.id in ("enumerate", "zip") else it.args[0].args[0]
 
 
 def _roles(loop):
     """A candidate loop's ``(index, item)`` variables, None where it binds none."""
+    if isinstance(loop.iter, gast.Call) and loop.iter.func.id == "zip":
+        return None, loop.target.elts[0]
     if isinstance(loop.target, gast.Tuple):
         return tuple(loop.target.elts)
     return (None, loop.target) if isinstance(loop.iter, gast.Name) else (loop.target, None)
@@ -391,19 +436,23 @@ def _own_jumps(stmts):
     return False
 
 
-def _rewrite(stmts, made_at, loops, items):
+def _rewrite(stmts, made_at, loops, items, fresh):
     """``stmts`` with each list's assignment replaced by its items' and each loop unrolled
-    (inner loops first, so an outer loop copies the unrolled inner ones)."""
+    (inner loops first, so an outer loop copies the unrolled inner ones); a loop over ``zip``
+    stays a loop, over ``zip(range(n), other)``, its body one branch per item (``fresh``: a
+    new name for the index)."""
     out = []
     for stmt in stmts:
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(stmt, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], gast.stmt) and not isinstance(stmt, SCOPES):
-                setattr(stmt, field, _rewrite(inner, made_at, loops, items))
+                setattr(stmt, field, _rewrite(inner, made_at, loops, items, fresh))
         for part in list(getattr(stmt, "handlers", ())) + list(getattr(stmt, "cases", ())):
-            part.body = _rewrite(part.body, made_at, loops, items)
+            part.body = _rewrite(part.body, made_at, loops, items, fresh)
         if id(stmt) in made_at:
             out.extend(made_at[id(stmt)])
+        elif id(stmt) in loops and isinstance(stmt.iter, gast.Call) and stmt.iter.func.id == "zip":
+            out.append(_zip_branches(stmt, items[_iterated(stmt).id], fresh(_iterated(stmt).id)))
         elif id(stmt) in loops:
             index, variable = _roles(stmt)
             for k, item in enumerate(items[_iterated(stmt).id]):
@@ -413,3 +462,23 @@ def _rewrite(stmts, made_at, loops, items):
         else:
             out.append(stmt)
     return out or [gast.Pass()]  # a loop over an empty list leaves its block empty
+
+
+def _zip_branches(loop, items, counter):
+    """``for item, w in zip(L, other): body`` as ``for counter, w in zip(range(n), other):``
+    with one branch per item, ``if counter == 0: body(item 0) elif ...``: zip stops where
+    Python's does and takes from ``other`` as often."""
+    variable = loop.target.elts[0].id
+    branches = [gast.Pass()]
+    for k in reversed(range(len(items))):
+        copy = [A.replace_names(s, {variable: items[k]}) for s in A.deepcopy(loop.body)]
+        if k == len(items) - 1:
+            branches = copy
+            continue
+        test = gast.Compare(left=A.load(counter), ops=[gast.Eq()], comparators=[A.const(k)])
+        branches = [gast.If(test=test, body=copy, orelse=branches)]
+    counted = gast.Call(func=A.load("range"), args=[A.const(len(items))], keywords=[])
+    loop.iter.args[0] = gast.copy_location(counted, loop.iter.args[0])
+    loop.target.elts[0] = A.store(counter)
+    loop.body = branches
+    return loop
