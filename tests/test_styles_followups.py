@@ -83,6 +83,20 @@ def test_a_loss_that_caches_on_an_argument_model_is_refused_alike():
              "return the value instead")
 
 
+class LazyRegressor(Regressor):
+    def __init__(self, W):  # predictions_ made by the first loss only
+        self.W = W
+
+
+def test_a_loss_that_caches_on_an_object_made_here_is_refused_alike():
+    def objective(W, x):
+        return LazyRegressor(W).loss(x)
+    with pytest.raises(srcad.SrcadError) as info:
+        srcad.grad(objective)(W, X)
+    assert "self.predictions_ = ..." in str(info.value) and "has_aux=True" in str(info.value)
+    assert f"{__file__}:{objective.__code__.co_firstlineno + 1}:" in str(info.value)  # the call's line
+
+
 def test_the_advice_works():  # what the message says to write: the value returned as aux
     class Fixed(Regressor):
         def loss_and_predictions(self, x):

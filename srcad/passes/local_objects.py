@@ -44,8 +44,8 @@ from ..errors import SrcadError
 from .callees import local_names
 from .class_constructors import read_alternative_constructors
 from .class_reads import class_read, read_through_class
-from .local_classes import (Refused, attributes_set, base_call, called_method, dataclass_init, fresh_in, guard_method,
-                            init_fields, made_class, name_temporary_objects, super_calls)
+from .local_classes import (Refused, attribute_store_advice, attributes_set, base_call, called_method, dataclass_init,
+                            fresh_in, guard_method, init_fields, made_class, name_temporary_objects, super_calls)
 from .local_functions import SCOPES
 from .object_edits import Hoisted, Replace, Statement, first_in_statement
 
@@ -365,6 +365,9 @@ class _Lowering:
                 sets = sets or self.mutators[key_called]
                 continue
             called = called_method(n, parent, parents)
+            if not initial and isinstance(parent, gast.Attribute) and not isinstance(parent.ctx, gast.Load):
+                raise Refused(f"{method} sets an attribute its __init__ does not (line {line}): "
+                              + attribute_store_advice(f"{me}.{parent.attr}"))
             if called is None or initial:
                 raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute "
                                f"{'it sets (at its top level)' if initial else 'its __init__ sets, call a method or return it'}"

@@ -50,6 +50,7 @@ from .binding import builtin_call
 from .inline import check_named_exprs, check_no_function_values, lambda_def
 from .item_forms import element_annotation
 from .jumps import check_jumps_eliminated, eliminate_jumps
+from .local_classes import attribute_store_advice
 from .local_objects import unlowered_object
 from .loops import lower_loop
 from .match_statements import lower_matches
@@ -272,7 +273,7 @@ class _Normalizer(ExpressionLowering):
                 out.append(gast.copy_location(unshared_store_check(self, base.id, index, new, target), target))
             out.append(A.assign(gast.Subscript(value=A.load(base.id), slice=index, ctx=gast.Store()), new))
         else:
-            raise self.error(unlowered_object(target) or _attribute_store_advice(target), target)
+            raise self.error(unlowered_object(target) or attribute_store_advice(A.to_source(target).strip()), target)
 
     def assign_pairwise(self, target, value, out):
         """``a, b = e1, e2``: both values first (Python's order), each bound to its target. A value
@@ -319,13 +320,4 @@ def pairwise_display(target, value, stars):
     """Is ``target = value`` a tuple (or list) display assigned to as many plain targets?"""
     return (not stars and isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(target.elts)
             and not any(isinstance(e, gast.Starred) for e in value.elts))
-
-
-def _attribute_store_advice(target):
-    """What to write instead of ``obj.attr = value`` in a differentiated function (a loss method
-    caching a value on ``self``): srcad's code keeps no object's state from one call to the next."""
-    where = A.to_source(target).strip()
-    return (f"srcad does not support setting an attribute ({where} = ...) in a function it differentiates; "
-            f"return the value instead (with grad(..., has_aux=True): return loss, aux) and store it where you "
-            f"call srcad, or compute it outside the differentiated function (in a method you call after the gradient)")
 
