@@ -22,12 +22,11 @@ class Refused(Exception):
     """Why a local object cannot be lowered."""
 
 
-def attribute_store_advice(where):
-    """What to write instead of ``where = value`` (``self.last = h``) in a differentiated
-    function, a loss method caching a value: srcad's code keeps no object's state between calls."""
-    return (f"srcad does not support setting an attribute ({where} = ...) in a function it differentiates; "
-            f"return the value instead (with grad(..., has_aux=True): return loss, aux) and store it where you "
-            f"call srcad, or compute it outside the differentiated function (in a method you call after the gradient)")
+def attribute_store_advice():
+    """What to write instead of ``self.last = h`` in a differentiated function (a loss method
+    caching a value): srcad's code keeps no object's state from one call to the next."""
+    return ("return the value instead (with grad(..., has_aux=True): return loss, aux) and store it where you "
+            "call srcad, or compute it outside the differentiated function (in a method you call after the gradient)")
 
 
 def made_class(assign, locals_, source):

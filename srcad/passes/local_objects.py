@@ -366,8 +366,8 @@ class _Lowering:
                 continue
             called = called_method(n, parent, parents)
             if not initial and isinstance(parent, gast.Attribute) and not isinstance(parent.ctx, gast.Load):
-                raise Refused(f"{method} sets an attribute its __init__ does not (line {line}): "
-                              + attribute_store_advice(f"{me}.{parent.attr}"))
+                raise Refused(f"{method} sets {me}.{parent.attr}, which its __init__ does not set (line {line}): "
+                              f"set each attribute in __init__, or {attribute_store_advice()}")
             if called is None or initial:
                 raise Refused(f"{method} uses '{me}' otherwise than to read or set an attribute "
                                f"{'it sets (at its top level)' if initial else 'its __init__ sets, call a method or return it'}"

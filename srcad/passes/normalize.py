@@ -273,7 +273,9 @@ class _Normalizer(ExpressionLowering):
                 out.append(gast.copy_location(unshared_store_check(self, base.id, index, new, target), target))
             out.append(A.assign(gast.Subscript(value=A.load(base.id), slice=index, ctx=gast.Store()), new))
         else:
-            raise self.error(unlowered_object(target) or attribute_store_advice(A.to_source(target).strip()), target)
+            raise self.error(unlowered_object(target) or (
+                "srcad does not support setting an attribute ({} = ...) in a function it differentiates; {}".format(
+                    A.to_source(target).strip(), attribute_store_advice())), target)
 
     def assign_pairwise(self, target, value, out):
         """``a, b = e1, e2``: both values first (Python's order), each bound to its target. A value
