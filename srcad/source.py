@@ -1,6 +1,8 @@
 """Source capture: from a live Python function to a gast ``FunctionDef`` with true line numbers
 (``capture``), and source to read for a function that has a rule instead (``trampoline``)."""
+import copy
 import dataclasses
+import functools
 import inspect
 import linecache
 import os
@@ -312,10 +314,7 @@ def _lambda_node(fn, filename):
     """
     code = fn.__code__
     first = code.co_firstlineno
-    try:
-        module = gast.parse("".join(linecache.getlines(filename, fn.__globals__)))
-    except SyntaxError:
-        module = None
+    module = _parsed_file(filename, "".join(linecache.getlines(filename, fn.__globals__)))
     params = code.co_varnames[: code.co_argcount]
     span = _code_span(code)
     found = []
@@ -332,7 +331,7 @@ def _lambda_node(fn, filename):
                else "its file does not parse" if module is None else "no lambda on its line matches it")
         raise SourceUnavailableError(f"{filename}:{first}: cannot find the source of this lambda ({why}); "
                                      f"write it as a def.{source_hint(fn)}")
-    lam = found[0]
+    lam = copy.deepcopy(found[0])  # (the parsed file is shared by every lambda in it)
     ret = gast.Return(value=lam.body)
     gast.copy_location(ret, lam.body)
     node = gast.FunctionDef(
@@ -340,6 +339,16 @@ def _lambda_node(fn, filename):
         type_comment=None, type_params=[],
     )
     return gast.copy_location(node, lam)
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed_file(filename, text):
+    """The file's module node (None where it does not parse), parsed once per text: every lambda
+    captured from one file would parse the whole file again."""
+    try:
+        return gast.parse(text)
+    except SyntaxError:
+        return None
 
 
 def _code_span(code):
