@@ -18,7 +18,10 @@ WEIGHTS = np.arange(9.0).reshape(3, 3)
 
 RANK_TWO = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])  # LU meets an exact zero pivot
 ROUNDED_SINGULAR = Q3 @ np.diag([3.0, 1.0, 0.0]) @ RNG.standard_normal((3, 3))  # singular up to rounding
-SEMIDEFINITE = Q3 @ np.diag([0.0, 1.0, 3.0]) @ Q3.T
+# Semi-definite to working precision with an exactly computed first pivot: a rotated Q diag(0, 1, 3) Qᵀ
+# has a last pivot of rounding size whose sign depends on the LAPACK build (negative, LAPACK itself
+# refuses before srcad is asked)
+SEMIDEFINITE = np.block([[np.full((1, 1), 1e-20), np.zeros((1, 2))], [np.zeros((2, 1)), np.array([[2.0, 1.0], [1.0, 3.0]])]])
 REPEATED = Q4 @ np.diag([1.0, 1.0, 3.0, 4.0]) @ Q4.T  # eigenvalues and singular values 1, 1, 3, 4
 ILL_CONDITIONED = Q4 @ np.diag([1.0, 1e-3, 1e-5, 1e-6]) @ np.linalg.qr(RNG.standard_normal((4, 4)))[0]
 
