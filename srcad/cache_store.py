@@ -128,15 +128,24 @@ def _digest(text):
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load(key_material):
-    """The text stored under ``key_material``, or None (no cache, no entry, or a bad one)."""
+def _entry_place(key_material):
+    """``(directory path, its open descriptor, entry name)`` for ``key_material``, or None when
+    there is no usable cache directory."""
     path = directory()
     if path is None:
         return None
     fd = _open_directory(path)
     if fd is None:
         return None
-    key = _digest(key_material)
+    return path, fd, _digest(key_material)
+
+
+def load(key_material):
+    """The text stored under ``key_material``, or None (no cache, no entry, or a bad one)."""
+    opened = _entry_place(key_material)
+    if opened is None:
+        return None
+    _, fd, key = opened
     try:
         # non-blocking: opening a FIFO planted under the entry's name must not wait for a writer
         entry = os.open(key, os.O_RDONLY | os.O_NONBLOCK | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
@@ -171,13 +180,10 @@ def _verified(data, key):
 
 def store(key_material, payload):
     """Write ``payload`` under ``key_material`` atomically; True if it was written."""
-    path = directory()
-    if path is None:
+    opened = _entry_place(key_material)
+    if opened is None:
         return False
-    fd = _open_directory(path)
-    if fd is None:
-        return False
-    key = _digest(key_material)
+    path, fd, key = opened
     data = f"{FORMAT}\nkey {key}\nsha256 {_digest(payload)}\n\n{payload}".encode("utf-8")
     temporary = f".{key}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
     try:
