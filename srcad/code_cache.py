@@ -25,9 +25,16 @@ class CodeCache:
 
     def __init__(self):
         self._entries = {}  # id(code) -> (weakref to code, {rest of key: [Compiled, ...]})
-        # how many times code was made: ``srcad.testing`` checks that calling again with the same
-        # arguments makes none (a guard that cannot hold would compile on every call)
-        self.made = 0
+        # how many times each thread made code: ``srcad.testing`` checks that calling again with
+        # the same arguments makes none (a guard that cannot hold would compile on every call);
+        # per thread, so that another thread's first use is not taken for this one's
+        self._made = threading.local()
+
+    def made_in_this_thread(self):
+        return getattr(self._made, "count", 0)
+
+    def note_made(self):
+        self._made.count = self.made_in_this_thread() + 1
 
     def variants(self, key):
         mode, code, rest = key[0], key[1], (key[0],) + key[2:]
@@ -91,7 +98,7 @@ def cached(cache, key, fn, make, recursion):
             compiled = make()
         finally:
             in_progress.discard(recursion)
-        cache.made += 1
+        cache.note_made()
         if compiled.matches(fn):  # (one that does not, never found again, would only pile up)
             variants.append(compiled)
             del variants[:-MAX_VARIANTS]

@@ -292,9 +292,9 @@ def _assert_compiles_nothing(call, where):
     hold would make srcad compile on every call."""
     from .compile import _CACHE
 
-    made = _CACHE.made
+    made = _CACHE.made_in_this_thread()
     call()
-    if _CACHE.made != made:
+    if _CACHE.made_in_this_thread() != made:
         raise AssertionError(f"{where}: called again with arguments of the same shapes, srcad compiled its code "
                              "again (a guard of the compiled code does not hold right after compiling it)")
 

@@ -66,6 +66,6 @@ def made_by(call):
     """How many compilations ``call()`` made (a guard that cannot hold makes one on every call)."""
     from srcad.compile import _CACHE
 
-    made = _CACHE.made
+    made = _CACHE.made_in_this_thread()
     call()
-    return _CACHE.made - made
+    return _CACHE.made_in_this_thread() - made

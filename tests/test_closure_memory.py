@@ -93,7 +93,7 @@ def test_fresh_closures_of_values_make_no_code_and_keep_no_memory(form):
     for i in range(5):
         call(_captured(i))
     gc.collect()
-    made = _CACHE.made
+    made = _CACHE.made_in_this_thread()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
@@ -103,7 +103,7 @@ def test_fresh_closures_of_values_make_no_code_and_keep_no_memory(form):
         grown = tracemalloc.get_traced_memory()[0] - before
     finally:
         tracemalloc.stop()
-    assert _CACHE.made == made
+    assert _CACHE.made_in_this_thread() == made
     assert grown / 300 < 1000  # bytes per call (about 1 measured; a compiled entry is ~50 KB)
 
 
@@ -122,11 +122,11 @@ def test_fresh_closures_of_resolved_objects_keep_a_bounded_cache(make):
 def test_a_closure_in_use_is_not_dropped_by_fresh_ones():
     kept = make_with_helper(_captured(-1))
     srcad.grad(kept)(X)
-    made = _CACHE.made
+    made = _CACHE.made_in_this_thread()
     for i in range(2 * MAX_VARIANTS):
         srcad.grad(make_with_helper(_captured(i)))(X)
         srcad.grad(kept)(X)
-    assert _CACHE.made - made == 2 * MAX_VARIANTS  # the fresh ones only, never ``kept`` again
+    assert _CACHE.made_in_this_thread() - made == 2 * MAX_VARIANTS  # the fresh ones only, never ``kept`` again
 
 
 @pytest.mark.parametrize("make", [make_valued, make_with_helper, make_with_object])

@@ -216,9 +216,9 @@ STEADY = """
     from steady_fft import f
     made = []
     for _ in range(3):
-        before = srcad_compile._CACHE.made
+        before = srcad_compile._CACHE.made_in_this_thread()
         srcad.grad(f)(np.array([0.3, 0.8, 1.4]))
-        made.append(srcad_compile._CACHE.made - before)
+        made.append(srcad_compile._CACHE.made_in_this_thread() - before)
     print(json.dumps(made))
 """
 

@@ -84,9 +84,9 @@ def test_a_rebound_sparse_matrix_compiles_again():
         # other values; another format, whose .T.tocsr is another method
         for other in (sp.csr_matrix(DENSE * 2.0 - 1.0), sp.csc_matrix(DENSE[::-1])):
             G = other
-            made = _CACHE.made
+            made = _CACHE.made_in_this_thread()
             np.testing.assert_allclose(grad(x), 2 * other @ (other.T @ x), rtol=1e-12)
-            assert _CACHE.made > made
+            assert _CACHE.made_in_this_thread() > made
             np.testing.assert_array_equal(grad(x), check_grads(transposed_tocsr, (x,), v=1.0))
     finally:
         G = kept
@@ -100,9 +100,9 @@ def test_an_array_reshaped_in_place_compiles_again():
     assert made_by(lambda: grad(x)) == 0
     try:
         A.shape = (4, 3)  # the same array: A.T.shape[1] is 4 now
-        made = _CACHE.made
+        made = _CACHE.made_in_this_thread()
         again = grad(x)
-        assert _CACHE.made > made
+        assert _CACHE.made_in_this_thread() > made
         np.testing.assert_allclose(again, first * 4 / 3, rtol=1e-12)
         np.testing.assert_array_equal(again, check_grads(transposed_shape, (x,), v=1.0))
     finally:
@@ -133,9 +133,9 @@ def test_a_rules_decision_on_an_attribute_made_anew_is_guarded():
     assert made_by(lambda: grad(x)) == 0
     try:
         W.shape = (3, 2)  # the same array: W.T.shape[0] is 2 now, the rule's other branch
-        made = _CACHE.made
+        made = _CACHE.made_in_this_thread()
         np.testing.assert_array_equal(grad(np.array([0.3, -0.2])), np.zeros(2))
-        assert _CACHE.made > made
+        assert _CACHE.made_in_this_thread() > made
     finally:
         W.shape = (2, 3)
     np.testing.assert_allclose(grad(x), 2 * W.T @ (W @ x), rtol=1e-12)
