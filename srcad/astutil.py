@@ -32,12 +32,21 @@ def set_anno(node, key, value):
     return node
 
 
+# The nodes passes make most are built as gast's constructor builds them (its ``__init__`` sets
+# the fields given), without a call of that Python function: passes make thousands of names.
+_new_node = gast.AST.__new__
+
+
 def load(name):
-    return gast.Name(id=name, ctx=gast.Load(), annotation=None, type_comment=None)
+    node = _new_node(gast.Name)
+    node.__dict__.update(id=name, ctx=_new_node(gast.Load), annotation=None, type_comment=None)
+    return node
 
 
 def store(name):
-    return gast.Name(id=name, ctx=gast.Store(), annotation=None, type_comment=None)
+    node = _new_node(gast.Name)
+    node.__dict__.update(id=name, ctx=_new_node(gast.Store), annotation=None, type_comment=None)
+    return node
 
 
 # the types of the values a literal writes (what generated code may hold as written)
@@ -45,7 +54,9 @@ LITERAL_TYPES = (int, float, complex, str, bytes, bool, type(None))
 
 
 def const(value):
-    return gast.Constant(value=value, kind=None)
+    node = _new_node(gast.Constant)
+    node.__dict__.update(value=value, kind=None)
+    return node
 
 
 def is_none(node):
@@ -56,7 +67,9 @@ def is_none(node):
 def assign(target, value):
     if isinstance(target, str):
         target = store(target)
-    return gast.Assign(targets=[target], value=value, type_comment=None)
+    node = _new_node(gast.Assign)
+    node.__dict__.update(targets=[target], value=value, type_comment=None)
+    return node
 
 
 def is_atom(node):
@@ -179,7 +192,13 @@ def walk(node):
     append, extend = todo.append, todo.extend
     child_fields = _CHILD_FIELDS
     for node in todo:
-        fields = child_fields.get(node.__class__)
+        cls = node.__class__
+        if cls is _NAME:  # (the commonest node)
+            if node.annotation is not None:  # a parameter's annotation
+                append(node.annotation)
+            yield node
+            continue
+        fields = child_fields.get(cls)
         if fields is None:
             if not isinstance(node, gast.AST):
                 continue  # None in a list (``{**d}``'s key), or a string (``match``'s ``kwd_attrs``)
@@ -208,6 +227,27 @@ def _child_fields(node):
     leaves = _CLASS_LEAF_FIELDS.get(type(node).__name__, ())
     fields = _CHILD_FIELDS[type(node)] = tuple(f for f in node._fields if f not in _LEAF_FIELDS and f not in leaves)
     return fields
+
+
+def child_fields(node):
+    """The fields of ``node`` that may hold the nodes ``walk`` goes to (for a walk of one's own
+    that stops at some nodes)."""
+    fields = _CHILD_FIELDS.get(node.__class__)
+    return _child_fields(node) if fields is None else fields
+
+
+def child_nodes(node):
+    """The nodes ``node`` holds directly, in ``gast.iter_child_nodes``' order, but for the
+    ``ctx``, operator and comparison leaves (``walk``'s), as a list."""
+    out = []
+    held = node.__dict__
+    for field in child_fields(node):
+        value = held.get(field)
+        if value.__class__ is list:
+            out.extend(v for v in value if isinstance(v, gast.AST))
+        elif isinstance(value, gast.AST):
+            out.append(value)
+    return out
 
 
 def _names(node, ctx):

@@ -118,12 +118,12 @@ def _copied_pops(stmts, mutated, copy_value):
 
 def _pure(rhs):
     """Is computing ``rhs`` free of effects (so an unread result need not be computed)?"""
-    from . import registry
-
     if isinstance(rhs, (gast.Name, gast.Constant, gast.BinOp, gast.UnaryOp, gast.Compare, gast.Subscript,
                         gast.Attribute, gast.Tuple, gast.List, gast.Dict)):
         return True
     if isinstance(rhs, gast.Call):
+        from . import registry
+
         callee = A.anno(rhs, "callee")
         if callee is None:
             return False

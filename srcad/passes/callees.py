@@ -5,7 +5,7 @@ import types
 
 import gast
 
-from ..astutil import anno, set_anno
+from ..astutil import anno, child_fields, set_anno
 from ..code_reading import attribute_now
 
 
@@ -34,29 +34,29 @@ def local_names(fn_node):
     for extra in (fn_node.args.vararg, fn_node.args.kwarg):
         if extra is not None:
             names.add(extra.id)
-    stack = list(fn_node.body)
-    pop, push, extend, AST = stack.pop, stack.append, stack.extend, gast.AST
-    while stack:
-        node = pop()
+    todo = list(fn_node.body)  # (a set is made: the order nodes are read in does not matter)
+    append, extend, add = todo.append, todo.extend, names.add
+    for node in todo:
         cls = node.__class__
         if cls is gast.Name:
             if node.ctx.__class__ is gast.Store:
-                names.add(node.id)
+                add(node.id)
             continue
         if cls is gast.FunctionDef:
-            names.add(node.name)
+            add(node.name)
             continue  # its body is its own scope
+        if cls is gast.Lambda or not isinstance(node, gast.AST):  # (None, or a string, in a list)
+            continue
         if cls is gast.MatchAs or cls is gast.MatchStar:  # a match statement's capture (before it is lowered)
             if node.name is not None:
-                names.add(node.name)
-        if cls is gast.Lambda:
-            continue
-        for field in node._fields:  # gast.iter_child_nodes, without a generator per node
-            value = getattr(node, field, None)
-            if isinstance(value, list):
-                extend([v for v in value if isinstance(v, AST)])
-            elif isinstance(value, AST):
-                push(value)
+                add(node.name)
+        held = node.__dict__  # (read directly, as ``walk`` does: called by many passes on one function)
+        for field in child_fields(node):
+            value = held.get(field)
+            if value.__class__ is list:
+                extend(value)
+            elif value is not None:
+                append(value)
     return names
 
 

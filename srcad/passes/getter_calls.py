@@ -30,25 +30,29 @@ GETTERS = (operator.itemgetter, operator.attrgetter)
 
 def read_getter_calls(fn, source):
     """Replace in ``fn`` (in place) each getter called on a name where it is made."""
-    locals_ = local_names(fn)
+    _Reads(local_names(fn), source).visit(fn)
 
-    class Reads(gast.NodeTransformer):
-        def visit_Call(self, node):
-            self.generic_visit(node)
-            maker = node.func
-            parts = dotted(maker.func) if isinstance(maker, gast.Call) else None
-            if parts is None or parts[0] in locals_ or node.keywords or len(node.args) != 1:
-                return node
-            try:
-                made_by = lookup_path(parts, source)
-            except (KeyError, AttributeError):
-                return node
-            if made_by not in GETTERS:
-                return node
-            A.set_anno(maker, "callee", Callee("object", obj=made_by, name=".".join(parts)))
-            return getter_read(maker, node.args) or node
 
-    Reads().visit(fn)
+class _Reads(A.Transformer):
+    """``read_getter_calls``' one pass (a class made once: ``A.Transformer`` keeps its visitors)."""
+
+    def __init__(self, locals_, source):
+        self.locals_, self.source = locals_, source
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        maker = node.func
+        parts = dotted(maker.func) if isinstance(maker, gast.Call) else None
+        if parts is None or parts[0] in self.locals_ or node.keywords or len(node.args) != 1:
+            return node
+        try:
+            made_by = lookup_path(parts, self.source)
+        except (KeyError, AttributeError):
+            return node
+        if made_by not in GETTERS:
+            return node
+        A.set_anno(maker, "callee", Callee("object", obj=made_by, name=".".join(parts)))
+        return getter_read(maker, node.args) or node
 
 
 def getter_read(fn, args):

@@ -35,10 +35,10 @@ def _calls_in_scopes(node, locals_, functions, source):
     defined in the function there (``local_functions``: a scope binding a name hides the
     function of that name around it)."""
     params = parameter_names(node) if isinstance(node, (gast.FunctionDef, gast.Lambda)) else set()
-    stack = [(child, locals_, params, frozenset(), functions) for child in gast.iter_child_nodes(node)]
+    stack = [(child, locals_, params, frozenset(), functions) for child in A.child_nodes(node)]
     while stack:
         n, scope, scope_params, nested, functions = stack.pop()
-        children = gast.iter_child_nodes(n)
+        children = None  # (read after ``n`` is handled: resolving a call may change it)
         if isinstance(n, SCOPES):
             stack.extend((child, scope, scope_params, nested, functions) for child in outer_scope_children(n))
             bound, defined = scope_functions(n, functions, source)
@@ -52,7 +52,8 @@ def _calls_in_scopes(node, locals_, functions, source):
             scope, scope_params, nested = scope | inner, scope_params | inner, nested | inner
         if isinstance(n, gast.Call) or isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load):
             yield n, scope, scope_params, nested, functions
-        stack.extend((child, scope, scope_params, nested, functions) for child in children)
+        stack.extend((child, scope, scope_params, nested, functions)
+                     for child in (A.child_nodes(n) if children is None else children))
 
 
 def _check_defined_before(scope, defined, source):
@@ -315,7 +316,7 @@ def _conditional_calls(node):
 _INDEXABLE = (np.ndarray, np.generic, list, tuple, dict, str, bytes, int, float, complex, type)
 
 
-class _ItemCalls(gast.NodeTransformer):
+class _ItemCalls(A.Transformer):
     """``obj[key]`` for a module-level object that is not an array or container (``np.r_``,
     ``np.c_``, ``np.mgrid``) is a call of ``obj.__getitem__``, which needs a derivative rule
     like any call: its key holds the data (``np.r_[x, 2 * x]``), so it must not read as

@@ -317,6 +317,8 @@ class AdjointState:
         return merged
 
     def convert(self, var, have, want):
+        if have == want and var in self.adjoint_names:  # (most calls: a loop brings every adjoint to its state)
+            return []
         from .. import runtime
 
         d = self.dname(var)
