@@ -13,6 +13,7 @@ import gast
 import numpy as np
 
 from . import sourcemap
+from .astutil import parse
 from .errors import SourceUnavailableError, SrcadSyntaxError, source_hint
 from .indentation import dedent_code
 
@@ -191,7 +192,7 @@ def _parse(lines, first):
     """The module of the def ``lines`` (dedented), its line numbers those of the file where
     the def begins at line ``first``."""
     text = dedent_code("".join(lines))
-    module = gast.parse("\n" * (first - 1) + text)  # (no tree walk to renumber)
+    module = parse("\n" * (first - 1) + text)  # (no tree walk to renumber)
     if "except" in text:  # gast gives ``except E as e``'s name no line; renumbered, it had line first - 1
         for node in gast.walk(module):
             if isinstance(node, gast.ExceptHandler) and node.name is not None and not hasattr(node.name, "lineno"):
@@ -346,7 +347,7 @@ def _parsed_file(filename, text):
     """The file's module node (None where it does not parse), parsed once per text: every lambda
     captured from one file would parse the whole file again."""
     try:
-        return gast.parse(text)
+        return parse(text)
     except SyntaxError:
         return None
 
@@ -375,9 +376,11 @@ def _contains(node, span):
     return start <= span[0] and span[1] <= end
 
 
+_SRCAD_DIRECTORY = os.path.dirname(os.path.realpath(__file__)) + os.sep
+
+
 def srcad_file(filename):
     """Is ``filename`` one of srcad's own modules?"""
-    here = os.path.dirname(os.path.realpath(__file__))
-    return bool(filename) and os.path.realpath(filename).startswith(here + os.sep)
+    return bool(filename) and os.path.realpath(filename).startswith(_SRCAD_DIRECTORY)
 
 

@@ -127,13 +127,13 @@ def name_temporary_objects(node, source, locals_):
 def _lowered_receiver(call, locals_, source):
     """The call ``C(...)`` where ``call`` is ``C(...).method(...)`` or ``C(...)(...)`` and srcad
     lowers ``C``'s objects (a plain class of the module, a record class); else None."""
-    from .records import record_fields
-
     if not isinstance(call, gast.Call):
         return None
     receiver = call.func.value if isinstance(call.func, gast.Attribute) else call.func
     if not isinstance(receiver, gast.Call):
         return None
+    from .records import record_fields
+
     lowered = made_class(gast.Assign(targets=[A.store("_")], value=receiver, type_comment=None), locals_, source)
     if (lowered is None or lowered[1] is not None) and record_fields(called_class(receiver, locals_, source)) is None:
         return None  # (an object srcad does not lower: left as it was)
