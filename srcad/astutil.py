@@ -117,18 +117,18 @@ def _from_ast(node):
     if cls is ast.Name:
         new = _new_node(gast.Name)
         new.__dict__.update(id=node.id, ctx=_from_ast(node.ctx), annotation=None, type_comment=None)
-        return _copy_positions(new, node, named=True)
+        return _copy_positions(new, node, located=True)
     if cls is ast.arg:  # a parameter: a name in gast
         new = _new_node(gast.Name)
         new.__dict__.update(id=node.arg, ctx=_new_node(gast.Param), annotation=_from_ast_value(node.annotation),
                             type_comment=node.type_comment)
-        return _copy_positions(new, node, named=True)
+        return _copy_positions(new, node, located=True)
     if cls is ast.ExceptHandler and node.name:  # its name a name node (with no position, as gast makes it)
         name = _new_node(gast.Name)
         name.__dict__.update(id=node.name, ctx=_new_node(gast.Store), annotation=None, type_comment=None)
         new = _new_node(gast.ExceptHandler)
         new.__dict__.update(type=_from_ast_value(node.type), name=name, body=_from_ast_value(node.body))
-        return _copy_positions(new, node, named=True)
+        return _copy_positions(new, node, located=True)
     target = _GAST_CLASS.get(cls)
     if target is None:
         target = _GAST_CLASS[cls] = getattr(gast, cls.__name__, False)
@@ -157,13 +157,13 @@ def _from_ast_value(value):
     return [_from_ast_value(v) for v in value] if isinstance(value, list) else value
 
 
-def _copy_positions(new, node, named=False):
-    """``node``'s positions onto ``new``, as gast copies them (for a name ``named``, as
-    ``ast.copy_location`` does: no line or column that is None)."""
+def _copy_positions(new, node, located=False):
+    """``node``'s positions onto ``new``: each it has, as gast's conversion copies them, or
+    (``located``) as ``ast.copy_location`` does, no line or column that is None."""
     fields = new.__dict__
     for attr in node._attributes:
         value = getattr(node, attr, _ABSENT)
-        if value is not _ABSENT and not (named and value is None and attr in ("lineno", "col_offset")):
+        if value is not _ABSENT and not (located and value is None and attr in ("lineno", "col_offset")):
             fields[attr] = value
     return new
 
@@ -532,7 +532,7 @@ def to_ast(node):
     if special is not None:
         new = special(node)
         if cls is not gast.arguments:  # gast places every node but ``arguments``
-            ast.copy_location(new, node)
+            _copy_positions(new, node, located=True)
         return new
     target = _AST_CLASS.get(cls)
     if target is None:

@@ -53,7 +53,7 @@ def _walk_scope(nodes):
         n = todo.pop()
         yield n
         if not _nested_scopes(n):
-            todo.extend(gast.iter_child_nodes(n))
+            todo.extend(A.child_nodes(n))
 
 
 def _loop_exits(body):
@@ -67,7 +67,7 @@ def _loop_exits(body):
             todo.extend(r for r in _walk_scope(n.body) if isinstance(r, gast.Return))
             todo.extend(n.orelse)
         elif not _nested_scopes(n):
-            todo.extend(gast.iter_child_nodes(n))
+            todo.extend(A.child_nodes(n))
 
 
 def checkpoint_loops(node, source):

@@ -11,6 +11,8 @@ name, in statement order, not by scope). A decorated ``def h`` is refused: ``h``
 the decorator returns."""
 import gast
 
+from .. import astutil as A
+
 COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef) + COMPREHENSIONS
 
@@ -129,4 +131,4 @@ def _bindings(scope):
             yield node.name, node, False
         elif isinstance(node, gast.MatchMapping) and node.rest is not None:
             yield node.rest, node, False
-        stack.extend(gast.iter_child_nodes(node))
+        stack.extend(A.child_nodes(node))
