@@ -102,75 +102,21 @@ def copy_blocks(stmts):
 
 
 def parse_stmts(src):
-    return parse(src).body
+    return gast.parse(src).body
 
 
-def parse(text):
-    """``gast.parse(text)``: the same tree, field for field (in the same order) and position
-    for position, converted from ``ast``'s without gast's visitor, which made a dict of keyword
-    arguments and called a Python constructor per node: most of reading a long function."""
-    return _from_ast(ast.parse(text))
-
-
-def _from_ast(node):
-    cls = node.__class__
-    if cls is ast.Name:
-        new = _new_node(gast.Name)
-        new.__dict__.update(id=node.id, ctx=_from_ast(node.ctx), annotation=None, type_comment=None)
-        return _copy_positions(new, node, located=True)
-    if cls is ast.arg:  # a parameter: a name in gast
-        new = _new_node(gast.Name)
-        new.__dict__.update(id=node.arg, ctx=_new_node(gast.Param), annotation=_from_ast_value(node.annotation),
-                            type_comment=node.type_comment)
-        return _copy_positions(new, node, located=True)
-    if cls is ast.ExceptHandler and node.name:  # its name a name node (with no position, as gast makes it)
-        name = _new_node(gast.Name)
-        name.__dict__.update(id=node.name, ctx=_new_node(gast.Store), annotation=None, type_comment=None)
-        new = _new_node(gast.ExceptHandler)
-        new.__dict__.update(type=_from_ast_value(node.type), name=name, body=_from_ast_value(node.body))
-        return _copy_positions(new, node, located=True)
-    target = _GAST_CLASS.get(cls)
-    if target is None:
-        target = _GAST_CLASS[cls] = getattr(gast, cls.__name__, False)
-    if not target:
-        return None  # gast's conversion drops what it has no class for
-    new = _new_node(target)
-    fields = new.__dict__
-    for field in cls._fields:
-        value = getattr(node, field, _ABSENT)
-        if value is not _ABSENT:
-            value_class = value.__class__
-            if value_class in _IMMUTABLE:
-                fields[field] = value
-            elif value_class is list:
-                fields[field] = [_from_ast(v) if isinstance(v, ast.AST) else v for v in value]
-            else:
-                fields[field] = _from_ast_value(value)
-    if cls in _WITH_TYPE_PARAMS:  # (a field of gast's Python 3.12 nodes)
-        fields["type_params"] = []
-    return _copy_positions(new, node)
-
-
-def _from_ast_value(value):
-    if isinstance(value, ast.AST):
-        return _from_ast(value)
-    return [_from_ast_value(v) for v in value] if isinstance(value, list) else value
-
-
-def _copy_positions(new, node, located=False):
-    """``node``'s positions onto ``new``: each it has, as gast's conversion copies them, or
-    (``located``) as ``ast.copy_location`` does, no line or column that is None."""
+def _copy_positions(new, node):
+    """``ast.copy_location(new, node)``, inlined (to_ast calls it for every special node): each
+    position ``node`` has, but no line or column that is None."""
     fields = new.__dict__
     for attr in node._attributes:
         value = getattr(node, attr, _ABSENT)
-        if value is not _ABSENT and not (located and value is None and attr in ("lineno", "col_offset")):
+        if value is not _ABSENT and not (value is None and attr in ("lineno", "col_offset")):
             fields[attr] = value
     return new
 
 
 _ABSENT = object()
-_GAST_CLASS = {}  # ast class -> gast class (False: none)
-_WITH_TYPE_PARAMS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 
 def deepcopy(node):
@@ -532,7 +478,7 @@ def to_ast(node):
     if special is not None:
         new = special(node)
         if cls is not gast.arguments:  # gast places every node but ``arguments``
-            _copy_positions(new, node, located=True)
+            _copy_positions(new, node)
         return new
     target = _AST_CLASS.get(cls)
     if target is None:

@@ -203,7 +203,7 @@ def function_body(fn):
     source, lineno = inspect.getsourcelines(fn)
     if not (fn.__module__ or "").startswith(__package__ + "."):
         check_source_is_code(capture(fn))
-    body = A.parse(dedent_code("".join(source))).body[0].body
+    body = gast.parse(dedent_code("".join(source))).body[0].body
     if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant):
         body = body[1:]  # docstring
     return body, lineno

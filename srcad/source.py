@@ -13,7 +13,6 @@ import gast
 import numpy as np
 
 from . import sourcemap
-from .astutil import parse
 from .errors import SourceUnavailableError, SrcadSyntaxError, source_hint
 from .indentation import dedent_code
 
@@ -192,7 +191,7 @@ def _parse(lines, first):
     """The module of the def ``lines`` (dedented), its line numbers those of the file where
     the def begins at line ``first``."""
     text = dedent_code("".join(lines))
-    module = parse("\n" * (first - 1) + text)  # (no tree walk to renumber)
+    module = gast.parse("\n" * (first - 1) + text)  # (no tree walk to renumber)
     if "except" in text:  # gast gives ``except E as e``'s name no line; renumbered, it had line first - 1
         for node in gast.walk(module):
             if isinstance(node, gast.ExceptHandler) and node.name is not None and not hasattr(node.name, "lineno"):
@@ -347,7 +346,7 @@ def _parsed_file(filename, text):
     """The file's module node (None where it does not parse), parsed once per text: every lambda
     captured from one file would parse the whole file again."""
     try:
-        return parse(text)
+        return gast.parse(text)
     except SyntaxError:
         return None
 
