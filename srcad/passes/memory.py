@@ -43,7 +43,7 @@ import numpy as np
 from .. import astutil as A
 from .. import runtime
 from ..sharing import copy_for_calls
-from .call_options import makes_object_array, out_argument, overwritten_arguments
+from .call_options import makes_object_array, overwritten_arguments
 from .fresh import MUTATING_METHODS, known_pure, observes_nothing, shape_query, value_reads
 from .memory_refusals import object_array_refusal, out_argument_refusal
 from .memory_paths import Paths
@@ -52,7 +52,7 @@ from .memory_summaries import helper_summary, summaries_kept
 from .memory_updates import globals_of
 from .memory_scan import makes_index_array
 from .memory_locations import Memory
-from .memory_values import bind_call, string_key
+from .memory_values import string_key
 
 
 
@@ -70,8 +70,9 @@ class _Flow(Paths):
         self.breaks = []  # per loop being read, checking: the facts at each break of its body
         self.mutated = set()  # every location an in-place update may reach
         self.by_calls = set()  # ... that a call srcad runs as written may reach (a helper's own update)
-        # statement id -> every name that may have held what its latest run made, in any state:
-        # a statement that runs again ages only those names' memory
+        # statement id -> every name that may have held what its runs made (new or old), in any
+        # state: a statement that runs again ages only those names' memory, and an update of that
+        # memory makes only those stale
         self.holders = {}
         self.attributes = False  # summarising with attribute stores read as updates (``helper_summary``)
 
@@ -80,6 +81,11 @@ class _Flow(Paths):
         (``compiled``) runs the function's compiled code and its checks. A call that takes
         them for granted is marked ``"trusts_compiled_checks"``: run as written after all, it
         is refused (``passes.array_receivers.refuse_run_as_written``)."""
+        if call is not None and not arrays:  # (as the call's callee, and the tree, do: fixed per analysis)
+            return self.once("summary", call, lambda: self._summary(fn, call))
+        return self._summary(fn, call, arrays)
+
+    def _summary(self, fn, call, arrays=()):
         if call is None or id(call) not in self.compiled:
             return helper_summary(fn, _summary_flow, arrays, self.attributes)
         trusted = helper_summary(fn, _summary_flow, arrays, self.attributes, compiled=True)
@@ -105,7 +111,8 @@ class _Flow(Paths):
                 # then ``if _stop1: break``), as it does where the test is not known
                 self.reads(s, self.names_read(s.test), state)
                 return self.block(list(s.body if known else s.orelse) + list(stmts[k + 1:]), state)
-            if self.check and self.paths * 2 <= MAX_PATHS and sets_a_tested_flag(s, stmts[k + 1:]):
+            if (self.check and isinstance(s, gast.If) and self.paths * 2 <= MAX_PATHS
+                    and sets_a_tested_flag(s, stmts[k + 1:])):  # (the rest sliced for an ``if`` only)
                 # ``if c: ...; skip = True`` then ``if not skip: ...``: the rest of the block is
                 # followed on each path, where the flag is known (a return or break out of a
                 # loop, lowered to flags, does not meet the updates after it)
@@ -137,7 +144,13 @@ class _Flow(Paths):
         if isinstance(s, gast.If):
             self.reads(s, self.names_read(s.test), state)
             region = isinstance(s.test, gast.Name) and A.anno(s.test, "region") is not None
+            # outside a loop's pass, the branches note what they write from here (``memory_state.Names``)
+            untracked = state.names.written is None
+            if untracked:
+                state.names.written = set()
             after = self.branches_joined(s, self.block(s.body, state.copy()), self.block(s.orelse, state))
+            if untracked and after is not None:
+                after.names.written = None
             if region and after is not None:  # a try region's flag turns False where its body raises
                 after.flags.pop(s.test.id, None)
             return after
@@ -157,10 +170,12 @@ class _Flow(Paths):
         return state
 
     def reads(self, s, names, state, observe=True):
-        for name in sorted(names):
-            if name in state.stale and self.check:
-                self.refuse_stale(name, state, s)
-            if observe:
+        if self.check:  # (the first stale name, in order, is the one refused)
+            for name in sorted(names):
+                if name in state.stale:
+                    self.refuse_stale(name, state, s)
+        if observe:
+            for name in names:
                 state.observed |= self.name_memory(state, name).all()
 
     def bind(self, state, name, memory, s):
@@ -180,7 +195,7 @@ class _Flow(Paths):
         target = s.targets[0]
         rhs = s.value
         if isinstance(rhs, gast.Call) and self.check:
-            out = out_argument(rhs)
+            out = self.out_argument(rhs)
             if out is not None:
                 raise out_argument_refusal(rhs, s)
             if makes_object_array(rhs):
@@ -218,7 +233,7 @@ class _Flow(Paths):
         if summary is not None and summary[1]:
             # srcad runs a differentiated helper on copies of what it updates: the caller must not
             # read those arrays afterwards (it would see them changed without srcad)
-            for param, args in (bind_call(callee.obj, rhs) or {}).items():
+            for param, args in (self.bind_call(callee.obj, rhs) or {}).items():
                 for arg in args:
                     if param in summary[1] and isinstance(arg, gast.Name):
                         state = self.update(s, state, self.tracked(state, arg.id), exempt=set(), writes=False,

@@ -77,14 +77,15 @@ class Paths(Updates):
             not_taken = self.made_earlier(not_taken, s.body)
         return self.joined(taken, not_taken)
 
-    def joined(self, a, b):
+    def joined(self, a, b, changed=None):
         """``memory_state.join``, where a parameter bound again on one path only still holds the
-        argument on the other (absent from that state, it would take the binding's memory)."""
+        argument on the other (absent from that state, it would take the binding's memory).
+        ``changed``: the names the two may differ at, where known (``State.join``)."""
         if a is not None and b is not None:
             for p in sorted(self.params):
                 if (p in a.names) != (p in b.names):
                     self.tracked(b if p in a.names else a, p)
-        return join(a, b)
+        return join(a, b, changed)
 
     def loop(self, s, state):
         """The facts after the loop ``s`` (``loop_exits``, joined)."""
@@ -101,21 +102,27 @@ class Paths(Updates):
         self.reads(s, self.names_read(head), state)
         # what the body made on an earlier run (an outer loop's last pass) is older than anything
         # a pass of this loop makes: without aging it here, the loop head would mix the two
-        entry = self.made_earlier(state.copy(), s.body)
+        entry = self.made_earlier(state, s.body)  # (``state`` is this loop's: read only through ``entry``)
         for _ in range(MAX_PASSES):
             end, breaks = self._pass(s, entry)
-            joined = self.joined(entry, end)
-            if joined == entry:
+            # a pass notes the names it writes (``memory_state.Names``): the head's facts differ at those only
+            changed = end.names.written if end is not None else None
+            joined = self.joined(entry, end, changed)
+            if joined.same(entry, changed):
                 break
             entry = joined
         else:  # (never met: the facts only grow, and finitely) a final pass reports the last facts
             end, breaks = self._pass(s, entry)
+        for at_break in breaks:  # (noted from the last pass only: what differs from before the loop is too)
+            before = entry.names.written
+            at_break.names.written = None if before is None else at_break.names.written | before
         return [entry, *breaks]  # the loop ends at its head, or at a break
 
     def _pass(self, s, entry):
         """One pass of the body of the loop ``s`` from the loop-head facts ``entry``: the facts
         at its end, and at each break."""
         inside = entry.copy()
+        inside.names.written = set()  # (what this pass writes: ``loop_exits``)
         if isinstance(s, gast.For):
             inside = self.bind(inside, s.target.id, Memory(), s)
         self.breaks.append([])
@@ -136,6 +143,9 @@ class Paths(Updates):
             m = names.get(n)
             if m is not None and (m.own & news or m.inner & news or m.listy & news):
                 names[n] = m.mapped(aged)
-        state.observed = aged(state.observed)
+        hit = state.observed & news
+        if hit:  # (in place: the set is the state's own, and much larger than what ages)
+            state.observed -= hit
+            state.observed |= {("old", loc[1]) for loc in hit}
         state.made.discard(here)
         return state

@@ -47,6 +47,8 @@ def stacks(stmts):
                 isinstance(s, gast.Expr) and value.func.attr == "append" and len(value.args) == 1
                 or (isinstance(s, gast.Expr) or single) and value.func.attr == "pop" and not value.args):
             as_stack.add(id(value.func.value))
+    if not as_stack:  # (no name is used as a stack anywhere: the tree is not walked)
+        return set()
     for node in A.walk(gast.Module(body=list(stmts), type_ignores=[])):
         if isinstance(node, gast.Name):
             used.setdefault(node.id, []).append(id(node))
@@ -55,16 +57,18 @@ def stacks(stmts):
 
 def index_arrays(stmts):
     """Names every binding of which is an index array."""
-    found, other = set(), set()
+    found, other, simple = set(), set(), []
     for s in A.walk_statements(stmts):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and makes_index_array(s.value):
             found.add(s.targets[0].id)
-            continue
-        if isinstance(s, gast.For):
+        elif isinstance(s, gast.For):
             other.add(s.target.id)
         elif not isinstance(s, (gast.If, gast.While)):
-            other |= A.names_stored(s)
-    return found - other
+            simple.append(s)
+    if not found:
+        return found
+    # (the names the other simple statements bind: read in one walk of them all)
+    return found - other - A.names_stored(gast.Module(body=simple, type_ignores=[]))
 
 
 def bound_names(stmts):

@@ -15,6 +15,30 @@ import gast
 
 from .. import astutil as A
 
+
+class Names(dict):
+    """A state's name -> ``Memory``, noting in ``written`` (where it is not None) each name
+    assigned: since a loop's pass or a branch began (``memory_paths``), so that a join or a
+    comparison of states that began there reads only those names, the others holding the same
+    objects on both paths. Names change one by one (``names[n] = m``), which is noted."""
+
+    __slots__ = ("written",)
+
+    def __init__(self, names=(), written=None):
+        super().__init__(names)
+        self.written = written
+
+    def __setitem__(self, name, memory):
+        dict.__setitem__(self, name, memory)
+        if self.written is not None:
+            self.written.add(name)
+
+    def _unnoted(self, *args, **kwargs):
+        raise TypeError("a state's names change one by one (names[n] = m), so that the change is noted")
+
+    update = setdefault = pop = popitem = clear = __delitem__ = __ior__ = _unnoted
+
+
 class State:
     """The facts at one program point: memory of each name, names whose memory another
     name updated (``stale``: name -> update statement), and memory earlier statements read."""
@@ -24,7 +48,7 @@ class State:
 
     def __init__(self, names=None, stale=None, observed=(), bound=None, made=(), flags=None, ambiguous=(),
                  indices=(), stacks_of_arrays=(), stacks_of_sequences=()):
-        self.names = dict(names or {})
+        self.names = Names(names or {})
         self.flags = dict(flags or {})  # name -> the True or False it holds on every path here
         self.stale = dict(stale or {})  # name -> (name updated, update statement, its binding)
         self.observed = set(observed)
@@ -36,25 +60,43 @@ class State:
         self.stacks_of_sequences = set(stacks_of_sequences)  # ... holding lists or tuples only (``Memory.sequence``)
 
     def copy(self):
-        return State(self.names, self.stale, self.observed, self.bound, self.made, self.flags, self.ambiguous,
-                     self.indices, self.stacks_of_arrays, self.stacks_of_sequences)
+        copied = State(self.names, self.stale, self.observed, self.bound, self.made, self.flags, self.ambiguous,
+                       self.indices, self.stacks_of_arrays, self.stacks_of_sequences)
+        written = self.names.written
+        copied.names.written = None if written is None else set(written)
+        return copied
 
-    def join(self, other):
+    def join(self, other, changed=None):
+        """The facts on either path. ``changed``: the names whose memory or binding may differ
+        between the two (where both note their writes: those they wrote); None: any."""
+        mine, theirs = self.names.written, other.names.written
+        if changed is None and mine is not None and theirs is not None:
+            changed = mine | theirs
         # (a join builds its own containers: handed to the new state as they are, not copied again)
-        names = dict(self.names)
-        for n, m in other.names.items():
-            mine = names.get(n)
-            if mine is None:
-                names[n] = m
-            elif mine is not m:  # (the two paths mostly share the same facts: no union to build)
-                names[n] = mine | m
+        names, new = Names(self.names), []
+        for n, m in other.names.items() if changed is None else ((n, other.names.get(n)) for n in changed):
+            here = names.get(n)
+            if m is None or here is m:  # (the two paths mostly share the same facts: no union to build)
+                continue
+            if here is None:
+                new.append(n)
+            else:
+                names[n] = here | m
+        for n in new if changed is None else _in_order(other.names, new):  # (as ``other`` holds them)
+            names[n] = other.names[n]
+        names.written = None if mine is None or theirs is None else mine | theirs
         stale = dict(other.stale)
         stale.update(self.stale)
         bound = dict(other.bound)
         bound.update(self.bound)  # (for hints: one of the bindings)
-        # names both paths bind, by other statements: (name, binding) pairs of one path not in the other's
-        differing = self.bound.items() - other.bound.items()
-        ambiguous = self.ambiguous | other.ambiguous | {n for n, _ in differing if n in other.bound}
+        # names both paths bind, by other statements (the paths mostly share their bindings: the
+        # same objects, compared by identity first, not hashed as (name, binding) pairs)
+        ambiguous = self.ambiguous | other.ambiguous
+        other_binding = other.bound.get
+        for n, binding in self.bound.items() if changed is None else ((n, self.bound.get(n)) for n in changed):
+            their = other_binding(n, binding)
+            if binding is not None and their is not binding and their != binding:
+                ambiguous.add(n)
         flags = {n: v for n, v in self.flags.items() if other.flags.get(n) is v}
         joined = State.__new__(State)
         joined.names, joined.stale, joined.bound, joined.flags = names, stale, bound, flags
@@ -65,11 +107,38 @@ class State:
         return joined
 
     def __eq__(self, other):
-        return (self.names == other.names and self.stale.keys() == other.stale.keys()
+        return self.same(other)
+
+    def same(self, other, changed=None):
+        """``self == other``, where their names may differ at ``changed`` only (if not None)."""
+        if changed is None or len(self.names) != len(other.names):
+            names_equal = self.names == other.names
+        else:
+            names_equal = all(_same_memory(self.names.get(n), other.names.get(n)) for n in changed)
+        return (names_equal and self.stale.keys() == other.stale.keys()
                 and self.observed == other.observed and self.flags == other.flags
                 and self.ambiguous == other.ambiguous and self.indices == other.indices
                 and self.stacks_of_arrays == other.stacks_of_arrays
                 and self.stacks_of_sequences == other.stacks_of_sequences)
+
+
+def _in_order(names, some):
+    """``some`` of the keys of ``names``, in its order. They are among its last: a state's names
+    keep their order as they change, and ``some`` are those one path bound and the other did
+    not (after the state both began from), so the walk from the end stops soon."""
+    if len(some) < 2:
+        return some
+    wanted, found = set(some), []
+    for n in reversed(names):
+        if n in wanted:
+            found.append(n)
+            if len(found) == len(wanted):
+                break
+    return found[::-1]
+
+
+def _same_memory(a, b):
+    return a is b or (a is not None and b is not None and a == b)
 
 
 # the paths a refusing check follows apart at once: the product of the path counts of the splits
@@ -79,11 +148,11 @@ class State:
 MAX_PATHS = 64
 
 
-def join(a, b):
-    """The facts after two paths, either of which may reach nothing (None)."""
+def join(a, b, changed=None):
+    """The facts after two paths, either of which may reach nothing (None) (``State.join``)."""
     if a is None:
         return b
-    return a if b is None else a.join(b)
+    return a if b is None else a.join(b, changed)
 
 
 def flag_value(state, rhs):
@@ -105,7 +174,7 @@ def sets_a_tested_flag(s, rest):
     set_here = {t.targets[0].id for t in A.walk_statements(list(s.body) + list(s.orelse))
                 if isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name)
                 and isinstance(t.value, gast.Constant) and isinstance(t.value.value, bool)}
-    return bool(flags_tested(set_here, rest))
+    return bool(set_here) and bool(flags_tested(set_here, rest))
 
 
 def flags_tested(names, rest):
@@ -113,6 +182,8 @@ def flags_tested(names, rest):
     (``_t3 = not _skip1`` then ``if _t3:``)."""
     negations = {}  # a name bound to the negation of one of ``names`` -> that name
     tested = set()
+    if not names:  # (none to look for: the rest, maybe long, is not read)
+        return tested
     for t in rest:
         if (isinstance(t, gast.Assign) and isinstance(t.targets[0], gast.Name) and isinstance(t.value, gast.UnaryOp)
                 and isinstance(t.value.op, gast.Not) and isinstance(t.value.operand, gast.Name)

@@ -7,12 +7,11 @@ import gast
 
 from .. import astutil as A
 from ..runtime_stores import check_array_receiver
-from .call_options import out_argument, overwritten_arguments
+from .call_options import overwritten_arguments
 from .fresh import (MUTATING_METHODS, NO_EFFECT, is_in, is_ufunc, may_change_arguments, new_array_call, only_logs,
                     scatter_add_target, stores_in_a_global, updates_first_argument)
 from .memory_refusals import Refusals, out_argument_refusal, unseen_change_refusal
 from .memory_locations import Memory
-from .memory_values import bind_call
 
 _ARGUMENT_CHANGING_METHODS = {"shuffle"}  # (a random generator's: rng.shuffle(y))
 
@@ -32,8 +31,9 @@ class Updates(Refusals):
         (``fresh.may_change_arguments``). Of methods of a value srcad does not know, only
         ``shuffle`` is taken to (``rng.shuffle(y)``): the others run as written."""
         if callee.kind == "object":
-            return may_change_arguments(callee.obj) or overwritten_arguments(call) or any(
-                may_change_arguments(self.global_object(a)) for a in self.operands(call))
+            return self.once("changes arguments", call, lambda: bool(
+                may_change_arguments(callee.obj) or overwritten_arguments(call) or any(
+                    may_change_arguments(self.global_object(a)) for a in self.operands(call))))
         if callee.kind == "method" and callee.name in _ARGUMENT_CHANGING_METHODS:
             receiver = self.memory(state, call.func.value)
             return not (receiver.array or receiver.sequence)
@@ -43,7 +43,7 @@ class Updates(Refusals):
         call = s.value
         callee = A.anno(call, "callee")
         if self.check:
-            out = out_argument(call)
+            out = self.out_argument(call)
             if out is not None:
                 raise out_argument_refusal(call, s)
         state = self.written_through_out(s, state, call)
@@ -75,7 +75,7 @@ class Updates(Refusals):
         in place. (Checking, such a call is refused; a helper's summary counts the update, so a
         call of it is known to change what it is given.)"""
         if A.anno(call, "callee") is not None:
-            out = out_argument(call)
+            out = self.out_argument(call)
         else:  # srcad's own calls (a value stack's append), read by keyword
             out = next((k.value for k in call.keywords if k.arg == "out"), None)
         for target in (out.elts if isinstance(out, gast.Tuple) else [out]) if out is not None else ():
@@ -97,7 +97,7 @@ class Updates(Refusals):
             summary = self.summary(callee.obj, call=call)
             if summary is not None:  # a user function: the arguments it updates in place
                 self.mutated |= globals_of(summary)
-                bound = bind_call(callee.obj, call) or {}
+                bound = self.bind_call(callee.obj, call) or {}
                 changed = [a for p in summary[1] for a in bound.get(p, ()) if isinstance(a, gast.Name)]
                 for a in changed:
                     self.tracked(state, a.id)
@@ -145,29 +145,38 @@ class Updates(Refusals):
             self.by_calls |= changed
         if self.check:  # srcad's own writes may not reach an argument through another name; nothing may reach a global
             self.check_caller_memory(s, state, name, changed, arguments=writes, call=call)
-        # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
-        unbound = sorted(self.params - set(state.names))
-        sharers = [*state.names.items(), *((p, self.name_memory(state, p)) for p in unbound)]
+        names = state.names
+        if all(kind in ("new", "old") for kind, _ in changed):
+            # memory statements made: only the names noted holding it (``holders``) may share it
+            noted = sorted(set().union(*(self.holders.get(m, ()) for _, m in changed)))
+            in_state = [(n, names[n]) for n in noted if n in names]
+            sharers = in_state
+        else:
+            in_state = list(names.items())
+            # a parameter not rebound yet is in no state: its memory is the argument's (v = x; v -= 1)
+            unbound = sorted(self.params - set(names))
+            sharers = [*in_state, *((p, self.name_memory(state, p)) for p in unbound)]
         for other, m in sharers:
-            if other not in exempt and m.all() & changed and other not in state.stale:
+            if other not in exempt and not m.all().isdisjoint(changed) and other not in state.stale:
                 # (the binding of the name updated through, where one statement made it on every path)
                 state.stale[other] = (name, s, None if name in state.ambiguous else state.bound.get(name))
+        # (the names whose memory changes are rewritten in place: the state's dict is its own)
         if stored is not None and (stored.all() or key is not None):  # a list keeps what is stored in it
             added = stored.all()
-            state.names = {n: (Memory(m.own, m.inner | added, sequence=m.sequence,
-                                      keys=_keys_after_store(m, changed, key, stored, n == name))
-                               if m.all() & changed and not m.array else m) for n, m in state.names.items()}
-            for n, m in state.names.items():
-                if m.all() & changed and not m.array:
-                    self.note_holder(n, added)
+            holders = [(n, m) for n, m in in_state if not m.array and not m.all().isdisjoint(changed)]
+            for n, m in holders:
+                names[n] = Memory(m.own, m.inner | added, sequence=m.sequence,
+                                  keys=_keys_after_store(m, changed, key, stored, n == name))
+            for n, m in holders:
+                self.note_holder(n, added)
         elif changed:  # a dict changed otherwise (d.update(...), a call): which key holds what is unknown
-            state.names = {n: (Memory(m.own, m.inner, m.array, m.listy, m.sequence, m.items)
-                               if m.keys is not None and m.own & changed else m) for n, m in state.names.items()}
+            for n, m in [(n, m) for n, m in in_state if m.keys is not None and not m.own.isdisjoint(changed)]:
+                names[n] = Memory(m.own, m.inner, m.array, m.listy, m.sequence, m.items)
         return state
 
     def note_holder(self, name, locations):
         for kind, made_by in locations:
-            if kind == "new":
+            if kind == "new" or kind == "old":
                 self.holders.setdefault(made_by, set()).add(name)
 
     def tracked(self, state, name):

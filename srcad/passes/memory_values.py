@@ -28,7 +28,7 @@ from .. import astutil as A
 from .. import runtime
 from ..sharing import copy_for_calls
 from ..code_reading import attribute_now
-from .call_options import call_argument, copies
+from .call_options import call_argument, copies, out_argument
 from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BUILDERS, FRESH_METHODS, KEY_LISTS,
                     LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
                     SPLITS_OVER_ITEMS, VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, new_array_call)
@@ -52,6 +52,7 @@ class Values:
         self.outer_globals = set()  # globals and defaults a helper's result may be (``helper_result``)
         self.made_by_yours = made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
         self._read = {}  # id(node) -> names it loads: loops revisit the same nodes to a fixpoint
+        self._once = {}  # (what, id(node)) -> a fact of the node alone (``once``), likewise
         self._unbound = {}  # name -> its memory where no state binds it (``name_memory``: fixed per analysis)
         # id(statement) -> how many allocations of a user function its call made, each a location
         # ("new", (id, k)) of its own (``helper_result``)
@@ -65,6 +66,24 @@ class Values:
 
     def summary(self, fn, arrays=(), call=None):
         return None
+
+    def once(self, what, node, read):
+        """``read()``, a fact of ``node`` that no state changes (what a call passes, its callee's
+        summary), read once per analysis: loops revisit the same nodes to a fixpoint, and the
+        tree does not change while it is read."""
+        key = (what, id(node))
+        found = self._once.get(key, _UNREAD)
+        if found is _UNREAD:
+            found = self._once[key] = read()
+        return found
+
+    def bind_call(self, fn, call):
+        """``bind_call(fn, call)`` (``fn`` is the call's callee's: fixed per analysis)."""
+        return self.once("bound", call, lambda: bind_call(fn, call))
+
+    def out_argument(self, call):
+        """``call_options.out_argument(call)``."""
+        return self.once("out", call, lambda: out_argument(call))
 
     def names_read(self, node):
         found = self._read.get(id(node))
@@ -138,8 +157,8 @@ class Values:
         if isinstance(rhs, (gast.Compare, gast.UnaryOp)):
             return Memory(new, array=True), True
         if isinstance(rhs, gast.BinOp):
-            operands = [rhs.left, rhs.right]
-            if isinstance(rhs.op, (gast.Add, gast.Mult)) and not any(self.numeric(state, o) for o in operands):
+            if isinstance(rhs.op, (gast.Add, gast.Mult)) and not (self.numeric(state, rhs.left)
+                                                                  or self.numeric(state, rhs.right)):
                 # list + list and list * n keep the items
                 return Memory(new, self.memory(state, rhs.left).inner | self.memory(state, rhs.right).inner), True
             return Memory(new, array=True), True
@@ -301,7 +320,7 @@ class Values:
                 return Memory(began.own | new, began.inner | self.memory(state, call.args[0]).inner)
         summary = None
         if callee is not None and callee.kind == "object":  # read knowing which arguments are arrays
-            given = bind_call(callee.obj, call) or {}
+            given = self.bind_call(callee.obj, call) or {}
             summary = self.summary(callee.obj, [p for p, args in given.items()
                                                 if args and all(self.memory(state, a).array for a in args)])
         if summary is not None:
@@ -378,7 +397,7 @@ class Values:
         the caller's terms: a parameter's is its argument's; what the function made, a location
         of this call for each of its allocations (so a tuple of new arrays keeps them apart);
         a global's, the call's own. None where the call cannot be bound."""
-        bound = bind_call(fn, call)
+        bound = self.bind_call(fn, call)
         if bound is None:
             return None
         result, _, made, _ = summary
@@ -419,6 +438,7 @@ class Values:
 
 
 _UNKNOWN = object()
+_UNREAD = object()
 
 
 _SEQUENCE_BUILDERS = (builtins.list, builtins.tuple, builtins.sorted)
