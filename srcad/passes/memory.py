@@ -101,6 +101,9 @@ class _Flow(Paths):
         for k, s in enumerate(stmts):
             if state is None:
                 return None
+            if not isinstance(s, _PATHS):  # (a simple statement: none of the paths below)
+                state = self.stmt(s, state)
+                continue
             if self.check and isinstance(s, gast.Break) and self.breaks:
                 self.breaks[-1].append(state)
                 return None
@@ -159,7 +162,8 @@ class _Flow(Paths):
         if self.on_statement is not None:
             self.on_statement(s, state)
         if isinstance(s, gast.Assign):
-            flag = flag_value(state, s.value) if isinstance(s.targets[0], gast.Name) else None
+            flag = flag_value(state, s.value) if isinstance(s.targets[0], gast.Name) and isinstance(
+                s.value, (gast.Constant, gast.UnaryOp)) else None  # (only these may be True or False)
             state = self.assign(s, state)  # (which forgets the flag the name held: ``bind``)
             if flag is not None:
                 state.flags[s.targets[0].id] = flag
@@ -170,7 +174,7 @@ class _Flow(Paths):
         return state
 
     def reads(self, s, names, state, observe=True):
-        if self.check:  # (the first stale name, in order, is the one refused)
+        if self.check and not state.stale.keys().isdisjoint(names):  # (the first stale name, in order, is refused)
             for name in sorted(names):
                 if name in state.stale:
                     self.refuse_stale(name, state, s)
@@ -181,7 +185,7 @@ class _Flow(Paths):
     def bind(self, state, name, memory, s):
         state.names[name] = memory
         state.flags.pop(name, None)  # any binding but ``name = True`` (``stmt``): a loop's target too
-        self.note_holder(name, memory.own | memory.inner | memory.listy)
+        self.note_holder(name, memory.own, memory.inner, memory.listy)
         state.stale.pop(name, None)
         self.bindings += 1
         state.bound[name] = (self.bindings, s)
@@ -317,6 +321,7 @@ def _copies(rhs):
 
 
 _DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.Set)
+_PATHS = (gast.If, gast.For, gast.While, gast.Break)  # the statements ``block`` may follow apart
 
 
 def _summary_flow(params, body, at_return, arrays=(), attributes=False, receivers_checked=False):

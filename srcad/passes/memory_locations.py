@@ -5,10 +5,6 @@ memory analysis (``passes.memory``) keeps per name, and which of them a shallow 
 EMPTY = frozenset()
 
 
-def _frozen(locations):
-    return locations if type(locations) is frozenset else frozenset(locations)
-
-
 def shallow_copy_keeps(memory):
     """The locations of ``memory``, besides its ``inner``, that ``runtime.copy_value``'s copy of
     the value still holds: none where the value is surely an array, a number, a list, a tuple
@@ -29,11 +25,12 @@ class Memory:
     __slots__ = ("own", "inner", "array", "listy", "sequence", "items", "keys", "_all")
 
     def __init__(self, own=EMPTY, inner=EMPTY, array=False, listy=None, sequence=False, items=None, keys=None):
-        self.own, self.inner = _frozen(own), _frozen(inner)
+        # (``frozenset`` of a frozenset is that set itself, and costs no call of Python's)
+        self.own, self.inner = frozenset(own), frozenset(inner)
         self.array = array  # surely an array or a number: it holds no other values
         # the part of ``own`` the value may be as a list or dict object: what ``L.append(e)`` and
         # ``L.pop()`` change (``own`` unless the value is known to be an array there)
-        self.listy = self.own if listy is None else _frozen(listy)
+        self.listy = self.own if listy is None else frozenset(listy)
         # surely a list, a tuple or a dict: an item of it is never the object itself, and a slice
         # or a shallow copy of it is a new one holding the same items (an array's is a view)
         self.sequence = sequence

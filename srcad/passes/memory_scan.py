@@ -55,21 +55,31 @@ def stacks(stmts):
     return {name for name, ids in used.items() if all(i in as_stack for i in ids)}
 
 
-def index_arrays(stmts):
-    """Names every binding of which is an index array."""
-    found, other, simple = set(), set(), []
+def bindings(stmts):
+    """``(bound, index arrays)``: the names ``stmts`` bind, and those every binding of which is an
+    index array. (One walk of the tree: each statement's own parts, a loop's or a branch's
+    head, are read as ``walk_statements`` meets it.)"""
+    found, loop_targets, simple, heads = set(), set(), [], []
     for s in A.walk_statements(stmts):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and makes_index_array(s.value):
             found.add(s.targets[0].id)
+            heads.append(s)
         elif isinstance(s, gast.For):
-            other.add(s.target.id)
-        elif not isinstance(s, (gast.If, gast.While)):
+            loop_targets.add(s.target.id)
+            heads += [s.target, s.iter]
+        elif isinstance(s, (gast.If, gast.While)):
+            heads.append(s.test)
+        else:
             simple.append(s)
-    if not found:
-        return found
-    # (the names the other simple statements bind: read in one walk of them all)
-    return found - other - A.names_stored(gast.Module(body=simple, type_ignores=[]))
+    stored = A.names_stored(gast.Module(body=simple, type_ignores=[]))  # (by the other simple statements)
+    bound = stored.union(*(A.names_stored(h) for h in heads))
+    return bound, found - loop_targets - stored
+
+
+def index_arrays(stmts):
+    """Names every binding of which is an index array (``bindings``)."""
+    return bindings(stmts)[1]
 
 
 def bound_names(stmts):
-    return A.names_stored(gast.Module(body=stmts, type_ignores=[]))
+    return bindings(stmts)[0]

@@ -87,8 +87,14 @@ class State:
         names.written = None if mine is None or theirs is None else mine | theirs
         stale = dict(other.stale)
         stale.update(self.stale)
-        bound = dict(other.bound)
-        bound.update(self.bound)  # (for hints: one of the bindings)
+        if changed is None:
+            bound = dict(other.bound)
+            bound.update(self.bound)  # (for hints: one of the bindings)
+        else:  # (elsewhere the two hold the same bindings; read by name only, in no order)
+            bound = dict(self.bound)
+            for n in changed:
+                if n not in bound and n in other.bound:
+                    bound[n] = other.bound[n]
         # names both paths bind, by other statements (the paths mostly share their bindings: the
         # same objects, compared by identity first, not hashed as (name, binding) pairs)
         ambiguous = self.ambiguous | other.ambiguous

@@ -174,10 +174,12 @@ class Updates(Refusals):
                 names[n] = Memory(m.own, m.inner, m.array, m.listy, m.sequence, m.items)
         return state
 
-    def note_holder(self, name, locations):
-        for kind, made_by in locations:
-            if kind == "new" or kind == "old":
-                self.holders.setdefault(made_by, set()).add(name)
+    def note_holder(self, name, *held):
+        """``name`` may hold the locations in each set of ``held`` (``holders``)."""
+        for locations in held:
+            for kind, made_by in locations:
+                if kind == "new" or kind == "old":
+                    self.holders.setdefault(made_by, set()).add(name)
 
     def tracked(self, state, name):
         """``name``, entered in ``state`` if it is an argument or a global not bound yet, so a

@@ -33,7 +33,7 @@ from .fresh import (ARRAY_RESULTS, ARRAY_VIEW_METHODS, ARRAY_VIEWS, CONTAINER_BU
                     LISTS_OF_VIEWS, NUMPY_FUNCTION, PLAIN_ATTRIBUTES, RETURNS_ARGUMENTS, SHALLOW_COPIES,
                     SPLITS_OVER_ITEMS, VIEWS_OF_ARRAYS, is_in, is_ufunc, keeps_no_memory, new_array_call)
 from .memory_locations import EMPTY, Memory, shallow_copy_keeps
-from .memory_scan import bound_names, index_arrays, made_by_yours, stacks
+from .memory_scan import bindings, made_by_yours, stacks
 
 
 class Values:
@@ -46,8 +46,8 @@ class Values:
         self.arrays = set(arrays)  # parameters known to be given an array or a number: no items to share
         self.numbers = set(numbers)  # parameters known to be given a Python number: no memory at all
         self.lookup = lookup  # the object a global name denotes (KeyError if none), where known
-        self.local = bound_names(stmts)  # names the function binds: unbound on a first pass, not globals
-        self.index_arrays = index_arrays(stmts)  # indexing with these copies
+        # names the function binds (unbound on a first pass, not globals), and those indexing with copies
+        self.local, self.index_arrays = bindings(stmts)
         self.stacks = stacks(stmts)
         self.outer_globals = set()  # globals and defaults a helper's result may be (``helper_result``)
         self.made_by_yours = made_by_yours(stmts)  # their objects' methods named copy, sum, ... may lie
