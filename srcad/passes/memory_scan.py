@@ -36,23 +36,27 @@ def stacks(stmts):
     """Names used only as stacks: bound to ``[]`` only, read only to push (``L.append(e)``)
     and pop (``L.pop()``, ``y = L.pop()``). Nothing else reaches their items (srcad's
     ``_x_stack`` of saved values)."""
-    used, as_stack = {}, set()
+    as_stack, elsewhere, rest = set(), [], []  # (the names of the other uses: read in one walk)
     for s in A.walk_statements(stmts):
         value = s.value if isinstance(s, (gast.Expr, gast.Assign)) else None
         single = isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name)
         if single and isinstance(value, gast.List) and not value.elts:
-            as_stack.add(id(s.targets[0]))
+            as_stack.add(s.targets[0].id)
         elif isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and isinstance(
                 value.func.value, gast.Name) and not value.keywords and (
                 isinstance(s, gast.Expr) and value.func.attr == "append" and len(value.args) == 1
                 or (isinstance(s, gast.Expr) or single) and value.func.attr == "pop" and not value.args):
-            as_stack.add(id(value.func.value))
+            as_stack.add(value.func.value.id)
+            elsewhere += value.args + (s.targets if isinstance(s, gast.Assign) else [])
+        elif isinstance(s, gast.For):
+            elsewhere += [s.target, s.iter]
+        elif isinstance(s, (gast.If, gast.While)):
+            elsewhere.append(s.test)
+        else:
+            rest.append(s)
     if not as_stack:  # (no name is used as a stack anywhere: the tree is not walked)
-        return set()
-    for node in A.walk(gast.Module(body=list(stmts), type_ignores=[])):
-        if isinstance(node, gast.Name):
-            used.setdefault(node.id, []).append(id(node))
-    return {name for name, ids in used.items() if all(i in as_stack for i in ids)}
+        return as_stack
+    return as_stack - A.all_names(gast.Module(body=rest, type_ignores=[])).union(*map(A.all_names, elsewhere))
 
 
 def bindings(stmts):
