@@ -114,8 +114,8 @@ class Paths(Updates):
         else:  # (never met: the facts only grow, and finitely) a final pass reports the last facts
             end, breaks = self._pass(s, entry)
         for at_break in breaks:  # (noted from the last pass only: what differs from before the loop is too)
-            before = entry.names.written
-            at_break.names.written = None if before is None else at_break.names.written | before
+            before, since = entry.names.written, at_break.names.written
+            at_break.names.written = None if before is None or since is None else since | before
         return [entry, *breaks]  # the loop ends at its head, or at a break
 
     def _pass(self, s, entry):
