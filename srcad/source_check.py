@@ -54,10 +54,27 @@ def check_source_is_code(source):
     # before 3.11 code objects have no co_qualname
     qualnames = (getattr(found, "co_qualname", wrapped_qualname), getattr(code, "co_qualname", fn.__qualname__))
     if found is None or not same_code(found, code, qualnames, fn.__name__ == "<lambda>"):
+        where = f"{code.co_filename}:{code.co_firstlineno}: the source of {fn.__qualname__!r} in this file is not the code that runs"
+        if _rewritten_by_pytest(code):
+            raise SourceUnavailableError(
+                f"{where}: pytest rewrote its assert statements (assertion rewriting, done to test files, "
+                "conftest.py and files named on pytest's command line); srcad differentiates source, so define the "
+                "function in a module pytest does not rewrite, or run pytest with --assert=plain")
         raise SourceUnavailableError(
-            f"{code.co_filename}:{code.co_firstlineno}: the source of {fn.__qualname__!r} in this file is not "
-            "the code that runs (the file was edited after the module was imported); srcad differentiates "
+            f"{where} (the file was edited after the module was imported); srcad differentiates "
             f"source, so reload the module (importlib.reload, or restart) before differentiating it.{source_hint(fn)}")
+
+
+def _rewritten_by_pytest(code):
+    """Does ``code`` (or code nested in it) hold the names pytest's assertion rewriting makes
+    (``@py_assert1``, ``@pytest_ar``: not identifiers, so no source writes them)?"""
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        if any(name.startswith("@py") for name in c.co_varnames + c.co_names):
+            return True
+        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return False
 
 
 def _imported_names(fn):
