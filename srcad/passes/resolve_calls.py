@@ -38,7 +38,6 @@ def _calls_in_scopes(node, locals_, functions, source):
     stack = [(child, locals_, params, frozenset(), functions) for child in A.child_nodes(node)]
     while stack:
         n, scope, scope_params, nested, functions = stack.pop()
-        children = None  # (read after ``n`` is handled: resolving a call may change it)
         if isinstance(n, SCOPES):
             stack.extend((child, scope, scope_params, nested, functions) for child in outer_scope_children(n))
             bound, defined = scope_functions(n, functions, source)
@@ -52,8 +51,8 @@ def _calls_in_scopes(node, locals_, functions, source):
             scope, scope_params, nested = scope | inner, scope_params | inner, nested | inner
         if isinstance(n, gast.Call) or isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Load):
             yield n, scope, scope_params, nested, functions
-        stack.extend((child, scope, scope_params, nested, functions)
-                     for child in (A.child_nodes(n) if children is None else children))
+        # (its children read after ``n`` is handled: resolving a call may change it)
+        stack.extend((child, scope, scope_params, nested, functions) for child in A.child_nodes(n))
 
 
 def _check_defined_before(scope, defined, source):
