@@ -1,7 +1,7 @@
 """Which names a ``try`` body binds and reads, for ``passes.statements``, which renames the
 body's names and hands them on when it finishes. Each scope is Python's: this runs before
 ``normalize`` inlines comprehensions, and a comprehension's, lambda's or nested ``def``'s own
-variables are not the function's (``astutil.scope_names``). ``it = np.sin([it for it in r])``
+variables are not the function's (``scopes.scope_names``). ``it = np.sin([it for it in r])``
 reads no ``it``: taking the comprehension's ``it`` for the function's had the lowered code
 read ``it`` before anything bound it.
 
@@ -14,13 +14,13 @@ import copy
 
 import gast
 
-from .. import astutil as A
+from ..scopes import scope_names
 
 
 def bound_names(stmts):
     """Names the statements bind in their own scope, but those they bind to functions they
     define only (``def f``, ``f = lambda ...``): calls of a local helper are resolved by name."""
-    return A.scope_names(_without_functions(stmts))[1]
+    return scope_names(_without_functions(stmts))[1]
 
 
 def _without_functions(stmts):
@@ -131,7 +131,7 @@ def bound_elsewhere(s, source):
     ``statements._Scope``), parameters included; names read outside it)."""
     emptied = copy.copy(s)
     emptied.body = [gast.Pass()]
-    read, bound = A.scope_names(replaced(source.stmts, s, [emptied]) or source.stmts)
+    read, bound = scope_names(replaced(source.stmts, s, [emptied]) or source.stmts)
     return bound | set(source.params), read
 
 
@@ -164,8 +164,8 @@ def _caught_name(handler):
 
 
 def _reads(node):
-    return A.scope_names(node)[0]
+    return scope_names(node)[0]
 
 
 def _stores(node):
-    return A.scope_names(node)[1]
+    return scope_names(node)[1]
