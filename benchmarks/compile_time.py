@@ -14,12 +14,14 @@ real numeric code does: straight-line vector arithmetic and reductions, matrix p
 short loops carrying a state, and calls of a module-level helper (compiled as a callee).
 """
 import argparse
+import atexit
 import cProfile
 import importlib.util
 import io
 import os
 import pstats
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -87,6 +89,7 @@ def source(lines, seed=0):
 def load(lines, seed=0):
     """The generated function ``f{lines}`` from a fresh module file (kept for srcad to read)."""
     directory = tempfile.mkdtemp(prefix="srcad-compile-time-")
+    atexit.register(shutil.rmtree, directory, ignore_errors=True)
     path = os.path.join(directory, f"generated_{lines}_{seed}.py")
     with open(path, "w") as file:
         file.write("import numpy as np\n" + HELPER + "\n\n" + source(lines, seed))
