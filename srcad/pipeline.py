@@ -180,7 +180,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("drop_needless_copies", drop_needless_copies),
         ("simplify", simplify),
-        ("record_values", lambda node: record_values(node, module.ref)),
+        ("record_values", lambda node: record_values(node, module.ref, restore_for_shapes=options.for_numba)),
         ("reuse_buffers", reuse_buffers),
         ("batch_products", (lambda node: node) if options.for_numba else lambda node: batch_products(node, module.ref)),
         ("array_stacks", (lambda node: node) if options.for_numba else lambda node: array_stacks(node, module.ref)),

@@ -28,9 +28,11 @@ import gast
 from .. import astutil as A
 from .. import runtime
 from .callees import Callee
+from .fresh import SHAPE_ONLY_ARGUMENTS
 from .item_forms import mark_element_reads
 from .memory import may_change_later, memory_flow
 from .memory_locations import shallow_copy_keeps
+from .shapes import Spec
 from .simplify import tidy
 
 
@@ -133,10 +135,13 @@ def _entry_conversion(s, params):
             and isinstance(s.value.args[0], gast.Name) and s.value.args[0].id == s.targets[0].id)
 
 
-def _needed_restores(rev, sharers):
+def _needed_restores(rev, sharers, specs):
     """Restores whose value the reverse sweep reads later (backward liveness, loops to a
     fixpoint), and for each in-place update the other names sharing its memory that the
-    reverse sweep reads later (they must be copied before the update)."""
+    reverse sweep reads later (they must be copied before the update). A read for the shape
+    and dtype alone of a name that is an array of one known shape and dtype wherever it is
+    bound needs no restore: any of its values answers it (``da = zeros_like(a)`` in a loop
+    that rebinds ``a`` keeps no ``a`` per trip)."""
     needed = set()
     snapshots = {}
     uses = {}  # id(simple statement) -> (names it binds, names it reads): loops ask again each round
@@ -171,15 +176,38 @@ def _needed_restores(rev, sharers):
             return live | body_in | A.names_read(s.iter)
         found = uses.get(id(s))
         if found is None:
-            found = uses[id(s)] = (A.names_stored(s), A.names_read(s))
+            found = uses[id(s)] = (A.names_stored(s), _value_reads(s, specs))
         return (live - found[0]) | found[1]
 
     block(rev, set())
     return needed, snapshots
 
 
-def record_values(node, refs):
-    """Turn the joint adjoint's placeholders into saves and restores; see module doc."""
+def _value_reads(s, specs):
+    """The names statement ``s`` reads, less those ``name = helper(...)`` reads only for a
+    shape and dtype (``fresh.SHAPE_ONLY_ARGUMENTS``) that every value of the name shares:
+    an array (not a number, whose type a helper may answer with) of one shape and dtype
+    wherever it is bound (``shapes``). The name is bound by then (the forward statement the
+    read undoes ran), so whichever of its values it holds serves."""
+    names = A.names_read(s)
+    call = s.value if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) else None
+    if not isinstance(call, gast.Call):
+        return names
+    helper = A.anno(call.func, "denotes")
+    positions = next((p for f, p in SHAPE_ONLY_ARGUMENTS.items() if f is helper), ())
+    shape_only = {a.id for k, a in enumerate(call.args) if k in positions and isinstance(a, gast.Name)
+                  and isinstance(specs.get(a.id), Spec) and specs[a.id].python is None and specs[a.id].shape}
+    if not shape_only:
+        return names
+    elsewhere = set().union(*(A.names_read(a) for k, a in enumerate(call.args) if k not in positions),
+                            *(A.names_read(kw.value) for kw in call.keywords), A.names_read(call.func))
+    return names - (shape_only - elsewhere)
+
+
+def record_values(node, refs, restore_for_shapes=False):
+    """Turn the joint adjoint's placeholders into saves and restores; see module doc.
+    ``restore_for_shapes``: restore a value read only for its shape too (numba types a name
+    once, and a name left to hold another trip's value may be its ``None`` placeholder there)."""
     n = A.anno(node, "n_forward")
     namer = A.anno(node, "namer")
     params = set(A.anno(node, "params"))
@@ -192,7 +220,7 @@ def record_values(node, refs):
     facts = _Sharing(fwd, params)
     if _copy_callee_arguments(fwd, facts, copy_value, deep_copy):
         facts = _Sharing(fwd, params)  # what the functions keep no longer shares the copied arguments
-    needed, snapshots = _needed_restores(rev, facts.sharers)
+    needed, snapshots = _needed_restores(rev, facts.sharers, {} if restore_for_shapes else specs)
     needed -= _hoist_loop_invariants(fwd, facts, params, specs)
     _copy_before_first_update(snapshots, facts)
     first_definitions = _first_definitions(fwd, params)
