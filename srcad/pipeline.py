@@ -4,7 +4,7 @@
             -> resolve_calls (reading first module aliases, local objects and partials, dispatch tables) -> checkpoint_loops -> normalize -> eliminate_common_subexpressions
             -> activity -> sparse_operands -> check_aliasing -> ufunc_arrays -> check_complex -> check_operators -> infer_shapes
             -> fold_in_place_checks -> reverse
-            -> drop_needless_copies -> simplify
+            -> drop_needless_copies -> simplify -> fold_negations
             -> record_values -> reuse_buffers -> batch_products -> array_stacks -> finish_checkpoints -> mark_integer_growth, scalar_arrays (numba)
             -> restore_regions -> fast_forms -> bind_builtins -> prove_finishes -> codegen -> compile (and cache)
 
@@ -37,6 +37,7 @@ from .passes.forward import forward
 from .passes.in_place import fold_in_place_checks
 from .passes.integer_growth import mark_integer_growth
 from .passes.needless_copies import drop_needless_copies
+from .passes.negations import fold_negations
 from .passes.normalize import normalize
 from .passes.record_values import record_values
 from .passes.regions import restore_regions
@@ -180,6 +181,7 @@ def _stages(source, wrt, options, module):
         ("reverse", lambda node: reverse(node, source, wrt, module.ref, module.callee)),
         ("drop_needless_copies", drop_needless_copies),
         ("simplify", simplify),
+        ("fold_negations", fold_negations),
         ("record_values", lambda node: record_values(node, module.ref, restore_for_shapes=options.for_numba)),
         ("reuse_buffers", reuse_buffers),
         ("batch_products", (lambda node: node) if options.for_numba else lambda node: batch_products(node, module.ref)),
