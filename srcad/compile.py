@@ -98,12 +98,14 @@ class Compiled:
             return False
         return guards_hold(self.inherited)
 
-    def global_guards(self, fn):
+    def global_guards(self, fn, defaults_read=True):
         """Everything that can change under the same function object, checked per call: its
         code (``%autoreload``), its globals and closure cells, attributes on the way, the
-        functions it calls and the module attributes it reads. (Made anew for each wrapper: a list kept
-        here would hold ``fn`` and its globals, and so keep this cache entry alive for ever.)"""
-        return GuardList(_function_guards(fn, fn.__name__, fn.__code__)
+        functions it calls and the module attributes it reads; its default arguments unless
+        ``defaults_read`` is false (the calls guarded pass every parameter). (Made anew for each
+        wrapper: a list kept here would hold ``fn`` and its globals, and so keep this cache
+        entry alive for ever.)"""
+        return GuardList(_function_guards(fn, fn.__name__, fn.__code__, defaults_read)
                          + [_bound_guard(fn, path, held()) for path, held in self.made_for]
                          + [g for path, held, code, _ in self.made_for_code if held() is not _MISSING
                             for g in _function_guards(held(), ".".join(path), code())]
@@ -343,9 +345,11 @@ class Module:
                          factory_params=self.factory_params())
 
 
-def _function_guards(fn, name, code):
-    """``fn``'s code is still ``code``, and its default arguments the ones the generated code
-    was bound to, or inlined with."""
+def _function_guards(fn, name, code, defaults=True):
+    """``fn``'s code is still ``code``, and (with ``defaults``) its default arguments the ones
+    the generated code was bound to, or inlined with."""
+    if not defaults:
+        return [Guard("code", fn, name, (), code)]
     kw = fn.__kwdefaults__  # a dict changes in place (f.__kwdefaults__["k"] = ...): each item is guarded too
     return [Guard("code", fn, name, (), code), Guard("defaults", fn, name, (), fn.__defaults__),
             Guard("kwdefaults", fn, name, (), kw)] + [Guard("kwdefault", fn, name, (k,), v)

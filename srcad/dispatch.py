@@ -142,7 +142,8 @@ class CompiledCache:
         else:  # many shapes seen: one generic version that checks shapes at run time
             compiled = compile_function(fn, names, containers, classes=classes, for_numba=for_numba)
         self._compiled = compiled
-        rebindable = compiled.global_guards(fn)
+        # a call that passes every parameter reads none of fn's defaults: rebinding them changes nothing
+        rebindable = compiled.global_guards(fn, defaults_read=values is not args)
         if self._made_from:
             rebindable = GuardList(list(rebindable) + self._made_from)
         if rebindable:
