@@ -48,16 +48,18 @@ import gast
 
 from .. import astutil as A
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp, gast.SetComp,
-           gast.DictComp, gast.GeneratorExp)
+_SCOPES = {gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.ListComp, gast.SetComp,
+           gast.DictComp, gast.GeneratorExp}
+_BINDERS = {gast.Global, gast.Nonlocal}
 _SIGNED = (gast.Add, gast.Sub)
+_NEGATION = "-"  # (no name): where ``_roots`` notes that it met a unary minus
 
 
 def fold_negations(node):
     """Flip the names the module doc allows, where that removes a negation; see module doc."""
     rev = node.body[A.anno(node, "n_forward"):]
     definitions, sites = _roots(rev)
-    if not definitions:
+    if "taken" not in sites.get(_NEGATION, ()):  # no minus where a sign can move: nothing to fold
         return node
     loads, excluded = _census(node)
     eligible = _eligible(definitions, sites, loads, excluded)
@@ -89,6 +91,7 @@ def _climb(expr, end, sites):
     if isinstance(expr, gast.Name):
         sites[expr.id].append(end)
     elif isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
+        sites[_NEGATION].append("taken")
         _climb(expr.operand, "taken", sites)
     elif isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Mult, gast.Div)):
         _climb(expr.left, end, sites)
@@ -104,27 +107,29 @@ def _climb(expr, end, sites):
 def _census(node):
     """How often each name is read anywhere in the function, and the names never to flip:
     bound more than once or otherwise than by assignment, parameters, names of nested
-    scopes, names a save or restore placeholder stands for."""
+    scopes, names a save or restore placeholder (an ``Expr``) stands for."""
     loads, stores, excluded = collections.Counter(), collections.Counter(), set()
+    name_node, load, store, expr = gast.Name, gast.Load, gast.Store, gast.Expr
     for n in A.walk(node):
-        if isinstance(n, gast.Name):
-            if isinstance(n.ctx, gast.Load):
+        cls = n.__class__
+        if cls is name_node:
+            if n.ctx.__class__ is load:
                 loads[n.id] += 1
             else:  # Store, Del, Param
                 stores[n.id] += 1
-                if not isinstance(n.ctx, gast.Store):
+                if n.ctx.__class__ is not store:
                     excluded.add(n.id)
-        elif isinstance(n, (gast.Global, gast.Nonlocal)):
-            excluded.update(n.names)
-        elif isinstance(n, gast.alias):
-            excluded.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, _SCOPES) and n is not node:
-            excluded.update(x.id for x in A.walk(n) if isinstance(x, gast.Name))
-        elif isinstance(n, gast.stmt):
+        elif cls is expr:
             for role in ("save", "restore"):
                 site = A.anno(n, role)
                 if site is not None:
                     excluded.add(site.var)
+        elif cls in _BINDERS:
+            excluded.update(n.names)
+        elif cls is gast.alias:
+            excluded.add((n.asname or n.name).split(".")[0])
+        elif cls in _SCOPES and n is not node:
+            excluded.update(x.id for x in A.walk(n) if x.__class__ is name_node)
     excluded.update(name for name, count in stores.items() if count != 1)
     return loads, excluded
 
