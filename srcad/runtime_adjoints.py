@@ -127,13 +127,17 @@ def cleared_slot(value):
 
 
 def copy_grad(g):
-    """A private copy of an adjoint so it can be updated in place."""
+    """A private copy of an adjoint so it can be updated in place; a helper's derivative for a
+    dataclass object (a dataclass object of derivatives) as the adjoint code lays such an
+    adjoint out, a dict by field (``zeros_like``)."""
     if is_array(g):
         return copy_array(g)
     if isinstance(g, dict):
         return {k: copy_grad(v) for k, v in g.items()}
     if isinstance(g, _CONTAINERS):
         return [copy_grad(v) for v in g]
+    if is_dataclass_instance(g):
+        return copy_grad(by_field(g))
     return g
 
 
@@ -143,6 +147,8 @@ def grad_buffer(g):
     are returned as they are."""
     if isinstance(g, (np.ndarray, *_CONTAINERS)):
         return g
+    if is_dataclass_instance(g):  # a helper's derivative for a dataclass object: a dict by field
+        return copy_grad(g)
     if protocol_array(g):
         return g if g.dtype.kind in "fc" else g.astype(np.float64)
     buffer = np.array(g)
