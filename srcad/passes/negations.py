@@ -157,7 +157,7 @@ def _flipped(definitions, eligible):
     order = [name for name in definitions if name in eligible]
     flipped = set()
     for _ in range(8):
-        now = {name for name in order if _pulled(definitions[name].value, flipped, rewrite=False)[1]}
+        now = {name for name in order if _pulled(definitions[name].value, flipped)[1]}
         if now == flipped:
             return flipped
         flipped = now
@@ -168,46 +168,52 @@ def _rewrite(rev, flipped):
     for s in A.walk_statements(rev):
         if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
             value, negative = _pulled(s.value, flipped)
-            s.value = value if not negative or s.targets[0].id in flipped else _negated(value, s.value)
+            s.value = value if s.targets[0].id in flipped else _kept(s.value, value, negative, flipped)
         elif isinstance(s, gast.AugAssign) and isinstance(s.op, _SIGNED):
-            value, negative = _pulled(s.value, flipped)
-            s.value = value
-            if negative:
+            s.value, negative = _pulled(s.value, flipped)
+            if negative:  # x += -v is x -= v
                 s.op = gast.Sub() if isinstance(s.op, gast.Add) else gast.Add()
 
 
-def _pulled(expr, flipped, rewrite=True):
+def _pulled(expr, flipped):
     """``(e, negative)``: ``expr`` is ``-e`` if ``negative`` else ``e``, exactly, with the
-    names in ``flipped`` holding their negations. Without ``rewrite``, ``expr`` is left as
-    it is (only the sign is wanted)."""
+    names in ``flipped`` holding their negations. ``expr`` is not changed: ``e`` is made of
+    new nodes where it differs, of ``expr``'s own where it does not."""
     if isinstance(expr, gast.Name):
         return expr, expr.id in flipped
     if isinstance(expr, gast.UnaryOp) and isinstance(expr.op, gast.USub):
-        inner, negative = _pulled(expr.operand, flipped, rewrite)
+        inner, negative = _pulled(expr.operand, flipped)
         return inner, not negative
     if not (isinstance(expr, gast.BinOp) and isinstance(expr.op, (gast.Mult, gast.Div, gast.Add, gast.Sub))):
         return expr, False
-    left, left_negative = _pulled(expr.left, flipped, rewrite)
-    right, right_negative = _pulled(expr.right, flipped, rewrite)
+    left, left_negative = _pulled(expr.left, flipped)
+    right, right_negative = _pulled(expr.right, flipped)
     if isinstance(expr.op, (gast.Mult, gast.Div)):
-        if rewrite:
-            expr.left, expr.right = left, right
-        return expr, left_negative != right_negative
-    if not rewrite:
-        return expr, False
+        same = left is expr.left and right is expr.right
+        return (expr if same else _binop(left, expr.op, right, expr)), left_negative != right_negative
     # a sum keeps its sign inside: -(a + b) differs from (-a) + (-b) in the sign of a zero sum
     add = isinstance(expr.op, gast.Add)
+    swappable = A.is_atom(left) or A.is_atom(right)  # (an atom's read has no effect to reorder)
     if right_negative:  # l + (-r) is l - r, l - (-r) is l + r
-        op = gast.Sub() if add else gast.Add()
-        if left_negative and not add and (A.is_atom(left) or A.is_atom(right)):  # (-l) - (-r) is r - l
+        if left_negative and not add and swappable:  # (-l) - (-r) is r - l
             return _binop(right, gast.Sub(), left, expr), False
-        return _binop(_negated(left, expr.left) if left_negative else left, op, right, expr), False
-    if left_negative and add and (A.is_atom(left) or A.is_atom(right)):  # (-l) + r is r - l
+        left = _kept(expr.left, left, left_negative, flipped)
+        return _binop(left, gast.Sub() if add else gast.Add(), right, expr), False
+    if left_negative and add and swappable:  # (-l) + r is r - l
         return _binop(right, gast.Sub(), left, expr), False
-    expr.left, expr.right = (_negated(left, expr.left) if left_negative else left), right
-    return expr, False
+    left = _kept(expr.left, left, left_negative, flipped)
+    return (expr if left is expr.left and right is expr.right else _binop(left, expr.op, right, expr)), False
 
 
+def _kept(original, pulled, negative, flipped):
+    """The value of ``original``, from its ``_pulled`` form: a negation is computed where it
+    was (on a scalar, not moved onto the array a product makes of it) unless a flipped name
+    inside needs it computed here."""
+    if not negative:
+        return pulled
+    if not any(n.__class__ is gast.Name and n.id in flipped for n in A.walk(original)):
+        return original
+    return _negated(pulled, original)
 def _binop(left, op, right, like):
     return gast.copy_location(gast.BinOp(left=left, op=op, right=right), like)
 
