@@ -25,14 +25,34 @@ _SHAPE_QUERIES = {"ndim", "shape", "size", "dtype", "iscomplexobj", "isscalar"}
 _BUILTIN_QUERIES = {"isinstance", "len", "tuple", "list", "int", "str", "float", "None", "True", "False"}
 
 
+def literal(value):
+    """In a rule's ``if`` test, first in an ``and``: is this argument a number written in the
+    user's code, known when the code is made (``if literal(x) and x != 0:``)? ``decide``
+    answers it, and the rest of the test only for a literal; no generated code calls it."""
+    raise AssertionError("literal() is answered when a rule is instantiated, first in its test")
+
+
 def decide(test, env, handler, rule):
     """Evaluate a test on literal arguments and known shapes now; None if it must wait.
 
     Array operands may appear only inside shape queries (``np.ndim(x)``, ``x.shape``,
-    ``len(x)``), which are evaluated on stand-ins of the known shape and dtype. What depends
-    on the template alone (the names, which are shape queries only, the compiled test) is
-    worked out once per test.
+    ``len(x)``), which are evaluated on stand-ins of the known shape and dtype. A test
+    ``literal(x) and ...`` is false for an ``x`` that is no literal, whatever follows. What
+    depends on the template alone (the names, which are shape queries only, the compiled
+    test) is worked out once per test.
     """
+    first = test.values[0] if isinstance(test, gast.BoolOp) and isinstance(test.op, gast.And) else test
+    if _literal_query(first, rule):
+        node = env.get(first.args[0].id)
+        if not (isinstance(node, (gast.Constant, gast.UnaryOp)) and A.is_atom(node)):
+            return False
+        if first is test:
+            return True
+        rest = A.anno(test, "literal_rest")
+        if rest is None:  # (the rest of the test, made once per template)
+            rest = test.values[1] if len(test.values) == 2 else gast.BoolOp(op=gast.And(), values=test.values[1:])
+            A.set_anno(test, "literal_rest", rest)
+        return decide(rest, env, handler, rule)
     plan = A.anno(test, "decision_plan")
     if plan is None:
         plan = _decision_plan(test, rule)
@@ -60,6 +80,12 @@ def decide(test, env, handler, rule):
         elif name not in _BUILTIN_QUERIES:
             return None
     return bool(eval(code, {"__builtins__": builtins}, values))
+
+
+def _literal_query(node, rule):
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and len(node.args) == 1
+            and not node.keywords and isinstance(node.args[0], gast.Name)
+            and rule.globals.get(node.func.id) is literal)
 
 
 def _decision_plan(test, rule):

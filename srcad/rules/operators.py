@@ -4,6 +4,7 @@ import numpy as np
 
 from ..registry import register_vjp
 from ..runtime import matmul_dx, matmul_dy, unbroadcast
+from ..template_static import literal
 
 
 @register_vjp(gast.Add, np.add)
@@ -26,8 +27,15 @@ def multiply(z, x, y):
 
 @register_vjp(gast.Div, np.divide)
 def divide(z, x, y):
+    """For a number ``c`` written as the numerator (a sigmoid's ``1.0 / u``), finite and not 0,
+    ``z / y`` is ``z * z / c``: the reverse sweep reads the result, which it keeps anyway, not ``y``."""
     d[x] += unbroadcast(d[z] / y, x)
-    d[y] += unbroadcast(-d[z] * z / y, y)
+    if literal(x) and isinstance(x, (int, float)) and x == 1:
+        d[y] += unbroadcast(-d[z] * z * z, y)
+    elif literal(x) and isinstance(x, (int, float)) and x != 0 and -float("inf") < x < float("inf"):
+        d[y] += unbroadcast(-d[z] * z * (z / x), y)
+    else:
+        d[y] += unbroadcast(-d[z] * z / y, y)
 
 
 @register_vjp(gast.Pow, np.power)
