@@ -70,6 +70,7 @@ UNARY = [  # (template, feature, shapes it applies to: None = all)
     ("NP.log1p(({0}) ** 2)", "elementwise"), ("({0}) ** 2", None), ("-({0})", None), ("NP.arctan({0})", "elementwise"),
     ("1.0 / (1.0 + ({0}) ** 2)", None), ("NP.square({0})", "elementwise"), ("0.5 * {0}", None),
     ("NP.abs({0})", "kinks"), ("NP.clip({0}, -0.5, 0.5)", "kinks"), ("NP.log(NP.cosh({0}))", "elementwise"),
+    ("2.5 / (1.0 + NP.exp(-({0})))", "elementwise"),  # a number over an array, and minus signs that cancel
 ]
 SCALAR_UNARY = [("MATH.sin({0})", "elementwise"), ("MATH.exp(-({0}) ** 2)", "elementwise"),
                 ("MATH.tanh({0})", "elementwise"), ("abs({0})", "kinks"), ("float({0})", None),
