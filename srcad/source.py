@@ -238,7 +238,10 @@ def _indentation(line):
 
 def _last_line(code):
     """The last line of the file that ``code``'s instructions, or those of code nested in it,
-    cover (None if none does)."""
+    cover (None if none does, or before Python 3.11, whose code keeps no instruction's end
+    line: the caller then asks ``inspect``)."""
+    if not hasattr(code, "co_positions"):
+        return None
     last, todo = None, [code]
     while todo:
         code = todo.pop()
