@@ -83,12 +83,15 @@ def attribute_now(obj, attr):
     static = inspect.getattr_static(obj, attr, _ABSENT)
     if static is _ABSENT:
         raise AttributeError(attr)  # (a __getattr__ of yours would answer)
+    import functools
+
     from .extend import custom_vjp
 
+    # (functools.partial has a __get__ from Python 3.13 on: getattr answers as the code will read it)
     if not hasattr(type(static), "__get__") or isinstance(static, (
             types.FunctionType, staticmethod, classmethod, types.BuiltinFunctionType, types.MethodDescriptorType,
             types.GetSetDescriptorType, types.MemberDescriptorType, types.WrapperDescriptorType, type, custom_vjp,
-            _NAMED_TUPLE_FIELD)):
+            _NAMED_TUPLE_FIELD, functools.partial)):
         return getattr(obj, attr)
     if isinstance(obj, type) and type(static) is property:  # read on the class: the property itself
         return static
