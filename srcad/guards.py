@@ -23,6 +23,7 @@ import gast
 import numpy as np
 
 from .astutil import LITERAL_TYPES, walk
+from .code_reading import code_names
 from .errors import SrcadError
 from .held_objects import CONTAINERS, object_classes
 from .holding import _MISSING, _Reread, _follow, _same, bound_from, mark_bound_from
@@ -287,12 +288,7 @@ def bindings(fn, resolved=()):
     global or closure variable the code names (``act = np.tanh``). Rules were chosen for
     them, so a function whose ``act`` is ``np.sin`` must not reuse that code."""
     code = fn.__code__
-    names = set(code.co_freevars)
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    names = set(code.co_freevars) | code_names(code)
     found = {tuple(path): obj for path, obj in resolved}
     for name in sorted(names):
         obj = _scope_value(fn, name)

@@ -13,6 +13,7 @@ import gast
 import numpy as np
 
 from . import sourcemap
+from .code_reading import nested_code
 from .errors import SourceUnavailableError, SrcadSyntaxError, source_hint
 from .indentation import dedent_code
 
@@ -242,14 +243,8 @@ def _last_line(code):
     line: the caller then asks ``inspect``)."""
     if not hasattr(code, "co_positions"):
         return None
-    last, todo = None, [code]
-    while todo:
-        code = todo.pop()
-        for _, end, _, _ in code.co_positions():
-            if end is not None and (last is None or end > last):
-                last = end
-        todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return last
+    ends = [end for c in nested_code(code) for _, end, _, _ in c.co_positions() if end is not None]
+    return max(ends, default=None)
 
 
 def _edited(fn):

@@ -28,6 +28,7 @@ import types
 import gast
 
 from . import astutil as A
+from .code_reading import code_names, nested_code
 from .errors import SourceUnavailableError, source_hint
 from .passes.module_aliases import read_module_aliases
 
@@ -68,24 +69,14 @@ def check_source_is_code(source):
 def _rewritten_by_pytest(code):
     """Does ``code`` (or code nested in it) hold the names pytest's assertion rewriting makes
     (``@py_assert1``, ``@pytest_ar``: not identifiers, so no source writes them)?"""
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        if any(name.startswith("@py") for name in c.co_varnames + c.co_names):
-            return True
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return False
+    return any(name.startswith("@py") for c in nested_code(code) for name in c.co_varnames + c.co_names)
 
 
 def _imported_names(fn):
     """The global names ``fn`` (and code nested in it) reads that hold modules: bound by
     ``import``, most likely, which changes how CPython 3.11+ compiles a call of their
     attributes (``_instructions``)."""
-    names, stack = set(), [fn.__code__]
-    while stack:
-        code = stack.pop()
-        names.update(code.co_names)
-        stack.extend(k for k in code.co_consts if isinstance(k, types.CodeType))
+    names = code_names(fn.__code__)
     # (type(), not isinstance: a weak proxy whose object is gone raises on its __class__)
     return sorted(n for n in names if issubclass(type(fn.__globals__.get(n)), types.ModuleType))
 
@@ -120,13 +111,7 @@ def _wrapped(node, code, qualname, imported=()):
 
 
 def _find_code(code, name):
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        if c.co_name == name and c is not code:
-            return c
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return None
+    return next((c for c in nested_code(code) if c.co_name == name and c is not code), None)
 
 
 def _instructions(code):
